@@ -1,0 +1,111 @@
+# sbx — sandbox runtime for AI coding agents.
+#
+#   make run    install missing packages, build, run a demonstration sandboxed
+#   make check  install missing packages, build, run every test
+#
+# Overrides go on the command line or in config.mak (not tracked).
+-include config.mak
+
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+DATADIR ?= $(PREFIX)/share
+PKG_CONFIG ?= pkg-config
+CC ?= cc
+CFLAGS ?= -O2 -g
+
+# Our flags live apart from CFLAGS, so `make CFLAGS=-O0` keeps the warnings,
+# -MMD and the pkg-config flags.
+PKGS := inih libseccomp
+SBX_CPPFLAGS = -D_GNU_SOURCE -Ipolicy -Isupervisor -Ibuild/gen
+SBX_CFLAGS = -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
+	-Wformat=2 -Wno-unused-parameter -MMD -MP \
+	$(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null) $(CFLAGS)
+SBX_LDFLAGS = $(LDFLAGS)
+SBX_LDLIBS = $(shell $(PKG_CONFIG) --libs inih 2>/dev/null) $(LDLIBS)
+
+ifdef SANITIZE
+SBX_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+SBX_LDFLAGS += -fsanitize=$(SANITIZE)
+endif
+
+POLICY_SRCS := policy/policy.c policy/load.c policy/glob.c policy/path.c
+SUPERVISOR_SRCS := supervisor/main.c supervisor/options.c supervisor/plan.c \
+	supervisor/run.c supervisor/util.c
+INIT_SRCS := supervisor/sbx-init.c
+SHIM_SRCS := shim/shim.c
+UNIT_SRCS := $(wildcard tests/unit/*.c)
+
+POLICY_OBJS := $(POLICY_SRCS:%.c=build/%.o)
+SUPERVISOR_OBJS := $(SUPERVISOR_SRCS:%.c=build/%.o)
+UNIT_OBJS := $(UNIT_SRCS:%.c=build/%.o)
+
+BINS := build/sbx-preload build/sbx-init build/libsbx-preload.so
+
+.PHONY: all deps run check check-unit check-integration bench install clean
+all: $(BINS)
+
+deps:
+	@./scripts/deps.sh
+
+build/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) $(SBX_CFLAGS) -c -o $@ $<
+
+build/sbx-preload: $(SUPERVISOR_OBJS) $(POLICY_OBJS)
+	$(CC) $(SBX_LDFLAGS) -o $@ $^ $(SBX_LDLIBS)
+
+# The seccomp programs sbx-init installs are fixed per architecture, so they
+# are compiled once, at build time, by libseccomp: sbx-init itself stays a
+# small static-data program with no parser and no library to trust.
+build/gen-filters: supervisor/gen-filters.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) $(SBX_CFLAGS) -o $@ $< \
+		$(shell $(PKG_CONFIG) --libs libseccomp) $(SBX_LDFLAGS)
+
+build/gen/filters.h: build/gen-filters
+	@mkdir -p $(@D)
+	build/gen-filters > $@.tmp && mv $@.tmp $@
+
+build/supervisor/sbx-init.o: build/gen/filters.h
+
+build/sbx-init: build/supervisor/sbx-init.o
+	$(CC) $(SBX_LDFLAGS) -o $@ $^
+
+# The preload shim is built without sanitizers: ASan must be the first DSO,
+# which a library preloaded into someone else's program can never be.
+build/libsbx-preload.so: $(SHIM_SRCS)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -std=gnu11 -Wall -Wextra -Werror -fPIC -shared \
+		-fvisibility=hidden $(CFLAGS) -o $@ $(SHIM_SRCS) -ldl
+
+build/tests/unit-tests: $(UNIT_OBJS) $(POLICY_OBJS)
+	$(CC) $(SBX_LDFLAGS) -o $@ $^ $(SBX_LDLIBS) -lcriterion
+
+run: deps
+	@$(MAKE) --no-print-directory all
+	@./scripts/demo.sh $(if $(CMD),"$(CMD)")
+
+check: deps
+	@$(MAKE) --no-print-directory all build/tests/unit-tests
+	@$(MAKE) --no-print-directory check-unit check-integration
+
+check-unit: build/tests/unit-tests
+	build/tests/unit-tests --jobs 2
+
+check-integration: all
+	./tests/integration/run.sh
+
+bench: all
+	./bench/startup
+
+install: all
+	install -D -m 0755 build/sbx-preload $(DESTDIR)$(BINDIR)/sbx-preload
+	install -D -m 0755 build/sbx-init $(DESTDIR)$(LIBDIR)/sbx/sbx-init
+	install -D -m 0644 build/libsbx-preload.so $(DESTDIR)$(LIBDIR)/sbx/libsbx-preload.so
+	install -D -m 0644 sandbox.ini.example $(DESTDIR)$(DATADIR)/sbx/sandbox.ini.example
+
+clean:
+	rm -rf build
+
+-include $(wildcard build/*/*.d build/tests/*/*.d)

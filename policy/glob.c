@@ -1,0 +1,78 @@
+/* policy/glob.c: path globs for rules.
+ *
+ * Not fnmatch(3): that one either lets `*` cross `/` or has no `**`, and it
+ * wants NUL-terminated strings, while the rule matcher tries many prefixes of
+ * one path without copying them.
+ */
+#include <string.h>
+
+#include "internal.h"
+
+bool glob_has_magic(const char *s)
+{
+	return strpbrk(s, "*?") != NULL;
+}
+
+unsigned glob_star_count(const char *s)
+{
+	unsigned n = 0;
+
+	for (; *s; s++)
+		if (*s == '*' && s[1] != '*')
+			n++;
+	return n;
+}
+
+static bool match(const char *p, const char *s, const char *end)
+{
+	while (*p) {
+		if (p[0] == '*' && p[1] == '*') {
+			while (*p == '*')
+				p++;
+			if (*p == '/') {
+				/* `**` + `/` matches zero or more whole components. */
+				p++;
+				if (match(p, s, end))
+					return true;
+				for (const char *q = s; q < end; q++)
+					if (*q == '/' && match(p, q + 1, end))
+						return true;
+				return false;
+			}
+			for (const char *q = s;; q++) {
+				if (match(p, q, end))
+					return true;
+				if (q == end)
+					return false;
+			}
+		}
+		if (*p == '*') {
+			p++;
+			for (const char *q = s;; q++) {
+				if (match(p, q, end))
+					return true;
+				if (q == end || *q == '/')
+					return false;
+			}
+		}
+		if (s == end)
+			return false;
+		if (*p == '?') {
+			if (*s == '/')
+				return false;
+		} else {
+			if (*p == '\\' && p[1])
+				p++;
+			if (*p != *s)
+				return false;
+		}
+		p++;
+		s++;
+	}
+	return s == end;
+}
+
+bool sbx_glob_match(const char *pat, const char *str, size_t len)
+{
+	return match(pat, str, str + len);
+}

@@ -1,0 +1,102 @@
+/* policy/internal.h: shared between the policy's own files; not public. */
+#ifndef SBX_POLICY_INTERNAL_H
+#define SBX_POLICY_INTERNAL_H
+
+#include <limits.h>
+#include <stdarg.h>
+
+#include "policy.h"
+
+/* A raw list entry, before expansion. */
+struct raw_rule {
+	enum sbx_rule_kind kind;
+	enum sbx_origin origin;
+	char *value;
+	char *source;
+};
+
+/* A scalar with the place that last set it. */
+struct raw_scalar {
+	char *value;  /* NULL = not set */
+	char *source;
+	enum sbx_origin origin;
+};
+
+enum scalar_id {
+	SC_WORKSPACE,
+	SC_ISOLATION,
+	SC_FALLBACK,
+	SC_NESTED,
+	SC_ALLOW_LOCAL_BINDING,
+	SC_ALLOW_ALL_UNIX,
+	SC_HTTP_PORT,
+	SC_SOCKS_PORT,
+	SC_LOG,
+	SC_MEMORY,
+	SC_PIDS,
+	SC_CPU_SECONDS,
+	SC_NOFILE,
+	SC_HOME,
+	SC_COUNT,
+};
+
+struct policy_builder {
+	char *home, *cwd, *session_dir;
+	struct raw_rule *rules;
+	size_t nrules, caprules;
+	struct raw_scalar scalars[SC_COUNT];
+	char **config_files; /* every sandbox.ini loaded: never writable */
+	size_t nconfig;
+};
+
+struct policy {
+	char *workspace;
+	char *session_dir;
+	enum sbx_isolation isolation;
+	enum sbx_fallback fallback;
+	enum sbx_home home;
+	bool nested, network_open, local_binding, all_unix;
+	unsigned http_port, socks_port;
+	char *log;
+	uint64_t limits[SBX_LIMIT_COUNT];
+	struct sbx_rule *storage; /* every rule, one allocation */
+	size_t nstorage;
+	const struct sbx_rule **by_kind[SBX_RULE_KIND_COUNT];
+	size_t nby_kind[SBX_RULE_KIND_COUNT];
+	char *strings; /* arena holding every rule string */
+};
+
+/* path.c */
+/* Fold `.`, `..`, `//` and a trailing `/` of an absolute path into out.
+ * Returns 0, or -ENAMETOOLONG. */
+int path_normalize(const char *in, char *out, size_t outsz);
+/* Expand `~`, make relative paths absolute against base, normalise. */
+int path_expand(const char *value, const char *home, const char *base,
+		char *out, size_t outsz);
+/* Resolve symlinks in the longest existing leading part of an absolute,
+ * normalised path (the rest is kept as written). Never fails: on error the
+ * input is copied. */
+void path_resolve_existing(const char *in, char *out, size_t outsz);
+/* Replace a leading home with `~` for messages. */
+void path_tildify(const char *in, const char *home, char *out, size_t outsz);
+
+/* glob.c */
+bool glob_has_magic(const char *s);
+/* Count the wildcards, to refuse patterns whose matching could explode. */
+unsigned glob_star_count(const char *s);
+
+/* load.c */
+void err_set(struct sbx_err *err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+int builder_add_rule(struct policy_builder *b, enum sbx_rule_kind kind,
+		     const char *value, enum sbx_origin origin,
+		     const char *source);
+/* 0 if the key is known; fills what it is. */
+int builder_apply(struct policy_builder *b, const char *section,
+		  const char *key, const char *value, enum sbx_origin origin,
+		  const char *source, bool project, struct sbx_err *err);
+int parse_bool(const char *v, bool *out);
+int parse_size(const char *v, uint64_t *out);
+int parse_count(const char *v, uint64_t *out);
+
+#endif

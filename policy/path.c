@@ -1,0 +1,105 @@
+/* policy/path.c: lexical path handling for rules. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+int path_normalize(const char *in, char *out, size_t outsz)
+{
+	size_t o = 0;
+	const char *p = in;
+
+	if (outsz < 2 || *in != '/')
+		return -EINVAL;
+	out[o++] = '/';
+	while (*p) {
+		while (*p == '/')
+			p++;
+		if (!*p)
+			break;
+		const char *e = strchrnul(p, '/');
+		size_t n = (size_t)(e - p);
+
+		if (n == 1 && p[0] == '.') {
+			/* nothing */
+		} else if (n == 2 && p[0] == '.' && p[1] == '.') {
+			/* `..` of `/` is `/`, as the kernel has it. */
+			while (o > 1 && out[o - 1] != '/')
+				o--;
+			if (o > 1)
+				o--;
+		} else {
+			if (o > 1)
+				out[o++] = '/';
+			if (o + n + 1 > outsz)
+				return -ENAMETOOLONG;
+			memcpy(out + o, p, n);
+			o += n;
+		}
+		p = e;
+	}
+	out[o] = '\0';
+	return 0;
+}
+
+int path_expand(const char *value, const char *home, const char *base,
+		char *out, size_t outsz)
+{
+	char tmp[PATH_MAX * 2];
+	int n;
+
+	if (value[0] == '~' && (value[1] == '\0' || value[1] == '/'))
+		n = snprintf(tmp, sizeof(tmp), "%s/%s", home, value + 1);
+	else if (value[0] == '/')
+		n = snprintf(tmp, sizeof(tmp), "%s", value);
+	else
+		n = snprintf(tmp, sizeof(tmp), "%s/%s", base, value);
+	if (n < 0 || (size_t)n >= sizeof(tmp))
+		return -ENAMETOOLONG;
+	return path_normalize(tmp, out, outsz);
+}
+
+void path_resolve_existing(const char *in, char *out, size_t outsz)
+{
+	char head[PATH_MAX];
+	size_t len = strlen(in);
+
+	if (len >= sizeof(head) || outsz < len + 1) {
+		snprintf(out, outsz, "%s", in);
+		return;
+	}
+	memcpy(head, in, len + 1);
+	/* Walk back from the whole path to `/` until a prefix resolves. */
+	for (size_t cut = len;;) {
+		char real[PATH_MAX];
+
+		head[cut] = '\0';
+		if (realpath(cut ? head : "/", real)) {
+			const char *rest = in + cut;
+			if (strcmp(real, "/") == 0 && *rest == '/')
+				snprintf(out, outsz, "%s", rest);
+			else
+				snprintf(out, outsz, "%s%s", real, rest);
+			return;
+		}
+		while (cut > 0 && in[cut - 1] != '/')
+			cut--;
+		if (cut <= 1)
+			break;
+		cut--; /* drop the slash too */
+	}
+	snprintf(out, outsz, "%s", in);
+}
+
+void path_tildify(const char *in, const char *home, char *out, size_t outsz)
+{
+	size_t h = home ? strlen(home) : 0;
+
+	if (h > 1 && strncmp(in, home, h) == 0 && (in[h] == '/' || in[h] == '\0'))
+		snprintf(out, outsz, "~%s", in + h);
+	else
+		snprintf(out, outsz, "%s", in);
+}

@@ -1,0 +1,693 @@
+/* policy/policy.c: built-in defaults, compilation and the queries. */
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Credential stores: read-denied unless the user re-allows them. */
+static const char *const default_deny_read[] = {
+	"~/.ssh", "~/.aws", "~/.gnupg", "~/.azure", "~/.kube",
+	"~/.docker/config.json", "~/.config/gcloud", "~/.config/gh",
+	"~/.netrc", "~/.git-credentials", "~/.password-store",
+	"~/.local/share/keyrings", "~/.pypirc", "~/.cargo/credentials.toml",
+	"~/.vault-token", "~/.terraform.d/credentials.tfrc.json",
+	"~/.mozilla", "~/.config/google-chrome", "~/.config/chromium",
+};
+
+/* Files that make a later, unsandboxed program run what is written there:
+ * shell start-up files, git's hooks and config, editor task/launch configs,
+ * MCP and agent command definitions. Matched at any depth. */
+static const char *const mandatory_anywhere[] = {
+	".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
+	".zshrc", ".zshenv", ".zprofile", ".zlogin",
+	".gitconfig", ".gitmodules", ".git/hooks", ".git/config",
+	".vscode", ".idea", ".mcp.json", ".claude/commands", ".claude/agents",
+};
+
+/* Absolute mandatory denies: git's XDG config and sbx's own configuration. */
+static const char *const mandatory_paths[] = {
+	"~/.config/git/config", "~/.config/sbx", "/etc/sbx",
+};
+
+const char *sbx_rule_key(enum sbx_rule_kind kind)
+{
+	static const char *const names[SBX_RULE_KIND_COUNT] = {
+		[SBX_RULE_DENY_READ] = "deny_read",
+		[SBX_RULE_ALLOW_READ] = "allow_read",
+		[SBX_RULE_ALLOW_WRITE] = "allow_write",
+		[SBX_RULE_DENY_WRITE] = "deny_write",
+		[SBX_RULE_MANDATORY] = "mandatory deny_write",
+		[SBX_RULE_ALLOW_DOMAIN] = "allow_domains",
+		[SBX_RULE_DENY_DOMAIN] = "deny_domains",
+		[SBX_RULE_ALLOW_UNIX_SOCKET] = "allow_unix_sockets",
+		[SBX_RULE_IGNORE_PATH] = "ignore_paths",
+		[SBX_RULE_IGNORE_DOMAIN] = "ignore_domains",
+		[SBX_RULE_DENY_ENV] = "deny_env",
+	};
+	return (unsigned)kind < SBX_RULE_KIND_COUNT ? names[kind] : "?";
+}
+
+const char *sbx_op_name(enum sbx_op op)
+{
+	return op == SBX_OP_READ ? "read" : op == SBX_OP_WRITE ? "write" : "exec";
+}
+
+const char *sbx_isolation_name(enum sbx_isolation iso)
+{
+	return iso == SBX_ISOLATION_STRICT ? "strict" :
+	       iso == SBX_ISOLATION_CUSTOM ? "custom" : "workspace";
+}
+
+/* ---- builder */
+
+int policy_builder_new(const struct policy_ctx *ctx, struct policy_builder **out)
+{
+	struct policy_builder *b = calloc(1, sizeof(*b));
+	int rc = -ENOMEM;
+
+	if (!b)
+		return -ENOMEM;
+	if (!ctx->home || ctx->home[0] != '/' || !ctx->cwd || ctx->cwd[0] != '/') {
+		rc = -EINVAL;
+		goto fail;
+	}
+	b->home = strdup(ctx->home);
+	b->cwd = strdup(ctx->cwd);
+	b->session_dir = ctx->session_dir ? strdup(ctx->session_dir) : NULL;
+	if (!b->home || !b->cwd || (ctx->session_dir && !b->session_dir))
+		goto fail;
+	for (size_t i = 0; i < ARRAY_SIZE(default_deny_read); i++)
+		if (builder_add_rule(b, SBX_RULE_DENY_READ, default_deny_read[i],
+				     SBX_ORIGIN_DEFAULT, "default"))
+			goto fail;
+	if (builder_add_rule(b, SBX_RULE_ALLOW_WRITE, "/tmp", SBX_ORIGIN_DEFAULT, "default") ||
+	    builder_add_rule(b, SBX_RULE_DENY_WRITE, ".env", SBX_ORIGIN_DEFAULT, "default") ||
+	    builder_add_rule(b, SBX_RULE_DENY_ENV, "AWS_SECRET_ACCESS_KEY", SBX_ORIGIN_DEFAULT, "default") ||
+	    builder_add_rule(b, SBX_RULE_DENY_ENV, "AWS_SESSION_TOKEN", SBX_ORIGIN_DEFAULT, "default"))
+		goto fail;
+	*out = b;
+	return 0;
+fail:
+	policy_builder_free(b);
+	return rc;
+}
+
+void policy_builder_free(struct policy_builder *b)
+{
+	if (!b)
+		return;
+	for (size_t i = 0; i < b->nrules; i++) {
+		free(b->rules[i].value);
+		free(b->rules[i].source);
+	}
+	free(b->rules);
+	for (size_t i = 0; i < SC_COUNT; i++) {
+		free(b->scalars[i].value);
+		free(b->scalars[i].source);
+	}
+	for (size_t i = 0; i < b->nconfig; i++)
+		free(b->config_files[i]);
+	free(b->config_files);
+	free(b->home);
+	free(b->cwd);
+	free(b->session_dir);
+	free(b);
+}
+
+static void workspace_of(const struct policy_builder *b, char *out, size_t outsz)
+{
+	const char *w = b->scalars[SC_WORKSPACE].value;
+
+	if (!w || path_expand(w, b->home, b->cwd, out, outsz))
+		snprintf(out, outsz, "%s", b->cwd);
+}
+
+const char *policy_builder_workspace(const struct policy_builder *b)
+{
+	static __thread char ws[PATH_MAX];
+
+	workspace_of(b, ws, sizeof(ws));
+	return ws;
+}
+
+/* ---- compile */
+
+struct arena {
+	char *buf;
+	size_t len, cap;
+};
+
+/* Strings are appended to one buffer; offsets become pointers at the end,
+ * after the last realloc. */
+static long arena_put(struct arena *a, const char *s)
+{
+	size_t n = strlen(s) + 1;
+
+	if (a->len + n > a->cap) {
+		size_t cap = a->cap ? a->cap : 4096;
+		while (cap < a->len + n)
+			cap *= 2;
+		char *nb = realloc(a->buf, cap);
+		if (!nb)
+			return -1;
+		a->buf = nb;
+		a->cap = cap;
+	}
+	memcpy(a->buf + a->len, s, n);
+	a->len += n;
+	return (long)(a->len - n);
+}
+
+struct pending {
+	enum sbx_rule_kind kind;
+	enum sbx_origin origin;
+	enum sbx_pat pat;
+	long value, pattern, source;
+	size_t prefix_len;
+};
+
+static bool is_path_kind(enum sbx_rule_kind k)
+{
+	return k == SBX_RULE_DENY_READ || k == SBX_RULE_ALLOW_READ ||
+	       k == SBX_RULE_ALLOW_WRITE || k == SBX_RULE_DENY_WRITE ||
+	       k == SBX_RULE_MANDATORY || k == SBX_RULE_ALLOW_UNIX_SOCKET ||
+	       k == SBX_RULE_IGNORE_PATH;
+}
+
+static bool is_deny_kind(enum sbx_rule_kind k)
+{
+	return k == SBX_RULE_DENY_READ || k == SBX_RULE_DENY_WRITE ||
+	       k == SBX_RULE_MANDATORY || k == SBX_RULE_IGNORE_PATH;
+}
+
+/* Turn a value into a matchable pattern. */
+static int expand_rule(const struct policy_builder *b, const char *ws,
+		       enum sbx_rule_kind kind, const char *value,
+		       char *out, size_t outsz, enum sbx_pat *pat,
+		       size_t *prefix_len)
+{
+	char tmp[PATH_MAX];
+	size_t len = strlen(value);
+	const char *slash = memchr(value, '/', len);
+	bool bare = !slash || (slash == value + len - 1 && len > 1);
+
+	if (bare && is_deny_kind(kind) && value[0] != '~' && value[0] != '/') {
+		/* `.env`, `*.pem`, `.vscode/`: at any depth, like .gitignore */
+		snprintf(out, outsz, "%.*s", (int)(slash ? len - 1 : len), value);
+		*pat = SBX_PAT_ANYWHERE;
+		*prefix_len = 0;
+		return 0;
+	}
+	if (value[0] == '*' && value[1] == '*' && value[2] == '/' &&
+	    is_deny_kind(kind)) {
+		/* `**` + `/x/y` is the any-depth form spelled out */
+		char norm[PATH_MAX];
+		snprintf(tmp, sizeof(tmp), "/%s", value + 3);
+		if (path_normalize(tmp, norm, sizeof(norm)))
+			return -ENAMETOOLONG;
+		snprintf(out, outsz, "%s", norm + 1);
+		*pat = SBX_PAT_ANYWHERE;
+		*prefix_len = 0;
+		return 0;
+	}
+	if (path_expand(value, b->home, ws, tmp, sizeof(tmp)))
+		return -ENAMETOOLONG;
+	if (!glob_has_magic(tmp)) {
+		path_resolve_existing(tmp, out, outsz);
+		*pat = SBX_PAT_PREFIX;
+		*prefix_len = strlen(out);
+		return 0;
+	}
+	/* Resolve the literal directories before the first wildcard. */
+	size_t lead = strcspn(tmp, "*?");
+	while (lead > 0 && tmp[lead - 1] != '/')
+		lead--;
+	char dir[PATH_MAX], real[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%.*s", (int)(lead > 1 ? lead - 1 : 1), tmp);
+	path_resolve_existing(dir, real, sizeof(real));
+	if (strcmp(real, "/") == 0)
+		snprintf(out, outsz, "/%s", tmp + lead);
+	else
+		snprintf(out, outsz, "%s/%s", real, tmp + lead);
+	*pat = SBX_PAT_GLOB;
+	*prefix_len = strcspn(out, "*?");
+	while (*prefix_len > 0 && out[*prefix_len - 1] != '/')
+		(*prefix_len)--;
+	return 0;
+}
+
+static int add_pending(struct pending **pv, size_t *n, size_t *cap,
+		       struct pending p)
+{
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 64;
+		struct pending *np = realloc(*pv, nc * sizeof(*np));
+		if (!np)
+			return -ENOMEM;
+		*pv = np;
+		*cap = nc;
+	}
+	(*pv)[(*n)++] = p;
+	return 0;
+}
+
+static int scalar_bool(const struct policy_builder *b, enum scalar_id id, bool dflt)
+{
+	bool v;
+	const char *s = b->scalars[id].value;
+
+	return s && parse_bool(s, &v) == 0 ? v : dflt;
+}
+
+static uint64_t scalar_num(const struct policy_builder *b, enum scalar_id id,
+			   bool size)
+{
+	uint64_t v = 0;
+	const char *s = b->scalars[id].value;
+
+	if (s && (size ? parse_size(s, &v) : parse_count(s, &v)))
+		v = 0;
+	return v;
+}
+
+int policy_compile(struct policy_builder *b, struct policy **out,
+		   struct sbx_err *err)
+{
+	struct policy *p = calloc(1, sizeof(*p));
+	struct arena a = { 0 };
+	struct pending *pend = NULL;
+	size_t npend = 0, cappend = 0;
+	char ws[PATH_MAX], wsreal[PATH_MAX], buf[PATH_MAX];
+	int rc = -ENOMEM;
+
+	if (!p)
+		goto fail;
+
+	workspace_of(b, ws, sizeof(ws));
+	path_resolve_existing(ws, wsreal, sizeof(wsreal));
+	p->workspace = strdup(wsreal);
+	if (!p->workspace)
+		goto fail;
+
+	const char *iso = b->scalars[SC_ISOLATION].value;
+	p->isolation = !iso || !strcmp(iso, "workspace") ? SBX_ISOLATION_WORKSPACE :
+		       !strcmp(iso, "strict") ? SBX_ISOLATION_STRICT :
+		       SBX_ISOLATION_CUSTOM;
+	const char *fb = b->scalars[SC_FALLBACK].value;
+	p->fallback = fb && !strcmp(fb, "warn") ? SBX_FALLBACK_WARN : SBX_FALLBACK_ERROR;
+	const char *home = b->scalars[SC_HOME].value;
+	p->home = home && !strcmp(home, "ephemeral") ? SBX_HOME_EPHEMERAL : SBX_HOME_REAL;
+	p->nested = scalar_bool(b, SC_NESTED, false);
+	p->local_binding = scalar_bool(b, SC_ALLOW_LOCAL_BINDING, true);
+	p->all_unix = scalar_bool(b, SC_ALLOW_ALL_UNIX, false);
+	p->http_port = (unsigned)scalar_num(b, SC_HTTP_PORT, false);
+	p->socks_port = (unsigned)scalar_num(b, SC_SOCKS_PORT, false);
+	p->limits[SBX_LIMIT_MEMORY] = scalar_num(b, SC_MEMORY, true);
+	p->limits[SBX_LIMIT_PIDS] = scalar_num(b, SC_PIDS, false);
+	p->limits[SBX_LIMIT_CPU_SECONDS] = scalar_num(b, SC_CPU_SECONDS, false);
+	p->limits[SBX_LIMIT_NOFILE] = scalar_num(b, SC_NOFILE, false);
+	if (b->scalars[SC_LOG].value) {
+		if (path_expand(b->scalars[SC_LOG].value, b->home, b->cwd, buf, sizeof(buf))) {
+			err_set(err, "%s: `log` path is too long", b->scalars[SC_LOG].source);
+			rc = -EINVAL;
+			goto fail;
+		}
+		if (!(p->log = strdup(buf)))
+			goto fail;
+	}
+
+	if (p->isolation == SBX_ISOLATION_STRICT) {
+		if (!b->session_dir) {
+			err_set(err, "isolation = strict needs a session directory");
+			rc = -EINVAL;
+			goto fail;
+		}
+		if (!(p->session_dir = strdup(b->session_dir)))
+			goto fail;
+	}
+
+	/* Derived writable roots come first: they are what `isolation` means. */
+	const char *root = p->isolation == SBX_ISOLATION_WORKSPACE ? p->workspace :
+			   p->isolation == SBX_ISOLATION_STRICT ? p->session_dir : NULL;
+	if (root) {
+		struct pending pr = { .kind = SBX_RULE_ALLOW_WRITE,
+				      .origin = SBX_ORIGIN_ISOLATION,
+				      .pat = SBX_PAT_PREFIX,
+				      .prefix_len = strlen(root) };
+		char src[64];
+		snprintf(src, sizeof(src), "isolation = %s", sbx_isolation_name(p->isolation));
+		pr.value = arena_put(&a, p->isolation == SBX_ISOLATION_WORKSPACE ?
+					 "workspace" : "session directory");
+		pr.pattern = arena_put(&a, root);
+		pr.source = arena_put(&a, src);
+		if (pr.value < 0 || pr.pattern < 0 || pr.source < 0 ||
+		    add_pending(&pend, &npend, &cappend, pr))
+			goto fail;
+	}
+
+	for (size_t i = 0; i < b->nrules; i++) {
+		const struct raw_rule *r = &b->rules[i];
+		struct pending pr = { .kind = r->kind, .origin = r->origin };
+
+		if (is_path_kind(r->kind)) {
+			if (expand_rule(b, p->workspace, r->kind, r->value, buf,
+					sizeof(buf), &pr.pat, &pr.prefix_len)) {
+				err_set(err, "%s: `%s` path `%s` is too long",
+					r->source, sbx_rule_key(r->kind), r->value);
+				rc = -EINVAL;
+				goto fail;
+			}
+		} else {
+			/* domains and env names: lower-case domains, keep env names */
+			snprintf(buf, sizeof(buf), "%s", r->value);
+			if (r->kind != SBX_RULE_DENY_ENV)
+				for (char *c = buf; *c; c++)
+					*c = (char)(*c >= 'A' && *c <= 'Z' ? *c + 32 : *c);
+			size_t l = strlen(buf);
+			if (r->kind != SBX_RULE_DENY_ENV && l > 1 && buf[l - 1] == '.')
+				buf[l - 1] = '\0';
+			pr.pat = SBX_PAT_GLOB;
+			if (r->kind == SBX_RULE_ALLOW_DOMAIN && !strcmp(buf, "*"))
+				p->network_open = true;
+		}
+		pr.value = arena_put(&a, r->value);
+		pr.pattern = arena_put(&a, buf);
+		pr.source = arena_put(&a, r->source);
+		if (pr.value < 0 || pr.pattern < 0 || pr.source < 0 ||
+		    add_pending(&pend, &npend, &cappend, pr))
+			goto fail;
+	}
+
+	/* Mandatory denies: the table, then every config file that was read
+	 * and the workspace's own sandbox.ini (which may not exist yet). */
+	size_t na = ARRAY_SIZE(mandatory_anywhere), np = ARRAY_SIZE(mandatory_paths);
+	for (size_t i = 0; i < na + np + b->nconfig + 1; i++) {
+		struct pending pr = { .kind = SBX_RULE_MANDATORY,
+				      .origin = SBX_ORIGIN_MANDATORY };
+		char wsini[PATH_MAX + 16], any[64];
+		const char *v;
+
+		if (i < na) {
+			snprintf(any, sizeof(any), "**/%s", mandatory_anywhere[i]);
+			v = any;
+		}
+		else if (i < na + np)
+			v = mandatory_paths[i - na];
+		else if (i < na + np + b->nconfig)
+			v = b->config_files[i - na - np];
+		else {
+			snprintf(wsini, sizeof(wsini), "%s/sandbox.ini", p->workspace);
+			v = wsini;
+		}
+		if (expand_rule(b, p->workspace, SBX_RULE_MANDATORY, v, buf,
+				sizeof(buf), &pr.pat, &pr.prefix_len))
+			continue;
+		pr.value = arena_put(&a, v);
+		pr.pattern = arena_put(&a, buf);
+		pr.source = arena_put(&a, "mandatory");
+		if (pr.value < 0 || pr.pattern < 0 || pr.source < 0 ||
+		    add_pending(&pend, &npend, &cappend, pr))
+			goto fail;
+	}
+
+	p->storage = calloc(npend ? npend : 1, sizeof(*p->storage));
+	if (!p->storage)
+		goto fail;
+	p->strings = a.buf;
+	a.buf = NULL;
+	p->nstorage = npend;
+	for (size_t i = 0; i < npend; i++) {
+		struct sbx_rule *r = &p->storage[i];
+		r->kind = pend[i].kind;
+		r->origin = pend[i].origin;
+		r->pat = pend[i].pat;
+		r->value = p->strings + pend[i].value;
+		r->pattern = p->strings + pend[i].pattern;
+		r->source = p->strings + pend[i].source;
+		r->prefix_len = pend[i].prefix_len;
+		p->nby_kind[r->kind]++;
+	}
+	for (int k = 0; k < SBX_RULE_KIND_COUNT; k++) {
+		p->by_kind[k] = calloc(p->nby_kind[k] ? p->nby_kind[k] : 1,
+				       sizeof(*p->by_kind[k]));
+		if (!p->by_kind[k])
+			goto fail;
+		p->nby_kind[k] = 0;
+	}
+	for (size_t i = 0; i < npend; i++) {
+		struct sbx_rule *r = &p->storage[i];
+		p->by_kind[r->kind][p->nby_kind[r->kind]++] = r;
+	}
+	free(pend);
+	policy_builder_free(b);
+	*out = p;
+	return 0;
+fail:
+	if (rc == -ENOMEM)
+		err_set(err, "out of memory while compiling the policy");
+	free(pend);
+	free(a.buf);
+	policy_free(p);
+	policy_builder_free(b);
+	return rc;
+}
+
+void policy_free(struct policy *p)
+{
+	if (!p)
+		return;
+	for (int k = 0; k < SBX_RULE_KIND_COUNT; k++)
+		free(p->by_kind[k]);
+	free(p->storage);
+	free(p->strings);
+	free(p->workspace);
+	free(p->session_dir);
+	free(p->log);
+	free(p);
+}
+
+/* ---- queries: no allocation, no locks */
+
+/* The length of the leading part of `t` the rule matched (the rule's path,
+ * or the matched component range's end), or 0 when it does not match. */
+static size_t match_len(const struct sbx_rule *r, const char *t, size_t tlen)
+{
+	switch (r->pat) {
+	case SBX_PAT_PREFIX: {
+		size_t n = r->prefix_len;
+		if (n == 1) /* `/` */
+			return 1;
+		if (tlen >= n && memcmp(t, r->pattern, n) == 0 &&
+		    (tlen == n || t[n] == '/'))
+			return n;
+		return 0;
+	}
+	case SBX_PAT_GLOB: {
+		size_t lead = r->prefix_len;
+		if (tlen < lead || memcmp(t, r->pattern, lead) != 0)
+			return 0;
+		for (size_t j = lead ? lead : 1; j <= tlen; j++)
+			if ((j == tlen || t[j] == '/') &&
+			    sbx_glob_match(r->pattern, t, j))
+				return j;
+		return 0;
+	}
+	case SBX_PAT_ANYWHERE: {
+		const char *pat = r->pattern;
+		bool literal = !glob_has_magic(pat);
+		size_t plen = literal ? strlen(pat) : 0;
+		for (size_t i = 1; i < tlen; i++) {
+			if (t[i - 1] != '/')
+				continue;
+			if (literal) {
+				if (i + plen <= tlen && memcmp(t + i, pat, plen) == 0 &&
+				    (i + plen == tlen || t[i + plen] == '/'))
+					return i + plen;
+				continue;
+			}
+			for (size_t j = i + 1; j <= tlen; j++)
+				if ((j == tlen || t[j] == '/') &&
+				    sbx_glob_match(pat, t + i, j - i))
+					return j;
+		}
+		return 0;
+	}
+	}
+	return 0;
+}
+
+bool policy_rule_matches(const struct sbx_rule *rule, const char *abspath)
+{
+	return match_len(rule, abspath, strlen(abspath)) > 0;
+}
+
+/* The matching rule of `kind` with the longest match, or NULL. */
+static const struct sbx_rule *best_match(const struct policy *p,
+					 enum sbx_rule_kind kind,
+					 const char *t, size_t tlen, size_t *len)
+{
+	const struct sbx_rule *best = NULL;
+
+	*len = 0;
+	for (size_t i = 0; i < p->nby_kind[kind]; i++) {
+		size_t m = match_len(p->by_kind[kind][i], t, tlen);
+		if (m > *len) {
+			*len = m;
+			best = p->by_kind[kind][i];
+		}
+	}
+	return best;
+}
+
+static const struct sbx_rule *first_match(const struct policy *p,
+					  enum sbx_rule_kind kind,
+					  const char *t, size_t tlen)
+{
+	for (size_t i = 0; i < p->nby_kind[kind]; i++)
+		if (match_len(p->by_kind[kind][i], t, tlen))
+			return p->by_kind[kind][i];
+	return NULL;
+}
+
+static enum sbx_verdict check_read(const struct policy *p, const char *t,
+				   size_t tlen, const struct sbx_rule **why)
+{
+	size_t dl, al;
+	const struct sbx_rule *deny = best_match(p, SBX_RULE_DENY_READ, t, tlen, &dl);
+	const struct sbx_rule *allow = best_match(p, SBX_RULE_ALLOW_READ, t, tlen, &al);
+
+	if (deny && (!allow || al < dl)) {
+		*why = deny;
+		return SBX_DENY;
+	}
+	*why = allow;
+	return SBX_ALLOW;
+}
+
+enum sbx_verdict policy_check_path(const struct policy *p, enum sbx_op op,
+				   const char *abspath,
+				   const struct sbx_rule **why)
+{
+	const struct sbx_rule *dummy, *r;
+	size_t tlen = strlen(abspath), l;
+
+	if (!why)
+		why = &dummy;
+	*why = NULL;
+	if (abspath[0] != '/')
+		return SBX_DENY;
+	if (op != SBX_OP_WRITE)
+		return check_read(p, abspath, tlen, why);
+
+	if ((r = first_match(p, SBX_RULE_MANDATORY, abspath, tlen)) ||
+	    (r = first_match(p, SBX_RULE_DENY_WRITE, abspath, tlen))) {
+		*why = r;
+		return SBX_DENY;
+	}
+	if (check_read(p, abspath, tlen, &r) == SBX_DENY) {
+		*why = r;
+		return SBX_DENY;
+	}
+	r = best_match(p, SBX_RULE_ALLOW_WRITE, abspath, tlen, &l);
+	*why = r;
+	return r ? SBX_ALLOW : SBX_DENY;
+}
+
+/* `pat` is a domain rule: `*`, `*.example.com`, `example.com`, with an
+ * optional `:port`. host is lower-case without a trailing dot. */
+static bool domain_matches(const char *pat, const char *host, unsigned port)
+{
+	const char *colon = strrchr(pat, ':');
+	size_t plen = strlen(pat);
+
+	/* `[::1]:443` and bare IPv6 literals: only a `]:` separates a port */
+	if (colon && strchr(pat, ':') != colon && !(colon > pat && colon[-1] == ']'))
+		colon = NULL;
+	if (colon) {
+		char *end;
+		unsigned long want = strtoul(colon + 1, &end, 10);
+		if (*end || (port && want != port) || !port)
+			return false;
+		plen = (size_t)(colon - pat);
+	}
+	if (plen == 1 && pat[0] == '*')
+		return true;
+	if (plen > 2 && pat[0] == '*' && pat[1] == '.') {
+		size_t hl = strlen(host), sl = plen - 1; /* ".example.com" */
+		return hl > sl && strncasecmp(host + hl - sl, pat + 1, sl) == 0;
+	}
+	return strlen(host) == plen && strncasecmp(host, pat, plen) == 0;
+}
+
+enum sbx_verdict policy_check_domain(const struct policy *p, const char *host,
+				     unsigned port, const struct sbx_rule **why)
+{
+	const struct sbx_rule *dummy;
+	char h[256];
+	size_t n = strlen(host);
+
+	if (!why)
+		why = &dummy;
+	*why = NULL;
+	if (n >= sizeof(h))
+		return SBX_DENY;
+	memcpy(h, host, n + 1);
+	if (n > 1 && h[n - 1] == '.')
+		h[n - 1] = '\0';
+	for (size_t i = 0; i < p->nby_kind[SBX_RULE_DENY_DOMAIN]; i++)
+		if (domain_matches(p->by_kind[SBX_RULE_DENY_DOMAIN][i]->pattern, h, port)) {
+			*why = p->by_kind[SBX_RULE_DENY_DOMAIN][i];
+			return SBX_DENY;
+		}
+	for (size_t i = 0; i < p->nby_kind[SBX_RULE_ALLOW_DOMAIN]; i++)
+		if (domain_matches(p->by_kind[SBX_RULE_ALLOW_DOMAIN][i]->pattern, h, port)) {
+			*why = p->by_kind[SBX_RULE_ALLOW_DOMAIN][i];
+			return SBX_ALLOW;
+		}
+	return SBX_DENY;
+}
+
+bool policy_env_denied(const struct policy *p, const char *name,
+		       const struct sbx_rule **why)
+{
+	for (size_t i = 0; i < p->nby_kind[SBX_RULE_DENY_ENV]; i++)
+		if (fnmatch(p->by_kind[SBX_RULE_DENY_ENV][i]->pattern, name, 0) == 0) {
+			if (why)
+				*why = p->by_kind[SBX_RULE_DENY_ENV][i];
+			return true;
+		}
+	return false;
+}
+
+const struct sbx_rule *const *policy_rules(const struct policy *p,
+					   enum sbx_rule_kind kind, size_t *n)
+{
+	*n = (unsigned)kind < SBX_RULE_KIND_COUNT ? p->nby_kind[kind] : 0;
+	return *n ? p->by_kind[kind] : NULL;
+}
+
+const char *policy_workspace(const struct policy *p) { return p->workspace; }
+const char *policy_session_dir(const struct policy *p) { return p->session_dir; }
+enum sbx_isolation policy_isolation(const struct policy *p) { return p->isolation; }
+enum sbx_fallback policy_fallback(const struct policy *p) { return p->fallback; }
+enum sbx_home policy_home_mode(const struct policy *p) { return p->home; }
+bool policy_nested(const struct policy *p) { return p->nested; }
+bool policy_network_open(const struct policy *p) { return p->network_open; }
+bool policy_allow_local_binding(const struct policy *p) { return p->local_binding; }
+bool policy_allow_all_unix_sockets(const struct policy *p) { return p->all_unix; }
+unsigned policy_http_proxy_port(const struct policy *p) { return p->http_port; }
+unsigned policy_socks_proxy_port(const struct policy *p) { return p->socks_port; }
+const char *policy_log_path(const struct policy *p) { return p->log; }
+
+uint64_t policy_limit(const struct policy *p, enum sbx_limit which)
+{
+	return (unsigned)which < SBX_LIMIT_COUNT ? p->limits[which] : 0;
+}

@@ -1,0 +1,203 @@
+/* policy/policy.h: the only policy header other folders include.
+ *
+ * A policy is built in two steps: a builder collects raw settings from every
+ * source (built-in defaults, the user's sandbox.ini, a project-local
+ * sandbox.ini that may only narrow, SBX_* environment, command-line flags),
+ * then policy_compile() expands `~` and relative paths, resolves isolation
+ * into writable roots, adds the mandatory denies and freezes the result.
+ * A compiled policy is immutable; queries on it never allocate.
+ *
+ * Ownership: every function that takes a string copies it. Pointers returned
+ * by queries borrow from the policy and live as long as it does.
+ */
+#ifndef SBX_POLICY_H
+#define SBX_POLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum sbx_op {
+	SBX_OP_READ,
+	SBX_OP_WRITE,
+	SBX_OP_EXEC,
+};
+
+enum sbx_verdict {
+	SBX_ALLOW = 0,
+	SBX_DENY = 1,
+};
+
+/* What kind of rule; the config key that writes it is sbx_rule_key(kind). */
+enum sbx_rule_kind {
+	SBX_RULE_DENY_READ,
+	SBX_RULE_ALLOW_READ,
+	SBX_RULE_ALLOW_WRITE,
+	SBX_RULE_DENY_WRITE,
+	SBX_RULE_MANDATORY,      /* write-deny no config can lift */
+	SBX_RULE_ALLOW_DOMAIN,
+	SBX_RULE_DENY_DOMAIN,
+	SBX_RULE_ALLOW_UNIX_SOCKET,
+	SBX_RULE_IGNORE_PATH,
+	SBX_RULE_IGNORE_DOMAIN,
+	SBX_RULE_DENY_ENV,
+	SBX_RULE_KIND_COUNT,
+};
+
+/* Where a setting came from, so a decision can be explained. */
+enum sbx_origin {
+	SBX_ORIGIN_DEFAULT,   /* built-in default */
+	SBX_ORIGIN_MANDATORY, /* built-in, cannot be lifted */
+	SBX_ORIGIN_ISOLATION, /* derived from `isolation` (workspace, session dir) */
+	SBX_ORIGIN_FILE,      /* a sandbox.ini line */
+	SBX_ORIGIN_PROJECT,   /* the workspace's own sandbox.ini (narrow only) */
+	SBX_ORIGIN_ENV,       /* an SBX_* environment variable */
+	SBX_ORIGIN_FLAG,      /* a command-line flag */
+};
+
+/* How a path rule's pattern is matched (set by the compiler). */
+enum sbx_pat {
+	SBX_PAT_PREFIX,   /* literal absolute path: that path and everything under it */
+	SBX_PAT_GLOB,     /* absolute glob (`*`, `?`, `**`): a match and everything under it */
+	SBX_PAT_ANYWHERE, /* relative glob matched at any depth (`.env`, `.git/hooks`) */
+};
+
+struct sbx_rule {
+	enum sbx_rule_kind kind;
+	enum sbx_origin origin;
+	enum sbx_pat pat;
+	const char *value;   /* as the user wrote it: "~/.ssh" */
+	const char *pattern; /* expanded: "/home/u/.ssh"; ANYWHERE: ".git/hooks" */
+	const char *source;  /* "/home/u/.config/sbx/sandbox.ini:7", "--deny-read", "default" */
+	size_t prefix_len;   /* PREFIX: strlen(pattern); GLOB: length of the literal lead */
+};
+
+enum sbx_isolation {
+	SBX_ISOLATION_WORKSPACE,
+	SBX_ISOLATION_STRICT,
+	SBX_ISOLATION_CUSTOM,
+};
+
+enum sbx_fallback {
+	SBX_FALLBACK_ERROR,
+	SBX_FALLBACK_WARN,
+};
+
+enum sbx_home {
+	SBX_HOME_REAL,
+	SBX_HOME_EPHEMERAL,
+};
+
+/* Which layer of configuration a file is. */
+enum policy_layer {
+	POLICY_LAYER_USER,    /* --config, $SBX_CONFIG, ~/.config/sbx, /etc/sbx */
+	POLICY_LAYER_PROJECT, /* <workspace>/sandbox.ini: may only narrow */
+};
+
+/* A config error: which file and line, which key, and what was expected. */
+struct sbx_err {
+	char msg[1024];
+};
+
+/* The facts the compiler expands against. All absolute; copied. */
+struct policy_ctx {
+	const char *home;        /* $HOME */
+	const char *cwd;         /* the current directory (default workspace) */
+	const char *session_dir; /* the per-run directory `isolation = strict` writes to */
+};
+
+struct policy_builder;
+struct policy;
+
+/* Start a builder holding the built-in defaults. */
+int policy_builder_new(const struct policy_ctx *ctx, struct policy_builder **out);
+void policy_builder_free(struct policy_builder *b); /* NULL is fine */
+
+/* Read one sandbox.ini. A missing file is -ENOENT (err untouched), a bad one
+ * -EINVAL with err naming file:line, key and what was expected. `display`
+ * is how the file is named in messages and rule sources (e.g. with ~). */
+int policy_builder_load_file(struct policy_builder *b, const char *path,
+			     const char *display, enum policy_layer layer,
+			     struct sbx_err *err);
+int policy_builder_load_string(struct policy_builder *b, const char *text,
+			       const char *display, enum policy_layer layer,
+			       struct sbx_err *err);
+
+/* One setting from a flag or the environment, e.g.
+ * ("filesystem", "allow_write", "/data", SBX_ORIGIN_FLAG, "--allow-write").
+ * List keys add to what the files said; scalar keys replace it. */
+int policy_builder_set(struct policy_builder *b, const char *section,
+		       const char *key, const char *value,
+		       enum sbx_origin origin, const char *source,
+		       struct sbx_err *err);
+
+/* The workspace the builder will compile against (absolute, not resolved):
+ * callers need it to find the project-local sandbox.ini. Borrowed. */
+const char *policy_builder_workspace(const struct policy_builder *b);
+
+/* Freeze: expand paths, derive writable roots, add mandatory denies.
+ * Consumes b (also on failure). */
+int policy_compile(struct policy_builder *b, struct policy **out,
+		   struct sbx_err *err);
+void policy_free(struct policy *p); /* NULL is fine */
+
+/* May this path be read/written/executed, and which rule decided?
+ * `abspath` must be absolute and normalised (no `.`/`..`, no `//`); the
+ * caller resolves symlinks. *why is the deciding rule, or NULL when no rule
+ * matched (reads: allowed by default; writes: outside every writable root).
+ * Allocation-free, lock-free: the shim calls it on every open(). */
+enum sbx_verdict policy_check_path(const struct policy *p, enum sbx_op op,
+				   const char *abspath,
+				   const struct sbx_rule **why);
+
+/* May COMMAND connect to host[:port]? deny_domains first, then allow_domains
+ * (`*` allows everything, `*.example.com` subdomains). port 0 = any. */
+enum sbx_verdict policy_check_domain(const struct policy *p, const char *host,
+				     unsigned port, const struct sbx_rule **why);
+
+/* Is this environment variable name removed by deny_env? */
+bool policy_env_denied(const struct policy *p, const char *name,
+		       const struct sbx_rule **why);
+
+/* The rules of one kind, in the order they were added. */
+const struct sbx_rule *const *policy_rules(const struct policy *p,
+					   enum sbx_rule_kind kind, size_t *n);
+
+/* Scalars. */
+const char *policy_workspace(const struct policy *p);   /* absolute */
+const char *policy_session_dir(const struct policy *p); /* NULL unless strict */
+enum sbx_isolation policy_isolation(const struct policy *p);
+enum sbx_fallback policy_fallback(const struct policy *p);
+enum sbx_home policy_home_mode(const struct policy *p);
+bool policy_nested(const struct policy *p);
+bool policy_network_open(const struct policy *p);  /* allow_domains has `*` */
+bool policy_allow_local_binding(const struct policy *p);
+bool policy_allow_all_unix_sockets(const struct policy *p);
+unsigned policy_http_proxy_port(const struct policy *p);  /* 0 = built-in */
+unsigned policy_socks_proxy_port(const struct policy *p); /* 0 = built-in */
+const char *policy_log_path(const struct policy *p);      /* NULL = none */
+
+enum sbx_limit {
+	SBX_LIMIT_MEMORY,      /* bytes */
+	SBX_LIMIT_PIDS,
+	SBX_LIMIT_CPU_SECONDS,
+	SBX_LIMIT_NOFILE,
+	SBX_LIMIT_COUNT,
+};
+/* 0 = unlimited / not set. */
+uint64_t policy_limit(const struct policy *p, enum sbx_limit which);
+
+/* Names for messages. */
+const char *sbx_rule_key(enum sbx_rule_kind kind);      /* "deny_read" */
+const char *sbx_op_name(enum sbx_op op);                /* "read" */
+const char *sbx_isolation_name(enum sbx_isolation iso); /* "workspace" */
+
+/* Glob match used by the rules: `*` and `?` stay within one path component,
+ * a double star crosses components, and a double star followed by a slash
+ * also matches zero components. Exposed for tests and the mount planner. */
+bool sbx_glob_match(const char *pat, const char *str, size_t len);
+
+/* Does `rule` (a path rule) match abspath or one of its parent directories? */
+bool policy_rule_matches(const struct sbx_rule *rule, const char *abspath);
+
+#endif

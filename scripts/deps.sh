@@ -1,0 +1,30 @@
+#!/bin/sh
+# Install the Debian packages sbx needs, and only those that are missing.
+# As root: runs apt-get. Otherwise: prints the exact apt-get line and fails,
+# so `make run` / `make check` stop with the fix instead of a compiler error.
+set -eu
+
+# Build and test dependencies, all from Debian's archive (nothing vendored).
+PKGS="build-essential pkg-config bubblewrap libinih-dev uthash-dev libseccomp-dev \
+libffi-dev libjansson-dev libcriterion-dev python3 git util-linux procps"
+
+missing=""
+for p in $PKGS; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+		missing="$missing $p"
+	fi
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "sbx: missing packages:$missing" >&2
+	echo "sbx: install them with: sudo apt-get install -y$missing" >&2
+	exit 1
+fi
+echo "sbx: installing:$missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+# A fresh machine may have stale or empty package lists.
+apt-get install -y --no-install-recommends $missing >/dev/null 2>&1 || {
+	apt-get update -qq
+	apt-get install -y --no-install-recommends $missing
+}
