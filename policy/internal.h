@@ -50,11 +50,12 @@ struct policy_builder {
 };
 
 struct policy {
+	char *home;
 	char *workspace;
 	char *session_dir;
 	enum sbx_isolation isolation;
 	enum sbx_fallback fallback;
-	enum sbx_home home;
+	enum sbx_home home_mode;
 	bool nested, network_open, local_binding, all_unix;
 	unsigned http_port, socks_port;
 	char *log;
@@ -77,8 +78,6 @@ int path_expand(const char *value, const char *home, const char *base,
  * normalised path (the rest is kept as written). Never fails: on error the
  * input is copied. */
 void path_resolve_existing(const char *in, char *out, size_t outsz);
-/* Replace a leading home with `~` for messages. */
-void path_tildify(const char *in, const char *home, char *out, size_t outsz);
 
 /* glob.c */
 bool glob_has_magic(const char *s);

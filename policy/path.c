@@ -94,7 +94,7 @@ void path_resolve_existing(const char *in, char *out, size_t outsz)
 	snprintf(out, outsz, "%s", in);
 }
 
-void path_tildify(const char *in, const char *home, char *out, size_t outsz)
+void sbx_path_tildify(const char *in, const char *home, char *out, size_t outsz)
 {
 	size_t h = home ? strlen(home) : 0;
 

@@ -28,13 +28,13 @@ static const char *const default_deny_read[] = {
 static const char *const mandatory_anywhere[] = {
 	".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
 	".zshrc", ".zshenv", ".zprofile", ".zlogin",
-	".gitconfig", ".gitmodules", ".git/hooks", ".git/config",
-	".vscode", ".idea", ".mcp.json", ".claude/commands", ".claude/agents",
+	".gitconfig", ".gitmodules", ".git/hooks/", ".git/config",
+	".vscode/", ".idea/", ".mcp.json", ".claude/commands/", ".claude/agents/",
 };
 
 /* Absolute mandatory denies: git's XDG config and sbx's own configuration. */
 static const char *const mandatory_paths[] = {
-	"~/.config/git/config", "~/.config/sbx", "/etc/sbx",
+	"~/.config/git/config", "~/.config/sbx/", "/etc/sbx/",
 };
 
 const char *sbx_rule_key(enum sbx_rule_kind kind)
@@ -172,6 +172,7 @@ struct pending {
 	enum sbx_pat pat;
 	long value, pattern, source;
 	size_t prefix_len;
+	bool is_dir;
 };
 
 static bool is_path_kind(enum sbx_rule_kind k)
@@ -233,10 +234,11 @@ static int expand_rule(const struct policy_builder *b, const char *ws,
 	char dir[PATH_MAX], real[PATH_MAX];
 	snprintf(dir, sizeof(dir), "%.*s", (int)(lead > 1 ? lead - 1 : 1), tmp);
 	path_resolve_existing(dir, real, sizeof(real));
-	if (strcmp(real, "/") == 0)
-		snprintf(out, outsz, "/%s", tmp + lead);
-	else
+	int n = strcmp(real, "/") == 0 ?
+		snprintf(out, outsz, "/%s", tmp + lead) :
 		snprintf(out, outsz, "%s/%s", real, tmp + lead);
+	if (n < 0 || (size_t)n >= outsz)
+		return -ENAMETOOLONG;
 	*pat = SBX_PAT_GLOB;
 	*prefix_len = strcspn(out, "*?");
 	while (*prefix_len > 0 && out[*prefix_len - 1] != '/')
@@ -294,7 +296,8 @@ int policy_compile(struct policy_builder *b, struct policy **out,
 	workspace_of(b, ws, sizeof(ws));
 	path_resolve_existing(ws, wsreal, sizeof(wsreal));
 	p->workspace = strdup(wsreal);
-	if (!p->workspace)
+	p->home = strdup(b->home);
+	if (!p->workspace || !p->home)
 		goto fail;
 
 	const char *iso = b->scalars[SC_ISOLATION].value;
@@ -304,7 +307,7 @@ int policy_compile(struct policy_builder *b, struct policy **out,
 	const char *fb = b->scalars[SC_FALLBACK].value;
 	p->fallback = fb && !strcmp(fb, "warn") ? SBX_FALLBACK_WARN : SBX_FALLBACK_ERROR;
 	const char *home = b->scalars[SC_HOME].value;
-	p->home = home && !strcmp(home, "ephemeral") ? SBX_HOME_EPHEMERAL : SBX_HOME_REAL;
+	p->home_mode = home && !strcmp(home, "ephemeral") ? SBX_HOME_EPHEMERAL : SBX_HOME_REAL;
 	p->nested = scalar_bool(b, SC_NESTED, false);
 	p->local_binding = scalar_bool(b, SC_ALLOW_LOCAL_BINDING, true);
 	p->all_unix = scalar_bool(b, SC_ALLOW_ALL_UNIX, false);
@@ -378,6 +381,7 @@ int policy_compile(struct policy_builder *b, struct policy **out,
 			if (r->kind == SBX_RULE_ALLOW_DOMAIN && !strcmp(buf, "*"))
 				p->network_open = true;
 		}
+		pr.is_dir = r->value[0] && r->value[strlen(r->value) - 1] == '/';
 		pr.value = arena_put(&a, r->value);
 		pr.pattern = arena_put(&a, buf);
 		pr.source = arena_put(&a, r->source);
@@ -410,7 +414,8 @@ int policy_compile(struct policy_builder *b, struct policy **out,
 		if (expand_rule(b, p->workspace, SBX_RULE_MANDATORY, v, buf,
 				sizeof(buf), &pr.pat, &pr.prefix_len))
 			continue;
-		pr.value = arena_put(&a, v);
+		pr.is_dir = v[strlen(v) - 1] == '/';
+		pr.value = arena_put(&a, i < na ? mandatory_anywhere[i] : v);
 		pr.pattern = arena_put(&a, buf);
 		pr.source = arena_put(&a, "mandatory");
 		if (pr.value < 0 || pr.pattern < 0 || pr.source < 0 ||
@@ -433,6 +438,7 @@ int policy_compile(struct policy_builder *b, struct policy **out,
 		r->pattern = p->strings + pend[i].pattern;
 		r->source = p->strings + pend[i].source;
 		r->prefix_len = pend[i].prefix_len;
+		r->is_dir = pend[i].is_dir;
 		p->nby_kind[r->kind]++;
 	}
 	for (int k = 0; k < SBX_RULE_KIND_COUNT; k++) {
@@ -469,6 +475,7 @@ void policy_free(struct policy *p)
 	free(p->storage);
 	free(p->strings);
 	free(p->workspace);
+	free(p->home);
 	free(p->session_dir);
 	free(p->log);
 	free(p);
@@ -675,10 +682,11 @@ const struct sbx_rule *const *policy_rules(const struct policy *p,
 }
 
 const char *policy_workspace(const struct policy *p) { return p->workspace; }
+const char *policy_home(const struct policy *p) { return p->home; }
 const char *policy_session_dir(const struct policy *p) { return p->session_dir; }
 enum sbx_isolation policy_isolation(const struct policy *p) { return p->isolation; }
 enum sbx_fallback policy_fallback(const struct policy *p) { return p->fallback; }
-enum sbx_home policy_home_mode(const struct policy *p) { return p->home; }
+enum sbx_home policy_home_mode(const struct policy *p) { return p->home_mode; }
 bool policy_nested(const struct policy *p) { return p->nested; }
 bool policy_network_open(const struct policy *p) { return p->network_open; }
 bool policy_allow_local_binding(const struct policy *p) { return p->local_binding; }

@@ -70,6 +70,7 @@ struct sbx_rule {
 	const char *pattern; /* expanded: "/home/u/.ssh"; ANYWHERE: ".git/hooks" */
 	const char *source;  /* "/home/u/.config/sbx/sandbox.ini:7", "--deny-read", "default" */
 	size_t prefix_len;   /* PREFIX: strlen(pattern); GLOB: length of the literal lead */
+	bool is_dir;         /* written with a trailing `/`: names a directory */
 };
 
 enum sbx_isolation {
@@ -186,6 +187,10 @@ enum sbx_limit {
 };
 /* 0 = unlimited / not set. */
 uint64_t policy_limit(const struct policy *p, enum sbx_limit which);
+
+/* A path as the person would write it: a leading $HOME becomes `~`. */
+void sbx_path_tildify(const char *path, const char *home, char *out, size_t outsz);
+const char *policy_home(const struct policy *p);
 
 /* Names for messages. */
 const char *sbx_rule_key(enum sbx_rule_kind kind);      /* "deny_read" */

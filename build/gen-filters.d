@@ -1,0 +1,1 @@
+build/gen-filters: supervisor/gen-filters.c

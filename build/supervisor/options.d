@@ -1,0 +1,4 @@
+build/supervisor/options.o: supervisor/options.c supervisor/supervisor.h \
+ policy/policy.h
+supervisor/supervisor.h:
+policy/policy.h:

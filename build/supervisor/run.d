@@ -1,0 +1,4 @@
+build/supervisor/run.o: supervisor/run.c supervisor/supervisor.h \
+ policy/policy.h
+supervisor/supervisor.h:
+policy/policy.h:

@@ -1,0 +1,165 @@
+/* supervisor/options.c: the sbx-preload command line. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "supervisor.h"
+
+#ifndef SBX_VERSION
+#define SBX_VERSION "0.1.0"
+#endif
+
+static const char usage[] =
+"Usage: sbx-preload [OPTIONS] [--] COMMAND [ARG...]\n"
+"Run COMMAND in a sandbox: it reads what the policy allows, writes only its\n"
+"workspace, reaches no network, and cannot touch credentials, shell start-up\n"
+"files or git hooks.\n"
+"\n"
+"Policy:\n"
+"  -c, --config FILE       policy file (default: $SBX_CONFIG, else\n"
+"                          ~/.config/sbx/sandbox.ini, else /etc/sbx/sandbox.ini,\n"
+"                          else the built-in defaults); <workspace>/sandbox.ini\n"
+"                          is read too and may only narrow the policy\n"
+"  -w, --workspace DIR     workspace root, writable (default: the current directory)\n"
+"      --allow-write PATH  also writable (repeatable, like the flags below)\n"
+"      --deny-write PATH   never writable, even inside the workspace\n"
+"      --deny-read PATH    hidden from COMMAND\n"
+"      --allow-read PATH   readable again inside a --deny-read region\n"
+"      --allow-domain D    network destination to allow (`*` = all; other\n"
+"                          domains take effect with the network proxy)\n"
+"      --deny-domain D     network destination to refuse\n"
+"\n"
+"Running:\n"
+"      --no-sandbox        run COMMAND unsandboxed, with a warning\n"
+"      --no-shim           boundary only, no LD_PRELOAD shim\n"
+"      --print             print the wrapped command line instead of running it\n"
+"      --log FILE          append JSON Lines reports to FILE (with the shim)\n"
+"      --trace             report every access, not only violations (with the shim)\n"
+"      --learn             run permissively and write the policy the run needed\n"
+"                          (with the shim)\n"
+"  -q, --quiet             no start-up line\n"
+"  -v, --verbose           say what is in force and why\n"
+"      --debug             also print the bubblewrap command line\n"
+"  -h, --help              this text\n"
+"      --version           the version\n"
+"\n"
+"Environment:\n"
+"  SBX_CONFIG              policy file, if no --config\n"
+"  SBX_NO_SANDBOX=1        same as --no-sandbox\n"
+"  SBX_ALLOWED_DOMAINS=a,b added to allow_domains\n"
+"\n"
+"In force now: every [filesystem] key, isolation, fallback, [env] home and\n"
+"deny_env, allow_domains = * (network on), allow_all_unix_sockets, [limits]\n"
+"cpu_seconds and nofile. Parsed and checked, taking effect with later parts\n"
+"(the proxy, seccomp notify, the shim, cgroups): other allow_domains,\n"
+"deny_domains, allow_unix_sockets, proxy ports, [report], [limits] memory and\n"
+"pids, nested. See docs/POLICY.md.\n"
+"\n"
+"Exit status: COMMAND's own; 128+N if it died of signal N; 125 if the sandbox\n"
+"could not be set up (nothing was run); 126/127 as a shell would.\n";
+
+enum {
+	OPT_ALLOW_WRITE = 256, OPT_DENY_WRITE, OPT_DENY_READ, OPT_ALLOW_READ,
+	OPT_ALLOW_DOMAIN, OPT_DENY_DOMAIN, OPT_NO_SANDBOX, OPT_NO_SHIM,
+	OPT_LOG, OPT_TRACE, OPT_LEARN, OPT_PRINT, OPT_DEBUG, OPT_VERSION,
+};
+
+static const struct option longopts[] = {
+	{ "config", required_argument, NULL, 'c' },
+	{ "workspace", required_argument, NULL, 'w' },
+	{ "allow-write", required_argument, NULL, OPT_ALLOW_WRITE },
+	{ "deny-write", required_argument, NULL, OPT_DENY_WRITE },
+	{ "deny-read", required_argument, NULL, OPT_DENY_READ },
+	{ "allow-read", required_argument, NULL, OPT_ALLOW_READ },
+	{ "allow-domain", required_argument, NULL, OPT_ALLOW_DOMAIN },
+	{ "deny-domain", required_argument, NULL, OPT_DENY_DOMAIN },
+	{ "no-sandbox", no_argument, NULL, OPT_NO_SANDBOX },
+	{ "no-shim", no_argument, NULL, OPT_NO_SHIM },
+	{ "log", required_argument, NULL, OPT_LOG },
+	{ "trace", no_argument, NULL, OPT_TRACE },
+	{ "learn", no_argument, NULL, OPT_LEARN },
+	{ "print", no_argument, NULL, OPT_PRINT },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "debug", no_argument, NULL, OPT_DEBUG },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Flags that add policy rules: which key they write. */
+static const struct {
+	int opt;
+	const char *section, *key, *flag;
+} rule_flags[] = {
+	{ OPT_ALLOW_WRITE, "filesystem", "allow_write", "--allow-write" },
+	{ OPT_DENY_WRITE, "filesystem", "deny_write", "--deny-write" },
+	{ OPT_DENY_READ, "filesystem", "deny_read", "--deny-read" },
+	{ OPT_ALLOW_READ, "filesystem", "allow_read", "--allow-read" },
+	{ OPT_ALLOW_DOMAIN, "network", "allow_domains", "--allow-domain" },
+	{ OPT_DENY_DOMAIN, "network", "deny_domains", "--deny-domain" },
+};
+
+int options_parse(int argc, char **argv, struct options *o)
+{
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	/* `+`: stop at the first non-option, so COMMAND's own flags are its. */
+	while ((c = getopt_long(argc, argv, "+c:w:qvh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'c': o->config = optarg; break;
+		case 'w': o->workspace = optarg; break;
+		case OPT_NO_SANDBOX: o->no_sandbox = true; break;
+		case OPT_NO_SHIM: o->no_shim = true; break;
+		case OPT_LOG: o->log = optarg; break;
+		case OPT_TRACE: o->trace = true; break;
+		case OPT_LEARN: o->learn = true; break;
+		case OPT_PRINT: o->print = true; break;
+		case 'q': sbx_verbosity = V_QUIET; break;
+		case 'v': sbx_verbosity = V_VERBOSE; break;
+		case OPT_DEBUG: sbx_verbosity = V_DEBUG; break;
+		case 'h':
+			fputs(usage, stdout);
+			return 1;
+		case OPT_VERSION:
+			printf("sbx-preload %s\n", SBX_VERSION);
+			return 1;
+		default: {
+			size_t i;
+			for (i = 0; i < sizeof(rule_flags) / sizeof(rule_flags[0]); i++)
+				if (rule_flags[i].opt == c)
+					break;
+			if (i == sizeof(rule_flags) / sizeof(rule_flags[0])) {
+				fprintf(stderr, "sbx: see `sbx-preload --help`\n");
+				return -1;
+			}
+			struct flag_setting *s = realloc(o->settings,
+				(o->nsettings + 1) * sizeof(*s));
+			if (!s) {
+				fprintf(stderr, "sbx: out of memory\n");
+				return -1;
+			}
+			o->settings = s;
+			s[o->nsettings++] = (struct flag_setting){
+				rule_flags[i].section, rule_flags[i].key, optarg,
+				rule_flags[i].flag };
+		}
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "sbx: no command given\n"
+			"usage: sbx-preload [OPTIONS] [--] COMMAND [ARG...] "
+			"(see `sbx-preload --help`)\n");
+		return -1;
+	}
+	o->command = argv + optind;
+	return 0;
+}
+
+void options_free(struct options *o)
+{
+	free(o->settings);
+	o->settings = NULL;
+}

@@ -1,0 +1,451 @@
+/* supervisor/plan.c: the compiled policy as a bubblewrap command line.
+ *
+ * bubblewrap applies its mount operations in order, so the order here is the
+ * design: the whole root read-only; writable roots bound over it; fresh
+ * /dev, /proc and a private /tmp; read-denied paths masked over everything;
+ * write-denied paths bound read-only over the writable roots.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "supervisor.h"
+
+/* How deep below a writable root we look for protected names that already
+ * exist (`sub/.env`, a nested repository's `.git/hooks`). Deeper ones are
+ * still denied by the policy (the shim reports them); the boundary covers
+ * these levels. Kept small: it is paid on every start. */
+#define SCAN_DEPTH 3
+
+/* Directories never descended into while scanning: huge, and not where
+ * start-up files or hooks live. */
+static const char *const scan_skip[] = { "node_modules", "objects", ".cache" };
+
+#define TRY(x) do { if ((x) < 0) return -ENOMEM; } while (0)
+
+static int add2(struct plan *pl, const char *op, const char *a)
+{
+	TRY(strv_add(&pl->argv, op));
+	return strv_add(&pl->argv, a);
+}
+
+static int add3(struct plan *pl, const char *op, const char *a, const char *b)
+{
+	TRY(strv_add(&pl->argv, op));
+	TRY(strv_add(&pl->argv, a));
+	return strv_add(&pl->argv, b);
+}
+
+static bool under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	if (n == 1)
+		return true;
+	return strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0');
+}
+
+/* ---- what is already covered, to keep the argv short and the order sane */
+
+struct covered {
+	struct strv masks;   /* read-denied paths already hidden */
+	struct strv protect; /* paths already bound read-only */
+	struct strv roots;   /* writable roots that were bound */
+};
+
+static bool in_list(const struct strv *s, const char *path)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (under(path, s->v[i]))
+			return true;
+	return false;
+}
+
+static bool writable_here(const struct covered *cv, const char *path)
+{
+	return in_list(&cv->roots, path);
+}
+
+/* ---- masks for read-denied paths */
+
+static int mask_path(const struct plan_in *in, struct plan *pl,
+		     struct covered *cv, const char *path)
+{
+	struct stat st;
+	size_t nallow;
+	const struct sbx_rule *const *allow =
+		policy_rules(in->policy, SBX_RULE_ALLOW_READ, &nallow);
+
+	if (in_list(&cv->masks, path) || lstat(path, &st))
+		return 0;
+	TRY(strv_add(&cv->masks, path));
+	pl->read_masks++;
+	if (!S_ISDIR(st.st_mode))
+		/* reads give nothing, writes fail */
+		return add3(pl, "--ro-bind", "/dev/null", path);
+
+	/* Re-allowed children stay visible: the mask may then be traversed
+	 * (not listed), and each child is bound back. */
+	bool children = false;
+	for (size_t i = 0; i < nallow; i++)
+		if (allow[i]->pat == SBX_PAT_PREFIX && under(allow[i]->pattern, path) &&
+		    strcmp(allow[i]->pattern, path) && access(allow[i]->pattern, F_OK) == 0)
+			children = true;
+	TRY(add3(pl, "--perms", children ? "0111" : "0000", "--tmpfs"));
+	TRY(strv_add(&pl->argv, path));
+	for (size_t i = 0; children && i < nallow; i++) {
+		const char *c = allow[i]->pattern;
+		if (allow[i]->pat != SBX_PAT_PREFIX || !under(c, path) ||
+		    !strcmp(c, path) || access(c, F_OK))
+			continue;
+		bool w = writable_here(cv, c) &&
+			 policy_check_path(in->policy, SBX_OP_WRITE, c, NULL) == SBX_ALLOW;
+		TRY(add3(pl, w ? "--bind" : "--ro-bind", c, c));
+	}
+	return add2(pl, "--remount-ro", path);
+}
+
+/* ---- read-only protection inside writable roots */
+
+static int protect_path(struct plan *pl, struct covered *cv, const char *path)
+{
+	if (!writable_here(cv, path) || in_list(&cv->protect, path) ||
+	    in_list(&cv->masks, path))
+		return 0;
+	TRY(strv_add(&cv->protect, path));
+	pl->write_protects++;
+	return add3(pl, "--ro-bind", path, path);
+}
+
+/* Create an empty stand-in for a protected path that does not exist yet, so
+ * it can be bound read-only and creating it inside fails. Only where the
+ * parent exists: `.git/hooks` is guarded in an existing repository, and a
+ * `git init` inside the sandbox still works. */
+static int placeholder(const struct plan_in *in, struct plan *pl,
+		       struct covered *cv, const char *path, bool dir)
+{
+	char parent[PATH_MAX];
+	struct stat st;
+	int fd;
+
+	if (!in->make_placeholders || !writable_here(cv, path) ||
+	    in_list(&cv->masks, path) || lstat(path, &st) == 0)
+		return 0;
+	snprintf(parent, sizeof(parent), "%s", path);
+	*strrchr(parent, '/') = '\0';
+	if (stat(parent[0] ? parent : "/", &st) || !S_ISDIR(st.st_mode))
+		return 0;
+	if (dir) {
+		if (mkdir(path, 0555))
+			return 0; /* we cannot create it: neither can COMMAND */
+	} else {
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0444);
+		if (fd < 0)
+			return 0;
+		close(fd);
+	}
+	TRY(strv_add(&pl->placeholders, path));
+	return protect_path(pl, cv, path);
+}
+
+/* ---- scanning writable roots for protected names that exist */
+
+static int judge_entry(const struct plan_in *in, struct plan *pl,
+		       struct covered *cv, const char *path, bool *stop)
+{
+	const struct sbx_rule *why;
+
+	*stop = false;
+	if (policy_check_path(in->policy, SBX_OP_READ, path, &why) == SBX_DENY) {
+		*stop = true;
+		return mask_path(in, pl, cv, path);
+	}
+	if (policy_check_path(in->policy, SBX_OP_WRITE, path, &why) == SBX_DENY &&
+	    why && (why->kind == SBX_RULE_MANDATORY || why->kind == SBX_RULE_DENY_WRITE)) {
+		*stop = true;
+		return protect_path(pl, cv, path);
+	}
+	return 0;
+}
+
+static int scan(const struct plan_in *in, struct plan *pl, struct covered *cv,
+		const char *dir, int depth)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int rc = 0;
+
+	if (!d)
+		return 0;
+	while (!rc && (e = readdir(d))) {
+		char path[PATH_MAX];
+		bool stop, skip = false;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (snprintf(path, sizeof(path), "%s/%s", strcmp(dir, "/") ? dir : "",
+			     e->d_name) >= (int)sizeof(path))
+			continue;
+		rc = judge_entry(in, pl, cv, path, &stop);
+		if (rc || stop || depth <= 1)
+			continue;
+		if (e->d_type != DT_DIR)
+			continue; /* symlinks are not followed: their targets are judged where they are */
+		for (size_t i = 0; i < sizeof(scan_skip) / sizeof(*scan_skip); i++)
+			skip |= !strcmp(e->d_name, scan_skip[i]);
+		if (!skip)
+			rc = scan(in, pl, cv, path, depth - 1);
+	}
+	closedir(d);
+	return rc;
+}
+
+/* ---- the pieces */
+
+static int cmp_len(const void *a, const void *b)
+{
+	size_t la = strlen(*(char *const *)a), lb = strlen(*(char *const *)b);
+	return la < lb ? -1 : la > lb;
+}
+
+static int bind_roots(const struct plan_in *in, struct plan *pl,
+		      struct covered *cv, bool tmp_part)
+{
+	size_t n;
+	const struct sbx_rule *const *w = policy_rules(in->policy, SBX_RULE_ALLOW_WRITE, &n);
+	char **sorted = calloc(n + 1, sizeof(*sorted));
+	int rc = 0;
+
+	if (!sorted)
+		return -ENOMEM;
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++)
+		if (w[i]->pat == SBX_PAT_PREFIX)
+			sorted[m++] = (char *)w[i]->pattern;
+	qsort(sorted, m, sizeof(*sorted), cmp_len);
+	for (size_t i = 0; i < m && !rc; i++) {
+		const char *r = sorted[i];
+		if (!strcmp(r, "/tmp") || under(r, "/dev") || under(r, "/proc") ||
+		    under(r, "/tmp") != tmp_part || in_list(&cv->roots, r))
+			continue;
+		if (access(r, F_OK)) {
+			vmsg("allow_write %s does not exist; not bound", r);
+			continue;
+		}
+		/* A root the policy denies (a credential store, a mandatory
+		 * path) is not bound writable in the first place. */
+		if (policy_check_path(in->policy, SBX_OP_WRITE, r, NULL) == SBX_DENY)
+			continue;
+		rc = add3(pl, "--bind", r, r);
+		if (!rc)
+			rc = strv_add(&cv->roots, r);
+	}
+	free(sorted);
+	return rc;
+}
+
+static int mask_rules(const struct plan_in *in, struct plan *pl, struct covered *cv)
+{
+	size_t n;
+	const struct sbx_rule *const *d = policy_rules(in->policy, SBX_RULE_DENY_READ, &n);
+	char **sorted = calloc(n + 1, sizeof(*sorted));
+	size_t m = 0;
+	int rc = 0;
+
+	if (!sorted)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		if (d[i]->pat == SBX_PAT_PREFIX &&
+		    policy_check_path(in->policy, SBX_OP_READ, d[i]->pattern, NULL) == SBX_DENY)
+			sorted[m++] = (char *)d[i]->pattern;
+	qsort(sorted, m, sizeof(*sorted), cmp_len);
+	for (size_t i = 0; i < m && !rc; i++)
+		rc = mask_path(in, pl, cv, sorted[i]);
+	free(sorted);
+
+	/* Absolute globs (`~/.config/ ** /token*`): look below their literal
+	 * part, to the same bounded depth as the writable roots. */
+	for (size_t i = 0; i < n && !rc; i++) {
+		char lead[PATH_MAX];
+		if (d[i]->pat != SBX_PAT_GLOB)
+			continue;
+		snprintf(lead, sizeof(lead), "%.*s", (int)(d[i]->prefix_len > 1 ?
+			 d[i]->prefix_len - 1 : 1), d[i]->pattern);
+		rc = scan(in, pl, cv, lead, SCAN_DEPTH + 1);
+	}
+	return rc;
+}
+
+static int protect_rules(const struct plan_in *in, struct plan *pl,
+			 struct covered *cv)
+{
+	static const enum sbx_rule_kind kinds[] = { SBX_RULE_MANDATORY, SBX_RULE_DENY_WRITE };
+	const char *roots[2] = { policy_workspace(in->policy), policy_home(in->policy) };
+	int rc = 0;
+
+	for (size_t k = 0; k < 2 && !rc; k++) {
+		size_t n;
+		const struct sbx_rule *const *r = policy_rules(in->policy, kinds[k], &n);
+		for (size_t i = 0; i < n && !rc; i++) {
+			char path[PATH_MAX];
+			const struct sbx_rule *x = r[i];
+			bool builtin = x->origin == SBX_ORIGIN_MANDATORY ||
+				       x->origin == SBX_ORIGIN_DEFAULT;
+
+			if (x->pat == SBX_PAT_PREFIX) {
+				if (access(x->pattern, F_OK) == 0)
+					rc = protect_path(pl, cv, x->pattern);
+				else if (builtin || x->is_dir)
+					rc = placeholder(in, pl, cv, x->pattern, x->is_dir);
+				continue;
+			}
+			if (x->pat != SBX_PAT_ANYWHERE || strpbrk(x->pattern, "*?"))
+				continue;
+			/* A literal any-depth name: guard it at the top of the
+			 * workspace and of HOME even before it exists. */
+			for (size_t j = 0; j < 2 && !rc; j++) {
+				snprintf(path, sizeof(path), "%s/%s", roots[j], x->pattern);
+				if (access(path, F_OK) == 0)
+					rc = protect_path(pl, cv, path);
+				else if (builtin || x->is_dir)
+					rc = placeholder(in, pl, cv, path, x->is_dir);
+			}
+		}
+	}
+	/* Existing protected names deeper in every writable root. */
+	for (size_t i = 0; i < cv->roots.n && !rc; i++) {
+		struct stat st;
+		if (stat(cv->roots.v[i], &st) == 0 && S_ISDIR(st.st_mode))
+			rc = scan(in, pl, cv, cv->roots.v[i], SCAN_DEPTH);
+	}
+	return rc;
+}
+
+static int environment(const struct plan_in *in, struct plan *pl)
+{
+	const struct policy *p = in->policy;
+
+	for (char **e = in->environ; e && *e; e++) {
+		char name[256];
+		const char *eq = strchr(*e, '=');
+		if (!eq || (size_t)(eq - *e) >= sizeof(name))
+			continue;
+		snprintf(name, sizeof(name), "%.*s", (int)(eq - *e), *e);
+		if (policy_env_denied(p, name, NULL))
+			TRY(add2(pl, "--unsetenv", name));
+	}
+	TRY(add3(pl, "--setenv", "SBX_SANDBOX", "1"));
+	if (policy_home_mode(p) == SBX_HOME_EPHEMERAL) {
+		/* inside the private /tmp: empty at start, gone at exit */
+		TRY(add3(pl, "--perms", "0700", "--dir"));
+		TRY(strv_add(&pl->argv, "/tmp/sbx-home"));
+		TRY(add3(pl, "--setenv", "HOME", "/tmp/sbx-home"));
+	}
+	if (policy_session_dir(p))
+		TRY(add3(pl, "--setenv", "SBX_SESSION_DIR", policy_session_dir(p)));
+	const char *tmpdir = getenv("TMPDIR");
+	if (tmpdir && *tmpdir && (tmpdir[0] != '/' ||
+	    policy_check_path(p, SBX_OP_WRITE, tmpdir, NULL) == SBX_DENY))
+		TRY(add3(pl, "--setenv", "TMPDIR", "/tmp"));
+	return 0;
+}
+
+int plan_build(const struct plan_in *in, struct plan *pl)
+{
+	const struct policy *p = in->policy;
+	struct covered cv = { 0 };
+	char num[64];
+	int rc;
+
+	memset(pl, 0, sizeof(*pl));
+#define STEP(x) do { if ((rc = (x)) < 0) goto out; } while (0)
+	STEP(strv_add(&pl->argv, in->bwrap));
+	/* Always a user namespace with every capability dropped, also for
+	 * root: bwrap started by root otherwise keeps nearly all capabilities,
+	 * and CAP_SYS_ADMIN or CAP_DAC_READ_SEARCH would undo a mask (umount,
+	 * open_by_handle_at). No nested user namespaces either: one could
+	 * regain those capabilities over its own mounts. */
+	STEP(strv_add(&pl->argv, "--unshare-user"));
+	STEP(strv_add(&pl->argv, "--disable-userns"));
+	STEP(add2(pl, "--cap-drop", "ALL"));
+	STEP(strv_add(&pl->argv, "--unshare-pid"));
+	STEP(strv_add(&pl->argv, "--unshare-ipc"));
+	STEP(strv_add(&pl->argv, "--unshare-uts"));
+	STEP(strv_add(&pl->argv, "--unshare-cgroup-try"));
+	if (!policy_network_open(p))
+		STEP(strv_add(&pl->argv, "--unshare-net"));
+	STEP(strv_add(&pl->argv, "--die-with-parent"));
+	/* sbx-init is pid 1: it forwards signals and reaps, which bwrap's own
+	 * pid-1 helper does not do. */
+	STEP(strv_add(&pl->argv, "--as-pid-1"));
+
+	STEP(add3(pl, "--ro-bind", "/", "/"));
+	STEP(bind_roots(in, pl, &cv, false));
+	STEP(add2(pl, "--dev", "/dev"));
+	STEP(add2(pl, "--proc", "/proc"));
+	STEP(add2(pl, "--tmpfs", "/tmp"));
+	STEP(bind_roots(in, pl, &cv, true));
+	STEP(mask_rules(in, pl, &cv));
+	STEP(protect_rules(in, pl, &cv));
+	STEP(environment(in, pl));
+	STEP(add2(pl, "--chdir", in->cwd));
+
+	STEP(strv_add(&pl->argv, "--"));
+	STEP(strv_add(&pl->argv, in->init));
+	if (in->ctl_fd >= 0) {
+		snprintf(num, sizeof(num), "--ctl=%d", in->ctl_fd);
+		STEP(strv_add(&pl->argv, num));
+	}
+	STEP(strv_add(&pl->argv, policy_allow_all_unix_sockets(p) ?
+		      "--unix=allow" : "--unix=block"));
+	if (in->ignored_signals) {
+		snprintf(num, sizeof(num), "--ignored=%u", in->ignored_signals);
+		STEP(strv_add(&pl->argv, num));
+	}
+	if (sbx_verbosity >= V_VERBOSE)
+		STEP(strv_add(&pl->argv, "--verbose"));
+	STEP(strv_add(&pl->argv, "--"));
+	for (char *const *c = in->command; *c; c++)
+		STEP(strv_add(&pl->argv, *c));
+	rc = 0;
+out:
+	strv_free(&cv.masks);
+	strv_free(&cv.protect);
+	strv_free(&cv.roots);
+	if (rc < 0) {
+		plan_remove_placeholders(pl);
+		plan_free(pl);
+	}
+	return rc;
+#undef STEP
+}
+
+void plan_remove_placeholders(struct plan *pl)
+{
+	for (size_t i = pl->placeholders.n; i-- > 0;) {
+		const char *path = pl->placeholders.v[i];
+		struct stat st;
+
+		if (lstat(path, &st))
+			continue;
+		/* Only while still the empty thing we made: never lose data
+		 * someone put there from outside the sandbox meanwhile. */
+		if (S_ISDIR(st.st_mode))
+			rmdir(path);
+		else if (S_ISREG(st.st_mode) && st.st_size == 0)
+			unlink(path);
+	}
+	strv_free(&pl->placeholders);
+}
+
+void plan_free(struct plan *pl)
+{
+	strv_free(&pl->argv);
+	strv_free(&pl->placeholders);
+}

@@ -1,0 +1,189 @@
+/* supervisor/sbx-init.c: pid 1 inside the sandbox.
+ *
+ * bubblewrap has set up the namespaces and mounts and execs this as the
+ * sandbox's pid 1 (--as-pid-1). It only applies what the supervisor decided:
+ *   sbx-init [--ctl=FD] [--unix=allow|block] [--ignored=MASK] [--verbose]
+ *            -- COMMAND [ARG...]
+ * It tells the supervisor the sandbox stands (a message on the control
+ * socket, which carries our pid as the supervisor's namespace sees it),
+ * starts COMMAND with the seccomp filter, forwards the signals the
+ * supervisor relays, reaps orphans, and exits with COMMAND's status.
+ * No parsing beyond argv, no allocation.
+ */
+#include <errno.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "filters.h"
+
+/* The signals the supervisor relays; kept in step with supervisor/run.c. */
+static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGWINCH,
+				 SIGUSR1, SIGUSR2 };
+#define NFORWARDED (sizeof(forwarded) / sizeof(forwarded[0]))
+
+static void die(const char *what, int err)
+{
+	dprintf(STDERR_FILENO, "sbx: sandbox set-up failed: %s: %s\n", what, strerror(err));
+	_exit(125);
+}
+
+static int parse_uint(const char *s, unsigned *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || end == s || v > 0xffffffffu)
+		return -1;
+	*out = (unsigned)v;
+	return 0;
+}
+
+static void apply_filter(int block_unix)
+{
+	struct sock_fprog prog;
+
+	if (block_unix) {
+		prog.len = sizeof(sbx_filter_unix_block) / sizeof(sbx_filter_unix_block[0]);
+		prog.filter = (struct sock_filter *)sbx_filter_unix_block;
+	} else {
+		prog.len = sizeof(sbx_filter_unix_allow) / sizeof(sbx_filter_unix_allow[0]);
+		prog.filter = (struct sock_filter *)sbx_filter_unix_allow;
+	}
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		die("no_new_privs", errno);
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog))
+		die("seccomp filter", errno);
+}
+
+static void start_command(char **cmd, const sigset_t *orig, unsigned ignored,
+			  int block_unix)
+{
+	/* COMMAND gets the dispositions our caller had: bubblewrap ran with
+	 * the forwarded signals ignored, so reset them unless the caller
+	 * itself ignored them (nohup). */
+	for (size_t i = 0; i < NFORWARDED; i++) {
+		int s = forwarded[i];
+		signal(s, (s < 32 && (ignored & (1u << s))) ? SIG_IGN : SIG_DFL);
+	}
+	signal(SIGCHLD, SIG_DFL);
+	if (sigprocmask(SIG_SETMASK, orig, NULL))
+		die("signal mask", errno);
+	apply_filter(block_unix);
+	execvp(cmd[0], cmd);
+	int e = errno;
+	if (e == ENOENT)
+		dprintf(STDERR_FILENO, "sbx: %s: command not found\n", cmd[0]);
+	else
+		dprintf(STDERR_FILENO, "sbx: %s: %s\n", cmd[0], strerror(e));
+	_exit(e == ENOENT ? 127 : 126);
+}
+
+int main(int argc, char **argv)
+{
+	int ctl = -1, block_unix = 1, verbose = 0, i;
+	unsigned ignored = 0, v;
+	sigset_t orig, set;
+	pid_t child;
+	int status = 0;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--")) {
+			i++;
+			break;
+		} else if (!strncmp(a, "--ctl=", 6) && !parse_uint(a + 6, &v)) {
+			ctl = (int)v;
+		} else if (!strcmp(a, "--unix=allow")) {
+			block_unix = 0;
+		} else if (!strcmp(a, "--unix=block")) {
+			block_unix = 1;
+		} else if (!strncmp(a, "--ignored=", 10) && !parse_uint(a + 10, &v)) {
+			ignored = v;
+		} else if (!strcmp(a, "--verbose")) {
+			verbose = 1;
+		} else {
+			dprintf(STDERR_FILENO, "sbx-init: unknown argument `%s` "
+				"(sbx-init is started by sbx-preload)\n", a);
+			_exit(125);
+		}
+	}
+	if (i >= argc) {
+		dprintf(STDERR_FILENO, "sbx-init: no command\n");
+		_exit(125);
+	}
+
+	sigemptyset(&set);
+	for (size_t k = 0; k < NFORWARDED; k++)
+		sigaddset(&set, forwarded[k]);
+	sigaddset(&set, SIGCHLD);
+	if (sigprocmask(SIG_BLOCK, &set, &orig))
+		die("signal mask", errno);
+	int sfd = signalfd(-1, &set, SFD_CLOEXEC);
+	if (sfd < 0)
+		die("signalfd", errno);
+
+	if (verbose)
+		dprintf(STDERR_FILENO, "sbx: terminal kept; TIOCSTI/TIOCLINUX blocked "
+			"by seccomp%s\n", block_unix ? ", unix sockets blocked" : "");
+
+	child = fork();
+	if (child < 0)
+		die("fork", errno);
+	if (child == 0) {
+		close(sfd);
+		if (ctl >= 0)
+			close(ctl);
+		start_command(argv + i, &orig, ignored, block_unix);
+	}
+
+	/* Ready: the supervisor learns our pid (SCM_CREDENTIALS, translated
+	 * into its pid namespace) and that COMMAND is starting. */
+	if (ctl >= 0) {
+		if (send(ctl, "R", 1, MSG_NOSIGNAL) != 1)
+			die("control socket", errno);
+	}
+
+	for (;;) {
+		struct signalfd_siginfo si;
+		ssize_t n = read(sfd, &si, sizeof(si));
+
+		if (n != (ssize_t)sizeof(si)) {
+			if (n < 0 && errno == EINTR)
+				continue;
+			die("signalfd read", n < 0 ? errno : EIO);
+		}
+		if (si.ssi_signo == SIGCHLD) {
+			pid_t p;
+			int st;
+			while ((p = waitpid(-1, &st, WNOHANG)) > 0) {
+				if (p != child)
+					continue; /* an orphan, reaped */
+				status = st;
+				goto done;
+			}
+			continue;
+		}
+		/* Relay only what a process sent (the supervisor). A signal
+		 * from the terminal (SI_KERNEL) went to COMMAND too, as a
+		 * member of the foreground process group. */
+		if ((int)si.ssi_code <= 0)
+			kill(child, (int)si.ssi_signo);
+	}
+done:
+	/* Exiting ends the pid namespace: the kernel kills what COMMAND left. */
+	if (WIFSIGNALED(status))
+		_exit(128 + WTERMSIG(status));
+	_exit(WEXITSTATUS(status));
+}

@@ -1,0 +1,172 @@
+/* supervisor/util.c: small helpers the supervisor's files share. */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "supervisor.h"
+
+enum verbosity sbx_verbosity = V_NORMAL;
+
+int strv_add(struct strv *s, const char *str)
+{
+	if (s->n + 2 > s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 64;
+		char **v = realloc(s->v, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		s->v = v;
+		s->cap = cap;
+	}
+	if (!(s->v[s->n] = strdup(str)))
+		return -ENOMEM;
+	s->v[++s->n] = NULL;
+	return 0;
+}
+
+int strv_addf(struct strv *s, const char *fmt, ...)
+{
+	va_list ap;
+	char *str;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = vasprintf(&str, fmt, ap);
+	va_end(ap);
+	if (rc < 0)
+		return -ENOMEM;
+	rc = strv_add(s, str);
+	free(str);
+	return rc;
+}
+
+void strv_free(struct strv *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		free(s->v[i]);
+	free(s->v);
+	s->v = NULL;
+	s->n = s->cap = 0;
+}
+
+void shell_quote(const char *arg, char *out, size_t outsz)
+{
+	size_t o = strlen(out);
+	bool plain = *arg != '\0';
+
+	for (const char *c = arg; *c && plain; c++)
+		plain = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			       "0123456789-_./=:,+@%", *c) != NULL;
+	if (plain) {
+		snprintf(out + o, outsz - o, "%s", arg);
+		return;
+	}
+	/* '...' with each ' written as '\'' */
+	if (o + 1 < outsz)
+		out[o++] = '\'';
+	for (const char *c = arg; *c && o + 5 < outsz; c++) {
+		if (*c == '\'') {
+			memcpy(out + o, "'\\''", 4);
+			o += 4;
+		} else {
+			out[o++] = *c;
+		}
+	}
+	if (o + 1 < outsz)
+		out[o++] = '\'';
+	out[o < outsz ? o : outsz - 1] = '\0';
+}
+
+static void vsay(const char *fmt, va_list ap)
+{
+	char line[4096];
+
+	vsnprintf(line, sizeof(line), fmt, ap);
+	/* One write, so lines from parallel processes do not interleave. */
+	dprintf(STDERR_FILENO, "sbx: %s\n", line);
+}
+
+void msg(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (sbx_verbosity < V_NORMAL)
+		return;
+	va_start(ap, fmt);
+	vsay(fmt, ap);
+	va_end(ap);
+}
+
+void vmsg(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (sbx_verbosity < V_VERBOSE)
+		return;
+	va_start(ap, fmt);
+	vsay(fmt, ap);
+	va_end(ap);
+}
+
+void dmsg(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (sbx_verbosity < V_DEBUG)
+		return;
+	va_start(ap, fmt);
+	vsay(fmt, ap);
+	va_end(ap);
+}
+
+int find_in_path(const char *name, char *out, size_t outsz)
+{
+	const char *path = getenv("PATH");
+
+	if (strchr(name, '/')) {
+		if (access(name, X_OK))
+			return -errno;
+		snprintf(out, outsz, "%s", name);
+		return 0;
+	}
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	for (const char *p = path; *p;) {
+		const char *e = strchrnul(p, ':');
+		int n = snprintf(out, outsz, "%.*s/%s", (int)(e - p),
+				 e == p ? "." : p, name);
+		struct stat st;
+
+		if (n > 0 && (size_t)n < outsz && stat(out, &st) == 0 &&
+		    S_ISREG(st.st_mode) && access(out, X_OK) == 0)
+			return 0;
+		p = *e ? e + 1 : e;
+	}
+	return -ENOENT;
+}
+
+int mkdir_p(const char *path, mode_t mode)
+{
+	char tmp[PATH_MAX];
+	size_t len = strlen(path);
+
+	if (len == 0 || len >= sizeof(tmp))
+		return -ENAMETOOLONG;
+	memcpy(tmp, path, len + 1);
+	for (char *p = tmp + 1;; p++) {
+		if (*p == '/' || *p == '\0') {
+			char c = *p;
+			*p = '\0';
+			if (mkdir(tmp, mode) && errno != EEXIST)
+				return -errno;
+			*p = c;
+			if (!c)
+				break;
+		}
+	}
+	return 0;
+}
