@@ -390,6 +390,10 @@ int plan_build(const struct plan_in *in, struct plan *pl)
 	STEP(add2(pl, "--dev", "/dev"));
 	STEP(add2(pl, "--proc", "/proc"));
 	STEP(add2(pl, "--tmpfs", "/tmp"));
+	/* Our own helper must stay reachable when sbx lives under /tmp (a
+	 * build tree, a test): the private /tmp hides the host's. */
+	if (under(in->init, "/tmp"))
+		STEP(add3(pl, "--ro-bind", in->init, in->init));
 	STEP(bind_roots(in, pl, &cv, true));
 	STEP(mask_rules(in, pl, &cv));
 	STEP(protect_rules(in, pl, &cv));

@@ -1,0 +1,41 @@
+#!/bin/sh
+# `make run`: show a newcomer what the sandbox allows and what it stops,
+# with the built-in default policy, in a throw-away workspace and HOME.
+# `make run CMD='…'` runs their own command in the current directory instead.
+set -eu
+here=$(cd "$(dirname "$0")/.." && pwd)
+sbx="$here/build/sbx-preload"
+
+if [ $# -gt 0 ]; then
+	exec "$sbx" -- sh -c "$1"
+fi
+
+# Not under /tmp: inside the sandbox /tmp is a private, empty tmpfs.
+mkdir -p "$here/build"
+demo=$(mktemp -d "$here/build/demo.XXXXXX")
+trap 'rm -rf "$demo"' EXIT
+mkdir -p "$demo/home/.ssh" "$demo/project"
+echo "-----BEGIN OPENSSH PRIVATE KEY----- (demo secret)" > "$demo/home/.ssh/id_ed25519"
+echo "hello from the workspace" > "$demo/project/notes.txt"
+cd "$demo/project"
+
+cat <<MSG
+== sbx demo: a command under the built-in default policy ==
+   workspace: $demo/project     HOME: $demo/home
+   It reads and writes a workspace file, then tries to read ~/.ssh and to
+   write to \$HOME. Expect two successes and two refusals.
+
+MSG
+# Use the demo HOME, and the built-in defaults rather than any user config.
+HOME="$demo/home" SBX_CONFIG=/dev/null "$sbx" -- sh -c '
+	printf "1. read  notes.txt          -> "; cat notes.txt
+	printf "2. write result.txt         -> "; echo "written inside" > result.txt && echo ok
+	printf "3. read  ~/.ssh/id_ed25519  -> "; cat ~/.ssh/id_ed25519 2>&1 || true
+	printf "4. write ~/planted          -> "; touch ~/planted 2>&1 || true
+' || true
+echo
+echo "On the host afterwards:"
+printf "   result.txt: %s\n" "$(cat result.txt 2>/dev/null || echo missing)"
+printf "   ~/planted:  %s\n" "$( [ -e "$demo/home/planted" ] && echo 'EXISTS (bad)' || echo 'absent (blocked)')"
+echo
+echo "Run your own: make run CMD='ls ~/.ssh; touch /etc/x'"
