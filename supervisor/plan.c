@@ -130,16 +130,26 @@ static int protect_path(struct plan *pl, struct covered *cv, const char *path)
 static int placeholder(const struct plan_in *in, struct plan *pl,
 		       struct covered *cv, const char *path, bool dir)
 {
-	char parent[PATH_MAX];
+	char parent[PATH_MAX], real[PATH_MAX], target[PATH_MAX];
 	struct stat st;
 	int fd;
 
-	if (!in->make_placeholders || !writable_here(cv, path) ||
-	    in_list(&cv->masks, path) || lstat(path, &st) == 0)
+	if (!in->make_placeholders || lstat(path, &st) == 0)
 		return 0;
 	snprintf(parent, sizeof(parent), "%s", path);
 	*strrchr(parent, '/') = '\0';
-	if (stat(parent[0] ? parent : "/", &st) || !S_ISDIR(st.st_mode))
+	/* Judge where it would really land: a sandboxed run may have left
+	 * `.git` or `.claude` as a symlink to elsewhere, and we create files
+	 * outside the sandbox, as the user. */
+	if (!realpath(parent[0] ? parent : "/", real) ||
+	    stat(real, &st) || !S_ISDIR(st.st_mode))
+		return 0;
+	if (snprintf(target, sizeof(target), "%s/%s", strcmp(real, "/") ? real : "",
+		     strrchr(path, '/') + 1) >= (int)sizeof(target))
+		return 0;
+	path = target;
+	if (!writable_here(cv, path) || in_list(&cv->masks, path) ||
+	    lstat(path, &st) == 0)
 		return 0;
 	if (dir) {
 		if (mkdir(path, 0555))
