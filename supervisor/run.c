@@ -13,14 +13,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "forwarded.h"
 #include "supervisor.h"
 
 extern char **environ;
 
-/* Kept in step with supervisor/sbx-init.c. */
-static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGWINCH,
-				 SIGUSR1, SIGUSR2 };
-#define NFORWARDED (sizeof(forwarded) / sizeof(forwarded[0]))
 
 /* The ones the terminal sends to the whole foreground process group. */
 static bool terminating(int sig)
@@ -32,10 +29,10 @@ unsigned run_ignored_signals(void)
 {
 	unsigned mask = 0;
 
-	for (size_t i = 0; i < NFORWARDED; i++) {
+	for (size_t i = 0; i < SBX_NFORWARDED; i++) {
 		struct sigaction sa;
-		if (sigaction(forwarded[i], NULL, &sa) == 0 && sa.sa_handler == SIG_IGN)
-			mask |= 1u << forwarded[i];
+		if (sigaction(sbx_forwarded[i], NULL, &sa) == 0 && sa.sa_handler == SIG_IGN)
+			mask |= 1u << sbx_forwarded[i];
 	}
 	return mask;
 }
@@ -55,9 +52,9 @@ static void child_exec(const struct plan *pl, const struct run_in *ri,
 	 * the whole foreground group, COMMAND decides what to do with it, and
 	 * bwrap dying would SIGKILL the sandbox (--die-with-parent). sbx-init
 	 * restores COMMAND's dispositions. */
-	for (size_t i = 0; i < NFORWARDED; i++)
-		if (terminating(forwarded[i]))
-			signal(forwarded[i], SIG_IGN);
+	for (size_t i = 0; i < SBX_NFORWARDED; i++)
+		if (terminating(sbx_forwarded[i]))
+			signal(sbx_forwarded[i], SIG_IGN);
 	sigprocmask(SIG_SETMASK, orig, NULL);
 	/* If we die, bwrap dies, and with it the sandbox. */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
@@ -113,8 +110,8 @@ int run_sandbox(const struct plan *pl, const struct run_in *ri, bool *ready)
 
 	*ready = false;
 	sigemptyset(&set);
-	for (size_t i = 0; i < NFORWARDED; i++)
-		sigaddset(&set, forwarded[i]);
+	for (size_t i = 0; i < SBX_NFORWARDED; i++)
+		sigaddset(&set, sbx_forwarded[i]);
 	sigaddset(&set, SIGCHLD);
 	if (sigprocmask(SIG_BLOCK, &set, &orig))
 		return SBX_EXIT_SETUP;

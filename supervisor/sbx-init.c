@@ -25,11 +25,8 @@
 #include <unistd.h>
 
 #include "filters.h"
+#include "forwarded.h"
 
-/* The signals the supervisor relays; kept in step with supervisor/run.c. */
-static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGWINCH,
-				 SIGUSR1, SIGUSR2 };
-#define NFORWARDED (sizeof(forwarded) / sizeof(forwarded[0]))
 
 static void die(const char *what, int err)
 {
@@ -73,8 +70,8 @@ static void start_command(char **cmd, const sigset_t *orig, unsigned ignored,
 	/* COMMAND gets the dispositions our caller had: bubblewrap ran with
 	 * the forwarded signals ignored, so reset them unless the caller
 	 * itself ignored them (nohup). */
-	for (size_t i = 0; i < NFORWARDED; i++) {
-		int s = forwarded[i];
+	for (size_t i = 0; i < SBX_NFORWARDED; i++) {
+		int s = sbx_forwarded[i];
 		signal(s, (s < 32 && (ignored & (1u << s))) ? SIG_IGN : SIG_DFL);
 	}
 	signal(SIGCHLD, SIG_DFL);
@@ -125,8 +122,8 @@ int main(int argc, char **argv)
 	}
 
 	sigemptyset(&set);
-	for (size_t k = 0; k < NFORWARDED; k++)
-		sigaddset(&set, forwarded[k]);
+	for (size_t k = 0; k < SBX_NFORWARDED; k++)
+		sigaddset(&set, sbx_forwarded[k]);
 	sigaddset(&set, SIGCHLD);
 	if (sigprocmask(SIG_BLOCK, &set, &orig))
 		die("signal mask", errno);

@@ -1,4 +1,5 @@
-build/supervisor/run.o: supervisor/run.c supervisor/supervisor.h \
- policy/policy.h
+build/supervisor/run.o: supervisor/run.c supervisor/forwarded.h \
+ supervisor/supervisor.h policy/policy.h
+supervisor/forwarded.h:
 supervisor/supervisor.h:
 policy/policy.h:
