@@ -83,8 +83,11 @@ build/libsbx-preload.so: $(SHIM_SRCS)
 	$(CC) $(CPPFLAGS) -std=gnu11 -Wall -Wextra -Werror -fPIC -shared \
 		-fvisibility=hidden $(CFLAGS) -o $@ $(SHIM_SRCS) -ldl
 
+# -no-pie: Criterion re-executes the runner for each test, and its
+# parameterized tests pass pointers to static data (the decision tables), which
+# must land at the same address in every worker.
 build/tests/unit-tests: $(UNIT_OBJS) $(POLICY_OBJS)
-	$(CC) $(SBX_LDFLAGS) -o $@ $^ $(SBX_LDLIBS) -lcriterion
+	$(CC) $(SBX_LDFLAGS) -no-pie -o $@ $^ $(SBX_LDLIBS) -lcriterion
 
 run: deps
 	@$(MAKE) --no-print-directory all
