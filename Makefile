@@ -42,11 +42,14 @@ UNIT_OBJS := $(UNIT_SRCS:%.c=build/%.o)
 
 BINS := build/sbx-preload build/sbx-init build/libsbx-preload.so
 
-.PHONY: all deps run check check-unit check-integration bench install clean
+.PHONY: all deps deps-test run check check-unit check-integration bench install clean
 all: $(BINS)
 
 deps:
 	@./scripts/deps.sh
+
+deps-test:
+	@./scripts/deps.sh --test
 
 build/%.o: %.c
 	@mkdir -p $(@D)
@@ -93,7 +96,7 @@ run: deps
 	@$(MAKE) --no-print-directory all
 	@./scripts/demo.sh $(if $(CMD),"$(CMD)")
 
-check: deps
+check: deps-test
 	@$(MAKE) --no-print-directory all build/tests/unit-tests
 	@$(MAKE) --no-print-directory check-unit check-integration
 

@@ -1,5 +1,7 @@
 #!/bin/sh
 # Install the Debian packages sbx needs, and only those that are missing.
+# `deps.sh --test` adds what the test suite drives: tmux (a real terminal),
+# script (a PTY), node (unless one is already on PATH), curl.
 # As root: runs apt-get. Otherwise: prints the exact apt-get line and fails,
 # so `make run` / `make check` stop with the fix instead of a compiler error.
 set -eu
@@ -7,6 +9,10 @@ set -eu
 # Build and test dependencies, all from Debian's archive (nothing vendored).
 PKGS="build-essential pkg-config bubblewrap libinih-dev uthash-dev libseccomp-dev \
 libffi-dev libjansson-dev libcriterion-dev python3 git util-linux procps"
+if [ "${1:-}" = --test ]; then
+	PKGS="$PKGS tmux bsdutils curl"
+	command -v node >/dev/null 2>&1 || PKGS="$PKGS nodejs"
+fi
 
 missing=""
 for p in $PKGS; do

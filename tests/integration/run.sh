@@ -1,0 +1,29 @@
+#!/bin/bash
+# Integration tests: real programs under the real sandbox.
+# Runs the suite as the calling user; as root, also as an unprivileged user
+# created here (users run sbx as themselves, CI runs as root).
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+
+# A copy every user can reach (the checkout may sit under /root), and not
+# under /tmp: inside the sandbox /tmp is a private, empty tmpfs.
+bin=$(mktemp -d /var/tmp/sbx-it-bin.XXXXXX)
+trap 'rm -rf "$bin"' EXIT
+cp "$top/build/sbx-preload" "$top/build/sbx-init" "$here"/*.sh "$bin/"
+[ -d "$top/tests/progs" ] && cp -r "$top/tests/progs" "$bin/progs"
+chmod -R a+rX "$bin"
+
+rc=0
+echo "# integration tests as $(id -un)"
+SBX_BIN="$bin" bash "$bin/suite.sh" || rc=1
+
+if [ "$(id -u)" -eq 0 ]; then
+	user=sbxtest
+	id "$user" >/dev/null 2>&1 || useradd -m -s /bin/bash "$user"
+	echo "# integration tests as $user (unprivileged)"
+	runuser -u "$user" -- env -i PATH=/usr/local/bin:/usr/bin:/bin \
+		HOME="$(getent passwd "$user" | cut -d: -f6)" LANG=C.UTF-8 \
+		SBX_BIN="$bin" bash "$bin/suite.sh" || rc=1
+fi
+exit $rc

@@ -1,0 +1,284 @@
+#!/bin/bash
+# The integration suite. Each test gets a fresh workspace W and a fake HOME
+# holding a canary key, both under /var/tmp (not /tmp: private inside), and
+# asserts on what happened on the host, not on exit codes alone.
+set -u
+SBX="$SBX_BIN/sbx-preload"
+unset SBX_CONFIG SBX_NO_SANDBOX SBX_ALLOWED_DOMAINS XDG_CONFIG_HOME XDG_STATE_HOME
+pass=0 fail=0 skip=0 T=""
+TIMEOUT=$(command -v timeout)
+
+t() { # start a test
+	T=$1
+	B=$(mktemp -d /var/tmp/sbx-it.XXXXXX)
+	export HOME=$B/home
+	W=$B/ws
+	mkdir -p "$HOME/.ssh" "$W"
+	SECRET="TOPSECRET-$RANDOM$RANDOM"
+	echo "$SECRET" > "$HOME/.ssh/id_ed25519"
+	echo "known-host-line" > "$HOME/.ssh/known_hosts"
+	cd "$W" || exit 1
+}
+done_() { cd /; rm -rf "$B"; }
+ok() { echo "ok - $T"; pass=$((pass + 1)); done_; }
+bad() { echo "FAIL - $T: $*"; [ -f "$B/err" ] && sed 's/^/#   /' "$B/err" | head -5; fail=$((fail + 1)); done_; }
+skip() { echo "skip - $T: $*"; skip=$((skip + 1)); done_; }
+# sx ARGS: run sbx-preload, stdout in $B/out, stderr in $B/err, status in RC
+sx() { timeout 60 "$SBX" "$@" >"$B/out" 2>"$B/err"; RC=$?; }
+has() { grep -q -- "$1" "$B/$2"; }
+
+# ---- filesystem
+
+t workspace_file_readable_and_writable
+echo in-data > in.txt
+sx -q -- sh -c 'cat in.txt; echo written > out.txt'
+if [ "$(cat out.txt 2>/dev/null)" = written ] && has in-data out; then ok; else bad "rc=$RC"; fi
+
+t home_and_etc_not_writable_boundary_readonly
+sx -q -- sh -c 'echo x > ~/planted; echo x > /etc/sbx-planted; echo x > /usr/sbx-planted'
+if [ ! -e "$HOME/planted" ] && [ ! -e /etc/sbx-planted ] && [ ! -e /usr/sbx-planted ] &&
+   has "Read-only file system" err; then ok; else bad "something was written (rc=$RC)"; fi
+
+t ssh_key_unreadable_secret_never_printed_boundary_mask
+sx -q -- sh -c 'cat ~/.ssh/id_ed25519; ls ~/.ssh; cp ~/.ssh/id_ed25519 stolen; grep -r TOPSECRET ~ 2>&1'
+if ! grep -q "$SECRET" "$B/out" "$B/err" && [ ! -s stolen ] && has "Permission denied" err; then ok
+else bad "secret visible or no denial (rc=$RC)"; fi
+
+t allow_read_reopens_one_file_inside_a_denied_dir
+sx -q --allow-read '~/.ssh/known_hosts' -- sh -c 'cat ~/.ssh/known_hosts; cat ~/.ssh/id_ed25519'
+if has known-host-line out && ! grep -q "$SECRET" "$B/out" "$B/err"; then ok; else bad "rc=$RC"; fi
+
+t deny_read_flag_hides_a_workspace_dir
+mkdir private && echo hidden-data > private/f
+sx -q --deny-read private -- sh -c 'cat private/f'
+if ! has hidden-data out && [ "$RC" -ne 0 ]; then ok; else bad "read it (rc=$RC)"; fi
+
+t mandatory_files_cannot_be_created_or_changed_boundary
+git init -q . && echo 'orig' > .bashrc && mkdir -p sub && echo 'KEY=1' > sub/.env
+before=$(cd "$W" && find . | sort)
+sx -q -- sh -c 'echo evil > .env; echo evil >> .bashrc; echo evil > .git/hooks/pre-commit;
+	chmod +x .git/hooks/pre-commit; echo evil > sub/.env; echo evil > .mcp.json;
+	mkdir -p .vscode && echo evil > .vscode/tasks.json; rm -f .bashrc; echo done'
+after=$(cd "$W" && find . | sort)
+if [ ! -e .env ] && [ "$(cat .bashrc)" = orig ] && [ ! -e .git/hooks/pre-commit ] &&
+   [ "$(cat sub/.env)" = KEY=1 ] && [ ! -e .mcp.json ] && [ ! -e .vscode ] &&
+   [ "$before" = "$after" ] && has done out; then ok
+else bad "protected file touched, or placeholders left: $(diff <(echo "$before") <(echo "$after") | head -3)"; fi
+
+t sandbox_ini_in_workspace_not_writable_mandatory
+sx -q -- sh -c 'printf "[filesystem]\nallow_write = /\n" > sandbox.ini'
+if [ ! -e sandbox.ini ]; then ok; else bad "created"; fi
+
+# ---- network and sockets
+
+t no_tcp_to_host_loopback_server_boundary_netns
+python3 - "$B" <<'EOF' &
+import socket, sys, os
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(5)
+open(sys.argv[1] + "/port", "w").write(str(s.getsockname()[1]))
+s.settimeout(20)
+try:
+    while True:
+        c, _ = s.accept(); open(sys.argv[1] + "/seen", "a").write("conn\n")
+        c.sendall(b"HELLO-FROM-HOST\n"); c.close()
+except Exception:
+    pass
+EOF
+srv=$!
+for _ in $(seq 50); do [ -s "$B/port" ] && break; sleep 0.1; done
+port=$(cat "$B/port")
+sx -q -- python3 -c "import socket; s=socket.create_connection(('127.0.0.1', $port), 3); print(s.recv(100))"
+denied_rc=$RC; seen_before=$(cat "$B/seen" 2>/dev/null)
+sx -q --allow-domain '*' -- python3 -c "import socket; s=socket.create_connection(('127.0.0.1', $port), 3); print(s.recv(100))"
+kill $srv 2>/dev/null; wait $srv 2>/dev/null
+if [ "$denied_rc" -ne 0 ] && [ -z "$seen_before" ] && has HELLO-FROM-HOST out; then ok
+else bad "denied_rc=$denied_rc seen='$seen_before' open-run rc=$RC"; fi
+
+t unix_socket_blocked_by_seccomp_unless_allowed
+python3 - "$W/sock" "$B" <<'EOF' &
+import socket, sys, os
+s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(5); s.settimeout(20)
+open(sys.argv[2] + "/ready", "w").write("1")
+try:
+    while True:
+        c, _ = s.accept(); open(sys.argv[2] + "/seen", "a").write("conn\n"); c.sendall(b"UNIX-HELLO"); c.close()
+except Exception:
+    pass
+EOF
+srv=$!
+for _ in $(seq 50); do [ -s "$B/ready" ] && break; sleep 0.1; done
+client="import socket; s=socket.socket(socket.AF_UNIX); s.connect('$W/sock'); print(s.recv(100))"
+sx -q -- python3 -c "$client"
+blocked_rc=$RC; seen_before=$(cat "$B/seen" 2>/dev/null); blocked_err=$(cat "$B/err")
+printf '[network]\nallow_all_unix_sockets = true\n' > "$B/allow.ini"
+sx -q -c "$B/allow.ini" -- python3 -c "$client"
+kill $srv 2>/dev/null; wait $srv 2>/dev/null
+if [ "$blocked_rc" -ne 0 ] && [ -z "$seen_before" ] && [[ $blocked_err == *"not permitted"* ]] &&
+   has UNIX-HELLO out; then ok; else bad "blocked_rc=$blocked_rc seen='$seen_before' allowed rc=$RC"; fi
+
+# ---- exit status, signals, descriptors, terminals
+
+t exit_status_passes_through
+sx -q -- sh -c 'exit 42'; a=$RC
+sx -q -- sbx-no-such-command; b=$RC; has "command not found" err; nf=$?
+echo 'echo hi' > noexec.sh && chmod 644 noexec.sh
+sx -q -- ./noexec.sh; c=$RC
+if [ $a -eq 42 ] && [ $b -eq 127 ] && [ $nf -eq 0 ] && [ $c -eq 126 ]; then ok; else bad "42->$a 127->$b 126->$c"; fi
+
+t sigterm_ends_command_with_143
+"$SBX" -q -- sleep 30 >/dev/null 2>&1 & p=$!
+( sleep 60; kill -KILL $p ) 2>/dev/null & dog=$!
+sleep 0.5; kill -TERM $p; wait $p; RC=$?
+kill $dog 2>/dev/null; wait $dog 2>/dev/null
+if [ $RC -eq 143 ]; then ok; else bad "rc=$RC"; fi
+
+t sigterm_and_sigint_are_forwarded_to_command
+# Job control on: without it bash starts background jobs with SIGINT
+# ignored, and sbx (rightly) hands that disposition on to COMMAND.
+set -m
+for sig in TERM INT; do
+	"$SBX" -q -- sh -c "trap 'echo got-$sig > marker-$sig; exit 7' $sig; while :; do sleep 0.1; done" \
+		>/dev/null 2>&1 & p=$!
+	( sleep 60; kill -KILL $p ) 2>/dev/null & dog=$!
+	for _ in $(seq 30); do sleep 0.1; done
+	kill -$sig $p; wait $p; eval "rc_$sig=$?"
+	kill $dog 2>/dev/null; wait $dog 2>/dev/null
+done
+set +m
+if [ "$rc_TERM" -eq 7 ] && [ "$rc_INT" -eq 7 ] && grep -q got-TERM marker-TERM && grep -q got-INT marker-INT
+then ok; else bad "TERM rc=$rc_TERM INT rc=$rc_INT"; fi
+
+t stdin_to_stdout_10mib_byte_exact
+head -c 10485760 /dev/urandom > "$B/in"
+timeout 60 "$SBX" -q -- cat < "$B/in" > "$B/copy" 2>"$B/err"
+if cmp -s "$B/in" "$B/copy"; then ok; else bad "bytes differ ($(stat -c %s "$B/copy"))"; fi
+
+t fd3_pipe_passes_through_both_ways
+echo fd3-payload > "$B/f3"
+timeout 30 "$SBX" -q -- sh -c 'cat <&3' 3< "$B/f3" > "$B/out" 2>"$B/err"
+timeout 30 "$SBX" -q -- sh -c 'echo back-through-fd3 >&3' 3> "$B/w3" 2>>"$B/err"
+if has fd3-payload out && grep -q back-through-fd3 "$B/w3"; then ok; else bad "fd 3 lost"; fi
+
+t pty_under_script_and_dev_tty
+if command -v script >/dev/null; then
+	timeout 30 script -qec "$SBX -q -- sh -c 'test -t 0 && test -t 1 && echo PTY-OK; echo TTY-WRITE > /dev/tty'" /dev/null > "$B/out" 2>&1
+	if has PTY-OK out && has TTY-WRITE out; then ok; else bad "$(head -c 200 "$B/out")"; fi
+else skip "no script"; fi
+
+t tiocsti_refused_by_seccomp_in_a_real_pty
+cat > "$B/sti.py" <<'EOF'
+import fcntl, termios, os
+fd = os.open("/dev/tty", os.O_RDWR)
+try:
+    fcntl.ioctl(fd, termios.TIOCSTI, b"x"); print("STI-ALLOWED")
+except OSError as e:
+    print("STI-REFUSED", e.errno)
+EOF
+cp "$B/sti.py" "$W/sti.py"
+timeout 30 script -qec "$SBX -q -- python3 sti.py" /dev/null > "$B/out" 2>&1
+if has "STI-REFUSED 1" out && ! has STI-ALLOWED out; then ok; else bad "$(head -c 200 "$B/out")"; fi
+
+t real_terminal_through_tmux_reads_dev_tty
+if command -v tmux >/dev/null; then
+	sock="sbx-it-$$-$RANDOM"
+	tmux -L "$sock" new-session -d -x 80 -y 24 \
+		"cd '$W' && HOME='$HOME' '$SBX' -q -- sh -c 'read x < /dev/tty; echo \"\$x\" > got'"
+	sleep 1.5
+	tmux -L "$sock" send-keys 'hello-from-keyboard' Enter
+	for _ in $(seq 50); do [ -s got ] && break; sleep 0.1; done
+	tmux -L "$sock" kill-server 2>/dev/null
+	if grep -q hello-from-keyboard got 2>/dev/null; then ok; else bad "nothing read from /dev/tty"; fi
+else skip "no tmux"; fi
+
+# ---- real programs
+
+t git_init_and_commit_in_workspace
+sx -q -- sh -c 'git init -q . && echo a > a && git add a && git -c user.name=t -c user.email=t@e commit -qm first'
+if [ "$(git -C "$W" log --format=%s 2>/dev/null)" = first ]; then ok; else bad "rc=$RC"; fi
+
+t python3_and_node_write_in_workspace
+sx -q -- python3 -c 'open("py.txt","w").write("from-python")'; prc=$RC
+if command -v node >/dev/null; then
+	sx -q -- node -e 'require("fs").writeFileSync("js.txt","from-node")'
+	[ "$(cat js.txt 2>/dev/null)" = from-node ] || { bad "node rc=$RC"; continue 2>/dev/null; }
+fi
+if [ "$(cat py.txt 2>/dev/null)" = from-python ]; then ok; else bad "python rc=$prc"; fi
+
+t static_binary_still_confined_by_boundary_no_shim
+cat > prog.c <<'EOF'
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+int main(void) {
+	char buf[128] = "";
+	char p[4096];
+	snprintf(p, sizeof p, "%s/.ssh/id_ed25519", getenv("HOME"));
+	int fd = open(p, O_RDONLY);
+	if (fd >= 0 && read(fd, buf, sizeof buf - 1) > 0) printf("READ:%s", buf);
+	snprintf(p, sizeof p, "%s/static-planted", getenv("HOME"));
+	if (open(p, O_WRONLY | O_CREAT, 0644) >= 0) printf("WROTE\n");
+	return 0;
+}
+EOF
+if cc -static -o prog prog.c 2>/dev/null; then
+	sx -q -- ./prog
+	if ! grep -q "$SECRET" "$B/out" && [ ! -e "$HOME/static-planted" ] && ! has WROTE out; then ok
+	else bad "$(cat "$B/out")"; fi
+else skip "no static libc"; fi
+
+# ---- set-up failures and configuration
+
+t bwrap_missing_refuses_with_advice_exit_125
+mkdir "$B/bin" && for c in sh touch cat env; do ln -s "$(command -v $c)" "$B/bin/$c"; done
+PATH="$B/bin" "$TIMEOUT" 30 "$SBX" -- touch ran-marker >"$B/out" 2>"$B/err"; RC=$?
+if [ $RC -eq 125 ] && [ ! -e ran-marker ] && has "apt-get install bubblewrap" err; then ok; else bad "rc=$RC"; fi
+
+t bwrap_missing_with_fallback_warn_runs_loudly
+mkdir "$B/bin" && for c in sh touch cat env; do ln -s "$(command -v $c)" "$B/bin/$c"; done
+printf '[sandbox]\nfallback = warn\n' > "$B/warn.ini"
+PATH="$B/bin" "$TIMEOUT" 30 "$SBX" -c "$B/warn.ini" -- touch ran-marker >"$B/out" 2>"$B/err"; RC=$?
+if [ $RC -eq 0 ] && [ -e ran-marker ] && has WARNING err; then ok; else bad "rc=$RC"; fi
+
+t config_error_names_line_and_runs_nothing
+printf '[filesystem]\n; comment\ndeny_reads = x\n' > "$B/bad.ini"
+sx -c "$B/bad.ini" -- touch ran-marker
+if [ $RC -eq 125 ] && [ ! -e ran-marker ] && has "bad.ini:3:" err && has "did you mean" err; then ok
+else bad "rc=$RC"; fi
+
+t project_sandbox_ini_may_narrow_not_widen
+printf '[filesystem]\nallow_write = /\n' > sandbox.ini
+sx -- touch ran-marker; w=$RC; has "would widen" err; ww=$?
+printf '[filesystem]\ndeny_read = secretdir\n' > sandbox.ini
+mkdir secretdir && echo s3cr3t > secretdir/f
+sx -q -- cat secretdir/f
+if [ $w -eq 125 ] && [ $ww -eq 0 ] && [ ! -e ran-marker ] && ! has s3cr3t out; then ok
+else bad "widen rc=$w narrow rc=$RC"; fi
+
+t deny_env_removes_variables_and_ephemeral_home
+printf '[env]\ndeny_env = MY_*\nhome = ephemeral\n' > "$B/env.ini"
+AWS_SECRET_ACCESS_KEY=aws-x MY_TOKEN=tok KEEP_ME=kept sx -q -c "$B/env.ini" -- sh -c \
+	'env; echo HOME=$HOME; ls -A "$HOME" | wc -l; touch "$HOME/eph"'
+if has KEEP_ME=kept out && ! has aws-x out && ! has MY_TOKEN out && ! has "HOME=$HOME$" out &&
+   [ ! -e "$HOME/eph" ] && grep -qx 0 "$B/out"; then ok; else bad "$(grep -E 'HOME|TOKEN|AWS' "$B/out")"; fi
+
+t strict_isolation_session_dir_only
+printf '[sandbox]\nisolation = strict\n' > "$B/strict.ini"
+XDG_STATE_HOME="$B/state" sx -c "$B/strict.ini" -- sh -c 'echo x > ws-file; echo y > "$SBX_SESSION_DIR/out"; echo $SBX_SESSION_DIR'
+sess=$(tail -1 "$B/out")
+if [ ! -e ws-file ] && [ "$(cat "$sess/out" 2>/dev/null)" = y ] && [[ $sess == "$B/state/sbx/sessions/"* ]]; then ok
+else bad "sess=$sess rc=$RC"; fi
+
+t print_gives_a_runnable_bwrap_line
+sx -q --print -- sh -c 'echo printed > p.txt'
+line=$(cat "$B/out")
+if [[ $line == *bwrap*--unshare-net*--*sh* ]] && timeout 30 sh -c "$line" 2>>"$B/err" &&
+   [ "$(cat p.txt 2>/dev/null)" = printed ]; then ok; else bad "$line"; fi
+
+t startup_line_shown_and_quiet_hides_it
+sx -- true; loud=$(cat "$B/err")
+sx -q -- true; quiet=$(cat "$B/err")
+if [[ $loud == *"sandbox on"*"network off"* ]] && [ -z "$quiet" ]; then ok; else bad "loud='$loud' quiet='$quiet'"; fi
+
+echo "# $(id -un): $pass passed, $fail failed, $skip skipped"
+[ $fail -eq 0 ]

@@ -1,0 +1,460 @@
+/* tests/unit/policy_paths.c: how a path as written becomes a pattern, and
+ * what a pattern matches (docs/POLICY.md "Paths"). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+
+#include "helpers.h"
+
+/* The compiled pattern of the one rule of `kind` written as `value`. */
+static const struct sbx_rule *rule(const struct policy *p, enum sbx_rule_kind kind,
+				   const char *value)
+{
+	const struct sbx_rule *r = find_rule(p, kind, value);
+
+	cr_assert_not_null(r, "no %s rule written as \"%s\"", sbx_rule_key(kind), value);
+	return r;
+}
+
+/* Expansion: value as written → pattern. */
+
+struct expand_case {
+	const char *ini;   /* one allow_write / deny_read line, in its section */
+	enum sbx_rule_kind kind;
+	const char *value; /* as written */
+	const char *pattern;
+	enum sbx_pat pat;
+};
+
+ParameterizedTestParameters(policy_paths, value_expands_to_pattern)
+{
+	static struct expand_case cases[] = {
+		{ "[filesystem]\nallow_write = /srv/data\n", SBX_RULE_ALLOW_WRITE,
+		  "/srv/data", "/srv/data", SBX_PAT_PREFIX },
+		{ "[filesystem]\nallow_write = ~\n", SBX_RULE_ALLOW_WRITE,
+		  "~", "/home/u", SBX_PAT_PREFIX },
+		{ "[filesystem]\nallow_write = ~/data\n", SBX_RULE_ALLOW_WRITE,
+		  "~/data", "/home/u/data", SBX_PAT_PREFIX },
+		{ "[filesystem]\ndeny_read = ~/.secret\n", SBX_RULE_DENY_READ,
+		  "~/.secret", "/home/u/.secret", SBX_PAT_PREFIX },
+		/* a `/` inside: relative to the workspace */
+		{ "[filesystem]\nallow_write = build/out\n", SBX_RULE_ALLOW_WRITE,
+		  "build/out", "/w/build/out", SBX_PAT_PREFIX },
+		{ "[filesystem]\nallow_write = ./x\n", SBX_RULE_ALLOW_WRITE,
+		  "./x", "/w/x", SBX_PAT_PREFIX },
+		{ "[filesystem]\nallow_write = ../y\n", SBX_RULE_ALLOW_WRITE,
+		  "../y", "/y", SBX_PAT_PREFIX },
+		{ "[filesystem]\ndeny_read = conf/secret\n", SBX_RULE_DENY_READ,
+		  "conf/secret", "/w/conf/secret", SBX_PAT_PREFIX },
+		/* a bare name in an allow key: relative to the workspace */
+		{ "[filesystem]\nallow_write = out\n", SBX_RULE_ALLOW_WRITE,
+		  "out", "/w/out", SBX_PAT_PREFIX },
+		{ "[filesystem]\nallow_write = .\n", SBX_RULE_ALLOW_WRITE,
+		  ".", "/w", SBX_PAT_PREFIX },
+		{ "[filesystem]\nallow_read = out/\n", SBX_RULE_ALLOW_READ,
+		  "out/", "/w/out", SBX_PAT_PREFIX },
+		/* a bare name in a deny key: any depth */
+		{ "[filesystem]\ndeny_read = .env.local\n", SBX_RULE_DENY_READ,
+		  ".env.local", ".env.local", SBX_PAT_ANYWHERE },
+		{ "[filesystem]\ndeny_write = *.pem\n", SBX_RULE_DENY_WRITE,
+		  "*.pem", "*.pem", SBX_PAT_ANYWHERE },
+		{ "[filesystem]\ndeny_read = secrets/\n", SBX_RULE_DENY_READ,
+		  "secrets/", "secrets", SBX_PAT_ANYWHERE },
+		/* folding */
+		{ "[filesystem]\nallow_write = /srv/./a/../b//c/\n", SBX_RULE_ALLOW_WRITE,
+		  "/srv/./a/../b//c/", "/srv/b/c", SBX_PAT_PREFIX },
+		{ "[filesystem]\nallow_write = //srv///d\n", SBX_RULE_ALLOW_WRITE,
+		  "//srv///d", "/srv/d", SBX_PAT_PREFIX },
+		{ "[filesystem]\nallow_write = /../srv/e\n", SBX_RULE_ALLOW_WRITE,
+		  "/../srv/e", "/srv/e", SBX_PAT_PREFIX },
+		{ "[filesystem]\nallow_write = ~/a/../b\n", SBX_RULE_ALLOW_WRITE,
+		  "~/a/../b", "/home/u/b", SBX_PAT_PREFIX },
+		/* globs */
+		{ "[filesystem]\ndeny_read = /srv/*.key\n", SBX_RULE_DENY_READ,
+		  "/srv/*.key", "/srv/*.key", SBX_PAT_GLOB },
+		{ "[filesystem]\ndeny_read = ~/**/*.pem\n", SBX_RULE_DENY_READ,
+		  "~/**/*.pem", "/home/u/**/*.pem", SBX_PAT_GLOB },
+	};
+	return cr_make_param_array(struct expand_case, cases, ARRAY_LEN(cases));
+}
+
+ParameterizedTest(struct expand_case *c, policy_paths, value_expands_to_pattern)
+{
+	struct policy *p = compile_ini(c->ini);
+	const struct sbx_rule *r = rule(p, c->kind, c->value);
+
+	cr_assert_str_eq(r->pattern, c->pattern, "\"%s\" became \"%s\", expected \"%s\"",
+			 c->value, r->pattern, c->pattern);
+	cr_assert_eq(r->pat, c->pat, "\"%s\": pat %d, expected %d", c->value, r->pat, c->pat);
+	policy_free(p);
+}
+
+Test(policy_paths, trailing_slash_marks_a_directory)
+{
+	struct policy *p = compile_ini("[filesystem]\ndeny_read = secrets/, /srv/x\n");
+
+	cr_assert_eq(rule(p, SBX_RULE_DENY_READ, "secrets/")->is_dir, true);
+	cr_assert_eq(rule(p, SBX_RULE_DENY_READ, "/srv/x")->is_dir, false);
+	policy_free(p);
+}
+
+Test(policy_paths, prefix_length_is_the_pattern_length)
+{
+	struct policy *p = compile_ini("[filesystem]\ndeny_read = ~/.secret\n");
+	const struct sbx_rule *r = rule(p, SBX_RULE_DENY_READ, "~/.secret");
+
+	cr_assert_eq(r->prefix_len, strlen("/home/u/.secret"));
+	policy_free(p);
+}
+
+/* Relative paths follow the workspace wherever it is set. */
+
+Test(policy_paths, relative_path_follows_workspace_set_in_the_file)
+{
+	struct policy *p = compile_ini("[sandbox]\nworkspace = /other\n"
+				       "[filesystem]\nallow_write = ./x\nallow_read = y/z\n");
+
+	cr_assert_str_eq(rule(p, SBX_RULE_ALLOW_WRITE, "./x")->pattern, "/other/x");
+	cr_assert_str_eq(rule(p, SBX_RULE_ALLOW_READ, "y/z")->pattern, "/other/y/z");
+	policy_free(p);
+}
+
+Test(policy_paths, relative_path_follows_workspace_set_later_in_the_file)
+{
+	struct policy *p = compile_ini("[filesystem]\nallow_write = ./x\n"
+				       "[sandbox]\nworkspace = /other\n");
+
+	cr_assert_str_eq(rule(p, SBX_RULE_ALLOW_WRITE, "./x")->pattern, "/other/x");
+	policy_free(p);
+}
+
+Test(policy_paths, relative_path_follows_workspace_set_by_flag)
+{
+	struct policy_builder *b = builder_ini("[filesystem]\nallow_write = ./x, out\n");
+
+	builder_set(b, "sandbox", "workspace", "/other", SBX_ORIGIN_FLAG, "--workspace");
+	struct policy *p = compile_builder(b);
+	cr_assert_str_eq(policy_workspace(p), "/other");
+	cr_assert_str_eq(rule(p, SBX_RULE_ALLOW_WRITE, "./x")->pattern, "/other/x");
+	cr_assert_str_eq(rule(p, SBX_RULE_ALLOW_WRITE, "out")->pattern, "/other/out");
+	assert_verdict(p, SBX_OP_WRITE, "/other/src/a.c", SBX_ALLOW);
+	assert_verdict(p, SBX_OP_WRITE, "/w/src/a.c", SBX_DENY);
+	policy_free(p);
+}
+
+Test(policy_paths, relative_flag_path_is_against_the_workspace)
+{
+	struct policy_builder *b = builder_ini("[sandbox]\nworkspace = /other\n");
+
+	builder_set(b, "filesystem", "deny_write", "vendor/lib", SBX_ORIGIN_FLAG, "--deny-write");
+	struct policy *p = compile_builder(b);
+	cr_assert_str_eq(rule(p, SBX_RULE_DENY_WRITE, "vendor/lib")->pattern, "/other/vendor/lib");
+	policy_free(p);
+}
+
+struct workspace_case {
+	const char *value;
+	const char *workspace;
+};
+
+ParameterizedTestParameters(policy_paths, workspace_value_expands)
+{
+	static struct workspace_case cases[] = {
+		{ "/srv/proj", "/srv/proj" },
+		{ "/srv/proj/", "/srv/proj" },
+		{ "/srv/./proj/../proj2", "/srv/proj2" },
+		{ ".", "/w" },
+		{ "sub", "/w/sub" },
+		{ "sub/dir", "/w/sub/dir" },
+		{ "~", "/home/u" },
+		{ "~/proj", "/home/u/proj" },
+	};
+	return cr_make_param_array(struct workspace_case, cases, ARRAY_LEN(cases));
+}
+
+ParameterizedTest(struct workspace_case *c, policy_paths, workspace_value_expands)
+{
+	char ini[256];
+
+	snprintf(ini, sizeof(ini), "[sandbox]\nworkspace = %s\n", c->value);
+	struct policy *p = compile_ini(ini);
+	cr_assert_str_eq(policy_workspace(p), c->workspace, "workspace = %s", c->value);
+	policy_free(p);
+}
+
+Test(policy_paths, builder_reports_the_workspace_it_will_use)
+{
+	struct policy_builder *b = builder_ini(NULL);
+
+	cr_assert_str_eq(policy_builder_workspace(b), "/w");
+	builder_set(b, "sandbox", "workspace", "/other/proj", SBX_ORIGIN_FLAG, "--workspace");
+	cr_assert_str_eq(policy_builder_workspace(b), "/other/proj");
+	policy_builder_free(b);
+}
+
+Test(policy_paths, builder_reports_the_workspace_from_the_file)
+{
+	struct policy_builder *b = builder_ini("[sandbox]\nworkspace = /srv/proj\n");
+
+	cr_assert_str_eq(policy_builder_workspace(b), "/srv/proj");
+	policy_builder_free(b);
+}
+
+Test(policy_paths, log_path_expands_tilde)
+{
+	struct policy *p = compile_ini("[report]\nlog = ~/audit.jsonl\n");
+
+	cr_assert_not_null(policy_log_path(p));
+	cr_assert_str_eq(policy_log_path(p), "/home/u/audit.jsonl");
+	policy_free(p);
+}
+
+/* Bare names in deny keys match at any depth, `/` inside anchors them. */
+
+struct match_case {
+	const char *ini;
+	enum sbx_op op;
+	const char *path;
+	enum sbx_verdict expect;
+};
+
+ParameterizedTestParameters(policy_paths, rule_matching)
+{
+	static struct match_case cases[] = {
+		/* bare name in deny_read: any depth, and beneath it */
+		{ "[filesystem]\ndeny_read = token.txt\n", SBX_OP_READ, "/w/token.txt", SBX_DENY },
+		{ "[filesystem]\ndeny_read = token.txt\n", SBX_OP_READ, "/w/a/b/token.txt", SBX_DENY },
+		{ "[filesystem]\ndeny_read = token.txt\n", SBX_OP_READ, "/home/u/token.txt", SBX_DENY },
+		{ "[filesystem]\ndeny_read = token.txt\n", SBX_OP_READ, "/token.txt", SBX_DENY },
+		{ "[filesystem]\ndeny_read = token.txt\n", SBX_OP_READ, "/w/token.txt/inner", SBX_DENY },
+		{ "[filesystem]\ndeny_read = token.txt\n", SBX_OP_READ, "/w/token.txt.bak", SBX_ALLOW },
+		{ "[filesystem]\ndeny_read = token.txt\n", SBX_OP_READ, "/w/mytoken.txt", SBX_ALLOW },
+		/* bare glob in deny_write */
+		{ "[filesystem]\ndeny_write = *.pem\n", SBX_OP_WRITE, "/w/key.pem", SBX_DENY },
+		{ "[filesystem]\ndeny_write = *.pem\n", SBX_OP_WRITE, "/w/certs/deep/key.pem", SBX_DENY },
+		{ "[filesystem]\ndeny_write = *.pem\n", SBX_OP_WRITE, "/w/key.pem.txt", SBX_ALLOW },
+		{ "[filesystem]\ndeny_write = *.pem\n", SBX_OP_WRITE, "/w/pem", SBX_ALLOW },
+		/* bare directory name */
+		{ "[filesystem]\ndeny_read = secrets/\n", SBX_OP_READ, "/w/x/secrets/a", SBX_DENY },
+		{ "[filesystem]\ndeny_read = secrets/\n", SBX_OP_READ, "/w/x/secretsauce", SBX_ALLOW },
+		/* a `/` inside a deny value anchors it to the workspace */
+		{ "[filesystem]\ndeny_read = conf/secret\n", SBX_OP_READ, "/w/conf/secret", SBX_DENY },
+		{ "[filesystem]\ndeny_read = conf/secret\n", SBX_OP_READ, "/w/x/conf/secret", SBX_ALLOW },
+		/* a bare name in an allow key is the workspace's, not any depth */
+		{ "[sandbox]\nisolation = custom\n[filesystem]\nallow_write = out\n",
+		  SBX_OP_WRITE, "/w/out/f", SBX_ALLOW },
+		{ "[sandbox]\nisolation = custom\n[filesystem]\nallow_write = out\n",
+		  SBX_OP_WRITE, "/w/sub/out/f", SBX_DENY },
+		{ "[sandbox]\nisolation = custom\n[filesystem]\nallow_write = out\n",
+		  SBX_OP_WRITE, "/srv/out/f", SBX_DENY },
+		/* `*` stays in one component */
+		{ "[filesystem]\ndeny_read = /srv/*.key\n", SBX_OP_READ, "/srv/a.key", SBX_DENY },
+		{ "[filesystem]\ndeny_read = /srv/*.key\n", SBX_OP_READ, "/srv/a.key/inner", SBX_DENY },
+		{ "[filesystem]\ndeny_read = /srv/*.key\n", SBX_OP_READ, "/srv/sub/a.key", SBX_ALLOW },
+		{ "[filesystem]\ndeny_read = /srv/*.key\n", SBX_OP_READ, "/srv/a.keys", SBX_ALLOW },
+		/* `?` is one character of one component */
+		{ "[filesystem]\ndeny_read = /srv/log?.txt\n", SBX_OP_READ, "/srv/log1.txt", SBX_DENY },
+		{ "[filesystem]\ndeny_read = /srv/log?.txt\n", SBX_OP_READ, "/srv/log12.txt", SBX_ALLOW },
+		{ "[filesystem]\ndeny_read = /srv/log?.txt\n", SBX_OP_READ, "/srv/log.txt", SBX_ALLOW },
+		/* `**` crosses components, also none */
+		{ "[filesystem]\ndeny_read = /srv/**/id\n", SBX_OP_READ, "/srv/a/b/c/id", SBX_DENY },
+		{ "[filesystem]\ndeny_read = /srv/**/id\n", SBX_OP_READ, "/srv/id", SBX_DENY },
+		{ "[filesystem]\ndeny_read = /srv/**/id\n", SBX_OP_READ, "/srv/a/id/x", SBX_DENY },
+		{ "[filesystem]\ndeny_read = /srv/**/id\n", SBX_OP_READ, "/srv/a/idx", SBX_ALLOW },
+		{ "[filesystem]\ndeny_read = /srv/**/id\n", SBX_OP_READ, "/opt/srv/a/id", SBX_ALLOW },
+		{ "[filesystem]\ndeny_read = ~/**/*.pem\n", SBX_OP_READ, "/home/u/a/b/c.pem", SBX_DENY },
+		{ "[filesystem]\ndeny_read = ~/**/*.pem\n", SBX_OP_READ, "/srv/c.pem", SBX_ALLOW },
+		{ "[filesystem]\ndeny_read = ~/**/*.pem\n", SBX_OP_READ, "/home/u/c.pem", SBX_DENY },
+		{ "[filesystem]\ndeny_read = /srv/**\n", SBX_OP_READ, "/srv/a/b", SBX_DENY },
+		{ "[filesystem]\ndeny_read = /srv/**\n", SBX_OP_READ, "/srvx/a", SBX_ALLOW },
+		/* a rule matches beneath its path, never a sibling sharing a prefix */
+		{ "[filesystem]\ndeny_read = /w/a\n", SBX_OP_READ, "/w/a", SBX_DENY },
+		{ "[filesystem]\ndeny_read = /w/a\n", SBX_OP_READ, "/w/a/b/c", SBX_DENY },
+		{ "[filesystem]\ndeny_read = /w/a\n", SBX_OP_READ, "/w/ab", SBX_ALLOW },
+		{ "[filesystem]\ndeny_read = /w/a\n", SBX_OP_READ, "/w/a.txt", SBX_ALLOW },
+		{ "[filesystem]\ndeny_read = /w/a\n", SBX_OP_READ, "/w", SBX_ALLOW },
+		{ "[filesystem]\ndeny_read = /w/a/\n", SBX_OP_READ, "/w/ab", SBX_ALLOW },
+		{ "[filesystem]\ndeny_read = /w/a/\n", SBX_OP_READ, "/w/a/b", SBX_DENY },
+		/* the root matches everything */
+		{ "[sandbox]\nisolation = custom\n[filesystem]\nallow_write = /\n",
+		  SBX_OP_WRITE, "/srv/x", SBX_ALLOW },
+		{ "[filesystem]\ndeny_read = /\n", SBX_OP_READ, "/etc/passwd", SBX_DENY },
+	};
+	return cr_make_param_array(struct match_case, cases, ARRAY_LEN(cases));
+}
+
+ParameterizedTest(struct match_case *c, policy_paths, rule_matching)
+{
+	struct policy *p = compile_ini(c->ini);
+	enum sbx_verdict got = check(p, c->op, c->path);
+
+	cr_assert_eq(got, c->expect, "%s %s: got %s, expected %s, with\n%s",
+		     sbx_op_name(c->op), c->path, VERDICT_NAME(got),
+		     VERDICT_NAME(c->expect), c->ini);
+	policy_free(p);
+}
+
+Test(policy_paths, rule_matches_its_path_and_beneath_not_siblings)
+{
+	struct policy *p = compile_ini("[filesystem]\ndeny_read = /w/a\n");
+	const struct sbx_rule *r = rule(p, SBX_RULE_DENY_READ, "/w/a");
+
+	cr_assert(policy_rule_matches(r, "/w/a"));
+	cr_assert(policy_rule_matches(r, "/w/a/b"));
+	cr_assert_not(policy_rule_matches(r, "/w/ab"));
+	cr_assert_not(policy_rule_matches(r, "/w"));
+	cr_assert_not(policy_rule_matches(r, "/x/w/a"));
+	policy_free(p);
+}
+
+Test(policy_paths, deny_value_with_a_slash_inside_is_anchored_to_the_workspace)
+{
+	struct policy *p = compile_ini("[filesystem]\ndeny_read = .git/hooks\n");
+	const struct sbx_rule *r = rule(p, SBX_RULE_DENY_READ, ".git/hooks");
+
+	cr_assert_eq(r->pat, SBX_PAT_PREFIX);
+	cr_assert_str_eq(r->pattern, "/w/.git/hooks");
+	cr_assert(policy_rule_matches(r, "/w/.git/hooks/pre-commit"));
+	cr_assert_not(policy_rule_matches(r, "/w/sub/.git/hooks/pre-commit"));
+	policy_free(p);
+}
+
+Test(policy_paths, anywhere_rule_matches_whole_components)
+{
+	struct policy *p = compile_ini("[filesystem]\ndeny_read = id_rsa\n");
+	const struct sbx_rule *r = rule(p, SBX_RULE_DENY_READ, "id_rsa");
+
+	cr_assert(policy_rule_matches(r, "/id_rsa"));
+	cr_assert(policy_rule_matches(r, "/a/b/id_rsa"));
+	cr_assert(policy_rule_matches(r, "/a/id_rsa/b"));
+	cr_assert_not(policy_rule_matches(r, "/a/my_id_rsa"));
+	cr_assert_not(policy_rule_matches(r, "/a/id_rsa.pub"));
+	policy_free(p);
+}
+
+/* Symlinks of existing paths are resolved; the value as written stays. */
+
+Test(policy_paths, existing_symlink_is_resolved_value_kept)
+{
+	char *dir = make_tmpdir();
+	char real[4096], link[4096], ini[8400], inside[4200], pattern[4200];
+
+	snprintf(real, sizeof(real), "%s/real", dir);
+	snprintf(link, sizeof(link), "%s/link", dir);
+	cr_assert_eq(mkdir(real, 0700), 0);
+	cr_assert_eq(symlink("real", link), 0);
+	snprintf(ini, sizeof(ini), "[filesystem]\ndeny_read = %s\n", link);
+	struct policy *p = compile_ini(ini);
+	remove_tree(dir);
+
+	const struct sbx_rule *r = rule(p, SBX_RULE_DENY_READ, link);
+	snprintf(pattern, sizeof(pattern), "%s/real", dir);
+	cr_assert_str_eq(r->pattern, pattern);
+	snprintf(inside, sizeof(inside), "%s/real/f", dir);
+	const struct sbx_rule *why = check_why(p, SBX_OP_READ, inside, SBX_DENY);
+	cr_assert_not_null(why);
+	cr_assert_str_eq(why->value, link);
+	policy_free(p);
+	free(dir);
+}
+
+Test(policy_paths, missing_path_is_not_resolved)
+{
+	/* /w does not exist: nothing to resolve, the pattern is the folded text. */
+	struct policy *p = compile_ini("[filesystem]\ndeny_read = /w/not/there\n");
+
+	cr_assert_str_eq(rule(p, SBX_RULE_DENY_READ, "/w/not/there")->pattern, "/w/not/there");
+	policy_free(p);
+}
+
+/* sbx_glob_match itself */
+
+struct glob_case {
+	const char *pat;
+	const char *str;
+	bool match;
+};
+
+ParameterizedTestParameters(policy_paths, glob_match)
+{
+	static struct glob_case cases[] = {
+		{ "abc", "abc", true },
+		{ "abc", "abd", false },
+		{ "abc", "ab", false },
+		{ "abc", "abcd", false },
+		{ "*", "abc", true },
+		{ "*", "", true },
+		{ "*", "a/b", false },
+		{ "a*c", "abbbc", true },
+		{ "a*c", "ac", true },
+		{ "a*c", "a/c", false },
+		{ "*.pem", "key.pem", true },
+		{ "*.pem", "dir/key.pem", false },
+		{ "*.pem", "key.pem.bak", false },
+		{ "?", "a", true },
+		{ "?", "", false },
+		{ "?", "ab", false },
+		{ "?", "/", false },
+		{ "a?c", "a/c", false },
+		{ "**", "a/b/c", true },
+		{ "**", "abc", true },
+		{ "a/**", "a/b/c", true },
+		{ "a/**/z", "a/b/c/z", true },
+		{ "a/**/z", "a/z", true },
+		{ "a/**/z", "a/b/c/zz", false },
+		{ "a/**/z", "b/c/z", false },
+		{ "**/x.pem", "d/e/x.pem", true },
+		{ "**/x.pem", "x.pem", true },
+		{ "/srv/*/id", "/srv/a/id", true },
+		{ "/srv/*/id", "/srv/a/b/id", false },
+		{ "/srv/**/id", "/srv/a/b/id", true },
+	};
+	return cr_make_param_array(struct glob_case, cases, ARRAY_LEN(cases));
+}
+
+ParameterizedTest(struct glob_case *c, policy_paths, glob_match)
+{
+	bool got = sbx_glob_match(c->pat, c->str, strlen(c->str));
+
+	cr_assert_eq(got, c->match, "sbx_glob_match(\"%s\", \"%s\") = %d, expected %d",
+		     c->pat, c->str, got, c->match);
+}
+
+Test(policy_paths, glob_match_stops_at_len)
+{
+	cr_assert(sbx_glob_match("abc", "abcdef", 3));
+	cr_assert_not(sbx_glob_match("abcdef", "abcdef", 3));
+	cr_assert_not(sbx_glob_match("abc", "abcdef", 6));
+	cr_assert(sbx_glob_match("a/*", "a/bc/d", 4));
+}
+
+/* Tildify: the reverse of `~` expansion, for messages. */
+
+struct tildify_case {
+	const char *path;
+	const char *out;
+};
+
+ParameterizedTestParameters(policy_paths, tildify)
+{
+	static struct tildify_case cases[] = {
+		{ "/home/u/.ssh/id_rsa", "~/.ssh/id_rsa" },
+		{ "/home/u", "~" },
+		{ "/home/user2/x", "/home/user2/x" },
+		{ "/etc/passwd", "/etc/passwd" },
+	};
+	return cr_make_param_array(struct tildify_case, cases, ARRAY_LEN(cases));
+}
+
+ParameterizedTest(struct tildify_case *c, policy_paths, tildify)
+{
+	char out[256];
+
+	sbx_path_tildify(c->path, "/home/u", out, sizeof(out));
+	cr_assert_str_eq(out, c->out);
+}
