@@ -1,1 +1,0 @@
-build/gen-filters: supervisor/gen-filters.c

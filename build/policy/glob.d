@@ -1,3 +1,0 @@
-build/policy/glob.o: policy/glob.c policy/internal.h policy/policy.h
-policy/internal.h:
-policy/policy.h:

@@ -1,4 +1,0 @@
-build/supervisor/options.o: supervisor/options.c supervisor/supervisor.h \
- policy/policy.h
-supervisor/supervisor.h:
-policy/policy.h:

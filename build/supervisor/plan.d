@@ -1,4 +1,0 @@
-build/supervisor/plan.o: supervisor/plan.c supervisor/supervisor.h \
- policy/policy.h
-supervisor/supervisor.h:
-policy/policy.h:

@@ -1,5 +1,0 @@
-build/supervisor/run.o: supervisor/run.c supervisor/forwarded.h \
- supervisor/supervisor.h policy/policy.h
-supervisor/forwarded.h:
-supervisor/supervisor.h:
-policy/policy.h:
