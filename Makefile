@@ -29,7 +29,7 @@ SBX_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recov
 SBX_LDFLAGS += -fsanitize=$(SANITIZE)
 endif
 
-POLICY_SRCS := policy/policy.c policy/load.c policy/glob.c policy/path.c
+POLICY_SRCS := policy/policy.c policy/query.c policy/load.c policy/glob.c policy/path.c policy/blob.c
 SUPERVISOR_SRCS := supervisor/main.c supervisor/options.c supervisor/plan.c \
 	supervisor/run.c supervisor/util.c
 INIT_SRCS := supervisor/sbx-init.c

@@ -142,6 +142,19 @@ int policy_compile(struct policy_builder *b, struct policy **out,
 		   struct sbx_err *err);
 void policy_free(struct policy *p); /* NULL is fine */
 
+/* The compiled policy as one flat blob of offsets (malloc'd into *out), for
+ * the preload shim: the supervisor seals it into a memfd. */
+int policy_to_blob(const struct policy *p, void **out, size_t *outlen);
+/* How much writable memory attaching to `blob` needs; -EINVAL if it is not
+ * a well-formed blob of exactly `len` bytes. */
+int policy_blob_attach_size(const void *blob, size_t len, size_t *need);
+/* A policy view over `blob` (which must stay mapped), its tables built in
+ * `mem` (max_align_t-aligned, >= the size above). Every offset, length and
+ * enum is checked first: -EINVAL for a malformed blob. Allocates nothing;
+ * the view is never passed to policy_free(). */
+int policy_blob_attach(const void *blob, size_t len, void *mem, size_t memlen,
+		       const struct policy **out);
+
 /* May this path be read/written/executed, and which rule decided?
  * `abspath` must be absolute and normalised (no `.`/`..`, no `//`); the
  * caller resolves symlinks. *why is the deciding rule, or NULL when no rule

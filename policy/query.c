@@ -1,0 +1,261 @@
+/* policy/query.c: the questions asked of a compiled policy.
+ *
+ * Everything here is allocation-free, lock-free and free of libc state, so
+ * it runs unchanged in the supervisor, in `sbx check` and inside the preload
+ * shim, where it is called on every open() of the sandboxed program.
+ */
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "internal.h"
+
+const char *sbx_rule_key(enum sbx_rule_kind kind)
+{
+	static const char *const names[SBX_RULE_KIND_COUNT] = {
+		[SBX_RULE_DENY_READ] = "deny_read",
+		[SBX_RULE_ALLOW_READ] = "allow_read",
+		[SBX_RULE_ALLOW_WRITE] = "allow_write",
+		[SBX_RULE_DENY_WRITE] = "deny_write",
+		[SBX_RULE_MANDATORY] = "mandatory deny_write",
+		[SBX_RULE_ALLOW_DOMAIN] = "allow_domains",
+		[SBX_RULE_DENY_DOMAIN] = "deny_domains",
+		[SBX_RULE_ALLOW_UNIX_SOCKET] = "allow_unix_sockets",
+		[SBX_RULE_IGNORE_PATH] = "ignore_paths",
+		[SBX_RULE_IGNORE_DOMAIN] = "ignore_domains",
+		[SBX_RULE_DENY_ENV] = "deny_env",
+	};
+	return (unsigned)kind < SBX_RULE_KIND_COUNT ? names[kind] : "?";
+}
+
+const char *sbx_op_name(enum sbx_op op)
+{
+	return op == SBX_OP_READ ? "read" : op == SBX_OP_WRITE ? "write" : "exec";
+}
+
+const char *sbx_isolation_name(enum sbx_isolation iso)
+{
+	return iso == SBX_ISOLATION_STRICT ? "strict" :
+	       iso == SBX_ISOLATION_CUSTOM ? "custom" : "workspace";
+}
+
+
+/* ---- queries: no allocation, no locks */
+
+/* The length of the leading part of `t` the rule matched (the rule's path,
+ * or the matched component range's end), or 0 when it does not match. */
+static size_t match_len(const struct sbx_rule *r, const char *t, size_t tlen)
+{
+	switch (r->pat) {
+	case SBX_PAT_PREFIX: {
+		size_t n = r->prefix_len;
+		if (n == 1) /* `/` */
+			return 1;
+		if (tlen >= n && memcmp(t, r->pattern, n) == 0 &&
+		    (tlen == n || t[n] == '/'))
+			return n;
+		return 0;
+	}
+	case SBX_PAT_GLOB: {
+		size_t lead = r->prefix_len;
+		if (tlen < lead || memcmp(t, r->pattern, lead) != 0)
+			return 0;
+		for (size_t j = lead ? lead : 1; j <= tlen; j++)
+			if ((j == tlen || t[j] == '/') &&
+			    sbx_glob_match(r->pattern, t, j))
+				return j;
+		return 0;
+	}
+	case SBX_PAT_ANYWHERE: {
+		const char *pat = r->pattern;
+		bool literal = !glob_has_magic(pat);
+		size_t plen = literal ? strlen(pat) : 0;
+		for (size_t i = 1; i < tlen; i++) {
+			if (t[i - 1] != '/')
+				continue;
+			if (literal) {
+				if (i + plen <= tlen && memcmp(t + i, pat, plen) == 0 &&
+				    (i + plen == tlen || t[i + plen] == '/'))
+					return i + plen;
+				continue;
+			}
+			for (size_t j = i + 1; j <= tlen; j++)
+				if ((j == tlen || t[j] == '/') &&
+				    sbx_glob_match(pat, t + i, j - i))
+					return j;
+		}
+		return 0;
+	}
+	}
+	return 0;
+}
+
+bool policy_rule_matches(const struct sbx_rule *rule, const char *abspath)
+{
+	return match_len(rule, abspath, strlen(abspath)) > 0;
+}
+
+/* The matching rule of `kind` with the longest match, or NULL. */
+static const struct sbx_rule *best_match(const struct policy *p,
+					 enum sbx_rule_kind kind,
+					 const char *t, size_t tlen, size_t *len)
+{
+	const struct sbx_rule *best = NULL;
+
+	*len = 0;
+	for (size_t i = 0; i < p->nby_kind[kind]; i++) {
+		size_t m = match_len(p->by_kind[kind][i], t, tlen);
+		if (m > *len) {
+			*len = m;
+			best = p->by_kind[kind][i];
+		}
+	}
+	return best;
+}
+
+static const struct sbx_rule *first_match(const struct policy *p,
+					  enum sbx_rule_kind kind,
+					  const char *t, size_t tlen)
+{
+	for (size_t i = 0; i < p->nby_kind[kind]; i++)
+		if (match_len(p->by_kind[kind][i], t, tlen))
+			return p->by_kind[kind][i];
+	return NULL;
+}
+
+static enum sbx_verdict check_read(const struct policy *p, const char *t,
+				   size_t tlen, const struct sbx_rule **why)
+{
+	size_t dl, al;
+	const struct sbx_rule *deny = best_match(p, SBX_RULE_DENY_READ, t, tlen, &dl);
+	const struct sbx_rule *allow = best_match(p, SBX_RULE_ALLOW_READ, t, tlen, &al);
+
+	if (deny && (!allow || al < dl)) {
+		*why = deny;
+		return SBX_DENY;
+	}
+	*why = allow;
+	return SBX_ALLOW;
+}
+
+enum sbx_verdict policy_check_path(const struct policy *p, enum sbx_op op,
+				   const char *abspath,
+				   const struct sbx_rule **why)
+{
+	const struct sbx_rule *dummy, *r;
+	size_t tlen = strlen(abspath), l;
+
+	if (!why)
+		why = &dummy;
+	*why = NULL;
+	if (abspath[0] != '/')
+		return SBX_DENY;
+	if (op != SBX_OP_WRITE)
+		return check_read(p, abspath, tlen, why);
+
+	if ((r = first_match(p, SBX_RULE_MANDATORY, abspath, tlen)) ||
+	    (r = first_match(p, SBX_RULE_DENY_WRITE, abspath, tlen))) {
+		*why = r;
+		return SBX_DENY;
+	}
+	if (check_read(p, abspath, tlen, &r) == SBX_DENY) {
+		*why = r;
+		return SBX_DENY;
+	}
+	r = best_match(p, SBX_RULE_ALLOW_WRITE, abspath, tlen, &l);
+	*why = r;
+	return r ? SBX_ALLOW : SBX_DENY;
+}
+
+/* `pat` is a domain rule: `*`, `*.example.com`, `example.com`, with an
+ * optional `:port`. host is lower-case without a trailing dot. */
+static bool domain_matches(const char *pat, const char *host, unsigned port)
+{
+	const char *colon = strrchr(pat, ':');
+	size_t plen = strlen(pat);
+
+	/* `[::1]:443` and bare IPv6 literals: only a `]:` separates a port */
+	if (colon && strchr(pat, ':') != colon && !(colon > pat && colon[-1] == ']'))
+		colon = NULL;
+	if (colon) {
+		char *end;
+		unsigned long want = strtoul(colon + 1, &end, 10);
+		if (*end || (port && want != port) || !port)
+			return false;
+		plen = (size_t)(colon - pat);
+	}
+	if (plen == 1 && pat[0] == '*')
+		return true;
+	if (plen > 2 && pat[0] == '*' && pat[1] == '.') {
+		size_t hl = strlen(host), sl = plen - 1; /* ".example.com" */
+		return hl > sl && strncasecmp(host + hl - sl, pat + 1, sl) == 0;
+	}
+	return strlen(host) == plen && strncasecmp(host, pat, plen) == 0;
+}
+
+enum sbx_verdict policy_check_domain(const struct policy *p, const char *host,
+				     unsigned port, const struct sbx_rule **why)
+{
+	const struct sbx_rule *dummy;
+	char h[256];
+	size_t n = strlen(host);
+
+	if (!why)
+		why = &dummy;
+	*why = NULL;
+	if (n >= sizeof(h))
+		return SBX_DENY;
+	memcpy(h, host, n + 1);
+	if (n > 1 && h[n - 1] == '.')
+		h[n - 1] = '\0';
+	for (size_t i = 0; i < p->nby_kind[SBX_RULE_DENY_DOMAIN]; i++)
+		if (domain_matches(p->by_kind[SBX_RULE_DENY_DOMAIN][i]->pattern, h, port)) {
+			*why = p->by_kind[SBX_RULE_DENY_DOMAIN][i];
+			return SBX_DENY;
+		}
+	for (size_t i = 0; i < p->nby_kind[SBX_RULE_ALLOW_DOMAIN]; i++)
+		if (domain_matches(p->by_kind[SBX_RULE_ALLOW_DOMAIN][i]->pattern, h, port)) {
+			*why = p->by_kind[SBX_RULE_ALLOW_DOMAIN][i];
+			return SBX_ALLOW;
+		}
+	return SBX_DENY;
+}
+
+bool policy_env_denied(const struct policy *p, const char *name,
+		       const struct sbx_rule **why)
+{
+	for (size_t i = 0; i < p->nby_kind[SBX_RULE_DENY_ENV]; i++)
+		if (fnmatch(p->by_kind[SBX_RULE_DENY_ENV][i]->pattern, name, 0) == 0) {
+			if (why)
+				*why = p->by_kind[SBX_RULE_DENY_ENV][i];
+			return true;
+		}
+	return false;
+}
+
+const struct sbx_rule *const *policy_rules(const struct policy *p,
+					   enum sbx_rule_kind kind, size_t *n)
+{
+	*n = (unsigned)kind < SBX_RULE_KIND_COUNT ? p->nby_kind[kind] : 0;
+	return *n ? p->by_kind[kind] : NULL;
+}
+
+const char *policy_workspace(const struct policy *p) { return p->workspace; }
+const char *policy_home(const struct policy *p) { return p->home; }
+const char *policy_session_dir(const struct policy *p) { return p->session_dir; }
+enum sbx_isolation policy_isolation(const struct policy *p) { return p->isolation; }
+enum sbx_fallback policy_fallback(const struct policy *p) { return p->fallback; }
+enum sbx_home policy_home_mode(const struct policy *p) { return p->home_mode; }
+bool policy_nested(const struct policy *p) { return p->nested; }
+bool policy_network_open(const struct policy *p) { return p->network_open; }
+bool policy_allow_local_binding(const struct policy *p) { return p->local_binding; }
+bool policy_allow_all_unix_sockets(const struct policy *p) { return p->all_unix; }
+unsigned policy_http_proxy_port(const struct policy *p) { return p->http_port; }
+unsigned policy_socks_proxy_port(const struct policy *p) { return p->socks_port; }
+const char *policy_log_path(const struct policy *p) { return p->log; }
+
+uint64_t policy_limit(const struct policy *p, enum sbx_limit which)
+{
+	return (unsigned)which < SBX_LIMIT_COUNT ? p->limits[which] : 0;
+}
