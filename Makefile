@@ -17,7 +17,7 @@ CFLAGS ?= -O2 -g
 # Our flags live apart from CFLAGS, so `make CFLAGS=-O0` keeps the warnings,
 # -MMD and the pkg-config flags.
 PKGS := inih libseccomp
-SBX_CPPFLAGS = -D_GNU_SOURCE -Ipolicy -Isupervisor -Ibuild/gen
+SBX_CPPFLAGS = -D_GNU_SOURCE -Ipolicy -Isupervisor -Ishim -Ibuild/gen
 SBX_CFLAGS = -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
 	-Wformat=2 -Wno-unused-parameter -MMD -MP \
 	$(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null) $(CFLAGS)
@@ -31,9 +31,13 @@ endif
 
 POLICY_SRCS := policy/policy.c policy/query.c policy/load.c policy/glob.c policy/path.c policy/blob.c
 SUPERVISOR_SRCS := supervisor/main.c supervisor/options.c supervisor/plan.c \
-	supervisor/run.c supervisor/util.c
+	supervisor/run.c supervisor/util.c supervisor/reports.c supervisor/learn.c \
+	shim/wire.c
 INIT_SRCS := supervisor/sbx-init.c
-SHIM_SRCS := shim/shim.c
+SHIM_SRCS := shim/shim.c shim/wrappers.c shim/exec.c shim/net.c shim/resolve.c shim/wire.c
+# The policy queries the shim links in (no INI parsing, no compiler).
+SHIM_POLICY_SRCS := policy/query.c policy/glob.c policy/path.c policy/blob.c
+SHIM_OBJS := $(SHIM_SRCS:%.c=build/shim-pic/%.o) $(SHIM_POLICY_SRCS:%.c=build/shim-pic/%.o)
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 
 POLICY_OBJS := $(POLICY_SRCS:%.c=build/%.o)
@@ -79,17 +83,32 @@ INIT_LDFLAGS = $(if $(SANITIZE),,-static)
 build/sbx-init: build/supervisor/sbx-init.o
 	$(CC) $(SBX_LDFLAGS) $(INIT_LDFLAGS) -o $@ $^
 
-# The preload shim is built without sanitizers: ASan must be the first DSO,
-# which a library preloaded into someone else's program can never be.
-build/libsbx-preload.so: $(SHIM_SRCS)
+# The preload shim is built without sanitizers (ASan must be the first DSO,
+# which a library preloaded into someone else's program can never be), as
+# position-independent code with every symbol hidden but the interposed
+# libc functions, and without _FORTIFY_SOURCE (its inline open() would
+# clash with our definition of open()).
+SHIM_CFLAGS = -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter \
+	-MMD -MP -fPIC -fvisibility=hidden -U_FORTIFY_SOURCE -D_FORTIFY_SOURCE=0 \
+	-fno-omit-frame-pointer $(CFLAGS)
+build/shim-pic/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -std=gnu11 -Wall -Wextra -Werror -fPIC -shared \
-		-fvisibility=hidden $(CFLAGS) -o $@ $(SHIM_SRCS) -ldl
+	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) $(SHIM_CFLAGS) -c -o $@ $<
+
+build/libsbx-preload.so: $(SHIM_OBJS)
+	$(CC) -shared -Wl,-z,defs -Wl,-z,now -o $@ $^ -ldl -lpthread
 
 # -no-pie: Criterion re-executes the runner for each test, and its
 # parameterized tests pass pointers to static data (the decision tables), which
 # must land at the same address in every worker.
-build/tests/unit-tests: $(UNIT_OBJS) $(POLICY_OBJS)
+# The unit tests also cover the supervisor's report handling and the shim's
+# path and wire code (compiled here as ordinary objects).
+UNIT_EXTRA_OBJS := build/supervisor/reports.o build/supervisor/util.o \
+	build/shim/wire.o build/shim/resolve-test.o
+build/shim/resolve-test.o: shim/resolve.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) $(SBX_CFLAGS) -c -o $@ $<
+build/tests/unit-tests: $(UNIT_OBJS) $(POLICY_OBJS) $(UNIT_EXTRA_OBJS)
 	$(CC) $(SBX_LDFLAGS) -no-pie -o $@ $^ $(SBX_LDLIBS) -lcriterion
 
 run: deps

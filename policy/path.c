@@ -7,14 +7,9 @@
 
 #include "internal.h"
 
-int path_normalize(const char *in, char *out, size_t outsz)
+/* Append the components of `p` to out[0..*o), folding `.`, `..` and `//`. */
+static int fold(const char *p, char *out, size_t *o, size_t outsz)
 {
-	size_t o = 0;
-	const char *p = in;
-
-	if (outsz < 2 || *in != '/')
-		return -EINVAL;
-	out[o++] = '/';
 	while (*p) {
 		while (*p == '/')
 			p++;
@@ -27,22 +22,41 @@ int path_normalize(const char *in, char *out, size_t outsz)
 			/* nothing */
 		} else if (n == 2 && p[0] == '.' && p[1] == '.') {
 			/* `..` of `/` is `/`, as the kernel has it. */
-			while (o > 1 && out[o - 1] != '/')
-				o--;
-			if (o > 1)
-				o--;
+			while (*o > 1 && out[*o - 1] != '/')
+				(*o)--;
+			if (*o > 1)
+				(*o)--;
 		} else {
-			if (o > 1)
-				out[o++] = '/';
-			if (o + n + 1 > outsz)
+			if (*o + n + 2 > outsz)
 				return -ENAMETOOLONG;
-			memcpy(out + o, p, n);
-			o += n;
+			if (*o > 1)
+				out[(*o)++] = '/';
+			memcpy(out + *o, p, n);
+			*o += n;
 		}
 		p = e;
 	}
+	return 0;
+}
+
+int path_join(const char *base, const char *rel, char *out, size_t outsz)
+{
+	size_t o = 0;
+
+	if (rel[0] == '/')
+		base = NULL;
+	if (outsz < 2 || (base ? base[0] : rel[0]) != '/')
+		return -EINVAL;
+	out[o++] = '/';
+	if ((base && fold(base, out, &o, outsz)) || fold(rel, out, &o, outsz))
+		return -ENAMETOOLONG;
 	out[o] = '\0';
 	return 0;
+}
+
+int path_normalize(const char *in, char *out, size_t outsz)
+{
+	return path_join(NULL, in, out, outsz);
 }
 
 int path_expand(const char *value, const char *home, const char *base,

@@ -165,9 +165,19 @@ enum sbx_verdict policy_check_path(const struct policy *p, enum sbx_op op,
 				   const struct sbx_rule **why);
 
 /* May COMMAND connect to host[:port]? deny_domains first, then allow_domains
- * (`*` allows everything, `*.example.com` subdomains). port 0 = any. */
+ * (`*` allows everything, `*.example.com` subdomains). port 0 = unknown: only port-less rules match. */
 enum sbx_verdict policy_check_domain(const struct policy *p, const char *host,
 				     unsigned port, const struct sbx_rule **why);
+
+/* May COMMAND look this host name up? Allowed when some allow_domains rule
+ * names it on any port and no port-less deny_domains rule refuses it (the
+ * port is checked at connect). */
+enum sbx_verdict policy_check_host(const struct policy *p, const char *host,
+				   const struct sbx_rule **why);
+
+/* Did the user silence reports about this target ([report] ignore_paths
+ * for a path, ignore_domains for host, host:port or [v6]:port)? */
+bool policy_report_ignored(const struct policy *p, bool path, const char *target);
 
 /* Is this environment variable name removed by deny_env? */
 bool policy_env_denied(const struct policy *p, const char *name,
@@ -200,6 +210,12 @@ enum sbx_limit {
 };
 /* 0 = unlimited / not set. */
 uint64_t policy_limit(const struct policy *p, enum sbx_limit which);
+
+/* `rel` made absolute against `base` (ignored when rel is absolute; must be
+ * absolute otherwise), with `.`, `..`, `//` and a trailing `/` folded
+ * lexically. 0, -EINVAL (nothing absolute) or -ENAMETOOLONG. No allocation,
+ * async-signal-safe: the shim calls it on every relative open(). */
+int path_join(const char *base, const char *rel, char *out, size_t outsz);
 
 /* A path as the person would write it: a leading $HOME becomes `~`. */
 void sbx_path_tildify(const char *path, const char *home, char *out, size_t outsz);

@@ -169,7 +169,10 @@ enum sbx_verdict policy_check_path(const struct policy *p, enum sbx_op op,
 }
 
 /* `pat` is a domain rule: `*`, `*.example.com`, `example.com`, with an
- * optional `:port`. host is lower-case without a trailing dot. */
+ * optional `:port`. host is lower-case without a trailing dot. A rule with a
+ * port matches only that port; port 0 (unknown) matches only port-less
+ * rules, and ANY_PORT (a name lookup: the port comes later) every rule. */
+#define ANY_PORT (~0u)
 static bool domain_matches(const char *pat, const char *host, unsigned port)
 {
 	const char *colon = strrchr(pat, ':');
@@ -181,7 +184,7 @@ static bool domain_matches(const char *pat, const char *host, unsigned port)
 	if (colon) {
 		char *end;
 		unsigned long want = strtoul(colon + 1, &end, 10);
-		if (*end || (port && want != port) || !port)
+		if (*end || (port != ANY_PORT && (!port || want != port)))
 			return false;
 		plen = (size_t)(colon - pat);
 	}
@@ -194,7 +197,7 @@ static bool domain_matches(const char *pat, const char *host, unsigned port)
 	return strlen(host) == plen && strncasecmp(host, pat, plen) == 0;
 }
 
-enum sbx_verdict policy_check_domain(const struct policy *p, const char *host,
+static enum sbx_verdict check_domain(const struct policy *p, const char *host,
 				     unsigned port, const struct sbx_rule **why)
 {
 	const struct sbx_rule *dummy;
@@ -209,8 +212,10 @@ enum sbx_verdict policy_check_domain(const struct policy *p, const char *host,
 	memcpy(h, host, n + 1);
 	if (n > 1 && h[n - 1] == '.')
 		h[n - 1] = '\0';
+	/* A lookup is refused only by a deny rule for every port. */
 	for (size_t i = 0; i < p->nby_kind[SBX_RULE_DENY_DOMAIN]; i++)
-		if (domain_matches(p->by_kind[SBX_RULE_DENY_DOMAIN][i]->pattern, h, port)) {
+		if (domain_matches(p->by_kind[SBX_RULE_DENY_DOMAIN][i]->pattern, h,
+				   port == ANY_PORT ? 0 : port)) {
 			*why = p->by_kind[SBX_RULE_DENY_DOMAIN][i];
 			return SBX_DENY;
 		}
@@ -220,6 +225,50 @@ enum sbx_verdict policy_check_domain(const struct policy *p, const char *host,
 			return SBX_ALLOW;
 		}
 	return SBX_DENY;
+}
+
+enum sbx_verdict policy_check_domain(const struct policy *p, const char *host,
+				     unsigned port, const struct sbx_rule **why)
+{
+	return check_domain(p, host, port == ANY_PORT ? 0 : port, why);
+}
+
+enum sbx_verdict policy_check_host(const struct policy *p, const char *host,
+				   const struct sbx_rule **why)
+{
+	return check_domain(p, host, ANY_PORT, why);
+}
+
+bool policy_report_ignored(const struct policy *p, bool path, const char *target)
+{
+	enum sbx_rule_kind k = path ? SBX_RULE_IGNORE_PATH : SBX_RULE_IGNORE_DOMAIN;
+	char host[256];
+	size_t n;
+
+	for (size_t i = 0; path && i < p->nby_kind[k]; i++)
+		if (policy_rule_matches(p->by_kind[k][i], target))
+			return true;
+	if (path)
+		return false;
+	/* host, host:port or [v6]:port: a rule may name the host alone */
+	n = strlen(target);
+	if (n >= sizeof(host))
+		return false;
+	memcpy(host, target, n + 1);
+	unsigned port = 0;
+	char *colon = strrchr(host, ':');
+	if (colon && (host[0] == '[' ? colon > host && colon[-1] == ']' : !strchr(host, ':') || colon == strchr(host, ':'))) {
+		port = (unsigned)strtoul(colon + 1, NULL, 10);
+		*colon = '\0';
+		if (host[0] == '[') {
+			memmove(host, host + 1, strlen(host));
+			host[strlen(host) - 1] = '\0';
+		}
+	}
+	for (size_t i = 0; i < p->nby_kind[k]; i++)
+		if (domain_matches(p->by_kind[k][i]->pattern, host, port))
+			return true;
+	return false;
 }
 
 bool policy_env_denied(const struct policy *p, const char *name,

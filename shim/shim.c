@@ -1,7 +1,466 @@
-/* shim/shim.c: libsbx-preload.so, the advisory preload shim.
+/* shim/shim.c: libsbx-preload.so — start-up, the check, the reports.
  *
- * Placeholder until the shim lands (interposition, reports, --trace,
- * --learn): it builds, exports nothing and changes nothing, so
- * `make install` already has the file where the supervisor will look.
+ * sbx-preload puts the shim into COMMAND with LD_PRELOAD and one variable:
+ *
+ *   SBX_SHIM=1;policy=/proc/1/fd/5;report=/proc/1/fd/6;counters=/proc/1/fd/7;
+ *            mode=enforce;lib=/usr/local/lib/sbx/libsbx-preload.so
+ *
+ * sbx-init (pid 1 of the sandbox) holds the three descriptors close-on-exec,
+ * so no program inherits them and none can close them: every process opens
+ * them by path. The policy is a sealed memfd holding the compiled policy as
+ * a flat blob (policy/blob.c), mapped read-only and attached once at start;
+ * the report pipe is opened per report, write-only and non-blocking; the
+ * counters memfd is one shared page where a dropped report is counted.
+ *
+ * The shim is advisory (README, docs/REPORTS.md): a static binary or a raw
+ * syscall never meets it. The boundary is bubblewrap and seccomp.
  */
-#define SBX_EXPORT __attribute__((visibility("default")))
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <dlfcn.h>
+
+#include "shim.h"
+
+enum { ST_NEW, ST_STARTING, ST_READY, ST_OFF };
+
+static struct {
+	atomic_int state;
+	enum shim_mode mode;
+	const struct policy *policy;
+	char report[64];             /* "/proc/1/fd/6" */
+	atomic_ulong *dropped;       /* in the shared counters page */
+	pid_t pid;                   /* whose cwd the cache may hold */
+} S;
+
+/* Initial-exec TLS: no allocation on first use (the shim is loaded at
+ * start-up with LD_PRELOAD, so static TLS is always there). */
+static __thread int in_shim __attribute__((tls_model("initial-exec")));
+
+void *shim_dlsym(const char *name)
+{
+	return dlsym(RTLD_NEXT, name);
+}
+
+/* ---- raw syscalls: what the shim does for itself never meets a wrapper */
+
+static int sys_open(const char *path, int flags)
+{
+	return (int)syscall(SYS_openat, AT_FDCWD, path, flags | O_CLOEXEC, 0);
+}
+
+static void sys_close(int fd)
+{
+	syscall(SYS_close, fd);
+}
+
+/* ---- start-up */
+
+/* The value of `key=` in the ;-separated spec, copied into out. */
+static bool spec_get(const char *spec, const char *key, char *out, size_t outsz)
+{
+	size_t kl = strlen(key);
+
+	for (const char *p = spec; p && *p; p = strchr(p, ';') ? strchr(p, ';') + 1 : NULL) {
+		if (strncmp(p, key, kl) || p[kl] != '=')
+			continue;
+		const char *v = p + kl + 1, *e = strchrnul(v, ';');
+		if ((size_t)(e - v) >= outsz)
+			return false;
+		memcpy(out, v, (size_t)(e - v));
+		out[e - v] = '\0';
+		return true;
+	}
+	return false;
+}
+
+static void say(const char *what)
+{
+	char buf[256];
+	size_t n = 0;
+	const char *parts[] = { "sbx: preload shim off in this process: ", what, "\n" };
+
+	for (size_t i = 0; i < 3; i++) {
+		size_t l = strlen(parts[i]);
+		if (n + l >= sizeof(buf))
+			l = sizeof(buf) - n - 1;
+		memcpy(buf + n, parts[i], l);
+		n += l;
+	}
+	if (write(STDERR_FILENO, buf, n) < 0) {
+		/* nowhere else to say it */
+	}
+}
+
+static const struct policy *attach_policy(const char *path)
+{
+	struct stat st;
+	const struct policy *p = NULL;
+	size_t need;
+	void *blob, *mem;
+	int fd = sys_open(path, O_RDONLY);
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) || st.st_size <= 0 || st.st_size > (64 << 20)) {
+		sys_close(fd);
+		return NULL;
+	}
+	blob = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	sys_close(fd);
+	if (blob == MAP_FAILED)
+		return NULL;
+	if (policy_blob_attach_size(blob, (size_t)st.st_size, &need) == 0) {
+		mem = mmap(NULL, need, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (mem != MAP_FAILED) {
+			if (policy_blob_attach(blob, (size_t)st.st_size, mem, need, &p) == 0) {
+				/* built: from now on nobody writes it */
+				mprotect(mem, need, PROT_READ);
+				return p;
+			}
+			munmap(mem, need);
+		}
+	}
+	munmap(blob, (size_t)st.st_size);
+	return NULL;
+}
+
+static void after_fork_child(void)
+{
+	S.pid = getpid();
+}
+
+static void shim_start(void)
+{
+	int expect = ST_NEW;
+	char path[64], mode[16];
+	const char *spec;
+
+	if (!atomic_compare_exchange_strong(&S.state, &expect, ST_STARTING))
+		return;
+	spec = getenv("SBX_SHIM");
+	if (!spec || strncmp(spec, "1;", 2)) {
+		atomic_store(&S.state, ST_OFF);
+		return;
+	}
+	if (!spec_get(spec, "policy", path, sizeof(path)) ||
+	    !(S.policy = attach_policy(path))) {
+		say("cannot map the policy (SBX_SHIM policy=)");
+		atomic_store(&S.state, ST_OFF);
+		return;
+	}
+	if (!spec_get(spec, "report", S.report, sizeof(S.report)))
+		S.report[0] = '\0';
+	if (spec_get(spec, "counters", path, sizeof(path))) {
+		int fd = sys_open(path, O_RDWR);
+		if (fd >= 0) {
+			void *m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+			if (m != MAP_FAILED)
+				S.dropped = m;
+			sys_close(fd);
+		}
+	}
+	S.mode = SHIM_ENFORCE;
+	if (spec_get(spec, "mode", mode, sizeof(mode))) {
+		if (!strcmp(mode, "trace"))
+			S.mode = SHIM_TRACE;
+		else if (!strcmp(mode, "learn"))
+			S.mode = SHIM_LEARN;
+	}
+	/* what an exec must carry into the child */
+	{
+		char lib[PATH_MAX];
+		Dl_info di;
+		if (!spec_get(spec, "lib", lib, sizeof(lib)) || lib[0] != '/') {
+			if (dladdr((void *)shim_start, &di) && di.dli_fname && di.dli_fname[0] == '/')
+				snprintf(lib, sizeof(lib), "%s", di.dli_fname);
+			else
+				lib[0] = '\0';
+		}
+		if (lib[0])
+			shim_exec_init(spec, lib);
+	}
+	S.pid = getpid();
+	pthread_atfork(NULL, NULL, after_fork_child);
+	atomic_store(&S.state, ST_READY);
+}
+
+__attribute__((constructor)) static void shim_constructor(void)
+{
+	in_shim = 1; /* getenv, mmap: nothing of ours runs meanwhile */
+	shim_start();
+	in_shim = 0;
+}
+
+bool shim_ready(void)
+{
+	int st = atomic_load_explicit(&S.state, memory_order_acquire);
+
+	if (st == ST_NEW) {
+		/* called before our constructor ran (another library's) */
+		in_shim = 1;
+		shim_start();
+		in_shim = 0;
+		st = atomic_load_explicit(&S.state, memory_order_acquire);
+	}
+	return st == ST_READY;
+}
+
+enum shim_mode shim_mode(void) { return S.mode; }
+const struct policy *shim_policy(void) { return S.policy; }
+
+bool shim_enter(void)
+{
+	if (in_shim || !shim_ready())
+		return false;
+	in_shim = 1;
+	return true;
+}
+
+void shim_leave(void)
+{
+	in_shim = 0;
+}
+
+/* ---- the cwd cache
+ *
+ * Relative paths are judged against the current directory, which only
+ * chdir/fchdir change: those bump `gen`, and the next relative path refills
+ * the cache with getcwd(). A seqlock lets every thread read it without a
+ * lock. A refill is stored only by the process that owns the cache (a
+ * vfork child shares this memory, but not our current directory).
+ */
+static struct {
+	atomic_uint seq;     /* odd while being written */
+	atomic_uint gen;     /* bumped by every chdir */
+	unsigned valid_gen;  /* the gen the buffer was filled in */
+	char buf[PATH_MAX];
+} cwdc = { .valid_gen = ~0u };
+static atomic_flag cwd_lock = ATOMIC_FLAG_INIT;
+
+void shim_cwd_changed(void)
+{
+	atomic_fetch_add(&cwdc.gen, 1);
+}
+
+static int cwd_join(const char *path, char *out, size_t outsz)
+{
+	unsigned s = atomic_load_explicit(&cwdc.seq, memory_order_acquire);
+	unsigned g = atomic_load_explicit(&cwdc.gen, memory_order_acquire);
+	char tmp[PATH_MAX];
+	int rc;
+
+	if (!(s & 1) && cwdc.valid_gen == g) {
+		rc = path_join(cwdc.buf, path, out, outsz);
+		atomic_thread_fence(memory_order_acquire);
+		if (atomic_load_explicit(&cwdc.seq, memory_order_relaxed) == s)
+			return rc;
+	}
+	if (!getcwd(tmp, sizeof(tmp)) || tmp[0] != '/')
+		return -1; /* "(unreachable)" and the like: let the kernel judge */
+	if (getpid() == S.pid && !atomic_flag_test_and_set(&cwd_lock)) {
+		atomic_fetch_add_explicit(&cwdc.seq, 1, memory_order_acq_rel);
+		memcpy(cwdc.buf, tmp, strlen(tmp) + 1);
+		cwdc.valid_gen = g;
+		atomic_fetch_add_explicit(&cwdc.seq, 1, memory_order_release);
+		atomic_flag_clear(&cwd_lock);
+	}
+	return path_join(tmp, path, out, outsz);
+}
+
+int shim_abspath(int dirfd, const char *path, char *out, size_t outsz)
+{
+	char base[PATH_MAX];
+
+	if (path[0] == '/')
+		return path_join(NULL, path, out, outsz) ? -1 : 0;
+	if (dirfd == AT_FDCWD)
+		return cwd_join(path, out, outsz) ? -1 : 0;
+	if (dirfd < 0)
+		return -1;
+	/* what the descriptor names: the kernel's own record of it */
+	char link[40] = "/proc/self/fd/";
+	size_t l = strlen(link);
+	unsigned u = (unsigned)dirfd;
+	char digits[12];
+	size_t nd = 0;
+	do
+		digits[nd++] = (char)('0' + u % 10);
+	while ((u /= 10));
+	while (nd)
+		link[l++] = digits[--nd];
+	link[l] = '\0';
+	ssize_t n = readlink(link, base, sizeof(base) - 1);
+	if (n <= 0 || base[0] != '/')
+		return -1; /* a pipe, a socket, an anon inode: not a directory */
+	base[n] = '\0';
+	if (n > 10 && !strcmp(base + n - 10, " (deleted)"))
+		return -1;
+	return path_join(base, path, out, outsz) ? -1 : 0;
+}
+
+/* ---- reports */
+
+void shim_report(char decision, enum wire_op op, const char *target, int err)
+{
+	char line[WIRE_MAX], comm[17] = "";
+	int saved = errno, fd;
+	size_t n;
+
+	if (!S.report[0])
+		return;
+	prctl(PR_GET_NAME, comm, 0, 0, 0);
+	n = wire_encode(line, decision, op, getpid(), comm, target, err);
+	/* --learn must see everything, so it waits for the supervisor; the
+	 * other modes never block the program: a full pipe drops, counted. */
+	fd = sys_open(S.report, O_WRONLY | (S.mode == SHIM_LEARN ? 0 : O_NONBLOCK));
+	if (fd < 0 || write(fd, line, n) != (ssize_t)n) {
+		if (S.dropped)
+			atomic_fetch_add_explicit(S.dropped, 1, memory_order_relaxed);
+	}
+	if (fd >= 0)
+		sys_close(fd);
+	errno = saved;
+}
+
+/* --trace/--learn: each (op, path) once per process. A lossy cache: a
+ * collision only means a repeat the supervisor folds. */
+#define SEEN_SLOTS 4096
+static atomic_ulong seen[SEEN_SLOTS];
+
+static unsigned long hash(enum wire_op op, const char *s)
+{
+	unsigned long h = 1469598103934665603UL ^ (unsigned long)op;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211UL;
+	return h | 1;
+}
+
+void shim_trace(enum wire_op op, const char *target)
+{
+	unsigned long h = hash(op, target);
+	atomic_ulong *slot = &seen[h % SEEN_SLOTS];
+
+	if (atomic_load_explicit(slot, memory_order_relaxed) == h)
+		return;
+	atomic_store_explicit(slot, h, memory_order_relaxed);
+	shim_report(WIRE_ALLOW, op, target, 0);
+}
+
+/* ---- the check */
+
+static enum wire_op wire_of(enum sbx_op op)
+{
+	return op == SBX_OP_WRITE ? WIRE_WRITE : op == SBX_OP_EXEC ? WIRE_EXEC : WIRE_READ;
+}
+
+/* /dev and /proc inside the sandbox are its own: writes there are the
+ * kernel's business, not a policy question. */
+static bool kernel_fs(const char *abs)
+{
+	return !strncmp(abs, "/dev", 4) ? (abs[4] == '/' || !abs[4]) :
+	       !strncmp(abs, "/proc", 5) ? (abs[5] == '/' || !abs[5]) : false;
+}
+
+/* A write refused only by a name rule that holds at any depth (`.env`,
+ * `.git/hooks/`): the boundary guards those where they exist (and at the
+ * top of the workspace and HOME even before they do), and a `git init`
+ * inside the sandbox may create a fresh `.git`. The shim lets the kernel
+ * answer and explains a refusal afterwards, so it never refuses what the
+ * boundary allows. */
+static bool deferred(enum sbx_op op, const struct sbx_rule *why)
+{
+	return op == SBX_OP_WRITE && why && why->pat == SBX_PAT_ANYWHERE &&
+	       (why->kind == SBX_RULE_MANDATORY || why->kind == SBX_RULE_DENY_WRITE);
+}
+
+static int deny_errno(enum sbx_op op, const struct sbx_rule *why)
+{
+	if (op == SBX_OP_EXEC)
+		return EPERM;
+	if (op == SBX_OP_READ || (why && why->kind == SBX_RULE_DENY_READ))
+		return EACCES;
+	return EROFS;
+}
+
+int shim_check(struct pending *pd, int dirfd, const char *path,
+	       enum sbx_op op, int how)
+{
+	char abs[PATH_MAX], real[PATH_MAX];
+	const struct sbx_rule *why;
+	int saved = errno, rc = 0;
+
+	pd->active = false;
+	if (!path || (!*path && (how & HOW_EMPTY_OK)) || !shim_enter())
+		return 0;
+	if (!*path || shim_abspath(dirfd, path, abs, sizeof(abs)))
+		goto out;
+	pd->dirfd = dirfd;
+	pd->path = path;
+	pd->op = op;
+	pd->how = how;
+	pd->active = !(op == SBX_OP_WRITE && kernel_fs(abs));
+	if (!pd->active)
+		goto out;
+	if (policy_check_path(S.policy, op, abs, &why) == SBX_ALLOW) {
+		if (S.mode != SHIM_ENFORCE)
+			shim_trace(wire_of(op), abs);
+		goto out;
+	}
+	if (deferred(op, why))
+		goto out;
+	/* Denied as written: follow the symlinks before refusing, so a link
+	 * that really points somewhere allowed is never refused. */
+	shim_resolve(abs, !(how & HOW_NOFOLLOW), real, sizeof(real));
+	if (strcmp(real, abs) && (policy_check_path(S.policy, op, real, &why) == SBX_ALLOW ||
+				  deferred(op, why))) {
+		if (S.mode != SHIM_ENFORCE)
+			shim_trace(wire_of(op), real);
+		goto out;
+	}
+	pd->active = false;
+	if (S.mode == SHIM_LEARN) {
+		shim_report(WIRE_LEARN, wire_of(op), abs, 0);
+		goto out;
+	}
+	rc = deny_errno(op, why);
+	shim_report(WIRE_DENY, wire_of(op), abs, rc);
+out:
+	shim_leave();
+	errno = saved;
+	return rc;
+}
+
+void shim_after(const struct pending *pd, int n)
+{
+	int err = errno;
+
+	if (err != EACCES && err != EPERM && err != EROFS)
+		return;
+	for (int i = 0; i < n; i++) {
+		char abs[PATH_MAX], real[PATH_MAX];
+		const struct sbx_rule *why;
+
+		if (!pd[i].active || !shim_enter())
+			continue;
+		if (shim_abspath(pd[i].dirfd, pd[i].path, abs, sizeof(abs)) == 0) {
+			shim_resolve(abs, !(pd[i].how & HOW_NOFOLLOW), real, sizeof(real));
+			if (policy_check_path(S.policy, pd[i].op, real, &why) == SBX_DENY)
+				shim_report(WIRE_DENY, wire_of(pd[i].op), real, err);
+		}
+		shim_leave();
+	}
+	errno = err;
+}

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -78,25 +80,29 @@ static int load_project_config(struct policy_builder *b, const char *user_file,
 	return rc == -ENOENT ? 0 : rc;
 }
 
-static int find_init(char *out, size_t outsz)
+/* One of our own files: $ENV if set, else next to sbx-preload (the build
+ * tree) or in ../lib/sbx/ (an install). */
+static int find_helper(const char *name, const char *env_name, int mode,
+		       char *out, size_t outsz)
 {
 	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	const char *env = getenv("SBX_INIT");
+	const char *env = getenv(env_name);
 
 	if (env && *env) {
-		snprintf(out, outsz, "%s", env);
-		return access(out, X_OK) ? -errno : 0;
+		if (!realpath(env, out))
+			snprintf(out, outsz, "%s", env);
+		return access(out, mode) ? -errno : 0;
 	}
 	if (n <= 0)
 		return -errno;
 	exe[n] = '\0';
 	*strrchr(exe, '/') = '\0';
-	const char *rel[] = { "/sbx-init", "/../lib/sbx/sbx-init" };
+	const char *rel[] = { "/", "/../lib/sbx/" };
 	for (size_t i = 0; i < 2; i++) {
-		char cand[PATH_MAX + 32];
-		snprintf(cand, sizeof(cand), "%s%s", exe, rel[i]);
-		if (realpath(cand, out) && access(out, X_OK) == 0)
+		char cand[PATH_MAX + 64];
+		snprintf(cand, sizeof(cand), "%s%s%s", exe, rel[i], name);
+		if (realpath(cand, out) && access(out, mode) == 0)
 			return 0;
 	}
 	return -ENOENT;
@@ -177,27 +183,161 @@ static void pending_notes(const struct policy *p, const struct options *o)
 		    "notify, not in this build (allow_all_unix_sockets = true opens all)");
 	if (policy_limit(p, SBX_LIMIT_MEMORY) || policy_limit(p, SBX_LIMIT_PIDS))
 		vmsg("[limits] memory and pids need cgroups, not in this build; not applied");
-	if (o->log || policy_log_path(p))
-		vmsg("--log / [report] log: reports come with the preload shim, not in this build");
-	if (o->no_shim)
-		vmsg("--no-shim: this build has no shim to leave out");
+}
+
+/* The policy from every source, in order. learn_box: the relaxed one a
+ * --learn run is confined by (writes allowed in HOME too). 0; -1 with err
+ * set; -2 when a message was printed. */
+static int build_policy(const struct options *o, const struct policy_ctx *ctx,
+			bool learn_box, char *user_file, size_t ufsz,
+			struct policy **out, struct sbx_err *err)
+{
+	struct policy_builder *b = NULL;
+	struct stat st;
+	int rc;
+
+	*out = NULL;
+	if (policy_builder_new(ctx, &b)) {
+		msg("out of memory");
+		return -2;
+	}
+#define TRY_B(x) do { if (x) { policy_builder_free(b); return -1; } } while (0)
+	TRY_B(load_user_config(b, o, ctx->home, user_file, ufsz, err));
+	TRY_B(o->workspace && policy_builder_set(b, "sandbox", "workspace", o->workspace,
+						 SBX_ORIGIN_FLAG, "--workspace", err));
+	const char *ws = policy_builder_workspace(b);
+	if (stat(ws, &st) || !S_ISDIR(st.st_mode)) {
+		msg("workspace %s is not a directory (set it with -w DIR or "
+		    "`workspace =` in [sandbox])", ws);
+		policy_builder_free(b);
+		return -2;
+	}
+	TRY_B(load_project_config(b, user_file, ctx->home, err));
+	const char *doms = getenv("SBX_ALLOWED_DOMAINS");
+	TRY_B(doms && *doms &&
+	      policy_builder_set(b, "network", "allow_domains", doms, SBX_ORIGIN_ENV,
+				 "SBX_ALLOWED_DOMAINS", err));
+	for (size_t i = 0; i < o->nsettings; i++)
+		TRY_B(policy_builder_set(b, o->settings[i].section, o->settings[i].key,
+					 o->settings[i].value, SBX_ORIGIN_FLAG,
+					 o->settings[i].flag, err));
+	if (learn_box) {
+		TRY_B(policy_builder_set(b, "filesystem", "allow_write", ctx->home,
+					 SBX_ORIGIN_FLAG, "--learn", err));
+		TRY_B(policy_builder_set(b, "filesystem", "allow_write", "/var/tmp",
+					 SBX_ORIGIN_FLAG, "--learn", err));
+	}
+#undef TRY_B
+	rc = policy_compile(b, out, err);
+	return rc ? -1 : 0;
+}
+
+/* What the shim needs from us: the policy (a sealed memfd), the report
+ * pipe, the shared counters page, and where the library is. */
+struct shim_setup {
+	int policy_fd, report_rd, report_wr, counters_fd;
+	unsigned long *counters; /* [0]: reports dropped */
+	char lib[PATH_MAX];
+	char spec[PATH_MAX + 256];
+};
+
+static int shim_prepare(const struct policy *p, enum reports_mode mode,
+			struct shim_setup *s)
+{
+	void *blob = NULL;
+	size_t len = 0, off = 0;
+	int fds[2];
+
+	if (policy_to_blob(p, &blob, &len))
+		return -ENOMEM;
+	s->policy_fd = memfd_create("sbx-policy", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (s->policy_fd < 0)
+		goto fail;
+	while (off < len) {
+		ssize_t n = write(s->policy_fd, (char *)blob + off, len - off);
+		if (n <= 0)
+			goto fail;
+		off += (size_t)n;
+	}
+	free(blob);
+	blob = NULL;
+	/* Nobody, not even we, changes it from now on. */
+	if (fcntl(s->policy_fd, F_ADD_SEALS,
+		  F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL))
+		goto fail;
+	s->counters_fd = memfd_create("sbx-counters", MFD_CLOEXEC);
+	if (s->counters_fd < 0 || ftruncate(s->counters_fd, 4096))
+		goto fail;
+	s->counters = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, s->counters_fd, 0);
+	if (s->counters == MAP_FAILED) {
+		s->counters = NULL;
+		goto fail;
+	}
+	if (pipe2(fds, O_CLOEXEC))
+		goto fail;
+	s->report_rd = fds[0];
+	s->report_wr = fds[1];
+	/* a deep pipe, so a burst of reports does not drop (best effort:
+	 * fs.pipe-max-size may be lower for an unprivileged user) */
+	fcntl(s->report_wr, F_SETPIPE_SZ, 1 << 20);
+	if (fcntl(s->report_rd, F_SETFL, O_NONBLOCK))
+		goto fail;
+	snprintf(s->spec, sizeof(s->spec),
+		 "1;policy=/proc/1/fd/%d;report=/proc/1/fd/%d;counters=/proc/1/fd/%d;"
+		 "mode=%s;lib=%s", s->policy_fd, s->report_wr, s->counters_fd,
+		 mode == REPORTS_LEARN ? "learn" : mode == REPORTS_TRACE ? "trace" : "enforce",
+		 s->lib);
+	return 0;
+fail:
+	free(blob);
+	return -errno;
+}
+
+static void shim_release(struct shim_setup *s)
+{
+	int *fds[] = { &s->policy_fd, &s->report_rd, &s->report_wr, &s->counters_fd };
+
+	for (size_t i = 0; i < 4; i++)
+		if (*fds[i] >= 0) {
+			close(*fds[i]);
+			*fds[i] = -1;
+		}
+	if (s->counters)
+		munmap(s->counters, 4096);
+	s->counters = NULL;
+}
+
+/* $XDG_STATE_HOME/sbx/<rest>, else ~/.local/state/sbx/<rest>. */
+static void state_path(const char *home, const char *rest, char *out, size_t outsz)
+{
+	const char *state = getenv("XDG_STATE_HOME");
+
+	if (state && state[0] == '/')
+		snprintf(out, outsz, "%s/sbx/%s", state, rest);
+	else
+		snprintf(out, outsz, "%s/.local/state/sbx/%s", home, rest);
 }
 
 int main(int argc, char **argv)
 {
 	struct options o;
-	struct policy_builder *b = NULL;
-	struct policy *p = NULL;
+	struct policy *p = NULL, *box = NULL;
 	struct sbx_err err = { "" };
 	struct plan pl = { 0 };
-	char cwd[PATH_MAX], session[PATH_MAX], user_file[PATH_MAX];
-	char bwrap[PATH_MAX], init[PATH_MAX];
-	int rc = SBX_EXIT_SETUP, sv[2] = { -1, -1 };
-	bool ready = false;
+	struct reports *reports = NULL;
+	struct shim_setup shim = { .policy_fd = -1, .report_rd = -1, .report_wr = -1,
+				   .counters_fd = -1 };
+	char cwd[PATH_MAX], session[PATH_MAX], user_file[PATH_MAX] = "";
+	char bwrap[PATH_MAX], init[PATH_MAX], stamp[64], run_id[96];
+	char log_path[PATH_MAX], learn_path[PATH_MAX];
+	int rc = SBX_EXIT_SETUP, sv[2] = { -1, -1 }, brc;
+	bool ready = false, use_shim;
+	enum reports_mode mode;
 
 	int orc = options_parse(argc, argv, &o);
 	if (orc)
 		return orc > 0 ? 0 : SBX_EXIT_SETUP;
+	mode = o.learn ? REPORTS_LEARN : o.trace ? REPORTS_TRACE : REPORTS_ENFORCE;
 
 	const char *home = home_dir();
 	if (!home) {
@@ -208,62 +348,38 @@ int main(int argc, char **argv)
 		msg("cannot tell the current directory: %s", strerror(errno));
 		goto out;
 	}
-	const char *state = getenv("XDG_STATE_HOME");
 	time_t now = time(NULL);
 	struct tm tm;
 	localtime_r(&now, &tm);
-	char stamp[32];
 	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-	if (state && state[0] == '/')
-		snprintf(session, sizeof(session), "%s/sbx/sessions/%s-%d", state, stamp, (int)getpid());
-	else
-		snprintf(session, sizeof(session), "%s/.local/state/sbx/sessions/%s-%d",
-			 home, stamp, (int)getpid());
+	snprintf(run_id, sizeof(run_id), "%s-%d", stamp, (int)getpid());
+	char rest[128];
+	snprintf(rest, sizeof(rest), "sessions/%s", run_id);
+	state_path(home, rest, session, sizeof(session));
 
 	struct policy_ctx ctx = { .home = home, .cwd = cwd, .session_dir = session };
-	if (policy_builder_new(&ctx, &b)) {
-		msg("out of memory");
+	brc = build_policy(&o, &ctx, false, user_file, sizeof(user_file), &p, &err);
+	if (brc == 0 && o.learn)
+		brc = build_policy(&o, &ctx, true, user_file, sizeof(user_file), &box, &err);
+	if (brc == -1)
+		goto config_error;
+	if (brc)
 		goto out;
-	}
-	if (load_user_config(b, &o, home, user_file, sizeof(user_file), &err))
-		goto config_error;
-	if (o.workspace &&
-	    policy_builder_set(b, "sandbox", "workspace", o.workspace,
-			       SBX_ORIGIN_FLAG, "--workspace", &err))
-		goto config_error;
-	struct stat st;
-	const char *ws = policy_builder_workspace(b);
-	if (stat(ws, &st) || !S_ISDIR(st.st_mode)) {
-		msg("workspace %s is not a directory (set it with -w DIR or "
-		    "`workspace =` in [sandbox])", ws);
-		goto out;
-	}
-	if (load_project_config(b, user_file, home, &err))
-		goto config_error;
-	const char *doms = getenv("SBX_ALLOWED_DOMAINS");
-	if (doms && *doms &&
-	    policy_builder_set(b, "network", "allow_domains", doms, SBX_ORIGIN_ENV,
-			       "SBX_ALLOWED_DOMAINS", &err))
-		goto config_error;
-	for (size_t i = 0; i < o.nsettings; i++)
-		if (policy_builder_set(b, o.settings[i].section, o.settings[i].key,
-				       o.settings[i].value, SBX_ORIGIN_FLAG,
-				       o.settings[i].flag, &err))
-			goto config_error;
-	rc = policy_compile(b, &p, &err);
-	b = NULL;
-	if (rc)
-		goto config_error;
-	rc = SBX_EXIT_SETUP;
+	const struct policy *confine = box ? box : p;
 
 	const char *nosb = getenv("SBX_NO_SANDBOX");
 	if (o.no_sandbox || (nosb && *nosb && strcmp(nosb, "0"))) {
+		if (o.learn) {
+			msg("--learn never runs a program outside the sandbox; drop %s",
+			    o.no_sandbox ? "--no-sandbox" : "SBX_NO_SANDBOX");
+			goto out;
+		}
 		rc = unsandboxed(&o, o.no_sandbox ? "--no-sandbox" : "SBX_NO_SANDBOX");
 		goto out;
 	}
-	if (o.trace || o.learn) {
-		msg("%s needs the preload shim, which this build does not have yet",
-		    o.trace ? "--trace" : "--learn");
+	if (o.no_shim && mode != REPORTS_ENFORCE) {
+		msg("%s works through the preload shim; drop --no-shim",
+		    o.learn ? "--learn" : "--trace");
 		goto out;
 	}
 	if (policy_nested(p)) {
@@ -275,7 +391,7 @@ int main(int argc, char **argv)
 
 	const char *bw = getenv("SBX_BWRAP");
 	if (find_in_path(bw && *bw ? bw : "bwrap", bwrap, sizeof(bwrap))) {
-		if (policy_fallback(p) == SBX_FALLBACK_WARN) {
+		if (policy_fallback(p) == SBX_FALLBACK_WARN && !o.learn) {
 			rc = unsandboxed(&o, "bubblewrap is not installed; fallback = warn");
 			goto out;
 		}
@@ -284,26 +400,53 @@ int main(int argc, char **argv)
 		    "bubblewrap (or set fallback = warn in [sandbox] to run unsandboxed)");
 		goto out;
 	}
-	if (find_init(init, sizeof(init))) {
+	if (find_helper("sbx-init", "SBX_INIT", X_OK, init, sizeof(init))) {
 		msg("sbx-init is missing (looked next to sbx-preload and in ../lib/sbx/); "
 		    "reinstall sbx");
 		goto out;
 	}
-	if (policy_session_dir(p) && mkdir_p(policy_session_dir(p), 0700)) {
+	use_shim = !o.no_shim;
+	if (use_shim && find_helper("libsbx-preload.so", "SBX_SHIM_LIB", R_OK, shim.lib,
+				    sizeof(shim.lib))) {
+		if (mode != REPORTS_ENFORCE) {
+			msg("the preload shim libsbx-preload.so is missing (looked next to "
+			    "sbx-preload and in ../lib/sbx/), and %s needs it; reinstall sbx",
+			    o.learn ? "--learn" : "--trace");
+			goto out;
+		}
+		msg("the preload shim libsbx-preload.so is missing: the sandbox holds, "
+		    "but refusals will not be explained; reinstall sbx");
+		use_shim = false;
+	}
+	if (policy_session_dir(confine) && mkdir_p(policy_session_dir(confine), 0700)) {
 		msg("cannot create the session directory %s: %s",
-		    policy_session_dir(p), strerror(errno));
+		    policy_session_dir(confine), strerror(errno));
 		goto out;
 	}
 	if (!o.print && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv)) {
 		msg("sandbox set-up failed: socketpair: %s", strerror(errno));
 		goto out;
 	}
+	if (use_shim) {
+		int e = o.print ? 0 : shim_prepare(p, mode, &shim);
+		if (o.print) /* no descriptors to name: the library and the mode only */
+			snprintf(shim.spec, sizeof(shim.spec), "1;mode=%s;lib=%s",
+				 mode == REPORTS_LEARN ? "learn" :
+				 mode == REPORTS_TRACE ? "trace" : "enforce", shim.lib);
+		if (e) {
+			msg("sandbox set-up failed: preparing the shim: %s", strerror(-e));
+			goto out;
+		}
+	}
 
+	int keep[3] = { shim.policy_fd, shim.report_wr, shim.counters_fd };
 	struct plan_in in = {
-		.policy = p, .bwrap = bwrap, .init = init, .command = o.command,
+		.policy = confine, .bwrap = bwrap, .init = init, .command = o.command,
 		.environ = environ, .cwd = cwd, .ctl_fd = sv[1],
 		.ignored_signals = run_ignored_signals(),
 		.make_placeholders = !o.print,
+		.shim_lib = use_shim ? shim.lib : NULL, .shim_spec = shim.spec,
+		.keep_fds = keep, .nkeep = use_shim && !o.print ? 3 : 0,
 	};
 	if (plan_build(&in, &pl)) {
 		msg("out of memory while planning the sandbox");
@@ -324,18 +467,43 @@ int main(int argc, char **argv)
 		}
 		dmsg("%s", line);
 	}
-	startup_line(p, &pl);
+	startup_line(confine, &pl);
+	if (o.learn)
+		msg("learning: writes allowed in HOME too, secrets and protected files "
+		    "still closed; what the policy would refuse is recorded");
 
+	if (use_shim) {
+		if (o.log) {
+			if (path_join(cwd, o.log, log_path, sizeof(log_path)))
+				snprintf(log_path, sizeof(log_path), "%s", o.log);
+		} else if (policy_log_path(p)) {
+			snprintf(log_path, sizeof(log_path), "%s", policy_log_path(p));
+		} else {
+			state_path(home, "audit.jsonl", log_path, sizeof(log_path));
+		}
+		struct reports_cfg rcfg = { .policy = p, .log_path = log_path,
+					    .run_id = run_id, .mode = mode,
+					    .out_fd = STDERR_FILENO };
+		if (reports_new(&rcfg, &reports)) {
+			msg("out of memory");
+			goto out;
+		}
+	}
+	int pass[3] = { shim.policy_fd, shim.report_wr, shim.counters_fd };
 	struct run_in ri = {
 		.ctl_parent = sv[0], .ctl_child = sv[1],
+		.pass_fds = pass, .npass = use_shim ? 3 : 0,
+		.report_fd = shim.report_rd, .reports = reports,
 		.cpu_seconds = policy_limit(p, SBX_LIMIT_CPU_SECONDS),
 		.nofile = policy_limit(p, SBX_LIMIT_NOFILE),
 	};
 	rc = run_sandbox(&pl, &ri, &ready);
 	sv[1] = -1; /* closed by run_sandbox */
+	if (use_shim)
+		shim.policy_fd = shim.report_wr = shim.counters_fd = -1; /* likewise */
 	plan_remove_placeholders(&pl);
 	if (!ready && rc < 128) {
-		if (policy_fallback(p) == SBX_FALLBACK_WARN) {
+		if (policy_fallback(p) == SBX_FALLBACK_WARN && !o.learn) {
 			rc = unsandboxed(&o, "the sandbox could not be set up; fallback = warn");
 			goto out;
 		}
@@ -343,6 +511,31 @@ int main(int argc, char **argv)
 		    "is above); nothing was run", rc);
 		setup_advice();
 		rc = SBX_EXIT_SETUP;
+		goto out;
+	}
+	if (reports)
+		reports_finish(reports, shim.counters ?
+			       __atomic_load_n(&shim.counters[0], __ATOMIC_RELAXED) : 0);
+	if (o.learn && reports) {
+		if (o.learn_out) {
+			if (path_join(cwd, o.learn_out, learn_path, sizeof(learn_path)))
+				snprintf(learn_path, sizeof(learn_path), "%s", o.learn_out);
+		} else {
+			snprintf(rest, sizeof(rest), "learned/%s.ini", stamp);
+			state_path(home, rest, learn_path, sizeof(learn_path));
+		}
+		struct learn_in li = { .policy = p, .reports = reports, .user_file = user_file,
+				       .command = o.command, .flags = o.settings,
+				       .nflags = o.nsettings };
+		int e = learn_write(&li, learn_path);
+		char shown[PATH_MAX];
+		sbx_path_tildify(learn_path, home, shown, sizeof(shown));
+		if (e)
+			msg("cannot write the learned policy to %s: %s", shown, strerror(-e));
+		else
+			msg("learned policy written to %s — review it, then run: "
+			    "sbx-preload --config %s -- %s%s", shown, shown, o.command[0],
+			    o.command[1] ? " …" : "");
 	}
 	goto out;
 
@@ -354,8 +547,10 @@ out:
 		close(sv[0]);
 	if (sv[1] >= 0)
 		close(sv[1]);
+	shim_release(&shim);
+	reports_free(reports);
 	plan_free(&pl);
-	policy_builder_free(b);
+	policy_free(box);
 	policy_free(p);
 	options_free(&o);
 	return rc;

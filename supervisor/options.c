@@ -34,10 +34,15 @@ static const char usage[] =
 "      --no-sandbox        run COMMAND unsandboxed, with a warning\n"
 "      --no-shim           boundary only, no LD_PRELOAD shim\n"
 "      --print             print the wrapped command line instead of running it\n"
-"      --log FILE          append JSON Lines reports to FILE (with the shim)\n"
-"      --trace             report every access, not only violations (with the shim)\n"
-"      --learn             run permissively and write the policy the run needed\n"
-"                          (with the shim)\n"
+"      --log FILE          append every report as a JSON line to FILE (default:\n"
+"                          [report] log, else ~/.local/state/sbx/audit.jsonl)\n"
+"      --trace             report every file, exec and network access, allowed\n"
+"                          ones too\n"
+"      --learn[=FILE]      run with writes relaxed to HOME (secrets and mandatory\n"
+"                          denies stay closed), record what the policy would\n"
+"                          have refused, and write a sandbox.ini that allows\n"
+"                          exactly that run to FILE (default: under\n"
+"                          ~/.local/state/sbx/learned/) for you to review\n"
 "  -q, --quiet             no start-up line\n"
 "  -v, --verbose           say what is in force and why\n"
 "      --debug             also print the bubblewrap command line\n"
@@ -50,11 +55,17 @@ static const char usage[] =
 "  SBX_ALLOWED_DOMAINS=a,b added to allow_domains\n"
 "\n"
 "In force now: every [filesystem] key, isolation, fallback, [env] home and\n"
-"deny_env, allow_domains = * (network on), allow_all_unix_sockets, [limits]\n"
-"cpu_seconds and nofile. Parsed and checked, taking effect with later parts\n"
-"(the proxy, seccomp notify, the shim, cgroups): other allow_domains,\n"
-"deny_domains, allow_unix_sockets, proxy ports, [report], [limits] memory and\n"
-"pids, nested. See docs/POLICY.md.\n"
+"deny_env, allow_domains = * (network on), allow_all_unix_sockets, [report]\n"
+"(log, ignore_paths, ignore_domains), [limits] cpu_seconds and nofile; the\n"
+"shim refuses lookups and connects that allow_domains/deny_domains do not\n"
+"allow. Parsed and checked, taking effect with later parts (the proxy,\n"
+"seccomp notify, cgroups): reaching allowed domains other than `*`,\n"
+"allow_unix_sockets, proxy ports, [limits] memory and pids, nested.\n"
+"See docs/POLICY.md and docs/REPORTS.md.\n"
+"\n"
+"Reports come from the preload shim (libsbx-preload.so, LD_PRELOAD): it\n"
+"explains refusals, it is not the boundary. Static binaries and raw system\n"
+"calls get past it, never past bubblewrap and seccomp.\n"
 "\n"
 "Exit status: COMMAND's own; 128+N if it died of signal N; 125 if the sandbox\n"
 "could not be set up (nothing was run); 126/127 as a shell would.\n";
@@ -78,7 +89,7 @@ static const struct option longopts[] = {
 	{ "no-shim", no_argument, NULL, OPT_NO_SHIM },
 	{ "log", required_argument, NULL, OPT_LOG },
 	{ "trace", no_argument, NULL, OPT_TRACE },
-	{ "learn", no_argument, NULL, OPT_LEARN },
+	{ "learn", optional_argument, NULL, OPT_LEARN },
 	{ "print", no_argument, NULL, OPT_PRINT },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
@@ -115,7 +126,7 @@ int options_parse(int argc, char **argv, struct options *o)
 		case OPT_NO_SHIM: o->no_shim = true; break;
 		case OPT_LOG: o->log = optarg; break;
 		case OPT_TRACE: o->trace = true; break;
-		case OPT_LEARN: o->learn = true; break;
+		case OPT_LEARN: o->learn = true; o->learn_out = optarg; break;
 		case OPT_PRINT: o->print = true; break;
 		case 'q': sbx_verbosity = V_QUIET; break;
 		case 'v': sbx_verbosity = V_VERBOSE; break;

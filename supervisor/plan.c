@@ -359,6 +359,20 @@ static int environment(const struct plan_in *in, struct plan *pl)
 	}
 	if (policy_session_dir(p))
 		TRY(add3(pl, "--setenv", "SBX_SESSION_DIR", policy_session_dir(p)));
+	if (in->shim_lib) {
+		/* ours first; a preload the caller had stays after it */
+		const char *theirs = NULL;
+		char *v;
+		for (char **e = in->environ; e && *e; e++)
+			if (!strncmp(*e, "LD_PRELOAD=", 11) && (*e)[11])
+				theirs = *e + 11;
+		if (asprintf(&v, "%s%s%s", in->shim_lib, theirs ? ":" : "", theirs ? theirs : "") < 0)
+			return -ENOMEM;
+		int rc = add3(pl, "--setenv", "LD_PRELOAD", v);
+		free(v);
+		TRY(rc);
+		TRY(add3(pl, "--setenv", "SBX_SHIM", in->shim_spec));
+	}
 	const char *tmpdir = getenv("TMPDIR");
 	if (tmpdir && *tmpdir && (tmpdir[0] != '/' ||
 	    policy_check_path(p, SBX_OP_WRITE, tmpdir, NULL) == SBX_DENY))
@@ -404,6 +418,8 @@ int plan_build(const struct plan_in *in, struct plan *pl)
 	 * build tree, a test): the private /tmp hides the host's. */
 	if (under(in->init, "/tmp"))
 		STEP(add3(pl, "--ro-bind", in->init, in->init));
+	if (in->shim_lib && under(in->shim_lib, "/tmp"))
+		STEP(add3(pl, "--ro-bind", in->shim_lib, in->shim_lib));
 	STEP(bind_roots(in, pl, &cv, true));
 	STEP(mask_rules(in, pl, &cv));
 	STEP(protect_rules(in, pl, &cv));
@@ -418,6 +434,10 @@ int plan_build(const struct plan_in *in, struct plan *pl)
 	}
 	STEP(strv_add(&pl->argv, policy_allow_all_unix_sockets(p) ?
 		      "--unix=allow" : "--unix=block"));
+	for (size_t i = 0; i < in->nkeep; i++) {
+		snprintf(num, sizeof(num), "--keep=%d", in->keep_fds[i]);
+		STEP(strv_add(&pl->argv, num));
+	}
 	if (in->ignored_signals) {
 		snprintf(num, sizeof(num), "--ignored=%u", in->ignored_signals);
 		STEP(strv_add(&pl->argv, num));

@@ -71,6 +71,9 @@ static void child_exec(const struct plan *pl, const struct run_in *ri,
 	}
 	if (fcntl(ri->ctl_child, F_SETFD, 0))
 		goto fail;
+	for (size_t i = 0; i < ri->npass; i++)
+		if (fcntl(ri->pass_fds[i], F_SETFD, 0))
+			goto fail;
 	execve(pl->argv.v[0], pl->argv.v, environ);
 fail:
 	dprintf(STDERR_FILENO, "sbx: cannot start %s: %s\n", pl->argv.v[0], strerror(errno));
@@ -102,6 +105,23 @@ static int read_ctl(int fd, pid_t *init_pid)
 	return 1;
 }
 
+/* Everything the report pipe holds now; false at end of file. */
+static bool drain_reports(const struct run_in *ri)
+{
+	char buf[65536];
+
+	for (;;) {
+		ssize_t n = read(ri->report_fd, buf, sizeof(buf));
+		if (n > 0) {
+			reports_feed(ri->reports, buf, (size_t)n);
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		return n < 0 && errno == EAGAIN;
+	}
+}
+
 int run_sandbox(const struct plan *pl, const struct run_in *ri, bool *ready)
 {
 	sigset_t set, orig;
@@ -129,14 +149,21 @@ int run_sandbox(const struct plan *pl, const struct run_in *ri, bool *ready)
 	if (pid == 0)
 		child_exec(pl, ri, &orig, parent);
 	close(ri->ctl_child);
+	/* bwrap has them now; our copy of the report pipe's write end would
+	 * keep the end of file from ever coming */
+	for (size_t i = 0; i < ri->npass; i++)
+		close(ri->pass_fds[i]);
 
-	struct pollfd pf[2] = { { sfd, POLLIN, 0 }, { ri->ctl_parent, POLLIN, 0 } };
+	struct pollfd pf[3] = { { sfd, POLLIN, 0 }, { ri->ctl_parent, POLLIN, 0 },
+				{ ri->reports ? ri->report_fd : -1, POLLIN, 0 } };
 	for (;;) {
-		if (poll(pf, 2, -1) < 0) {
+		if (poll(pf, 3, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
 		}
+		if (pf[2].revents && !drain_reports(ri))
+			pf[2].fd = -1;
 		if (pf[1].revents) {
 			if (read_ctl(ri->ctl_parent, &init_pid) < 0)
 				pf[1].fd = -1; /* closed: sbx-init is gone */
@@ -173,6 +200,10 @@ int run_sandbox(const struct plan *pl, const struct run_in *ri, bool *ready)
 		read_ctl(ri->ctl_parent, &init_pid);
 		*ready = init_pid > 0;
 	}
+	/* Whatever the sandbox wrote before it ended. Every writer is gone
+	 * with the pid namespace, so this ends at end of file. */
+	if (ri->reports && pf[2].fd >= 0)
+		drain_reports(ri);
 	close(sfd);
 	sigprocmask(SIG_SETMASK, &orig, NULL);
 	if (killed_by && !*ready)

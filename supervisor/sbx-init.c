@@ -2,15 +2,19 @@
  *
  * bubblewrap has set up the namespaces and mounts and execs this as the
  * sandbox's pid 1 (--as-pid-1). It only applies what the supervisor decided:
- *   sbx-init [--ctl=FD] [--unix=allow|block] [--ignored=MASK] [--verbose]
- *            -- COMMAND [ARG...]
+ *   sbx-init [--ctl=FD] [--unix=allow|block] [--ignored=MASK] [--keep=FD]...
+ *            [--verbose] -- COMMAND [ARG...]
  * It tells the supervisor the sandbox stands (a message on the control
  * socket, which carries our pid as the supervisor's namespace sees it),
  * starts COMMAND with the seccomp filter, forwards the signals the
  * supervisor relays, reaps orphans, and exits with COMMAND's status.
+ * --keep descriptors (the preload shim's policy, report pipe and counters)
+ * stay open in pid 1 for the life of the sandbox, close-on-exec: COMMAND
+ * never inherits them, and every process reaches them as /proc/1/fd/N.
  * No parsing beyond argv, no allocation.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <signal.h>
@@ -108,6 +112,9 @@ int main(int argc, char **argv)
 			block_unix = 1;
 		} else if (!strncmp(a, "--ignored=", 10) && !parse_uint(a + 10, &v)) {
 			ignored = v;
+		} else if (!strncmp(a, "--keep=", 7) && !parse_uint(a + 7, &v)) {
+			if (fcntl((int)v, F_SETFD, FD_CLOEXEC))
+				die("shim descriptor", errno);
 		} else if (!strcmp(a, "--verbose")) {
 			verbose = 1;
 		} else {

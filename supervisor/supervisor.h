@@ -4,9 +4,11 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <limits.h>
 #include <sys/types.h>
 
 #include "policy.h"
+#include "wire.h"
 
 /* Exit statuses of the contract. */
 #define SBX_EXIT_SETUP 125   /* the sandbox could not be set up; nothing ran */
@@ -50,6 +52,7 @@ struct options {
 	const char *config;
 	const char *workspace;
 	const char *log;
+	const char *learn_out; /* --learn=FILE */
 	struct flag_setting *settings; /* --allow-write etc., in order */
 	size_t nsettings;
 	bool no_sandbox, no_shim, trace, learn, print;
@@ -72,6 +75,10 @@ struct plan_in {
 	const char *cwd;
 	int ctl_fd;            /* fd sbx-init reports on, -1 for --print */
 	unsigned ignored_signals; /* bit n: signal n was ignored by our caller */
+	const char *shim_lib;     /* LD_PRELOAD this, or NULL for no shim */
+	const char *shim_spec;    /* SBX_SHIM's value */
+	const int *keep_fds;      /* sbx-init holds these (close-on-exec) */
+	size_t nkeep;
 	bool make_placeholders; /* false for --print: touch nothing on the host */
 };
 
@@ -87,10 +94,70 @@ void plan_free(struct plan *pl);
 /* Remove the placeholders that are still empty (deepest first). */
 void plan_remove_placeholders(struct plan *pl);
 
+/* ---- reports.c: the shim's reports, explained, folded, logged */
+
+enum reports_mode { REPORTS_ENFORCE, REPORTS_TRACE, REPORTS_LEARN };
+
+struct reports_cfg {
+	const struct policy *policy; /* the policy the shim judges by */
+	const char *log_path;        /* JSON Lines audit log; NULL = none */
+	const char *run_id;          /* groups one run's lines in the log */
+	enum reports_mode mode;
+	int out_fd;                  /* where the friendly lines go (stderr) */
+};
+
+/* What the policy says about one report, for the line and the log. */
+struct report_expl {
+	enum sbx_verdict verdict;
+	bool has_rule;
+	enum sbx_rule_kind kind;
+	char rule[PATH_MAX + 64];  /* "deny_read = ~/.ssh" */
+	char source[PATH_MAX];     /* "~/.config/sbx/sandbox.ini:7", "default" */
+	char note[PATH_MAX];       /* the source, or "built-in default" */
+	char fix[PATH_MAX + 32];   /* "--allow-write ~/x", or "" */
+	char shown[PATH_MAX];      /* the target as the person writes it */
+};
+
+struct reports;
+int reports_new(const struct reports_cfg *cfg, struct reports **out);
+/* Bytes as read from the report pipe (any split). */
+void reports_feed(struct reports *r, const char *data, size_t n);
+/* The run is over: repeats, then the one-line summary. */
+void reports_finish(struct reports *r, unsigned long dropped);
+void reports_free(struct reports *r);
+/* Every distinct report of the run (for --learn). */
+void reports_each(const struct reports *r,
+		  void (*fn)(void *ctx, char decision, enum wire_op op,
+			     const char *target),
+		  void *ctx);
+/* Exposed for the unit tests. */
+void report_explain(const struct policy *p, const struct wire_report *w,
+		    struct report_expl *e);
+size_t report_line(const struct wire_report *w, const struct report_expl *e,
+		   char *out, size_t outsz);
+
+/* ---- learn.c: the sandbox.ini a --learn run needed */
+
+struct learn_in {
+	const struct policy *policy;  /* the user's policy the run was judged by */
+	const struct reports *reports;
+	const char *user_file;        /* the user's sandbox.ini, or "" */
+	char *const *command;
+	const struct flag_setting *flags; /* flags given (kept in the output) */
+	size_t nflags;
+};
+/* Write the learned sandbox.ini to path. 0 or -errno. */
+int learn_write(const struct learn_in *in, const char *path);
+
 /* ---- run.c */
 
 struct run_in {
 	int ctl_parent, ctl_child; /* the control socketpair */
+	const int *pass_fds;       /* handed to sbx-init (the shim's); closed
+				    * here once bwrap has them */
+	size_t npass;
+	int report_fd;             /* read end of the report pipe, or -1 */
+	struct reports *reports;
 	unsigned long long cpu_seconds, nofile; /* 0 = leave as is */
 };
 

@@ -177,3 +177,22 @@ Test(policy_domain, env_star_opens_the_network)
 	cr_assert_eq(policy_network_open(p), true);
 	policy_free(p);
 }
+
+Test(policy_host, lookup_allowed_when_a_rule_names_the_host_on_any_port)
+{
+	struct policy *p = compile_ini("[network]\nallow_domains = *.npmjs.org:443, github.com\n"
+				       "deny_domains = bad.npmjs.org, evil.github.com:22\n");
+	const struct sbx_rule *why;
+
+	cr_assert_eq(policy_check_host(p, "registry.npmjs.org", &why), SBX_ALLOW);
+	cr_assert_str_eq(why->value, "*.npmjs.org:443");
+	cr_assert_eq(policy_check_domain(p, "registry.npmjs.org", 0, NULL), SBX_DENY);
+	cr_assert_eq(policy_check_host(p, "github.com", NULL), SBX_ALLOW);
+	cr_assert_eq(policy_check_host(p, "bad.npmjs.org", &why), SBX_DENY);
+	cr_assert_str_eq(why->value, "bad.npmjs.org");
+	/* a deny for one port does not refuse the lookup */
+	cr_assert_eq(policy_check_host(p, "evil.github.com", NULL), SBX_DENY); /* not allowed at all */
+	cr_assert_eq(policy_check_host(p, "example.com", &why), SBX_DENY);
+	cr_assert_null(why);
+	policy_free(p);
+}

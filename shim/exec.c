@@ -1,0 +1,261 @@
+/* shim/exec.c: starting programs.
+ *
+ * A child keeps the shim only if its environment still has LD_PRELOAD
+ * naming it and SBX_SHIM: `env -i`, a scrubbed execve() envp or a program
+ * that cleared its environment would lose both. Every exec and spawn entry
+ * point puts them back. The new environment is built on the stack (these
+ * calls run in vfork children, where malloc is off limits).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "shim.h"
+
+extern char **environ;
+
+/* "SBX_SHIM=..." and "LD_PRELOAD=<lib>", set once at start-up. */
+static char shim_entry[1024];
+static char preload_entry[PATH_MAX + 16];
+static const char *lib; /* inside preload_entry */
+static size_t lib_len;
+
+void shim_exec_init(const char *spec, const char *libpath)
+{
+	size_t sl = strlen(spec), ll = strlen(libpath);
+
+	if (sl + 10 > sizeof(shim_entry) || ll + 12 > sizeof(preload_entry) || libpath[0] != '/')
+		return;
+	memcpy(shim_entry, "SBX_SHIM=", 9);
+	memcpy(shim_entry + 9, spec, sl + 1);
+	memcpy(preload_entry, "LD_PRELOAD=", 11);
+	memcpy(preload_entry + 11, libpath, ll + 1);
+	lib = preload_entry + 11;
+	lib_len = ll;
+}
+
+size_t shim_env_extra(void)
+{
+	return 2;
+}
+
+/* Does the LD_PRELOAD value (separated by `:` or spaces) name our lib? */
+static bool names_lib(const char *v)
+{
+	while (*v) {
+		size_t n = strcspn(v, ": ");
+		if (n == lib_len && !memcmp(v, lib, n))
+			return true;
+		v += n;
+		while (*v == ':' || *v == ' ')
+			v++;
+	}
+	return false;
+}
+
+char **shim_env_fix(char *const *envp, char **out, char *buf, size_t bufsz)
+{
+	size_t n = 0;
+	bool have_shim = false, have_pre = false;
+
+	for (char *const *e = envp; e && *e; e++) {
+		if (!strncmp(*e, "SBX_SHIM=", 9)) {
+			if (have_shim)
+				continue;
+			out[n++] = shim_entry;
+			have_shim = true;
+		} else if (!strncmp(*e, "LD_PRELOAD=", 11)) {
+			if (have_pre)
+				continue;
+			have_pre = true;
+			if (names_lib(*e + 11)) {
+				out[n++] = *e;
+			} else if (strlen(*e) + lib_len + 2 <= bufsz) {
+				/* ours first, then theirs */
+				size_t l = 11 + lib_len;
+				memcpy(buf, preload_entry, l);
+				buf[l] = ':';
+				memcpy(buf + l + 1, *e + 11, strlen(*e + 11) + 1);
+				out[n++] = buf;
+			} else {
+				out[n++] = preload_entry;
+			}
+		} else {
+			out[n++] = *e;
+		}
+	}
+	if (!have_shim)
+		out[n++] = shim_entry;
+	if (!have_pre)
+		out[n++] = preload_entry;
+	out[n] = NULL;
+	return out;
+}
+
+static size_t env_count(char *const *envp)
+{
+	size_t n = 0;
+
+	while (envp && envp[n])
+		n++;
+	return n;
+}
+
+static bool carry(void)
+{
+	return lib && shim_ready();
+}
+
+/* The environment the child gets: `fixed`, or envp itself when the shim
+ * is off. Declares the stack storage in the caller's frame. */
+#define FIXED_ENV(envp, fixed)                                                \
+	size_t nenv_ = carry() ? env_count(envp) + shim_env_extra() + 1 : 1;  \
+	char *envbuf_[nenv_];                                                 \
+	char prebuf_[PATH_MAX * 2];                                           \
+	char *const *fixed = carry() ?                                        \
+		shim_env_fix((envp), envbuf_, prebuf_, sizeof(prebuf_)) : (envp)
+
+/* exec of a path (a bare name is found in PATH by libc: not judged here,
+ * the boundary still holds). 0 or the errno to fail with. */
+static int exec_check(int dirfd, const char *path, int how)
+{
+	struct pending pd;
+
+	if (!path || (dirfd == AT_FDCWD && !strchr(path, '/')))
+		return 0;
+	return shim_check(&pd, dirfd, path, SBX_OP_EXEC, how);
+}
+
+static int do_execve(const char *path, char *const argv[], char *const envp[])
+{
+	int e = exec_check(AT_FDCWD, path, HOW_FOLLOW);
+
+	if (e) {
+		errno = e;
+		return -1;
+	}
+	FIXED_ENV(envp, env);
+	return REAL(execve)(path, argv, env);
+}
+
+static int do_execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	int e = exec_check(AT_FDCWD, file, HOW_FOLLOW);
+
+	if (e) {
+		errno = e;
+		return -1;
+	}
+	FIXED_ENV(envp, env);
+	return REAL(execvpe)(file, argv, env);
+}
+
+SHIM_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+	return do_execve(path, argv, envp);
+}
+
+SHIM_EXPORT int execv(const char *path, char *const argv[])
+{
+	return do_execve(path, argv, environ);
+}
+
+SHIM_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	return do_execvpe(file, argv, envp);
+}
+
+SHIM_EXPORT int execvp(const char *file, char *const argv[])
+{
+	return do_execvpe(file, argv, environ);
+}
+
+SHIM_EXPORT int execveat(int dirfd, const char *path, char *const argv[],
+			 char *const envp[], int flags)
+{
+	int e = exec_check(dirfd, path, ((flags & AT_SYMLINK_NOFOLLOW) ? HOW_NOFOLLOW : 0) |
+				       ((flags & AT_EMPTY_PATH) ? HOW_EMPTY_OK : 0));
+
+	if (e) {
+		errno = e;
+		return -1;
+	}
+	FIXED_ENV(envp, env);
+	return REAL(execveat)(dirfd, path, argv, env, flags);
+}
+
+SHIM_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
+{
+	FIXED_ENV(envp, env);
+	return REAL(fexecve)(fd, argv, env);
+}
+
+/* ---- the execl family: the arguments, counted, into an array on the stack */
+
+#define COLLECT_ARGS(arg0, argv)                                              \
+	size_t nargs_ = 1;                                                    \
+	va_list ap_;                                                          \
+	va_start(ap_, arg0);                                                  \
+	while (va_arg(ap_, char *))                                           \
+		nargs_++;                                                     \
+	va_end(ap_);                                                          \
+	char *argv[nargs_ + 1];                                               \
+	argv[0] = (char *)(arg0);                                             \
+	va_start(ap_, arg0);                                                  \
+	for (size_t i_ = 1; i_ <= nargs_; i_++)                               \
+		argv[i_] = va_arg(ap_, char *); /* the last is the NULL */    \
+
+SHIM_EXPORT int execl(const char *path, const char *arg0, ...)
+{
+	COLLECT_ARGS(arg0, argv);
+	va_end(ap_);
+	return do_execve(path, argv, environ);
+}
+
+SHIM_EXPORT int execlp(const char *file, const char *arg0, ...)
+{
+	COLLECT_ARGS(arg0, argv);
+	va_end(ap_);
+	return do_execvpe(file, argv, environ);
+}
+
+SHIM_EXPORT int execle(const char *path, const char *arg0, ...)
+{
+	COLLECT_ARGS(arg0, argv);
+	char *const *envp = va_arg(ap_, char *const *); /* after the NULL */
+	va_end(ap_);
+	return do_execve(path, argv, envp);
+}
+
+/* ---- posix_spawn: errors are returned, not put in errno */
+
+SHIM_EXPORT int posix_spawn(pid_t *pid, const char *path,
+			    const posix_spawn_file_actions_t *fa,
+			    const posix_spawnattr_t *attr, char *const argv[],
+			    char *const envp[])
+{
+	int e = exec_check(AT_FDCWD, path, HOW_FOLLOW);
+
+	if (e)
+		return e;
+	FIXED_ENV(envp, env);
+	return REAL(posix_spawn)(pid, path, fa, attr, argv, env);
+}
+
+SHIM_EXPORT int posix_spawnp(pid_t *pid, const char *file,
+			     const posix_spawn_file_actions_t *fa,
+			     const posix_spawnattr_t *attr, char *const argv[],
+			     char *const envp[])
+{
+	int e = exec_check(AT_FDCWD, file, HOW_FOLLOW);
+
+	if (e)
+		return e;
+	FIXED_ENV(envp, env);
+	return REAL(posix_spawnp)(pid, file, fa, attr, argv, env);
+}

@@ -1,0 +1,111 @@
+/* shim/shim.h: what the shim's files share. Not installed, not public.
+ *
+ * Rules for everything the shim runs inside someone else's program:
+ *  - no malloc, no locks, no stdio on any path an interposed call takes;
+ *    buffers live on the stack, state is set once at start-up;
+ *  - errno is what the real call left, or the errno the shim chose;
+ *  - every check runs under a per-thread guard, so a libc function the shim
+ *    itself calls never comes back into the shim;
+ *  - safe in a vfork child and a signal handler: only syscalls and plain
+ *    memory reads.
+ */
+#ifndef SBX_SHIM_H
+#define SBX_SHIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "policy.h"
+#include "wire.h"
+
+/* Exported symbols are the interposed libc functions; everything else is
+ * hidden (-fvisibility=hidden), so the shim's own names and the policy
+ * code linked into it never collide with the program's. */
+#define SHIM_EXPORT __attribute__((visibility("default")))
+
+/* Resolve the next definition of a libc function, once, lazily.
+ * GNU C (statement expression, __typeof__): the pointer gets the exact type
+ * of libc's own declaration, so a wrapper that forwarded the wrong
+ * arguments would not compile. Relaxed atomics: two threads racing here
+ * both store the same address. */
+#define REAL(name)                                                            \
+	({                                                                    \
+		static __typeof__(&name) sym_;                                \
+		__typeof__(&name) f_ = __atomic_load_n(&sym_, __ATOMIC_RELAXED); \
+		if (!f_) {                                                    \
+			f_ = (__typeof__(&name))shim_dlsym(#name);            \
+			__atomic_store_n(&sym_, f_, __ATOMIC_RELAXED);        \
+		}                                                             \
+		f_;                                                           \
+	})
+
+void *shim_dlsym(const char *name);
+
+enum shim_mode {
+	SHIM_ENFORCE, /* deny, report denials */
+	SHIM_TRACE,   /* deny, report every access */
+	SHIM_LEARN,   /* never deny: report what would be denied, and every access */
+};
+
+/* How a path argument is used. */
+enum {
+	HOW_FOLLOW = 0,        /* the call follows a final symlink */
+	HOW_NOFOLLOW = 1 << 0, /* it acts on the link itself */
+	HOW_EMPTY_OK = 1 << 1, /* AT_EMPTY_PATH: "" means the dirfd itself */
+};
+
+/* One path of a call, kept from the check to after the real call. */
+struct pending {
+	int dirfd;
+	const char *path;
+	enum sbx_op op;
+	int how;
+	bool active; /* look again if the real call fails */
+};
+
+/* Is the shim on in this process (policy attached, not inside itself)? */
+bool shim_ready(void);
+enum shim_mode shim_mode(void);
+const struct policy *shim_policy(void);
+
+/* Check one path before the real call. 0: go ahead (pd filled, for
+ * shim_after); otherwise the errno to fail with, the report sent. */
+int shim_check(struct pending *pd, int dirfd, const char *path,
+	       enum sbx_op op, int how);
+/* After a real call that failed: if the kernel refused (EACCES, EPERM,
+ * EROFS) a path the policy denies, report it. errno is kept. */
+void shim_after(const struct pending *pd, int n);
+
+/* Report; decision is WIRE_DENY, WIRE_ALLOW or WIRE_LEARN. */
+void shim_report(char decision, enum wire_op op, const char *target, int err);
+/* --trace and --learn: report an allowed access once per process. */
+void shim_trace(enum wire_op op, const char *target);
+
+/* The per-thread guard: shim_enter() is false when the shim is off or
+ * already on this thread's stack. */
+bool shim_enter(void);
+void shim_leave(void);
+
+/* cwd cache: invalidated by chdir/fchdir. */
+void shim_cwd_changed(void);
+
+/* The absolute, lexically normalised form of (dirfd, path). 0, or -1 when
+ * it cannot be told (a dirfd that names no directory, too long). */
+int shim_abspath(int dirfd, const char *path, char *out, size_t outsz);
+
+/* resolve.c */
+/* Follow every symlink of an absolute, normalised path, as the kernel
+ * would (the final one only when `follow`); a missing tail is kept as
+ * written. readlink(2) only: no allocation. */
+void shim_resolve(const char *abs, bool follow, char *out, size_t outsz);
+
+/* exec.c: the environment a child must keep for the shim to follow it. */
+void shim_exec_init(const char *spec, const char *libpath);
+size_t shim_env_extra(void); /* how many entries shim_env_fix may add */
+/* Copy envp into out (room for count(envp) + shim_env_extra() + 1
+ * pointers), making sure LD_PRELOAD names the shim and SBX_SHIM is ours.
+ * buf (PATH_MAX * 2 bytes) holds a rewritten LD_PRELOAD. */
+char **shim_env_fix(char *const *envp, char **out, char *buf, size_t bufsz);
+
+#endif

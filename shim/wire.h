@@ -1,0 +1,62 @@
+/* shim/wire.h: one report, as the shim hands it to the supervisor.
+ *
+ * A report is one text line, written with a single write(2) of at most
+ * PIPE_BUF bytes so it lands whole in the pipe:
+ *
+ *     SBX1 <decision> <op> <pid> <comm> <target> <errno>\n
+ *
+ * decision: D denied, A allowed (--trace), L would be denied (--learn, the
+ * call went ahead). op: read write exec connect dns unix. Fields are
+ * separated by one space; bytes <= 0x20, 0x7f, `%` and `+` inside comm and
+ * target are written as %XX, so a field never holds a space or a newline.
+ * The shim only says what happened; the supervisor asks its own copy of the
+ * policy which rule decided, so a forged line cannot name a rule.
+ *
+ * Used by the shim (encode, async-signal-safe, no allocation) and by the
+ * supervisor (decode, which treats every line as hostile input).
+ */
+#ifndef SBX_WIRE_H
+#define SBX_WIRE_H
+
+#include <stddef.h>
+
+enum wire_op {
+	WIRE_READ,
+	WIRE_WRITE,
+	WIRE_EXEC,
+	WIRE_CONNECT,
+	WIRE_DNS,
+	WIRE_UNIX,
+	WIRE_OP_COUNT,
+};
+
+#define WIRE_DENY 'D'
+#define WIRE_ALLOW 'A'
+#define WIRE_LEARN 'L'
+
+#define WIRE_MAX 4096 /* PIPE_BUF on Linux: one atomic write */
+#define WIRE_TARGET_MAX 4096
+
+struct wire_report {
+	char decision;
+	enum wire_op op;
+	int pid;
+	int err;
+	char comm[32];
+	char target[WIRE_TARGET_MAX];
+	int truncated; /* the target did not fit in one line */
+};
+
+const char *wire_op_name(enum wire_op op);
+
+/* Encode into buf (WIRE_MAX bytes); returns the length, newline included.
+ * A target too long for one line is cut, and the line says so (`+` after
+ * the target). */
+size_t wire_encode(char *buf, char decision, enum wire_op op, int pid,
+		   const char *comm, const char *target, int err);
+
+/* Decode one line (without its newline). 0, or -1 when it is not a
+ * well-formed report. */
+int wire_decode(const char *line, size_t len, struct wire_report *out);
+
+#endif

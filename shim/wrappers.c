@@ -1,0 +1,216 @@
+/* shim/wrappers.c: the file-system wrappers, generated from symbols.def,
+ * and the hand-written ones the table points here (open, chdir). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <unistd.h>
+#include <utime.h>
+
+#include <dlfcn.h>
+
+#include "shim.h"
+
+/* Not in glibc's headers without fortification, or at all any more. */
+int __open_2(const char *path, int flags);
+int __open64_2(const char *path, int flags);
+int __openat_2(int dirfd, const char *path, int flags);
+int __openat64_2(int dirfd, const char *path, int flags);
+
+static enum sbx_op fopen_op(const char *mode)
+{
+	return mode && mode[0] == 'r' && !strchr(mode, '+') ? SBX_OP_READ : SBX_OP_WRITE;
+}
+
+static int at_how(int flags)
+{
+	return ((flags & AT_SYMLINK_NOFOLLOW) ? HOW_NOFOLLOW : HOW_FOLLOW) |
+	       ((flags & AT_EMPTY_PATH) ? HOW_EMPTY_OK : 0);
+}
+
+/* linkat follows the old path only when asked to */
+static int link_how(int flags)
+{
+	return ((flags & AT_SYMLINK_FOLLOW) ? HOW_FOLLOW : HOW_NOFOLLOW) |
+	       ((flags & AT_EMPTY_PATH) ? HOW_EMPTY_OK : 0);
+}
+
+/* ---- the generator */
+
+#define P(d, p, o, h) (e_ = shim_check(&pd_[0], (d), (p), (o), (h)), n_ = 1)
+#define P2(d, p, o, h, d2, p2, o2, h2)                                        \
+	(e_ = shim_check(&pd_[0], (d), (p), (o), (h)), n_ = 1,                \
+	 e_ || (e_ = shim_check(&pd_[1], (d2), (p2), (o2), (h2)), n_ = 2))
+
+/* The body every generated wrapper shares; `real` is the next definition. */
+#define WRAP_BODY(RET, REALFN, ARGS, FAIL, CHECKS)                            \
+	struct pending pd_[2];                                                \
+	int n_ = 0, e_ = 0;                                                   \
+	RET r_;                                                               \
+	CHECKS;                                                               \
+	if (e_) {                                                             \
+		errno = e_;                                                   \
+		return FAIL;                                                  \
+	}                                                                     \
+	if (!(REALFN)) {                                                      \
+		errno = ENOSYS;                                               \
+		return FAIL;                                                  \
+	}                                                                     \
+	r_ = (REALFN)ARGS;                                                    \
+	if (r_ == FAIL && n_)                                                 \
+		shim_after(pd_, n_);                                          \
+	return r_;
+
+#define PATHCALL(RET, NAME, PARAMS, ARGS, FAIL, CHECKS)                       \
+	SHIM_EXPORT RET NAME PARAMS                                           \
+	{                                                                     \
+		__typeof__(&NAME) next_ = REAL(NAME);                         \
+		WRAP_BODY(RET, next_, ARGS, FAIL, CHECKS)                     \
+	}
+
+/* The __xstat family is exported only under the version old binaries
+ * linked against; its name is per architecture. Elsewhere it is skipped. */
+#if defined(__x86_64__)
+#define LIBC_OLD "GLIBC_2.2.5"
+#elif defined(__aarch64__)
+#define LIBC_OLD "GLIBC_2.17"
+#endif
+
+#ifdef LIBC_OLD
+#define COMPAT(RET, NAME, PARAMS, ARGS, FAIL, CHECKS, VERSION)                \
+	SHIM_EXPORT RET NAME PARAMS;                                          \
+	SHIM_EXPORT RET NAME PARAMS                                           \
+	{                                                                     \
+		typedef RET(*fn_t) PARAMS;                                    \
+		static fn_t real_;                                            \
+		fn_t f_ = __atomic_load_n(&real_, __ATOMIC_RELAXED);          \
+		if (!f_) {                                                    \
+			f_ = (fn_t)dlvsym(RTLD_NEXT, #NAME, VERSION);          \
+			__atomic_store_n(&real_, f_, __ATOMIC_RELAXED);       \
+		}                                                             \
+		WRAP_BODY(RET, f_, ARGS, FAIL, CHECKS)                        \
+	}
+#else
+#define COMPAT(...)
+#endif
+
+#define HAND(name, file)
+
+#include "symbols.def"
+
+#undef PATHCALL
+#undef COMPAT
+#undef HAND
+
+/* ---- open: variadic, the mode is there only with O_CREAT or O_TMPFILE */
+
+static enum sbx_op open_op(int flags)
+{
+	if ((flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC)) ||
+	    (flags & O_TMPFILE) == O_TMPFILE)
+		return SBX_OP_WRITE;
+	return SBX_OP_READ;
+}
+
+static int open_how(int flags)
+{
+	/* O_CREAT|O_EXCL never follows a final symlink */
+	return (flags & O_NOFOLLOW) || (flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL) ?
+		       HOW_NOFOLLOW : HOW_FOLLOW;
+}
+
+static bool has_mode(int flags)
+{
+	return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE;
+}
+
+#define OPEN_MODE(last)                                                       \
+	mode_t mode = 0;                                                      \
+	if (has_mode(flags)) {                                                \
+		va_list ap;                                                   \
+		va_start(ap, last);                                           \
+		mode = (mode_t)va_arg(ap, int); /* promoted, as glibc reads it */ \
+		va_end(ap);                                                   \
+	}
+
+#define OPEN_WRAP(NAME, DIRFD, CALL)                                          \
+	__typeof__(&NAME) next_ = REAL(NAME);                                 \
+	WRAP_BODY(int, next_, CALL, -1,                                       \
+		  P((DIRFD), path, open_op(flags), open_how(flags)))
+
+SHIM_EXPORT int open(const char *path, int flags, ...)
+{
+	OPEN_MODE(flags)
+	OPEN_WRAP(open, AT_FDCWD, (path, flags, mode))
+}
+
+SHIM_EXPORT int open64(const char *path, int flags, ...)
+{
+	OPEN_MODE(flags)
+	OPEN_WRAP(open64, AT_FDCWD, (path, flags, mode))
+}
+
+SHIM_EXPORT int openat(int dirfd, const char *path, int flags, ...)
+{
+	OPEN_MODE(flags)
+	OPEN_WRAP(openat, dirfd, (dirfd, path, flags, mode))
+}
+
+SHIM_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
+{
+	OPEN_MODE(flags)
+	OPEN_WRAP(openat64, dirfd, (dirfd, path, flags, mode))
+}
+
+/* _FORTIFY_SOURCE's checked opens: no mode argument at all */
+SHIM_EXPORT int __open_2(const char *path, int flags)
+{
+	OPEN_WRAP(__open_2, AT_FDCWD, (path, flags))
+}
+
+SHIM_EXPORT int __open64_2(const char *path, int flags)
+{
+	OPEN_WRAP(__open64_2, AT_FDCWD, (path, flags))
+}
+
+SHIM_EXPORT int __openat_2(int dirfd, const char *path, int flags)
+{
+	OPEN_WRAP(__openat_2, dirfd, (dirfd, path, flags))
+}
+
+SHIM_EXPORT int __openat64_2(int dirfd, const char *path, int flags)
+{
+	OPEN_WRAP(__openat64_2, dirfd, (dirfd, path, flags))
+}
+
+/* ---- the current directory */
+
+SHIM_EXPORT int chdir(const char *path)
+{
+	struct pending pd;
+	int e = shim_check(&pd, AT_FDCWD, path, SBX_OP_READ, HOW_FOLLOW), r;
+
+	if (e) {
+		errno = e;
+		return -1;
+	}
+	r = REAL(chdir)(path);
+	if (r == 0)
+		shim_cwd_changed();
+	else
+		shim_after(&pd, 1);
+	return r;
+}
+
+SHIM_EXPORT int fchdir(int fd)
+{
+	int r = REAL(fchdir)(fd);
+
+	if (r == 0)
+		shim_cwd_changed();
+	return r;
+}

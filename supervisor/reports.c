@@ -1,0 +1,462 @@
+/* supervisor/reports.c: every report of a run, in one stream.
+ *
+ * The shims of all sandboxed processes write report lines (shim/wire.h) into
+ * one pipe; this file reads them as hostile input, asks the policy which rule
+ * decided (the shim's word is never taken for a rule), prints one friendly
+ * line per new violation on stderr, folds repeats, appends every report as
+ * one JSON object per line to the audit log, and sums up at exit.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <uthash.h>
+
+#include "supervisor.h"
+
+struct seen {
+	char *key; /* decision, op, target */
+	char decision;
+	enum wire_op op;
+	char *target;
+	unsigned long count;
+	char line[1024]; /* as printed the first time, without the pid */
+	UT_hash_handle hh;
+};
+
+struct reports {
+	struct reports_cfg cfg;
+	int log_fd;
+	bool log_failed;
+	char buf[WIRE_MAX + 1];
+	size_t len;
+	bool skipping; /* inside an over-long line */
+	struct seen *seen;
+	unsigned long denied[WIRE_OP_COUNT], learned, allowed, malformed, ignored;
+};
+
+int reports_new(const struct reports_cfg *cfg, struct reports **out)
+{
+	struct reports *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return -ENOMEM;
+	r->cfg = *cfg;
+	r->log_fd = -1;
+	*out = r;
+	return 0;
+}
+
+void reports_free(struct reports *r)
+{
+	struct seen *s, *tmp;
+
+	if (!r)
+		return;
+	HASH_ITER(hh, r->seen, s, tmp) {
+		HASH_DEL(r->seen, s);
+		free(s->key);
+		free(s->target);
+		free(s);
+	}
+	if (r->log_fd >= 0)
+		close(r->log_fd);
+	free(r);
+}
+
+/* ---- explaining one report */
+
+static bool file_op(enum wire_op op)
+{
+	return op == WIRE_READ || op == WIRE_WRITE || op == WIRE_EXEC;
+}
+
+static enum sbx_op sbx_op_of(enum wire_op op)
+{
+	return op == WIRE_WRITE ? SBX_OP_WRITE : op == WIRE_EXEC ? SBX_OP_EXEC : SBX_OP_READ;
+}
+
+/* The host part of `host`, `host:port` or `[v6]:port`. */
+static void host_of(const char *target, char *out, size_t outsz)
+{
+	const char *colon = strrchr(target, ':');
+	size_t n = strlen(target);
+
+	if (target[0] == '[') {
+		const char *e = strchr(target, ']');
+		n = e ? (size_t)(e - target - 1) : n;
+		target++;
+	} else if (colon && strchr(target, ':') == colon) {
+		n = (size_t)(colon - target);
+	}
+	snprintf(out, outsz, "%.*s", (int)n, target);
+}
+
+static const char *origin_note(const struct sbx_rule *r)
+{
+	switch (r->origin) {
+	case SBX_ORIGIN_MANDATORY: return "built in; no setting lifts it";
+	case SBX_ORIGIN_DEFAULT: return "built-in default";
+	default: return r->source;
+	}
+}
+
+void report_explain(const struct policy *p, const struct wire_report *w,
+		    struct report_expl *e)
+{
+	const struct sbx_rule *why = NULL;
+	char shown[PATH_MAX], dir[PATH_MAX], host[256];
+
+	memset(e, 0, sizeof(*e));
+	if (file_op(w->op)) {
+		e->verdict = policy_check_path(p, sbx_op_of(w->op), w->target, &why);
+		sbx_path_tildify(w->target, policy_home(p), e->shown, sizeof(e->shown));
+	} else if (w->op == WIRE_DNS) {
+		host_of(w->target, host, sizeof(host));
+		e->verdict = policy_network_open(p) ? SBX_ALLOW : policy_check_host(p, host, &why);
+		snprintf(e->shown, sizeof(e->shown), "%s", w->target);
+	} else {
+		char *end;
+		const char *colon = strrchr(w->target, ':');
+		unsigned long port = colon ? strtoul(colon + 1, &end, 10) : 0;
+		host_of(w->target, host, sizeof(host));
+		e->verdict = policy_network_open(p) ? SBX_ALLOW :
+			     policy_check_domain(p, host, (unsigned)port, &why);
+		snprintf(e->shown, sizeof(e->shown), "%s", w->target);
+	}
+	if (why && e->verdict == SBX_DENY) {
+		snprintf(e->rule, sizeof(e->rule), "%s = %s",
+			 why->kind == SBX_RULE_MANDATORY ? "deny_write" : sbx_rule_key(why->kind),
+			 why->value);
+		snprintf(e->source, sizeof(e->source), "%s", why->source);
+		snprintf(e->note, sizeof(e->note), "%s", origin_note(why));
+		e->kind = why->kind;
+		e->has_rule = true;
+	}
+	if (e->verdict == SBX_ALLOW)
+		return;
+	/* how to allow it, when a setting can */
+	if (file_op(w->op) && why && why->kind == SBX_RULE_DENY_READ) {
+		snprintf(e->fix, sizeof(e->fix), "--allow-read %s", e->shown);
+	} else if (w->op == WIRE_WRITE && !why) {
+		snprintf(dir, sizeof(dir), "%s", w->target);
+		char *slash = strrchr(dir, '/');
+		if (slash && slash != dir)
+			*slash = '\0';
+		sbx_path_tildify(dir, policy_home(p), shown, sizeof(shown));
+		snprintf(e->fix, sizeof(e->fix), "--allow-write %s", shown);
+	} else if (!file_op(w->op) && !why) {
+		snprintf(e->fix, sizeof(e->fix), "--allow-domain %s",
+			 w->op == WIRE_DNS ? host : w->target);
+	}
+}
+
+static const char *verb(enum wire_op op)
+{
+	switch (op) {
+	case WIRE_CONNECT: return "connect to";
+	case WIRE_DNS: return "lookup of";
+	case WIRE_UNIX: return "unix socket";
+	default: return NULL;
+	}
+}
+
+size_t report_line(const struct wire_report *w, const struct report_expl *e,
+		   char *out, size_t outsz)
+{
+	size_t o = 0;
+	const char *v = verb(w->op);
+
+#define PUT(...)                                                              \
+	do {                                                                  \
+		int n_ = snprintf(out + o, o < outsz ? outsz - o : 0, __VA_ARGS__); \
+		if (n_ > 0)                                                   \
+			o += (size_t)n_;                                      \
+	} while (0)
+	if (w->decision == WIRE_ALLOW)
+		PUT("sbx: trace: %s %s", v ? v : wire_op_name(w->op), e->shown);
+	else
+		PUT("sbx: %s %s%s%s%s", w->decision == WIRE_LEARN ? "would deny" : "denied",
+		    v ? v : wire_op_name(w->op), v ? " " : " of ", e->shown,
+		    w->truncated ? "…" : "");
+	if (w->decision != WIRE_ALLOW) {
+		if (e->has_rule)
+			PUT(" by `%s` (%s)", e->rule, e->note);
+		else if (e->verdict == SBX_ALLOW)
+			PUT(" — refused by the sandbox");
+		else if (file_op(w->op))
+			PUT(" — outside the writable paths");
+		else
+			PUT(" — not in allow_domains");
+		if (e->fix[0])
+			PUT(" (%s %s)", w->decision == WIRE_LEARN ? "learned:" : "allow it with", e->fix);
+		else if (e->has_rule && e->kind == SBX_RULE_DENY_WRITE)
+			PUT(" (remove that rule to allow it)");
+	}
+	PUT(" — pid %d %s", w->pid, w->comm);
+#undef PUT
+	if (o >= outsz)
+		o = outsz - 1;
+	return o;
+}
+
+/* ---- the audit log */
+
+static void json_str(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	fputc('"', f);
+	while (*p) {
+		unsigned char c = *p;
+		/* valid UTF-8 sequences pass; a stray byte becomes U+FFFD */
+		size_t n = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 :
+			   (c & 0xf8) == 0xf0 ? 4 : 0;
+		bool ok = n > 0;
+		for (size_t i = 1; ok && i < n; i++)
+			ok = (p[i] & 0xc0) == 0x80;
+		if (!ok) {
+			fputs("\\ufffd", f);
+			p++;
+			continue;
+		}
+		if (n > 1) {
+			fwrite(p, 1, n, f);
+			p += n;
+			continue;
+		}
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", f);
+		else if (c == '\t')
+			fputs("\\t", f);
+		else if (c < 0x20 || c == 0x7f)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+		p++;
+	}
+	fputc('"', f);
+}
+
+static void json_opt(FILE *f, const char *key, const char *v)
+{
+	fprintf(f, ",\"%s\":", key);
+	if (v && *v)
+		json_str(f, v);
+	else
+		fputs("null", f);
+}
+
+static int open_log(struct reports *r)
+{
+	char dir[PATH_MAX];
+
+	if (r->log_fd >= 0 || r->log_failed || !r->cfg.log_path)
+		return r->log_fd;
+	snprintf(dir, sizeof(dir), "%s", r->cfg.log_path);
+	char *slash = strrchr(dir, '/');
+	if (slash && slash != dir) {
+		*slash = '\0';
+		mkdir_p(dir, 0700);
+	}
+	r->log_fd = open(r->cfg.log_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+	if (r->log_fd < 0) {
+		r->log_failed = true;
+		msg("cannot write the audit log %s: %s (reports go to stderr only)",
+		    r->cfg.log_path, strerror(errno));
+	}
+	return r->log_fd;
+}
+
+static const char *decision_name(char d)
+{
+	return d == WIRE_DENY ? "deny" : d == WIRE_ALLOW ? "allow" : "would-deny";
+}
+
+static void log_report(struct reports *r, const struct wire_report *w,
+		       const struct report_expl *e, bool ignored)
+{
+	char *text = NULL, stamp[40], ms[8];
+	size_t len = 0;
+	struct timeval tv;
+	struct tm tm;
+	FILE *f;
+	int fd = open_log(r);
+
+	if (fd < 0 || !(f = open_memstream(&text, &len)))
+		return;
+	gettimeofday(&tv, NULL);
+	gmtime_r(&tv.tv_sec, &tm);
+	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(ms, sizeof(ms), ".%03dZ", (int)(tv.tv_usec / 1000));
+	fprintf(f, "{\"time\":\"%s%s\",\"layer\":\"shim\",\"op\":\"%s\"", stamp, ms,
+		wire_op_name(w->op));
+	json_opt(f, "target", w->target);
+	fprintf(f, ",\"decision\":\"%s\"", decision_name(w->decision));
+	json_opt(f, "rule", e->has_rule ? e->rule : NULL);
+	json_opt(f, "source", e->has_rule ? e->source : NULL);
+	fprintf(f, ",\"pid\":%d", w->pid);
+	json_opt(f, "comm", w->comm);
+	json_opt(f, "errno", w->err > 0 ? strerrorname_np(w->err) : NULL);
+	json_opt(f, "fix", e->fix);
+	json_opt(f, "run", r->cfg.run_id);
+	fprintf(f, ",\"truncated\":%s,\"ignored\":%s}\n", w->truncated ? "true" : "false",
+		ignored ? "true" : "false");
+	fclose(f);
+	if (text && write(fd, text, len) != (ssize_t)len && !r->log_failed) {
+		r->log_failed = true;
+		msg("writing the audit log %s failed: %s", r->cfg.log_path, strerror(errno));
+	}
+	free(text);
+}
+
+/* ---- one line from the pipe */
+
+static void handle(struct reports *r, const char *line, size_t len)
+{
+	struct wire_report w;
+	struct report_expl e;
+	struct seen *s;
+	char key[WIRE_TARGET_MAX + 32], text[1024];
+	bool ignored;
+
+	if (wire_decode(line, len, &w)) {
+		r->malformed++;
+		return;
+	}
+	report_explain(r->cfg.policy, &w, &e);
+	ignored = policy_report_ignored(r->cfg.policy, file_op(w.op), w.target);
+	log_report(r, &w, &e, ignored);
+	if (ignored) {
+		r->ignored++;
+		return;
+	}
+	if (w.decision == WIRE_DENY)
+		r->denied[w.op]++;
+	else if (w.decision == WIRE_LEARN)
+		r->learned++;
+	else
+		r->allowed++;
+
+	snprintf(key, sizeof(key), "%c %s %s", w.decision, wire_op_name(w.op), w.target);
+	HASH_FIND_STR(r->seen, key, s);
+	if (s) {
+		s->count++;
+		return;
+	}
+	report_line(&w, &e, text, sizeof(text));
+	if ((s = calloc(1, sizeof(*s)))) {
+		s->key = strdup(key);
+		s->target = strdup(w.target);
+		if (!s->key || !s->target) {
+			free(s->key);
+			free(s->target);
+			free(s);
+			s = NULL;
+		}
+	}
+	if (s) {
+		s->decision = w.decision;
+		s->op = w.op;
+		s->count = 1;
+		/* folded repeats may come from other processes: no pid */
+		snprintf(s->line, sizeof(s->line), "%s", text);
+		char *pid = NULL;
+		for (char *q = strstr(s->line, " — pid "); q; q = strstr(q + 1, " — pid "))
+			pid = q;
+		if (pid)
+			*pid = '\0';
+		HASH_ADD_KEYPTR(hh, r->seen, s->key, strlen(s->key), s);
+	}
+	/* --learn says it all at the end; the rest say it now */
+	if (r->cfg.mode != REPORTS_LEARN || w.decision == WIRE_DENY)
+		dprintf(r->cfg.out_fd, "%s\n", text);
+}
+
+void reports_feed(struct reports *r, const char *data, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char c = data[i];
+		if (c == '\n') {
+			if (!r->skipping)
+				handle(r, r->buf, r->len);
+			r->len = 0;
+			r->skipping = false;
+			continue;
+		}
+		if (r->skipping)
+			continue;
+		if (r->len >= WIRE_MAX) {
+			r->malformed++;
+			r->skipping = true; /* longer than any report: drop to the newline */
+			continue;
+		}
+		r->buf[r->len++] = c;
+	}
+}
+
+/* ---- the end */
+
+static void plural(char *out, size_t outsz, unsigned long n, const char *what)
+{
+	size_t o = strlen(out);
+	snprintf(out + o, outsz - o, "%s%lu %s%s", o ? ", " : "", n, what, n == 1 ? "" : "s");
+}
+
+void reports_finish(struct reports *r, unsigned long dropped)
+{
+	struct seen *s, *tmp;
+	char sum[512] = "", logshown[PATH_MAX];
+	static const char *const names[WIRE_OP_COUNT] = {
+		[WIRE_READ] = "denied read", [WIRE_WRITE] = "denied write",
+		[WIRE_EXEC] = "denied exec", [WIRE_CONNECT] = "denied connect",
+		[WIRE_DNS] = "denied lookup", [WIRE_UNIX] = "denied unix socket",
+	};
+
+	if (r->len && !r->skipping)
+		handle(r, r->buf, r->len); /* a last line without its newline */
+	r->len = 0;
+	if (r->cfg.mode != REPORTS_LEARN)
+		HASH_ITER(hh, r->seen, s, tmp)
+			if (s->count > 1 && s->decision == WIRE_DENY)
+				dprintf(r->cfg.out_fd, "%s (x%lu more)\n", s->line, s->count - 1);
+	for (int op = 0; op < WIRE_OP_COUNT; op++)
+		if (r->denied[op])
+			plural(sum, sizeof(sum), r->denied[op], names[op]);
+	if (dropped)
+		plural(sum, sizeof(sum), dropped, "report dropped (the supervisor fell behind)");
+	if (r->malformed)
+		plural(sum, sizeof(sum), r->malformed, "malformed report line");
+	if (!sum[0])
+		return;
+	if (r->cfg.log_path && r->log_fd >= 0) {
+		sbx_path_tildify(r->cfg.log_path, policy_home(r->cfg.policy), logshown,
+				 sizeof(logshown));
+		dprintf(r->cfg.out_fd, "sbx: %s — see %s\n", sum, logshown);
+	} else {
+		dprintf(r->cfg.out_fd, "sbx: %s\n", sum);
+	}
+}
+
+/* ---- what --learn needs */
+
+void reports_each(const struct reports *r,
+		  void (*fn)(void *ctx, char decision, enum wire_op op,
+			     const char *target),
+		  void *ctx)
+{
+	const struct seen *s;
+
+	for (s = r->seen; s; s = s->hh.next)
+		fn(ctx, s->decision, s->op, s->target);
+}
