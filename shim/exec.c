@@ -125,10 +125,14 @@ static bool carry(void)
 static int exec_check(int dirfd, const char *path, int how)
 {
 	struct pending pd;
+	int e;
 
 	if (!path || (dirfd == AT_FDCWD && !strchr(path, '/')))
 		return 0;
-	return shim_check(&pd, dirfd, path, SBX_OP_EXEC, how);
+	e = shim_check(&pd, dirfd, path, SBX_OP_EXEC, how);
+	if (pd.learn) /* an exec that works does not come back: say it now */
+		shim_after(&pd, 1, false);
+	return e;
 }
 
 static int do_execve(const char *path, char *const argv[], char *const envp[])

@@ -403,6 +403,7 @@ int shim_check(struct pending *pd, int dirfd, const char *path,
 	int saved = errno, rc = 0;
 
 	pd->active = false;
+	pd->learn = false;
 	if (!path || (!*path && (how & HOW_EMPTY_OK)) || !shim_enter())
 		return 0;
 	if (!*path || shim_abspath(dirfd, path, abs, sizeof(abs)))
@@ -430,9 +431,15 @@ int shim_check(struct pending *pd, int dirfd, const char *path,
 			shim_trace(wire_of(op), real);
 		goto out;
 	}
+	if (op == SBX_OP_WRITE && (how & (HOW_CREATE | HOW_EXISTING))) {
+		struct stat st;
+		bool exists = syscall(SYS_newfstatat, AT_FDCWD, abs, &st, AT_SYMLINK_NOFOLLOW) == 0;
+		if ((how & HOW_CREATE) ? exists : !exists)
+			goto out; /* the kernel's EEXIST / ENOENT, as the boundary gives */
+	}
 	pd->active = false;
 	if (S.mode == SHIM_LEARN) {
-		shim_report(WIRE_LEARN, wire_of(op), abs, 0);
+		pd->learn = true;
 		goto out;
 	}
 	rc = deny_errno(op, why);
@@ -443,17 +450,24 @@ out:
 	return rc;
 }
 
-void shim_after(const struct pending *pd, int n)
+void shim_after(const struct pending *pd, int n, bool failed)
 {
 	int err = errno;
 
-	if (err != EACCES && err != EPERM && err != EROFS)
-		return;
 	for (int i = 0; i < n; i++) {
 		char abs[PATH_MAX], real[PATH_MAX];
 		const struct sbx_rule *why;
 
-		if (!pd[i].active || !shim_enter())
+		if (pd[i].learn) {
+			if ((!failed || (err != EEXIST && err != ENOENT)) && shim_enter()) {
+				if (shim_abspath(pd[i].dirfd, pd[i].path, abs, sizeof(abs)) == 0)
+					shim_report(WIRE_LEARN, wire_of(pd[i].op), abs, 0);
+				shim_leave();
+			}
+			continue;
+		}
+		if (!failed || (err != EACCES && err != EPERM && err != EROFS) ||
+		    !pd[i].active || !shim_enter())
 			continue;
 		if (shim_abspath(pd[i].dirfd, pd[i].path, abs, sizeof(abs)) == 0) {
 			shim_resolve(abs, !(pd[i].how & HOW_NOFOLLOW), real, sizeof(real));

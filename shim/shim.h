@@ -53,6 +53,11 @@ enum {
 	HOW_FOLLOW = 0,        /* the call follows a final symlink */
 	HOW_NOFOLLOW = 1 << 0, /* it acts on the link itself */
 	HOW_EMPTY_OK = 1 << 1, /* AT_EMPTY_PATH: "" means the dirfd itself */
+	/* For a refused write, the kernel's answer comes first where it would
+	 * differ: EEXIST for creating what exists (mkdir -p relies on it),
+	 * ENOENT for changing what does not (rm -f relies on it). */
+	HOW_CREATE = 1 << 2,
+	HOW_EXISTING = 1 << 3,
 };
 
 /* One path of a call, kept from the check to after the real call. */
@@ -62,6 +67,7 @@ struct pending {
 	enum sbx_op op;
 	int how;
 	bool active; /* look again if the real call fails */
+	bool learn;  /* --learn: the policy would refuse; report if it works */
 };
 
 /* Is the shim on in this process (policy attached, not inside itself)? */
@@ -73,9 +79,14 @@ const struct policy *shim_policy(void);
  * shim_after); otherwise the errno to fail with, the report sent. */
 int shim_check(struct pending *pd, int dirfd, const char *path,
 	       enum sbx_op op, int how);
-/* After a real call that failed: if the kernel refused (EACCES, EPERM,
- * EROFS) a path the policy denies, report it. errno is kept. */
-void shim_after(const struct pending *pd, int n);
+/* After the real call, when it failed or a check was left for --learn:
+ * a refusal by the kernel (EACCES, EPERM, EROFS) of a path the policy
+ * denies is reported; under --learn, so is a call the policy would have
+ * refused that went through (one that changed nothing, such as mkdir of
+ * an existing directory, is not). errno is kept. */
+void shim_after(const struct pending *pd, int n, bool failed);
+#define SHIM_AFTER_NEEDED(pd, n, failed)                                      \
+	((n) && ((failed) || (pd)[0].learn || ((n) > 1 && (pd)[1].learn)))
 
 /* Report; decision is WIRE_DENY, WIRE_ALLOW or WIRE_LEARN. */
 void shim_report(char decision, enum wire_op op, const char *target, int err);

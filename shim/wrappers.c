@@ -61,8 +61,8 @@ static int link_how(int flags)
 		return FAIL;                                                  \
 	}                                                                     \
 	r_ = (REALFN)ARGS;                                                    \
-	if (r_ == FAIL && n_)                                                 \
-		shim_after(pd_, n_);                                          \
+	if (SHIM_AFTER_NEEDED(pd_, n_, r_ == FAIL))                           \
+		shim_after(pd_, n_, r_ == FAIL);                              \
 	return r_;
 
 #define PATHCALL(RET, NAME, PARAMS, ARGS, FAIL, CHECKS)                       \
@@ -118,9 +118,13 @@ static enum sbx_op open_op(int flags)
 
 static int open_how(int flags)
 {
-	/* O_CREAT|O_EXCL never follows a final symlink */
-	return (flags & O_NOFOLLOW) || (flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL) ?
-		       HOW_NOFOLLOW : HOW_FOLLOW;
+	bool excl = (flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL);
+
+	/* O_CREAT|O_EXCL never follows a final symlink, and fails on what
+	 * exists; a write without O_CREAT needs the file to be there */
+	return ((flags & O_NOFOLLOW) || excl ? HOW_NOFOLLOW : HOW_FOLLOW) |
+	       (excl ? HOW_CREATE : 0) |
+	       (!(flags & O_CREAT) && (flags & O_TMPFILE) != O_TMPFILE ? HOW_EXISTING : 0);
 }
 
 static bool has_mode(int flags)
@@ -201,8 +205,8 @@ SHIM_EXPORT int chdir(const char *path)
 	r = REAL(chdir)(path);
 	if (r == 0)
 		shim_cwd_changed();
-	else
-		shim_after(&pd, 1);
+	if (SHIM_AFTER_NEEDED(&pd, 1, r != 0))
+		shim_after(&pd, 1, r != 0);
 	return r;
 }
 

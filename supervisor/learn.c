@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -53,6 +54,24 @@ static bool under(const char *path, const char *dir)
 	return !strncmp(path, dir, n) && (path[n] == '/' || path[n] == '\0');
 }
 
+static size_t depth(const char *p)
+{
+	size_t d = 0;
+
+	for (; *p; p++)
+		d += *p == '/' && p[1];
+	return d;
+}
+
+/* May `dir` be written as one allow_write for several paths below it? Not
+ * HOME itself or anything above it, not `/` or a top-level directory. */
+static bool foldable(const char *dir, const char *home)
+{
+	if (under(dir, home))
+		return depth(dir) > depth(home);
+	return !under(home, dir) && depth(dir) >= 2;
+}
+
 static void collect(void *ctx, char decision, enum wire_op op, const char *target)
 {
 	struct learned *l = ctx;
@@ -67,11 +86,17 @@ static void collect(void *ctx, char decision, enum wire_op op, const char *targe
 	if (e.verdict == SBX_ALLOW)
 		return; /* refused by the kernel for another reason */
 	if (op == WIRE_WRITE && !e.has_rule && decision == WIRE_LEARN) {
+		/* a directory made: itself; a file: its directory where that
+		 * may be allowed whole (not HOME, not /usr), else the file */
 		char dir[PATH_MAX];
+		struct stat st;
 		snprintf(dir, sizeof(dir), "%s", target);
 		char *slash = strrchr(dir, '/');
 		if (slash && slash != dir)
 			*slash = '\0';
+		if ((stat(target, &st) == 0 && S_ISDIR(st.st_mode)) ||
+		    !foldable(dir, policy_home(l->p)))
+			snprintf(dir, sizeof(dir), "%s", target);
 		add_unique(l, &l->dirs, dir);
 		return;
 	}
@@ -92,24 +117,6 @@ static void collect(void *ctx, char decision, enum wire_op op, const char *targe
 		 e.has_rule ? e.rule : "refused", e.has_rule ? ", " : "",
 		 e.has_rule ? e.note : "");
 	add_unique(l, &l->kept, line);
-}
-
-static size_t depth(const char *p)
-{
-	size_t d = 0;
-
-	for (; *p; p++)
-		d += *p == '/' && p[1];
-	return d;
-}
-
-/* May `dir` be written as one allow_write for several paths below it? Not
- * HOME itself or anything above it, not `/` or a top-level directory. */
-static bool foldable(const char *dir, const char *home)
-{
-	if (under(dir, home))
-		return depth(dir) > depth(home);
-	return !under(home, dir) && depth(dir) >= 2;
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -167,6 +174,28 @@ static void fold(struct learned *l, const char *home)
 	}
 }
 
+/* inih reads lines of up to 200 bytes: a comment is cut to fit, on one
+ * line, with control characters shown as `?`. */
+#define COMMENT_MAX 190
+static void comment(FILE *f, const char *lead, const char *text)
+{
+	char c[COMMENT_MAX];
+	size_t n = 0;
+
+	for (; *text && n + 4 < sizeof(c); text++)
+		c[n++] = ((unsigned char)*text < 0x20 || *text == 0x7f) ? '?' : *text;
+	if (*text) {
+		memcpy(c + n, "...", 3);
+		n += 3;
+	}
+	c[n] = '\0';
+	if (*lead == '\n') {
+		fputc('\n', f);
+		lead++;
+	}
+	fprintf(f, ";%s %s\n", lead, c);
+}
+
 static void write_list(FILE *f, const struct policy *p, const char *key,
 		       const struct strv *s, bool paths)
 {
@@ -212,10 +241,16 @@ int learn_write(const struct learn_in *in, const char *path)
 	}
 	localtime_r(&now, &tm);
 	strftime(when, sizeof(when), "%Y-%m-%d %H:%M", &tm);
-	fprintf(f, "; sandbox.ini learned by `sbx-preload --learn` on %s from:\n;  ", when);
-	for (char *const *c = in->command; *c; c++)
-		fprintf(f, " %s", *c);
-	fprintf(f, "\n; Review it before you use it (sbx-preload --config THIS-FILE -- ...).\n");
+	fprintf(f, "; sandbox.ini learned by `sbx-preload --learn` on %s from:\n", when);
+	{
+		char cmd[COMMENT_MAX] = "";
+		for (char *const *c = in->command; *c; c++) {
+			size_t o = strlen(cmd);
+			snprintf(cmd + o, sizeof(cmd) - o, "%s%s", o ? " " : "", *c);
+		}
+		comment(f, "  ", cmd);
+	}
+	fprintf(f, "; Review it before you use it (sbx-preload --config THIS-FILE -- ...).\n");
 
 	/* the settings the run already had: the user's file, verbatim */
 	if (in->user_file[0]) {
@@ -253,13 +288,16 @@ int learn_write(const struct learn_in *in, const char *path)
 		fprintf(f, "[network]\n");
 		write_list(f, in->policy, "allow_domains", &l.domains, false);
 	}
-	for (size_t i = 0; i < l.addrs.n; i++)
-		fprintf(f, "%s; connected to %s by address: allow the host name it belongs to\n",
-			i ? "" : "\n", l.addrs.v[i]);
+	for (size_t i = 0; i < l.addrs.n; i++) {
+		char c[COMMENT_MAX];
+		snprintf(c, sizeof(c), "connected to %s by address: allow the host name "
+			 "it belongs to", l.addrs.v[i]);
+		comment(f, i ? "" : "\n", c);
+	}
 	if (l.kept.n) {
 		fprintf(f, "\n; Kept denied (secrets and protected files are never learned):\n");
 		for (size_t i = 0; i < l.kept.n; i++)
-			fprintf(f, ";   %s\n", l.kept.v[i]);
+			comment(f, "  ", l.kept.v[i]);
 	}
 	if (fflush(f) || fsync(fileno(f))) {
 		rc = -errno;

@@ -152,17 +152,17 @@ static void startup_line(const struct policy *p, const struct plan *pl)
 	switch (policy_isolation(p)) {
 	case SBX_ISOLATION_STRICT:
 		sbx_path_tildify(policy_session_dir(p), home, sess, sizeof(sess));
-		msg("sandbox on — workspace %s read-only, session %s writable, %s, "
+		info("sandbox on — workspace %s read-only, session %s writable, %s, "
 		    "%u read-denies, %u write-protected", ws, sess, net,
 		    pl->read_masks, pl->write_protects);
 		break;
 	case SBX_ISOLATION_CUSTOM:
-		msg("sandbox on — workspace %s read-only (isolation = custom), %s, "
+		info("sandbox on — workspace %s read-only (isolation = custom), %s, "
 		    "%u read-denies, %u write-protected", ws, net, pl->read_masks,
 		    pl->write_protects);
 		break;
 	case SBX_ISOLATION_WORKSPACE:
-		msg("sandbox on — workspace %s writable, %s, %u read-denies, "
+		info("sandbox on — workspace %s writable, %s, %u read-denies, "
 		    "%u write-protected", ws, net, pl->read_masks, pl->write_protects);
 		break;
 	}
@@ -469,7 +469,7 @@ int main(int argc, char **argv)
 	}
 	startup_line(confine, &pl);
 	if (o.learn)
-		msg("learning: writes allowed in HOME too, secrets and protected files "
+		info("learning: writes allowed in HOME too, secrets and protected files "
 		    "still closed; what the policy would refuse is recorded");
 
 	if (use_shim) {

@@ -33,7 +33,8 @@ void shell_quote(const char *arg, char *out, size_t outsz);
 /* Messages: one line on stderr, prefixed `sbx: `. */
 enum verbosity { V_QUIET, V_NORMAL, V_VERBOSE, V_DEBUG };
 extern enum verbosity sbx_verbosity;
-void msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));  /* always */
+void info(const char *fmt, ...) __attribute__((format(printf, 1, 2))); /* not with -q */
 void vmsg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));  /* --verbose */
 void dmsg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));  /* --debug */
 

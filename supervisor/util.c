@@ -94,6 +94,15 @@ void msg(const char *fmt, ...)
 {
 	va_list ap;
 
+	va_start(ap, fmt);
+	vsay(fmt, ap);
+	va_end(ap);
+}
+
+void info(const char *fmt, ...)
+{
+	va_list ap;
+
 	if (sbx_verbosity < V_NORMAL)
 		return;
 	va_start(ap, fmt);
