@@ -1,5 +1,6 @@
 /* policy/path.c: lexical path handling for rules. */
 #include <errno.h>
+#include <stdbool.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,12 +40,40 @@ static int fold(const char *p, char *out, size_t *o, size_t outsz)
 	return 0;
 }
 
+/* Already absolute and normal: no `//`, no `.` or `..` component, no
+ * trailing `/`. Then it is copied as it is (the common case in the shim). */
+static bool is_normal(const char *p, size_t *len)
+{
+	const char *s = p;
+
+	if (*s != '/')
+		return false;
+	for (; *s; s++) {
+		if (*s != '/')
+			continue;
+		if (s[1] == '/' || (s[1] == '\0' && s != p))
+			return false;
+		if (s[1] == '.' && (s[2] == '/' || s[2] == '\0' ||
+				    (s[2] == '.' && (s[3] == '/' || s[3] == '\0'))))
+			return false;
+	}
+	*len = (size_t)(s - p);
+	return true;
+}
+
 int path_join(const char *base, const char *rel, char *out, size_t outsz)
 {
-	size_t o = 0;
+	size_t o = 0, n;
 
-	if (rel[0] == '/')
+	if (rel[0] == '/') {
+		if (is_normal(rel, &n)) {
+			if (n + 1 > outsz)
+				return -ENAMETOOLONG;
+			memcpy(out, rel, n + 1);
+			return 0;
+		}
 		base = NULL;
+	}
 	if (outsz < 2 || (base ? base[0] : rel[0]) != '/')
 		return -EINVAL;
 	out[o++] = '/';

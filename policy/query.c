@@ -52,10 +52,13 @@ static size_t match_len(const struct sbx_rule *r, const char *t, size_t tlen)
 		size_t n = r->prefix_len;
 		if (n == 1) /* `/` */
 			return 1;
-		if (tlen >= n && memcmp(t, r->pattern, n) == 0 &&
-		    (tlen == n || t[n] == '/'))
-			return n;
-		return 0;
+		/* The cheap tests first: on the hot path most rules share a
+		 * long lead with the path (HOME, the workspace) and differ
+		 * only at the end. */
+		if (tlen < n || (tlen > n && t[n] != '/') ||
+		    t[n - 1] != r->pattern[n - 1] || memcmp(t, r->pattern, n) != 0)
+			return 0;
+		return n;
 	}
 	case SBX_PAT_GLOB: {
 		size_t lead = r->prefix_len;

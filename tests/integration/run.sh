@@ -10,7 +10,8 @@ top=$(cd "$here/../.." && pwd)
 # under /tmp: inside the sandbox /tmp is a private, empty tmpfs.
 bin=$(mktemp -d /var/tmp/sbx-it-bin.XXXXXX)
 trap 'rm -rf "$bin"' EXIT
-cp "$top/build/sbx-preload" "$top/build/sbx-init" "$here"/*.sh "$bin/"
+cp "$top/build/sbx-preload" "$top/build/sbx-init" "$top/build/libsbx-preload.so" \
+	"$here"/*.sh "$bin/"
 [ -d "$top/tests/progs" ] && cp -r "$top/tests/progs" "$bin/progs"
 chmod -R a+rX "$bin"
 
