@@ -83,6 +83,22 @@ int path_join(const char *base, const char *rel, char *out, size_t outsz)
 	return 0;
 }
 
+int path_join_normal(const char *base, size_t blen, const char *rel, char *out,
+		     size_t outsz)
+{
+	size_t o = blen;
+
+	if (rel[0] == '/')
+		return path_join(NULL, rel, out, outsz);
+	if (blen < 1 || base[0] != '/' || blen + 2 > outsz)
+		return -EINVAL;
+	memcpy(out, base, blen);
+	if (fold(rel, out, &o, outsz))
+		return -ENAMETOOLONG;
+	out[o] = '\0';
+	return 0;
+}
+
 int path_normalize(const char *in, char *out, size_t outsz)
 {
 	return path_join(NULL, in, out, outsz);

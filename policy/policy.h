@@ -216,6 +216,10 @@ uint64_t policy_limit(const struct policy *p, enum sbx_limit which);
  * lexically. 0, -EINVAL (nothing absolute) or -ENAMETOOLONG. No allocation,
  * async-signal-safe: the shim calls it on every relative open(). */
 int path_join(const char *base, const char *rel, char *out, size_t outsz);
+/* The same with a base already absolute and normal (getcwd()'s answer),
+ * of length blen: it is copied, not folded again. */
+int path_join_normal(const char *base, size_t blen, const char *rel, char *out,
+		     size_t outsz);
 
 /* A path as the person would write it: a leading $HOME becomes `~`. */
 void sbx_path_tildify(const char *path, const char *home, char *out, size_t outsz);

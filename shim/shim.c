@@ -245,6 +245,7 @@ static struct {
 	atomic_uint seq;     /* odd while being written */
 	atomic_uint gen;     /* bumped by every chdir */
 	unsigned valid_gen;  /* the gen the buffer was filled in */
+	size_t len;
 	char buf[PATH_MAX];
 } cwdc = { .valid_gen = ~0u };
 static atomic_flag cwd_lock = ATOMIC_FLAG_INIT;
@@ -262,7 +263,7 @@ static int cwd_join(const char *path, char *out, size_t outsz)
 	int rc;
 
 	if (!(s & 1) && cwdc.valid_gen == g) {
-		rc = path_join(cwdc.buf, path, out, outsz);
+		rc = path_join_normal(cwdc.buf, cwdc.len, path, out, outsz);
 		atomic_thread_fence(memory_order_acquire);
 		if (atomic_load_explicit(&cwdc.seq, memory_order_relaxed) == s)
 			return rc;
@@ -271,7 +272,8 @@ static int cwd_join(const char *path, char *out, size_t outsz)
 		return -1; /* "(unreachable)" and the like: let the kernel judge */
 	if (getpid() == S.pid && !atomic_flag_test_and_set(&cwd_lock)) {
 		atomic_fetch_add_explicit(&cwdc.seq, 1, memory_order_acq_rel);
-		memcpy(cwdc.buf, tmp, strlen(tmp) + 1);
+		cwdc.len = strlen(tmp);
+		memcpy(cwdc.buf, tmp, cwdc.len + 1);
 		cwdc.valid_gen = g;
 		atomic_fetch_add_explicit(&cwdc.seq, 1, memory_order_release);
 		atomic_flag_clear(&cwd_lock);
