@@ -405,7 +405,9 @@ int main(int argc, char **argv)
 		    "reinstall sbx");
 		goto out;
 	}
-	use_shim = !o.no_shim;
+	/* --print: the line runs without us, so nothing would hold the shim's
+	 * descriptors; it is printed without the shim */
+	use_shim = !o.no_shim && !o.print;
 	if (use_shim && find_helper("libsbx-preload.so", "SBX_SHIM_LIB", R_OK, shim.lib,
 				    sizeof(shim.lib))) {
 		if (mode != REPORTS_ENFORCE) {
@@ -428,11 +430,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (use_shim) {
-		int e = o.print ? 0 : shim_prepare(p, mode, &shim);
-		if (o.print) /* no descriptors to name: the library and the mode only */
-			snprintf(shim.spec, sizeof(shim.spec), "1;mode=%s;lib=%s",
-				 mode == REPORTS_LEARN ? "learn" :
-				 mode == REPORTS_TRACE ? "trace" : "enforce", shim.lib);
+		int e = shim_prepare(p, mode, &shim);
 		if (e) {
 			msg("sandbox set-up failed: preparing the shim: %s", strerror(-e));
 			goto out;
@@ -446,7 +444,7 @@ int main(int argc, char **argv)
 		.ignored_signals = run_ignored_signals(),
 		.make_placeholders = !o.print,
 		.shim_lib = use_shim ? shim.lib : NULL, .shim_spec = shim.spec,
-		.keep_fds = keep, .nkeep = use_shim && !o.print ? 3 : 0,
+		.keep_fds = keep, .nkeep = use_shim ? 3 : 0,
 	};
 	if (plan_build(&in, &pl)) {
 		msg("out of memory while planning the sandbox");

@@ -34,6 +34,7 @@ static const char usage[] =
 "      --no-sandbox        run COMMAND unsandboxed, with a warning\n"
 "      --no-shim           boundary only, no LD_PRELOAD shim\n"
 "      --print             print the wrapped command line instead of running it\n"
+"                          (boundary only: the shim needs sbx-preload running)\n"
 "      --log FILE          append every report as a JSON line to FILE (default:\n"
 "                          [report] log, else ~/.local/state/sbx/audit.jsonl)\n"
 "      --trace             report every file, exec and network access, allowed\n"
