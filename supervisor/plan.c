@@ -359,20 +359,6 @@ static int environment(const struct plan_in *in, struct plan *pl)
 	}
 	if (policy_session_dir(p))
 		TRY(add3(pl, "--setenv", "SBX_SESSION_DIR", policy_session_dir(p)));
-	if (in->shim_lib) {
-		/* ours first; a preload the caller had stays after it */
-		const char *theirs = NULL;
-		char *v;
-		for (char **e = in->environ; e && *e; e++)
-			if (!strncmp(*e, "LD_PRELOAD=", 11) && (*e)[11])
-				theirs = *e + 11;
-		if (asprintf(&v, "%s%s%s", in->shim_lib, theirs ? ":" : "", theirs ? theirs : "") < 0)
-			return -ENOMEM;
-		int rc = add3(pl, "--setenv", "LD_PRELOAD", v);
-		free(v);
-		TRY(rc);
-		TRY(add3(pl, "--setenv", "SBX_SHIM", in->shim_spec));
-	}
 	const char *tmpdir = getenv("TMPDIR");
 	if (tmpdir && *tmpdir && (tmpdir[0] != '/' ||
 	    policy_check_path(p, SBX_OP_WRITE, tmpdir, NULL) == SBX_DENY))
@@ -437,6 +423,18 @@ int plan_build(const struct plan_in *in, struct plan *pl)
 	for (size_t i = 0; i < in->nkeep; i++) {
 		snprintf(num, sizeof(num), "--keep=%d", in->keep_fds[i]);
 		STEP(strv_add(&pl->argv, num));
+	}
+	if (in->shim_lib) {
+		/* COMMAND's environment only, set by sbx-init after its fork (not
+		 * bwrap's --setenv: sbx-init itself must not be preloaded). Ours
+		 * first; a preload the caller had stays after it. */
+		const char *theirs = NULL;
+		for (char **e = in->environ; e && *e; e++)
+			if (!strncmp(*e, "LD_PRELOAD=", 11) && (*e)[11])
+				theirs = *e + 11;
+		STEP(strv_addf(&pl->argv, "--env=LD_PRELOAD=%s%s%s", in->shim_lib,
+			       theirs ? ":" : "", theirs ? theirs : ""));
+		STEP(strv_addf(&pl->argv, "--env=SBX_SHIM=%s", in->shim_spec));
 	}
 	if (in->ignored_signals) {
 		snprintf(num, sizeof(num), "--ignored=%u", in->ignored_signals);

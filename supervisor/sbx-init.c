@@ -3,7 +3,7 @@
  * bubblewrap has set up the namespaces and mounts and execs this as the
  * sandbox's pid 1 (--as-pid-1). It only applies what the supervisor decided:
  *   sbx-init [--ctl=FD] [--unix=allow|block] [--ignored=MASK] [--keep=FD]...
- *            [--verbose] -- COMMAND [ARG...]
+ *            [--env=NAME=VALUE]... [--verbose] -- COMMAND [ARG...]
  * It tells the supervisor the sandbox stands (a message on the control
  * socket, which carries our pid as the supervisor's namespace sees it),
  * starts COMMAND with the seccomp filter, forwards the signals the
@@ -11,6 +11,7 @@
  * --keep descriptors (the preload shim's policy, report pipe and counters)
  * stay open in pid 1 for the life of the sandbox, close-on-exec: COMMAND
  * never inherits them, and every process reaches them as /proc/1/fd/N.
+ * --env settings (LD_PRELOAD and SBX_SHIM) are COMMAND's alone.
  * No parsing beyond argv, no allocation.
  */
 #include <errno.h>
@@ -68,9 +69,16 @@ static void apply_filter(int block_unix)
 		die("seccomp filter", errno);
 }
 
+#define MAX_ENV 4
+static char *command_env[MAX_ENV];
+static int ncommand_env;
+
 static void start_command(char **cmd, const sigset_t *orig, unsigned ignored,
 			  int block_unix)
 {
+	for (int k = 0; k < ncommand_env; k++)
+		if (putenv(command_env[k]))
+			die("environment", errno);
 	/* COMMAND gets the dispositions our caller had: bubblewrap ran with
 	 * the forwarded signals ignored, so reset them unless the caller
 	 * itself ignored them (nohup). */
@@ -115,6 +123,9 @@ int main(int argc, char **argv)
 		} else if (!strncmp(a, "--keep=", 7) && !parse_uint(a + 7, &v)) {
 			if (fcntl((int)v, F_SETFD, FD_CLOEXEC))
 				die("shim descriptor", errno);
+		} else if (!strncmp(a, "--env=", 6) && strchr(a + 7, '=') &&
+			   ncommand_env < MAX_ENV) {
+			command_env[ncommand_env++] = (char *)a + 6;
 		} else if (!strcmp(a, "--verbose")) {
 			verbose = 1;
 		} else {
