@@ -407,20 +407,24 @@ void reports_feed(struct reports *r, const char *data, size_t n)
 
 /* ---- the end */
 
-static void plural(char *out, size_t outsz, unsigned long n, const char *what)
+static void count(char *out, size_t outsz, unsigned long n, const char *one,
+		  const char *many)
 {
 	size_t o = strlen(out);
-	snprintf(out + o, outsz - o, "%s%lu %s%s", o ? ", " : "", n, what, n == 1 ? "" : "s");
+	snprintf(out + o, outsz - o, "%s%lu %s", o ? ", " : "", n, n == 1 ? one : many);
 }
 
 void reports_finish(struct reports *r, unsigned long dropped)
 {
 	struct seen *s, *tmp;
 	char sum[512] = "", logshown[PATH_MAX];
-	static const char *const names[WIRE_OP_COUNT] = {
-		[WIRE_READ] = "denied read", [WIRE_WRITE] = "denied write",
-		[WIRE_EXEC] = "denied exec", [WIRE_CONNECT] = "denied connect",
-		[WIRE_DNS] = "denied lookup", [WIRE_UNIX] = "denied unix socket",
+	static const char *const names[WIRE_OP_COUNT][2] = {
+		[WIRE_READ] = { "denied read", "denied reads" },
+		[WIRE_WRITE] = { "denied write", "denied writes" },
+		[WIRE_EXEC] = { "denied exec", "denied execs" },
+		[WIRE_CONNECT] = { "denied connect", "denied connects" },
+		[WIRE_DNS] = { "denied lookup", "denied lookups" },
+		[WIRE_UNIX] = { "denied unix socket", "denied unix sockets" },
 	};
 
 	if (r->len && !r->skipping)
@@ -432,11 +436,16 @@ void reports_finish(struct reports *r, unsigned long dropped)
 				dprintf(r->cfg.out_fd, "%s (x%lu more)\n", s->line, s->count - 1);
 	for (int op = 0; op < WIRE_OP_COUNT; op++)
 		if (r->denied[op])
-			plural(sum, sizeof(sum), r->denied[op], names[op]);
+			count(sum, sizeof(sum), r->denied[op], names[op][0], names[op][1]);
+	if (r->learned)
+		count(sum, sizeof(sum), r->learned, "access the policy would refuse",
+		      "accesses the policy would refuse");
 	if (dropped)
-		plural(sum, sizeof(sum), dropped, "report dropped (the supervisor fell behind)");
+		count(sum, sizeof(sum), dropped, "report dropped (the supervisor fell behind)",
+		      "reports dropped (the supervisor fell behind)");
 	if (r->malformed)
-		plural(sum, sizeof(sum), r->malformed, "malformed report line");
+		count(sum, sizeof(sum), r->malformed, "malformed report line",
+		      "malformed report lines");
 	if (!sum[0])
 		return;
 	if (r->cfg.log_path && r->log_fd >= 0) {
