@@ -103,7 +103,7 @@ build/libsbx-preload.so: $(SHIM_OBJS)
 # must land at the same address in every worker.
 # The unit tests also cover the supervisor's report handling and the shim's
 # path and wire code (compiled here as ordinary objects).
-UNIT_EXTRA_OBJS := build/supervisor/reports.o build/supervisor/util.o \
+UNIT_EXTRA_OBJS := build/supervisor/reports.o build/supervisor/learn.o build/supervisor/util.o \
 	build/shim/wire.o build/shim/resolve-test.o
 build/shim/resolve-test.o: shim/resolve.c
 	@mkdir -p $(@D)

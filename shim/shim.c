@@ -397,6 +397,16 @@ static int deny_errno(enum sbx_op op, const struct sbx_rule *why)
 	return EROFS;
 }
 
+/* Is it there? Only a plain ENOENT says no (a masked path's EACCES
+ * does not). errno is the caller's to keep. */
+static bool exists(const char *abs)
+{
+	struct stat st;
+
+	return syscall(SYS_newfstatat, AT_FDCWD, abs, &st, AT_SYMLINK_NOFOLLOW) == 0 ||
+	       errno != ENOENT;
+}
+
 int shim_check(struct pending *pd, int dirfd, const char *path,
 	       enum sbx_op op, int how)
 {
@@ -433,12 +443,9 @@ int shim_check(struct pending *pd, int dirfd, const char *path,
 			shim_trace(wire_of(op), real);
 		goto out;
 	}
-	if (op == SBX_OP_WRITE && (how & (HOW_CREATE | HOW_EXISTING))) {
-		struct stat st;
-		bool exists = syscall(SYS_newfstatat, AT_FDCWD, abs, &st, AT_SYMLINK_NOFOLLOW) == 0;
-		if ((how & HOW_CREATE) ? exists : !exists)
-			goto out; /* the kernel's EEXIST / ENOENT, as the boundary gives */
-	}
+	if (op == SBX_OP_WRITE && (how & (HOW_CREATE | HOW_EXISTING)) &&
+	    ((how & HOW_CREATE) ? exists(abs) : !exists(abs)))
+		goto out; /* the kernel's EEXIST / ENOENT, as the boundary gives */
 	pd->active = false;
 	if (S.mode == SHIM_LEARN) {
 		pd->learn = true;
@@ -455,25 +462,32 @@ out:
 void shim_after(const struct pending *pd, int n, bool failed)
 {
 	int err = errno;
+	bool refused = failed && (err == EACCES || err == EPERM || err == EROFS);
 
 	for (int i = 0; i < n; i++) {
 		char abs[PATH_MAX], real[PATH_MAX];
 		const struct sbx_rule *why;
 
-		if (pd[i].learn) {
-			if ((!failed || (err != EEXIST && err != ENOENT)) && shim_enter()) {
+		/* --learn: what the policy would refuse and the call did */
+		if (pd[i].learn && !failed) {
+			if (shim_enter()) {
 				if (shim_abspath(pd[i].dirfd, pd[i].path, abs, sizeof(abs)) == 0)
 					shim_report(WIRE_LEARN, wire_of(pd[i].op), abs, 0);
 				shim_leave();
 			}
 			continue;
 		}
-		if (!failed || (err != EACCES && err != EPERM && err != EROFS) ||
-		    !pd[i].active || !shim_enter())
+		/* what the kernel refused: the boundary's doing, explained */
+		if (!refused || !(pd[i].active || pd[i].learn) || !shim_enter())
 			continue;
-		if (shim_abspath(pd[i].dirfd, pd[i].path, abs, sizeof(abs)) == 0) {
+		if (shim_abspath(pd[i].dirfd, pd[i].path, abs, sizeof(abs)) == 0 &&
+		    !(pd[i].op == SBX_OP_WRITE && (pd[i].how & HOW_EXISTING) && !exists(abs))) {
 			shim_resolve(abs, !(pd[i].how & HOW_NOFOLLOW), real, sizeof(real));
-			if (policy_check_path(S.policy, pd[i].op, real, &why) == SBX_DENY)
+			/* a write the policy allows but the kernel refused is
+			 * reported too: the supervisor says why (a writable path
+			 * that did not exist at start cannot be bound) */
+			if (policy_check_path(S.policy, pd[i].op, real, &why) == SBX_DENY ||
+			    (pd[i].op == SBX_OP_WRITE && err == EROFS && !kernel_fs(real)))
 				shim_report(WIRE_DENY, wire_of(pd[i].op), real, err);
 		}
 		shim_leave();

@@ -157,7 +157,7 @@ int wire_decode(const char *line, size_t len, struct wire_report *r)
 	char tmp[32];
 
 	memset(r, 0, sizeof(*r));
-	if (len < 5 || memcmp(p, "SBX1 ", 5))
+	if (len < 5 || memcmp(p, "SBX1 ", 5) || line[len - 1] == ' ')
 		return -1;
 	p += 5;
 	if (end - p < 2 || p[1] != ' ' ||

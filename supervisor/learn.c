@@ -65,7 +65,7 @@ static size_t depth(const char *p)
 
 /* May `dir` be written as one allow_write for several paths below it? Not
  * HOME itself or anything above it, not `/` or a top-level directory. */
-static bool foldable(const char *dir, const char *home)
+bool learn_foldable(const char *dir, const char *home)
 {
 	if (under(dir, home))
 		return depth(dir) > depth(home);
@@ -95,7 +95,7 @@ static void collect(void *ctx, char decision, enum wire_op op, const char *targe
 		if (slash && slash != dir)
 			*slash = '\0';
 		if ((stat(target, &st) == 0 && S_ISDIR(st.st_mode)) ||
-		    !foldable(dir, policy_home(l->p)))
+		    !learn_foldable(dir, policy_home(l->p)))
 			snprintf(dir, sizeof(dir), "%s", target);
 		add_unique(l, &l->dirs, dir);
 		return;
@@ -147,6 +147,8 @@ static void fold(struct learned *l, const char *home)
 
 	while (changed && !l->err) {
 		changed = false;
+		if (l->dirs.n < 2)
+			return;
 		qsort(l->dirs.v, l->dirs.n, sizeof(char *), cmp_str);
 		for (size_t i = 0; i + 1 < l->dirs.n; i++) {
 			char c[PATH_MAX];
@@ -159,7 +161,7 @@ static void fold(struct learned *l, const char *home)
 				break;
 			}
 			common_dir(l->dirs.v[i], l->dirs.v[i + 1], c, sizeof(c));
-			if (foldable(c, home)) {
+			if (learn_foldable(c, home)) {
 				char *dup = strdup(c);
 				if (!dup) {
 					l->err = -ENOMEM;
@@ -201,11 +203,16 @@ static void write_list(FILE *f, const struct policy *p, const char *key,
 {
 	for (size_t i = 0; i < s->n; i++) {
 		char shown[PATH_MAX];
+		struct stat st;
 		if (paths)
 			sbx_path_tildify(s->v[i], policy_home(p), shown, sizeof(shown));
 		else
 			snprintf(shown, sizeof(shown), "%s", s->v[i]);
-		fprintf(f, "%s = %s\n", key, shown);
+		/* a directory is written with its trailing /: sbx makes it
+		 * when it is missing, so the policy also works from a HOME
+		 * that does not have it yet */
+		fprintf(f, "%s = %s%s\n", key, shown,
+			paths && stat(s->v[i], &st) == 0 && S_ISDIR(st.st_mode) ? "/" : "");
 	}
 }
 

@@ -235,9 +235,19 @@ static int bind_roots(const struct plan_in *in, struct plan *pl,
 	if (!sorted)
 		return -ENOMEM;
 	size_t m = 0;
-	for (size_t i = 0; i < n; i++)
-		if (w[i]->pat == SBX_PAT_PREFIX)
-			sorted[m++] = (char *)w[i]->pattern;
+	for (size_t i = 0; i < n; i++) {
+		if (w[i]->pat != SBX_PAT_PREFIX)
+			continue;
+		/* A directory written with its trailing / is made when it is
+		 * missing (as `--learn` writes them): only an existing path can
+		 * be bound. Not for --print, which touches nothing. */
+		if (w[i]->is_dir && in->make_placeholders && !tmp_part &&
+		    access(w[i]->pattern, F_OK) && !under(w[i]->pattern, "/tmp") &&
+		    policy_check_path(in->policy, SBX_OP_WRITE, w[i]->pattern, NULL) == SBX_ALLOW &&
+		    mkdir_p(w[i]->pattern, 0700) == 0)
+			vmsg("allow_write %s did not exist; made it", w[i]->value);
+		sorted[m++] = (char *)w[i]->pattern;
+	}
 	qsort(sorted, m, sizeof(*sorted), cmp_len);
 	for (size_t i = 0; i < m && !rc; i++) {
 		const char *r = sorted[i];

@@ -28,7 +28,7 @@ struct seen {
 	enum wire_op op;
 	char *target;
 	unsigned long count;
-	char line[1024]; /* as printed the first time, without the pid */
+	char *line; /* as printed the first time, without the pid */
 	UT_hash_handle hh;
 };
 
@@ -65,6 +65,7 @@ void reports_free(struct reports *r)
 		HASH_DEL(r->seen, s);
 		free(s->key);
 		free(s->target);
+		free(s->line);
 		free(s);
 	}
 	if (r->log_fd >= 0)
@@ -104,9 +105,38 @@ static const char *origin_note(const struct sbx_rule *r)
 {
 	switch (r->origin) {
 	case SBX_ORIGIN_MANDATORY: return "built in; no setting lifts it";
-	case SBX_ORIGIN_DEFAULT: return "built-in default";
+	case SBX_ORIGIN_DEFAULT:
+		/* deny wins over allow for writes: a default deny_write stays */
+		return r->kind == SBX_RULE_DENY_WRITE ? "built-in default; no setting lifts it" :
+		       "built-in default";
 	default: return r->source;
 	}
+}
+
+/* For the terminal: a name may hold anything, and must not be able to
+ * move the cursor, clear the screen or start a line that looks like ours.
+ * Control bytes are shown as \xNN (a backslash as \\). In place. */
+static void printable(char *s, size_t sz)
+{
+	char tmp[PATH_MAX * 2];
+	size_t o = 0;
+
+	for (const char *p = s; *p && o + 5 < sizeof(tmp); p++) {
+		unsigned char c = (unsigned char)*p;
+		if (c < 0x20 || c == 0x7f) {
+			o += (size_t)snprintf(tmp + o, sizeof(tmp) - o, "\\x%02x", c);
+		} else if (c == '\\') {
+			tmp[o++] = '\\';
+			tmp[o++] = '\\';
+		} else {
+			tmp[o++] = (char)c;
+		}
+	}
+	tmp[o] = '\0';
+	if (o >= sz) /* cut: a name this long was cut on the wire already */
+		o = sz - 1;
+	memcpy(s, tmp, o);
+	s[o] = '\0';
 }
 
 void report_explain(const struct policy *p, const struct wire_report *w,
@@ -132,6 +162,15 @@ void report_explain(const struct policy *p, const struct wire_report *w,
 			     policy_check_domain(p, host, (unsigned)port, &why);
 		snprintf(e->shown, sizeof(e->shown), "%s", w->target);
 	}
+	printable(e->shown, sizeof(e->shown));
+	if (why && e->verdict == SBX_ALLOW && why->kind == SBX_RULE_ALLOW_WRITE &&
+	    w->op == WIRE_WRITE && w->decision == WIRE_DENY) {
+		/* allowed, yet the kernel refused: the path was not there to
+		 * be made writable when the sandbox started */
+		snprintf(e->rule, sizeof(e->rule), "allow_write = %s", why->value);
+		snprintf(e->source, sizeof(e->source), "%s", why->source);
+		e->unbound = true;
+	}
 	if (why && e->verdict == SBX_DENY) {
 		snprintf(e->rule, sizeof(e->rule), "%s = %s",
 			 why->kind == SBX_RULE_MANDATORY ? "deny_write" : sbx_rule_key(why->kind),
@@ -147,15 +186,21 @@ void report_explain(const struct policy *p, const struct wire_report *w,
 	if (file_op(w->op) && why && why->kind == SBX_RULE_DENY_READ) {
 		snprintf(e->fix, sizeof(e->fix), "--allow-read %s", e->shown);
 	} else if (w->op == WIRE_WRITE && !why) {
+		/* its directory, unless that would open HOME or a top-level
+		 * directory whole: then the path itself */
 		snprintf(dir, sizeof(dir), "%s", w->target);
 		char *slash = strrchr(dir, '/');
 		if (slash && slash != dir)
 			*slash = '\0';
+		if (!learn_foldable(dir, policy_home(p)))
+			snprintf(dir, sizeof(dir), "%s", w->target);
 		sbx_path_tildify(dir, policy_home(p), shown, sizeof(shown));
+		printable(shown, sizeof(shown));
 		snprintf(e->fix, sizeof(e->fix), "--allow-write %s", shown);
 	} else if (!file_op(w->op) && !why) {
 		snprintf(e->fix, sizeof(e->fix), "--allow-domain %s",
 			 w->op == WIRE_DNS ? host : w->target);
+		printable(e->fix, sizeof(e->fix));
 	}
 }
 
@@ -190,6 +235,11 @@ size_t report_line(const struct wire_report *w, const struct report_expl *e,
 	if (w->decision != WIRE_ALLOW) {
 		if (e->has_rule)
 			PUT(" by `%s` (%s)", e->rule, e->note);
+		else if (e->unbound)
+			PUT(" — `%s` (%s) allows it, but it did not exist when the sandbox "
+			    "started, and only an existing path can be made writable "
+			    "(create it first, or allow a directory with a trailing /, "
+			    "which sbx creates)", e->rule, e->source);
 		else if (e->verdict == SBX_ALLOW)
 			PUT(" — refused by the sandbox");
 		else if (file_op(w->op))
@@ -198,10 +248,14 @@ size_t report_line(const struct wire_report *w, const struct report_expl *e,
 			PUT(" — not in allow_domains");
 		if (e->fix[0])
 			PUT(" (%s %s)", w->decision == WIRE_LEARN ? "learned:" : "allow it with", e->fix);
-		else if (e->has_rule && e->kind == SBX_RULE_DENY_WRITE)
+		else if (e->has_rule && e->kind == SBX_RULE_DENY_WRITE &&
+			 !strstr(e->note, "no setting"))
 			PUT(" (remove that rule to allow it)");
 	}
-	PUT(" — pid %d %s", w->pid, w->comm);
+	char comm[sizeof(w->comm) * 4];
+	snprintf(comm, sizeof(comm), "%s", w->comm);
+	printable(comm, sizeof(comm));
+	PUT(" — pid %d %s", w->pid, comm);
 #undef PUT
 	if (o >= outsz)
 		o = outsz - 1;
@@ -327,7 +381,7 @@ static void handle(struct reports *r, const char *line, size_t len)
 	struct wire_report w;
 	struct report_expl e;
 	struct seen *s;
-	char key[WIRE_TARGET_MAX + 32], text[1024];
+	char key[WIRE_TARGET_MAX + 32], text[REPORT_LINE_MAX];
 	bool ignored;
 
 	if (wire_decode(line, len, &w)) {
@@ -360,6 +414,7 @@ static void handle(struct reports *r, const char *line, size_t len)
 		s->target = strdup(w.target);
 		if (!s->key || !s->target) {
 			free(s->key);
+			free(s->line);
 			free(s->target);
 			free(s);
 			s = NULL;
@@ -370,9 +425,10 @@ static void handle(struct reports *r, const char *line, size_t len)
 		s->op = w.op;
 		s->count = 1;
 		/* folded repeats may come from other processes: no pid */
-		snprintf(s->line, sizeof(s->line), "%s", text);
+		s->line = strdup(text);
 		char *pid = NULL;
-		for (char *q = strstr(s->line, " — pid "); q; q = strstr(q + 1, " — pid "))
+		for (char *q = s->line ? strstr(s->line, " — pid ") : NULL; q;
+		     q = strstr(q + 1, " — pid "))
 			pid = q;
 		if (pid)
 			*pid = '\0';
@@ -432,7 +488,7 @@ void reports_finish(struct reports *r, unsigned long dropped)
 	r->len = 0;
 	if (r->cfg.mode != REPORTS_LEARN)
 		HASH_ITER(hh, r->seen, s, tmp)
-			if (s->count > 1 && s->decision == WIRE_DENY)
+			if (s->count > 1 && s->decision == WIRE_DENY && s->line)
 				dprintf(r->cfg.out_fd, "%s (x%lu more)\n", s->line, s->count - 1);
 	for (int op = 0; op < WIRE_OP_COUNT; op++)
 		if (r->denied[op])

@@ -117,7 +117,10 @@ struct report_expl {
 	char note[PATH_MAX];       /* the source, or "built-in default" */
 	char fix[PATH_MAX + 32];   /* "--allow-write ~/x", or "" */
 	char shown[PATH_MAX];      /* the target as the person writes it */
+	bool unbound;              /* allowed by `rule`, refused: not there at start */
 };
+/* Long enough for any report: a 4 KiB target escaped, rule and fix. */
+#define REPORT_LINE_MAX (6 * PATH_MAX)
 
 struct reports;
 int reports_new(const struct reports_cfg *cfg, struct reports **out);
@@ -147,6 +150,9 @@ struct learn_in {
 	const struct flag_setting *flags; /* flags given (kept in the output) */
 	size_t nflags;
 };
+/* May `dir` be allowed whole for the paths below it? Not HOME or above,
+ * not `/` or a top-level directory. */
+bool learn_foldable(const char *dir, const char *home);
 /* Write the learned sandbox.ini to path. 0 or -errno. */
 int learn_write(const struct learn_in *in, const char *path);
 

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Integration tests: real programs under the real sandbox.
-# Runs the suite as the calling user; as root, also as an unprivileged user
-# created here (users run sbx as themselves, CI runs as root).
+# Runs the suites (suite.sh: the boundary; shim.sh: the preload shim and its
+# reports) as the calling user; as root, also as an unprivileged user created
+# here (users run sbx as themselves, CI runs as root).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -15,16 +16,21 @@ cp "$top/build/sbx-preload" "$top/build/sbx-init" "$top/build/libsbx-preload.so"
 [ -d "$top/tests/progs" ] && cp -r "$top/tests/progs" "$bin/progs"
 chmod -R a+rX "$bin"
 
+suites="suite.sh shim.sh"
 rc=0
 echo "# integration tests as $(id -un)"
-SBX_BIN="$bin" bash "$bin/suite.sh" || rc=1
+for s in $suites; do
+	SBX_BIN="$bin" bash "$bin/$s" || rc=1
+done
 
 if [ "$(id -u)" -eq 0 ]; then
 	user=sbxtest
 	id "$user" >/dev/null 2>&1 || useradd -m -s /bin/bash "$user"
 	echo "# integration tests as $user (unprivileged)"
-	runuser -u "$user" -- env -i PATH=/usr/local/bin:/usr/bin:/bin \
-		HOME="$(getent passwd "$user" | cut -d: -f6)" LANG=C.UTF-8 \
-		SBX_BIN="$bin" bash "$bin/suite.sh" || rc=1
+	for s in $suites; do
+		runuser -u "$user" -- env -i PATH=/usr/local/bin:/usr/bin:/bin \
+			HOME="$(getent passwd "$user" | cut -d: -f6)" LANG=C.UTF-8 \
+			SBX_BIN="$bin" bash "$bin/$s" || rc=1
+	done
 fi
 exit $rc

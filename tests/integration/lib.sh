@@ -1,0 +1,30 @@
+#!/bin/bash
+# Helpers shared by the integration suites (suite.sh, shim.sh); sourced.
+# Each test gets a fresh workspace W and a fake HOME holding a canary key,
+# both under /var/tmp (not /tmp: private inside the sandbox), and asserts on
+# what happened on the host, not on exit codes alone.
+SBX="$SBX_BIN/sbx-preload"
+unset SBX_CONFIG SBX_NO_SANDBOX SBX_ALLOWED_DOMAINS XDG_CONFIG_HOME XDG_STATE_HOME
+pass=0 fail=0 skip=0 T=""
+TIMEOUT=$(command -v timeout)
+
+t() { # start a test
+	T=$1
+	B=$(mktemp -d /var/tmp/sbx-it.XXXXXX)
+	export HOME=$B/home
+	W=$B/ws
+	mkdir -p "$HOME/.ssh" "$W"
+	SECRET="TOPSECRET-$RANDOM$RANDOM"
+	echo "$SECRET" > "$HOME/.ssh/id_ed25519"
+	echo "known-host-line" > "$HOME/.ssh/known_hosts"
+	cd "$W" || exit 1
+}
+done_() { cd /; rm -rf "$B"; }
+ok() { echo "ok - $T"; pass=$((pass + 1)); done_; }
+bad() { echo "FAIL - $T: $*"; [ -f "$B/err" ] && sed 's/^/#   /' "$B/err" | head -5 | cut -c1-400; fail=$((fail + 1)); done_; }
+skip() { echo "skip - $T: $*"; skip=$((skip + 1)); done_; }
+# sx ARGS: run sbx-preload, stdout in $B/out, stderr in $B/err, status in RC
+sx() { timeout 60 "$SBX" "$@" >"$B/out" 2>"$B/err"; RC=$?; }
+has() { grep -q -- "$1" "$B/$2"; }
+# hasf TEXT FILE: like has, for a fixed string (backquotes, dots, brackets)
+hasf() { grep -qF -- "$1" "$B/$2"; }

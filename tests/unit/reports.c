@@ -1,0 +1,797 @@
+/* tests/unit/reports.c: a report as the person reads it, and as the log keeps it.
+ *
+ * report_explain() asks the policy which rule decided and how to lift it;
+ * report_line() says it in one line. reports_new/feed/finish take the raw
+ * pipe bytes (from every sandboxed process, so hostile), print one line per
+ * new report, fold repeats, log every report as JSON and sum up at the end.
+ * The stream tests write to real temp files and read them back.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "helpers.h"
+#include "supervisor.h"
+
+/* ---- building reports */
+
+static struct wire_report wr(char decision, enum wire_op op, const char *target, int err)
+{
+	struct wire_report w;
+
+	memset(&w, 0, sizeof(w));
+	w.decision = decision;
+	w.op = op;
+	w.pid = 4121;
+	w.err = err;
+	snprintf(w.comm, sizeof(w.comm), "%s", "node");
+	snprintf(w.target, sizeof(w.target), "%s", target);
+	return w;
+}
+
+/* The explained line for one report. */
+static const char *line_of(const struct policy *p, const struct wire_report *w,
+			   struct report_expl *e)
+{
+	static char out[2048];
+	size_t n;
+
+	report_explain(p, w, e);
+	n = report_line(w, e, out, sizeof(out));
+	cr_assert_eq(n, strlen(out), "report_line returned %zu for %zu bytes", n, strlen(out));
+	cr_assert_eq(strchr(out, '\n'), NULL, "one line: %s", out);
+	return out;
+}
+
+/* ---- report_explain + report_line */
+
+Test(reports, default_credential_deny_names_rule_and_fix)
+{
+	struct policy *p = compile_ini(NULL);
+	struct wire_report w = wr(WIRE_DENY, WIRE_READ, "/home/u/.ssh/id_ed25519", EACCES);
+	struct report_expl e;
+	const char *l = line_of(p, &w, &e);
+
+	cr_assert_eq(e.verdict, SBX_DENY);
+	cr_assert(e.has_rule);
+	cr_assert_eq(e.kind, SBX_RULE_DENY_READ);
+	cr_assert_str_eq(e.rule, "deny_read = ~/.ssh");
+	cr_assert_str_eq(e.source, "default");
+	cr_assert_str_eq(e.note, "built-in default");
+	cr_assert_str_eq(e.shown, "~/.ssh/id_ed25519");
+	cr_assert_str_eq(e.fix, "--allow-read ~/.ssh/id_ed25519");
+	cr_assert_str_eq(l, "sbx: denied read of ~/.ssh/id_ed25519 by `deny_read = ~/.ssh` "
+			    "(built-in default) (allow it with --allow-read ~/.ssh/id_ed25519) "
+			    "— pid 4121 node");
+	policy_free(p);
+}
+
+Test(reports, user_rule_names_its_file_and_line)
+{
+	struct policy *p = compile_ini("[filesystem]\n"
+				       "; secrets of my own\n"
+				       "deny_read = ~/secrets\n");
+	struct wire_report w = wr(WIRE_DENY, WIRE_READ, "/home/u/secrets/db.txt", EACCES);
+	struct report_expl e;
+	const char *l = line_of(p, &w, &e);
+
+	cr_assert_eq(e.verdict, SBX_DENY);
+	cr_assert_str_eq(e.rule, "deny_read = ~/secrets");
+	cr_assert_str_eq(e.source, "test.ini:3");
+	cr_assert_str_eq(e.note, "test.ini:3");
+	cr_assert_str_eq(e.fix, "--allow-read ~/secrets/db.txt");
+	assert_contains(l, "sbx: denied read of ~/secrets/db.txt by `deny_read = ~/secrets` (test.ini:3)");
+	assert_contains(l, "(allow it with --allow-read ~/secrets/db.txt)");
+	policy_free(p);
+}
+
+Test(reports, flag_rule_names_the_flag)
+{
+	struct policy_builder *b = builder_ini(NULL);
+	struct policy *p;
+	struct wire_report w = wr(WIRE_DENY, WIRE_READ, "/w/private/f", EACCES);
+	struct report_expl e;
+
+	builder_set(b, "filesystem", "deny_read", "private", SBX_ORIGIN_FLAG, "--deny-read");
+	p = compile_builder(b);
+	assert_contains(line_of(p, &w, &e), "by `deny_read = private` (--deny-read)");
+	cr_assert_str_eq(e.source, "--deny-read");
+	policy_free(p);
+}
+
+Test(reports, write_outside_writable_paths_suggests_the_directory_or_the_file_where_the_directory_is_too_broad)
+{
+	struct policy *p = compile_ini(NULL);
+	struct wire_report w = wr(WIRE_DENY, WIRE_WRITE, "/etc/foo", EROFS);
+	struct report_expl e;
+	const char *l = line_of(p, &w, &e);
+
+	cr_assert_eq(e.verdict, SBX_DENY);
+	cr_assert_not(e.has_rule);
+	cr_assert_str_eq(e.fix, "--allow-write /etc/foo");
+	cr_assert_str_eq(l, "sbx: denied write of /etc/foo — outside the writable paths "
+			    "(allow it with --allow-write /etc/foo) — pid 4121 node");
+
+	w = wr(WIRE_DENY, WIRE_WRITE, "/home/u/.cache/x/y.bin", EROFS);
+	l = line_of(p, &w, &e);
+	cr_assert_str_eq(e.fix, "--allow-write ~/.cache/x");
+	assert_contains(l, "denied write of ~/.cache/x/y.bin — outside the writable paths");
+
+	/* a file right in HOME: not all of HOME */
+	w = wr(WIRE_DENY, WIRE_WRITE, "/home/u/notes.txt", EROFS);
+	l = line_of(p, &w, &e);
+	cr_assert_str_eq(e.fix, "--allow-write ~/notes.txt");
+	policy_free(p);
+}
+
+Test(reports, mandatory_rule_has_no_fix_and_says_built_in)
+{
+	struct policy *p = compile_ini(NULL);
+	struct wire_report w = wr(WIRE_DENY, WIRE_WRITE, "/w/.git/hooks/pre-commit", EROFS);
+	struct report_expl e;
+	const char *l = line_of(p, &w, &e);
+
+	cr_assert_eq(e.verdict, SBX_DENY);
+	cr_assert(e.has_rule);
+	cr_assert_eq(e.kind, SBX_RULE_MANDATORY);
+	cr_assert_str_eq(e.fix, "");
+	assert_contains(e.rule, "deny_write = ");
+	assert_contains(e.rule, ".git/hooks");
+	assert_contains(l, "built in; no setting lifts it");
+	assert_not_contains(l, "allow it with");
+	assert_not_contains(l, "remove that rule");
+
+	w = wr(WIRE_DENY, WIRE_WRITE, "/w/sub/.env", EROFS);
+	l = line_of(p, &w, &e);
+	cr_assert(e.has_rule);
+	cr_assert_str_eq(e.fix, "");
+	assert_contains(l, "denied write of /w/sub/.env by `deny_write = ");
+	policy_free(p);
+}
+
+Test(reports, user_deny_write_says_remove_that_rule)
+{
+	struct policy *p = compile_ini("[filesystem]\ndeny_write = logs/\n");
+	struct wire_report w = wr(WIRE_DENY, WIRE_WRITE, "/w/logs/app.log", EROFS);
+	struct report_expl e;
+	const char *l = line_of(p, &w, &e);
+
+	cr_assert_eq(e.kind, SBX_RULE_DENY_WRITE);
+	assert_contains(l, "(test.ini:2)");
+	assert_contains(l, "(remove that rule to allow it)");
+	policy_free(p);
+}
+
+Test(reports, dns_deny_suggests_allow_domain_for_the_host)
+{
+	struct policy *p = compile_ini(NULL);
+	struct wire_report w = wr(WIRE_DENY, WIRE_DNS, "example.com:443", 0);
+	struct report_expl e;
+	const char *l = line_of(p, &w, &e);
+
+	cr_assert_eq(e.verdict, SBX_DENY);
+	cr_assert_str_eq(e.fix, "--allow-domain example.com");
+	cr_assert_str_eq(l, "sbx: denied lookup of example.com:443 — not in allow_domains "
+			    "(allow it with --allow-domain example.com) — pid 4121 node");
+
+	w = wr(WIRE_DENY, WIRE_DNS, "pypi.org", 0);
+	line_of(p, &w, &e);
+	cr_assert_str_eq(e.fix, "--allow-domain pypi.org");
+	policy_free(p);
+}
+
+Test(reports, dns_deny_by_a_deny_domains_rule_names_it)
+{
+	struct policy *p = compile_ini("[network]\n"
+				       "allow_domains = *.example.com\n"
+				       "deny_domains = evil.example.com\n");
+	struct wire_report w = wr(WIRE_DENY, WIRE_DNS, "evil.example.com:443", 0);
+	struct report_expl e;
+	const char *l = line_of(p, &w, &e);
+
+	cr_assert_eq(e.verdict, SBX_DENY);
+	cr_assert(e.has_rule);
+	assert_contains(l, "deny_domains = evil.example.com");
+	assert_contains(l, "(test.ini:3)");
+	policy_free(p);
+}
+
+Test(reports, connect_deny_names_the_address)
+{
+	struct policy *p = compile_ini(NULL);
+	struct wire_report w = wr(WIRE_DENY, WIRE_CONNECT, "10.255.255.1:80", EPERM);
+	struct report_expl e;
+	const char *l = line_of(p, &w, &e);
+
+	cr_assert_eq(e.verdict, SBX_DENY);
+	assert_contains(l, "sbx: denied connect to 10.255.255.1:80 — not in allow_domains");
+	assert_contains(l, "(allow it with --allow-domain 10.255.255.1:80)");
+	assert_contains(l, "— pid 4121 node");
+
+	w = wr(WIRE_DENY, WIRE_CONNECT, "[2001:db8::1]:443", EPERM);
+	l = line_of(p, &w, &e);
+	cr_assert_eq(e.verdict, SBX_DENY);
+	assert_contains(l, "denied connect to [2001:db8::1]:443");
+	policy_free(p);
+}
+
+Test(reports, network_open_allows_lookups)
+{
+	struct policy *p = compile_ini("[network]\nallow_domains = *\n");
+	struct wire_report w = wr(WIRE_DENY, WIRE_DNS, "example.com", 0);
+	struct report_expl e;
+	const char *l = line_of(p, &w, &e);
+
+	cr_assert_eq(e.verdict, SBX_ALLOW);
+	cr_assert_str_eq(e.fix, "");
+	/* a denial the policy does not explain is the sandbox's own */
+	assert_contains(l, "refused by the sandbox");
+	policy_free(p);
+}
+
+Test(reports, trace_line_for_an_allowed_access)
+{
+	struct policy *p = compile_ini(NULL);
+	struct wire_report w = wr(WIRE_ALLOW, WIRE_READ, "/w/src/main.c", 0);
+	struct report_expl e;
+	const char *l = line_of(p, &w, &e);
+
+	cr_assert_eq(e.verdict, SBX_ALLOW);
+	cr_assert_str_eq(l, "sbx: trace: read /w/src/main.c — pid 4121 node");
+
+	w = wr(WIRE_ALLOW, WIRE_DNS, "localhost", 0);
+	assert_contains(line_of(p, &w, &e), "sbx: trace: lookup of localhost — pid 4121 node");
+	policy_free(p);
+}
+
+Test(reports, learn_line_says_would_deny_and_what_was_learned)
+{
+	struct policy *p = compile_ini(NULL);
+	struct wire_report w = wr(WIRE_LEARN, WIRE_WRITE, "/home/u/notes.txt", 0);
+	struct report_expl e;
+	const char *l = line_of(p, &w, &e);
+
+	assert_contains(l, "sbx: would deny write of ~/notes.txt");
+	assert_contains(l, "(learned: --allow-write ");
+	policy_free(p);
+}
+
+Test(reports, truncated_target_is_marked)
+{
+	struct policy *p = compile_ini(NULL);
+	struct wire_report w = wr(WIRE_DENY, WIRE_READ, "/home/u/.ssh/very-long", EACCES);
+	struct report_expl e;
+
+	w.truncated = 1;
+	assert_contains(line_of(p, &w, &e), "~/.ssh/very-long… by");
+	policy_free(p);
+}
+
+Test(reports, report_line_never_overruns_a_small_buffer)
+{
+	struct policy *p = compile_ini(NULL);
+	struct wire_report w = wr(WIRE_DENY, WIRE_READ, "/home/u/.ssh/id_ed25519", EACCES);
+	struct report_expl e;
+	char out[32];
+	size_t n;
+
+	memset(out, 'Z', sizeof(out));
+	report_explain(p, &w, &e);
+	n = report_line(&w, &e, out, sizeof(out));
+	cr_assert_lt(n, sizeof(out));
+	cr_assert_eq(out[n], '\0');
+	cr_assert_eq(strncmp(out, "sbx: denied read of ~/.ssh/", n < 27 ? n : 27), 0, "%s", out);
+	policy_free(p);
+}
+
+/* ---- the stream: reports_new / feed / finish */
+
+struct stream {
+	char *dir;
+	char out_path[PATH_MAX], log_path[PATH_MAX];
+	int out_fd;
+	struct policy *p;
+	struct reports *r;
+};
+
+static void stream_open(struct stream *s, const char *ini, enum reports_mode mode)
+{
+	struct reports_cfg cfg;
+
+	memset(s, 0, sizeof(*s));
+	s->dir = make_tmpdir();
+	snprintf(s->out_path, sizeof(s->out_path), "%s/stderr", s->dir);
+	/* the log's directory does not exist yet: reports makes it */
+	snprintf(s->log_path, sizeof(s->log_path), "%s/state/sbx/audit.jsonl", s->dir);
+	s->out_fd = open(s->out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	cr_assert_geq(s->out_fd, 0);
+	s->p = compile_ini(ini);
+	cfg = (struct reports_cfg){ .policy = s->p, .log_path = s->log_path,
+				    .run_id = "run-1", .mode = mode, .out_fd = s->out_fd };
+	cr_assert_eq(reports_new(&cfg, &s->r), 0);
+}
+
+static void feed(struct stream *s, const char *text)
+{
+	reports_feed(s->r, text, strlen(text));
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t len = 0;
+
+	if (!f)
+		return strdup("");
+	FILE *m = open_memstream(&buf, &len);
+	int c;
+	while ((c = fgetc(f)) != EOF)
+		fputc(c, m);
+	fclose(m);
+	fclose(f);
+	return buf;
+}
+
+static void stream_close(struct stream *s)
+{
+	reports_free(s->r);
+	policy_free(s->p);
+	close(s->out_fd);
+	remove_tree(s->dir);
+	free(s->dir);
+}
+
+static size_t count(const char *hay, const char *needle)
+{
+	size_t n = 0;
+
+	for (const char *q = strstr(hay, needle); q; q = strstr(q + 1, needle))
+		n++;
+	return n;
+}
+
+/* ---- a small strict JSON checker: one object per line, nothing else */
+
+static const char *json_value(const char *s);
+
+static const char *json_ws(const char *s)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	return s;
+}
+
+static const char *json_string(const char *s)
+{
+	if (*s++ != '"')
+		return NULL;
+	while (*s && *s != '"') {
+		unsigned char c = (unsigned char)*s;
+		if (c < 0x20)
+			return NULL;
+		if (c == '\\') {
+			s++;
+			if (*s == 'u') {
+				for (int i = 1; i <= 4; i++)
+					if (!isxdigit((unsigned char)s[i]))
+						return NULL;
+				s += 5;
+				continue;
+			}
+			if (!strchr("\"\\/bfnrt", *s) || !*s)
+				return NULL;
+		}
+		s++;
+	}
+	return *s == '"' ? s + 1 : NULL;
+}
+
+static const char *json_value(const char *s)
+{
+	s = json_ws(s);
+	if (*s == '"')
+		return json_string(s);
+	if (*s == '{') {
+		s = json_ws(s + 1);
+		if (*s == '}')
+			return s + 1;
+		for (;;) {
+			if (!(s = json_string(json_ws(s))))
+				return NULL;
+			s = json_ws(s);
+			if (*s++ != ':' || !(s = json_value(s)))
+				return NULL;
+			s = json_ws(s);
+			if (*s == '}')
+				return s + 1;
+			if (*s++ != ',')
+				return NULL;
+		}
+	}
+	if (!strncmp(s, "true", 4))
+		return s + 4;
+	if (!strncmp(s, "false", 5))
+		return s + 5;
+	if (!strncmp(s, "null", 4))
+		return s + 4;
+	if (*s == '-' || isdigit((unsigned char)*s)) {
+		s += *s == '-';
+		if (!isdigit((unsigned char)*s))
+			return NULL;
+		while (isdigit((unsigned char)*s))
+			s++;
+		return s;
+	}
+	return NULL;
+}
+
+/* Every line of the log is one well-formed object; returns how many. */
+static size_t json_lines(const char *log)
+{
+	size_t n = 0;
+	const char *p = log;
+
+	while (*p) {
+		const char *e = strchr(p, '\n');
+		cr_assert_not_null(e, "the log's last line has no newline: %s", p);
+		char *line = strndup(p, (size_t)(e - p));
+		const char *end = json_value(line);
+		cr_assert(end && *json_ws(end) == '\0', "not one JSON object: %s", line);
+		cr_assert_eq(line[0], '{', "not an object: %s", line);
+		free(line);
+		n++;
+		p = e + 1;
+	}
+	return n;
+}
+
+/* The log line holding `needle`, or NULL. */
+static char *log_line_with(const char *log, const char *needle)
+{
+	const char *q = strstr(log, needle);
+
+	if (!q)
+		return NULL;
+	const char *b = q;
+	while (b > log && b[-1] != '\n')
+		b--;
+	const char *e = strchr(q, '\n');
+	return strndup(b, e ? (size_t)(e - b) : strlen(b));
+}
+
+Test(reports_stream, json_checker_knows_bad_json)
+{
+	/* the checker itself: it must refuse what a parser refuses */
+	cr_assert_not_null(json_value("{\"a\":1,\"b\":{}}"));
+	cr_assert_null(json_value("{\"a\":[1]}")); /* no arrays in the log */
+	cr_assert_null(json_value("{\"a\":\"x\ny\"}"));
+	cr_assert_null(json_value("{\"a\":\"\\x\"}"));
+	cr_assert_null(json_value("{\"a\" 1}"));
+	cr_assert_not_null(json_value("{\"a\":\"\\u00e9\\n\",\"b\":null,\"c\":-3,\"d\":true}"));
+}
+
+Test(reports_stream, deny_is_printed_once_logged_every_time_and_summed_up)
+{
+	struct stream s;
+
+	stream_open(&s, "[filesystem]\ndeny_read = ~/secrets\n", REPORTS_ENFORCE);
+	feed(&s, "SBX1 D read 3 cat /home/u/.ssh/id_ed25519 13\n");
+	feed(&s, "SBX1 D read 4 cat /home/u/.ssh/id_ed25519 13\n");
+	feed(&s, "SBX1 D read 5 cat /home/u/.ssh/id_ed25519 13\n");
+	feed(&s, "SBX1 D read 6 python3 /home/u/secrets/db 13\n");
+	feed(&s, "SBX1 D write 2 sh /etc/foo 30\n");
+	feed(&s, "SBX1 D dns 7 python3 example.com:443 0\n");
+	feed(&s, "SBX1 D connect 8 python3 10.255.255.1:80 1\n");
+	reports_finish(s.r, 0);
+
+	char *out = slurp(s.out_path), *log = slurp(s.log_path);
+	cr_assert_eq(count(out, "sbx: denied read of ~/.ssh/id_ed25519 by `deny_read = ~/.ssh` "
+				"(built-in default)"), 2, "first time and the fold: %s", out);
+	assert_contains(out, "— pid 3 cat\n");
+	cr_assert_eq(count(out, "— pid 4 cat"), 0, "a repeat was printed: %s", out);
+	assert_contains(out, "(allow it with --allow-read ~/.ssh/id_ed25519) (x2 more)\n");
+	assert_contains(out, "by `deny_read = ~/secrets` (test.ini:2)");
+	assert_contains(out, "sbx: denied write of /etc/foo — outside the writable paths "
+			     "(allow it with --allow-write /etc/foo) — pid 2 sh\n");
+	assert_contains(out, "sbx: denied lookup of example.com:443");
+	assert_contains(out, "sbx: denied connect to 10.255.255.1:80");
+	assert_contains(out, "sbx: 4 denied reads, 1 denied write, 1 denied connect, "
+			     "1 denied lookup — see ");
+	assert_contains(out, s.log_path);
+
+	cr_assert_eq(json_lines(log), 7, "%s", log);
+	char *l = log_line_with(log, "\"pid\":3,");
+	cr_assert_not_null(l, "%s", log);
+	assert_contains(l, "\"layer\":\"shim\"");
+	assert_contains(l, "\"op\":\"read\"");
+	assert_contains(l, "\"target\":\"/home/u/.ssh/id_ed25519\"");
+	assert_contains(l, "\"decision\":\"deny\"");
+	assert_contains(l, "\"rule\":\"deny_read = ~/.ssh\"");
+	assert_contains(l, "\"source\":\"default\"");
+	assert_contains(l, "\"comm\":\"cat\"");
+	assert_contains(l, "\"errno\":\"EACCES\"");
+	assert_contains(l, "\"fix\":\"--allow-read ~/.ssh/id_ed25519\"");
+	assert_contains(l, "\"run\":\"run-1\"");
+	assert_contains(l, "\"truncated\":false");
+	assert_contains(l, "\"ignored\":false");
+	free(l);
+	l = log_line_with(log, "\"op\":\"write\"");
+	cr_assert_not_null(l);
+	assert_contains(l, "\"rule\":null");
+	assert_contains(l, "\"source\":null");
+	assert_contains(l, "\"errno\":\"EROFS\"");
+	assert_contains(l, "\"fix\":\"--allow-write /etc/foo\"");
+	free(l);
+	l = log_line_with(log, "\"op\":\"dns\"");
+	cr_assert_not_null(l);
+	assert_contains(l, "\"errno\":null");
+	free(l);
+	l = log_line_with(log, "secrets/db");
+	cr_assert_not_null(l);
+	assert_contains(l, "\"source\":\"test.ini:2\"");
+	free(l);
+
+	struct stat st;
+	cr_assert_eq(stat(s.log_path, &st), 0);
+	cr_assert_eq(st.st_mode & 0077, 0, "the audit log is private: %o", st.st_mode & 0777);
+	free(out);
+	free(log);
+	stream_close(&s);
+}
+
+Test(reports_stream, lines_split_across_calls_are_put_back_together)
+{
+	struct stream s;
+	const char *text = "SBX1 D read 3 cat /home/u/.ssh/id_ed25519 13\n"
+			   "SBX1 D write 2 sh /etc/foo 30\n"
+			   "SBX1 A read 9 cat /w/src/main.c 0\n";
+
+	stream_open(&s, NULL, REPORTS_TRACE);
+	for (const char *c = text; *c; c++)
+		reports_feed(s.r, c, 1);
+	reports_finish(s.r, 0);
+
+	char *out = slurp(s.out_path), *log = slurp(s.log_path);
+	assert_contains(out, "sbx: denied read of ~/.ssh/id_ed25519");
+	assert_contains(out, "sbx: denied write of /etc/foo");
+	assert_contains(out, "sbx: trace: read /w/src/main.c — pid 9 cat\n");
+	assert_contains(out, "sbx: 1 denied read, 1 denied write — see ");
+	assert_not_contains(out, "malformed");
+	cr_assert_eq(json_lines(log), 3);
+	char *l = log_line_with(log, "/w/src/main.c");
+	cr_assert_not_null(l);
+	assert_contains(l, "\"decision\":\"allow\"");
+	free(l);
+	free(out);
+	free(log);
+	stream_close(&s);
+}
+
+Test(reports_stream, last_line_without_newline_is_still_taken)
+{
+	struct stream s;
+
+	stream_open(&s, NULL, REPORTS_ENFORCE);
+	feed(&s, "SBX1 D write 2 sh /etc/foo 30");
+	reports_finish(s.r, 0);
+	char *out = slurp(s.out_path);
+	assert_contains(out, "sbx: denied write of /etc/foo");
+	assert_contains(out, "sbx: 1 denied write");
+	free(out);
+	stream_close(&s);
+}
+
+Test(reports_stream, garbage_never_crashes_and_is_counted_as_malformed)
+{
+	struct stream s;
+	size_t big = WIRE_MAX * 3;
+	char *longline = malloc(big + 1);
+
+	cr_assert_not_null(longline);
+	stream_open(&s, NULL, REPORTS_ENFORCE);
+	/* 1: an over-long line, fed in pieces, dropped to its newline; what
+	 * follows that newline is a fresh line again */
+	memset(longline, 'A', big);
+	longline[big] = '\0';
+	memcpy(longline, "SBX1 D read 3 cat /", 19);
+	reports_feed(s.r, longline, WIRE_MAX - 10);
+	reports_feed(s.r, longline + WIRE_MAX - 10, big - (WIRE_MAX - 10));
+	feed(&s, "\nSBX1 D read 3 cat /home/u/.ssh/after-long 13\n");
+	/* 2..7: malformed lines */
+	feed(&s, "hello\n");
+	feed(&s, "SBX1 D read 0 cat /home/u/.ssh/pid-zero 13\n");
+	feed(&s, "SBX1 D read 3 cat relative/path 13\n");
+	feed(&s, "SBX1 D read 3 cat /home/u/.ssh/x%00y 13\n");
+	feed(&s, "SBX1 D read 3 cat /home/u/.ssh/id 13 trailing\n");
+	static const char nul[] = "SBX1 D read 3 c\0t /home/u/.ssh/nul 13\n";
+	reports_feed(s.r, nul, sizeof(nul) - 1);
+	feed(&s, "SBX1 D write 2 sh /etc/ok-after-garbage 30\n");
+	reports_finish(s.r, 0);
+
+	char *out = slurp(s.out_path), *log = slurp(s.log_path);
+	assert_contains(out, "sbx: denied read of ~/.ssh/after-long");
+	assert_contains(out, "sbx: denied write of /etc/ok-after-garbage");
+	assert_not_contains(out, "pid-zero");
+	assert_not_contains(out, "relative/path");
+	assert_not_contains(out, "AAAA");
+	assert_contains(out, "sbx: 1 denied read, 1 denied write, 7 malformed report lines — see ");
+	cr_assert_eq(json_lines(log), 2, "only the two good reports are logged: %s", log);
+	free(out);
+	free(log);
+	free(longline);
+	stream_close(&s);
+}
+
+Test(reports_stream, only_garbage_gives_a_summary_without_a_log)
+{
+	struct stream s;
+
+	stream_open(&s, NULL, REPORTS_ENFORCE);
+	feed(&s, "not a report\nstill not\n");
+	reports_finish(s.r, 0);
+	char *out = slurp(s.out_path);
+	cr_assert_str_eq(out, "sbx: 2 malformed report lines\n");
+	struct stat st;
+	cr_assert_neq(stat(s.log_path, &st), 0, "a log was created with nothing in it");
+	free(out);
+	stream_close(&s);
+}
+
+Test(reports_stream, dropped_reports_are_in_the_summary)
+{
+	struct stream s;
+
+	stream_open(&s, NULL, REPORTS_ENFORCE);
+	feed(&s, "SBX1 D read 3 cat /home/u/.ssh/id_ed25519 13\n");
+	reports_finish(s.r, 5);
+	char *out = slurp(s.out_path);
+	assert_contains(out, "sbx: 1 denied read, 5 reports dropped (the supervisor fell behind)");
+	free(out);
+	stream_close(&s);
+}
+
+Test(reports_stream, clean_run_prints_nothing)
+{
+	struct stream s;
+
+	stream_open(&s, NULL, REPORTS_ENFORCE);
+	reports_finish(s.r, 0);
+	char *out = slurp(s.out_path);
+	cr_assert_str_eq(out, "");
+	free(out);
+	stream_close(&s);
+}
+
+Test(reports_stream, odd_bytes_are_escaped_in_the_log)
+{
+	struct stream s;
+
+	stream_open(&s, NULL, REPORTS_ENFORCE);
+	/* a quote, a backslash, a newline, a tab, a stray byte, valid UTF-8 */
+	feed(&s, "SBX1 D read 3 ca\"t /home/u/.ssh/a\"b\\c%0Ad%09e%FFf\xc3\xa9 13\n");
+	reports_finish(s.r, 0);
+	char *out = slurp(s.out_path), *log = slurp(s.log_path);
+	cr_assert_eq(json_lines(log), 1, "%s", log);
+	assert_contains(log, "\"target\":\"/home/u/.ssh/a\\\"b\\\\c\\nd\\te\\ufffdf\xc3\xa9\"");
+	assert_contains(log, "\"comm\":\"ca\\\"t\"");
+	free(out);
+	free(log);
+	stream_close(&s);
+}
+
+/* out with control bytes shown as \xNN (a failure message must not clear
+ * the screen of whoever runs the tests). */
+static const char *visible(const char *out)
+{
+	static char buf[4096];
+	size_t o = 0;
+
+	for (; *out && o + 5 < sizeof(buf); out++) {
+		unsigned char c = (unsigned char)*out;
+		if (c == '\n' || c >= 0x20)
+			buf[o++] = (char)c;
+		else
+			o += (size_t)snprintf(buf + o, sizeof(buf) - o, "\\x%02x", c);
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+Test(reports_stream, control_bytes_in_a_target_never_reach_the_terminal)
+{
+	struct stream s;
+
+	/* Any sandboxed program chooses its file names: a newline must not
+	 * forge a second `sbx:` line, an escape sequence must not drive the
+	 * person's terminal. */
+	stream_open(&s, NULL, REPORTS_ENFORCE);
+	feed(&s, "SBX1 D read 3 cat /home/u/.ssh/x%0Asbx:%20all%20clear%1B[2J%07 13\n");
+	feed(&s, "SBX1 D read 3 e%1B]0;pwned%07 /home/u/.ssh/y 13\n");
+	reports_finish(s.r, 0);
+	char *out = slurp(s.out_path);
+	cr_assert_eq(count(out, "\n"), 3, "two reports and the summary, one line each:\n%s",
+		     visible(out));
+	cr_assert_eq(count(out, "\nsbx: all clear"), 0, "a forged line: %s", visible(out));
+	for (const char *c = out; *c; c++)
+		cr_assert(*c == '\n' || (unsigned char)*c >= 0x20,
+			  "control byte 0x%02x on the terminal: %s", (unsigned char)*c, visible(out));
+	free(out);
+	stream_close(&s);
+}
+
+Test(reports_stream, ignore_paths_silences_stderr_but_logs_ignored)
+{
+	struct stream s;
+
+	stream_open(&s, "[report]\nignore_paths = /w/build\nignore_domains = telemetry.example\n",
+		     REPORTS_ENFORCE);
+	feed(&s, "SBX1 D write 3 make /w/build/../../etc/x 30\n");
+	feed(&s, "SBX1 D write 3 make /w/build/out.o 30\n");
+	feed(&s, "SBX1 D dns 4 node telemetry.example:443 0\n");
+	feed(&s, "SBX1 D write 2 sh /etc/foo 30\n");
+	reports_finish(s.r, 0);
+	char *out = slurp(s.out_path), *log = slurp(s.log_path);
+	assert_not_contains(out, "/w/build/out.o");
+	assert_not_contains(out, "telemetry.example");
+	assert_contains(out, "sbx: denied write of /etc/foo");
+	cr_assert_eq(json_lines(log), 4, "%s", log);
+	char *l = log_line_with(log, "/w/build/out.o");
+	cr_assert_not_null(l);
+	assert_contains(l, "\"ignored\":true");
+	free(l);
+	l = log_line_with(log, "telemetry.example");
+	cr_assert_not_null(l);
+	assert_contains(l, "\"ignored\":true");
+	free(l);
+	l = log_line_with(log, "/etc/foo");
+	assert_contains(l, "\"ignored\":false");
+	free(l);
+	free(out);
+	free(log);
+	stream_close(&s);
+}
+
+struct each_ctx {
+	size_t n;
+	bool learned_notes;
+};
+
+static void each(void *c, char d, enum wire_op op, const char *target)
+{
+	struct each_ctx *ctx = c;
+
+	ctx->n++;
+	if (d == WIRE_LEARN && op == WIRE_WRITE && !strcmp(target, "/home/u/notes.txt"))
+		ctx->learned_notes = true;
+}
+
+Test(reports_stream, learn_mode_prints_denials_only_and_keeps_every_report)
+{
+	struct stream s;
+	struct each_ctx ctx = { 0, false };
+
+	stream_open(&s, NULL, REPORTS_LEARN);
+	feed(&s, "SBX1 L write 3 sh /home/u/notes.txt 0\n");
+	feed(&s, "SBX1 L write 3 sh /home/u/notes.txt 0\n");
+	feed(&s, "SBX1 A read 3 sh /w/a 0\n");
+	feed(&s, "SBX1 D read 3 cat /home/u/.ssh/id_ed25519 13\n");
+	reports_finish(s.r, 0);
+	char *out = slurp(s.out_path), *log = slurp(s.log_path);
+	assert_not_contains(out, "would deny");
+	assert_not_contains(out, "trace:");
+	assert_contains(out, "sbx: denied read of ~/.ssh/id_ed25519");
+	cr_assert_eq(json_lines(log), 4);
+	assert_contains(log, "\"decision\":\"would-deny\"");
+	reports_each(s.r, each, &ctx);
+	cr_assert_eq(ctx.n, 3, "three distinct reports, got %zu", ctx.n);
+	cr_assert(ctx.learned_notes);
+	free(out);
+	free(log);
+	stream_close(&s);
+}
