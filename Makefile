@@ -32,7 +32,7 @@ endif
 POLICY_SRCS := policy/policy.c policy/query.c policy/load.c policy/glob.c policy/path.c policy/blob.c
 SUPERVISOR_SRCS := supervisor/main.c supervisor/options.c supervisor/plan.c \
 	supervisor/run.c supervisor/util.c
-INIT_SRCS := supervisor/sbx-init.c
+INIT_SRCS := supervisor/sbx-init.c supervisor/init-mounts.c
 SHIM_SRCS := shim/shim.c
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 
@@ -76,7 +76,7 @@ build/supervisor/sbx-init.o: build/gen/filters.h
 # about half a millisecond of each one (bench/startup). Sanitizer builds
 # link it dynamically, as the sanitizer runtimes need.
 INIT_LDFLAGS = $(if $(SANITIZE),,-static)
-build/sbx-init: build/supervisor/sbx-init.o
+build/sbx-init: $(INIT_SRCS:%.c=build/%.o)
 	$(CC) $(SBX_LDFLAGS) $(INIT_LDFLAGS) -o $@ $^
 
 # The preload shim is built without sanitizers: ASan must be the first DSO,

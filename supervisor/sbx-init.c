@@ -1,13 +1,17 @@
 /* supervisor/sbx-init.c: pid 1 inside the sandbox.
  *
- * bubblewrap has set up the namespaces and mounts and execs this as the
- * sandbox's pid 1 (--as-pid-1). It only applies what the supervisor decided:
+ * bubblewrap has set up the namespaces, the root, the writable binds, /proc
+ * and /tmp, and execs this as the sandbox's pid 1 (--as-pid-1) holding only
+ * CAP_SYS_ADMIN and CAP_SETPCAP, in the sandbox's user namespace. It only
+ * applies what the supervisor decided:
  *   sbx-init [--ctl=FD] [--unix=allow|block] [--ignored=MASK] [--verbose]
- *            -- COMMAND [ARG...]
- * It tells the supervisor the sandbox stands (a message on the control
- * socket, which carries our pid as the supervisor's namespace sees it),
- * starts COMMAND with the seccomp filter, forwards the signals the
- * supervisor relays, reaps orphans, and exits with COMMAND's status.
+ *            [MOUNT-OP...] -- COMMAND [ARG...]
+ * It makes the mounts (init-mounts.c: /dev, masks, write-protects), drops
+ * every capability, itself included, before COMMAND exists, tells the
+ * supervisor the sandbox stands (a message on the control socket, which
+ * carries our pid as the supervisor's namespace sees it), starts COMMAND
+ * with the seccomp filter, forwards the signals the supervisor relays,
+ * reaps orphans, and exits with COMMAND's status.
  * No parsing beyond argv, no allocation.
  */
 #include <errno.h>
@@ -26,6 +30,7 @@
 
 #include "filters.h"
 #include "forwarded.h"
+#include "init-mounts.h"
 
 
 static void die(const char *what, int err)
@@ -64,6 +69,24 @@ static void apply_filter(int block_unix)
 		die("seccomp filter", errno);
 }
 
+/* Mounts first, while we hold CAP_SYS_ADMIN; then no process in the
+ * sandbox holds any capability, pid 1 included, before COMMAND exists.
+ * pid 1 stays dumpable: COMMAND reaches descriptors it holds through
+ * /proc/1/fd, which needs no more capabilities here than there. */
+static void apply_mounts_and_drop_caps(char *const *ops, int n)
+{
+	const char *what, *path;
+	char buf[4200];
+	int rc = init_mounts_apply(ops, n, &what, &path);
+
+	if (rc) {
+		snprintf(buf, sizeof(buf), "%s%s%s", what, *path ? " " : "", path);
+		die(buf, -rc);
+	}
+	if ((rc = init_caps_drop_all(&what)))
+		die(what, -rc);
+}
+
 static void start_command(char **cmd, const sigset_t *orig, unsigned ignored,
 			  int block_unix)
 {
@@ -90,6 +113,7 @@ static void start_command(char **cmd, const sigset_t *orig, unsigned ignored,
 int main(int argc, char **argv)
 {
 	int ctl = -1, block_unix = 1, verbose = 0, i;
+	struct init_mounts mounts = { 0 };
 	unsigned ignored = 0, v;
 	sigset_t orig, set;
 	pid_t child;
@@ -110,6 +134,8 @@ int main(int argc, char **argv)
 			ignored = v;
 		} else if (!strcmp(a, "--verbose")) {
 			verbose = 1;
+		} else if (init_mounts_check(&mounts, a) > 0) {
+			continue;
 		} else {
 			dprintf(STDERR_FILENO, "sbx-init: unknown argument `%s` "
 				"(sbx-init is started by sbx-preload)\n", a);
@@ -130,6 +156,8 @@ int main(int argc, char **argv)
 	int sfd = signalfd(-1, &set, SFD_CLOEXEC);
 	if (sfd < 0)
 		die("signalfd", errno);
+
+	apply_mounts_and_drop_caps(argv + 1, i - 2);
 
 	if (verbose)
 		dprintf(STDERR_FILENO, "sbx: terminal kept; TIOCSTI/TIOCLINUX blocked "

@@ -61,7 +61,7 @@ struct options {
 int options_parse(int argc, char **argv, struct options *o);
 void options_free(struct options *o);
 
-/* ---- plan.c: the policy as a bubblewrap command line */
+/* ---- plan.c: the policy as a bubblewrap command line and sbx-init's mounts */
 
 struct plan_in {
 	const struct policy *policy;
@@ -77,6 +77,7 @@ struct plan_in {
 
 struct plan {
 	struct strv argv;         /* bwrap ... -- sbx-init ... -- COMMAND ... */
+	struct strv init_ops;     /* sbx-init's mount operations (init-mounts.h), in order */
 	struct strv placeholders; /* host paths we created; removed after the run */
 	unsigned read_masks;      /* read-denied paths hidden */
 	unsigned write_protects;  /* paths bound read-only inside writable roots */
