@@ -65,6 +65,9 @@ struct covered {
 	struct strv masks;   /* read-denied paths already hidden */
 	struct strv protect; /* paths already bound read-only */
 	struct strv roots;   /* writable roots that were bound */
+	/* The last parent placeholder() resolved (most share the workspace
+	 * or HOME: realpath() costs a readlink per component). */
+	char parent[PATH_MAX], parent_real[PATH_MAX];
 };
 
 static bool in_list(const struct strv *s, const char *path)
@@ -148,9 +151,16 @@ static int placeholder(const struct plan_in *in, struct plan *pl,
 	/* Judge where it would really land: a sandboxed run may have left
 	 * `.git` or `.claude` as a symlink to elsewhere, and we create files
 	 * outside the sandbox, as the user. */
-	if (!realpath(parent[0] ? parent : "/", real) ||
-	    stat(real, &st) || !S_ISDIR(st.st_mode))
-		return 0;
+	if (!parent[0])
+		snprintf(parent, sizeof(parent), "/");
+	if (!strcmp(parent, cv->parent)) {
+		snprintf(real, sizeof(real), "%s", cv->parent_real);
+	} else {
+		if (!realpath(parent, real) || stat(real, &st) || !S_ISDIR(st.st_mode))
+			return 0;
+		snprintf(cv->parent, sizeof(cv->parent), "%s", parent);
+		snprintf(cv->parent_real, sizeof(cv->parent_real), "%s", real);
+	}
 	if (snprintf(target, sizeof(target), "%s/%s", strcmp(real, "/") ? real : "",
 		     strrchr(path, '/') + 1) >= (int)sizeof(target))
 		return 0;

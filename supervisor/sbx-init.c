@@ -87,6 +87,20 @@ static void apply_mounts_and_drop_caps(char *const *ops, int n)
 		die(what, -rc);
 }
 
+/* Kill what COMMAND left (the kernel would, as we exit) and reap it all, then
+ * tell the supervisor that no process of COMMAND's is left: it may remove its
+ * placeholders while our namespaces are still being torn down. Before this
+ * point it must not: unlinking a mount point on the host detaches the mount
+ * from the sandbox, and a survivor could then create the protected name. */
+static void report_gone(int ctl)
+{
+	kill(-1, SIGKILL);
+	while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
+		;
+	if (ctl >= 0 && errno == ECHILD)
+		send(ctl, "X", 1, MSG_NOSIGNAL);
+}
+
 static void start_command(char **cmd, const sigset_t *orig, unsigned ignored,
 			  int block_unix)
 {
@@ -207,7 +221,8 @@ int main(int argc, char **argv)
 			kill(child, (int)si.ssi_signo);
 	}
 done:
-	/* Exiting ends the pid namespace: the kernel kills what COMMAND left. */
+	report_gone(ctl);
+	/* Exiting ends the pid namespace. */
 	if (WIFSIGNALED(status))
 		_exit(128 + WTERMSIG(status));
 	_exit(WEXITSTATUS(status));

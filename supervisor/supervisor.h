@@ -97,8 +97,10 @@ struct run_in {
 
 /* Run the planned bwrap, forward signals, and wait; returns the exit status
  * to give (COMMAND's, 128+N). *ready is set when sbx-init reported that the
- * sandbox stands; when it is not, nothing ran and the caller decides. */
-int run_sandbox(const struct plan *pl, const struct run_in *ri, bool *ready);
+ * sandbox stands; when it is not, nothing ran and the caller decides.
+ * Removes the plan's placeholders as soon as sbx-init reports that no
+ * process of COMMAND's is left. */
+int run_sandbox(struct plan *pl, const struct run_in *ri, bool *ready);
 /* exec COMMAND without a sandbox (--no-sandbox, fallback = warn). */
 int run_unsandboxed(char *const *command);
 /* The signals we forward; bit mask of those our caller had ignored. */
