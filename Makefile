@@ -33,7 +33,7 @@ POLICY_SRCS := policy/policy.c policy/query.c policy/load.c policy/glob.c policy
 SUPERVISOR_SRCS := supervisor/main.c supervisor/options.c supervisor/plan.c \
 	supervisor/run.c supervisor/util.c supervisor/reports.c supervisor/learn.c \
 	shim/wire.c
-INIT_SRCS := supervisor/sbx-init.c
+INIT_SRCS := supervisor/sbx-init.c supervisor/init-mounts.c
 SHIM_SRCS := shim/shim.c shim/wrappers.c shim/exec.c shim/net.c shim/resolve.c shim/wire.c
 # The policy queries the shim links in (no INI parsing, no compiler).
 SHIM_POLICY_SRCS := policy/query.c policy/glob.c policy/path.c policy/blob.c
@@ -80,7 +80,7 @@ build/supervisor/sbx-init.o: build/gen/filters.h
 # about half a millisecond of each one (bench/startup). Sanitizer builds
 # link it dynamically, as the sanitizer runtimes need.
 INIT_LDFLAGS = $(if $(SANITIZE),,-static)
-build/sbx-init: build/supervisor/sbx-init.o
+build/sbx-init: $(INIT_SRCS:%.c=build/%.o)
 	$(CC) $(SBX_LDFLAGS) $(INIT_LDFLAGS) -o $@ $^
 
 # The preload shim is built without sanitizers (ASan must be the first DSO,

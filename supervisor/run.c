@@ -80,8 +80,9 @@ fail:
 	_exit(SBX_EXIT_SETUP);
 }
 
-/* Read sbx-init's message; its pid comes with it, as we see it. */
-static int read_ctl(int fd, pid_t *init_pid)
+/* Read sbx-init's message: "R" (ready; its pid comes with it, as we see
+ * it) or "X" (every process of COMMAND's is gone, *gone set). */
+static int read_ctl(int fd, pid_t *init_pid, bool *gone)
 {
 	char buf[16];
 	union {
@@ -95,6 +96,8 @@ static int read_ctl(int fd, pid_t *init_pid)
 
 	if (n <= 0)
 		return n == 0 || (errno != EAGAIN && errno != EINTR) ? -1 : 0;
+	if (buf[0] == 'X' && *init_pid > 0)
+		*gone = true;
 	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
 		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS) {
 			struct ucred uc;
@@ -122,8 +125,9 @@ static bool drain_reports(const struct run_in *ri)
 	}
 }
 
-int run_sandbox(const struct plan *pl, const struct run_in *ri, bool *ready)
+int run_sandbox(struct plan *pl, const struct run_in *ri, bool *ready)
 {
+	bool gone = false;
 	sigset_t set, orig;
 	int one = 1, status = 0, killed_by = 0;
 	pid_t pid, init_pid = 0, parent = getpid();
@@ -165,10 +169,13 @@ int run_sandbox(const struct plan *pl, const struct run_in *ri, bool *ready)
 		if (pf[2].revents && !drain_reports(ri))
 			pf[2].fd = -1;
 		if (pf[1].revents) {
-			if (read_ctl(ri->ctl_parent, &init_pid) < 0)
+			if (read_ctl(ri->ctl_parent, &init_pid, &gone) < 0)
 				pf[1].fd = -1; /* closed: sbx-init is gone */
 			if (init_pid > 0)
 				*ready = true;
+			/* Overlaps with the namespaces' teardown. */
+			if (gone)
+				plan_remove_placeholders(pl);
 		}
 		if (!pf[0].revents)
 			continue;
@@ -197,7 +204,7 @@ int run_sandbox(const struct plan *pl, const struct run_in *ri, bool *ready)
 	}
 	/* sbx-init may have written "ready" just before exiting. */
 	if (!*ready && pf[1].fd >= 0) {
-		read_ctl(ri->ctl_parent, &init_pid);
+		read_ctl(ri->ctl_parent, &init_pid, &gone);
 		*ready = init_pid > 0;
 	}
 	/* Whatever the sandbox wrote before it ended. Every writer is gone

@@ -1,13 +1,17 @@
 /* supervisor/sbx-init.c: pid 1 inside the sandbox.
  *
- * bubblewrap has set up the namespaces and mounts and execs this as the
- * sandbox's pid 1 (--as-pid-1). It only applies what the supervisor decided:
+ * bubblewrap has set up the namespaces, the root, the writable binds, /proc
+ * and /tmp, and execs this as the sandbox's pid 1 (--as-pid-1) holding only
+ * CAP_SYS_ADMIN and CAP_SETPCAP, in the sandbox's user namespace. It only
+ * applies what the supervisor decided:
  *   sbx-init [--ctl=FD] [--unix=allow|block] [--ignored=MASK] [--keep=FD]...
- *            [--env=NAME=VALUE]... [--verbose] -- COMMAND [ARG...]
- * It tells the supervisor the sandbox stands (a message on the control
- * socket, which carries our pid as the supervisor's namespace sees it),
- * starts COMMAND with the seccomp filter, forwards the signals the
- * supervisor relays, reaps orphans, and exits with COMMAND's status.
+ *            [--env=NAME=VALUE]... [--verbose] [MOUNT-OP...] -- COMMAND [ARG...]
+ * It makes the mounts (init-mounts.c: /dev, masks, write-protects), drops
+ * every capability, itself included, before COMMAND exists, tells the
+ * supervisor the sandbox stands (a message on the control socket, which
+ * carries our pid as the supervisor's namespace sees it), starts COMMAND
+ * with the seccomp filter, forwards the signals the supervisor relays,
+ * reaps orphans, and exits with COMMAND's status.
  * --keep descriptors (the preload shim's policy, report pipe and counters)
  * stay open in pid 1 for the life of the sandbox, close-on-exec: COMMAND
  * never inherits them, and every process reaches them as /proc/1/fd/N.
@@ -31,6 +35,7 @@
 
 #include "filters.h"
 #include "forwarded.h"
+#include "init-mounts.h"
 
 
 static void die(const char *what, int err)
@@ -73,6 +78,38 @@ static void apply_filter(int block_unix)
 static char *command_env[MAX_ENV];
 static int ncommand_env;
 
+/* Mounts first, while we hold CAP_SYS_ADMIN; then no process in the
+ * sandbox holds any capability, pid 1 included, before COMMAND exists.
+ * pid 1 stays dumpable: COMMAND reaches descriptors it holds through
+ * /proc/1/fd, which needs no more capabilities here than there. */
+static void apply_mounts_and_drop_caps(char *const *ops, int n)
+{
+	const char *what, *path;
+	char buf[4200];
+	int rc = init_mounts_apply(ops, n, &what, &path);
+
+	if (rc) {
+		snprintf(buf, sizeof(buf), "%s%s%s", what, *path ? " " : "", path);
+		die(buf, -rc);
+	}
+	if ((rc = init_caps_drop_all(&what)))
+		die(what, -rc);
+}
+
+/* Kill what COMMAND left (the kernel would, as we exit) and reap it all, then
+ * tell the supervisor that no process of COMMAND's is left: it may remove its
+ * placeholders while our namespaces are still being torn down. Before this
+ * point it must not: unlinking a mount point on the host detaches the mount
+ * from the sandbox, and a survivor could then create the protected name. */
+static void report_gone(int ctl)
+{
+	kill(-1, SIGKILL);
+	while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
+		;
+	if (ctl >= 0 && errno == ECHILD)
+		send(ctl, "X", 1, MSG_NOSIGNAL);
+}
+
 static void start_command(char **cmd, const sigset_t *orig, unsigned ignored,
 			  int block_unix)
 {
@@ -102,6 +139,7 @@ static void start_command(char **cmd, const sigset_t *orig, unsigned ignored,
 int main(int argc, char **argv)
 {
 	int ctl = -1, block_unix = 1, verbose = 0, i;
+	struct init_mounts mounts = { 0 };
 	unsigned ignored = 0, v;
 	sigset_t orig, set;
 	pid_t child;
@@ -128,6 +166,8 @@ int main(int argc, char **argv)
 			command_env[ncommand_env++] = (char *)a + 6;
 		} else if (!strcmp(a, "--verbose")) {
 			verbose = 1;
+		} else if (init_mounts_check(&mounts, a) > 0) {
+			continue;
 		} else {
 			dprintf(STDERR_FILENO, "sbx-init: unknown argument `%s` "
 				"(sbx-init is started by sbx-preload)\n", a);
@@ -148,6 +188,8 @@ int main(int argc, char **argv)
 	int sfd = signalfd(-1, &set, SFD_CLOEXEC);
 	if (sfd < 0)
 		die("signalfd", errno);
+
+	apply_mounts_and_drop_caps(argv + 1, i - 2);
 
 	if (verbose)
 		dprintf(STDERR_FILENO, "sbx: terminal kept; TIOCSTI/TIOCLINUX blocked "
@@ -197,7 +239,8 @@ int main(int argc, char **argv)
 			kill(child, (int)si.ssi_signo);
 	}
 done:
-	/* Exiting ends the pid namespace: the kernel kills what COMMAND left. */
+	report_gone(ctl);
+	/* Exiting ends the pid namespace. */
 	if (WIFSIGNALED(status))
 		_exit(128 + WTERMSIG(status));
 	_exit(WEXITSTATUS(status));

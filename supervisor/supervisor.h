@@ -65,7 +65,7 @@ struct options {
 int options_parse(int argc, char **argv, struct options *o);
 void options_free(struct options *o);
 
-/* ---- plan.c: the policy as a bubblewrap command line */
+/* ---- plan.c: the policy as a bubblewrap command line and sbx-init's mounts */
 
 struct plan_in {
 	const struct policy *policy;
@@ -85,6 +85,7 @@ struct plan_in {
 
 struct plan {
 	struct strv argv;         /* bwrap ... -- sbx-init ... -- COMMAND ... */
+	struct strv init_ops;     /* sbx-init's mount operations (init-mounts.h), in order */
 	struct strv placeholders; /* host paths we created; removed after the run */
 	unsigned read_masks;      /* read-denied paths hidden */
 	unsigned write_protects;  /* paths bound read-only inside writable roots */
@@ -170,8 +171,10 @@ struct run_in {
 
 /* Run the planned bwrap, forward signals, and wait; returns the exit status
  * to give (COMMAND's, 128+N). *ready is set when sbx-init reported that the
- * sandbox stands; when it is not, nothing ran and the caller decides. */
-int run_sandbox(const struct plan *pl, const struct run_in *ri, bool *ready);
+ * sandbox stands; when it is not, nothing ran and the caller decides.
+ * Removes the plan's placeholders as soon as sbx-init reports that no
+ * process of COMMAND's is left. */
+int run_sandbox(struct plan *pl, const struct run_in *ri, bool *ready);
 /* exec COMMAND without a sandbox (--no-sandbox, fallback = warn). */
 int run_unsandboxed(char *const *command);
 /* The signals we forward; bit mask of those our caller had ignored. */

@@ -49,6 +49,56 @@ t sandbox_ini_in_workspace_not_writable_mandatory
 sx -q -- sh -c 'printf "[filesystem]\nallow_write = /\n" > sandbox.ini'
 if [ ! -e sandbox.ini ]; then ok; else bad "created"; fi
 
+t no_capability_left_in_command_or_pid1
+sx -q -- sh -c 'grep -E "^Cap(Eff|Prm|Inh|Bnd|Amb):" /proc/self/status /proc/1/status; ls /proc/1/fd >/dev/null && echo PID1-FD-READABLE'
+caps=$(grep -c "Cap" "$B/out"); nonzero=$(grep -E "Cap" "$B/out" | grep -vc '[[:space:]]0000000000000000$')
+if [ "$caps" -eq 10 ] && [ "$nonzero" -eq 0 ] && has PID1-FD-READABLE out; then ok
+else bad "caps=$caps nonzero=$nonzero: $(grep -v '[[:space:]]0000000000000000$' "$B/out" | head -3)"; fi
+
+t masks_and_protects_cannot_be_unmounted_or_remounted
+echo orig > .bashrc
+sx -q -- sh -c 'umount ~/.ssh; umount -l ~/.ssh; umount .bashrc; umount -l .bashrc; umount /dev;
+	mount -o remount,rw .bashrc; mount -t tmpfs none ~/.ssh; echo evil > .bashrc;
+	cat ~/.ssh/id_ed25519; cat /proc/1/root$HOME/.ssh/id_ed25519; echo done'
+if has done out && ! grep -q "$SECRET" "$B/out" "$B/err" && [ "$(cat .bashrc)" = orig ] &&
+   ! has "^evil" out; then ok; else bad "rc=$RC"; fi
+
+t no_new_user_or_mount_namespace
+sx -q -- sh -c 'unshare -U true && echo USERNS-OK; unshare -Ur true && echo USERNS-ROOT-OK; unshare -m true && echo MNTNS-OK; echo done'
+if has done out && ! has USERNS-OK out && ! has USERNS-ROOT-OK out && ! has MNTNS-OK out; then ok
+else bad "$(cat "$B/out")"; fi
+
+t protected_files_cannot_be_renamed_unlinked_or_replaced
+git init -q . && echo orig-rc > .bashrc && printf '#!/bin/sh\necho orig-hook\n' > .git/hooks/pre-commit
+chmod +x .git/hooks/pre-commit
+sx -q -- sh -c 'mv .bashrc moved; rm -f .bashrc; echo evil > new && mv -f new .bashrc;
+	cp /dev/null .bashrc; printf "" > .bashrc; ln -sf /etc/passwd .bashrc;
+	mv .git/hooks/pre-commit .git/hooks/x; rm -f .git/hooks/pre-commit; echo evil > .git/hooks/pre-commit;
+	mv .git/hooks hooks-moved; rm -rf .git/hooks; touch .git/hooks/post-checkout;
+	python3 -c "import os; os.replace(\"new\", \".bashrc\")" 2>/dev/null; echo done'
+if has done out && [ "$(cat .bashrc)" = orig-rc ] && [ ! -L .bashrc ] && [ ! -e moved ] &&
+   grep -q orig-hook .git/hooks/pre-commit && [ ! -e .git/hooks/x ] && [ ! -e hooks-moved ] &&
+   [ ! -e .git/hooks/post-checkout ]; then ok
+else bad "protected file changed: $(cat .bashrc) $(ls -A . .git/hooks | tr '\n' ' ')"; fi
+
+t missing_protected_names_cannot_be_created_in_workspace_or_home
+chmod 755 "$HOME"
+printf '[filesystem]\nallow_write = ~\n' > "$B/home.ini"
+sx -q -c "$B/home.ini" -- sh -c 'for d in . "$HOME"; do echo evil > $d/.bashrc; echo evil > $d/.zshrc;
+	echo evil > $d/.env; echo evil > $d/.mcp.json; mkdir -p $d/.vscode; echo ok > $d/allowed-$RANDOM; done; echo done'
+if has done out && [ ! -e .bashrc ] && [ ! -e "$HOME/.bashrc" ] && [ ! -e .env ] && [ ! -e "$HOME/.env" ] &&
+   [ ! -e .zshrc ] && [ ! -e .mcp.json ] && [ ! -e .vscode ] && [ ! -e "$HOME/.vscode" ] &&
+   ls allowed-* >/dev/null 2>&1 && ls "$HOME"/allowed-* >/dev/null 2>&1; then ok
+else bad "created: $(ls -A . "$HOME" | tr '\n' ' ')"; fi
+
+t fresh_dev_has_working_nodes_and_private_pts
+sx -q -- sh -c 'echo x > /dev/null && head -c 4 /dev/zero | wc -c && head -c 4 /dev/urandom | wc -c &&
+	echo shm > /dev/shm/sbx-t && cat /dev/shm/sbx-t && ls /dev/pts && test -c /dev/tty && test -L /dev/ptmx &&
+	ls /dev/fd/ >/dev/null && echo DEV-OK; ls /dev/vda /dev/mem /dev/kmsg 2>&1'
+if has DEV-OK out && has '^shm$' out && [ "$(grep -c '^4$' "$B/out")" -eq 2 ] &&
+   ! has '^/dev/vda$' out && ! has '^/dev/mem$' out; then ok
+else bad "$(cat "$B/out" "$B/err" | head -8)"; fi
+
 # ---- network and sockets
 
 t no_tcp_to_host_loopback_server_boundary_netns
@@ -219,6 +269,16 @@ mkdir "$B/bin" && for c in sh touch cat env; do ln -s "$(command -v $c)" "$B/bin
 printf '[sandbox]\nfallback = warn\n' > "$B/warn.ini"
 PATH="$B/bin" "$TIMEOUT" 30 "$SBX" -c "$B/warn.ini" -- touch ran-marker >"$B/out" 2>"$B/err"; RC=$?
 if [ $RC -eq 0 ] && [ -e ran-marker ] && has WARNING err; then ok; else bad "rc=$RC"; fi
+
+t sbx_init_refuses_malformed_mount_operations
+bad_ops=0
+for op in --ro=relative --ro=/a/../etc --ro=/a/./b --ro=/a//b --ro=/ --mask-dir=/x/ --unmask=/home/x \
+	  "--mask-dir-x=/a --unmask=/b" --ro-bind=/x --dev=/x; do
+	# shellcheck disable=SC2086
+	"$SBX_BIN/sbx-init" $op -- touch ran-marker >/dev/null 2>"$B/err"
+	[ $? -eq 125 ] && [ ! -e ran-marker ] || { bad_ops=$((bad_ops + 1)); echo "# accepted: $op"; }
+done
+if [ $bad_ops -eq 0 ]; then ok; else bad "$bad_ops malformed operations accepted"; fi
 
 t config_error_names_line_and_runs_nothing
 printf '[filesystem]\n; comment\ndeny_reads = x\n' > "$B/bad.ini"

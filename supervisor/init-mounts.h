@@ -1,0 +1,39 @@
+/* supervisor/init-mounts.h: the mounts sbx-init makes itself, and the
+ * capability drop after them. Linked into sbx-init only.
+ *
+ * The supervisor hands the operations over as sbx-init arguments, in the
+ * order they are to be applied (a closed set; every one re-validated here):
+ *   --dev                 fresh /dev: tmpfs, six host device nodes, devpts, shm
+ *   --ro=PATH             bind PATH onto itself, read-only (with what is below it)
+ *   --mask-file=PATH      bind /dev/null over PATH, read-only
+ *   --mask-dir=PATH       empty tmpfs, mode 0000, read-only, over PATH
+ *   --mask-dir-x=PATH     the same with mode 0111, then the --unmask ops that
+ *                         directly follow bound back (they must lie below PATH):
+ *   --unmask=PATH         ... read-only
+ *   --unmask-rw=PATH      ... writable as it was
+ * PATH is absolute, without `.`, `..` or empty components, and not `/`.
+ */
+#ifndef SBX_INIT_MOUNTS_H
+#define SBX_INIT_MOUNTS_H
+
+/* Validation state while sbx-init walks its arguments. Zero-initialise. */
+struct init_mounts {
+	const char *mask;  /* the --mask-dir-x an --unmask may follow, or NULL */
+	unsigned nops;
+};
+
+/* 1: `arg` is a valid mount operation (remembered in m); 0: not a mount
+ * operation at all; -EINVAL: one of ours, but malformed or out of place. */
+int init_mounts_check(struct init_mounts *m, const char *arg);
+
+/* Enter a new mount namespace and apply the operations found in argv[0..n)
+ * in order (other arguments are skipped). 0, or -errno with *what naming
+ * the step and *path the path it failed on (both static or from argv). */
+int init_mounts_apply(char *const *argv, int n, const char **what, const char **path);
+
+/* Drop every capability: ambient, bounding set (needs CAP_SETPCAP, so it
+ * comes first), then effective/permitted/inheritable; then check that
+ * nothing is left. 0, or -errno with *what naming the step. */
+int init_caps_drop_all(const char **what);
+
+#endif
