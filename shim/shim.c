@@ -2,12 +2,12 @@
  *
  * sbx-preload puts the shim into COMMAND with LD_PRELOAD and one variable:
  *
- *   SBX_SHIM=1;policy=/proc/1/fd/5;report=/proc/1/fd/6;counters=/proc/1/fd/7;
- *            mode=enforce;lib=/usr/local/lib/sbx/libsbx-preload.so
+ *   SBX_SHIM=1;policy=5;report=6;counters=7;mode=enforce;
+ *            lib=/usr/local/lib/sbx/libsbx-preload.so;holder=2
  *
- * sbx-init (pid 1 of the sandbox) holds the three descriptors close-on-exec,
- * so no program inherits them and none can close them: every process opens
- * them by path. The policy is a sealed memfd holding the compiled policy as
+ * A child of sbx-init's (the holder, pid 2 here) holds the three descriptors
+ * and does nothing else, so no program inherits them and none can close
+ * them: every process opens them as /proc/<holder>/fd/N. The policy is a sealed memfd holding the compiled policy as
  * a flat blob (policy/blob.c), mapped read-only and attached once at start;
  * the report pipe is opened per report, write-only and non-blocking; the
  * counters memfd is one shared page where a dropped report is counted.
@@ -39,7 +39,7 @@ static struct {
 	atomic_int state;
 	enum shim_mode mode;
 	const struct policy *policy;
-	char report[64];             /* "/proc/1/fd/6" */
+	char report[64];             /* "/proc/2/fd/6" */
 	atomic_ulong *dropped;       /* in the shared counters page */
 	pid_t pid;                   /* whose cwd the cache may hold */
 } S;
@@ -103,6 +103,27 @@ static void say(const char *what)
 	}
 }
 
+/* "/proc/<holder>/fd/<n>" for the spec's `key`. */
+static bool spec_fd_path(const char *spec, const char *key, char *out, size_t outsz)
+{
+	char n[16], h[16];
+	size_t a, b;
+
+	if (!spec_get(spec, key, n, sizeof(n)) || !spec_get(spec, "holder", h, sizeof(h)) ||
+	    !*n || !*h || strspn(n, "0123456789") != strlen(n) ||
+	    strspn(h, "0123456789") != strlen(h))
+		return false;
+	a = strlen(h);
+	b = strlen(n);
+	if (6 + a + 4 + b + 1 > outsz)
+		return false;
+	memcpy(out, "/proc/", 6);
+	memcpy(out + 6, h, a);
+	memcpy(out + 6 + a, "/fd/", 4);
+	memcpy(out + 10 + a, n, b + 1);
+	return true;
+}
+
 static const struct policy *attach_policy(const char *path)
 {
 	struct stat st;
@@ -154,15 +175,15 @@ static void shim_start(void)
 		atomic_store(&S.state, ST_OFF);
 		return;
 	}
-	if (!spec_get(spec, "policy", path, sizeof(path)) ||
+	if (!spec_fd_path(spec, "policy", path, sizeof(path)) ||
 	    !(S.policy = attach_policy(path))) {
 		say("cannot map the policy (SBX_SHIM policy=)");
 		atomic_store(&S.state, ST_OFF);
 		return;
 	}
-	if (!spec_get(spec, "report", S.report, sizeof(S.report)))
+	if (!spec_fd_path(spec, "report", S.report, sizeof(S.report)))
 		S.report[0] = '\0';
-	if (spec_get(spec, "counters", path, sizeof(path))) {
+	if (spec_fd_path(spec, "counters", path, sizeof(path))) {
 		int fd = sys_open(path, O_RDWR);
 		if (fd >= 0) {
 			void *m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);

@@ -283,7 +283,7 @@ static int shim_prepare(const struct policy *p, enum reports_mode mode,
 	if (fcntl(s->report_rd, F_SETFL, O_NONBLOCK))
 		goto fail;
 	snprintf(s->spec, sizeof(s->spec),
-		 "1;policy=/proc/1/fd/%d;report=/proc/1/fd/%d;counters=/proc/1/fd/%d;"
+		 "1;policy=%d;report=%d;counters=%d;"
 		 "mode=%s;lib=%s", s->policy_fd, s->report_wr, s->counters_fd,
 		 mode == REPORTS_LEARN ? "learn" : mode == REPORTS_TRACE ? "trace" : "enforce",
 		 s->lib);

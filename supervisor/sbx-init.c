@@ -13,8 +13,13 @@
  * with the seccomp filter, forwards the signals the supervisor relays,
  * reaps orphans, and exits with COMMAND's status.
  * --keep descriptors (the preload shim's policy, report pipe and counters)
- * stay open in pid 1 for the life of the sandbox, close-on-exec: COMMAND
- * never inherits them, and every process reaches them as /proc/1/fd/N.
+ * are held, for the life of the sandbox, by a small child that does nothing
+ * else (the holder): COMMAND never inherits them, cannot close them, and
+ * every process reaches them as /proc/<holder>/fd/N (SBX_SHIM gets
+ * `;holder=<pid>`). pid 1 itself is made non-dumpable and runs under the
+ * same seccomp filter as COMMAND before anything of COMMAND's exists, so
+ * COMMAND can neither ptrace it (to forge "ready"/"gone" on the control
+ * socket) nor use it to make calls the filter refuses.
  * --env settings (LD_PRELOAD and SBX_SHIM) are COMMAND's alone.
  * No parsing beyond argv, no allocation.
  */
@@ -77,11 +82,11 @@ static void apply_filter(int block_unix)
 #define MAX_ENV 4
 static char *command_env[MAX_ENV];
 static int ncommand_env;
+#define MAX_KEEP 4
+static int keep[MAX_KEEP], nkeep;
 
 /* Mounts first, while we hold CAP_SYS_ADMIN; then no process in the
- * sandbox holds any capability, pid 1 included, before COMMAND exists.
- * pid 1 stays dumpable: COMMAND reaches descriptors it holds through
- * /proc/1/fd, which needs no more capabilities here than there. */
+ * sandbox holds any capability, pid 1 included, before COMMAND exists. */
 static void apply_mounts_and_drop_caps(char *const *ops, int n)
 {
 	const char *what, *path;
@@ -110,8 +115,42 @@ static void report_gone(int ctl)
 		send(ctl, "X", 1, MSG_NOSIGNAL);
 }
 
-static void start_command(char **cmd, const sigset_t *orig, unsigned ignored,
-			  int block_unix)
+/* The holder: keeps the shim's descriptors open, dumpable, and nothing
+ * else. COMMAND may kill it (same user): later processes then run without
+ * reports, the boundary unchanged. */
+static pid_t start_holder(int sfd, int ctl)
+{
+	pid_t h = fork();
+
+	if (h < 0)
+		die("fork", errno);
+	if (h == 0) {
+		close(sfd);
+		if (ctl >= 0)
+			close(ctl);
+		prctl(PR_SET_NAME, "sbx-shim-fds", 0, 0, 0);
+		for (;;)
+			pause();
+	}
+	return h;
+}
+
+/* SBX_SHIM gets `;holder=PID`, where the shim finds the descriptors. */
+static void name_holder(pid_t h)
+{
+	static char buf[4096];
+
+	for (int k = 0; k < ncommand_env; k++) {
+		if (strncmp(command_env[k], "SBX_SHIM=", 9))
+			continue;
+		if (snprintf(buf, sizeof(buf), "%s;holder=%d", command_env[k], (int)h) >=
+		    (int)sizeof(buf))
+			die("SBX_SHIM", E2BIG);
+		command_env[k] = buf;
+	}
+}
+
+static void start_command(char **cmd, const sigset_t *orig, unsigned ignored)
 {
 	for (int k = 0; k < ncommand_env; k++)
 		if (putenv(command_env[k]))
@@ -126,7 +165,7 @@ static void start_command(char **cmd, const sigset_t *orig, unsigned ignored,
 	signal(SIGCHLD, SIG_DFL);
 	if (sigprocmask(SIG_SETMASK, orig, NULL))
 		die("signal mask", errno);
-	apply_filter(block_unix);
+	/* the seccomp filter is pid 1's, inherited */
 	execvp(cmd[0], cmd);
 	int e = errno;
 	if (e == ENOENT)
@@ -158,9 +197,11 @@ int main(int argc, char **argv)
 			block_unix = 1;
 		} else if (!strncmp(a, "--ignored=", 10) && !parse_uint(a + 10, &v)) {
 			ignored = v;
-		} else if (!strncmp(a, "--keep=", 7) && !parse_uint(a + 7, &v)) {
+		} else if (!strncmp(a, "--keep=", 7) && !parse_uint(a + 7, &v) &&
+			   nkeep < MAX_KEEP) {
 			if (fcntl((int)v, F_SETFD, FD_CLOEXEC))
 				die("shim descriptor", errno);
+			keep[nkeep++] = (int)v;
 		} else if (!strncmp(a, "--env=", 6) && strchr(a + 7, '=') &&
 			   ncommand_env < MAX_ENV) {
 			command_env[ncommand_env++] = (char *)a + 6;
@@ -195,6 +236,19 @@ int main(int argc, char **argv)
 		dprintf(STDERR_FILENO, "sbx: terminal kept; TIOCSTI/TIOCLINUX blocked "
 			"by seccomp%s\n", block_unix ? ", unix sockets blocked" : "");
 
+	/* Everything from here on, pid 1 included, under the filter. */
+	apply_filter(block_unix);
+	if (nkeep) {
+		name_holder(start_holder(sfd, ctl));
+		for (int k = 0; k < nkeep; k++)
+			close(keep[k]); /* the holder has them */
+	}
+	/* Nothing of COMMAND's may ptrace pid 1 or read its memory: it holds
+	 * the control socket. (After the holder's fork: that one stays
+	 * dumpable, so /proc/<holder>/fd can be opened.) */
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))
+		die("dumpable", errno);
+
 	child = fork();
 	if (child < 0)
 		die("fork", errno);
@@ -202,7 +256,7 @@ int main(int argc, char **argv)
 		close(sfd);
 		if (ctl >= 0)
 			close(ctl);
-		start_command(argv + i, &orig, ignored, block_unix);
+		start_command(argv + i, &orig, ignored);
 	}
 
 	/* Ready: the supervisor learns our pid (SCM_CREDENTIALS, translated
