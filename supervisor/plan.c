@@ -95,6 +95,10 @@ static int mask_path(const struct plan_in *in, struct plan *pl,
 
 	if (in_list(&cv->masks, path) || lstat(path, &st))
 		return 0;
+	/* Under the host's /tmp and not bound back in: the sandbox's private
+	 * /tmp already hides it, and it is not there to be masked. */
+	if (under(path, "/tmp") && !writable_here(cv, path))
+		return 0;
 	TRY(strv_add(&cv->masks, path));
 	pl->read_masks++;
 	if (!S_ISDIR(st.st_mode))

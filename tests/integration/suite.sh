@@ -55,6 +55,17 @@ caps=$(grep -c "Cap" "$B/out"); nonzero=$(grep -E "Cap" "$B/out" | grep -vc '[[:
 if [ "$caps" -eq 10 ] && [ "$nonzero" -eq 0 ]; then ok
 else bad "caps=$caps nonzero=$nonzero: $(grep -v '[[:space:]]0000000000000000$' "$B/out" | head -3)"; fi
 
+# `make run` keeps its demo under build/, which may sit under /tmp: a HOME
+# under the host's /tmp is hidden by the sandbox's private /tmp, and its
+# masks must not make the set-up fail.
+t workspace_and_home_under_host_tmp_still_run
+T2=$(mktemp -d /tmp/sbx-it-tmp.XXXXXX)
+mkdir -p "$T2/home/.ssh" "$T2/ws" && echo "$SECRET" > "$T2/home/.ssh/id_ed25519"
+(cd "$T2/ws" && HOME="$T2/home" timeout 60 "$SBX" -q -- sh -c 'echo inside > f; cat ~/.ssh/id_ed25519; echo END' >"$B/out" 2>"$B/err"); RC=$?
+if [ "$RC" -eq 0 ] && [ "$(cat "$T2/ws/f" 2>/dev/null)" = inside ] && has END out &&
+   ! grep -q "$SECRET" "$B/out" "$B/err"; then ok; else bad "rc=$RC"; fi
+rm -rf "$T2"
+
 # pid 1 holds the control socket to the supervisor: nothing of COMMAND's may
 # ptrace it or read its memory or descriptors (it is non-dumpable, and under
 # the same seccomp filter); the shim's descriptors live in a holder process.
