@@ -179,6 +179,11 @@ enum sbx_verdict policy_check_host(const struct policy *p, const char *host,
  * for a path, ignore_domains for host, host:port or [v6]:port)? */
 bool policy_report_ignored(const struct policy *p, bool path, const char *target);
 
+/* A network target as reports name it — `host`, `host:port`, `[v6]:port`
+ * or a bare v6 literal — split into the host (without brackets) and the
+ * port (0 = none). 0, or -1 when it is none of those. */
+int sbx_split_target(const char *target, char *host, size_t hostsz, unsigned *port);
+
 /* Is this environment variable name removed by deny_env? */
 bool policy_env_denied(const struct policy *p, const char *name,
 		       const struct sbx_rule **why);

@@ -242,32 +242,55 @@ enum sbx_verdict policy_check_host(const struct policy *p, const char *host,
 	return check_domain(p, host, ANY_PORT, why);
 }
 
+int sbx_split_target(const char *target, char *host, size_t hostsz, unsigned *port)
+{
+	const char *h = target, *he = target + strlen(target), *p = NULL;
+	const char *colon = strrchr(target, ':');
+
+	*port = 0;
+	if (target[0] == '[') { /* [v6] or [v6]:port */
+		const char *rb = strchr(target, ']');
+		if (!rb)
+			return -1;
+		h = target + 1;
+		he = rb;
+		if (rb[1] == ':')
+			p = rb + 2;
+		else if (rb[1])
+			return -1;
+	} else if (colon && strchr(target, ':') == colon) { /* host:port */
+		he = colon;
+		p = colon + 1;
+	} /* else a host, or a bare v6 literal: no port */
+	if (p) {
+		char *end;
+		unsigned long v = strtoul(p, &end, 10);
+		if (!*p || *end || v > 65535)
+			return -1;
+		*port = (unsigned)v;
+	}
+	if (he == h || (size_t)(he - h) >= hostsz)
+		return -1;
+	memcpy(host, h, (size_t)(he - h));
+	host[he - h] = '\0';
+	return 0;
+}
+
 bool policy_report_ignored(const struct policy *p, bool path, const char *target)
 {
 	enum sbx_rule_kind k = path ? SBX_RULE_IGNORE_PATH : SBX_RULE_IGNORE_DOMAIN;
 	char host[256];
-	size_t n;
+	unsigned port;
 
-	for (size_t i = 0; path && i < p->nby_kind[k]; i++)
-		if (policy_rule_matches(p->by_kind[k][i], target))
-			return true;
-	if (path)
+	if (path) {
+		for (size_t i = 0; i < p->nby_kind[k]; i++)
+			if (policy_rule_matches(p->by_kind[k][i], target))
+				return true;
 		return false;
-	/* host, host:port or [v6]:port: a rule may name the host alone */
-	n = strlen(target);
-	if (n >= sizeof(host))
-		return false;
-	memcpy(host, target, n + 1);
-	unsigned port = 0;
-	char *colon = strrchr(host, ':');
-	if (colon && (host[0] == '[' ? colon > host && colon[-1] == ']' : !strchr(host, ':') || colon == strchr(host, ':'))) {
-		port = (unsigned)strtoul(colon + 1, NULL, 10);
-		*colon = '\0';
-		if (host[0] == '[') {
-			memmove(host, host + 1, strlen(host));
-			host[strlen(host) - 1] = '\0';
-		}
 	}
+	/* a rule may name the host alone, or host:port */
+	if (sbx_split_target(target, host, sizeof(host), &port))
+		return false;
 	for (size_t i = 0; i < p->nby_kind[k]; i++)
 		if (domain_matches(p->by_kind[k][i]->pattern, host, port))
 			return true;

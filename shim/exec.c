@@ -39,11 +39,6 @@ void shim_exec_init(const char *spec, const char *libpath)
 	lib_len = ll;
 }
 
-size_t shim_env_extra(void)
-{
-	return 2;
-}
-
 /* Does the LD_PRELOAD value (separated by `:` or spaces) name our lib? */
 static bool names_lib(const char *v)
 {
@@ -114,10 +109,11 @@ static bool carry(void)
 /* The environment the child gets: `fixed`, or envp itself when the shim
  * is off. Declares the stack storage in the caller's frame. */
 #define FIXED_ENV(envp, fixed)                                                \
-	size_t nenv_ = carry() ? env_count(envp) + shim_env_extra() + 1 : 1;  \
+	bool carry_ = carry();                                                \
+	size_t nenv_ = carry_ ? env_count(envp) + SHIM_ENV_EXTRA + 1 : 1;     \
 	char *envbuf_[nenv_];                                                 \
 	char prebuf_[PATH_MAX * 2];                                           \
-	char *const *fixed = carry() ?                                        \
+	char *const *fixed = carry_ ?                                         \
 		shim_env_fix((envp), envbuf_, prebuf_, sizeof(prebuf_)) : (envp)
 
 /* exec of a path (a bare name is found in PATH by libc: not judged here,

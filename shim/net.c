@@ -124,17 +124,7 @@ static int judge_addr(const struct sockaddr *sa, socklen_t len)
 		return 0; /* unix sockets: the seccomp filter's business */
 	}
 	target[n++] = ':';
-	{
-		char d[6];
-		size_t k = 0;
-		unsigned u = port;
-		do
-			d[k++] = (char)('0' + u % 10);
-		while ((u /= 10));
-		while (k)
-			target[n++] = d[--k];
-	}
-	target[n] = '\0';
+	wire_utoa(port, target + n);
 	return judge(WIRE_CONNECT, ip, port, target);
 }
 

@@ -72,7 +72,7 @@ static bool spec_get(const char *spec, const char *key, char *out, size_t outsz)
 {
 	size_t kl = strlen(key);
 
-	for (const char *p = spec; p && *p; p = strchr(p, ';') ? strchr(p, ';') + 1 : NULL) {
+	for (const char *p = spec; *p; p = *strchrnul(p, ';') ? strchrnul(p, ';') + 1 : "") {
 		if (strncmp(p, key, kl) || p[kl] != '=')
 			continue;
 		const char *v = p + kl + 1, *e = strchrnul(v, ';');
@@ -314,16 +314,7 @@ int shim_abspath(int dirfd, const char *path, char *out, size_t outsz)
 		return -1;
 	/* what the descriptor names: the kernel's own record of it */
 	char link[40] = "/proc/self/fd/";
-	size_t l = strlen(link);
-	unsigned u = (unsigned)dirfd;
-	char digits[12];
-	size_t nd = 0;
-	do
-		digits[nd++] = (char)('0' + u % 10);
-	while ((u /= 10));
-	while (nd)
-		link[l++] = digits[--nd];
-	link[l] = '\0';
+	wire_utoa((unsigned)dirfd, link + 14);
 	ssize_t n = readlink(link, base, sizeof(base) - 1);
 	if (n <= 0 || base[0] != '/')
 		return -1; /* a pipe, a socket, an anon inode: not a directory */

@@ -113,8 +113,8 @@ void shim_resolve(const char *abs, bool follow, char *out, size_t outsz);
 
 /* exec.c: the environment a child must keep for the shim to follow it. */
 void shim_exec_init(const char *spec, const char *libpath);
-size_t shim_env_extra(void); /* how many entries shim_env_fix may add */
-/* Copy envp into out (room for count(envp) + shim_env_extra() + 1
+#define SHIM_ENV_EXTRA 2 /* entries shim_env_fix may add: SBX_SHIM, LD_PRELOAD */
+/* Copy envp into out (room for count(envp) + SHIM_ENV_EXTRA + 1
  * pointers), making sure LD_PRELOAD names the shim and SBX_SHIM is ours.
  * buf (PATH_MAX * 2 bytes) holds a rewritten LD_PRELOAD. */
 char **shim_env_fix(char *const *envp, char **out, char *buf, size_t bufsz);

@@ -42,19 +42,25 @@ static void put_str(char *buf, size_t *o, const char *s)
 	*o += n;
 }
 
-static void put_int(char *buf, size_t *o, long v)
+size_t wire_utoa(unsigned long v, char *out)
 {
 	char tmp[24];
-	size_t n = 0;
-	unsigned long u = v < 0 ? 0UL - (unsigned long)v : (unsigned long)v;
+	size_t n = 0, o = 0;
 
 	do
-		tmp[n++] = (char)('0' + u % 10);
-	while ((u /= 10));
+		tmp[n++] = (char)('0' + v % 10);
+	while ((v /= 10));
+	while (n)
+		out[o++] = tmp[--n];
+	out[o] = '\0';
+	return o;
+}
+
+static void put_int(char *buf, size_t *o, long v)
+{
 	if (v < 0)
 		buf[(*o)++] = '-';
-	while (n)
-		buf[(*o)++] = tmp[--n];
+	*o += wire_utoa(v < 0 ? 0UL - (unsigned long)v : (unsigned long)v, buf + *o);
 }
 
 size_t wire_encode(char *buf, char decision, enum wire_op op, int pid,

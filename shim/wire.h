@@ -49,6 +49,10 @@ struct wire_report {
 
 const char *wire_op_name(enum wire_op op);
 
+/* v in decimal into out (room for 21 bytes), NUL-terminated; the length.
+ * Async-signal-safe, unlike snprintf: the shim formats with it. */
+size_t wire_utoa(unsigned long v, char *out);
+
 /* Encode into buf (WIRE_MAX bytes); returns the length, newline included.
  * A target too long for one line is cut, and the line says so (`+` after
  * the target). */

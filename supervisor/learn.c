@@ -45,15 +45,6 @@ static void add_unique(struct learned *l, struct strv *s, const char *v)
 		l->err = -ENOMEM;
 }
 
-static bool under(const char *path, const char *dir)
-{
-	size_t n = strlen(dir);
-
-	if (n == 1)
-		return path[0] == '/';
-	return !strncmp(path, dir, n) && (path[n] == '/' || path[n] == '\0');
-}
-
 static size_t depth(const char *p)
 {
 	size_t d = 0;
@@ -67,9 +58,9 @@ static size_t depth(const char *p)
  * HOME itself or anything above it, not `/` or a top-level directory. */
 bool learn_foldable(const char *dir, const char *home)
 {
-	if (under(dir, home))
+	if (path_under(dir, home))
 		return depth(dir) > depth(home);
-	return !under(home, dir) && depth(dir) >= 2;
+	return !path_under(home, dir) && depth(dir) >= 2;
 }
 
 static void collect(void *ctx, char decision, enum wire_op op, const char *target)
@@ -102,11 +93,9 @@ static void collect(void *ctx, char decision, enum wire_op op, const char *targe
 	}
 	if (op == WIRE_DNS && !e.has_rule) {
 		char host[256];
-		snprintf(host, sizeof(host), "%s", target);
-		char *colon = strchr(host, ':');
-		if (colon)
-			*colon = '\0';
-		add_unique(l, &l->domains, host);
+		unsigned port;
+		if (sbx_split_target(target, host, sizeof(host), &port) == 0)
+			add_unique(l, &l->domains, host);
 		return;
 	}
 	if (op == WIRE_CONNECT && !e.has_rule) {
@@ -152,7 +141,7 @@ static void fold(struct learned *l, const char *home)
 		qsort(l->dirs.v, l->dirs.n, sizeof(char *), cmp_str);
 		for (size_t i = 0; i + 1 < l->dirs.n; i++) {
 			char c[PATH_MAX];
-			if (under(l->dirs.v[i + 1], l->dirs.v[i])) {
+			if (path_under(l->dirs.v[i + 1], l->dirs.v[i])) {
 				free(l->dirs.v[i + 1]);
 				memmove(&l->dirs.v[i + 1], &l->dirs.v[i + 2],
 					(l->dirs.n - i - 1) * sizeof(char *));

@@ -437,14 +437,15 @@ int main(int argc, char **argv)
 		}
 	}
 
-	int keep[3] = { shim.policy_fd, shim.report_wr, shim.counters_fd };
+	/* handed through bwrap to sbx-init, which gives them to the holder */
+	int shim_fds[3] = { shim.policy_fd, shim.report_wr, shim.counters_fd };
 	struct plan_in in = {
 		.policy = confine, .bwrap = bwrap, .init = init, .command = o.command,
 		.environ = environ, .cwd = cwd, .ctl_fd = sv[1],
 		.ignored_signals = run_ignored_signals(),
 		.make_placeholders = !o.print,
 		.shim_lib = use_shim ? shim.lib : NULL, .shim_spec = shim.spec,
-		.keep_fds = keep, .nkeep = use_shim ? 3 : 0,
+		.keep_fds = shim_fds, .nkeep = use_shim ? 3 : 0,
 	};
 	if (plan_build(&in, &pl)) {
 		msg("out of memory while planning the sandbox");
@@ -487,10 +488,9 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
-	int pass[3] = { shim.policy_fd, shim.report_wr, shim.counters_fd };
 	struct run_in ri = {
 		.ctl_parent = sv[0], .ctl_child = sv[1],
-		.pass_fds = pass, .npass = use_shim ? 3 : 0,
+		.pass_fds = shim_fds, .npass = use_shim ? 3 : 0,
 		.report_fd = shim.report_rd, .reports = reports,
 		.cpu_seconds = policy_limit(p, SBX_LIMIT_CPU_SECONDS),
 		.nofile = policy_limit(p, SBX_LIMIT_NOFILE),

@@ -50,15 +50,6 @@ static int init_op(struct plan *pl, const char *op, const char *path)
 	return strv_addf(&pl->init_ops, "%s%s", op, path);
 }
 
-static bool under(const char *path, const char *dir)
-{
-	size_t n = strlen(dir);
-
-	if (n == 1)
-		return true;
-	return strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0');
-}
-
 /* ---- what is already covered, to keep the argv short and the order sane */
 
 struct covered {
@@ -73,7 +64,7 @@ struct covered {
 static bool in_list(const struct strv *s, const char *path)
 {
 	for (size_t i = 0; i < s->n; i++)
-		if (under(path, s->v[i]))
+		if (path_under(path, s->v[i]))
 			return true;
 	return false;
 }
@@ -97,7 +88,7 @@ static int mask_path(const struct plan_in *in, struct plan *pl,
 		return 0;
 	/* Under the host's /tmp and not bound back in: the sandbox's private
 	 * /tmp already hides it, and it is not there to be masked. */
-	if (under(path, "/tmp") && !writable_here(cv, path))
+	if (path_under(path, "/tmp") && !writable_here(cv, path))
 		return 0;
 	TRY(strv_add(&cv->masks, path));
 	pl->read_masks++;
@@ -109,13 +100,13 @@ static int mask_path(const struct plan_in *in, struct plan *pl,
 	 * (not listed), and each child is bound back. */
 	bool children = false;
 	for (size_t i = 0; i < nallow; i++)
-		if (allow[i]->pat == SBX_PAT_PREFIX && under(allow[i]->pattern, path) &&
+		if (allow[i]->pat == SBX_PAT_PREFIX && path_under(allow[i]->pattern, path) &&
 		    strcmp(allow[i]->pattern, path) && access(allow[i]->pattern, F_OK) == 0)
 			children = true;
 	TRY(init_op(pl, children ? "--mask-dir-x=" : "--mask-dir=", path));
 	for (size_t i = 0; children && i < nallow; i++) {
 		const char *c = allow[i]->pattern;
-		if (allow[i]->pat != SBX_PAT_PREFIX || !under(c, path) ||
+		if (allow[i]->pat != SBX_PAT_PREFIX || !path_under(c, path) ||
 		    !strcmp(c, path) || access(c, F_OK))
 			continue;
 		bool w = writable_here(cv, c) &&
@@ -263,7 +254,7 @@ static int bind_roots(const struct plan_in *in, struct plan *pl,
 		 * missing (as `--learn` writes them): only an existing path can
 		 * be bound. Not for --print, which touches nothing. */
 		if (w[i]->is_dir && in->make_placeholders && !tmp_part &&
-		    access(w[i]->pattern, F_OK) && !under(w[i]->pattern, "/tmp") &&
+		    access(w[i]->pattern, F_OK) && !path_under(w[i]->pattern, "/tmp") &&
 		    policy_check_path(in->policy, SBX_OP_WRITE, w[i]->pattern, NULL) == SBX_ALLOW &&
 		    mkdir_p(w[i]->pattern, 0700) == 0)
 			vmsg("allow_write %s did not exist; made it", w[i]->value);
@@ -272,8 +263,8 @@ static int bind_roots(const struct plan_in *in, struct plan *pl,
 	qsort(sorted, m, sizeof(*sorted), cmp_len);
 	for (size_t i = 0; i < m && !rc; i++) {
 		const char *r = sorted[i];
-		if (!strcmp(r, "/tmp") || under(r, "/dev") || under(r, "/proc") ||
-		    under(r, "/tmp") != tmp_part || in_list(&cv->roots, r))
+		if (!strcmp(r, "/tmp") || path_under(r, "/dev") || path_under(r, "/proc") ||
+		    path_under(r, "/tmp") != tmp_part || in_list(&cv->roots, r))
 			continue;
 		if (access(r, F_OK)) {
 			vmsg("allow_write %s does not exist; not bound", r);
@@ -442,9 +433,9 @@ int plan_build(const struct plan_in *in, struct plan *pl)
 	STEP(add2(pl, "--tmpfs", "/tmp"));
 	/* Our own helper must stay reachable when sbx lives under /tmp (a
 	 * build tree, a test): the private /tmp hides the host's. */
-	if (under(in->init, "/tmp"))
+	if (path_under(in->init, "/tmp"))
 		STEP(add3(pl, "--ro-bind", in->init, in->init));
-	if (in->shim_lib && under(in->shim_lib, "/tmp"))
+	if (in->shim_lib && path_under(in->shim_lib, "/tmp"))
 		STEP(add3(pl, "--ro-bind", in->shim_lib, in->shim_lib));
 	STEP(bind_roots(in, pl, &cv, true));
 	STEP(mask_rules(in, pl, &cv));

@@ -85,22 +85,6 @@ static enum sbx_op sbx_op_of(enum wire_op op)
 	return op == WIRE_WRITE ? SBX_OP_WRITE : op == WIRE_EXEC ? SBX_OP_EXEC : SBX_OP_READ;
 }
 
-/* The host part of `host`, `host:port` or `[v6]:port`. */
-static void host_of(const char *target, char *out, size_t outsz)
-{
-	const char *colon = strrchr(target, ':');
-	size_t n = strlen(target);
-
-	if (target[0] == '[') {
-		const char *e = strchr(target, ']');
-		n = e ? (size_t)(e - target - 1) : n;
-		target++;
-	} else if (colon && strchr(target, ':') == colon) {
-		n = (size_t)(colon - target);
-	}
-	snprintf(out, outsz, "%.*s", (int)n, target);
-}
-
 static const char *origin_note(const struct sbx_rule *r)
 {
 	switch (r->origin) {
@@ -149,17 +133,15 @@ void report_explain(const struct policy *p, const struct wire_report *w,
 	if (file_op(w->op)) {
 		e->verdict = policy_check_path(p, sbx_op_of(w->op), w->target, &why);
 		sbx_path_tildify(w->target, policy_home(p), e->shown, sizeof(e->shown));
-	} else if (w->op == WIRE_DNS) {
-		host_of(w->target, host, sizeof(host));
-		e->verdict = policy_network_open(p) ? SBX_ALLOW : policy_check_host(p, host, &why);
-		snprintf(e->shown, sizeof(e->shown), "%s", w->target);
 	} else {
-		char *end;
-		const char *colon = strrchr(w->target, ':');
-		unsigned long port = colon ? strtoul(colon + 1, &end, 10) : 0;
-		host_of(w->target, host, sizeof(host));
-		e->verdict = policy_network_open(p) ? SBX_ALLOW :
-			     policy_check_domain(p, host, (unsigned)port, &why);
+		unsigned port;
+		if (sbx_split_target(w->target, host, sizeof(host), &port))
+			e->verdict = SBX_DENY; /* not a destination: nothing allows it */
+		else if (policy_network_open(p))
+			e->verdict = SBX_ALLOW;
+		else
+			e->verdict = w->op == WIRE_DNS ? policy_check_host(p, host, &why) :
+				     policy_check_domain(p, host, port, &why);
 		snprintf(e->shown, sizeof(e->shown), "%s", w->target);
 	}
 	printable(e->shown, sizeof(e->shown));

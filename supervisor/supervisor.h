@@ -40,6 +40,8 @@ void dmsg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));  /* --deb
 
 /* Find an executable in $PATH (or take an absolute/relative path as is). */
 int find_in_path(const char *name, char *out, size_t outsz);
+/* Is path `dir` itself or below it? Both absolute and normal. */
+bool path_under(const char *path, const char *dir);
 /* mkdir -p with mode for the missing parts. */
 int mkdir_p(const char *path, mode_t mode);
 

@@ -179,3 +179,12 @@ int mkdir_p(const char *path, mode_t mode)
 	}
 	return 0;
 }
+
+bool path_under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	if (n == 1) /* `/` */
+		return path[0] == '/';
+	return strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0');
+}

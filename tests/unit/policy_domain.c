@@ -196,3 +196,31 @@ Test(policy_host, lookup_allowed_when_a_rule_names_the_host_on_any_port)
 	cr_assert_null(why);
 	policy_free(p);
 }
+
+Test(split_target, host_port_and_v6_forms)
+{
+	char h[64];
+	unsigned port;
+
+	cr_assert_eq(sbx_split_target("example.com", h, sizeof(h), &port), 0);
+	cr_assert_str_eq(h, "example.com");
+	cr_assert_eq(port, 0);
+	cr_assert_eq(sbx_split_target("example.com:443", h, sizeof(h), &port), 0);
+	cr_assert_str_eq(h, "example.com");
+	cr_assert_eq(port, 443);
+	cr_assert_eq(sbx_split_target("[2001:db8::1]:8080", h, sizeof(h), &port), 0);
+	cr_assert_str_eq(h, "2001:db8::1");
+	cr_assert_eq(port, 8080);
+	cr_assert_eq(sbx_split_target("2001:db8::1", h, sizeof(h), &port), 0);
+	cr_assert_str_eq(h, "2001:db8::1");
+	cr_assert_eq(port, 0);
+	/* not a destination */
+	cr_assert_eq(sbx_split_target("", h, sizeof(h), &port), -1);
+	cr_assert_eq(sbx_split_target(":443", h, sizeof(h), &port), -1);
+	cr_assert_eq(sbx_split_target("host:", h, sizeof(h), &port), -1);
+	cr_assert_eq(sbx_split_target("host:99999", h, sizeof(h), &port), -1);
+	cr_assert_eq(sbx_split_target("host:44x", h, sizeof(h), &port), -1);
+	cr_assert_eq(sbx_split_target("[::1", h, sizeof(h), &port), -1);
+	cr_assert_eq(sbx_split_target("[::1]x", h, sizeof(h), &port), -1);
+	cr_assert_eq(sbx_split_target("a-very-long-host-name.example.com", h, 8, &port), -1);
+}
