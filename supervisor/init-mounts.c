@@ -22,6 +22,7 @@
 #include <linux/capability.h>
 #include <sched.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
@@ -33,8 +34,8 @@
 
 #include "init-mounts.h"
 
-enum op { OP_NONE, OP_DEV, OP_RO, OP_MASK_FILE, OP_MASK_DIR, OP_MASK_DIR_X,
-	  OP_UNMASK, OP_UNMASK_RW };
+enum op { OP_NONE, OP_DEV, OP_RO, OP_RO_NEW, OP_MASK_FILE, OP_MASK_DIR,
+	  OP_MASK_DIR_X, OP_UNMASK, OP_UNMASK_RW };
 
 static const struct {
 	const char *prefix; /* "--dev" is matched whole, the others take =PATH */
@@ -42,6 +43,7 @@ static const struct {
 } op_table[] = {
 	{ "--dev", OP_DEV },
 	{ "--ro=", OP_RO },
+	{ "--ro-new=", OP_RO_NEW },
 	{ "--mask-file=", OP_MASK_FILE },
 	{ "--mask-dir=", OP_MASK_DIR },
 	{ "--mask-dir-x=", OP_MASK_DIR_X },
@@ -112,12 +114,29 @@ int init_mounts_check(struct init_mounts *m, const char *arg)
 		m->mask = op == OP_MASK_DIR_X ? path : NULL;
 	}
 	m->nops++;
+	if (op == OP_RO_NEW)
+		m->nnew++;
 	return 1;
 }
 
 /* ---- mounting */
 
 static bool have_setattr;
+
+/* mount_setattr(2) by number: glibc 2.36 has a wrapper, musl 1.2.3 (which
+ * sbx-init is built with where it is installed) does not. The layout is the
+ * kernel's struct mount_attr. */
+struct init_mount_attr {
+	uint64_t attr_set, attr_clr, propagation, userns_fd;
+};
+#define INIT_ATTR_RDONLY 0x00000001 /* MOUNT_ATTR_RDONLY */
+
+static int setattr_ro(int dfd, const char *path, unsigned flags)
+{
+	struct init_mount_attr a = { .attr_set = INIT_ATTR_RDONLY };
+
+	return (int)syscall(SYS_mount_setattr, dfd, path, flags, &a, sizeof(a));
+}
 
 /* "/proc/self/fd/N": the source of a bind from a descriptor opened before
  * its path was covered. */
@@ -132,12 +151,10 @@ static const char *fd_path(int fd, char *buf, size_t sz)
  * (nosuid, nodev, noexec, atime) stays as it was. */
 static int set_ro(const char *path, bool rec)
 {
-	struct mount_attr a = { .attr_set = MOUNT_ATTR_RDONLY };
 	struct statvfs sv;
 
 	if (have_setattr)
-		return mount_setattr(AT_FDCWD, path, rec ? AT_RECURSIVE : 0,
-				     &a, sizeof(a)) ? -errno : 0;
+		return setattr_ro(AT_FDCWD, path, rec ? AT_RECURSIVE : 0) ? -errno : 0;
 	/* Before Linux 5.12: a bind remount replaces every per-mount flag, and
 	 * the kernel refuses (EPERM) to clear a locked one, so carry them over. */
 	if (statvfs(path, &sv))
@@ -331,10 +348,12 @@ out:
 	return rc;
 }
 
-int init_mounts_apply(char *const *argv, int n, const char **what, const char **path)
+int init_mounts_apply(char *const *argv, int n, const char *states,
+		      const char **what, const char **path)
 {
 	char cwd[PATH_MAX];
 	int rc = 0;
+	size_t knew = 0;
 
 	*path = "";
 	*what = "new mount namespace";
@@ -342,7 +361,7 @@ int init_mounts_apply(char *const *argv, int n, const char **what, const char **
 		return -errno;
 	if (unshare(CLONE_NEWNS))
 		return -errno;
-	have_setattr = !(mount_setattr(-1, NULL, 0, NULL, 0) && errno == ENOSYS);
+	have_setattr = !(syscall(SYS_mount_setattr, -1, NULL, 0, NULL, 0) && errno == ENOSYS);
 
 	for (int i = 0; i < n && !rc; i++) {
 		const char *p;
@@ -356,6 +375,15 @@ int init_mounts_apply(char *const *argv, int n, const char **what, const char **
 		case OP_DEV:
 			*path = p;
 			rc = make_dev(what);
+			break;
+		case OP_RO_NEW:
+			*path = p;
+			*what = "write-protect a placeholder";
+			if (!states || !states[knew])
+				return -EPROTO; /* no state for it: fail closed */
+			if (states[knew++] == '-')
+				break; /* the supervisor could not make it: nor can COMMAND */
+			rc = bind_path(p, p, true);
 			break;
 		case OP_RO:
 			*path = p;

@@ -5,6 +5,9 @@
  * order they are to be applied (a closed set; every one re-validated here):
  *   --dev                 fresh /dev: tmpfs, six host device nodes, devpts, shm
  *   --ro=PATH             bind PATH onto itself, read-only (with what is below it)
+ *   --ro-new=PATH         the same for a placeholder the supervisor makes after
+ *                         planning; its state (in sbx-init's "go") says whether
+ *                         it exists: 'm' made or 'e' there (bound), '-' not
  *   --mask-file=PATH      bind /dev/null over PATH, read-only
  *   --mask-dir=PATH       empty tmpfs, mode 0000, read-only, over PATH
  *   --mask-dir-x=PATH     the same with mode 0111, then the --unmask ops that
@@ -20,6 +23,7 @@
 struct init_mounts {
 	const char *mask;  /* the --mask-dir-x an --unmask may follow, or NULL */
 	unsigned nops;
+	unsigned nnew;     /* --ro-new operations */
 };
 
 /* 1: `arg` is a valid mount operation (remembered in m); 0: not a mount
@@ -27,9 +31,12 @@ struct init_mounts {
 int init_mounts_check(struct init_mounts *m, const char *arg);
 
 /* Enter a new mount namespace and apply the operations found in argv[0..n)
- * in order (other arguments are skipped). 0, or -errno with *what naming
- * the step and *path the path it failed on (both static or from argv). */
-int init_mounts_apply(char *const *argv, int n, const char **what, const char **path);
+ * in order (other arguments are skipped); states holds one state per
+ * --ro-new, in order (a missing one fails, -EPROTO). 0, or -errno with
+ * *what naming the step and *path the path it failed on (both static or
+ * from argv). */
+int init_mounts_apply(char *const *argv, int n, const char *states,
+		      const char **what, const char **path);
 
 /* Drop every capability: ambient, bounding set (needs CAP_SETPCAP, so it
  * comes first), then effective/permitted/inheritable; then check that

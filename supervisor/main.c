@@ -282,9 +282,8 @@ static int shim_prepare(const struct policy *p, enum reports_mode mode,
 	fcntl(s->report_wr, F_SETPIPE_SZ, 1 << 20);
 	if (fcntl(s->report_rd, F_SETFL, O_NONBLOCK))
 		goto fail;
-	snprintf(s->spec, sizeof(s->spec),
-		 "1;policy=%d;report=%d;counters=%d;"
-		 "mode=%s;lib=%s", s->policy_fd, s->report_wr, s->counters_fd,
+	/* sbx-init adds the descriptors' numbers and the holder's pid */
+	snprintf(s->spec, sizeof(s->spec), "1;mode=%s;lib=%s",
 		 mode == REPORTS_LEARN ? "learn" : mode == REPORTS_TRACE ? "trace" : "enforce",
 		 s->lib);
 	return 0;
@@ -330,9 +329,10 @@ int main(int argc, char **argv)
 	char cwd[PATH_MAX], session[PATH_MAX], user_file[PATH_MAX] = "";
 	char bwrap[PATH_MAX], init[PATH_MAX], stamp[64], run_id[96];
 	char log_path[PATH_MAX], learn_path[PATH_MAX];
-	int rc = SBX_EXIT_SETUP, sv[2] = { -1, -1 }, brc;
-	bool ready = false, use_shim;
+	int rc = SBX_EXIT_SETUP, brc;
+	bool ready = false, use_shim, have_bwrap, have_init;
 	enum reports_mode mode;
+	struct sandbox sb = { .pid = -1, .sfd = -1, .args_fd = -1, .ctl = -1, .ctl_child = -1 };
 
 	int orc = options_parse(argc, argv, &o);
 	if (orc)
@@ -357,6 +357,22 @@ int main(int argc, char **argv)
 	snprintf(rest, sizeof(rest), "sessions/%s", run_id);
 	state_path(home, rest, session, sizeof(session));
 
+	/* bubblewrap starts now and waits for its arguments: its exec and
+	 * loading overlap the policy's compilation. Not for --print (nothing
+	 * runs) nor when the sandbox is off on purpose. */
+	const char *nosb = getenv("SBX_NO_SANDBOX");
+	bool off = o.no_sandbox || (nosb && *nosb && strcmp(nosb, "0"));
+	const char *bw = getenv("SBX_BWRAP");
+	have_bwrap = !find_in_path(bw && *bw ? bw : "bwrap", bwrap, sizeof(bwrap));
+	have_init = !find_helper("sbx-init", "SBX_INIT", X_OK, init, sizeof(init));
+	if (have_bwrap && have_init && !off && !o.print) {
+		int e = sandbox_spawn(&sb, bwrap, init, o.command);
+		if (e) {
+			msg("sandbox set-up failed: starting bubblewrap: %s", strerror(-e));
+			goto out;
+		}
+	}
+
 	struct policy_ctx ctx = { .home = home, .cwd = cwd, .session_dir = session };
 	brc = build_policy(&o, &ctx, false, user_file, sizeof(user_file), &p, &err);
 	if (brc == 0 && o.learn)
@@ -367,8 +383,7 @@ int main(int argc, char **argv)
 		goto out;
 	const struct policy *confine = box ? box : p;
 
-	const char *nosb = getenv("SBX_NO_SANDBOX");
-	if (o.no_sandbox || (nosb && *nosb && strcmp(nosb, "0"))) {
+	if (off) {
 		if (o.learn) {
 			msg("--learn never runs a program outside the sandbox; drop %s",
 			    o.no_sandbox ? "--no-sandbox" : "SBX_NO_SANDBOX");
@@ -389,8 +404,7 @@ int main(int argc, char **argv)
 	}
 	pending_notes(p, &o);
 
-	const char *bw = getenv("SBX_BWRAP");
-	if (find_in_path(bw && *bw ? bw : "bwrap", bwrap, sizeof(bwrap))) {
+	if (!have_bwrap) {
 		if (policy_fallback(p) == SBX_FALLBACK_WARN && !o.learn) {
 			rc = unsandboxed(&o, "bubblewrap is not installed; fallback = warn");
 			goto out;
@@ -400,7 +414,7 @@ int main(int argc, char **argv)
 		    "bubblewrap (or set fallback = warn in [sandbox] to run unsandboxed)");
 		goto out;
 	}
-	if (find_helper("sbx-init", "SBX_INIT", X_OK, init, sizeof(init))) {
+	if (!have_init) {
 		msg("sbx-init is missing (looked next to sbx-preload and in ../lib/sbx/); "
 		    "reinstall sbx");
 		goto out;
@@ -425,10 +439,6 @@ int main(int argc, char **argv)
 		    policy_session_dir(confine), strerror(errno));
 		goto out;
 	}
-	if (!o.print && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv)) {
-		msg("sandbox set-up failed: socketpair: %s", strerror(errno));
-		goto out;
-	}
 	if (use_shim) {
 		int e = shim_prepare(p, mode, &shim);
 		if (e) {
@@ -437,15 +447,12 @@ int main(int argc, char **argv)
 		}
 	}
 
-	/* handed through bwrap to sbx-init, which gives them to the holder */
-	int shim_fds[3] = { shim.policy_fd, shim.report_wr, shim.counters_fd };
 	struct plan_in in = {
 		.policy = confine, .bwrap = bwrap, .init = init, .command = o.command,
-		.environ = environ, .cwd = cwd, .ctl_fd = sv[1],
-		.ignored_signals = run_ignored_signals(),
+		.environ = environ, .cwd = cwd, .ctl_fd = o.print ? -1 : sb.ctl_child,
+		.ignored_signals = o.print ? run_ignored_signals() : sb.ignored,
 		.make_placeholders = !o.print,
 		.shim_lib = use_shim ? shim.lib : NULL, .shim_spec = shim.spec,
-		.keep_fds = shim_fds, .nkeep = use_shim ? 3 : 0,
 	};
 	if (plan_build(&in, &pl)) {
 		msg("out of memory while planning the sandbox");
@@ -465,6 +472,26 @@ int main(int argc, char **argv)
 			goto out;
 		}
 		dmsg("%s", line);
+	}
+	int serr = sandbox_send_args(&sb, &pl, policy_limit(p, SBX_LIMIT_CPU_SECONDS),
+				  policy_limit(p, SBX_LIMIT_NOFILE));
+	if (!serr)
+		serr = plan_make_placeholders(&pl);
+	/* sbx-init gives the shim's descriptors to the holder */
+	int shim_fds[3] = { shim.policy_fd, shim.report_wr, shim.counters_fd };
+	if (!serr)
+		serr = sandbox_go(&sb, &pl, shim_fds, use_shim ? 3 : 0);
+	if (use_shim) {
+		/* our copy of the write end would keep the end of file away */
+		close(shim.policy_fd);
+		close(shim.report_wr);
+		close(shim.counters_fd);
+		shim.policy_fd = shim.report_wr = shim.counters_fd = -1;
+	}
+	if (serr && serr != -EPIPE) {
+		/* EPIPE: bubblewrap failed early; sandbox_wait says how */
+		msg("sandbox set-up failed: %s", strerror(-serr));
+		goto out;
 	}
 	startup_line(confine, &pl);
 	if (o.learn)
@@ -488,17 +515,8 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
-	struct run_in ri = {
-		.ctl_parent = sv[0], .ctl_child = sv[1],
-		.pass_fds = shim_fds, .npass = use_shim ? 3 : 0,
-		.report_fd = shim.report_rd, .reports = reports,
-		.cpu_seconds = policy_limit(p, SBX_LIMIT_CPU_SECONDS),
-		.nofile = policy_limit(p, SBX_LIMIT_NOFILE),
-	};
-	rc = run_sandbox(&pl, &ri, &ready);
-	sv[1] = -1; /* closed by run_sandbox */
-	if (use_shim)
-		shim.policy_fd = shim.report_wr = shim.counters_fd = -1; /* likewise */
+	struct run_in ri = { .report_fd = shim.report_rd, .reports = reports };
+	rc = sandbox_wait(&sb, &pl, &ri, &ready);
 	plan_remove_placeholders(&pl);
 	if (!ready && rc < 128) {
 		if (policy_fallback(p) == SBX_FALLBACK_WARN && !o.learn) {
@@ -541,10 +559,9 @@ config_error:
 	msg("%s", err.msg[0] ? err.msg : "cannot build the policy");
 	rc = SBX_EXIT_SETUP;
 out:
-	if (sv[0] >= 0)
-		close(sv[0]);
-	if (sv[1] >= 0)
-		close(sv[1]);
+	if (sb.sfd >= 0)
+		sandbox_abort(&sb); /* not waited for: nothing ran */
+	plan_remove_placeholders(&pl);
 	shim_release(&shim);
 	reports_free(reports);
 	plan_free(&pl);

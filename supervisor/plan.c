@@ -118,26 +118,33 @@ static int mask_path(const struct plan_in *in, struct plan *pl,
 
 /* ---- read-only protection inside writable roots */
 
-static int protect_path(struct plan *pl, struct covered *cv, const char *path)
+/* op: "--ro=" for what exists, "--ro-new=" for a placeholder. */
+static int protect_as(struct plan *pl, struct covered *cv, const char *path,
+		      const char *op)
 {
 	if (!writable_here(cv, path) || in_list(&cv->protect, path) ||
 	    in_list(&cv->masks, path))
 		return 0;
 	TRY(strv_add(&cv->protect, path));
 	pl->write_protects++;
-	return init_op(pl, "--ro=", path);
+	return init_op(pl, op, path);
 }
 
-/* Create an empty stand-in for a protected path that does not exist yet, so
- * it can be bound read-only and creating it inside fails. Only where the
+static int protect_path(struct plan *pl, struct covered *cv, const char *path)
+{
+	return protect_as(pl, cv, path, "--ro=");
+}
+
+/* An empty stand-in for a protected path that does not exist yet, so it
+ * can be bound read-only and creating it inside fails. Only where the
  * parent exists: `.git/hooks` is guarded in an existing repository, and a
- * `git init` inside the sandbox still works. */
+ * `git init` inside the sandbox still works. Planned here, made by
+ * plan_make_placeholders() while bubblewrap starts. */
 static int placeholder(const struct plan_in *in, struct plan *pl,
 		       struct covered *cv, const char *path, bool dir)
 {
 	char parent[PATH_MAX], real[PATH_MAX], target[PATH_MAX];
 	struct stat st;
-	int fd;
 
 	if (!in->make_placeholders || lstat(path, &st) == 0)
 		return 0;
@@ -161,19 +168,45 @@ static int placeholder(const struct plan_in *in, struct plan *pl,
 		return 0;
 	path = target;
 	if (!writable_here(cv, path) || in_list(&cv->masks, path) ||
-	    lstat(path, &st) == 0)
+	    in_list(&cv->protect, path) || lstat(path, &st) == 0)
 		return 0;
-	if (dir) {
-		if (mkdir(path, 0555))
-			return 0; /* we cannot create it: neither can COMMAND */
-	} else {
-		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0444);
-		if (fd < 0)
-			return 0;
-		close(fd);
+	TRY(strv_addf(&pl->placeholders_pending, "%c%s", dir ? 'd' : 'f', path));
+	return protect_as(pl, cv, path, "--ro-new=");
+}
+
+int plan_make_placeholders(struct plan *pl)
+{
+	size_t n = pl->placeholders_pending.n;
+
+	free(pl->placeholder_state);
+	pl->placeholder_state = malloc(n + 1);
+	if (!pl->placeholder_state)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const char *e = pl->placeholders_pending.v[i], *path = e + 1;
+		int rc;
+
+		if (e[0] == 'd') {
+			rc = mkdir(path, 0555);
+		} else {
+			rc = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0444);
+			if (rc >= 0)
+				rc = close(rc);
+		}
+		if (rc == 0) {
+			pl->placeholder_state[i] = PLACEHOLDER_MADE;
+			TRY(strv_add(&pl->placeholders, path));
+		} else if (errno == EEXIST) {
+			/* made meanwhile, from outside: protect it, keep it */
+			pl->placeholder_state[i] = PLACEHOLDER_THERE;
+		} else {
+			/* we cannot create it: neither can COMMAND */
+			pl->placeholder_state[i] = PLACEHOLDER_SKIP;
+			pl->write_protects--;
+		}
 	}
-	TRY(strv_add(&pl->placeholders, path));
-	return protect_path(pl, cv, path);
+	pl->placeholder_state[n] = '\0';
+	return 0;
 }
 
 /* ---- scanning writable roots for protected names that exist */
@@ -444,6 +477,7 @@ int plan_build(const struct plan_in *in, struct plan *pl)
 	STEP(add2(pl, "--chdir", in->cwd));
 
 	STEP(strv_add(&pl->argv, "--"));
+	pl->init_at = pl->argv.n;
 	STEP(strv_add(&pl->argv, in->init));
 	if (in->ctl_fd >= 0) {
 		snprintf(num, sizeof(num), "--ctl=%d", in->ctl_fd);
@@ -451,10 +485,6 @@ int plan_build(const struct plan_in *in, struct plan *pl)
 	}
 	STEP(strv_add(&pl->argv, policy_allow_all_unix_sockets(p) ?
 		      "--unix=allow" : "--unix=block"));
-	for (size_t i = 0; i < in->nkeep; i++) {
-		snprintf(num, sizeof(num), "--keep=%d", in->keep_fds[i]);
-		STEP(strv_add(&pl->argv, num));
-	}
 	if (in->shim_lib) {
 		/* COMMAND's environment only, set by sbx-init after its fork (not
 		 * bwrap's --setenv: sbx-init itself must not be preloaded). Ours
@@ -476,6 +506,7 @@ int plan_build(const struct plan_in *in, struct plan *pl)
 	for (size_t i = 0; i < pl->init_ops.n; i++)
 		STEP(strv_add(&pl->argv, pl->init_ops.v[i]));
 	STEP(strv_add(&pl->argv, "--"));
+	pl->cmd_at = pl->argv.n;
 	for (char *const *c = in->command; *c; c++)
 		STEP(strv_add(&pl->argv, *c));
 	rc = 0;
@@ -514,4 +545,7 @@ void plan_free(struct plan *pl)
 	strv_free(&pl->argv);
 	strv_free(&pl->init_ops);
 	strv_free(&pl->placeholders);
+	strv_free(&pl->placeholders_pending);
+	free(pl->placeholder_state);
+	pl->placeholder_state = NULL;
 }

@@ -45,8 +45,10 @@ int run_unsandboxed(char *const *command)
 	return e == ENOENT ? SBX_EXIT_NOTFOUND : SBX_EXIT_NOEXEC;
 }
 
-static void child_exec(const struct plan *pl, const struct run_in *ri,
-		       const sigset_t *orig, pid_t parent)
+/* In the vfork()ed child: nothing allocated, nothing of the parent's
+ * memory changed (signal dispositions and descriptors are the child's own). */
+static void child_exec(const struct sandbox *sb, char *const *argv, int args_child,
+		       pid_t parent)
 {
 	/* bwrap's outer process must outlive a Ctrl-C: the terminal signals
 	 * the whole foreground group, COMMAND decides what to do with it, and
@@ -55,34 +57,237 @@ static void child_exec(const struct plan *pl, const struct run_in *ri,
 	for (size_t i = 0; i < SBX_NFORWARDED; i++)
 		if (terminating(sbx_forwarded[i]))
 			signal(sbx_forwarded[i], SIG_IGN);
-	sigprocmask(SIG_SETMASK, orig, NULL);
+	sigprocmask(SIG_SETMASK, &sb->orig, NULL);
 	/* If we die, bwrap dies, and with it the sandbox. */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
 		_exit(SBX_EXIT_SETUP);
-	if (ri->cpu_seconds) {
-		struct rlimit rl = { ri->cpu_seconds, ri->cpu_seconds };
-		if (setrlimit(RLIMIT_CPU, &rl))
-			goto fail;
-	}
-	if (ri->nofile) {
-		struct rlimit rl = { ri->nofile, ri->nofile };
-		if (setrlimit(RLIMIT_NOFILE, &rl))
-			goto fail;
-	}
-	if (fcntl(ri->ctl_child, F_SETFD, 0))
+	if (fcntl(sb->ctl_child, F_SETFD, 0) || fcntl(args_child, F_SETFD, 0))
 		goto fail;
-	for (size_t i = 0; i < ri->npass; i++)
-		if (fcntl(ri->pass_fds[i], F_SETFD, 0))
-			goto fail;
-	execve(pl->argv.v[0], pl->argv.v, environ);
+	execve(argv[0], argv, environ);
 fail:
-	dprintf(STDERR_FILENO, "sbx: cannot start %s: %s\n", pl->argv.v[0], strerror(errno));
+	dprintf(STDERR_FILENO, "sbx: cannot start %s: %s\n", argv[0], strerror(errno));
 	_exit(SBX_EXIT_SETUP);
 }
 
+/* Apart, so that no local of the caller lives across vfork(). */
+static __attribute__((noinline)) pid_t vfork_exec(const struct sandbox *sb, char *const *argv,
+						 int args_child, pid_t parent)
+{
+	pid_t pid = vfork();
+
+	if (pid == 0)
+		child_exec(sb, argv, args_child, parent);
+	return pid;
+}
+
+int sandbox_spawn(struct sandbox *sb, const char *bwrap, const char *init,
+		  char *const *command)
+{
+	int one = 1, ctl[2] = { -1, -1 }, args[2] = { -1, -1 }, e;
+	char num[32], ctlarg[32], **argv = NULL;
+	sigset_t set;
+	pid_t parent = getpid();
+
+	*sb = (struct sandbox){ .pid = -1, .sfd = -1, .args_fd = -1, .ctl = -1,
+				.ctl_child = -1, .ignored = run_ignored_signals() };
+	sigemptyset(&set);
+	for (size_t i = 0; i < SBX_NFORWARDED; i++)
+		sigaddset(&set, sbx_forwarded[i]);
+	sigaddset(&set, SIGCHLD);
+	if (sigprocmask(SIG_BLOCK, &set, &sb->orig))
+		return -errno;
+	sb->sfd = signalfd(-1, &set, SFD_CLOEXEC);
+	if (sb->sfd < 0 || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ctl) ||
+	    setsockopt(ctl[0], SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) ||
+	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, args))
+		goto fail;
+	sb->ctl = ctl[0];
+	sb->ctl_child = ctl[1];
+	/* bubblewrap takes only options from --args: what it runs is here */
+	size_t n = 0;
+	while (command[n])
+		n++;
+	argv = calloc(n + 8, sizeof(*argv));
+	if (!argv)
+		goto fail;
+	snprintf(num, sizeof(num), "%d", args[1]);
+	snprintf(ctlarg, sizeof(ctlarg), "--ctl=%d", ctl[1]);
+	argv[0] = (char *)bwrap;
+	argv[1] = "--args";
+	argv[2] = num;
+	argv[3] = "--";
+	argv[4] = (char *)init;
+	argv[5] = ctlarg;
+	argv[6] = "--";
+	memcpy(argv + 7, command, n * sizeof(*argv));
+	/* vfork: bubblewrap's exec starts at once, and this process goes on
+	 * compiling the policy while bubblewrap loads (with fork, the child
+	 * often waited for this CPU: about 1 ms lost). */
+	sb->pid = vfork_exec(sb, argv, args[1], parent);
+	if (sb->pid < 0)
+		goto fail;
+	free(argv);
+	argv = NULL;
+	close(args[1]);
+	sb->args_fd = args[0];
+	return 0;
+fail:
+	e = errno;
+	free(argv);
+	for (int i = 0; i < 2; i++) {
+		if (ctl[i] >= 0)
+			close(ctl[i]);
+		if (args[i] >= 0)
+			close(args[i]);
+	}
+	if (sb->sfd >= 0)
+		close(sb->sfd);
+	sigprocmask(SIG_SETMASK, &sb->orig, NULL);
+	*sb = (struct sandbox){ .pid = -1, .sfd = -1, .args_fd = -1, .ctl = -1,
+				.ctl_child = -1 };
+	return -e;
+}
+
+static int send_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int sandbox_send_args(struct sandbox *sb, const struct plan *pl,
+		      unsigned long long cpu_seconds, unsigned long long nofile)
+{
+	int rc = 0;
+
+	/* bwrap waits on its --args socket: nothing of the sandbox exists
+	 * yet, and what it starts inherits these. */
+	if (cpu_seconds) {
+		struct rlimit rl = { cpu_seconds, cpu_seconds };
+		if (prlimit(sb->pid, RLIMIT_CPU, &rl, NULL))
+			rc = -errno;
+	}
+	if (!rc && nofile) {
+		struct rlimit rl = { nofile, nofile };
+		if (prlimit(sb->pid, RLIMIT_NOFILE, &rl, NULL))
+			rc = -errno;
+	}
+	/* its options: up to the "--" before sbx-init */
+	for (size_t i = 1; !rc && i + 1 < pl->init_at; i++)
+		rc = send_all(sb->args_fd, pl->argv.v[i], strlen(pl->argv.v[i]) + 1);
+	close(sb->args_fd);
+	sb->args_fd = -1;
+	/* bwrap has it now */
+	close(sb->ctl_child);
+	sb->ctl_child = -1;
+	return rc;
+}
+
+static int send_msg(int fd, struct msghdr *mh)
+{
+	while (sendmsg(fd, mh, MSG_NOSIGNAL) < 0)
+		if (errno != EINTR)
+			return -errno;
+	return 0;
+}
+
+/* sbx-init's options (those after its --ctl, before its "--") in "A"
+ * messages of whole NUL-terminated strings. */
+static int send_init_opts(struct sandbox *sb, const struct plan *pl)
+{
+	static char buf[1 << 16];
+	size_t used = 1;
+	int rc = 0;
+
+	buf[0] = 'A';
+	for (size_t i = pl->init_at + 1; !rc && i + 1 < pl->cmd_at; i++) {
+		const char *a = pl->argv.v[i];
+		size_t len = strlen(a) + 1;
+		if (!strncmp(a, "--ctl=", 6))
+			continue; /* in its argv */
+		if (len + 1 > sizeof(buf))
+			return -E2BIG;
+		if (used + len > sizeof(buf)) {
+			struct iovec iov = { buf, used };
+			struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+			rc = send_msg(sb->ctl, &mh);
+			used = 1;
+		}
+		memcpy(buf + used, a, len);
+		used += len;
+	}
+	if (!rc && used > 1) {
+		struct iovec iov = { buf, used };
+		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+		rc = send_msg(sb->ctl, &mh);
+	}
+	return rc;
+}
+
+int sandbox_go(struct sandbox *sb, const struct plan *pl, const int *fds, size_t nfds)
+{
+	size_t n = 1 + pl->placeholders_pending.n;
+	char *buf = malloc(n);
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(3 * sizeof(int))];
+	} cm;
+	struct iovec iov = { buf, n };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	int rc = 0;
+
+	if (!buf || nfds > 3) {
+		free(buf);
+		return -ENOMEM;
+	}
+	buf[0] = 'G';
+	memcpy(buf + 1, pl->placeholder_state, n - 1);
+	if (nfds) {
+		memset(&cm, 0, sizeof(cm));
+		mh.msg_control = cm.b;
+		mh.msg_controllen = CMSG_SPACE(nfds * sizeof(int));
+		struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(nfds * sizeof(int));
+		memcpy(CMSG_DATA(c), fds, nfds * sizeof(int));
+	}
+	rc = send_init_opts(sb, pl);
+	if (!rc)
+		rc = send_msg(sb->ctl, &mh);
+	free(buf);
+	return rc;
+}
+
+void sandbox_abort(struct sandbox *sb)
+{
+	if (sb->pid > 0) {
+		kill(sb->pid, SIGKILL);
+		while (waitpid(sb->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	int *fds[] = { &sb->sfd, &sb->args_fd, &sb->ctl, &sb->ctl_child };
+	for (size_t i = 0; i < 4; i++)
+		if (*fds[i] >= 0) {
+			close(*fds[i]);
+			*fds[i] = -1;
+		}
+	sigprocmask(SIG_SETMASK, &sb->orig, NULL);
+	sb->pid = -1;
+}
+
 /* Read sbx-init's message: "R" (ready; its pid comes with it, as we see
- * it) or "X" (every process of COMMAND's is gone, *gone set). */
-static int read_ctl(int fd, pid_t *init_pid, bool *gone)
+ * it) or "X" and the exit status (every process of COMMAND's is gone, *gone
+ * set). */
+static int read_ctl(int fd, pid_t *init_pid, bool *gone, int *code)
 {
 	char buf[16];
 	union {
@@ -96,8 +301,10 @@ static int read_ctl(int fd, pid_t *init_pid, bool *gone)
 
 	if (n <= 0)
 		return n == 0 || (errno != EAGAIN && errno != EINTR) ? -1 : 0;
-	if (buf[0] == 'X' && *init_pid > 0)
+	if (buf[0] == 'X' && n == 2 && *init_pid > 0) {
 		*gone = true;
+		*code = (unsigned char)buf[1];
+	}
 	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
 		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS) {
 			struct ucred uc;
@@ -125,42 +332,16 @@ static bool drain_reports(const struct run_in *ri)
 	}
 }
 
-int run_sandbox(struct plan *pl, const struct run_in *ri, bool *ready)
+int sandbox_wait(struct sandbox *sb, struct plan *pl, const struct run_in *ri, bool *ready)
 {
 	bool gone = false;
-	sigset_t set, orig;
-	int one = 1, status = 0, killed_by = 0;
-	pid_t pid, init_pid = 0, parent = getpid();
+	int status = 0, killed_by = 0, code = 0;
+	pid_t init_pid = 0;
 
 	*ready = false;
-	sigemptyset(&set);
-	for (size_t i = 0; i < SBX_NFORWARDED; i++)
-		sigaddset(&set, sbx_forwarded[i]);
-	sigaddset(&set, SIGCHLD);
-	if (sigprocmask(SIG_BLOCK, &set, &orig))
-		return SBX_EXIT_SETUP;
-	int sfd = signalfd(-1, &set, SFD_CLOEXEC);
-	if (sfd < 0 || setsockopt(ri->ctl_parent, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one))) {
-		msg("sandbox set-up failed: %s", strerror(errno));
-		return SBX_EXIT_SETUP;
-	}
-
-	pid = fork();
-	if (pid < 0) {
-		msg("sandbox set-up failed: fork: %s", strerror(errno));
-		return SBX_EXIT_SETUP;
-	}
-	if (pid == 0)
-		child_exec(pl, ri, &orig, parent);
-	close(ri->ctl_child);
-	/* bwrap has them now; our copy of the report pipe's write end would
-	 * keep the end of file from ever coming */
-	for (size_t i = 0; i < ri->npass; i++)
-		close(ri->pass_fds[i]);
-
-	struct pollfd pf[3] = { { sfd, POLLIN, 0 }, { ri->ctl_parent, POLLIN, 0 },
+	struct pollfd pf[3] = { { sb->sfd, POLLIN, 0 }, { sb->ctl, POLLIN, 0 },
 				{ ri->reports ? ri->report_fd : -1, POLLIN, 0 } };
-	for (;;) {
+	while (!gone) {
 		if (poll(pf, 3, -1) < 0) {
 			if (errno == EINTR)
 				continue;
@@ -169,30 +350,29 @@ int run_sandbox(struct plan *pl, const struct run_in *ri, bool *ready)
 		if (pf[2].revents && !drain_reports(ri))
 			pf[2].fd = -1;
 		if (pf[1].revents) {
-			if (read_ctl(ri->ctl_parent, &init_pid, &gone) < 0)
+			if (read_ctl(sb->ctl, &init_pid, &gone, &code) < 0)
 				pf[1].fd = -1; /* closed: sbx-init is gone */
 			if (init_pid > 0)
 				*ready = true;
-			/* Overlaps with the namespaces' teardown. */
-			if (gone)
-				plan_remove_placeholders(pl);
 		}
-		if (!pf[0].revents)
+		if (gone || !pf[0].revents)
 			continue;
 		struct signalfd_siginfo si;
-		if (read(sfd, &si, sizeof(si)) != (ssize_t)sizeof(si))
+		if (read(sb->sfd, &si, sizeof(si)) != (ssize_t)sizeof(si))
 			continue;
 		int sig = (int)si.ssi_signo;
 		if (sig == SIGCHLD) {
-			if (waitpid(pid, &status, WNOHANG) == pid)
+			if (waitpid(sb->pid, &status, WNOHANG) == sb->pid) {
+				sb->pid = -1;
 				break;
+			}
 			continue;
 		}
 		if (!*ready) {
 			/* Nothing runs yet: a stop request ends the set-up. */
 			if (terminating(sig) && !killed_by) {
 				killed_by = sig;
-				kill(pid, SIGKILL);
+				kill(sb->pid, SIGKILL);
 			}
 			continue;
 		}
@@ -202,17 +382,22 @@ int run_sandbox(struct plan *pl, const struct run_in *ri, bool *ready)
 		if ((int)si.ssi_code <= 0)
 			kill(init_pid, sig);
 	}
-	/* sbx-init may have written "ready" just before exiting. */
-	if (!*ready && pf[1].fd >= 0) {
-		read_ctl(ri->ctl_parent, &init_pid, &gone);
-		*ready = init_pid > 0;
-	}
-	/* Whatever the sandbox wrote before it ended. Every writer is gone
-	 * with the pid namespace, so this ends at end of file. */
+	/* bwrap ended first: sbx-init may have written before exiting. */
+	while (!gone && pf[1].fd >= 0 && read_ctl(sb->ctl, &init_pid, &gone, &code) > 0)
+		;
+	*ready = init_pid > 0;
+	if (gone)
+		plan_remove_placeholders(pl);
+	/* Whatever the sandbox wrote before it ended. "gone" came after every
+	 * process of the sandbox was reaped, so all of it is in the pipe. */
 	if (ri->reports && pf[2].fd >= 0)
 		drain_reports(ri);
-	close(sfd);
-	sigprocmask(SIG_SETMASK, &orig, NULL);
+	close(sb->sfd);
+	close(sb->ctl);
+	sb->sfd = sb->ctl = -1;
+	sigprocmask(SIG_SETMASK, &sb->orig, NULL);
+	if (gone)
+		return code;
 	if (killed_by && !*ready)
 		return 128 + killed_by;
 	if (WIFSIGNALED(status))

@@ -4,23 +4,31 @@
  * and /tmp, and execs this as the sandbox's pid 1 (--as-pid-1) holding only
  * CAP_SYS_ADMIN and CAP_SETPCAP, in the sandbox's user namespace. It only
  * applies what the supervisor decided:
- *   sbx-init [--ctl=FD] [--unix=allow|block] [--ignored=MASK] [--keep=FD]...
+ *   sbx-init [--ctl=FD] [--unix=allow|block] [--ignored=MASK]
  *            [--env=NAME=VALUE]... [--verbose] [MOUNT-OP...] -- COMMAND [ARG...]
+ * With a control socket it first waits for the supervisor's "go": one state
+ * per placeholder (--ro-new: made, found there, or not to be bound) and,
+ * when COMMAND gets the preload shim, its three descriptors. The supervisor
+ * sends it once it has made the placeholders, which it does while
+ * bubblewrap starts.
  * It makes the mounts (init-mounts.c: /dev, masks, write-protects), drops
  * every capability, itself included, before COMMAND exists, tells the
  * supervisor the sandbox stands (a message on the control socket, which
  * carries our pid as the supervisor's namespace sees it), starts COMMAND
  * with the seccomp filter, forwards the signals the supervisor relays,
- * reaps orphans, and exits with COMMAND's status.
- * --keep descriptors (the preload shim's policy, report pipe and counters)
- * are held, for the life of the sandbox, by a small child that does nothing
- * else (the holder): COMMAND never inherits them, cannot close them, and
- * every process reaches them as /proc/<holder>/fd/N (SBX_SHIM gets
- * `;holder=<pid>`). pid 1 itself is made non-dumpable and runs under the
+ * reaps orphans, and at the end kills and reaps whatever is left and sends
+ * "gone" with the exit status.
+ * The shim's descriptors are held, for the life of the sandbox, by a small
+ * child that does nothing else (the holder): COMMAND never inherits them,
+ * cannot close them, and every process reaches them as
+ * /proc/<holder>/fd/N (SBX_SHIM gets `;policy=N;report=N;counters=N;
+ * holder=<pid>`). pid 1 itself is made non-dumpable and runs under the
  * same seccomp filter as COMMAND before anything of COMMAND's exists, so
  * COMMAND can neither ptrace it (to forge "ready"/"gone" on the control
  * socket) nor use it to make calls the filter refuses.
  * --env settings (LD_PRELOAD and SBX_SHIM) are COMMAND's alone.
+ * Built static, against musl where it is installed (Makefile: glibc's
+ * start-up costs a quarter millisecond per exec in a virtual machine).
  * No parsing beyond argv, no allocation.
  */
 #include <errno.h>
@@ -28,6 +36,7 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,8 +91,12 @@ static void apply_filter(int block_unix)
 #define MAX_ENV 4
 static char *command_env[MAX_ENV];
 static int ncommand_env;
-#define MAX_KEEP 4
-static int keep[MAX_KEEP], nkeep;
+/* The shim's policy, report pipe and counters, from "go", for the holder. */
+#define NHELD 3
+static int held[NHELD], nheld;
+/* One state per --ro-new placeholder (PLACEHOLDER_* in supervisor.h). */
+#define MAX_NEW 4096
+static char new_states[MAX_NEW + 1];
 
 /* Mounts first, while we hold CAP_SYS_ADMIN; then no process in the
  * sandbox holds any capability, pid 1 included, before COMMAND exists. */
@@ -91,7 +104,7 @@ static void apply_mounts_and_drop_caps(char *const *ops, int n)
 {
 	const char *what, *path;
 	char buf[4200];
-	int rc = init_mounts_apply(ops, n, &what, &path);
+	int rc = init_mounts_apply(ops, n, new_states, &what, &path);
 
 	if (rc) {
 		snprintf(buf, sizeof(buf), "%s%s%s", what, *path ? " " : "", path);
@@ -102,17 +115,20 @@ static void apply_mounts_and_drop_caps(char *const *ops, int n)
 }
 
 /* Kill what COMMAND left (the kernel would, as we exit) and reap it all, then
- * tell the supervisor that no process of COMMAND's is left: it may remove its
- * placeholders while our namespaces are still being torn down. Before this
+ * tell the supervisor that no process of COMMAND's is left, and the exit
+ * status: it removes its placeholders and exits while our namespaces are
+ * still being torn down (as bare bubblewrap's parent does). Before this
  * point it must not: unlinking a mount point on the host detaches the mount
  * from the sandbox, and a survivor could then create the protected name. */
-static void report_gone(int ctl)
+static void report_gone(int ctl, int code)
 {
+	char m[2] = { 'X', (char)code };
+
 	kill(-1, SIGKILL);
 	while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
 		;
 	if (ctl >= 0 && errno == ECHILD)
-		send(ctl, "X", 1, MSG_NOSIGNAL);
+		send(ctl, m, sizeof(m), MSG_NOSIGNAL);
 }
 
 /* The holder: keeps the shim's descriptors open, dumpable, and nothing
@@ -135,22 +151,147 @@ static pid_t start_holder(int sfd, int ctl)
 	return h;
 }
 
-/* SBX_SHIM gets `;holder=PID`, where the shim finds the descriptors. */
+static int shim_env(void)
+{
+	for (int k = 0; k < ncommand_env; k++)
+		if (!strncmp(command_env[k], "SBX_SHIM=", 9))
+			return k;
+	return -1;
+}
+
+/* SBX_SHIM gets the descriptors' numbers and `;holder=PID`: the shim opens
+ * /proc/<holder>/fd/<n>. */
 static void name_holder(pid_t h)
 {
 	static char buf[4096];
+	int k = shim_env();
 
-	for (int k = 0; k < ncommand_env; k++) {
-		if (strncmp(command_env[k], "SBX_SHIM=", 9))
+	if (k < 0)
+		return;
+	if (snprintf(buf, sizeof(buf), "%s;policy=%d;report=%d;counters=%d;holder=%d",
+		     command_env[k], held[0], held[1], held[2], (int)h) >= (int)sizeof(buf))
+		die("SBX_SHIM", E2BIG);
+	command_env[k] = buf;
+}
+
+/* Options, from argv and from the supervisor's messages, in order; the
+ * mount operations among them are applied in this order. */
+#define MAX_OPTS 16384
+static char *opts[MAX_OPTS];
+static int nopts;
+static struct init_mounts mounts;
+static int ctl = -1, block_unix = 1, verbose;
+static unsigned ignored;
+
+/* One option; from_ctl: it came over the control socket. 0, or -1 when it
+ * is not one of ours (or malformed). */
+static int take_opt(char *a, bool from_ctl)
+{
+	unsigned v;
+
+	if (!from_ctl && !strncmp(a, "--ctl=", 6) && !parse_uint(a + 6, &v)) {
+		ctl = (int)v;
+		return 0;
+	}
+	if (!strcmp(a, "--unix=allow"))
+		block_unix = 0;
+	else if (!strcmp(a, "--unix=block"))
+		block_unix = 1;
+	else if (!strncmp(a, "--ignored=", 10) && !parse_uint(a + 10, &v))
+		ignored = v;
+	else if (!strncmp(a, "--env=", 6) && strchr(a + 7, '=') && ncommand_env < MAX_ENV)
+		command_env[ncommand_env++] = a + 6;
+	else if (!strcmp(a, "--verbose"))
+		verbose = 1;
+	else if (init_mounts_check(&mounts, a) <= 0)
+		return -1;
+	if (nopts == MAX_OPTS)
+		die("too many options", E2BIG);
+	opts[nopts++] = a;
+	return 0;
+}
+
+static void bad_opt(const char *a)
+{
+	dprintf(STDERR_FILENO, "sbx-init: unknown argument `%s` "
+		"(sbx-init is started by sbx-preload)\n", a);
+	_exit(125);
+}
+
+/* Wait for the supervisor: "A" messages carry our options (NUL-terminated
+ * strings; the mount operations depend on the policy, which is compiled
+ * while bubblewrap starts, so they cannot be in our argv), then "go": 'G',
+ * one state per placeholder (--ro-new), and the shim's three descriptors
+ * when COMMAND gets the shim (none otherwise). They come once the
+ * supervisor has made the placeholders, usually long before bubblewrap
+ * has started us. */
+static void receive_go(void)
+{
+	static char store[1 << 20]; /* the options, kept: opts[] points here */
+	static char buf[1 << 16];
+	size_t used = 0;
+	int bad = 0;
+
+	for (;;) {
+		union {
+			struct cmsghdr h;
+			char b[CMSG_SPACE((NHELD + 1) * sizeof(int))];
+		} cm;
+		struct iovec iov = { buf, sizeof(buf) };
+		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+				     .msg_control = cm.b, .msg_controllen = sizeof(cm.b) };
+		ssize_t n;
+
+		while ((n = recvmsg(ctl, &mh, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
+			;
+		if (n < 0)
+			die("control socket", errno);
+		for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
+			if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) {
+				bad = 1;
+				continue;
+			}
+			size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+			int fds[NHELD + 1];
+			if (k > NHELD + 1)
+				k = NHELD + 1;
+			memcpy(fds, CMSG_DATA(c), k * sizeof(int));
+			for (size_t j = 0; j < k; j++) {
+				if (nheld < NHELD && buf[0] == 'G') {
+					held[nheld++] = fds[j];
+				} else {
+					close(fds[j]);
+					bad = 1;
+				}
+			}
+		}
+		if (n == 0)
+			die("control socket", EPIPE); /* the supervisor is gone */
+		if (bad || (mh.msg_flags & (MSG_CTRUNC | MSG_TRUNC)))
+			die("control socket: malformed message", EPROTO);
+		if (buf[0] == 'A') {
+			if (buf[n - 1] != '\0' || used + (size_t)n > sizeof(store))
+				die("control socket: malformed options", EPROTO);
+			memcpy(store + used, buf + 1, (size_t)n - 1);
+			for (char *a = store + used; a < store + used + n - 1; a += strlen(a) + 1)
+				if (take_opt(a, true))
+					bad_opt(a);
+			used += (size_t)n - 1;
 			continue;
-		if (snprintf(buf, sizeof(buf), "%s;holder=%d", command_env[k], (int)h) >=
-		    (int)sizeof(buf))
-			die("SBX_SHIM", E2BIG);
-		command_env[k] = buf;
+		}
+		if (buf[0] != 'G' || (size_t)n != 1 + mounts.nnew || mounts.nnew > MAX_NEW ||
+		    (nheld != 0 && nheld != NHELD) || (nheld == NHELD) != (shim_env() >= 0))
+			die("control socket: malformed go message", EPROTO);
+		for (unsigned i = 0; i < mounts.nnew; i++)
+			if (buf[1 + i] != 'm' && buf[1 + i] != 'e' && buf[1 + i] != '-')
+				die("control socket: malformed go message", EPROTO);
+		memcpy(new_states, buf + 1, mounts.nnew);
+		new_states[mounts.nnew] = '\0';
+		return;
 	}
 }
 
-static void start_command(char **cmd, const sigset_t *orig, unsigned ignored)
+static void start_command(char **cmd, const sigset_t *orig)
 {
 	for (int k = 0; k < ncommand_env; k++)
 		if (putenv(command_env[k]))
@@ -177,43 +318,17 @@ static void start_command(char **cmd, const sigset_t *orig, unsigned ignored)
 
 int main(int argc, char **argv)
 {
-	int ctl = -1, block_unix = 1, verbose = 0, i;
-	struct init_mounts mounts = { 0 };
-	unsigned ignored = 0, v;
 	sigset_t orig, set;
 	pid_t child;
-	int status = 0;
+	int status = 0, i;
 
 	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--")) {
+		if (!strcmp(argv[i], "--")) {
 			i++;
 			break;
-		} else if (!strncmp(a, "--ctl=", 6) && !parse_uint(a + 6, &v)) {
-			ctl = (int)v;
-		} else if (!strcmp(a, "--unix=allow")) {
-			block_unix = 0;
-		} else if (!strcmp(a, "--unix=block")) {
-			block_unix = 1;
-		} else if (!strncmp(a, "--ignored=", 10) && !parse_uint(a + 10, &v)) {
-			ignored = v;
-		} else if (!strncmp(a, "--keep=", 7) && !parse_uint(a + 7, &v) &&
-			   nkeep < MAX_KEEP) {
-			if (fcntl((int)v, F_SETFD, FD_CLOEXEC))
-				die("shim descriptor", errno);
-			keep[nkeep++] = (int)v;
-		} else if (!strncmp(a, "--env=", 6) && strchr(a + 7, '=') &&
-			   ncommand_env < MAX_ENV) {
-			command_env[ncommand_env++] = (char *)a + 6;
-		} else if (!strcmp(a, "--verbose")) {
-			verbose = 1;
-		} else if (init_mounts_check(&mounts, a) > 0) {
-			continue;
-		} else {
-			dprintf(STDERR_FILENO, "sbx-init: unknown argument `%s` "
-				"(sbx-init is started by sbx-preload)\n", a);
-			_exit(125);
 		}
+		if (take_opt(argv[i], false))
+			bad_opt(argv[i]);
 	}
 	if (i >= argc) {
 		dprintf(STDERR_FILENO, "sbx-init: no command\n");
@@ -229,8 +344,12 @@ int main(int argc, char **argv)
 	int sfd = signalfd(-1, &set, SFD_CLOEXEC);
 	if (sfd < 0)
 		die("signalfd", errno);
+	if (ctl >= 0)
+		receive_go();
+	else if (mounts.nnew)
+		die("placeholders without a control socket", EINVAL);
 
-	apply_mounts_and_drop_caps(argv + 1, i - 2);
+	apply_mounts_and_drop_caps(opts, nopts);
 
 	if (verbose)
 		dprintf(STDERR_FILENO, "sbx: terminal kept; TIOCSTI/TIOCLINUX blocked "
@@ -238,10 +357,10 @@ int main(int argc, char **argv)
 
 	/* Everything from here on, pid 1 included, under the filter. */
 	apply_filter(block_unix);
-	if (nkeep) {
+	if (nheld) {
 		name_holder(start_holder(sfd, ctl));
-		for (int k = 0; k < nkeep; k++)
-			close(keep[k]); /* the holder has them */
+		for (int k = 0; k < nheld; k++)
+			close(held[k]); /* the holder has them */
 	}
 	/* Nothing of COMMAND's may ptrace pid 1 or read its memory: it holds
 	 * the control socket. (After the holder's fork: that one stays
@@ -256,7 +375,7 @@ int main(int argc, char **argv)
 		close(sfd);
 		if (ctl >= 0)
 			close(ctl);
-		start_command(argv + i, &orig, ignored);
+		start_command(argv + i, &orig);
 	}
 
 	/* Ready: the supervisor learns our pid (SCM_CREDENTIALS, translated
@@ -292,10 +411,9 @@ int main(int argc, char **argv)
 		if ((int)si.ssi_code <= 0)
 			kill(child, (int)si.ssi_signo);
 	}
-done:
-	report_gone(ctl);
+done:;
+	int code = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+	report_gone(ctl, code);
 	/* Exiting ends the pid namespace. */
-	if (WIFSIGNALED(status))
-		_exit(128 + WTERMSIG(status));
-	_exit(WEXITSTATUS(status));
+	_exit(code);
 }

@@ -79,21 +79,34 @@ struct plan_in {
 	int ctl_fd;            /* fd sbx-init reports on, -1 for --print */
 	unsigned ignored_signals; /* bit n: signal n was ignored by our caller */
 	const char *shim_lib;     /* LD_PRELOAD this, or NULL for no shim */
-	const char *shim_spec;    /* SBX_SHIM's value */
-	const int *keep_fds;      /* sbx-init holds these (close-on-exec) */
-	size_t nkeep;
+	const char *shim_spec;    /* SBX_SHIM's value, without the descriptors
+				   * (sbx-init adds them: they come in "go") */
 	bool make_placeholders; /* false for --print: touch nothing on the host */
 };
 
 struct plan {
 	struct strv argv;         /* bwrap ... -- sbx-init ... -- COMMAND ... */
+	size_t init_at, cmd_at;   /* where sbx-init and COMMAND start in argv */
 	struct strv init_ops;     /* sbx-init's mount operations (init-mounts.h), in order */
+	/* Protected paths that do not exist yet, one per --ro-new= op, in
+	 * order: 'd' or 'f' (directory or file), then the path. */
+	struct strv placeholders_pending;
+	char *placeholder_state;  /* plan_make_placeholders(): one PLACEHOLDER_* each */
 	struct strv placeholders; /* host paths we created; removed after the run */
 	unsigned read_masks;      /* read-denied paths hidden */
 	unsigned write_protects;  /* paths bound read-only inside writable roots */
 };
 
+/* What became of a placeholder; sbx-init gets them in its "go" message
+ * (init-mounts.h: --ro-new). */
+#define PLACEHOLDER_MADE 'm'  /* we made it: bind it, remove it after */
+#define PLACEHOLDER_THERE 'e' /* it appeared meanwhile: bind it, keep it */
+#define PLACEHOLDER_SKIP '-'  /* we could not make it, nor can COMMAND */
+
 int plan_build(const struct plan_in *in, struct plan *out);
+/* Make the planned placeholders (after bubblewrap has its arguments, while
+ * it sets up the namespaces). 0 or -ENOMEM. */
+int plan_make_placeholders(struct plan *pl);
 void plan_free(struct plan *pl);
 /* Remove the placeholders that are still empty (deepest first). */
 void plan_remove_placeholders(struct plan *pl);
@@ -159,24 +172,53 @@ bool learn_foldable(const char *dir, const char *home);
 /* Write the learned sandbox.ini to path. 0 or -errno. */
 int learn_write(const struct learn_in *in, const char *path);
 
-/* ---- run.c */
+/* ---- run.c: bubblewrap started early, fed, watched */
 
-struct run_in {
-	int ctl_parent, ctl_child; /* the control socketpair */
-	const int *pass_fds;       /* handed to sbx-init (the shim's); closed
-				    * here once bwrap has them */
-	size_t npass;
-	int report_fd;             /* read end of the report pipe, or -1 */
-	struct reports *reports;
-	unsigned long long cpu_seconds, nofile; /* 0 = leave as is */
+/* bubblewrap is started before the policy is compiled, reading its
+ * arguments from a socket (`--args FD`): its exec and loading overlap our
+ * work. sbx-init then waits for "go" (sandbox_go) before it mounts, so the
+ * placeholders and the shim's descriptors are made while bubblewrap sets up
+ * the namespaces. */
+struct sandbox {
+	pid_t pid;          /* bubblewrap */
+	int sfd;            /* signalfd: the forwarded signals and SIGCHLD */
+	int args_fd;        /* our end of bubblewrap's --args socket */
+	int ctl;            /* our end of the control socket */
+	int ctl_child;      /* sbx-init's end (closed here once bwrap has it) */
+	sigset_t orig;      /* the signal mask to restore */
+	unsigned ignored;   /* the forwarded signals our caller had ignored */
 };
 
-/* Run the planned bwrap, forward signals, and wait; returns the exit status
- * to give (COMMAND's, 128+N). *ready is set when sbx-init reported that the
+/* Fork and exec `bwrap --args FD -- INIT --ctl=FD -- COMMAND...`; it waits
+ * for its options (sandbox_send_args). The forwarded signals are blocked
+ * from here on (sandbox_wait or sandbox_abort restore them). 0, or -errno
+ * with nothing left running. */
+int sandbox_spawn(struct sandbox *sb, const char *bwrap, const char *init,
+		  char *const *command);
+/* The limits (prlimit on bubblewrap, so COMMAND inherits them), then
+ * bubblewrap's options from the plan (planned with ctl_fd = sb->ctl_child):
+ * bubblewrap goes on. 0 or -errno. */
+int sandbox_send_args(struct sandbox *sb, const struct plan *pl,
+		      unsigned long long cpu_seconds, unsigned long long nofile);
+/* sbx-init's options from the plan, then "go": the placeholders' states
+ * (plan_make_placeholders) and the descriptors the holder keeps (the
+ * shim's; nfds is 0 or 3). */
+int sandbox_go(struct sandbox *sb, const struct plan *pl, const int *fds, size_t nfds);
+/* Kill and reap bubblewrap before anything ran (a configuration error
+ * found after the spawn); restores the signal mask. */
+void sandbox_abort(struct sandbox *sb);
+
+struct run_in {
+	int report_fd;             /* read end of the report pipe, or -1 */
+	struct reports *reports;
+};
+/* Forward signals, collect reports, and wait; returns the exit status to
+ * give (COMMAND's, 128+N). *ready is set when sbx-init reported that the
  * sandbox stands; when it is not, nothing ran and the caller decides.
- * Removes the plan's placeholders as soon as sbx-init reports that no
- * process of COMMAND's is left. */
-int run_sandbox(struct plan *pl, const struct run_in *ri, bool *ready);
+ * When sbx-init reports that no process of COMMAND's is left, removes the
+ * placeholders, takes the last reports and returns at once: bubblewrap and
+ * the namespaces finish going away on their own, as with bare bubblewrap. */
+int sandbox_wait(struct sandbox *sb, struct plan *pl, const struct run_in *ri, bool *ready);
 /* exec COMMAND without a sandbox (--no-sandbox, fallback = warn). */
 int run_unsandboxed(char *const *command);
 /* The signals we forward; bit mask of those our caller had ignored. */

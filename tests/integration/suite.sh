@@ -223,6 +223,58 @@ set +m
 if [ "$rc_TERM" -eq 7 ] && [ "$rc_INT" -eq 7 ] && grep -q got-TERM marker-TERM && grep -q got-INT marker-INT
 then ok; else bad "TERM rc=$rc_TERM INT rc=$rc_INT"; fi
 
+# sbx-preload returns as soon as sbx-init has killed and reaped everything
+# (bubblewrap and the namespaces finish going away after it, as with bare
+# bubblewrap): nothing COMMAND left behind may outlive it, and a survivor
+# that keeps trying to create a protected name must not win once the
+# placeholders are removed.
+t background_processes_gone_when_sbx_returns_placeholders_safe
+sx -q -- sh -c '(while :; do echo tick >> bg.log; echo evil > .bashrc 2>/dev/null;
+	echo evil > .mcp.json 2>/dev/null; done) & sleep 0.3; exit 7'
+n1=$(wc -l < bg.log 2>/dev/null || echo 0); sleep 0.4; n2=$(wc -l < bg.log 2>/dev/null || echo 0)
+if [ "$RC" -eq 7 ] && [ "$n1" -gt 0 ] && [ "$n1" -eq "$n2" ] && [ ! -e .bashrc ] &&
+   [ ! -e .mcp.json ] && [ -z "$(ls -A "$W" | grep -v '^bg.log$')" ]; then ok
+else bad "rc=$RC log $n1 -> $n2, left: $(ls -A "$W" | tr '\n' ' ')"; fi
+
+t exit_by_signal_is_128_plus_n
+sx -q -- sh -c 'kill -USR1 $$'
+if [ "$RC" -eq 138 ]; then ok; else bad "rc=$RC"; fi
+
+t limits_cpu_seconds_and_nofile_apply_to_command
+printf '[limits]\ncpu_seconds = 7\nnofile = 77\n' > "$B/limits.ini"
+sx -q --config "$B/limits.ini" -- sh -c 'ulimit -t; ulimit -n'
+if [ "$(tr '\n' ' ' < "$B/out")" = "7 77 " ]; then ok; else bad "got: $(tr '\n' ' ' < "$B/out")"; fi
+
+# sbx-init takes its mount operations over the control socket; what comes
+# there is checked like its argv, and anything malformed stops it (125)
+# before it mounts or runs anything.
+t sbx_init_refuses_malformed_control_messages
+cat > "$B/ctl.py" <<'EOF'
+import socket, subprocess, sys
+init, case = sys.argv[1], sys.argv[2]
+a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+p = subprocess.Popen([init, "--ctl=%d" % b.fileno(), "--", "sh", "-c", "echo RAN"],
+                     pass_fds=[b.fileno()], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+b.close()
+msgs = {"bad-op": [b"A--mount-anything=/x\0", b"G"],
+        "few-states": [b"A--ro-new=/var/tmp/x\0", b"G"],
+        "bad-state": [b"A--ro-new=/var/tmp/x\0", b"Gz"],
+        "no-nul": [b"A--unix=block", b"G"],
+        "closed": []}[case]
+for m in msgs:
+    a.send(m)
+a.close()
+out, err = p.communicate(timeout=20)
+print(p.returncode, out.decode().strip() or "-", err.decode().strip().replace("\n", " | "))
+EOF
+res="" bad_case=""
+for c in bad-op few-states bad-state no-nul closed; do
+	r=$(timeout 30 python3 "$B/ctl.py" "$SBX_BIN/sbx-init" $c 2>&1); res="$res[$c: $r] "
+	case "$r" in "125 - "*) ;; *) bad_case=1 ;; esac
+done
+if [ -z "$bad_case" ] && [[ "$res" == *"unknown argument"* ]] && [[ "$res" == *malformed* ]]; then ok
+else bad "$res"; fi
+
 t stdin_to_stdout_10mib_byte_exact
 head -c 10485760 /dev/urandom > "$B/in"
 timeout 60 "$SBX" -q -- cat < "$B/in" > "$B/copy" 2>"$B/err"
