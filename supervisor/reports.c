@@ -319,6 +319,30 @@ static const char *decision_name(char d)
 	return d == WIRE_DENY ? "deny" : d == WIRE_ALLOW ? "allow" : "would-deny";
 }
 
+/* The symbolic name of an errno the shim reports ("EACCES"), or NULL.
+ * Our own table: strerrorname_np() is glibc's alone (2.32 and later), and
+ * sbx-preload is built against musl where it can be. */
+static const char *errno_name(int e)
+{
+#define E(x) { x, #x }
+	static const struct { int e; const char *name; } names[] = {
+		E(EPERM), E(ENOENT), E(ESRCH), E(EINTR), E(EIO), E(ENXIO), E(E2BIG),
+		E(ENOEXEC), E(EBADF), E(ECHILD), E(EAGAIN), E(ENOMEM), E(EACCES),
+		E(EFAULT), E(EBUSY), E(EEXIST), E(EXDEV), E(ENODEV), E(ENOTDIR),
+		E(EISDIR), E(EINVAL), E(ENFILE), E(EMFILE), E(ETXTBSY), E(EFBIG),
+		E(ENOSPC), E(ESPIPE), E(EROFS), E(EMLINK), E(EPIPE), E(ENAMETOOLONG),
+		E(ENOSYS), E(ENOTEMPTY), E(ELOOP), E(EDQUOT), E(ENOTSUP),
+		E(EAFNOSUPPORT), E(EADDRINUSE), E(EADDRNOTAVAIL), E(ENETDOWN),
+		E(ENETUNREACH), E(ECONNABORTED), E(ECONNRESET), E(ETIMEDOUT),
+		E(ECONNREFUSED), E(EHOSTUNREACH), E(EALREADY), E(EINPROGRESS),
+	};
+#undef E
+	for (size_t i = 0; e > 0 && i < sizeof(names) / sizeof(names[0]); i++)
+		if (names[i].e == e)
+			return names[i].name;
+	return NULL;
+}
+
 static void log_report(struct reports *r, const struct wire_report *w,
 		       const struct report_expl *e, bool ignored)
 {
@@ -343,7 +367,7 @@ static void log_report(struct reports *r, const struct wire_report *w,
 	json_opt(f, "source", e->has_rule ? e->source : NULL);
 	fprintf(f, ",\"pid\":%d", w->pid);
 	json_opt(f, "comm", w->comm);
-	json_opt(f, "errno", w->err > 0 ? strerrorname_np(w->err) : NULL);
+	json_opt(f, "errno", errno_name(w->err));
 	json_opt(f, "fix", e->fix);
 	json_opt(f, "run", r->cfg.run_id);
 	fprintf(f, ",\"truncated\":%s,\"ignored\":%s}\n", w->truncated ? "true" : "false",
