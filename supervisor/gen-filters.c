@@ -6,6 +6,12 @@
  *    terminal (so /dev/tty prompts and job control work), and these two
  *    ioctls would let it type commands into the shell that started sbx once
  *    it exits.
+ *    No new user namespace either: unshare() and clone() with
+ *    CLONE_NEWUSER fail with EPERM, and clone3() with ENOSYS (its flags are
+ *    behind a pointer, which a filter cannot read; the C library then falls
+ *    back to clone()). In a namespace of its own COMMAND would hold every
+ *    capability over mounts of its own, and reach the kernel code that only
+ *    namespace owners reach.
  *  - sbx_filter_unix_block: the same, and socket(AF_UNIX) fails with EPERM.
  *    A path-named socket stays connectable through a read-only bind (the
  *    kernel checks write permission on the socket inode, not on the mount),
@@ -17,12 +23,20 @@
  * (CVE-2019-10063 in flatpak).
  */
 #include <errno.h>
+#include <sched.h>
 #include <seccomp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
+
+/* clone()'s flags: the second argument on s390, the first elsewhere. */
+#if defined(__s390__) || defined(__s390x__)
+#define CLONE_FLAGS_ARG SCMP_A1
+#else
+#define CLONE_FLAGS_ARG SCMP_A0
+#endif
 
 static scmp_filter_ctx build(int block_unix)
 {
@@ -34,6 +48,12 @@ static scmp_filter_ctx build(int block_unix)
 			     SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, TIOCSTI)) ||
 	    seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1,
 			     SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, TIOCLINUX)))
+		goto fail;
+	if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(unshare), 1,
+			     SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_NEWUSER, CLONE_NEWUSER)) ||
+	    seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
+			     CLONE_FLAGS_ARG(SCMP_CMP_MASKED_EQ, CLONE_NEWUSER, CLONE_NEWUSER)) ||
+	    seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0))
 		goto fail;
 	if (block_unix &&
 	    seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 1,

@@ -7,12 +7,12 @@
  * binds, /proc and /tmp, and starts us with CAP_SYS_ADMIN and CAP_SETPCAP in
  * the sandbox's user namespace only.
  *
- * `--disable-userns` leaves us in a nested user namespace, which does not
- * own bubblewrap's mount namespace, so we first unshare one of our own. The
- * kernel locks everything copied into it (MNT_LOCKED and the ro/nosuid/nodev/
- * noexec/atime flags): nothing bubblewrap made can be unmounted or made
- * writable from here, and what we add only narrows it. COMMAND never holds a
- * capability, so it cannot unmount what we add either.
+ * We run in the sandbox's user namespace, which owns bubblewrap's mount
+ * namespace, so we mount in it directly. What we add only narrows what
+ * bubblewrap made. Before COMMAND exists every capability is dropped (pid 1
+ * included) and the seccomp filter refuses new user namespaces, so nothing
+ * in the sandbox can ever unmount or remount any of it; the kernel locked
+ * the host's flags (nosuid and the like) when bubblewrap copied its mounts.
  *
  * No parsing beyond the argument prefixes, no allocation.
  */
@@ -20,7 +20,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/capability.h>
-#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -130,10 +129,11 @@ struct init_mount_attr {
 	uint64_t attr_set, attr_clr, propagation, userns_fd;
 };
 #define INIT_ATTR_RDONLY 0x00000001 /* MOUNT_ATTR_RDONLY */
+#define INIT_ATTR_NODEV 0x00000004  /* MOUNT_ATTR_NODEV */
 
-static int setattr_ro(int dfd, const char *path, unsigned flags)
+static int setattr(int dfd, const char *path, unsigned flags, uint64_t set, uint64_t clr)
 {
-	struct init_mount_attr a = { .attr_set = INIT_ATTR_RDONLY };
+	struct init_mount_attr a = { .attr_set = set, .attr_clr = clr };
 
 	return (int)syscall(SYS_mount_setattr, dfd, path, flags, &a, sizeof(a));
 }
@@ -146,23 +146,20 @@ static const char *fd_path(int fd, char *buf, size_t sz)
 	return buf;
 }
 
-/* Make `path` (already a mount) read-only; with `rec`, everything below it
- * too. mount_setattr() only sets the one flag, so what the kernel locked
- * (nosuid, nodev, noexec, atime) stays as it was. */
-static int set_ro(const char *path, bool rec)
+/* Bind remount of `path` (already a mount), for kernels before 5.12: it
+ * replaces every per-mount flag, and the kernel refuses (EPERM) to clear a
+ * locked one, so the others are carried over. */
+static int remount_flags(const char *path, unsigned long set, unsigned long clr)
 {
 	struct statvfs sv;
 
-	if (have_setattr)
-		return setattr_ro(AT_FDCWD, path, rec ? AT_RECURSIVE : 0) ? -errno : 0;
-	/* Before Linux 5.12: a bind remount replaces every per-mount flag, and
-	 * the kernel refuses (EPERM) to clear a locked one, so carry them over. */
 	if (statvfs(path, &sv))
 		return -errno;
-	unsigned long fl = MS_REMOUNT | MS_BIND | MS_RDONLY;
-	fl |= (sv.f_flag & ST_NOSUID ? MS_NOSUID : 0) | (sv.f_flag & ST_NODEV ? MS_NODEV : 0) |
-	      (sv.f_flag & ST_NOEXEC ? MS_NOEXEC : 0) |
+	unsigned long fl = MS_REMOUNT | MS_BIND | set;
+	fl |= (sv.f_flag & ST_RDONLY ? MS_RDONLY : 0) | (sv.f_flag & ST_NOSUID ? MS_NOSUID : 0) |
+	      (sv.f_flag & ST_NODEV ? MS_NODEV : 0) | (sv.f_flag & ST_NOEXEC ? MS_NOEXEC : 0) |
 	      (sv.f_flag & ST_NODIRATIME ? MS_NODIRATIME : 0);
+	fl &= ~clr;
 	if (sv.f_flag & ST_NOATIME)
 		fl |= MS_NOATIME;
 	else if (sv.f_flag & ST_RELATIME)
@@ -170,6 +167,26 @@ static int set_ro(const char *path, bool rec)
 	else
 		fl |= MS_STRICTATIME;
 	return mount(NULL, path, NULL, fl, NULL) ? -errno : 0;
+}
+
+/* Make `path` (already a mount) read-only; with `rec`, everything below it
+ * too. mount_setattr() only sets the one flag, so what the kernel locked
+ * (nosuid, nodev, noexec, atime) stays as it was. */
+static int set_ro(const char *path, bool rec)
+{
+	if (have_setattr)
+		return setattr(AT_FDCWD, path, rec ? AT_RECURSIVE : 0, INIT_ATTR_RDONLY, 0) ?
+			-errno : 0;
+	return remount_flags(path, MS_RDONLY, 0);
+}
+
+/* Let the device node bound at `path` be used: the bind inherited nodev
+ * from the read-only root bubblewrap made (not a lock of the host's). */
+static int allow_dev(const char *path)
+{
+	if (have_setattr)
+		return setattr(AT_FDCWD, path, 0, 0, INIT_ATTR_NODEV) ? -errno : 0;
+	return remount_flags(path, 0, MS_NODEV);
 }
 
 /* Bind src onto dst, with what is mounted below src. Without
@@ -215,11 +232,11 @@ static int make_mountpoint(const char *path, size_t base, bool dir)
 	return make_file(buf, 0444);
 }
 
-/* Like bubblewrap's --dev, from the host's nodes (bubblewrap bound the
- * host's /dev with devices allowed): a tmpfs can hold no working device node
- * in a user namespace, so each is a bind of the host's. The host's /dev
- * stays below, read-only and covered, out of reach (a locked mount: it
- * cannot be unmounted from here, and COMMAND holds no capability). */
+/* Like bubblewrap's --dev, from the host's nodes: a tmpfs can hold no
+ * working device node in a user namespace, so each is a bind of the host's,
+ * with nodev lifted on that bind alone. The host's /dev stays below,
+ * read-only, nodev and covered, out of reach (COMMAND holds no capability
+ * and can make no user namespace, so it cannot unmount anything). */
 static int make_dev(const char **what)
 {
 	static const char *const nodes[] = { "null", "zero", "full", "random", "urandom", "tty" };
@@ -242,8 +259,7 @@ static int make_dev(const char **what)
 		}
 	}
 	*what = "mount /dev";
-	if ((rc = set_ro("/dev", true)) ||
-	    (rc = tmpfs("/dev", MS_NOSUID | MS_NODEV, "mode=0755")))
+	if ((rc = tmpfs("/dev", MS_NOSUID | MS_NODEV, "mode=0755")))
 		goto out;
 	for (i = 0; i < sizeof(nodes) / sizeof(nodes[0]); i++) {
 		if (fds[i] < 0)
@@ -256,6 +272,8 @@ static int make_dev(const char **what)
 			rc = -errno;
 			goto out;
 		}
+		if ((rc = allow_dev(dst)))
+			goto out;
 	}
 	*what = "make /dev/shm and /dev/pts";
 	if (mkdir("/dev/shm", 01777) || chmod("/dev/shm", 01777) || mkdir("/dev/pts", 0755)) {
@@ -356,10 +374,8 @@ int init_mounts_apply(char *const *argv, int n, const char *states,
 	size_t knew = 0;
 
 	*path = "";
-	*what = "new mount namespace";
+	*what = "tell the working directory";
 	if (!getcwd(cwd, sizeof(cwd)))
-		return -errno;
-	if (unshare(CLONE_NEWNS))
 		return -errno;
 	have_setattr = !(syscall(SYS_mount_setattr, -1, NULL, 0, NULL, 0) && errno == ENOSYS);
 

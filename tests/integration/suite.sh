@@ -261,8 +261,11 @@ msgs = {"bad-op": [b"A--mount-anything=/x\0", b"G"],
         "bad-state": [b"A--ro-new=/var/tmp/x\0", b"Gz"],
         "no-nul": [b"A--unix=block", b"G"],
         "closed": []}[case]
-for m in msgs:
-    a.send(m)
+try:
+    for m in msgs:
+        a.send(m)
+except BrokenPipeError:
+    pass  # it stopped at the first bad one
 a.close()
 out, err = p.communicate(timeout=20)
 print(p.returncode, out.decode().strip() or "-", err.decode().strip().replace("\n", " | "))
