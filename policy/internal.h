@@ -40,6 +40,16 @@ enum scalar_id {
 	SC_COUNT,
 };
 
+/* Directories already resolved during one compilation (the rules share
+ * HOME and the workspace): path_resolve_existing() starts from the longest
+ * one that is a prefix. Zero-initialise; path_memo_free() after. */
+#define PATH_MEMO_N 8
+struct path_memo {
+	struct path_memo_entry {
+		char *in, *out;
+	} e[PATH_MEMO_N];
+	size_t n, next;
+};
 struct policy_builder {
 	char *home, *cwd, *session_dir;
 	struct raw_rule *rules;
@@ -47,6 +57,7 @@ struct policy_builder {
 	struct raw_scalar scalars[SC_COUNT];
 	char **config_files; /* every sandbox.ini loaded: never writable */
 	size_t nconfig;
+	struct path_memo memo; /* policy_compile's, freed with the builder */
 };
 
 struct policy {
@@ -74,10 +85,13 @@ int path_normalize(const char *in, char *out, size_t outsz);
 /* Expand `~`, make relative paths absolute against base, normalise. */
 int path_expand(const char *value, const char *home, const char *base,
 		char *out, size_t outsz);
+void path_memo_free(struct path_memo *m);
 /* Resolve symlinks in the longest existing leading part of an absolute,
- * normalised path (the rest is kept as written). Never fails: on error the
- * input is copied. */
-void path_resolve_existing(const char *in, char *out, size_t outsz);
+ * normalised path (the rest is kept as written), walking it once from the
+ * left with one readlink() per component (realpath() of each shorter
+ * prefix cost one per component per try). Never fails: on error the input
+ * is copied. m may be NULL. */
+void path_resolve_existing(const char *in, char *out, size_t outsz, struct path_memo *m);
 
 /* glob.c */
 bool glob_has_magic(const char *s);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -121,35 +122,118 @@ int path_expand(const char *value, const char *home, const char *base,
 	return path_normalize(tmp, out, outsz);
 }
 
-void path_resolve_existing(const char *in, char *out, size_t outsz)
+/* The deepest existing prefix of `in` this walk saw, as written and as
+ * resolved, for the next path that starts the same way. */
+static void memo_put(struct path_memo *m, const char *in, size_t len, const char *res)
 {
-	char head[PATH_MAX];
-	size_t len = strlen(in);
+	struct path_memo_entry *e;
+	char *a, *b;
 
-	if (len >= sizeof(head) || outsz < len + 1) {
-		snprintf(out, outsz, "%s", in);
+	if (!m || len < 2)
+		return;
+	for (size_t i = 0; i < m->n; i++)
+		if (strlen(m->e[i].in) == len && !strncmp(m->e[i].in, in, len))
+			return;
+	a = strndup(in, len);
+	b = strdup(res[0] ? res : "/");
+	if (!a || !b) {
+		free(a);
+		free(b);
 		return;
 	}
-	memcpy(head, in, len + 1);
-	/* Walk back from the whole path to `/` until a prefix resolves. */
-	for (size_t cut = len;;) {
-		char real[PATH_MAX];
+	e = &m->e[m->n < PATH_MEMO_N ? m->n++ : (m->next++ % PATH_MEMO_N)];
+	free(e->in);
+	free(e->out);
+	e->in = a;
+	e->out = b;
+}
 
-		head[cut] = '\0';
-		if (realpath(cut ? head : "/", real)) {
-			const char *rest = in + cut;
-			if (strcmp(real, "/") == 0 && *rest == '/')
-				snprintf(out, outsz, "%s", rest);
-			else
-				snprintf(out, outsz, "%s%s", real, rest);
-			return;
-		}
-		while (cut > 0 && in[cut - 1] != '/')
-			cut--;
-		if (cut <= 1)
-			break;
-		cut--; /* drop the slash too */
+void path_memo_free(struct path_memo *m)
+{
+	for (size_t i = 0; m && i < m->n; i++) {
+		free(m->e[i].in);
+		free(m->e[i].out);
 	}
+	if (m)
+		m->n = 0;
+}
+
+void path_resolve_existing(const char *in, char *out, size_t outsz, struct path_memo *m)
+{
+	char res[PATH_MAX] = "", todo[PATH_MAX * 2], link[PATH_MAX], cand[PATH_MAX * 2];
+	size_t skip = 0, consumed = 0;
+	bool spliced = false; /* todo is no longer the rest of `in` */
+	int links = 0;
+
+	/* Start from the longest directory already resolved. */
+	for (size_t i = 0; m && i < m->n; i++) {
+		size_t n = strlen(m->e[i].in);
+		if (n > skip && !strncmp(in, m->e[i].in, n) && (in[n] == '/' || in[n] == '\0') &&
+		    strlen(m->e[i].out) < sizeof(res)) {
+			skip = n;
+			snprintf(res, sizeof(res), "%s", strcmp(m->e[i].out, "/") ? m->e[i].out : "");
+		}
+	}
+	if (snprintf(todo, sizeof(todo), "%s", in + skip) >= (int)sizeof(todo))
+		goto as_is;
+	consumed = skip;
+	for (char *c = todo; *c;) {
+		char *end;
+		while (*c == '/')
+			c++;
+		if (!*c)
+			break;
+		end = strchrnul(c, '/');
+		size_t n = (size_t)(end - c);
+		if (!spliced)
+			consumed = (size_t)(end - todo) + skip;
+		if (n == 1 && c[0] == '.') {
+			c = end;
+			continue;
+		}
+		if (n == 2 && c[0] == '.' && c[1] == '.') {
+			char *slash = strrchr(res, '/');
+			if (slash)
+				*slash = '\0';
+			c = end;
+			continue;
+		}
+		if (snprintf(cand, sizeof(cand), "%s/%.*s", res, (int)n, c) >= (int)sizeof(res))
+			goto as_is;
+		ssize_t k = readlink(cand, link, sizeof(link) - 1);
+		if (k >= 0 && ++links <= 40) {
+			/* follow it: its target, then what was left */
+			char next[PATH_MAX * 2];
+			link[k] = '\0';
+			if (snprintf(next, sizeof(next), "%s%s", link, end) >= (int)sizeof(next))
+				goto as_is;
+			if (link[0] == '/')
+				res[0] = '\0';
+			snprintf(todo, sizeof(todo), "%s", next);
+			spliced = true;
+			c = todo;
+			continue;
+		}
+		if (k < 0 && errno == EINVAL) {
+			memcpy(res, cand, strlen(cand) + 1); /* there, not a link */
+			c = end;
+			continue;
+		}
+		/* Missing (or unreadable, or a loop): the rest as written. */
+		if (!spliced)
+			consumed = (size_t)(c - todo) + skip;
+		if (snprintf(cand, sizeof(cand), "%s/%s", res, c) >= (int)sizeof(cand) ||
+		    path_normalize(cand, out, outsz))
+			goto as_is;
+		if (!spliced)
+			memo_put(m, in, consumed > 0 ? consumed - 1 : 0, res);
+		return;
+	}
+	if (!spliced)
+		memo_put(m, in, strlen(in), res);
+	if (snprintf(out, outsz, "%s", res[0] ? res : "/") < (int)outsz)
+		return;
+as_is:
 	snprintf(out, outsz, "%s", in);
 }
 

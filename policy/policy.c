@@ -87,6 +87,7 @@ void policy_builder_free(struct policy_builder *b)
 	for (size_t i = 0; i < b->nconfig; i++)
 		free(b->config_files[i]);
 	free(b->config_files);
+	path_memo_free(&b->memo);
 	free(b->home);
 	free(b->cwd);
 	free(b->session_dir);
@@ -161,7 +162,7 @@ static bool is_deny_kind(enum sbx_rule_kind k)
 }
 
 /* Turn a value into a matchable pattern. */
-static int expand_rule(const struct policy_builder *b, const char *ws,
+static int expand_rule(struct policy_builder *b, const char *ws,
 		       enum sbx_rule_kind kind, const char *value,
 		       char *out, size_t outsz, enum sbx_pat *pat,
 		       size_t *prefix_len)
@@ -193,7 +194,7 @@ static int expand_rule(const struct policy_builder *b, const char *ws,
 	if (path_expand(value, b->home, ws, tmp, sizeof(tmp)))
 		return -ENAMETOOLONG;
 	if (!glob_has_magic(tmp)) {
-		path_resolve_existing(tmp, out, outsz);
+		path_resolve_existing(tmp, out, outsz, &b->memo);
 		*pat = SBX_PAT_PREFIX;
 		*prefix_len = strlen(out);
 		return 0;
@@ -204,7 +205,7 @@ static int expand_rule(const struct policy_builder *b, const char *ws,
 		lead--;
 	char dir[PATH_MAX], real[PATH_MAX];
 	snprintf(dir, sizeof(dir), "%.*s", (int)(lead > 1 ? lead - 1 : 1), tmp);
-	path_resolve_existing(dir, real, sizeof(real));
+	path_resolve_existing(dir, real, sizeof(real), &b->memo);
 	int n = strcmp(real, "/") == 0 ?
 		snprintf(out, outsz, "/%s", tmp + lead) :
 		snprintf(out, outsz, "%s/%s", real, tmp + lead);
@@ -265,7 +266,7 @@ int policy_compile(struct policy_builder *b, struct policy **out,
 		goto fail;
 
 	workspace_of(b, ws, sizeof(ws));
-	path_resolve_existing(ws, wsreal, sizeof(wsreal));
+	path_resolve_existing(ws, wsreal, sizeof(wsreal), &b->memo);
 	p->workspace = strdup(wsreal);
 	p->home = strdup(b->home);
 	if (!p->workspace || !p->home)

@@ -306,6 +306,24 @@ static void shim_release(struct shim_setup *s)
 	s->counters = NULL;
 }
 
+/* The whole command line, shell-quoted: on stdout for --print, else as a
+ * --debug message. */
+static void print_line(const struct plan *pl, bool debug)
+{
+	static char line[1 << 20];
+
+	line[0] = '\0';
+	for (size_t i = 0; i < pl->argv.n; i++) {
+		if (i)
+			strncat(line, " ", sizeof(line) - strlen(line) - 1);
+		shell_quote(pl->argv.v[i], line, sizeof(line));
+	}
+	if (debug)
+		dmsg("%s", line);
+	else
+		printf("%s\n", line);
+}
+
 /* $XDG_STATE_HOME/sbx/<rest>, else ~/.local/state/sbx/<rest>. */
 static void state_path(const char *home, const char *rest, char *out, size_t outsz)
 {
@@ -454,27 +472,30 @@ int main(int argc, char **argv)
 		.make_placeholders = !o.print,
 		.shim_lib = use_shim ? shim.lib : NULL, .shim_spec = shim.spec,
 	};
-	if (plan_build(&in, &pl)) {
+	/* bubblewrap's options first: it goes on while the masks and
+	 * write-protects are planned and the placeholders made */
+	int serr = 0;
+	if (o.print) {
+		if (plan_build(&in, &pl)) {
+			msg("out of memory while planning the sandbox");
+			goto out;
+		}
+		print_line(&pl, false);
+		rc = 0;
+		goto out;
+	}
+	if (plan_bwrap(&in, &pl)) {
 		msg("out of memory while planning the sandbox");
 		goto out;
 	}
-	if (o.print || sbx_verbosity >= V_DEBUG) {
-		static char line[1 << 20];
-		line[0] = '\0';
-		for (size_t i = 0; i < pl.argv.n; i++) {
-			if (i)
-				strncat(line, " ", sizeof(line) - strlen(line) - 1);
-			shell_quote(pl.argv.v[i], line, sizeof(line));
-		}
-		if (o.print) {
-			printf("%s\n", line);
-			rc = 0;
-			goto out;
-		}
-		dmsg("%s", line);
+	serr = sandbox_send_args(&sb, &pl, policy_limit(p, SBX_LIMIT_CPU_SECONDS),
+				 policy_limit(p, SBX_LIMIT_NOFILE));
+	if (!serr && plan_init(&in, &pl)) {
+		msg("out of memory while planning the sandbox");
+		goto out;
 	}
-	int serr = sandbox_send_args(&sb, &pl, policy_limit(p, SBX_LIMIT_CPU_SECONDS),
-				  policy_limit(p, SBX_LIMIT_NOFILE));
+	if (sbx_verbosity >= V_DEBUG)
+		print_line(&pl, true);
 	if (!serr)
 		serr = plan_make_placeholders(&pl);
 	/* sbx-init gives the shim's descriptors to the holder */

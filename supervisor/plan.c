@@ -61,6 +61,8 @@ struct covered {
 	char parent[PATH_MAX], parent_real[PATH_MAX];
 };
 
+static void covered_free(struct plan *pl);
+
 static bool in_list(const struct strv *s, const char *path)
 {
 	for (size_t i = 0; i < s->n; i++)
@@ -421,14 +423,21 @@ static int environment(const struct plan_in *in, struct plan *pl)
 	return 0;
 }
 
-int plan_build(const struct plan_in *in, struct plan *pl)
+/* Phase one: bubblewrap's options, then sbx-init and its own options. All
+ * of it is cheap, so bubblewrap (started before the policy was compiled and
+ * waiting for these) goes on while phase two plans the masks and the
+ * write-protects, which look at the disk. */
+int plan_bwrap(const struct plan_in *in, struct plan *pl)
 {
 	const struct policy *p = in->policy;
-	struct covered cv = { 0 };
+	struct covered *cv;
 	char num[64];
 	int rc;
 
 	memset(pl, 0, sizeof(*pl));
+	cv = pl->covered = calloc(1, sizeof(*cv));
+	if (!cv)
+		return -ENOMEM;
 #define STEP(x) do { if ((rc = (x)) < 0) goto out; } while (0)
 	STEP(strv_add(&pl->argv, in->bwrap));
 	/* Always a user namespace with every capability dropped, also for
@@ -458,7 +467,7 @@ int plan_build(const struct plan_in *in, struct plan *pl)
 	STEP(strv_add(&pl->argv, "--as-pid-1"));
 
 	STEP(add3(pl, "--ro-bind", "/", "/"));
-	STEP(bind_roots(in, pl, &cv, false));
+	STEP(bind_roots(in, pl, cv, false));
 	/* A fresh /dev: sbx-init binds the six nodes it needs from the host's
 	 * (read-only and nodev under `--ro-bind / /`; it lifts nodev on each
 	 * of its binds) and covers the rest with a tmpfs. */
@@ -471,9 +480,7 @@ int plan_build(const struct plan_in *in, struct plan *pl)
 		STEP(add3(pl, "--ro-bind", in->init, in->init));
 	if (in->shim_lib && path_under(in->shim_lib, "/tmp"))
 		STEP(add3(pl, "--ro-bind", in->shim_lib, in->shim_lib));
-	STEP(bind_roots(in, pl, &cv, true));
-	STEP(mask_rules(in, pl, &cv));
-	STEP(protect_rules(in, pl, &cv));
+	STEP(bind_roots(in, pl, cv, true));
 	STEP(environment(in, pl));
 	STEP(add2(pl, "--chdir", in->cwd));
 
@@ -504,6 +511,22 @@ int plan_build(const struct plan_in *in, struct plan *pl)
 	}
 	if (sbx_verbosity >= V_VERBOSE)
 		STEP(strv_add(&pl->argv, "--verbose"));
+	rc = 0;
+out:
+	if (rc < 0)
+		plan_free(pl);
+	return rc;
+}
+
+/* Phase two: what sbx-init mounts (masks, write-protects, placeholders to
+ * be made), then COMMAND. */
+int plan_init(const struct plan_in *in, struct plan *pl)
+{
+	struct covered *cv = pl->covered;
+	int rc;
+
+	STEP(mask_rules(in, pl, cv));
+	STEP(protect_rules(in, pl, cv));
 	for (size_t i = 0; i < pl->init_ops.n; i++)
 		STEP(strv_add(&pl->argv, pl->init_ops.v[i]));
 	STEP(strv_add(&pl->argv, "--"));
@@ -512,15 +535,18 @@ int plan_build(const struct plan_in *in, struct plan *pl)
 		STEP(strv_add(&pl->argv, *c));
 	rc = 0;
 out:
-	strv_free(&cv.masks);
-	strv_free(&cv.protect);
-	strv_free(&cv.roots);
-	if (rc < 0) {
-		plan_remove_placeholders(pl);
+	covered_free(pl);
+	if (rc < 0)
 		plan_free(pl);
-	}
 	return rc;
 #undef STEP
+}
+
+int plan_build(const struct plan_in *in, struct plan *pl)
+{
+	int rc = plan_bwrap(in, pl);
+
+	return rc ? rc : plan_init(in, pl);
 }
 
 void plan_remove_placeholders(struct plan *pl)
@@ -541,8 +567,22 @@ void plan_remove_placeholders(struct plan *pl)
 	strv_free(&pl->placeholders);
 }
 
+static void covered_free(struct plan *pl)
+{
+	struct covered *cv = pl->covered;
+
+	if (!cv)
+		return;
+	strv_free(&cv->masks);
+	strv_free(&cv->protect);
+	strv_free(&cv->roots);
+	free(cv);
+	pl->covered = NULL;
+}
+
 void plan_free(struct plan *pl)
 {
+	covered_free(pl);
 	strv_free(&pl->argv);
 	strv_free(&pl->init_ops);
 	strv_free(&pl->placeholders);

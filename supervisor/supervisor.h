@@ -84,6 +84,7 @@ struct plan_in {
 	bool make_placeholders; /* false for --print: touch nothing on the host */
 };
 
+struct covered;
 struct plan {
 	struct strv argv;         /* bwrap ... -- sbx-init ... -- COMMAND ... */
 	size_t init_at, cmd_at;   /* where sbx-init and COMMAND start in argv */
@@ -95,6 +96,7 @@ struct plan {
 	struct strv placeholders; /* host paths we created; removed after the run */
 	unsigned read_masks;      /* read-denied paths hidden */
 	unsigned write_protects;  /* paths bound read-only inside writable roots */
+	struct covered *covered;  /* plan.c's own, between the two phases */
 };
 
 /* What became of a placeholder; sbx-init gets them in its "go" message
@@ -103,7 +105,13 @@ struct plan {
 #define PLACEHOLDER_THERE 'e' /* it appeared meanwhile: bind it, keep it */
 #define PLACEHOLDER_SKIP '-'  /* we could not make it, nor can COMMAND */
 
+/* The whole plan (--print); or in two phases: plan_bwrap() (bubblewrap's
+ * options and sbx-init's own, cheap: bubblewrap gets them at once) then
+ * plan_init() (the masks and write-protects, which look at the disk, and
+ * COMMAND). On failure the plan is freed. */
 int plan_build(const struct plan_in *in, struct plan *out);
+int plan_bwrap(const struct plan_in *in, struct plan *out);
+int plan_init(const struct plan_in *in, struct plan *pl);
 /* Make the planned placeholders (after bubblewrap has its arguments, while
  * it sets up the namespaces). 0 or -ENOMEM. */
 int plan_make_placeholders(struct plan *pl);

@@ -372,6 +372,77 @@ Test(policy_paths, missing_path_is_not_resolved)
 	policy_free(p);
 }
 
+/* The resolver walks a path once from the left (one readlink per
+ * component) and remembers resolved directories for the next rule: the
+ * patterns must be what the kernel would reach, whatever the order. */
+static void deny_pattern_is(const char *dir, const char *written, const char *want)
+{
+	char ini[9000], w[4200], exp[4200];
+
+	snprintf(w, sizeof(w), "%s/%s", dir, written);
+	snprintf(exp, sizeof(exp), "%s/%s", dir, want);
+	snprintf(ini, sizeof(ini), "[filesystem]\ndeny_read = %s\n", w);
+	struct policy *p = compile_ini(ini);
+	cr_assert_str_eq(rule(p, SBX_RULE_DENY_READ, w)->pattern, exp, "%s", written);
+	policy_free(p);
+}
+
+Test(policy_paths, resolver_follows_links_at_any_depth_and_keeps_the_missing_rest)
+{
+	char *dir = make_tmpdir();
+	char p[4200];
+
+#define AT(x) (snprintf(p, sizeof(p), "%s/%s", dir, x), p)
+	cr_assert_eq(mkdir(AT("a"), 0700), 0);
+	cr_assert_eq(mkdir(AT("a/b"), 0700), 0);
+	cr_assert_eq(mkdir(AT("z"), 0700), 0);
+	cr_assert_eq(symlink("a/b", AT("rel")), 0);      /* relative, two levels */
+	char z[4200];
+	snprintf(z, sizeof(z), "%s/z", dir);
+	cr_assert_eq(symlink(z, AT("a/abs")), 0);        /* absolute */
+	cr_assert_eq(symlink("../../z", AT("a/b/up")), 0); /* with .. */
+	cr_assert_eq(symlink("rel", AT("chain")), 0);    /* a link to a link */
+	cr_assert_eq(symlink("nowhere/f", AT("dangling")), 0);
+	cr_assert_eq(symlink("loop2", AT("loop1")), 0);
+	cr_assert_eq(symlink("loop1", AT("loop2")), 0);
+#undef AT
+	deny_pattern_is(dir, "rel/x/y", "a/b/x/y");
+	deny_pattern_is(dir, "a/abs/k", "z/k");
+	deny_pattern_is(dir, "rel/up/k", "z/k");
+	deny_pattern_is(dir, "chain", "a/b");
+	deny_pattern_is(dir, "chain/up", "z");
+	/* where a write through it would land */
+	deny_pattern_is(dir, "dangling", "nowhere/f");
+	/* a loop resolves nowhere: kept as written */
+	deny_pattern_is(dir, "loop1/k", "loop1/k");
+	deny_pattern_is(dir, "a/missing/k", "a/missing/k");
+	remove_tree(dir);
+	free(dir);
+}
+
+Test(policy_paths, resolver_memo_does_not_leak_between_rules)
+{
+	char *dir = make_tmpdir();
+	char ini[9000], p1[4200], p2[4200], p3[4200], want[4200];
+
+	snprintf(p1, sizeof(p1), "%s/real", dir);
+	cr_assert_eq(mkdir(p1, 0700), 0);
+	snprintf(p2, sizeof(p2), "%s/real/link", dir);
+	cr_assert_eq(symlink("..", p2), 0);
+	/* first rule: real/x (real remembered); second goes through real/link,
+	 * which must still be followed, not taken from the memo as text */
+	snprintf(p1, sizeof(p1), "%s/real/x", dir);
+	snprintf(p3, sizeof(p3), "%s/real/link/y", dir);
+	snprintf(ini, sizeof(ini), "[filesystem]\ndeny_read = %s\ndeny_read = %s\n", p1, p3);
+	struct policy *p = compile_ini(ini);
+	cr_assert_str_eq(rule(p, SBX_RULE_DENY_READ, p1)->pattern, p1);
+	snprintf(want, sizeof(want), "%s/y", dir);
+	cr_assert_str_eq(rule(p, SBX_RULE_DENY_READ, p3)->pattern, want);
+	policy_free(p);
+	remove_tree(dir);
+	free(dir);
+}
+
 /* sbx_glob_match itself */
 
 struct glob_case {
