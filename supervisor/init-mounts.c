@@ -266,8 +266,10 @@ static int make_dev(const char **what)
 			continue; /* the host has none (a tty-less container) */
 		snprintf(dst, sizeof(dst), "/dev/%s", nodes[i]);
 		*what = "bind a device into /dev";
-		if ((rc = make_file(dst, 0666)))
+		if (mknod(dst, S_IFREG | 0666, 0)) {
+			rc = -errno;
 			goto out;
+		}
 		if (mount(fd_path(fds[i], src, sizeof(src)), dst, NULL, MS_BIND, NULL)) {
 			rc = -errno;
 			goto out;
@@ -444,15 +446,13 @@ int init_caps_drop_all(const char **what)
 		return -errno;
 	*what = "drop the capability bounding set";
 	for (int c = 0; c < 64; c++) {
-		int r = prctl(PR_CAPBSET_READ, c, 0, 0, 0);
-		if (r < 0) {
+		/* dropping one not held is no error: no need to read first */
+		if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0)) {
 			if (errno == EINVAL)
 				break; /* past the last capability this kernel knows */
 			return -errno;
 		}
 		last = c;
-		if (r && prctl(PR_CAPBSET_DROP, c, 0, 0, 0))
-			return -errno;
 	}
 	*what = "drop capabilities";
 	memset(d, 0, sizeof(d));
@@ -468,9 +468,10 @@ int init_caps_drop_all(const char **what)
 	for (int i = 0; i < 2; i++)
 		if (d[i].effective || d[i].permitted || d[i].inheritable)
 			return -EPERM;
+	/* (the ambient set needs no check: the kernel keeps it within
+	 * permitted and inheritable, both empty now) */
 	for (int c = 0; c <= last; c++)
-		if (prctl(PR_CAPBSET_READ, c, 0, 0, 0) != 0 ||
-		    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, c, 0, 0) != 0)
+		if (prctl(PR_CAPBSET_READ, c, 0, 0, 0) != 0)
 			return -EPERM;
 	return 0;
 }

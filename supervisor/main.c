@@ -101,7 +101,13 @@ static int find_helper(const char *name, const char *env_name, int mode,
 	const char *rel[] = { "/", "/../lib/sbx/" };
 	for (size_t i = 0; i < 2; i++) {
 		char cand[PATH_MAX + 64];
+		struct stat st;
 		snprintf(cand, sizeof(cand), "%s%s%s", exe, rel[i], name);
+		/* /proc/self/exe is canonical: next to it, a file that is no
+		 * link needs no realpath() (a readlink per component) */
+		if (i == 0 && lstat(cand, &st) == 0 && S_ISREG(st.st_mode) &&
+		    (size_t)snprintf(out, outsz, "%s", cand) < outsz)
+			return access(out, mode) ? -errno : 0;
 		if (realpath(cand, out) && access(out, mode) == 0)
 			return 0;
 	}
@@ -366,15 +372,6 @@ int main(int argc, char **argv)
 		msg("cannot tell the current directory: %s", strerror(errno));
 		goto out;
 	}
-	time_t now = time(NULL);
-	struct tm tm;
-	localtime_r(&now, &tm);
-	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-	snprintf(run_id, sizeof(run_id), "%s-%d", stamp, (int)getpid());
-	char rest[128];
-	snprintf(rest, sizeof(rest), "sessions/%s", run_id);
-	state_path(home, rest, session, sizeof(session));
-
 	/* bubblewrap starts now and waits for its arguments: its exec and
 	 * loading overlap the policy's compilation. Not for --print (nothing
 	 * runs) nor when the sandbox is off on purpose. */
@@ -390,6 +387,16 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
+
+	/* (after the spawn: the local time zone costs a file read) */
+	time_t now = time(NULL);
+	struct tm tm;
+	localtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+	snprintf(run_id, sizeof(run_id), "%s-%d", stamp, (int)getpid());
+	char rest[128];
+	snprintf(rest, sizeof(rest), "sessions/%s", run_id);
+	state_path(home, rest, session, sizeof(session));
 
 	struct policy_ctx ctx = { .home = home, .cwd = cwd, .session_dir = session };
 	brc = build_policy(&o, &ctx, false, user_file, sizeof(user_file), &p, &err);

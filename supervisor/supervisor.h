@@ -94,6 +94,10 @@ struct plan {
 	struct strv placeholders_pending;
 	char *placeholder_state;  /* plan_make_placeholders(): one PLACEHOLDER_* each */
 	struct strv placeholders; /* host paths we created; removed after the run */
+	struct placeholder_id {
+		dev_t dev;
+		ino_t ino;        /* 0: a directory, removed only while empty */
+	} *placeholder_ids;       /* one per placeholders entry */
 	unsigned read_masks;      /* read-denied paths hidden */
 	unsigned write_protects;  /* paths bound read-only inside writable roots */
 	struct covered *covered;  /* plan.c's own, between the two phases */

@@ -96,6 +96,34 @@ Test(plan_placeholders, a_placeholder_written_from_outside_is_kept)
 	plan_free(&pl);
 }
 
+Test(plan_placeholders, files_share_one_inode_and_only_ours_are_removed)
+{
+	struct plan pl = { 0 };
+	struct stat a, b;
+	char p[256], q[256];
+
+	pend(&pl, 'f', ".zshrc");
+	pend(&pl, 'f', ".zshenv");
+	pend(&pl, 'f', ".gitconfig");
+	cr_assert_eq(plan_make_placeholders(&pl), 0);
+	cr_assert_str_eq(pl.placeholder_state, "mmm");
+	snprintf(p, sizeof(p), "%s/.zshrc", dir);
+	snprintf(q, sizeof(q), "%s/.gitconfig", dir);
+	cr_assert_eq(stat(p, &a), 0);
+	cr_assert_eq(stat(q, &b), 0);
+	cr_assert(a.st_ino == b.st_ino && a.st_nlink == 3, "hard links to one empty file");
+
+	/* replaced from outside by another empty file: not ours, kept */
+	cr_assert_eq(unlink(q), 0);
+	int fd = open(q, O_WRONLY | O_CREAT, 0600);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	plan_remove_placeholders(&pl);
+	cr_assert(!exists(".zshrc") && !exists(".zshenv"));
+	cr_assert(exists(".gitconfig"), "someone else's file: never removed");
+	plan_free(&pl);
+}
+
 Test(plan_placeholders, none_planned)
 {
 	struct plan pl = { 0 };
