@@ -229,8 +229,16 @@ void path_resolve_existing(const char *in, char *out, size_t outsz, struct path_
 			memo_put(m, in, consumed > 0 ? consumed - 1 : 0, res);
 		return;
 	}
-	if (!spliced)
+	if (!spliced) {
+		/* and its directory, which the next rule likely shares */
+		const char *slash = strrchr(in, '/'), *rslash = strrchr(res, '/');
+		if (slash && rslash && !strcmp(slash, rslash)) {
+			char dir[PATH_MAX];
+			snprintf(dir, sizeof(dir), "%.*s", (int)(rslash - res), res);
+			memo_put(m, in, (size_t)(slash - in), dir);
+		}
 		memo_put(m, in, strlen(in), res);
+	}
 	if (snprintf(out, outsz, "%s", res[0] ? res : "/") < (int)outsz)
 		return;
 as_is:

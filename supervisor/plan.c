@@ -56,10 +56,34 @@ struct covered {
 	struct strv masks;   /* read-denied paths already hidden */
 	struct strv protect; /* paths already bound read-only */
 	struct strv roots;   /* writable roots that were bound */
-	/* The last parent placeholder() resolved (most share the workspace
-	 * or HOME: realpath() costs a readlink per component). */
-	char parent[PATH_MAX], parent_real[PATH_MAX];
+	/* The parents placeholder() resolved, "" when not a directory (they
+	 * are the workspace, HOME and a few below them, asked for in turn:
+	 * realpath() costs a readlink per component). */
+#define NPARENTS 8
+	struct {
+		char path[PATH_MAX], real[PATH_MAX];
+	} parents[NPARENTS];
+	unsigned nparents;
 };
+
+/* The real directory `parent` is, or false when it is not one. */
+static bool real_parent(struct covered *cv, const char *parent, char *real, size_t sz)
+{
+	struct stat st;
+	unsigned i;
+
+	for (i = 0; i < cv->nparents && i < NPARENTS; i++)
+		if (!strcmp(cv->parents[i].path, parent))
+			goto found;
+	i = cv->nparents++ % NPARENTS;
+	snprintf(cv->parents[i].path, sizeof(cv->parents[i].path), "%s", parent);
+	if (!realpath(parent, cv->parents[i].real) || stat(cv->parents[i].real, &st) ||
+	    !S_ISDIR(st.st_mode))
+		cv->parents[i].real[0] = '\0';
+found:
+	snprintf(real, sz, "%s", cv->parents[i].real);
+	return real[0] != '\0';
+}
 
 static void covered_free(struct plan *pl);
 
@@ -157,14 +181,8 @@ static int placeholder(const struct plan_in *in, struct plan *pl,
 	 * outside the sandbox, as the user. */
 	if (!parent[0])
 		snprintf(parent, sizeof(parent), "/");
-	if (!strcmp(parent, cv->parent)) {
-		snprintf(real, sizeof(real), "%s", cv->parent_real);
-	} else {
-		if (!realpath(parent, real) || stat(real, &st) || !S_ISDIR(st.st_mode))
-			return 0;
-		snprintf(cv->parent, sizeof(cv->parent), "%s", parent);
-		snprintf(cv->parent_real, sizeof(cv->parent_real), "%s", real);
-	}
+	if (!real_parent(cv, parent, real, sizeof(real)))
+		return 0;
 	if (snprintf(target, sizeof(target), "%s/%s", strcmp(real, "/") ? real : "",
 		     strrchr(path, '/') + 1) >= (int)sizeof(target))
 		return 0;

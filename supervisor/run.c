@@ -180,9 +180,21 @@ int sandbox_send_args(struct sandbox *sb, const struct plan *pl,
 		if (prlimit(sb->pid, RLIMIT_NOFILE, &rl, NULL))
 			rc = -errno;
 	}
-	/* its options: up to the "--" before sbx-init */
-	for (size_t i = 1; !rc && i + 1 < pl->init_at; i++)
-		rc = send_all(sb->args_fd, pl->argv.v[i], strlen(pl->argv.v[i]) + 1);
+	/* its options, up to the "--" before sbx-init, in one piece */
+	size_t len = 0;
+	for (size_t i = 1; i + 1 < pl->init_at; i++)
+		len += strlen(pl->argv.v[i]) + 1;
+	char *buf = malloc(len + 1), *w = buf;
+	if (!buf)
+		rc = rc ? rc : -ENOMEM;
+	for (size_t i = 1; buf && i + 1 < pl->init_at; i++) {
+		size_t n = strlen(pl->argv.v[i]) + 1;
+		memcpy(w, pl->argv.v[i], n);
+		w += n;
+	}
+	if (!rc)
+		rc = send_all(sb->args_fd, buf, len);
+	free(buf);
 	close(sb->args_fd);
 	sb->args_fd = -1;
 	/* bwrap has it now */
