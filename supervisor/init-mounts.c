@@ -33,14 +33,16 @@
 
 #include "init-mounts.h"
 
-enum op { OP_NONE, OP_DEV, OP_RO, OP_RO_NEW, OP_MASK_FILE, OP_MASK_DIR,
-	  OP_MASK_DIR_X, OP_UNMASK, OP_UNMASK_RW };
+enum op { OP_NONE, OP_DEV, OP_PROC, OP_RW, OP_RO, OP_RO_NEW, OP_MASK_FILE,
+	  OP_MASK_DIR, OP_MASK_DIR_X, OP_UNMASK, OP_UNMASK_RW };
 
 static const struct {
-	const char *prefix; /* "--dev" is matched whole, the others take =PATH */
+	const char *prefix; /* "--dev", "--proc" are matched whole, the others take =PATH */
 	enum op op;
 } op_table[] = {
 	{ "--dev", OP_DEV },
+	{ "--proc", OP_PROC },
+	{ "--rw=", OP_RW },
 	{ "--ro=", OP_RO },
 	{ "--ro-new=", OP_RO_NEW },
 	{ "--mask-file=", OP_MASK_FILE },
@@ -60,10 +62,10 @@ static enum op op_of(const char *arg, const char **path)
 		size_t n = strlen(op_table[i].prefix);
 		if (strncmp(arg, op_table[i].prefix, n))
 			continue;
-		if (op_table[i].op == OP_DEV) {
+		if (op_table[i].op == OP_DEV || op_table[i].op == OP_PROC) {
 			if (arg[n])
 				continue;
-			*path = "/dev";
+			*path = op_table[i].op == OP_DEV ? "/dev" : "/proc";
 		} else {
 			*path = arg + n;
 		}
@@ -178,6 +180,21 @@ static int set_ro(const char *path, bool rec)
 		return setattr(AT_FDCWD, path, rec ? AT_RECURSIVE : 0, INIT_ATTR_RDONLY, 0) ?
 			-errno : 0;
 	return remount_flags(path, MS_RDONLY, 0);
+}
+
+/* Make `path` (a bind of part of the read-only root) writable, with what
+ * is mounted below it; when a mount below is locked read-only (it is so on
+ * the host), the top one only. */
+static int set_rw(const char *path)
+{
+	if (have_setattr) {
+		if (!setattr(AT_FDCWD, path, AT_RECURSIVE, 0, INIT_ATTR_RDONLY))
+			return 0;
+		if (errno != EPERM)
+			return -errno;
+		return setattr(AT_FDCWD, path, 0, 0, INIT_ATTR_RDONLY) ? -errno : 0;
+	}
+	return remount_flags(path, 0, MS_RDONLY);
 }
 
 /* Let the device node bound at `path` be used: the bind inherited nodev
@@ -303,6 +320,31 @@ out:
 	return rc;
 }
 
+/* Like bubblewrap's --proc: a procfs of the sandbox's pid namespace, with
+ * the parts that reach the host's kernel settings read-only (for root,
+ * whose uid is the host's, /proc/sys/kernel/core_pattern would otherwise be
+ * writable: file modes, not capabilities, guard most of /proc/sys). */
+static int make_proc(const char **what, const char **where)
+{
+	static const char *const ro[] = { "/proc/sys", "/proc/sysrq-trigger", "/proc/irq",
+					  "/proc/bus" };
+	int rc;
+
+	*what = "mount /proc";
+	*where = "/proc";
+	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL))
+		return -errno;
+	*what = "write-protect part of /proc";
+	for (size_t i = 0; i < sizeof(ro) / sizeof(ro[0]); i++) {
+		*where = ro[i];
+		if (access(ro[i], F_OK))
+			continue;
+		if ((rc = bind_path(ro[i], ro[i], true)))
+			return rc;
+	}
+	return 0;
+}
+
 /* A 0111 tmpfs over `path` with the --unmask children that follow it in
  * argv bound back: each is opened before the mask covers it and bound from
  * its descriptor. *consumed counts the children. */
@@ -393,6 +435,17 @@ int init_mounts_apply(char *const *argv, int n, const char *states,
 		case OP_DEV:
 			*path = p;
 			rc = make_dev(what);
+			break;
+		case OP_PROC:
+			rc = make_proc(what, path);
+			break;
+		case OP_RW:
+			*path = p;
+			*what = "bind a writable path";
+			if (mount(p, p, NULL, MS_BIND | MS_REC, NULL))
+				rc = -errno;
+			else
+				rc = set_rw(p);
 			break;
 		case OP_RO_NEW:
 			*path = p;

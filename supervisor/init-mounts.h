@@ -4,6 +4,8 @@
  * The supervisor hands the operations over as sbx-init arguments, in the
  * order they are to be applied (a closed set; every one re-validated here):
  *   --dev                 fresh /dev: tmpfs, six host device nodes, devpts, shm
+ *   --proc                fresh /proc; sys, sysrq-trigger, irq, bus read-only
+ *   --rw=PATH             bind PATH onto itself, writable (a writable root)
  *   --ro=PATH             bind PATH onto itself, read-only (with what is below it)
  *   --ro-new=PATH         the same for a placeholder the supervisor makes after
  *                         planning; its state (in sbx-init's "go") says whether

@@ -362,7 +362,13 @@ static int bind_roots(const struct plan_in *in, struct plan *pl,
 		 * path) is not bound writable in the first place. */
 		if (policy_check_path(in->policy, SBX_OP_WRITE, r, NULL) == SBX_DENY)
 			continue;
-		rc = add3(pl, "--bind", r, r);
+		/* sbx-init binds it (about 0.15 ms less than bubblewrap, which
+		 * re-reads mountinfo per bind); the ones under /tmp must come
+		 * after bubblewrap's tmpfs there, and `/` is no path for it */
+		if (tmp_part || !strcmp(r, "/"))
+			rc = add3(pl, "--bind", r, r);
+		else
+			rc = init_op(pl, "--rw=", r);
 		if (!rc)
 			rc = strv_add(&cv->roots, r);
 	}
@@ -523,9 +529,13 @@ int plan_bwrap(const struct plan_in *in, struct plan *pl)
 	STEP(bind_roots(in, pl, cv, false));
 	/* A fresh /dev: sbx-init binds the six nodes it needs from the host's
 	 * (read-only and nodev under `--ro-bind / /`; it lifts nodev on each
-	 * of its binds) and covers the rest with a tmpfs. */
+	 * of its binds) and covers the rest with a tmpfs. A fresh /proc for
+	 * the sandbox's pid namespace, by sbx-init too (bubblewrap's --proc
+	 * costs about 0.35 ms, a remount with mountinfo read back for each of
+	 * the four subtrees it write-protects; sbx-init protects the same
+	 * four). */
 	STEP(strv_add(&pl->init_ops, "--dev"));
-	STEP(add2(pl, "--proc", "/proc"));
+	STEP(strv_add(&pl->init_ops, "--proc"));
 	STEP(add2(pl, "--tmpfs", "/tmp"));
 	/* Our own helper must stay reachable when sbx lives under /tmp (a
 	 * build tree, a test): the private /tmp hides the host's. */

@@ -156,6 +156,25 @@ if has done out && [ ! -e .bashrc ] && [ ! -e "$HOME/.bashrc" ] && [ ! -e .env ]
    ls allowed-* >/dev/null 2>&1 && ls "$HOME"/allowed-* >/dev/null 2>&1; then ok
 else bad "created: $(ls -A . "$HOME" | tr '\n' ' ')"; fi
 
+# /proc is the sandbox's own (its pid namespace), and the parts that reach
+# the host kernel's settings are read-only: for root, whose uid is the
+# host's, file modes alone would let it write /proc/sys/kernel/core_pattern.
+t fresh_proc_shows_only_the_sandbox_and_host_settings_read_only
+cat > proc.py <<'EOF'
+import os
+pids = [p for p in os.listdir("/proc") if p.isdigit()]
+print("PIDS", len(pids), open("/proc/1/comm").read().strip())
+for f in ("/proc/sys/kernel/core_pattern", "/proc/sys/vm/drop_caches", "/proc/sys/fs/file-max"):
+    try:
+        open(f, "w").close(); print("WROTE", f)
+    except OSError as e:
+        print("REFUSED", f, e.errno)
+EOF
+sx -q -- python3 proc.py
+if has "^PIDS [1-9] sbx-init$" out && [ "$(grep -c '^REFUSED' "$B/out")" -eq 3 ] && ! has WROTE out &&
+   { [ "$(id -u)" -ne 0 ] || [ "$(grep -c '^REFUSED .* 30$' "$B/out")" -eq 3 ]; }; then ok
+else bad "$(tr '\n' ' ' < "$B/out")"; fi
+
 t fresh_dev_has_working_nodes_and_private_pts
 sx -q -- sh -c 'echo x > /dev/null && head -c 4 /dev/zero | wc -c && head -c 4 /dev/urandom | wc -c &&
 	echo shm > /dev/shm/sbx-t && cat /dev/shm/sbx-t && ls /dev/pts && test -c /dev/tty && test -L /dev/ptmx &&
