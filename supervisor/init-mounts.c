@@ -410,6 +410,40 @@ out:
 	return rc;
 }
 
+/* The read-only view of each writable root, kept from before it was bound
+ * writable (a descriptor into bubblewrap's read-only root): a write-protect
+ * below it is bound from there in one call, since a bind takes its source
+ * mount's read-only flag. */
+#define MAX_VIEWS 64
+static struct {
+	const char *path;
+	size_t len;
+	int fd;
+} views[MAX_VIEWS];
+static int nviews;
+
+static int protect(const char *p)
+{
+	char src[PATH_MAX + 32];
+	int best = -1;
+
+	for (int i = 0; i < nviews; i++)
+		if (!strncmp(p, views[i].path, views[i].len) && p[views[i].len] == '/' &&
+		    (best < 0 || views[i].len > views[best].len))
+			best = i;
+	if (best < 0 || snprintf(src, sizeof(src), "/proc/self/fd/%d%s", views[best].fd,
+				 p + views[best].len) >= (int)sizeof(src))
+		return bind_path(p, p, true);
+	return mount(src, p, NULL, MS_BIND | (have_setattr ? MS_REC : 0), NULL) ? -errno : 0;
+}
+
+static void close_views(void)
+{
+	for (int i = 0; i < nviews; i++)
+		close(views[i].fd);
+	nviews = 0;
+}
+
 int init_mounts_apply(char *const *argv, int n, const char *states,
 		      const char **what, const char **path)
 {
@@ -442,6 +476,14 @@ int init_mounts_apply(char *const *argv, int n, const char *states,
 		case OP_RW:
 			*path = p;
 			*what = "bind a writable path";
+			if (nviews < MAX_VIEWS) {
+				int fd = open(p, O_PATH | O_CLOEXEC);
+				if (fd >= 0) {
+					views[nviews].path = p;
+					views[nviews].len = strlen(p);
+					views[nviews++].fd = fd;
+				}
+			}
 			if (mount(p, p, NULL, MS_BIND | MS_REC, NULL))
 				rc = -errno;
 			else
@@ -450,16 +492,18 @@ int init_mounts_apply(char *const *argv, int n, const char *states,
 		case OP_RO_NEW:
 			*path = p;
 			*what = "write-protect a placeholder";
-			if (!states || !states[knew])
-				return -EPROTO; /* no state for it: fail closed */
+			if (!states || !states[knew]) {
+				rc = -EPROTO; /* no state for it: fail closed */
+				break;
+			}
 			if (states[knew++] == '-')
 				break; /* the supervisor could not make it: nor can COMMAND */
-			rc = bind_path(p, p, true);
+			rc = protect(p);
 			break;
 		case OP_RO:
 			*path = p;
 			*what = "write-protect";
-			rc = bind_path(p, p, true);
+			rc = protect(p);
 			break;
 		case OP_MASK_FILE:
 			*path = p;
@@ -477,6 +521,7 @@ int init_mounts_apply(char *const *argv, int n, const char *states,
 			break;
 		}
 	}
+	close_views();
 	if (rc)
 		return rc;
 	/* Our working directory may now be covered (a bind over the
