@@ -180,6 +180,8 @@ int sandbox_send_args(struct sandbox *sb, const struct plan *pl,
 		if (prlimit(sb->pid, RLIMIT_NOFILE, &rl, NULL))
 			rc = -errno;
 	}
+	if (rc == -ESRCH)
+		rc = -EPIPE; /* bubblewrap is gone already: sandbox_wait says why */
 	/* its options, up to the "--" before sbx-init, in one piece */
 	size_t len = 0;
 	for (size_t i = 1; i + 1 < pl->init_at; i++)
