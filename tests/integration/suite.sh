@@ -409,6 +409,21 @@ printf '[sandbox]\nfallback = warn\n' > "$B/warn.ini"
 PATH="$B/bin" "$TIMEOUT" 30 "$SBX" -c "$B/warn.ini" -- touch ran-marker >"$B/out" 2>"$B/err"; RC=$?
 if [ $RC -eq 0 ] && [ -e ran-marker ] && has WARNING err; then ok; else bad "rc=$RC"; fi
 
+# bubblewrap is started before the configuration is read; when it fails
+# (here: refused its user namespace), nothing ran, its own message is
+# shown, the placeholders made meanwhile are gone, and fallback = warn
+# still runs the command, loudly.
+t bwrap_failing_at_start_refuses_cleanly_or_falls_back
+printf '#!/bin/sh\necho "bwrap: setting up uid map: Permission denied" >&2\nexit 1\n' > "$B/fakebwrap"
+chmod +x "$B/fakebwrap"
+printf '[sandbox]\nfallback = warn\n' > "$B/warn.ini"
+SBX_BWRAP="$B/fakebwrap" "$TIMEOUT" 30 "$SBX" -- touch ran-marker >"$B/out" 2>"$B/err"; RC=$?
+left=$(ls -A "$W")
+SBX_BWRAP="$B/fakebwrap" "$TIMEOUT" 30 "$SBX" -c "$B/warn.ini" -- touch warn-marker >>"$B/out" 2>>"$B/err"; RC2=$?
+if [ $RC -eq 125 ] && [ -z "$left" ] && has "setting up uid map" err && has "nothing was run" err &&
+   [ $RC2 -eq 0 ] && [ -e warn-marker ] && [ ! -e ran-marker ] && has WARNING err; then ok
+else bad "rc=$RC rc2=$RC2 left: $left"; fi
+
 t sbx_init_refuses_malformed_mount_operations
 bad_ops=0
 for op in --ro=relative --ro=/a/../etc --ro=/a/./b --ro=/a//b --ro=/ --mask-dir=/x/ --unmask=/home/x \
