@@ -471,10 +471,25 @@ out:
 	return rc;
 }
 
+/* A directory name the boundary guards with a placeholder file (`.vscode`
+ * before it exists): making it fails with EEXIST, writing in it with
+ * ENOTDIR. Those are refusals too, when the policy denies the path. */
+static bool placeholder_refusal(int err, const char *real, const struct sbx_rule *why)
+{
+	struct stat st;
+
+	if (err == ENOTDIR)
+		return true;
+	return err == EEXIST && why && why->is_dir &&
+	       syscall(SYS_newfstatat, AT_FDCWD, real, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       !S_ISDIR(st.st_mode);
+}
+
 void shim_after(const struct pending *pd, int n, bool failed)
 {
 	int err = errno;
-	bool refused = failed && (err == EACCES || err == EPERM || err == EROFS);
+	bool refused = failed && (err == EACCES || err == EPERM || err == EROFS ||
+				  err == ENOTDIR || err == EEXIST);
 
 	for (int i = 0; i < n; i++) {
 		char abs[PATH_MAX], real[PATH_MAX];
@@ -498,8 +513,11 @@ void shim_after(const struct pending *pd, int n, bool failed)
 			/* a write the policy allows but the kernel refused is
 			 * reported too: the supervisor says why (a writable path
 			 * that did not exist at start cannot be bound) */
-			if (policy_check_path(S.policy, pd[i].op, real, &why) == SBX_DENY ||
-			    (pd[i].op == SBX_OP_WRITE && err == EROFS && !kernel_fs(real)))
+			bool denied = policy_check_path(S.policy, pd[i].op, real, &why) == SBX_DENY;
+			if (err == ENOTDIR || err == EEXIST)
+				denied = denied && pd[i].op == SBX_OP_WRITE &&
+					 placeholder_refusal(err, real, why);
+			if (denied || (pd[i].op == SBX_OP_WRITE && err == EROFS && !kernel_fs(real)))
 				shim_report(WIRE_DENY, wire_of(pd[i].op), real, err);
 		}
 		shim_leave();

@@ -80,7 +80,8 @@ const struct policy *shim_policy(void);
 int shim_check(struct pending *pd, int dirfd, const char *path,
 	       enum sbx_op op, int how);
 /* After the real call, when it failed or a check was left for --learn:
- * a refusal by the kernel (EACCES, EPERM, EROFS) of a path the policy
+ * a refusal by the kernel (EACCES, EPERM, EROFS; ENOTDIR and EEXIST at a
+ * placeholder file standing for a directory) of a path the policy
  * denies is reported; under --learn, so is a call the policy would have
  * refused that went through (one that changed nothing, such as mkdir of
  * an existing directory, is not). errno is kept. */

@@ -90,13 +90,13 @@ struct plan {
 	size_t init_at, cmd_at;   /* where sbx-init and COMMAND start in argv */
 	struct strv init_ops;     /* sbx-init's mount operations (init-mounts.h), in order */
 	/* Protected paths that do not exist yet, one per --ro-new= op, in
-	 * order: 'd' or 'f' (directory or file), then the path. */
+	 * order. */
 	struct strv placeholders_pending;
 	char *placeholder_state;  /* plan_make_placeholders(): one PLACEHOLDER_* each */
 	struct strv placeholders; /* host paths we created; removed after the run */
 	struct placeholder_id {
 		dev_t dev;
-		ino_t ino;        /* 0: a directory, removed only while empty */
+		ino_t ino;
 	} *placeholder_ids;       /* one per placeholders entry */
 	unsigned read_masks;      /* read-denied paths hidden */
 	unsigned write_protects;  /* paths bound read-only inside writable roots */

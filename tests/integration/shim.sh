@@ -211,6 +211,19 @@ if [ ! -e .git/hooks/pre-commit ] && [ ! -e .env ] && has AFTER out &&
    [ "$(logq "[(r['source'], r['fix']) for r in deny('write', W + '/.git/hooks/pre-commit')][:1]")" = "[('mandatory', None)]" ]
 then ok; else bad "log=$(logq L | head -c 400)"; fi
 
+# A protected directory name that does not exist yet (`.vscode/`) is held by
+# a placeholder file: making it fails (EEXIST), writing in it fails
+# (ENOTDIR), and both are explained; an existing directory's EEXIST is not.
+ts placeholder_for_a_protected_directory_refuses_and_is_explained
+mkdir src
+sxl -q -- sh -c 'mkdir -p .vscode; echo x > .vscode/tasks.json; mkdir src; echo AFTER'
+if [ ! -e .vscode ] && has AFTER out &&
+   hasf "sbx: denied write of $W/.vscode by \`deny_write = .vscode/\` (built in; no setting lifts it) — pid " err &&
+   hasf "sbx: denied write of $W/.vscode/tasks.json by \`deny_write = .vscode/\`" err &&
+   ! grep -qF "$W/src" "$B/err" &&
+   [ "$(logq "sorted(r['errno'] for r in L if r['target'].startswith(W + '/.vscode'))")" = "['EEXIST', 'ENOTDIR']" ]
+then ok; else bad "log=$(logq L | head -c 400)"; fi
+
 ts mkdir_p_of_existing_dirs_outside_workspace_not_reported_but_new_one_is
 mkdir -p "$HOME/proj/existing/deeper"
 sxl -q -- sh -c 'mkdir -p ~/proj/existing/deeper /usr/lib /etc && echo MKDIR-OK; mkdir -p ~/proj/new/dir; echo AFTER'
