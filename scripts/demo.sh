@@ -10,9 +10,14 @@ if [ $# -gt 0 ]; then
 	exec "$sbx" -- sh -c "$1"
 fi
 
-# Not under /tmp: inside the sandbox /tmp is a private, empty tmpfs.
+# Not under /tmp: inside the sandbox /tmp is a private, empty tmpfs, and a
+# HOME there would just be missing (no refusal to show). A checkout under
+# /tmp keeps its demo in /var/tmp.
 mkdir -p "$here/build"
-demo=$(mktemp -d "$here/build/demo.XXXXXX")
+case "$here/" in
+/tmp/*) demo=$(mktemp -d /var/tmp/sbx-demo.XXXXXX) ;;
+*) demo=$(mktemp -d "$here/build/demo.XXXXXX") ;;
+esac
 trap 'rm -rf "$demo"' EXIT
 mkdir -p "$demo/home/.ssh" "$demo/project"
 echo "-----BEGIN OPENSSH PRIVATE KEY----- (demo secret)" > "$demo/home/.ssh/id_ed25519"
