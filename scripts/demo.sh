@@ -12,12 +12,13 @@ fi
 
 # Not under /tmp: inside the sandbox /tmp is a private, empty tmpfs, and a
 # HOME there would just be missing (no refusal to show). A checkout under
-# /tmp keeps its demo in /var/tmp.
-mkdir -p "$here/build"
+# /tmp, or one we may not write to, keeps its demo in /var/tmp.
 case "$here/" in
-/tmp/*) demo=$(mktemp -d /var/tmp/sbx-demo.XXXXXX) ;;
-*) demo=$(mktemp -d "$here/build/demo.XXXXXX") ;;
+/tmp/*) where=/var/tmp ;;
+*) where="$here/build" ;;
 esac
+[ -w "$where" ] || where=/var/tmp
+demo=$(mktemp -d "$where/sbx-demo.XXXXXX")
 trap 'rm -rf "$demo"' EXIT
 mkdir -p "$demo/home/.ssh" "$demo/project"
 echo "-----BEGIN OPENSSH PRIVATE KEY----- (demo secret)" > "$demo/home/.ssh/id_ed25519"
@@ -32,11 +33,14 @@ cat <<MSG
 
 MSG
 # Use the demo HOME, and the built-in defaults rather than any user config.
+# Each step prints its line whole, once the command is done: sbx's report
+# lines (on stderr, as they happen) then fall between lines, not inside one.
 HOME="$demo/home" SBX_CONFIG=/dev/null "$sbx" -- sh -c '
-	printf "1. read  notes.txt          -> "; cat notes.txt
-	printf "2. write result.txt         -> "; echo "written inside" > result.txt && echo ok
-	printf "3. read  ~/.ssh/id_ed25519  -> "; cat ~/.ssh/id_ed25519 2>&1 || true
-	printf "4. write ~/planted          -> "; touch ~/planted 2>&1 || true
+	r=$(cat notes.txt 2>&1); printf "1. read  notes.txt          -> %s\n" "$r"
+	r=$(echo "written inside" 2>&1 > result.txt && echo ok)
+	printf "2. write result.txt         -> %s\n" "$r"
+	r=$(cat ~/.ssh/id_ed25519 2>&1); printf "3. read  ~/.ssh/id_ed25519  -> %s\n" "$r"
+	r=$(touch ~/planted 2>&1); printf "4. write ~/planted          -> %s\n" "$r"
 ' || true
 echo
 echo "On the host afterwards:"

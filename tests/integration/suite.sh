@@ -396,6 +396,19 @@ if cc -static -o prog prog.c 2>/dev/null; then
 	else bad "$(cat "$B/out")"; fi
 else skip "no static libc"; fi
 
+# The README's `make run` demonstration, as a newcomer sees it: two
+# successes, two refusals, each refusal explained on a line of its own.
+t make_run_demo_shows_both_outcomes_on_whole_lines
+sh "$SBX_BIN/../scripts/demo.sh" >"$B/out" 2>&1; RC=$?
+if [ $RC -eq 0 ] && has '^1\. read  notes.txt          -> hello from the workspace$' out &&
+   has '^2\. write result.txt         -> ok$' out &&
+   has '^3\. read  ~/.ssh/id_ed25519  -> cat: .*Permission denied$' out &&
+   has '^4\. write ~/planted          -> touch: .*Read-only file system$' out &&
+   has '^sbx: denied read of ~/.ssh/id_ed25519 by `deny_read = ~/.ssh`' out &&
+   has '^sbx: denied write of ~/planted' out && has 'absent (blocked)' out &&
+   ! grep -q 'demo secret' "$B/out"; then ok
+else bad "$(head -c 600 "$B/out")"; fi
+
 # ---- set-up failures and configuration
 
 t bwrap_missing_refuses_with_advice_exit_125
