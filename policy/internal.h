@@ -61,7 +61,8 @@ struct policy_builder {
 };
 
 struct policy {
-	char *home;
+	char *home;       /* resolved, as the kernel sees it */
+	char *home_given; /* as $HOME says (for `~` in messages) */
 	char *workspace;
 	char *session_dir;
 	enum sbx_isolation isolation;

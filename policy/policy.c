@@ -268,8 +268,12 @@ int policy_compile(struct policy_builder *b, struct policy **out,
 	workspace_of(b, ws, sizeof(ws));
 	path_resolve_existing(ws, wsreal, sizeof(wsreal), &b->memo);
 	p->workspace = strdup(wsreal);
-	p->home = strdup(b->home);
-	if (!p->workspace || !p->home)
+	/* resolved like the workspace and every rule path: reports, the plan
+	 * and `~` in messages all meet HOME as the kernel sees it */
+	path_resolve_existing(b->home, buf, sizeof(buf), &b->memo);
+	p->home = strdup(buf);
+	p->home_given = strdup(b->home);
+	if (!p->workspace || !p->home || !p->home_given)
 		goto fail;
 
 	const char *iso = b->scalars[SC_ISOLATION].value;
@@ -448,6 +452,7 @@ void policy_free(struct policy *p)
 	free(p->strings);
 	free(p->workspace);
 	free(p->home);
+	free(p->home_given);
 	free(p->session_dir);
 	free(p->log);
 	free(p);

@@ -228,7 +228,10 @@ int path_join_normal(const char *base, size_t blen, const char *rel, char *out,
 
 /* A path as the person would write it: a leading $HOME becomes `~`. */
 void sbx_path_tildify(const char *path, const char *home, char *out, size_t outsz);
+/* HOME resolved (as the kernel sees it). */
 const char *policy_home(const struct policy *p);
+/* sbx_path_tildify() against HOME, resolved or as $HOME spells it. */
+void policy_tildify(const struct policy *p, const char *path, char *out, size_t outsz);
 
 /* Names for messages. */
 const char *sbx_rule_key(enum sbx_rule_kind kind);      /* "deny_read" */

@@ -318,6 +318,18 @@ const struct sbx_rule *const *policy_rules(const struct policy *p,
 
 const char *policy_workspace(const struct policy *p) { return p->workspace; }
 const char *policy_home(const struct policy *p) { return p->home; }
+
+void policy_tildify(const struct policy *p, const char *path, char *out, size_t outsz)
+{
+	size_t h = strlen(p->home);
+
+	/* the resolved HOME first; a path as a program wrote it may still go
+	 * through a link in $HOME */
+	if (h > 1 && !strncmp(path, p->home, h) && (path[h] == '/' || !path[h]))
+		sbx_path_tildify(path, p->home, out, outsz);
+	else
+		sbx_path_tildify(path, p->home_given ? p->home_given : p->home, out, outsz);
+}
 const char *policy_session_dir(const struct policy *p) { return p->session_dir; }
 enum sbx_isolation policy_isolation(const struct policy *p) { return p->isolation; }
 enum sbx_fallback policy_fallback(const struct policy *p) { return p->fallback; }

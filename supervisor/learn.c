@@ -194,7 +194,7 @@ static void write_list(FILE *f, const struct policy *p, const char *key,
 		char shown[PATH_MAX];
 		struct stat st;
 		if (paths)
-			sbx_path_tildify(s->v[i], policy_home(p), shown, sizeof(shown));
+			policy_tildify(p, s->v[i], shown, sizeof(shown));
 		else
 			snprintf(shown, sizeof(shown), "%s", s->v[i]);
 		/* a directory is written with its trailing /: sbx makes it

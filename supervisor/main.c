@@ -148,16 +148,15 @@ static int unsandboxed(const struct options *o, const char *why)
 static void startup_line(const struct policy *p, const struct plan *pl)
 {
 	char ws[PATH_MAX], sess[PATH_MAX], net[64];
-	const char *home = policy_home(p);
 	size_t ndom;
 
-	sbx_path_tildify(policy_workspace(p), home, ws, sizeof(ws));
+	policy_tildify(p, policy_workspace(p), ws, sizeof(ws));
 	policy_rules(p, SBX_RULE_ALLOW_DOMAIN, &ndom);
 	snprintf(net, sizeof(net), "%s", policy_network_open(p) ? "network on (allow_domains = *)" :
 		 "network off");
 	switch (policy_isolation(p)) {
 	case SBX_ISOLATION_STRICT:
-		sbx_path_tildify(policy_session_dir(p), home, sess, sizeof(sess));
+		policy_tildify(p, policy_session_dir(p), sess, sizeof(sess));
 		info("sandbox on — workspace %s read-only, session %s writable, %s, "
 		    "%u read-denies, %u write-protected", ws, sess, net,
 		    pl->read_masks, pl->write_protects);

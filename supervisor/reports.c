@@ -132,7 +132,7 @@ void report_explain(const struct policy *p, const struct wire_report *w,
 	memset(e, 0, sizeof(*e));
 	if (file_op(w->op)) {
 		e->verdict = policy_check_path(p, sbx_op_of(w->op), w->target, &why);
-		sbx_path_tildify(w->target, policy_home(p), e->shown, sizeof(e->shown));
+		policy_tildify(p, w->target, e->shown, sizeof(e->shown));
 	} else {
 		unsigned port;
 		if (sbx_split_target(w->target, host, sizeof(host), &port))
@@ -176,7 +176,7 @@ void report_explain(const struct policy *p, const struct wire_report *w,
 			*slash = '\0';
 		if (!learn_foldable(dir, policy_home(p)))
 			snprintf(dir, sizeof(dir), "%s", w->target);
-		sbx_path_tildify(dir, policy_home(p), shown, sizeof(shown));
+		policy_tildify(p, dir, shown, sizeof(shown));
 		printable(shown, sizeof(shown));
 		snprintf(e->fix, sizeof(e->fix), "--allow-write %s", shown);
 	} else if (!file_op(w->op) && !why) {
@@ -511,7 +511,7 @@ void reports_finish(struct reports *r, unsigned long dropped)
 	if (!sum[0])
 		return;
 	if (r->cfg.log_path && r->log_fd >= 0) {
-		sbx_path_tildify(r->cfg.log_path, policy_home(r->cfg.policy), logshown,
+		policy_tildify(r->cfg.policy, r->cfg.log_path, logshown,
 				 sizeof(logshown));
 		dprintf(r->cfg.out_fd, "sbx: %s — see %s\n", sum, logshown);
 	} else {

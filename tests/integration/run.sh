@@ -14,6 +14,8 @@ trap 'rm -rf "$bin"' EXIT
 cp "$top/build/sbx-preload" "$top/build/sbx-init" "$top/build/libsbx-preload.so" \
 	"$here"/*.sh "$bin/"
 [ -d "$top/tests/progs" ] && cp -r "$top/tests/progs" "$bin/progs"
+# `make run`'s demonstration, laid out as in the checkout (scripts/, build/)
+mkdir "$bin/scripts" && cp "$top/scripts/demo.sh" "$bin/scripts/" && ln -s . "$bin/build"
 chmod -R a+rX "$bin"
 
 suites="suite.sh shim.sh"

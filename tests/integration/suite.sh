@@ -399,7 +399,7 @@ else skip "no static libc"; fi
 # The README's `make run` demonstration, as a newcomer sees it: two
 # successes, two refusals, each refusal explained on a line of its own.
 t make_run_demo_shows_both_outcomes_on_whole_lines
-sh "$SBX_BIN/../scripts/demo.sh" >"$B/out" 2>&1; RC=$?
+sh "$SBX_BIN/scripts/demo.sh" >"$B/out" 2>&1; RC=$?
 if [ $RC -eq 0 ] && has '^1\. read  notes.txt          -> hello from the workspace$' out &&
    has '^2\. write result.txt         -> ok$' out &&
    has '^3\. read  ~/.ssh/id_ed25519  -> cat: .*Permission denied$' out &&

@@ -529,3 +529,36 @@ ParameterizedTest(struct tildify_case *c, policy_paths, tildify)
 	sbx_path_tildify(c->path, "/home/u", out, sizeof(out));
 	cr_assert_str_eq(out, c->out);
 }
+
+/* HOME through a link: the policy keeps it resolved (as reports, rules and
+ * the plan see paths), and `~` in messages works for both spellings. */
+Test(policy_paths, home_behind_a_link_is_resolved_and_tildified_both_ways)
+{
+	char *dir = make_tmpdir();
+	char real[4200], link[4200], ws[4200], out[4200], in[4300];
+	struct policy_builder *b = NULL;
+	struct policy *p = NULL;
+	struct sbx_err err = { "" };
+
+	snprintf(real, sizeof(real), "%s/real", dir);
+	snprintf(link, sizeof(link), "%s/link", dir);
+	snprintf(ws, sizeof(ws), "%s/real/ws", dir);
+	cr_assert_eq(mkdir(real, 0700), 0);
+	cr_assert_eq(mkdir(ws, 0700), 0);
+	cr_assert_eq(symlink("real", link), 0);
+	struct policy_ctx ctx = { .home = link, .cwd = ws, .session_dir = NULL };
+	cr_assert_eq(policy_builder_new(&ctx, &b), 0);
+	cr_assert_eq(policy_compile(b, &p, &err), 0, "%s", err.msg);
+	cr_assert_str_eq(policy_home(p), real);
+	snprintf(in, sizeof(in), "%s/.ssh/id", real);
+	policy_tildify(p, in, out, sizeof(out));
+	cr_assert_str_eq(out, "~/.ssh/id");
+	snprintf(in, sizeof(in), "%s/planted", link);
+	policy_tildify(p, in, out, sizeof(out));
+	cr_assert_str_eq(out, "~/planted");
+	policy_tildify(p, "/etc/passwd", out, sizeof(out));
+	cr_assert_str_eq(out, "/etc/passwd");
+	policy_free(p);
+	remove_tree(dir);
+	free(dir);
+}
