@@ -254,3 +254,8 @@ void sbx_path_tildify(const char *in, const char *home, char *out, size_t outsz)
 	else
 		snprintf(out, outsz, "%s", in);
 }
+
+void sbx_path_resolve(const char *in, char *out, size_t outsz)
+{
+	path_resolve_existing(in, out, outsz, NULL);
+}

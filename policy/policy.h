@@ -226,6 +226,9 @@ int path_join(const char *base, const char *rel, char *out, size_t outsz);
 int path_join_normal(const char *base, size_t blen, const char *rel, char *out,
 		     size_t outsz);
 
+/* Where an absolute, normal path leads: the symlinks of its existing part
+ * followed (a link to nothing too), the missing rest kept as written. */
+void sbx_path_resolve(const char *in, char *out, size_t outsz);
 /* A path as the person would write it: a leading $HOME becomes `~`. */
 void sbx_path_tildify(const char *path, const char *home, char *out, size_t outsz);
 /* HOME resolved (as the kernel sees it). */

@@ -509,16 +509,24 @@ void shim_after(const struct pending *pd, int n, bool failed)
 			continue;
 		if (shim_abspath(pd[i].dirfd, pd[i].path, abs, sizeof(abs)) == 0 &&
 		    !(pd[i].op == SBX_OP_WRITE && (pd[i].how & HOW_EXISTING) && !exists(abs))) {
-			shim_resolve(abs, !(pd[i].how & HOW_NOFOLLOW), real, sizeof(real));
+			/* the path as the program wrote it, when the policy
+			 * denies that (`.bashrc`, also when it is a link the
+			 * boundary guards at its target); else where it leads */
+			const char *target = abs;
+			bool denied = policy_check_path(S.policy, pd[i].op, abs, &why) == SBX_DENY;
+			if (!denied) {
+				shim_resolve(abs, !(pd[i].how & HOW_NOFOLLOW), real, sizeof(real));
+				target = real;
+				denied = policy_check_path(S.policy, pd[i].op, real, &why) == SBX_DENY;
+			}
+			if (err == ENOTDIR || err == EEXIST)
+				denied = denied && pd[i].op == SBX_OP_WRITE &&
+					 placeholder_refusal(err, target, why);
 			/* a write the policy allows but the kernel refused is
 			 * reported too: the supervisor says why (a writable path
 			 * that did not exist at start cannot be bound) */
-			bool denied = policy_check_path(S.policy, pd[i].op, real, &why) == SBX_DENY;
-			if (err == ENOTDIR || err == EEXIST)
-				denied = denied && pd[i].op == SBX_OP_WRITE &&
-					 placeholder_refusal(err, real, why);
-			if (denied || (pd[i].op == SBX_OP_WRITE && err == EROFS && !kernel_fs(real)))
-				shim_report(WIRE_DENY, wire_of(pd[i].op), real, err);
+			if (denied || (pd[i].op == SBX_OP_WRITE && err == EROFS && !kernel_fs(target)))
+				shim_report(WIRE_DENY, wire_of(pd[i].op), target, err);
 		}
 		shim_leave();
 	}

@@ -56,6 +56,7 @@ struct covered {
 	struct strv masks;   /* read-denied paths already hidden */
 	struct strv protect; /* paths already bound read-only */
 	struct strv roots;   /* writable roots that were bound */
+	bool make_placeholders;
 	/* The parents placeholder() resolved, "" when not a directory (they
 	 * are the workspace, HOME and a few below them, asked for in turn:
 	 * realpath() costs a readlink per component). */
@@ -110,7 +111,9 @@ static int mask_path(const struct plan_in *in, struct plan *pl,
 	const struct sbx_rule *const *allow =
 		policy_rules(in->policy, SBX_RULE_ALLOW_READ, &nallow);
 
-	if (in_list(&cv->masks, path) || lstat(path, &st))
+	/* stat, not lstat: a mount follows a link (a link to a directory gets
+	 * a directory's mask), and a link to nothing has nothing to read */
+	if (in_list(&cv->masks, path) || stat(path, &st))
 		return 0;
 	/* Under the host's /tmp and not bound back in: the sandbox's private
 	 * /tmp already hides it, and it is not there to be masked. */
@@ -156,6 +159,45 @@ static int protect_as(struct plan *pl, struct covered *cv, const char *path,
 	return init_op(pl, op, path);
 }
 
+/* A protected name that is a link to nothing yet (`.env -> .env.local`):
+ * no mount can cover it (a mount follows the link), and a write through it
+ * would create the target. Guard where it leads instead: a placeholder at
+ * the first missing component of the target (a file there makes creating
+ * anything below it fail too). Outside the writable roots the write fails
+ * anyway; a link loop leads nowhere. */
+static int protect_dangling(struct plan *pl, struct covered *cv, const char *path)
+{
+	char to[PATH_MAX], cut[PATH_MAX];
+	struct stat st;
+	size_t i;
+
+	if (!cv->make_placeholders)
+		return 0;
+	sbx_path_resolve(path, to, sizeof(to));
+	for (i = 1;; i++) {
+		if (to[i] != '/' && to[i])
+			continue;
+		memcpy(cut, to, i);
+		cut[i] = '\0';
+		if (lstat(cut, &st))
+			break;
+		if (!to[i])
+			return 0; /* all there: a loop, or made meanwhile */
+	}
+	if (errno != ENOENT || !writable_here(cv, cut) || in_list(&cv->masks, cut) ||
+	    in_list(&cv->protect, cut))
+		return 0;
+	TRY(strv_add(&pl->placeholders_pending, cut));
+	return protect_as(pl, cv, cut, "--ro-new=");
+}
+
+static bool is_dangling(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && stat(path, &st) && errno == ENOENT;
+}
+
 static int protect_path(struct plan *pl, struct covered *cv, const char *path)
 {
 	return protect_as(pl, cv, path, "--ro=");
@@ -176,8 +218,10 @@ static int placeholder(const struct plan_in *in, struct plan *pl,
 	char parent[PATH_MAX], real[PATH_MAX], target[PATH_MAX];
 	struct stat st;
 
-	if (!in->make_placeholders || lstat(path, &st) == 0)
+	if (!in->make_placeholders)
 		return 0;
+	if (lstat(path, &st) == 0)
+		return S_ISLNK(st.st_mode) && is_dangling(path) ? protect_dangling(pl, cv, path) : 0;
 	snprintf(parent, sizeof(parent), "%s", path);
 	*strrchr(parent, '/') = '\0';
 	/* Judge where it would really land: a sandboxed run may have left
@@ -269,7 +313,7 @@ int plan_make_placeholders(struct plan *pl)
 /* ---- scanning writable roots for protected names that exist */
 
 static int judge_entry(const struct plan_in *in, struct plan *pl,
-		       struct covered *cv, const char *path, bool *stop)
+		       struct covered *cv, const char *path, bool is_link, bool *stop)
 {
 	const struct sbx_rule *why;
 
@@ -281,6 +325,8 @@ static int judge_entry(const struct plan_in *in, struct plan *pl,
 	if (policy_check_path(in->policy, SBX_OP_WRITE, path, &why) == SBX_DENY &&
 	    why && (why->kind == SBX_RULE_MANDATORY || why->kind == SBX_RULE_DENY_WRITE)) {
 		*stop = true;
+		if (is_link && is_dangling(path))
+			return protect_dangling(pl, cv, path);
 		return protect_path(pl, cv, path);
 	}
 	return 0;
@@ -304,7 +350,8 @@ static int scan(const struct plan_in *in, struct plan *pl, struct covered *cv,
 		if (snprintf(path, sizeof(path), "%s/%s", strcmp(dir, "/") ? dir : "",
 			     e->d_name) >= (int)sizeof(path))
 			continue;
-		rc = judge_entry(in, pl, cv, path, &stop);
+		rc = judge_entry(in, pl, cv, path,
+				 e->d_type == DT_LNK || e->d_type == DT_UNKNOWN, &stop);
 		if (rc || stop || depth <= 1)
 			continue;
 		if (e->d_type != DT_DIR)
@@ -499,6 +546,7 @@ int plan_bwrap(const struct plan_in *in, struct plan *pl)
 	cv = pl->covered = calloc(1, sizeof(*cv));
 	if (!cv)
 		return -ENOMEM;
+	cv->make_placeholders = in->make_placeholders;
 #define STEP(x) do { if ((rc = (x)) < 0) goto out; } while (0)
 	STEP(strv_add(&pl->argv, in->bwrap));
 	/* Always a user namespace with every capability dropped, also for

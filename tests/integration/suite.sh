@@ -45,6 +45,21 @@ if [ ! -e .env ] && [ "$(cat .bashrc)" = orig ] && [ ! -e .git/hooks/pre-commit 
    [ "$before" = "$after" ] && has done out; then ok
 else bad "protected file touched, or placeholders left: $(diff <(echo "$before") <(echo "$after") | head -3)"; fi
 
+# A protected name that is a link to nothing yet (`.bashrc -> dotfiles/bashrc`,
+# a dangling `.env`): no mount can cover a link, so the boundary guards where
+# it leads; the sandbox still starts, the write is refused and explained by
+# the name as written, and nothing is left behind.
+t dangling_protected_links_guarded_at_their_target
+mkdir dotfiles && ln -s dotfiles/bashrc .bashrc && ln -s nowhere/.env.local .env
+ln -s "$W/dotfiles/zshrc" "$HOME/.zshrc"
+sx -- sh -c 'echo evil > .bashrc; echo evil > .env; mkdir -p nowhere; echo evil > nowhere/.env.local;
+	echo evil > ~/.zshrc; echo fine > dotfiles/other; echo END'
+if has END out && [ ! -e dotfiles/bashrc ] && [ ! -e dotfiles/zshrc ] && [ ! -e nowhere ] &&
+   [ "$(cat dotfiles/other)" = fine ] && [ -L .bashrc ] && [ -L .env ] &&
+   hasf "denied write of $W/.bashrc by \`deny_write = .bashrc\`" err &&
+   [ "$(ls -A dotfiles)" = other ]; then ok
+else bad "rc=$RC left: $(ls -A . dotfiles | tr '\n' ' ')"; fi
+
 t sandbox_ini_in_workspace_not_writable_mandatory
 sx -q -- sh -c 'printf "[filesystem]\nallow_write = /\n" > sandbox.ini'
 if [ ! -e sandbox.ini ]; then ok; else bad "created"; fi
