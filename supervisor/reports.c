@@ -41,6 +41,8 @@ struct reports {
 	bool skipping; /* inside an over-long line */
 	struct seen *seen;
 	unsigned long denied[WIRE_OP_COUNT], learned, allowed, malformed, ignored;
+	char *held;        /* lines kept for reports_flush() (cfg.hold) */
+	size_t nheld, capheld;
 };
 
 int reports_new(const struct reports_cfg *cfg, struct reports **out)
@@ -70,6 +72,7 @@ void reports_free(struct reports *r)
 	}
 	if (r->log_fd >= 0)
 		close(r->log_fd);
+	free(r->held);
 	free(r);
 }
 
@@ -382,6 +385,33 @@ static void log_report(struct reports *r, const struct wire_report *w,
 
 /* ---- one line from the pipe */
 
+/* One line for the person: now, or held for reports_flush(). */
+static void say(struct reports *r, const char *text)
+{
+	size_t len = strlen(text);
+
+	if (r->cfg.hold && r->nheld + len + 1 > 64 * 1024)
+		reports_flush(r);
+	if (r->cfg.hold && r->nheld + len + 1 > r->capheld) {
+		size_t cap = r->capheld ? r->capheld * 2 : 8192;
+		while (cap < r->nheld + len + 1)
+			cap *= 2;
+		char *n = realloc(r->held, cap);
+		if (n) {
+			r->held = n;
+			r->capheld = cap;
+		}
+	}
+	if (!r->cfg.hold || r->nheld + len + 1 > r->capheld) {
+		reports_flush(r);
+		dprintf(r->cfg.out_fd, "%s\n", text);
+		return;
+	}
+	memcpy(r->held + r->nheld, text, len);
+	r->held[r->nheld + len] = '\n';
+	r->nheld += len + 1;
+}
+
 static void handle(struct reports *r, const char *line, size_t len)
 {
 	struct wire_report w;
@@ -442,7 +472,27 @@ static void handle(struct reports *r, const char *line, size_t len)
 	}
 	/* --learn says it all at the end; the rest say it now */
 	if (r->cfg.mode != REPORTS_LEARN || w.decision == WIRE_DENY)
-		dprintf(r->cfg.out_fd, "%s\n", text);
+		say(r, text);
+}
+
+bool reports_pending(const struct reports *r)
+{
+	return r->nheld > 0;
+}
+
+void reports_flush(struct reports *r)
+{
+	size_t off = 0;
+
+	while (off < r->nheld) {
+		ssize_t w = write(r->cfg.out_fd, r->held + off, r->nheld - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break; /* stderr gone: nothing else to do with them */
+		off += (size_t)w;
+	}
+	r->nheld = 0;
 }
 
 void reports_feed(struct reports *r, const char *data, size_t n)
@@ -488,6 +538,8 @@ void reports_finish(struct reports *r, unsigned long dropped)
 		[WIRE_DNS] = { "denied lookup", "denied lookups" },
 		[WIRE_UNIX] = { "denied unix socket", "denied unix sockets" },
 	};
+
+	reports_flush(r);
 
 	if (r->len && !r->skipping)
 		handle(r, r->buf, r->len); /* a last line without its newline */

@@ -11,6 +11,7 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "forwarded.h"
@@ -329,6 +330,18 @@ static int read_ctl(int fd, pid_t *init_pid, bool *gone, int *code)
 	return 1;
 }
 
+/* How long report lines wait for a quiet pipe, and at most. */
+#define REPORT_QUIET_MS 3
+#define REPORT_HOLD_MS 50
+
+static long ms_since(const struct timespec *t)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - t->tv_sec) * 1000 + (now.tv_nsec - t->tv_nsec) / 1000000;
+}
+
 /* Everything the report pipe holds now; false at end of file. */
 static bool drain_reports(const struct run_in *ri)
 {
@@ -355,14 +368,35 @@ int sandbox_wait(struct sandbox *sb, struct plan *pl, const struct run_in *ri, b
 	*ready = false;
 	struct pollfd pf[3] = { { sb->sfd, POLLIN, 0 }, { sb->ctl, POLLIN, 0 },
 				{ ri->reports ? ri->report_fd : -1, POLLIN, 0 } };
+	struct timespec held_since = { 0, 0 };
 	while (!gone) {
-		if (poll(pf, 3, -1) < 0) {
+		/* Report lines wait until the pipe has been quiet for
+		 * REPORT_QUIET_MS (at most REPORT_HOLD_MS in all): the refused
+		 * program is usually writing its own error line just then. */
+		int timeout = -1;
+		if (ri->reports && reports_pending(ri->reports)) {
+			if (ms_since(&held_since) >= REPORT_HOLD_MS)
+				reports_flush(ri->reports);
+			else
+				timeout = REPORT_QUIET_MS;
+		}
+		int np = poll(pf, 3, timeout);
+		if (np < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
 		}
-		if (pf[2].revents && !drain_reports(ri))
-			pf[2].fd = -1;
+		if (np == 0 && ri->reports) {
+			reports_flush(ri->reports);
+			continue;
+		}
+		if (pf[2].revents) {
+			bool was = reports_pending(ri->reports);
+			if (!drain_reports(ri))
+				pf[2].fd = -1;
+			if (!was && reports_pending(ri->reports))
+				clock_gettime(CLOCK_MONOTONIC, &held_since);
+		}
 		if (pf[1].revents) {
 			if (read_ctl(sb->ctl, &init_pid, &gone, &code) < 0)
 				pf[1].fd = -1; /* closed: sbx-init is gone */

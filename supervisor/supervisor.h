@@ -133,6 +133,11 @@ struct reports_cfg {
 	const char *run_id;          /* groups one run's lines in the log */
 	enum reports_mode mode;
 	int out_fd;                  /* where the friendly lines go (stderr) */
+	/* Keep the lines until reports_flush() (the supervisor flushes once
+	 * the pipe has been quiet a moment: a program that was just refused
+	 * is usually writing its own error line, and ours should not land in
+	 * the middle of it). false: each line is written as it comes. */
+	bool hold;
 };
 
 /* What the policy says about one report, for the line and the log. */
@@ -154,6 +159,9 @@ struct reports;
 int reports_new(const struct reports_cfg *cfg, struct reports **out);
 /* Bytes as read from the report pipe (any split). */
 void reports_feed(struct reports *r, const char *data, size_t n);
+/* Lines held (cfg.hold) and not written yet? Write them, in one write. */
+bool reports_pending(const struct reports *r);
+void reports_flush(struct reports *r);
 /* The run is over: repeats, then the one-line summary. */
 void reports_finish(struct reports *r, unsigned long dropped);
 void reports_free(struct reports *r);

@@ -224,6 +224,25 @@ if [ ! -e .vscode ] && has AFTER out &&
    [ "$(logq "sorted(r['errno'] for r in L if r['target'].startswith(W + '/.vscode'))")" = "['EEXIST', 'ENOTDIR']" ]
 then ok; else bad "log=$(logq L | head -c 400)"; fi
 
+# sbx's report lines wait for the pipe to be quiet a moment (3 ms, 50 ms at
+# most), so they do not land inside the error line the refused program is
+# writing in pieces just then (coreutils' error() does, unbuffered).
+ts report_lines_do_not_split_the_program_s_own_error_line
+cat > pieces.py <<'EOF'
+import sys, time
+for name in (".bashrc", ".zshrc", ".profile"):
+    try:
+        open(name, "w")
+    except OSError as e:
+        sys.stderr.write("pieces: cannot write " + name)
+        sys.stderr.flush(); time.sleep(0.0005)
+        sys.stderr.write(": " + e.strerror + "\n"); sys.stderr.flush()
+EOF
+sxl -- python3 pieces.py
+if [ "$(grep -c '^pieces: cannot write \.[a-z]*: Read-only file system$' "$B/err")" -eq 3 ] &&
+   [ "$(grep -c '^sbx: denied write of ' "$B/err")" -eq 3 ]; then ok
+else bad "$(head -c 500 "$B/err")"; fi
+
 ts mkdir_p_of_existing_dirs_outside_workspace_not_reported_but_new_one_is
 mkdir -p "$HOME/proj/existing/deeper"
 sxl -q -- sh -c 'mkdir -p ~/proj/existing/deeper /usr/lib /etc && echo MKDIR-OK; mkdir -p ~/proj/new/dir; echo AFTER'

@@ -545,6 +545,39 @@ Test(reports_stream, deny_is_printed_once_logged_every_time_and_summed_up)
 	stream_close(&s);
 }
 
+/* hold: nothing reaches stderr until flushed, then every line at once, in
+ * order; reports_finish flushes before its repeats and summary. */
+Test(reports_stream, held_lines_wait_for_flush_and_keep_their_order)
+{
+	struct stream s;
+
+	stream_open(&s, NULL, REPORTS_ENFORCE);
+	reports_free(s.r);
+	struct reports_cfg cfg = { .policy = s.p, .log_path = s.log_path, .run_id = "run-1",
+				   .mode = REPORTS_ENFORCE, .out_fd = s.out_fd, .hold = true };
+	cr_assert_eq(reports_new(&cfg, &s.r), 0);
+	feed(&s, "SBX1 D write 2 sh /etc/one 30\n");
+	feed(&s, "SBX1 D write 3 sh /etc/two 30\n");
+	char *out = slurp(s.out_path);
+	cr_assert_str_eq(out, "", "held, not written: %s", out);
+	free(out);
+	cr_assert(reports_pending(s.r));
+	reports_flush(s.r);
+	cr_assert(!reports_pending(s.r));
+	out = slurp(s.out_path);
+	char *one = strstr(out, "/etc/one"), *two = strstr(out, "/etc/two");
+	cr_assert(one && two && one < two, "%s", out);
+	cr_assert_eq(count(out, "\n"), 2, "%s", out);
+	free(out);
+	feed(&s, "SBX1 D write 4 sh /etc/three 30\n");
+	reports_finish(s.r, 0);
+	out = slurp(s.out_path);
+	char *three = strstr(out, "/etc/three"), *sum = strstr(out, "sbx: 3 denied writes");
+	cr_assert(three && sum && three < sum, "flushed before the summary: %s", out);
+	free(out);
+	stream_close(&s);
+}
+
 Test(reports_stream, lines_split_across_calls_are_put_back_together)
 {
 	struct stream s;
