@@ -229,7 +229,10 @@ Test(policy_blob, hostile_headers_are_refused)
 		const struct policy *view;
 		void *mem;
 		cr_assert_eq(policy_blob_attach_size(blob, len, &need), 0);
-		mem = aligned_alloc(alignof(max_align_t), need + alignof(max_align_t));
+		/* (C11: the size a multiple of the alignment) */
+		mem = aligned_alloc(alignof(max_align_t),
+				    (need + 2 * alignof(max_align_t) - 1) / alignof(max_align_t) *
+					    alignof(max_align_t));
 		cr_assert_eq(policy_blob_attach(blob, len, mem, need - 1, &view), -EINVAL);
 		free(mem);
 	}
