@@ -479,7 +479,7 @@ static bool placeholder_refusal(int err, const char *real, const struct sbx_rule
 	struct stat st;
 
 	if (err == ENOTDIR)
-		return true;
+		return why && why->is_dir; /* `.vscode/x` with `.vscode` ours */
 	return err == EEXIST && why && why->is_dir &&
 	       syscall(SYS_newfstatat, AT_FDCWD, real, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 	       !S_ISDIR(st.st_mode);

@@ -22,6 +22,7 @@
 #include <linux/capability.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <linux/mount.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
@@ -33,8 +34,8 @@
 
 #include "init-mounts.h"
 
-enum op { OP_NONE, OP_DEV, OP_PROC, OP_RW, OP_RO, OP_RO_NEW, OP_MASK_FILE,
-	  OP_MASK_DIR, OP_MASK_DIR_X, OP_UNMASK, OP_UNMASK_RW };
+enum op { OP_NONE, OP_DEV, OP_PROC, OP_RW, OP_PIN, OP_RO, OP_RO_NEW, OP_RO_LINK,
+	  OP_MASK_FILE, OP_MASK_DIR, OP_MASK_DIR_X, OP_UNMASK, OP_UNMASK_RW };
 
 static const struct {
 	const char *prefix; /* "--dev", "--proc" are matched whole, the others take =PATH */
@@ -43,6 +44,8 @@ static const struct {
 	{ "--dev", OP_DEV },
 	{ "--proc", OP_PROC },
 	{ "--rw=", OP_RW },
+	{ "--pin=", OP_PIN },
+	{ "--ro-link=", OP_RO_LINK },
 	{ "--ro=", OP_RO },
 	{ "--ro-new=", OP_RO_NEW },
 	{ "--mask-file=", OP_MASK_FILE },
@@ -195,6 +198,58 @@ static int set_rw(const char *path)
 		return setattr(AT_FDCWD, path, 0, 0, INIT_ATTR_RDONLY) ? -errno : 0;
 	}
 	return remount_flags(path, 0, MS_RDONLY);
+}
+
+/* An empty read-only file on a tmpfs of its own, detached (nothing to see
+ * anywhere), as a mount tree to put over a link to nothing. */
+static int empty_file_tree(void)
+{
+	int fs = -1, mnt = -1, fd, tree = -1;
+
+	fs = (int)syscall(SYS_fsopen, "tmpfs", FSOPEN_CLOEXEC);
+	if (fs < 0 || syscall(SYS_fsconfig, fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0))
+		goto out;
+	mnt = (int)syscall(SYS_fsmount, fs, FSMOUNT_CLOEXEC, 0);
+	if (mnt < 0)
+		goto out;
+	fd = openat(mnt, "empty", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444);
+	if (fd < 0)
+		goto out;
+	close(fd);
+	tree = (int)syscall(SYS_open_tree, mnt, "empty", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+out:;
+	int e = errno;
+	if (mnt >= 0)
+		close(mnt);
+	if (fs >= 0)
+		close(fs);
+	errno = e;
+	return tree < 0 ? -errno : tree;
+}
+
+/* A protected name that is a symlink: a bind over the target protects the
+ * target, but the link could still be removed and the name made anew. So
+ * the link itself gets a mount (the new mount API does not follow it):
+ * read-only, what it leads to when that is a file, else an empty file. */
+static int cover_link(const char *path)
+{
+	int rc, t = (int)syscall(SYS_open_tree, AT_FDCWD, path, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	struct stat st;
+
+	if (t >= 0 && (fstat(t, &st) || S_ISDIR(st.st_mode))) {
+		close(t); /* a directory cannot sit on a link */
+		t = -1;
+	}
+	if (t < 0 && (t = empty_file_tree()) < 0)
+		return t;
+	rc = (int)syscall(SYS_mount_setattr, t, "", AT_EMPTY_PATH | AT_RECURSIVE,
+			  &(struct init_mount_attr){ .attr_set = INIT_ATTR_RDONLY },
+			  sizeof(struct init_mount_attr));
+	if (!rc)
+		rc = (int)syscall(SYS_move_mount, t, "", AT_FDCWD, path, MOVE_MOUNT_F_EMPTY_PATH);
+	rc = rc ? -errno : 0;
+	close(t);
+	return rc;
 }
 
 /* Let the device node bound at `path` be used: the bind inherited nodev
@@ -411,9 +466,11 @@ out:
 }
 
 /* The read-only view of each writable root, kept from before it was bound
- * writable (a descriptor into bubblewrap's read-only root): a write-protect
+ * writable (a descriptor into bubblewrap's read-only root): a placeholder
  * below it is bound from there in one call, since a bind takes its source
- * mount's read-only flag. */
+ * mount's read-only flag. Placeholders only: they are files, so nothing of
+ * ours is mounted below them; a directory bound from the view would come
+ * without the masks made since (the view predates them). */
 #define MAX_VIEWS 64
 static struct {
 	const char *path;
@@ -422,7 +479,7 @@ static struct {
 } views[MAX_VIEWS];
 static int nviews;
 
-static int protect(const char *p)
+static int protect_placeholder(const char *p)
 {
 	char src[PATH_MAX + 32];
 	int best = -1;
@@ -489,6 +546,19 @@ int init_mounts_apply(char *const *argv, int n, const char *states,
 			else
 				rc = set_rw(p);
 			break;
+		case OP_PIN:
+			/* a directory on the way to a write-protect: as a mount
+			 * point it cannot be renamed, which would take the
+			 * protected path away from its name */
+			*path = p;
+			*what = "pin a directory";
+			rc = mount(p, p, NULL, MS_BIND | MS_REC, NULL) ? -errno : 0;
+			break;
+		case OP_RO_LINK:
+			*path = p;
+			*what = "write-protect a link";
+			rc = cover_link(p);
+			break;
 		case OP_RO_NEW:
 			*path = p;
 			*what = "write-protect a placeholder";
@@ -498,12 +568,12 @@ int init_mounts_apply(char *const *argv, int n, const char *states,
 			}
 			if (states[knew++] == '-')
 				break; /* the supervisor could not make it: nor can COMMAND */
-			rc = protect(p);
+			rc = protect_placeholder(p);
 			break;
 		case OP_RO:
 			*path = p;
 			*what = "write-protect";
-			rc = protect(p);
+			rc = bind_path(p, p, true); /* with the masks below it */
 			break;
 		case OP_MASK_FILE:
 			*path = p;

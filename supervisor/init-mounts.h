@@ -7,7 +7,12 @@
  *   --proc                fresh /proc; sys, sysrq-trigger, irq, bus read-only
  *   --rw=PATH             bind PATH onto itself, writable (a writable root)
  *   --ro=PATH             bind PATH onto itself, read-only (with what is below it)
- *   --ro-new=PATH         the same for a placeholder the supervisor makes after
+ *   --pin=PATH            bind the directory PATH onto itself (a mount point
+ *                         cannot be renamed: PATH stays on the way to what is
+ *                         protected below it)
+ *   --ro-link=PATH        PATH is a symlink: a read-only mount on the link itself
+ *                         (its target when that is a file, else an empty file)
+ *   --ro-new=PATH         the same as --ro for a placeholder the supervisor makes after
  *                         planning; its state (in sbx-init's "go") says whether
  *                         it exists: 'm' made or 'e' there (bound), '-' not
  *   --mask-file=PATH      bind /dev/null over PATH, read-only
@@ -32,8 +37,8 @@ struct init_mounts {
  * operation at all; -EINVAL: one of ours, but malformed or out of place. */
 int init_mounts_check(struct init_mounts *m, const char *arg);
 
-/* Enter a new mount namespace and apply the operations found in argv[0..n)
- * in order (other arguments are skipped); states holds one state per
+/* Apply the operations found in argv[0..n) in order, in the mount namespace
+ * we are in (other arguments are skipped); states holds one state per
  * --ro-new, in order (a missing one fails, -EPROTO). 0, or -errno with
  * *what naming the step and *path the path it failed on (both static or
  * from argv). */

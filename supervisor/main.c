@@ -494,37 +494,18 @@ int main(int argc, char **argv)
 		msg("out of memory while planning the sandbox");
 		goto out;
 	}
-	serr = sandbox_send_args(&sb, &pl, policy_limit(p, SBX_LIMIT_CPU_SECONDS),
-				 policy_limit(p, SBX_LIMIT_NOFILE));
+	serr = sandbox_send_args(&sb, &pl);
 	if (!serr && plan_init(&in, &pl)) {
 		msg("out of memory while planning the sandbox");
 		goto out;
 	}
 	if (sbx_verbosity >= V_DEBUG)
 		print_line(&pl, true);
-	if (!serr)
-		serr = plan_make_placeholders(&pl);
-	/* sbx-init gives the shim's descriptors to the holder */
-	int shim_fds[3] = { shim.policy_fd, shim.report_wr, shim.counters_fd };
-	if (!serr)
-		serr = sandbox_go(&sb, &pl, shim_fds, use_shim ? 3 : 0);
-	if (use_shim) {
-		/* our copy of the write end would keep the end of file away */
-		close(shim.policy_fd);
-		close(shim.report_wr);
-		close(shim.counters_fd);
-		shim.policy_fd = shim.report_wr = shim.counters_fd = -1;
-	}
-	if (serr && serr != -EPIPE) {
-		/* EPIPE: bubblewrap failed early; sandbox_wait says how */
-		msg("sandbox set-up failed: %s", strerror(-serr));
+	if (!serr && (serr = plan_make_placeholders(&pl)) && serr != -ENOMEM) {
+		msg("cannot make the placeholders that guard missing protected files: %s; "
+		    "nothing was run", strerror(-serr));
 		goto out;
 	}
-	startup_line(confine, &pl);
-	if (o.learn)
-		info("learning: writes allowed in HOME too, secrets and protected files "
-		    "still closed; what the policy would refuse is recorded");
-
 	if (use_shim) {
 		if (o.log) {
 			if (path_join(cwd, o.log, log_path, sizeof(log_path)))
@@ -541,6 +522,29 @@ int main(int argc, char **argv)
 			msg("out of memory");
 			goto out;
 		}
+	}
+	/* said before "go": COMMAND cannot have written anything yet */
+	if (!serr) {
+		startup_line(confine, &pl);
+		if (o.learn)
+			info("learning: writes allowed in HOME too, secrets and protected "
+			     "files still closed; what the policy would refuse is recorded");
+	}
+	/* sbx-init gives the shim's descriptors to the holder */
+	int shim_fds[3] = { shim.policy_fd, shim.report_wr, shim.counters_fd };
+	if (!serr)
+		serr = sandbox_go(&sb, &pl, shim_fds, use_shim ? 3 : 0);
+	if (use_shim) {
+		/* our copy of the write end would keep the end of file away */
+		close(shim.policy_fd);
+		close(shim.report_wr);
+		close(shim.counters_fd);
+		shim.policy_fd = shim.report_wr = shim.counters_fd = -1;
+	}
+	if (serr && serr != -EPIPE) {
+		/* EPIPE: bubblewrap failed early; sandbox_wait says how */
+		msg("sandbox set-up failed: %s", strerror(-serr));
+		goto out;
 	}
 	struct run_in ri = { .report_fd = shim.report_rd, .reports = reports };
 	rc = sandbox_wait(&sb, &pl, &ri, &ready);

@@ -56,6 +56,8 @@ struct covered {
 	struct strv masks;   /* read-denied paths already hidden */
 	struct strv protect; /* paths already bound read-only */
 	struct strv roots;   /* writable roots that were bound */
+	struct strv links;   /* protected names that are symlinks (--ro-link) */
+	struct strv pins;    /* directories on the way to a protected path */
 	bool make_placeholders;
 	/* The parents placeholder() resolved, "" when not a directory (they
 	 * are the workspace, HOME and a few below them, asked for in turn:
@@ -148,6 +150,33 @@ static int mask_path(const struct plan_in *in, struct plan *pl,
 /* ---- read-only protection inside writable roots */
 
 /* op: "--ro=" for what exists, "--ro-new=" for a placeholder. */
+/* The directories between the writable root holding `path` and `path`:
+ * renaming one would take the protected path away from its name, so each
+ * becomes a mount point (--pin), which cannot be renamed. */
+static int pin_ancestors(struct covered *cv, const char *path)
+{
+	const char *root = NULL;
+	char dir[PATH_MAX];
+
+	for (size_t i = 0; i < cv->roots.n; i++)
+		if (path_under(path, cv->roots.v[i]) &&
+		    (!root || strlen(cv->roots.v[i]) > strlen(root)))
+			root = cv->roots.v[i];
+	if (!root || snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir))
+		return 0;
+	for (char *slash = strrchr(dir, '/'); slash && slash > dir; slash = strrchr(dir, '/')) {
+		*slash = '\0';
+		if (strlen(dir) <= strlen(root))
+			break;
+		bool seen = false;
+		for (size_t i = 0; i < cv->pins.n && !seen; i++)
+			seen = !strcmp(cv->pins.v[i], dir);
+		if (!seen)
+			TRY(strv_add(&cv->pins, dir));
+	}
+	return 0;
+}
+
 static int protect_as(struct plan *pl, struct covered *cv, const char *path,
 		      const char *op)
 {
@@ -155,8 +184,23 @@ static int protect_as(struct plan *pl, struct covered *cv, const char *path,
 	    in_list(&cv->masks, path))
 		return 0;
 	TRY(strv_add(&cv->protect, path));
+	TRY(pin_ancestors(cv, path));
 	pl->write_protects++;
 	return init_op(pl, op, path);
+}
+
+/* A protected name that is a symlink: sbx-init also covers the link itself
+ * (--ro-link, after every other write-protect), or it could be removed and
+ * the name made anew. */
+static int protect_link(struct covered *cv, const char *path)
+{
+	if (!writable_here(cv, path) || in_list(&cv->masks, path))
+		return 0;
+	for (size_t i = 0; i < cv->links.n; i++)
+		if (!strcmp(cv->links.v[i], path))
+			return 0;
+	TRY(pin_ancestors(cv, path));
+	return strv_add(&cv->links, path);
 }
 
 /* A protected name that is a link to nothing yet (`.env -> .env.local`):
@@ -200,6 +244,17 @@ static bool is_dangling(const char *path)
 
 static int protect_path(struct plan *pl, struct covered *cv, const char *path)
 {
+	struct stat st;
+
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+		char to[PATH_MAX];
+		TRY(protect_link(cv, path));
+		if (is_dangling(path))
+			return protect_dangling(pl, cv, path);
+		/* the bind below lands on the target: pin its way too */
+		sbx_path_resolve(path, to, sizeof(to));
+		TRY(pin_ancestors(cv, to));
+	}
 	return protect_as(pl, cv, path, "--ro=");
 }
 
@@ -221,7 +276,7 @@ static int placeholder(const struct plan_in *in, struct plan *pl,
 	if (!in->make_placeholders)
 		return 0;
 	if (lstat(path, &st) == 0)
-		return S_ISLNK(st.st_mode) && is_dangling(path) ? protect_dangling(pl, cv, path) : 0;
+		return S_ISLNK(st.st_mode) ? protect_path(pl, cv, path) : 0;
 	snprintf(parent, sizeof(parent), "%s", path);
 	*strrchr(parent, '/') = '\0';
 	/* Judge where it would really land: a sandboxed run may have left
@@ -250,24 +305,27 @@ static int new_placeholder_file(const char *path, struct placeholder_id *id)
 
 	if (fd < 0)
 		return -1;
-	int rc = fstat(fd, &st);
-	close(fd);
-	if (rc)
-		return unlink(path), -1;
+	if (fstat(fd, &st)) {
+		int e = errno;
+		close(fd);
+		unlink(path);
+		errno = e;
+		return -1;
+	}
 	id->dev = st.st_dev;
 	id->ino = st.st_ino;
+	/* Kept open to the end: while it is, no other file can get this
+	 * inode number, so the identity check at removal is sound. */
+	id->fd = fd;
 	return 0;
 }
 
-/* The placeholders are hard links to one empty 0444 file per file system:
- * a link and its unlink cost about a third of a create and a half of its
- * unlink on ext4, and the run's start and end wait for them. Removal checks
- * the inode, so nothing but what we made is ever removed. */
+/* Each placeholder is an empty 0444 file of its own (not hard links to one:
+ * a write to one from outside the sandbox would show in all of them).
+ * Removal checks the inode, so nothing but what we made is ever removed. */
 int plan_make_placeholders(struct plan *pl)
 {
 	size_t n = pl->placeholders_pending.n;
-	struct placeholder_id master = { 0, 0 };
-	const char *master_path = NULL;
 
 	free(pl->placeholder_state);
 	free(pl->placeholder_ids);
@@ -277,33 +335,25 @@ int plan_make_placeholders(struct plan *pl)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		const char *path = pl->placeholders_pending.v[i];
-		struct placeholder_id id = { 0, 0 };
-		int rc;
+		struct placeholder_id id = { 0, 0, -1 };
 
-		if (master_path && link(master_path, path) == 0) {
-			rc = 0;
-			id = master;
-		} else if (master_path && errno == EEXIST) {
-			rc = -1;
-		} else {
-			/* the first, or another file system (EXDEV) */
-			rc = new_placeholder_file(path, &id);
-			if (rc == 0) {
-				master = id;
-				master_path = path;
-			}
-		}
-		if (rc == 0) {
+		if (new_placeholder_file(path, &id) == 0) {
 			pl->placeholder_state[i] = PLACEHOLDER_MADE;
 			pl->placeholder_ids[pl->placeholders.n] = id;
 			TRY(strv_add(&pl->placeholders, path));
 		} else if (errno == EEXIST) {
 			/* made meanwhile, from outside: protect it, keep it */
 			pl->placeholder_state[i] = PLACEHOLDER_THERE;
-		} else {
-			/* we cannot create it: neither can COMMAND */
+		} else if (errno == EACCES || errno == EPERM || errno == EROFS) {
+			/* we may not create it: neither may COMMAND (same user) */
 			pl->placeholder_state[i] = PLACEHOLDER_SKIP;
 			pl->write_protects--;
+		} else {
+			/* out of space, the parent gone meanwhile, an I/O error:
+			 * COMMAND might manage later, unguarded. Fail closed. */
+			int e = errno;
+			plan_remove_placeholders(pl);
+			return -e;
 		}
 	}
 	pl->placeholder_state[n] = '\0';
@@ -325,8 +375,7 @@ static int judge_entry(const struct plan_in *in, struct plan *pl,
 	if (policy_check_path(in->policy, SBX_OP_WRITE, path, &why) == SBX_DENY &&
 	    why && (why->kind == SBX_RULE_MANDATORY || why->kind == SBX_RULE_DENY_WRITE)) {
 		*stop = true;
-		if (is_link && is_dangling(path))
-			return protect_dangling(pl, cv, path);
+		(void)is_link;
 		return protect_path(pl, cv, path);
 	}
 	return 0;
@@ -622,6 +671,14 @@ int plan_bwrap(const struct plan_in *in, struct plan *pl)
 		snprintf(num, sizeof(num), "--ignored=%u", in->ignored_signals);
 		STEP(strv_add(&pl->argv, num));
 	}
+	/* [limits] that are rlimits: set by sbx-init on itself, so COMMAND
+	 * and everything it starts inherit them */
+	if (policy_limit(p, SBX_LIMIT_CPU_SECONDS))
+		STEP(strv_addf(&pl->argv, "--limit-cpu=%llu",
+			       (unsigned long long)policy_limit(p, SBX_LIMIT_CPU_SECONDS)));
+	if (policy_limit(p, SBX_LIMIT_NOFILE))
+		STEP(strv_addf(&pl->argv, "--limit-nofile=%llu",
+			       (unsigned long long)policy_limit(p, SBX_LIMIT_NOFILE)));
 	if (sbx_verbosity >= V_VERBOSE)
 		STEP(strv_add(&pl->argv, "--verbose"));
 	rc = 0;
@@ -636,12 +693,23 @@ out:
 int plan_init(const struct plan_in *in, struct plan *pl)
 {
 	struct covered *cv = pl->covered;
+	size_t pin_at = pl->init_ops.n; /* after the roots, /dev and /proc */
 	int rc;
 
 	STEP(mask_rules(in, pl, cv));
 	STEP(protect_rules(in, pl, cv));
-	for (size_t i = 0; i < pl->init_ops.n; i++)
+	/* the pins before the masks and protects below them (parents first),
+	 * the links after every protect (a link's target may be one) */
+	qsort(cv->pins.v, cv->pins.n, sizeof(*cv->pins.v), cmp_len);
+	for (size_t i = 0; i < pin_at; i++)
 		STEP(strv_add(&pl->argv, pl->init_ops.v[i]));
+	for (size_t i = 0; i < cv->pins.n; i++)
+		if (!in_list(&cv->masks, cv->pins.v[i]) && !in_list(&cv->protect, cv->pins.v[i]))
+			STEP(strv_addf(&pl->argv, "--pin=%s", cv->pins.v[i]));
+	for (size_t i = pin_at; i < pl->init_ops.n; i++)
+		STEP(strv_add(&pl->argv, pl->init_ops.v[i]));
+	for (size_t i = 0; i < cv->links.n; i++)
+		STEP(strv_addf(&pl->argv, "--ro-link=%s", cv->links.v[i]));
 	STEP(strv_add(&pl->argv, "--"));
 	pl->cmd_at = pl->argv.n;
 	for (char *const *c = in->command; *c; c++)
@@ -662,6 +730,15 @@ int plan_build(const struct plan_in *in, struct plan *pl)
 	return rc ? rc : plan_init(in, pl);
 }
 
+static void close_placeholder_fds(struct plan *pl)
+{
+	for (size_t i = 0; pl->placeholder_ids && i < pl->placeholders.n; i++)
+		if (pl->placeholder_ids[i].fd >= 0) {
+			close(pl->placeholder_ids[i].fd);
+			pl->placeholder_ids[i].fd = -1;
+		}
+}
+
 void plan_remove_placeholders(struct plan *pl)
 {
 	for (size_t i = pl->placeholders.n; i-- > 0;) {
@@ -674,10 +751,11 @@ void plan_remove_placeholders(struct plan *pl)
 			continue;
 		/* Only while still the empty file we made: never lose data
 		 * someone put there from outside the sandbox meanwhile. */
-		if (S_ISREG(st.st_mode) && st.st_size == 0 && id &&
+		if (S_ISREG(st.st_mode) && st.st_size == 0 && id && id->fd >= 0 &&
 		    st.st_dev == id->dev && st.st_ino == id->ino)
 			unlink(path);
 	}
+	close_placeholder_fds(pl);
 	strv_free(&pl->placeholders);
 }
 
@@ -690,6 +768,8 @@ static void covered_free(struct plan *pl)
 	strv_free(&cv->masks);
 	strv_free(&cv->protect);
 	strv_free(&cv->roots);
+	strv_free(&cv->links);
+	strv_free(&cv->pins);
 	free(cv);
 	pl->covered = NULL;
 }
@@ -697,6 +777,7 @@ static void covered_free(struct plan *pl)
 void plan_free(struct plan *pl)
 {
 	covered_free(pl);
+	close_placeholder_fds(pl);
 	strv_free(&pl->argv);
 	strv_free(&pl->init_ops);
 	strv_free(&pl->placeholders);

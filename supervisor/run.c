@@ -164,32 +164,17 @@ static int send_all(int fd, const char *p, size_t n)
 	return 0;
 }
 
-int sandbox_send_args(struct sandbox *sb, const struct plan *pl,
-		      unsigned long long cpu_seconds, unsigned long long nofile)
+int sandbox_send_args(struct sandbox *sb, const struct plan *pl)
 {
 	int rc = 0;
 
-	/* bwrap waits on its --args socket: nothing of the sandbox exists
-	 * yet, and what it starts inherits these. */
-	if (cpu_seconds) {
-		struct rlimit rl = { cpu_seconds, cpu_seconds };
-		if (prlimit(sb->pid, RLIMIT_CPU, &rl, NULL))
-			rc = -errno;
-	}
-	if (!rc && nofile) {
-		struct rlimit rl = { nofile, nofile };
-		if (prlimit(sb->pid, RLIMIT_NOFILE, &rl, NULL))
-			rc = -errno;
-	}
-	if (rc == -ESRCH)
-		rc = -EPIPE; /* bubblewrap is gone already: sandbox_wait says why */
 	/* its options, up to the "--" before sbx-init, in one piece */
 	size_t len = 0;
 	for (size_t i = 1; i + 1 < pl->init_at; i++)
 		len += strlen(pl->argv.v[i]) + 1;
 	char *buf = malloc(len + 1), *w = buf;
 	if (!buf)
-		rc = rc ? rc : -ENOMEM;
+		rc = -ENOMEM;
 	for (size_t i = 1; buf && i + 1 < pl->init_at; i++) {
 		size_t n = strlen(pl->argv.v[i]) + 1;
 		memcpy(w, pl->argv.v[i], n);

@@ -5,6 +5,7 @@
  * CAP_SYS_ADMIN and CAP_SETPCAP, in the sandbox's user namespace. It only
  * applies what the supervisor decided:
  *   sbx-init [--ctl=FD] [--unix=allow|block] [--ignored=MASK]
+ *            [--limit-cpu=SECONDS] [--limit-nofile=N]
  *            [--env=NAME=VALUE]... [--verbose] [MOUNT-OP...] -- COMMAND [ARG...]
  * With a control socket it first waits for the supervisor's "go": one state
  * per placeholder (--ro-new: made, found there, or not to be bound) and,
@@ -41,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -69,6 +71,34 @@ static int parse_uint(const char *s, unsigned *out)
 		return -1;
 	*out = (unsigned)v;
 	return 0;
+}
+
+static unsigned long long limit_cpu, limit_nofile; /* 0: as inherited */
+
+static int parse_ull(const char *s, unsigned long long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoull(s, &end, 10);
+	return errno || *end || end == s || *out == 0 ? -1 : 0;
+}
+
+/* [limits]: on pid 1 itself, so COMMAND and all it starts inherit them. */
+static void apply_limits(void)
+{
+	struct rlimit rl;
+
+	if (limit_cpu) {
+		rl.rlim_cur = rl.rlim_max = limit_cpu;
+		if (setrlimit(RLIMIT_CPU, &rl))
+			die("limit cpu_seconds", errno);
+	}
+	if (limit_nofile) {
+		rl.rlim_cur = rl.rlim_max = limit_nofile;
+		if (setrlimit(RLIMIT_NOFILE, &rl))
+			die("limit nofile", errno);
+	}
 }
 
 static void apply_filter(int block_unix)
@@ -199,6 +229,10 @@ static int take_opt(char *a, bool from_ctl)
 		block_unix = 1;
 	else if (!strncmp(a, "--ignored=", 10) && !parse_uint(a + 10, &v))
 		ignored = v;
+	else if (!strncmp(a, "--limit-cpu=", 12) && !parse_ull(a + 12, &limit_cpu))
+		;
+	else if (!strncmp(a, "--limit-nofile=", 15) && !parse_ull(a + 15, &limit_nofile))
+		;
 	else if (!strncmp(a, "--env=", 6) && strchr(a + 7, '=') && ncommand_env < MAX_ENV)
 		command_env[ncommand_env++] = a + 6;
 	else if (!strcmp(a, "--verbose"))
@@ -350,6 +384,7 @@ int main(int argc, char **argv)
 		die("placeholders without a control socket", EINVAL);
 
 	apply_mounts_and_drop_caps(opts, nopts);
+	apply_limits();
 
 	if (verbose)
 		dprintf(STDERR_FILENO, "sbx: terminal kept; TIOCSTI/TIOCLINUX blocked "

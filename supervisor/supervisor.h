@@ -97,6 +97,7 @@ struct plan {
 	struct placeholder_id {
 		dev_t dev;
 		ino_t ino;
+		int fd;           /* held open until removal: the inode stays ours */
 	} *placeholder_ids;       /* one per placeholders entry */
 	unsigned read_masks;      /* read-denied paths hidden */
 	unsigned write_protects;  /* paths bound read-only inside writable roots */
@@ -117,7 +118,8 @@ int plan_build(const struct plan_in *in, struct plan *out);
 int plan_bwrap(const struct plan_in *in, struct plan *out);
 int plan_init(const struct plan_in *in, struct plan *pl);
 /* Make the planned placeholders (after bubblewrap has its arguments, while
- * it sets up the namespaces). 0 or -ENOMEM. */
+ * it sets up the namespaces). 0, or -errno: -ENOMEM, or an error COMMAND
+ * might not meet (ENOSPC, the parent gone...), after which none is left. */
 int plan_make_placeholders(struct plan *pl);
 void plan_free(struct plan *pl);
 /* Remove the placeholders that are still empty (deepest first). */
@@ -215,11 +217,9 @@ struct sandbox {
  * with nothing left running. */
 int sandbox_spawn(struct sandbox *sb, const char *bwrap, const char *init,
 		  char *const *command);
-/* The limits (prlimit on bubblewrap, so COMMAND inherits them), then
- * bubblewrap's options from the plan (planned with ctl_fd = sb->ctl_child):
- * bubblewrap goes on. 0 or -errno. */
-int sandbox_send_args(struct sandbox *sb, const struct plan *pl,
-		      unsigned long long cpu_seconds, unsigned long long nofile);
+/* bubblewrap's options from the plan (planned with ctl_fd = sb->ctl_child):
+ * bubblewrap goes on. 0 or -errno (-EPIPE: it is gone already). */
+int sandbox_send_args(struct sandbox *sb, const struct plan *pl);
 /* sbx-init's options from the plan, then "go": the placeholders' states
  * (plan_make_placeholders) and the descriptors the holder keeps (the
  * shim's; nfds is 0 or 3). */

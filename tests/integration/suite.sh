@@ -60,6 +60,28 @@ if has END out && [ ! -e dotfiles/bashrc ] && [ ! -e dotfiles/zshrc ] && [ ! -e 
    [ "$(ls -A dotfiles)" = other ]; then ok
 else bad "rc=$RC left: $(ls -A . dotfiles | tr '\n' ' ')"; fi
 
+# A write-protect over a directory keeps the masks made below it (a bind
+# from the read-only root would bring the hidden content back).
+t protect_over_a_directory_keeps_the_masks_below_it_boundary
+mkdir -p "$HOME/.config/gh" && echo "$SECRET" > "$HOME/.config/gh/hosts.yml"
+sx -q --no-shim --allow-write '~' --deny-write '~/.config' -- sh -c 'cat ~/.config/gh/hosts.yml; echo x > ~/.config/new; echo END'
+if has END out && ! grep -q "$SECRET" "$B/out" "$B/err" && [ ! -e "$HOME/.config/new" ]; then ok
+else bad "rc=$RC $(head -c 300 "$B/err")"; fi
+
+# Protected names that are symlinks, and the directories on their way: the
+# link cannot be removed and made anew, its target cannot be changed, and no
+# directory above a protected path can be renamed to make the path anew.
+t protected_links_and_their_parents_cannot_be_swapped_boundary
+mkdir dotfiles && echo orig > dotfiles/bashrc && ln -s dotfiles/bashrc .bashrc && ln -s .env.local .env
+git init -q . && echo orig-hook > .git/hooks/pre-commit
+sx -q --no-shim -- sh -c 'rm -f .bashrc; echo evil > .bashrc; rm -f .env; echo evil > .env; echo evil > .env.local;
+	mv dotfiles d2; mkdir -p dotfiles; echo evil > dotfiles/bashrc; echo evil > dotfiles/bashrc.new;
+	mv .git .git.old; mkdir -p .git/hooks; echo evil > .git/hooks/pre-commit; echo END'
+if has END out && [ -L .bashrc ] && [ "$(cat .bashrc)" = orig ] && [ -L .env ] && [ ! -e .env.local ] &&
+   [ ! -e d2 ] && [ ! -e .git.old ] && [ "$(cat .git/hooks/pre-commit)" = orig-hook ] &&
+   [ "$(cat dotfiles/bashrc.new)" = evil ]; then ok
+else bad "rc=$RC $(ls -A . | tr '\n' ' ') $(head -c 300 "$B/err")"; fi
+
 t sandbox_ini_in_workspace_not_writable_mandatory
 sx -q -- sh -c 'printf "[filesystem]\nallow_write = /\n" > sandbox.ini'
 if [ ! -e sandbox.ini ]; then ok; else bad "created"; fi
@@ -156,9 +178,11 @@ sx -q -- sh -c 'mv .bashrc moved; rm -f .bashrc; echo evil > new && mv -f new .b
 	mv .git/hooks/pre-commit .git/hooks/x; rm -f .git/hooks/pre-commit; echo evil > .git/hooks/pre-commit;
 	mv .git/hooks hooks-moved; rm -rf .git/hooks; touch .git/hooks/post-checkout;
 	python3 -c "import os; os.replace(\"new\", \".bashrc\")" 2>/dev/null; echo done'
+# (`mv .git/hooks hooks-moved` may leave a copy: .git is pinned, so the
+# rename crosses mounts and mv falls back to copying; the original stays)
 if has done out && [ "$(cat .bashrc)" = orig-rc ] && [ ! -L .bashrc ] && [ ! -e moved ] &&
-   grep -q orig-hook .git/hooks/pre-commit && [ ! -e .git/hooks/x ] && [ ! -e hooks-moved ] &&
-   [ ! -e .git/hooks/post-checkout ]; then ok
+   grep -q orig-hook .git/hooks/pre-commit && [ ! -e .git/hooks/x ] &&
+   [ ! -e .git/hooks/post-checkout ] && [ -d .git/hooks ]; then ok
 else bad "protected file changed: $(cat .bashrc) $(ls -A . .git/hooks | tr '\n' ' ')"; fi
 
 t missing_protected_names_cannot_be_created_in_workspace_or_home
@@ -455,7 +479,8 @@ else bad "rc=$RC rc2=$RC2 left: $left"; fi
 t sbx_init_refuses_malformed_mount_operations
 bad_ops=0
 for op in --ro=relative --ro=/a/../etc --ro=/a/./b --ro=/a//b --ro=/ --mask-dir=/x/ --unmask=/home/x \
-	  "--mask-dir-x=/a --unmask=/b" --ro-bind=/x --dev=/x; do
+	  "--mask-dir-x=/a --unmask=/b" --ro-bind=/x --dev=/x --pin=relative --ro-link=/a/../b \
+	  --rw=/ --proc=/x --limit-cpu=0 --limit-nofile=x; do
 	# shellcheck disable=SC2086
 	"$SBX_BIN/sbx-init" $op -- touch ran-marker >/dev/null 2>"$B/err"
 	[ $? -eq 125 ] && [ ! -e ran-marker ] || { bad_ops=$((bad_ops + 1)); echo "# accepted: $op"; }
