@@ -200,53 +200,18 @@ static int set_rw(const char *path)
 	return remount_flags(path, 0, MS_RDONLY);
 }
 
-/* An empty read-only file on a tmpfs of its own, detached (nothing to see
- * anywhere), as a mount tree to put over a link to nothing. */
-static int empty_file_tree(void)
-{
-	int fs = -1, mnt = -1, fd, tree = -1;
-
-	fs = (int)syscall(SYS_fsopen, "tmpfs", FSOPEN_CLOEXEC);
-	if (fs < 0 || syscall(SYS_fsconfig, fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0))
-		goto out;
-	mnt = (int)syscall(SYS_fsmount, fs, FSMOUNT_CLOEXEC, 0);
-	if (mnt < 0)
-		goto out;
-	fd = openat(mnt, "empty", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444);
-	if (fd < 0)
-		goto out;
-	close(fd);
-	tree = (int)syscall(SYS_open_tree, mnt, "empty", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
-out:;
-	int e = errno;
-	if (mnt >= 0)
-		close(mnt);
-	if (fs >= 0)
-		close(fs);
-	errno = e;
-	return tree < 0 ? -errno : tree;
-}
-
-/* A protected name that is a symlink: a bind over the target protects the
- * target, but the link could still be removed and the name made anew. So
- * the link itself gets a mount (the new mount API does not follow it):
- * read-only, what it leads to when that is a file, else an empty file. */
+/* A symlink on the way to a protected path (the name itself, a directory
+ * on the way, a hop in a chain): mounted onto itself, so it still leads
+ * where it did but cannot be removed or replaced (a mount point). The new
+ * mount API can take the link itself instead of following it. */
 static int cover_link(const char *path)
 {
-	int rc, t = (int)syscall(SYS_open_tree, AT_FDCWD, path, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
-	struct stat st;
+	int rc, t = (int)syscall(SYS_open_tree, AT_FDCWD, path,
+				 OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_SYMLINK_NOFOLLOW);
 
-	if (t >= 0 && (fstat(t, &st) || S_ISDIR(st.st_mode))) {
-		close(t); /* a directory cannot sit on a link */
-		t = -1;
-	}
-	if (t < 0 && (t = empty_file_tree()) < 0)
-		return t;
-	rc = (int)syscall(SYS_mount_setattr, t, "", AT_EMPTY_PATH | AT_RECURSIVE,
-			  &(struct init_mount_attr){ .attr_set = INIT_ATTR_RDONLY },
-			  sizeof(struct init_mount_attr));
-	if (!rc)
-		rc = (int)syscall(SYS_move_mount, t, "", AT_FDCWD, path, MOVE_MOUNT_F_EMPTY_PATH);
+	if (t < 0)
+		return -errno;
+	rc = (int)syscall(SYS_move_mount, t, "", AT_FDCWD, path, MOVE_MOUNT_F_EMPTY_PATH);
 	rc = rc ? -errno : 0;
 	close(t);
 	return rc;

@@ -10,8 +10,8 @@
  *   --pin=PATH            bind the directory PATH onto itself (a mount point
  *                         cannot be renamed: PATH stays on the way to what is
  *                         protected below it)
- *   --ro-link=PATH        PATH is a symlink: a read-only mount on the link itself
- *                         (its target when that is a file, else an empty file)
+ *   --ro-link=PATH        PATH is a symlink: mounted onto itself (it still leads
+ *                         where it did, and cannot be removed or replaced)
  *   --ro-new=PATH         the same as --ro for a placeholder the supervisor makes after
  *                         planning; its state (in sbx-init's "go") says whether
  *                         it exists: 'm' made or 'e' there (bound), '-' not

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -387,6 +388,15 @@ int main(int argc, char **argv)
 		}
 	}
 
+	/* Each placeholder's descriptor stays open until it is removed:
+	 * allow as many as the hard limit (after the spawn, so bubblewrap and
+	 * COMMAND keep the limit they were given). */
+	struct rlimit nofile;
+	if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur < nofile.rlim_max) {
+		nofile.rlim_cur = nofile.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &nofile);
+	}
+
 	/* (after the spawn: the local time zone costs a file read) */
 	time_t now = time(NULL);
 	struct tm tm;
@@ -502,8 +512,12 @@ int main(int argc, char **argv)
 	if (sbx_verbosity >= V_DEBUG)
 		print_line(&pl, true);
 	if (!serr && (serr = plan_make_placeholders(&pl)) && serr != -ENOMEM) {
-		msg("cannot make the placeholders that guard missing protected files: %s; "
-		    "nothing was run", strerror(-serr));
+		msg("cannot make the empty stand-in that keeps %s from being created "
+		    "inside the sandbox: %s%s; nothing was run",
+		    pl.placeholder_failed ? pl.placeholder_failed : "a protected name",
+		    strerror(-serr), serr == -EACCES || serr == -EPERM ?
+		    " (the directory is yours, so the sandboxed program could make it "
+		    "writable: make it writable, or create the file yourself)" : "");
 		goto out;
 	}
 	if (use_shim) {

@@ -150,29 +150,68 @@ static int mask_path(const struct plan_in *in, struct plan *pl,
 /* ---- read-only protection inside writable roots */
 
 /* op: "--ro=" for what exists, "--ro-new=" for a placeholder. */
-/* The directories between the writable root holding `path` and `path`:
- * renaming one would take the protected path away from its name, so each
- * becomes a mount point (--pin), which cannot be renamed. */
-static int pin_ancestors(struct covered *cv, const char *path)
+static int add_once(struct strv *list, const char *path)
 {
-	const char *root = NULL;
-	char dir[PATH_MAX];
+	for (size_t i = 0; i < list->n; i++)
+		if (!strcmp(list->v[i], path))
+			return 0;
+	return strv_add(list, path);
+}
 
+static bool is_root(const struct covered *cv, const char *path)
+{
 	for (size_t i = 0; i < cv->roots.n; i++)
-		if (path_under(path, cv->roots.v[i]) &&
-		    (!root || strlen(cv->roots.v[i]) > strlen(root)))
-			root = cv->roots.v[i];
-	if (!root || snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir))
+		if (!strcmp(cv->roots.v[i], path))
+			return true;
+	return false;
+}
+
+/* Everything on the way to a protected path that could be swapped to take
+ * the path away from its name: the path is followed as the kernel would,
+ * hop by hop, and inside the writable roots every symlink met (the name
+ * itself, a directory on the way, a link in a chain) is covered on the link
+ * itself (--ro-link), and every directory before the last component becomes
+ * a mount point (--pin), which cannot be renamed or removed. */
+static int guard_way(struct covered *cv, const char *path)
+{
+	char done[PATH_MAX] = "", todo[PATH_MAX * 2], cand[PATH_MAX * 2], link[PATH_MAX];
+	char next[PATH_MAX * 3];
+	struct stat st;
+	int hops = 0;
+
+	if (snprintf(todo, sizeof(todo), "%s", path) >= (int)sizeof(todo))
 		return 0;
-	for (char *slash = strrchr(dir, '/'); slash && slash > dir; slash = strrchr(dir, '/')) {
-		*slash = '\0';
-		if (strlen(dir) <= strlen(root))
+	for (char *c = todo; *c;) {
+		while (*c == '/')
+			c++;
+		if (!*c)
 			break;
-		bool seen = false;
-		for (size_t i = 0; i < cv->pins.n && !seen; i++)
-			seen = !strcmp(cv->pins.v[i], dir);
-		if (!seen)
-			TRY(strv_add(&cv->pins, dir));
+		char *end = strchrnul(c, '/');
+		bool last = !end[strspn(end, "/")];
+		if (snprintf(cand, sizeof(cand), "%s/%.*s", done, (int)(end - c), c) >=
+		    (int)sizeof(done) || lstat(cand, &st))
+			return 0; /* missing from here: nothing more to swap */
+		if (S_ISLNK(st.st_mode)) {
+			ssize_t n = readlink(cand, link, sizeof(link) - 1);
+			if (n <= 0 || ++hops > 40)
+				return 0;
+			link[n] = '\0';
+			if (writable_here(cv, cand) && !in_list(&cv->masks, cand))
+				TRY(add_once(&cv->links, cand));
+			/* go on from the link's target, then what was left */
+			if (snprintf(next, sizeof(next), "%s/%s%s", link[0] == '/' ? "" : done,
+				     link, end) >= (int)sizeof(next) ||
+			    path_join(NULL, next, todo, sizeof(todo)))
+				return 0;
+			done[0] = '\0';
+			c = todo;
+			continue;
+		}
+		if (!last && writable_here(cv, cand) && !is_root(cv, cand) &&
+		    !in_list(&cv->masks, cand))
+			TRY(add_once(&cv->pins, cand));
+		memcpy(done, cand, strlen(cand) + 1);
+		c = end;
 	}
 	return 0;
 }
@@ -184,23 +223,9 @@ static int protect_as(struct plan *pl, struct covered *cv, const char *path,
 	    in_list(&cv->masks, path))
 		return 0;
 	TRY(strv_add(&cv->protect, path));
-	TRY(pin_ancestors(cv, path));
+	TRY(guard_way(cv, path));
 	pl->write_protects++;
 	return init_op(pl, op, path);
-}
-
-/* A protected name that is a symlink: sbx-init also covers the link itself
- * (--ro-link, after every other write-protect), or it could be removed and
- * the name made anew. */
-static int protect_link(struct covered *cv, const char *path)
-{
-	if (!writable_here(cv, path) || in_list(&cv->masks, path))
-		return 0;
-	for (size_t i = 0; i < cv->links.n; i++)
-		if (!strcmp(cv->links.v[i], path))
-			return 0;
-	TRY(pin_ancestors(cv, path));
-	return strv_add(&cv->links, path);
 }
 
 /* A protected name that is a link to nothing yet (`.env -> .env.local`):
@@ -246,14 +271,11 @@ static int protect_path(struct plan *pl, struct covered *cv, const char *path)
 {
 	struct stat st;
 
-	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
-		char to[PATH_MAX];
-		TRY(protect_link(cv, path));
-		if (is_dangling(path))
-			return protect_dangling(pl, cv, path);
-		/* the bind below lands on the target: pin its way too */
-		sbx_path_resolve(path, to, sizeof(to));
-		TRY(pin_ancestors(cv, to));
+	/* a link to nothing: its way is guarded, and its target gets a
+	 * placeholder (a bind would have nothing to land on) */
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && is_dangling(path)) {
+		TRY(guard_way(cv, path));
+		return protect_dangling(pl, cv, path);
 	}
 	return protect_as(pl, cv, path, "--ro=");
 }
@@ -320,6 +342,23 @@ static int new_placeholder_file(const char *path, struct placeholder_id *id)
 	return 0;
 }
 
+/* Is the directory `path` would go in ours? Then COMMAND could chmod it
+ * writable and create the name, so a refusal to us is no guard. */
+static bool own_parent(const char *path)
+{
+	char dir[PATH_MAX];
+	struct stat st;
+	int e = errno;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		*(slash == dir ? slash + 1 : slash) = '\0';
+	bool own = stat(dir, &st) != 0 || st.st_uid == geteuid();
+	errno = e;
+	return own;
+}
+
 /* Each placeholder is an empty 0444 file of its own (not hard links to one:
  * a write to one from outside the sandbox would show in all of them).
  * Removal checks the inode, so nothing but what we made is ever removed. */
@@ -344,14 +383,19 @@ int plan_make_placeholders(struct plan *pl)
 		} else if (errno == EEXIST) {
 			/* made meanwhile, from outside: protect it, keep it */
 			pl->placeholder_state[i] = PLACEHOLDER_THERE;
-		} else if (errno == EACCES || errno == EPERM || errno == EROFS) {
-			/* we may not create it: neither may COMMAND (same user) */
+		} else if (errno == EROFS || ((errno == EACCES || errno == EPERM) &&
+						!own_parent(path))) {
+			/* we may not create it, nor make its directory writable:
+			 * neither may COMMAND (same user, no capability) */
 			pl->placeholder_state[i] = PLACEHOLDER_SKIP;
 			pl->write_protects--;
 		} else {
-			/* out of space, the parent gone meanwhile, an I/O error:
-			 * COMMAND might manage later, unguarded. Fail closed. */
+			/* out of space, the parent gone meanwhile, an I/O error,
+			 * a directory of ours we may not write: COMMAND might
+			 * manage later, unguarded. Fail closed. */
 			int e = errno;
+			free(pl->placeholder_failed);
+			pl->placeholder_failed = strdup(path);
 			plan_remove_placeholders(pl);
 			return -e;
 		}
@@ -786,4 +830,6 @@ void plan_free(struct plan *pl)
 	pl->placeholder_state = NULL;
 	free(pl->placeholder_ids);
 	pl->placeholder_ids = NULL;
+	free(pl->placeholder_failed);
+	pl->placeholder_failed = NULL;
 }

@@ -79,6 +79,8 @@ static int parse_ull(const char *s, unsigned long long *out)
 {
 	char *end;
 
+	if (*s < '0' || *s > '9')
+		return -1; /* strtoull would take "-1" as the largest value */
 	errno = 0;
 	*out = strtoull(s, &end, 10);
 	return errno || *end || end == s || *out == 0 ? -1 : 0;
@@ -300,7 +302,7 @@ static void receive_go(void)
 			}
 		}
 		if (n == 0)
-			die("control socket", EPIPE); /* the supervisor is gone */
+			_exit(125); /* the supervisor gave up (and said why) or is gone */
 		if (bad || (mh.msg_flags & (MSG_CTRUNC | MSG_TRUNC)))
 			die("control socket: malformed message", EPROTO);
 		if (buf[0] == 'A') {

@@ -99,6 +99,7 @@ struct plan {
 		ino_t ino;
 		int fd;           /* held open until removal: the inode stays ours */
 	} *placeholder_ids;       /* one per placeholders entry */
+	char *placeholder_failed; /* the one plan_make_placeholders() could not make */
 	unsigned read_masks;      /* read-denied paths hidden */
 	unsigned write_protects;  /* paths bound read-only inside writable roots */
 	struct covered *covered;  /* plan.c's own, between the two phases */

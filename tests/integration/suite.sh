@@ -82,6 +82,35 @@ if has END out && [ -L .bashrc ] && [ "$(cat .bashrc)" = orig ] && [ -L .env ] &
    [ "$(cat dotfiles/bashrc.new)" = evil ]; then ok
 else bad "rc=$RC $(ls -A . | tr '\n' ' ') $(head -c 300 "$B/err")"; fi
 
+# Symlinks on the way to a protected path (a linked .git, a link chain,
+# a linked directory on the way, a dangling link through a linked dir):
+# none can be removed and made anew, and the files stay as they were.
+t links_on_the_way_to_protected_paths_cannot_be_swapped_boundary
+mkdir -p gitdir/hooks cl/commands dotfiles real && ln -s gitdir .git && ln -s cl .claude
+echo orig > dotfiles/bashrc && ln -s dotfiles/bashrc a && ln -s a .bashrc
+echo origz > dotfiles/zshrc && ln -s dotfiles dl && ln -s dl/zshrc .zshrc
+ln -s real x && ln -s x/.env.local .env
+sx -q --no-shim -- sh -c 'rm .git; mkdir -p .git/hooks; echo pwn > .git/hooks/pre-commit;
+	rm .claude; mkdir -p .claude/commands; echo pwn > .claude/commands/x.md;
+	rm a; echo pwn > a; rm dl; mkdir dl; echo pwn > dl/zshrc; rm x; mkdir x; echo pwn > x/.env.local;
+	echo pwn > gitdir/hooks/pre-commit; cat .bashrc .zshrc; echo END'
+if has END out && has '^orig$' out && has '^origz$' out && [ -L .git ] && [ -L .claude ] &&
+   [ -L a ] && [ -L dl ] && [ -L x ] && [ "$(cat .bashrc)" = orig ] && [ "$(cat .zshrc)" = origz ] &&
+   [ -z "$(find gitdir/hooks cl/commands real -mindepth 1)" ]; then ok
+else bad "$(ls -lA | tr '\n' ' ')"; fi
+
+# A missing protected name in a directory of one's own that is not
+# writable: the sandboxed program could chmod it and create the name, so
+# sbx refuses to start (as root the stand-in is simply made).
+t protected_name_in_own_readonly_dir_fails_closed
+mkdir .git && chmod 0555 .git
+sx --no-shim -- sh -c 'chmod u+w .git && mkdir .git/hooks && echo pwn > .git/hooks/pre-commit; echo RAN'
+chmod 0755 .git
+if [ ! -e .git/hooks/pre-commit ] &&
+   { { [ "$RC" -eq 125 ] && ! has RAN out && has 'keeps .*\.git/hooks from being created' err; } ||
+     [ "$(id -u)" -eq 0 ]; }; then ok
+else bad "rc=$RC $(head -c 300 "$B/err")"; fi
+
 t sandbox_ini_in_workspace_not_writable_mandatory
 sx -q -- sh -c 'printf "[filesystem]\nallow_write = /\n" > sandbox.ini'
 if [ ! -e sandbox.ini ]; then ok; else bad "created"; fi
