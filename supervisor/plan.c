@@ -56,6 +56,7 @@ struct covered {
 	struct strv masks;   /* read-denied paths already hidden */
 	struct strv protect; /* paths already bound read-only */
 	struct strv roots;   /* writable roots that were bound */
+	struct strv unmasked; /* writable children bound back into a mask */
 	struct strv links;   /* protected names that are symlinks (--ro-link) */
 	struct strv pins;    /* directories on the way to a protected path */
 	bool make_placeholders;
@@ -96,6 +97,12 @@ static bool in_list(const struct strv *s, const char *path)
 		if (path_under(path, s->v[i]))
 			return true;
 	return false;
+}
+
+/* Under a mask, and not in a writable child bound back into it. */
+static bool hidden(const struct covered *cv, const char *path)
+{
+	return in_list(&cv->masks, path) && !in_list(&cv->unmasked, path);
 }
 
 static bool writable_here(const struct covered *cv, const char *path)
@@ -143,6 +150,8 @@ static int mask_path(const struct plan_in *in, struct plan *pl,
 		bool w = writable_here(cv, c) &&
 			 policy_check_path(in->policy, SBX_OP_WRITE, c, NULL) == SBX_ALLOW;
 		TRY(init_op(pl, w ? "--unmask-rw=" : "--unmask=", c));
+		if (w)
+			TRY(strv_add(&cv->unmasked, c));
 	}
 	return 0;
 }
@@ -196,7 +205,7 @@ static int guard_way(struct covered *cv, const char *path)
 			if (n <= 0 || ++hops > 40)
 				return 0;
 			link[n] = '\0';
-			if (writable_here(cv, cand) && !in_list(&cv->masks, cand))
+			if (writable_here(cv, cand) && !hidden(cv, cand))
 				TRY(add_once(&cv->links, cand));
 			/* go on from the link's target, then what was left */
 			if (snprintf(next, sizeof(next), "%s/%s%s", link[0] == '/' ? "" : done,
@@ -208,7 +217,7 @@ static int guard_way(struct covered *cv, const char *path)
 			continue;
 		}
 		if (!last && writable_here(cv, cand) && !is_root(cv, cand) &&
-		    !in_list(&cv->masks, cand))
+		    !hidden(cv, cand))
 			TRY(add_once(&cv->pins, cand));
 		memcpy(done, cand, strlen(cand) + 1);
 		c = end;
@@ -220,7 +229,7 @@ static int protect_as(struct plan *pl, struct covered *cv, const char *path,
 		      const char *op)
 {
 	if (!writable_here(cv, path) || in_list(&cv->protect, path) ||
-	    in_list(&cv->masks, path))
+	    hidden(cv, path))
 		return 0;
 	TRY(strv_add(&cv->protect, path));
 	TRY(guard_way(cv, path));
@@ -253,7 +262,7 @@ static int protect_dangling(struct plan *pl, struct covered *cv, const char *pat
 		if (!to[i])
 			return 0; /* all there: a loop, or made meanwhile */
 	}
-	if (errno != ENOENT || !writable_here(cv, cut) || in_list(&cv->masks, cut) ||
+	if (errno != ENOENT || !writable_here(cv, cut) || hidden(cv, cut) ||
 	    in_list(&cv->protect, cut))
 		return 0;
 	TRY(strv_add(&pl->placeholders_pending, cut));
@@ -312,7 +321,7 @@ static int placeholder(const struct plan_in *in, struct plan *pl,
 		     strrchr(path, '/') + 1) >= (int)sizeof(target))
 		return 0;
 	path = target;
-	if (!writable_here(cv, path) || in_list(&cv->masks, path) ||
+	if (!writable_here(cv, path) || hidden(cv, path) ||
 	    in_list(&cv->protect, path) || lstat(path, &st) == 0)
 		return 0;
 	TRY(strv_add(&pl->placeholders_pending, path));
@@ -586,11 +595,17 @@ static int protect_rules(const struct plan_in *in, struct plan *pl,
 			}
 		}
 	}
-	/* Existing protected names deeper in every writable root. */
+	/* Existing protected names deeper in every writable root, and in the
+	 * writable children bound back into a mask (the scan stops at one). */
 	for (size_t i = 0; i < cv->roots.n && !rc; i++) {
 		struct stat st;
 		if (stat(cv->roots.v[i], &st) == 0 && S_ISDIR(st.st_mode))
 			rc = scan(in, pl, cv, cv->roots.v[i], SCAN_DEPTH);
+	}
+	for (size_t i = 0; i < cv->unmasked.n && !rc; i++) {
+		struct stat st;
+		if (stat(cv->unmasked.v[i], &st) == 0 && S_ISDIR(st.st_mode))
+			rc = scan(in, pl, cv, cv->unmasked.v[i], SCAN_DEPTH);
 	}
 	return rc;
 }
@@ -748,7 +763,7 @@ int plan_init(const struct plan_in *in, struct plan *pl)
 	for (size_t i = 0; i < pin_at; i++)
 		STEP(strv_add(&pl->argv, pl->init_ops.v[i]));
 	for (size_t i = 0; i < cv->pins.n; i++)
-		if (!in_list(&cv->masks, cv->pins.v[i]) && !in_list(&cv->protect, cv->pins.v[i]))
+		if (!hidden(cv, cv->pins.v[i]) && !in_list(&cv->protect, cv->pins.v[i]))
 			STEP(strv_addf(&pl->argv, "--pin=%s", cv->pins.v[i]));
 	for (size_t i = pin_at; i < pl->init_ops.n; i++)
 		STEP(strv_add(&pl->argv, pl->init_ops.v[i]));
@@ -814,6 +829,7 @@ static void covered_free(struct plan *pl)
 	strv_free(&cv->roots);
 	strv_free(&cv->links);
 	strv_free(&cv->pins);
+	strv_free(&cv->unmasked);
 	free(cv);
 	pl->covered = NULL;
 }

@@ -111,6 +111,16 @@ if [ ! -e .git/hooks/pre-commit ] &&
      [ "$(id -u)" -eq 0 ]; }; then ok
 else bad "rc=$RC $(head -c 300 "$B/err")"; fi
 
+# A writable directory re-allowed inside a read-denied one is scanned for
+# protected names like any writable root (the scan stops at the mask).
+t protected_names_inside_a_reallowed_writable_child_of_a_mask_boundary
+mkdir -p "$HOME/priv/pub" && (cd "$HOME/priv/pub" && git init -q .)
+sx -q --no-shim --allow-write '~' --deny-read '~/priv' --allow-read '~/priv/pub' -- sh -c '
+	echo pwn > ~/priv/pub/.git/hooks/pre-commit; echo pwn >> ~/priv/pub/.git/config; echo ok > ~/priv/pub/file; echo END'
+if has END out && [ ! -e "$HOME/priv/pub/.git/hooks/pre-commit" ] && ! grep -q pwn "$HOME/priv/pub/.git/config" &&
+   [ "$(cat "$HOME/priv/pub/file")" = ok ]; then ok
+else bad "rc=$RC $(head -c 300 "$B/err")"; fi
+
 t sandbox_ini_in_workspace_not_writable_mandatory
 sx -q -- sh -c 'printf "[filesystem]\nallow_write = /\n" > sandbox.ini'
 if [ ! -e sandbox.ini ]; then ok; else bad "created"; fi
