@@ -759,7 +759,8 @@ int plan_init(const struct plan_in *in, struct plan *pl)
 	STEP(protect_rules(in, pl, cv));
 	/* the pins before the masks and protects below them (parents first),
 	 * the links after every protect (a link's target may be one) */
-	qsort(cv->pins.v, cv->pins.n, sizeof(*cv->pins.v), cmp_len);
+	if (cv->pins.n)
+		qsort(cv->pins.v, cv->pins.n, sizeof(*cv->pins.v), cmp_len);
 	for (size_t i = 0; i < pin_at; i++)
 		STEP(strv_add(&pl->argv, pl->init_ops.v[i]));
 	for (size_t i = 0; i < cv->pins.n; i++)
