@@ -29,6 +29,9 @@ static const char *const mandatory_anywhere[] = {
 	".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
 	".zshrc", ".zshenv", ".zprofile", ".zlogin",
 	".gitconfig", ".gitmodules", ".git/hooks/", ".git/config",
+	/* points git at another git directory, whose hooks and config are
+	 * not these: as good as writing them */
+	".git/commondir",
 	".vscode/", ".idea/", ".mcp.json", ".claude/commands/", ".claude/agents/",
 };
 

@@ -454,6 +454,11 @@ static int scan(const struct plan_in *in, struct plan *pl, struct covered *cv,
 			continue;
 		rc = judge_entry(in, pl, cv, path,
 				 e->d_type == DT_LNK || e->d_type == DT_UNKNOWN, &stop);
+		/* a `.git` file (worktree, submodule) points at the git
+		 * directory: as good as its hooks and config */
+		if (!rc && !stop && e->d_type == DT_REG && !strcmp(e->d_name, ".git") &&
+		    writable_here(cv, path))
+			rc = protect_path(pl, cv, path);
 		if (rc || stop || depth <= 1)
 			continue;
 		if (e->d_type != DT_DIR)

@@ -121,6 +121,14 @@ if has END out && [ ! -e "$HOME/priv/pub/.git/hooks/pre-commit" ] && ! grep -q p
    [ "$(cat "$HOME/priv/pub/file")" = ok ]; then ok
 else bad "rc=$RC $(head -c 300 "$B/err")"; fi
 
+# git could be sent elsewhere: `.git/commondir` (another git directory's
+# hooks and config) and a `.git` file (a worktree's gitdir: pointer).
+t git_cannot_be_pointed_at_another_git_directory_boundary
+git init -q . && mkdir wt && echo "gitdir: $B/realgit" > wt/.git
+sx -q --no-shim -- sh -c 'cp -r .git evil; echo ../evil > .git/commondir; echo "gitdir: ../evil" > wt/.git; echo END'
+if has END out && [ ! -e .git/commondir ] && [ "$(cat wt/.git)" = "gitdir: $B/realgit" ]; then ok
+else bad "rc=$RC $(head -c 300 "$B/err")"; fi
+
 t sandbox_ini_in_workspace_not_writable_mandatory
 sx -q -- sh -c 'printf "[filesystem]\nallow_write = /\n" > sandbox.ini'
 if [ ! -e sandbox.ini ]; then ok; else bad "created"; fi
