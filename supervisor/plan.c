@@ -434,6 +434,84 @@ static int judge_entry(const struct plan_in *in, struct plan *pl,
 	return 0;
 }
 
+/* A git directory reached other than as `<dir>/.git` (a submodule's under
+ * `.git/modules/`, or where a `.git` file's `gitdir:` points): its hooks,
+ * config and commondir get the same protection as a `.git`'s. */
+static int guard_gitdir(const struct plan_in *in, struct plan *pl, struct covered *cv,
+			const char *gd)
+{
+	static const char *const parts[] = { "hooks", "config", "commondir" };
+	char path[PATH_MAX];
+	int rc = 0;
+
+	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]) && !rc; i++) {
+		if (snprintf(path, sizeof(path), "%s/%s", gd, parts[i]) >= (int)sizeof(path))
+			return 0;
+		if (access(path, F_OK) == 0)
+			rc = protect_path(pl, cv, path);
+		else
+			rc = placeholder(in, pl, cv, path);
+	}
+	return rc;
+}
+
+/* Where a `.git` file sends git (`gitdir: PATH`, relative to the file). */
+static int follow_gitfile(const struct plan_in *in, struct plan *pl, struct covered *cv,
+			  const char *file)
+{
+	char buf[PATH_MAX], dir[PATH_MAX], gd[PATH_MAX];
+	FILE *f = fopen(file, "re");
+	size_t n;
+
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	buf[strcspn(buf, "\r\n")] = '\0';
+	if (strncmp(buf, "gitdir: ", 8) || !buf[8])
+		return 0;
+	snprintf(dir, sizeof(dir), "%s", file);
+	*strrchr(dir, '/') = '\0';
+	if (path_join(dir[0] ? dir : "/", buf + 8, gd, sizeof(gd)))
+		return 0;
+	sbx_path_resolve(gd, dir, sizeof(dir));
+	return writable_here(cv, dir) ? guard_gitdir(in, pl, cv, dir) : 0;
+}
+
+/* The submodules' git directories under `<root>/.git/modules/` (a git
+ * directory holds HEAD; names may nest). */
+static int guard_modules(const struct plan_in *in, struct plan *pl, struct covered *cv,
+			 const char *dir, int depth)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int rc = 0;
+
+	if (!d)
+		return 0;
+	while (!rc && (e = readdir(d))) {
+		char sub[PATH_MAX], head[PATH_MAX + 8];
+		if (e->d_type != DT_DIR || !strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name) >= (int)sizeof(sub))
+			continue;
+		snprintf(head, sizeof(head), "%s/HEAD", sub);
+		if (access(head, F_OK) == 0) {
+			rc = guard_gitdir(in, pl, cv, sub);
+			if (!rc && depth > 1) {
+				char inner[PATH_MAX + 16];
+				snprintf(inner, sizeof(inner), "%s/modules", sub);
+				rc = guard_modules(in, pl, cv, inner, depth - 1);
+			}
+		} else if (depth > 1) {
+			rc = guard_modules(in, pl, cv, sub, depth - 1);
+		}
+	}
+	closedir(d);
+	return rc;
+}
+
 static int scan(const struct plan_in *in, struct plan *pl, struct covered *cv,
 		const char *dir, int depth)
 {
@@ -457,8 +535,11 @@ static int scan(const struct plan_in *in, struct plan *pl, struct covered *cv,
 		/* a `.git` file (worktree, submodule) points at the git
 		 * directory: as good as its hooks and config */
 		if (!rc && !stop && e->d_type == DT_REG && !strcmp(e->d_name, ".git") &&
-		    writable_here(cv, path))
+		    writable_here(cv, path)) {
 			rc = protect_path(pl, cv, path);
+			if (!rc)
+				rc = follow_gitfile(in, pl, cv, path);
+		}
 		if (rc || stop || depth <= 1)
 			continue;
 		if (e->d_type != DT_DIR)
@@ -611,6 +692,12 @@ static int protect_rules(const struct plan_in *in, struct plan *pl,
 		struct stat st;
 		if (stat(cv->unmasked.v[i], &st) == 0 && S_ISDIR(st.st_mode))
 			rc = scan(in, pl, cv, cv->unmasked.v[i], SCAN_DEPTH);
+	}
+	/* the submodules' git directories of the workspace's repository */
+	for (size_t j = 0; j < 2 && !rc; j++) {
+		char mods[PATH_MAX];
+		if (snprintf(mods, sizeof(mods), "%s/.git/modules", roots[j]) < (int)sizeof(mods))
+			rc = guard_modules(in, pl, cv, mods, 4);
 	}
 	return rc;
 }

@@ -129,6 +129,19 @@ sx -q --no-shim -- sh -c 'cp -r .git evil; echo ../evil > .git/commondir; echo "
 if has END out && [ ! -e .git/commondir ] && [ "$(cat wt/.git)" = "gitdir: $B/realgit" ]; then ok
 else bad "rc=$RC $(head -c 300 "$B/err")"; fi
 
+# The git directories git uses other than `<dir>/.git`: a submodule's under
+# .git/modules/, and where a `.git` file's gitdir: points.
+t submodule_and_pointed_git_directories_guarded_boundary
+git init -q . && mkdir -p .git/modules/sm/hooks sm realgit/hooks wt
+echo ref > .git/modules/sm/HEAD && echo "[core]" > .git/modules/sm/config && echo "gitdir: ../.git/modules/sm" > sm/.git
+echo ref > realgit/HEAD && echo "[core]" > realgit/config && echo "gitdir: $W/realgit" > wt/.git
+sx -q --no-shim -- sh -c 'for g in .git/modules/sm realgit; do echo pwn > $g/hooks/pre-commit;
+	echo pwn >> $g/config; echo ../x > $g/commondir; done; echo END'
+if has END out && [ -z "$(find .git/modules/sm/hooks realgit/hooks -type f)" ] &&
+   [ ! -e .git/modules/sm/commondir ] && [ ! -e realgit/commondir ] &&
+   ! grep -q pwn .git/modules/sm/config realgit/config; then ok
+else bad "rc=$RC $(head -c 300 "$B/err")"; fi
+
 t sandbox_ini_in_workspace_not_writable_mandatory
 sx -q -- sh -c 'printf "[filesystem]\nallow_write = /\n" > sandbox.ini'
 if [ ! -e sandbox.ini ]; then ok; else bad "created"; fi
