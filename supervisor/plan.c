@@ -190,7 +190,18 @@ static int guard_way(struct covered *cv, const char *path)
 
 	if (snprintf(todo, sizeof(todo), "%s", path) >= (int)sizeof(todo))
 		return 0;
-	for (char *c = todo; *c;) {
+	/* The writable roots are real paths: start below the longest one the
+	 * path is under (nothing above it can be swapped from inside). */
+	char *c = todo;
+	for (size_t i = 0; i < cv->roots.n; i++) {
+		size_t n = strlen(cv->roots.v[i]);
+		if (path_under(todo, cv->roots.v[i]) && todo + n > c && n < sizeof(done)) {
+			memcpy(done, todo, n);
+			done[n] = '\0';
+			c = todo + n;
+		}
+	}
+	while (*c) {
 		while (*c == '/')
 			c++;
 		if (!*c)
