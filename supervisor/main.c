@@ -598,6 +598,13 @@ int main(int argc, char **argv)
 			    "sbx-preload --config %s -- %s%s", shown, shown, o.command[0],
 			    o.command[1] ? " …" : "");
 	}
+#if !defined(__SANITIZE_ADDRESS__)
+	/* The run is over and everything is said: the kernel frees the rest
+	 * faster than we would (the sanitizer builds free it all, for the
+	 * leak check). */
+	fflush(NULL);
+	_exit(rc);
+#endif
 	goto out;
 
 config_error:
