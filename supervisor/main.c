@@ -531,7 +531,8 @@ int main(int argc, char **argv)
 		}
 		struct reports_cfg rcfg = { .policy = p, .log_path = log_path,
 					    .run_id = run_id, .mode = mode,
-					    .out_fd = STDERR_FILENO, .hold = true };
+					    .out_fd = STDERR_FILENO, .hold = true,
+					    .guarded = pl.guarded.v, .nguarded = pl.guarded.n };
 		if (reports_new(&rcfg, &reports)) {
 			msg("out of memory");
 			goto out;

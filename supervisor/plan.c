@@ -877,6 +877,8 @@ int plan_init(const struct plan_in *in, struct plan *pl)
 	pl->cmd_at = pl->argv.n;
 	for (char *const *c = in->command; *c; c++)
 		STEP(strv_add(&pl->argv, *c));
+	for (size_t i = 0; i < cv->protect.n; i++)
+		STEP(strv_add(&pl->guarded, cv->protect.v[i]));
 	rc = 0;
 out:
 	covered_free(pl);
@@ -946,6 +948,7 @@ void plan_free(struct plan *pl)
 	strv_free(&pl->init_ops);
 	strv_free(&pl->placeholders);
 	strv_free(&pl->placeholders_pending);
+	strv_free(&pl->guarded);
 	free(pl->placeholder_state);
 	pl->placeholder_state = NULL;
 	free(pl->placeholder_ids);

@@ -225,6 +225,9 @@ size_t report_line(const struct wire_report *w, const struct report_expl *e,
 			    "started, and only an existing path can be made writable "
 			    "(create it first, or allow a directory with a trailing /, "
 			    "which sbx creates)", e->rule, e->source);
+		else if (e->guarded)
+			PUT(" — the sandbox keeps %s read-only (it guards a git "
+			    "directory or a protected file)", e->guarded);
 		else if (e->verdict == SBX_ALLOW)
 			PUT(" — refused by the sandbox");
 		else if (file_op(w->op))
@@ -425,6 +428,14 @@ static void handle(struct reports *r, const char *line, size_t len)
 		return;
 	}
 	report_explain(r->cfg.policy, &w, &e);
+	if (e.unbound && file_op(w.op))
+		for (size_t i = 0; i < r->cfg.nguarded; i++)
+			if (path_under(w.target, r->cfg.guarded[i])) {
+				e.unbound = false;
+				e.guarded = r->cfg.guarded[i];
+				e.fix[0] = '\0';
+				break;
+			}
 	ignored = policy_report_ignored(r->cfg.policy, file_op(w.op), w.target);
 	log_report(r, &w, &e, ignored);
 	if (ignored) {

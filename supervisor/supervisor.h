@@ -103,6 +103,7 @@ struct plan {
 	unsigned read_masks;      /* read-denied paths hidden */
 	unsigned write_protects;  /* paths bound read-only inside writable roots */
 	struct covered *covered;  /* plan.c's own, between the two phases */
+	struct strv guarded;      /* every path made read-only (for reports) */
 };
 
 /* What became of a placeholder; sbx-init gets them in its "go" message
@@ -141,6 +142,11 @@ struct reports_cfg {
 	 * is usually writing its own error line, and ours should not land in
 	 * the middle of it). false: each line is written as it comes. */
 	bool hold;
+	/* Paths the boundary keeps read-only that no policy rule names (the
+	 * hooks and config of a submodule's git directory...): a refusal
+	 * there is said to be the sandbox's, not a missing path's. */
+	char *const *guarded;
+	size_t nguarded;
 };
 
 /* What the policy says about one report, for the line and the log. */
@@ -154,6 +160,7 @@ struct report_expl {
 	char fix[PATH_MAX + 32];   /* "--allow-write ~/x", or "" */
 	char shown[PATH_MAX];      /* the target as the person writes it */
 	bool unbound;              /* allowed by `rule`, refused: not there at start */
+	const char *guarded;       /* kept read-only by the boundary: this path */
 };
 /* Long enough for any report: a 4 KiB target escaped, rule and fix. */
 #define REPORT_LINE_MAX (6 * PATH_MAX)
