@@ -356,7 +356,7 @@ int main(int argc, char **argv)
 	int rc = SBX_EXIT_SETUP, brc;
 	bool ready = false, use_shim, have_bwrap, have_init;
 	enum reports_mode mode;
-	struct sandbox sb = { .pid = -1, .sfd = -1, .args_fd = -1, .ctl = -1, .ctl_child = -1 };
+	struct sandbox sb = SANDBOX_NONE;
 
 	int orc = options_parse(argc, argv, &o);
 	if (orc)

@@ -59,7 +59,6 @@ struct covered {
 	struct strv unmasked; /* writable children bound back into a mask */
 	struct strv links;   /* protected names that are symlinks (--ro-link) */
 	struct strv pins;    /* directories on the way to a protected path */
-	bool make_placeholders;
 	/* The parents placeholder() resolved, "" when not a directory (they
 	 * are the workspace, HOME and a few below them, asked for in turn:
 	 * realpath() costs a readlink per component). */
@@ -254,13 +253,14 @@ static int protect_as(struct plan *pl, struct covered *cv, const char *path,
  * the first missing component of the target (a file there makes creating
  * anything below it fail too). Outside the writable roots the write fails
  * anyway; a link loop leads nowhere. */
-static int protect_dangling(struct plan *pl, struct covered *cv, const char *path)
+static int protect_dangling(const struct plan_in *in, struct plan *pl,
+			    struct covered *cv, const char *path)
 {
 	char to[PATH_MAX], cut[PATH_MAX];
 	struct stat st;
 	size_t i;
 
-	if (!cv->make_placeholders)
+	if (!in->make_placeholders)
 		return 0;
 	sbx_path_resolve(path, to, sizeof(to));
 	for (i = 1;; i++) {
@@ -287,7 +287,8 @@ static bool is_dangling(const char *path)
 	return lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && stat(path, &st) && errno == ENOENT;
 }
 
-static int protect_path(struct plan *pl, struct covered *cv, const char *path)
+static int protect_path(const struct plan_in *in, struct plan *pl, struct covered *cv,
+			const char *path)
 {
 	struct stat st;
 
@@ -295,7 +296,7 @@ static int protect_path(struct plan *pl, struct covered *cv, const char *path)
 	 * placeholder (a bind would have nothing to land on) */
 	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && is_dangling(path)) {
 		TRY(guard_way(cv, path));
-		return protect_dangling(pl, cv, path);
+		return protect_dangling(in, pl, cv, path);
 	}
 	return protect_as(pl, cv, path, "--ro=");
 }
@@ -318,7 +319,7 @@ static int placeholder(const struct plan_in *in, struct plan *pl,
 	if (!in->make_placeholders)
 		return 0;
 	if (lstat(path, &st) == 0)
-		return S_ISLNK(st.st_mode) ? protect_path(pl, cv, path) : 0;
+		return S_ISLNK(st.st_mode) ? protect_path(in, pl, cv, path) : 0;
 	snprintf(parent, sizeof(parent), "%s", path);
 	*strrchr(parent, '/') = '\0';
 	/* Judge where it would really land: a sandboxed run may have left
@@ -427,7 +428,7 @@ int plan_make_placeholders(struct plan *pl)
 /* ---- scanning writable roots for protected names that exist */
 
 static int judge_entry(const struct plan_in *in, struct plan *pl,
-		       struct covered *cv, const char *path, bool is_link, bool *stop)
+		       struct covered *cv, const char *path, bool *stop)
 {
 	const struct sbx_rule *why;
 
@@ -439,8 +440,7 @@ static int judge_entry(const struct plan_in *in, struct plan *pl,
 	if (policy_check_path(in->policy, SBX_OP_WRITE, path, &why) == SBX_DENY &&
 	    why && (why->kind == SBX_RULE_MANDATORY || why->kind == SBX_RULE_DENY_WRITE)) {
 		*stop = true;
-		(void)is_link;
-		return protect_path(pl, cv, path);
+		return protect_path(in, pl, cv, path);
 	}
 	return 0;
 }
@@ -459,7 +459,7 @@ static int guard_gitdir(const struct plan_in *in, struct plan *pl, struct covere
 		if (snprintf(path, sizeof(path), "%s/%s", gd, parts[i]) >= (int)sizeof(path))
 			return 0;
 		if (access(path, F_OK) == 0)
-			rc = protect_path(pl, cv, path);
+			rc = protect_path(in, pl, cv, path);
 		else
 			rc = placeholder(in, pl, cv, path);
 	}
@@ -541,13 +541,12 @@ static int scan(const struct plan_in *in, struct plan *pl, struct covered *cv,
 		if (snprintf(path, sizeof(path), "%s/%s", strcmp(dir, "/") ? dir : "",
 			     e->d_name) >= (int)sizeof(path))
 			continue;
-		rc = judge_entry(in, pl, cv, path,
-				 e->d_type == DT_LNK || e->d_type == DT_UNKNOWN, &stop);
+		rc = judge_entry(in, pl, cv, path, &stop);
 		/* a `.git` file (worktree, submodule) points at the git
 		 * directory: as good as its hooks and config */
 		if (!rc && !stop && e->d_type == DT_REG && !strcmp(e->d_name, ".git") &&
 		    writable_here(cv, path)) {
-			rc = protect_path(pl, cv, path);
+			rc = protect_path(in, pl, cv, path);
 			if (!rc)
 				rc = follow_gitfile(in, pl, cv, path);
 		}
@@ -674,7 +673,7 @@ static int protect_rules(const struct plan_in *in, struct plan *pl,
 
 			if (x->pat == SBX_PAT_PREFIX) {
 				if (access(x->pattern, F_OK) == 0)
-					rc = protect_path(pl, cv, x->pattern);
+					rc = protect_path(in, pl, cv, x->pattern);
 				else if (builtin || x->is_dir)
 					rc = placeholder(in, pl, cv, x->pattern);
 				continue;
@@ -686,7 +685,7 @@ static int protect_rules(const struct plan_in *in, struct plan *pl,
 			for (size_t j = 0; j < 2 && !rc; j++) {
 				snprintf(path, sizeof(path), "%s/%s", roots[j], x->pattern);
 				if (access(path, F_OK) == 0)
-					rc = protect_path(pl, cv, path);
+					rc = protect_path(in, pl, cv, path);
 				else if (builtin || x->is_dir)
 					rc = placeholder(in, pl, cv, path);
 			}
@@ -757,7 +756,6 @@ int plan_bwrap(const struct plan_in *in, struct plan *pl)
 	cv = pl->covered = calloc(1, sizeof(*cv));
 	if (!cv)
 		return -ENOMEM;
-	cv->make_placeholders = in->make_placeholders;
 #define STEP(x) do { if ((rc = (x)) < 0) goto out; } while (0)
 	STEP(strv_add(&pl->argv, in->bwrap));
 	/* Always a user namespace with every capability dropped, also for

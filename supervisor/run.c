@@ -89,8 +89,8 @@ int sandbox_spawn(struct sandbox *sb, const char *bwrap, const char *init,
 	sigset_t set;
 	pid_t parent = getpid();
 
-	*sb = (struct sandbox){ .pid = -1, .sfd = -1, .args_fd = -1, .ctl = -1,
-				.ctl_child = -1, .ignored = run_ignored_signals() };
+	*sb = SANDBOX_NONE;
+	sb->ignored = run_ignored_signals();
 	sigemptyset(&set);
 	for (size_t i = 0; i < SBX_NFORWARDED; i++)
 		sigaddset(&set, sbx_forwarded[i]);
@@ -144,8 +144,7 @@ fail:
 	if (sb->sfd >= 0)
 		close(sb->sfd);
 	sigprocmask(SIG_SETMASK, &sb->orig, NULL);
-	*sb = (struct sandbox){ .pid = -1, .sfd = -1, .args_fd = -1, .ctl = -1,
-				.ctl_child = -1 };
+	*sb = SANDBOX_NONE;
 	return -e;
 }
 
@@ -173,16 +172,17 @@ int sandbox_send_args(struct sandbox *sb, const struct plan *pl)
 	for (size_t i = 1; i + 1 < pl->init_at; i++)
 		len += strlen(pl->argv.v[i]) + 1;
 	char *buf = malloc(len + 1), *w = buf;
-	if (!buf)
-		rc = -ENOMEM;
-	for (size_t i = 1; buf && i + 1 < pl->init_at; i++) {
-		size_t n = strlen(pl->argv.v[i]) + 1;
-		memcpy(w, pl->argv.v[i], n);
-		w += n;
-	}
-	if (!rc)
+	if (buf) {
+		for (size_t i = 1; i + 1 < pl->init_at; i++) {
+			size_t n = strlen(pl->argv.v[i]) + 1;
+			memcpy(w, pl->argv.v[i], n);
+			w += n;
+		}
 		rc = send_all(sb->args_fd, buf, len);
-	free(buf);
+		free(buf);
+	} else {
+		rc = -ENOMEM;
+	}
 	close(sb->args_fd);
 	sb->args_fd = -1;
 	/* bwrap has it now */

@@ -166,16 +166,27 @@ static void report_gone(int ctl, int code)
 /* The holder: keeps the shim's descriptors open, dumpable, and nothing
  * else. COMMAND may kill it (same user): later processes then run without
  * reports, the boundary unchanged. */
-static pid_t start_holder(int sfd, int ctl)
+/* fork(); the child keeps neither the signalfd nor the control socket,
+ * which are pid 1's alone. */
+static pid_t fork_child(int sfd, int ctl_fd)
 {
-	pid_t h = fork();
+	pid_t pid = fork();
 
-	if (h < 0)
+	if (pid < 0)
 		die("fork", errno);
-	if (h == 0) {
+	if (pid == 0) {
 		close(sfd);
-		if (ctl >= 0)
-			close(ctl);
+		if (ctl_fd >= 0)
+			close(ctl_fd);
+	}
+	return pid;
+}
+
+static pid_t start_holder(int sfd, int ctl_fd)
+{
+	pid_t h = fork_child(sfd, ctl_fd);
+
+	if (h == 0) {
 		prctl(PR_SET_NAME, "sbx-shim-fds", 0, 0, 0);
 		for (;;)
 			pause();
@@ -405,15 +416,9 @@ int main(int argc, char **argv)
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))
 		die("dumpable", errno);
 
-	child = fork();
-	if (child < 0)
-		die("fork", errno);
-	if (child == 0) {
-		close(sfd);
-		if (ctl >= 0)
-			close(ctl);
+	child = fork_child(sfd, ctl);
+	if (child == 0)
 		start_command(argv + i, &orig);
-	}
 
 	/* Ready: the supervisor learns our pid (SCM_CREDENTIALS, translated
 	 * into its pid namespace) and that COMMAND is starting. */

@@ -219,6 +219,10 @@ struct sandbox {
 	unsigned ignored;   /* the forwarded signals our caller had ignored */
 };
 
+/* A struct sandbox with nothing started and nothing open. */
+#define SANDBOX_NONE ((struct sandbox){ .pid = -1, .sfd = -1, .args_fd = -1, .ctl = -1, \
+				       .ctl_child = -1 })
+
 /* Fork and exec `bwrap --args FD -- INIT --ctl=FD -- COMMAND...`; it waits
  * for its options (sandbox_send_args). The forwarded signals are blocked
  * from here on (sandbox_wait or sandbox_abort restore them). 0, or -errno
