@@ -18,7 +18,11 @@ cp "$top/build/sbx-preload" "$top/build/sbx-init" "$top/build/libsbx-preload.so"
 mkdir "$bin/scripts" && cp "$top/scripts/demo.sh" "$bin/scripts/" && ln -s . "$bin/build"
 chmod -R a+rX "$bin"
 
-suites="suite.sh shim.sh"
+# Every suite that exists: the boundary, the shim, and one per concern.
+suites=""
+for s in suite.sh shim.sh seccomp.sh stream.sh learn.sh init.sh harm.sh; do
+	[ -f "$here/$s" ] && suites="$suites $s"
+done
 rc=0
 echo "# integration tests as $(id -un)"
 for s in $suites; do
