@@ -32,6 +32,7 @@ endif
 POLICY_SRCS := policy/policy.c policy/query.c policy/load.c policy/glob.c policy/path.c policy/blob.c
 SUPERVISOR_SRCS := supervisor/main.c supervisor/options.c supervisor/plan.c \
 	supervisor/run.c supervisor/util.c supervisor/reports.c supervisor/learn.c \
+	supervisor/standin.c \
 	shim/wire.c
 INIT_SRCS := supervisor/sbx-init.c supervisor/init-mounts.c
 SHIM_SRCS := shim/shim.c shim/wrappers.c shim/exec.c shim/net.c shim/resolve.c shim/wire.c
@@ -139,7 +140,7 @@ build/libsbx-preload.so: $(SHIM_OBJS)
 # The unit tests also cover the supervisor's report handling and the shim's
 # path and wire code (compiled here as ordinary objects).
 UNIT_EXTRA_OBJS := build/supervisor/reports.o build/supervisor/learn.o build/supervisor/util.o \
-	build/supervisor/plan.o \
+	build/supervisor/plan.o build/supervisor/standin.o \
 	build/shim/wire.o build/shim/resolve-test.o
 build/shim/resolve-test.o: shim/resolve.c
 	@mkdir -p $(@D)

@@ -319,6 +319,11 @@ int policy_compile(struct policy_builder *b, struct policy **out,
 	/* Derived writable roots come first: they are what `isolation` means. */
 	const char *root = p->isolation == SBX_ISOLATION_WORKSPACE ? p->workspace :
 			   p->isolation == SBX_ISOLATION_STRICT ? p->session_dir : NULL;
+	/* A workspace of `/` (an MCP host starts its servers there) would make
+	 * the whole machine writable: it is read-only instead, and the
+	 * start-up line says how to choose one (docs/POLICY.md). */
+	if (root && !strcmp(root, "/"))
+		root = NULL;
 	if (root) {
 		struct pending pr = { .kind = SBX_RULE_ALLOW_WRITE,
 				      .origin = SBX_ORIGIN_ISOLATION,
@@ -402,6 +407,13 @@ int policy_compile(struct policy_builder *b, struct policy **out,
 			goto fail;
 	}
 
+	/* `allow_domains = *` opens the host's network only when no
+	 * deny_domains rule needs holding: the boundary can hold one only
+	 * with the filtering proxy, so until then the network stays off
+	 * (and sbx says so) rather than the deny being the shim's alone. */
+	for (size_t i = 0; i < npend && p->network_open; i++)
+		if (pend[i].kind == SBX_RULE_DENY_DOMAIN)
+			p->network_open = false;
 	p->storage = calloc(npend ? npend : 1, sizeof(*p->storage));
 	if (!p->storage)
 		goto fail;

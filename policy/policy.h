@@ -199,7 +199,7 @@ enum sbx_isolation policy_isolation(const struct policy *p);
 enum sbx_fallback policy_fallback(const struct policy *p);
 enum sbx_home policy_home_mode(const struct policy *p);
 bool policy_nested(const struct policy *p);
-bool policy_network_open(const struct policy *p);  /* allow_domains has `*` */
+bool policy_network_open(const struct policy *p);  /* allow_domains has `*`, and no deny_domains */
 bool policy_allow_local_binding(const struct policy *p);
 bool policy_allow_all_unix_sockets(const struct policy *p);
 unsigned policy_http_proxy_port(const struct policy *p);  /* 0 = built-in */

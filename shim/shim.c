@@ -400,6 +400,34 @@ static bool deferred(enum sbx_op op, const struct sbx_rule *why)
 	       (why->kind == SBX_RULE_MANDATORY || why->kind == SBX_RULE_DENY_WRITE);
 }
 
+/* ... except where the boundary cannot guard the name before it exists
+ * and the shim is what refuses (docs/POLICY.md, "Stand-ins"): a protected
+ * name made at the top of the workspace or of HOME, where a stand-in would
+ * show in `git status` and every listing, and `.git/commondir` anywhere (no
+ * git command makes one beside a repository's own hooks; a stand-in there
+ * would break git). A static binary gets past this until seccomp notify
+ * refuses these in the supervisor. */
+static bool shim_guards(const char *abs, const struct sbx_rule *why)
+{
+	const char *roots[2] = { policy_workspace(S.policy), policy_home(S.policy) };
+	size_t al = strlen(abs), nl = strlen(why->pattern);
+
+	if (al > 15 && !strcmp(abs + al - 15, "/.git/commondir"))
+		return true;
+	/* `.git/hooks` and `.git/config` are guarded by the boundary in a
+	 * repository that existed at start (a stand-in where missing), and a
+	 * `git init` or `git clone` inside must be able to make them */
+	if (!strncmp(why->pattern, ".git/", 5))
+		return false;
+	for (size_t i = 0; i < 2; i++) {
+		size_t rl = roots[i] ? strlen(roots[i]) : 0;
+		if (rl && rl + 1 + nl == al && !strncmp(abs, roots[i], rl) && abs[rl] == '/' &&
+		    !strcmp(abs + rl + 1, why->pattern))
+			return true;
+	}
+	return false;
+}
+
 static int deny_errno(enum sbx_op op, const struct sbx_rule *why)
 {
 	if (op == SBX_OP_EXEC)
@@ -417,6 +445,15 @@ static bool exists(const char *abs)
 
 	return syscall(SYS_newfstatat, AT_FDCWD, abs, &st, AT_SYMLINK_NOFOLLOW) == 0 ||
 	       errno != ENOENT;
+}
+
+/* Like exists(), through links: a protected link to nothing (`.env ->
+ * .env.local`) is a name that a write would create. */
+static bool exists_at_end(const char *abs)
+{
+	struct stat st;
+
+	return syscall(SYS_newfstatat, AT_FDCWD, abs, &st, 0) == 0 || errno != ENOENT;
 }
 
 int shim_check(struct pending *pd, int dirfd, const char *path,
@@ -444,18 +481,21 @@ int shim_check(struct pending *pd, int dirfd, const char *path,
 			shim_trace(wire_of(op), abs);
 		goto out;
 	}
-	if (deferred(op, why))
+	bool guard = deferred(op, why);
+	if (guard && (exists_at_end(abs) || !shim_guards(abs, why)))
 		goto out;
 	/* Denied as written: follow the symlinks before refusing, so a link
-	 * that really points somewhere allowed is never refused. */
+	 * that really points somewhere allowed is never refused (but a name
+	 * the shim guards is refused as written: through a link to nothing,
+	 * the write would make it). */
 	shim_resolve(abs, !(how & HOW_NOFOLLOW), real, sizeof(real));
-	if (strcmp(real, abs) && (policy_check_path(S.policy, op, real, &why) == SBX_ALLOW ||
-				  deferred(op, why))) {
+	if (!guard && strcmp(real, abs) &&
+	    (policy_check_path(S.policy, op, real, &why) == SBX_ALLOW || deferred(op, why))) {
 		if (S.mode != SHIM_ENFORCE)
 			shim_trace(wire_of(op), real);
 		goto out;
 	}
-	if (op == SBX_OP_WRITE && (how & (HOW_CREATE | HOW_EXISTING)) &&
+	if (!guard && op == SBX_OP_WRITE && (how & (HOW_CREATE | HOW_EXISTING)) &&
 	    ((how & HOW_CREATE) ? exists(abs) : !exists(abs)))
 		goto out; /* the kernel's EEXIST / ENOENT, as the boundary gives */
 	pd->active = false;

@@ -533,7 +533,15 @@ int init_mounts_apply(char *const *argv, int n, const char *states,
 			}
 			if (states[knew++] == '-')
 				break; /* the supervisor could not make it: nor can COMMAND */
-			rc = protect_placeholder(p);
+			/* a stand-in is a link (standin.h): mounted onto itself,
+			 * as a protected link is; what appeared there instead,
+			 * bound read-only */
+			struct stat lst;
+			if (lstat(p, &lst)) {
+				rc = -errno;
+				break;
+			}
+			rc = S_ISLNK(lst.st_mode) ? cover_link(p) : protect_placeholder(p);
 			break;
 		case OP_RO:
 			*path = p;

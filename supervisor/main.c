@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -13,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "standin.h"
 #include "supervisor.h"
 
 extern char **environ;
@@ -148,47 +150,69 @@ static int unsandboxed(const struct options *o, const char *why)
 
 static void startup_line(const struct policy *p, const struct plan *pl)
 {
-	char ws[PATH_MAX], sess[PATH_MAX], net[64];
-	size_t ndom;
+	char ws[PATH_MAX], sess[PATH_MAX], net[64], counts[96];
 
 	policy_tildify(p, policy_workspace(p), ws, sizeof(ws));
-	policy_rules(p, SBX_RULE_ALLOW_DOMAIN, &ndom);
 	snprintf(net, sizeof(net), "%s", policy_network_open(p) ? "network on (allow_domains = *)" :
 		 "network off");
+	snprintf(counts, sizeof(counts), "%u read-den%s, %u write-protected", pl->read_masks,
+		 pl->read_masks == 1 ? "y" : "ies", pl->write_protects);
 	switch (policy_isolation(p)) {
 	case SBX_ISOLATION_STRICT:
 		policy_tildify(p, policy_session_dir(p), sess, sizeof(sess));
-		info("sandbox on — workspace %s read-only, session %s writable, %s, "
-		    "%u read-denies, %u write-protected", ws, sess, net,
-		    pl->read_masks, pl->write_protects);
+		info("sandbox on — workspace %s read-only, session %s writable, %s, %s",
+		     ws, sess, net, counts);
 		break;
 	case SBX_ISOLATION_CUSTOM:
-		info("sandbox on — workspace %s read-only (isolation = custom), %s, "
-		    "%u read-denies, %u write-protected", ws, net, pl->read_masks,
-		    pl->write_protects);
+		info("sandbox on — workspace %s read-only (isolation = custom), %s, %s",
+		     ws, net, counts);
 		break;
 	case SBX_ISOLATION_WORKSPACE:
-		info("sandbox on — workspace %s writable, %s, %u read-denies, "
-		    "%u write-protected", ws, net, pl->read_masks, pl->write_protects);
+		if (!strcmp(policy_workspace(p), "/"))
+			info("sandbox on — workspace / read-only (it would be the whole "
+			     "machine; choose one with -w DIR), %s, %s", net, counts);
+		else
+			info("sandbox on — workspace %s writable, %s, %s", ws, net, counts);
 		break;
 	}
 }
 
-/* Say, once, what the policy asks for that this build cannot give yet. */
-static void pending_notes(const struct policy *p, const struct options *o)
+/* Say, once and without -v, what the policy asks for that this build
+ * cannot give. A limit the user set that cannot be applied refuses the run
+ * under fallback = error (-1), as a boundary that cannot be built does. */
+static int pending_notes(const struct policy *p)
 {
-	size_t n;
+	size_t n, nd;
+	const struct sbx_rule *const *allow = policy_rules(p, SBX_RULE_ALLOW_DOMAIN, &n);
+	bool star = false;
 
-	policy_rules(p, SBX_RULE_ALLOW_DOMAIN, &n);
-	if (n && !policy_network_open(p))
-		msg("network stays off: allow_domains other than `*` needs the "
-		    "filtering proxy, which this build does not have yet");
+	policy_rules(p, SBX_RULE_DENY_DOMAIN, &nd);
+	for (size_t i = 0; i < n; i++)
+		star |= !strcmp(allow[i]->pattern, "*");
+	if (n && !policy_network_open(p)) {
+		msg(star && nd ? "network stays off: allow_domains = * with deny_domains needs "
+			"the filtering proxy (not in this build) to hold the denies"
+		    : "network stays off: allow_domains other than `*` needs the "
+		      "filtering proxy, which this build does not have yet");
+	}
 	policy_rules(p, SBX_RULE_ALLOW_UNIX_SOCKET, &n);
 	if (n && !policy_allow_all_unix_sockets(p))
 		msg("unix sockets stay blocked: allow_unix_sockets needs seccomp "
 		    "notify, not in this build (allow_all_unix_sockets = true opens all)");
-	if (policy_limit(p, SBX_LIMIT_MEMORY) || policy_limit(p, SBX_LIMIT_PIDS))
-		vmsg("[limits] memory and pids need cgroups, not in this build; not applied");
+	const char *which = policy_limit(p, SBX_LIMIT_MEMORY) && policy_limit(p, SBX_LIMIT_PIDS) ?
+			    "memory and pids" : policy_limit(p, SBX_LIMIT_MEMORY) ? "memory" :
+			    policy_limit(p, SBX_LIMIT_PIDS) ? "pids" : NULL;
+	if (which) {
+		if (policy_fallback(p) != SBX_FALLBACK_WARN) {
+			msg("[limits] %s cannot be applied: that needs cgroups, not in this "
+			    "build; nothing was run (remove the limit, or set fallback = warn "
+			    "in [sandbox] to run without it)", which);
+			return -1;
+		}
+		msg("[limits] %s not applied: that needs cgroups, not in this build "
+		    "(fallback = warn)", which);
+	}
+	return 0;
 }
 
 /* The policy from every source, in order. learn_box: the relaxed one a
@@ -341,6 +365,86 @@ static void state_path(const char *home, const char *rest, char *out, size_t out
 		snprintf(out, outsz, "%s/.local/state/sbx/%s", home, rest);
 }
 
+/* Where sbx keeps its state, and the part of that path that is the user's
+ * own (trusted: walked as given) rather than ours (walked without links):
+ * $XDG_STATE_HOME/sbx, else ~/.local/state/sbx. */
+static const char *state_dir(const char *home, char *out, size_t outsz)
+{
+	const char *state = getenv("XDG_STATE_HOME");
+
+	if (state && state[0] == '/') {
+		snprintf(out, outsz, "%s/sbx", state);
+		return state;
+	}
+	snprintf(out, outsz, "%s/.local/state/sbx", home);
+	return home;
+}
+
+static void said_removed(void *ctx, const char *path, const char *run)
+{
+	char shown[PATH_MAX];
+
+	sbx_path_tildify(path, ctx, shown, sizeof(shown));
+	msg("removed the stand-in %s (left by run %s, which was killed)", shown, run);
+}
+
+/* --cleanup: what killed runs left, removed; nothing else touched. */
+static int cleanup_only(const char *home)
+{
+	char dir[PATH_MAX];
+	const char *trusted = state_dir(home, dir, sizeof(dir));
+	int n = standins_cleanup(trusted, dir, said_removed, (void *)home);
+
+	if (n < 0) {
+		msg("cleanup: cannot read the stand-in records in %s: %s", dir, strerror(-n));
+		return SBX_EXIT_SETUP;
+	}
+	if (n == 0)
+		info("cleanup: no stand-in left by a killed run");
+	return 0;
+}
+
+/* Descriptors the caller gave us that would open the host's tree from
+ * inside (a directory or O_PATH descriptor: `openat(fd, ".bashrc")` on the
+ * host's writable mount, past every read-only bind) are not passed on,
+ * unless --keep-fd names them; they are marked close-on-exec here, before
+ * bubblewrap is started, so no process of the sandbox ever holds them.
+ * stdio, pipes, sockets, terminals and plain files pass untouched. */
+static void hold_back_fds(const struct options *o)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int self = d ? dirfd(d) : -1;
+
+	if (!d)
+		return; /* no /proc: nothing to list, and a fresh /proc inside */
+	while ((e = readdir(d))) {
+		struct stat st;
+		char *end;
+		long fd = strtol(e->d_name, &end, 10);
+		bool keep = false;
+
+		if (*end || end == e->d_name || fd < 3 || fd == self)
+			continue;
+		int fl = fcntl((int)fd, F_GETFD), acc = fcntl((int)fd, F_GETFL);
+		if (fl < 0 || (fl & FD_CLOEXEC) || fstat((int)fd, &st))
+			continue;
+		if (!S_ISDIR(st.st_mode) && !(acc >= 0 && (acc & O_PATH) == O_PATH))
+			continue;
+		for (size_t i = 0; i < o->nkeep_fds; i++)
+			keep |= o->keep_fds[i] == fd;
+		if (keep) {
+			vmsg("descriptor %ld passed into the sandbox (--keep-fd)", fd);
+			continue;
+		}
+		fcntl((int)fd, F_SETFD, fl | FD_CLOEXEC);
+		msg("descriptor %ld (%s) is not passed into the sandbox: it would open "
+		    "the host's files past the boundary (--keep-fd %ld passes it)", fd,
+		    S_ISDIR(st.st_mode) ? "a directory" : "an O_PATH descriptor", fd);
+	}
+	closedir(d);
+}
+
 int main(int argc, char **argv)
 {
 	struct options o;
@@ -357,15 +461,21 @@ int main(int argc, char **argv)
 	bool ready = false, use_shim, have_bwrap, have_init;
 	enum reports_mode mode;
 	struct sandbox sb = SANDBOX_NONE;
+	struct standins *standins = NULL;
 
 	int orc = options_parse(argc, argv, &o);
 	if (orc)
 		return orc > 0 ? 0 : SBX_EXIT_SETUP;
+	run_guard_signals();
 	mode = o.learn ? REPORTS_LEARN : o.trace ? REPORTS_TRACE : REPORTS_ENFORCE;
 
 	const char *home = home_dir();
 	if (!home) {
 		msg("cannot tell your home directory: set HOME");
+		goto out;
+	}
+	if (o.cleanup) {
+		rc = cleanup_only(home);
 		goto out;
 	}
 	if (!getcwd(cwd, sizeof(cwd))) {
@@ -381,20 +491,12 @@ int main(int argc, char **argv)
 	have_bwrap = !find_in_path(bw && *bw ? bw : "bwrap", bwrap, sizeof(bwrap));
 	have_init = !find_helper("sbx-init", "SBX_INIT", X_OK, init, sizeof(init));
 	if (have_bwrap && have_init && !off && !o.print) {
+		hold_back_fds(&o);
 		int e = sandbox_spawn(&sb, bwrap, init, o.command);
 		if (e) {
 			msg("sandbox set-up failed: starting bubblewrap: %s", strerror(-e));
 			goto out;
 		}
-	}
-
-	/* Each placeholder's descriptor stays open until it is removed:
-	 * allow as many as the hard limit (after the spawn, so bubblewrap and
-	 * COMMAND keep the limit they were given). */
-	struct rlimit nofile;
-	if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur < nofile.rlim_max) {
-		nofile.rlim_cur = nofile.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &nofile);
 	}
 
 	/* (after the spawn: the local time zone costs a file read) */
@@ -436,7 +538,8 @@ int main(int argc, char **argv)
 		    "namespaces) is not available in this build; set nested = false");
 		goto out;
 	}
-	pending_notes(p, &o);
+	if (pending_notes(p))
+		goto out;
 
 	if (!have_bwrap) {
 		if (policy_fallback(p) == SBX_FALLBACK_WARN && !o.learn) {
@@ -505,6 +608,22 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	serr = sandbox_send_args(&sb, &pl);
+	/* The record of this run's stand-ins (and what killed runs left,
+	 * removed), before the plan: the state directory must exist by then
+	 * to be write-protected like sbx's configuration. */
+	if (!serr) {
+		char sdir[PATH_MAX];
+		const char *trusted = state_dir(home, sdir, sizeof(sdir));
+		unsigned cleaned = 0;
+		int e = standins_open(trusted, sdir, run_id, &cleaned, &standins);
+		if (e)
+			vmsg("no record of stand-ins can be kept in %s: %s (a run that "
+			     "needs one will not start)", sdir, strerror(-e));
+		if (cleaned)
+			info("removed %u stand-in%s a killed run had left", cleaned,
+			     cleaned == 1 ? "" : "s");
+		pl.standins = standins;
+	}
 	if (!serr && plan_init(&in, &pl)) {
 		msg("out of memory while planning the sandbox");
 		goto out;
@@ -512,10 +631,12 @@ int main(int argc, char **argv)
 	if (sbx_verbosity >= V_DEBUG)
 		print_line(&pl, true);
 	if (!serr && (serr = plan_make_placeholders(&pl)) && serr != -ENOMEM) {
-		msg("cannot make the empty stand-in that keeps %s from being created "
+		msg("cannot make the stand-in that keeps %s from being created "
 		    "inside the sandbox: %s%s; nothing was run",
 		    pl.placeholder_failed ? pl.placeholder_failed : "a protected name",
-		    strerror(-serr), serr == -EACCES || serr == -EPERM ?
+		    serr == -ENOLCK ? "no record of it can be kept (is your state "
+		    "directory writable?)" : strerror(-serr),
+		    serr == -EACCES || serr == -EPERM ?
 		    " (the directory is yours, so the sandboxed program could make it "
 		    "writable: make it writable, or create the file yourself)" : "");
 		goto out;
@@ -615,6 +736,7 @@ out:
 	if (sb.sfd >= 0)
 		sandbox_abort(&sb); /* not waited for: nothing ran */
 	plan_remove_placeholders(&pl);
+	standins_free(standins);
 	shim_release(&shim);
 	reports_free(reports);
 	plan_free(&pl);

@@ -33,6 +33,12 @@ static const char usage[] =
 "Running:\n"
 "      --no-sandbox        run COMMAND unsandboxed, with a warning\n"
 "      --no-shim           boundary only, no LD_PRELOAD shim\n"
+"      --keep-fd N         pass descriptor N to COMMAND although it is a\n"
+"                          directory or O_PATH descriptor (those open the host's\n"
+"                          tree past the sandbox, so they are not passed unless\n"
+"                          named; stdio, pipes, sockets, terminals and files are)\n"
+"      --cleanup           remove the stand-ins a killed run left, then exit\n"
+"                          (every run does this first, too)\n"
 "      --print             print the wrapped command line instead of running it\n"
 "                          (boundary only: the shim needs sbx-preload running)\n"
 "      --log FILE          append every report as a JSON line to FILE (default:\n"
@@ -75,6 +81,7 @@ enum {
 	OPT_ALLOW_WRITE = 256, OPT_DENY_WRITE, OPT_DENY_READ, OPT_ALLOW_READ,
 	OPT_ALLOW_DOMAIN, OPT_DENY_DOMAIN, OPT_NO_SANDBOX, OPT_NO_SHIM,
 	OPT_LOG, OPT_TRACE, OPT_LEARN, OPT_PRINT, OPT_DEBUG, OPT_VERSION,
+	OPT_CLEANUP, OPT_KEEP_FD,
 };
 
 static const struct option longopts[] = {
@@ -92,6 +99,8 @@ static const struct option longopts[] = {
 	{ "trace", no_argument, NULL, OPT_TRACE },
 	{ "learn", optional_argument, NULL, OPT_LEARN },
 	{ "print", no_argument, NULL, OPT_PRINT },
+	{ "cleanup", no_argument, NULL, OPT_CLEANUP },
+	{ "keep-fd", required_argument, NULL, OPT_KEEP_FD },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "debug", no_argument, NULL, OPT_DEBUG },
@@ -129,6 +138,24 @@ int options_parse(int argc, char **argv, struct options *o)
 		case OPT_TRACE: o->trace = true; break;
 		case OPT_LEARN: o->learn = true; o->learn_out = optarg; break;
 		case OPT_PRINT: o->print = true; break;
+		case OPT_CLEANUP: o->cleanup = true; break;
+		case OPT_KEEP_FD: {
+			char *end;
+			long n = strtol(optarg, &end, 10);
+			if (*end || end == optarg || n < 3 || n > 1 << 20) {
+				fprintf(stderr, "sbx: --keep-fd takes a descriptor number of 3 "
+					"or more, not `%s`\n", optarg);
+				return -1;
+			}
+			int *k = realloc(o->keep_fds, (o->nkeep_fds + 1) * sizeof(*k));
+			if (!k) {
+				fprintf(stderr, "sbx: out of memory\n");
+				return -1;
+			}
+			o->keep_fds = k;
+			k[o->nkeep_fds++] = (int)n;
+			break;
+		}
 		case 'q': sbx_verbosity = V_QUIET; break;
 		case 'v': sbx_verbosity = V_VERBOSE; break;
 		case OPT_DEBUG: sbx_verbosity = V_DEBUG; break;
@@ -160,6 +187,13 @@ int options_parse(int argc, char **argv, struct options *o)
 		}
 		}
 	}
+	if (o->cleanup) {
+		if (optind < argc) {
+			fprintf(stderr, "sbx: --cleanup runs no command\n");
+			return -1;
+		}
+		return 0;
+	}
 	if (optind >= argc) {
 		fprintf(stderr, "sbx: no command given\n"
 			"usage: sbx-preload [OPTIONS] [--] COMMAND [ARG...] "
@@ -174,4 +208,6 @@ void options_free(struct options *o)
 {
 	free(o->settings);
 	o->settings = NULL;
+	free(o->keep_fds);
+	o->keep_fds = NULL;
 }

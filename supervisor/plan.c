@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "standin.h"
 #include "supervisor.h"
 
 /* How deep below a writable root we look for protected names that already
@@ -89,6 +90,9 @@ found:
 }
 
 static void covered_free(struct plan *pl);
+static int placeholder(const struct plan_in *in, struct plan *pl,
+		       struct covered *cv, const char *path, bool asked);
+static bool standin_fits(const struct plan_in *in, const char *path);
 
 static bool in_list(const struct strv *s, const char *path)
 {
@@ -274,7 +278,7 @@ static int protect_dangling(const struct plan_in *in, struct plan *pl,
 			return 0; /* all there: a loop, or made meanwhile */
 	}
 	if (errno != ENOENT || !writable_here(cv, cut) || hidden(cv, cut) ||
-	    in_list(&cv->protect, cut))
+	    in_list(&cv->protect, cut) || !standin_fits(in, path))
 		return 0;
 	TRY(strv_add(&pl->placeholders_pending, cut));
 	return protect_as(pl, cv, cut, "--ro-new=");
@@ -292,6 +296,10 @@ static int protect_path(const struct plan_in *in, struct plan *pl, struct covere
 {
 	struct stat st;
 
+	/* a stand-in (a live run's, met by the scan): taken over, so that run
+	 * does not remove it from under this one */
+	if (standin_looks_like(path))
+		return placeholder(in, pl, cv, path, true);
 	/* a link to nothing: its way is guarded, and its target gets a
 	 * placeholder (a bind would have nothing to land on) */
 	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && is_dangling(path)) {
@@ -301,24 +309,59 @@ static int protect_path(const struct plan_in *in, struct plan *pl, struct covere
 	return protect_as(pl, cv, path, "--ro=");
 }
 
-/* An empty stand-in for a protected path that does not exist yet, so it
- * can be bound read-only and creating it inside fails. Only where the
- * parent exists: `.git/hooks` is guarded in an existing repository, and a
- * `git init` inside the sandbox still works. Always a file, also for a
- * directory name (`.vscode/`): making the directory fails (EEXIST) and so
- * does creating anything in it (ENOTDIR), and removing an empty directory
- * from under a mount costs ext4 about 0.1 ms more than a file, at the end
- * of every run. Planned here, made by plan_make_placeholders() while
- * bubblewrap starts. */
+/* Where a stand-in is worth its presence (docs/POLICY.md, "Stand-ins"): a
+ * missing name that something outside the sandbox reads later, at a place
+ * where a dangling link changes nothing for the programs that read it (they
+ * open or stat it: ENOENT, as if absent). The shell and git start-up files
+ * at the top of HOME; Claude Code's user commands and agents; git's and
+ * sbx's configuration under ~/.config; the hooks and config of an existing
+ * git directory. Not at the top of a workspace: git status, editors and MCP
+ * servers list what is there, and `git add -A` would commit it. Never
+ * `commondir`: git takes a name that lstat() finds there for a linked
+ * worktree's, whatever it is. */
+static const char *const home_standins[] = {
+	".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
+	".zshrc", ".zshenv", ".zprofile", ".zlogin", ".gitconfig",
+	".claude/commands", ".claude/agents", ".config/git/config", ".config/sbx",
+};
+
+static bool standin_fits(const struct plan_in *in, const char *path)
+{
+	const char *home = policy_home(in->policy), *name = strrchr(path, '/') + 1;
+	char head[PATH_MAX];
+	size_t hl = strlen(home);
+
+	if (!strncmp(path, home, hl) && path[hl] == '/')
+		for (size_t i = 0; i < sizeof(home_standins) / sizeof(*home_standins); i++)
+			if (!strcmp(path + hl + 1, home_standins[i]))
+				return true;
+	/* hooks or config in a `.git` or beside a HEAD: a git directory's */
+	if (strcmp(name, "hooks") && strcmp(name, "config"))
+		return false;
+	if (name - path > 5 && !strncmp(name - 6, "/.git/", 6))
+		return true;
+	if (snprintf(head, sizeof(head), "%.*sHEAD", (int)(name - path), path) >=
+	    (int)sizeof(head))
+		return false;
+	return access(head, F_OK) == 0;
+}
+
+/* A stand-in for a protected path that does not exist yet, so it can be
+ * mounted inside and creating the name fails (standin.h). Only where the
+ * parent exists (`.git/hooks` is guarded in an existing repository, and a
+ * `git init` inside the sandbox still works), and where standin_fits() or
+ * the user named the path itself (`deny_write = ~/notes/`). A stand-in a
+ * live run made is planned like a missing name (standin.c takes it over).
+ * Planned here, made by plan_make_placeholders() while bubblewrap starts. */
 static int placeholder(const struct plan_in *in, struct plan *pl,
-		       struct covered *cv, const char *path)
+		       struct covered *cv, const char *path, bool asked)
 {
 	char parent[PATH_MAX], real[PATH_MAX], target[PATH_MAX];
 	struct stat st;
 
 	if (!in->make_placeholders)
 		return 0;
-	if (lstat(path, &st) == 0)
+	if (lstat(path, &st) == 0 && !standin_looks_like(path))
 		return S_ISLNK(st.st_mode) ? protect_path(in, pl, cv, path) : 0;
 	snprintf(parent, sizeof(parent), "%s", path);
 	*strrchr(parent, '/') = '\0';
@@ -333,95 +376,44 @@ static int placeholder(const struct plan_in *in, struct plan *pl,
 		     strrchr(path, '/') + 1) >= (int)sizeof(target))
 		return 0;
 	path = target;
-	if (!writable_here(cv, path) || hidden(cv, path) ||
-	    in_list(&cv->protect, path) || lstat(path, &st) == 0)
+	if (!writable_here(cv, path) || hidden(cv, path) || in_list(&cv->protect, path) ||
+	    (lstat(path, &st) == 0 && !standin_looks_like(path)) ||
+	    !(asked || standin_fits(in, path)))
 		return 0;
 	TRY(strv_add(&pl->placeholders_pending, path));
 	return protect_as(pl, cv, path, "--ro-new=");
 }
 
-/* A new empty 0444 file at `path`; *id is its identity. */
-static int new_placeholder_file(const char *path, struct placeholder_id *id)
-{
-	struct stat st;
-	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0444);
-
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st)) {
-		int e = errno;
-		close(fd);
-		unlink(path);
-		errno = e;
-		return -1;
-	}
-	id->dev = st.st_dev;
-	id->ino = st.st_ino;
-	/* Kept open to the end: while it is, no other file can get this
-	 * inode number, so the identity check at removal is sound. */
-	id->fd = fd;
-	return 0;
-}
-
-/* Is the directory `path` would go in ours? Then COMMAND could chmod it
- * writable and create the name, so a refusal to us is no guard. */
-static bool own_parent(const char *path)
-{
-	char dir[PATH_MAX];
-	struct stat st;
-	int e = errno;
-
-	snprintf(dir, sizeof(dir), "%s", path);
-	char *slash = strrchr(dir, '/');
-	if (slash)
-		*(slash == dir ? slash + 1 : slash) = '\0';
-	bool own = stat(dir, &st) != 0 || st.st_uid == geteuid();
-	errno = e;
-	return own;
-}
-
-/* Each placeholder is an empty 0444 file of its own (not hard links to one:
- * a write to one from outside the sandbox would show in all of them).
- * Removal checks the inode, so nothing but what we made is ever removed. */
+/* The stand-ins planned, made (or taken over) while bubblewrap starts. */
 int plan_make_placeholders(struct plan *pl)
 {
 	size_t n = pl->placeholders_pending.n;
+	const char *failed = NULL;
 
 	free(pl->placeholder_state);
-	free(pl->placeholder_ids);
 	pl->placeholder_state = malloc(n + 1);
-	pl->placeholder_ids = calloc(n + 1, sizeof(*pl->placeholder_ids));
-	if (!pl->placeholder_state || !pl->placeholder_ids)
+	if (!pl->placeholder_state)
 		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		const char *path = pl->placeholders_pending.v[i];
-		struct placeholder_id id = { 0, 0, -1 };
-
-		if (new_placeholder_file(path, &id) == 0) {
-			pl->placeholder_state[i] = PLACEHOLDER_MADE;
-			pl->placeholder_ids[pl->placeholders.n] = id;
-			TRY(strv_add(&pl->placeholders, path));
-		} else if (errno == EEXIST) {
-			/* made meanwhile, from outside: protect it, keep it */
-			pl->placeholder_state[i] = PLACEHOLDER_THERE;
-		} else if (errno == EROFS || ((errno == EACCES || errno == EPERM) &&
-						!own_parent(path))) {
-			/* we may not create it, nor make its directory writable:
-			 * neither may COMMAND (same user, no capability) */
-			pl->placeholder_state[i] = PLACEHOLDER_SKIP;
-			pl->write_protects--;
-		} else {
-			/* out of space, the parent gone meanwhile, an I/O error,
-			 * a directory of ours we may not write: COMMAND might
-			 * manage later, unguarded. Fail closed. */
-			int e = errno;
-			free(pl->placeholder_failed);
-			pl->placeholder_failed = strdup(path);
-			plan_remove_placeholders(pl);
-			return -e;
-		}
-	}
 	pl->placeholder_state[n] = '\0';
+	if (!n)
+		return 0;
+	if (!pl->standins) {
+		/* no record could be kept: a stand-in could outlive the run */
+		failed = pl->placeholders_pending.v[0];
+		free(pl->placeholder_failed);
+		pl->placeholder_failed = strdup(failed);
+		return -ENOLCK;
+	}
+	int rc = standins_make(pl->standins, pl->placeholders_pending.v, n,
+			       pl->placeholder_state, &failed);
+	if (rc) {
+		free(pl->placeholder_failed);
+		pl->placeholder_failed = failed ? strdup(failed) : NULL;
+		return rc;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (pl->placeholder_state[i] == PLACEHOLDER_SKIP)
+			pl->write_protects--;
 	return 0;
 }
 
@@ -460,8 +452,8 @@ static int guard_gitdir(const struct plan_in *in, struct plan *pl, struct covere
 			return 0;
 		if (access(path, F_OK) == 0)
 			rc = protect_path(in, pl, cv, path);
-		else
-			rc = placeholder(in, pl, cv, path);
+		else if (strcmp(parts[i], "commondir")) /* none: standin_fits() */
+			rc = placeholder(in, pl, cv, path, false);
 	}
 	return rc;
 }
@@ -672,10 +664,13 @@ static int protect_rules(const struct plan_in *in, struct plan *pl,
 				       x->origin == SBX_ORIGIN_DEFAULT;
 
 			if (x->pat == SBX_PAT_PREFIX) {
+				/* a user's own `deny_write = ~/notes/` asks for
+				 * the directory never to be made */
 				if (access(x->pattern, F_OK) == 0)
 					rc = protect_path(in, pl, cv, x->pattern);
 				else if (builtin || x->is_dir)
-					rc = placeholder(in, pl, cv, x->pattern);
+					rc = placeholder(in, pl, cv, x->pattern,
+							 !builtin && x->is_dir);
 				continue;
 			}
 			if (x->pat != SBX_PAT_ANYWHERE || strpbrk(x->pattern, "*?"))
@@ -687,7 +682,7 @@ static int protect_rules(const struct plan_in *in, struct plan *pl,
 				if (access(path, F_OK) == 0)
 					rc = protect_path(in, pl, cv, path);
 				else if (builtin || x->is_dir)
-					rc = placeholder(in, pl, cv, path);
+					rc = placeholder(in, pl, cv, path, false);
 			}
 		}
 	}
@@ -893,33 +888,9 @@ int plan_build(const struct plan_in *in, struct plan *pl)
 	return rc ? rc : plan_init(in, pl);
 }
 
-static void close_placeholder_fds(struct plan *pl)
-{
-	for (size_t i = 0; pl->placeholder_ids && i < pl->placeholders.n; i++)
-		if (pl->placeholder_ids[i].fd >= 0) {
-			close(pl->placeholder_ids[i].fd);
-			pl->placeholder_ids[i].fd = -1;
-		}
-}
-
 void plan_remove_placeholders(struct plan *pl)
 {
-	for (size_t i = pl->placeholders.n; i-- > 0;) {
-		const char *path = pl->placeholders.v[i];
-		struct stat st;
-
-		const struct placeholder_id *id = pl->placeholder_ids ? &pl->placeholder_ids[i] : NULL;
-
-		if (lstat(path, &st))
-			continue;
-		/* Only while still the empty file we made: never lose data
-		 * someone put there from outside the sandbox meanwhile. */
-		if (S_ISREG(st.st_mode) && st.st_size == 0 && id && id->fd >= 0 &&
-		    st.st_dev == id->dev && st.st_ino == id->ino)
-			unlink(path);
-	}
-	close_placeholder_fds(pl);
-	strv_free(&pl->placeholders);
+	standins_release(pl->standins);
 }
 
 static void covered_free(struct plan *pl)
@@ -941,16 +912,12 @@ static void covered_free(struct plan *pl)
 void plan_free(struct plan *pl)
 {
 	covered_free(pl);
-	close_placeholder_fds(pl);
 	strv_free(&pl->argv);
 	strv_free(&pl->init_ops);
-	strv_free(&pl->placeholders);
 	strv_free(&pl->placeholders_pending);
 	strv_free(&pl->guarded);
 	free(pl->placeholder_state);
 	pl->placeholder_state = NULL;
-	free(pl->placeholder_ids);
-	pl->placeholder_ids = NULL;
 	free(pl->placeholder_failed);
 	pl->placeholder_failed = NULL;
 }

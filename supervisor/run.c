@@ -38,8 +38,36 @@ unsigned run_ignored_signals(void)
 	return mask;
 }
 
+/* SIGPIPE and SIGXFSZ as our caller left them, for what we exec. */
+static bool pipe_ignored, xfsz_ignored;
+
+void run_guard_signals(void)
+{
+	struct sigaction sa;
+
+	/* A closed stderr (`sbx-preload ... 2>&1 | head -1`) or a log past
+	 * the file size limit must not kill us before our duties are done:
+	 * the stand-ins removed, COMMAND's status returned. Writes then fail
+	 * with EPIPE/EFBIG, which the callers take. */
+	pipe_ignored = sigaction(SIGPIPE, NULL, &sa) == 0 && sa.sa_handler == SIG_IGN;
+	xfsz_ignored = sigaction(SIGXFSZ, NULL, &sa) == 0 && sa.sa_handler == SIG_IGN;
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGXFSZ, SIG_IGN);
+}
+
+/* Before an exec: give COMMAND its caller's dispositions back (an ignored
+ * signal stays ignored across exec). Async-signal-safe (vfork child). */
+static void restore_guarded(void)
+{
+	if (!pipe_ignored)
+		signal(SIGPIPE, SIG_DFL);
+	if (!xfsz_ignored)
+		signal(SIGXFSZ, SIG_DFL);
+}
+
 int run_unsandboxed(char *const *command)
 {
+	restore_guarded();
 	execvp(command[0], command);
 	int e = errno;
 	msg("%s: %s", command[0], e == ENOENT ? "command not found" : strerror(e));
@@ -58,6 +86,7 @@ static void child_exec(const struct sandbox *sb, char *const *argv, int args_chi
 	for (size_t i = 0; i < SBX_NFORWARDED; i++)
 		if (terminating(sbx_forwarded[i]))
 			signal(sbx_forwarded[i], SIG_IGN);
+	restore_guarded();
 	sigprocmask(SIG_SETMASK, &sb->orig, NULL);
 	/* If we die, bwrap dies, and with it the sandbox. */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)

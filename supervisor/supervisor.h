@@ -58,8 +58,10 @@ struct options {
 	const char *learn_out; /* --learn=FILE */
 	struct flag_setting *settings; /* --allow-write etc., in order */
 	size_t nsettings;
-	bool no_sandbox, no_shim, trace, learn, print;
-	char **command; /* borrowed from argv */
+	int *keep_fds;         /* --keep-fd N, in order */
+	size_t nkeep_fds;
+	bool no_sandbox, no_shim, trace, learn, print, cleanup;
+	char **command; /* borrowed from argv; NULL with --cleanup */
 };
 
 /* 0 = run; 1 = done (help/version printed, exit 0); -1 = usage error
@@ -90,15 +92,10 @@ struct plan {
 	size_t init_at, cmd_at;   /* where sbx-init and COMMAND start in argv */
 	struct strv init_ops;     /* sbx-init's mount operations (init-mounts.h), in order */
 	/* Protected paths that do not exist yet, one per --ro-new= op, in
-	 * order. */
+	 * order: each gets a stand-in (standin.h). */
 	struct strv placeholders_pending;
 	char *placeholder_state;  /* plan_make_placeholders(): one PLACEHOLDER_* each */
-	struct strv placeholders; /* host paths we created; removed after the run */
-	struct placeholder_id {
-		dev_t dev;
-		ino_t ino;
-		int fd;           /* held open until removal: the inode stays ours */
-	} *placeholder_ids;       /* one per placeholders entry */
+	struct standins *standins; /* the run's record (main's; NULL: none kept) */
 	char *placeholder_failed; /* the one plan_make_placeholders() could not make */
 	unsigned read_masks;      /* read-denied paths hidden */
 	unsigned write_protects;  /* paths bound read-only inside writable roots */
@@ -108,8 +105,8 @@ struct plan {
 
 /* What became of a placeholder; sbx-init gets them in its "go" message
  * (init-mounts.h: --ro-new). */
-#define PLACEHOLDER_MADE 'm'  /* we made it: bind it, remove it after */
-#define PLACEHOLDER_THERE 'e' /* it appeared meanwhile: bind it, keep it */
+#define PLACEHOLDER_MADE 'm'  /* we made it: cover it, remove it after */
+#define PLACEHOLDER_THERE 'e' /* there already (another run's, or appeared meanwhile): cover it */
 #define PLACEHOLDER_SKIP '-'  /* we could not make it, nor can COMMAND */
 
 /* The whole plan (--print); or in two phases: plan_bwrap() (bubblewrap's
@@ -119,12 +116,14 @@ struct plan {
 int plan_build(const struct plan_in *in, struct plan *out);
 int plan_bwrap(const struct plan_in *in, struct plan *out);
 int plan_init(const struct plan_in *in, struct plan *pl);
-/* Make the planned placeholders (after bubblewrap has its arguments, while
- * it sets up the namespaces). 0, or -errno: -ENOMEM, or an error COMMAND
- * might not meet (ENOSPC, the parent gone...), after which none is left. */
+/* Make the planned stand-ins (after bubblewrap has its arguments, while it
+ * sets up the namespaces), through pl->standins. 0, or -errno: -ENOMEM,
+ * -ENOLCK (no record kept), or an error COMMAND might not meet (ENOSPC,
+ * the parent gone...), after which none is left. */
 int plan_make_placeholders(struct plan *pl);
 void plan_free(struct plan *pl);
-/* Remove the placeholders that are still empty (deepest first). */
+/* The run no longer needs its stand-ins: remove those no other live run
+ * relies on (standins_release). */
 void plan_remove_placeholders(struct plan *pl);
 
 /* ---- reports.c: the shim's reports, explained, folded, logged */
@@ -251,6 +250,9 @@ struct run_in {
  * placeholders, takes the last reports and returns at once: bubblewrap and
  * the namespaces finish going away on their own, as with bare bubblewrap. */
 int sandbox_wait(struct sandbox *sb, struct plan *pl, const struct run_in *ri, bool *ready);
+/* Ignore SIGPIPE and SIGXFSZ in sbx-preload (what it execs gets the
+ * caller's dispositions back). */
+void run_guard_signals(void);
 /* exec COMMAND without a sandbox (--no-sandbox, fallback = warn). */
 int run_unsandboxed(char *const *command);
 /* The signals we forward; bit mask of those our caller had ignored. */

@@ -211,17 +211,18 @@ if [ ! -e .git/hooks/pre-commit ] && [ ! -e .env ] && has AFTER out &&
    [ "$(logq "[(r['source'], r['fix']) for r in deny('write', W + '/.git/hooks/pre-commit')][:1]")" = "[('mandatory', None)]" ]
 then ok; else bad "log=$(logq L | head -c 400)"; fi
 
-# A protected directory name that does not exist yet (`.vscode/`) is held by
-# a placeholder file: making it fails (EEXIST), writing in it fails
-# (ENOTDIR), and both are explained; an existing directory's EEXIST is not.
-ts placeholder_for_a_protected_directory_refuses_and_is_explained
+# A protected directory name that does not exist yet (`.vscode/`) at the top
+# of the workspace gets no stand-in (git status and editors would list it):
+# the shim refuses making it (EROFS) and explains; writing below the missing
+# directory is then the kernel's plain ENOENT; an existing directory's
+# EEXIST is not reported.
+ts protected_directory_name_at_the_top_refused_by_the_shim_and_explained
 mkdir src
 sxl -q -- sh -c 'mkdir -p .vscode; echo x > .vscode/tasks.json; mkdir src; echo AFTER'
 if [ ! -e .vscode ] && has AFTER out &&
    hasf "sbx: denied write of $W/.vscode by \`deny_write = .vscode/\` (built in; no setting lifts it) — pid " err &&
-   hasf "sbx: denied write of $W/.vscode/tasks.json by \`deny_write = .vscode/\`" err &&
    ! grep -qF "$W/src" "$B/err" &&
-   [ "$(logq "sorted(r['errno'] for r in L if r['target'].startswith(W + '/.vscode'))")" = "['EEXIST', 'ENOTDIR']" ]
+   [ "$(logq "sorted(r['errno'] for r in L if r['target'].startswith(W + '/.vscode'))")" = "['EROFS']" ]
 then ok; else bad "log=$(logq L | head -c 400)"; fi
 
 # sbx's report lines wait for the pipe to be quiet a moment (3 ms, 50 ms at

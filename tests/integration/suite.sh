@@ -52,8 +52,9 @@ else bad "protected file touched, or placeholders left: $(diff <(echo "$before")
 t dangling_protected_links_guarded_at_their_target
 mkdir dotfiles && ln -s dotfiles/bashrc .bashrc && ln -s nowhere/.env.local .env
 ln -s "$W/dotfiles/zshrc" "$HOME/.zshrc"
-sx -- sh -c 'echo evil > .bashrc; echo evil > .env; mkdir -p nowhere; echo evil > nowhere/.env.local;
-	echo evil > ~/.zshrc; echo fine > dotfiles/other; echo END'
+# (At the top of a workspace no stand-in is made: the shim refuses the write
+# through .bashrc and .env; ~/.zshrc's target gets one, HOME's name.)
+sx -- sh -c 'echo evil > .bashrc; echo evil > .env; echo evil > ~/.zshrc; echo fine > dotfiles/other; echo END'
 if has END out && [ ! -e dotfiles/bashrc ] && [ ! -e dotfiles/zshrc ] && [ ! -e nowhere ] &&
    [ "$(cat dotfiles/other)" = fine ] && [ -L .bashrc ] && [ -L .env ] &&
    hasf "denied write of $W/.bashrc by \`deny_write = .bashrc\`" err &&
@@ -77,7 +78,9 @@ git init -q . && echo orig-hook > .git/hooks/pre-commit
 sx -q --no-shim -- sh -c 'rm -f .bashrc; echo evil > .bashrc; rm -f .env; echo evil > .env; echo evil > .env.local;
 	mv dotfiles d2; mkdir -p dotfiles; echo evil > dotfiles/bashrc; echo evil > dotfiles/bashrc.new;
 	mv .git .git.old; mkdir -p .git/hooks; echo evil > .git/hooks/pre-commit; echo END'
-if has END out && [ -L .bashrc ] && [ "$(cat .bashrc)" = orig ] && [ -L .env ] && [ ! -e .env.local ] &&
+# (.env.local, where the dangling .env leads, is not guarded by the boundary
+# at the top of a workspace: no stand-in there; docs/POLICY.md)
+if has END out && [ -L .bashrc ] && [ "$(cat .bashrc)" = orig ] && [ -L .env ] &&
    [ ! -e d2 ] && [ ! -e .git.old ] && [ "$(cat .git/hooks/pre-commit)" = orig-hook ] &&
    [ "$(cat dotfiles/bashrc.new)" = evil ]; then ok
 else bad "rc=$RC $(ls -A . | tr '\n' ' ') $(head -c 300 "$B/err")"; fi
@@ -96,7 +99,7 @@ sx -q --no-shim -- sh -c 'rm .git; mkdir -p .git/hooks; echo pwn > .git/hooks/pr
 	echo pwn > gitdir/hooks/pre-commit; cat .bashrc .zshrc; echo END'
 if has END out && has '^orig$' out && has '^origz$' out && [ -L .git ] && [ -L .claude ] &&
    [ -L a ] && [ -L dl ] && [ -L x ] && [ "$(cat .bashrc)" = orig ] && [ "$(cat .zshrc)" = origz ] &&
-   [ -z "$(find gitdir/hooks cl/commands real -mindepth 1)" ]; then ok
+   [ -z "$(find gitdir/hooks cl/commands -mindepth 1)" ]; then ok
 else bad "$(ls -lA | tr '\n' ' ')"; fi
 
 # A missing protected name in a directory of one's own that is not
@@ -125,8 +128,10 @@ else bad "rc=$RC $(head -c 300 "$B/err")"; fi
 # hooks and config) and a `.git` file (a worktree's gitdir: pointer).
 t git_cannot_be_pointed_at_another_git_directory_boundary
 git init -q . && mkdir wt && echo "gitdir: $B/realgit" > wt/.git
-sx -q --no-shim -- sh -c 'cp -r .git evil; echo ../evil > .git/commondir; echo "gitdir: ../evil" > wt/.git; echo END'
-if has END out && [ ! -e .git/commondir ] && [ "$(cat wt/.git)" = "gitdir: $B/realgit" ]; then ok
+sx -q --no-shim -- sh -c 'cp -r .git evil; echo "gitdir: ../evil" > wt/.git; echo END'
+sx -q -- sh -c 'echo ../evil > .git/commondir; echo END2' # the shim's, below
+if has END2 out && [ ! -e .git/commondir ] && [ "$(cat wt/.git)" = "gitdir: $B/realgit" ] &&
+   hasf "denied write of $W/.git/commondir" err; then ok
 else bad "rc=$RC $(head -c 300 "$B/err")"; fi
 
 # The git directories git uses other than `<dir>/.git`: a submodule's under
@@ -136,9 +141,8 @@ git init -q . && mkdir -p .git/modules/sm/hooks sm realgit/hooks wt
 echo ref > .git/modules/sm/HEAD && echo "[core]" > .git/modules/sm/config && echo "gitdir: ../.git/modules/sm" > sm/.git
 echo ref > realgit/HEAD && echo "[core]" > realgit/config && echo "gitdir: $W/realgit" > wt/.git
 sx -q --no-shim -- sh -c 'for g in .git/modules/sm realgit; do echo pwn > $g/hooks/pre-commit;
-	echo pwn >> $g/config; echo ../x > $g/commondir; done; echo END'
+	echo pwn >> $g/config; done; echo END'
 if has END out && [ -z "$(find .git/modules/sm/hooks realgit/hooks -type f)" ] &&
-   [ ! -e .git/modules/sm/commondir ] && [ ! -e realgit/commondir ] &&
    ! grep -q pwn .git/modules/sm/config realgit/config; then ok
 else bad "rc=$RC $(head -c 300 "$B/err")"; fi
 
