@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -139,6 +140,33 @@ static void setup_advice(void)
 			msg("user namespaces are disabled: sudo sysctl -w user.max_user_namespaces=10000");
 		fclose(f);
 	}
+}
+
+/* Can bubblewrap make a sandbox here at all (user, pid and network
+ * namespaces, a read-only root)? Asked only after ours failed, to tell a
+ * machine without the boundary from a failure of our own. */
+static bool bwrap_works(const char *bwrap)
+{
+	char *argv[] = { (char *)bwrap, "--unshare-user", "--unshare-pid", "--unshare-net",
+			 "--ro-bind", "/", "/", "--", "/bin/true", NULL };
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+		if (null >= 0) {
+			dup2(null, STDOUT_FILENO);
+			dup2(null, STDERR_FILENO);
+		}
+		execv(bwrap, argv);
+		_exit(127);
+	}
+	if (pid < 0)
+		return false;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return false;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
 static int unsandboxed(const struct options *o, const char *why)
@@ -686,10 +714,17 @@ int main(int argc, char **argv)
 	rc = sandbox_wait(&sb, &pl, &ri, &ready);
 	plan_remove_placeholders(&pl);
 	if (!ready && rc < 128) {
-		if (policy_fallback(p) == SBX_FALLBACK_WARN && !o.learn) {
-			rc = unsandboxed(&o, "the sandbox could not be set up; fallback = warn");
+		/* fallback = warn is for a machine where the boundary cannot
+		 * exist at all, never for one of ours that failed: sbx-init
+		 * ran (125: the namespaces stood) or a bare bubblewrap works */
+		if (policy_fallback(p) == SBX_FALLBACK_WARN && !o.learn &&
+		    rc != SBX_EXIT_SETUP && !bwrap_works(bwrap)) {
+			rc = unsandboxed(&o, "bubblewrap cannot run on this machine; fallback = warn");
 			goto out;
 		}
+		if (policy_fallback(p) == SBX_FALLBACK_WARN && !o.learn)
+			msg("fallback = warn does not apply: bubblewrap works on this "
+			    "machine, this sandbox failed after it started");
 		msg("the sandbox could not be set up (bubblewrap exit %d, its message "
 		    "is above); nothing was run", rc);
 		setup_advice();

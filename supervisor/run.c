@@ -10,6 +10,7 @@
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -18,6 +19,17 @@
 #include "supervisor.h"
 
 extern char **environ;
+
+/* Linux 6.5: each message on the control socket comes with a pidfd of its
+ * sender (Debian 12's headers predate them; the values are the generic
+ * ones). Older kernels refuse the option, and the pid is turned into a
+ * pidfd at once instead. */
+#ifndef SO_PASSPIDFD
+#define SO_PASSPIDFD 76
+#endif
+#ifndef SCM_PIDFD
+#define SCM_PIDFD 0x04
+#endif
 
 
 /* The ones the terminal sends to the whole foreground process group. */
@@ -129,6 +141,8 @@ int sandbox_spawn(struct sandbox *sb, const char *bwrap, const char *init,
 	sb->sfd = signalfd(-1, &set, SFD_CLOEXEC);
 	if (sb->sfd < 0 || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ctl) ||
 	    setsockopt(ctl[0], SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) ||
+	    (setsockopt(ctl[0], SOL_SOCKET, SO_PASSPIDFD, &one, sizeof(one)) &&
+	     errno != ENOPROTOOPT && errno != EINVAL) ||
 	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, args))
 		goto fail;
 	sb->ctl = ctl[0];
@@ -314,14 +328,14 @@ void sandbox_abort(struct sandbox *sb)
 }
 
 /* Read sbx-init's message: "R" (ready; its pid comes with it, as we see
- * it) or "X" and the exit status (every process of COMMAND's is gone, *gone
- * set). */
-static int read_ctl(int fd, pid_t *init_pid, bool *gone, int *code)
+ * it, and where the kernel gives one, a pidfd: *init_pidfd) or "X" and the
+ * exit status (every process of COMMAND's is gone, *gone set). */
+static int read_ctl(int fd, pid_t *init_pid, int *init_pidfd, bool *gone, int *code)
 {
 	char buf[16];
 	union {
 		struct cmsghdr h;
-		char b[CMSG_SPACE(sizeof(struct ucred))];
+		char b[CMSG_SPACE(sizeof(struct ucred)) + CMSG_SPACE(sizeof(int))];
 	} cm;
 	struct iovec iov = { buf, sizeof(buf) };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
@@ -334,14 +348,39 @@ static int read_ctl(int fd, pid_t *init_pid, bool *gone, int *code)
 		*gone = true;
 		*code = (unsigned char)buf[1];
 	}
-	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
-		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS) {
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
+		if (c->cmsg_level != SOL_SOCKET)
+			continue;
+		if (c->cmsg_type == SCM_CREDENTIALS) {
 			struct ucred uc;
 			memcpy(&uc, CMSG_DATA(c), sizeof(uc));
 			if (buf[0] == 'R')
 				*init_pid = uc.pid;
+		} else if (c->cmsg_type == SCM_PIDFD || c->cmsg_type == SCM_RIGHTS) {
+			int pfd;
+			memcpy(&pfd, CMSG_DATA(c), sizeof(pfd));
+			if (buf[0] == 'R' && c->cmsg_type == SCM_PIDFD && *init_pidfd < 0)
+				*init_pidfd = pfd;
+			else
+				close(pfd);
 		}
+	}
+	/* Without SCM_PIDFD: a pidfd from the pid at once, while sbx-init
+	 * (which just wrote) lives; from then on a signal cannot reach
+	 * another process that got its pid. */
+	if (buf[0] == 'R' && *init_pid > 0 && *init_pidfd < 0)
+		*init_pidfd = (int)syscall(SYS_pidfd_open, *init_pid, 0);
 	return 1;
+}
+
+/* Relay a signal to sbx-init by its pidfd (kill by pid only on a kernel
+ * without pidfds, before 5.3). */
+static void relay(pid_t pid, int pidfd, int sig)
+{
+	if (pidfd >= 0)
+		syscall(SYS_pidfd_send_signal, pidfd, sig, NULL, 0);
+	else if (pid > 0)
+		kill(pid, sig);
 }
 
 /* How long report lines wait for a quiet pipe, and at most. */
@@ -376,7 +415,8 @@ static bool drain_reports(const struct run_in *ri)
 int sandbox_wait(struct sandbox *sb, struct plan *pl, const struct run_in *ri, bool *ready)
 {
 	bool gone = false;
-	int status = 0, killed_by = 0, code = 0;
+	int status = 0, killed_by = 0, code = 0, init_pidfd = -1;
+	bool failed = false;
 	pid_t init_pid = 0;
 
 	*ready = false;
@@ -398,6 +438,13 @@ int sandbox_wait(struct sandbox *sb, struct plan *pl, const struct run_in *ri, b
 		if (np < 0) {
 			if (errno == EINTR)
 				continue;
+			/* never a status 0 for a run we lost track of */
+			msg("sandbox: waiting failed: %s; stopping it", strerror(errno));
+			failed = true;
+			kill(sb->pid, SIGKILL);
+			while (waitpid(sb->pid, &status, 0) < 0 && errno == EINTR)
+				;
+			sb->pid = -1;
 			break;
 		}
 		if (np == 0 && ri->reports) {
@@ -412,7 +459,7 @@ int sandbox_wait(struct sandbox *sb, struct plan *pl, const struct run_in *ri, b
 				clock_gettime(CLOCK_MONOTONIC, &held_since);
 		}
 		if (pf[1].revents) {
-			if (read_ctl(sb->ctl, &init_pid, &gone, &code) < 0)
+			if (read_ctl(sb->ctl, &init_pid, &init_pidfd, &gone, &code) < 0)
 				pf[1].fd = -1; /* closed: sbx-init is gone */
 			if (init_pid > 0)
 				*ready = true;
@@ -442,11 +489,14 @@ int sandbox_wait(struct sandbox *sb, struct plan *pl, const struct run_in *ri, b
 		 * member of the foreground process group; relay only what a
 		 * process sent us (kill, timeout, a parent agent). */
 		if ((int)si.ssi_code <= 0)
-			kill(init_pid, sig);
+			relay(init_pid, init_pidfd, sig);
 	}
 	/* bwrap ended first: sbx-init may have written before exiting. */
-	while (!gone && pf[1].fd >= 0 && read_ctl(sb->ctl, &init_pid, &gone, &code) > 0)
+	while (!gone && !failed && pf[1].fd >= 0 &&
+	       read_ctl(sb->ctl, &init_pid, &init_pidfd, &gone, &code) > 0)
 		;
+	if (init_pidfd >= 0)
+		close(init_pidfd);
 	*ready = init_pid > 0;
 	if (gone)
 		plan_remove_placeholders(pl);
@@ -460,6 +510,8 @@ int sandbox_wait(struct sandbox *sb, struct plan *pl, const struct run_in *ri, b
 	sigprocmask(SIG_SETMASK, &sb->orig, NULL);
 	if (gone)
 		return code;
+	if (failed)
+		return SBX_EXIT_SETUP;
 	if (killed_by && !*ready)
 		return 128 + killed_by;
 	if (WIFSIGNALED(status))

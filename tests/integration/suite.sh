@@ -540,6 +540,19 @@ if [ $RC -eq 125 ] && [ -z "$left" ] && has "setting up uid map" err && has "not
    [ $RC2 -eq 0 ] && [ -e warn-marker ] && [ ! -e ran-marker ] && has WARNING err; then ok
 else bad "rc=$RC rc2=$RC2 left: $left"; fi
 
+# fallback = warn is for a machine where bubblewrap cannot run at all: a
+# failure after the boundary started (here sbx-init itself gives up, as on
+# an over-long operation list a project's sandbox.ini can cause) exits 125
+# and runs nothing, also with fallback = warn.
+t fallback_warn_never_runs_unsandboxed_after_the_sandbox_started
+printf '#!/bin/sh\necho "sbx: sandbox set-up failed: test failure" >&2\nexit 125\n' > "$B/failinit"
+chmod 755 "$B/failinit"
+printf '[sandbox]\nfallback = warn\n' > "$B/warn.ini"
+SBX_INIT="$B/failinit" "$TIMEOUT" 30 "$SBX" -c "$B/warn.ini" -- sh -c 'echo ran > "$HOME/ran-marker"' >"$B/out" 2>"$B/err"; RC=$?
+if [ $RC -eq 125 ] && [ ! -e "$HOME/ran-marker" ] && has "test failure" err && ! has WARNING err &&
+   has "fallback = warn does not apply" err; then ok
+else bad "rc=$RC"; fi
+
 t sbx_init_refuses_malformed_mount_operations
 bad_ops=0
 for op in --ro=relative --ro=/a/../etc --ro=/a/./b --ro=/a//b --ro=/ --mask-dir=/x/ --unmask=/home/x \
