@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <strings.h>
 #include <time.h>
 #include <unistd.h>
@@ -39,6 +40,103 @@ static const char *const mandatory_anywhere[] = {
 static const char *const mandatory_paths[] = {
 	"~/.config/git/config", "~/.config/sbx/", "/etc/sbx/",
 };
+
+/* ---- the workspace's git directories */
+
+/* `gitdir: X` in the file `file` (a `.git` file), or just `X` (a
+ * commondir file), resolved against the file's directory. */
+static bool read_gitfile(struct policy_builder *b, const char *file, bool prefixed,
+			 char *out, size_t outsz)
+{
+	char buf[PATH_MAX], dir[PATH_MAX], joined[PATH_MAX];
+	FILE *f = fopen(file, "re");
+	size_t n;
+
+	if (!f)
+		return false;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	buf[strcspn(buf, "\r\n")] = '\0';
+	const char *v = !prefixed ? buf : !strncmp(buf, "gitdir: ", 8) ? buf + 8 : NULL;
+	if (!v || !*v)
+		return false;
+	snprintf(dir, sizeof(dir), "%s", file);
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		*(slash == dir ? slash + 1 : slash) = '\0';
+	if (path_join(dir, v, joined, sizeof(joined)))
+		return false;
+	path_resolve_existing(joined, out, outsz, &b->memo);
+	return true;
+}
+
+static bool is_dir(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static bool under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	return !strcmp(dir, "/") || (!strncmp(path, dir, n) && (path[n] == '/' || !path[n]));
+}
+
+/* The git directory of the repository the workspace is in, and its common
+ * directory (a linked worktree's main `.git`), where they lie outside the
+ * workspace; at most two, in out. Not a repository whose worktree is HOME
+ * or above (a dotfiles repository at ~ would make every workspace below
+ * HOME write to it), nor anything at `/`. */
+static size_t workspace_gitdirs(struct policy_builder *b, const char *ws, const char *home,
+				char out[2][PATH_MAX])
+{
+	char dir[PATH_MAX], dotgit[PATH_MAX + 8], gd[PATH_MAX], common[PATH_MAX];
+	struct stat st;
+	size_t n = 0;
+
+	snprintf(dir, sizeof(dir), "%s", ws);
+	for (;;) {
+		snprintf(dotgit, sizeof(dotgit), "%s/.git", strcmp(dir, "/") ? dir : "");
+		if (lstat(dotgit, &st) == 0)
+			break;
+		char *slash = strrchr(dir, '/');
+		if (!slash || slash == dir)
+			return 0;
+		*slash = '\0';
+	}
+	if (under(home, dir))
+		return 0; /* the repository's worktree is HOME or above it */
+	if (S_ISDIR(st.st_mode))
+		path_resolve_existing(dotgit, gd, sizeof(gd), &b->memo);
+	else if (!S_ISREG(st.st_mode) || !read_gitfile(b, dotgit, true, gd, sizeof(gd)))
+		return 0;
+	if (!is_dir(gd))
+		return 0;
+	snprintf(common, sizeof(common), "%s", gd);
+	char cfile[PATH_MAX + 16];
+	snprintf(cfile, sizeof(cfile), "%s/commondir", gd);
+	if (access(cfile, F_OK) == 0 && (!read_gitfile(b, cfile, false, common, sizeof(common)) ||
+					 !is_dir(common)))
+		return 0;
+	/* the common directory's worktree: its parent, for a `.git` */
+	char top[PATH_MAX];
+	snprintf(top, sizeof(top), "%s", common);
+	char *slash = strrchr(top, '/');
+	if (slash && !strcmp(slash, "/.git"))
+		*(slash == top ? slash + 1 : slash) = '\0';
+	if (under(home, top) || !strcmp(common, "/"))
+		return 0;
+	/* the common directory covers a linked worktree's own (under its
+	 * worktrees/), which is the usual case */
+	if (!under(common, ws))
+		snprintf(out[n++], PATH_MAX, "%s", common);
+	if (!under(gd, ws) && !under(gd, common))
+		snprintf(out[n++], PATH_MAX, "%s", gd);
+	return n;
+}
 
 /* ---- builder */
 
@@ -324,6 +422,25 @@ int policy_compile(struct policy_builder *b, struct policy **out,
 	 * start-up line says how to choose one (docs/POLICY.md). */
 	if (root && !strcmp(root, "/"))
 		root = NULL;
+	/* The workspace's git directory, when it lies outside the workspace
+	 * (a subdirectory of a repository, a linked worktree): git must write
+	 * its index, objects and refs to work there. Its hooks and config
+	 * stay write-denied (mandatory), as everywhere. */
+	char gitdirs[2][PATH_MAX];
+	size_t ngit = p->isolation == SBX_ISOLATION_WORKSPACE && root ?
+		      workspace_gitdirs(b, p->workspace, p->home, gitdirs) : 0;
+	for (size_t i = 0; i < ngit; i++) {
+		struct pending pr = { .kind = SBX_RULE_ALLOW_WRITE,
+				      .origin = SBX_ORIGIN_ISOLATION,
+				      .pat = SBX_PAT_PREFIX,
+				      .prefix_len = strlen(gitdirs[i]) };
+		pr.value = arena_put(&a, "the workspace's git directory");
+		pr.pattern = arena_put(&a, gitdirs[i]);
+		pr.source = arena_put(&a, "isolation = workspace");
+		if (pr.value < 0 || pr.pattern < 0 || pr.source < 0 ||
+		    add_pending(&pend, &npend, &cappend, pr))
+			goto fail;
+	}
 	if (root) {
 		struct pending pr = { .kind = SBX_RULE_ALLOW_WRITE,
 				      .origin = SBX_ORIGIN_ISOLATION,

@@ -458,6 +458,40 @@ static int guard_gitdir(const struct plan_in *in, struct plan *pl, struct covere
 	return rc;
 }
 
+/* The linked worktrees' git directories under `<common>/worktrees/`: each
+ * one's commondir (where git takes hooks and config from), `gitdir` and
+ * `config.worktree`, and its hooks and config, as a `.git`'s. Reached when
+ * the common directory is writable (a run in one linked worktree must not
+ * redirect another). */
+static int guard_worktrees(const struct plan_in *in, struct plan *pl, struct covered *cv,
+			   const char *common)
+{
+	char dir[PATH_MAX];
+	DIR *d;
+	struct dirent *e;
+	int rc = 0;
+
+	if (snprintf(dir, sizeof(dir), "%s/worktrees", common) >= (int)sizeof(dir) ||
+	    !(d = opendir(dir)))
+		return 0;
+	while (!rc && (e = readdir(d))) {
+		char sub[PATH_MAX], f[PATH_MAX + 32];
+		if (e->d_type != DT_DIR || e->d_name[0] == '.')
+			continue;
+		if (snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name) >= (int)sizeof(sub))
+			continue;
+		rc = guard_gitdir(in, pl, cv, sub);
+		static const char *const more[] = { "gitdir", "config.worktree" };
+		for (size_t i = 0; i < 2 && !rc; i++) {
+			snprintf(f, sizeof(f), "%s/%s", sub, more[i]);
+			if (access(f, F_OK) == 0)
+				rc = protect_path(in, pl, cv, f);
+		}
+	}
+	closedir(d);
+	return rc;
+}
+
 /* Where a `.git` file sends git (`gitdir: PATH`, relative to the file). */
 static int follow_gitfile(const struct plan_in *in, struct plan *pl, struct covered *cv,
 			  const char *file)
@@ -703,6 +737,23 @@ static int protect_rules(const struct plan_in *in, struct plan *pl,
 		char mods[PATH_MAX];
 		if (snprintf(mods, sizeof(mods), "%s/.git/modules", roots[j]) < (int)sizeof(mods))
 			rc = guard_modules(in, pl, cv, mods, 4);
+	}
+	/* the linked worktrees of every writable git directory: `.git`s at the
+	 * top of a root, and roots that are git directories themselves (the
+	 * workspace's own, when the workspace is a linked worktree or lies
+	 * below its repository's top) */
+	for (size_t i = 0; i < cv->roots.n && !rc; i++) {
+		char g[PATH_MAX + 8];
+		snprintf(g, sizeof(g), "%s/.git", cv->roots.v[i]);
+		rc = guard_worktrees(in, pl, cv, cv->roots.v[i]);
+		if (!rc)
+			rc = guard_worktrees(in, pl, cv, g);
+		if (!rc) {
+			/* and the root's own hooks and config, when it is one */
+			snprintf(g, sizeof(g), "%s/HEAD", cv->roots.v[i]);
+			if (access(g, F_OK) == 0)
+				rc = guard_gitdir(in, pl, cv, cv->roots.v[i]);
+		}
 	}
 	return rc;
 }
