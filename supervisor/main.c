@@ -416,6 +416,19 @@ static void said_removed(void *ctx, const char *path, const char *run)
 	msg("removed the stand-in %s (left by run %s, which was killed)", shown, run);
 }
 
+/* A protected name the boundary could not guard before it existed (no
+ * stand-in at the top of a workspace) was made: the shim refuses that, so
+ * a program it does not see (a static binary, a raw system call) did. */
+static void said_appeared(void *ctx, const char *path)
+{
+	char shown[PATH_MAX];
+
+	sbx_path_tildify(path, ctx, shown, sizeof(shown));
+	msg("%s appeared during the run although it is protected: a program the "
+	    "shim does not see (a static binary?) made it; review it before an "
+	    "editor, agent or shell uses it", shown);
+}
+
 /* --cleanup: what killed runs left, removed; nothing else touched. */
 static int cleanup_only(const char *home)
 {
@@ -731,6 +744,7 @@ int main(int argc, char **argv)
 		rc = SBX_EXIT_SETUP;
 		goto out;
 	}
+	plan_appeared(&pl, said_appeared, (void *)home);
 	if (reports)
 		reports_finish(reports, shim.counters ?
 			       __atomic_load_n(&shim.counters[0], __ATOMIC_RELAXED) : 0);

@@ -377,9 +377,16 @@ static int placeholder(const struct plan_in *in, struct plan *pl,
 		return 0;
 	path = target;
 	if (!writable_here(cv, path) || hidden(cv, path) || in_list(&cv->protect, path) ||
-	    (lstat(path, &st) == 0 && !standin_looks_like(path)) ||
-	    !(asked || standin_fits(in, path)))
+	    (lstat(path, &st) == 0 && !standin_looks_like(path)))
 		return 0;
+	if (!(asked || standin_fits(in, path))) {
+		/* no stand-in: the shim refuses it; looked at again after the
+		 * run, so a program the shim does not see is not silent */
+		for (size_t i = 0; i < pl->unguarded.n; i++)
+			if (!strcmp(pl->unguarded.v[i], path))
+				return 0;
+		return strv_add(&pl->unguarded, path);
+	}
 	TRY(strv_add(&pl->placeholders_pending, path));
 	return protect_as(pl, cv, path, "--ro-new=");
 }
@@ -944,6 +951,19 @@ void plan_remove_placeholders(struct plan *pl)
 	standins_release(pl->standins);
 }
 
+size_t plan_appeared(const struct plan *pl, void (*fn)(void *ctx, const char *path), void *ctx)
+{
+	struct stat st;
+	size_t n = 0;
+
+	for (size_t i = 0; i < pl->unguarded.n; i++)
+		if (lstat(pl->unguarded.v[i], &st) == 0) {
+			fn(ctx, pl->unguarded.v[i]);
+			n++;
+		}
+	return n;
+}
+
 static void covered_free(struct plan *pl)
 {
 	struct covered *cv = pl->covered;
@@ -966,6 +986,7 @@ void plan_free(struct plan *pl)
 	strv_free(&pl->argv);
 	strv_free(&pl->init_ops);
 	strv_free(&pl->placeholders_pending);
+	strv_free(&pl->unguarded);
 	strv_free(&pl->guarded);
 	free(pl->placeholder_state);
 	pl->placeholder_state = NULL;

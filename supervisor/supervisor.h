@@ -96,6 +96,7 @@ struct plan {
 	struct strv placeholders_pending;
 	char *placeholder_state;  /* plan_make_placeholders(): one PLACEHOLDER_* each */
 	struct standins *standins; /* the run's record (main's; NULL: none kept) */
+	struct strv unguarded;    /* protected names missing at start, no stand-in */
 	char *placeholder_failed; /* the one plan_make_placeholders() could not make */
 	unsigned read_masks;      /* read-denied paths hidden */
 	unsigned write_protects;  /* paths bound read-only inside writable roots */
@@ -125,6 +126,9 @@ void plan_free(struct plan *pl);
 /* The run no longer needs its stand-ins: remove those no other live run
  * relies on (standins_release). */
 void plan_remove_placeholders(struct plan *pl);
+/* Protected names that were missing at start with no stand-in (the shim
+ * refuses them) and exist now: each passed to fn; how many. */
+size_t plan_appeared(const struct plan *pl, void (*fn)(void *ctx, const char *path), void *ctx);
 
 /* ---- reports.c: the shim's reports, explained, folded, logged */
 

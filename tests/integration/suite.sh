@@ -499,6 +499,23 @@ if cc -static -o prog prog.c 2>/dev/null; then
 	else bad "$(cat "$B/out")"; fi
 else skip "no static libc"; fi
 
+# A protected name at the top of a workspace gets no stand-in (git status
+# would list it): the shim refuses it, and a program the shim does not see
+# that makes one anyway is named after the run, not passed over in silence.
+t protected_name_made_by_a_static_binary_is_named_after_the_run
+git init -q . && before=$(ls -A)
+cat > "$B/prog.c" <<'EOF'
+#include <fcntl.h>
+#include <sys/stat.h>
+int main(void) { mkdir(".vscode", 0755); return open(".vscode/tasks.json", O_WRONLY | O_CREAT, 0644) < 0; }
+EOF
+if cc -static -o "$B/prog" "$B/prog.c" 2>/dev/null; then
+	sx -q --no-shim -- "$B/prog"
+	if [ -e .vscode/tasks.json ] && has "\.vscode appeared during the run although it is protected" err &&
+	   [ "$(ls -A | grep -v '^\.vscode$')" = "$before" ]; then ok
+	else bad "rc=$RC $(ls -A | tr '\n' ' ')"; fi
+else skip "no static libc"; fi
+
 # The README's `make run` demonstration, as a newcomer sees it: two
 # successes, two refusals, each refusal explained on a line of its own.
 t make_run_demo_shows_both_outcomes_on_whole_lines
