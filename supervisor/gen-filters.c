@@ -12,6 +12,7 @@
  *   ioctl TIOCSTI, TIOCLINUX           EPERM   types into the shell that ran sbx
  *   unshare, clone with CLONE_NEWUSER  EPERM   a userns: all caps over own mounts
  *   clone3                             ENOSYS  flags behind a pointer; libc: clone()
+ *   io_uring_setup, _enter, _register  ENOSYS  its ops make no call filtered here
  *   [block] socket AF_UNIX             EPERM   socket files connect through ro binds
  *   i386, x32; arm32 on aarch64        kill    another call table, no rule there
  *
@@ -20,6 +21,9 @@
  * would type commands into the shell that started sbx once COMMAND exits.
  * In a user namespace of its own COMMAND would hold every capability over
  * mounts of its own, and reach the kernel code only namespace owners reach.
+ * io_uring's operations (IORING_OP_SOCKET, _OPENAT, _CONNECT...) run in the
+ * kernel without a system call of their own: IORING_OP_SOCKET makes an
+ * AF_UNIX socket the socket() rule never sees.
  * A path-named socket stays connectable through a read-only bind (the
  * kernel checks write permission on the socket inode, not on the mount), so
  * without the socket rule the docker socket or the session D-Bus would be a
@@ -85,6 +89,13 @@ static scmp_filter_ctx build(int block_unix)
 	if (DENY(EPERM, unshare, 1, SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_NEWUSER, CLONE_NEWUSER)) ||
 	    DENY(EPERM, clone, 1, CLONE_FLAGS_ARG(SCMP_CMP_MASKED_EQ, CLONE_NEWUSER, CLONE_NEWUSER)) ||
 	    DENY(ENOSYS, clone3, 0))
+		goto fail;
+	/* ENOSYS, as from a kernel built without io_uring: libuv (Node) takes any
+	 * io_uring_setup failure for "absent" and stays on epoll and its thread
+	 * pool; glibc never uses io_uring. _enter and _register too, for a ring
+	 * descriptor inherited from outside. */
+	if (DENY(ENOSYS, io_uring_setup, 0) || DENY(ENOSYS, io_uring_enter, 0) ||
+	    DENY(ENOSYS, io_uring_register, 0))
 		goto fail;
 	if (!block_unix)
 		return ctx;
