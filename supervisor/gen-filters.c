@@ -14,6 +14,7 @@
  *   clone3                             ENOSYS  flags behind a pointer; libc: clone()
  *   io_uring_setup, _enter, _register  ENOSYS  its ops make no call filtered here
  *   [block] socket AF_UNIX             EPERM   socket files connect through ro binds
+ *   [block] socketpair AF_UNIX DGRAM   EPERM   sendto() names any host dgram socket
  *   i386, x32; arm32 on aarch64        kill    another call table, no rule there
  *
  * COMMAND keeps the user's controlling terminal (so /dev/tty prompts and job
@@ -28,7 +29,9 @@
  * kernel checks write permission on the socket inode, not on the mount), so
  * without the socket rule the docker socket or the session D-Bus would be a
  * way out, and with the network open any abstract socket in the host's
- * network namespace.
+ * network namespace. A datagram socket names its peer on each sendto(), so a
+ * datagram socketpair reaches /dev/log or journald's socket; stream and
+ * seqpacket pairs are connected for good and reach nothing outside.
  * Another architecture's entry point (int $0x80 on x86_64, x32's numbers
  * with bit 30 set under x86_64's own AUDIT_ARCH, aarch64's 32-bit compat)
  * indexes another call table, where no rule here applies.
@@ -60,6 +63,10 @@
  * high half of the mask is zero, so any high bits pass the test unseen,
  * exactly as the kernel ignores them). */
 #define LOW32 0xffffffffu
+
+/* Bits of socket()'s and socketpair()'s type that name the type; the rest
+ * are SOCK_CLOEXEC and SOCK_NONBLOCK (the kernel's SOCK_TYPE_MASK). */
+#define TYPE_MASK 0xfu
 
 #define DENY(err, name, ...) \
 	seccomp_rule_add(ctx, SCMP_ACT_ERRNO(err), SCMP_SYS(name), __VA_ARGS__)
@@ -99,9 +106,11 @@ static scmp_filter_ctx build(int block_unix)
 		goto fail;
 	if (!block_unix)
 		return ctx;
-	/* socket(int domain, int type, int protocol): an int, so the low 32
-	 * bits. */
-	if (DENY(EPERM, socket, 1, SCMP_A0(SCMP_CMP_MASKED_EQ, LOW32, AF_UNIX)))
+	/* socket(int domain, int type, int protocol) and socketpair(int domain,
+	 * int type, int protocol, int sv[2]): ints, so the low 32 bits. */
+	if (DENY(EPERM, socket, 1, SCMP_A0(SCMP_CMP_MASKED_EQ, LOW32, AF_UNIX)) ||
+	    DENY(EPERM, socketpair, 2, SCMP_A0(SCMP_CMP_MASKED_EQ, LOW32, AF_UNIX),
+		 SCMP_A1(SCMP_CMP_MASKED_EQ, TYPE_MASK, SOCK_DGRAM)))
 		goto fail;
 	return ctx;
 fail:
