@@ -1,26 +1,46 @@
 /* supervisor/gen-filters.c: compile sbx-init's seccomp programs at build time.
  *
- * Writes a C header with two classic-BPF programs for this architecture:
- *  - sbx_filter_unix_allow: refuse TIOCSTI and TIOCLINUX, which push bytes
- *    into the terminal's input queue. COMMAND keeps the user's controlling
- *    terminal (so /dev/tty prompts and job control work), and these two
- *    ioctls would let it type commands into the shell that started sbx once
- *    it exits.
- *    No new user namespace either: unshare() and clone() with
- *    CLONE_NEWUSER fail with EPERM, and clone3() with ENOSYS (its flags are
- *    behind a pointer, which a filter cannot read; the C library then falls
- *    back to clone()). In a namespace of its own COMMAND would hold every
- *    capability over mounts of its own, and reach the kernel code that only
- *    namespace owners reach.
- *  - sbx_filter_unix_block: the same, and socket(AF_UNIX) fails with EPERM.
- *    A path-named socket stays connectable through a read-only bind (the
- *    kernel checks write permission on the socket inode, not on the mount),
- *    so without this the docker socket or the session D-Bus would be a way
- *    out. socketpair() is unaffected: it reaches nothing outside.
+ * Writes a C header with two classic-BPF programs for this architecture,
+ * sbx_filter_unix_allow and sbx_filter_unix_block (the same, plus the Unix
+ * socket rules). Every other system call is allowed: the boundary is the
+ * namespaces and mounts, and this filter only closes what they cannot.
  *
- * The ioctl request is compared on its low 32 bits: the kernel truncates it
- * to unsigned int, so a request with high bits set would otherwise slip past
- * (CVE-2019-10063 in flatpak).
+ * What each rule refuses, with which errno, and why ([block]: only in
+ * sbx_filter_unix_block, that is unless allow_all_unix_sockets = true):
+ *
+ *   refused                            errno   why
+ *   ioctl TIOCSTI, TIOCLINUX           EPERM   types into the shell that ran sbx
+ *   unshare, clone with CLONE_NEWUSER  EPERM   a userns: all caps over own mounts
+ *   clone3                             ENOSYS  flags behind a pointer; libc: clone()
+ *   io_uring_setup, _enter, _register  ENOSYS  its ops make no call filtered here
+ *   [block] socket AF_UNIX             EPERM   socket files connect through ro binds
+ *   [block] socketpair AF_UNIX DGRAM   EPERM   sendto() names any host dgram socket
+ *   i386, x32; arm32 on aarch64        kill    another call table, no rule there
+ *
+ * COMMAND keeps the user's controlling terminal (so /dev/tty prompts and job
+ * control work), and TIOCSTI/TIOCLINUX push bytes into its input queue: they
+ * would type commands into the shell that started sbx once COMMAND exits.
+ * In a user namespace of its own COMMAND would hold every capability over
+ * mounts of its own, and reach the kernel code only namespace owners reach.
+ * io_uring's operations (IORING_OP_SOCKET, _OPENAT, _CONNECT...) run in the
+ * kernel without a system call of their own: IORING_OP_SOCKET makes an
+ * AF_UNIX socket the socket() rule never sees.
+ * A path-named socket stays connectable through a read-only bind (the
+ * kernel checks write permission on the socket inode, not on the mount), so
+ * without the socket rule the docker socket or the session D-Bus would be a
+ * way out, and with the network open any abstract socket in the host's
+ * network namespace. A datagram socket names its peer on each sendto(), so a
+ * datagram socketpair reaches /dev/log or journald's socket; stream and
+ * seqpacket pairs are connected for good and reach nothing outside.
+ * Another architecture's entry point (int $0x80 on x86_64, x32's numbers
+ * with bit 30 set under x86_64's own AUDIT_ARCH, aarch64's 32-bit compat)
+ * indexes another call table, where no rule here applies.
+ *
+ * An argument the kernel declares narrower than a register is compared on
+ * the bits the kernel keeps: it truncates an `int` or `unsigned int` to the
+ * low 32 bits, so a comparison of all 64 would let 0x100000001 pass as
+ * AF_UNIX (CVE-2019-10063 in flatpak was the same with ioctl's request).
+ * Each rule says which type its argument has.
  */
 #include <errno.h>
 #include <sched.h>
@@ -38,26 +58,59 @@
 #define CLONE_FLAGS_ARG SCMP_A0
 #endif
 
+/* The low 32 bits of an argument, for a comparison with an int or unsigned
+ * int the kernel truncates: libseccomp then tests only the low word (the
+ * high half of the mask is zero, so any high bits pass the test unseen,
+ * exactly as the kernel ignores them). */
+#define LOW32 0xffffffffu
+
+/* Bits of socket()'s and socketpair()'s type that name the type; the rest
+ * are SOCK_CLOEXEC and SOCK_NONBLOCK (the kernel's SOCK_TYPE_MASK). */
+#define TYPE_MASK 0xfu
+
+#define DENY(err, name, ...) \
+	seccomp_rule_add(ctx, SCMP_ACT_ERRNO(err), SCMP_SYS(name), __VA_ARGS__)
+
 static scmp_filter_ctx build(int block_unix)
 {
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
 
 	if (!ctx)
 		return NULL;
-	if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1,
-			     SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, TIOCSTI)) ||
-	    seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1,
-			     SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, TIOCLINUX)))
+	/* Written here, not left to libseccomp's default (which kills only the
+	 * calling thread): a call through another architecture's entry point
+	 * kills the whole process, which no thread of it survives to retry. The
+	 * filter holds only the native architecture, so libseccomp checks the
+	 * arch first and, on x86_64, refuses numbers with the x32 bit. */
+	if (seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS))
 		goto fail;
-	if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(unshare), 1,
-			     SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_NEWUSER, CLONE_NEWUSER)) ||
-	    seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
-			     CLONE_FLAGS_ARG(SCMP_CMP_MASKED_EQ, CLONE_NEWUSER, CLONE_NEWUSER)) ||
-	    seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0))
+	/* ioctl(unsigned int fd, unsigned int cmd, unsigned long arg) */
+	if (DENY(EPERM, ioctl, 1, SCMP_A1(SCMP_CMP_MASKED_EQ, LOW32, TIOCSTI)) ||
+	    DENY(EPERM, ioctl, 1, SCMP_A1(SCMP_CMP_MASKED_EQ, LOW32, TIOCLINUX)))
 		goto fail;
-	if (block_unix &&
-	    seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 1,
-			     SCMP_A0(SCMP_CMP_EQ, AF_UNIX)))
+	/* unshare(unsigned long flags) keeps all 64 bits (any above 31 is
+	 * EINVAL) and clone(unsigned long flags, ...) uses the low 32 only
+	 * (lower_32_bits() in kernel/fork.c): either way the one bit tested,
+	 * CLONE_NEWUSER (bit 28), is in the low word, and the mask's high half
+	 * is zero, so no high bit can hide it or be mistaken for it. */
+	if (DENY(EPERM, unshare, 1, SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_NEWUSER, CLONE_NEWUSER)) ||
+	    DENY(EPERM, clone, 1, CLONE_FLAGS_ARG(SCMP_CMP_MASKED_EQ, CLONE_NEWUSER, CLONE_NEWUSER)) ||
+	    DENY(ENOSYS, clone3, 0))
+		goto fail;
+	/* ENOSYS, as from a kernel built without io_uring: libuv (Node) takes any
+	 * io_uring_setup failure for "absent" and stays on epoll and its thread
+	 * pool; glibc never uses io_uring. _enter and _register too, for a ring
+	 * descriptor inherited from outside. */
+	if (DENY(ENOSYS, io_uring_setup, 0) || DENY(ENOSYS, io_uring_enter, 0) ||
+	    DENY(ENOSYS, io_uring_register, 0))
+		goto fail;
+	if (!block_unix)
+		return ctx;
+	/* socket(int domain, int type, int protocol) and socketpair(int domain,
+	 * int type, int protocol, int sv[2]): ints, so the low 32 bits. */
+	if (DENY(EPERM, socket, 1, SCMP_A0(SCMP_CMP_MASKED_EQ, LOW32, AF_UNIX)) ||
+	    DENY(EPERM, socketpair, 2, SCMP_A0(SCMP_CMP_MASKED_EQ, LOW32, AF_UNIX),
+		 SCMP_A1(SCMP_CMP_MASKED_EQ, TYPE_MASK, SOCK_DGRAM)))
 		goto fail;
 	return ctx;
 fail:

@@ -1,0 +1,163 @@
+#!/bin/bash
+# The seccomp filter (supervisor/gen-filters.c): the Unix-socket block and
+# what a filter that reads only the 64-bit call number and arguments would
+# miss — an int argument with high bits set, io_uring's operations, another
+# architecture's entry point, a datagram socketpair.
+# Every test first runs the same static program on the host (no sandbox)
+# against a live server there, which proves the way out works and the server
+# records it; then inside, with --no-shim (a static program never loads the
+# shim anyway, so only the boundary can refuse), and asserts the server got
+# nothing more.
+set -u
+# shellcheck source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+PROGS=$(mktemp -d /var/tmp/sbx-progs.XXXXXX)
+trap 'rm -rf "$PROGS"' EXIT
+# Static, so no shim; non-PIE, so its data is addressable by int $0x80.
+P=$PROGS/sockescape
+cc -static -no-pie -O2 -o "$P" "$SBX_BIN/progs/sockescape.c" 2>"$PROGS/log" ||
+	echo "# cannot build tests/progs/sockescape.c: $(head -3 "$PROGS/log")"
+have_prog() {
+	[ -x "$P" ] || { skip "tests/progs/sockescape not built (no static libc?)"; return 1; }
+	command -v python3 >/dev/null || { skip "no python3 for the host server"; return 1; }
+}
+
+# serve: a server on the host, in the host's network namespace, that appends
+# "<kind> <bytes>" to $B/got for every connection or datagram: a stream
+# socket at $B/host.sock, an abstract one named $ABSTRACT (@-form), a
+# datagram socket at $B/host.dgram. Outside the workspace: a host socket the
+# program can read, not write, as the docker socket would be.
+serve() {
+	ABSTRACT="@sbx-it-$$-$RANDOM$RANDOM"
+	python3 - "$B" "${ABSTRACT#@}" <<'EOF' &
+import select, socket, sys
+b, name = sys.argv[1], sys.argv[2]
+def rec(kind, data):
+    with open(b + "/got", "a") as f:
+        f.write("%s %s\n" % (kind, data.decode(errors="replace")))
+path = socket.socket(socket.AF_UNIX); path.bind(b + "/host.sock"); path.listen(8)
+abst = socket.socket(socket.AF_UNIX); abst.bind("\0" + name); abst.listen(8)
+dgram = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); dgram.bind(b + "/host.dgram")
+open(b + "/ready", "w").write("1")
+while True:
+    r, _, _ = select.select([path, abst, dgram], [], [], 30)
+    if not r:
+        break
+    for s in r:
+        if s is dgram:
+            rec("dgram", s.recv(100))
+            continue
+        c, _ = s.accept(); c.settimeout(3)
+        try:
+            d = c.recv(100)
+        except OSError:
+            d = b"<nothing>"
+        rec("path" if s is path else "abstract", d)
+        c.close()
+EOF
+	srv=$!
+	for _ in $(seq 50); do [ -s "$B/ready" ] && break; sleep 0.1; done
+	: >"$B/got"
+}
+# settle: give the server time to record a late connection, then stop it.
+settle() { sleep 0.3; kill "$srv" 2>/dev/null; wait "$srv" 2>/dev/null; }
+# host MODE ADDR: the baseline run, outside any sandbox.
+host() { "$P" "$1" "$2" >"$B/host.out" 2>&1; sleep 0.2; }
+got() { tr '\n' '|' <"$B/got"; }
+
+# ---- int arguments are compared on their low 32 bits
+
+t socket_domain_high_bits_still_af_unix_refused_no_shim
+if have_prog; then
+	serve
+	host wide "$B/host.sock"
+	sx -q --no-shim -- "$P" wide "$B/host.sock"
+	settle
+	if [ "$(got)" = "path wide|" ] && has '^socket: Operation not permitted$' out &&
+	   ! has '^connect' out && [ "$RC" -ne 0 ]; then ok
+	else bad "server got '$(got)' rc=$RC: $(tr '\n' ' ' <"$B/out")"; fi
+fi
+
+t socket_domain_high_bits_no_host_abstract_socket_with_network_open
+if have_prog; then
+	serve
+	host wide "$ABSTRACT"
+	sx -q --no-shim --allow-domain '*' -- "$P" wide "$ABSTRACT"
+	settle
+	if [ "$(got)" = "abstract wide|" ] && has '^socket: Operation not permitted$' out &&
+	   ! has '^connect' out && [ "$RC" -ne 0 ]; then ok
+	else bad "server got '$(got)' rc=$RC: $(tr '\n' ' ' <"$B/out")"; fi
+fi
+
+# A datagram socket names its peer on every sendto(), so a socketpair's
+# reaches any datagram socket on the host (/dev/log, journald); a stream
+# pair is connected for good and keeps working.
+t datagram_socketpair_refused_stream_socketpair_kept
+if have_prog; then
+	serve
+	host pair "$B/host.dgram"
+	sx -q --no-shim -- "$P" pair "$B/host.dgram"
+	settle
+	if [ "$(got)" = "dgram pair|" ] && has '^socketpair stream: ok$' out &&
+	   has '^socketpair dgram: Operation not permitted$' out && ! has '^sendto' out; then ok
+	else bad "server got '$(got)' rc=$RC: $(tr '\n' ' ' <"$B/out")"; fi
+fi
+
+# ---- io_uring: its operations make no system call the filter sees
+
+t io_uring_setup_fails_with_enosys_no_shim
+if have_prog; then
+	if ! "$P" uring-setup >/dev/null 2>&1; then skip "io_uring unavailable on this host"
+	else
+		sx -q --no-shim -- "$P" uring-setup
+		if has '^io_uring_setup: Function not implemented$' out && [ "$RC" -eq 1 ]; then ok
+		else bad "rc=$RC: $(tr '\n' ' ' <"$B/out")"; fi
+	fi
+fi
+
+t io_uring_op_socket_cannot_make_a_unix_socket
+if have_prog; then
+	serve
+	host uring "$B/host.sock"
+	if [ "$(got)" != "path uring|" ]; then settle; skip "IORING_OP_SOCKET unavailable on this host"
+	else
+		sx -q --no-shim -- "$P" uring "$B/host.sock"
+		settle
+		if [ "$(got)" = "path uring|" ] && ! has 'IORING_OP_SOCKET: ok' out &&
+		   has '^io_uring_setup: Function not implemented$' out; then ok
+		else bad "server got '$(got)' rc=$RC: $(tr '\n' ' ' <"$B/out")"; fi
+	fi
+fi
+
+# ---- another architecture's entry point: the process dies (SIGSYS, 159)
+
+t i386_entry_point_socket_kills_the_process
+if have_prog; then
+	serve
+	host i386 "$B/host.sock"
+	if [ "$(got)" != "path i386|" ]; then settle; skip "no i386 entry point on this kernel"
+	else
+		sx -q --no-shim -- "$P" i386 "$B/host.sock"
+		settle
+		if [ "$(got)" = "path i386|" ] && [ "$RC" -eq 159 ] && ! has 'i386 socket' out; then ok
+		else bad "server got '$(got)' rc=$RC: $(tr '\n' ' ' <"$B/out")"; fi
+	fi
+fi
+
+# x32 has x86_64's arch value and numbers with bit 30 set; a kernel without
+# x32 says ENOSYS, the filter must kill before the kernel gets to say it.
+t x32_syscall_number_kills_the_process
+if have_prog; then
+	if [ "$(uname -m)" != x86_64 ]; then skip "x32 exists only on x86_64"
+	else
+		serve
+		sx -q --no-shim -- "$P" x32 "$B/host.sock"
+		settle
+		if [ -z "$(got)" ] && [ "$RC" -eq 159 ] && ! has 'x32 socket' out; then ok
+		else bad "server got '$(got)' rc=$RC: $(tr '\n' ' ' <"$B/out")"; fi
+	fi
+fi
+
+echo "# $(id -un) (seccomp): $pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ]
