@@ -24,10 +24,13 @@
 #include <stdint.h>
 #include <linux/mount.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -269,6 +272,129 @@ static int make_mountpoint(const char *path, size_t base, bool dir)
 	return make_file(buf, 0444);
 }
 
+/* The caller's terminal, kept under its name. COMMAND inherits it (fd 0, 1
+ * or 2), and `tty`, ttyname(3) and ssh-style prompts name it: the kernel
+ * reports the descriptor's path as the caller saw it (/dev/pts/N), and libc
+ * then checks that this path inside is the very same inode. So the node
+ * behind each of fd 0/1/2 that is a pty slave is found by fstat (its device
+ * number gives N; nothing is taken from the environment), opened at
+ * /dev/pts/N while the host's /dev is still visible, and kept only if it is
+ * that inode (a terminal of another devpts instance, as in a container,
+ * stays nameless, as before). No other host terminal becomes reachable. */
+#define PTY_SLAVE_MAJOR 136 /* UNIX98_PTY_SLAVE_MAJOR; the minor is the index */
+/* Reserving index N in the sandbox's devpts takes N+1 open ptmx; a
+ * terminal numbered higher stays nameless. */
+#define MAX_PTY_INDEX 1000
+static struct caller_tty {
+	int fd;        /* O_PATH, the host's node */
+	unsigned idx;  /* N */
+	int master;    /* our pty N in the sandbox's devpts, held: see reserve_index() */
+} ttys[3];
+static int nttys;
+
+static void find_caller_ttys(void)
+{
+	for (int fd = 0; fd <= 2; fd++) {
+		struct stat st, at;
+		char path[32];
+		bool seen = false;
+		int h;
+
+		if (fstat(fd, &st) || !S_ISCHR(st.st_mode) || major(st.st_rdev) != PTY_SLAVE_MAJOR ||
+		    minor(st.st_rdev) > MAX_PTY_INDEX)
+			continue;
+		for (int i = 0; i < nttys; i++)
+			seen |= ttys[i].idx == minor(st.st_rdev);
+		if (seen)
+			continue;
+		snprintf(path, sizeof(path), "/dev/pts/%u", minor(st.st_rdev));
+		h = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (h < 0)
+			continue;
+		if (fstat(h, &at) || !S_ISCHR(at.st_mode) || at.st_dev != st.st_dev ||
+		    at.st_ino != st.st_ino || at.st_rdev != st.st_rdev) {
+			close(h);
+			continue;
+		}
+		ttys[nttys++] = (struct caller_tty){ h, minor(st.st_rdev), -1 };
+	}
+}
+
+/* Make /dev/pts/N exist in the sandbox's devpts so the caller's node can be
+ * bound over it: a devpts holds only the ptys it allocated, lowest free
+ * index first, so ptys are opened until one gets N; the lower ones are
+ * closed again (COMMAND's own ptys reuse those numbers). The one numbered N
+ * is kept open by pid 1 for the sandbox's life: closed, its entry would
+ * vanish with our bind on it, and N would go to the next pty COMMAND opens.
+ * 0, or -errno (the terminal then stays nameless). */
+static int reserve_index(struct caller_tty *t)
+{
+	static int lower[MAX_PTY_INDEX];
+	int nlower = 0, rc = -ERANGE;
+
+	for (unsigned k = 0; k <= t->idx; k++) {
+		unsigned got;
+		int m = open("/dev/pts/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
+		if (m < 0) {
+			rc = -errno;
+			break;
+		}
+		if (ioctl(m, TIOCGPTN, &got)) {
+			rc = -errno;
+			close(m);
+			break;
+		}
+		if (got == t->idx) {
+			t->master = m;
+			rc = 0;
+			break;
+		}
+		if (got > t->idx || nlower == MAX_PTY_INDEX) {
+			close(m); /* N is taken (cannot happen: ours is fresh) */
+			break;
+		}
+		lower[nlower++] = m;
+	}
+	while (nlower)
+		close(lower[--nlower]);
+	return rc;
+}
+
+static int bind_caller_ttys(void)
+{
+	char src[64], dst[64];
+	int rc = 0;
+
+	for (int i = 0; i < nttys && !rc; i++) {
+		if (reserve_index(&ttys[i]))
+			continue;
+		snprintf(dst, sizeof(dst), "/dev/pts/%u", ttys[i].idx);
+		if (mount(fd_path(ttys[i].fd, src, sizeof(src)), dst, NULL, MS_BIND, NULL))
+			rc = -errno;
+		else
+			rc = allow_dev(dst);
+	}
+	return rc;
+}
+
+static void close_caller_ttys(void)
+{
+	for (int i = 0; i < nttys; i++)
+		if (ttys[i].fd >= 0) {
+			close(ttys[i].fd);
+			ttys[i].fd = -1;
+		}
+}
+
+void init_mounts_close_held(void)
+{
+	for (int i = 0; i < nttys; i++)
+		if (ttys[i].master >= 0) {
+			close(ttys[i].master);
+			ttys[i].master = -1;
+		}
+}
+
 /* Like bubblewrap's --dev, from the host's nodes: a tmpfs can hold no
  * working device node in a user namespace, so each is a bind of the host's,
  * with nodev lifted on that bind alone. The host's /dev stays below,
@@ -295,6 +421,7 @@ static int make_dev(const char **what)
 			return -errno;
 		}
 	}
+	find_caller_ttys();
 	*what = "mount /dev";
 	if ((rc = tmpfs("/dev", MS_NOSUID | MS_NODEV, "mode=0755")))
 		goto out;
@@ -319,14 +446,19 @@ static int make_dev(const char **what)
 		rc = -errno;
 		goto out;
 	}
-	/* A new devpts instance: COMMAND gets PTYs (script, tmux) without
-	 * seeing the host's. */
+	/* A new devpts instance: /dev/ptmx gives COMMAND ptys of its own
+	 * (script, tmux, an agent's pty tool), numbered apart from the
+	 * host's, and lists no host terminal; the host's devpts stays covered
+	 * with the rest of its /dev. Only the caller's terminal is bound in. */
 	*what = "mount /dev/pts";
 	if (mount("devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC,
 		  "newinstance,ptmxmode=0666,mode=620")) {
 		rc = -errno;
 		goto out;
 	}
+	*what = "bind the caller's terminal into /dev/pts";
+	if ((rc = bind_caller_ttys()))
+		goto out;
 	*what = "make the /dev symlinks";
 	for (i = 0; i < sizeof(links) / sizeof(links[0]); i++)
 		if (symlink(links[i][0], links[i][1])) {
@@ -337,6 +469,7 @@ out:
 	for (i = 0; i < sizeof(nodes) / sizeof(nodes[0]); i++)
 		if (fds[i] >= 0)
 			close(fds[i]);
+	close_caller_ttys();
 	return rc;
 }
 

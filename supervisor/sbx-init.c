@@ -166,8 +166,8 @@ static void report_gone(int ctl, int code)
 /* The holder: keeps the shim's descriptors open, dumpable, and nothing
  * else. COMMAND may kill it (same user): later processes then run without
  * reports, the boundary unchanged. */
-/* fork(); the child keeps neither the signalfd nor the control socket,
- * which are pid 1's alone. */
+/* fork(); the child keeps neither the signalfd, the control socket nor
+ * the pty held under the caller's terminal, which are pid 1's alone. */
 static pid_t fork_child(int sfd, int ctl_fd)
 {
 	pid_t pid = fork();
@@ -178,6 +178,7 @@ static pid_t fork_child(int sfd, int ctl_fd)
 		close(sfd);
 		if (ctl_fd >= 0)
 			close(ctl_fd);
+		init_mounts_close_held();
 	}
 	return pid;
 }
