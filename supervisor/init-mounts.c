@@ -231,8 +231,10 @@ static int allow_dev(const char *path)
 
 /* Bind src onto dst, with what is mounted below src. Without
  * mount_setattr() only the top mount could be made read-only, so then the
- * bind is not recursive (and the kernel refuses it, EINVAL, where that would
- * uncover a locked mount: we fail closed). */
+ * bind is not recursive: the order of the operations (init_mounts_apply)
+ * leaves nothing of ours below src by then, and the kernel refuses it
+ * (EINVAL) where it would uncover a locked mount of the host's: we fail
+ * closed. */
 static int bind_path(const char *src, const char *dst, bool ro)
 {
 	if (mount(src, dst, NULL, MS_BIND | (have_setattr ? MS_REC : 0), NULL))
@@ -599,22 +601,120 @@ static void close_views(void)
 	nviews = 0;
 }
 
+/* ---- the order
+ *
+ * Parents first. The supervisor lists the masks before the write-protects
+ * (a protect of a directory keeps the masks below it), which is right only
+ * while a bind carries what is mounted below its source, i.e. is recursive.
+ * Without mount_setattr(2) (before Linux 5.12, or under an outer seccomp
+ * filter that answers ENOSYS) a recursive bind could be made read-only at
+ * its top only, so there binds are not recursive, and `--ro=DIR` applied
+ * after `--mask-dir=DIR/secret` would show the secret again. So every
+ * operation is applied after those on its parent directories (by depth;
+ * equal depths in the supervisor's order): a bind then never has a mount of
+ * ours below it to lose, and a mask below a protect lands on the read-only
+ * bind. With mount_setattr the result is the same mounts as in the
+ * supervisor's order. The writable roots, /dev and /proc stay first, as
+ * given: everything else lies on them (a writable root applied after a
+ * protect above it would be writable inside it). */
+struct unit {
+	int first, count; /* argv[first..first+count): one op, or a --mask-dir-x and its --unmask ops */
+	unsigned base;    /* 0: --rw, --dev, --proc; 1: the rest */
+	unsigned depth;   /* components in the path */
+	int state;        /* --ro-new: its index in `states`; else -1 */
+};
+#define MAX_UNITS 16384
+static struct unit units[MAX_UNITS];
+
+static int cmp_unit(const void *a, const void *b)
+{
+	const struct unit *x = a, *y = b;
+
+	if (x->base != y->base)
+		return x->base < y->base ? -1 : 1;
+	if (x->base == 1 && x->depth != y->depth)
+		return x->depth < y->depth ? -1 : 1;
+	return x->first < y->first ? -1 : x->first > y->first; /* stable */
+}
+
+static unsigned depth_of(const char *p)
+{
+	unsigned d = 0;
+
+	for (; *p; p++)
+		d += *p == '/';
+	return d;
+}
+
+static int make_units(char *const *argv, int n, int *nunits)
+{
+	int k = 0, nnew = 0;
+
+	for (int i = 0; i < n; i++) {
+		const char *p;
+		enum op op = op_of(argv[i], &p);
+		if (op == OP_NONE || op == OP_UNMASK || op == OP_UNMASK_RW)
+			continue; /* not ours; or an --unmask, taken with its mask */
+		if (k == MAX_UNITS)
+			return -E2BIG;
+		units[k] = (struct unit){ i, 1, op == OP_RW || op == OP_DEV || op == OP_PROC ? 0 : 1,
+					  depth_of(p), op == OP_RO_NEW ? nnew++ : -1 };
+		while (op == OP_MASK_DIR_X && i + units[k].count < n) {
+			enum op u = op_of(argv[i + units[k].count], &p);
+			if (u != OP_UNMASK && u != OP_UNMASK_RW)
+				break;
+			units[k].count++;
+		}
+		k++;
+	}
+	qsort(units, (size_t)k, sizeof(units[0]), cmp_unit);
+	*nunits = k;
+	return 0;
+}
+
+/* Without mount_setattr: would a (non-recursive) bind over `p` leave behind
+ * a mount we made before, units[0..done)? The order above rules that out
+ * but for one case (a protect above a path re-allowed inside a mask, or of
+ * /dev or /proc themselves), which is refused rather than changed: a
+ * writable root below only narrows (it shows read-only), so it does not
+ * count. */
+static bool hides_ours(char *const *argv, int done, const char *p)
+{
+	for (int u = 0; u < done; u++) {
+		for (int j = units[u].first; j < units[u].first + units[u].count; j++) {
+			const char *q;
+			enum op op = op_of(argv[j], &q);
+			if (op == OP_RW)
+				continue;
+			if (below(q, p))
+				return true;
+			/* the same path, with mounts of ours below it */
+			if (!strcmp(q, p) && (op == OP_DEV || op == OP_PROC ||
+					      (op == OP_MASK_DIR_X && units[u].count > 1)))
+				return true;
+		}
+	}
+	return false;
+}
+
 int init_mounts_apply(char *const *argv, int n, const char *states,
 		      const char **what, const char **path)
 {
 	char cwd[PATH_MAX];
-	int rc = 0;
-	size_t knew = 0;
+	int rc = 0, nunits;
 
 	*path = "";
 	*what = "tell the working directory";
 	if (!getcwd(cwd, sizeof(cwd)))
 		return -errno;
 	have_setattr = !(syscall(SYS_mount_setattr, -1, NULL, 0, NULL, 0) && errno == ENOSYS);
+	*what = "too many mount operations";
+	if ((rc = make_units(argv, n, &nunits)))
+		return rc;
 
-	for (int i = 0; i < n && !rc; i++) {
+	for (int u = 0; u < nunits && !rc; u++) {
 		const char *p;
-		int used = 0;
+		int i = units[u].first, used = 0;
 
 		switch (op_of(argv[i], &p)) {
 		case OP_NONE:
@@ -660,16 +760,22 @@ int init_mounts_apply(char *const *argv, int n, const char *states,
 		case OP_RO_NEW:
 			*path = p;
 			*what = "write-protect a placeholder";
-			if (!states || !states[knew]) {
+			if (!states || !states[units[u].state]) {
 				rc = -EPROTO; /* no state for it: fail closed */
 				break;
 			}
-			if (states[knew++] == '-')
+			if (states[units[u].state] == '-')
 				break; /* the supervisor could not make it: nor can COMMAND */
 			rc = protect_placeholder(p);
 			break;
 		case OP_RO:
 			*path = p;
+			*what = "write-protect over a mount below it, without mount_setattr "
+				"(Linux 5.12)";
+			if (!have_setattr && hides_ours(argv, u, p)) {
+				rc = -ENOSYS;
+				break;
+			}
 			*what = "write-protect";
 			rc = bind_path(p, p, true); /* with the masks below it */
 			break;
@@ -684,8 +790,9 @@ int init_mounts_apply(char *const *argv, int n, const char *states,
 			rc = tmpfs(p, MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY, "mode=0000");
 			break;
 		case OP_MASK_DIR_X:
-			rc = mask_dir_x(p, argv + i + 1, n - i - 1, &used, what, path);
-			i += used;
+			rc = mask_dir_x(p, argv + i + 1, units[u].count - 1, &used, what, path);
+			if (!rc && used != units[u].count - 1)
+				rc = -EPROTO; /* cannot be: the same ops counted twice */
 			break;
 		}
 	}

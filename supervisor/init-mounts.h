@@ -39,9 +39,11 @@ struct init_mounts {
  * operation at all; -EINVAL: one of ours, but malformed or out of place. */
 int init_mounts_check(struct init_mounts *m, const char *arg);
 
-/* Apply the operations found in argv[0..n) in order, in the mount namespace
- * we are in (other arguments are skipped); states holds one state per
- * --ro-new, in order (a missing one fails, -EPROTO). 0, or -errno with
+/* Apply the operations found in argv[0..n) in the mount namespace we are
+ * in (other arguments are skipped): --rw, --dev and --proc first as given,
+ * then the others parents first (by depth; equal depths as given), so that
+ * no bind has to carry a mount of ours (see init-mounts.c); states holds one
+ * state per --ro-new, in argv order (a missing one fails, -EPROTO). 0, or -errno with
  * *what naming the step and *path the path it failed on (both static or
  * from argv). */
 int init_mounts_apply(char *const *argv, int n, const char *states,
