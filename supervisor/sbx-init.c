@@ -407,6 +407,15 @@ int main(int argc, char **argv)
 	pid_t child;
 	int status = 0, i;
 
+	/* Only as pid 1 of a pid namespace of its own (bubblewrap's
+	 * --unshare-pid --as-pid-1): at the end it kills every process it may
+	 * signal (kill(-1)), which anywhere else would be every process of
+	 * the user's on the host. Nothing is mounted or run otherwise. */
+	if (getpid() != 1) {
+		dprintf(STDERR_FILENO, "sbx-init: not pid 1 of a new pid namespace "
+			"(sbx-init is started by sbx-preload)\n");
+		_exit(125);
+	}
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--")) {
 			i++;
