@@ -415,7 +415,9 @@ try:
             a.send(m)
 except BrokenPipeError:
     pass  # it stopped at the first bad one
-out, err = p.communicate(timeout=20)
+if case == "closed":
+    a.close()  # the supervisor gave up before sending anything
+out, err = p.communicate(timeout=20)  # (the others stop, or run and say "ready")
 a.close()
 print(p.returncode, out.decode().strip() or "-", err.decode().strip().replace("\n", " | "))
 EOF
