@@ -24,10 +24,13 @@
 #include <stdint.h>
 #include <linux/mount.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -228,8 +231,10 @@ static int allow_dev(const char *path)
 
 /* Bind src onto dst, with what is mounted below src. Without
  * mount_setattr() only the top mount could be made read-only, so then the
- * bind is not recursive (and the kernel refuses it, EINVAL, where that would
- * uncover a locked mount: we fail closed). */
+ * bind is not recursive: the order of the operations (init_mounts_apply)
+ * leaves nothing of ours below src by then, and the kernel refuses it
+ * (EINVAL) where it would uncover a locked mount of the host's: we fail
+ * closed. */
 static int bind_path(const char *src, const char *dst, bool ro)
 {
 	if (mount(src, dst, NULL, MS_BIND | (have_setattr ? MS_REC : 0), NULL))
@@ -269,6 +274,129 @@ static int make_mountpoint(const char *path, size_t base, bool dir)
 	return make_file(buf, 0444);
 }
 
+/* The caller's terminal, kept under its name. COMMAND inherits it (fd 0, 1
+ * or 2), and `tty`, ttyname(3) and ssh-style prompts name it: the kernel
+ * reports the descriptor's path as the caller saw it (/dev/pts/N), and libc
+ * then checks that this path inside is the very same inode. So the node
+ * behind each of fd 0/1/2 that is a pty slave is found by fstat (its device
+ * number gives N; nothing is taken from the environment), opened at
+ * /dev/pts/N while the host's /dev is still visible, and kept only if it is
+ * that inode (a terminal of another devpts instance, as in a container,
+ * stays nameless, as before). No other host terminal becomes reachable. */
+#define PTY_SLAVE_MAJOR 136 /* UNIX98_PTY_SLAVE_MAJOR; the minor is the index */
+/* Reserving index N in the sandbox's devpts takes N+1 open ptmx; a
+ * terminal numbered higher stays nameless. */
+#define MAX_PTY_INDEX 1000
+static struct caller_tty {
+	int fd;        /* O_PATH, the host's node */
+	unsigned idx;  /* N */
+	int master;    /* our pty N in the sandbox's devpts, held: see reserve_index() */
+} ttys[3];
+static int nttys;
+
+static void find_caller_ttys(void)
+{
+	for (int fd = 0; fd <= 2; fd++) {
+		struct stat st, at;
+		char path[32];
+		bool seen = false;
+		int h;
+
+		if (fstat(fd, &st) || !S_ISCHR(st.st_mode) || major(st.st_rdev) != PTY_SLAVE_MAJOR ||
+		    minor(st.st_rdev) > MAX_PTY_INDEX)
+			continue;
+		for (int i = 0; i < nttys; i++)
+			seen |= ttys[i].idx == minor(st.st_rdev);
+		if (seen)
+			continue;
+		snprintf(path, sizeof(path), "/dev/pts/%u", minor(st.st_rdev));
+		h = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (h < 0)
+			continue;
+		if (fstat(h, &at) || !S_ISCHR(at.st_mode) || at.st_dev != st.st_dev ||
+		    at.st_ino != st.st_ino || at.st_rdev != st.st_rdev) {
+			close(h);
+			continue;
+		}
+		ttys[nttys++] = (struct caller_tty){ h, minor(st.st_rdev), -1 };
+	}
+}
+
+/* Make /dev/pts/N exist in the sandbox's devpts so the caller's node can be
+ * bound over it: a devpts holds only the ptys it allocated, lowest free
+ * index first, so ptys are opened until one gets N; the lower ones are
+ * closed again (COMMAND's own ptys reuse those numbers). The one numbered N
+ * is kept open by pid 1 for the sandbox's life: closed, its entry would
+ * vanish with our bind on it, and N would go to the next pty COMMAND opens.
+ * 0, or -errno (the terminal then stays nameless). */
+static int reserve_index(struct caller_tty *t)
+{
+	static int lower[MAX_PTY_INDEX];
+	int nlower = 0, rc = -ERANGE;
+
+	for (unsigned k = 0; k <= t->idx; k++) {
+		unsigned got;
+		int m = open("/dev/pts/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
+		if (m < 0) {
+			rc = -errno;
+			break;
+		}
+		if (ioctl(m, TIOCGPTN, &got)) {
+			rc = -errno;
+			close(m);
+			break;
+		}
+		if (got == t->idx) {
+			t->master = m;
+			rc = 0;
+			break;
+		}
+		if (got > t->idx || nlower == MAX_PTY_INDEX) {
+			close(m); /* N is taken (cannot happen: ours is fresh) */
+			break;
+		}
+		lower[nlower++] = m;
+	}
+	while (nlower)
+		close(lower[--nlower]);
+	return rc;
+}
+
+static int bind_caller_ttys(void)
+{
+	char src[64], dst[64];
+	int rc = 0;
+
+	for (int i = 0; i < nttys && !rc; i++) {
+		if (reserve_index(&ttys[i]))
+			continue;
+		snprintf(dst, sizeof(dst), "/dev/pts/%u", ttys[i].idx);
+		if (mount(fd_path(ttys[i].fd, src, sizeof(src)), dst, NULL, MS_BIND, NULL))
+			rc = -errno;
+		else
+			rc = allow_dev(dst);
+	}
+	return rc;
+}
+
+static void close_caller_ttys(void)
+{
+	for (int i = 0; i < nttys; i++)
+		if (ttys[i].fd >= 0) {
+			close(ttys[i].fd);
+			ttys[i].fd = -1;
+		}
+}
+
+void init_mounts_close_held(void)
+{
+	for (int i = 0; i < nttys; i++)
+		if (ttys[i].master >= 0) {
+			close(ttys[i].master);
+			ttys[i].master = -1;
+		}
+}
+
 /* Like bubblewrap's --dev, from the host's nodes: a tmpfs can hold no
  * working device node in a user namespace, so each is a bind of the host's,
  * with nodev lifted on that bind alone. The host's /dev stays below,
@@ -295,6 +423,7 @@ static int make_dev(const char **what)
 			return -errno;
 		}
 	}
+	find_caller_ttys();
 	*what = "mount /dev";
 	if ((rc = tmpfs("/dev", MS_NOSUID | MS_NODEV, "mode=0755")))
 		goto out;
@@ -319,14 +448,19 @@ static int make_dev(const char **what)
 		rc = -errno;
 		goto out;
 	}
-	/* A new devpts instance: COMMAND gets PTYs (script, tmux) without
-	 * seeing the host's. */
+	/* A new devpts instance: /dev/ptmx gives COMMAND ptys of its own
+	 * (script, tmux, an agent's pty tool), numbered apart from the
+	 * host's, and lists no host terminal; the host's devpts stays covered
+	 * with the rest of its /dev. Only the caller's terminal is bound in. */
 	*what = "mount /dev/pts";
 	if (mount("devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC,
 		  "newinstance,ptmxmode=0666,mode=620")) {
 		rc = -errno;
 		goto out;
 	}
+	*what = "bind the caller's terminal into /dev/pts";
+	if ((rc = bind_caller_ttys()))
+		goto out;
 	*what = "make the /dev symlinks";
 	for (i = 0; i < sizeof(links) / sizeof(links[0]); i++)
 		if (symlink(links[i][0], links[i][1])) {
@@ -337,6 +471,7 @@ out:
 	for (i = 0; i < sizeof(nodes) / sizeof(nodes[0]); i++)
 		if (fds[i] >= 0)
 			close(fds[i]);
+	close_caller_ttys();
 	return rc;
 }
 
@@ -466,22 +601,120 @@ static void close_views(void)
 	nviews = 0;
 }
 
+/* ---- the order
+ *
+ * Parents first. The supervisor lists the masks before the write-protects
+ * (a protect of a directory keeps the masks below it), which is right only
+ * while a bind carries what is mounted below its source, i.e. is recursive.
+ * Without mount_setattr(2) (before Linux 5.12, or under an outer seccomp
+ * filter that answers ENOSYS) a recursive bind could be made read-only at
+ * its top only, so there binds are not recursive, and `--ro=DIR` applied
+ * after `--mask-dir=DIR/secret` would show the secret again. So every
+ * operation is applied after those on its parent directories (by depth;
+ * equal depths in the supervisor's order): a bind then never has a mount of
+ * ours below it to lose, and a mask below a protect lands on the read-only
+ * bind. With mount_setattr the result is the same mounts as in the
+ * supervisor's order. The writable roots, /dev and /proc stay first, as
+ * given: everything else lies on them (a writable root applied after a
+ * protect above it would be writable inside it). */
+struct unit {
+	int first, count; /* argv[first..first+count): one op, or a --mask-dir-x and its --unmask ops */
+	unsigned base;    /* 0: --rw, --dev, --proc; 1: the rest */
+	unsigned depth;   /* components in the path */
+	int state;        /* --ro-new: its index in `states`; else -1 */
+};
+#define MAX_UNITS 16384
+static struct unit units[MAX_UNITS];
+
+static int cmp_unit(const void *a, const void *b)
+{
+	const struct unit *x = a, *y = b;
+
+	if (x->base != y->base)
+		return x->base < y->base ? -1 : 1;
+	if (x->base == 1 && x->depth != y->depth)
+		return x->depth < y->depth ? -1 : 1;
+	return x->first < y->first ? -1 : x->first > y->first; /* stable */
+}
+
+static unsigned depth_of(const char *p)
+{
+	unsigned d = 0;
+
+	for (; *p; p++)
+		d += *p == '/';
+	return d;
+}
+
+static int make_units(char *const *argv, int n, int *nunits)
+{
+	int k = 0, nnew = 0;
+
+	for (int i = 0; i < n; i++) {
+		const char *p;
+		enum op op = op_of(argv[i], &p);
+		if (op == OP_NONE || op == OP_UNMASK || op == OP_UNMASK_RW)
+			continue; /* not ours; or an --unmask, taken with its mask */
+		if (k == MAX_UNITS)
+			return -E2BIG;
+		units[k] = (struct unit){ i, 1, op == OP_RW || op == OP_DEV || op == OP_PROC ? 0 : 1,
+					  depth_of(p), op == OP_RO_NEW ? nnew++ : -1 };
+		while (op == OP_MASK_DIR_X && i + units[k].count < n) {
+			enum op u = op_of(argv[i + units[k].count], &p);
+			if (u != OP_UNMASK && u != OP_UNMASK_RW)
+				break;
+			units[k].count++;
+		}
+		k++;
+	}
+	qsort(units, (size_t)k, sizeof(units[0]), cmp_unit);
+	*nunits = k;
+	return 0;
+}
+
+/* Without mount_setattr: would a (non-recursive) bind over `p` leave behind
+ * a mount we made before, units[0..done)? The order above rules that out
+ * but for one case (a protect above a path re-allowed inside a mask, or of
+ * /dev or /proc themselves), which is refused rather than changed: a
+ * writable root below only narrows (it shows read-only), so it does not
+ * count. */
+static bool hides_ours(char *const *argv, int done, const char *p)
+{
+	for (int u = 0; u < done; u++) {
+		for (int j = units[u].first; j < units[u].first + units[u].count; j++) {
+			const char *q;
+			enum op op = op_of(argv[j], &q);
+			if (op == OP_RW)
+				continue;
+			if (below(q, p))
+				return true;
+			/* the same path, with mounts of ours below it */
+			if (!strcmp(q, p) && (op == OP_DEV || op == OP_PROC ||
+					      (op == OP_MASK_DIR_X && units[u].count > 1)))
+				return true;
+		}
+	}
+	return false;
+}
+
 int init_mounts_apply(char *const *argv, int n, const char *states,
 		      const char **what, const char **path)
 {
 	char cwd[PATH_MAX];
-	int rc = 0;
-	size_t knew = 0;
+	int rc = 0, nunits;
 
 	*path = "";
 	*what = "tell the working directory";
 	if (!getcwd(cwd, sizeof(cwd)))
 		return -errno;
 	have_setattr = !(syscall(SYS_mount_setattr, -1, NULL, 0, NULL, 0) && errno == ENOSYS);
+	*what = "too many mount operations";
+	if ((rc = make_units(argv, n, &nunits)))
+		return rc;
 
-	for (int i = 0; i < n && !rc; i++) {
+	for (int u = 0; u < nunits && !rc; u++) {
 		const char *p;
-		int used = 0;
+		int i = units[u].first, used = 0;
 
 		switch (op_of(argv[i], &p)) {
 		case OP_NONE:
@@ -527,11 +760,11 @@ int init_mounts_apply(char *const *argv, int n, const char *states,
 		case OP_RO_NEW:
 			*path = p;
 			*what = "write-protect a placeholder";
-			if (!states || !states[knew]) {
+			if (!states || !states[units[u].state]) {
 				rc = -EPROTO; /* no state for it: fail closed */
 				break;
 			}
-			if (states[knew++] == '-')
+			if (states[units[u].state] == '-')
 				break; /* the supervisor could not make it: nor can COMMAND */
 			/* a stand-in is a link (standin.h): mounted onto itself,
 			 * as a protected link is; what appeared there instead,
@@ -545,6 +778,12 @@ int init_mounts_apply(char *const *argv, int n, const char *states,
 			break;
 		case OP_RO:
 			*path = p;
+			*what = "write-protect over a mount below it, without mount_setattr "
+				"(Linux 5.12)";
+			if (!have_setattr && hides_ours(argv, u, p)) {
+				rc = -ENOSYS;
+				break;
+			}
 			*what = "write-protect";
 			rc = bind_path(p, p, true); /* with the masks below it */
 			break;
@@ -559,8 +798,9 @@ int init_mounts_apply(char *const *argv, int n, const char *states,
 			rc = tmpfs(p, MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY, "mode=0000");
 			break;
 		case OP_MASK_DIR_X:
-			rc = mask_dir_x(p, argv + i + 1, n - i - 1, &used, what, path);
-			i += used;
+			rc = mask_dir_x(p, argv + i + 1, units[u].count - 1, &used, what, path);
+			if (!rc && used != units[u].count - 1)
+				rc = -EPROTO; /* cannot be: the same ops counted twice */
 			break;
 		}
 	}

@@ -3,7 +3,9 @@
  *
  * The supervisor hands the operations over as sbx-init arguments, in the
  * order they are to be applied (a closed set; every one re-validated here):
- *   --dev                 fresh /dev: tmpfs, six host device nodes, devpts, shm
+ *   --dev                 fresh /dev: tmpfs, six host device nodes, a devpts
+ *                         of its own, shm, and the caller's terminal (the
+ *                         pty behind fd 0/1/2) bound at its own name
  *   --proc                fresh /proc; sys, sysrq-trigger, irq, bus read-only
  *   --rw=PATH             bind PATH onto itself, writable (a writable root)
  *   --ro=PATH             bind PATH onto itself, read-only (with what is below it)
@@ -37,13 +39,20 @@ struct init_mounts {
  * operation at all; -EINVAL: one of ours, but malformed or out of place. */
 int init_mounts_check(struct init_mounts *m, const char *arg);
 
-/* Apply the operations found in argv[0..n) in order, in the mount namespace
- * we are in (other arguments are skipped); states holds one state per
- * --ro-new, in order (a missing one fails, -EPROTO). 0, or -errno with
+/* Apply the operations found in argv[0..n) in the mount namespace we are
+ * in (other arguments are skipped): --rw, --dev and --proc first as given,
+ * then the others parents first (by depth; equal depths as given), so that
+ * no bind has to carry a mount of ours (see init-mounts.c); states holds one
+ * state per --ro-new, in argv order (a missing one fails, -EPROTO). 0, or -errno with
  * *what naming the step and *path the path it failed on (both static or
  * from argv). */
 int init_mounts_apply(char *const *argv, int n, const char *states,
 		      const char **what, const char **path);
+
+/* Close what init_mounts_apply() keeps open for the sandbox's life (the
+ * sandbox's pty numbered like the caller's terminal, under its bind): for
+ * the children of pid 1, which must not inherit it. */
+void init_mounts_close_held(void);
 
 /* Drop every capability: ambient, bounding set (needs CAP_SETPCAP, so it
  * comes first), then effective/permitted/inheritable; then check that

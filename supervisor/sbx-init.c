@@ -163,11 +163,8 @@ static void report_gone(int ctl, int code)
 		send(ctl, m, sizeof(m), MSG_NOSIGNAL);
 }
 
-/* The holder: keeps the shim's descriptors open, dumpable, and nothing
- * else. COMMAND may kill it (same user): later processes then run without
- * reports, the boundary unchanged. */
-/* fork(); the child keeps neither the signalfd nor the control socket,
- * which are pid 1's alone. */
+/* fork(); the child keeps neither the signalfd, the control socket nor
+ * the pty held under the caller's terminal, which are pid 1's alone. */
 static pid_t fork_child(int sfd, int ctl_fd)
 {
 	pid_t pid = fork();
@@ -178,15 +175,56 @@ static pid_t fork_child(int sfd, int ctl_fd)
 		close(sfd);
 		if (ctl_fd >= 0)
 			close(ctl_fd);
+		init_mounts_close_held();
 	}
 	return pid;
 }
 
+/* Close every descriptor but the shim's three. The holder is dumpable, so
+ * whatever it keeps, COMMAND can open through /proc/<holder>/fd: it must
+ * keep nothing of pid 1's (the pty under the caller's terminal, anything a
+ * later change opens) nor of the caller's (COMMAND has those, or closed
+ * them on purpose). */
+static void keep_only_held(void)
+{
+	int keep[NHELD];
+	unsigned from = 0;
+
+	memcpy(keep, held, sizeof(keep));
+	for (int i = 1; i < NHELD; i++) /* three: insertion sort */
+		for (int j = i; j > 0 && keep[j - 1] > keep[j]; j--) {
+			int t = keep[j];
+			keep[j] = keep[j - 1];
+			keep[j - 1] = t;
+		}
+	for (int i = 0; i <= NHELD; i++) {
+		unsigned to = i < NHELD ? (unsigned)keep[i] - 1 : ~0u;
+		if (i < NHELD && (unsigned)keep[i] == from) {
+			from++;
+			continue;
+		}
+		if (syscall(SYS_close_range, from, to, 0)) {
+			/* before Linux 5.9 */
+			struct rlimit rl;
+			unsigned last = getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur > 1u << 20 ?
+				1u << 20 : (unsigned)rl.rlim_cur;
+			for (unsigned fd = from; fd <= to && fd < last; fd++)
+				close((int)fd);
+		}
+		if (i < NHELD)
+			from = (unsigned)keep[i] + 1;
+	}
+}
+
+/* The holder: keeps the shim's descriptors open, dumpable, and nothing
+ * else. COMMAND may kill it (same user): later processes then run without
+ * reports, the boundary unchanged. */
 static pid_t start_holder(int sfd, int ctl_fd)
 {
 	pid_t h = fork_child(sfd, ctl_fd);
 
 	if (h == 0) {
+		keep_only_held();
 		prctl(PR_SET_NAME, "sbx-shim-fds", 0, 0, 0);
 		for (;;)
 			pause();
@@ -369,6 +407,15 @@ int main(int argc, char **argv)
 	pid_t child;
 	int status = 0, i;
 
+	/* Only as pid 1 of a pid namespace of its own (bubblewrap's
+	 * --unshare-pid --as-pid-1): at the end it kills every process it may
+	 * signal (kill(-1)), which anywhere else would be every process of
+	 * the user's on the host. Nothing is mounted or run otherwise. */
+	if (getpid() != 1) {
+		dprintf(STDERR_FILENO, "sbx-init: not pid 1 of a new pid namespace "
+			"(sbx-init is started by sbx-preload)\n");
+		_exit(125);
+	}
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--")) {
 			i++;
