@@ -193,8 +193,9 @@ FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=al
 build/fuzz/%: tests/fuzz/%.c supervisor/net/host.c supervisor/net/http.c supervisor/net/socks.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^
-fuzz: $(FUZZ_TARGETS:%=build/fuzz/%)
+fuzz:
 	@./scripts/deps.sh --fuzz
+	@$(MAKE) --no-print-directory $(FUZZ_TARGETS:%=build/fuzz/%)
 	@for t in $(FUZZ_TARGETS); do \
 		mkdir -p build/fuzz/corpus-$$t; \
 		cp -n tests/fuzz/seeds/$$t/* build/fuzz/corpus-$$t/ 2>/dev/null; \
