@@ -40,10 +40,10 @@ static void report(void *ctx, const struct net_event *ev)
 		return;
 	switch (ev->outcome) {
 	case NET_EV_ALLOWED:
-		fprintf(stderr, "sbx: trace: connect to %s%s%s:%u via %s (%s%s%s%s) at %s\n",
+		fprintf(stderr, "sbx: trace: connect to %s%s%s:%u via %s, allowed by `%s = %s` (%s), at %s\n",
 			v6 ? "[" : "", ev->host, v6 ? "]" : "", ev->port, proto[ev->proto],
-			ev->rule ? sbx_rule_key(ev->rule->kind) : "", ev->rule ? " = " : "",
-			ev->rule ? ev->rule->value : "", src ? "" : "", ev->address);
+			ev->rule ? sbx_rule_key(ev->rule->kind) : "?", ev->rule ? ev->rule->value : "?",
+			src ? src : "?", ev->address);
 		break;
 	case NET_EV_DENIED:
 		fprintf(stderr, "sbx: denied connect to %s%s%s:%u — %s (%s%s) — %s from %s\n",
