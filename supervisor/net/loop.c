@@ -95,6 +95,7 @@ struct conn {
 	char addr_text[INET6_ADDRSTRLEN + 8];
 	/* plain HTTP */
 	uint64_t up_allow;  /* bytes of this request still to go upstream */
+	size_t head_scanned; /* bytes of a partial head already searched for its end */
 	bool keep_alive, head_req, resp_pending, resp_self, accept_json;
 	char client[INET6_ADDRSTRLEN + 8];
 	struct conn *prev, *next;
@@ -581,8 +582,20 @@ static void http_head(struct conn *c)
 	struct net_http_req req;
 	int status = 400, rc = 0;
 
-	if (q->len)
+	/* A head ends with its blank line: look for it in the new bytes only,
+	 * so a client sending one byte at a time costs linear work, not a
+	 * parse of the whole head per byte (16 KiB x 16 KiB). A head over
+	 * the limit is parsed at once, for its 431. */
+	if (q->len && q->len < NET_HEAD_MAX) {
+		size_t from = c->head_scanned > 3 ? c->head_scanned - 3 : 0;
+		const char *nb = q->b + q->off + from;
+		/* \n\n too: a bare-LF head is refused (400) at its end, not timed out */
+		if (memmem(nb, q->len - from, "\r\n\r\n", 4) || memmem(nb, q->len - from, "\n\n", 2))
+			rc = net_http_parse_request(q->b + q->off, q->len, &req, &status);
+		c->head_scanned = q->len;
+	} else if (q->len) {
 		rc = net_http_parse_request(q->b + q->off, q->len, &req, &status);
+	}
 	if (rc == 0) {
 		if (c->c2u.eof) /* closed mid-head, or between requests */
 			conn_kill(c);
@@ -601,6 +614,7 @@ static void http_head(struct conn *c)
 		fail_text(c, st[i].s, st[i].p, st[i].why);
 		return;
 	}
+	c->head_scanned = 0;
 	c->host = req.host;
 	c->port = req.port;
 	c->accept_json = req.accept_json;
@@ -835,6 +849,7 @@ static void http_done(struct conn *c)
 		c->u2c.eof = c->u2c.shut = false;
 		c->c2u.shut = false;
 		c->resp_pending = c->resp_self = false;
+		c->head_scanned = 0;
 		buf_release(&c->u2c.q);
 		c->st = ST_HTTP_HEAD;
 		c->deadline = c->l->now + c->l->cfg.handshake_ms;
