@@ -35,6 +35,10 @@ SUPERVISOR_SRCS := supervisor/main.c supervisor/options.c supervisor/plan.c \
 	supervisor/standin.c \
 	shim/wire.c
 INIT_SRCS := supervisor/sbx-init.c supervisor/init-mounts.c
+# The filtering proxy (supervisor/net/net.h); linked into sbx-preload by the
+# wiring step, today into its test driver and the unit tests.
+NET_SRCS := supervisor/net/host.c supervisor/net/http.c supervisor/net/socks.c \
+	supervisor/net/decide.c supervisor/net/loop.c
 SHIM_SRCS := shim/shim.c shim/wrappers.c shim/exec.c shim/net.c shim/resolve.c shim/wire.c
 # The policy queries the shim links in (no INI parsing, no compiler).
 SHIM_POLICY_SRCS := policy/query.c policy/glob.c policy/path.c policy/blob.c
@@ -45,9 +49,9 @@ POLICY_OBJS := $(POLICY_SRCS:%.c=build/%.o)
 SUPERVISOR_OBJS := $(SUPERVISOR_SRCS:%.c=build/%.o)
 UNIT_OBJS := $(UNIT_SRCS:%.c=build/%.o)
 
-BINS := build/sbx-preload build/sbx-init build/libsbx-preload.so
+BINS := build/sbx-preload build/sbx-init build/libsbx-preload.so build/sbx-proxy-test
 
-.PHONY: all deps deps-test run check check-unit check-integration bench install clean
+.PHONY: all deps deps-test run check check-unit check-integration bench bench-proxy fuzz install clean
 all: $(BINS)
 
 deps:
@@ -110,6 +114,17 @@ build/sbx-preload: $(SUPERVISOR_OBJS) $(POLICY_OBJS)
 	$(CC) $(SBX_LDFLAGS) -o $@ $^ $(SBX_LDLIBS)
 endif
 
+# The proxy's test driver, built as sbx-preload is (static musl where
+# installed), so what is tested is the resolver sbx-preload will have.
+NET_DRIVER_SRCS := $(NET_SRCS) supervisor/net/driver.c
+ifneq ($(and $(MUSL),$(INIH_A)),)
+build/sbx-proxy-test: $(NET_DRIVER_SRCS:%.c=build/musl/%.o) $(POLICY_SRCS:%.c=build/musl/%.o)
+	$(MUSL) -static -o $@ $^ $(INIH_A)
+else
+build/sbx-proxy-test: $(NET_DRIVER_SRCS:%.c=build/%.o) $(POLICY_OBJS)
+	$(CC) $(SBX_LDFLAGS) -o $@ $^ $(SBX_LDLIBS)
+endif
+
 ifneq ($(MUSL),)
 build/sbx-init: $(INIT_SRCS:%.c=build/musl/%.o)
 	$(MUSL) -static -o $@ $^
@@ -141,7 +156,7 @@ build/libsbx-preload.so: $(SHIM_OBJS)
 # path and wire code (compiled here as ordinary objects).
 UNIT_EXTRA_OBJS := build/supervisor/reports.o build/supervisor/learn.o build/supervisor/util.o \
 	build/supervisor/plan.o build/supervisor/standin.o \
-	build/shim/wire.o build/shim/resolve-test.o
+	build/shim/wire.o build/shim/resolve-test.o $(NET_SRCS:%.c=build/%.o)
 build/shim/resolve-test.o: shim/resolve.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) $(SBX_CFLAGS) -c -o $@ $<
@@ -164,6 +179,32 @@ check-integration: all
 
 bench: all
 	./bench/startup
+
+bench-proxy: all
+	./bench/proxy
+
+# libFuzzer harnesses for the proxy's parsers (tests/fuzz/), FUZZ_SECONDS
+# each; clang only, not part of `make check`.
+FUZZ_SECONDS ?= 60
+FUZZ_CC ?= clang
+FUZZ_TARGETS := http socks host
+FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	-D_GNU_SOURCE -Ipolicy -Isupervisor -Isupervisor/net
+build/fuzz/%: tests/fuzz/%.c supervisor/net/host.c supervisor/net/http.c supervisor/net/socks.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^
+fuzz:
+	@./scripts/deps.sh --fuzz
+	@$(MAKE) --no-print-directory $(FUZZ_TARGETS:%=build/fuzz/%)
+	@for t in $(FUZZ_TARGETS); do \
+		mkdir -p build/fuzz/corpus-$$t; \
+		cp -n tests/fuzz/seeds/$$t/* build/fuzz/corpus-$$t/ 2>/dev/null; \
+		echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
+		build/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -max_len=20000 \
+			-print_final_stats=1 build/fuzz/corpus-$$t >build/fuzz/$$t.log 2>&1 \
+			|| { tail -40 build/fuzz/$$t.log; exit 1; }; \
+		grep -E '^stat::number_of_executed_units' build/fuzz/$$t.log; \
+	done
 
 install: all
 	install -D -m 0755 build/sbx-preload $(DESTDIR)$(BINDIR)/sbx-preload

@@ -2,6 +2,7 @@
 # Install the Debian packages sbx needs, and only those that are missing.
 # `deps.sh --test` adds what the test suite drives: tmux (a real terminal),
 # script (a PTY), node (unless one is already on PATH), curl.
+# `deps.sh --fuzz` adds clang for `make fuzz`.
 # As root: runs apt-get. Otherwise: prints the exact apt-get line and fails,
 # so `make run` / `make check` stop with the fix instead of a compiler error.
 set -eu
@@ -13,6 +14,8 @@ if [ "${1:-}" = --test ]; then
 	PKGS="$PKGS tmux bsdutils curl"
 	command -v node >/dev/null 2>&1 || PKGS="$PKGS nodejs"
 fi
+# `deps.sh --fuzz` (make fuzz only): clang and its libFuzzer runtime
+[ "${1:-}" = --fuzz ] && PKGS="$PKGS clang-14 libclang-rt-14-dev"
 
 missing=""
 for p in $PKGS; do

@@ -13,6 +13,8 @@ bin=$(mktemp -d /var/tmp/sbx-it-bin.XXXXXX)
 trap 'rm -rf "$bin"' EXIT
 cp "$top/build/sbx-preload" "$top/build/sbx-init" "$top/build/libsbx-preload.so" \
 	"$here"/*.sh "$bin/"
+# the proxy's test driver (tests/integration/net.sh)
+[ -f "$top/build/sbx-proxy-test" ] && cp "$top/build/sbx-proxy-test" "$bin/"
 [ -d "$top/tests/progs" ] && cp -r "$top/tests/progs" "$bin/progs"
 # `make run`'s demonstration, laid out as in the checkout (scripts/, build/)
 mkdir "$bin/scripts" && cp "$top/scripts/demo.sh" "$bin/scripts/" && ln -s . "$bin/build"
@@ -20,7 +22,7 @@ chmod -R a+rX "$bin"
 
 # Every suite that exists: the boundary, the shim, and one per concern.
 suites=""
-for s in suite.sh shim.sh seccomp.sh stream.sh learn.sh init.sh harm.sh; do
+for s in suite.sh shim.sh seccomp.sh stream.sh learn.sh init.sh harm.sh net.sh; do
 	[ -f "$here/$s" ] && suites="$suites $s"
 done
 rc=0

@@ -1,0 +1,1211 @@
+/* supervisor/net/loop.c: the relay, one epoll loop for every connection.
+ *
+ * A connection is two ends (the sandbox's client, the upstream we dial) and
+ * two directions, each with one bounded queue: at most NET_BUF_SIZE bytes in
+ * a user-space buffer, or a pipe of the same size when an established tunnel
+ * is relayed with splice(2). A direction reads its source only while its
+ * queue has room, so a side that stops reading stops the other side at
+ * once (its socket buffer fills, TCP tells the sender): memory per
+ * connection is fixed whatever the peers do.
+ *
+ * Everything is non-blocking and level-triggered. An epoll event only says
+ * "something may be possible"; pump() then moves what it can in both
+ * directions, remembers which calls would block (rd/wr flags, so it does
+ * not ask again before epoll says so), and sets the interest mask to what
+ * it is waiting for. A connection closed while a batch of events is being
+ * handled is parked on a dead list and freed after the batch, since the
+ * batch may still name its other end.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "net.h"
+
+#define SWEEP_MS 1000           /* how often timeouts are looked at */
+#define LINGER_MS 2000          /* reading a refused client's rest before close */
+#define HEAD_READ_MAX (NET_HEAD_MAX + 4096) /* room to tell a long head from a long body */
+#define SOCKS_READ_MAX 1024
+#define MAX_EVENTS 256
+
+enum obj { OBJ_LISTENER = 1, OBJ_END };
+
+struct listener {
+	uint8_t obj;
+	int fd;
+	enum net_listener_kind kind;
+	struct listener *next;
+};
+
+struct conn;
+
+struct end {
+	uint8_t obj;
+	bool rd, wr;  /* not known to block: worth a read / write call */
+	int fd;
+	uint32_t ev;  /* the interest mask epoll holds */
+	struct conn *c;
+};
+
+struct buf {
+	char *b; /* NET_BUF_SIZE, allocated when first needed */
+	size_t off, len;
+};
+
+struct dir {
+	struct buf q;      /* bytes to send, ahead of any in the pipe */
+	int pipe[2];       /* splice mode; -1 otherwise */
+	size_t inpipe, pipesz;
+	bool pipe_full;    /* the pipe refused more before inpipe reached pipesz */
+	bool eof;          /* the source will send nothing more */
+	bool shut;         /* the sink was told (SHUT_WR) */
+};
+
+enum st {
+	ST_HTTP_HEAD,   /* reading a request head */
+	ST_SOCKS_GREET,
+	ST_SOCKS_REQ,
+	ST_CONNECTING,  /* dialling addrs[ai] */
+	ST_TUNNEL,      /* CONNECT or SOCKS: bytes both ways */
+	ST_HTTP_FWD,    /* one plain request: its body up, the response down */
+	ST_LINGER,      /* a last answer goes out, then the rest is read and dropped */
+	ST_DEAD,
+};
+
+struct conn {
+	struct end cli, up;
+	struct net_loop *l;
+	enum st st;
+	enum net_listener_kind kind;
+	enum net_proto proto;
+	struct dir c2u, u2c;
+	uint64_t deadline; /* handshake, connect or linger; 0 = none */
+	uint64_t active;   /* last byte moved (idle timeout) */
+	struct net_host host;
+	unsigned port;
+	struct sockaddr_storage addrs[NET_MAX_ADDRS];
+	size_t naddrs, ai;
+	char addr_text[INET6_ADDRSTRLEN + 8];
+	/* plain HTTP */
+	uint64_t up_allow;  /* bytes of this request still to go upstream */
+	size_t head_scanned; /* bytes of a partial head already searched for its end */
+	bool keep_alive, head_req, resp_pending, resp_self, accept_json;
+	char client[INET6_ADDRSTRLEN + 8];
+	struct conn *prev, *next;
+};
+
+struct net_loop {
+	const struct policy *p;
+	struct net_cfg cfg;
+	struct net_ctx *ctx;
+	int epfd;
+	struct listener *listeners;
+	struct conn *conns, *dead;
+	size_t nconns;
+	uint64_t now, next_sweep;
+};
+
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void addr_text(const struct sockaddr *sa, char *out, size_t sz)
+{
+	char ip[INET6_ADDRSTRLEN] = "?";
+	unsigned port = 0;
+
+	if (sa->sa_family == AF_INET) {
+		const struct sockaddr_in *in = (const void *)sa;
+		inet_ntop(AF_INET, &in->sin_addr, ip, sizeof(ip));
+		port = ntohs(in->sin_port);
+		snprintf(out, sz, "%s:%u", ip, port);
+	} else if (sa->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *in6 = (const void *)sa;
+		inet_ntop(AF_INET6, &in6->sin6_addr, ip, sizeof(ip));
+		port = ntohs(in6->sin6_port);
+		snprintf(out, sz, "[%s]:%u", ip, port);
+	} else {
+		snprintf(out, sz, "?");
+	}
+}
+
+static void report(struct conn *c, enum net_outcome o, const struct sbx_rule *rule,
+		   const char *reason, const char *fix)
+{
+	struct net_loop *l = c->l;
+	struct net_event ev = {
+		.outcome = o, .proto = c->proto, .host = c->host.text, .port = c->port,
+		.rule = rule, .reason = reason ? reason : "", .fix = fix ? fix : "",
+		.address = c->addr_text, .client = c->client,
+	};
+
+	if (l->cfg.report)
+		l->cfg.report(l->cfg.rctx, &ev);
+}
+
+/* ---- buffers and interest */
+
+static int buf_get(struct buf *q)
+{
+	if (!q->b && !(q->b = malloc(NET_BUF_SIZE)))
+		return -ENOMEM;
+	return 0;
+}
+
+static void buf_release(struct buf *q)
+{
+	free(q->b);
+	q->b = NULL;
+	q->off = q->len = 0;
+}
+
+static int buf_put(struct buf *q, const void *data, size_t n)
+{
+	if (buf_get(q))
+		return -ENOMEM;
+	if (q->off + q->len + n > NET_BUF_SIZE) {
+		memmove(q->b, q->b + q->off, q->len);
+		q->off = 0;
+	}
+	if (q->len + n > NET_BUF_SIZE)
+		return -ENOBUFS;
+	memcpy(q->b + q->off + q->len, data, n);
+	q->len += n;
+	return 0;
+}
+
+static void set_events(struct net_loop *l, struct end *e, uint32_t want)
+{
+	if (e->fd < 0 || e->ev == want)
+		return;
+	struct epoll_event ev = { .events = want, .data.ptr = e };
+	epoll_ctl(l->epfd, EPOLL_CTL_MOD, e->fd, &ev);
+	e->ev = want;
+}
+
+static bool drainable(const struct conn *c, const struct dir *d)
+{
+	if (d->inpipe)
+		return true;
+	if (!d->q.len)
+		return false;
+	if (d == &c->c2u)
+		return c->st == ST_TUNNEL || (c->st == ST_HTTP_FWD && c->up_allow);
+	return !(c->st == ST_HTTP_FWD && c->resp_pending);
+}
+
+static size_t room(const struct dir *d, size_t cap)
+{
+	if (d->pipe[0] >= 0)
+		return d->pipe_full ? 0 : d->pipesz - d->inpipe;
+	return d->q.len < cap ? cap - d->q.len : 0;
+}
+
+static bool want_read_cli(const struct conn *c)
+{
+	switch (c->st) {
+	case ST_HTTP_HEAD: return !c->c2u.eof && room(&c->c2u, HEAD_READ_MAX);
+	case ST_SOCKS_GREET:
+	case ST_SOCKS_REQ: return !c->c2u.eof && room(&c->c2u, SOCKS_READ_MAX);
+	case ST_TUNNEL: return !c->c2u.eof && room(&c->c2u, NET_BUF_SIZE);
+	case ST_HTTP_FWD:
+		return !c->c2u.eof && c->up_allow > c->c2u.q.len && room(&c->c2u, NET_BUF_SIZE);
+	case ST_LINGER: return c->u2c.shut && !c->c2u.eof;
+	default: return false;
+	}
+}
+
+static bool want_read_up(const struct conn *c)
+{
+	return (c->st == ST_TUNNEL || c->st == ST_HTTP_FWD) && !c->u2c.eof &&
+	       room(&c->u2c, NET_BUF_SIZE);
+}
+
+static void update_events(struct conn *c)
+{
+	uint32_t ce = 0, ue = 0;
+
+	if (c->st == ST_DEAD)
+		return;
+	if (want_read_cli(c))
+		ce |= EPOLLIN;
+	if (drainable(c, &c->u2c))
+		ce |= EPOLLOUT;
+	if (c->up.fd >= 0) {
+		if (c->st == ST_CONNECTING || drainable(c, &c->c2u))
+			ue |= EPOLLOUT;
+		if (want_read_up(c))
+			ue |= EPOLLIN;
+	}
+	set_events(c->l, &c->cli, ce);
+	set_events(c->l, &c->up, ue);
+}
+
+/* ---- life and death */
+
+static void dir_free(struct dir *d)
+{
+	buf_release(&d->q);
+	if (d->pipe[0] >= 0) {
+		close(d->pipe[0]);
+		close(d->pipe[1]);
+	}
+	d->pipe[0] = d->pipe[1] = -1;
+}
+
+static void close_up(struct conn *c)
+{
+	if (c->up.fd >= 0) {
+		epoll_ctl(c->l->epfd, EPOLL_CTL_DEL, c->up.fd, NULL);
+		close(c->up.fd);
+	}
+	c->up.fd = -1;
+	c->up.ev = 0;
+	c->up.rd = c->up.wr = false;
+}
+
+static void conn_kill(struct conn *c)
+{
+	struct net_loop *l = c->l;
+
+	if (c->st == ST_DEAD)
+		return;
+	close_up(c);
+	epoll_ctl(l->epfd, EPOLL_CTL_DEL, c->cli.fd, NULL);
+	close(c->cli.fd);
+	c->cli.fd = -1;
+	dir_free(&c->c2u);
+	dir_free(&c->u2c);
+	c->st = ST_DEAD;
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		l->conns = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	c->next = l->dead;
+	c->prev = NULL;
+	l->dead = c;
+	l->nconns--;
+}
+
+/* Send what is queued for the client, then close (reading and dropping
+ * what it still sends, so our answer is not lost to a reset). */
+static void linger(struct conn *c)
+{
+	close_up(c);
+	if (c->c2u.pipe[0] >= 0)
+		dir_free(&c->c2u);
+	buf_release(&c->c2u.q);
+	c->u2c.eof = true;
+	c->st = ST_LINGER;
+	c->deadline = c->l->now + LINGER_MS;
+}
+
+static void json_str(char *out, size_t sz, size_t *o, const char *s)
+{
+#define P(ch) do { if (*o + 1 < sz) out[(*o)++] = (ch); } while (0)
+	if (!s) {
+		for (const char *n = "null"; *n; n++)
+			P(*n);
+		return;
+	}
+	P('"');
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\') {
+			P('\\');
+			P((char)*p);
+		} else if (*p < 0x20) {
+			char esc[8];
+			snprintf(esc, sizeof(esc), "\\u%04x", *p);
+			for (char *e = esc; *e; e++)
+				P(*e);
+		} else {
+			P((char)*p);
+		}
+	}
+	P('"');
+#undef P
+	out[*o < sz ? *o : sz - 1] = '\0';
+}
+
+static void respond(struct conn *c, unsigned status, const char *phrase, const char *ctype,
+		    const char *body)
+{
+	char head[256];
+	int n = snprintf(head, sizeof(head),
+			 "HTTP/1.1 %u %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
+			 "Connection: close\r\n\r\n", status, phrase, ctype, strlen(body));
+
+	buf_release(&c->u2c.q);
+	if (buf_put(&c->u2c.q, head, (size_t)n) || buf_put(&c->u2c.q, body, strlen(body)))
+		buf_release(&c->u2c.q);
+	linger(c);
+}
+
+static void target_text(const struct conn *c, char *out, size_t sz)
+{
+	bool v6 = c->host.kind == NET_HOST_V6;
+	snprintf(out, sz, "%s%s%s:%u", v6 ? "[" : "", c->host.text, v6 ? "]" : "", c->port);
+}
+
+/* The 403 an agent can act on: what was refused, by which rule from
+ * where, and the setting that would allow it. */
+static void respond_denied(struct conn *c, const struct net_decision *d)
+{
+	char target[300], rule[400] = "", body[2048];
+	const char *src = d->rule ? d->rule->source : NULL;
+
+	target_text(c, target, sizeof(target));
+	if (d->rule)
+		snprintf(rule, sizeof(rule), "%s = %s", sbx_rule_key(d->rule->kind), d->rule->value);
+	if (c->accept_json) {
+		size_t o = 0;
+		int n = snprintf(body, sizeof(body), "{\"error\":\"forbidden\",\"layer\":\"proxy\","
+				 "\"op\":\"connect\",\"decision\":\"deny\",\"target\":");
+		o = (size_t)n;
+		json_str(body, sizeof(body), &o, target);
+		o += (size_t)snprintf(body + o, sizeof(body) - o, ",\"rule\":");
+		json_str(body, sizeof(body), &o, d->rule ? rule : NULL);
+		o += (size_t)snprintf(body + o, sizeof(body) - o, ",\"source\":");
+		json_str(body, sizeof(body), &o, src);
+		o += (size_t)snprintf(body + o, sizeof(body) - o, ",\"reason\":");
+		json_str(body, sizeof(body), &o, d->reason);
+		o += (size_t)snprintf(body + o, sizeof(body) - o, ",\"fix\":");
+		json_str(body, sizeof(body), &o, d->fix);
+		if (o + 3 < sizeof(body))
+			memcpy(body + o, "}\n", 3);
+		respond(c, 403, "Forbidden", "application/json", body);
+		return;
+	}
+	snprintf(body, sizeof(body),
+		 "sbx: the sandbox's network policy refused the connection to %s.\n"
+		 "reason: %s\n"
+		 "rule: %s%s%s%s\n"
+		 "fix: %s\n",
+		 target, d->reason, d->rule ? rule : "none (no allow_domains rule names it)",
+		 src ? " (" : "", src ? src : "", src ? ")" : "",
+		 d->fix[0] ? d->fix : "none");
+	respond(c, 403, "Forbidden", "text/plain; charset=utf-8", body);
+}
+
+static void fail_text(struct conn *c, unsigned status, const char *phrase, const char *why)
+{
+	char body[512], target[300];
+
+	target_text(c, target, sizeof(target));
+	if (c->accept_json) {
+		size_t o = (size_t)snprintf(body, sizeof(body),
+					    "{\"error\":\"%s\",\"layer\":\"proxy\",\"target\":", phrase);
+		json_str(body, sizeof(body), &o, target);
+		o += (size_t)snprintf(body + o, sizeof(body) - o, ",\"reason\":");
+		json_str(body, sizeof(body), &o, why);
+		if (o + 3 < sizeof(body))
+			memcpy(body + o, "}\n", 3);
+		respond(c, status, phrase, "application/json", body);
+	} else {
+		snprintf(body, sizeof(body), "sbx proxy: %s: %s\n",
+			 c->host.text[0] ? target : "request", why);
+		respond(c, status, phrase, "text/plain; charset=utf-8", body);
+	}
+}
+
+static void socks_answer(struct conn *c, uint8_t rep, const struct sockaddr *bound, bool last)
+{
+	unsigned char r[22];
+	size_t n = net_socks_reply(rep, bound, r);
+
+	if (buf_put(&c->u2c.q, r, n))
+		c->u2c.q.len = 0;
+	if (last)
+		linger(c);
+}
+
+/* ---- dialling */
+
+static void dial(struct conn *c);
+
+static void dial_failed(struct conn *c, int err)
+{
+	char why[160];
+
+	snprintf(why, sizeof(why), "cannot connect to %s: %s", c->addr_text, strerror(err));
+	report(c, NET_EV_FAILED, NULL, why, NULL);
+	if (c->proto == NET_PROTO_SOCKS)
+		socks_answer(c, err == ECONNREFUSED ? NET_SOCKS_REFUSED :
+			     err == ENETUNREACH ? NET_SOCKS_NET_UNREACH :
+			     err == ETIMEDOUT ? NET_SOCKS_TTL : NET_SOCKS_HOST_UNREACH, NULL, true);
+	else if (err == ETIMEDOUT)
+		fail_text(c, 504, "Gateway Timeout", why);
+	else
+		fail_text(c, 502, "Bad Gateway", why);
+}
+
+static void tunnel_start(struct conn *c)
+{
+	struct sockaddr_storage bound;
+	socklen_t bl = sizeof(bound);
+
+	c->active = c->l->now;
+	c->deadline = 0;
+	if (c->proto == NET_PROTO_HTTP) {
+		c->st = ST_HTTP_FWD;
+		c->resp_pending = true;
+		return;
+	}
+	if (c->proto == NET_PROTO_SOCKS) {
+		if (getsockname(c->up.fd, (struct sockaddr *)&bound, &bl))
+			memset(&bound, 0, sizeof(bound));
+		socks_answer(c, NET_SOCKS_OK, (struct sockaddr *)&bound, false);
+	} else {
+		static const char ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
+		buf_put(&c->u2c.q, ok, sizeof(ok) - 1);
+	}
+	c->st = ST_TUNNEL;
+	if (c->l->cfg.no_splice)
+		return;
+	/* splice(2) moves pages between the sockets without copying them
+	 * through us; a failure (EMFILE) just leaves this tunnel buffered */
+	struct dir *ds[2] = { &c->c2u, &c->u2c };
+	for (int i = 0; i < 2; i++) {
+		if (pipe2(ds[i]->pipe, O_NONBLOCK | O_CLOEXEC)) {
+			ds[i]->pipe[0] = ds[i]->pipe[1] = -1;
+			continue;
+		}
+		int sz = fcntl(ds[i]->pipe[0], F_GETPIPE_SZ);
+		ds[i]->pipesz = sz > 0 ? (size_t)sz : 4096;
+	}
+}
+
+static void dial(struct conn *c)
+{
+	struct net_loop *l = c->l;
+
+	while (c->ai < c->naddrs) {
+		const struct sockaddr *sa = (const struct sockaddr *)&c->addrs[c->ai++];
+		socklen_t sl = sa->sa_family == AF_INET ? sizeof(struct sockaddr_in) :
+			       sizeof(struct sockaddr_in6);
+		int fd = socket(sa->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+
+		addr_text(sa, c->addr_text, sizeof(c->addr_text));
+		if (fd < 0)
+			continue;
+		if (connect(fd, sa, sl) && errno != EINPROGRESS) {
+			int e = errno;
+			close(fd);
+			if (c->ai >= c->naddrs) {
+				dial_failed(c, e);
+				return;
+			}
+			continue;
+		}
+		struct epoll_event ev = { .events = EPOLLOUT, .data.ptr = &c->up };
+		if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, fd, &ev)) {
+			close(fd);
+			continue;
+		}
+		c->up.fd = fd;
+		c->up.ev = EPOLLOUT;
+		c->up.rd = c->up.wr = false;
+		c->st = ST_CONNECTING;
+		return;
+	}
+	dial_failed(c, EHOSTUNREACH);
+}
+
+static void connected(struct conn *c)
+{
+	int err = 0;
+	socklen_t el = sizeof(err);
+
+	if (getsockopt(c->up.fd, SOL_SOCKET, SO_ERROR, &err, &el))
+		err = errno;
+	if (!err) {
+		c->up.wr = true;
+		tunnel_start(c);
+		return;
+	}
+	close_up(c);
+	if (c->ai < c->naddrs)
+		dial(c);
+	else
+		dial_failed(c, err);
+}
+
+/* The policy's decision, acted on: refuse, or dial the checked addresses. */
+static void decide(struct conn *c)
+{
+	struct net_decision d;
+
+	net_decide(c->l->p, c->l->ctx, &c->host, c->port, &d);
+	if (d.verdict == NET_DENY) {
+		report(c, NET_EV_DENIED, d.rule, d.reason, d.fix);
+		if (c->proto == NET_PROTO_SOCKS)
+			socks_answer(c, NET_SOCKS_NOT_ALLOWED, NULL, true);
+		else
+			respond_denied(c, &d);
+		return;
+	}
+	if (d.verdict == NET_FAIL) {
+		report(c, NET_EV_FAILED, d.rule, d.reason, NULL);
+		if (c->proto == NET_PROTO_SOCKS)
+			socks_answer(c, NET_SOCKS_HOST_UNREACH, NULL, true);
+		else
+			fail_text(c, 502, "Bad Gateway", d.reason);
+		return;
+	}
+	memcpy(c->addrs, d.addrs, d.naddrs * sizeof(d.addrs[0]));
+	c->naddrs = d.naddrs;
+	c->ai = 0;
+	addr_text((const struct sockaddr *)&c->addrs[0], c->addr_text, sizeof(c->addr_text));
+	report(c, NET_EV_ALLOWED, d.rule, NULL, NULL);
+	c->deadline = c->l->now + c->l->cfg.connect_ms;
+	dial(c);
+}
+
+/* ---- handshakes */
+
+static void http_head(struct conn *c)
+{
+	struct buf *q = &c->c2u.q;
+	struct net_http_req req;
+	int status = 400, rc = 0;
+
+	/* A head ends with its blank line: look for it in the new bytes only,
+	 * so a client sending one byte at a time costs linear work, not a
+	 * parse of the whole head per byte (16 KiB x 16 KiB). A head over
+	 * the limit is parsed at once, for its 431. */
+	if (q->len && q->len < NET_HEAD_MAX) {
+		size_t from = c->head_scanned > 3 ? c->head_scanned - 3 : 0;
+		const char *nb = q->b + q->off + from;
+		/* \n\n too: a bare-LF head is refused (400) at its end, not timed out */
+		if (memmem(nb, q->len - from, "\r\n\r\n", 4) || memmem(nb, q->len - from, "\n\n", 2))
+			rc = net_http_parse_request(q->b + q->off, q->len, &req, &status);
+		c->head_scanned = q->len;
+	} else if (q->len) {
+		rc = net_http_parse_request(q->b + q->off, q->len, &req, &status);
+	}
+	if (rc == 0) {
+		if (c->c2u.eof) /* closed mid-head, or between requests */
+			conn_kill(c);
+		return;
+	}
+	if (rc < 0) {
+		static const struct { unsigned s; const char *p, *why; } st[] = {
+			{ 400, "Bad Request", "malformed request (docs/NETWORK.md: what the proxy accepts)" },
+			{ 431, "Request Header Fields Too Large", "request head over 16 KiB or 100 headers" },
+			{ 501, "Not Implemented", "only CONNECT and http:// requests are proxied" },
+			{ 505, "HTTP Version Not Supported", "only HTTP/1.0 and HTTP/1.1" },
+		};
+		size_t i = status == 431 ? 1 : status == 501 ? 2 : status == 505 ? 3 : 0;
+		c->host.text[0] = '\0';
+		report(c, NET_EV_ERROR, NULL, st[i].why, NULL);
+		fail_text(c, st[i].s, st[i].p, st[i].why);
+		return;
+	}
+	c->head_scanned = 0;
+	c->host = req.host;
+	c->port = req.port;
+	c->accept_json = req.accept_json;
+	if (req.connect) {
+		c->proto = NET_PROTO_CONNECT;
+		/* bytes after the head (a TLS hello sent early) go through */
+		q->off += req.head_len;
+		q->len -= req.head_len;
+	} else {
+		char head[NET_HEAD_MAX + 64];
+		int n = net_http_rewrite(q->b + q->off, &req, head, sizeof(head));
+		if (n < 0) {
+			report(c, NET_EV_ERROR, NULL, "request head cannot be rewritten", NULL);
+			fail_text(c, 400, "Bad Request", "malformed request");
+			return;
+		}
+		c->proto = NET_PROTO_HTTP;
+		/* HEAD_READ_MAX leaves room for the head to grow by a line */
+		size_t rest = q->len - req.head_len;
+		memmove(q->b + n, q->b + q->off + req.head_len, rest);
+		memcpy(q->b, head, (size_t)n);
+		q->off = 0;
+		q->len = (size_t)n + rest;
+		c->up_allow = (uint64_t)n + (req.body == NET_BODY_CHUNKED ? UINT64_MAX / 2 :
+					     req.body == NET_BODY_LENGTH ? req.content_length : 0);
+		/* a chunked body is relayed to the end: we do not find where it
+		 * stops, so nothing can follow it on this connection */
+		c->keep_alive = req.keep_alive && req.body != NET_BODY_CHUNKED;
+		c->head_req = !strcmp(req.method, "HEAD");
+	}
+	decide(c);
+}
+
+static void socks_step(struct conn *c)
+{
+	struct buf *q = &c->c2u.q;
+	const unsigned char *b = (const unsigned char *)q->b + q->off;
+
+	if (!q->len)
+		goto more;
+	if (c->st == ST_SOCKS_GREET) {
+		bool noauth;
+		int rc = net_socks_parse_greeting(b, q->len, &noauth);
+		if (rc == 0)
+			goto more;
+		if (rc < 0) {
+			report(c, NET_EV_ERROR, NULL, "not a SOCKS5 greeting", NULL);
+			conn_kill(c);
+			return;
+		}
+		q->off += (size_t)rc;
+		q->len -= (size_t)rc;
+		unsigned char ans[2] = { 5, noauth ? 0x00 : 0xff };
+		buf_put(&c->u2c.q, ans, 2);
+		if (!noauth) {
+			report(c, NET_EV_ERROR, NULL, "SOCKS5 client offers no method without authentication", NULL);
+			linger(c);
+			return;
+		}
+		c->st = ST_SOCKS_REQ;
+		b = (const unsigned char *)q->b + q->off;
+		if (!q->len)
+			goto more;
+	}
+	struct net_socks_req req;
+	uint8_t rep;
+	int rc = net_socks_parse_request(b, q->len, &req, &rep);
+	if (rc == 0)
+		goto more;
+	c->proto = NET_PROTO_SOCKS;
+	if (rc < 0) {
+		report(c, NET_EV_ERROR, NULL, rep == NET_SOCKS_BAD_CMD ?
+		       "SOCKS5 command not supported (only CONNECT)" :
+		       rep == NET_SOCKS_BAD_ATYP ? "SOCKS5 address type not supported" :
+		       "malformed SOCKS5 request", NULL);
+		socks_answer(c, rep, NULL, true);
+		return;
+	}
+	q->off += (size_t)rc;
+	q->len -= (size_t)rc;
+	c->host = req.host;
+	c->port = req.port;
+	decide(c);
+	return;
+more:
+	if (c->c2u.eof)
+		conn_kill(c);
+}
+
+/* ---- moving bytes */
+
+static bool would_block(int e) { return e == EAGAIN || e == EWOULDBLOCK; }
+
+/* src -> d's queue. >0 moved, 0 nothing, <0 fatal. */
+static ssize_t fill(struct conn *c, struct dir *d, struct end *src, size_t cap)
+{
+	ssize_t n;
+	size_t r = room(d, cap);
+
+	if (d->eof || !src->rd || !r)
+		return 0;
+	if (d->pipe[0] >= 0) {
+		n = splice(src->fd, NULL, d->pipe[1], NULL, r, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+		if (n > 0)
+			d->inpipe += (size_t)n;
+	} else {
+		if (buf_get(&d->q))
+			return -ENOMEM;
+		if (d->q.off + d->q.len + r > NET_BUF_SIZE) {
+			memmove(d->q.b, d->q.b + d->q.off, d->q.len);
+			d->q.off = 0;
+		}
+		n = recv(src->fd, d->q.b + d->q.off + d->q.len, r, 0);
+		if (n > 0)
+			d->q.len += (size_t)n;
+	}
+	if (n > 0) {
+		c->active = c->l->now;
+		return n;
+	}
+	if (n == 0) {
+		d->eof = true;
+		return 1; /* an EOF is progress: it has to be passed on */
+	}
+	if (would_block(errno)) {
+		/* with bytes in the pipe, EAGAIN may be the pipe's (its slots
+		 * are pages, and a socket's small packets use one each) */
+		if (d->pipe[0] >= 0 && d->inpipe)
+			d->pipe_full = true;
+		else
+			src->rd = false;
+		return 0;
+	}
+	return -errno;
+}
+
+/* d's queue -> dst, at most *allow bytes from the buffer (NULL: no limit);
+ * then, with pass_eof, the source's EOF as our SHUT_WR. */
+static ssize_t drain(struct conn *c, struct dir *d, struct end *dst, uint64_t *allow,
+		     bool pass_eof)
+{
+	ssize_t n, total = 0;
+
+	if (dst->fd < 0)
+		return 0;
+	if (d->q.len && dst->wr && (!allow || *allow)) {
+		size_t len = d->q.len;
+		if (allow && *allow < len)
+			len = (size_t)*allow;
+		n = send(dst->fd, d->q.b + d->q.off, len, MSG_NOSIGNAL);
+		if (n < 0) {
+			if (!would_block(errno))
+				return -errno;
+			dst->wr = false;
+			return 0;
+		}
+		d->q.off += (size_t)n;
+		d->q.len -= (size_t)n;
+		if (allow)
+			*allow -= (uint64_t)n;
+		if (!d->q.len) {
+			d->q.off = 0;
+			if (d->pipe[0] >= 0)
+				buf_release(&d->q); /* splice from now on: no buffer to keep */
+		}
+		total += n;
+	}
+	if (!d->q.len && d->inpipe && dst->wr) {
+		n = splice(d->pipe[0], NULL, dst->fd, NULL, d->inpipe,
+			   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+		if (n < 0) {
+			if (!would_block(errno))
+				return -errno;
+			dst->wr = false;
+		} else {
+			d->inpipe -= (size_t)n;
+			d->pipe_full = false;
+			total += n;
+		}
+	}
+	if (total)
+		c->active = c->l->now;
+	/* the source's EOF, passed on once everything before it is out (bytes
+	 * past *allow are the next request's, never sent upstream) */
+	bool flushed = !d->inpipe && (!d->q.len || (allow && !*allow));
+	if (pass_eof && d->eof && flushed && !d->shut) {
+		shutdown(dst->fd, SHUT_WR);
+		d->shut = true;
+		total++;
+	}
+	return total;
+}
+
+/* The response head, rewritten before the client sees any of it. */
+static void response_head(struct conn *c)
+{
+	struct buf *q = &c->u2c.q;
+	struct net_http_resp resp;
+	char head[NET_HEAD_MAX + 64];
+	int rc = q->len ? net_http_parse_response(q->b + q->off, q->len, c->head_req, &resp) : 0;
+
+	if (rc == 0 && !c->u2c.eof && room(&c->u2c, NET_BUF_SIZE) > 64)
+		return;
+	c->resp_pending = false;
+	if (rc <= 0) {
+		if (!q->len && c->u2c.eof) {
+			fail_text(c, 502, "Bad Gateway", "the server closed the connection without a response");
+			return;
+		}
+		c->resp_self = false; /* passed through as it is; the client reads to EOF */
+		return;
+	}
+	c->resp_self = resp.self_delimited;
+	int n = net_http_rewrite_response(q->b + q->off, &resp, c->keep_alive && c->resp_self,
+					  head, sizeof(head));
+	if (n < 0 || q->len - resp.head_len + (size_t)n > NET_BUF_SIZE) {
+		c->resp_self = false;
+		return;
+	}
+	size_t rest = q->len - resp.head_len;
+	memmove(q->b + n, q->b + q->off + resp.head_len, rest);
+	memcpy(q->b, head, (size_t)n);
+	q->off = 0;
+	q->len = (size_t)n + rest;
+}
+
+/* The response is over (upstream EOF, all of it sent): next request, or close. */
+static void http_done(struct conn *c)
+{
+	if (c->keep_alive && c->resp_self && !c->up_allow && !c->c2u.eof) {
+		close_up(c);
+		c->u2c.eof = c->u2c.shut = false;
+		c->c2u.shut = false;
+		c->resp_pending = c->resp_self = false;
+		c->head_scanned = 0;
+		buf_release(&c->u2c.q);
+		c->st = ST_HTTP_HEAD;
+		c->deadline = c->l->now + c->l->cfg.handshake_ms;
+		c->addr_text[0] = '\0';
+		http_head(c); /* a pipelined request may be waiting */
+		return;
+	}
+	close_up(c);
+	c->u2c.eof = true;
+	linger(c);
+}
+
+static int pump_relay(struct conn *c)
+{
+	ssize_t a, b, x, y;
+	uint64_t *allow = c->st == ST_HTTP_FWD ? &c->up_allow : NULL;
+
+	size_t cap = NET_BUF_SIZE;
+	if (c->st == ST_HTTP_FWD) /* this request's bytes only, the next one waits */
+		cap = c->up_allow > c->c2u.q.len ?
+		      c->c2u.q.len + (size_t)(c->up_allow - c->c2u.q.len < NET_BUF_SIZE ?
+					      c->up_allow - c->c2u.q.len : NET_BUF_SIZE) :
+		      c->c2u.q.len;
+	if (cap > NET_BUF_SIZE)
+		cap = NET_BUF_SIZE;
+	a = fill(c, &c->c2u, &c->cli, cap);
+	b = fill(c, &c->u2c, &c->up, NET_BUF_SIZE);
+	if (a < 0 || b < 0)
+		return -1;
+	if (c->st == ST_HTTP_FWD && c->resp_pending && b > 0)
+		response_head(c);
+	if (c->st != ST_HTTP_FWD && c->st != ST_TUNNEL)
+		return 0;
+	x = drain(c, &c->c2u, &c->up, allow, true);
+	/* a plain response's end is not the client connection's */
+	y = (c->st == ST_HTTP_FWD && c->resp_pending) ? 0 :
+	    drain(c, &c->u2c, &c->cli, NULL, c->st == ST_TUNNEL);
+	if (x < 0 || y < 0)
+		return -1;
+	if (c->st == ST_HTTP_FWD && c->u2c.eof && !c->u2c.q.len) {
+		http_done(c);
+		return 0;
+	}
+	if (c->st == ST_TUNNEL && c->c2u.shut && c->u2c.shut) {
+		conn_kill(c);
+		return 0;
+	}
+	return a > 0 || b > 0 || x > 0 || y > 0;
+}
+
+static void pump(struct conn *c)
+{
+	for (int iter = 0; iter < 32 && c->st != ST_DEAD; iter++) {
+		enum st before = c->st;
+		ssize_t r;
+
+		switch (c->st) {
+		case ST_HTTP_HEAD:
+		case ST_SOCKS_GREET:
+		case ST_SOCKS_REQ:
+			/* the SOCKS method answer goes out while the request is awaited */
+			if (drain(c, &c->u2c, &c->cli, NULL, false) < 0) {
+				conn_kill(c);
+				return;
+			}
+			r = fill(c, &c->c2u, &c->cli, c->st == ST_HTTP_HEAD ? HEAD_READ_MAX : SOCKS_READ_MAX);
+			if (r < 0) {
+				conn_kill(c);
+				return;
+			}
+			if (r > 0 || iter == 0) {
+				if (c->st == ST_HTTP_HEAD)
+					http_head(c);
+				else
+					socks_step(c);
+			}
+			if (c->st == before && r == 0)
+				goto out;
+			break;
+		case ST_CONNECTING:
+			if (c->up.wr)
+				connected(c);
+			if (c->st == ST_CONNECTING)
+				goto out;
+			break;
+		case ST_TUNNEL:
+		case ST_HTTP_FWD:
+			r = pump_relay(c);
+			if (r < 0) {
+				conn_kill(c);
+				return;
+			}
+			if (r == 0 && c->st == before)
+				goto out;
+			break;
+		case ST_LINGER: {
+			ssize_t y = drain(c, &c->u2c, &c->cli, NULL, true);
+			if (y < 0 || (c->u2c.shut && c->c2u.eof)) {
+				conn_kill(c);
+				return;
+			}
+			if (c->u2c.shut && c->cli.rd) {
+				char sink[4096];
+				ssize_t n = recv(c->cli.fd, sink, sizeof(sink), 0);
+				if (n == 0 || (n < 0 && !would_block(errno))) {
+					conn_kill(c);
+					return;
+				}
+				if (n < 0)
+					c->cli.rd = false;
+				continue;
+			}
+			goto out;
+		}
+		case ST_DEAD:
+			return;
+		}
+	}
+out:
+	update_events(c);
+}
+
+/* ---- accepting, the loop */
+
+static void accept_all(struct net_loop *l, struct listener *li)
+{
+	for (int i = 0; i < 64; i++) {
+		struct sockaddr_storage peer;
+		socklen_t pl = sizeof(peer);
+		int fd = accept4(li->fd, (struct sockaddr *)&peer, &pl, SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+		if (fd < 0)
+			return; /* EAGAIN, or EMFILE: the backlog waits */
+		if (l->nconns >= l->cfg.max_conns) {
+			/* over the cap: closed at once, so a flood costs nothing */
+			close(fd);
+			continue;
+		}
+		struct conn *c = calloc(1, sizeof(*c));
+		struct epoll_event ev = { .events = EPOLLIN };
+		if (!c) {
+			close(fd);
+			continue;
+		}
+		c->l = l;
+		c->cli = (struct end){ .obj = OBJ_END, .fd = fd, .ev = EPOLLIN, .c = c };
+		c->up = (struct end){ .obj = OBJ_END, .fd = -1, .c = c };
+		c->c2u.pipe[0] = c->c2u.pipe[1] = c->u2c.pipe[0] = c->u2c.pipe[1] = -1;
+		c->kind = li->kind;
+		c->st = li->kind == NET_LISTEN_HTTP ? ST_HTTP_HEAD : ST_SOCKS_GREET;
+		c->proto = li->kind == NET_LISTEN_HTTP ? NET_PROTO_CONNECT : NET_PROTO_SOCKS;
+		c->deadline = l->now + l->cfg.handshake_ms;
+		c->active = l->now;
+		c->cli.wr = true;
+		addr_text((struct sockaddr *)&peer, c->client, sizeof(c->client));
+		ev.data.ptr = &c->cli;
+		if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, fd, &ev)) {
+			close(fd);
+			free(c);
+			continue;
+		}
+		c->next = l->conns;
+		if (l->conns)
+			l->conns->prev = c;
+		l->conns = c;
+		l->nconns++;
+	}
+}
+
+static void sweep(struct net_loop *l)
+{
+	for (struct conn *c = l->conns, *next; c; c = next) {
+		next = c->next;
+		bool due = c->deadline && l->now >= c->deadline;
+		switch (c->st) {
+		case ST_HTTP_HEAD:
+			if (!due)
+				break;
+			if (!c->c2u.q.len) { /* an idle keep-alive connection */
+				conn_kill(c);
+				break;
+			}
+			c->host.text[0] = '\0';
+			report(c, NET_EV_ERROR, NULL, "no complete request head in time", NULL);
+			fail_text(c, 408, "Request Timeout", "no complete request head in time");
+			update_events(c);
+			break;
+		case ST_SOCKS_GREET:
+		case ST_SOCKS_REQ:
+			if (due) {
+				report(c, NET_EV_ERROR, NULL, "no complete SOCKS5 request in time", NULL);
+				conn_kill(c);
+			}
+			break;
+		case ST_CONNECTING:
+			if (due) {
+				close_up(c);
+				dial_failed(c, ETIMEDOUT);
+				update_events(c);
+			}
+			break;
+		case ST_TUNNEL:
+		case ST_HTTP_FWD:
+			if (l->now - c->active >= l->cfg.idle_ms)
+				conn_kill(c);
+			break;
+		case ST_LINGER:
+			if (due)
+				conn_kill(c);
+			break;
+		case ST_DEAD:
+			break;
+		}
+	}
+}
+
+int net_loop_new(const struct policy *p, const struct net_cfg *cfg, struct net_loop **out)
+{
+	struct net_loop *l = calloc(1, sizeof(*l));
+	int rc = -ENOMEM;
+
+	if (!l)
+		goto fail;
+	l->epfd = -1;
+	l->p = p;
+	l->cfg = *cfg;
+	if (!l->cfg.max_conns)
+		l->cfg.max_conns = 1024;
+	if (!l->cfg.handshake_ms)
+		l->cfg.handshake_ms = 10000;
+	if (!l->cfg.connect_ms)
+		l->cfg.connect_ms = 10000;
+	if (!l->cfg.idle_ms)
+		l->cfg.idle_ms = 600000;
+	l->cfg.test_hosts = NULL; /* not kept: read once below */
+	rc = net_ctx_new(cfg->test_hosts, &l->ctx);
+	if (rc)
+		goto fail;
+	l->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (l->epfd < 0) {
+		rc = -errno;
+		goto fail;
+	}
+	l->now = mono_ms();
+	l->next_sweep = l->now + SWEEP_MS;
+	*out = l;
+	return 0;
+fail:
+	net_loop_free(l);
+	return rc;
+}
+
+int net_loop_add_listener(struct net_loop *l, int fd, enum net_listener_kind kind)
+{
+	struct listener *li = calloc(1, sizeof(*li));
+	struct epoll_event ev = { .events = EPOLLIN };
+	int fl = fcntl(fd, F_GETFL), rc = -ENOMEM;
+
+	if (!li)
+		goto fail;
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK)) {
+		rc = -errno;
+		goto fail;
+	}
+	li->obj = OBJ_LISTENER;
+	li->fd = fd;
+	li->kind = kind;
+	ev.data.ptr = li;
+	if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, fd, &ev)) {
+		rc = -errno;
+		goto fail;
+	}
+	li->next = l->listeners;
+	l->listeners = li;
+	return 0;
+fail:
+	free(li);
+	return rc;
+}
+
+int net_loop_fd(const struct net_loop *l)
+{
+	return l->epfd;
+}
+
+int net_loop_timeout(const struct net_loop *l)
+{
+	uint64_t now = mono_ms();
+
+	return now >= l->next_sweep ? 0 : (int)(l->next_sweep - now);
+}
+
+static void bury(struct net_loop *l)
+{
+	while (l->dead) {
+		struct conn *c = l->dead;
+		l->dead = c->next;
+		free(c);
+	}
+}
+
+int net_loop_run_once(struct net_loop *l, int timeout_ms)
+{
+	struct epoll_event evs[MAX_EVENTS];
+	int t = net_loop_timeout(l);
+
+	if (timeout_ms >= 0 && timeout_ms < t)
+		t = timeout_ms;
+	int n = epoll_wait(l->epfd, evs, MAX_EVENTS, t);
+	if (n < 0)
+		return errno == EINTR ? 0 : -errno;
+	l->now = mono_ms();
+	for (int i = 0; i < n; i++) {
+		uint8_t obj = *(uint8_t *)evs[i].data.ptr;
+		if (obj == OBJ_LISTENER) {
+			accept_all(l, evs[i].data.ptr);
+			continue;
+		}
+		struct end *e = evs[i].data.ptr;
+		struct conn *c = e->c;
+		if (c->st == ST_DEAD)
+			continue;
+		if (evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR))
+			e->rd = true;
+		if (evs[i].events & (EPOLLOUT | EPOLLHUP | EPOLLERR))
+			e->wr = true;
+		pump(c);
+	}
+	if (l->now >= l->next_sweep) {
+		sweep(l);
+		l->next_sweep = l->now + SWEEP_MS;
+	}
+	bury(l);
+	return 0;
+}
+
+size_t net_loop_conns(const struct net_loop *l)
+{
+	return l->nconns;
+}
+
+void net_loop_free(struct net_loop *l)
+{
+	if (!l)
+		return;
+	while (l->conns)
+		conn_kill(l->conns);
+	bury(l);
+	while (l->listeners) {
+		struct listener *li = l->listeners;
+		l->listeners = li->next;
+		close(li->fd);
+		free(li);
+	}
+	if (l->epfd >= 0)
+		close(l->epfd);
+	net_ctx_free(l->ctx);
+	free(l);
+}

@@ -1,0 +1,305 @@
+/* supervisor/net/net.h: the filtering network proxy, the only header other
+ * folders include from supervisor/net/ (docs/NETWORK.md).
+ *
+ * Three layers, each usable on its own:
+ *   1. parsers (host.c, http.c, socks.c): pure functions over bytes the
+ *      sandbox sent; no I/O, no allocation, every input bounded. Unit-tested
+ *      and fuzzed (tests/fuzz/).
+ *   2. the decision (decide.c): policy + host + port -> allow/deny and the
+ *      deciding rule, then the resolved-address check, which hands back the
+ *      addresses it checked so nothing is looked up twice.
+ *   3. the relay (loop.c): one epoll loop object the supervisor drives
+ *      next to its other descriptors.
+ *
+ * Everything here returns 0 / -errno (or a documented count) and never
+ * exits. Every byte a client sends is hostile: a parser that cannot finish
+ * says "need more" (bounded by a maximum it enforces) or refuses.
+ */
+#ifndef SBX_NET_H
+#define SBX_NET_H
+
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "policy.h"
+
+/* ---- hosts --------------------------------------------------------------- */
+
+enum net_host_kind {
+	NET_HOST_NAME, /* a DNS name: lower-case, no trailing dot, ASCII only */
+	NET_HOST_V4,   /* an IPv4 address, however it was spelled */
+	NET_HOST_V6,   /* an IPv6 address (IPv4-mapped ones are NET_HOST_V4) */
+};
+
+struct net_host {
+	enum net_host_kind kind;
+	/* The canonical text: the name, "127.0.0.1", or "::1" (no brackets).
+	 * This is what the policy is asked about and what reports show. */
+	char text[256];
+	struct in_addr v4;  /* NET_HOST_V4 */
+	struct in6_addr v6; /* NET_HOST_V6 */
+};
+
+/* Normalise a host as a client wrote it (`len` bytes, no NUL needed):
+ * lower-case, one trailing dot dropped, `[v6]` unbracketed, IPv4 spelled in
+ * decimal, octal or hex, in 1 to 4 parts (`0x7f.1`, `2130706433`,
+ * `0177.0.0.1`) and IPv4-mapped IPv6 (`::ffff:127.0.0.1`) recognised as the
+ * IPv4 address they are. A name whose last label is numeric but is not a
+ * valid IPv4 spelling (`1.2.3.4.5`, `08.1`) is refused rather than handed
+ * to a resolver that might read it either way. Names must be ASCII
+ * (IDNA names arrive in their xn-- form), labels 1..63 bytes of
+ * [a-z0-9_-], at most 253 bytes. 0 or -EINVAL. */
+int net_host_parse(const char *s, size_t len, struct net_host *out);
+
+/* "host:port" / "[v6]:port" (the CONNECT target, a Host header): host
+ * normalised as above; port 1..65535, or `default_port` when the text has
+ * no port and default_port is not 0 (then a missing port is refused). */
+int net_hostport_parse(const char *s, size_t len, unsigned default_port,
+		       struct net_host *host, unsigned *port);
+
+/* What kind of address this is, for the resolved-address check. */
+enum net_addr_class {
+	NET_ADDR_PUBLIC = 0,
+	NET_ADDR_LOOPBACK,
+	NET_ADDR_UNSPECIFIED, /* 0.0.0.0/8, :: */
+	NET_ADDR_LINK_LOCAL,  /* 169.254/16, fe80::/10 */
+	NET_ADDR_MULTICAST,   /* 224/4, ff00::/8 */
+	NET_ADDR_PRIVATE,     /* RFC 1918, fc00::/7 (ULA), fec0::/10 */
+	NET_ADDR_CGNAT,       /* 100.64/10 */
+	NET_ADDR_METADATA,    /* cloud metadata: 169.254.169.254, fd00:ec2::254, ... */
+	NET_ADDR_RESERVED,    /* 240/4, broadcast, ::/96 v4-compatible, 100::/64 */
+	NET_ADDR_SELF,        /* one of this host's own addresses (getifaddrs) */
+};
+/* The class of an AF_INET or AF_INET6 address (never NET_ADDR_SELF: that
+ * needs the host's interfaces). IPv4 inside IPv6 (mapped, NAT64 64:ff9b::/96,
+ * 6to4 2002::/16) is judged as the IPv4 address it carries. */
+enum net_addr_class net_addr_classify(const struct sockaddr *sa);
+const char *net_addr_class_name(enum net_addr_class c); /* "loopback" */
+
+/* ---- HTTP/1.1 request and response heads ---------------------------------- */
+
+#define NET_HEAD_MAX 16384 /* a request head longer than this is refused (431) */
+#define NET_HEADERS_MAX 100
+
+enum net_body {
+	NET_BODY_NONE,    /* no body */
+	NET_BODY_LENGTH,  /* Content-Length bytes */
+	NET_BODY_CHUNKED, /* Transfer-Encoding: chunked (request: relayed to the end) */
+};
+
+struct net_http_req {
+	bool connect;           /* CONNECT host:port, else absolute-form http:// */
+	char method[16];
+	struct net_host host;
+	unsigned port;
+	size_t head_len;        /* bytes of the head, the blank line included */
+	size_t path_off, path_len; /* origin-form target inside the input ("/" when empty: path_len 0) */
+	unsigned minor;         /* HTTP/1.<minor>: 0 or 1 */
+	bool keep_alive;        /* the client will send another request */
+	enum net_body body;
+	uint64_t content_length;
+	bool accept_json;       /* Accept names application/json */
+};
+
+/* Parse one request head from buf[0..len). Returns the head length (> 0)
+ * when a whole head parsed, 0 when more bytes are needed (len < NET_HEAD_MAX),
+ * or a negative errno with *status set to the HTTP status to answer:
+ * -E2BIG (431: head or header count too large), -EPROTONOSUPPORT (505: not
+ * HTTP/1.0 or 1.1), -EINVAL (400: malformed; userinfo in the target; a Host
+ * header naming another host than the target; bare CR or LF; obs-fold;
+ * conflicting lengths), -ENOTSUP (501: https:// or other schemes, an
+ * origin-form request the proxy cannot route, a transfer coding we do not
+ * relay). Leading empty lines (CRLF) are skipped, as RFC 9112 2.2 allows. */
+int net_http_parse_request(const char *buf, size_t len, struct net_http_req *req,
+			   int *status);
+
+/* The head to send upstream for an absolute-form request: the request line
+ * in origin-form, the client's headers minus hop-by-hop ones (Connection and
+ * the headers it names, Proxy-Connection, Proxy-Authorization, Keep-Alive,
+ * TE, Upgrade) and `Connection: close` (one request per upstream connection,
+ * so the end of each response is the upstream's EOF). Returns the length
+ * written, or -E2BIG when out is too small (outsz >= head_len + 64 always
+ * suffices). */
+int net_http_rewrite(const char *buf, const struct net_http_req *req, char *out,
+		     size_t outsz);
+
+struct net_http_resp {
+	unsigned status;
+	size_t head_len;
+	bool self_delimited; /* the client can find its end without an EOF */
+};
+/* Parse a response head (upstream bytes, also hostile). head_len > 0 when
+ * parsed, 0 need more, -EINVAL malformed. `head_request`: the request was
+ * HEAD (no body whatever the headers say). */
+int net_http_parse_response(const char *buf, size_t len, bool head_request,
+			    struct net_http_resp *resp);
+
+/* The response head to send the client: hop-by-hop headers dropped, and,
+ * when `keep_alive` (the client asked for it and the response is
+ * self-delimited), the status line's version made our own HTTP/1.1;
+ * otherwise `Connection: close` added. Length, or -E2BIG
+ * (outsz >= head_len + 32 always suffices). */
+int net_http_rewrite_response(const char *buf, const struct net_http_resp *resp,
+			      bool keep_alive, char *out, size_t outsz);
+
+/* ---- SOCKS5 (RFC 1928), no authentication ---------------------------------- */
+
+enum {
+	NET_SOCKS_OK = 0x00,
+	NET_SOCKS_FAIL = 0x01,        /* general failure */
+	NET_SOCKS_NOT_ALLOWED = 0x02, /* connection not allowed by ruleset */
+	NET_SOCKS_NET_UNREACH = 0x03,
+	NET_SOCKS_HOST_UNREACH = 0x04,
+	NET_SOCKS_REFUSED = 0x05,
+	NET_SOCKS_TTL = 0x06,         /* also: connect timed out */
+	NET_SOCKS_BAD_CMD = 0x07,     /* BIND, UDP ASSOCIATE, anything else */
+	NET_SOCKS_BAD_ATYP = 0x08,
+};
+
+/* The greeting (VER NMETHODS METHODS...). Returns the bytes it used (> 0)
+ * and sets *noauth when method 0 (no authentication) was offered (answer
+ * 05 00; otherwise 05 FF and close), 0 when more bytes are needed, -EINVAL
+ * when it is not SOCKS5 (close without an answer). */
+int net_socks_parse_greeting(const unsigned char *buf, size_t len, bool *noauth);
+
+struct net_socks_req {
+	struct net_host host;
+	unsigned port;
+};
+/* The request (VER CMD RSV ATYP DST.ADDR DST.PORT). Returns the bytes used
+ * (> 0) for a CONNECT, 0 when more are needed, or -EINVAL with *rep the
+ * reply to send before closing (BIND / UDP ASSOCIATE: 0x07; unknown address
+ * type: 0x08; a malformed name or port 0: 0x01). */
+int net_socks_parse_request(const unsigned char *buf, size_t len,
+			    struct net_socks_req *req, uint8_t *rep);
+
+/* A reply (VER REP RSV ATYP BND.ADDR BND.PORT) into out; `bound` may be NULL
+ * (0.0.0.0:0). Returns its length (10 or 22). */
+size_t net_socks_reply(uint8_t rep, const struct sockaddr *bound, unsigned char out[22]);
+
+/* ---- the decision --------------------------------------------------------- */
+
+/* What the decision knows about this machine: its own addresses (refreshed
+ * every few seconds) and, in tests only, a hosts file that replaces DNS. */
+struct net_ctx;
+
+/* `test_hosts`: a file of `address name...` lines (the /etc/hosts format)
+ * that answers every lookup instead of DNS -- a name it does not list does
+ * not resolve. Test-only: callers pass getenv("SBX_TEST_HOSTS") and nothing
+ * else reads it; NULL (the normal case) resolves with getaddrinfo(). A bad
+ * file is -EINVAL. */
+int net_ctx_new(const char *test_hosts, struct net_ctx **out);
+void net_ctx_free(struct net_ctx *ctx); /* NULL is fine */
+/* Count an address as this host's own (tests; the interfaces are read by
+ * net_ctx_new and refreshed). sa is copied. */
+int net_ctx_add_self(struct net_ctx *ctx, const struct sockaddr *sa);
+
+enum net_verdict {
+	NET_ALLOW,
+	NET_DENY, /* the policy refuses: 403 / SOCKS 0x02 */
+	NET_FAIL, /* allowed but it cannot be reached: no such name (502 / 0x04) */
+};
+
+#define NET_MAX_ADDRS 8
+
+struct net_decision {
+	enum net_verdict verdict;
+	/* The deciding rule (borrowed from the policy), NULL when no rule
+	 * allowed the host ("not in allow_domains") or the refusal is the
+	 * resolved-address check's own. Its source says where it was written. */
+	const struct sbx_rule *rule;
+	char reason[640]; /* one line, for deny and fail */
+	char fix[400];    /* how to allow it: "--allow-domain evil.example", or "" */
+	/* NET_ALLOW: the checked addresses to dial, in order, port set. */
+	struct sockaddr_storage addrs[NET_MAX_ADDRS];
+	size_t naddrs;
+};
+
+/* The policy's word on host:port. Port-less rules allow every port (see
+ * docs/NETWORK.md "Ports"). IPv6 literals are tried as written in rules
+ * either way (`::1`, `[::1]:8080`); allow rules may also be CIDR ranges
+ * (`10.1.0.0/16`, `[fd00::/8]:5432`), for addresses only. No I/O. */
+void net_decide_policy(const struct policy *p, const struct net_host *host,
+		       unsigned port, struct net_decision *d);
+
+/* The whole decision: the policy, then (for an allowed name) resolution,
+ * then the resolved-address check on every answer: loopback, link-local,
+ * unspecified, multicast, private, CGNAT, metadata, reserved or this host's
+ * own address refuses the connection unless an explicit rule (not `*`)
+ * allows that address or a range holding it. An IP literal target gets the
+ * same check. Blocks in getaddrinfo() for a name (see docs/NETWORK.md: an
+ * asynchronous resolver comes with the wiring). */
+void net_decide(const struct policy *p, struct net_ctx *ctx,
+		const struct net_host *host, unsigned port, struct net_decision *d);
+
+/* ---- the relay loop ------------------------------------------------------- */
+
+enum net_listener_kind {
+	NET_LISTEN_HTTP,  /* HTTP proxy: CONNECT and absolute-form plain HTTP */
+	NET_LISTEN_SOCKS, /* SOCKS5, CONNECT only */
+};
+
+enum net_proto {
+	NET_PROTO_CONNECT, /* HTTP CONNECT tunnel */
+	NET_PROTO_HTTP,    /* plain HTTP request */
+	NET_PROTO_SOCKS,   /* SOCKS5 CONNECT */
+};
+
+enum net_outcome {
+	NET_EV_ALLOWED, /* a connection is being dialled (for --trace) */
+	NET_EV_DENIED,  /* the policy refused it */
+	NET_EV_FAILED,  /* allowed but failed: no such name, refused, timed out */
+	NET_EV_ERROR,   /* the client spoke nonsense, timed out, or over the cap */
+};
+
+/* One report; every pointer lives until the callback returns. */
+struct net_event {
+	enum net_outcome outcome;
+	enum net_proto proto;
+	const char *host;            /* canonical; "" when nothing parsed */
+	unsigned port;
+	const struct sbx_rule *rule; /* deciding rule or NULL; rule->source: where */
+	const char *reason;          /* one line; "" for ALLOWED */
+	const char *fix;             /* "--allow-domain evil.example", or "" */
+	const char *address;         /* the address dialled, "" if none */
+	const char *client;          /* the sandbox side: "127.0.0.1:41234" */
+};
+
+struct net_cfg {
+	size_t max_conns;         /* 0 = 1024; over it a new client is closed at once */
+	unsigned handshake_ms;    /* 0 = 10000: a head or SOCKS request must arrive by then */
+	unsigned connect_ms;      /* 0 = 10000: per dial, all addresses together */
+	unsigned idle_ms;         /* 0 = 600000 (10 min): no byte either way */
+	bool no_splice;           /* relay tunnels through user-space buffers */
+	const char *test_hosts;   /* see net_ctx_new(); NULL in production */
+	void (*report)(void *rctx, const struct net_event *ev); /* may be NULL */
+	void *rctx;
+};
+
+#define NET_BUF_SIZE 65536 /* per direction, per connection: the memory bound */
+
+struct net_loop;
+
+/* The loop borrows `p` (it must outlive the loop) and copies cfg. */
+int net_loop_new(const struct policy *p, const struct net_cfg *cfg,
+		 struct net_loop **out);
+/* Serve a listening socket (made non-blocking here; the loop owns and
+ * closes it). It may live in another network namespace: the loop accepts
+ * there and dials in its own. */
+int net_loop_add_listener(struct net_loop *l, int fd, enum net_listener_kind kind);
+/* One descriptor that is readable when the loop has work: poll it with the
+ * supervisor's others, then call net_loop_run_once(l, 0). */
+int net_loop_fd(const struct net_loop *l);
+/* Milliseconds until the loop's next timer (timeouts), for the caller's
+ * poll(); at most 1000. */
+int net_loop_timeout(const struct net_loop *l);
+/* Handle what is ready, waiting at most timeout_ms (-1: until something
+ * happens or a timer is due). 0, or -errno when epoll itself failed. */
+int net_loop_run_once(struct net_loop *l, int timeout_ms);
+size_t net_loop_conns(const struct net_loop *l); /* open client connections */
+void net_loop_free(struct net_loop *l); /* closes everything; NULL is fine */
+
+#endif
