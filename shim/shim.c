@@ -528,8 +528,10 @@ static bool placeholder_refusal(int err, const char *real, const struct sbx_rule
 void shim_after(const struct pending *pd, int n, bool failed)
 {
 	int err = errno;
+	/* EBUSY: a rename or unlink of a file the sandbox bound read-only
+	 * in place (a submodule's git config) */
 	bool refused = failed && (err == EACCES || err == EPERM || err == EROFS ||
-				  err == ENOTDIR || err == EEXIST);
+				  err == ENOTDIR || err == EEXIST || err == EBUSY);
 
 	for (int i = 0; i < n; i++) {
 		char abs[PATH_MAX], real[PATH_MAX];
@@ -545,7 +547,9 @@ void shim_after(const struct pending *pd, int n, bool failed)
 			continue;
 		}
 		/* what the kernel refused: the boundary's doing, explained */
-		if (!refused || !(pd[i].active || pd[i].learn) || !shim_enter())
+		if (!refused || !(pd[i].active || pd[i].learn) ||
+		    (err == EBUSY && i < n - 1) /* a rename's source is not it */ ||
+		    !shim_enter())
 			continue;
 		if (shim_abspath(pd[i].dirfd, pd[i].path, abs, sizeof(abs)) == 0 &&
 		    !(pd[i].op == SBX_OP_WRITE && (pd[i].how & HOW_EXISTING) && !exists(abs))) {
@@ -565,7 +569,8 @@ void shim_after(const struct pending *pd, int n, bool failed)
 			/* a write the policy allows but the kernel refused is
 			 * reported too: the supervisor says why (a writable path
 			 * that did not exist at start cannot be bound) */
-			if (denied || (pd[i].op == SBX_OP_WRITE && err == EROFS && !kernel_fs(target)))
+			if (denied || (pd[i].op == SBX_OP_WRITE && (err == EROFS || err == EBUSY) &&
+				       !kernel_fs(target)))
 				shim_report(WIRE_DENY, wire_of(pd[i].op), target, err);
 		}
 		shim_leave();

@@ -760,6 +760,10 @@ static int protect_rules(const struct plan_in *in, struct plan *pl,
 			snprintf(g, sizeof(g), "%s/HEAD", cv->roots.v[i]);
 			if (access(g, F_OK) == 0)
 				rc = guard_gitdir(in, pl, cv, cv->roots.v[i]);
+			/* and its submodules' git directories */
+			snprintf(g, sizeof(g), "%s/modules", cv->roots.v[i]);
+			if (!rc && access(g, F_OK) == 0)
+				rc = guard_modules(in, pl, cv, g, 4);
 		}
 	}
 	return rc;

@@ -69,10 +69,10 @@ t git_everyday_commands_in_an_existing_repo_root
 mkrepo "$W"
 sx -- sh -c 's() { "$@" >/dev/null || echo "STEP-FAILED: $*"; }
 	s git status; echo c > c; s git add c; s git commit -qm inside; s git log --oneline
-	echo more >> a; git diff > "$0/diff.out" || echo "STEP-FAILED: git diff"
-	s git stash; s git stash pop; echo END' "$B"
+	echo more >> a; git diff > /tmp/diff.out || echo "STEP-FAILED: git diff"
+	sed -n "s/^+more/DIFF:&/p" /tmp/diff.out; s git stash; s git stash pop; echo END'
 if has END out && ! has STEP-FAILED out && [ "$(git log -1 --format=%s)" = inside ] &&
-   [ "$(git show HEAD:c 2>/dev/null)" = c ] && grep -q '^+more' "$B/diff.out" &&
+   [ "$(git show HEAD:c 2>/dev/null)" = c ] && has "DIFF:+more" out &&
    [ "$(tail -1 a)" = more ] && [ -z "$(git stash list)" ]; then ok
 else bad "rc=$RC $(grep STEP-FAILED "$B/out" | tr '\n' ' ') host log: $(git log --format=%s | tr '\n' ' ')"; fi
 
@@ -100,7 +100,7 @@ mkrepo "$W" && mkdir -p src/deep && echo s > src/deep/s && git add src && git co
 cd src || exit 1
 sx -- sh -c 'git status >/dev/null && git log --oneline >/dev/null && git diff --quiet && echo RO-END'
 ro_rc=$RC; ro=$(cat "$B/out")
-sx --allow-write "$W/.git" -- sh -c 'git status >/dev/null && echo n > new.txt && git add new.txt &&
+sx -- sh -c 'git status >/dev/null && echo n > new.txt && git add new.txt &&
 	git commit -qm from-subdir && echo END'
 cd "$W" || exit 1
 if [ "$ro" = RO-END ] && has END out && [ "$(git log -1 --format=%s)" = from-subdir ] &&
@@ -108,26 +108,59 @@ if [ "$ro" = RO-END ] && has END out && [ "$(git log -1 --format=%s)" = from-sub
 else bad "read-only rc=$ro_rc out='$ro'; writable rc=$RC host log: $(git log --format=%s | tr '\n' ' ')"; fi
 
 # A linked worktree (git worktree add, on the host, before the run) as the
-# workspace; the main repository's git directory made writable for commit.
+# workspace; the main repository's git directory is writable for commit
+# (isolation = workspace opens it: it points back at this worktree).
 t git_in_a_linked_worktree
 mkrepo "$B/main" && git -C "$B/main" worktree add -q "$W" -b wtb
-sx --allow-write "$B/main/.git" -- sh -c 'git status >/dev/null && echo w > w && git add w &&
+sx -- sh -c 'git status >/dev/null && echo w > w && git add w &&
 	git commit -qm in-linked-wt && git log --oneline >/dev/null && echo END'
 if has END out && [ "$(git -C "$B/main" log -1 --format=%s wtb)" = in-linked-wt ] &&
    [ -z "$(git status --porcelain)" ] && [ -z "$(git -C "$B/main" status --porcelain)" ]; then ok
 else bad "rc=$RC host log: $(git -C "$B/main" log --format=%s wtb 2>&1 | tr '\n' ' ')"; fi
 
+# With the workspace below a repository's top, its git directory is
+# writable: its submodules' hooks and config are not.
+t submodule_hooks_stay_protected_from_a_subdirectory_workspace
+mkrepo "$B/sub" && mkrepo "$W" && git -c protocol.file.allow=always submodule add -q ../sub sub >/dev/null 2>&1 &&
+	git commit -qm add-sub && mkdir -p src && cp .git/modules/sub/config "$B/subconfig.orig"
+cd src || exit 1
+sx -- sh -c 'g=$(git rev-parse --git-common-dir); echo x > "$g/modules/sub/hooks/post-checkout";
+	echo "[core] fsmonitor = touch /tmp/pwned" >> "$g/modules/sub/config"; echo END'
+cd "$W" || exit 1
+if has END out && [ ! -e .git/modules/sub/hooks/post-checkout ] &&
+   cmp -s .git/modules/sub/config "$B/subconfig.orig"; then ok
+else bad "rc=$RC $(ls .git/modules/sub/hooks | tr '\n' ' ')"; fi
+
+# A `.git` file the command plants in its workspace, naming a directory
+# outside it, opens nothing on the next run (it does not point back).
+t a_planted_git_file_opens_nothing_outside
+mkdir -p "$B/secret/objects" "$B/secret/refs" && echo 'ref: refs/heads/x' > "$B/secret/HEAD"
+sx -- sh -c 'echo "gitdir: $0" > .git; echo END' "$B/secret"
+sx -- sh -c 'echo pwned > "$0/planted"; echo END2' "$B/secret"
+if has END2 out && [ -f .git ] && [ ! -e "$B/secret/planted" ]; then ok
+else bad "rc=$RC $(ls "$B/secret" | tr '\n' ' ')"; fi
+rm -f .git
+
 # A superproject with a submodule (made on the host); the submodule is moved
 # off its recorded commit on the host, and `git submodule update` inside puts
 # it back; status and commit in the superproject work too.
 t git_submodule_update_in_a_superproject
+# `git submodule update` rewrites the submodule's config (core.worktree, to
+# the value it has) on every run: that config is protected (a hostile one
+# runs code in the next git on the host), so the rewrite is refused and
+# said, the config is untouched, and the documented way round (a checkout
+# in the submodule, what update does) and the superproject's git work.
 mkrepo "$B/sub" && echo two > "$B/sub/two" && git -C "$B/sub" add two && git -C "$B/sub" commit -qm two
 mkrepo "$W" && git -c protocol.file.allow=always submodule add -q ../sub sub >/dev/null 2>&1 &&
 	git commit -qm add-sub && git -C sub checkout -q HEAD~1
 want=$(git ls-tree HEAD sub | awk '{print $3}')
-sx -- sh -c 'git submodule update >/dev/null && git status >/dev/null && echo s > s && git add s &&
-	git commit -qm super && echo END'
-if has END out && [ -n "$want" ] && [ "$(git -C sub rev-parse HEAD)" = "$want" ] &&
+cp .git/modules/sub/config "$B/subconfig.orig"
+sx -- sh -c 'git submodule update >/dev/null 2>&1 && echo UPDATE-WORKED
+	git -C sub checkout -q --detach "$(git ls-tree HEAD sub | cut -d" " -f3 | cut -f1)" &&
+	git status >/dev/null && echo s > s && git add s && git commit -qm super && echo END'
+if has END out && ! has UPDATE-WORKED out && [ -n "$want" ] &&
+   [ "$(git -C sub rev-parse HEAD)" = "$want" ] && cmp -s .git/modules/sub/config "$B/subconfig.orig" &&
+   hasf "denied write of $W/.git/modules/sub/config — the sandbox keeps" err &&
    [ "$(git log -1 --format=%s)" = super ] && [ -z "$(git status --porcelain)" ]; then ok
 else bad "rc=$RC sub at $(git -C sub rev-parse --short HEAD 2>&1) want ${want:0:7}; log: $(git log --format=%s | tr '\n' ' ')"; fi
 
