@@ -39,6 +39,12 @@ static const char *const mandatory_anywhere[] = {
 /* Absolute mandatory denies: git's XDG config and sbx's own configuration. */
 static const char *const mandatory_paths[] = {
 	"~/.config/git/config", "~/.config/sbx/", "/etc/sbx/",
+	/* HOME only: what a login, a desktop session or a shell other than
+	 * bash and zsh runs, and the directories on a login shell's PATH
+	 * (`~/.local/bin/git` runs before /usr/bin/git) */
+	"~/.bash_aliases", "~/.pam_environment", "~/.xprofile", "~/.xsessionrc",
+	"~/.xinitrc", "~/.ripgreprc", "~/.config/fish/", "~/.config/autostart/",
+	"~/.config/systemd/", "~/.config/environment.d/", "~/.local/bin/", "~/bin/",
 };
 
 /* ---- the workspace's git directories */

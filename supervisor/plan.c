@@ -323,6 +323,9 @@ static const char *const home_standins[] = {
 	".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
 	".zshrc", ".zshenv", ".zprofile", ".zlogin", ".gitconfig",
 	".claude/commands", ".claude/agents", ".config/git/config", ".config/sbx",
+	".bash_aliases", ".pam_environment", ".xprofile", ".xsessionrc", ".xinitrc",
+	".ripgreprc", ".config/autostart", ".config/systemd", ".config/environment.d",
+	".local/bin", "bin",
 };
 
 static bool standin_fits(const struct plan_in *in, const char *path)

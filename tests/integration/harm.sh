@@ -14,7 +14,7 @@ set -u
 
 STANDIN=/proc/sbx-stand-in
 # the shell and git start-up names that get a stand-in at the top of HOME
-STARTUP=".bash_login .bash_logout .bash_profile .bashrc .gitconfig .profile .zlogin .zprofile .zshenv .zshrc"
+STARTUP=".bash_aliases .bash_login .bash_logout .bash_profile .bashrc .gitconfig .pam_environment .profile .ripgreprc .xinitrc .xprofile .xsessionrc .zlogin .zprofile .zshenv .zshrc bin"
 
 # standins DIR: the names in DIR that are links into /proc/sbx-stand-in (a
 # link the test made itself, to .../fake, is the user's own: not counted)
@@ -392,6 +392,30 @@ sxh -- sh -c 'echo hi > ~/note; cat ~/.ssh/id_ed25519; ls ~/.ssh'
 if [ "$(cat "$HOME/note" 2>/dev/null)" = hi ] && ! grep -q "$SECRET" "$B/out" "$B/err" &&
    has "Permission denied" err; then ok
 else bad "rc=$RC note=$(cat "$HOME/note" 2>&1)"; fi
+
+# With HOME writable, every place a later login, desktop session or shell
+# runs from stays closed: with the shim, and with the boundary alone (a
+# static binary's view), existing and missing alike (~/.config and ~/.local
+# exist, their children do not; ~/.config/fish is refused by the shim only
+# until seccomp notify, so it is not asserted without the shim).
+t home_persistence_places_stay_closed
+mkdir -p "$HOME/.config" "$HOME/.local" && echo orig > "$HOME/.bash_aliases"
+plant='for f in .bash_aliases .pam_environment .xprofile .xsessionrc .xinitrc .ripgreprc; do echo "id>&2" >> ~/$f; done
+	mkdir -p ~/.local/bin ~/bin ~/.config/autostart ~/.config/systemd/user ~/.config/environment.d
+	echo evil > ~/.local/bin/git; echo evil > ~/bin/git; echo evil > ~/.config/autostart/x.desktop
+	echo evil > ~/.config/systemd/user/x.service; echo evil > ~/.config/environment.d/x.conf'
+sxh -- sh -c "$plant; mkdir -p ~/.config/fish && echo evil > ~/.config/fish/config.fish; echo END"; a=$RC; ha=$(has END out && echo y)
+hasf "denied write of ~/.local/bin" err; report=$?
+sxh --no-shim -- sh -c "$plant; echo END"; b=$RC
+left=""
+for f in .pam_environment .xprofile .xsessionrc .xinitrc .ripgreprc .local/bin .config/autostart .config/systemd \
+	 .config/environment.d .config/fish bin; do
+	[ -e "$HOME/$f" ] || [ -L "$HOME/$f" ] && left="$left $f"
+done
+if [ "$ha" = y ] && has END out && [ $report -eq 0 ] && [ -z "$left" ] &&
+   [ "$(cat "$HOME/.bash_aliases")" = orig ]; then ok
+else bad "rc=$a/$b left:$left aliases=$(head -c 50 "$HOME/.bash_aliases")"; fi
+rm -f "$HOME/.bash_aliases"
 
 # ---- 6. deny_domains holds when allow_domains = *
 
