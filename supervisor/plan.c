@@ -462,7 +462,7 @@ static int guard_gitdir(const struct plan_in *in, struct plan *pl, struct covere
 			return 0;
 		if (access(path, F_OK) == 0)
 			rc = protect_path(in, pl, cv, path);
-		else if (strcmp(parts[i], "commondir")) /* none: standin_fits() */
+		else /* commondir gets no stand-in (standin_fits()): named after */
 			rc = placeholder(in, pl, cv, path, false);
 	}
 	return rc;

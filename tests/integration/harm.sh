@@ -131,6 +131,21 @@ if has END out && [ ! -e .git/modules/sub/hooks/post-checkout ] &&
    cmp -s .git/modules/sub/config "$B/subconfig.orig"; then ok
 else bad "rc=$RC $(ls .git/modules/sub/hooks | tr '\n' ' ')"; fi
 
+# The git directory opened for a subdirectory workspace has no commondir:
+# a stand-in there would break git, so a static binary (which the shim does
+# not see) can make one; sbx names it after the run, not silently.
+t commondir_made_by_a_static_binary_in_an_opened_git_dir_is_named
+mkrepo "$W" && mkdir -p src
+printf '#include <fcntl.h>\nint main(void) { return open("../.git/commondir", O_WRONLY | O_CREAT, 0644) < 0; }\n' > "$B/cd.c"
+if cc -static -o src/cdprog "$B/cd.c" 2>/dev/null; then
+	cd src || exit 1
+	sx --no-shim -- ./cdprog
+	cd "$W" || exit 1
+	if [ -e .git/commondir ] && hasf "$W/.git/commondir appeared during the run although it is protected" err; then ok
+	else bad "rc=$RC $(head -c 300 "$B/err")"; fi
+	rm -f .git/commondir
+else skip "no static libc"; fi
+
 # A `.git` file the command plants in its workspace, naming a directory
 # outside it, opens nothing on the next run (it does not point back).
 t a_planted_git_file_opens_nothing_outside
