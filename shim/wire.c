@@ -167,7 +167,7 @@ int wire_decode(const char *line, size_t len, struct wire_report *r)
 		return -1;
 	p += 5;
 	if (end - p < 2 || p[1] != ' ' ||
-	    (p[0] != WIRE_DENY && p[0] != WIRE_ALLOW && p[0] != WIRE_LEARN))
+	    (p[0] != WIRE_DENY && p[0] != WIRE_ALLOW && p[0] != WIRE_LEARN && p[0] != WIRE_NOTE))
 		return -1;
 	r->decision = p[0];
 	p += 2;

@@ -6,7 +6,7 @@
  *     SBX1 <decision> <op> <pid> <comm> <target> <errno>\n
  *
  * decision: D denied, A allowed (--trace), L would be denied (--learn, the
- * call went ahead). op: read write exec connect dns unix. Fields are
+ * call went ahead), N a note (`exec`: a static binary started). op: read write exec connect dns unix. Fields are
  * separated by one space; bytes <= 0x20, 0x7f, `%` and `+` inside comm and
  * target are written as %XX, so a field never holds a space or a newline.
  * The shim only says what happened; the supervisor asks its own copy of the
@@ -33,6 +33,8 @@ enum wire_op {
 #define WIRE_DENY 'D'
 #define WIRE_ALLOW 'A'
 #define WIRE_LEARN 'L'
+#define WIRE_NOTE 'N' /* not a decision: exec of a static binary (the shim
+		       * will not see inside it) */
 
 #define WIRE_MAX 4096 /* PIPE_BUF on Linux: one atomic write */
 #define WIRE_TARGET_MAX 4096

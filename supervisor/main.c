@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "standin.h"
+#include "elfcheck.h"
 #include "supervisor.h"
 
 extern char **environ;
@@ -210,6 +211,28 @@ static int unsandboxed(const struct options *o, const char *why)
 	msg("WARNING: running %s WITHOUT a sandbox (%s): it can read, write and "
 	    "reach everything you can", o->command[0], why);
 	return run_unsandboxed(o->command);
+}
+
+/* COMMAND itself static (Go, Rust with musl, codex): the shim never loads,
+ * so what the sandbox refuses it fails without a line here. Said once. */
+static void note_static_command(const struct options *o, bool use_shim, const char *home)
+{
+	char found[PATH_MAX], shown[PATH_MAX];
+	const char *cmd = o->command[0];
+
+	if (!use_shim)
+		return;
+	if (!strchr(cmd, '/')) {
+		if (!elf_find_in_path(cmd, found, sizeof(found)))
+			return;
+		cmd = found;
+	}
+	if (!elf_is_static(AT_FDCWD, cmd))
+		return;
+	sbx_path_tildify(cmd, home, shown, sizeof(shown));
+	msg("note: %s is a static binary: the shim cannot see inside it, so what "
+	    "the sandbox refuses it will fail without an explanation here (the "
+	    "boundary holds all the same)", shown);
 }
 
 static void startup_line(const struct policy *p, const struct plan *pl)
@@ -739,6 +762,7 @@ int main(int argc, char **argv)
 	/* said before "go": COMMAND cannot have written anything yet */
 	if (!serr) {
 		startup_line(confine, &pl);
+		note_static_command(&o, use_shim, home);
 		if (o.learn)
 			info("learning: writes allowed in HOME too, secrets and protected "
 			     "files still closed; what the policy would refuse is recorded");

@@ -39,6 +39,7 @@ struct reports {
 	char buf[WIRE_MAX + 1];
 	size_t len;
 	bool skipping; /* inside an over-long line */
+	bool said_static; /* a static binary started: said once per run */
 	struct seen *seen;
 	unsigned long denied[WIRE_OP_COUNT], learned, allowed, malformed, ignored;
 	char *held;        /* lines kept for reports_flush() (cfg.hold) */
@@ -133,6 +134,12 @@ void report_explain(const struct policy *p, const struct wire_report *w,
 	char shown[PATH_MAX], dir[PATH_MAX], host[256];
 
 	memset(e, 0, sizeof(*e));
+	if (w->op == WIRE_UNIX) {
+		/* socket(AF_UNIX) refused by the seccomp filter: no path yet */
+		e->verdict = policy_allow_all_unix_sockets(p) ? SBX_ALLOW : SBX_DENY;
+		snprintf(e->shown, sizeof(e->shown), "creation");
+		return;
+	}
 	if (file_op(w->op)) {
 		e->verdict = policy_check_path(p, sbx_op_of(w->op), w->target, &why);
 		policy_tildify(p, w->target, e->shown, sizeof(e->shown));
@@ -230,6 +237,12 @@ size_t report_line(const struct wire_report *w, const struct report_expl *e,
 			    "directory or a protected file)", e->guarded);
 		else if (e->verdict == SBX_ALLOW)
 			PUT(" — refused by the sandbox");
+		else if (w->op == WIRE_UNIX)
+			PUT(" — Unix sockets are blocked in the sandbox (ssh-agent, tmux, docker, "
+			    "X and Wayland use them): allow them all with "
+			    "`allow_all_unix_sockets = true` under [network] in sandbox.ini; "
+			    "allowing one socket by path needs seccomp notification, not "
+			    "built yet");
 		else if (file_op(w->op))
 			PUT(" — outside the writable paths");
 		else
@@ -425,6 +438,21 @@ static void handle(struct reports *r, const char *line, size_t len)
 
 	if (wire_decode(line, len, &w)) {
 		r->malformed++;
+		return;
+	}
+	if (w.decision == WIRE_NOTE) {
+		/* a claim the command can forge, and harmless: a line, once */
+		if (w.op == WIRE_EXEC && !r->said_static) {
+			char shown[PATH_MAX];
+			r->said_static = true;
+			policy_tildify(r->cfg.policy, w.target, shown, sizeof(shown));
+			printable(shown, sizeof(shown));
+			snprintf(text, sizeof(text), "sbx: note: %s is a static binary (pid %d): the "
+				 "shim cannot see inside it, so what the sandbox refuses it will "
+				 "fail without an explanation here (the boundary holds all the same)",
+				 shown, w.pid);
+			say(r, text);
+		}
 		return;
 	}
 	report_explain(r->cfg.policy, &w, &e);

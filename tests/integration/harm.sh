@@ -500,6 +500,27 @@ sx -c "$B/unix.ini" -- sh -c 'echo ran > ran-marker'
 if [ "$(grep -c allow_unix_sockets "$B/err")" -eq 1 ] && has 'allow_unix_sockets.*not\|not.*allow_unix_sockets\|stay blocked' err; then ok
 else bad "rc=$RC: $(tr '\n' ' ' < "$B/err" | head -c 300)"; fi
 
+# A refused Unix socket (tmux, ssh-agent, a docker client) is explained,
+# once, with the key that allows them.
+t refused_unix_socket_is_explained_once
+sx -- sh -c 'python3 -c "import socket; socket.socket(socket.AF_UNIX)" 2>/dev/null;
+	python3 -c "import socket; socket.socketpair()" 2>/dev/null; echo END'
+if has END out && [ "$(grep -c 'denied unix socket creation' "$B/err")" -eq 1 ] &&
+   hasf 'allow_all_unix_sockets = true' err; then ok
+else bad "rc=$RC: $(tr '\n' ' ' < "$B/err" | head -c 300)"; fi
+
+# A static binary started (COMMAND itself, or by a program the shim is in)
+# is said once per run: its refusals will not be explained.
+t static_binary_started_is_said_once
+printf 'int main(void) { return 0; }\n' > "$B/st.c"
+if cc -static -o static-prog "$B/st.c" 2>/dev/null; then
+	sx -- ./static-prog; direct=$(grep -c 'static-prog is a static binary' "$B/err")
+	sx -- sh -c './static-prog; ./static-prog; true'; via=$(grep -c 'static-prog is a static binary' "$B/err")
+	sx -- sh -c 'ls >/dev/null'; none=$(grep -c 'static binary' "$B/err")
+	if [ "$direct" -eq 1 ] && [ "$via" -eq 1 ] && [ "$none" -eq 0 ]; then ok
+	else bad "direct=$direct via=$via dynamic=$none"; fi
+else skip "no static libc"; fi
+
 t startup_line_says_1_read_deny_singular
 sx -- true; e1=$(head -1 "$B/err")
 rm -rf "$HOME/.ssh" && mkdir private && echo p > private/f
