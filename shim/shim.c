@@ -456,6 +456,20 @@ static bool exists_at_end(const char *abs)
 	return syscall(SYS_newfstatat, AT_FDCWD, abs, &st, 0) == 0 || errno != ENOENT;
 }
 
+/* A refusal; a directory being made is said with a trailing `/`. */
+static void report_denied(enum sbx_op op, const char *target, int how, int err)
+{
+	char dir[PATH_MAX];
+	size_t n = strlen(target);
+
+	if ((how & HOW_DIR) && n > 1 && n + 2 <= sizeof(dir)) {
+		memcpy(dir, target, n);
+		memcpy(dir + n, "/", 2);
+		target = dir;
+	}
+	shim_report(WIRE_DENY, wire_of(op), target, err);
+}
+
 int shim_check(struct pending *pd, int dirfd, const char *path,
 	       enum sbx_op op, int how)
 {
@@ -504,7 +518,7 @@ int shim_check(struct pending *pd, int dirfd, const char *path,
 		goto out;
 	}
 	rc = deny_errno(op, why);
-	shim_report(WIRE_DENY, wire_of(op), abs, rc);
+	report_denied(op, abs, how, rc);
 out:
 	shim_leave();
 	errno = saved;
@@ -571,7 +585,7 @@ void shim_after(const struct pending *pd, int n, bool failed)
 			 * that did not exist at start cannot be bound) */
 			if (denied || (pd[i].op == SBX_OP_WRITE && (err == EROFS || err == EBUSY) &&
 				       !kernel_fs(target)))
-				shim_report(WIRE_DENY, wire_of(pd[i].op), target, err);
+				report_denied(pd[i].op, target, pd[i].how, err);
 		}
 		shim_leave();
 	}

@@ -9,7 +9,8 @@
  * call went ahead), N a note (`exec`: a static binary started). op: read write exec connect dns unix. Fields are
  * separated by one space; bytes <= 0x20, 0x7f, `%` and `+` inside comm and
  * target are written as %XX, so a field never holds a space or a newline.
- * The shim only says what happened; the supervisor asks its own copy of the
+ * A file target with a trailing `/` is a directory being made (mkdir): the
+ * decoder drops the `/` and sets `dir`. The shim only says what happened; the supervisor asks its own copy of the
  * policy which rule decided, so a forged line cannot name a rule.
  *
  * Used by the shim (encode, async-signal-safe, no allocation) and by the
@@ -47,6 +48,7 @@ struct wire_report {
 	char comm[32];
 	char target[WIRE_TARGET_MAX];
 	int truncated; /* the target did not fit in one line */
+	int dir;       /* a file target written with a trailing `/` (mkdir) */
 };
 
 const char *wire_op_name(enum wire_op op);

@@ -127,6 +127,64 @@ static void printable(char *s, size_t sz)
 	s[o] = '\0';
 }
 
+static bool exists(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0;
+}
+
+/* The --allow-write that works as printed for a write refused outside the
+ * writable roots: only a path that exists when the sandbox starts can be
+ * made writable, or a directory named with a trailing `/`, which sbx
+ * creates. The target's directory when it exists and may be opened whole
+ * (not HOME, not a top-level directory); else the target when it exists;
+ * else, for a new name, its nearest existing ancestor when that may be
+ * opened whole, or the first missing directory on the way with a `/`; a
+ * directory being made (the shim's trailing `/`) right in HOME or a
+ * top-level directory, itself with a `/`; and a new file there, that
+ * directory itself: nothing narrower lets a new name be made there. */
+static void write_fix(const struct policy *p, const char *target, bool made_dir,
+		      char *out, size_t outsz)
+{
+	const char *home = policy_home(p);
+	char dir[PATH_MAX], child[PATH_MAX];
+
+	snprintf(dir, sizeof(dir), "%s", target);
+	char *slash = strrchr(dir, '/');
+	if (slash && slash != dir)
+		*slash = '\0';
+	if (exists(target)) {
+		snprintf(out, outsz, "%s", learn_foldable(dir, home) && exists(dir) ? dir : target);
+		return;
+	}
+	if (made_dir && !learn_foldable(dir, home) && exists(dir) && strlen(target) + 2 <= outsz) {
+		size_t l = strlen(target); /* mkdir: the directory itself, made by sbx */
+		memcpy(out, target, l);
+		memcpy(out + l, "/", 2);
+		return;
+	}
+	/* walk up to what exists, remembering the first missing directory */
+	snprintf(child, sizeof(child), "%s", target);
+	while (!exists(dir) && strcmp(dir, "/")) {
+		snprintf(child, sizeof(child), "%s", dir);
+		slash = strrchr(dir, '/');
+		if (slash == dir)
+			dir[1] = '\0';
+		else
+			*slash = '\0';
+	}
+	if (learn_foldable(dir, home))
+		snprintf(out, outsz, "%s", dir);
+	else if (strcmp(child, target) && strlen(child) + 2 <= outsz) {
+		size_t l = strlen(child); /* with a `/`: sbx makes it */
+		memcpy(out, child, l);
+		memcpy(out + l, "/", 2);
+	}
+	else
+		snprintf(out, outsz, "%s", dir);
+}
+
 void report_explain(const struct policy *p, const struct wire_report *w,
 		    struct report_expl *e)
 {
@@ -143,6 +201,9 @@ void report_explain(const struct policy *p, const struct wire_report *w,
 	if (file_op(w->op)) {
 		e->verdict = policy_check_path(p, sbx_op_of(w->op), w->target, &why);
 		policy_tildify(p, w->target, e->shown, sizeof(e->shown));
+		size_t sl = strlen(e->shown);
+		if (w->dir && sl + 1 < sizeof(e->shown)) /* shown as made: `~/.cache/` */
+			memcpy(e->shown + sl, "/", 2);
 	} else {
 		unsigned port;
 		if (sbx_split_target(w->target, host, sizeof(host), &port))
@@ -178,15 +239,10 @@ void report_explain(const struct policy *p, const struct wire_report *w,
 	if (file_op(w->op) && why && why->kind == SBX_RULE_DENY_READ) {
 		snprintf(e->fix, sizeof(e->fix), "--allow-read %s", e->shown);
 	} else if (w->op == WIRE_WRITE && !why) {
-		/* its directory, unless that would open HOME or a top-level
-		 * directory whole: then the path itself */
-		snprintf(dir, sizeof(dir), "%s", w->target);
-		char *slash = strrchr(dir, '/');
-		if (slash && slash != dir)
-			*slash = '\0';
-		if (!learn_foldable(dir, policy_home(p)))
-			snprintf(dir, sizeof(dir), "%s", w->target);
+		write_fix(p, w->target, w->dir, dir, sizeof(dir));
 		policy_tildify(p, dir, shown, sizeof(shown));
+		if (!strcmp(dir, policy_home(p)))
+			snprintf(shown, sizeof(shown), "~/");
 		printable(shown, sizeof(shown));
 		snprintf(e->fix, sizeof(e->fix), "--allow-write %s", shown);
 	} else if (!file_op(w->op) && !why) {

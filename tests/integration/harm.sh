@@ -521,6 +521,30 @@ if cc -static -o static-prog "$B/st.c" 2>/dev/null; then
 	else bad "direct=$direct via=$via dynamic=$none"; fi
 else skip "no static libc"; fi
 
+# Every hint works when followed: each refused write's `(allow it with
+# --allow-write X)` is taken literally into a second run of the same write,
+# which then succeeds with no refusal. A new file right in HOME, a new
+# directory chain in HOME, a file in a missing directory of an existing one,
+# a new directory in an existing one, and outside HOME.
+t every_write_hint_works_when_followed
+mkdir -p "$HOME/.local" "$B/outdir" && rm -rf "$HOME/planted" "$HOME/.cache" "$HOME/.npm" "$HOME/.local/share"
+fails=""
+for w in 'touch ~/planted' 'mkdir -p ~/.cache/pip/x' 'mkdir -p ~/.npm && touch ~/.npm/y' \
+	 'mkdir -p ~/.local/share/foo' "touch '$B/outdir/f'" "mkdir -p '$B/newchain/a/b'"; do
+	sx -- sh -c "$w"
+	fix=$(sed -n 's/.*(allow it with --allow-write \([^)]*\)).*/\1/p' "$B/err" | head -1)
+	if [ -z "$fix" ]; then fails="$fails [$w: no hint: $(head -c 200 "$B/err")]"; continue; fi
+	fix=${fix/#\~/$HOME}
+	sx --allow-write "$fix" -- sh -c "$w && echo DONE"
+	if ! has DONE out || has 'denied write' err; then
+		fails="$fails [$w with --allow-write $fix: rc=$RC $(grep denied "$B/err" | head -c 200)]"
+	fi
+done
+if [ -z "$fails" ] && [ -e "$HOME/planted" ] && [ -d "$HOME/.cache/pip/x" ] && [ -e "$HOME/.npm/y" ] &&
+   [ -d "$HOME/.local/share/foo" ] && [ -e "$B/outdir/f" ] && [ -d "$B/newchain/a/b" ]; then ok
+else bad "$fails"; fi
+rm -rf "$HOME/planted" "$HOME/.cache" "$HOME/.npm" "$HOME/.local/share"
+
 t startup_line_says_1_read_deny_singular
 sx -- true; e1=$(head -1 "$B/err")
 rm -rf "$HOME/.ssh" && mkdir private && echo p > private/f
