@@ -30,15 +30,15 @@ SBX_LDFLAGS += -fsanitize=$(SANITIZE)
 endif
 
 POLICY_SRCS := policy/policy.c policy/query.c policy/load.c policy/glob.c policy/path.c policy/blob.c
-SUPERVISOR_SRCS := supervisor/main.c supervisor/options.c supervisor/plan.c \
-	supervisor/run.c supervisor/util.c supervisor/reports.c supervisor/learn.c \
-	supervisor/standin.c \
-	shim/wire.c
-INIT_SRCS := supervisor/sbx-init.c supervisor/init-mounts.c
-# The filtering proxy (supervisor/net/net.h); linked into sbx-preload by the
-# wiring step, today into its test driver and the unit tests.
+# The filtering proxy (supervisor/net/net.h): in sbx-preload, its test
+# driver and the unit tests.
 NET_SRCS := supervisor/net/host.c supervisor/net/http.c supervisor/net/socks.c \
 	supervisor/net/decide.c supervisor/net/loop.c
+SUPERVISOR_SRCS := supervisor/main.c supervisor/options.c supervisor/plan.c \
+	supervisor/run.c supervisor/util.c supervisor/reports.c supervisor/learn.c \
+	supervisor/standin.c $(NET_SRCS) \
+	shim/wire.c
+INIT_SRCS := supervisor/sbx-init.c supervisor/init-mounts.c supervisor/init-connect.c
 SHIM_SRCS := shim/shim.c shim/wrappers.c shim/exec.c shim/net.c shim/resolve.c shim/wire.c
 # The policy queries the shim links in (no INI parsing, no compiler).
 SHIM_POLICY_SRCS := policy/query.c policy/glob.c policy/path.c policy/blob.c
