@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "net/net.h"
 #include "standin.h"
 #include "supervisor.h"
 
@@ -169,20 +170,66 @@ static bool bwrap_works(const char *bwrap)
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
+/* The caller's RLIMIT_NOFILE, while ours is raised for the proxy (a tunnel
+ * is two sockets and, spliced, two pipes: 1024 descriptors are 170
+ * tunnels). What we exec without a sandbox gets the caller's back. */
+static struct rlimit caller_nofile;
+static bool nofile_raised;
+
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &caller_nofile) || caller_nofile.rlim_cur >= caller_nofile.rlim_max)
+		return;
+	rl = caller_nofile;
+	rl.rlim_cur = rl.rlim_max;
+	nofile_raised = !setrlimit(RLIMIT_NOFILE, &rl);
+}
+
+static void restore_nofile(void)
+{
+	if (nofile_raised)
+		setrlimit(RLIMIT_NOFILE, &caller_nofile);
+	nofile_raised = false;
+}
+
 static int unsandboxed(const struct options *o, const char *why)
 {
+	restore_nofile();
 	msg("WARNING: running %s WITHOUT a sandbox (%s): it can read, write and "
 	    "reach everything you can", o->command[0], why);
 	return run_unsandboxed(o->command);
 }
 
+/* The network as the start-up line and --print say it: off, open, or
+ * through the proxy with how many rules. */
+static void network_text(const struct policy *p, char *out, size_t outsz)
+{
+	size_t n, nd;
+	const struct sbx_rule *const *allow = policy_rules(p, SBX_RULE_ALLOW_DOMAIN, &n);
+	bool star = false;
+
+	policy_rules(p, SBX_RULE_DENY_DOMAIN, &nd);
+	for (size_t i = 0; i < n; i++)
+		star |= !strcmp(allow[i]->pattern, "*");
+	if (policy_network_open(p))
+		snprintf(out, outsz, "network on (allow_domains = *)");
+	else if (!policy_network_proxied(p))
+		snprintf(out, outsz, "network off");
+	else if (star)
+		snprintf(out, outsz, "network: every domain but %zu denied, via proxy", nd);
+	else
+		snprintf(out, outsz, "network: %zu domain%s via proxy (any port unless a rule "
+			 "names one)", n, n == 1 ? "" : "s");
+}
+
 static void startup_line(const struct policy *p, const struct plan *pl)
 {
-	char ws[PATH_MAX], sess[PATH_MAX], net[64], counts[96];
+	char ws[PATH_MAX], sess[PATH_MAX], net[128], counts[96];
 
 	policy_tildify(p, policy_workspace(p), ws, sizeof(ws));
-	snprintf(net, sizeof(net), "%s", policy_network_open(p) ? "network on (allow_domains = *)" :
-		 "network off");
+	network_text(p, net, sizeof(net));
 	snprintf(counts, sizeof(counts), "%u read-den%s, %u write-protected", pl->read_masks,
 		 pl->read_masks == 1 ? "y" : "ies", pl->write_protects);
 	switch (policy_isolation(p)) {
@@ -210,19 +257,8 @@ static void startup_line(const struct policy *p, const struct plan *pl)
  * under fallback = error (-1), as a boundary that cannot be built does. */
 static int pending_notes(const struct policy *p)
 {
-	size_t n, nd;
-	const struct sbx_rule *const *allow = policy_rules(p, SBX_RULE_ALLOW_DOMAIN, &n);
-	bool star = false;
+	size_t n;
 
-	policy_rules(p, SBX_RULE_DENY_DOMAIN, &nd);
-	for (size_t i = 0; i < n; i++)
-		star |= !strcmp(allow[i]->pattern, "*");
-	if (n && !policy_network_open(p)) {
-		msg(star && nd ? "network stays off: allow_domains = * with deny_domains needs "
-			"the filtering proxy (not in this build) to hold the denies"
-		    : "network stays off: allow_domains other than `*` needs the "
-		      "filtering proxy, which this build does not have yet");
-	}
 	policy_rules(p, SBX_RULE_ALLOW_UNIX_SOCKET, &n);
 	if (n && !policy_allow_all_unix_sockets(p))
 		msg("unix sockets stay blocked: allow_unix_sockets needs seccomp "
@@ -445,6 +481,31 @@ static int cleanup_only(const char *home)
 	return 0;
 }
 
+/* The proxy's events go into the run's one report stream. */
+static void on_net_event(void *ctx, const struct net_event *ev)
+{
+	reports_proxy(ctx, ev);
+}
+
+/* The filtering proxy for this run: a loop over the user's policy whose
+ * events are reports; sbx-init hands it the listeners. SBX_TEST_HOSTS
+ * (a hosts file that replaces DNS, for the integration tests) is
+ * honoured, loudly: it can only point allowed names elsewhere, and the
+ * resolved-address check still judges every address it gives. */
+static int proxy_start(const struct policy *p, struct reports *r, struct net_loop **out)
+{
+	const char *hosts = getenv("SBX_TEST_HOSTS");
+	struct net_cfg cfg = { .report = on_net_event, .rctx = r };
+
+	if (hosts && *hosts) {
+		msg("SBX_TEST_HOSTS is set: the proxy resolves names from %s, not DNS "
+		    "(for tests only)", hosts);
+		cfg.test_hosts = hosts;
+	}
+	raise_nofile();
+	return net_loop_new(p, &cfg, out);
+}
+
 /* Descriptors the caller gave us that would open the host's tree from
  * inside (a directory or O_PATH descriptor: `openat(fd, ".bashrc")` on the
  * host's writable mount, past every read-only bind) are not passed on,
@@ -499,7 +560,8 @@ int main(int argc, char **argv)
 	char bwrap[PATH_MAX], init[PATH_MAX], stamp[64], run_id[96];
 	char log_path[PATH_MAX], learn_path[PATH_MAX];
 	int rc = SBX_EXIT_SETUP, brc;
-	bool ready = false, use_shim, have_bwrap, have_init;
+	bool ready = false, use_shim, have_bwrap, have_init, proxied;
+	struct net_loop *net = NULL;
 	enum reports_mode mode;
 	struct sandbox sb = SANDBOX_NONE;
 	struct standins *standins = NULL;
@@ -625,12 +687,16 @@ int main(int argc, char **argv)
 		}
 	}
 
+	/* the proxy runs in this process: not for --print, whose line runs
+	 * without us (its network is then off) */
+	proxied = policy_network_proxied(p) && !o.print;
 	struct plan_in in = {
 		.policy = confine, .bwrap = bwrap, .init = init, .command = o.command,
 		.environ = environ, .cwd = cwd, .ctl_fd = o.print ? -1 : sb.ctl_child,
 		.ignored_signals = o.print ? run_ignored_signals() : sb.ignored,
 		.make_placeholders = !o.print,
 		.shim_lib = use_shim ? shim.lib : NULL, .shim_spec = shim.spec,
+		.proxy = proxied,
 	};
 	/* bubblewrap's options first: it goes on while the masks and
 	 * write-protects are planned and the placeholders made */
@@ -641,6 +707,12 @@ int main(int argc, char **argv)
 			goto out;
 		}
 		print_line(&pl, false);
+		if (policy_network_proxied(p)) {
+			char net_said[128];
+			network_text(p, net_said, sizeof(net_said));
+			info("%s in a real run; this line runs without sbx-preload, which "
+			     "holds the proxy, so its network is off", net_said);
+		}
 		rc = 0;
 		goto out;
 	}
@@ -682,7 +754,7 @@ int main(int argc, char **argv)
 		    "writable: make it writable, or create the file yourself)" : "");
 		goto out;
 	}
-	if (use_shim) {
+	if (use_shim || proxied) {
 		if (o.log) {
 			if (path_join(cwd, o.log, log_path, sizeof(log_path)))
 				snprintf(log_path, sizeof(log_path), "%s", o.log);
@@ -697,6 +769,14 @@ int main(int argc, char **argv)
 					    .guarded = pl.guarded.v, .nguarded = pl.guarded.n };
 		if (reports_new(&rcfg, &reports)) {
 			msg("out of memory");
+			goto out;
+		}
+	}
+	if (proxied && !serr) {
+		int e = proxy_start(p, reports, &net);
+		if (e) {
+			msg("sandbox set-up failed: starting the filtering proxy: %s; nothing "
+			    "was run", strerror(-e));
 			goto out;
 		}
 	}
@@ -723,9 +803,15 @@ int main(int argc, char **argv)
 		msg("sandbox set-up failed: %s", strerror(-serr));
 		goto out;
 	}
-	struct run_in ri = { .report_fd = shim.report_rd, .reports = reports };
+	struct run_in ri = { .report_fd = shim.report_rd, .reports = reports, .net = net,
+			     .http_port = SBX_PROXY_HTTP_PORT,
+			     .socks_port = SBX_PROXY_SOCKS_PORT };
 	rc = sandbox_wait(&sb, &pl, &ri, &ready);
 	plan_remove_placeholders(&pl);
+	if (!ready && ri.stopped) {
+		rc = SBX_EXIT_SETUP; /* sandbox_wait said why */
+		goto out;
+	}
 	if (!ready && rc < 128) {
 		/* fallback = warn is for a machine where the boundary cannot
 		 * exist at all, never for one of ours that failed: sbx-init
@@ -787,6 +873,7 @@ out:
 	plan_remove_placeholders(&pl);
 	standins_free(standins);
 	shim_release(&shim);
+	net_loop_free(net);
 	reports_free(reports);
 	plan_free(&pl);
 	policy_free(box);
