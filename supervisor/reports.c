@@ -614,9 +614,10 @@ void reports_each(const struct reports *r,
  * A refusal is one line on stderr (once per target; repeats counted at the
  * end) and one JSON line with layer "proxy"; a connection that was allowed
  * but failed (no such name, refused, timed out) too, so a 502 is not taken
- * for the policy; allowed ones and client errors only under --trace (and a
- * client error with -v). The process behind a connection is not known (the
- * listener sees an address inside the sandbox): no pid, no comm. */
+ * for the policy; a client error is logged, and said with --trace or -v;
+ * an allowed connection only under --trace. The process behind a
+ * connection is not known (the listener sees an address inside the
+ * sandbox): no pid, no comm. */
 void reports_proxy(struct reports *r, const struct net_event *ev)
 {
 	static const char *const via[] = { "CONNECT", "http", "socks5" };
@@ -627,8 +628,7 @@ void reports_proxy(struct reports *r, const struct net_event *ev)
 			       ev->outcome == NET_EV_FAILED ? "fail" : "error";
 	size_t len = 0;
 
-	if ((ev->outcome == NET_EV_ALLOWED || ev->outcome == NET_EV_ERROR) && !trace &&
-	    !(ev->outcome == NET_EV_ERROR && sbx_verbosity >= V_VERBOSE))
+	if (ev->outcome == NET_EV_ALLOWED && !trace)
 		return;
 	if (ev->host[0])
 		snprintf(target, sizeof(target), "%s%s%s:%u", v6 ? "[" : "", ev->host,
@@ -681,6 +681,8 @@ void reports_proxy(struct reports *r, const struct net_event *ev)
 		r->ignored++;
 		return;
 	}
+	if (ev->outcome == NET_EV_ERROR && !trace && sbx_verbosity < V_VERBOSE)
+		return; /* logged; said with --trace or -v */
 	if (deny)
 		r->denied[WIRE_CONNECT]++;
 	HASH_FIND_STR(r->proxy_seen, key, s);
