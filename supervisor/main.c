@@ -772,14 +772,6 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (proxied && !serr) {
-		int e = proxy_start(p, reports, &net);
-		if (e) {
-			msg("sandbox set-up failed: starting the filtering proxy: %s; nothing "
-			    "was run", strerror(-e));
-			goto out;
-		}
-	}
 	/* said before "go": COMMAND cannot have written anything yet */
 	if (!serr) {
 		startup_line(confine, &pl);
@@ -802,6 +794,16 @@ int main(int argc, char **argv)
 		/* EPIPE: bubblewrap failed early; sandbox_wait says how */
 		msg("sandbox set-up failed: %s", strerror(-serr));
 		goto out;
+	}
+	/* The proxy, while sbx-init mounts: it needs the loop only when its
+	 * listeners arrive ("N"), and COMMAND waits for our answer. */
+	if (proxied && !serr) {
+		int e = proxy_start(p, reports, &net);
+		if (e) {
+			msg("sandbox set-up failed: starting the filtering proxy: %s; nothing "
+			    "was run", strerror(-e));
+			goto out;
+		}
 	}
 	struct run_in ri = { .report_fd = shim.report_rd, .reports = reports, .net = net,
 			     .http_port = SBX_PROXY_HTTP_PORT,

@@ -14,6 +14,10 @@
  * when COMMAND gets the preload shim, its three descriptors. The supervisor
  * sends it once it has made the placeholders, which it does while
  * bubblewrap starts.
+ * When the run has the filtering proxy (--listen-*), it first makes the
+ * proxy's listening sockets in the sandbox's network namespace and hands
+ * them to the supervisor ("N", init-connect.c); COMMAND starts only after
+ * the supervisor's answer.
  * It makes the mounts (init-mounts.c: /dev, masks, write-protects), drops
  * every capability, itself included, before COMMAND exists, tells the
  * supervisor the sandbox stands (a message on the control socket, which
@@ -392,13 +396,14 @@ static void receive_go(void)
 /* The filtering proxy's listeners (init-connect.c), made in our network
  * namespace and handed to the supervisor in an "N" message (one kind byte
  * per descriptor, SCM_RIGHTS); it checks them, serves them and answers
- * "n". Until that answer COMMAND does not exist: a run whose proxy is not
- * serving runs nothing (125). We keep no copy: only the supervisor
- * accepts on them. */
-static void hand_over_listeners(void)
+ * "n" (await_listeners_served). They go out before the mounts, so the
+ * supervisor's part overlaps ours, and until the answer COMMAND does not
+ * exist: a run whose proxy is not serving runs nothing (125). We keep no
+ * copy: only the supervisor accepts on them. */
+static void send_listeners(void)
 {
 	int fds[INIT_LISTEN_MAX];
-	char m[1 + INIT_LISTEN_MAX], a[8];
+	char m[1 + INIT_LISTEN_MAX];
 	size_t n;
 	const char *what = "";
 	union {
@@ -429,9 +434,13 @@ static void hand_over_listeners(void)
 			die("control socket", errno);
 	for (size_t i = 0; i < n; i++)
 		close(fds[i]);
+}
 
-	/* the answer: "n" and nothing else; end of file when the supervisor
-	 * refused them (it says why) */
+/* The answer: "n" and nothing else; end of file when the supervisor
+ * refused them (it says why). */
+static void await_listeners_served(void)
+{
+	char a[8];
 	struct iovec riov = { a, sizeof(a) };
 	union {
 		struct cmsghdr h;
@@ -525,10 +534,13 @@ int main(int argc, char **argv)
 	    (listen_http && listen_http == listen_socks))
 		die("the proxy's listeners need two ports and a control socket", EINVAL);
 
-	apply_mounts_and_drop_caps(opts, nopts);
+	/* the limits first: what sbx-init makes from here on is under them */
 	apply_limits();
 	if (listen_http)
-		hand_over_listeners();
+		send_listeners();
+	apply_mounts_and_drop_caps(opts, nopts);
+	if (listen_http)
+		await_listeners_served();
 
 	if (verbose)
 		dprintf(STDERR_FILENO, "sbx: terminal kept; TIOCSTI/TIOCLINUX blocked "
