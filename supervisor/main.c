@@ -376,10 +376,15 @@ static int shim_prepare(const struct policy *p, enum reports_mode mode,
 	fcntl(s->report_wr, F_SETPIPE_SZ, 1 << 20);
 	if (fcntl(s->report_rd, F_SETFL, O_NONBLOCK))
 		goto fail;
-	/* sbx-init adds the descriptors' numbers and the holder's pid */
+	/* sbx-init adds the descriptors' numbers and the holder's pid; with
+	 * the proxy, the shim carries connects that ignore the proxy variables
+	 * through its SOCKS5 listener (shim/net.c) */
 	snprintf(s->spec, sizeof(s->spec), "1;mode=%s;lib=%s",
 		 mode == REPORTS_LEARN ? "learn" : mode == REPORTS_TRACE ? "trace" : "enforce",
 		 s->lib);
+	if (policy_network_proxied(p))
+		snprintf(s->spec + strlen(s->spec), sizeof(s->spec) - strlen(s->spec),
+			 ";socks=%u", SBX_PROXY_SOCKS_PORT);
 	return 0;
 fail:
 	free(blob);

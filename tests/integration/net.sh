@@ -369,12 +369,10 @@ http.get({ host: p.hostname, port: p.port, path: u, headers: { Host: new URL(u).
 	if [ $PXRC -eq 0 ] && [ "$(cat "$D/px.out")" = "$want" ]; then ok; else bad "rc=$PXRC $(head -c 200 "$D/px.out")"; pxerr; fi
 else skip "no node"; fi
 
-t sandboxed_node_fetch_follows_the_environment_byte_exact
-nv=$(node -p 'process.versions.node' 2>/dev/null)
-major=${nv%%.*} minor=${nv#*.}; minor=${minor%%.*}
-if [ -z "$nv" ]; then skip "no node"
-elif [ "$major" -lt 22 ] || { [ "$major" = 22 ] && [ "$minor" -lt 21 ]; } || [ "$major" = 23 ]; then
-	skip "node $nv: fetch() follows HTTP_PROXY (NODE_USE_ENV_PROXY) from 22.21 and 24"
+# Node 22.21+/24+ follow HTTP_PROXY (NODE_USE_ENV_PROXY=1); older ones
+# connect directly, and the shim carries that through the proxy by name
+t sandboxed_node_fetch_is_byte_exact
+if ! command -v node >/dev/null; then skip "no node"
 else
 	px -q "${ALLOW[@]}" -- node -e '
 fetch(process.argv[1]).then(r => r.arrayBuffer()).then(b =>
@@ -504,6 +502,68 @@ px -q -c "$D/nofile.ini" "${ALLOW[@]}" -- sh -c 'echo ran > ran.marker'
 if [ $PXRC -eq 125 ] && [ ! -e "$WS/ran.marker" ] &&
    grep -q "sandbox set-up failed: the proxy's listener on 127.0.0.1 (HTTP proxy)" "$D/px.err" &&
    grep -q "nothing was run" "$D/px.err"; then ok; else bad "rc=$PXRC"; pxerr; fi
+
+# ---- the transparent path: programs that ignore the proxy variables
+
+t transparent_curl_noproxy_is_decided_by_name_and_byte_exact
+px -q "${ALLOW[@]}" -- sh -c "
+	curl -sf --noproxy '*' http://allowed.test:$FILES/big.bin | sha256sum
+	env -u http_proxy -u HTTP_PROXY -u ALL_PROXY -u all_proxy curl -sf http://allowed.test:$FILES/big.bin | sha256sum
+	curl -s --noproxy '*' -o /dev/null http://evil.test:$CANARY/; echo evil=\$?"
+if [ "$(grep -c "^$want " "$D/px.out")" = 2 ] && grep -qx "evil=6" "$D/px.out" &&
+   [ "$(canary_hits)" -eq "$hits0" ] &&
+   grep -qF "sbx: denied lookup of evil.test:$CANARY — not in allow_domains (allow it with --allow-domain evil.test)" "$D/px.err"
+then ok; else bad "rc=$PXRC $(tr '\n' ' ' < "$D/px.out")"; pxerr; fi
+
+t transparent_python_socket_reaches_an_allowed_name_and_not_a_refused_one
+px -q "${ALLOW[@]}" -- python3 -c '
+import socket, sys
+echo, canary = int(sys.argv[1]), int(sys.argv[2])
+s = socket.create_connection(("allowed.test", echo), 5)
+peer = s.getpeername()[0]   # the proxy: the socket is connected to it
+s.sendall(b"ping-through-the-proxy"); s.shutdown(socket.SHUT_WR)
+print("ECHO", s.recv(100).decode(), peer)
+for host in ("rebind.test", "evil.test"):
+    try:
+        socket.create_connection((host, canary), 5); print("CONNECTED", host)
+    except socket.gaierror as e:
+        print("NOLOOKUP", host)
+    except OSError as e:
+        print("REFUSED", host, e.errno)
+# an address standing for no name of this process: no route
+try:
+    socket.create_connection(("198.18.200.1", canary), 3); print("CONNECTED stand-in")
+except OSError as e:
+    print("NOROUTE", e.errno)' "$ECHO" "$CANARY"
+if grep -qx "ECHO ping-through-the-proxy 127.0.0.1" "$D/px.out" && grep -qx "REFUSED rebind.test 1" "$D/px.out" &&
+   grep -qx "NOLOOKUP evil.test" "$D/px.out" && grep -q "^NOROUTE " "$D/px.out" &&
+   ! grep -q CONNECTED "$D/px.out" && [ "$(canary_hits)" -eq "$hits0" ] &&
+   grep -qF "sbx: denied connect to rebind.test:$CANARY — rebind.test resolves to 127.0.0.1, a loopback address" "$D/px.err" &&
+   grep -qF "sbx: denied lookup of evil.test:$CANARY" "$D/px.err"
+then ok; else bad "$(tr '\n' ' ' < "$D/px.out")"; pxerr; fi
+
+t transparent_node_net_connect_is_carried_by_name
+if command -v node >/dev/null; then
+	px -q "${ALLOW[@]}" -- node -e '
+const s = require("net").connect(+process.argv[1], "allowed.test", () => { s.end("node-through-the-proxy"); });
+let got = ""; s.on("data", d => got += d); s.on("end", () => console.log("ECHO", got));
+s.on("error", e => console.log("ERR", e.code));' "$ECHO"
+	if grep -qx "ECHO node-through-the-proxy" "$D/px.out"; then ok; else bad "$(cat "$D/px.out")"; pxerr; fi
+else skip "no node"; fi
+
+t no_stand_in_addresses_without_the_proxy
+# allow_domains = *: the host's own network and DNS, no stand-ins
+px -q --allow-domain '*' -- python3 -c '
+import socket
+print(socket.getaddrinfo("localhost", 80, socket.AF_INET)[0][4][0])
+print(socket.getaddrinfo("127.0.0.1", 80, socket.AF_INET)[0][4][0])'
+a=$(tr '\n' ' ' < "$D/px.out")
+px -q "${ALLOW[@]}" -- python3 -c '
+import socket
+print(socket.getaddrinfo("allowed.test", 80, socket.AF_INET)[0][4][0])
+print(socket.getaddrinfo("localhost", 80, socket.AF_INET)[0][4][0])'
+b=$(tr '\n' ' ' < "$D/px.out")
+if [ "$a" = "127.0.0.1 127.0.0.1 " ] && [[ $b == 198.1[89].*" 127.0.0.1 " ]]; then ok; else bad "a=$a b=$b"; fi
 
 t sigkill_of_sbx_preload_leaves_no_sandboxed_process
 mark="300.$$$RANDOM"
