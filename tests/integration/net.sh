@@ -565,6 +565,39 @@ print(socket.getaddrinfo("localhost", 80, socket.AF_INET)[0][4][0])'
 b=$(tr '\n' ' ' < "$D/px.out")
 if [ "$a" = "127.0.0.1 127.0.0.1 " ] && [[ $b == 198.1[89].*" 127.0.0.1 " ]]; then ok; else bad "a=$a b=$b"; fi
 
+t listeners_that_fail_the_check_or_never_come_stop_the_run
+# A stand-in for sbx-init (SBX_INIT) that speaks the control protocol but
+# hands over a UDP socket as the HTTP listener, or says "ready" without
+# any: sbx-preload re-checks what it is given and stops the run, 125.
+cat > "$D/fake-init" <<'EOF'
+#!/usr/bin/python3
+import socket, sys
+args = sys.argv[1:]
+ctl = int([a for a in args if a.startswith("--ctl=")][0][6:])
+mode = args[args.index("--") + 1]
+s = socket.socket(fileno=ctl)
+while True:
+    m = s.recv(1 << 16)
+    if not m or m[:1] == b"G":
+        break
+if mode == "udp":
+    u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); u.bind(("127.0.0.1", 3128))
+    t = socket.socket(); t.bind(("127.0.0.1", 1080)); t.listen(1)
+    socket.send_fds(s, [b"Nhs"], [u.fileno(), t.fileno()])
+else:
+    s.send(b"R")
+print("FAKE-INIT-ANSWER", s.recv(16), file=sys.stderr, flush=True)
+EOF
+chmod 755 "$D/fake-init"
+SBX_INIT="$D/fake-init" px -q "${ALLOW[@]}" -- udp
+a_rc=$PXRC; a_err=$(cat "$D/px.err")
+SBX_INIT="$D/fake-init" px -q "${ALLOW[@]}" -- ready
+if [ $a_rc -eq 125 ] && [ $PXRC -eq 125 ] &&
+   [[ $a_err == *"the proxy's listeners from sbx-init: Protocol error; nothing was run"* ]] &&
+   grep -q "the proxy's listeners from sbx-init: Protocol error; nothing was run" "$D/px.err" &&
+   [[ $a_err != *"FAKE-INIT-ANSWER b'n'"* ]]; then ok
+else bad "rc=$a_rc/$PXRC: $a_err"; pxerr; fi
+
 t sigkill_of_sbx_preload_leaves_no_sandboxed_process
 mark="300.$$$RANDOM"
 (cd "$WS" && HOME="$D/home" SBX_TEST_HOSTS="$D/hosts" exec "$SBX" -q "${ALLOW[@]}" -- \
