@@ -30,16 +30,17 @@ SBX_LDFLAGS += -fsanitize=$(SANITIZE)
 endif
 
 POLICY_SRCS := policy/policy.c policy/query.c policy/load.c policy/glob.c policy/path.c policy/blob.c
-SUPERVISOR_SRCS := supervisor/main.c supervisor/options.c supervisor/plan.c \
-	supervisor/run.c supervisor/util.c supervisor/reports.c supervisor/learn.c \
-	supervisor/standin.c \
-	shim/wire.c shim/elfcheck.c
-INIT_SRCS := supervisor/sbx-init.c supervisor/init-mounts.c
-# The filtering proxy (supervisor/net/net.h); linked into sbx-preload by the
-# wiring step, today into its test driver and the unit tests.
+# The filtering proxy (supervisor/net/net.h): in sbx-preload, its test
+# driver and the unit tests.
 NET_SRCS := supervisor/net/host.c supervisor/net/http.c supervisor/net/socks.c \
 	supervisor/net/decide.c supervisor/net/loop.c
-SHIM_SRCS := shim/shim.c shim/wrappers.c shim/exec.c shim/net.c shim/resolve.c shim/wire.c shim/elfcheck.c
+SUPERVISOR_SRCS := supervisor/main.c supervisor/options.c supervisor/plan.c \
+	supervisor/run.c supervisor/util.c supervisor/reports.c supervisor/learn.c \
+	supervisor/standin.c $(NET_SRCS) \
+	shim/wire.c shim/elfcheck.c
+INIT_SRCS := supervisor/sbx-init.c supervisor/init-mounts.c supervisor/init-connect.c
+SHIM_SRCS := shim/shim.c shim/wrappers.c shim/exec.c shim/net.c shim/namemap.c shim/resolve.c \
+	shim/wire.c shim/elfcheck.c
 # The policy queries the shim links in (no INI parsing, no compiler).
 SHIM_POLICY_SRCS := policy/query.c policy/glob.c policy/path.c policy/blob.c
 SHIM_OBJS := $(SHIM_SRCS:%.c=build/shim-pic/%.o) $(SHIM_POLICY_SRCS:%.c=build/shim-pic/%.o)
@@ -156,7 +157,7 @@ build/libsbx-preload.so: $(SHIM_OBJS)
 # path and wire code (compiled here as ordinary objects).
 UNIT_EXTRA_OBJS := build/supervisor/reports.o build/supervisor/learn.o build/supervisor/util.o \
 	build/supervisor/plan.o build/supervisor/standin.o \
-	build/shim/wire.o build/shim/resolve-test.o $(NET_SRCS:%.c=build/%.o)
+	build/shim/wire.o build/shim/resolve-test.o build/shim/namemap.o $(NET_SRCS:%.c=build/%.o)
 build/shim/resolve-test.o: shim/resolve.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) $(SBX_CFLAGS) -c -o $@ $<

@@ -200,6 +200,9 @@ enum sbx_fallback policy_fallback(const struct policy *p);
 enum sbx_home policy_home_mode(const struct policy *p);
 bool policy_nested(const struct policy *p);
 bool policy_network_open(const struct policy *p);  /* allow_domains has `*`, and no deny_domains */
+/* Traffic leaves only through the filtering proxy: some allow_domains rule,
+ * and the network is not open (a list without `*`, or `*` with denies). */
+bool policy_network_proxied(const struct policy *p);
 bool policy_allow_local_binding(const struct policy *p);
 bool policy_allow_all_unix_sockets(const struct policy *p);
 unsigned policy_http_proxy_port(const struct policy *p);  /* 0 = built-in */

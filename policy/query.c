@@ -336,6 +336,13 @@ enum sbx_fallback policy_fallback(const struct policy *p) { return p->fallback; 
 enum sbx_home policy_home_mode(const struct policy *p) { return p->home_mode; }
 bool policy_nested(const struct policy *p) { return p->nested; }
 bool policy_network_open(const struct policy *p) { return p->network_open; }
+bool policy_network_proxied(const struct policy *p)
+{
+	size_t n;
+
+	policy_rules(p, SBX_RULE_ALLOW_DOMAIN, &n);
+	return n && !p->network_open;
+}
 bool policy_allow_local_binding(const struct policy *p) { return p->local_binding; }
 bool policy_allow_all_unix_sockets(const struct policy *p) { return p->all_unix; }
 unsigned policy_http_proxy_port(const struct policy *p) { return p->http_port; }

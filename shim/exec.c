@@ -131,6 +131,10 @@ static void note_static(int dirfd, const char *path)
 			return;
 		path = found;
 	}
+	const char *base = strrchr(path, '/');
+	/* sbx's own (the ssh ProxyCommand, sbx-init --socks-connect) */
+	if (!strcmp(base ? base + 1 : path, "sbx-init"))
+		return;
 	if (!shim_ready() || !elf_is_static(dirfd, path) || !shim_enter())
 		return;
 	if (shim_abspath(dirfd, path, abs, sizeof(abs)) == 0)

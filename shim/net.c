@@ -5,14 +5,29 @@
  * sandbox's empty network namespace. A connect or a datagram to an address
  * no rule allows fails with EPERM and a report naming the destination. The
  * sandbox's own loopback is always reachable (it is not the host's).
+ *
+ * The transparent path (runs with the filtering proxy: SBX_SHIM's socks=):
+ * programs that ignore the proxy variables (`curl --noproxy '*'`, Python's
+ * socket.create_connection, Node's net.connect and old fetch()) still get
+ * exactly the policy, decided by name. A lookup of an allowed name is
+ * answered with a stand-in address (namemap.c; the sandbox has no DNS), and
+ * a TCP connect() to a stand-in, or to an allowed address outside the
+ * sandbox, is carried through the SOCKS5 listener on the sandbox's loopback
+ * with the name: the supervisor decides, resolves and dials. The program's
+ * socket ends up connected to the proxy, which relays; getpeername() says
+ * 127.0.0.1. A static binary, or an address given out by another process,
+ * gets no route (fail closed).
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -162,8 +177,193 @@ SHIM_EXPORT int socketpair(int domain, int type, int protocol, int sv[2])
 	return rc;
 }
 
+/* ---- the transparent path */
+
+/* Whole buffers over the proxy connection, blocking (the caller's
+ * O_NONBLOCK is off meanwhile). Raw system calls: nothing of ours in the
+ * way. 0, or -errno (-ECONNRESET at end of file). */
+static int io_all(int fd, void *buf, size_t n, bool out)
+{
+	char *p = buf;
+
+	while (n) {
+		long r = out ? syscall(SYS_sendto, fd, p, n, MSG_NOSIGNAL, NULL, 0) :
+			       syscall(SYS_recvfrom, fd, p, n, 0, NULL, NULL);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return errno == EAGAIN ? -ETIMEDOUT : -errno;
+		if (r == 0)
+			return -ECONNRESET;
+		p += r;
+		n -= (size_t)r;
+	}
+	return 0;
+}
+
+static int socks_errno(unsigned char rep)
+{
+	switch (rep) {
+	case 0x02: return EPERM;        /* the policy refused (the proxy reported it) */
+	case 0x03: return ENETUNREACH;
+	case 0x04: return EHOSTUNREACH; /* also: the name does not resolve */
+	case 0x05: return ECONNREFUSED;
+	case 0x06: return ETIMEDOUT;
+	default: return ECONNREFUSED;
+	}
+}
+
+/* Connect fd to the proxy's SOCKS5 listener and ask it for host:port (a
+ * name, or an address: `v4`/`v6` when not NULL). The socket's family picks
+ * the listener: 127.0.0.1, or for IPv6 the mapped ::ffff:127.0.0.1 (one
+ * socket, any destination), [::1] for an IPv6-only socket. 0 or -errno. */
+static int tunnel(int fd, int family, const char *host, const struct in_addr *v4,
+		  const struct in6_addr *v6, unsigned port)
+{
+	unsigned char req[4 + 1 + SHIM_NAME_MAX + 2], rep[4 + 256 + 2];
+	struct sockaddr_storage ps;
+	socklen_t pl;
+	size_t n = 4, need;
+	int fl = (int)syscall(SYS_fcntl, fd, F_GETFL), rc, v6only = 0;
+	socklen_t il = sizeof(v6only);
+
+	memset(&ps, 0, sizeof(ps));
+	if (family == AF_INET) {
+		struct sockaddr_in *in = (struct sockaddr_in *)&ps;
+		in->sin_family = AF_INET;
+		in->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		in->sin_port = htons((unsigned short)shim_socks_port());
+		pl = sizeof(*in);
+	} else {
+		struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ps;
+		in6->sin6_family = AF_INET6;
+		in6->sin6_port = htons((unsigned short)shim_socks_port());
+		getsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &v6only, &il);
+		if (v6only) {
+			in6->sin6_addr = in6addr_loopback;
+		} else {
+			in6->sin6_addr.s6_addr[10] = in6->sin6_addr.s6_addr[11] = 0xff;
+			in6->sin6_addr.s6_addr[12] = 127;
+			in6->sin6_addr.s6_addr[15] = 1;
+		}
+		pl = sizeof(*in6);
+	}
+	if (fl < 0)
+		return -errno;
+	if ((fl & O_NONBLOCK) && syscall(SYS_fcntl, fd, F_SETFL, fl & ~O_NONBLOCK))
+		return -errno;
+	rc = REAL(connect)(fd, (struct sockaddr *)&ps, pl) ? -errno : 0;
+	/* no authentication, then CONNECT */
+	req[0] = 5, req[1] = 1, req[2] = 0;
+	if (!rc)
+		rc = io_all(fd, req, 3, true);
+	if (!rc)
+		rc = io_all(fd, rep, 2, false);
+	if (!rc && (rep[0] != 5 || rep[1] != 0))
+		rc = -ECONNREFUSED;
+	req[0] = 5, req[1] = 1, req[2] = 0;
+	if (v4) {
+		req[3] = 1;
+		memcpy(req + 4, v4, 4);
+		n += 4;
+	} else if (v6) {
+		req[3] = 4;
+		memcpy(req + 4, v6, 16);
+		n += 16;
+	} else {
+		size_t hl = strlen(host);
+		req[3] = 3;
+		req[4] = (unsigned char)hl;
+		memcpy(req + 5, host, hl);
+		n += 1 + hl;
+	}
+	req[n++] = (unsigned char)(port >> 8);
+	req[n++] = (unsigned char)port;
+	if (!rc)
+		rc = io_all(fd, req, n, true);
+	/* the reply: exactly its own bytes (a server that speaks first, as
+	 * SSH does, may already have sent more) */
+	if (!rc)
+		rc = io_all(fd, rep, 4, false);
+	if (!rc && (rep[0] != 5 || rep[1] != 0))
+		rc = rep[0] != 5 ? -ECONNREFUSED : -socks_errno(rep[1]);
+	if (!rc) {
+		need = rep[3] == 1 ? 4 + 2 : rep[3] == 4 ? 16 + 2 : 0;
+		if (rep[3] == 3 && !(rc = io_all(fd, rep + 4, 1, false)))
+			need = (size_t)rep[4] + 2;
+		if (!rc)
+			rc = need ? io_all(fd, rep + 4, need, false) : -EPROTO;
+	}
+	if ((fl & O_NONBLOCK) && syscall(SYS_fcntl, fd, F_SETFL, fl))
+		rc = rc ? rc : -errno;
+	return rc;
+}
+
+/* 1: a TCP socket of the inet families. */
+static bool stream_socket(int fd)
+{
+	int type = 0;
+	socklen_t l = sizeof(type);
+
+	return getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &l) == 0 && type == SOCK_STREAM;
+}
+
+/* Is this connect() the proxy's to carry? Then carry it: 0 (connected) or
+ * -errno. 1: not ours, go on as without the proxy. A stand-in address of
+ * ours goes by its name; another address outside the sandbox goes as it is
+ * when the policy allows it (the proxy decides again, with the
+ * resolved-address check), and is refused as before when it does not. */
+static int transparent(int fd, const struct sockaddr *sa, socklen_t len)
+{
+	char name[SHIM_NAME_MAX];
+	struct in_addr a4;
+	const struct in6_addr *a6 = NULL;
+	unsigned port;
+	int rc = 1;
+
+	if (!sa || !shim_socks_port() || !shim_ready())
+		return 1;
+	if (sa->sa_family == AF_INET && len >= (socklen_t)sizeof(struct sockaddr_in)) {
+		const struct sockaddr_in *in = (const void *)sa;
+		a4 = in->sin_addr;
+		port = ntohs(in->sin_port);
+	} else if (sa->sa_family == AF_INET6 && len >= (socklen_t)sizeof(struct sockaddr_in6)) {
+		const struct sockaddr_in6 *in6 = (const void *)sa;
+		port = ntohs(in6->sin6_port);
+		if (IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr))
+			memcpy(&a4, in6->sin6_addr.s6_addr + 12, 4);
+		else
+			a6 = &in6->sin6_addr;
+	} else {
+		return 1;
+	}
+	if (!shim_enter())
+		return 1;
+	if (!a6 && shim_namemap_is_ours(&a4)) {
+		/* ours by name; one we never gave out: no route, as before */
+		if (!shim_namemap_name(&a4, name, sizeof(name)) && stream_socket(fd))
+			rc = tunnel(fd, sa->sa_family, name, NULL, NULL, port);
+	} else if (a6 ? !IN6_IS_ADDR_LOOPBACK(a6) && !IN6_IS_ADDR_UNSPECIFIED(a6) :
+			(ntohl(a4.s_addr) >> 24) != 127 && a4.s_addr != 0) {
+		char ip[INET6_ADDRSTRLEN];
+		inet_ntop(a6 ? AF_INET6 : AF_INET, a6 ? (const void *)a6 : (const void *)&a4,
+			  ip, sizeof(ip));
+		if (policy_check_domain(shim_policy(), ip, port, NULL) == SBX_ALLOW &&
+		    stream_socket(fd))
+			rc = tunnel(fd, sa->sa_family, NULL, a6 ? NULL : &a4, a6, port);
+	}
+	shim_leave();
+	return rc;
+}
+
 SHIM_EXPORT int connect(int fd, const struct sockaddr *sa, socklen_t len)
 {
+	int saved = errno, t = transparent(fd, sa, len);
+
+	if (t <= 0) {
+		errno = t ? -t : saved;
+		return t ? -1 : 0;
+	}
 	if (judge_addr(sa, len)) {
 		errno = EPERM;
 		return -1;
@@ -190,41 +390,93 @@ SHIM_EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 	return REAL(sendmsg)(fd, msg, flags);
 }
 
+/* In a proxied run, the stand-in address for an allowed name (the lookup
+ * was judged already), as text libc parses as a numeric host: `out` is
+ * then what to look up instead of the name. IPv6 asks get it IPv4-mapped
+ * (the connect wrapper takes those too). false: look the name up as it is
+ * (no proxy, a numeric or local name, a full table). */
+static bool stand_in(const char *node, int family, char *out, size_t outsz)
+{
+	char name[SHIM_NAME_MAX], ip[INET_ADDRSTRLEN];
+	struct in_addr a;
+	size_t n;
+
+	if (!node || !shim_socks_port() || numeric_host(node) || local_name(node))
+		return false;
+	n = strlen(node);
+	if (n && node[n - 1] == '.')
+		n--; /* one trailing dot: the same name */
+	if (!n || n >= sizeof(name))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		name[i] = (char)(node[i] >= 'A' && node[i] <= 'Z' ? node[i] + 32 : node[i]);
+	name[n] = '\0';
+	if (shim_namemap_addr(name, &a) || !inet_ntop(AF_INET, &a, ip, sizeof(ip)))
+		return false;
+	snprintf(out, outsz, "%s%s", family == AF_INET6 ? "::ffff:" : "", ip);
+	return true;
+}
+
 SHIM_EXPORT int getaddrinfo(const char *node, const char *service,
 			    const struct addrinfo *hints, struct addrinfo **res)
 {
-	if (!(hints && (hints->ai_flags & AI_NUMERICHOST)) && shim_ready() &&
-	    judge_lookup(node, service))
-		return EAI_FAIL;
+	char alt[64];
+
+	if (!(hints && (hints->ai_flags & AI_NUMERICHOST)) && shim_ready()) {
+		if (judge_lookup(node, service))
+			return EAI_FAIL;
+		if (stand_in(node, hints ? hints->ai_family : AF_UNSPEC, alt, sizeof(alt))) {
+			/* libc builds the answer (and freeaddrinfo frees it);
+			 * AI_ADDRCONFIG off: the sandbox has only loopback, and
+			 * the answer is ours anyway */
+			struct addrinfo h = { 0 };
+			if (hints)
+				h = *hints;
+			h.ai_flags = (h.ai_flags | AI_NUMERICHOST) & ~AI_ADDRCONFIG;
+			return REAL(getaddrinfo)(alt, service, &h, res);
+		}
+	}
 	return REAL(getaddrinfo)(node, service, hints, res);
 }
 
 SHIM_EXPORT struct hostent *gethostbyname(const char *name)
 {
+	char alt[64];
+
 	if (shim_ready() && judge_lookup(name, NULL)) {
 		h_errno = HOST_NOT_FOUND;
 		return NULL;
 	}
+	if (shim_ready() && stand_in(name, AF_INET, alt, sizeof(alt)))
+		return REAL(gethostbyname)(alt);
 	return REAL(gethostbyname)(name);
 }
 
 SHIM_EXPORT struct hostent *gethostbyname2(const char *name, int af)
 {
+	char alt[64];
+
 	if (shim_ready() && judge_lookup(name, NULL)) {
 		h_errno = HOST_NOT_FOUND;
 		return NULL;
 	}
+	if (shim_ready() && af == AF_INET && stand_in(name, AF_INET, alt, sizeof(alt)))
+		return REAL(gethostbyname2)(alt, af);
 	return REAL(gethostbyname2)(name, af);
 }
 
 SHIM_EXPORT int gethostbyname_r(const char *name, struct hostent *ret, char *buf,
 				size_t buflen, struct hostent **result, int *h_errnop)
 {
+	char alt[64];
+
 	if (shim_ready() && judge_lookup(name, NULL)) {
 		*result = NULL;
 		*h_errnop = HOST_NOT_FOUND;
 		return ENOENT;
 	}
+	if (shim_ready() && stand_in(name, AF_INET, alt, sizeof(alt)))
+		return REAL(gethostbyname_r)(alt, ret, buf, buflen, result, h_errnop);
 	return REAL(gethostbyname_r)(name, ret, buf, buflen, result, h_errnop);
 }
 
@@ -232,10 +484,14 @@ SHIM_EXPORT int gethostbyname2_r(const char *name, int af, struct hostent *ret,
 				 char *buf, size_t buflen, struct hostent **result,
 				 int *h_errnop)
 {
+	char alt[64];
+
 	if (shim_ready() && judge_lookup(name, NULL)) {
 		*result = NULL;
 		*h_errnop = HOST_NOT_FOUND;
 		return ENOENT;
 	}
+	if (shim_ready() && af == AF_INET && stand_in(name, AF_INET, alt, sizeof(alt)))
+		return REAL(gethostbyname2_r)(alt, af, ret, buf, buflen, result, h_errnop);
 	return REAL(gethostbyname2_r)(name, af, ret, buf, buflen, result, h_errnop);
 }

@@ -3,7 +3,7 @@
  * sbx-preload puts the shim into COMMAND with LD_PRELOAD and one variable:
  *
  *   SBX_SHIM=1;policy=5;report=6;counters=7;mode=enforce;
- *            lib=/usr/local/lib/sbx/libsbx-preload.so;holder=2
+ *            lib=/usr/local/lib/sbx/libsbx-preload.so;holder=2[;socks=1080]
  *
  * A child of sbx-init's (the holder, pid 2 here) holds the three descriptors
  * and does nothing else, so no program inherits them and none can close
@@ -42,6 +42,7 @@ static struct {
 	char report[64];             /* "/proc/2/fd/6" */
 	atomic_ulong *dropped;       /* in the shared counters page */
 	pid_t pid;                   /* whose cwd the cache may hold */
+	unsigned socks;              /* the proxy's SOCKS5 port inside, or 0 */
 } S;
 
 /* Initial-exec TLS: no allocation on first use (the shim is loaded at
@@ -212,6 +213,15 @@ static void shim_start(void)
 		if (lib[0])
 			shim_exec_init(spec, lib);
 	}
+	/* the filtering proxy's SOCKS5 listener (net.c: the transparent path) */
+	{
+		char port[8];
+		char *end;
+		unsigned long v;
+		if (spec_get(spec, "socks", port, sizeof(port)) &&
+		    (v = strtoul(port, &end, 10)) > 0 && v < 65536 && !*end)
+			S.socks = (unsigned)v;
+	}
 	S.pid = getpid();
 	pthread_atfork(NULL, NULL, after_fork_child);
 	atomic_store(&S.state, ST_READY);
@@ -239,6 +249,7 @@ bool shim_ready(void)
 }
 
 enum shim_mode shim_mode(void) { return S.mode; }
+unsigned shim_socks_port(void) { return S.socks; }
 const struct policy *shim_policy(void) { return S.policy; }
 
 bool shim_enter(void)

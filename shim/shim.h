@@ -115,6 +115,25 @@ int shim_abspath(int dirfd, const char *path, char *out, size_t outsz);
  * written. readlink(2) only: no allocation. */
 void shim_resolve(const char *abs, bool follow, char *out, size_t outsz);
 
+/* namemap.c: allowed names as stand-in addresses in 198.18.0.0/15, for the
+ * transparent path through the proxy (net.c). Lock-free, no allocation. */
+#define SHIM_NAMEMAP_SLOTS 1024
+#define SHIM_NAME_MAX 256
+struct in_addr;
+/* The address standing for `name` (normalised: lower-case, no trailing
+ * dot), the same every time in this process. 0, -EINVAL (empty or too
+ * long) or -ENOSPC (the table is full). */
+int shim_namemap_addr(const char *name, struct in_addr *out);
+/* Is `a` in the stand-in range at all? */
+bool shim_namemap_is_ours(const struct in_addr *a);
+/* The name `a` stands for, in this process. 0, or -ENOENT (not one of
+ * ours: another process's, or never given out), -ENAMETOOLONG. */
+int shim_namemap_name(const struct in_addr *a, char *out, size_t outsz);
+
+/* The SOCKS5 listener's port on the sandbox's loopback when the run has
+ * the filtering proxy (SBX_SHIM's `socks=`), else 0. */
+unsigned shim_socks_port(void);
+
 /* exec.c: the environment a child must keep for the shim to follow it. */
 void shim_exec_init(const char *spec, const char *libpath);
 #define SHIM_ENV_EXTRA 2 /* entries shim_env_fix may add: SBX_SHIM, LD_PRELOAD */

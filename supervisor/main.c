@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "net/net.h"
 #include "standin.h"
 #include "elfcheck.h"
 #include "supervisor.h"
@@ -206,8 +207,33 @@ static enum bwrap_probe bwrap_probe(const char *bwrap)
 	return BWRAP_UNKNOWN;
 }
 
+/* The caller's RLIMIT_NOFILE, while ours is raised for the proxy (a tunnel
+ * is two sockets and, spliced, two pipes: 1024 descriptors are 170
+ * tunnels). What we exec without a sandbox gets the caller's back. */
+static struct rlimit caller_nofile;
+static bool nofile_raised;
+
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &caller_nofile) || caller_nofile.rlim_cur >= caller_nofile.rlim_max)
+		return;
+	rl = caller_nofile;
+	rl.rlim_cur = rl.rlim_max;
+	nofile_raised = !setrlimit(RLIMIT_NOFILE, &rl);
+}
+
+static void restore_nofile(void)
+{
+	if (nofile_raised)
+		setrlimit(RLIMIT_NOFILE, &caller_nofile);
+	nofile_raised = false;
+}
+
 static int unsandboxed(const struct options *o, const char *why)
 {
+	restore_nofile();
 	msg("WARNING: running %s WITHOUT a sandbox (%s): it can read, write and "
 	    "reach everything you can", o->command[0], why);
 	return run_unsandboxed(o->command);
@@ -235,13 +261,34 @@ static void note_static_command(const struct options *o, bool use_shim, const ch
 	    "boundary holds all the same)", shown);
 }
 
+/* The network as the start-up line and --print say it: off, open, or
+ * through the proxy with how many rules. */
+static void network_text(const struct policy *p, char *out, size_t outsz)
+{
+	size_t n, nd;
+	const struct sbx_rule *const *allow = policy_rules(p, SBX_RULE_ALLOW_DOMAIN, &n);
+	bool star = false;
+
+	policy_rules(p, SBX_RULE_DENY_DOMAIN, &nd);
+	for (size_t i = 0; i < n; i++)
+		star |= !strcmp(allow[i]->pattern, "*");
+	if (policy_network_open(p))
+		snprintf(out, outsz, "network on (allow_domains = *)");
+	else if (!policy_network_proxied(p))
+		snprintf(out, outsz, "network off");
+	else if (star)
+		snprintf(out, outsz, "network: every domain but %zu denied, via proxy", nd);
+	else
+		snprintf(out, outsz, "network: %zu domain%s via proxy (any port unless a rule "
+			 "names one)", n, n == 1 ? "" : "s");
+}
+
 static void startup_line(const struct policy *p, const struct plan *pl)
 {
-	char ws[PATH_MAX], sess[PATH_MAX], net[64], counts[96];
+	char ws[PATH_MAX], sess[PATH_MAX], net[128], counts[96];
 
 	policy_tildify(p, policy_workspace(p), ws, sizeof(ws));
-	snprintf(net, sizeof(net), "%s", policy_network_open(p) ? "network on (allow_domains = *)" :
-		 "network off");
+	network_text(p, net, sizeof(net));
 	snprintf(counts, sizeof(counts), "%u read-den%s, %u write-protected", pl->read_masks,
 		 pl->read_masks == 1 ? "y" : "ies", pl->write_protects);
 	switch (policy_isolation(p)) {
@@ -269,19 +316,8 @@ static void startup_line(const struct policy *p, const struct plan *pl)
  * under fallback = error (-1), as a boundary that cannot be built does. */
 static int pending_notes(const struct policy *p)
 {
-	size_t n, nd;
-	const struct sbx_rule *const *allow = policy_rules(p, SBX_RULE_ALLOW_DOMAIN, &n);
-	bool star = false;
+	size_t n;
 
-	policy_rules(p, SBX_RULE_DENY_DOMAIN, &nd);
-	for (size_t i = 0; i < n; i++)
-		star |= !strcmp(allow[i]->pattern, "*");
-	if (n && !policy_network_open(p)) {
-		msg(star && nd ? "network stays off: allow_domains = * with deny_domains needs "
-			"the filtering proxy (not in this build) to hold the denies"
-		    : "network stays off: allow_domains other than `*` needs the "
-		      "filtering proxy, which this build does not have yet");
-	}
 	policy_rules(p, SBX_RULE_ALLOW_UNIX_SOCKET, &n);
 	if (n && !policy_allow_all_unix_sockets(p))
 		msg("unix sockets stay blocked: allow_unix_sockets needs seccomp "
@@ -399,10 +435,15 @@ static int shim_prepare(const struct policy *p, enum reports_mode mode,
 	fcntl(s->report_wr, F_SETPIPE_SZ, 1 << 20);
 	if (fcntl(s->report_rd, F_SETFL, O_NONBLOCK))
 		goto fail;
-	/* sbx-init adds the descriptors' numbers and the holder's pid */
+	/* sbx-init adds the descriptors' numbers and the holder's pid; with
+	 * the proxy, the shim carries connects that ignore the proxy variables
+	 * through its SOCKS5 listener (shim/net.c) */
 	snprintf(s->spec, sizeof(s->spec), "1;mode=%s;lib=%s",
 		 mode == REPORTS_LEARN ? "learn" : mode == REPORTS_TRACE ? "trace" : "enforce",
 		 s->lib);
+	if (policy_network_proxied(p))
+		snprintf(s->spec + strlen(s->spec), sizeof(s->spec) - strlen(s->spec),
+			 ";socks=%u", SBX_PROXY_SOCKS_PORT);
 	return 0;
 fail:
 	free(blob);
@@ -504,6 +545,31 @@ static int cleanup_only(const char *home)
 	return 0;
 }
 
+/* The proxy's events go into the run's one report stream. */
+static void on_net_event(void *ctx, const struct net_event *ev)
+{
+	reports_proxy(ctx, ev);
+}
+
+/* The filtering proxy for this run: a loop over the user's policy whose
+ * events are reports; sbx-init hands it the listeners. SBX_TEST_HOSTS
+ * (a hosts file that replaces DNS, for the integration tests) is
+ * honoured, loudly: it can only point allowed names elsewhere, and the
+ * resolved-address check still judges every address it gives. */
+static int proxy_start(const struct policy *p, struct reports *r, struct net_loop **out)
+{
+	const char *hosts = getenv("SBX_TEST_HOSTS");
+	struct net_cfg cfg = { .report = on_net_event, .rctx = r };
+
+	if (hosts && *hosts) {
+		msg("SBX_TEST_HOSTS is set: the proxy resolves names from %s, not DNS "
+		    "(for tests only)", hosts);
+		cfg.test_hosts = hosts;
+	}
+	raise_nofile();
+	return net_loop_new(p, &cfg, out);
+}
+
 /* Descriptors the caller gave us that would open the host's tree from
  * inside (a directory or O_PATH descriptor: `openat(fd, ".bashrc")` on the
  * host's writable mount, past every read-only bind) are not passed on,
@@ -558,7 +624,8 @@ int main(int argc, char **argv)
 	char bwrap[PATH_MAX], init[PATH_MAX], stamp[64], run_id[96];
 	char log_path[PATH_MAX], learn_path[PATH_MAX];
 	int rc = SBX_EXIT_SETUP, brc;
-	bool ready = false, use_shim, have_bwrap, have_init;
+	bool ready = false, use_shim, have_bwrap, have_init, proxied;
+	struct net_loop *net = NULL;
 	enum reports_mode mode;
 	struct sandbox sb = SANDBOX_NONE;
 	struct standins *standins = NULL;
@@ -684,12 +751,16 @@ int main(int argc, char **argv)
 		}
 	}
 
+	/* the proxy runs in this process: not for --print, whose line runs
+	 * without us (its network is then off) */
+	proxied = policy_network_proxied(p) && !o.print;
 	struct plan_in in = {
 		.policy = confine, .bwrap = bwrap, .init = init, .command = o.command,
 		.environ = environ, .cwd = cwd, .ctl_fd = o.print ? -1 : sb.ctl_child,
 		.ignored_signals = o.print ? run_ignored_signals() : sb.ignored,
 		.make_placeholders = !o.print,
 		.shim_lib = use_shim ? shim.lib : NULL, .shim_spec = shim.spec,
+		.proxy = proxied,
 	};
 	/* bubblewrap's options first: it goes on while the masks and
 	 * write-protects are planned and the placeholders made */
@@ -700,6 +771,12 @@ int main(int argc, char **argv)
 			goto out;
 		}
 		print_line(&pl, false);
+		if (policy_network_proxied(p)) {
+			char net_said[128];
+			network_text(p, net_said, sizeof(net_said));
+			info("%s in a real run; this line runs without sbx-preload, which "
+			     "holds the proxy, so its network is off", net_said);
+		}
 		rc = 0;
 		goto out;
 	}
@@ -741,7 +818,7 @@ int main(int argc, char **argv)
 		    "writable: make it writable, or create the file yourself)" : "");
 		goto out;
 	}
-	if (use_shim) {
+	if (use_shim || proxied) {
 		if (o.log) {
 			if (path_join(cwd, o.log, log_path, sizeof(log_path)))
 				snprintf(log_path, sizeof(log_path), "%s", o.log);
@@ -783,9 +860,25 @@ int main(int argc, char **argv)
 		msg("sandbox set-up failed: %s", strerror(-serr));
 		goto out;
 	}
-	struct run_in ri = { .report_fd = shim.report_rd, .reports = reports };
+	/* The proxy, while sbx-init mounts: it needs the loop only when its
+	 * listeners arrive ("N"), and COMMAND waits for our answer. */
+	if (proxied && !serr) {
+		int e = proxy_start(p, reports, &net);
+		if (e) {
+			msg("sandbox set-up failed: starting the filtering proxy: %s; nothing "
+			    "was run", strerror(-e));
+			goto out;
+		}
+	}
+	struct run_in ri = { .report_fd = shim.report_rd, .reports = reports, .net = net,
+			     .http_port = SBX_PROXY_HTTP_PORT,
+			     .socks_port = SBX_PROXY_SOCKS_PORT };
 	rc = sandbox_wait(&sb, &pl, &ri, &ready);
 	plan_remove_placeholders(&pl);
+	if (!ready && ri.stopped) {
+		rc = SBX_EXIT_SETUP; /* sandbox_wait said why */
+		goto out;
+	}
 	if (!ready && rc < 128) {
 		/* fallback = warn is for a machine where the boundary cannot
 		 * exist at all, never for one of ours that failed: sbx-init
@@ -852,6 +945,7 @@ out:
 	plan_remove_placeholders(&pl);
 	standins_free(standins);
 	shim_release(&shim);
+	net_loop_free(net);
 	reports_free(reports);
 	plan_free(&pl);
 	policy_free(box);

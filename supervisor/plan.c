@@ -772,6 +772,62 @@ static int protect_rules(const struct plan_in *in, struct plan *pl,
 	return rc;
 }
 
+/* The caller's value of an environment variable, or NULL. */
+static const char *caller_env(const struct plan_in *in, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (char **e = in->environ; e && *e; e++)
+		if (!strncmp(*e, name, n) && (*e)[n] == '=')
+			return *e + n + 1;
+	return NULL;
+}
+
+/* COMMAND's clients pointed at the proxy's listeners on the sandbox's
+ * loopback (docs/NETWORK.md has the table: which program reads which).
+ * They replace the caller's: a proxy of the host's is not reachable from
+ * the sandbox, and one that was would bypass the policy. */
+static int proxy_environment(const struct plan_in *in, struct plan *pl)
+{
+	char http[64], socks[64], java[4096], pc[PATH_MAX * 4 + 64], ssh[PATH_MAX * 6 + 4096];
+	static const char *const http_vars[] = {
+		"HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy",
+		"npm_config_proxy", "npm_config_https_proxy",
+		"YARN_HTTP_PROXY", "YARN_HTTPS_PROXY", "PIP_PROXY", "CARGO_HTTP_PROXY",
+	};
+	const char *no_proxy = "localhost,127.0.0.1,::1";
+
+	snprintf(http, sizeof(http), "http://127.0.0.1:%u", SBX_PROXY_HTTP_PORT);
+	snprintf(socks, sizeof(socks), "socks5h://127.0.0.1:%u", SBX_PROXY_SOCKS_PORT);
+	for (size_t i = 0; i < sizeof(http_vars) / sizeof(*http_vars); i++)
+		TRY(add3(pl, "--setenv", http_vars[i], http));
+	TRY(add3(pl, "--setenv", "ALL_PROXY", socks));
+	TRY(add3(pl, "--setenv", "all_proxy", socks));
+	TRY(add3(pl, "--setenv", "NO_PROXY", no_proxy));
+	TRY(add3(pl, "--setenv", "no_proxy", no_proxy));
+	/* Node 22.21+/24+: fetch() and http(s) follow HTTP(S)_PROXY */
+	TRY(add3(pl, "--setenv", "NODE_USE_ENV_PROXY", "1"));
+	/* the JVM: after the caller's options (a later -D wins) */
+	const char *jt = caller_env(in, "JAVA_TOOL_OPTIONS");
+	snprintf(java, sizeof(java), "%s%s-Dhttp.proxyHost=127.0.0.1 -Dhttp.proxyPort=%u "
+		 "-Dhttps.proxyHost=127.0.0.1 -Dhttps.proxyPort=%u "
+		 "-Dhttp.nonProxyHosts=localhost|127.*|[::1]", jt && *jt ? jt : "",
+		 jt && *jt ? " " : "", SBX_PROXY_HTTP_PORT, SBX_PROXY_HTTP_PORT);
+	TRY(add3(pl, "--setenv", "JAVA_TOOL_OPTIONS", java));
+	/* ssh follows no variable: git over ssh gets a ProxyCommand, sbx-init's
+	 * SOCKS5 client (ssh runs it with sh -c, git runs GIT_SSH_COMMAND so
+	 * too: quoted twice). The caller's command stays in front, so their
+	 * options, and a ProxyCommand of theirs, come first. */
+	const char *gs = caller_env(in, "GIT_SSH_COMMAND");
+	snprintf(pc, sizeof(pc), "ProxyCommand=");
+	shell_quote(in->init, pc, sizeof(pc));
+	snprintf(pc + strlen(pc), sizeof(pc) - strlen(pc), " --socks-connect=%u %%h %%p",
+		 SBX_PROXY_SOCKS_PORT);
+	snprintf(ssh, sizeof(ssh), "%s -o ", gs && *gs ? gs : "ssh");
+	shell_quote(pc, ssh, sizeof(ssh));
+	return add3(pl, "--setenv", "GIT_SSH_COMMAND", ssh);
+}
+
 static int environment(const struct plan_in *in, struct plan *pl)
 {
 	const struct policy *p = in->policy;
@@ -798,6 +854,8 @@ static int environment(const struct plan_in *in, struct plan *pl)
 	if (tmpdir && *tmpdir && (tmpdir[0] != '/' ||
 	    policy_check_path(p, SBX_OP_WRITE, tmpdir, NULL) == SBX_DENY))
 		TRY(add3(pl, "--setenv", "TMPDIR", "/tmp"));
+	if (in->proxy)
+		TRY(proxy_environment(in, pl));
 	return 0;
 }
 
@@ -899,6 +957,12 @@ int plan_bwrap(const struct plan_in *in, struct plan *pl)
 	if (policy_limit(p, SBX_LIMIT_NOFILE))
 		STEP(strv_addf(&pl->argv, "--limit-nofile=%llu",
 			       (unsigned long long)policy_limit(p, SBX_LIMIT_NOFILE)));
+	/* the proxy's listeners, made by sbx-init in the sandbox's network
+	 * namespace and handed to us over the control socket */
+	if (in->proxy) {
+		STEP(strv_addf(&pl->argv, "--listen-http=%u", SBX_PROXY_HTTP_PORT));
+		STEP(strv_addf(&pl->argv, "--listen-socks=%u", SBX_PROXY_SOCKS_PORT));
+	}
 	if (sbx_verbosity >= V_VERBOSE)
 		STEP(strv_add(&pl->argv, "--verbose"));
 	rc = 0;

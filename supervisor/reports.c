@@ -20,6 +20,7 @@
 
 #include <uthash.h>
 
+#include "net/net.h"
 #include "supervisor.h"
 
 struct seen {
@@ -44,6 +45,7 @@ struct reports {
 	unsigned long denied[WIRE_OP_COUNT], learned, allowed, malformed, ignored;
 	char *held;        /* lines kept for reports_flush() (cfg.hold) */
 	size_t nheld, capheld;
+	struct seen *proxy_seen; /* reports_proxy(): lines said once, repeats counted */
 };
 
 int reports_new(const struct reports_cfg *cfg, struct reports **out)
@@ -69,6 +71,11 @@ void reports_free(struct reports *r)
 		free(s->key);
 		free(s->target);
 		free(s->line);
+		free(s);
+	}
+	HASH_ITER(hh, r->proxy_seen, s, tmp) {
+		HASH_DEL(r->proxy_seen, s);
+		free(s->key);
 		free(s);
 	}
 	if (r->log_fd >= 0)
@@ -643,6 +650,10 @@ void reports_finish(struct reports *r, unsigned long dropped)
 		HASH_ITER(hh, r->seen, s, tmp)
 			if (s->count > 1 && s->decision == WIRE_DENY && s->line)
 				dprintf(r->cfg.out_fd, "%s (x%lu more)\n", s->line, s->count - 1);
+	HASH_ITER(hh, r->proxy_seen, s, tmp)
+		if (s->count > 1 && s->decision == WIRE_DENY)
+			dprintf(r->cfg.out_fd, "sbx: denied connect to %s (via the proxy, x%lu more)\n",
+				s->key + 2, s->count - 1);
 	for (int op = 0; op < WIRE_OP_COUNT; op++)
 		if (r->denied[op])
 			count(sum, sizeof(sum), r->denied[op], names[op][0], names[op][1]);
@@ -677,4 +688,128 @@ void reports_each(const struct reports *r,
 
 	for (s = r->seen; s; s = s->hh.next)
 		fn(ctx, s->decision, s->op, s->target);
+}
+
+/* ---- the proxy's events (supervisor/net/)
+ *
+ * The proxy decides with the supervisor's own policy, so an event is not
+ * hostile input like a shim line: its rule and reason are the decision's.
+ * The host came from the sandbox, though, and is shown through printable().
+ * A refusal is one line on stderr (once per target; repeats counted at the
+ * end) and one JSON line with layer "proxy"; a connection that was allowed
+ * but failed (no such name, refused, timed out) too, so a 502 is not taken
+ * for the policy; a client error is logged, and said with --trace or -v;
+ * an allowed connection only under --trace. The process behind a
+ * connection is not known (the listener sees an address inside the
+ * sandbox): no pid, no comm. */
+void reports_proxy(struct reports *r, const struct net_event *ev)
+{
+	static const char *const via[] = { "CONNECT", "http", "socks5" };
+	char target[300], line[REPORT_LINE_MAX], rule[640] = "", key[320], *text = NULL, stamp[40];
+	bool v6 = strchr(ev->host, ':') != NULL, deny = ev->outcome == NET_EV_DENIED;
+	bool trace = r->cfg.mode == REPORTS_TRACE, ignored;
+	const char *decision = deny ? "deny" : ev->outcome == NET_EV_ALLOWED ? "allow" :
+			       ev->outcome == NET_EV_FAILED ? "fail" : "error";
+	size_t len = 0;
+
+	if (ev->outcome == NET_EV_ALLOWED && !trace)
+		return;
+	if (ev->host[0])
+		snprintf(target, sizeof(target), "%s%s%s:%u", v6 ? "[" : "", ev->host,
+			 v6 ? "]" : "", ev->port);
+	else
+		snprintf(target, sizeof(target), "?");
+	printable(target, sizeof(target));
+	/* [report] ignore_domains: logged, not said */
+	ignored = ev->host[0] && policy_report_ignored(r->cfg.policy, false, target);
+	if (ev->rule)
+		snprintf(rule, sizeof(rule), "%s = %s", sbx_rule_key(ev->rule->kind),
+			 ev->rule->value);
+
+	/* the audit log */
+	int fd = open_log(r);
+	FILE *f = fd >= 0 ? open_memstream(&text, &len) : NULL;
+	if (f) {
+		struct timeval tv;
+		struct tm tm;
+		gettimeofday(&tv, NULL);
+		gmtime_r(&tv.tv_sec, &tm);
+		strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
+		fprintf(f, "{\"time\":\"%s.%03dZ\",\"layer\":\"proxy\",\"op\":\"connect\"", stamp,
+			(int)(tv.tv_usec / 1000));
+		json_opt(f, "target", ev->host[0] ? target : NULL);
+		fprintf(f, ",\"decision\":\"%s\"", decision);
+		json_opt(f, "rule", ev->rule ? rule : NULL);
+		json_opt(f, "source", ev->rule ? ev->rule->source : NULL);
+		fputs(",\"pid\":null,\"comm\":null", f);
+		json_opt(f, "reason", ev->reason);
+		json_opt(f, "fix", ev->fix);
+		fprintf(f, ",\"via\":\"%s\"", via[ev->proto]);
+		json_opt(f, "address", ev->address);
+		json_opt(f, "client", ev->client);
+		json_opt(f, "run", r->cfg.run_id);
+		fprintf(f, ",\"ignored\":%s}\n", ignored ? "true" : "false");
+		fclose(f);
+		if (text && write(fd, text, len) != (ssize_t)len && !r->log_failed) {
+			r->log_failed = true;
+			msg("writing the audit log %s failed: %s", r->cfg.log_path, strerror(errno));
+		}
+		free(text);
+	}
+
+	/* the line, once per outcome and target */
+	struct seen *s;
+	snprintf(key, sizeof(key), "%c %s", deny ? WIRE_DENY : ev->outcome == NET_EV_ALLOWED ?
+		 WIRE_ALLOW : ev->outcome == NET_EV_FAILED ? 'F' : 'E', target);
+	if (ignored) {
+		r->ignored++;
+		return;
+	}
+	if (ev->outcome == NET_EV_ERROR && !trace && sbx_verbosity < V_VERBOSE)
+		return; /* logged; said with --trace or -v */
+	if (deny)
+		r->denied[WIRE_CONNECT]++;
+	HASH_FIND_STR(r->proxy_seen, key, s);
+	if (s) {
+		s->count++;
+		return;
+	}
+	if ((s = calloc(1, sizeof(*s))) && (s->key = strdup(key))) {
+		s->decision = key[0];
+		s->count = 1;
+		HASH_ADD_KEYPTR(hh, r->proxy_seen, s->key, strlen(s->key), s);
+	} else {
+		free(s);
+	}
+	char reason[700], fix[450]; /* the decision's, 640 and 400 at most */
+	snprintf(reason, sizeof(reason), "%s", ev->reason);
+	printable(reason, sizeof(reason));
+	snprintf(fix, sizeof(fix), "%s", ev->fix);
+	printable(fix, sizeof(fix));
+	switch (ev->outcome) {
+	case NET_EV_DENIED:
+		/* the rule's own words ("denied by `deny_domains = x` (file:3)")
+		 * or why no rule allows it, and how to change that */
+		if (ev->rule)
+			snprintf(line, sizeof(line), "sbx: denied connect to %s — %s (remove that "
+				 "rule to allow it) — via the proxy", target, reason);
+		else
+			snprintf(line, sizeof(line), "sbx: denied connect to %s — %s (allow it "
+				 "with %s) — via the proxy", target, reason, fix);
+		break;
+	case NET_EV_ALLOWED:
+		snprintf(line, sizeof(line), "sbx: trace: connect to %s via the proxy (%s), "
+			 "allowed by `%s` (%s), to %s", target, via[ev->proto], rule,
+			 ev->rule ? ev->rule->source : "?", ev->address);
+		break;
+	case NET_EV_FAILED:
+		snprintf(line, sizeof(line), "sbx: connect to %s failed in the proxy — %s (the "
+			 "policy allows it)", target, reason);
+		break;
+	case NET_EV_ERROR:
+		snprintf(line, sizeof(line), "sbx: the proxy refused a %s client: %s", via[ev->proto],
+			 reason);
+		break;
+	}
+	say(r, line);
 }

@@ -1,4 +1,5 @@
 /* supervisor/run.c: start bubblewrap, relay signals, collect the status. */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 
 #include "forwarded.h"
+#include "net/net.h"
 #include "supervisor.h"
 
 extern char **environ;
@@ -327,26 +329,50 @@ void sandbox_abort(struct sandbox *sb)
 	sb->pid = -1;
 }
 
+/* The proxy's listeners from sbx-init's "N" message, at most this many. */
+#define LISTEN_MAX 4
+
+/* What one "N" message brought: the descriptors and a kind byte for each. */
+struct listeners {
+	bool got;           /* an "N" came (at most one may) */
+	bool bad;           /* malformed: more descriptors than fit, truncated */
+	int fds[LISTEN_MAX];
+	char kinds[LISTEN_MAX];
+	size_t nfds, nkinds;
+};
+
 /* Read sbx-init's message: "R" (ready; its pid comes with it, as we see
- * it, and where the kernel gives one, a pidfd: *init_pidfd) or "X" and the
- * exit status (every process of COMMAND's is gone, *gone set). */
-static int read_ctl(int fd, pid_t *init_pid, int *init_pidfd, bool *gone, int *code)
+ * it, and where the kernel gives one, a pidfd: *init_pidfd), "N" (the
+ * proxy's listeners, into *ls) or "X" and the exit status (every process
+ * of COMMAND's is gone, *gone set). */
+static int read_ctl(int fd, pid_t *init_pid, int *init_pidfd, bool *gone, int *code,
+		    struct listeners *ls)
 {
 	char buf[16];
 	union {
 		struct cmsghdr h;
-		char b[CMSG_SPACE(sizeof(struct ucred)) + CMSG_SPACE(sizeof(int))];
+		char b[CMSG_SPACE(sizeof(struct ucred)) + CMSG_SPACE(sizeof(int)) +
+		       CMSG_SPACE(LISTEN_MAX * sizeof(int))];
 	} cm;
 	struct iovec iov = { buf, sizeof(buf) };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
 			     .msg_control = cm.b, .msg_controllen = sizeof(cm.b) };
 	ssize_t n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+	bool listeners = n > 0 && buf[0] == 'N' && !ls->got && *init_pid <= 0;
 
 	if (n <= 0)
 		return n == 0 || (errno != EAGAIN && errno != EINTR) ? -1 : 0;
 	if (buf[0] == 'X' && n == 2 && *init_pid > 0) {
 		*gone = true;
 		*code = (unsigned char)buf[1];
+	}
+	if (buf[0] == 'N') {
+		/* a second one, or one after "ready", is out of order */
+		ls->bad |= !listeners || (mh.msg_flags & (MSG_CTRUNC | MSG_TRUNC)) ||
+			   (size_t)n - 1 > LISTEN_MAX;
+		ls->got = true;
+		ls->nkinds = (size_t)n - 1 <= LISTEN_MAX ? (size_t)n - 1 : 0;
+		memcpy(ls->kinds, buf + 1, ls->nkinds);
 	}
 	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
 		if (c->cmsg_level != SOL_SOCKET)
@@ -357,12 +383,22 @@ static int read_ctl(int fd, pid_t *init_pid, int *init_pidfd, bool *gone, int *c
 			if (buf[0] == 'R')
 				*init_pid = uc.pid;
 		} else if (c->cmsg_type == SCM_PIDFD || c->cmsg_type == SCM_RIGHTS) {
-			int pfd;
-			memcpy(&pfd, CMSG_DATA(c), sizeof(pfd));
-			if (buf[0] == 'R' && c->cmsg_type == SCM_PIDFD && *init_pidfd < 0)
-				*init_pidfd = pfd;
-			else
-				close(pfd);
+			size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+			for (size_t i = 0; i < k; i++) {
+				int pfd;
+				memcpy(&pfd, CMSG_DATA(c) + i * sizeof(int), sizeof(pfd));
+				if (buf[0] == 'R' && c->cmsg_type == SCM_PIDFD && *init_pidfd < 0) {
+					*init_pidfd = pfd;
+				} else if (listeners && c->cmsg_type == SCM_RIGHTS &&
+					   ls->nfds < LISTEN_MAX) {
+					ls->fds[ls->nfds++] = pfd;
+				} else {
+					/* a pidfd with every message; anything else
+					 * in an "N" is more than it may carry */
+					ls->bad |= listeners && c->cmsg_type == SCM_RIGHTS;
+					close(pfd);
+				}
+			}
 		}
 	}
 	/* Without SCM_PIDFD: a pidfd from the pid at once, while sbx-init
@@ -381,6 +417,69 @@ static void relay(pid_t pid, int pidfd, int sig)
 		syscall(SYS_pidfd_send_signal, pidfd, sig, NULL, 0);
 	else if (pid > 0)
 		kill(pid, sig);
+}
+
+/* Is fd a listening TCP socket on the sandbox's loopback (127.0.0.1 or
+ * [::1]) at `port`? *v6 says which. sbx-init made it, before COMMAND
+ * existed; checked all the same (what comes over the socket is re-validated
+ * by the receiver). */
+static bool loopback_listener(int fd, unsigned port, bool *v6)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	int type = 0, acc = 0, proto = 0;
+	socklen_t il = sizeof(int);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &il) || type != SOCK_STREAM ||
+	    getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &acc, &il) || !acc ||
+	    getsockopt(fd, SOL_SOCKET, SO_PROTOCOL, &proto, &il) || proto != IPPROTO_TCP ||
+	    getsockname(fd, (struct sockaddr *)&ss, &len))
+		return false;
+	if (ss.ss_family == AF_INET) {
+		const struct sockaddr_in *in = (const void *)&ss;
+		*v6 = false;
+		return in->sin_addr.s_addr == htonl(INADDR_LOOPBACK) && ntohs(in->sin_port) == port;
+	}
+	if (ss.ss_family == AF_INET6) {
+		const struct sockaddr_in6 *in6 = (const void *)&ss;
+		*v6 = true;
+		return IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr) && ntohs(in6->sin6_port) == port;
+	}
+	return false;
+}
+
+/* The listeners of an "N" message, checked -- each kind at the port the
+ * plan gave it, at most one per address family, IPv4 for both kinds --
+ * and handed to the loop, which owns them from then on. 0, or -EPROTO
+ * (the rest closed). */
+static int serve_listeners(const struct run_in *ri, struct listeners *ls)
+{
+	unsigned seen = 0; /* bit: kind (0 http, 1 socks) * 2 + v6 */
+	size_t i;
+	int rc = ls->bad || ls->nfds != ls->nkinds || ls->nfds < 2 ? -EPROTO : 0;
+
+	for (i = 0; !rc && i < ls->nfds; i++) {
+		bool v6 = false, socks = ls->kinds[i] == 's';
+		unsigned bit;
+		if ((ls->kinds[i] != 'h' && !socks) ||
+		    !loopback_listener(ls->fds[i], socks ? ri->socks_port : ri->http_port, &v6) ||
+		    (seen & (bit = 1u << (socks * 2 + v6)))) {
+			rc = -EPROTO;
+			break;
+		}
+		seen |= bit;
+	}
+	if (!rc && (seen & 5) != 5) /* 127.0.0.1 for both */
+		rc = -EPROTO;
+	for (i = 0; i < ls->nfds; i++) {
+		if (!rc)
+			rc = net_loop_add_listener(ri->net, ls->fds[i], ls->kinds[i] == 's' ?
+						   NET_LISTEN_SOCKS : NET_LISTEN_HTTP);
+		else
+			close(ls->fds[i]);
+	}
+	ls->nfds = 0;
+	return rc;
 }
 
 /* How long report lines wait for a quiet pipe, and at most. */
@@ -412,16 +511,29 @@ static bool drain_reports(const struct run_in *ri)
 	}
 }
 
-int sandbox_wait(struct sandbox *sb, struct plan *pl, const struct run_in *ri, bool *ready)
+/* Stop a run we cannot go on with: bubblewrap killed (and with it the
+ * sandbox: --die-with-parent) and reaped. */
+static void stop_run(struct sandbox *sb, int *status)
+{
+	kill(sb->pid, SIGKILL);
+	while (waitpid(sb->pid, status, 0) < 0 && errno == EINTR)
+		;
+	sb->pid = -1;
+}
+
+int sandbox_wait(struct sandbox *sb, struct plan *pl, struct run_in *ri, bool *ready)
 {
 	bool gone = false;
 	int status = 0, killed_by = 0, code = 0, init_pidfd = -1;
-	bool failed = false;
+	bool failed = false, serving = false;
 	pid_t init_pid = 0;
+	struct listeners ls = { 0 };
 
 	*ready = false;
-	struct pollfd pf[3] = { { sb->sfd, POLLIN, 0 }, { sb->ctl, POLLIN, 0 },
-				{ ri->reports ? ri->report_fd : -1, POLLIN, 0 } };
+	ri->stopped = false;
+	struct pollfd pf[4] = { { sb->sfd, POLLIN, 0 }, { sb->ctl, POLLIN, 0 },
+				{ ri->reports ? ri->report_fd : -1, POLLIN, 0 },
+				{ ri->net ? net_loop_fd(ri->net) : -1, POLLIN, 0 } };
 	struct timespec held_since = { 0, 0 };
 	while (!gone) {
 		/* Report lines wait until the pipe has been quiet for
@@ -434,18 +546,31 @@ int sandbox_wait(struct sandbox *sb, struct plan *pl, const struct run_in *ri, b
 			else
 				timeout = REPORT_QUIET_MS;
 		}
-		int np = poll(pf, 3, timeout);
+		/* the proxy's own timers (handshake, connect, idle) */
+		if (ri->net && (timeout < 0 || net_loop_timeout(ri->net) < timeout))
+			timeout = net_loop_timeout(ri->net);
+		int np = poll(pf, 4, timeout);
 		if (np < 0) {
 			if (errno == EINTR)
 				continue;
 			/* never a status 0 for a run we lost track of */
 			msg("sandbox: waiting failed: %s; stopping it", strerror(errno));
 			failed = true;
-			kill(sb->pid, SIGKILL);
-			while (waitpid(sb->pid, &status, 0) < 0 && errno == EINTR)
-				;
-			sb->pid = -1;
+			stop_run(sb, &status);
 			break;
+		}
+		if (ri->net) {
+			/* proxy events become report lines: held like the shim's */
+			bool was = ri->reports && reports_pending(ri->reports);
+			int e = net_loop_run_once(ri->net, 0);
+			if (e) {
+				msg("sandbox: the proxy failed: %s; stopping the run", strerror(-e));
+				failed = true;
+				stop_run(sb, &status);
+				break;
+			}
+			if (!was && ri->reports && reports_pending(ri->reports))
+				clock_gettime(CLOCK_MONOTONIC, &held_since);
 		}
 		if (np == 0 && ri->reports) {
 			reports_flush(ri->reports);
@@ -459,8 +584,30 @@ int sandbox_wait(struct sandbox *sb, struct plan *pl, const struct run_in *ri, b
 				clock_gettime(CLOCK_MONOTONIC, &held_since);
 		}
 		if (pf[1].revents) {
-			if (read_ctl(sb->ctl, &init_pid, &init_pidfd, &gone, &code) < 0)
+			bool had = ls.got;
+			if (read_ctl(sb->ctl, &init_pid, &init_pidfd, &gone, &code, &ls) < 0)
 				pf[1].fd = -1; /* closed: sbx-init is gone */
+			/* The proxy's listeners: served, then sbx-init is told
+			 * to go on and start COMMAND. Listeners we did not ask
+			 * for, or "ready" without them, stop the run before
+			 * COMMAND exists (sbx-init waits for our answer). */
+			int e = 0;
+			if (ls.got && !had)
+				e = !ri->net ? -EPROTO : serve_listeners(ri, &ls);
+			if (!e && ls.got && !had)
+				e = send(sb->ctl, "n", 1, MSG_NOSIGNAL) == 1 ? 0 : -errno;
+			if (!e && ls.got && !had)
+				serving = true;
+			if (!e && ri->net && init_pid > 0 && !serving)
+				e = -EPROTO;
+			if (e) {
+				msg("sandbox set-up failed: the proxy's listeners from sbx-init: "
+				    "%s; nothing was run", strerror(-e));
+				failed = true;
+				init_pid = 0;
+				stop_run(sb, &status);
+				break;
+			}
 			if (init_pid > 0)
 				*ready = true;
 		}
@@ -493,8 +640,11 @@ int sandbox_wait(struct sandbox *sb, struct plan *pl, const struct run_in *ri, b
 	}
 	/* bwrap ended first: sbx-init may have written before exiting. */
 	while (!gone && !failed && pf[1].fd >= 0 &&
-	       read_ctl(sb->ctl, &init_pid, &init_pidfd, &gone, &code) > 0)
+	       read_ctl(sb->ctl, &init_pid, &init_pidfd, &gone, &code, &ls) > 0)
 		;
+	for (size_t i = 0; i < ls.nfds; i++)
+		close(ls.fds[i]);
+	ri->stopped = failed;
 	if (init_pidfd >= 0)
 		close(init_pidfd);
 	*ready = init_pid > 0;

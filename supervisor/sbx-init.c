@@ -6,12 +6,18 @@
  * applies what the supervisor decided:
  *   sbx-init [--ctl=FD] [--unix=allow|block] [--ignored=MASK]
  *            [--limit-cpu=SECONDS] [--limit-nofile=N]
+ *            [--listen-http=PORT --listen-socks=PORT]
  *            [--env=NAME=VALUE]... [--verbose] [MOUNT-OP...] -- COMMAND [ARG...]
+ *   sbx-init --socks-connect=PORT HOST PORT   (ssh's ProxyCommand, any process)
  * With a control socket it first waits for the supervisor's "go": one state
  * per placeholder (--ro-new: made, found there, or not to be bound) and,
  * when COMMAND gets the preload shim, its three descriptors. The supervisor
  * sends it once it has made the placeholders, which it does while
  * bubblewrap starts.
+ * When the run has the filtering proxy (--listen-*), it first makes the
+ * proxy's listening sockets in the sandbox's network namespace and hands
+ * them to the supervisor ("N", init-connect.c); COMMAND starts only after
+ * the supervisor's answer.
  * It makes the mounts (init-mounts.c: /dev, masks, write-protects), drops
  * every capability, itself included, before COMMAND exists, tells the
  * supervisor the sandbox stands (a message on the control socket, which
@@ -51,6 +57,7 @@
 
 #include "filters.h"
 #include "forwarded.h"
+#include "init-connect.h"
 #include "init-mounts.h"
 
 
@@ -263,6 +270,12 @@ static int nopts;
 static struct init_mounts mounts;
 static int ctl = -1, block_unix = 1, verbose;
 static unsigned ignored;
+static unsigned listen_http, listen_socks; /* the proxy's ports; 0: no proxy */
+
+static int parse_port(const char *s, unsigned *out)
+{
+	return parse_uint(s, out) || *out < 1 || *out > 65535 ? -1 : 0;
+}
 
 /* One option; from_ctl: it came over the control socket. 0, or -1 when it
  * is not one of ours (or malformed). */
@@ -283,6 +296,10 @@ static int take_opt(char *a, bool from_ctl)
 	else if (!strncmp(a, "--limit-cpu=", 12) && !parse_ull(a + 12, &limit_cpu))
 		;
 	else if (!strncmp(a, "--limit-nofile=", 15) && !parse_ull(a + 15, &limit_nofile))
+		;
+	else if (!strncmp(a, "--listen-http=", 14) && !parse_port(a + 14, &listen_http))
+		;
+	else if (!strncmp(a, "--listen-socks=", 15) && !parse_port(a + 15, &listen_socks))
 		;
 	else if (!strncmp(a, "--env=", 6) && strchr(a + 7, '=') && ncommand_env < MAX_ENV)
 		command_env[ncommand_env++] = a + 6;
@@ -376,6 +393,72 @@ static void receive_go(void)
 	}
 }
 
+/* The filtering proxy's listeners (init-connect.c), made in our network
+ * namespace and handed to the supervisor in an "N" message (one kind byte
+ * per descriptor, SCM_RIGHTS); it checks them, serves them and answers
+ * "n" (await_listeners_served). They go out before the mounts, so the
+ * supervisor's part overlaps ours, and until the answer COMMAND does not
+ * exist: a run whose proxy is not serving runs nothing (125). We keep no
+ * copy: only the supervisor accepts on them. */
+static void send_listeners(void)
+{
+	int fds[INIT_LISTEN_MAX];
+	char m[1 + INIT_LISTEN_MAX];
+	size_t n;
+	const char *what = "";
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(INIT_LISTEN_MAX * sizeof(int))];
+	} cm;
+	struct iovec iov = { m, 0 };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	char buf[80];
+	int rc = init_listen(listen_http, listen_socks, fds, m + 1, &n, &what);
+
+	if (rc) {
+		snprintf(buf, sizeof(buf), "the proxy's listener on %s", what);
+		die(buf, -rc);
+	}
+	m[0] = 'N';
+	iov.iov_len = 1 + n;
+	memset(&cm, 0, sizeof(cm));
+	mh.msg_control = cm.b;
+	mh.msg_controllen = CMSG_SPACE(n * sizeof(int));
+	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(n * sizeof(int));
+	memcpy(CMSG_DATA(c), fds, n * sizeof(int));
+	while (sendmsg(ctl, &mh, MSG_NOSIGNAL) < 0)
+		if (errno != EINTR)
+			die("control socket", errno);
+	for (size_t i = 0; i < n; i++)
+		close(fds[i]);
+}
+
+/* The answer: "n" and nothing else; end of file when the supervisor
+ * refused them (it says why). */
+static void await_listeners_served(void)
+{
+	char a[8];
+	struct iovec riov = { a, sizeof(a) };
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(INIT_LISTEN_MAX * sizeof(int))];
+	} rcm;
+	struct msghdr rh = { .msg_iov = &riov, .msg_iovlen = 1,
+			     .msg_control = rcm.b, .msg_controllen = sizeof(rcm.b) };
+	ssize_t r;
+	while ((r = recvmsg(ctl, &rh, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
+		;
+	if (r == 0)
+		_exit(125);
+	if (r < 0)
+		die("control socket", errno);
+	if (r != 1 || a[0] != 'n' || rh.msg_controllen || (rh.msg_flags & (MSG_CTRUNC | MSG_TRUNC)))
+		die("control socket: malformed answer to the proxy's listeners", EPROTO);
+}
+
 static void start_command(char **cmd, const sigset_t *orig)
 {
 	for (int k = 0; k < ncommand_env; k++)
@@ -406,6 +489,11 @@ int main(int argc, char **argv)
 	sigset_t orig, set;
 	pid_t child;
 	int status = 0, i;
+
+	/* ssh's ProxyCommand (GIT_SSH_COMMAND): a client, never pid 1's
+	 * duties, so before the check below. */
+	if (argc == 4 && !strncmp(argv[1], "--socks-connect=", 16))
+		return init_socks_connect(argv[1] + 16, argv[2], argv[3]);
 
 	/* Only as pid 1 of a pid namespace of its own (bubblewrap's
 	 * --unshare-pid --as-pid-1): at the end it kills every process it may
@@ -442,9 +530,17 @@ int main(int argc, char **argv)
 		receive_go();
 	else if (mounts.nnew)
 		die("placeholders without a control socket", EINVAL);
+	if (!listen_http != !listen_socks || (listen_http && ctl < 0) ||
+	    (listen_http && listen_http == listen_socks))
+		die("the proxy's listeners need two ports and a control socket", EINVAL);
 
-	apply_mounts_and_drop_caps(opts, nopts);
+	/* the limits first: what sbx-init makes from here on is under them */
 	apply_limits();
+	if (listen_http)
+		send_listeners();
+	apply_mounts_and_drop_caps(opts, nopts);
+	if (listen_http)
+		await_listeners_served();
 
 	if (verbose)
 		dprintf(STDERR_FILENO, "sbx: terminal kept; TIOCSTI/TIOCLINUX blocked "

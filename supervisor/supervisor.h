@@ -84,7 +84,18 @@ struct plan_in {
 	const char *shim_spec;    /* SBX_SHIM's value, without the descriptors
 				   * (sbx-init adds them: they come in "go") */
 	bool make_placeholders; /* false for --print: touch nothing on the host */
+	/* The filtering proxy serves this run (policy_network_proxied, not
+	 * --print): sbx-init makes its listeners at the ports below and
+	 * COMMAND's environment points clients at them (docs/NETWORK.md). */
+	bool proxy;
 };
+
+/* The proxy's ports on the sandbox's own loopback (127.0.0.1 and [::1]).
+ * Fixed, as in the reference runtime: the namespace is the sandbox's alone,
+ * so they are always free when sbx-init makes them, and a proxy setting a
+ * program writes down stays right for the next run (docs/NETWORK.md). */
+#define SBX_PROXY_HTTP_PORT 3128
+#define SBX_PROXY_SOCKS_PORT 1080
 
 struct covered;
 struct plan {
@@ -178,6 +189,11 @@ void reports_flush(struct reports *r);
 /* The run is over: repeats, then the one-line summary. */
 void reports_finish(struct reports *r, unsigned long dropped);
 void reports_free(struct reports *r);
+/* One event of the filtering proxy (net/net.h): a refusal, or a failure,
+ * is a line (held like the shim's) and a JSON line with layer "proxy";
+ * allowed connections and client errors only under --trace. */
+struct net_event;
+void reports_proxy(struct reports *r, const struct net_event *ev);
 /* Every distinct report of the run (for --learn). */
 void reports_each(const struct reports *r,
 		  void (*fn)(void *ctx, char decision, enum wire_op op,
@@ -243,17 +259,25 @@ int sandbox_go(struct sandbox *sb, const struct plan *pl, const int *fds, size_t
  * found after the spawn); restores the signal mask. */
 void sandbox_abort(struct sandbox *sb);
 
+struct net_loop;
 struct run_in {
 	int report_fd;             /* read end of the report pipe, or -1 */
 	struct reports *reports;
+	/* The filtering proxy (net/net.h), or NULL when the run has none.
+	 * sbx-init hands over its listeners before COMMAND starts ("N"):
+	 * they must be at these ports, and are served by this loop. */
+	struct net_loop *net;
+	unsigned http_port, socks_port;
+	bool stopped;              /* out: we stopped the run ourselves, and said why */
 };
-/* Forward signals, collect reports, and wait; returns the exit status to
- * give (COMMAND's, 128+N). *ready is set when sbx-init reported that the
- * sandbox stands; when it is not, nothing ran and the caller decides.
- * When sbx-init reports that no process of COMMAND's is left, removes the
- * placeholders, takes the last reports and returns at once: bubblewrap and
- * the namespaces finish going away on their own, as with bare bubblewrap. */
-int sandbox_wait(struct sandbox *sb, struct plan *pl, const struct run_in *ri, bool *ready);
+/* Forward signals, collect reports, serve the proxy, and wait; returns the
+ * exit status to give (COMMAND's, 128+N). *ready is set when sbx-init
+ * reported that the sandbox stands; when it is not, nothing ran and the
+ * caller decides. When sbx-init reports that no process of COMMAND's is
+ * left, removes the placeholders, takes the last reports and returns at
+ * once: bubblewrap and the namespaces finish going away on their own, as
+ * with bare bubblewrap. */
+int sandbox_wait(struct sandbox *sb, struct plan *pl, struct run_in *ri, bool *ready);
 /* Ignore SIGPIPE and SIGXFSZ in sbx-preload (what it execs gets the
  * caller's dispositions back). */
 void run_guard_signals(void);

@@ -1,6 +1,8 @@
 #!/bin/bash
-# The filtering proxy (supervisor/net/) through its test driver,
-# build/sbx-proxy-test, with real clients (curl, python3 urllib, raw
+# The filtering proxy (supervisor/net/): first through its test driver,
+# build/sbx-proxy-test, then inside real sbx-preload runs (the proxy wired
+# into the supervisor, its listeners made by sbx-init in the sandbox's
+# namespace), with real clients (curl, python3 urllib, node, git, ssh, raw
 # sockets) and real servers on loopback started here. Names are mapped to
 # 127.0.0.1 by the test-only SBX_TEST_HOSTS file; nothing leaves the
 # machine. Each test asserts on what the servers saw (a canary server counts
@@ -63,14 +65,19 @@ def firehose(c):
     try:
         while True: c.sendall(b)
     except OSError: pass
-ports = [files.server_address[1], serve(echo), serve(canary), serve(firehose)]
+def banner(c):                  # the first line an SSH server sends
+    try:
+        c.sendall(b"SSH-2.0-sbxfake\r\n"); c.recv(4096)
+    except OSError: pass
+    c.close()
+ports = [files.server_address[1], serve(echo), serve(canary), serve(firehose), serve(banner)]
 with open("ports.tmp", "w") as f: f.write(" ".join(map(str, ports)) + "\n")
 os.rename("ports.tmp", "server-ports")
 files.serve_forever()
 EOF
 python3 servers.py "$D" 2>servers.log & pids="$pids $!"
 for _ in $(seq 50); do [ -f server-ports ] && break; sleep 0.1; done
-read -r FILES ECHO CANARY FIRE < server-ports
+read -r FILES ECHO CANARY FIRE BANNER < server-ports
 : > canary.log
 canary_hits() { wc -l < canary.log; }
 
@@ -282,6 +289,339 @@ t every_refusal_is_one_report_line
 n403=$(grep -c 'sbx: denied connect to' proxy.log)
 if [ "$n403" -ge 10 ] && ! grep -q 'AddressSanitizer\|runtime error' proxy.log; then ok
 else bad "$n403 denied lines"; sed 's/^/#   /' proxy.log | tail -5; fi
+
+# ---- the proxy inside sbx-preload (the wiring): real sandboxed runs
+
+SBX="$SBX_BIN/sbx-preload"
+unset SBX_CONFIG SBX_NO_SANDBOX SBX_ALLOWED_DOMAINS XDG_CONFIG_HOME XDG_STATE_HOME
+# the caller's own proxy settings are not ours to test with
+unset HTTP_PROXY http_proxy HTTPS_PROXY https_proxy ALL_PROXY all_proxy NO_PROXY no_proxy
+WS="$D/ws"
+mkdir -p "$WS" "$D/home"
+# allowed.test resolves to loopback: its addresses are allowed per port
+# (the resolved-address check refuses loopback otherwise); rebind.test by
+# name only; blocked.test by a deny rule. Four allow rules.
+ALLOW=(--allow-domain allowed.test --allow-domain "127.0.0.1:$FILES"
+	--allow-domain "127.0.0.1:$ECHO" --allow-domain rebind.test --deny-domain blocked.test)
+# px ARGS: sbx-preload in the workspace, with the test hosts and a fake HOME;
+# stdout in px.out, stderr in px.err, the audit log in px.jsonl, status PXRC
+px() {
+	rm -f "$D/px.jsonl"
+	(cd "$WS" && HOME="$D/home" SBX_TEST_HOSTS="$D/hosts" timeout 60 "$SBX" \
+		--log "$D/px.jsonl" "$@" >"$D/px.out" 2>"$D/px.err")
+	PXRC=$?
+}
+# pxlog EXPR: a python expression over L, the proxy's JSON lines (none: no log)
+pxlog() {
+	python3 -c 'import json, os, sys
+L = [json.loads(l) for l in open(sys.argv[1]) if l.strip()] if os.path.exists(sys.argv[1]) else []
+L = [r for r in L if r["layer"] == "proxy"]
+print(eval(sys.argv[2]))' "$D/px.jsonl" "$1" 2>&1
+}
+pxerr() { sed 's/^/#   /' "$D/px.err" | head -${1:-6} | cut -c1-300; }
+hits0=$(canary_hits)
+
+if ! [ -x "$SBX" ] || ! command -v bwrap >/dev/null; then
+	echo "skip - the proxy inside sbx-preload: needs sbx-preload and bubblewrap"
+else
+
+t proxied_run_starts_with_network_via_proxy_and_the_environment_set
+px "${ALLOW[@]}" -- sh -c 'for v in HTTP_PROXY http_proxy HTTPS_PROXY https_proxy ALL_PROXY all_proxy NO_PROXY no_proxy npm_config_proxy npm_config_https_proxy YARN_HTTP_PROXY YARN_HTTPS_PROXY PIP_PROXY CARGO_HTTP_PROXY NODE_USE_ENV_PROXY JAVA_TOOL_OPTIONS GIT_SSH_COMMAND; do eval "echo $v=\$$v"; done'
+if [ $PXRC -eq 0 ] && grep -q "network: 4 domains via proxy (any port unless a rule names one)" "$D/px.err" &&
+   grep -qx "HTTP_PROXY=http://127.0.0.1:3128" "$D/px.out" && grep -qx "https_proxy=http://127.0.0.1:3128" "$D/px.out" &&
+   grep -qx "ALL_PROXY=socks5h://127.0.0.1:1080" "$D/px.out" && grep -qx "no_proxy=localhost,127.0.0.1,::1" "$D/px.out" &&
+   grep -qx "CARGO_HTTP_PROXY=http://127.0.0.1:3128" "$D/px.out" &&
+   grep -q "^JAVA_TOOL_OPTIONS=.*-Dhttps.proxyHost=127.0.0.1 -Dhttps.proxyPort=3128" "$D/px.out" &&
+   grep -qF "GIT_SSH_COMMAND=ssh -o 'ProxyCommand=$SBX_BIN/sbx-init --socks-connect=1080 %h %p'" "$D/px.out"
+then ok; else bad "rc=$PXRC $(tr '\n' ' ' < "$D/px.out" | head -c 300)"; pxerr; fi
+
+t print_says_the_network_goes_via_proxy_in_a_real_run
+px --print "${ALLOW[@]}" -- true
+if [ $PXRC -eq 0 ] && grep -q "network: 4 domains via proxy .* in a real run" "$D/px.err" &&
+   grep -q -- "--unshare-net" "$D/px.out" && ! grep -q -- "--listen-http" "$D/px.out"; then ok
+else bad "rc=$PXRC"; pxerr; fi
+
+t sandboxed_curl_http_connect_and_socks5h_are_byte_exact
+px -q "${ALLOW[@]}" -- sh -c "
+	curl -sf http://allowed.test:$FILES/big.bin | sha256sum
+	curl -sf -p http://allowed.test:$FILES/big.bin | sha256sum
+	env -u http_proxy -u HTTP_PROXY curl -sf http://allowed.test:$FILES/big.bin | sha256sum
+	curl -sf -x 'http://[::1]:3128' http://allowed.test:$FILES/big.bin | sha256sum"
+n=$(grep -c "^$want " "$D/px.out")
+if [ $PXRC -eq 0 ] && [ "$n" = 4 ] && [ "$(pxlog '[(r["decision"], r["via"]) for r in L]')" = "[]" ]; then ok
+else bad "rc=$PXRC, $n of 4 byte-exact"; pxerr; fi
+
+t sandboxed_python_urllib_follows_the_environment_byte_exact
+px -q "${ALLOW[@]}" -- python3 -c '
+import hashlib, sys, urllib.request
+print(hashlib.sha256(urllib.request.urlopen(sys.argv[1]).read()).hexdigest())' "http://allowed.test:$FILES/big.bin"
+if [ $PXRC -eq 0 ] && [ "$(cat "$D/px.out")" = "$want" ]; then ok; else bad "rc=$PXRC $(head -c 200 "$D/px.out")"; pxerr; fi
+
+t sandboxed_node_through_the_proxy_byte_exact
+if command -v node >/dev/null; then
+	px -q "${ALLOW[@]}" -- node -e '
+const http = require("http"), crypto = require("crypto");
+const p = new URL(process.env.HTTP_PROXY), u = process.argv[1];
+http.get({ host: p.hostname, port: p.port, path: u, headers: { Host: new URL(u).host } }, r => {
+  const h = crypto.createHash("sha256");
+  r.on("data", d => h.update(d)); r.on("end", () => console.log(h.digest("hex")));
+}).on("error", e => console.log("ERR", e.message));' "http://allowed.test:$FILES/big.bin"
+	if [ $PXRC -eq 0 ] && [ "$(cat "$D/px.out")" = "$want" ]; then ok; else bad "rc=$PXRC $(head -c 200 "$D/px.out")"; pxerr; fi
+else skip "no node"; fi
+
+# Node 22.21+/24+ follow HTTP_PROXY (NODE_USE_ENV_PROXY=1); older ones
+# connect directly, and the shim carries that through the proxy by name
+t sandboxed_node_fetch_is_byte_exact
+if ! command -v node >/dev/null; then skip "no node"
+else
+	px -q "${ALLOW[@]}" -- node -e '
+fetch(process.argv[1]).then(r => r.arrayBuffer()).then(b =>
+  console.log(require("crypto").createHash("sha256").update(Buffer.from(b)).digest("hex")),
+  e => console.log("ERR", e.cause ? e.cause.message : e.message));' "http://allowed.test:$FILES/big.bin"
+	if [ $PXRC -eq 0 ] && [ "$(cat "$D/px.out")" = "$want" ]; then ok; else bad "rc=$PXRC $(head -c 200 "$D/px.out")"; pxerr; fi
+fi
+
+t sandboxed_git_clone_over_smart_http_is_exact
+# git http-backend as a CGI behind a small python server (GET info/refs,
+# POST git-upload-pack: a request body relayed through the proxy)
+cat > githttp.py <<'EOF'
+import http.server, os, socketserver, subprocess, sys
+root = sys.argv[1]
+class H(http.server.BaseHTTPRequestHandler):
+    def log_message(self, *a): pass
+    def do_GET(self): self.cgi()
+    def do_POST(self): self.cgi()
+    def cgi(self):
+        path, _, query = self.path.partition("?")
+        env = dict(os.environ, GIT_PROJECT_ROOT=root, GIT_HTTP_EXPORT_ALL="1",
+                   PATH_INFO=path, QUERY_STRING=query, REQUEST_METHOD=self.command,
+                   CONTENT_TYPE=self.headers.get("Content-Type", ""), REMOTE_ADDR="127.0.0.1")
+        for h, e in (("Content-Encoding", "HTTP_CONTENT_ENCODING"), ("Git-Protocol", "GIT_PROTOCOL")):
+            if self.headers.get(h): env[e] = self.headers[h]
+        body = b""
+        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+            while True:
+                n = int(self.rfile.readline().split(b";")[0], 16)
+                if n == 0:
+                    while self.rfile.readline() not in (b"\r\n", b"\n", b""): pass
+                    break
+                body += self.rfile.read(n); self.rfile.readline()
+        elif self.headers.get("Content-Length"):
+            body = self.rfile.read(int(self.headers["Content-Length"]))
+        env["CONTENT_LENGTH"] = str(len(body))
+        with open(os.path.join(root, "requests"), "a") as f: f.write(self.command + " " + path + "\n")
+        out = subprocess.run(["git", "http-backend"], input=body, env=env, capture_output=True).stdout
+        sep, skip = out.find(b"\r\n\r\n"), 4
+        if sep < 0: sep, skip = out.find(b"\n\n"), 2
+        status, headers = 200, []
+        for line in out[:sep].decode("latin-1").splitlines():
+            k, _, v = line.partition(":")
+            if k.lower() == "status": status = int(v.split()[0])
+            else: headers.append((k, v.strip()))
+        rest = out[sep + skip:]
+        self.send_response(status)
+        for k, v in headers: self.send_header(k, v)
+        self.send_header("Content-Length", str(len(rest))); self.end_headers()
+        self.wfile.write(rest)
+class S(socketserver.ThreadingMixIn, http.server.HTTPServer): daemon_threads = True
+s = S(("127.0.0.1", 0), H)
+with open(os.path.join(root, "port.tmp"), "w") as f: f.write(str(s.server_address[1]))
+os.rename(os.path.join(root, "port.tmp"), os.path.join(root, "port"))
+s.serve_forever()
+EOF
+mkdir -p git && rm -rf gsrc && git init -q gsrc && head -c 2000000 /dev/urandom > gsrc/data.bin &&
+	git -C gsrc add data.bin && git -C gsrc -c user.email=t@t.test -c user.name=t commit -qm one &&
+	git clone -q --bare gsrc git/repo.git
+python3 githttp.py "$D/git" 2>githttp.log & pids="$pids $!"
+for _ in $(seq 50); do [ -f git/port ] && break; sleep 0.1; done
+GITP=$(cat git/port 2>/dev/null)
+px -q "${ALLOW[@]}" --allow-domain "127.0.0.1:$GITP" -- git clone -q "http://allowed.test:$GITP/repo.git" clone
+if [ $PXRC -eq 0 ] && [ "$(git -C "$WS/clone" rev-parse HEAD 2>&1)" = "$(git -C gsrc rev-parse HEAD)" ] &&
+   [ "$(sha256sum < "$WS/clone/data.bin")" = "$(sha256sum < gsrc/data.bin)" ] &&
+   grep -q "^POST /repo.git/git-upload-pack" git/requests; then ok
+else bad "rc=$PXRC"; pxerr; fi
+rm -rf "$WS/clone"
+
+t ssh_proxycommand_reaches_an_allowed_host_through_socks
+if command -v ssh >/dev/null; then
+	px -q "${ALLOW[@]}" --allow-domain "127.0.0.1:$BANNER" -- sh -c "
+		echo hello | '$SBX_BIN/sbx-init' --socks-connect=1080 allowed.test $ECHO
+		eval \"\$GIT_SSH_COMMAND -v -o BatchMode=yes -o ConnectTimeout=5 -p $BANNER git@allowed.test true\" 2>&1 |
+			grep -o 'remote software version sbxfake'"
+	if grep -qx hello "$D/px.out" && grep -q "remote software version sbxfake" "$D/px.out"; then ok
+	else bad "rc=$PXRC $(tr '\n' ' ' < "$D/px.out")"; pxerr; fi
+else skip "no ssh"; fi
+
+t denied_host_is_refused_reported_with_fix_and_never_reached
+px "${ALLOW[@]}" -- sh -c "
+	curl -s -o /dev/null -w '%{http_code}\n' http://evil.test:$CANARY/
+	curl -s -o /dev/null -p -w '%{http_connect}\n' http://evil.test:$CANARY/
+	curl -s -o /dev/null -w '%{http_code}\n' http://blocked.test:$CANARY/
+	echo x | '$SBX_BIN/sbx-init' --socks-connect=1080 evil.test $CANARY; echo socks=\$?"
+line="sbx: denied connect to evil.test:$CANARY — not in allow_domains (allow it with --allow-domain evil.test) — via the proxy"
+rline="sbx: denied connect to blocked.test:$CANARY — denied by \`deny_domains = blocked.test\` (--deny-domain) (remove that rule to allow it) — via the proxy"
+recs=$(pxlog "sorted(set((r['target'], r['decision'], r['rule'], r['source'], r['fix']) for r in L))")
+want_recs="[('blocked.test:$CANARY', 'deny', 'deny_domains = blocked.test', '--deny-domain', 'remove \`deny_domains = blocked.test\` (--deny-domain)'), ('evil.test:$CANARY', 'deny', None, None, '--allow-domain evil.test')]"
+if [ "$(tr '\n' ' ' < "$D/px.out")" = "403 403 403 socks=1 " ] && [ "$(canary_hits)" -eq "$hits0" ] &&
+   [ "$(grep -cxF "$line" "$D/px.err")" = 1 ] && [ "$(grep -cxF "$rline" "$D/px.err")" = 1 ] &&
+   grep -q "sbx: denied connect to evil.test:$CANARY (via the proxy, x2 more)" "$D/px.err" &&
+   grep -q "sbx: 4 denied connects" "$D/px.err" && [ "$recs" = "$want_recs" ] &&
+   [ "$(pxlog 'sorted(r["via"] for r in L)')" = "['CONNECT', 'http', 'http', 'socks5']" ]
+then ok; else bad "out=$(tr '\n' ' ' < "$D/px.out") recs=$recs"; pxerr 8; fi
+
+t name_resolving_to_loopback_is_refused_with_the_address_fix
+px -q "${ALLOW[@]}" -- curl -s -o /dev/null -w '%{http_code}\n' "http://rebind.test:$CANARY/"
+if [ "$(cat "$D/px.out")" = 403 ] && [ "$(canary_hits)" -eq "$hits0" ] &&
+   grep -qF "sbx: denied connect to rebind.test:$CANARY — rebind.test resolves to 127.0.0.1, a loopback address (allow it with --allow-domain 127.0.0.1:$CANARY (that address itself)) — via the proxy" "$D/px.err"
+then ok; else bad "out=$(cat "$D/px.out")"; pxerr; fi
+
+t allowed_connections_are_reported_only_under_trace
+px -q "${ALLOW[@]}" -- curl -sf -o /dev/null "http://allowed.test:$FILES/hosts"
+quiet_lines=$(grep -c "trace: connect" "$D/px.err"); quiet_recs=$(pxlog 'len(L)')
+px -q --trace "${ALLOW[@]}" -- curl -sf -o /dev/null "http://allowed.test:$FILES/hosts"
+if [ "$quiet_lines" = 0 ] && [ "$quiet_recs" = 0 ] &&
+   grep -qF "sbx: trace: connect to allowed.test:$FILES via the proxy (http), allowed by \`allow_domains = allowed.test\` (--allow-domain), to 127.0.0.1:$FILES" "$D/px.err" &&
+   [ "$(pxlog '[(r["decision"], r["rule"], r["address"]) for r in L]')" = "[('allow', 'allow_domains = allowed.test', '127.0.0.1:$FILES')]" ]
+then ok; else bad "quiet=$quiet_lines/$quiet_recs"; pxerr; fi
+
+t a_process_inside_cannot_reach_the_hosts_loopback_directly
+px -q "${ALLOW[@]}" -- python3 -c '
+import socket, sys
+for port in sys.argv[1:]:
+    try:
+        socket.create_connection(("127.0.0.1", int(port)), 3); print("CONNECTED", port)
+    except OSError as e:
+        print("REFUSED", e.errno)' "$CANARY" "$FILES"
+if [ "$(grep -c '^REFUSED 111$' "$D/px.out")" = 2 ] && ! grep -q CONNECTED "$D/px.out" &&
+   [ "$(canary_hits)" -eq "$hits0" ]; then ok; else bad "$(tr '\n' ' ' < "$D/px.out")"; pxerr; fi
+
+t listeners_that_cannot_be_made_stop_the_run_before_command
+# nofile = 4 leaves sbx-init no descriptor for a listener: fail closed
+printf '[limits]\nnofile = 4\n' > "$D/nofile.ini"
+px -q -c "$D/nofile.ini" "${ALLOW[@]}" -- sh -c 'echo ran > ran.marker'
+if [ $PXRC -eq 125 ] && [ ! -e "$WS/ran.marker" ] &&
+   grep -q "sandbox set-up failed: the proxy's listener on 127.0.0.1 (HTTP proxy)" "$D/px.err" &&
+   grep -q "nothing was run" "$D/px.err"; then ok; else bad "rc=$PXRC"; pxerr; fi
+
+# ---- the transparent path: programs that ignore the proxy variables
+
+t transparent_curl_noproxy_is_decided_by_name_and_byte_exact
+px -q "${ALLOW[@]}" -- sh -c "
+	curl -sf --noproxy '*' http://allowed.test:$FILES/big.bin | sha256sum
+	env -u http_proxy -u HTTP_PROXY -u ALL_PROXY -u all_proxy curl -sf http://allowed.test:$FILES/big.bin | sha256sum
+	curl -s --noproxy '*' -o /dev/null http://evil.test:$CANARY/; echo evil=\$?"
+if [ "$(grep -c "^$want " "$D/px.out")" = 2 ] && grep -qx "evil=6" "$D/px.out" &&
+   [ "$(canary_hits)" -eq "$hits0" ] &&
+   grep -qF "sbx: denied lookup of evil.test:$CANARY — not in allow_domains (allow it with --allow-domain evil.test)" "$D/px.err"
+then ok; else bad "rc=$PXRC $(tr '\n' ' ' < "$D/px.out")"; pxerr; fi
+
+t transparent_python_socket_reaches_an_allowed_name_and_not_a_refused_one
+px -q "${ALLOW[@]}" -- python3 -c '
+import socket, sys
+echo, canary = int(sys.argv[1]), int(sys.argv[2])
+s = socket.create_connection(("allowed.test", echo), 5)
+peer = s.getpeername()[0]   # the proxy: the socket is connected to it
+s.sendall(b"ping-through-the-proxy"); s.shutdown(socket.SHUT_WR)
+print("ECHO", s.recv(100).decode(), peer)
+for host in ("rebind.test", "evil.test"):
+    try:
+        socket.create_connection((host, canary), 5); print("CONNECTED", host)
+    except socket.gaierror as e:
+        print("NOLOOKUP", host)
+    except OSError as e:
+        print("REFUSED", host, e.errno)
+# an address standing for no name of this process: no route
+try:
+    socket.create_connection(("198.18.200.1", canary), 3); print("CONNECTED stand-in")
+except OSError as e:
+    print("NOROUTE", e.errno)' "$ECHO" "$CANARY"
+if grep -qx "ECHO ping-through-the-proxy 127.0.0.1" "$D/px.out" && grep -qx "REFUSED rebind.test 1" "$D/px.out" &&
+   grep -qx "NOLOOKUP evil.test" "$D/px.out" && grep -q "^NOROUTE " "$D/px.out" &&
+   ! grep -q CONNECTED "$D/px.out" && [ "$(canary_hits)" -eq "$hits0" ] &&
+   grep -qF "sbx: denied connect to rebind.test:$CANARY — rebind.test resolves to 127.0.0.1, a loopback address" "$D/px.err" &&
+   grep -qF "sbx: denied lookup of evil.test:$CANARY" "$D/px.err"
+then ok; else bad "$(tr '\n' ' ' < "$D/px.out")"; pxerr; fi
+
+t transparent_node_net_connect_is_carried_by_name
+if command -v node >/dev/null; then
+	px -q "${ALLOW[@]}" -- node -e '
+const s = require("net").connect(+process.argv[1], "allowed.test", () => { s.end("node-through-the-proxy"); });
+let got = ""; s.on("data", d => got += d); s.on("end", () => console.log("ECHO", got));
+s.on("error", e => console.log("ERR", e.code));' "$ECHO"
+	if grep -qx "ECHO node-through-the-proxy" "$D/px.out"; then ok; else bad "$(cat "$D/px.out")"; pxerr; fi
+else skip "no node"; fi
+
+t no_stand_in_addresses_without_the_proxy
+# allow_domains = *: the host's own network and DNS, no stand-ins
+px -q --allow-domain '*' -- python3 -c '
+import socket
+print(socket.getaddrinfo("localhost", 80, socket.AF_INET)[0][4][0])
+print(socket.getaddrinfo("127.0.0.1", 80, socket.AF_INET)[0][4][0])'
+a=$(tr '\n' ' ' < "$D/px.out")
+px -q "${ALLOW[@]}" -- python3 -c '
+import socket
+print(socket.getaddrinfo("allowed.test", 80, socket.AF_INET)[0][4][0])
+print(socket.getaddrinfo("localhost", 80, socket.AF_INET)[0][4][0])'
+b=$(tr '\n' ' ' < "$D/px.out")
+if [ "$a" = "127.0.0.1 127.0.0.1 " ] && [[ $b == 198.1[89].*" 127.0.0.1 " ]]; then ok; else bad "a=$a b=$b"; fi
+
+t listeners_that_fail_the_check_or_never_come_stop_the_run
+# A stand-in for sbx-init (SBX_INIT) that speaks the control protocol but
+# hands over a UDP socket as the HTTP listener, or says "ready" without
+# any: sbx-preload re-checks what it is given and stops the run, 125.
+cat > "$D/fake-init" <<'EOF'
+#!/usr/bin/python3
+import socket, sys
+args = sys.argv[1:]
+ctl = int([a for a in args if a.startswith("--ctl=")][0][6:])
+mode = args[args.index("--") + 1]
+s = socket.socket(fileno=ctl)
+while True:
+    m = s.recv(1 << 16)
+    if not m or m[:1] == b"G":
+        break
+if mode == "udp":
+    u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); u.bind(("127.0.0.1", 3128))
+    t = socket.socket(); t.bind(("127.0.0.1", 1080)); t.listen(1)
+    socket.send_fds(s, [b"Nhs"], [u.fileno(), t.fileno()])
+else:
+    s.send(b"R")
+print("FAKE-INIT-ANSWER", s.recv(16), file=sys.stderr, flush=True)
+EOF
+chmod 755 "$D/fake-init"
+SBX_INIT="$D/fake-init" px -q "${ALLOW[@]}" -- udp
+a_rc=$PXRC; a_err=$(cat "$D/px.err")
+SBX_INIT="$D/fake-init" px -q "${ALLOW[@]}" -- ready
+if [ $a_rc -eq 125 ] && [ $PXRC -eq 125 ] &&
+   [[ $a_err == *"the proxy's listeners from sbx-init: Protocol error; nothing was run"* ]] &&
+   grep -q "the proxy's listeners from sbx-init: Protocol error; nothing was run" "$D/px.err" &&
+   [[ $a_err != *"FAKE-INIT-ANSWER b'n'"* ]]; then ok
+else bad "rc=$a_rc/$PXRC: $a_err"; pxerr; fi
+
+t sigkill_of_sbx_preload_leaves_no_sandboxed_process
+mark="300.$$$RANDOM"
+(cd "$WS" && HOME="$D/home" SBX_TEST_HOSTS="$D/hosts" exec "$SBX" -q "${ALLOW[@]}" -- \
+	sh -c "curl -sf -o /dev/null http://allowed.test:$FILES/hosts && echo up > up.marker; exec sleep $mark" \
+	>/dev/null 2>&1) & spid=$!
+for _ in $(seq 100); do [ -f "$WS/up.marker" ] && break; sleep 0.1; done
+up=$(cat "$WS/up.marker" 2>/dev/null); before=$(pgrep -fc "sleep $mark")
+kill -9 $spid; wait $spid 2>/dev/null
+left=1
+for _ in $(seq 50); do
+	left=$(pgrep -fc "sleep $mark"); [ "$left" = 0 ] && break; sleep 0.1
+done
+if [ "$up" = up ] && [ "${before:-0}" -ge 1 ] && [ "$left" = 0 ]; then ok
+else bad "up=$up before=$before left=$left"; pgrep -fa "sleep $mark" | sed 's/^/#   /'; fi
+rm -f "$WS/up.marker"
+
+t no_proxy_without_allow_domains_nor_with_star
+px -q -- sh -c 'echo "[$HTTP_PROXY]"'
+a=$(cat "$D/px.out")
+px -q --allow-domain '*' -- sh -c 'echo "[$HTTP_PROXY]"'
+b=$(cat "$D/px.out")
+if [ "$a" = "[]" ] && [ "$b" = "[]" ]; then ok; else bad "a=$a b=$b"; fi
+
+fi
 
 echo "# $(id -un): $pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]

@@ -440,6 +440,26 @@ Test(policy_domain, nothing_by_default_then_wildcards_ports_and_denies)
 	policy_free(q);
 }
 
+Test(policy_domain, proxied_when_domains_are_allowed_but_the_network_is_not_open,
+     .description = "the filtering proxy runs for a list without `*`, and for `*` with "
+		    "denies; never with no rule (network off) nor `*` alone (open)")
+{
+	static const struct { const char *ini; bool proxied, open; } cases[] = {
+		{ "", false, false },
+		{ "[network]\nallow_domains = github.com\n", true, false },
+		{ "[network]\nallow_domains = *\ndeny_domains = evil.example\n", true, false },
+		{ "[network]\nallow_domains = *\n", false, true },
+		{ "[network]\ndeny_domains = evil.example\n", false, false },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct policy *p = compile_ini(cases[i].ini);
+		cr_assert_eq(policy_network_proxied(p), cases[i].proxied, "%s", cases[i].ini);
+		cr_assert_eq(policy_network_open(p), cases[i].open, "%s", cases[i].ini);
+		policy_free(p);
+	}
+}
+
 Test(policy_env, deny_env_globs_and_defaults)
 {
 	struct policy *p = compile_ini("[env]\ndeny_env = MY_*\n");

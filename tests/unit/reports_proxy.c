@@ -1,0 +1,240 @@
+/* tests/unit/reports_proxy.c: the filtering proxy's events in the report stream.
+ *
+ * reports_proxy() turns a net_event (supervisor/net/net.h) into what the
+ * person reads -- one line per refused target, with the rule and the fix --
+ * and what the audit log keeps: one JSON object with layer "proxy". The
+ * events here carry the decision's own words (net_decide_policy), as the
+ * loop's do. Written to real temp files and read back.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "helpers.h"
+#include "net/net.h"
+#include "supervisor.h"
+
+struct pstream {
+	char *dir;
+	char out_path[PATH_MAX], log_path[PATH_MAX];
+	int out_fd;
+	struct policy *p;
+	struct reports *r;
+};
+
+static void open_stream(struct pstream *s, const char *ini, enum reports_mode mode)
+{
+	struct reports_cfg cfg;
+
+	memset(s, 0, sizeof(*s));
+	s->dir = make_tmpdir();
+	snprintf(s->out_path, sizeof(s->out_path), "%s/stderr", s->dir);
+	snprintf(s->log_path, sizeof(s->log_path), "%s/audit.jsonl", s->dir);
+	s->out_fd = open(s->out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	cr_assert_geq(s->out_fd, 0);
+	s->p = compile_ini(ini);
+	cfg = (struct reports_cfg){ .policy = s->p, .log_path = s->log_path,
+				    .run_id = "run-1", .mode = mode, .out_fd = s->out_fd };
+	cr_assert_eq(reports_new(&cfg, &s->r), 0);
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t len = 0;
+	int c;
+
+	if (!f)
+		return strdup("");
+	FILE *m = open_memstream(&buf, &len);
+	while ((c = fgetc(f)) != EOF)
+		fputc(c, m);
+	fclose(m);
+	fclose(f);
+	return buf;
+}
+
+static void close_stream(struct pstream *s)
+{
+	reports_free(s->r);
+	policy_free(s->p);
+	close(s->out_fd);
+	remove_tree(s->dir);
+	free(s->dir);
+}
+
+static size_t count(const char *hay, const char *needle)
+{
+	size_t n = 0;
+
+	for (const char *q = strstr(hay, needle); q; q = strstr(q + 1, needle))
+		n++;
+	return n;
+}
+
+/* What the loop reports for host:port over `proto`, decided by the policy
+ * alone (the resolved-address check's refusals look the same, with their
+ * own reason and fix). */
+static void decide_and_report(struct pstream *s, const char *host, unsigned port,
+			      enum net_proto proto)
+{
+	struct net_host h;
+	struct net_decision d;
+
+	cr_assert_eq(net_host_parse(host, strlen(host), &h), 0, "%s", host);
+	net_decide_policy(s->p, &h, port, &d);
+	struct net_event ev = {
+		.outcome = d.verdict == NET_ALLOW ? NET_EV_ALLOWED : NET_EV_DENIED,
+		.proto = proto, .host = h.text, .port = port, .rule = d.rule,
+		.reason = d.reason, .fix = d.fix,
+		.address = d.verdict == NET_ALLOW ? "192.0.2.10:443" : "",
+		.client = "127.0.0.1:41234",
+	};
+	reports_proxy(s->r, &ev);
+}
+
+Test(reports_proxy, refusal_is_one_line_with_the_fix_and_one_proxy_record)
+{
+	struct pstream s;
+
+	open_stream(&s, "[network]\nallow_domains = github.com\n", REPORTS_ENFORCE);
+	decide_and_report(&s, "evil.example", 443, NET_PROTO_CONNECT);
+	reports_finish(s.r, 0);
+
+	char *out = slurp(s.out_path), *log = slurp(s.log_path);
+	assert_contains(out, "sbx: denied connect to evil.example:443 — not in allow_domains "
+			     "(allow it with --allow-domain evil.example) — via the proxy\n");
+	assert_contains(out, "sbx: 1 denied connect — see ");
+	cr_assert_eq(count(log, "\n"), 1, "%s", log);
+	assert_contains(log, "\"layer\":\"proxy\",\"op\":\"connect\",\"target\":\"evil.example:443\","
+			     "\"decision\":\"deny\",\"rule\":null,\"source\":null,\"pid\":null,"
+			     "\"comm\":null,\"reason\":\"not in allow_domains\","
+			     "\"fix\":\"--allow-domain evil.example\",\"via\":\"CONNECT\","
+			     "\"address\":null,\"client\":\"127.0.0.1:41234\",\"run\":\"run-1\","
+			     "\"ignored\":false}\n");
+	free(out);
+	free(log);
+	close_stream(&s);
+}
+
+Test(reports_proxy, refusal_by_a_deny_rule_names_the_rule_and_where_it_was_written)
+{
+	struct pstream s;
+
+	open_stream(&s, "[network]\nallow_domains = *\ndeny_domains = *.evil.example\n",
+		    REPORTS_ENFORCE);
+	decide_and_report(&s, "cdn.evil.example", 80, NET_PROTO_HTTP);
+	reports_finish(s.r, 0);
+
+	char *out = slurp(s.out_path), *log = slurp(s.log_path);
+	assert_contains(out, "sbx: denied connect to cdn.evil.example:80 — denied by "
+			     "`deny_domains = *.evil.example` (test.ini:3) (remove that rule to "
+			     "allow it) — via the proxy\n");
+	assert_contains(log, "\"rule\":\"deny_domains = *.evil.example\",\"source\":\"test.ini:3\"");
+	assert_contains(log, "\"via\":\"http\"");
+	free(out);
+	free(log);
+	close_stream(&s);
+}
+
+Test(reports_proxy, repeats_are_said_once_logged_every_time_and_counted)
+{
+	struct pstream s;
+
+	open_stream(&s, "[network]\nallow_domains = github.com\n", REPORTS_ENFORCE);
+	decide_and_report(&s, "evil.example", 443, NET_PROTO_CONNECT);
+	decide_and_report(&s, "evil.example", 443, NET_PROTO_SOCKS);
+	decide_and_report(&s, "evil.example", 443, NET_PROTO_CONNECT);
+	decide_and_report(&s, "[2001:db8::1]", 22, NET_PROTO_SOCKS);
+	reports_finish(s.r, 0);
+
+	char *out = slurp(s.out_path), *log = slurp(s.log_path);
+	cr_assert_eq(count(out, "sbx: denied connect to evil.example:443 — "), 1, "%s", out);
+	assert_contains(out, "sbx: denied connect to evil.example:443 (via the proxy, x2 more)\n");
+	assert_contains(out, "sbx: denied connect to [2001:db8::1]:22 — not in allow_domains "
+			     "(allow it with --allow-domain [2001:db8::1])");
+	assert_contains(out, "sbx: 4 denied connects — see ");
+	cr_assert_eq(count(log, "\"layer\":\"proxy\""), 4, "%s", log);
+	assert_contains(log, "\"target\":\"[2001:db8::1]:22\"");
+	free(out);
+	free(log);
+	close_stream(&s);
+}
+
+Test(reports_proxy, allowed_connections_only_under_trace)
+{
+	struct pstream s;
+
+	open_stream(&s, "[network]\nallow_domains = github.com\n", REPORTS_ENFORCE);
+	decide_and_report(&s, "github.com", 443, NET_PROTO_CONNECT);
+	reports_finish(s.r, 0);
+	char *out = slurp(s.out_path), *log = slurp(s.log_path);
+	cr_assert_str_eq(out, "");
+	cr_assert_str_eq(log, "");
+	free(out);
+	free(log);
+	close_stream(&s);
+
+	open_stream(&s, "[network]\nallow_domains = github.com\n", REPORTS_TRACE);
+	decide_and_report(&s, "GitHub.com.", 443, NET_PROTO_CONNECT);
+	reports_finish(s.r, 0);
+	out = slurp(s.out_path);
+	log = slurp(s.log_path);
+	assert_contains(out, "sbx: trace: connect to github.com:443 via the proxy (CONNECT), "
+			     "allowed by `allow_domains = github.com` (test.ini:2), to 192.0.2.10:443\n");
+	assert_contains(log, "\"decision\":\"allow\",\"rule\":\"allow_domains = github.com\"");
+	assert_contains(log, "\"address\":\"192.0.2.10:443\"");
+	free(out);
+	free(log);
+	close_stream(&s);
+}
+
+Test(reports_proxy, ignore_domains_logs_the_refusal_as_ignored_and_says_nothing)
+{
+	struct pstream s;
+
+	open_stream(&s, "[network]\nallow_domains = github.com\n[report]\n"
+			"ignore_domains = telemetry.example\n", REPORTS_ENFORCE);
+	decide_and_report(&s, "telemetry.example", 443, NET_PROTO_CONNECT);
+	reports_finish(s.r, 0);
+
+	char *out = slurp(s.out_path), *log = slurp(s.log_path);
+	assert_not_contains(out, "telemetry.example");
+	assert_contains(log, "\"target\":\"telemetry.example:443\",\"decision\":\"deny\"");
+	assert_contains(log, "\"ignored\":true}");
+	free(out);
+	free(log);
+	close_stream(&s);
+}
+
+Test(reports_proxy, an_allowed_host_that_cannot_be_reached_is_said_not_to_be_the_policy)
+{
+	struct pstream s;
+	struct net_event ev = {
+		.outcome = NET_EV_FAILED, .proto = NET_PROTO_SOCKS, .host = "github.com",
+		.port = 443, .reason = "cannot resolve github.com: Name does not resolve",
+		.fix = "", .address = "", .client = "127.0.0.1:5000",
+	};
+
+	open_stream(&s, "[network]\nallow_domains = github.com\n", REPORTS_ENFORCE);
+	reports_proxy(s.r, &ev);
+	ev.outcome = NET_EV_ERROR;
+	ev.host = "";
+	ev.reason = "request head too large";
+	reports_proxy(s.r, &ev); /* a client's nonsense: not without --trace or -v */
+	reports_finish(s.r, 0);
+
+	char *out = slurp(s.out_path), *log = slurp(s.log_path);
+	assert_contains(out, "sbx: connect to github.com:443 failed in the proxy — cannot "
+			     "resolve github.com: Name does not resolve (the policy allows it)\n");
+	assert_not_contains(out, "too large");
+	assert_not_contains(out, "denied");
+	assert_contains(log, "\"decision\":\"fail\"");
+	assert_contains(log, "\"target\":null,\"decision\":\"error\"");
+	free(out);
+	free(log);
+	close_stream(&s);
+}
