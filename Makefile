@@ -32,7 +32,7 @@ endif
 POLICY_SRCS := policy/policy.c policy/query.c policy/load.c policy/glob.c policy/path.c policy/blob.c
 SUPERVISOR_SRCS := supervisor/main.c supervisor/options.c supervisor/plan.c \
 	supervisor/run.c supervisor/util.c supervisor/reports.c supervisor/learn.c \
-	supervisor/standin.c \
+	supervisor/standin.c supervisor/hostfs.c \
 	shim/wire.c
 INIT_SRCS := supervisor/sbx-init.c supervisor/init-mounts.c
 # The filtering proxy (supervisor/net/net.h); linked into sbx-preload by the
@@ -155,7 +155,7 @@ build/libsbx-preload.so: $(SHIM_OBJS)
 # The unit tests also cover the supervisor's report handling and the shim's
 # path and wire code (compiled here as ordinary objects).
 UNIT_EXTRA_OBJS := build/supervisor/reports.o build/supervisor/learn.o build/supervisor/util.o \
-	build/supervisor/plan.o build/supervisor/standin.o \
+	build/supervisor/plan.o build/supervisor/standin.o build/supervisor/hostfs.o \
 	build/shim/wire.o build/shim/resolve-test.o $(NET_SRCS:%.c=build/%.o)
 build/shim/resolve-test.o: shim/resolve.c
 	@mkdir -p $(@D)
