@@ -33,13 +33,13 @@ POLICY_SRCS := policy/policy.c policy/query.c policy/load.c policy/glob.c policy
 SUPERVISOR_SRCS := supervisor/main.c supervisor/options.c supervisor/plan.c \
 	supervisor/run.c supervisor/util.c supervisor/reports.c supervisor/learn.c \
 	supervisor/standin.c supervisor/hostfs.c \
-	shim/wire.c
+	shim/wire.c shim/elfcheck.c
 INIT_SRCS := supervisor/sbx-init.c supervisor/init-mounts.c
 # The filtering proxy (supervisor/net/net.h); linked into sbx-preload by the
 # wiring step, today into its test driver and the unit tests.
 NET_SRCS := supervisor/net/host.c supervisor/net/http.c supervisor/net/socks.c \
 	supervisor/net/decide.c supervisor/net/loop.c
-SHIM_SRCS := shim/shim.c shim/wrappers.c shim/exec.c shim/net.c shim/resolve.c shim/wire.c
+SHIM_SRCS := shim/shim.c shim/wrappers.c shim/exec.c shim/net.c shim/resolve.c shim/wire.c shim/elfcheck.c
 # The policy queries the shim links in (no INI parsing, no compiler).
 SHIM_POLICY_SRCS := policy/query.c policy/glob.c policy/path.c policy/blob.c
 SHIM_OBJS := $(SHIM_SRCS:%.c=build/shim-pic/%.o) $(SHIM_POLICY_SRCS:%.c=build/shim-pic/%.o)

@@ -42,6 +42,12 @@ static const char *const mandatory_anywhere[] = {
  * names for the last two ($XDG_CONFIG_HOME/sbx, $XDG_STATE_HOME/sbx). */
 static const char *const mandatory_paths[] = {
 	"~/.config/git/config", "~/.config/sbx/", "/etc/sbx/", "~/.local/state/sbx/",
+	/* HOME only: what a login, a desktop session or a shell other than
+	 * bash and zsh runs, and the directories on a login shell's PATH
+	 * (`~/.local/bin/git` runs before /usr/bin/git) */
+	"~/.bash_aliases", "~/.pam_environment", "~/.xprofile", "~/.xsessionrc",
+	"~/.xinitrc", "~/.ripgreprc", "~/.config/fish/", "~/.config/autostart/",
+	"~/.config/systemd/", "~/.config/environment.d/", "~/.local/bin/", "~/bin/",
 };
 
 /* ---- the workspace's git directories */
@@ -88,11 +94,78 @@ static bool under(const char *path, const char *dir)
 	return !strcmp(dir, "/") || (!strncmp(path, dir, n) && (path[n] == '/' || !path[n]));
 }
 
+static bool has(const char *dir, const char *name, bool want_dir)
+{
+	char path[PATH_MAX + 16];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return lstat(path, &st) == 0 && (want_dir ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode));
+}
+
+/* What git itself makes: HEAD, objects/ and refs/ in a common directory. */
+static bool looks_like_git_dir(const char *dir)
+{
+	return has(dir, "HEAD", false) && has(dir, "objects", true) && has(dir, "refs", true);
+}
+
+static void parent_of(const char *path, char *out, size_t outsz)
+{
+	snprintf(out, outsz, "%s", path);
+	char *slash = strrchr(out, '/');
+	if (slash)
+		*(slash == out ? slash + 1 : slash) = '\0';
+}
+
+/* A submodule's git directory (`<super>/.git/modules/<name>`) names its
+ * worktree in its config (`worktree = ../../../sub`, relative to itself). */
+static bool config_worktree_is(struct policy_builder *b, const char *gd, const char *worktree)
+{
+	char file[PATH_MAX + 16], line[PATH_MAX + 64], joined[PATH_MAX], got[PATH_MAX];
+	bool in_core = false, ok = false;
+	FILE *f;
+
+	snprintf(file, sizeof(file), "%s/config", gd);
+	if (!(f = fopen(file, "re")))
+		return false;
+	while (!ok && fgets(line, sizeof(line), f)) {
+		char *l = line + strspn(line, " \t");
+		l[strcspn(l, "\r\n")] = '\0';
+		if (*l == '[') {
+			in_core = !strncasecmp(l, "[core]", 6);
+			continue;
+		}
+		if (!in_core || strncasecmp(l, "worktree", 8))
+			continue;
+		char *v = l + 8;
+		v += strspn(v, " \t");
+		if (*v++ != '=')
+			continue;
+		v += strspn(v, " \t");
+		if (*v && !path_join(gd, v, joined, sizeof(joined))) {
+			path_resolve_existing(joined, got, sizeof(got), &b->memo);
+			ok = !strcmp(got, worktree);
+		}
+	}
+	fclose(f);
+	return ok;
+}
+
 /* The git directory of the repository the workspace is in, and its common
  * directory (a linked worktree's main `.git`), where they lie outside the
  * workspace; at most two, in out. Not a repository whose worktree is HOME
  * or above (a dotfiles repository at ~ would make every workspace below
- * HOME write to it), nor anything at `/`. */
+ * HOME write to it), nor anything at `/`.
+ *
+ * The command may have written the `.git` it is read from (a `.git` file
+ * in the workspace saying `gitdir: ~/.config`): a directory outside is
+ * opened only if it points back, in files the command could not have
+ * written unless that directory was writable already. A linked worktree's
+ * git directory is `<common>/worktrees/<name>`, whose `gitdir` names this
+ * very `.git` file and whose `commondir` leads to `<common>`; a
+ * submodule's is under a `.git/modules/`, and its config's `worktree`
+ * names this worktree; a `.git` directory has no `commondir`; and every
+ * common directory has HEAD, objects/ and refs/. */
 static size_t workspace_gitdirs(struct policy_builder *b, const char *ws, const char *home,
 				char out[2][PATH_MAX])
 {
@@ -112,17 +185,39 @@ static size_t workspace_gitdirs(struct policy_builder *b, const char *ws, const 
 	}
 	if (under(home, dir))
 		return 0; /* the repository's worktree is HOME or above it */
-	if (S_ISDIR(st.st_mode))
+	if (S_ISDIR(st.st_mode)) {
 		path_resolve_existing(dotgit, gd, sizeof(gd), &b->memo);
-	else if (!S_ISREG(st.st_mode) || !read_gitfile(b, dotgit, true, gd, sizeof(gd)))
+		if (has(gd, "commondir", false))
+			return 0; /* not what git makes in a `.git` directory */
+		snprintf(common, sizeof(common), "%s", gd);
+	} else if (S_ISREG(st.st_mode) && read_gitfile(b, dotgit, true, gd, sizeof(gd)) &&
+		   is_dir(gd) && has(gd, "HEAD", false)) {
+		char back[PATH_MAX], self[PATH_MAX], file[PATH_MAX + 16], up[PATH_MAX];
+		path_resolve_existing(dotgit, self, sizeof(self), &b->memo);
+		snprintf(file, sizeof(file), "%s/commondir", gd);
+		if (has(gd, "commondir", false)) {
+			/* a linked worktree: <common>/worktrees/<name> */
+			parent_of(gd, up, sizeof(up));
+			const char *base = strrchr(up, '/');
+			if (!base || strcmp(base, "/worktrees"))
+				return 0;
+			parent_of(up, common, sizeof(common));
+			if (!read_gitfile(b, file, false, back, sizeof(back)) || strcmp(back, common))
+				return 0;
+			snprintf(file, sizeof(file), "%s/gitdir", gd);
+			if (!read_gitfile(b, file, false, back, sizeof(back)) || strcmp(back, self))
+				return 0;
+		} else {
+			/* a submodule: under <super>/.git/modules/, pointing back */
+			char wt[PATH_MAX];
+			path_resolve_existing(dir, wt, sizeof(wt), &b->memo);
+			if (!strstr(gd, "/.git/modules/") || !config_worktree_is(b, gd, wt))
+				return 0;
+			snprintf(common, sizeof(common), "%s", gd);
+		}
+	} else
 		return 0;
-	if (!is_dir(gd))
-		return 0;
-	snprintf(common, sizeof(common), "%s", gd);
-	char cfile[PATH_MAX + 16];
-	snprintf(cfile, sizeof(cfile), "%s/commondir", gd);
-	if (access(cfile, F_OK) == 0 && (!read_gitfile(b, cfile, false, common, sizeof(common)) ||
-					 !is_dir(common)))
+	if (!looks_like_git_dir(common))
 		return 0;
 	/* the common directory's worktree: its parent, for a `.git` */
 	char top[PATH_MAX];

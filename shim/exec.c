@@ -13,8 +13,10 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
+#include "elfcheck.h"
 #include "shim.h"
 
 extern char **environ;
@@ -118,16 +120,40 @@ static bool carry(void)
 
 /* exec of a path (a bare name is found in PATH by libc: not judged here,
  * the boundary still holds). 0 or the errno to fail with. */
+/* Said before the exec (the shim is gone after it); the supervisor says it
+ * once per run. */
+static void note_static(int dirfd, const char *path)
+{
+	char found[PATH_MAX], abs[PATH_MAX];
+
+	if (dirfd == AT_FDCWD && !strchr(path, '/')) {
+		if (!elf_find_in_path(path, found, sizeof(found)))
+			return;
+		path = found;
+	}
+	if (!shim_ready() || !elf_is_static(dirfd, path) || !shim_enter())
+		return;
+	if (shim_abspath(dirfd, path, abs, sizeof(abs)) == 0)
+		shim_report(WIRE_NOTE, WIRE_EXEC, abs, 0);
+	shim_leave();
+}
+
 static int exec_check(int dirfd, const char *path, int how)
 {
 	struct pending pd;
 	int e;
 
-	if (!path || (dirfd == AT_FDCWD && !strchr(path, '/')))
+	if (!path)
 		return 0;
+	if (dirfd == AT_FDCWD && !strchr(path, '/')) {
+		note_static(dirfd, path);
+		return 0;
+	}
 	e = shim_check(&pd, dirfd, path, SBX_OP_EXEC, how);
 	if (pd.learn) /* an exec that works does not come back: say it now */
 		shim_after(&pd, 1, false);
+	if (!e)
+		note_static(dirfd, path);
 	return e;
 }
 

@@ -128,6 +128,40 @@ static int judge_addr(const struct sockaddr *sa, socklen_t len)
 	return judge(WIRE_CONNECT, ip, port, target);
 }
 
+/* socket(AF_UNIX) and a Unix socketpair fail with EPERM when the seccomp
+ * filter blocks Unix sockets (allow_all_unix_sockets off): said, once per
+ * run by the supervisor's de-duplication, so `ssh-agent`, `tmux` or a
+ * docker client failing is explained. */
+static void unix_refused(int domain)
+{
+	int err = errno;
+
+	if (domain == AF_UNIX && err == EPERM && shim_ready() && shim_enter()) {
+		if (!policy_allow_all_unix_sockets(shim_policy()))
+			shim_report(WIRE_DENY, WIRE_UNIX, "socket", EPERM);
+		shim_leave();
+	}
+	errno = err;
+}
+
+SHIM_EXPORT int socket(int domain, int type, int protocol)
+{
+	int fd = REAL(socket)(domain, type, protocol);
+
+	if (fd < 0)
+		unix_refused(domain);
+	return fd;
+}
+
+SHIM_EXPORT int socketpair(int domain, int type, int protocol, int sv[2])
+{
+	int rc = REAL(socketpair)(domain, type, protocol, sv);
+
+	if (rc < 0)
+		unix_refused(domain);
+	return rc;
+}
+
 SHIM_EXPORT int connect(int fd, const struct sockaddr *sa, socklen_t len)
 {
 	if (judge_addr(sa, len)) {

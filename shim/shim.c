@@ -456,6 +456,20 @@ static bool exists_at_end(const char *abs)
 	return syscall(SYS_newfstatat, AT_FDCWD, abs, &st, 0) == 0 || errno != ENOENT;
 }
 
+/* A refusal; a directory being made is said with a trailing `/`. */
+static void report_denied(enum sbx_op op, const char *target, int how, int err)
+{
+	char dir[PATH_MAX];
+	size_t n = strlen(target);
+
+	if ((how & HOW_DIR) && n > 1 && n + 2 <= sizeof(dir)) {
+		memcpy(dir, target, n);
+		memcpy(dir + n, "/", 2);
+		target = dir;
+	}
+	shim_report(WIRE_DENY, wire_of(op), target, err);
+}
+
 int shim_check(struct pending *pd, int dirfd, const char *path,
 	       enum sbx_op op, int how)
 {
@@ -504,7 +518,7 @@ int shim_check(struct pending *pd, int dirfd, const char *path,
 		goto out;
 	}
 	rc = deny_errno(op, why);
-	shim_report(WIRE_DENY, wire_of(op), abs, rc);
+	report_denied(op, abs, how, rc);
 out:
 	shim_leave();
 	errno = saved;
@@ -528,8 +542,10 @@ static bool placeholder_refusal(int err, const char *real, const struct sbx_rule
 void shim_after(const struct pending *pd, int n, bool failed)
 {
 	int err = errno;
+	/* EBUSY: a rename or unlink of a file the sandbox bound read-only
+	 * in place (a submodule's git config) */
 	bool refused = failed && (err == EACCES || err == EPERM || err == EROFS ||
-				  err == ENOTDIR || err == EEXIST);
+				  err == ENOTDIR || err == EEXIST || err == EBUSY);
 
 	for (int i = 0; i < n; i++) {
 		char abs[PATH_MAX], real[PATH_MAX];
@@ -545,7 +561,9 @@ void shim_after(const struct pending *pd, int n, bool failed)
 			continue;
 		}
 		/* what the kernel refused: the boundary's doing, explained */
-		if (!refused || !(pd[i].active || pd[i].learn) || !shim_enter())
+		if (!refused || !(pd[i].active || pd[i].learn) ||
+		    (err == EBUSY && i < n - 1) /* a rename's source is not it */ ||
+		    !shim_enter())
 			continue;
 		if (shim_abspath(pd[i].dirfd, pd[i].path, abs, sizeof(abs)) == 0 &&
 		    !(pd[i].op == SBX_OP_WRITE && (pd[i].how & HOW_EXISTING) && !exists(abs))) {
@@ -565,8 +583,9 @@ void shim_after(const struct pending *pd, int n, bool failed)
 			/* a write the policy allows but the kernel refused is
 			 * reported too: the supervisor says why (a writable path
 			 * that did not exist at start cannot be bound) */
-			if (denied || (pd[i].op == SBX_OP_WRITE && err == EROFS && !kernel_fs(target)))
-				shim_report(WIRE_DENY, wire_of(pd[i].op), target, err);
+			if (denied || (pd[i].op == SBX_OP_WRITE && (err == EROFS || err == EBUSY) &&
+				       !kernel_fs(target)))
+				report_denied(pd[i].op, target, pd[i].how, err);
 		}
 		shim_leave();
 	}

@@ -58,6 +58,9 @@ enum {
 	 * ENOENT for changing what does not (rm -f relies on it). */
 	HOW_CREATE = 1 << 2,
 	HOW_EXISTING = 1 << 3,
+	/* it makes a directory (mkdir): a refusal's target is reported with
+	 * a trailing `/`, so the fix offered is one that makes a directory */
+	HOW_DIR = 1 << 4,
 };
 
 /* One path of a call, kept from the check to after the real call. */

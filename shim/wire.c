@@ -167,7 +167,7 @@ int wire_decode(const char *line, size_t len, struct wire_report *r)
 		return -1;
 	p += 5;
 	if (end - p < 2 || p[1] != ' ' ||
-	    (p[0] != WIRE_DENY && p[0] != WIRE_ALLOW && p[0] != WIRE_LEARN))
+	    (p[0] != WIRE_DENY && p[0] != WIRE_ALLOW && p[0] != WIRE_LEARN && p[0] != WIRE_NOTE))
 		return -1;
 	r->decision = p[0];
 	p += 2;
@@ -188,5 +188,10 @@ int wire_decode(const char *line, size_t len, struct wire_report *r)
 		return -1;
 	if (r->op <= WIRE_EXEC && r->target[0] != '/')
 		return -1; /* file operations name absolute paths */
+	size_t tl = strlen(r->target);
+	if (r->op <= WIRE_EXEC && tl > 1 && r->target[tl - 1] == '/') {
+		r->target[tl - 1] = '\0'; /* a directory being made */
+		r->dir = 1;
+	}
 	return 0;
 }

@@ -6,10 +6,11 @@
  *     SBX1 <decision> <op> <pid> <comm> <target> <errno>\n
  *
  * decision: D denied, A allowed (--trace), L would be denied (--learn, the
- * call went ahead). op: read write exec connect dns unix. Fields are
+ * call went ahead), N a note (`exec`: a static binary started). op: read write exec connect dns unix. Fields are
  * separated by one space; bytes <= 0x20, 0x7f, `%` and `+` inside comm and
  * target are written as %XX, so a field never holds a space or a newline.
- * The shim only says what happened; the supervisor asks its own copy of the
+ * A file target with a trailing `/` is a directory being made (mkdir): the
+ * decoder drops the `/` and sets `dir`. The shim only says what happened; the supervisor asks its own copy of the
  * policy which rule decided, so a forged line cannot name a rule.
  *
  * Used by the shim (encode, async-signal-safe, no allocation) and by the
@@ -33,6 +34,8 @@ enum wire_op {
 #define WIRE_DENY 'D'
 #define WIRE_ALLOW 'A'
 #define WIRE_LEARN 'L'
+#define WIRE_NOTE 'N' /* not a decision: exec of a static binary (the shim
+		       * will not see inside it) */
 
 #define WIRE_MAX 4096 /* PIPE_BUF on Linux: one atomic write */
 #define WIRE_TARGET_MAX 4096
@@ -45,6 +48,7 @@ struct wire_report {
 	char comm[32];
 	char target[WIRE_TARGET_MAX];
 	int truncated; /* the target did not fit in one line */
+	int dir;       /* a file target written with a trailing `/` (mkdir) */
 };
 
 const char *wire_op_name(enum wire_op op);

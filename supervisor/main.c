@@ -17,6 +17,7 @@
 
 #include "hostfs.h"
 #include "standin.h"
+#include "elfcheck.h"
 #include "supervisor.h"
 
 extern char **environ;
@@ -145,29 +146,65 @@ static void setup_advice(void)
 
 /* Can bubblewrap make a sandbox here at all (user, pid and network
  * namespaces, a read-only root)? Asked only after ours failed, to tell a
- * machine without the boundary from a failure of our own. */
-static bool bwrap_works(const char *bwrap)
+ * machine without the boundary from a failure of our own. Only a definite
+ * no counts: bubblewrap missing, or refused the namespaces for good
+ * (EPERM, EACCES, ENOSPC from max_user_namespaces = 0, EINVAL, ENOSYS). A
+ * probe that could not tell (no process to fork, EAGAIN or ENOMEM inside
+ * bubblewrap, a signal) is not a no: a command that exhausts the user's
+ * processes must not turn fallback = warn into a run without a sandbox. */
+enum bwrap_probe { BWRAP_WORKS, BWRAP_CANNOT, BWRAP_UNKNOWN };
+
+static enum bwrap_probe bwrap_probe(const char *bwrap)
 {
 	char *argv[] = { (char *)bwrap, "--unshare-user", "--unshare-pid", "--unshare-net",
 			 "--ro-bind", "/", "/", "--", "/bin/true", NULL };
-	int status;
-	pid_t pid = fork();
+	static const char *const definite[] = {
+		"Operation not permitted", "Permission denied", "No space left on device",
+		"Invalid argument", "Function not implemented", "No such file or directory",
+	};
+	char out[4096];
+	size_t n = 0;
+	int status, fds[2];
+	pid_t pid;
 
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDWR);
-		if (null >= 0) {
-			dup2(null, STDOUT_FILENO);
-			dup2(null, STDERR_FILENO);
-		}
+	if (pipe2(fds, O_CLOEXEC))
+		return BWRAP_UNKNOWN;
+	if ((pid = fork()) == 0) {
+		int null = open("/dev/null", O_RDONLY);
+		if (null >= 0)
+			dup2(null, STDIN_FILENO);
+		dup2(fds[1], STDOUT_FILENO);
+		dup2(fds[1], STDERR_FILENO);
 		execv(bwrap, argv);
+		dprintf(STDERR_FILENO, "exec: %s\n", strerror(errno));
 		_exit(127);
 	}
-	if (pid < 0)
-		return false;
+	close(fds[1]);
+	if (pid < 0) {
+		close(fds[0]);
+		return BWRAP_UNKNOWN;
+	}
+	for (ssize_t r; n < sizeof(out) - 1; n += (size_t)r)
+		if ((r = read(fds[0], out + n, sizeof(out) - 1 - n)) <= 0) {
+			if (r < 0 && errno == EINTR) {
+				r = 0;
+				continue;
+			}
+			break;
+		}
+	out[n] = '\0';
+	close(fds[0]);
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
-			return false;
-	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+			return BWRAP_UNKNOWN;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return BWRAP_WORKS;
+	if (!WIFEXITED(status))
+		return BWRAP_UNKNOWN;
+	for (size_t i = 0; i < sizeof(definite) / sizeof(*definite); i++)
+		if (strstr(out, definite[i]))
+			return BWRAP_CANNOT;
+	return BWRAP_UNKNOWN;
 }
 
 static int unsandboxed(const struct options *o, const char *why)
@@ -175,6 +212,28 @@ static int unsandboxed(const struct options *o, const char *why)
 	msg("WARNING: running %s WITHOUT a sandbox (%s): it can read, write and "
 	    "reach everything you can", o->command[0], why);
 	return run_unsandboxed(o->command);
+}
+
+/* COMMAND itself static (Go, Rust with musl, codex): the shim never loads,
+ * so what the sandbox refuses it fails without a line here. Said once. */
+static void note_static_command(const struct options *o, bool use_shim, const char *home)
+{
+	char found[PATH_MAX], shown[PATH_MAX];
+	const char *cmd = o->command[0];
+
+	if (!use_shim)
+		return;
+	if (!strchr(cmd, '/')) {
+		if (!elf_find_in_path(cmd, found, sizeof(found)))
+			return;
+		cmd = found;
+	}
+	if (!elf_is_static(AT_FDCWD, cmd))
+		return;
+	sbx_path_tildify(cmd, home, shown, sizeof(shown));
+	msg("note: %s is a static binary: the shim cannot see inside it, so what "
+	    "the sandbox refuses it will fail without an explanation here (the "
+	    "boundary holds all the same)", shown);
 }
 
 static void startup_line(const struct policy *p, const struct plan *pl)
@@ -785,6 +844,7 @@ int main(int argc, char **argv)
 	/* said before "go": COMMAND cannot have written anything yet */
 	if (!serr) {
 		startup_line(confine, &pl);
+		note_static_command(&o, use_shim, home);
 		if (o.learn)
 			info("learning: writes allowed in HOME too, secrets and protected "
 			     "files still closed; what the policy would refuse is recorded");
@@ -812,13 +872,18 @@ int main(int argc, char **argv)
 		/* fallback = warn is for a machine where the boundary cannot
 		 * exist at all, never for one of ours that failed: sbx-init
 		 * ran (125: the namespaces stood) or a bare bubblewrap works */
-		if (policy_fallback(p) == SBX_FALLBACK_WARN && !o.learn &&
-		    rc != SBX_EXIT_SETUP && !bwrap_works(bwrap)) {
+		enum bwrap_probe probe = BWRAP_WORKS;
+		if (policy_fallback(p) == SBX_FALLBACK_WARN && !o.learn && rc != SBX_EXIT_SETUP)
+			probe = bwrap_probe(bwrap);
+		if (probe == BWRAP_CANNOT) {
 			rc = unsandboxed(&o, "bubblewrap cannot run on this machine; fallback = warn");
 			goto out;
 		}
 		if (policy_fallback(p) == SBX_FALLBACK_WARN && !o.learn)
-			msg("fallback = warn does not apply: bubblewrap works on this "
+			msg(probe == BWRAP_UNKNOWN ?
+			    "fallback = warn does not apply: whether bubblewrap can run here "
+			    "could not be told (out of processes or memory?)" :
+			    "fallback = warn does not apply: bubblewrap works on this "
 			    "machine, this sandbox failed after it started");
 		msg("the sandbox could not be set up (bubblewrap exit %d, its message "
 		    "is above); nothing was run", rc);

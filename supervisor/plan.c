@@ -324,6 +324,9 @@ static const char *const home_standins[] = {
 	".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
 	".zshrc", ".zshenv", ".zprofile", ".zlogin", ".gitconfig",
 	".claude/commands", ".claude/agents", ".config/git/config", ".config/sbx",
+	".bash_aliases", ".pam_environment", ".xprofile", ".xsessionrc", ".xinitrc",
+	".ripgreprc", ".config/autostart", ".config/systemd", ".config/environment.d",
+	".local/bin", "bin",
 };
 
 static bool standin_fits(const struct plan_in *in, const char *path)
@@ -460,7 +463,7 @@ static int guard_gitdir(const struct plan_in *in, struct plan *pl, struct covere
 			return 0;
 		if (access(path, F_OK) == 0)
 			rc = protect_path(in, pl, cv, path);
-		else if (strcmp(parts[i], "commondir")) /* none: standin_fits() */
+		else /* commondir gets no stand-in (standin_fits()): named after */
 			rc = placeholder(in, pl, cv, path, false);
 	}
 	return rc;
@@ -800,6 +803,10 @@ static int protect_rules(const struct plan_in *in, struct plan *pl,
 			snprintf(g, sizeof(g), "%s/HEAD", cv->roots.v[i]);
 			if (access(g, F_OK) == 0)
 				rc = guard_gitdir(in, pl, cv, cv->roots.v[i]);
+			/* and its submodules' git directories */
+			snprintf(g, sizeof(g), "%s/modules", cv->roots.v[i]);
+			if (!rc && access(g, F_OK) == 0)
+				rc = guard_modules(in, pl, cv, g, 4);
 		}
 	}
 	return rc;

@@ -40,6 +40,7 @@ struct reports {
 	char buf[WIRE_MAX + 1];
 	size_t len;
 	bool skipping; /* inside an over-long line */
+	bool said_static; /* a static binary started: said once per run */
 	struct seen *seen;
 	unsigned long denied[WIRE_OP_COUNT], learned, allowed, malformed, ignored;
 	char *held;        /* lines kept for reports_flush() (cfg.hold) */
@@ -127,6 +128,64 @@ static void printable(char *s, size_t sz)
 	s[o] = '\0';
 }
 
+static bool exists(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0;
+}
+
+/* The --allow-write that works as printed for a write refused outside the
+ * writable roots: only a path that exists when the sandbox starts can be
+ * made writable, or a directory named with a trailing `/`, which sbx
+ * creates. The target's directory when it exists and may be opened whole
+ * (not HOME, not a top-level directory); else the target when it exists;
+ * else, for a new name, its nearest existing ancestor when that may be
+ * opened whole, or the first missing directory on the way with a `/`; a
+ * directory being made (the shim's trailing `/`) right in HOME or a
+ * top-level directory, itself with a `/`; and a new file there, that
+ * directory itself: nothing narrower lets a new name be made there. */
+static void write_fix(const struct policy *p, const char *target, bool made_dir,
+		      char *out, size_t outsz)
+{
+	const char *home = policy_home(p);
+	char dir[PATH_MAX], child[PATH_MAX];
+
+	snprintf(dir, sizeof(dir), "%s", target);
+	char *slash = strrchr(dir, '/');
+	if (slash && slash != dir)
+		*slash = '\0';
+	if (exists(target)) {
+		snprintf(out, outsz, "%s", learn_foldable(dir, home) && exists(dir) ? dir : target);
+		return;
+	}
+	if (made_dir && !learn_foldable(dir, home) && exists(dir) && strlen(target) + 2 <= outsz) {
+		size_t l = strlen(target); /* mkdir: the directory itself, made by sbx */
+		memcpy(out, target, l);
+		memcpy(out + l, "/", 2);
+		return;
+	}
+	/* walk up to what exists, remembering the first missing directory */
+	snprintf(child, sizeof(child), "%s", target);
+	while (!exists(dir) && strcmp(dir, "/")) {
+		snprintf(child, sizeof(child), "%s", dir);
+		slash = strrchr(dir, '/');
+		if (slash == dir)
+			dir[1] = '\0';
+		else
+			*slash = '\0';
+	}
+	if (learn_foldable(dir, home))
+		snprintf(out, outsz, "%s", dir);
+	else if (strcmp(child, target) && strlen(child) + 2 <= outsz) {
+		size_t l = strlen(child); /* with a `/`: sbx makes it */
+		memcpy(out, child, l);
+		memcpy(out + l, "/", 2);
+	}
+	else
+		snprintf(out, outsz, "%s", dir);
+}
+
 void report_explain(const struct policy *p, const struct wire_report *w,
 		    struct report_expl *e)
 {
@@ -134,9 +193,18 @@ void report_explain(const struct policy *p, const struct wire_report *w,
 	char shown[PATH_MAX], dir[PATH_MAX], host[256];
 
 	memset(e, 0, sizeof(*e));
+	if (w->op == WIRE_UNIX) {
+		/* socket(AF_UNIX) refused by the seccomp filter: no path yet */
+		e->verdict = policy_allow_all_unix_sockets(p) ? SBX_ALLOW : SBX_DENY;
+		snprintf(e->shown, sizeof(e->shown), "creation");
+		return;
+	}
 	if (file_op(w->op)) {
 		e->verdict = policy_check_path(p, sbx_op_of(w->op), w->target, &why);
 		policy_tildify(p, w->target, e->shown, sizeof(e->shown));
+		size_t sl = strlen(e->shown);
+		if (w->dir && sl + 1 < sizeof(e->shown)) /* shown as made: `~/.cache/` */
+			memcpy(e->shown + sl, "/", 2);
 	} else {
 		unsigned port;
 		if (sbx_split_target(w->target, host, sizeof(host), &port))
@@ -172,15 +240,10 @@ void report_explain(const struct policy *p, const struct wire_report *w,
 	if (file_op(w->op) && why && why->kind == SBX_RULE_DENY_READ) {
 		snprintf(e->fix, sizeof(e->fix), "--allow-read %s", e->shown);
 	} else if (w->op == WIRE_WRITE && !why) {
-		/* its directory, unless that would open HOME or a top-level
-		 * directory whole: then the path itself */
-		snprintf(dir, sizeof(dir), "%s", w->target);
-		char *slash = strrchr(dir, '/');
-		if (slash && slash != dir)
-			*slash = '\0';
-		if (!learn_foldable(dir, policy_home(p)))
-			snprintf(dir, sizeof(dir), "%s", w->target);
+		write_fix(p, w->target, w->dir, dir, sizeof(dir));
 		policy_tildify(p, dir, shown, sizeof(shown));
+		if (!strcmp(dir, policy_home(p)))
+			snprintf(shown, sizeof(shown), "~/");
 		printable(shown, sizeof(shown));
 		snprintf(e->fix, sizeof(e->fix), "--allow-write %s", shown);
 	} else if (!file_op(w->op) && !why) {
@@ -231,6 +294,12 @@ size_t report_line(const struct wire_report *w, const struct report_expl *e,
 			    "directory or a protected file)", e->guarded);
 		else if (e->verdict == SBX_ALLOW)
 			PUT(" — refused by the sandbox");
+		else if (w->op == WIRE_UNIX)
+			PUT(" — Unix sockets are blocked in the sandbox (ssh-agent, tmux, docker, "
+			    "X and Wayland use them): allow them all with "
+			    "`allow_all_unix_sockets = true` under [network] in sandbox.ini; "
+			    "allowing one socket by path needs seccomp notification, not "
+			    "built yet");
 		else if (file_op(w->op))
 			PUT(" — outside the writable paths");
 		else
@@ -421,6 +490,21 @@ static void handle(struct reports *r, const char *line, size_t len)
 
 	if (wire_decode(line, len, &w)) {
 		r->malformed++;
+		return;
+	}
+	if (w.decision == WIRE_NOTE) {
+		/* a claim the command can forge, and harmless: a line, once */
+		if (w.op == WIRE_EXEC && !r->said_static) {
+			char shown[PATH_MAX];
+			r->said_static = true;
+			policy_tildify(r->cfg.policy, w.target, shown, sizeof(shown));
+			printable(shown, sizeof(shown));
+			snprintf(text, sizeof(text), "sbx: note: %s is a static binary (pid %d): the "
+				 "shim cannot see inside it, so what the sandbox refuses it will "
+				 "fail without an explanation here (the boundary holds all the same)",
+				 shown, w.pid);
+			say(r, text);
+		}
 		return;
 	}
 	report_explain(r->cfg.policy, &w, &e);

@@ -14,7 +14,7 @@ set -u
 
 STANDIN=/proc/sbx-stand-in
 # the shell and git start-up names that get a stand-in at the top of HOME
-STARTUP=".bash_login .bash_logout .bash_profile .bashrc .gitconfig .profile .zlogin .zprofile .zshenv .zshrc"
+STARTUP=".bash_aliases .bash_login .bash_logout .bash_profile .bashrc .gitconfig .pam_environment .profile .ripgreprc .xinitrc .xprofile .xsessionrc .zlogin .zprofile .zshenv .zshrc bin"
 
 # standins DIR: the names in DIR that are links into /proc/sbx-stand-in (a
 # link the test made itself, to .../fake, is the user's own: not counted)
@@ -69,10 +69,10 @@ t git_everyday_commands_in_an_existing_repo_root
 mkrepo "$W"
 sx -- sh -c 's() { "$@" >/dev/null || echo "STEP-FAILED: $*"; }
 	s git status; echo c > c; s git add c; s git commit -qm inside; s git log --oneline
-	echo more >> a; git diff > "$0/diff.out" || echo "STEP-FAILED: git diff"
-	s git stash; s git stash pop; echo END' "$B"
+	echo more >> a; git diff > /tmp/diff.out || echo "STEP-FAILED: git diff"
+	sed -n "s/^+more/DIFF:&/p" /tmp/diff.out; s git stash; s git stash pop; echo END'
 if has END out && ! has STEP-FAILED out && [ "$(git log -1 --format=%s)" = inside ] &&
-   [ "$(git show HEAD:c 2>/dev/null)" = c ] && grep -q '^+more' "$B/diff.out" &&
+   [ "$(git show HEAD:c 2>/dev/null)" = c ] && has "DIFF:+more" out &&
    [ "$(tail -1 a)" = more ] && [ -z "$(git stash list)" ]; then ok
 else bad "rc=$RC $(grep STEP-FAILED "$B/out" | tr '\n' ' ') host log: $(git log --format=%s | tr '\n' ' ')"; fi
 
@@ -100,7 +100,7 @@ mkrepo "$W" && mkdir -p src/deep && echo s > src/deep/s && git add src && git co
 cd src || exit 1
 sx -- sh -c 'git status >/dev/null && git log --oneline >/dev/null && git diff --quiet && echo RO-END'
 ro_rc=$RC; ro=$(cat "$B/out")
-sx --allow-write "$W/.git" -- sh -c 'git status >/dev/null && echo n > new.txt && git add new.txt &&
+sx -- sh -c 'git status >/dev/null && echo n > new.txt && git add new.txt &&
 	git commit -qm from-subdir && echo END'
 cd "$W" || exit 1
 if [ "$ro" = RO-END ] && has END out && [ "$(git log -1 --format=%s)" = from-subdir ] &&
@@ -108,26 +108,74 @@ if [ "$ro" = RO-END ] && has END out && [ "$(git log -1 --format=%s)" = from-sub
 else bad "read-only rc=$ro_rc out='$ro'; writable rc=$RC host log: $(git log --format=%s | tr '\n' ' ')"; fi
 
 # A linked worktree (git worktree add, on the host, before the run) as the
-# workspace; the main repository's git directory made writable for commit.
+# workspace; the main repository's git directory is writable for commit
+# (isolation = workspace opens it: it points back at this worktree).
 t git_in_a_linked_worktree
 mkrepo "$B/main" && git -C "$B/main" worktree add -q "$W" -b wtb
-sx --allow-write "$B/main/.git" -- sh -c 'git status >/dev/null && echo w > w && git add w &&
+sx -- sh -c 'git status >/dev/null && echo w > w && git add w &&
 	git commit -qm in-linked-wt && git log --oneline >/dev/null && echo END'
 if has END out && [ "$(git -C "$B/main" log -1 --format=%s wtb)" = in-linked-wt ] &&
    [ -z "$(git status --porcelain)" ] && [ -z "$(git -C "$B/main" status --porcelain)" ]; then ok
 else bad "rc=$RC host log: $(git -C "$B/main" log --format=%s wtb 2>&1 | tr '\n' ' ')"; fi
 
+# With the workspace below a repository's top, its git directory is
+# writable: its submodules' hooks and config are not.
+t submodule_hooks_stay_protected_from_a_subdirectory_workspace
+mkrepo "$B/sub" && mkrepo "$W" && git -c protocol.file.allow=always submodule add -q ../sub sub >/dev/null 2>&1 &&
+	git commit -qm add-sub && mkdir -p src && cp .git/modules/sub/config "$B/subconfig.orig"
+cd src || exit 1
+sx -- sh -c 'g=$(git rev-parse --git-common-dir); echo x > "$g/modules/sub/hooks/post-checkout";
+	echo "[core] fsmonitor = touch /tmp/pwned" >> "$g/modules/sub/config"; echo END'
+cd "$W" || exit 1
+if has END out && [ ! -e .git/modules/sub/hooks/post-checkout ] &&
+   cmp -s .git/modules/sub/config "$B/subconfig.orig"; then ok
+else bad "rc=$RC $(ls .git/modules/sub/hooks | tr '\n' ' ')"; fi
+
+# The git directory opened for a subdirectory workspace has no commondir:
+# a stand-in there would break git, so a static binary (which the shim does
+# not see) can make one; sbx names it after the run, not silently.
+t commondir_made_by_a_static_binary_in_an_opened_git_dir_is_named
+mkrepo "$W" && mkdir -p src
+printf '#include <fcntl.h>\nint main(void) { return open("../.git/commondir", O_WRONLY | O_CREAT, 0644) < 0; }\n' > "$B/cd.c"
+if cc -static -o src/cdprog "$B/cd.c" 2>/dev/null; then
+	cd src || exit 1
+	sx --no-shim -- ./cdprog
+	cd "$W" || exit 1
+	if [ -e .git/commondir ] && hasf "$W/.git/commondir appeared during the run although it is protected" err; then ok
+	else bad "rc=$RC $(head -c 300 "$B/err")"; fi
+	rm -f .git/commondir
+else skip "no static libc"; fi
+
+# A `.git` file the command plants in its workspace, naming a directory
+# outside it, opens nothing on the next run (it does not point back).
+t a_planted_git_file_opens_nothing_outside
+mkdir -p "$B/secret/objects" "$B/secret/refs" && echo 'ref: refs/heads/x' > "$B/secret/HEAD"
+sx -- sh -c 'echo "gitdir: $0" > .git; echo END' "$B/secret"
+sx -- sh -c 'echo pwned > "$0/planted"; echo END2' "$B/secret"
+if has END2 out && [ -f .git ] && [ ! -e "$B/secret/planted" ]; then ok
+else bad "rc=$RC $(ls "$B/secret" | tr '\n' ' ')"; fi
+rm -f .git
+
 # A superproject with a submodule (made on the host); the submodule is moved
 # off its recorded commit on the host, and `git submodule update` inside puts
 # it back; status and commit in the superproject work too.
 t git_submodule_update_in_a_superproject
+# `git submodule update` rewrites the submodule's config (core.worktree, to
+# the value it has) on every run: that config is protected (a hostile one
+# runs code in the next git on the host), so the rewrite is refused and
+# said, the config is untouched, and the documented way round (a checkout
+# in the submodule, what update does) and the superproject's git work.
 mkrepo "$B/sub" && echo two > "$B/sub/two" && git -C "$B/sub" add two && git -C "$B/sub" commit -qm two
 mkrepo "$W" && git -c protocol.file.allow=always submodule add -q ../sub sub >/dev/null 2>&1 &&
 	git commit -qm add-sub && git -C sub checkout -q HEAD~1
 want=$(git ls-tree HEAD sub | awk '{print $3}')
-sx -- sh -c 'git submodule update >/dev/null && git status >/dev/null && echo s > s && git add s &&
-	git commit -qm super && echo END'
-if has END out && [ -n "$want" ] && [ "$(git -C sub rev-parse HEAD)" = "$want" ] &&
+cp .git/modules/sub/config "$B/subconfig.orig"
+sx -- sh -c 'git submodule update >/dev/null 2>&1 && echo UPDATE-WORKED
+	git -C sub checkout -q --detach "$(git ls-tree HEAD sub | cut -d" " -f3 | cut -f1)" &&
+	git status >/dev/null && echo s > s && git add s && git commit -qm super && echo END'
+if has END out && ! has UPDATE-WORKED out && [ -n "$want" ] &&
+   [ "$(git -C sub rev-parse HEAD)" = "$want" ] && cmp -s .git/modules/sub/config "$B/subconfig.orig" &&
+   hasf "denied write of $W/.git/modules/sub/config — the sandbox keeps" err &&
    [ "$(git log -1 --format=%s)" = super ] && [ -z "$(git status --porcelain)" ]; then ok
 else bad "rc=$RC sub at $(git -C sub rev-parse --short HEAD 2>&1) want ${want:0:7}; log: $(git log --format=%s | tr '\n' ' ')"; fi
 
@@ -360,6 +408,30 @@ if [ "$(cat "$HOME/note" 2>/dev/null)" = hi ] && ! grep -q "$SECRET" "$B/out" "$
    has "Permission denied" err; then ok
 else bad "rc=$RC note=$(cat "$HOME/note" 2>&1)"; fi
 
+# With HOME writable, every place a later login, desktop session or shell
+# runs from stays closed: with the shim, and with the boundary alone (a
+# static binary's view), existing and missing alike (~/.config and ~/.local
+# exist, their children do not; ~/.config/fish is refused by the shim only
+# until seccomp notify, so it is not asserted without the shim).
+t home_persistence_places_stay_closed
+mkdir -p "$HOME/.config" "$HOME/.local" && echo orig > "$HOME/.bash_aliases"
+plant='for f in .bash_aliases .pam_environment .xprofile .xsessionrc .xinitrc .ripgreprc; do echo "id>&2" >> ~/$f; done
+	mkdir -p ~/.local/bin ~/bin ~/.config/autostart ~/.config/systemd/user ~/.config/environment.d
+	echo evil > ~/.local/bin/git; echo evil > ~/bin/git; echo evil > ~/.config/autostart/x.desktop
+	echo evil > ~/.config/systemd/user/x.service; echo evil > ~/.config/environment.d/x.conf'
+sxh -- sh -c "$plant; mkdir -p ~/.config/fish && echo evil > ~/.config/fish/config.fish; echo END"; a=$RC; ha=$(has END out && echo y)
+hasf "denied write of ~/.local/bin" err; report=$?
+sxh --no-shim -- sh -c "$plant; echo END"; b=$RC
+left=""
+for f in .pam_environment .xprofile .xsessionrc .xinitrc .ripgreprc .local/bin .config/autostart .config/systemd \
+	 .config/environment.d .config/fish bin; do
+	[ -e "$HOME/$f" ] || [ -L "$HOME/$f" ] && left="$left $f"
+done
+if [ "$ha" = y ] && has END out && [ $report -eq 0 ] && [ -z "$left" ] &&
+   [ "$(cat "$HOME/.bash_aliases")" = orig ]; then ok
+else bad "rc=$a/$b left:$left aliases=$(head -c 50 "$HOME/.bash_aliases")"; fi
+rm -f "$HOME/.bash_aliases"
+
 # ---- 6. deny_domains holds when allow_domains = *
 
 # serve DIR: an HTTP server on a free loopback port, requests logged to
@@ -427,6 +499,51 @@ printf '[network]\nallow_unix_sockets = /x\n' > "$B/unix.ini"
 sx -c "$B/unix.ini" -- sh -c 'echo ran > ran-marker'
 if [ "$(grep -c allow_unix_sockets "$B/err")" -eq 1 ] && has 'allow_unix_sockets.*not\|not.*allow_unix_sockets\|stay blocked' err; then ok
 else bad "rc=$RC: $(tr '\n' ' ' < "$B/err" | head -c 300)"; fi
+
+# A refused Unix socket (tmux, ssh-agent, a docker client) is explained,
+# once, with the key that allows them.
+t refused_unix_socket_is_explained_once
+sx -- sh -c 'python3 -c "import socket; socket.socket(socket.AF_UNIX)" 2>/dev/null;
+	python3 -c "import socket; socket.socketpair()" 2>/dev/null; echo END'
+if has END out && [ "$(grep -c 'denied unix socket creation' "$B/err")" -eq 1 ] &&
+   hasf 'allow_all_unix_sockets = true' err; then ok
+else bad "rc=$RC: $(tr '\n' ' ' < "$B/err" | head -c 300)"; fi
+
+# A static binary started (COMMAND itself, or by a program the shim is in)
+# is said once per run: its refusals will not be explained.
+t static_binary_started_is_said_once
+printf 'int main(void) { return 0; }\n' > "$B/st.c"
+if cc -static -o static-prog "$B/st.c" 2>/dev/null; then
+	sx -- ./static-prog; direct=$(grep -c 'static-prog is a static binary' "$B/err")
+	sx -- sh -c './static-prog; ./static-prog; true'; via=$(grep -c 'static-prog is a static binary' "$B/err")
+	sx -- sh -c 'ls >/dev/null'; none=$(grep -c 'static binary' "$B/err")
+	if [ "$direct" -eq 1 ] && [ "$via" -eq 1 ] && [ "$none" -eq 0 ]; then ok
+	else bad "direct=$direct via=$via dynamic=$none"; fi
+else skip "no static libc"; fi
+
+# Every hint works when followed: each refused write's `(allow it with
+# --allow-write X)` is taken literally into a second run of the same write,
+# which then succeeds with no refusal. A new file right in HOME, a new
+# directory chain in HOME, a file in a missing directory of an existing one,
+# a new directory in an existing one, and outside HOME.
+t every_write_hint_works_when_followed
+mkdir -p "$HOME/.local" "$B/outdir" && rm -rf "$HOME/planted" "$HOME/.cache" "$HOME/.npm" "$HOME/.local/share"
+fails=""
+for w in 'touch ~/planted' 'mkdir -p ~/.cache/pip/x' 'mkdir -p ~/.npm && touch ~/.npm/y' \
+	 'mkdir -p ~/.local/share/foo' "touch '$B/outdir/f'" "mkdir -p '$B/newchain/a/b'"; do
+	sx -- sh -c "$w"
+	fix=$(sed -n 's/.*(allow it with --allow-write \([^)]*\)).*/\1/p' "$B/err" | head -1)
+	if [ -z "$fix" ]; then fails="$fails [$w: no hint: $(head -c 200 "$B/err")]"; continue; fi
+	fix=${fix/#\~/$HOME}
+	sx --allow-write "$fix" -- sh -c "$w && echo DONE"
+	if ! has DONE out || has 'denied write' err; then
+		fails="$fails [$w with --allow-write $fix: rc=$RC $(grep denied "$B/err" | head -c 200)]"
+	fi
+done
+if [ -z "$fails" ] && [ -e "$HOME/planted" ] && [ -d "$HOME/.cache/pip/x" ] && [ -e "$HOME/.npm/y" ] &&
+   [ -d "$HOME/.local/share/foo" ] && [ -e "$B/outdir/f" ] && [ -d "$B/newchain/a/b" ]; then ok
+else bad "$fails"; fi
+rm -rf "$HOME/planted" "$HOME/.cache" "$HOME/.npm" "$HOME/.local/share"
 
 t startup_line_says_1_read_deny_singular
 sx -- true; e1=$(head -1 "$B/err")

@@ -220,7 +220,7 @@ ts protected_directory_name_at_the_top_refused_by_the_shim_and_explained
 mkdir src
 sxl -q -- sh -c 'mkdir -p .vscode; echo x > .vscode/tasks.json; mkdir src; echo AFTER'
 if [ ! -e .vscode ] && has AFTER out &&
-   hasf "sbx: denied write of $W/.vscode by \`deny_write = .vscode/\` (built in; no setting lifts it) — pid " err &&
+   hasf "sbx: denied write of $W/.vscode/ by \`deny_write = .vscode/\` (built in; no setting lifts it) — pid " err &&
    ! grep -qF "$W/src" "$B/err" &&
    [ "$(logq "sorted(r['errno'] for r in L if r['target'].startswith(W + '/.vscode'))")" = "['EROFS']" ]
 then ok; else bad "log=$(logq L | head -c 400)"; fi

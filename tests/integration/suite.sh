@@ -577,6 +577,18 @@ if [ $RC -eq 125 ] && [ -z "$left" ] && has "setting up uid map" err && has "not
    [ $RC2 -eq 0 ] && [ -e warn-marker ] && [ ! -e ran-marker ] && has WARNING err; then ok
 else bad "rc=$RC rc2=$RC2 left: $left"; fi
 
+# A bubblewrap that fails for a passing reason (no process left to fork,
+# as a fork bomb of the command's own causes) is no proof that the machine
+# cannot sandbox: fallback = warn does not run the command unsandboxed.
+t bwrap_failing_for_a_passing_reason_never_falls_back
+printf '#!/bin/sh\necho "bwrap: Creating new namespace failed: Resource temporarily unavailable" >&2\nexit 1\n' > "$B/eagainbwrap"
+chmod +x "$B/eagainbwrap"
+printf '[sandbox]\nfallback = warn\n' > "$B/warn.ini"
+SBX_BWRAP="$B/eagainbwrap" "$TIMEOUT" 30 "$SBX" -c "$B/warn.ini" -- touch ran-marker >"$B/out" 2>"$B/err"; RC=$?
+if [ $RC -eq 125 ] && [ ! -e ran-marker ] && ! has WARNING err && has "could not be told" err &&
+   has "nothing was run" err; then ok
+else bad "rc=$RC $(head -c 300 "$B/err")"; fi
+
 # fallback = warn is for a machine where bubblewrap cannot run at all: a
 # failure after the boundary started (here sbx-init itself gives up, as on
 # an over-long operation list a project's sandbox.ini can cause) exits 125

@@ -34,7 +34,7 @@ static struct policy *compile_in(const char *home, const char *ws)
 
 static char *p(const char *root, const char *rel)
 {
-	static char buf[8][4200];
+	static char buf[8][8500];
 	static int k;
 	k = (k + 1) % 8;
 	snprintf(buf[k], sizeof(buf[k]), "%s/%s", root, rel);
@@ -48,11 +48,35 @@ static void mkdirs(const char *root, const char *rel)
 	cr_assert_eq(system(cmd), 0);
 }
 
+/* what `git init` makes, as far as the policy looks */
+static void git_dir(const char *root, const char *rel)
+{
+	char d[4200];
+	snprintf(d, sizeof(d), "%s/objects", rel);
+	mkdirs(root, d);
+	snprintf(d, sizeof(d), "%s/refs", rel);
+	mkdirs(root, d);
+	snprintf(d, sizeof(d), "%s/HEAD", rel);
+	write_file(p(root, d), "ref: refs/heads/main\n");
+}
+
+/* main/ and its linked worktree wt/, as `git worktree add ../wt` makes them */
+static void linked_worktree(const char *t)
+{
+	git_dir(t, "main/.git");
+	mkdirs(t, "main/.git/worktrees/wt");
+	mkdirs(t, "wt");
+	write_file(p(t, "wt/.git"), "gitdir: ../main/.git/worktrees/wt\n");
+	write_file(p(t, "main/.git/worktrees/wt/commondir"), "../..\n");
+	write_file(p(t, "main/.git/worktrees/wt/HEAD"), "ref: refs/heads/wt\n");
+	write_file(p(t, "main/.git/worktrees/wt/gitdir"), p(t, "wt/.git\n"));
+}
+
 Test(policy_gitdirs, a_subdirectory_of_a_repository_writes_its_git_directory)
 {
 	char *t = tmpdir();
 	mkdirs(t, "home");
-	mkdirs(t, "repo/.git/objects");
+	git_dir(t, "repo/.git");
 	mkdirs(t, "repo/.git/hooks");
 	mkdirs(t, "repo/sub");
 	struct policy *pol = compile_in(p(t, "home"), p(t, "repo/sub"));
@@ -71,10 +95,7 @@ Test(policy_gitdirs, a_linked_worktree_writes_the_common_directory)
 {
 	char *t = tmpdir();
 	mkdirs(t, "home");
-	mkdirs(t, "main/.git/worktrees/wt");
-	mkdirs(t, "wt");
-	write_file(p(t, "wt/.git"), "gitdir: ../main/.git/worktrees/wt\n");
-	write_file(p(t, "main/.git/worktrees/wt/commondir"), "../..\n");
+	linked_worktree(t);
 	struct policy *pol = compile_in(p(t, "home"), p(t, "wt"));
 	cr_assert_eq(check(pol, SBX_OP_WRITE, p(t, "main/.git/worktrees/wt/index")), SBX_ALLOW);
 	cr_assert_eq(check(pol, SBX_OP_WRITE, p(t, "main/.git/objects/ab")), SBX_ALLOW);
@@ -88,7 +109,7 @@ Test(policy_gitdirs, a_linked_worktree_writes_the_common_directory)
 Test(policy_gitdirs, a_repository_at_home_or_above_is_never_opened)
 {
 	char *t = tmpdir();
-	mkdirs(t, "home/.git/objects");
+	git_dir(t, "home/.git");
 	mkdirs(t, "home/proj");
 	struct policy *pol = compile_in(p(t, "home"), p(t, "home/proj"));
 	cr_assert_eq(check(pol, SBX_OP_WRITE, p(t, "home/.git/objects/ab")), SBX_DENY);
@@ -101,7 +122,7 @@ Test(policy_gitdirs, isolation_strict_opens_no_git_directory)
 {
 	char *t = tmpdir();
 	mkdirs(t, "home");
-	mkdirs(t, "repo/.git/objects");
+	git_dir(t, "repo/.git");
 	mkdirs(t, "repo/sub");
 	struct policy_ctx ctx = { .home = p(t, "home"), .cwd = p(t, "repo/sub"),
 				  .session_dir = p(t, "home/sess") };
@@ -110,6 +131,101 @@ Test(policy_gitdirs, isolation_strict_opens_no_git_directory)
 	builder_set(b, "sandbox", "isolation", "strict", SBX_ORIGIN_FLAG, "--test");
 	struct policy *pol = compile_builder(b);
 	cr_assert_eq(check(pol, SBX_OP_WRITE, p(t, "repo/.git/objects/ab")), SBX_DENY);
+	policy_free(pol);
+	remove_tree(t);
+	free(t);
+}
+
+/* The attack: the command writes a `.git` file in its workspace naming a
+ * directory outside it; the next run must not open that directory. */
+Test(policy_gitdirs, a_planted_git_file_opens_nothing)
+{
+	char *t = tmpdir();
+	mkdirs(t, "home");
+	git_dir(t, "secret"); /* even one that looks like a git directory */
+	mkdirs(t, "ws");
+	write_file(p(t, "ws/.git"), "gitdir: ../secret\n");
+	struct policy *pol = compile_in(p(t, "home"), p(t, "ws"));
+	cr_assert_eq(check(pol, SBX_OP_WRITE, p(t, "secret/objects/ab")), SBX_DENY);
+	cr_assert_eq(check(pol, SBX_OP_WRITE, p(t, "secret/x")), SBX_DENY);
+	policy_free(pol);
+	remove_tree(t);
+	free(t);
+}
+
+/* A `.git` file naming some other worktree's git directory: its gitdir
+ * file does not point back here. */
+Test(policy_gitdirs, a_git_file_naming_another_worktrees_directory_opens_nothing)
+{
+	char *t = tmpdir();
+	mkdirs(t, "home");
+	linked_worktree(t);
+	mkdirs(t, "ws");
+	write_file(p(t, "ws/.git"), "gitdir: ../main/.git/worktrees/wt\n");
+	struct policy *pol = compile_in(p(t, "home"), p(t, "ws"));
+	cr_assert_eq(check(pol, SBX_OP_WRITE, p(t, "main/.git/objects/ab")), SBX_DENY);
+	cr_assert_eq(check(pol, SBX_OP_WRITE, p(t, "main/.git/worktrees/wt/index")), SBX_DENY);
+	policy_free(pol);
+	remove_tree(t);
+	free(t);
+}
+
+/* A forged worktree directory whose commondir leads elsewhere: the
+ * common directory is where the layout says, never where the file says. */
+Test(policy_gitdirs, a_commondir_leading_elsewhere_opens_nothing)
+{
+	char *t = tmpdir();
+	mkdirs(t, "home");
+	linked_worktree(t);
+	git_dir(t, "other");
+	write_file(p(t, "main/.git/worktrees/wt/commondir"), p(t, "other\n"));
+	struct policy *pol = compile_in(p(t, "home"), p(t, "wt"));
+	cr_assert_eq(check(pol, SBX_OP_WRITE, p(t, "other/objects/ab")), SBX_DENY);
+	cr_assert_eq(check(pol, SBX_OP_WRITE, p(t, "main/.git/objects/ab")), SBX_DENY);
+	policy_free(pol);
+	remove_tree(t);
+	free(t);
+}
+
+/* A `.git` directory with a commondir (git never makes one) in the
+ * workspace opens nothing outside. */
+Test(policy_gitdirs, a_git_directory_with_a_commondir_opens_nothing)
+{
+	char *t = tmpdir();
+	mkdirs(t, "home");
+	git_dir(t, "other");
+	git_dir(t, "ws/.git");
+	write_file(p(t, "ws/.git/commondir"), "../../other\n");
+	struct policy *pol = compile_in(p(t, "home"), p(t, "ws"));
+	cr_assert_eq(check(pol, SBX_OP_WRITE, p(t, "other/objects/ab")), SBX_DENY);
+	policy_free(pol);
+	remove_tree(t);
+	free(t);
+}
+
+/* A submodule checked out as the workspace: its git directory under the
+ * superproject's .git/modules/ is opened when its config names this
+ * worktree, and not when it names another. */
+Test(policy_gitdirs, a_submodule_writes_its_git_directory_only_when_it_points_back)
+{
+	char *t = tmpdir();
+	mkdirs(t, "home");
+	git_dir(t, "super/.git");
+	git_dir(t, "super/.git/modules/lib");
+	mkdirs(t, "super/lib");
+	write_file(p(t, "super/lib/.git"), "gitdir: ../.git/modules/lib\n");
+	write_file(p(t, "super/.git/modules/lib/config"),
+		   "[core]\n\tbare = false\n\tworktree = ../../../lib\n");
+	struct policy *pol = compile_in(p(t, "home"), p(t, "super/lib"));
+	cr_assert_eq(check(pol, SBX_OP_WRITE, p(t, "super/.git/modules/lib/objects/ab")), SBX_ALLOW);
+	/* (its hooks and config are bound read-only by the plan: harm.sh) */
+	cr_assert_eq(check(pol, SBX_OP_WRITE, p(t, "super/.git/objects/ab")), SBX_DENY);
+	policy_free(pol);
+
+	write_file(p(t, "super/.git/modules/lib/config"),
+		   "[core]\n\tworktree = ../../../elsewhere\n");
+	pol = compile_in(p(t, "home"), p(t, "super/lib"));
+	cr_assert_eq(check(pol, SBX_OP_WRITE, p(t, "super/.git/modules/lib/objects/ab")), SBX_DENY);
 	policy_free(pol);
 	remove_tree(t);
 	free(t);

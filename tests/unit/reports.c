@@ -104,29 +104,74 @@ Test(reports, flag_rule_names_the_flag)
 	policy_free(p);
 }
 
-Test(reports, write_outside_writable_paths_suggests_the_directory_or_the_file_where_the_directory_is_too_broad)
+/* The fix offered for a write outside the writable roots is one that works
+ * as printed: only what exists at start (or a directory named with a `/`,
+ * which sbx makes) can be made writable. Real directories: the fix depends
+ * on what exists. */
+Test(reports, write_outside_writable_paths_suggests_a_fix_that_works_as_printed)
 {
-	struct policy *p = compile_ini(NULL);
-	struct wire_report w = wr(WIRE_DENY, WIRE_WRITE, "/etc/foo", EROFS);
+	char home[] = "/var/tmp/sbx-unit-home.XXXXXX", path[256];
+	cr_assert_not_null(mkdtemp(home));
+	struct policy_ctx ctx = { .home = home, .cwd = "/w" };
+	struct policy_builder *b = NULL;
+	cr_assert_eq(policy_builder_new(&ctx, &b), 0);
+	struct policy *p = compile_builder(b);
 	struct report_expl e;
-	const char *l = line_of(p, &w, &e);
+	struct wire_report w;
+	const char *l;
 
+	/* a new file in a top-level directory: that directory */
+	w = wr(WIRE_DENY, WIRE_WRITE, "/etc/sbx-unit-no-such-file", EROFS);
+	l = line_of(p, &w, &e);
 	cr_assert_eq(e.verdict, SBX_DENY);
 	cr_assert_not(e.has_rule);
-	cr_assert_str_eq(e.fix, "--allow-write /etc/foo");
-	cr_assert_str_eq(l, "sbx: denied write of /etc/foo — outside the writable paths "
-			    "(allow it with --allow-write /etc/foo) — pid 4121 node");
+	cr_assert_str_eq(e.fix, "--allow-write /etc");
+	cr_assert_str_eq(l, "sbx: denied write of /etc/sbx-unit-no-such-file — outside the "
+			    "writable paths (allow it with --allow-write /etc) — pid 4121 node");
+	/* an existing file in a top-level directory: the file */
+	w = wr(WIRE_DENY, WIRE_WRITE, "/etc/hostname", EROFS);
+	line_of(p, &w, &e);
+	cr_assert_str_eq(e.fix, "--allow-write /etc/hostname");
 
-	w = wr(WIRE_DENY, WIRE_WRITE, "/home/u/.cache/x/y.bin", EROFS);
+	/* a file in an existing directory below HOME: the directory */
+	snprintf(path, sizeof(path), "%s/.cache", home);
+	cr_assert_eq(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/.cache/y.bin", home);
+	w = wr(WIRE_DENY, WIRE_WRITE, path, EROFS);
 	l = line_of(p, &w, &e);
-	cr_assert_str_eq(e.fix, "--allow-write ~/.cache/x");
-	assert_contains(l, "denied write of ~/.cache/x/y.bin — outside the writable paths");
+	cr_assert_str_eq(e.fix, "--allow-write ~/.cache");
+	assert_contains(l, "denied write of ~/.cache/y.bin — outside the writable paths");
+	/* a file in a missing directory of it: the existing one */
+	snprintf(path, sizeof(path), "%s/.cache/new/y.bin", home);
+	w = wr(WIRE_DENY, WIRE_WRITE, path, EROFS);
+	line_of(p, &w, &e);
+	cr_assert_str_eq(e.fix, "--allow-write ~/.cache");
 
-	/* a file right in HOME: not all of HOME */
-	w = wr(WIRE_DENY, WIRE_WRITE, "/home/u/notes.txt", EROFS);
-	l = line_of(p, &w, &e);
+	/* a new file right in HOME: nothing narrower than HOME lets it be made */
+	snprintf(path, sizeof(path), "%s/notes.txt", home);
+	w = wr(WIRE_DENY, WIRE_WRITE, path, EROFS);
+	line_of(p, &w, &e);
+	cr_assert_str_eq(e.fix, "--allow-write ~/");
+	/* an existing one: itself */
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fclose(f);
+	line_of(p, &w, &e);
 	cr_assert_str_eq(e.fix, "--allow-write ~/notes.txt");
+	/* a directory made right in HOME (the shim's `/`): itself, with a `/` */
+	snprintf(path, sizeof(path), "%s/.npm", home);
+	w = wr(WIRE_DENY, WIRE_WRITE, path, EROFS);
+	w.dir = 1;
+	l = line_of(p, &w, &e);
+	cr_assert_str_eq(e.fix, "--allow-write ~/.npm/");
+	assert_contains(l, "denied write of ~/.npm/ — outside");
+	/* a chain of new directories in HOME: the first, with a `/` */
+	snprintf(path, sizeof(path), "%s/.config/a/b", home);
+	w = wr(WIRE_DENY, WIRE_WRITE, path, EROFS);
+	line_of(p, &w, &e);
+	cr_assert_str_eq(e.fix, "--allow-write ~/.config/");
 	policy_free(p);
+	remove_tree(home);
 }
 
 Test(reports, mandatory_rule_has_no_fix_and_says_built_in)
@@ -498,7 +543,7 @@ Test(reports_stream, deny_is_printed_once_logged_every_time_and_summed_up)
 	assert_contains(out, "(allow it with --allow-read ~/.ssh/id_ed25519) (x2 more)\n");
 	assert_contains(out, "by `deny_read = ~/secrets` (test.ini:2)");
 	assert_contains(out, "sbx: denied write of /etc/foo — outside the writable paths "
-			     "(allow it with --allow-write /etc/foo) — pid 2 sh\n");
+			     "(allow it with --allow-write /etc) — pid 2 sh\n");
 	assert_contains(out, "sbx: denied lookup of example.com:443");
 	assert_contains(out, "sbx: denied connect to 10.255.255.1:80");
 	assert_contains(out, "sbx: 4 denied reads, 1 denied write, 1 denied connect, "
@@ -526,7 +571,7 @@ Test(reports_stream, deny_is_printed_once_logged_every_time_and_summed_up)
 	assert_contains(l, "\"rule\":null");
 	assert_contains(l, "\"source\":null");
 	assert_contains(l, "\"errno\":\"EROFS\"");
-	assert_contains(l, "\"fix\":\"--allow-write /etc/foo\"");
+	assert_contains(l, "\"fix\":\"--allow-write /etc\"");
 	free(l);
 	l = log_line_with(log, "\"op\":\"dns\"");
 	cr_assert_not_null(l);
