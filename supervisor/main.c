@@ -730,8 +730,15 @@ int main(int argc, char **argv)
 		close(fd);
 	}
 	/* and so is sbx's configuration directory, where the sandbox could
-	 * write it: a sandbox.ini made inside would widen every later run */
-	if (!o.print && writable_inside(confine, cdir) && access(cdir, F_OK)) {
+	 * write it (a sandbox.ini made inside would widen every later run)
+	 * and no stand-in can keep it from being made: a stand-in needs the
+	 * parent, and fits only ~/.config/sbx (plan.c, standin_fits) */
+	char cparent[PATH_MAX], cstandin[PATH_MAX];
+	snprintf(cparent, sizeof(cparent), "%s", cdir);
+	*strrchr(cparent, '/') = '\0';
+	snprintf(cstandin, sizeof(cstandin), "%s/.config/sbx", policy_home(confine));
+	bool standin_guards = !strcmp(cdir, cstandin) && access(cparent, F_OK) == 0;
+	if (!o.print && !standin_guards && writable_inside(confine, cdir) && access(cdir, F_OK)) {
 		struct hostfs_err herr;
 		int fd = hostfs_dir_open(cdir, HOSTFS_CREATE | HOSTFS_MINE, &herr);
 		if (fd < 0)
