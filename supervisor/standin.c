@@ -193,13 +193,9 @@ static void link_text(const char *run, char *out, size_t outsz)
 static int split(const char *path, int *dirfd, const char **name)
 {
 	char parent[PATH_MAX];
-	const char *slash = strrchr(path, '/');
 
-	if (!slash || !slash[1] || (size_t)(slash - path) >= sizeof(parent))
+	if (hostfs_split(path, parent, sizeof(parent), name))
 		return -EINVAL;
-	memcpy(parent, path, (size_t)(slash - path));
-	parent[slash - path] = '\0';
-	*name = slash + 1;
 	*dirfd = open_parent(parent);
 	return *dirfd < 0 ? *dirfd : 0;
 }
