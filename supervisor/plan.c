@@ -593,6 +593,15 @@ static int scan(const struct plan_in *in, struct plan *pl, struct covered *cv,
 			continue; /* symlinks are not followed: their targets are judged where they are */
 		for (size_t i = 0; i < sizeof(scan_skip) / sizeof(*scan_skip); i++)
 			skip |= !strcmp(e->d_name, scan_skip[i]);
+		/* Another user's directory that only its owner may write (a
+		 * shared writable root: /var/tmp under --learn): COMMAND can
+		 * change nothing in it, and a root caller's sandbox, whose
+		 * user namespace maps no other user, could not even reach
+		 * what a protect there would bind (sbx-init would fail). */
+		struct stat dst;
+		if (!skip && lstat(path, &dst) == 0 && dst.st_uid != geteuid() &&
+		    !(dst.st_mode & (S_IWGRP | S_IWOTH)))
+			skip = true;
 		if (!skip)
 			rc = scan(in, pl, cv, path, depth - 1);
 	}

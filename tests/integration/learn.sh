@@ -235,5 +235,19 @@ sx -q --learn="$B/l.ini" -- sh -c 'echo x >> ~/.bashrc; echo x > ~/.ssh/new 2>/d
 if [ -f "$B/l.ini" ] && ! learned "$B/l.ini" | grep -qE 'bashrc|\.ssh|state'; then ok
 else bad "rc=$RC learned: $(learned "$B/l.ini" | tr '\n' ' ')"; fi
 
+# Under --learn /var/tmp is writable, and the plan looks for protected names
+# below it: another user's private directory there (a concurrent test run's
+# HOME) holds nothing COMMAND could change, and a root caller's sandbox
+# cannot even reach it. On main the run failed to start (125).
+t learn_beside_another_users_private_directory_in_var_tmp
+if [ "$(id -u)" -eq 0 ] && id sbxtest >/dev/null 2>&1; then
+	other=$(runuser -u sbxtest -- mktemp -d /var/tmp/sbx-it-other.XXXXXX)
+	runuser -u sbxtest -- sh -c "mkdir -p '$other/home/.git/hooks' && echo x > '$other/home/.bashrc'"
+	sx -q --learn="$B/l.ini" -- sh -c 'echo RAN'
+	rm -rf "$other"
+	if [ $RC -eq 0 ] && has RAN out; then ok
+	else bad "rc=$RC: $(tr '\n' ' ' < "$B/err" | head -c 300)"; fi
+else skip "needs root and the user sbxtest"; fi
+
 echo "# $(id -un) (learn): $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
