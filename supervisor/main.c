@@ -823,9 +823,10 @@ int main(int argc, char **argv)
 		} else if (policy_log_path(p)) {
 			snprintf(given, sizeof(given), "%s", policy_log_path(p));
 		} else {
-			snprintf(given, sizeof(given), "%s/audit.jsonl", sdir);
+			given[0] = '\0'; /* ours: nothing in it is followed */
+			snprintf(log_path, sizeof(log_path), "%s/audit.jsonl", sdir);
 		}
-		if (hostfs_trust_path(given, 1, log_path, sizeof(log_path)))
+		if (given[0] && hostfs_trust_path(given, 1, log_path, sizeof(log_path)))
 			snprintf(log_path, sizeof(log_path), "%s", given);
 		struct reports_cfg rcfg = { .policy = p, .log_path = log_path,
 					    .run_id = run_id, .mode = mode,
@@ -842,11 +843,11 @@ int main(int argc, char **argv)
 		if (o.learn_out) {
 			if (path_join(cwd, o.learn_out, given, sizeof(given)))
 				snprintf(given, sizeof(given), "%s", o.learn_out);
-		} else {
-			snprintf(given, sizeof(given), "%s/learned/%s.ini", sdir, stamp);
+			if (hostfs_trust_path(given, 1, learn_path, sizeof(learn_path)))
+				snprintf(learn_path, sizeof(learn_path), "%s", given);
+		} else { /* ours: nothing in it is followed */
+			snprintf(learn_path, sizeof(learn_path), "%s/learned/%s.ini", sdir, stamp);
 		}
-		if (hostfs_trust_path(given, 1, learn_path, sizeof(learn_path)))
-			snprintf(learn_path, sizeof(learn_path), "%s", given);
 	}
 	/* said before "go": COMMAND cannot have written anything yet */
 	if (!serr) {

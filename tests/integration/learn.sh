@@ -67,6 +67,16 @@ sx -- cat "$HOME/.ssh/id_ed25519"
 if cmp -s "$HOME/.bashrc" "$B/bashrc.want" && has 'audit.jsonl has other hard links' err; then ok
 else bad "rc=$RC ~/.bashrc: $(head -c 200 "$HOME/.bashrc" | tr '\n' ' ')"; fi
 
+# The state directory itself a link (to a directory of the user's): sbx's
+# own directory is never reached through one; the run goes on, said.
+t state_dir_that_is_a_link_is_not_used
+mkdir -p "$HOME/.local/state" "$HOME/elsewhere"
+ln -s ../../elsewhere "$HOME/$STATE"
+sx -- cat "$HOME/.ssh/id_ed25519"
+if [ -z "$(ls -A "$HOME/elsewhere")" ] && has "state/sbx is a symbolic link" err &&
+   has 'denied read of ~/.ssh/id_ed25519' err; then ok
+else bad "rc=$RC elsewhere: $(ls -A "$HOME/elsewhere" | tr '\n' ' ')"; fi
+
 # ---- (b) the learned policy
 
 # Links at the learned file's usual temporary name for this second and the
