@@ -36,9 +36,12 @@ static const char *const mandatory_anywhere[] = {
 	".vscode/", ".idea/", ".mcp.json", ".claude/commands/", ".claude/agents/",
 };
 
-/* Absolute mandatory denies: git's XDG config and sbx's own configuration. */
+/* Absolute mandatory denies: git's XDG config, sbx's own configuration and
+ * its state (the audit log, learned policies, stand-in records: the
+ * supervisor writes there, unsandboxed), and the directories the context
+ * names for the last two ($XDG_CONFIG_HOME/sbx, $XDG_STATE_HOME/sbx). */
 static const char *const mandatory_paths[] = {
-	"~/.config/git/config", "~/.config/sbx/", "/etc/sbx/",
+	"~/.config/git/config", "~/.config/sbx/", "/etc/sbx/", "~/.local/state/sbx/",
 	/* HOME only: what a login, a desktop session or a shell other than
 	 * bash and zsh runs, and the directories on a login shell's PATH
 	 * (`~/.local/bin/git` runs before /usr/bin/git) */
@@ -249,7 +252,10 @@ int policy_builder_new(const struct policy_ctx *ctx, struct policy_builder **out
 	b->home = strdup(ctx->home);
 	b->cwd = strdup(ctx->cwd);
 	b->session_dir = ctx->session_dir ? strdup(ctx->session_dir) : NULL;
-	if (!b->home || !b->cwd || (ctx->session_dir && !b->session_dir))
+	b->state_dir = ctx->state_dir ? strdup(ctx->state_dir) : NULL;
+	b->config_dir = ctx->config_dir ? strdup(ctx->config_dir) : NULL;
+	if (!b->home || !b->cwd || (ctx->session_dir && !b->session_dir) ||
+	    (ctx->state_dir && !b->state_dir) || (ctx->config_dir && !b->config_dir))
 		goto fail;
 	for (size_t i = 0; i < ARRAY_SIZE(default_deny_read); i++)
 		if (builder_add_rule(b, SBX_RULE_DENY_READ, default_deny_read[i],
@@ -287,6 +293,8 @@ void policy_builder_free(struct policy_builder *b)
 	free(b->home);
 	free(b->cwd);
 	free(b->session_dir);
+	free(b->state_dir);
+	free(b->config_dir);
 	free(b);
 }
 
@@ -586,24 +594,38 @@ int policy_compile(struct policy_builder *b, struct policy **out,
 			goto fail;
 	}
 
-	/* Mandatory denies: the table, then every config file that was read
+	/* Mandatory denies: the table, sbx's own directories where the
+	 * context puts them elsewhere, then every config file that was read
 	 * and the workspace's own sandbox.ini (which may not exist yet). */
-	size_t na = ARRAY_SIZE(mandatory_anywhere), np = ARRAY_SIZE(mandatory_paths);
+	size_t na = ARRAY_SIZE(mandatory_anywhere), np = ARRAY_SIZE(mandatory_paths) + 2;
+	const char *own[2] = { b->state_dir, b->config_dir };
 	for (size_t i = 0; i < na + np + b->nconfig + 1; i++) {
 		struct pending pr = { .kind = SBX_RULE_MANDATORY,
 				      .origin = SBX_ORIGIN_MANDATORY };
-		char wsini[PATH_MAX + 16], any[64];
+		char wsini[PATH_MAX + 16], any[64], dirv[PATH_MAX + 2];
 		const char *v;
 
 		if (i < na) {
 			snprintf(any, sizeof(any), "**/%s", mandatory_anywhere[i]);
 			v = any;
-		}
-		else if (i < na + np)
+		} else if (i < na + np - 2) {
 			v = mandatory_paths[i - na];
-		else if (i < na + np + b->nconfig)
+		} else if (i < na + np) {
+			/* written as the person would, with its `/`: a directory */
+			const char *d = own[i - na - (np - 2)];
+			if (!d || d[0] != '/')
+				continue;
+			sbx_path_tildify(d, b->home, dirv, sizeof(dirv) - 1);
+			strcat(dirv, "/");
+			bool dup = false;
+			for (size_t j = 0; j < ARRAY_SIZE(mandatory_paths); j++)
+				dup |= !strcmp(dirv, mandatory_paths[j]);
+			if (dup)
+				continue;
+			v = dirv;
+		} else if (i < na + np + b->nconfig) {
 			v = b->config_files[i - na - np];
-		else {
+		} else {
 			snprintf(wsini, sizeof(wsini), "%s/sandbox.ini", p->workspace);
 			v = wsini;
 		}

@@ -105,6 +105,12 @@ struct policy_ctx {
 	const char *home;        /* $HOME */
 	const char *cwd;         /* the current directory (default workspace) */
 	const char *session_dir; /* the per-run directory `isolation = strict` writes to */
+	/* sbx's own directories, never writable inside (mandatory denies, also
+	 * when missing); NULL: ~/.local/state/sbx and ~/.config/sbx. The
+	 * session directory may lie in the state directory: it stays
+	 * writable, the rest of the state directory does not. */
+	const char *state_dir;
+	const char *config_dir;
 };
 
 struct policy_builder;

@@ -142,6 +142,31 @@ static enum sbx_verdict check_read(const struct policy *p, const char *t,
 	return SBX_ALLOW;
 }
 
+/* The first mandatory deny matching t. The session directory of `isolation
+ * = strict` lies in sbx's state directory, which is mandatory: it (and
+ * only it) stays writable, so a mandatory directory above it does not
+ * count for it. The names denied at any depth (`.bashrc`, `.git/hooks`)
+ * still do. */
+static const struct sbx_rule *mandatory_match(const struct policy *p, const char *t,
+					      size_t tlen)
+{
+	const char *sess = p->session_dir;
+	size_t sl = sess ? strlen(sess) : 0;
+	bool in_session = sl > 1 && tlen >= sl && !memcmp(t, sess, sl) &&
+			  (t[sl] == '/' || !t[sl]);
+
+	for (size_t i = 0; i < p->nby_kind[SBX_RULE_MANDATORY]; i++) {
+		const struct sbx_rule *r = p->by_kind[SBX_RULE_MANDATORY][i];
+		if (!match_len(r, t, tlen))
+			continue;
+		if (in_session && r->pat == SBX_PAT_PREFIX && r->prefix_len < sl &&
+		    match_len(r, sess, sl))
+			continue;
+		return r;
+	}
+	return NULL;
+}
+
 enum sbx_verdict policy_check_path(const struct policy *p, enum sbx_op op,
 				   const char *abspath,
 				   const struct sbx_rule **why)
@@ -157,7 +182,7 @@ enum sbx_verdict policy_check_path(const struct policy *p, enum sbx_op op,
 	if (op != SBX_OP_WRITE)
 		return check_read(p, abspath, tlen, why);
 
-	if ((r = first_match(p, SBX_RULE_MANDATORY, abspath, tlen)) ||
+	if ((r = mandatory_match(p, abspath, tlen)) ||
 	    (r = first_match(p, SBX_RULE_DENY_WRITE, abspath, tlen))) {
 		*why = r;
 		return SBX_DENY;

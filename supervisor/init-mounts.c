@@ -37,7 +37,7 @@
 
 #include "init-mounts.h"
 
-enum op { OP_NONE, OP_DEV, OP_PROC, OP_RW, OP_PIN, OP_RO, OP_RO_NEW, OP_RO_LINK,
+enum op { OP_NONE, OP_DEV, OP_PROC, OP_RW, OP_RW_IN, OP_PIN, OP_RO, OP_RO_NEW, OP_RO_LINK,
 	  OP_MASK_FILE, OP_MASK_DIR, OP_MASK_DIR_X, OP_UNMASK, OP_UNMASK_RW };
 
 static const struct {
@@ -47,6 +47,7 @@ static const struct {
 	{ "--dev", OP_DEV },
 	{ "--proc", OP_PROC },
 	{ "--rw=", OP_RW },
+	{ "--rw-in=", OP_RW_IN },
 	{ "--pin=", OP_PIN },
 	{ "--ro-link=", OP_RO_LINK },
 	{ "--ro=", OP_RO },
@@ -742,6 +743,16 @@ int init_mounts_apply(char *const *argv, int n, const char *states,
 			if (mount(p, p, NULL, MS_BIND | MS_REC, NULL))
 				rc = -errno;
 			else
+				rc = set_rw(p);
+			break;
+		case OP_RW_IN:
+			/* a writable hole in a protect above it, applied after
+			 * it (by depth): the session directory in sbx's
+			 * read-only state directory */
+			*path = p;
+			*what = "bind a writable path inside a protected one";
+			rc = bind_path(p, p, false);
+			if (!rc)
 				rc = set_rw(p);
 			break;
 		case OP_PIN:

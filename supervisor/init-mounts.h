@@ -8,6 +8,11 @@
  *                         pty behind fd 0/1/2) bound at its own name
  *   --proc                fresh /proc; sys, sysrq-trigger, irq, bus read-only
  *   --rw=PATH             bind PATH onto itself, writable (a writable root)
+ *   --rw-in=PATH          the same, applied with the protects (parents first),
+ *                         so a protect above it does not cover it: a writable
+ *                         root inside a protected directory (the session
+ *                         directory of isolation = strict, in sbx's state
+ *                         directory, when HOME is writable too)
  *   --ro=PATH             bind PATH onto itself, read-only (with what is below it)
  *   --pin=PATH            bind the directory PATH onto itself (a mount point
  *                         cannot be renamed: PATH stays on the way to what is

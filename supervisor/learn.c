@@ -9,6 +9,18 @@
  * learned: reads of denied paths (credential stores and the user's own
  * deny_read), writes refused by a deny_write or mandatory rule — those are
  * listed as comments, for the person to decide.
+ *
+ * The reports, and every file and link they name, were made by COMMAND:
+ * the learned file must never be its way to widen the next run. So each
+ * path is decided again here, by the policy, on where it really leads on
+ * the host (its links resolved), and what is written is that real path,
+ * never a link COMMAND could repoint later. No rule is written that would
+ * allow HOME or a directory above it, `/` or a top-level directory, a
+ * path a mandatory, deny_write or deny_read rule protects, or a value
+ * inih would read otherwise than written (a newline, `;`, `#`, `,`, a
+ * wildcard, a control byte, an over-long line): each is left out, said on
+ * stderr and listed as a comment. The file itself is put in place through
+ * hostfs (hostfs.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "hostfs.h"
 #include "supervisor.h"
 
 struct learned {
@@ -28,6 +41,7 @@ struct learned {
 	struct strv domains; /* allow_domains */
 	struct strv kept;    /* comments: what stays denied */
 	struct strv addrs;   /* connects by address */
+	struct strv refused; /* comments: what could not be written safely */
 	int err;
 };
 
@@ -63,6 +77,98 @@ bool learn_foldable(const char *dir, const char *home)
 	return !path_under(home, dir) && depth(dir) >= 2;
 }
 
+/* inih reads lines of up to 200 bytes, `key = value` with the value trimmed,
+ * ` ;` starting a comment; the policy splits lists at `,` and takes `*`,
+ * `?` as wildcards. A value is written only where it reads back as
+ * itself. */
+#define VALUE_MAX 170
+static const char *value_unsafe(const char *v, bool path)
+{
+	size_t n = strlen(v);
+
+	if (!n)
+		return "it is empty";
+	if (n > VALUE_MAX)
+		return "it is too long for one sandbox.ini line";
+	if (v[0] == ' ' || v[n - 1] == ' ' || v[0] == '\t' || v[n - 1] == '\t')
+		return "it starts or ends with a blank, which sandbox.ini drops";
+	for (const unsigned char *c = (const unsigned char *)v; *c; c++) {
+		if (*c < 0x20 || *c == 0x7f)
+			return "it holds a newline or a control character";
+		if (*c == ';' || *c == '#')
+			return "it holds `;` or `#`, which sandbox.ini reads as a comment";
+		if (path && (*c == ',' || *c == '%' || *c == '\\'))
+			return "it holds `,`, `%` or `\\`, which sandbox.ini would not read back "
+			       "as written";
+		if (path && (*c == '*' || *c == '?' || *c == '[' || *c == ']'))
+			return "it holds a wildcard character, which would match other paths";
+	}
+	return NULL;
+}
+
+const char *learn_refuse_path(const struct policy *p, const char *path)
+{
+	static char why[PATH_MAX + 128];
+	const char *home = policy_home(p);
+	const struct sbx_rule *rule;
+	char norm[PATH_MAX], real[PATH_MAX];
+
+	if (path[0] != '/' || path_join(NULL, path, norm, sizeof(norm)) || strcmp(norm, path))
+		return "it is not an absolute, normal path";
+	if (path_under(home, path))
+		return strcmp(path, home) ? "it is above HOME: every file of yours would be "
+					    "writable" : "it is HOME: every file of yours would be writable";
+	if (!path_under(path, home) && depth(path) < 2)
+		return "it is `/` or a top-level directory";
+	/* what the next run will compile it to: the policy follows links */
+	sbx_path_resolve(path, real, sizeof(real));
+	if (strcmp(real, path)) {
+		char shown[PATH_MAX];
+		policy_tildify(p, real, shown, sizeof(shown));
+		snprintf(why, sizeof(why), "a link on the way leads it to %s", shown);
+		return why;
+	}
+	if (policy_check_path(p, SBX_OP_WRITE, path, &rule) == SBX_DENY && rule) {
+		snprintf(why, sizeof(why), "`%s = %s` protects it", sbx_rule_key(rule->kind),
+			 rule->value);
+		return why;
+	}
+	return value_unsafe(path, true);
+}
+
+const char *learn_refuse_host(const char *host)
+{
+	bool v6 = strchr(host, ':') != NULL;
+
+	if (!*host || strlen(host) > VALUE_MAX)
+		return "it is empty or too long";
+	if (host[0] == '.' || host[0] == '-')
+		return "it is no host name";
+	for (const char *c = host; *c; c++) {
+		bool ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+			  (*c >= '0' && *c <= '9') || *c == '.' || *c == '-' ||
+			  (!v6 && *c == '_') || (v6 && *c == ':');
+		if (!ok)
+			return "it holds a character no host name has (a wildcard, a "
+			       "separator or a control character)";
+	}
+	return NULL;
+}
+
+static void refuse(struct learned *l, const char *what, const char *value, const char *why)
+{
+	char line[PATH_MAX * 2];
+
+	snprintf(line, sizeof(line), "not learned: %s %s — %s", what, value, why);
+	for (char *c = line; *c; c++) /* as the terminal and the file show it */
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
+	if (!in_strv(&l->refused, line)) {
+		msg("%s", line);
+		add_unique(l, &l->refused, line);
+	}
+}
+
 static void collect(void *ctx, char decision, enum wire_op op, const char *target)
 {
 	struct learned *l = ctx;
@@ -77,24 +183,48 @@ static void collect(void *ctx, char decision, enum wire_op op, const char *targe
 	if (e.verdict == SBX_ALLOW)
 		return; /* refused by the kernel for another reason */
 	if (op == WIRE_WRITE && !e.has_rule && decision == WIRE_LEARN) {
+		/* Decided again where the write really went: a link
+		 * COMMAND made (~/.cache/pip -> ..) must not become a rule
+		 * for what it points at, nor the rule name the link. */
+		char real[PATH_MAX], dir[PATH_MAX];
+		const struct sbx_rule *rule;
+		struct stat st;
+		if (target[0] != '/') {
+			refuse(l, "a write of", e.shown, "not an absolute path");
+			return;
+		}
+		sbx_path_resolve(target, real, sizeof(real));
+		if (policy_check_path(l->p, SBX_OP_WRITE, real, &rule) == SBX_ALLOW)
+			return; /* it lands in a writable root */
+		if (rule) {
+			char shown[PATH_MAX];
+			policy_tildify(l->p, real, shown, sizeof(shown));
+			snprintf(line, sizeof(line), "write of %s (leads to %s) — %s = %s",
+				 e.shown, shown, sbx_rule_key(rule->kind), rule->value);
+			add_unique(l, &l->kept, line);
+			return;
+		}
 		/* a directory made: itself; a file: its directory where that
 		 * may be allowed whole (not HOME, not /usr), else the file */
-		char dir[PATH_MAX];
-		struct stat st;
-		snprintf(dir, sizeof(dir), "%s", target);
+		snprintf(dir, sizeof(dir), "%s", real);
 		char *slash = strrchr(dir, '/');
 		if (slash && slash != dir)
 			*slash = '\0';
-		if ((stat(target, &st) == 0 && S_ISDIR(st.st_mode)) ||
-		    !learn_foldable(dir, policy_home(l->p)))
-			snprintf(dir, sizeof(dir), "%s", target);
+		if ((stat(real, &st) == 0 && S_ISDIR(st.st_mode)) ||
+		    !learn_foldable(dir, policy_home(l->p)) || learn_refuse_path(l->p, dir))
+			snprintf(dir, sizeof(dir), "%s", real);
 		add_unique(l, &l->dirs, dir);
 		return;
 	}
 	if (op == WIRE_DNS && !e.has_rule) {
 		char host[256];
 		unsigned port;
-		if (sbx_split_target(target, host, sizeof(host), &port) == 0)
+		const char *why;
+		if (sbx_split_target(target, host, sizeof(host), &port))
+			return;
+		if ((why = learn_refuse_host(host)))
+			refuse(l, "allow_domains", e.shown, why);
+		else
 			add_unique(l, &l->domains, host);
 		return;
 	}
@@ -150,7 +280,7 @@ static void fold(struct learned *l, const char *home)
 				break;
 			}
 			common_dir(l->dirs.v[i], l->dirs.v[i + 1], c, sizeof(c));
-			if (learn_foldable(c, home)) {
+			if (learn_foldable(c, home) && !learn_refuse_path(l->p, c)) {
 				char *dup = strdup(c);
 				if (!dup) {
 					l->err = -ENOMEM;
@@ -201,40 +331,42 @@ static void write_list(FILE *f, const struct policy *p, const char *key,
 		 * when it is missing, so the policy also works from a HOME
 		 * that does not have it yet */
 		fprintf(f, "%s = %s%s\n", key, shown,
-			paths && stat(s->v[i], &st) == 0 && S_ISDIR(st.st_mode) ? "/" : "");
+			paths && lstat(s->v[i], &st) == 0 && S_ISDIR(st.st_mode) ? "/" : "");
 	}
 }
 
-int learn_write(const struct learn_in *in, const char *path)
+/* Leave out every folded candidate that may not be written (learn.h). */
+static void drop_refused(struct learned *l)
 {
-	struct learned l = { .p = in->policy };
-	char tmp[PATH_MAX + 16], dir[PATH_MAX], when[64];
+	size_t k = 0;
+
+	for (size_t i = 0; i < l->dirs.n; i++) {
+		const char *why = learn_refuse_path(l->p, l->dirs.v[i]);
+		if (why) {
+			char shown[PATH_MAX];
+			policy_tildify(l->p, l->dirs.v[i], shown, sizeof(shown));
+			refuse(l, "allow_write", shown, why);
+			free(l->dirs.v[i]);
+			continue;
+		}
+		l->dirs.v[k++] = l->dirs.v[i];
+	}
+	l->dirs.n = k;
+	if (l->dirs.v)
+		l->dirs.v[k] = NULL;
+}
+
+/* The whole file, in memory: it goes to the disk in one piece (hostfs). */
+static int render(const struct learn_in *in, struct learned *l, char **text, size_t *len)
+{
 	const char *home = policy_home(in->policy);
+	char when[64];
 	time_t now = time(NULL);
 	struct tm tm;
-	FILE *f, *src;
-	int rc = 0;
+	FILE *f = open_memstream(text, len), *src;
 
-	reports_each(in->reports, collect, &l);
-	fold(&l, home);
-	if (l.err) {
-		rc = l.err;
-		goto out;
-	}
-	snprintf(dir, sizeof(dir), "%s", path);
-	char *slash = strrchr(dir, '/');
-	if (slash && slash != dir) {
-		*slash = '\0';
-		mkdir_p(dir, 0700);
-	}
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0 || !(f = fdopen(fd, "w"))) {
-		rc = -errno;
-		if (fd >= 0)
-			close(fd);
-		goto out;
-	}
+	if (!f)
+		return -ENOMEM;
 	localtime_r(&now, &tm);
 	strftime(when, sizeof(when), "%Y-%m-%d %H:%M", &tm);
 	fprintf(f, "; sandbox.ini learned by `sbx-preload --learn` on %s from:\n", when);
@@ -250,14 +382,15 @@ int learn_write(const struct learn_in *in, const char *path)
 
 	/* the settings the run already had: the user's file, verbatim */
 	if (in->user_file[0]) {
-		char real[PATH_MAX];
+		char real[PATH_MAX], c[PATH_MAX + 16];
 		const char *up = in->user_file;
 		if (up[0] == '~' && snprintf(real, sizeof(real), "%s%s", home, up + 1) > 0)
 			up = real;
 		if ((src = fopen(up, "re"))) {
 			char buf[4096];
 			size_t n;
-			fprintf(f, "\n; ---- from %s\n", in->user_file);
+			snprintf(c, sizeof(c), "---- from %s", in->user_file);
+			comment(f, "\n", c);
 			while ((n = fread(buf, 1, sizeof(buf), src)) > 0)
 				fwrite(buf, 1, n, f);
 			fclose(src);
@@ -267,49 +400,96 @@ int learn_write(const struct learn_in *in, const char *path)
 	/* and the flags it was given */
 	if (in->nflags) {
 		fprintf(f, "\n; ---- from the command line\n");
-		for (size_t i = 0; i < in->nflags; i++)
-			if (strcmp(in->flags[i].key, "workspace"))
-				fprintf(f, "[%s]\n%s = %s\n", in->flags[i].section,
-					in->flags[i].key, in->flags[i].value);
+		for (size_t i = 0; i < in->nflags; i++) {
+			const struct flag_setting *fl = &in->flags[i];
+			const char *why;
+			if (!strcmp(fl->key, "workspace"))
+				continue;
+			if ((why = value_unsafe(fl->value, false)))
+				refuse(l, fl->flag, fl->value, why);
+			else
+				fprintf(f, "[%s]\n%s = %s\n", fl->section, fl->key, fl->value);
+		}
 	}
 
 	fprintf(f, "\n; ---- what the run needed beyond that\n");
-	if (!l.dirs.n && !l.domains.n)
+	if (!l->dirs.n && !l->domains.n)
 		fprintf(f, "; nothing: the run stayed inside the policy\n");
-	if (l.dirs.n) {
+	if (l->dirs.n) {
 		fprintf(f, "[filesystem]\n");
-		write_list(f, in->policy, "allow_write", &l.dirs, true);
+		write_list(f, in->policy, "allow_write", &l->dirs, true);
 	}
-	if (l.domains.n) {
+	if (l->domains.n) {
 		fprintf(f, "[network]\n");
-		write_list(f, in->policy, "allow_domains", &l.domains, false);
+		write_list(f, in->policy, "allow_domains", &l->domains, false);
 	}
-	for (size_t i = 0; i < l.addrs.n; i++) {
+	for (size_t i = 0; i < l->addrs.n; i++) {
 		char c[COMMENT_MAX];
 		snprintf(c, sizeof(c), "connected to %s by address: allow the host name "
-			 "it belongs to", l.addrs.v[i]);
+			 "it belongs to", l->addrs.v[i]);
 		comment(f, i ? "" : "\n", c);
 	}
-	if (l.kept.n) {
+	if (l->kept.n) {
 		fprintf(f, "\n; Kept denied (secrets and protected files are never learned):\n");
-		for (size_t i = 0; i < l.kept.n; i++)
-			comment(f, "  ", l.kept.v[i]);
+		for (size_t i = 0; i < l->kept.n; i++)
+			comment(f, "  ", l->kept.v[i]);
 	}
-	if (fflush(f) || fsync(fileno(f))) {
-		rc = -errno;
-		fclose(f);
-		unlink(tmp);
+	if (l->refused.n) {
+		fprintf(f, "\n; Not learned (they would widen the policy, or not read back "
+			"as written):\n");
+		for (size_t i = 0; i < l->refused.n; i++)
+			comment(f, "  ", l->refused.v[i] + strlen("not learned: "));
+	}
+	return fclose(f) ? -ENOMEM : 0;
+}
+
+int learn_write(const struct learn_in *in, const char *path, struct hostfs_err *err)
+{
+	struct learned l = { .p = in->policy };
+	struct hostfs_replace rep = { .fd = -1 };
+	char dir[PATH_MAX], *text = NULL;
+	const char *name;
+	size_t len = 0;
+	int rc, dfd = -1;
+
+	snprintf(err->msg, sizeof(err->msg), "%s: out of memory", path);
+	reports_each(in->reports, collect, &l);
+	/* before folding too: HOME as a candidate would swallow the rest */
+	drop_refused(&l);
+	fold(&l, policy_home(in->policy));
+	drop_refused(&l);
+	if ((rc = l.err) || (rc = render(in, &l, &text, &len)))
+		goto out;
+	if (hostfs_split(path, dir, sizeof(dir), &name)) {
+		snprintf(err->msg, sizeof(err->msg), "%s: not an absolute path to a file", path);
+		rc = -EINVAL;
 		goto out;
 	}
-	fclose(f);
-	if (rename(tmp, path)) {
-		rc = -errno;
-		unlink(tmp);
+	/* its directory held, the file replaced whole in it: a link or a
+	 * file planted at any name there is never written through */
+	if ((dfd = rc = hostfs_dir_open(dir, HOSTFS_CREATE, err)) < 0 ||
+	    (rc = hostfs_replace_begin(dfd, dir, name, 0600, &rep, err)))
+		goto out;
+	for (size_t off = 0; off < len;) {
+		ssize_t n = write(rep.fd, text + off, len - off);
+		if (n <= 0) {
+			rc = n < 0 ? -errno : -EIO;
+			snprintf(err->msg, sizeof(err->msg), "cannot write %s: %s", path,
+				 strerror(-rc));
+			hostfs_replace_abort(&rep);
+			goto out;
+		}
+		off += (size_t)n;
 	}
+	rc = hostfs_replace_commit(&rep, err);
 out:
+	if (dfd >= 0)
+		close(dfd);
+	free(text);
 	strv_free(&l.dirs);
 	strv_free(&l.domains);
 	strv_free(&l.kept);
 	strv_free(&l.addrs);
+	strv_free(&l.refused);
 	return rc;
 }

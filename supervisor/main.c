@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "net/net.h"
+#include "hostfs.h"
 #include "standin.h"
 #include "elfcheck.h"
 #include "supervisor.h"
@@ -482,30 +483,50 @@ static void print_line(const struct plan *pl, bool debug)
 		printf("%s\n", line);
 }
 
-/* $XDG_STATE_HOME/sbx/<rest>, else ~/.local/state/sbx/<rest>. */
-static void state_path(const char *home, const char *rest, char *out, size_t outsz)
+/* One of sbx's own directories: $XDG_<VAR>/sbx, else ~/<dflt>. The user's
+ * part ($XDG_*, HOME) is resolved now, before COMMAND runs; below it, every
+ * later walk follows no link (hostfs.h). */
+static int own_dir(const char *home, const char *xdg_var, const char *dflt, char *out,
+		   size_t outsz)
 {
-	const char *state = getenv("XDG_STATE_HOME");
+	const char *x = getenv(xdg_var);
+	bool xdg = x && x[0] == '/';
+	char base[PATH_MAX];
+	int rc = hostfs_trust_path(xdg ? x : home, 0, base, sizeof(base));
 
-	if (state && state[0] == '/')
-		snprintf(out, outsz, "%s/sbx/%s", state, rest);
-	else
-		snprintf(out, outsz, "%s/.local/state/sbx/%s", home, rest);
+	if (rc)
+		return rc;
+	rc = snprintf(out, outsz, "%s/%s", strcmp(base, "/") ? base : "", xdg ? "sbx" : dflt);
+	return rc < 0 || (size_t)rc >= outsz ? -ENAMETOOLONG : 0;
 }
 
-/* Where sbx keeps its state, and the part of that path that is the user's
- * own (trusted: walked as given) rather than ours (walked without links):
- * $XDG_STATE_HOME/sbx, else ~/.local/state/sbx. */
-static const char *state_dir(const char *home, char *out, size_t outsz)
+/* sbx's state directory (the audit log, learned policies, stand-in
+ * records, sessions), made when missing and held; -1 when it cannot be
+ * (said once: a link or a stranger's directory on the way loudly). */
+static int open_state(const char *sdir, unsigned flags)
 {
-	const char *state = getenv("XDG_STATE_HOME");
+	struct hostfs_err err;
+	int fd = hostfs_dir_open(sdir, flags | HOSTFS_MINE, &err);
 
-	if (state && state[0] == '/') {
-		snprintf(out, outsz, "%s/sbx", state);
-		return state;
-	}
-	snprintf(out, outsz, "%s/.local/state/sbx", home);
-	return home;
+	if (fd == -ELOOP || fd == -EPERM)
+		msg("sbx's state directory is not used: %s", err.msg);
+	else if (fd < 0 && fd != -ENOENT)
+		vmsg("sbx's state directory is not used: %s", err.msg);
+	return fd;
+}
+
+/* Is `path` below a writable root of p (the private /tmp aside)? */
+static bool writable_inside(const struct policy *p, const char *path)
+{
+	size_t n;
+	const struct sbx_rule *const *w = policy_rules(p, SBX_RULE_ALLOW_WRITE, &n);
+
+	if (path_under(path, "/tmp"))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (policy_rule_matches(w[i], path))
+			return true;
+	return false;
 }
 
 static void said_removed(void *ctx, const char *path, const char *run)
@@ -533,13 +554,27 @@ static void said_appeared(void *ctx, const char *path)
 static int cleanup_only(const char *home)
 {
 	char dir[PATH_MAX];
-	const char *trusted = state_dir(home, dir, sizeof(dir));
-	int n = standins_cleanup(trusted, dir, said_removed, (void *)home);
+	int fd, n;
 
-	if (n < 0) {
-		msg("cleanup: cannot read the stand-in records in %s: %s", dir, strerror(-n));
+	if (own_dir(home, "XDG_STATE_HOME", ".local/state/sbx", dir, sizeof(dir))) {
+		msg("cleanup: cannot tell sbx's state directory");
 		return SBX_EXIT_SETUP;
 	}
+	fd = open_state(dir, 0);
+	if (fd == -ENOENT) {
+		info("cleanup: no stand-in left by a killed run");
+		return 0;
+	}
+	n = fd < 0 ? fd : standins_cleanup(fd, said_removed, (void *)home);
+	if (fd >= 0)
+		close(fd);
+	if (n == -ETIMEDOUT)
+		msg("cleanup: another process has held the lock of %s/standins for %d s; "
+		    "try again", dir, STANDIN_LOCK_WAIT_MS / 1000);
+	else if (n < 0)
+		msg("cleanup: cannot read the stand-in records in %s: %s", dir, strerror(-n));
+	if (n < 0)
+		return SBX_EXIT_SETUP;
 	if (n == 0)
 		info("cleanup: no stand-in left by a killed run");
 	return 0;
@@ -622,7 +657,8 @@ int main(int argc, char **argv)
 				   .counters_fd = -1 };
 	char cwd[PATH_MAX], session[PATH_MAX], user_file[PATH_MAX] = "";
 	char bwrap[PATH_MAX], init[PATH_MAX], stamp[64], run_id[96];
-	char log_path[PATH_MAX], learn_path[PATH_MAX];
+	char log_path[PATH_MAX], learn_path[PATH_MAX], sdir[PATH_MAX], cdir[PATH_MAX];
+	int state_fd = -1;
 	int rc = SBX_EXIT_SETUP, brc;
 	bool ready = false, use_shim, have_bwrap, have_init, proxied;
 	struct net_loop *net = NULL;
@@ -672,11 +708,16 @@ int main(int argc, char **argv)
 	localtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
 	snprintf(run_id, sizeof(run_id), "%s-%d", stamp, (int)getpid());
-	char rest[128];
-	snprintf(rest, sizeof(rest), "sessions/%s", run_id);
-	state_path(home, rest, session, sizeof(session));
+	if (own_dir(home, "XDG_STATE_HOME", ".local/state/sbx", sdir, sizeof(sdir)) ||
+	    own_dir(home, "XDG_CONFIG_HOME", ".config/sbx", cdir, sizeof(cdir)) ||
+	    snprintf(session, sizeof(session), "%s/sessions/%s", sdir, run_id) >=
+	    (int)sizeof(session)) {
+		msg("cannot tell sbx's state and configuration directories (is HOME too long?)");
+		goto out;
+	}
 
-	struct policy_ctx ctx = { .home = home, .cwd = cwd, .session_dir = session };
+	struct policy_ctx ctx = { .home = home, .cwd = cwd, .session_dir = session,
+				  .state_dir = sdir, .config_dir = cdir };
 	brc = build_policy(&o, &ctx, false, user_file, sizeof(user_file), &p, &err);
 	if (brc == 0 && o.learn)
 		brc = build_policy(&o, &ctx, true, user_file, sizeof(user_file), &box, &err);
@@ -738,10 +779,39 @@ int main(int argc, char **argv)
 		    "but refusals will not be explained; reinstall sbx");
 		use_shim = false;
 	}
-	if (policy_session_dir(confine) && mkdir_p(policy_session_dir(confine), 0700)) {
-		msg("cannot create the session directory %s: %s",
-		    policy_session_dir(confine), strerror(errno));
-		goto out;
+	/* sbx's state directory exists before the plan, so the boundary
+	 * keeps a real directory read-only (and its stand-in records hidden);
+	 * everything written there later goes through this descriptor */
+	if (!o.print || policy_session_dir(confine))
+		state_fd = open_state(sdir, HOSTFS_CREATE);
+	if (policy_session_dir(confine)) {
+		struct hostfs_err herr;
+		int fd = state_fd < 0 ? state_fd :
+			 hostfs_dir_openat(state_fd, sdir, session + strlen(sdir) + 1,
+					   HOSTFS_CREATE | HOSTFS_MINE, &herr);
+		if (fd < 0) {
+			msg("cannot create the session directory %s: %s", session,
+			    state_fd < 0 ? "sbx's state directory is not usable" : herr.msg);
+			goto out;
+		}
+		close(fd);
+	}
+	/* and so is sbx's configuration directory, where the sandbox could
+	 * write it (a sandbox.ini made inside would widen every later run)
+	 * and no stand-in can keep it from being made: a stand-in needs the
+	 * parent, and fits only ~/.config/sbx (plan.c, standin_fits) */
+	char cparent[PATH_MAX], cstandin[PATH_MAX];
+	snprintf(cparent, sizeof(cparent), "%s", cdir);
+	*strrchr(cparent, '/') = '\0';
+	snprintf(cstandin, sizeof(cstandin), "%s/.config/sbx", policy_home(confine));
+	bool standin_guards = !strcmp(cdir, cstandin) && access(cparent, F_OK) == 0;
+	if (!o.print && !standin_guards && writable_inside(confine, cdir) && access(cdir, F_OK)) {
+		struct hostfs_err herr;
+		int fd = hostfs_dir_open(cdir, HOSTFS_CREATE | HOSTFS_MINE, &herr);
+		if (fd < 0)
+			vmsg("cannot make %s: %s", cdir, herr.msg);
+		else
+			close(fd);
 	}
 	if (use_shim) {
 		int e = shim_prepare(p, mode, &shim);
@@ -758,7 +828,7 @@ int main(int argc, char **argv)
 		.policy = confine, .bwrap = bwrap, .init = init, .command = o.command,
 		.environ = environ, .cwd = cwd, .ctl_fd = o.print ? -1 : sb.ctl_child,
 		.ignored_signals = o.print ? run_ignored_signals() : sb.ignored,
-		.make_placeholders = !o.print,
+		.make_placeholders = !o.print, .state_dir = state_fd >= 0 ? sdir : NULL,
 		.shim_lib = use_shim ? shim.lib : NULL, .shim_spec = shim.spec,
 		.proxy = proxied,
 	};
@@ -786,14 +856,15 @@ int main(int argc, char **argv)
 	}
 	serr = sandbox_send_args(&sb, &pl);
 	/* The record of this run's stand-ins (and what killed runs left,
-	 * removed), before the plan: the state directory must exist by then
-	 * to be write-protected like sbx's configuration. */
-	if (!serr) {
-		char sdir[PATH_MAX];
-		const char *trusted = state_dir(home, sdir, sizeof(sdir));
+	 * removed), before the plan. */
+	if (!serr && state_fd >= 0) {
 		unsigned cleaned = 0;
-		int e = standins_open(trusted, sdir, run_id, &cleaned, &standins);
-		if (e)
+		int e = standins_open(state_fd, run_id, &cleaned, &standins);
+		if (e == -ETIMEDOUT)
+			msg("another process has held the lock of %s/standins for %d s: "
+			    "stand-ins cannot be recorded this run (a run that needs one "
+			    "will not start)", sdir, STANDIN_LOCK_WAIT_MS / 1000);
+		else if (e)
 			vmsg("no record of stand-ins can be kept in %s: %s (a run that "
 			     "needs one will not start)", sdir, strerror(-e));
 		if (cleaned)
@@ -819,14 +890,21 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (use_shim || proxied) {
+		/* a log the user named: its directories resolved now (theirs),
+		 * the file itself never followed (it is opened once COMMAND
+		 * runs, in a tree it may write) */
+		char given[PATH_MAX];
 		if (o.log) {
-			if (path_join(cwd, o.log, log_path, sizeof(log_path)))
-				snprintf(log_path, sizeof(log_path), "%s", o.log);
+			if (path_join(cwd, o.log, given, sizeof(given)))
+				snprintf(given, sizeof(given), "%s", o.log);
 		} else if (policy_log_path(p)) {
-			snprintf(log_path, sizeof(log_path), "%s", policy_log_path(p));
+			snprintf(given, sizeof(given), "%s", policy_log_path(p));
 		} else {
-			state_path(home, "audit.jsonl", log_path, sizeof(log_path));
+			given[0] = '\0'; /* ours: nothing in it is followed */
+			snprintf(log_path, sizeof(log_path), "%s/audit.jsonl", sdir);
 		}
+		if (given[0] && hostfs_trust_path(given, 1, log_path, sizeof(log_path)))
+			snprintf(log_path, sizeof(log_path), "%s", given);
 		struct reports_cfg rcfg = { .policy = p, .log_path = log_path,
 					    .run_id = run_id, .mode = mode,
 					    .out_fd = STDERR_FILENO, .hold = true,
@@ -834,6 +912,18 @@ int main(int argc, char **argv)
 		if (reports_new(&rcfg, &reports)) {
 			msg("out of memory");
 			goto out;
+		}
+	}
+	/* where --learn writes, settled before COMMAND runs */
+	if (o.learn) {
+		char given[PATH_MAX];
+		if (o.learn_out) {
+			if (path_join(cwd, o.learn_out, given, sizeof(given)))
+				snprintf(given, sizeof(given), "%s", o.learn_out);
+			if (hostfs_trust_path(given, 1, learn_path, sizeof(learn_path)))
+				snprintf(learn_path, sizeof(learn_path), "%s", given);
+		} else { /* ours: nothing in it is followed */
+			snprintf(learn_path, sizeof(learn_path), "%s/learned/%s.ini", sdir, stamp);
 		}
 	}
 	/* said before "go": COMMAND cannot have written anything yet */
@@ -907,21 +997,15 @@ int main(int argc, char **argv)
 		reports_finish(reports, shim.counters ?
 			       __atomic_load_n(&shim.counters[0], __ATOMIC_RELAXED) : 0);
 	if (o.learn && reports) {
-		if (o.learn_out) {
-			if (path_join(cwd, o.learn_out, learn_path, sizeof(learn_path)))
-				snprintf(learn_path, sizeof(learn_path), "%s", o.learn_out);
-		} else {
-			snprintf(rest, sizeof(rest), "learned/%s.ini", stamp);
-			state_path(home, rest, learn_path, sizeof(learn_path));
-		}
+		struct hostfs_err herr;
 		struct learn_in li = { .policy = p, .reports = reports, .user_file = user_file,
 				       .command = o.command, .flags = o.settings,
 				       .nflags = o.nsettings };
-		int e = learn_write(&li, learn_path);
+		int e = learn_write(&li, learn_path, &herr);
 		char shown[PATH_MAX];
 		sbx_path_tildify(learn_path, home, shown, sizeof(shown));
 		if (e)
-			msg("cannot write the learned policy to %s: %s", shown, strerror(-e));
+			msg("cannot write the learned policy: %s", herr.msg);
 		else
 			msg("learned policy written to %s — review it, then run: "
 			    "sbx-preload --config %s -- %s%s", shown, shown, o.command[0],
@@ -944,6 +1028,8 @@ out:
 		sandbox_abort(&sb); /* not waited for: nothing ran */
 	plan_remove_placeholders(&pl);
 	standins_free(standins);
+	if (state_fd >= 0)
+		close(state_fd);
 	shim_release(&shim);
 	net_loop_free(net);
 	reports_free(reports);

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hostfs.h"
 #include "standin.h"
 #include "supervisor.h"
 
@@ -592,6 +593,15 @@ static int scan(const struct plan_in *in, struct plan *pl, struct covered *cv,
 			continue; /* symlinks are not followed: their targets are judged where they are */
 		for (size_t i = 0; i < sizeof(scan_skip) / sizeof(*scan_skip); i++)
 			skip |= !strcmp(e->d_name, scan_skip[i]);
+		/* Another user's directory that only its owner may write (a
+		 * shared writable root: /var/tmp under --learn): COMMAND can
+		 * change nothing in it, and a root caller's sandbox, whose
+		 * user namespace maps no other user, could not even reach
+		 * what a protect there would bind (sbx-init would fail). */
+		struct stat dst;
+		if (!skip && lstat(path, &dst) == 0 && dst.st_uid != geteuid() &&
+		    !(dst.st_mode & (S_IWGRP | S_IWOTH)))
+			skip = true;
 		if (!skip)
 			rc = scan(in, pl, cv, path, depth - 1);
 	}
@@ -605,6 +615,23 @@ static int cmp_len(const void *a, const void *b)
 {
 	size_t la = strlen(*(char *const *)a), lb = strlen(*(char *const *)b);
 	return la < lb ? -1 : la > lb;
+}
+
+/* Is a directory between `r` and the writable root it lies in denied
+ * writing (so protected, and r with it)? */
+static bool denied_above(const struct policy *p, const struct covered *cv, const char *r)
+{
+	char up[PATH_MAX];
+
+	snprintf(up, sizeof(up), "%s", r);
+	for (char *slash; (slash = strrchr(up, '/')) && slash != up;) {
+		*slash = '\0';
+		if (is_root(cv, up))
+			return false;
+		if (policy_check_path(p, SBX_OP_WRITE, up, NULL) == SBX_DENY)
+			return true;
+	}
+	return false;
 }
 
 static int bind_roots(const struct plan_in *in, struct plan *pl,
@@ -626,17 +653,39 @@ static int bind_roots(const struct plan_in *in, struct plan *pl,
 		 * be bound. Not for --print, which touches nothing. */
 		if (w[i]->is_dir && in->make_placeholders && !tmp_part &&
 		    access(w[i]->pattern, F_OK) && !path_under(w[i]->pattern, "/tmp") &&
-		    policy_check_path(in->policy, SBX_OP_WRITE, w[i]->pattern, NULL) == SBX_ALLOW &&
-		    mkdir_p(w[i]->pattern, 0700) == 0)
-			vmsg("allow_write %s did not exist; made it", w[i]->value);
+		    policy_check_path(in->policy, SBX_OP_WRITE, w[i]->pattern, NULL) == SBX_ALLOW) {
+			/* never through a link a program left on the way */
+			struct hostfs_err err;
+			int fd = hostfs_dir_open(w[i]->pattern, HOSTFS_CREATE, &err);
+			if (fd >= 0) {
+				close(fd);
+				vmsg("allow_write %s did not exist; made it", w[i]->value);
+			} else {
+				msg("allow_write %s not made: %s", w[i]->value, err.msg);
+			}
+		}
 		sorted[m++] = (char *)w[i]->pattern;
 	}
 	qsort(sorted, m, sizeof(*sorted), cmp_len);
 	for (size_t i = 0; i < m && !rc; i++) {
 		const char *r = sorted[i];
 		if (!strcmp(r, "/tmp") || path_under(r, "/dev") || path_under(r, "/proc") ||
-		    path_under(r, "/tmp") != tmp_part || in_list(&cv->roots, r))
+		    path_under(r, "/tmp") != tmp_part)
 			continue;
+		if (in_list(&cv->roots, r)) {
+			/* writable already, unless a protect above it will
+			 * cover it: the session directory in sbx's state
+			 * directory, with HOME writable too */
+			if (!tmp_part && !in_list(&cv->protect, r) &&
+			    denied_above(in->policy, cv, r) &&
+			    policy_check_path(in->policy, SBX_OP_WRITE, r, NULL) == SBX_ALLOW &&
+			    access(r, F_OK) == 0) {
+				rc = init_op(pl, "--rw-in=", r);
+				if (!rc)
+					rc = strv_add(&cv->roots, r);
+			}
+			continue;
+		}
 		if (access(r, F_OK)) {
 			vmsg("allow_write %s does not exist; not bound", r);
 			continue;
@@ -981,6 +1030,15 @@ int plan_init(const struct plan_in *in, struct plan *pl)
 	int rc;
 
 	STEP(mask_rules(in, pl, cv));
+	/* The stand-in records: nothing inside needs them, and a program that
+	 * can open the lock file can flock() it, read-only as it is. */
+	if (in->state_dir) {
+		char recs[PATH_MAX + 16];
+		unsigned masks = pl->read_masks; /* sbx's own: not a policy's read-deny */
+		snprintf(recs, sizeof(recs), "%s/standins", in->state_dir);
+		STEP(mask_path(in, pl, cv, recs));
+		pl->read_masks = masks;
+	}
 	STEP(protect_rules(in, pl, cv));
 	/* the pins before the masks and protects below them (parents first),
 	 * the links after every protect (a link's target may be one) */

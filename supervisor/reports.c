@@ -21,6 +21,7 @@
 #include <uthash.h>
 
 #include "net/net.h"
+#include "hostfs.h"
 #include "supervisor.h"
 
 struct seen {
@@ -375,23 +376,18 @@ static void json_opt(FILE *f, const char *key, const char *v)
 		fputs("null", f);
 }
 
+/* The log is opened once COMMAND runs, in a tree it may write: never
+ * through a link, a hard link or a file not the user's (hostfs.h). */
 static int open_log(struct reports *r)
 {
-	char dir[PATH_MAX];
+	struct hostfs_err err;
 
 	if (r->log_fd >= 0 || r->log_failed || !r->cfg.log_path)
 		return r->log_fd;
-	snprintf(dir, sizeof(dir), "%s", r->cfg.log_path);
-	char *slash = strrchr(dir, '/');
-	if (slash && slash != dir) {
-		*slash = '\0';
-		mkdir_p(dir, 0700);
-	}
-	r->log_fd = open(r->cfg.log_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+	r->log_fd = hostfs_append_path(r->cfg.log_path, HOSTFS_CREATE, 0600, &err);
 	if (r->log_fd < 0) {
 		r->log_failed = true;
-		msg("cannot write the audit log %s: %s (reports go to stderr only)",
-		    r->cfg.log_path, strerror(errno));
+		msg("cannot write the audit log: %s (reports go to stderr only)", err.msg);
 	}
 	return r->log_fd;
 }

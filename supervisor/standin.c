@@ -20,8 +20,10 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "hostfs.h"
 #include "standin.h"
 #include "supervisor.h"
 
@@ -45,59 +47,13 @@ struct standins {
 	bool released;
 };
 
-/* ---- walking without links */
+/* ---- walking without links: hostfs.h */
 
-/* Open `rel` (relative, normal) below the directory `base`, one component
- * at a time, never through a symlink (O_NOFOLLOW: ELOOP); with `create`,
- * missing components are made 0700. Closes nothing of the caller's. */
-static int walk_dir(int base, const char *rel, bool create)
-{
-	char comp[NAME_MAX + 1];
-	int fd = dup(base);
-
-	if (fd < 0)
-		return -errno;
-	for (const char *p = rel; *p;) {
-		size_t n = strcspn(p, "/");
-		if (n == 0) {
-			p++;
-			continue;
-		}
-		if (n > NAME_MAX || (n == 1 && p[0] == '.') || (n == 2 && !strncmp(p, "..", 2))) {
-			close(fd);
-			return -EINVAL;
-		}
-		memcpy(comp, p, n);
-		comp[n] = '\0';
-		p += n;
-		int next = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (next < 0 && errno == ENOENT && create) {
-			if (mkdirat(fd, comp, 0700) && errno != EEXIST) {
-				int e = errno;
-				close(fd);
-				return -e;
-			}
-			next = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		}
-		int e = errno;
-		close(fd);
-		if (next < 0)
-			return -e;
-		fd = next;
-	}
-	return fd;
-}
-
-/* The directory at the absolute path `dir`, from `/`, without links. */
+/* The directory at the absolute path `dir`, from `/`, without links. In
+ * the user's tree, so any owner: what matters is that no link is met. */
 static int open_parent(const char *dir)
 {
-	int root = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-	if (root < 0)
-		return -errno;
-	int fd = walk_dir(root, dir, false);
-	close(root);
-	return fd;
+	return hostfs_dir_open(dir, HOSTFS_ANYOWNER, NULL);
 }
 
 /* ---- records */
@@ -237,13 +193,9 @@ static void link_text(const char *run, char *out, size_t outsz)
 static int split(const char *path, int *dirfd, const char **name)
 {
 	char parent[PATH_MAX];
-	const char *slash = strrchr(path, '/');
 
-	if (!slash || !slash[1] || (size_t)(slash - path) >= sizeof(parent))
+	if (hostfs_split(path, parent, sizeof(parent), name))
 		return -EINVAL;
-	memcpy(parent, path, (size_t)(slash - path));
-	parent[slash - path] = '\0';
-	*name = slash + 1;
 	*dirfd = open_parent(parent);
 	return *dirfd < 0 ? *dirfd : 0;
 }
@@ -411,43 +363,41 @@ static int sweep(int dirfd, const char *self, struct others *o,
 
 /* ---- the record directory */
 
-/* <state_dir>/standins, state_dir below `trusted`. */
-static int open_records(const char *trusted, const char *state_dir, bool create)
+/* <state>/standins, below the held state directory. */
+static int open_records(int state_fd, bool create)
 {
-	char real[PATH_MAX], rel[PATH_MAX];
-	size_t tl = strlen(trusted);
-
-	if (trusted[0] != '/' || strncmp(state_dir, trusted, tl) ||
-	    (state_dir[tl] != '/' && state_dir[tl]) || !realpath(trusted, real))
-		return -EINVAL;
-	if (snprintf(rel, sizeof(rel), "%s/standins", state_dir + tl) >= (int)sizeof(rel))
-		return -ENAMETOOLONG;
-	int base = open(real, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (base < 0)
-		return -errno;
-	int fd = walk_dir(base, rel, create);
-	close(base);
-	return fd;
+	return hostfs_dir_openat(state_fd, NULL, "standins",
+				 HOSTFS_MINE | (create ? HOSTFS_CREATE : 0), NULL);
 }
 
+/* The lock every change to the records is made under. The sandbox cannot
+ * write the state directory, but a program of the user's can still open
+ * the lock file and flock() it (a lock needs no write access): so never
+ * wait for it forever. -ETIMEDOUT after STANDIN_LOCK_WAIT_MS. */
 static int lock_records(int dirfd)
 {
-	int fd = openat(dirfd, "lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	struct timespec pause = { 0, 10 * 1000 * 1000 };
+	int fd = hostfs_append(dirfd, NULL, "lock", 0600, NULL);
 
 	if (fd < 0)
-		return -errno;
-	while (flock(fd, LOCK_EX)) {
-		if (errno != EINTR) {
-			int e = errno;
+		return fd;
+	for (unsigned waited = 0; flock(fd, LOCK_EX | LOCK_NB); waited += 10) {
+		int e = errno;
+		if (e != EWOULDBLOCK && e != EINTR) {
 			close(fd);
 			return -e;
 		}
+		if (waited >= STANDIN_LOCK_WAIT_MS) {
+			close(fd);
+			return -ETIMEDOUT;
+		}
+		nanosleep(&pause, NULL);
 	}
 	return fd;
 }
 
-int standins_open(const char *trusted, const char *state_dir, const char *run_id,
-		  unsigned *cleaned, struct standins **out)
+int standins_open(int state_fd, const char *run_id, unsigned *cleaned,
+		  struct standins **out)
 {
 	struct standins *s = calloc(1, sizeof(*s));
 	struct others o = { 0 };
@@ -465,7 +415,7 @@ int standins_open(const char *trusted, const char *state_dir, const char *run_id
 	}
 	snprintf(s->run_id, sizeof(s->run_id), "%s", run_id);
 	snprintf(s->recname, sizeof(s->recname), "%s", run_id);
-	s->dirfd = open_records(trusted, state_dir, true);
+	s->dirfd = open_records(state_fd, true);
 	if (s->dirfd < 0) {
 		rc = s->dirfd;
 		goto fail;
@@ -482,9 +432,13 @@ int standins_open(const char *trusted, const char *state_dir, const char *run_id
 	if (rc < 0)
 		goto fail;
 	*cleaned = (unsigned)rc;
-	s->recfd = openat(s->dirfd, s->recname,
-			  O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (s->recfd < 0 || flock(s->recfd, LOCK_EX | LOCK_NB)) {
+	s->recfd = hostfs_create(s->dirfd, NULL, s->recname, 0600, NULL);
+	if (s->recfd < 0) {
+		rc = s->recfd;
+		goto fail;
+	}
+	/* one write per line, O_APPEND: a line is whole or absent */
+	if (fcntl(s->recfd, F_SETFL, O_APPEND) || flock(s->recfd, LOCK_EX | LOCK_NB)) {
 		rc = -errno;
 		goto fail;
 	}
@@ -686,11 +640,11 @@ void standins_free(struct standins *s)
 	free(s);
 }
 
-int standins_cleanup(const char *trusted, const char *state_dir,
+int standins_cleanup(int state_fd,
 		     void (*say)(void *ctx, const char *path, const char *run), void *ctx)
 {
 	struct others o = { 0 };
-	int dirfd = open_records(trusted, state_dir, false), rc;
+	int dirfd = open_records(state_fd, false), rc;
 
 	if (dirfd == -ENOENT)
 		return 0; /* no run ever kept a record here */

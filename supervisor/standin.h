@@ -29,13 +29,16 @@
 
 struct standins;
 
-/* Open (making what is missing, never through a symlink) the record
- * directory `<state_dir>/standins`; state_dir must lie below `trusted`
- * (HOME, or $XDG_STATE_HOME: the user's, resolved once), below which
- * nothing is followed. Removes what dead runs left (*cleaned: how many),
- * then starts this run's record. 0 or -errno. */
-int standins_open(const char *trusted, const char *state_dir, const char *run_id,
-		  unsigned *cleaned, struct standins **out);
+/* How long a run waits for the records' lock, which any program of the
+ * user's can take (flock needs no write access): then -ETIMEDOUT. */
+#define STANDIN_LOCK_WAIT_MS 5000
+
+/* Open (making it when missing, never through a symlink: hostfs.h) the
+ * record directory `standins` in sbx's state directory, held as state_fd
+ * (borrowed). Removes what dead runs left (*cleaned: how many), then starts
+ * this run's record. 0 or -errno (-ETIMEDOUT: the lock stayed taken). */
+int standins_open(int state_fd, const char *run_id, unsigned *cleaned,
+		  struct standins **out);
 
 /* Under the lock: make a stand-in at each path (real paths, parent
  * existing) or take over one a live run made there. states[i] becomes one
@@ -52,7 +55,7 @@ void standins_free(struct standins *s);  /* releases first; NULL is fine */
 
 /* `sbx-preload --cleanup`: remove what dead runs left; each removed path is
  * passed to `say`. The number removed, or -errno. */
-int standins_cleanup(const char *trusted, const char *state_dir,
+int standins_cleanup(int state_fd,
 		     void (*say)(void *ctx, const char *path, const char *run), void *ctx);
 
 /* Is `path` a link whose text says it is a stand-in (of any run)? */

@@ -42,8 +42,6 @@ void dmsg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));  /* --deb
 int find_in_path(const char *name, char *out, size_t outsz);
 /* Is path `dir` itself or below it? Both absolute and normal. */
 bool path_under(const char *path, const char *dir);
-/* mkdir -p with mode for the missing parts. */
-int mkdir_p(const char *path, mode_t mode);
 
 /* ---- options.c */
 
@@ -88,6 +86,9 @@ struct plan_in {
 	 * --print): sbx-init makes its listeners at the ports below and
 	 * COMMAND's environment points clients at them (docs/NETWORK.md). */
 	bool proxy;
+	/* sbx's state directory (real path), or NULL: its stand-in records
+	 * are hidden inside (any program may flock() a file it can open) */
+	const char *state_dir;
 };
 
 /* The proxy's ports on the sandbox's own loopback (127.0.0.1 and [::1]).
@@ -218,8 +219,20 @@ struct learn_in {
 /* May `dir` be allowed whole for the paths below it? Not HOME or above,
  * not `/` or a top-level directory. */
 bool learn_foldable(const char *dir, const char *home);
-/* Write the learned sandbox.ini to path. 0 or -errno. */
-int learn_write(const struct learn_in *in, const char *path);
+/* Why `allow_write = path` (a real path) must not be learned, or NULL: HOME
+ * or above, `/` or a top-level directory, a link on the way, protected by
+ * a mandatory, deny_write or deny_read rule of p, or not readable back as
+ * written (learn.c). The string is static. */
+const char *learn_refuse_path(const struct policy *p, const char *path);
+/* Why `allow_domains = host` must not be learned (a wildcard, a separator,
+ * a character no host name has), or NULL. */
+const char *learn_refuse_host(const char *host);
+/* Write the learned sandbox.ini to path (absolute; its directory, walked
+ * without links, is made when missing): replaced whole, never written
+ * through a link. 0, or -errno with err saying why. What may not be
+ * learned is said on stderr and left out. */
+struct hostfs_err;
+int learn_write(const struct learn_in *in, const char *path, struct hostfs_err *err);
 
 /* ---- run.c: bubblewrap started early, fed, watched */
 

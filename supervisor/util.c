@@ -158,28 +158,6 @@ int find_in_path(const char *name, char *out, size_t outsz)
 	return -ENOENT;
 }
 
-int mkdir_p(const char *path, mode_t mode)
-{
-	char tmp[PATH_MAX];
-	size_t len = strlen(path);
-
-	if (len == 0 || len >= sizeof(tmp))
-		return -ENAMETOOLONG;
-	memcpy(tmp, path, len + 1);
-	for (char *p = tmp + 1;; p++) {
-		if (*p == '/' || *p == '\0') {
-			char c = *p;
-			*p = '\0';
-			if (mkdir(tmp, mode) && errno != EEXIST)
-				return -errno;
-			*p = c;
-			if (!c)
-				break;
-		}
-	}
-	return 0;
-}
-
 bool path_under(const char *path, const char *dir)
 {
 	size_t n = strlen(dir);

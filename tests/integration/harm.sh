@@ -22,8 +22,17 @@ standins() {
 	find "$1" -maxdepth 1 -mindepth 1 -type l -lname "$STANDIN/*" ! -lname "$STANDIN/fake" \
 		-printf '%f\n' 2>/dev/null | sort | tr '\n' ' '
 }
-# entries DIR: its top-level names, but .local (sbx's audit log and state)
-entries() { ls -A "$1" | grep -vx .local | sort | tr '\n' ' '; }
+# entries DIR: its top-level names, but .local (sbx's audit log and state),
+# and .config where it holds only sbx's configuration directory (made, when
+# missing, where the sandbox could write it: no stand-in fits without
+# ~/.config) and, during a run, stand-ins
+entries() {
+	local own
+	own=$(find "$1/.config" -mindepth 1 -maxdepth 1 ! \( -type l -lname "$STANDIN/*" \) \
+		-printf '%f\n' 2>/dev/null)
+	ls -A "$1" | grep -vx .local | if [ "$own" = sbx ]; then grep -vx .config; else cat; fi |
+		sort | tr '\n' ' '
+}
 # the newly appeared names: new BEFORE AFTER
 new() { comm -13 <(tr ' ' '\n' <<<"$1" | sed '/^$/d') <(tr ' ' '\n' <<<"$2" | sed '/^$/d') | tr '\n' ' '; }
 

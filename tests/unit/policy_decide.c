@@ -275,7 +275,6 @@ Test(policy_decide, write_home_and_etc_are_outside_the_writable_roots)
 	cr_assert_null(check_why(p, SBX_OP_WRITE, "/home/u", SBX_DENY));
 	cr_assert_null(check_why(p, SBX_OP_WRITE, "/etc/passwd", SBX_DENY));
 	cr_assert_null(check_why(p, SBX_OP_WRITE, "/usr/bin/ls", SBX_DENY));
-	cr_assert_null(check_why(p, SBX_OP_WRITE, TEST_SESSION_DIR "/x", SBX_DENY));
 	policy_free(p);
 }
 
@@ -434,6 +433,76 @@ Test(policy_decide, isolation_strict_writes_the_session_dir)
 	policy_free(p);
 }
 
+/* sbx's state directory: the supervisor writes the audit log, the learned
+ * policies and the stand-in records there, unsandboxed. */
+Test(policy_decide, state_dir_is_a_mandatory_write_deny_in_every_mode)
+{
+	static const char *const modes[] = {
+		"", "[sandbox]\nisolation = strict\n", "[sandbox]\nworkspace = ~\n",
+		"[sandbox]\nisolation = custom\n[filesystem]\nallow_write = ~/\n",
+	};
+
+	for (size_t i = 0; i < sizeof(modes) / sizeof(*modes); i++) {
+		struct policy *p = compile_ini(modes[i]);
+		const char *paths[] = { "/home/u/.local/state/sbx",
+					"/home/u/.local/state/sbx/audit.jsonl",
+					"/home/u/.local/state/sbx/learned/x.ini",
+					"/home/u/.local/state/sbx/standins/lock",
+					"/home/u/.local/state/sbx/sessions/t-2/x" };
+		for (size_t j = 0; j < sizeof(paths) / sizeof(*paths); j++) {
+			const struct sbx_rule *why = check_why(p, SBX_OP_WRITE, paths[j], SBX_DENY);
+			cr_assert_not_null(why, "%s: %s allowed", modes[i], paths[j]);
+			cr_assert_eq(why->kind, SBX_RULE_MANDATORY, "%s: %s", modes[i], paths[j]);
+		}
+		policy_free(p);
+	}
+}
+
+Test(policy_decide, strict_session_dir_stays_writable_inside_the_state_dir,
+     .description = "only the run's own session directory is carved out of the "
+		    "mandatory state directory; names denied at any depth still hold there")
+{
+	struct policy *p = compile_ini("[sandbox]\nisolation = strict\n"
+				       "[filesystem]\nallow_write = ~/\n");
+
+	assert_verdict(p, SBX_OP_WRITE, TEST_SESSION_DIR, SBX_ALLOW);
+	assert_verdict(p, SBX_OP_WRITE, TEST_SESSION_DIR "/sub/x", SBX_ALLOW);
+	assert_verdict(p, SBX_OP_WRITE, "/home/u/.local/state/sbx/sessions", SBX_DENY);
+	assert_verdict(p, SBX_OP_WRITE, TEST_SESSION_DIR "-x", SBX_DENY);
+	assert_verdict(p, SBX_OP_WRITE, "/home/u/.local/state/sbx/audit.jsonl", SBX_DENY);
+	const struct sbx_rule *why = check_why(p, SBX_OP_WRITE, TEST_SESSION_DIR "/.bashrc",
+					       SBX_DENY);
+	cr_assert_not_null(why);
+	cr_assert_eq(why->kind, SBX_RULE_MANDATORY);
+	policy_free(p);
+}
+
+Test(policy_decide, own_dirs_from_the_context_are_mandatory_even_when_missing,
+     .description = "$XDG_STATE_HOME/sbx and $XDG_CONFIG_HOME/sbx, as main passes them")
+{
+	struct policy_ctx ctx = test_ctx;
+	struct policy_builder *b = NULL;
+	struct policy *p = NULL;
+	struct sbx_err err = { "" };
+
+	ctx.state_dir = "/srv/xdg/state/sbx";
+	ctx.config_dir = "/srv/xdg/config/sbx";
+	cr_assert_eq(policy_builder_new(&ctx, &b), 0);
+	cr_assert_eq(policy_builder_set(b, "filesystem", "allow_write", "/srv",
+					SBX_ORIGIN_FLAG, "--allow-write", &err), 0);
+	cr_assert_eq(policy_compile(b, &p, &err), 0, "%s", err.msg);
+	const struct sbx_rule *why = check_why(p, SBX_OP_WRITE, "/srv/xdg/config/sbx/sandbox.ini",
+					       SBX_DENY);
+	cr_assert_not_null(why);
+	cr_assert_eq(why->kind, SBX_RULE_MANDATORY);
+	cr_assert_str_eq(why->value, "/srv/xdg/config/sbx/");
+	why = check_why(p, SBX_OP_WRITE, "/srv/xdg/state/sbx/audit.jsonl", SBX_DENY);
+	cr_assert_not_null(why);
+	cr_assert_eq(why->kind, SBX_RULE_MANDATORY);
+	assert_verdict(p, SBX_OP_WRITE, "/srv/xdg/other", SBX_ALLOW);
+	policy_free(p);
+}
+
 Test(policy_decide, isolation_strict_keeps_tmp_and_allow_write)
 {
 	struct policy *p = compile_ini("[sandbox]\nisolation = strict\n"
@@ -450,7 +519,7 @@ Test(policy_decide, isolation_custom_writes_only_allow_write)
 				       "[filesystem]\nallow_write = /srv/out\n");
 
 	cr_assert_null(check_why(p, SBX_OP_WRITE, "/w/src/main.c", SBX_DENY));
-	cr_assert_null(check_why(p, SBX_OP_WRITE, TEST_SESSION_DIR "/x", SBX_DENY));
+	assert_verdict(p, SBX_OP_WRITE, TEST_SESSION_DIR "/x", SBX_DENY);
 	assert_verdict(p, SBX_OP_WRITE, "/srv/out/x", SBX_ALLOW);
 	cr_assert_null(policy_session_dir(p));
 	policy_free(p);

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hostfs.h"
 #include "standin.h"
 #include "supervisor.h"
 
@@ -56,11 +57,22 @@ static bool is_standin(const char *name)
 	return lstat(at(name), &st) == 0 && S_ISLNK(st.st_mode) && standin_looks_like(at(name));
 }
 
+/* sbx's state directory, held as main holds it */
+static int state_fd(void)
+{
+	struct hostfs_err err = { "" };
+	int fd = hostfs_dir_open(state, HOSTFS_CREATE | HOSTFS_MINE, &err);
+	cr_assert_geq(fd, 0, "%s", err.msg);
+	return fd;
+}
+
 static struct standins *run(const char *id)
 {
 	struct standins *s = NULL;
 	unsigned cleaned = 0;
-	cr_assert_eq(standins_open(dir, state, id, &cleaned, &s), 0);
+	int fd = state_fd();
+	cr_assert_eq(standins_open(fd, id, &cleaned, &s), 0);
+	close(fd);
 	return s;
 }
 
@@ -144,7 +156,9 @@ Test(standin_records, a_dead_runs_standins_are_swept_and_nothing_else)
 	unsigned cleaned = 0;
 	struct standins *b = NULL;
 	/* while A's lock is still held (A alive), nothing of its is swept */
-	cr_assert_eq(standins_open(dir, state, "run-b", &cleaned, &b), 0);
+	int sfd = state_fd();
+	cr_assert_eq(standins_open(sfd, "run-b", &cleaned, &b), 0);
+	close(sfd);
 	cr_assert_eq(cleaned, 2, "the dead run's two stand-ins, %u swept", cleaned);
 	cr_assert(!is_standin(".bash_profile"));
 	cr_assert(!is_standin(".zlogin"));
@@ -166,7 +180,9 @@ Test(standin_records, cleanup_removes_only_dead_runs_links)
 	snprintf(cmd, sizeof(cmd), "cp %s %s", rec, dead);
 	cr_assert_eq(system(cmd), 0);
 	unlink(rec); /* A is "dead": only the unlocked copy names its link */
-	cr_assert_eq(standins_cleanup(dir, state, NULL, NULL), 1);
+	int sfd = state_fd();
+	cr_assert_eq(standins_cleanup(sfd, NULL, NULL), 1);
+	close(sfd);
 	cr_assert(!is_standin(".bashrc"));
 	cr_assert(is_standin(".gitconfig"), "a live run's stand-in was removed");
 	standins_free(b);
