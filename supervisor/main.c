@@ -691,7 +691,7 @@ int main(int argc, char **argv)
 		} else {
 			state_path(home, "audit.jsonl", log_path, sizeof(log_path));
 		}
-		struct reports_cfg rcfg = { .policy = p, .log_path = log_path,
+		struct reports_cfg rcfg = { .policy = p, .relaxed = box, .log_path = log_path,
 					    .run_id = run_id, .mode = mode,
 					    .out_fd = STDERR_FILENO, .hold = true,
 					    .guarded = pl.guarded.v, .nguarded = pl.guarded.n };

@@ -244,8 +244,40 @@ Test(reports, trace_line_for_an_allowed_access)
 	cr_assert_eq(e.verdict, SBX_ALLOW);
 	cr_assert_str_eq(l, "sbx: trace: read /w/src/main.c — pid 4121 node");
 
+	policy_free(p);
+	p = compile_ini("[network]\nallow_domains = example.com\n");
+	w = wr(WIRE_ALLOW, WIRE_DNS, "example.com:443", 0);
+	assert_contains(line_of(p, &w, &e), "sbx: trace: lookup of example.com:443 — pid 4121 node");
+	policy_free(p);
+}
+
+Test(reports, claimed_allow_of_what_the_policy_denies_is_a_denial)
+{
+	struct policy *p = compile_ini(NULL);
+	struct wire_report w = wr(WIRE_ALLOW, WIRE_READ, "/home/u/.ssh/id_ed25519", 0);
+	struct report_expl e;
+	const char *l = line_of(p, &w, &e);
+
+	cr_assert_eq(e.decision, WIRE_DENY);
+	cr_assert_eq(e.claimed, WIRE_ALLOW);
+	assert_contains(l, "sbx: denied read of ~/.ssh/id_ed25519 by `deny_read = ~/.ssh` "
+			   "(built-in default)");
+	assert_contains(l, "(reported as allowed; the policy denies it) — pid 4121 node");
 	w = wr(WIRE_ALLOW, WIRE_DNS, "localhost", 0);
-	assert_contains(line_of(p, &w, &e), "sbx: trace: lookup of localhost — pid 4121 node");
+	assert_contains(line_of(p, &w, &e), "sbx: denied lookup of localhost — not in allow_domains");
+	policy_free(p);
+}
+
+Test(reports, claimed_refusal_of_what_the_policy_allows_stays_a_refusal_with_no_claim)
+{
+	struct policy *p = compile_ini(NULL);
+	struct wire_report w = wr(WIRE_DENY, WIRE_WRITE, "/w/new/file", EROFS);
+	struct report_expl e;
+
+	report_explain(p, &w, &e);
+	cr_assert_eq(e.verdict, SBX_ALLOW);
+	cr_assert_eq(e.decision, WIRE_DENY);
+	cr_assert_eq(e.claimed, 0);
 	policy_free(p);
 }
 
@@ -295,11 +327,25 @@ struct stream {
 	char *dir;
 	char out_path[PATH_MAX], log_path[PATH_MAX];
 	int out_fd;
-	struct policy *p;
+	struct policy *p, *relaxed;
 	struct reports *r;
 };
 
-static void stream_open(struct stream *s, const char *ini, enum reports_mode mode)
+/* The stream's options beyond the policy and the mode. */
+struct stream_opts {
+	const char *relaxed_ini;      /* --learn's relaxed policy (NULL: none) */
+	struct reports_limits limits; /* zeros: the defaults */
+	bool fake_clock;              /* the rate limits read fake_now */
+};
+
+static unsigned long long fake_now = 1000000;
+static unsigned long long fake_clock(void)
+{
+	return fake_now;
+}
+
+static void stream_open_with(struct stream *s, const char *ini, enum reports_mode mode,
+			     const struct stream_opts *o)
 {
 	struct reports_cfg cfg;
 
@@ -311,9 +357,22 @@ static void stream_open(struct stream *s, const char *ini, enum reports_mode mod
 	s->out_fd = open(s->out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	cr_assert_geq(s->out_fd, 0);
 	s->p = compile_ini(ini);
-	cfg = (struct reports_cfg){ .policy = s->p, .log_path = s->log_path,
-				    .run_id = "run-1", .mode = mode, .out_fd = s->out_fd };
+	if (o && o->relaxed_ini)
+		s->relaxed = compile_ini(o->relaxed_ini);
+	cfg = (struct reports_cfg){ .policy = s->p, .relaxed = s->relaxed,
+				    .log_path = s->log_path, .run_id = "run-1", .mode = mode,
+				    .out_fd = s->out_fd };
+	if (o) {
+		cfg.limits = o->limits;
+		if (o->fake_clock)
+			cfg.clock_ms = fake_clock;
+	}
 	cr_assert_eq(reports_new(&cfg, &s->r), 0);
+}
+
+static void stream_open(struct stream *s, const char *ini, enum reports_mode mode)
+{
+	stream_open_with(s, ini, mode, NULL);
 }
 
 static void feed(struct stream *s, const char *text)
@@ -342,6 +401,7 @@ static void stream_close(struct stream *s)
 {
 	reports_free(s->r);
 	policy_free(s->p);
+	policy_free(s->relaxed);
 	close(s->out_fd);
 	remove_tree(s->dir);
 	free(s->dir);
@@ -679,25 +739,34 @@ Test(reports_stream, garbage_never_crashes_and_is_counted_as_malformed)
 	assert_not_contains(out, "relative/path");
 	assert_not_contains(out, "AAAA");
 	assert_contains(out, "sbx: 1 denied read, 1 denied write, 7 malformed report lines — see ");
-	cr_assert_eq(json_lines(log), 2, "only the two good reports are logged: %s", log);
+	cr_assert_eq(count(log, "\"layer\":\"shim\""), 2, "only the two good reports are "
+		     "logged: %s", log);
+	cr_assert_eq(count(log, "\"notice\":\"malformed\""), 1, "malformed said once: %s", log);
+	json_lines(log);
 	free(out);
 	free(log);
 	free(longline);
 	stream_close(&s);
 }
 
-Test(reports_stream, only_garbage_gives_a_summary_without_a_log)
+Test(reports_stream, only_garbage_gives_a_summary_and_notices_in_the_log)
 {
 	struct stream s;
 
 	stream_open(&s, NULL, REPORTS_ENFORCE);
 	feed(&s, "not a report\nstill not\n");
 	reports_finish(s.r, 0);
-	char *out = slurp(s.out_path);
-	cr_assert_str_eq(out, "sbx: 2 malformed report lines\n");
-	struct stat st;
-	cr_assert_neq(stat(s.log_path, &st), 0, "a log was created with nothing in it");
+	char *out = slurp(s.out_path), *log = slurp(s.log_path);
+	assert_contains(out, "sbx: 2 malformed report lines — see ");
+	/* a forged stream is worth auditing: the first malformed line and
+	 * the summary are notices, no report */
+	cr_assert_eq(json_lines(log), 2, "%s", log);
+	cr_assert_eq(count(log, "\"op\":\"notice\",\"notice\":\"malformed\""), 1, "%s", log);
+	cr_assert_eq(count(log, "\"notice\":\"summary\""), 1, "%s", log);
+	assert_contains(log, "\"malformed\":2,");
+	assert_not_contains(log, "\"decision\"");
 	free(out);
+	free(log);
 	stream_close(&s);
 }
 
@@ -731,13 +800,14 @@ Test(reports_stream, odd_bytes_are_escaped_in_the_log)
 	struct stream s;
 
 	stream_open(&s, NULL, REPORTS_ENFORCE);
-	/* a quote, a backslash, a newline, a tab, a stray byte, valid UTF-8 */
-	feed(&s, "SBX1 D read 3 ca\"t /home/u/.ssh/a\"b\\c%0Ad%09e%FFf\xc3\xa9 13\n");
+	/* a quote, a backslash, a stray byte, valid UTF-8 in the target; a
+	 * newline and a tab in the process name (a program names itself) */
+	feed(&s, "SBX1 D read 3 ca\"t%0A%09 /home/u/.ssh/a\"b\\c%FFf\xc3\xa9 13\n");
 	reports_finish(s.r, 0);
 	char *out = slurp(s.out_path), *log = slurp(s.log_path);
 	cr_assert_eq(json_lines(log), 1, "%s", log);
-	assert_contains(log, "\"target\":\"/home/u/.ssh/a\\\"b\\\\c\\nd\\te\\ufffdf\xc3\xa9\"");
-	assert_contains(log, "\"comm\":\"ca\\\"t\"");
+	assert_contains(log, "\"target\":\"/home/u/.ssh/a\\\"b\\\\c\\ufffdf\xc3\xa9\"");
+	assert_contains(log, "\"comm\":\"ca\\\"t\\n\\t\"");
 	free(out);
 	free(log);
 	stream_close(&s);
@@ -769,12 +839,16 @@ Test(reports_stream, control_bytes_in_a_target_never_reach_the_terminal)
 	 * forge a second `sbx:` line, an escape sequence must not drive the
 	 * person's terminal. */
 	stream_open(&s, NULL, REPORTS_ENFORCE);
+	/* in a target: the line is refused (malformed), nothing printed */
 	feed(&s, "SBX1 D read 3 cat /home/u/.ssh/x%0Asbx:%20all%20clear%1B[2J%07 13\n");
+	/* in a process name: escaped */
 	feed(&s, "SBX1 D read 3 e%1B]0;pwned%07 /home/u/.ssh/y 13\n");
 	reports_finish(s.r, 0);
 	char *out = slurp(s.out_path);
-	cr_assert_eq(count(out, "\n"), 3, "two reports and the summary, one line each:\n%s",
+	cr_assert_eq(count(out, "\n"), 2, "one report and the summary, one line each:\n%s",
 		     visible(out));
+	assert_contains(out, "— pid 3 e\\x1b]0;pwned\\x07\n");
+	assert_contains(out, "1 malformed report line");
 	cr_assert_eq(count(out, "\nsbx: all clear"), 0, "a forged line: %s", visible(out));
 	for (const char *c = out; *c; c++)
 		cr_assert(*c == '\n' || (unsigned char)*c >= 0x20,
@@ -789,6 +863,7 @@ Test(reports_stream, ignore_paths_silences_stderr_but_logs_ignored)
 
 	stream_open(&s, "[report]\nignore_paths = /w/build\nignore_domains = telemetry.example\n",
 		     REPORTS_ENFORCE);
+	/* not a normal path: malformed (it was once taken as under /w/build) */
 	feed(&s, "SBX1 D write 3 make /w/build/../../etc/x 30\n");
 	feed(&s, "SBX1 D write 3 make /w/build/out.o 30\n");
 	feed(&s, "SBX1 D dns 4 node telemetry.example:443 0\n");
@@ -798,7 +873,9 @@ Test(reports_stream, ignore_paths_silences_stderr_but_logs_ignored)
 	assert_not_contains(out, "/w/build/out.o");
 	assert_not_contains(out, "telemetry.example");
 	assert_contains(out, "sbx: denied write of /etc/foo");
-	cr_assert_eq(json_lines(log), 4, "%s", log);
+	cr_assert_eq(json_lines(log), 5, "%s", log);
+	cr_assert_eq(count(log, "\"layer\":\"shim\""), 3, "%s", log);
+	assert_contains(out, "1 malformed report line");
 	char *l = log_line_with(log, "/w/build/out.o");
 	cr_assert_not_null(l);
 	assert_contains(l, "\"ignored\":true");
@@ -820,21 +897,26 @@ struct each_ctx {
 	bool learned_notes;
 };
 
-static void each(void *c, char d, enum wire_op op, const char *target)
+static void each(void *c, const struct report_item *it)
 {
 	struct each_ctx *ctx = c;
 
 	ctx->n++;
-	if (d == WIRE_LEARN && op == WIRE_WRITE && !strcmp(target, "/home/u/notes.txt"))
+	if (it->decision == WIRE_LEARN && it->op == WIRE_WRITE && it->candidate &&
+	    !strcmp(it->target, "/home/u/notes.txt"))
 		ctx->learned_notes = true;
 }
+
+/* --learn's relaxed policy: HOME writable too, as main.c builds it */
+#define RELAXED_INI "[filesystem]\nallow_write = /home/u, /var/tmp\n"
 
 Test(reports_stream, learn_mode_prints_denials_only_and_keeps_every_report)
 {
 	struct stream s;
 	struct each_ctx ctx = { 0, false };
+	struct stream_opts o = { .relaxed_ini = RELAXED_INI };
 
-	stream_open(&s, NULL, REPORTS_LEARN);
+	stream_open_with(&s, NULL, REPORTS_LEARN, &o);
 	feed(&s, "SBX1 L write 3 sh /home/u/notes.txt 0\n");
 	feed(&s, "SBX1 L write 3 sh /home/u/notes.txt 0\n");
 	feed(&s, "SBX1 A read 3 sh /w/a 0\n");
