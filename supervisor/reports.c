@@ -735,8 +735,10 @@ static void log_report(struct reports *r, const struct wire_report *w,
 	if (text && r->log_bytes + len > r->lim.log_max) {
 		r->not_logged++;
 		r->log_capped = true;
-		snprintf(m, sizeof(m), "the audit log reached this run's cap (%llu KiB): no more "
-			 "records for this run (counted)", r->lim.log_max >> 10);
+		bool mib = !(r->lim.log_max & ((1u << 20) - 1));
+		snprintf(m, sizeof(m), "the audit log reached this run's cap (%llu %s): no more "
+			 "records for this run (counted)", r->lim.log_max >> (mib ? 20 : 10),
+			 mib ? "MiB" : "KiB");
 		cap_met(r, &r->said_log_cap, "log-cap", m);
 	} else if (text) {
 		log_write(r, text, len);
