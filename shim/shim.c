@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdatomic.h>
@@ -27,6 +28,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <dlfcn.h>
@@ -337,20 +339,66 @@ int shim_abspath(int dirfd, const char *path, char *out, size_t outsz)
 
 /* ---- reports */
 
+/* How long --learn waits for room in a full pipe for one report. */
+#define LEARN_WAIT_MS 1000
+/* A wait ran out in this process: the next reports do not wait, until one
+ * gets through again. */
+static atomic_int learn_gave_up;
+
+static long ms_between(const struct timespec *a, const struct timespec *b)
+{
+	return (b->tv_sec - a->tv_sec) * 1000 + (b->tv_nsec - a->tv_nsec) / 1000000;
+}
+
+/* One report, whole (at most PIPE_BUF bytes: a pipe takes it whole or not
+ * at all), into the non-blocking pipe; waits up to wait_ms for room. */
+static bool put_report(int fd, const char *line, size_t n, long wait_ms)
+{
+	struct timespec start, now;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (;;) {
+		ssize_t w = syscall(SYS_write, fd, line, n);
+		if (w == (ssize_t)n)
+			return true;
+		if (w >= 0 || (errno != EAGAIN && errno != EINTR))
+			return false;
+		if (errno == EINTR)
+			continue;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		long left = wait_ms - ms_between(&start, &now);
+		if (left <= 0)
+			return false;
+		struct pollfd pf = { .fd = fd, .events = POLLOUT };
+		struct timespec ts = { left / 1000, (left % 1000) * 1000000 };
+		syscall(SYS_ppoll, &pf, 1, &ts, NULL, 0);
+	}
+}
+
 void shim_report(char decision, enum wire_op op, const char *target, int err)
 {
 	char line[WIRE_MAX], comm[17] = "";
 	int saved = errno, fd;
 	size_t n;
+	long wait_ms = 0;
 
 	if (!S.report[0])
 		return;
 	prctl(PR_GET_NAME, comm, 0, 0, 0);
 	n = wire_encode(line, decision, op, getpid(), comm, target, err);
-	/* --learn must see everything, so it waits for the supervisor; the
-	 * other modes never block the program: a full pipe drops, counted. */
-	fd = sys_open(S.report, O_WRONLY | (S.mode == SHIM_LEARN ? 0 : O_NONBLOCK));
-	if (fd < 0 || write(fd, line, n) != (ssize_t)n) {
+	/* The program never blocks on the pipe for long: anything in the
+	 * sandbox can fill it. A full pipe drops the report, counted. --learn
+	 * would lose what it learns, so it waits a while for the supervisor
+	 * first (once a wait ran out, not again until a report gets through:
+	 * a stopped supervisor costs a process one second, not one a call). */
+	if (S.mode == SHIM_LEARN && !atomic_load_explicit(&learn_gave_up, memory_order_relaxed))
+		wait_ms = LEARN_WAIT_MS;
+	fd = sys_open(S.report, O_WRONLY | O_NONBLOCK);
+	if (fd >= 0 && put_report(fd, line, n, wait_ms)) {
+		atomic_store_explicit(&learn_gave_up, 0, memory_order_relaxed);
+	} else {
+		if (wait_ms)
+			atomic_store_explicit(&learn_gave_up, 1, memory_order_relaxed);
 		if (S.dropped)
 			atomic_fetch_add_explicit(S.dropped, 1, memory_order_relaxed);
 	}

@@ -189,7 +189,7 @@ int wire_decode(const char *line, size_t len, struct wire_report *r)
 	if (r->op <= WIRE_EXEC && r->target[0] != '/')
 		return -1; /* file operations name absolute paths */
 	size_t tl = strlen(r->target);
-	if (r->op <= WIRE_EXEC && tl > 1 && r->target[tl - 1] == '/') {
+	if (r->op <= WIRE_EXEC && !r->truncated && tl > 1 && r->target[tl - 1] == '/') {
 		r->target[tl - 1] = '\0'; /* a directory being made */
 		r->dir = 1;
 	}

@@ -10,8 +10,13 @@
  * separated by one space; bytes <= 0x20, 0x7f, `%` and `+` inside comm and
  * target are written as %XX, so a field never holds a space or a newline.
  * A file target with a trailing `/` is a directory being made (mkdir): the
- * decoder drops the `/` and sets `dir`. The shim only says what happened; the supervisor asks its own copy of the
- * policy which rule decided, so a forged line cannot name a rule.
+ * decoder drops the `/` and sets `dir`.
+ * The shim only says what happened. Anything in the sandbox can write to
+ * the pipe too, so for the supervisor a line is a claim: it decides the
+ * operation again with its own copy of the policy (the decision and the
+ * rule), and refuses more than wire_decode() does (report_parse() in
+ * supervisor/reports.c: no control byte in a decoded target, file targets
+ * absolute and normal, decision letters the mode sends).
  *
  * Used by the shim (encode, async-signal-safe, no allocation) and by the
  * supervisor (decode, which treats every line as hostile input).

@@ -169,20 +169,27 @@ static void refuse(struct learned *l, const char *what, const char *value, const
 	}
 }
 
-static void collect(void *ctx, char decision, enum wire_op op, const char *target)
+/* One distinct operation of the run, as the supervisor decided it. Only a
+ * candidate (supervisor.h, struct report_item: the learning run let it
+ * happen, the user's policy would refuse it, no rule names it) becomes a
+ * setting: the sandboxed program writes to the report stream too, so
+ * nothing else may. */
+static void collect(void *ctx, const struct report_item *it)
 {
 	struct learned *l = ctx;
-	struct wire_report w = { .decision = decision, .op = op };
+	enum wire_op op = it->op;
+	const char *target = it->target;
+	struct wire_report w = { .decision = it->decision, .op = op };
 	struct report_expl e;
 	char line[PATH_MAX * 4];
 
-	if (decision == WIRE_ALLOW)
+	if (it->decision == WIRE_ALLOW)
 		return;
 	snprintf(w.target, sizeof(w.target), "%s", target);
 	report_explain(l->p, &w, &e);
 	if (e.verdict == SBX_ALLOW)
 		return; /* refused by the kernel for another reason */
-	if (op == WIRE_WRITE && !e.has_rule && decision == WIRE_LEARN) {
+	if (op == WIRE_WRITE && it->candidate) {
 		/* Decided again where the write really went: a link
 		 * COMMAND made (~/.cache/pip -> ..) must not become a rule
 		 * for what it points at, nor the rule name the link. */
@@ -216,7 +223,7 @@ static void collect(void *ctx, char decision, enum wire_op op, const char *targe
 		add_unique(l, &l->dirs, dir);
 		return;
 	}
-	if (op == WIRE_DNS && !e.has_rule) {
+	if (op == WIRE_DNS && it->candidate) {
 		char host[256];
 		unsigned port;
 		const char *why;

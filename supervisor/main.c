@@ -905,7 +905,7 @@ int main(int argc, char **argv)
 		}
 		if (given[0] && hostfs_trust_path(given, 1, log_path, sizeof(log_path)))
 			snprintf(log_path, sizeof(log_path), "%s", given);
-		struct reports_cfg rcfg = { .policy = p, .log_path = log_path,
+		struct reports_cfg rcfg = { .policy = p, .relaxed = box, .log_path = log_path,
 					    .run_id = run_id, .mode = mode,
 					    .out_fd = STDERR_FILENO, .hold = true,
 					    .guarded = pl.guarded.v, .nguarded = pl.guarded.n };

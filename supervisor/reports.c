@@ -1,10 +1,16 @@
 /* supervisor/reports.c: every report of a run, in one stream.
  *
  * The shims of all sandboxed processes write report lines (shim/wire.h) into
- * one pipe; this file reads them as hostile input, asks the policy which rule
- * decided (the shim's word is never taken for a rule), prints one friendly
- * line per new violation on stderr, folds repeats, appends every report as
- * one JSON object per line to the audit log, and sums up at exit.
+ * one pipe, and so can any program in the sandbox: the holder that keeps the
+ * pipe open is dumpable, so /proc/<holder>/fd/N opens for anything running
+ * as the same user. A line is therefore only a claim. It is parsed strictly
+ * (report_parse); the operation is decided again with the supervisor's own
+ * policy, never the shim's word (report_explain, learn_decide); every string
+ * is made valid UTF-8 with no control character before it reaches the
+ * terminal or the log (report_printable, report_json_string); and a flood
+ * costs bounded memory, terminal lines and log bytes (struct reports_limits).
+ * Then: one friendly line per new report on stderr, repeats folded, one JSON
+ * object per report in the audit log, and a summary at exit.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,30 +30,84 @@
 #include "hostfs.h"
 #include "supervisor.h"
 
+/* The defaults of struct reports_limits. A genuine run stays far below
+ * them (a shim reports each (op, target) once per process); a forger
+ * meets them within a second. */
+#define SEEN_MAX 16384
+#define SEEN_BYTES (8u << 20)
+#define SAY_BURST 500
+#define SAY_PER_SEC 50
+#define LOG_BURST 10000
+#define LOG_PER_SEC 1000
+#define LOG_MAX (16ull << 20)
+
 struct seen {
-	char *key; /* decision, op, target */
-	char decision;
+	char *key;          /* decision, op, cut mark, target: one allocation */
+	const char *target; /* inside key */
+	char decision;      /* the supervisor's */
 	enum wire_op op;
-	char *target;
+	bool candidate;
+	bool shown;         /* its first line reached the terminal */
 	unsigned long count;
-	char *line; /* as printed the first time, without the pid */
+	char *line;         /* denials: as printed the first time, without the pid */
 	UT_hash_handle hh;
+};
+
+/* A token bucket, in thousandths of a token. */
+struct bucket {
+	unsigned long long last, milli;
 };
 
 struct reports {
 	struct reports_cfg cfg;
+	struct reports_limits lim;
 	int log_fd;
-	bool log_failed;
+	bool log_failed, log_capped;
+	unsigned long long log_bytes; /* what this run added to the log */
 	char buf[WIRE_MAX + 1];
 	size_t len;
 	bool skipping; /* inside an over-long line */
 	bool said_static; /* a static binary started: said once per run */
 	struct seen *seen;
+	size_t nseen, seen_bytes;
 	unsigned long denied[WIRE_OP_COUNT], learned, allowed, malformed, ignored;
+	unsigned long contradicted; /* lines whose claim the policy contradicts */
+	unsigned long not_shown, not_logged, not_kept;
+	struct bucket say_b, log_b;
+	bool said_malformed, said_say_rate, said_log_rate, said_log_cap, said_full;
 	char *held;        /* lines kept for reports_flush() (cfg.hold) */
 	size_t nheld, capheld;
 	struct seen *proxy_seen; /* reports_proxy(): lines said once, repeats counted */
 };
+
+static unsigned long long mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (unsigned long long)ts.tv_sec * 1000 + (unsigned long long)ts.tv_nsec / 1000000;
+}
+
+static unsigned long long now_ms(const struct reports *r)
+{
+	return r->cfg.clock_ms ? r->cfg.clock_ms() : mono_ms();
+}
+
+/* `burst` at once, then `per_sec` a second. */
+static bool take(struct bucket *b, unsigned burst, unsigned per_sec, unsigned long long now)
+{
+	unsigned long long cap = (unsigned long long)burst * 1000;
+
+	if (now > b->last) {
+		unsigned long long add = (now - b->last) * per_sec;
+		b->milli = cap - b->milli < add ? cap : b->milli + add;
+		b->last = now;
+	}
+	if (b->milli < 1000)
+		return false;
+	b->milli -= 1000;
+	return true;
+}
 
 int reports_new(const struct reports_cfg *cfg, struct reports **out)
 {
@@ -56,6 +116,18 @@ int reports_new(const struct reports_cfg *cfg, struct reports **out)
 	if (!r)
 		return -ENOMEM;
 	r->cfg = *cfg;
+	r->lim = cfg->limits;
+#define DEFAULT(field, v) if (!r->lim.field) r->lim.field = (v)
+	DEFAULT(seen_max, SEEN_MAX);
+	DEFAULT(seen_bytes, SEEN_BYTES);
+	DEFAULT(say_burst, SAY_BURST);
+	DEFAULT(say_per_sec, SAY_PER_SEC);
+	DEFAULT(log_burst, LOG_BURST);
+	DEFAULT(log_per_sec, LOG_PER_SEC);
+	DEFAULT(log_max, LOG_MAX);
+#undef DEFAULT
+	r->say_b = (struct bucket){ now_ms(r), r->lim.say_burst * 1000ULL };
+	r->log_b = (struct bucket){ now_ms(r), r->lim.log_burst * 1000ULL };
 	r->log_fd = -1;
 	*out = r;
 	return 0;
@@ -70,7 +142,6 @@ void reports_free(struct reports *r)
 	HASH_ITER(hh, r->seen, s, tmp) {
 		HASH_DEL(r->seen, s);
 		free(s->key);
-		free(s->target);
 		free(s->line);
 		free(s);
 	}
@@ -85,12 +156,197 @@ void reports_free(struct reports *r)
 	free(r);
 }
 
-/* ---- explaining one report */
+/* ---- text: strict UTF-8, no control characters */
+
+unsigned report_utf8_next(const char *str, size_t *len)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	unsigned c = s[0], cp, need, lo = 0x80, hi = 0xbf;
+
+	if (c < 0x80) {
+		*len = c ? 1 : 0;
+		return c;
+	}
+	if (c >= 0xc2 && c <= 0xdf) {
+		need = 1;
+		cp = c & 0x1f;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		need = 2;
+		cp = c & 0x0f;
+		if (c == 0xe0)
+			lo = 0xa0; /* shorter forms are overlong */
+		else if (c == 0xed)
+			hi = 0x9f; /* U+D800-U+DFFF are surrogates, not characters */
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		need = 3;
+		cp = c & 0x07;
+		if (c == 0xf0)
+			lo = 0x90; /* overlong */
+		else if (c == 0xf4)
+			hi = 0x8f; /* past U+10FFFF */
+	} else {
+		*len = 1; /* a continuation byte alone, C0/C1 (overlong), F5-FF */
+		return 0xfffd;
+	}
+	for (unsigned i = 1; i <= need; i++) {
+		unsigned b = s[i];
+		if (b < lo || b > hi) {
+			*len = i; /* the maximal ill-formed part: one U+FFFD */
+			return 0xfffd;
+		}
+		cp = cp << 6 | (b & 0x3f);
+		lo = 0x80;
+		hi = 0xbf;
+	}
+	*len = need + 1;
+	return cp;
+}
+
+/* Bidirectional formatting characters: a name holding U+202E shows its
+ * end first, and a line can be made to read as something else. */
+static bool bidi_control(unsigned cp)
+{
+	return cp == 0x061c || cp == 0x200e || cp == 0x200f || (cp >= 0x202a && cp <= 0x202e) ||
+	       (cp >= 0x2066 && cp <= 0x2069);
+}
+
+/* C0, DEL and C1: U+009B is CSI, which terminals act on in its UTF-8 form
+ * (C2 9B) as well. */
+static bool control(unsigned cp)
+{
+	return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f);
+}
+
+size_t report_printable(const char *s, char *out, size_t outsz, bool backslash)
+{
+	size_t o = 0, n;
+
+	if (!outsz)
+		return 0;
+	/* byte by byte, no memcpy() per character: under a flood this runs
+	 * on every 4 KiB target (musl's memcpy is a call) */
+	for (const char *p = s; *p; p += n) {
+		unsigned cp = report_utf8_next(p, &n);
+
+		if (control(cp) || bidi_control(cp)) {
+			char unit[16];
+			int u = cp < 0x20 || cp == 0x7f ? snprintf(unit, sizeof(unit), "\\x%02x", cp) :
+				snprintf(unit, sizeof(unit), "\\u%04x", cp);
+			if (o + (size_t)u >= outsz)
+				break;
+			for (int i = 0; i < u; i++)
+				out[o++] = unit[i];
+		} else if (cp == '\\' && backslash) {
+			if (o + 2 >= outsz)
+				break;
+			out[o++] = '\\';
+			out[o++] = '\\';
+		} else if (cp == 0xfffd) {
+			/* also for ill-formed bytes, however many */
+			if (o + 3 >= outsz)
+				break;
+			out[o++] = (char)0xef;
+			out[o++] = (char)0xbf;
+			out[o++] = (char)0xbd;
+		} else {
+			if (o + n >= outsz)
+				break; /* cut between characters, never inside one */
+			for (size_t i = 0; i < n; i++)
+				out[o++] = p[i];
+		}
+	}
+	out[o] = '\0';
+	return o;
+}
+
+void report_json_string(FILE *f, const char *s)
+{
+	size_t n;
+
+	fputc('"', f);
+	for (const char *p = s; *p; p += n) {
+		/* plain ASCII in one go */
+		for (n = 0; p[n] >= 0x20 && p[n] < 0x7f && p[n] != '"' && p[n] != '\\'; n++)
+			;
+		if (n) {
+			fwrite(p, 1, n, f);
+			continue;
+		}
+		unsigned cp = report_utf8_next(p, &n);
+
+		if (cp == '"' || cp == '\\')
+			fprintf(f, "\\%c", (char)cp);
+		else if (cp == '\n')
+			fputs("\\n", f);
+		else if (cp == '\t')
+			fputs("\\t", f);
+		else if (control(cp) || bidi_control(cp) || cp == 0x2028 || cp == 0x2029)
+			fprintf(f, "\\u%04x", cp); /* 2028/2029 end a line in JavaScript */
+		else if (cp == 0xfffd && (n != 3 || memcmp(p, "\xef\xbf\xbd", 3)))
+			fputs("\\ufffd", f);
+		else
+			fwrite(p, 1, n, f);
+	}
+	fputc('"', f);
+}
+
+/* ---- parsing one line */
 
 static bool file_op(enum wire_op op)
 {
 	return op == WIRE_READ || op == WIRE_WRITE || op == WIRE_EXEC;
 }
+
+/* Absolute, and no empty, `.` or `..` component: what the shim sends (it
+ * folds paths lexically, as policy_check_path() needs them). A cut target
+ * may end anywhere in its last component. */
+static bool normal_path(const char *p, bool cut)
+{
+	if (p[0] != '/')
+		return false;
+	for (const char *s = p; *s; s++) {
+		if (*s != '/')
+			continue;
+		const char *c = s + 1;
+		size_t n = strcspn(c, "/");
+		if (!c[n] && cut)
+			break;
+		if (n == 0 && (c[0] || s != p))
+			return false; /* `//`, or a trailing `/` (but `/` itself) */
+		if ((n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
+			return false;
+	}
+	return true;
+}
+
+int report_parse(const char *line, size_t len, struct wire_report *w)
+{
+	/* wire_decode() takes each %XX once: `%250A` is the text `%0A` */
+	if (wire_decode(line, len, w))
+		return -1;
+	/* A name holding a newline or an escape is refused outright rather
+	 * than escaped: it would end a line in a learned sandbox.ini, and no
+	 * report needs one. (A genuine file so named is still refused by the
+	 * shim and the boundary; only its report is lost, counted.) */
+	for (const unsigned char *c = (const unsigned char *)w->target; *c; c++)
+		if (*c < 0x20 || *c == 0x7f)
+			return -1;
+	if (file_op(w->op) && !normal_path(w->target, w->truncated))
+		return -1;
+	return 0;
+}
+
+/* Which decisions a shim sends in each mode: refusals always, allowed
+ * accesses under --trace and --learn, would-deny under --learn, notes (a
+ * static binary started) always. Any other
+ * line is not a shim's. */
+static bool claim_expected(enum reports_mode m, char d)
+{
+	return d == WIRE_DENY || d == WIRE_NOTE || (d == WIRE_ALLOW && m != REPORTS_ENFORCE) ||
+	       (d == WIRE_LEARN && m == REPORTS_LEARN);
+}
+
+/* ---- explaining one report */
 
 static enum sbx_op sbx_op_of(enum wire_op op)
 {
@@ -107,32 +363,6 @@ static const char *origin_note(const struct sbx_rule *r)
 		       "built-in default";
 	default: return r->source;
 	}
-}
-
-/* For the terminal: a name may hold anything, and must not be able to
- * move the cursor, clear the screen or start a line that looks like ours.
- * Control bytes are shown as \xNN (a backslash as \\). In place. */
-static void printable(char *s, size_t sz)
-{
-	char tmp[PATH_MAX * 2];
-	size_t o = 0;
-
-	for (const char *p = s; *p && o + 5 < sizeof(tmp); p++) {
-		unsigned char c = (unsigned char)*p;
-		if (c < 0x20 || c == 0x7f) {
-			o += (size_t)snprintf(tmp + o, sizeof(tmp) - o, "\\x%02x", c);
-		} else if (c == '\\') {
-			tmp[o++] = '\\';
-			tmp[o++] = '\\';
-		} else {
-			tmp[o++] = (char)c;
-		}
-	}
-	tmp[o] = '\0';
-	if (o >= sz) /* cut: a name this long was cut on the wire already */
-		o = sz - 1;
-	memcpy(s, tmp, o);
-	s[o] = '\0';
 }
 
 static bool exists(const char *path)
@@ -197,21 +427,19 @@ void report_explain(const struct policy *p, const struct wire_report *w,
 		    struct report_expl *e)
 {
 	const struct sbx_rule *why = NULL;
-	char shown[PATH_MAX], dir[PATH_MAX], host[256];
+	char shown[PATH_MAX], dir[PATH_MAX], host[256], tmp[PATH_MAX + 32];
 
 	memset(e, 0, sizeof(*e));
 	if (w->op == WIRE_UNIX) {
 		/* socket(AF_UNIX) refused by the seccomp filter: no path yet */
 		e->verdict = policy_allow_all_unix_sockets(p) ? SBX_ALLOW : SBX_DENY;
-		snprintf(e->shown, sizeof(e->shown), "creation");
-		return;
-	}
-	if (file_op(w->op)) {
+		snprintf(shown, sizeof(shown), "creation");
+	} else if (file_op(w->op)) {
 		e->verdict = policy_check_path(p, sbx_op_of(w->op), w->target, &why);
-		policy_tildify(p, w->target, e->shown, sizeof(e->shown));
-		size_t sl = strlen(e->shown);
-		if (w->dir && sl + 1 < sizeof(e->shown)) /* shown as made: `~/.cache/` */
-			memcpy(e->shown + sl, "/", 2);
+		policy_tildify(p, w->target, shown, sizeof(shown));
+		size_t sl = strlen(shown);
+		if (w->dir && sl + 1 < sizeof(shown)) /* shown as made: `~/.cache/` */
+			memcpy(shown + sl, "/", 2);
 	} else {
 		unsigned port;
 		if (sbx_split_target(w->target, host, sizeof(host), &port))
@@ -221,9 +449,21 @@ void report_explain(const struct policy *p, const struct wire_report *w,
 		else
 			e->verdict = w->op == WIRE_DNS ? policy_check_host(p, host, &why) :
 				     policy_check_domain(p, host, port, &why);
-		snprintf(e->shown, sizeof(e->shown), "%s", w->target);
+		snprintf(shown, sizeof(shown), "%s", w->target);
 	}
-	printable(e->shown, sizeof(e->shown));
+	report_printable(shown, e->shown, sizeof(e->shown), true);
+	/* The decision is ours. What the policy denies is a denial (or, in a
+	 * learning run, would be), whatever the line claimed. A claimed
+	 * refusal of what the policy allows stays a refusal: the boundary
+	 * refuses more than the policy names (a path made after the start,
+	 * a guarded git directory), and such a claim cannot widen anything. */
+	if (e->verdict == SBX_DENY)
+		e->decision = w->decision == WIRE_LEARN ? WIRE_LEARN : WIRE_DENY;
+	else
+		e->decision = w->decision == WIRE_DENY ? WIRE_DENY : WIRE_ALLOW;
+	e->claimed = w->decision != e->decision ? w->decision : 0;
+	if (w->op == WIRE_UNIX)
+		return; /* no rule and no flag: report_line says what allows it */
 	if (why && e->verdict == SBX_ALLOW && why->kind == SBX_RULE_ALLOW_WRITE &&
 	    w->op == WIRE_WRITE && w->decision == WIRE_DENY) {
 		/* allowed, yet the kernel refused: the path was not there to
@@ -248,16 +488,87 @@ void report_explain(const struct policy *p, const struct wire_report *w,
 		snprintf(e->fix, sizeof(e->fix), "--allow-read %s", e->shown);
 	} else if (w->op == WIRE_WRITE && !why) {
 		write_fix(p, w->target, w->dir, dir, sizeof(dir));
-		policy_tildify(p, dir, shown, sizeof(shown));
+		policy_tildify(p, dir, tmp, sizeof(tmp));
 		if (!strcmp(dir, policy_home(p)))
-			snprintf(shown, sizeof(shown), "~/");
-		printable(shown, sizeof(shown));
+			snprintf(tmp, sizeof(tmp), "~/");
+		report_printable(tmp, shown, sizeof(shown), true);
 		snprintf(e->fix, sizeof(e->fix), "--allow-write %s", shown);
 	} else if (!file_op(w->op) && !why) {
-		snprintf(e->fix, sizeof(e->fix), "--allow-domain %s",
-			 w->op == WIRE_DNS ? host : w->target);
-		printable(e->fix, sizeof(e->fix));
+		snprintf(tmp, sizeof(tmp), "--allow-domain %s", w->op == WIRE_DNS ? host : w->target);
+		report_printable(tmp, e->fix, sizeof(e->fix), true);
 	}
+}
+
+/* A host name as allow_domains takes it: LDH labels (and `_`), no
+ * wildcard, no address (a last label of digits alone). */
+static bool plain_host(const char *target)
+{
+	char host[256];
+	unsigned port;
+	size_t label = 0, len;
+	bool digits = true;
+
+	if (sbx_split_target(target, host, sizeof(host), &port))
+		return false;
+	len = strlen(host);
+	if (len && host[len - 1] == '.')
+		host[--len] = '\0';
+	if (!len || len > 253)
+		return false;
+	for (size_t i = 0; i <= len; i++) {
+		char c = host[i];
+		if (c == '.' || !c) {
+			if (!label || label > 63 || host[i - 1] == '-')
+				return false;
+			if (!c)
+				break;
+			label = 0;
+			digits = true;
+			continue;
+		}
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '-' || c == '_') || (c == '-' && !label))
+			return false;
+		digits = digits && c >= '0' && c <= '9';
+		label++;
+	}
+	return !digits;
+}
+
+/* --learn: the shim judges by the user's policy and refuses nothing; the
+ * relaxed boundary is what decided. A would-deny that boundary refuses did
+ * not happen (the shim would have said D): it is a denial, never learned.
+ * What remains may become a setting only when no rule of the user's
+ * policy names it — a rule (deny_read, deny_write, mandatory, deny_domains)
+ * is the user's or sbx's word that it stays closed. */
+static void learn_decide(const struct reports *r, const struct wire_report *w,
+			 struct report_expl *e)
+{
+	const struct policy *box = r->cfg.relaxed ? r->cfg.relaxed : r->cfg.policy;
+	const struct sbx_rule *why = NULL;
+	char real[PATH_MAX];
+
+	if (e->decision != WIRE_LEARN)
+		return;
+	if (file_op(w->op)) {
+		enum sbx_op op = sbx_op_of(w->op);
+		if (policy_check_path(box, op, w->target, NULL) == SBX_DENY) {
+			e->decision = WIRE_DENY;
+			e->claimed = WIRE_LEARN;
+			return;
+		}
+		if (w->op != WIRE_WRITE || e->has_rule || w->truncated)
+			return;
+		/* and where it leads: a link made during the run must not
+		 * turn a learned directory into a way to a protected one */
+		sbx_path_resolve(w->target, real, sizeof(real));
+		if (policy_check_path(box, op, real, NULL) == SBX_DENY ||
+		    (policy_check_path(r->cfg.policy, op, real, &why) == SBX_DENY && why))
+			return;
+		e->candidate = true;
+		return;
+	}
+	e->candidate = w->op == WIRE_DNS && !e->has_rule && plain_host(w->target);
 }
 
 static const char *verb(enum wire_op op)
@@ -273,22 +584,24 @@ static const char *verb(enum wire_op op)
 size_t report_line(const struct wire_report *w, const struct report_expl *e,
 		   char *out, size_t outsz)
 {
-	size_t o = 0;
+	char raw[REPORT_LINE_MAX];
+	size_t o = 0, outlen = sizeof(raw);
 	const char *v = verb(w->op);
+	char d = e->decision ? e->decision : w->decision;
 
 #define PUT(...)                                                              \
 	do {                                                                  \
-		int n_ = snprintf(out + o, o < outsz ? outsz - o : 0, __VA_ARGS__); \
+		int n_ = snprintf(raw + o, o < outlen ? outlen - o : 0, __VA_ARGS__); \
 		if (n_ > 0)                                                   \
 			o += (size_t)n_;                                      \
 	} while (0)
-	if (w->decision == WIRE_ALLOW)
+	if (d == WIRE_ALLOW)
 		PUT("sbx: trace: %s %s", v ? v : wire_op_name(w->op), e->shown);
 	else
-		PUT("sbx: %s %s%s%s%s", w->decision == WIRE_LEARN ? "would deny" : "denied",
+		PUT("sbx: %s %s%s%s%s", d == WIRE_LEARN ? "would deny" : "denied",
 		    v ? v : wire_op_name(w->op), v ? " " : " of ", e->shown,
 		    w->truncated ? "…" : "");
-	if (w->decision != WIRE_ALLOW) {
+	if (d != WIRE_ALLOW) {
 		if (e->has_rule)
 			PUT(" by `%s` (%s)", e->rule, e->note);
 		else if (e->unbound)
@@ -312,66 +625,34 @@ size_t report_line(const struct wire_report *w, const struct report_expl *e,
 		else
 			PUT(" — not in allow_domains");
 		if (e->fix[0])
-			PUT(" (%s %s)", w->decision == WIRE_LEARN ? "learned:" : "allow it with", e->fix);
+			PUT(" (%s %s)", d == WIRE_LEARN ? "learned:" : "allow it with", e->fix);
 		else if (e->has_rule && e->kind == SBX_RULE_DENY_WRITE &&
 			 !strstr(e->note, "no setting"))
 			PUT(" (remove that rule to allow it)");
 	}
-	char comm[sizeof(w->comm) * 4];
-	snprintf(comm, sizeof(comm), "%s", w->comm);
-	printable(comm, sizeof(comm));
+	/* the line said otherwise: say so, the decision above is ours */
+	if (e->claimed == WIRE_ALLOW && d == WIRE_DENY)
+		PUT(" (reported as allowed; the policy denies it)");
+	else if (e->claimed == WIRE_LEARN && d == WIRE_DENY)
+		PUT(" (reported as done; the sandbox refuses it)");
+	char comm[sizeof(w->comm) * 6];
+	report_printable(w->comm, comm, sizeof(comm), true);
 	PUT(" — pid %d %s", w->pid, comm);
 #undef PUT
-	if (o >= outsz)
-		o = outsz - 1;
-	return o;
+	/* the rule and its source come from configuration files, a project's
+	 * among them: no control character of theirs reaches the terminal
+	 * either (the fields above are printable already; no backslash is
+	 * doubled twice) */
+	return report_printable(raw, out, outsz, false);
 }
 
 /* ---- the audit log */
-
-static void json_str(FILE *f, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-
-	fputc('"', f);
-	while (*p) {
-		unsigned char c = *p;
-		/* valid UTF-8 sequences pass; a stray byte becomes U+FFFD */
-		size_t n = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 :
-			   (c & 0xf8) == 0xf0 ? 4 : 0;
-		bool ok = n > 0;
-		for (size_t i = 1; ok && i < n; i++)
-			ok = (p[i] & 0xc0) == 0x80;
-		if (!ok) {
-			fputs("\\ufffd", f);
-			p++;
-			continue;
-		}
-		if (n > 1) {
-			fwrite(p, 1, n, f);
-			p += n;
-			continue;
-		}
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", f);
-		else if (c == '\t')
-			fputs("\\t", f);
-		else if (c < 0x20 || c == 0x7f)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-		p++;
-	}
-	fputc('"', f);
-}
 
 static void json_opt(FILE *f, const char *key, const char *v)
 {
 	fprintf(f, ",\"%s\":", key);
 	if (v && *v)
-		json_str(f, v);
+		report_json_string(f, v);
 	else
 		fputs("null", f);
 }
@@ -421,26 +702,129 @@ static const char *errno_name(int e)
 	return NULL;
 }
 
+static void stamp(FILE *f)
+{
+	char when[40];
+	struct timeval tv;
+	struct tm tm;
+
+	gettimeofday(&tv, NULL);
+	gmtime_r(&tv.tv_sec, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
+	fprintf(f, "{\"time\":\"%s.%03dZ\"", when, (int)(tv.tv_usec / 1000));
+}
+
+/* One record, whole, counted against the run's cap by the caller. */
+static void log_write(struct reports *r, const char *text, size_t len)
+{
+	int fd = open_log(r);
+
+	if (fd < 0)
+		return;
+	if (write(fd, text, len) != (ssize_t)len && !r->log_failed) {
+		r->log_failed = true;
+		msg("writing the audit log %s failed: %s", r->cfg.log_path, strerror(errno));
+	}
+	r->log_bytes += len;
+}
+
+/* A record about the stream itself (a cap met, a malformed line, the
+ * summary of what was refused or lost): "op":"notice", no "decision".
+ * Each kind is written once a run (the summary at the end), so notices
+ * pass the caps. `counts`: more fields, JSON, starting with a comma. */
+static void log_notice(struct reports *r, const char *kind, const char *message,
+		       const char *counts)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (!r->cfg.log_path || r->log_failed || !(f = open_memstream(&text, &len)))
+		return;
+	stamp(f);
+	fprintf(f, ",\"layer\":\"supervisor\",\"op\":\"notice\",\"notice\":\"%s\"", kind);
+	json_opt(f, "message", message);
+	json_opt(f, "run", r->cfg.run_id);
+	fprintf(f, "%s}\n", counts ? counts : "");
+	fclose(f);
+	if (text)
+		log_write(r, text, len);
+	free(text);
+}
+
+static void say(struct reports *r, const char *text);
+
+/* A cap met: once on stderr, once in the log. */
+static void cap_met(struct reports *r, bool *said, const char *kind, const char *message)
+{
+	char line[512];
+
+	if (*said)
+		return;
+	*said = true;
+	snprintf(line, sizeof(line), "sbx: %s", message);
+	say(r, line);
+	log_notice(r, kind, message, NULL);
+}
+
+/* May one more record go to the log now? Within the rate (said once when
+ * not), and not after the run's cap. Every record the stream or the proxy
+ * causes passes here: both are the sandbox's doing. */
+static bool log_gate(struct reports *r)
+{
+	char m[256];
+
+	if (!r->cfg.log_path || r->log_failed)
+		return false;
+	if (r->log_capped) {
+		r->not_logged++;
+		return false;
+	}
+	if (!take(&r->log_b, r->lim.log_burst, r->lim.log_per_sec, now_ms(r))) {
+		r->not_logged++;
+		snprintf(m, sizeof(m), "more than %u reports a second: the audit log leaves "
+			 "out the rest while that lasts (counted)", r->lim.log_per_sec);
+		cap_met(r, &r->said_log_rate, "log-rate", m);
+		return false;
+	}
+	return true;
+}
+
+/* One record out, unless it would pass the run's cap (then none more). */
+static void log_commit(struct reports *r, const char *text, size_t len)
+{
+	char m[256];
+
+	if (!text)
+		return;
+	if (r->log_bytes + len > r->lim.log_max) {
+		r->not_logged++;
+		r->log_capped = true;
+		bool mib = !(r->lim.log_max & ((1u << 20) - 1));
+		snprintf(m, sizeof(m), "the audit log reached this run's cap (%llu %s): no more "
+			 "records for this run (counted)", r->lim.log_max >> (mib ? 20 : 10),
+			 mib ? "MiB" : "KiB");
+		cap_met(r, &r->said_log_cap, "log-cap", m);
+		return;
+	}
+	log_write(r, text, len);
+}
+
 static void log_report(struct reports *r, const struct wire_report *w,
 		       const struct report_expl *e, bool ignored)
 {
-	char *text = NULL, stamp[40], ms[8];
+	char *text = NULL;
 	size_t len = 0;
-	struct timeval tv;
-	struct tm tm;
 	FILE *f;
-	int fd = open_log(r);
 
-	if (fd < 0 || !(f = open_memstream(&text, &len)))
+	if (!log_gate(r) || !(f = open_memstream(&text, &len)))
 		return;
-	gettimeofday(&tv, NULL);
-	gmtime_r(&tv.tv_sec, &tm);
-	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(ms, sizeof(ms), ".%03dZ", (int)(tv.tv_usec / 1000));
-	fprintf(f, "{\"time\":\"%s%s\",\"layer\":\"shim\",\"op\":\"%s\"", stamp, ms,
-		wire_op_name(w->op));
+	stamp(f);
+	fprintf(f, ",\"layer\":\"shim\",\"op\":\"%s\"", wire_op_name(w->op));
 	json_opt(f, "target", w->target);
-	fprintf(f, ",\"decision\":\"%s\"", decision_name(w->decision));
+	fprintf(f, ",\"decision\":\"%s\"", decision_name(e->decision));
+	if (e->claimed)
+		fprintf(f, ",\"claimed\":\"%s\"", decision_name(e->claimed));
 	json_opt(f, "rule", e->has_rule ? e->rule : NULL);
 	json_opt(f, "source", e->has_rule ? e->source : NULL);
 	fprintf(f, ",\"pid\":%d", w->pid);
@@ -451,10 +835,7 @@ static void log_report(struct reports *r, const struct wire_report *w,
 	fprintf(f, ",\"truncated\":%s,\"ignored\":%s}\n", w->truncated ? "true" : "false",
 		ignored ? "true" : "false");
 	fclose(f);
-	if (text && write(fd, text, len) != (ssize_t)len && !r->log_failed) {
-		r->log_failed = true;
-		msg("writing the audit log %s failed: %s", r->cfg.log_path, strerror(errno));
-	}
+	log_commit(r, text, len);
 	free(text);
 }
 
@@ -487,25 +868,100 @@ static void say(struct reports *r, const char *text)
 	r->nheld += len + 1;
 }
 
+/* May one more report line reach the terminal now? Counted and said once
+ * when not. */
+static bool may_say(struct reports *r)
+{
+	char m[256];
+
+	if (take(&r->say_b, r->lim.say_burst, r->lim.say_per_sec, now_ms(r)))
+		return true;
+	r->not_shown++;
+	snprintf(m, sizeof(m), "more than %u report lines a second: the rest are counted, "
+		 "not shown, while that lasts (the audit log keeps them)", r->lim.say_per_sec);
+	cap_met(r, &r->said_say_rate, "terminal-rate", m);
+	return false;
+}
+
+static void malformed(struct reports *r)
+{
+	r->malformed++;
+	if (r->said_malformed)
+		return;
+	r->said_malformed = true;
+	log_notice(r, "malformed", "a report line that is not one the shim writes (anything "
+		   "in the sandbox can write to the report pipe): not acted on; any more are "
+		   "counted in the summary", NULL);
+}
+
+static bool seen_room(const struct reports *r)
+{
+	return r->nseen < r->lim.seen_max && r->seen_bytes < r->lim.seen_bytes;
+}
+
+/* A distinct report into the table, within its bounds; NULL when it is
+ * full (said once). `text` may be NULL only when !seen_room(). */
+static struct seen *remember(struct reports *r, const char *key, size_t klen,
+			     const struct wire_report *w, const struct report_expl *e,
+			     const char *text)
+{
+	bool keep_line = e->decision == WIRE_DENY && r->cfg.mode != REPORTS_LEARN;
+	size_t cost = sizeof(struct seen) + klen + 1 + 2 * sizeof(void *);
+	struct seen *s;
+	char m[256];
+
+	if (seen_room(r) && keep_line)
+		cost += strlen(text) + 1;
+	if (!seen_room(r) || r->seen_bytes + cost > r->lim.seen_bytes) {
+		r->not_kept++;
+		snprintf(m, sizeof(m), "%zu distinct reports: later new ones are not folded%s "
+			 "(counted)", r->nseen, r->cfg.mode == REPORTS_LEARN ? " or learned" : "");
+		cap_met(r, &r->said_full, "table-full", m);
+		return NULL;
+	}
+	if (!(s = calloc(1, sizeof(*s))) || !(s->key = malloc(klen + 1))) {
+		free(s);
+		return NULL;
+	}
+	memcpy(s->key, key, klen + 1);
+	s->target = s->key + 3;
+	s->decision = e->decision;
+	s->op = w->op;
+	s->candidate = e->candidate;
+	s->count = 1;
+	if (keep_line && (s->line = strdup(text))) {
+		/* folded repeats may come from other processes: no pid */
+		char *pid = NULL;
+		for (char *q = strstr(s->line, " — pid "); q; q = strstr(q + 1, " — pid "))
+			pid = q;
+		if (pid)
+			*pid = '\0';
+	}
+	HASH_ADD_KEYPTR(hh, r->seen, s->key, klen, s);
+	r->nseen++;
+	r->seen_bytes += cost;
+	return s;
+}
+
 static void handle(struct reports *r, const char *line, size_t len)
 {
 	struct wire_report w;
 	struct report_expl e;
 	struct seen *s;
-	char key[WIRE_TARGET_MAX + 32], text[REPORT_LINE_MAX];
+	char key[WIRE_TARGET_MAX + 8], text[REPORT_LINE_MAX];
 	bool ignored;
 
-	if (wire_decode(line, len, &w)) {
-		r->malformed++;
+	if (report_parse(line, len, &w) || !claim_expected(r->cfg.mode, w.decision)) {
+		malformed(r);
 		return;
 	}
 	if (w.decision == WIRE_NOTE) {
 		/* a claim the command can forge, and harmless: a line, once */
 		if (w.op == WIRE_EXEC && !r->said_static) {
-			char shown[PATH_MAX];
+			char tmp[PATH_MAX], shown[PATH_MAX];
 			r->said_static = true;
-			policy_tildify(r->cfg.policy, w.target, shown, sizeof(shown));
-			printable(shown, sizeof(shown));
+			policy_tildify(r->cfg.policy, w.target, tmp, sizeof(tmp));
+			report_printable(tmp, shown, sizeof(shown), true);
 			snprintf(text, sizeof(text), "sbx: note: %s is a static binary (pid %d): the "
 				 "shim cannot see inside it, so what the sandbox refuses it will "
 				 "fail without an explanation here (the boundary holds all the same)",
@@ -515,6 +971,8 @@ static void handle(struct reports *r, const char *line, size_t len)
 		return;
 	}
 	report_explain(r->cfg.policy, &w, &e);
+	if (r->cfg.mode == REPORTS_LEARN)
+		learn_decide(r, &w, &e);
 	if (e.unbound && file_op(w.op))
 		for (size_t i = 0; i < r->cfg.nguarded; i++)
 			if (path_under(w.target, r->cfg.guarded[i])) {
@@ -523,54 +981,40 @@ static void handle(struct reports *r, const char *line, size_t len)
 				e.fix[0] = '\0';
 				break;
 			}
+	if (e.claimed)
+		r->contradicted++;
 	ignored = policy_report_ignored(r->cfg.policy, file_op(w.op), w.target);
 	log_report(r, &w, &e, ignored);
 	if (ignored) {
 		r->ignored++;
 		return;
 	}
-	if (w.decision == WIRE_DENY)
+	if (e.decision == WIRE_DENY)
 		r->denied[w.op]++;
-	else if (w.decision == WIRE_LEARN)
+	else if (e.decision == WIRE_LEARN)
 		r->learned++;
 	else
 		r->allowed++;
 
-	snprintf(key, sizeof(key), "%c %s %s", w.decision, wire_op_name(w.op), w.target);
-	HASH_FIND_STR(r->seen, key, s);
+	int klen = snprintf(key, sizeof(key), "%c%c%c%s", e.decision, 'a' + (int)w.op,
+			    w.truncated ? '+' : '=', w.target);
+	HASH_FIND(hh, r->seen, key, (size_t)klen, s);
 	if (s) {
 		s->count++;
 		return;
 	}
-	report_line(&w, &e, text, sizeof(text));
-	if ((s = calloc(1, sizeof(*s)))) {
-		s->key = strdup(key);
-		s->target = strdup(w.target);
-		if (!s->key || !s->target) {
-			free(s->key);
-			free(s->line);
-			free(s->target);
-			free(s);
-			s = NULL;
-		}
-	}
-	if (s) {
-		s->decision = w.decision;
-		s->op = w.op;
-		s->count = 1;
-		/* folded repeats may come from other processes: no pid */
-		s->line = strdup(text);
-		char *pid = NULL;
-		for (char *q = s->line ? strstr(s->line, " — pid ") : NULL; q;
-		     q = strstr(q + 1, " — pid "))
-			pid = q;
-		if (pid)
-			*pid = '\0';
-		HASH_ADD_KEYPTR(hh, r->seen, s->key, strlen(s->key), s);
-	}
-	/* --learn says it all at the end; the rest say it now */
-	if (r->cfg.mode != REPORTS_LEARN || w.decision == WIRE_DENY)
+	/* --learn says it all at the end; the rest say it now. The line is
+	 * made only when it goes somewhere: a flood meets a full table and
+	 * an empty terminal budget at once, and then costs no line. */
+	bool say_it = (r->cfg.mode != REPORTS_LEARN || e.decision == WIRE_DENY) && may_say(r);
+	bool room = seen_room(r);
+	if (say_it || room)
+		report_line(&w, &e, text, sizeof(text));
+	s = remember(r, key, (size_t)klen, &w, &e, room ? text : NULL);
+	if (say_it)
 		say(r, text);
+	if (s)
+		s->shown = say_it;
 }
 
 bool reports_pending(const struct reports *r)
@@ -607,7 +1051,7 @@ void reports_feed(struct reports *r, const char *data, size_t n)
 		if (r->skipping)
 			continue;
 		if (r->len >= WIRE_MAX) {
-			r->malformed++;
+			malformed(r);
 			r->skipping = true; /* longer than any report: drop to the newline */
 			continue;
 		}
@@ -627,7 +1071,8 @@ static void count(char *out, size_t outsz, unsigned long n, const char *one,
 void reports_finish(struct reports *r, unsigned long dropped)
 {
 	struct seen *s, *tmp;
-	char sum[512] = "", logshown[PATH_MAX];
+	char sum[1024] = "", logshown[PATH_MAX], counts[512];
+	unsigned long repeats = 0, unsaid = 0;
 	static const char *const names[WIRE_OP_COUNT][2] = {
 		[WIRE_READ] = { "denied read", "denied reads" },
 		[WIRE_WRITE] = { "denied write", "denied writes" },
@@ -637,15 +1082,21 @@ void reports_finish(struct reports *r, unsigned long dropped)
 		[WIRE_UNIX] = { "denied unix socket", "denied unix sockets" },
 	};
 
-	reports_flush(r);
-
 	if (r->len && !r->skipping)
 		handle(r, r->buf, r->len); /* a last line without its newline */
 	r->len = 0;
+	reports_flush(r);
+	/* the repeats of what was shown, as many lines as a burst at most */
 	if (r->cfg.mode != REPORTS_LEARN)
 		HASH_ITER(hh, r->seen, s, tmp)
-			if (s->count > 1 && s->decision == WIRE_DENY && s->line)
-				dprintf(r->cfg.out_fd, "%s (x%lu more)\n", s->line, s->count - 1);
+			if (s->count > 1 && s->decision == WIRE_DENY && s->line && s->shown) {
+				if (repeats++ < r->lim.say_burst)
+					dprintf(r->cfg.out_fd, "%s (x%lu more)\n", s->line, s->count - 1);
+				else
+					unsaid++;
+			}
+	if (unsaid)
+		dprintf(r->cfg.out_fd, "sbx: %lu more reports were repeated (see the log)\n", unsaid);
 	HASH_ITER(hh, r->proxy_seen, s, tmp)
 		if (s->count > 1 && s->decision == WIRE_DENY)
 			dprintf(r->cfg.out_fd, "sbx: denied connect to %s (via the proxy, x%lu more)\n",
@@ -662,6 +1113,27 @@ void reports_finish(struct reports *r, unsigned long dropped)
 	if (r->malformed)
 		count(sum, sizeof(sum), r->malformed, "malformed report line",
 		      "malformed report lines");
+	if (r->contradicted)
+		count(sum, sizeof(sum), r->contradicted,
+		      "report the policy contradicts (\"claimed\" in the log)",
+		      "reports the policy contradicts (\"claimed\" in the log)");
+	if (r->not_shown)
+		count(sum, sizeof(sum), r->not_shown, "report line not shown (too many a second)",
+		      "report lines not shown (too many a second)");
+	if (r->not_logged)
+		count(sum, sizeof(sum), r->not_logged, "report not logged (a cap)",
+		      "reports not logged (a cap)");
+	if (r->not_kept)
+		count(sum, sizeof(sum), r->not_kept, "report not folded (too many distinct)",
+		      "reports not folded (too many distinct)");
+	if (r->malformed || r->contradicted || r->not_shown || r->not_logged || r->not_kept ||
+	    dropped) {
+		snprintf(counts, sizeof(counts),
+			 ",\"malformed\":%lu,\"contradicted\":%lu,\"dropped\":%lu,\"not_shown\":%lu,"
+			 "\"not_logged\":%lu,\"not_folded\":%lu", r->malformed, r->contradicted,
+			 dropped, r->not_shown, r->not_logged, r->not_kept);
+		log_notice(r, "summary", sum, counts);
+	}
 	if (!sum[0])
 		return;
 	if (r->cfg.log_path && r->log_fd >= 0) {
@@ -676,14 +1148,15 @@ void reports_finish(struct reports *r, unsigned long dropped)
 /* ---- what --learn needs */
 
 void reports_each(const struct reports *r,
-		  void (*fn)(void *ctx, char decision, enum wire_op op,
-			     const char *target),
-		  void *ctx)
+		  void (*fn)(void *ctx, const struct report_item *it), void *ctx)
 {
 	const struct seen *s;
 
-	for (s = r->seen; s; s = s->hh.next)
-		fn(ctx, s->decision, s->op, s->target);
+	for (s = r->seen; s; s = s->hh.next) {
+		struct report_item it = { .decision = s->decision, .op = s->op,
+					  .target = s->target, .candidate = s->candidate };
+		fn(ctx, &it);
+	}
 }
 
 /* ---- the proxy's events (supervisor/net/)
@@ -715,7 +1188,9 @@ void reports_proxy(struct reports *r, const struct net_event *ev)
 			 v6 ? "]" : "", ev->port);
 	else
 		snprintf(target, sizeof(target), "?");
-	printable(target, sizeof(target));
+	char raw[sizeof(target)];
+	snprintf(raw, sizeof(raw), "%s", target);
+	report_printable(raw, target, sizeof(target), true);
 	/* [report] ignore_domains: logged, not said */
 	ignored = ev->host[0] && policy_report_ignored(r->cfg.policy, false, target);
 	if (ev->rule)
@@ -723,8 +1198,7 @@ void reports_proxy(struct reports *r, const struct net_event *ev)
 			 ev->rule->value);
 
 	/* the audit log */
-	int fd = open_log(r);
-	FILE *f = fd >= 0 ? open_memstream(&text, &len) : NULL;
+	FILE *f = log_gate(r) && open_log(r) >= 0 ? open_memstream(&text, &len) : NULL;
 	if (f) {
 		struct timeval tv;
 		struct tm tm;
@@ -746,10 +1220,7 @@ void reports_proxy(struct reports *r, const struct net_event *ev)
 		json_opt(f, "run", r->cfg.run_id);
 		fprintf(f, ",\"ignored\":%s}\n", ignored ? "true" : "false");
 		fclose(f);
-		if (text && write(fd, text, len) != (ssize_t)len && !r->log_failed) {
-			r->log_failed = true;
-			msg("writing the audit log %s failed: %s", r->cfg.log_path, strerror(errno));
-		}
+		log_commit(r, text, len);
 		free(text);
 	}
 
@@ -770,18 +1241,29 @@ void reports_proxy(struct reports *r, const struct net_event *ev)
 		s->count++;
 		return;
 	}
+	/* the same bounds as the stream's table: a command can open
+	 * connections to as many names as it likes */
+	size_t cost = sizeof(*s) + strlen(key) + 1 + 2 * sizeof(void *);
+	if (!seen_room(r) || r->seen_bytes + cost > r->lim.seen_bytes) {
+		r->not_kept++;
+		cap_met(r, &r->said_full, "table-full", "too many distinct reports: later new "
+			"ones are not folded (counted)");
+		return;
+	}
 	if ((s = calloc(1, sizeof(*s))) && (s->key = strdup(key))) {
 		s->decision = key[0];
 		s->count = 1;
 		HASH_ADD_KEYPTR(hh, r->proxy_seen, s->key, strlen(s->key), s);
+		r->nseen++;
+		r->seen_bytes += cost;
 	} else {
 		free(s);
 	}
+	if (!may_say(r))
+		return;
 	char reason[700], fix[450]; /* the decision's, 640 and 400 at most */
-	snprintf(reason, sizeof(reason), "%s", ev->reason);
-	printable(reason, sizeof(reason));
-	snprintf(fix, sizeof(fix), "%s", ev->fix);
-	printable(fix, sizeof(fix));
+	report_printable(ev->reason, reason, sizeof(reason), true);
+	report_printable(ev->fix, fix, sizeof(fix), true);
 	switch (ev->outcome) {
 	case NET_EV_DENIED:
 		/* the rule's own words ("denied by `deny_domains = x` (file:3)")

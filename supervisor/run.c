@@ -494,12 +494,17 @@ static long ms_since(const struct timespec *t)
 	return (now.tv_sec - t->tv_sec) * 1000 + (now.tv_nsec - t->tv_nsec) / 1000000;
 }
 
-/* Everything the report pipe holds now; false at end of file. */
-static bool drain_reports(const struct run_in *ri)
+/* What the report pipe holds, up to `slices` reads of 64 KiB (0: until it
+ * is empty); false at end of file. Anything in the sandbox can write to
+ * the pipe as fast as we read, so while COMMAND runs we take one bounded
+ * slice and go back to poll(): signals and sbx-init's messages come
+ * between two slices, and the pipe is still drained at full speed. */
+#define REPORT_SLICES 16
+static bool drain_reports(const struct run_in *ri, unsigned slices)
 {
 	char buf[65536];
 
-	for (;;) {
+	for (unsigned i = 0; !slices || i < slices; i++) {
 		ssize_t n = read(ri->report_fd, buf, sizeof(buf));
 		if (n > 0) {
 			reports_feed(ri->reports, buf, (size_t)n);
@@ -509,6 +514,7 @@ static bool drain_reports(const struct run_in *ri)
 			continue;
 		return n < 0 && errno == EAGAIN;
 	}
+	return true;
 }
 
 /* Stop a run we cannot go on with: bubblewrap killed (and with it the
@@ -578,7 +584,7 @@ int sandbox_wait(struct sandbox *sb, struct plan *pl, struct run_in *ri, bool *r
 		}
 		if (pf[2].revents) {
 			bool was = reports_pending(ri->reports);
-			if (!drain_reports(ri))
+			if (!drain_reports(ri, REPORT_SLICES))
 				pf[2].fd = -1;
 			if (!was && reports_pending(ri->reports))
 				clock_gettime(CLOCK_MONOTONIC, &held_since);
@@ -653,7 +659,7 @@ int sandbox_wait(struct sandbox *sb, struct plan *pl, struct run_in *ri, bool *r
 	/* Whatever the sandbox wrote before it ended. "gone" came after every
 	 * process of the sandbox was reaped, so all of it is in the pipe. */
 	if (ri->reports && pf[2].fd >= 0)
-		drain_reports(ri);
+		drain_reports(ri, 0);
 	close(sb->sfd);
 	close(sb->ctl);
 	sb->sfd = sb->ctl = -1;

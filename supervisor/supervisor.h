@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <limits.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "policy.h"
@@ -142,12 +143,34 @@ void plan_remove_placeholders(struct plan *pl);
  * refuses them) and exist now: each passed to fn; how many. */
 size_t plan_appeared(const struct plan *pl, void (*fn)(void *ctx, const char *path), void *ctx);
 
-/* ---- reports.c: the shim's reports, explained, folded, logged */
+/* ---- reports.c: the shim's reports, re-decided, folded, logged
+ *
+ * The report pipe is hostile input (docs/REPORTS.md, "The report stream is
+ * hostile input"): anything in the sandbox can write to it. A line is a
+ * claim: the supervisor parses it strictly, decides the operation again
+ * with its own copy of the policy, sanitises every string it prints or
+ * logs, and bounds what a flood can cost it. */
 
 enum reports_mode { REPORTS_ENFORCE, REPORTS_TRACE, REPORTS_LEARN };
 
+/* What a flood may cost, per run. 0 in a field: the default (in
+ * parentheses). */
+struct reports_limits {
+	size_t seen_max;          /* distinct reports kept for folding and --learn (16384) */
+	size_t seen_bytes;        /* ... and the memory they may take (8 MiB) */
+	unsigned say_burst;       /* terminal lines at once (500) */
+	unsigned say_per_sec;     /* ... then a second (50) */
+	unsigned log_burst;       /* audit records at once (10000) */
+	unsigned log_per_sec;     /* ... then a second (1000) */
+	unsigned long long log_max; /* bytes the run may add to the audit log (16 MiB) */
+};
+
 struct reports_cfg {
 	const struct policy *policy; /* the policy the shim judges by */
+	/* --learn: the relaxed policy the run is confined by. An operation
+	 * the user's policy would refuse becomes something to learn only if
+	 * this one let it happen. NULL: the same as policy. */
+	const struct policy *relaxed;
 	const char *log_path;        /* JSON Lines audit log; NULL = none */
 	const char *run_id;          /* groups one run's lines in the log */
 	enum reports_mode mode;
@@ -162,18 +185,29 @@ struct reports_cfg {
 	 * there is said to be the sandbox's, not a missing path's. */
 	char *const *guarded;
 	size_t nguarded;
+	struct reports_limits limits;
+	/* Milliseconds on a monotonic clock, for the rate limits; NULL: the
+	 * real one (the unit tests bring their own). */
+	unsigned long long (*clock_ms)(void);
 };
 
-/* What the policy says about one report, for the line and the log. */
+/* What the supervisor makes of one report, for the line and the log. */
 struct report_expl {
-	enum sbx_verdict verdict;
+	enum sbx_verdict verdict;  /* the policy's answer for the operation */
+	/* The supervisor's decision (WIRE_DENY, WIRE_ALLOW, or WIRE_LEARN for
+	 * would-deny), never the shim's: the policy denies it, so it is a
+	 * denial whatever the line said; a claimed refusal of what the policy
+	 * allows stays a refusal (the boundary's: it cannot widen anything). */
+	char decision;
+	char claimed;              /* the line's decision when it differs, else 0 */
+	bool candidate;            /* --learn may make it a setting (reports.c) */
 	bool has_rule;
 	enum sbx_rule_kind kind;
 	char rule[PATH_MAX + 64];  /* "deny_read = ~/.ssh" */
 	char source[PATH_MAX];     /* "~/.config/sbx/sandbox.ini:7", "default" */
 	char note[PATH_MAX];       /* the source, or "built-in default" */
 	char fix[PATH_MAX + 32];   /* "--allow-write ~/x", or "" */
-	char shown[PATH_MAX];      /* the target as the person writes it */
+	char shown[PATH_MAX];      /* the target as the person writes it, printable */
 	bool unbound;              /* allowed by `rule`, refused: not there at start */
 	const char *guarded;       /* kept read-only by the boundary: this path */
 };
@@ -195,11 +229,46 @@ void reports_free(struct reports *r);
  * allowed connections and client errors only under --trace. */
 struct net_event;
 void reports_proxy(struct reports *r, const struct net_event *ev);
-/* Every distinct report of the run (for --learn). */
+
+/* One distinct operation of the run, as the supervisor decided it. */
+struct report_item {
+	char decision;      /* the supervisor's: WIRE_DENY, WIRE_ALLOW, WIRE_LEARN */
+	enum wire_op op;
+	const char *target; /* absolute and normal for file operations */
+	/* --learn may turn it into a setting: the line said would-deny, the
+	 * user's policy refuses it with no rule naming it (no deny_read,
+	 * deny_write, mandatory or deny_domains rule), and the learning run
+	 * let it happen: a write the relaxed policy allows (as written and
+	 * where it leads), or a lookup of a plain host name. Never a read,
+	 * an exec, a connect or a cut target. */
+	bool candidate;
+};
+/* Every distinct operation of the run, for --learn (not the ones a full
+ * table no longer kept: a notice says so). */
 void reports_each(const struct reports *r,
-		  void (*fn)(void *ctx, char decision, enum wire_op op,
-			     const char *target),
-		  void *ctx);
+		  void (*fn)(void *ctx, const struct report_item *it), void *ctx);
+
+/* One report line, parsed strictly: wire_decode(), then the target must
+ * hold no control byte once decoded, and a file operation's must be
+ * absolute and normal (no `.`, `..`, `//` or trailing `/`). 0, or -1:
+ * malformed, not to be acted on. */
+int report_parse(const char *line, size_t len, struct wire_report *w);
+/* The next character of a NUL-terminated string: its code point and, in
+ * *len, how many bytes it took (0 at the NUL). Strict UTF-8 (RFC 3629): an
+ * overlong form (C0 8A), a surrogate (ED A0 80), anything past U+10FFFF
+ * (F4 90 80 80) or a cut sequence is ill-formed, and each maximal ill-formed
+ * part is one U+FFFD (as Unicode recommends and Python's "replace" does). */
+unsigned report_utf8_next(const char *s, size_t *len);
+/* s for the terminal, into out (NUL-terminated, cut between characters):
+ * valid UTF-8, ill-formed bytes as U+FFFD; C0 controls and DEL as \xNN,
+ * C1 controls (U+0080-U+009F) and the bidirectional overrides as \uNNNN,
+ * and, when `backslash`, a backslash as \\ (so a name cannot pass for
+ * an escape). Returns the length. */
+size_t report_printable(const char *s, char *out, size_t outsz, bool backslash);
+/* s as a JSON string, quotes included, into f: valid UTF-8 (ill-formed
+ * bytes as \ufffd), every C0 and C1 control, DEL, U+2028/U+2029 and the
+ * bidirectional overrides escaped as \uNNNN. */
+void report_json_string(FILE *f, const char *s);
 /* Exposed for the unit tests. */
 void report_explain(const struct policy *p, const struct wire_report *w,
 		    struct report_expl *e);

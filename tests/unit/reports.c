@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "helpers.h"
+#include "hostfs.h"
 #include "supervisor.h"
 
 /* ---- building reports */
@@ -289,8 +290,40 @@ Test(reports, trace_line_for_an_allowed_access)
 	cr_assert_eq(e.verdict, SBX_ALLOW);
 	cr_assert_str_eq(l, "sbx: trace: read /w/src/main.c — pid 4121 node");
 
+	policy_free(p);
+	p = compile_ini("[network]\nallow_domains = example.com\n");
+	w = wr(WIRE_ALLOW, WIRE_DNS, "example.com:443", 0);
+	assert_contains(line_of(p, &w, &e), "sbx: trace: lookup of example.com:443 — pid 4121 node");
+	policy_free(p);
+}
+
+Test(reports, claimed_allow_of_what_the_policy_denies_is_a_denial)
+{
+	struct policy *p = compile_ini(NULL);
+	struct wire_report w = wr(WIRE_ALLOW, WIRE_READ, "/home/u/.ssh/id_ed25519", 0);
+	struct report_expl e;
+	const char *l = line_of(p, &w, &e);
+
+	cr_assert_eq(e.decision, WIRE_DENY);
+	cr_assert_eq(e.claimed, WIRE_ALLOW);
+	assert_contains(l, "sbx: denied read of ~/.ssh/id_ed25519 by `deny_read = ~/.ssh` "
+			   "(built-in default)");
+	assert_contains(l, "(reported as allowed; the policy denies it) — pid 4121 node");
 	w = wr(WIRE_ALLOW, WIRE_DNS, "localhost", 0);
-	assert_contains(line_of(p, &w, &e), "sbx: trace: lookup of localhost — pid 4121 node");
+	assert_contains(line_of(p, &w, &e), "sbx: denied lookup of localhost — not in allow_domains");
+	policy_free(p);
+}
+
+Test(reports, claimed_refusal_of_what_the_policy_allows_stays_a_refusal_with_no_claim)
+{
+	struct policy *p = compile_ini(NULL);
+	struct wire_report w = wr(WIRE_DENY, WIRE_WRITE, "/w/new/file", EROFS);
+	struct report_expl e;
+
+	report_explain(p, &w, &e);
+	cr_assert_eq(e.verdict, SBX_ALLOW);
+	cr_assert_eq(e.decision, WIRE_DENY);
+	cr_assert_eq(e.claimed, 0);
 	policy_free(p);
 }
 
@@ -340,11 +373,25 @@ struct stream {
 	char *dir;
 	char out_path[PATH_MAX], log_path[PATH_MAX];
 	int out_fd;
-	struct policy *p;
+	struct policy *p, *relaxed;
 	struct reports *r;
 };
 
-static void stream_open(struct stream *s, const char *ini, enum reports_mode mode)
+/* The stream's options beyond the policy and the mode. */
+struct stream_opts {
+	const char *relaxed_ini;      /* --learn's relaxed policy (NULL: none) */
+	struct reports_limits limits; /* zeros: the defaults */
+	bool fake_clock;              /* the rate limits read fake_now */
+};
+
+static unsigned long long fake_now = 1000000;
+static unsigned long long fake_clock(void)
+{
+	return fake_now;
+}
+
+static void stream_open_with(struct stream *s, const char *ini, enum reports_mode mode,
+			     const struct stream_opts *o)
 {
 	struct reports_cfg cfg;
 
@@ -356,9 +403,22 @@ static void stream_open(struct stream *s, const char *ini, enum reports_mode mod
 	s->out_fd = open(s->out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	cr_assert_geq(s->out_fd, 0);
 	s->p = compile_ini(ini);
-	cfg = (struct reports_cfg){ .policy = s->p, .log_path = s->log_path,
-				    .run_id = "run-1", .mode = mode, .out_fd = s->out_fd };
+	if (o && o->relaxed_ini)
+		s->relaxed = compile_ini(o->relaxed_ini);
+	cfg = (struct reports_cfg){ .policy = s->p, .relaxed = s->relaxed,
+				    .log_path = s->log_path, .run_id = "run-1", .mode = mode,
+				    .out_fd = s->out_fd };
+	if (o) {
+		cfg.limits = o->limits;
+		if (o->fake_clock)
+			cfg.clock_ms = fake_clock;
+	}
 	cr_assert_eq(reports_new(&cfg, &s->r), 0);
+}
+
+static void stream_open(struct stream *s, const char *ini, enum reports_mode mode)
+{
+	stream_open_with(s, ini, mode, NULL);
 }
 
 static void feed(struct stream *s, const char *text)
@@ -387,6 +447,7 @@ static void stream_close(struct stream *s)
 {
 	reports_free(s->r);
 	policy_free(s->p);
+	policy_free(s->relaxed);
 	close(s->out_fd);
 	remove_tree(s->dir);
 	free(s->dir);
@@ -724,25 +785,34 @@ Test(reports_stream, garbage_never_crashes_and_is_counted_as_malformed)
 	assert_not_contains(out, "relative/path");
 	assert_not_contains(out, "AAAA");
 	assert_contains(out, "sbx: 1 denied read, 1 denied write, 7 malformed report lines — see ");
-	cr_assert_eq(json_lines(log), 2, "only the two good reports are logged: %s", log);
+	cr_assert_eq(count(log, "\"layer\":\"shim\""), 2, "only the two good reports are "
+		     "logged: %s", log);
+	cr_assert_eq(count(log, "\"notice\":\"malformed\""), 1, "malformed said once: %s", log);
+	json_lines(log);
 	free(out);
 	free(log);
 	free(longline);
 	stream_close(&s);
 }
 
-Test(reports_stream, only_garbage_gives_a_summary_without_a_log)
+Test(reports_stream, only_garbage_gives_a_summary_and_notices_in_the_log)
 {
 	struct stream s;
 
 	stream_open(&s, NULL, REPORTS_ENFORCE);
 	feed(&s, "not a report\nstill not\n");
 	reports_finish(s.r, 0);
-	char *out = slurp(s.out_path);
-	cr_assert_str_eq(out, "sbx: 2 malformed report lines\n");
-	struct stat st;
-	cr_assert_neq(stat(s.log_path, &st), 0, "a log was created with nothing in it");
+	char *out = slurp(s.out_path), *log = slurp(s.log_path);
+	assert_contains(out, "sbx: 2 malformed report lines — see ");
+	/* a forged stream is worth auditing: the first malformed line and
+	 * the summary are notices, no report */
+	cr_assert_eq(json_lines(log), 2, "%s", log);
+	cr_assert_eq(count(log, "\"op\":\"notice\",\"notice\":\"malformed\""), 1, "%s", log);
+	cr_assert_eq(count(log, "\"notice\":\"summary\""), 1, "%s", log);
+	assert_contains(log, "\"malformed\":2,");
+	assert_not_contains(log, "\"decision\"");
 	free(out);
+	free(log);
 	stream_close(&s);
 }
 
@@ -776,13 +846,14 @@ Test(reports_stream, odd_bytes_are_escaped_in_the_log)
 	struct stream s;
 
 	stream_open(&s, NULL, REPORTS_ENFORCE);
-	/* a quote, a backslash, a newline, a tab, a stray byte, valid UTF-8 */
-	feed(&s, "SBX1 D read 3 ca\"t /home/u/.ssh/a\"b\\c%0Ad%09e%FFf\xc3\xa9 13\n");
+	/* a quote, a backslash, a stray byte, valid UTF-8 in the target; a
+	 * newline and a tab in the process name (a program names itself) */
+	feed(&s, "SBX1 D read 3 ca\"t%0A%09 /home/u/.ssh/a\"b\\c%FFf\xc3\xa9 13\n");
 	reports_finish(s.r, 0);
 	char *out = slurp(s.out_path), *log = slurp(s.log_path);
 	cr_assert_eq(json_lines(log), 1, "%s", log);
-	assert_contains(log, "\"target\":\"/home/u/.ssh/a\\\"b\\\\c\\nd\\te\\ufffdf\xc3\xa9\"");
-	assert_contains(log, "\"comm\":\"ca\\\"t\"");
+	assert_contains(log, "\"target\":\"/home/u/.ssh/a\\\"b\\\\c\\ufffdf\xc3\xa9\"");
+	assert_contains(log, "\"comm\":\"ca\\\"t\\n\\t\"");
 	free(out);
 	free(log);
 	stream_close(&s);
@@ -814,12 +885,16 @@ Test(reports_stream, control_bytes_in_a_target_never_reach_the_terminal)
 	 * forge a second `sbx:` line, an escape sequence must not drive the
 	 * person's terminal. */
 	stream_open(&s, NULL, REPORTS_ENFORCE);
+	/* in a target: the line is refused (malformed), nothing printed */
 	feed(&s, "SBX1 D read 3 cat /home/u/.ssh/x%0Asbx:%20all%20clear%1B[2J%07 13\n");
+	/* in a process name: escaped */
 	feed(&s, "SBX1 D read 3 e%1B]0;pwned%07 /home/u/.ssh/y 13\n");
 	reports_finish(s.r, 0);
 	char *out = slurp(s.out_path);
-	cr_assert_eq(count(out, "\n"), 3, "two reports and the summary, one line each:\n%s",
+	cr_assert_eq(count(out, "\n"), 2, "one report and the summary, one line each:\n%s",
 		     visible(out));
+	assert_contains(out, "— pid 3 e\\x1b]0;pwned\\x07\n");
+	assert_contains(out, "1 malformed report line");
 	cr_assert_eq(count(out, "\nsbx: all clear"), 0, "a forged line: %s", visible(out));
 	for (const char *c = out; *c; c++)
 		cr_assert(*c == '\n' || (unsigned char)*c >= 0x20,
@@ -834,6 +909,7 @@ Test(reports_stream, ignore_paths_silences_stderr_but_logs_ignored)
 
 	stream_open(&s, "[report]\nignore_paths = /w/build\nignore_domains = telemetry.example\n",
 		     REPORTS_ENFORCE);
+	/* not a normal path: malformed (it was once taken as under /w/build) */
 	feed(&s, "SBX1 D write 3 make /w/build/../../etc/x 30\n");
 	feed(&s, "SBX1 D write 3 make /w/build/out.o 30\n");
 	feed(&s, "SBX1 D dns 4 node telemetry.example:443 0\n");
@@ -843,7 +919,9 @@ Test(reports_stream, ignore_paths_silences_stderr_but_logs_ignored)
 	assert_not_contains(out, "/w/build/out.o");
 	assert_not_contains(out, "telemetry.example");
 	assert_contains(out, "sbx: denied write of /etc/foo");
-	cr_assert_eq(json_lines(log), 4, "%s", log);
+	cr_assert_eq(json_lines(log), 5, "%s", log);
+	cr_assert_eq(count(log, "\"layer\":\"shim\""), 3, "%s", log);
+	assert_contains(out, "1 malformed report line");
 	char *l = log_line_with(log, "/w/build/out.o");
 	cr_assert_not_null(l);
 	assert_contains(l, "\"ignored\":true");
@@ -865,21 +943,26 @@ struct each_ctx {
 	bool learned_notes;
 };
 
-static void each(void *c, char d, enum wire_op op, const char *target)
+static void each(void *c, const struct report_item *it)
 {
 	struct each_ctx *ctx = c;
 
 	ctx->n++;
-	if (d == WIRE_LEARN && op == WIRE_WRITE && !strcmp(target, "/home/u/notes.txt"))
+	if (it->decision == WIRE_LEARN && it->op == WIRE_WRITE && it->candidate &&
+	    !strcmp(it->target, "/home/u/notes.txt"))
 		ctx->learned_notes = true;
 }
+
+/* --learn's relaxed policy: HOME writable too, as main.c builds it */
+#define RELAXED_INI "[filesystem]\nallow_write = /home/u, /var/tmp\n"
 
 Test(reports_stream, learn_mode_prints_denials_only_and_keeps_every_report)
 {
 	struct stream s;
 	struct each_ctx ctx = { 0, false };
+	struct stream_opts o = { .relaxed_ini = RELAXED_INI };
 
-	stream_open(&s, NULL, REPORTS_LEARN);
+	stream_open_with(&s, NULL, REPORTS_LEARN, &o);
 	feed(&s, "SBX1 L write 3 sh /home/u/notes.txt 0\n");
 	feed(&s, "SBX1 L write 3 sh /home/u/notes.txt 0\n");
 	feed(&s, "SBX1 A read 3 sh /w/a 0\n");
@@ -896,5 +979,561 @@ Test(reports_stream, learn_mode_prints_denials_only_and_keeps_every_report)
 	cr_assert(ctx.learned_notes);
 	free(out);
 	free(log);
+	stream_close(&s);
+}
+
+/* ---- the stream is hostile: strict parsing (report_parse) */
+
+struct parse_case {
+	const char *why, *line;
+	const char *target; /* NULL: malformed */
+	int truncated;
+};
+
+Test(reports_parse, decodes_each_field_once_and_refuses_control_bytes_and_odd_paths)
+{
+	static const struct parse_case cases[] = {
+		{ "a plain path", "SBX1 D read 3 cat /home/u/x 13", "/home/u/x", 0 },
+		{ "the root", "SBX1 D read 3 cat / 13", "/", 0 },
+		{ "%25 is a percent sign, decoded once", "SBX1 D write 3 sh /etc/a%250A 30",
+		  "/etc/a%0A", 0 },
+		{ "a space", "SBX1 D write 3 sh /etc/a%20b 30", "/etc/a b", 0 },
+		{ "UTF-8 and stray bytes pass (replaced later)", "SBX1 D read 3 cat /w/\xc3\xa9\xff 13",
+		  "/w/\xc3\xa9\xff", 0 },
+		{ "a control byte in the process name is escaped later, not refused",
+		  "SBX1 D read 3 c%1Bt /home/u/x 13", "/home/u/x", 0 },
+		{ "a cut path may end in a slash", "SBX1 D read 3 cat /home/u/a/+ 13", "/home/u/a/", 1 },
+		{ "a cut path may end in a dot", "SBX1 D read 3 cat /home/u/.+ 13", "/home/u/.", 1 },
+		{ "a host", "SBX1 D dns 3 curl example.com:443 0", "example.com:443", 0 },
+		{ "newline", "SBX1 D write 3 sh /home/u/a%0Aallow_read%20=%20~/.ssh 30", NULL, 0 },
+		{ "carriage return", "SBX1 D write 3 sh /home/u/a%0D 30", NULL, 0 },
+		{ "tab", "SBX1 D write 3 sh /home/u/a%09b 30", NULL, 0 },
+		{ "escape", "SBX1 D write 3 sh /home/u/%1B[2J 30", NULL, 0 },
+		{ "DEL", "SBX1 D write 3 sh /home/u/a%7F 30", NULL, 0 },
+		{ "SOH", "SBX1 D write 3 sh /home/u/a%01 30", NULL, 0 },
+		{ "a newline in a host", "SBX1 D dns 3 curl evil%0A.example 0", NULL, 0 },
+		{ "..", "SBX1 D write 3 sh /w/build/../../etc/x 30", NULL, 0 },
+		{ ". inside", "SBX1 D write 3 sh /etc/./x 30", NULL, 0 },
+		{ "// inside", "SBX1 D write 3 sh /etc//x 30", NULL, 0 },
+		{ "// at the start", "SBX1 D write 3 sh //etc/x 30", NULL, 0 },
+		{ "a trailing / (mkdir: a directory being made)", "SBX1 D write 3 sh /etc/x/ 30", "/etc/x", 0 },
+		{ "a trailing /.", "SBX1 D write 3 sh /etc/. 30", NULL, 0 },
+		{ "a trailing /..", "SBX1 D write 3 sh /etc/.. 30", NULL, 0 },
+		{ ".. made of escapes", "SBX1 D write 3 sh /etc/%2E%2E/x 30", NULL, 0 },
+		{ "a / made of an escape", "SBX1 D write 3 sh /etc/%2F/x 30", NULL, 0 },
+		{ "relative", "SBX1 D write 3 sh etc/x 30", NULL, 0 },
+		{ "a cut path with .. before its end", "SBX1 D read 3 cat /a/../b+ 13", NULL, 0 },
+	};
+
+	for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+		struct wire_report w;
+		int rc = report_parse(cases[i].line, strlen(cases[i].line), &w);
+		if (!cases[i].target) {
+			cr_expect_neq(rc, 0, "accepted (%s): %s", cases[i].why, cases[i].line);
+			continue;
+		}
+		cr_expect_eq(rc, 0, "refused (%s): %s", cases[i].why, cases[i].line);
+		if (rc)
+			continue;
+		cr_expect_str_eq(w.target, cases[i].target, "%s", cases[i].why);
+		cr_expect_eq(w.truncated, cases[i].truncated, "%s", cases[i].why);
+	}
+}
+
+/* ---- the stream is hostile: text (report_utf8_next, report_printable,
+ * report_json_string) */
+
+struct utf8_case {
+	const char *in;
+	unsigned cp;
+	size_t len;
+};
+
+Test(reports_text, utf8_next_takes_well_formed_characters_whole)
+{
+	static const struct utf8_case cases[] = {
+		{ "a", 'a', 1 }, { "", 0, 0 }, { "\xc3\xa9", 0xe9, 2 }, { "\xc2\x9b", 0x9b, 2 },
+		{ "\xe2\x82\xac", 0x20ac, 3 }, { "\xed\x9f\xbf", 0xd7ff, 3 },
+		{ "\xee\x80\x80", 0xe000, 3 }, { "\xf0\x9f\x98\x80", 0x1f600, 4 },
+		{ "\xf4\x8f\xbf\xbf", 0x10ffff, 4 }, { "\xef\xbf\xbd", 0xfffd, 3 },
+	};
+
+	for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+		size_t len = 99;
+		unsigned cp = report_utf8_next(cases[i].in, &len);
+		cr_expect_eq(cp, cases[i].cp, "case %zu: U+%04X", i, cp);
+		cr_expect_eq(len, cases[i].len, "case %zu: %zu bytes", i, len);
+	}
+}
+
+Test(reports_text, utf8_next_makes_each_maximal_ill_formed_part_one_replacement)
+{
+	static const struct utf8_case cases[] = {
+		{ "\xed\xa0\x80", 0xfffd, 1 },     /* a surrogate: ED, then A0, then 80 */
+		{ "\xc0\x8a", 0xfffd, 1 },         /* an overlong newline */
+		{ "\xc1\xbf", 0xfffd, 1 },
+		{ "\xe0\x80\x80", 0xfffd, 1 },     /* overlong */
+		{ "\xf0\x80\x80\x80", 0xfffd, 1 }, /* overlong */
+		{ "\xf4\x90\x80\x80", 0xfffd, 1 }, /* past U+10FFFF */
+		{ "\xf5\x80\x80\x80", 0xfffd, 1 },
+		{ "\xff", 0xfffd, 1 },
+		{ "\x80", 0xfffd, 1 },             /* a continuation alone */
+		{ "\xe2\x82", 0xfffd, 2 },         /* cut at the end */
+		{ "\xe2\x82" "A", 0xfffd, 2 },     /* cut before another character */
+		{ "\xf0\x9f\x98", 0xfffd, 3 },
+		{ "\xc3", 0xfffd, 1 },
+	};
+
+	for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+		size_t len = 99;
+		unsigned cp = report_utf8_next(cases[i].in, &len);
+		cr_expect_eq(cp, cases[i].cp, "case %zu: U+%04X", i, cp);
+		cr_expect_eq(len, cases[i].len, "case %zu: %zu bytes", i, len);
+	}
+}
+
+#define FFFD "\xef\xbf\xbd"
+
+struct text_case {
+	const char *in, *out;
+};
+
+Test(reports_text, printable_replaces_ill_formed_bytes_and_escapes_every_control)
+{
+	/* the replacements are Python's bytes.decode("utf-8", "replace") */
+	static const struct text_case cases[] = {
+		{ "/home/u/caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "/home/u/caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80" },
+		{ "x\xed\xa0\x80\xc0\x8a\xf4\x90\x80\x80\xe2\x82",
+		  "x" FFFD FFFD FFFD FFFD FFFD FFFD FFFD FFFD FFFD FFFD },
+		{ "a\x1b[2Jb\x07", "a\\x1b[2Jb\\x07" },
+		{ "nl\nx", "nl\\x0ax" },
+		{ "del\x7f", "del\\x7f" },
+		{ "csi\xc2\x9b" "31m", "csi\\u009b31m" },
+		{ "nel\xc2\x85 pad\xc2\x80", "nel\\u0085 pad\\u0080" },
+		{ "rlo\xe2\x80\xae" "fdp.exe", "rlo\\u202efdp.exe" },
+		{ "lri\xe2\x81\xa6", "lri\\u2066" },
+		{ "a\\x1b", "a\\\\x1b" }, /* a backslash cannot pass for an escape */
+	};
+
+	for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+		char out[256];
+		size_t n = report_printable(cases[i].in, out, sizeof(out), true);
+		cr_expect_str_eq(out, cases[i].out, "case %zu", i);
+		cr_expect_eq(n, strlen(out));
+	}
+	char out[64];
+	report_printable("a\\b", out, sizeof(out), false);
+	cr_expect_str_eq(out, "a\\b", "backslashes kept when asked");
+}
+
+Test(reports_text, printable_cuts_between_characters_never_inside_one)
+{
+	char out[8];
+
+	cr_assert_eq(report_printable("ab\xe2\x82\xac" "c", out, 5, true), 2);
+	cr_assert_str_eq(out, "ab");
+	cr_assert_eq(report_printable("ab\xe2\x82\xac" "c", out, 6, true), 5);
+	cr_assert_str_eq(out, "ab\xe2\x82\xac");
+	cr_assert_eq(report_printable("ab\x1b", out, 6, true), 2, "an escape whole or not at all");
+	cr_assert_str_eq(out, "ab");
+	cr_assert_eq(report_printable("abc", out, 1, true), 0);
+	cr_assert_str_eq(out, "");
+}
+
+static char *json_of(const char *in)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	cr_assert_not_null(f);
+	report_json_string(f, in);
+	fclose(f);
+	return text;
+}
+
+Test(reports_text, json_string_is_strict_utf8_with_every_control_escaped)
+{
+	static const struct text_case cases[] = {
+		{ "plain /home/u/x", "\"plain /home/u/x\"" },
+		{ "q\"b\\", "\"q\\\"b\\\\\"" },
+		{ "\n\t\x01\x1b\x7f", "\"\\n\\t\\u0001\\u001b\\u007f\"" },
+		{ "\xc2\x80\xc2\x9b\xc2\x9f", "\"\\u0080\\u009b\\u009f\"" },
+		{ "\xe2\x80\xa8\xe2\x80\xa9\xe2\x80\xae", "\"\\u2028\\u2029\\u202e\"" },
+		{ "\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\"" },
+		{ "\xc0\x8a", "\"\\ufffd\\ufffd\"" },
+		{ "\xf4\x90\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\"" },
+		{ "cut\xe2\x82", "\"cut\\ufffd\"" },
+		{ "caf\xc3\xa9 " FFFD, "\"caf\xc3\xa9 " FFFD "\"" },
+	};
+
+	for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+		char *j = json_of(cases[i].in);
+		cr_expect_str_eq(j, cases[i].out, "case %zu", i);
+		free(j);
+	}
+}
+
+/* ---- the stream is hostile: the decision is the supervisor's */
+
+Test(reports_stream, forged_allow_under_trace_is_logged_as_the_supervisors_deny_with_the_claim)
+{
+	struct stream s;
+
+	stream_open(&s, NULL, REPORTS_TRACE);
+	feed(&s, "SBX1 A read 3 cat /home/u/.ssh/id_ed25519 0\n");
+	feed(&s, "SBX1 A read 3 cat /w/src/main.c 0\n");
+	reports_finish(s.r, 0);
+	char *out = slurp(s.out_path), *log = slurp(s.log_path);
+	char *l = log_line_with(log, "id_ed25519");
+	cr_assert_not_null(l, "%s", log);
+	assert_contains(l, "\"decision\":\"deny\",\"claimed\":\"allow\",\"rule\":\"deny_read = ~/.ssh\"");
+	free(l);
+	l = log_line_with(log, "main.c");
+	assert_contains(l, "\"decision\":\"allow\"");
+	assert_not_contains(l, "claimed");
+	free(l);
+	assert_contains(out, "sbx: denied read of ~/.ssh/id_ed25519 by `deny_read = ~/.ssh`");
+	assert_contains(out, "(reported as allowed; the policy denies it) — pid 3 cat\n");
+	assert_not_contains(out, "trace: read ~/.ssh");
+	assert_contains(out, "sbx: 1 denied read, 1 report the policy contradicts");
+	free(out);
+	free(log);
+	stream_close(&s);
+}
+
+Test(reports_stream, lines_a_mode_never_sends_are_malformed)
+{
+	struct stream s;
+
+	/* without --trace no shim sends `A`, without --learn no `L` */
+	stream_open(&s, NULL, REPORTS_ENFORCE);
+	feed(&s, "SBX1 A read 3 cat /w/a 0\n");
+	feed(&s, "SBX1 L write 3 sh /home/u/x 0\n");
+	reports_finish(s.r, 0);
+	char *out = slurp(s.out_path), *log = slurp(s.log_path);
+	cr_assert_eq(count(log, "\"layer\":\"shim\""), 0, "%s", log);
+	assert_contains(out, "sbx: 2 malformed report lines");
+	free(out);
+	free(log);
+	stream_close(&s);
+
+	stream_open(&s, NULL, REPORTS_TRACE);
+	feed(&s, "SBX1 L write 3 sh /home/u/x 0\n");
+	reports_finish(s.r, 0);
+	out = slurp(s.out_path);
+	assert_contains(out, "sbx: 1 malformed report line");
+	free(out);
+	stream_close(&s);
+}
+
+struct items {
+	size_t n;
+	struct {
+		char decision;
+		enum wire_op op;
+		char target[128];
+		bool candidate;
+	} v[32];
+};
+
+static void collect_items(void *c, const struct report_item *it)
+{
+	struct items *x = c;
+
+	if (x->n < ARRAY_LEN(x->v)) {
+		x->v[x->n].decision = it->decision;
+		x->v[x->n].op = it->op;
+		snprintf(x->v[x->n].target, sizeof(x->v[x->n].target), "%s", it->target);
+		x->v[x->n].candidate = it->candidate;
+	}
+	x->n++;
+}
+
+/* The item for (op, target), asserting there is exactly one. */
+static const char *item(const struct items *x, enum wire_op op, const char *target,
+			bool *candidate)
+{
+	static char d[2];
+	size_t found = 0;
+
+	for (size_t i = 0; i < x->n && i < ARRAY_LEN(x->v); i++)
+		if (x->v[i].op == op && !strcmp(x->v[i].target, target)) {
+			d[0] = x->v[i].decision;
+			*candidate = x->v[i].candidate;
+			found++;
+		}
+	cr_assert_eq(found, 1, "%s %s: %zu items", wire_op_name(op), target, found);
+	return d;
+}
+
+struct learn_case {
+	const char *line;
+	enum wire_op op;
+	const char *target;
+	const char *decision;
+	bool candidate;
+};
+
+Test(reports_learn, only_what_the_relaxed_run_allowed_and_no_rule_names_is_a_candidate)
+{
+	static const struct learn_case cases[] = {
+		/* genuine: outside the writable paths, inside the learning run's */
+		{ "SBX1 L write 3 sh /home/u/notes.txt 0", WIRE_WRITE, "/home/u/notes.txt", "L", true },
+		{ "SBX1 L dns 3 curl github.com:443 0", WIRE_DNS, "github.com:443", "L", true },
+		{ "SBX1 L dns 3 curl Pypi.Org. 0", WIRE_DNS, "Pypi.Org.", "L", true },
+		/* the learning run's boundary refuses these: they did not happen */
+		{ "SBX1 L write 3 sh /etc/cron.d/evil 0", WIRE_WRITE, "/etc/cron.d/evil", "D", false },
+		{ "SBX1 L write 3 sh /etc 0", WIRE_WRITE, "/etc", "D", false },
+		{ "SBX1 L write 3 sh /home/u/.bashrc 0", WIRE_WRITE, "/home/u/.bashrc", "D", false },
+		{ "SBX1 L write 3 sh /home/u/.ssh/authorized_keys 0", WIRE_WRITE,
+		  "/home/u/.ssh/authorized_keys", "D", false },
+		{ "SBX1 L read 3 sh /home/u/.aws/credentials 0", WIRE_READ,
+		  "/home/u/.aws/credentials", "D", false },
+		/* a rule of the user's names it: theirs to lift, never learned */
+		{ "SBX1 L write 3 sh /home/u/keep/x 0", WIRE_WRITE, "/home/u/keep/x", "L", false },
+		{ "SBX1 L dns 3 curl blocked.example 0", WIRE_DNS, "blocked.example", "L", false },
+		/* not a host name allow_domains should get */
+		{ "SBX1 L dns 3 curl *:443 0", WIRE_DNS, "*:443", "L", false },
+		{ "SBX1 L dns 3 curl *.evil.example 0", WIRE_DNS, "*.evil.example", "L", false },
+		{ "SBX1 L dns 3 curl 10.0.0.1:80 0", WIRE_DNS, "10.0.0.1:80", "L", false },
+		{ "SBX1 L dns 3 curl [2001:db8::1]:443 0", WIRE_DNS, "[2001:db8::1]:443", "L", false },
+		{ "SBX1 L dns 3 curl -bad.example 0", WIRE_DNS, "-bad.example", "L", false },
+		{ "SBX1 L dns 3 curl a..example 0", WIRE_DNS, "a..example", "L", false },
+		/* a cut path is not what was written */
+		{ "SBX1 L write 3 sh /home/u/cut/pa+ 0", WIRE_WRITE, "/home/u/cut/pa", "L", false },
+		/* a connect by address: listed, never learned */
+		{ "SBX1 L connect 3 curl 10.0.0.1:80 0", WIRE_CONNECT, "10.0.0.1:80", "L", false },
+		/* refused, said so: not would-deny */
+		{ "SBX1 D dns 3 curl denied.example 0", WIRE_DNS, "denied.example", "D", false },
+		/* the policy allows it: no would-deny, whatever the line says */
+		{ "SBX1 L write 3 sh /w/ok 0", WIRE_WRITE, "/w/ok", "A", false },
+	};
+	struct stream s;
+	struct stream_opts o = { .relaxed_ini = RELAXED_INI };
+	struct items x = { 0 };
+
+	stream_open_with(&s, "[filesystem]\ndeny_write = ~/keep\n[network]\n"
+			     "deny_domains = blocked.example\n", REPORTS_LEARN, &o);
+	for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+		feed(&s, cases[i].line);
+		feed(&s, "\n");
+	}
+	reports_finish(s.r, 0);
+	reports_each(s.r, collect_items, &x);
+	cr_assert_eq(x.n, ARRAY_LEN(cases));
+	for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+		bool cand;
+		const char *d = item(&x, cases[i].op, cases[i].target, &cand);
+		cr_expect_str_eq(d, cases[i].decision, "%s: decision", cases[i].line);
+		cr_expect_eq(cand, cases[i].candidate, "%s: candidate %d", cases[i].line, cand);
+	}
+	char *log = slurp(s.log_path);
+	char *l = log_line_with(log, "cron.d");
+	assert_contains(l, "\"decision\":\"deny\",\"claimed\":\"would-deny\"");
+	free(l);
+	free(log);
+	stream_close(&s);
+}
+
+Test(reports_learn, learned_file_gets_settings_from_candidates_only)
+{
+	struct stream s;
+	struct stream_opts o = { .relaxed_ini = RELAXED_INI };
+	char path[PATH_MAX];
+	char *const command[] = { "sh", NULL };
+
+	stream_open_with(&s, NULL, REPORTS_LEARN, &o);
+	feed(&s, "SBX1 L write 3 sh /home/u/notes.txt 0\n"
+		 "SBX1 L write 3 sh /etc/cron.d/evil 0\n"
+		 "SBX1 L write 3 sh /home/u/.bashrc 0\n"
+		 "SBX1 L write 3 sh /home/u/x%0Aallow_read%20=%20~/.ssh 0\n"
+		 "SBX1 L dns 3 sh *:443 0\n"
+		 "SBX1 L dns 3 sh evil%0Aallow_domains%20=%20* 0\n"
+		 "SBX1 D dns 3 sh denied.example 0\n"
+		 "SBX1 L dns 3 sh github.com:443 0\n");
+	reports_finish(s.r, 0);
+	snprintf(path, sizeof(path), "%s/learned.ini", s.dir);
+	struct learn_in in = { .policy = s.p, .reports = s.r, .user_file = "",
+			       .command = command };
+	struct hostfs_err herr;
+	cr_assert_eq(learn_write(&in, path, &herr), 0, "%s", herr.msg);
+	char *ini = slurp(path);
+	/* the settings: every line that is not a comment */
+	char settings[4096] = "";
+	for (char *line = strtok(ini, "\n"); line; line = strtok(NULL, "\n"))
+		if (line[0] != ';') {
+			strncat(settings, line, sizeof(settings) - strlen(settings) - 2);
+			strcat(settings, "|");
+		}
+	cr_assert_str_eq(settings, "[filesystem]|allow_write = ~/notes.txt|[network]|"
+				   "allow_domains = github.com|");
+	free(ini);
+	stream_close(&s);
+}
+
+/* ---- the stream is hostile: a flood costs bounded memory, lines, bytes */
+
+static size_t count_items(const struct reports *r)
+{
+	struct items x = { 0 };
+
+	reports_each(r, collect_items, &x);
+	return x.n;
+}
+
+Test(reports_flood, the_table_of_distinct_reports_is_bounded_and_says_so_once)
+{
+	struct stream s;
+	struct stream_opts o = { .limits = { .seen_max = 3 } };
+	char line[128];
+
+	stream_open_with(&s, NULL, REPORTS_ENFORCE, &o);
+	for (int i = 0; i < 10; i++) {
+		snprintf(line, sizeof(line), "SBX1 D write 2 sh /etc/t%d 30\n", i);
+		feed(&s, line);
+	}
+	feed(&s, "SBX1 D write 2 sh /etc/t0 30\n"); /* a repeat still folds */
+	cr_assert_eq(count_items(s.r), 3);
+	reports_finish(s.r, 0);
+	char *out = slurp(s.out_path), *log = slurp(s.log_path);
+	cr_assert_eq(count(out, "sbx: 3 distinct reports: later new ones are not folded"), 1,
+		     "%s", out);
+	cr_assert_eq(count(log, "\"notice\":\"table-full\""), 1, "%s", log);
+	assert_contains(out, "/etc/t0 — outside the writable paths (allow it with --allow-write "
+			     "/etc) (x1 more)\n");
+	assert_contains(out, "7 reports not folded (too many distinct)");
+	cr_assert_eq(count(log, "\"layer\":\"shim\""), 11, "every report is still logged");
+	json_lines(log);
+	free(out);
+	free(log);
+	stream_close(&s);
+}
+
+Test(reports_flood, the_table_is_bounded_in_bytes_too)
+{
+	struct stream s;
+	struct stream_opts o = { .limits = { .seen_bytes = 16 * 1024 } };
+	char *line = malloc(WIRE_MAX);
+
+	cr_assert_not_null(line);
+	stream_open_with(&s, NULL, REPORTS_ENFORCE, &o);
+	for (int i = 0; i < 40; i++) {
+		int n = snprintf(line, WIRE_MAX, "SBX1 D write 2 sh /etc/%02d/", i);
+		memset(line + n, 'y', 3000);
+		strcpy(line + n + 3000, " 30\n");
+		feed(&s, line);
+	}
+	size_t n = count_items(s.r);
+	cr_assert(n >= 1 && n <= 3, "%zu reports of ~3 KiB kept in 16 KiB", n);
+	free(line);
+	stream_close(&s);
+}
+
+Test(reports_flood, terminal_lines_are_rate_limited_and_that_is_said_once)
+{
+	struct stream s;
+	struct stream_opts o = { .limits = { .say_burst = 5, .say_per_sec = 2 },
+				 .fake_clock = true };
+	char line[128];
+
+	stream_open_with(&s, NULL, REPORTS_ENFORCE, &o);
+	for (int i = 0; i < 20; i++) {
+		snprintf(line, sizeof(line), "SBX1 D write 2 sh /etc/a%d 30\n", i);
+		feed(&s, line);
+	}
+	fake_now += 1000; /* a second later: two more */
+	for (int i = 0; i < 5; i++) {
+		snprintf(line, sizeof(line), "SBX1 D write 2 sh /etc/b%d 30\n", i);
+		feed(&s, line);
+	}
+	reports_finish(s.r, 0);
+	char *out = slurp(s.out_path), *log = slurp(s.log_path);
+	cr_assert_eq(count(out, "sbx: denied write of /etc/a"), 5, "%s", out);
+	cr_assert_eq(count(out, "sbx: denied write of /etc/b"), 2, "%s", out);
+	cr_assert_eq(count(out, "more than 2 report lines a second"), 1, "%s", out);
+	cr_assert_eq(count(log, "\"notice\":\"terminal-rate\""), 1, "%s", log);
+	assert_contains(out, "18 report lines not shown (too many a second)");
+	cr_assert_eq(count(log, "\"layer\":\"shim\""), 25, "the log keeps them all");
+	free(out);
+	free(log);
+	stream_close(&s);
+}
+
+Test(reports_flood, log_records_are_rate_limited_and_that_is_said_once)
+{
+	struct stream s;
+	struct stream_opts o = { .limits = { .log_burst = 4, .log_per_sec = 1 },
+				 .fake_clock = true };
+	char line[128];
+
+	stream_open_with(&s, NULL, REPORTS_ENFORCE, &o);
+	for (int i = 0; i < 10; i++) {
+		snprintf(line, sizeof(line), "SBX1 D write 2 sh /etc/a%d 30\n", i);
+		feed(&s, line);
+	}
+	fake_now += 2000;
+	feed(&s, "SBX1 D write 2 sh /etc/later 30\n");
+	reports_finish(s.r, 0);
+	char *out = slurp(s.out_path), *log = slurp(s.log_path);
+	cr_assert_eq(count(log, "\"layer\":\"shim\""), 5, "%s", log);
+	assert_contains(log, "/etc/later");
+	cr_assert_eq(count(log, "\"notice\":\"log-rate\""), 1, "%s", log);
+	cr_assert_eq(count(out, "more than 1 reports a second"), 1, "%s", out);
+	assert_contains(out, "6 reports not logged (a cap)");
+	assert_contains(log, "\"not_logged\":6");
+	json_lines(log);
+	free(out);
+	free(log);
+	stream_close(&s);
+}
+
+Test(reports_flood, the_log_grows_at_most_by_the_runs_cap)
+{
+	struct stream s;
+	struct stream_opts o = { .limits = { .log_max = 4096 } };
+	char line[256];
+	struct stat st;
+
+	stream_open_with(&s, NULL, REPORTS_ENFORCE, &o);
+	for (int i = 0; i < 100; i++) {
+		snprintf(line, sizeof(line), "SBX1 D write 2 sh /etc/%03d 30\n", i);
+		feed(&s, line);
+	}
+	cr_assert_eq(stat(s.log_path, &st), 0);
+	cr_assert_leq(st.st_size, 4096 + 512, "log %lld bytes", (long long)st.st_size);
+	reports_finish(s.r, 0);
+	char *out = slurp(s.out_path), *log = slurp(s.log_path);
+	cr_assert_eq(count(out, "sbx: the audit log reached this run's cap (4 KiB)"), 1, "%s", out);
+	cr_assert_eq(count(log, "\"notice\":\"log-cap\""), 1, "%s", log);
+	/* nothing but the summary after the cap */
+	char *cap = strstr(log, "\"notice\":\"log-cap\"");
+	cr_assert_eq(count(cap, "\"layer\":\"shim\""), 0);
+	cr_assert_eq(count(cap, "\n"), 2, "the cap notice and the summary: %s", cap);
+	json_lines(log);
+	free(out);
+	free(log);
+	stream_close(&s);
+}
+
+Test(reports_flood, repeats_at_exit_are_bounded_too)
+{
+	struct stream s;
+	struct stream_opts o = { .limits = { .say_burst = 2, .say_per_sec = 1 },
+				 .fake_clock = true };
+	char line[128];
+
+	stream_open_with(&s, NULL, REPORTS_ENFORCE, &o);
+	for (int i = 0; i < 5; i++) {
+		snprintf(line, sizeof(line), "SBX1 D write 2 sh /etc/r%d 30\n", i);
+		feed(&s, line);
+		feed(&s, line);
+		fake_now += 1000;
+	}
+	reports_finish(s.r, 0);
+	char *out = slurp(s.out_path);
+	cr_assert_eq(count(out, " (x1 more)\n"), 2, "%s", out);
+	assert_contains(out, "sbx: 3 more reports were repeated (see the log)\n");
+	free(out);
 	stream_close(&s);
 }
