@@ -38,7 +38,7 @@ NET_SRCS := supervisor/net/host.c supervisor/net/http.c supervisor/net/socks.c \
 	supervisor/net/decide.c supervisor/net/loop.c
 SUPERVISOR_SRCS := supervisor/main.c supervisor/options.c supervisor/plan.c \
 	supervisor/run.c supervisor/util.c supervisor/reports.c supervisor/learn.c \
-	supervisor/standin.c supervisor/hostfs.c $(NET_SRCS) \
+	supervisor/standin.c supervisor/hostfs.c supervisor/notify.c $(NET_SRCS) \
 	shim/wire.c shim/elfcheck.c
 INIT_SRCS := supervisor/sbx-init.c supervisor/init-mounts.c supervisor/init-connect.c
 SHIM_SRCS := shim/shim.c shim/wrappers.c shim/exec.c shim/net.c shim/namemap.c shim/resolve.c \
@@ -79,6 +79,17 @@ build/gen/filters.h: build/gen-filters
 	@mkdir -p $(@D)
 	build/gen-filters > $@.tmp && mv $@.tmp $@
 
+# The second program, the user-notification filter (supervisor/notify.c
+# serves its listener), generated the same way.
+build/gen-notify: supervisor/gen-notify.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) $(SBX_CFLAGS) -o $@ $< \
+		$(shell $(PKG_CONFIG) --libs libseccomp) $(SBX_LDFLAGS)
+
+build/gen/notify-filter.h: build/gen-notify
+	@mkdir -p $(@D)
+	build/gen-notify > $@.tmp && mv $@.tmp $@
+
 
 # sbx-preload and sbx-init run on every start, so where musl is installed
 # (make deps installs musl-tools) both are static musl programs: glibc's
@@ -105,7 +116,7 @@ build/kheaders/.made:
 	ln -sfn $(INCDIR)/uthash.h $(@D)/uthash.h
 	ln -sfn $(INCDIR)/ini.h $(@D)/ini.h
 	@touch $@
-build/musl/%.o: %.c build/gen/filters.h build/kheaders/.made
+build/musl/%.o: %.c build/gen/filters.h build/gen/notify-filter.h build/kheaders/.made
 	@mkdir -p $(@D)
 	$(MUSL) $(CPPFLAGS) $(SBX_CPPFLAGS) -isystem build/kheaders $(SBX_CFLAGS) -c -o $@ $<
 
@@ -138,7 +149,7 @@ else
 build/sbx-init: $(INIT_SRCS:%.c=build/%.o)
 	$(CC) $(SBX_LDFLAGS) $(if $(SANITIZE),$(SANITIZE_STATIC),-static) -o $@ $^
 endif
-build/supervisor/sbx-init.o: build/gen/filters.h
+build/supervisor/sbx-init.o: build/gen/filters.h build/gen/notify-filter.h
 
 # The preload shim is built without sanitizers (ASan must be the first DSO,
 # which a library preloaded into someone else's program can never be), as
@@ -162,6 +173,7 @@ build/libsbx-preload.so: $(SHIM_OBJS)
 # path and wire code (compiled here as ordinary objects).
 UNIT_EXTRA_OBJS := build/supervisor/reports.o build/supervisor/learn.o build/supervisor/util.o \
 	build/supervisor/plan.o build/supervisor/standin.o build/supervisor/hostfs.o \
+	build/supervisor/notify.o \
 	build/shim/wire.o build/shim/resolve-test.o build/shim/namemap.o $(NET_SRCS:%.c=build/%.o)
 build/shim/resolve-test.o: shim/resolve.c
 	@mkdir -p $(@D)

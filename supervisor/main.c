@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "net/net.h"
+#include "notify.h"
 #include "hostfs.h"
 #include "standin.h"
 #include "elfcheck.h"
@@ -318,11 +319,12 @@ static void startup_line(const struct policy *p, const struct plan *pl)
 static int pending_notes(const struct policy *p)
 {
 	size_t n;
+	const char *nenv = getenv("SBX_NOTIFY");
 
 	policy_rules(p, SBX_RULE_ALLOW_UNIX_SOCKET, &n);
-	if (n && !policy_allow_all_unix_sockets(p))
-		msg("unix sockets stay blocked: allow_unix_sockets needs seccomp "
-		    "notify, not in this build (allow_all_unix_sockets = true opens all)");
+	if (n && !policy_allow_all_unix_sockets(p) && nenv && !strcmp(nenv, "off"))
+		msg("unix sockets stay blocked: allow_unix_sockets needs the seccomp "
+		    "notify layer, which SBX_NOTIFY=off turns off");
 	const char *which = policy_limit(p, SBX_LIMIT_MEMORY) && policy_limit(p, SBX_LIMIT_PIDS) ?
 			    "memory and pids" : policy_limit(p, SBX_LIMIT_MEMORY) ? "memory" :
 			    policy_limit(p, SBX_LIMIT_PIDS) ? "pids" : NULL;
@@ -660,8 +662,9 @@ int main(int argc, char **argv)
 	char log_path[PATH_MAX], learn_path[PATH_MAX], sdir[PATH_MAX], cdir[PATH_MAX];
 	int state_fd = -1;
 	int rc = SBX_EXIT_SETUP, brc;
-	bool ready = false, use_shim, have_bwrap, have_init, proxied;
+	bool ready = false, use_shim, have_bwrap, have_init, proxied, notify_on;
 	struct net_loop *net = NULL;
+	struct notify *notify = NULL;
 	enum reports_mode mode;
 	struct sandbox sb = SANDBOX_NONE;
 	struct standins *standins = NULL;
@@ -824,13 +827,21 @@ int main(int argc, char **argv)
 	/* the proxy runs in this process: not for --print, whose line runs
 	 * without us (its network is then off) */
 	proxied = policy_network_proxied(p) && !o.print;
+	/* the seccomp notify layer, served by this process (not for --print);
+	 * SBX_NOTIFY=off leaves it out, for measuring what it costs */
+	const char *nenv = getenv("SBX_NOTIFY");
+	notify_on = !o.print && !(nenv && !strcmp(nenv, "off"));
+	if (!o.print && !notify_on)
+		info("SBX_NOTIFY=off: the seccomp notify layer is off; protected names in "
+		     "directories made during the run are not refused, Unix sockets stay "
+		     "blocked");
 	struct plan_in in = {
 		.policy = confine, .bwrap = bwrap, .init = init, .command = o.command,
 		.environ = environ, .cwd = cwd, .ctl_fd = o.print ? -1 : sb.ctl_child,
 		.ignored_signals = o.print ? run_ignored_signals() : sb.ignored,
 		.make_placeholders = !o.print, .state_dir = state_fd >= 0 ? sdir : NULL,
 		.shim_lib = use_shim ? shim.lib : NULL, .shim_spec = shim.spec,
-		.proxy = proxied,
+		.proxy = proxied, .notify = notify_on,
 	};
 	/* bubblewrap's options first: it goes on while the masks and
 	 * write-protects are planned and the placeholders made */
@@ -889,7 +900,7 @@ int main(int argc, char **argv)
 		    "writable: make it writable, or create the file yourself)" : "");
 		goto out;
 	}
-	if (use_shim || proxied) {
+	if (use_shim || proxied || notify_on) {
 		/* a log the user named: its directories resolved now (theirs),
 		 * the file itself never followed (it is opened once COMMAND
 		 * runs, in a tree it may write) */
@@ -960,7 +971,16 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
+	if (notify_on && !serr) {
+		int e = notify_new(confine, reports, mode == REPORTS_TRACE, &notify);
+		if (e) {
+			msg("sandbox set-up failed: the seccomp notify listener: %s; nothing "
+			    "was run (Linux 5.9 or later is needed)", strerror(-e));
+			goto out;
+		}
+	}
 	struct run_in ri = { .report_fd = shim.report_rd, .reports = reports, .net = net,
+			     .notify = notify,
 			     .http_port = SBX_PROXY_HTTP_PORT,
 			     .socks_port = SBX_PROXY_SOCKS_PORT };
 	rc = sandbox_wait(&sb, &pl, &ri, &ready);
@@ -993,6 +1013,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	plan_appeared(&pl, said_appeared, (void *)home);
+	notify_finish(notify);
 	if (reports)
 		reports_finish(reports, shim.counters ?
 			       __atomic_load_n(&shim.counters[0], __ATOMIC_RELAXED) : 0);
@@ -1032,6 +1053,7 @@ out:
 		close(state_fd);
 	shim_release(&shim);
 	net_loop_free(net);
+	notify_free(notify);
 	reports_free(reports);
 	plan_free(&pl);
 	policy_free(box);

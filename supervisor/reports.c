@@ -614,6 +614,9 @@ size_t report_line(const struct wire_report *w, const struct report_expl *e,
 			    "directory or a protected file)", e->guarded);
 		else if (e->verdict == SBX_ALLOW)
 			PUT(" — refused by the sandbox");
+		else if (w->op == WIRE_UNIX && e->boundary)
+			PUT(" — not in allow_unix_sockets (allow that one socket with "
+			    "`allow_unix_sockets = %s` under [network] in sandbox.ini)", e->shown);
 		else if (w->op == WIRE_UNIX)
 			PUT(" — Unix sockets are blocked in the sandbox (ssh-agent, tmux, docker, "
 			    "X and Wayland use them): allow them all with "
@@ -637,7 +640,7 @@ size_t report_line(const struct wire_report *w, const struct report_expl *e,
 		PUT(" (reported as done; the sandbox refuses it)");
 	char comm[sizeof(w->comm) * 6];
 	report_printable(w->comm, comm, sizeof(comm), true);
-	PUT(" — pid %d %s", w->pid, comm);
+	PUT(" — pid %d %s%s", w->pid, comm, e->boundary ? " (seccomp)" : "");
 #undef PUT
 	/* the rule and its source come from configuration files, a project's
 	 * among them: no control character of theirs reaches the terminal
@@ -811,7 +814,7 @@ static void log_commit(struct reports *r, const char *text, size_t len)
 }
 
 static void log_report(struct reports *r, const struct wire_report *w,
-		       const struct report_expl *e, bool ignored)
+		       const struct report_expl *e, bool ignored, bool boundary)
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -820,7 +823,8 @@ static void log_report(struct reports *r, const struct wire_report *w,
 	if (!log_gate(r) || !(f = open_memstream(&text, &len)))
 		return;
 	stamp(f);
-	fprintf(f, ",\"layer\":\"shim\",\"op\":\"%s\"", wire_op_name(w->op));
+	fprintf(f, ",\"layer\":\"%s\",\"op\":\"%s\"", boundary ? "notify" : "shim",
+		wire_op_name(w->op));
 	json_opt(f, "target", w->target);
 	fprintf(f, ",\"decision\":\"%s\"", decision_name(e->decision));
 	if (e->claimed)
@@ -943,13 +947,13 @@ static struct seen *remember(struct reports *r, const char *key, size_t klen,
 	return s;
 }
 
+static void take_report(struct reports *r, const struct wire_report *wr, bool boundary,
+			const struct sbx_rule *why);
+
 static void handle(struct reports *r, const char *line, size_t len)
 {
 	struct wire_report w;
-	struct report_expl e;
-	struct seen *s;
-	char key[WIRE_TARGET_MAX + 8], text[REPORT_LINE_MAX];
-	bool ignored;
+	char text[REPORT_LINE_MAX];
 
 	if (report_parse(line, len, &w) || !claim_expected(r->cfg.mode, w.decision)) {
 		malformed(r);
@@ -970,9 +974,56 @@ static void handle(struct reports *r, const char *line, size_t len)
 		}
 		return;
 	}
+	take_report(r, &w, false, NULL);
+}
+
+/* The notify layer's decision, in its own words: the socket's path (the
+ * shim's unix reports have none), and the rule it decided by when that is
+ * not the path's own (a directory renamed to `.git` would complete
+ * `.git/hooks/` with what it holds). */
+static void boundary_explain(const struct policy *p, const struct wire_report *w,
+			     struct report_expl *e, const struct sbx_rule *why)
+{
+	char tmp[PATH_MAX];
+
+	if (w->op == WIRE_UNIX) {
+		policy_tildify(p, w->target, tmp, sizeof(tmp));
+		report_printable(tmp, e->shown, sizeof(e->shown), true);
+	}
+	if (!why || e->decision != WIRE_DENY)
+		return;
+	snprintf(e->rule, sizeof(e->rule), "%s = %s",
+		 why->kind == SBX_RULE_MANDATORY ? "deny_write" : sbx_rule_key(why->kind),
+		 why->value);
+	snprintf(e->source, sizeof(e->source), "%s", why->source);
+	snprintf(e->note, sizeof(e->note), "%s", origin_note(why));
+	e->kind = why->kind;
+	e->has_rule = true;
+	e->unbound = false;
+	e->fix[0] = '\0';
+}
+
+/* A report decided: explained, logged, folded, said. `boundary`: the
+ * notify layer's own decision (notify.h), not a claim from the pipe. */
+static void take_report(struct reports *r, const struct wire_report *wr, bool boundary,
+			const struct sbx_rule *why)
+{
+	struct wire_report w = *wr;
+	struct report_expl e;
+	struct seen *s;
+	char key[WIRE_TARGET_MAX + 8], text[REPORT_LINE_MAX];
+	bool ignored;
+
 	report_explain(r->cfg.policy, &w, &e);
-	if (r->cfg.mode == REPORTS_LEARN)
+	if (boundary) {
+		/* what the supervisor did, not a claim to weigh */
+		e.decision = w.decision;
+		e.claimed = 0;
+		e.boundary = true;
+		boundary_explain(r->cfg.policy, &w, &e, why);
+	} else if (r->cfg.mode == REPORTS_LEARN) {
 		learn_decide(r, &w, &e);
+	}
 	if (e.unbound && file_op(w.op))
 		for (size_t i = 0; i < r->cfg.nguarded; i++)
 			if (path_under(w.target, r->cfg.guarded[i])) {
@@ -984,7 +1035,7 @@ static void handle(struct reports *r, const char *line, size_t len)
 	if (e.claimed)
 		r->contradicted++;
 	ignored = policy_report_ignored(r->cfg.policy, file_op(w.op), w.target);
-	log_report(r, &w, &e, ignored);
+	log_report(r, &w, &e, ignored, boundary);
 	if (ignored) {
 		r->ignored++;
 		return;
@@ -1290,4 +1341,23 @@ void reports_proxy(struct reports *r, const struct net_event *ev)
 		break;
 	}
 	say(r, line);
+}
+
+void reports_boundary(struct reports *r, char decision, enum wire_op op, int pid,
+		      const char *comm, const char *target, int err, const struct sbx_rule *why)
+{
+	struct wire_report w = { .decision = decision, .op = op, .pid = pid, .err = err };
+
+	snprintf(w.comm, sizeof(w.comm), "%s", comm);
+	w.truncated = snprintf(w.target, sizeof(w.target), "%s", target) >= (int)sizeof(w.target);
+	take_report(r, &w, true, why);
+}
+
+void reports_notice(struct reports *r, const char *kind, const char *line)
+{
+	char shown[REPORT_LINE_MAX];
+
+	report_printable(line, shown, sizeof(shown), false);
+	log_notice(r, kind, shown, NULL);
+	say(r, shown);
 }

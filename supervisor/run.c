@@ -18,6 +18,7 @@
 
 #include "forwarded.h"
 #include "net/net.h"
+#include "notify.h"
 #include "supervisor.h"
 
 extern char **environ;
@@ -346,7 +347,7 @@ struct listeners {
  * proxy's listeners, into *ls) or "X" and the exit status (every process
  * of COMMAND's is gone, *gone set). */
 static int read_ctl(int fd, pid_t *init_pid, int *init_pidfd, bool *gone, int *code,
-		    struct listeners *ls)
+		    struct listeners *ls, int *notify_in, bool *notify_bad)
 {
 	char buf[16];
 	union {
@@ -359,6 +360,10 @@ static int read_ctl(int fd, pid_t *init_pid, int *init_pidfd, bool *gone, int *c
 			     .msg_control = cm.b, .msg_controllen = sizeof(cm.b) };
 	ssize_t n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
 	bool listeners = n > 0 && buf[0] == 'N' && !ls->got && *init_pid <= 0;
+	/* "F": the notify filter's listener (sbx-init's install_notify), one
+	 * descriptor, once, before "ready" */
+	bool listener = n == 1 && buf[0] == 'F' && *notify_in < 0 && !*notify_bad &&
+			*init_pid <= 0 && !(mh.msg_flags & (MSG_CTRUNC | MSG_TRUNC));
 
 	if (n <= 0)
 		return n == 0 || (errno != EAGAIN && errno != EINTR) ? -1 : 0;
@@ -392,7 +397,11 @@ static int read_ctl(int fd, pid_t *init_pid, int *init_pidfd, bool *gone, int *c
 				} else if (listeners && c->cmsg_type == SCM_RIGHTS &&
 					   ls->nfds < LISTEN_MAX) {
 					ls->fds[ls->nfds++] = pfd;
+				} else if (listener && c->cmsg_type == SCM_RIGHTS &&
+					   *notify_in < 0) {
+					*notify_in = pfd;
 				} else {
+					*notify_bad |= buf[0] == 'F' && c->cmsg_type == SCM_RIGHTS;
 					/* a pidfd with every message; anything else
 					 * in an "N" is more than it may carry */
 					ls->bad |= listeners && c->cmsg_type == SCM_RIGHTS;
@@ -401,6 +410,8 @@ static int read_ctl(int fd, pid_t *init_pid, int *init_pidfd, bool *gone, int *c
 			}
 		}
 	}
+	if (buf[0] == 'F' && (!listener || *notify_in < 0))
+		*notify_bad = true;
 	/* Without SCM_PIDFD: a pidfd from the pid at once, while sbx-init
 	 * (which just wrote) lives; from then on a signal cannot reach
 	 * another process that got its pid. */
@@ -534,12 +545,15 @@ int sandbox_wait(struct sandbox *sb, struct plan *pl, struct run_in *ri, bool *r
 	bool failed = false, serving = false;
 	pid_t init_pid = 0;
 	struct listeners ls = { 0 };
+	int notify_in = -1;
+	bool notify_bad = false;
 
 	*ready = false;
 	ri->stopped = false;
-	struct pollfd pf[4] = { { sb->sfd, POLLIN, 0 }, { sb->ctl, POLLIN, 0 },
+	struct pollfd pf[5] = { { sb->sfd, POLLIN, 0 }, { sb->ctl, POLLIN, 0 },
 				{ ri->reports ? ri->report_fd : -1, POLLIN, 0 },
-				{ ri->net ? net_loop_fd(ri->net) : -1, POLLIN, 0 } };
+				{ ri->net ? net_loop_fd(ri->net) : -1, POLLIN, 0 },
+				{ -1, POLLIN, 0 } };
 	struct timespec held_since = { 0, 0 };
 	while (!gone) {
 		/* Report lines wait until the pipe has been quiet for
@@ -555,7 +569,11 @@ int sandbox_wait(struct sandbox *sb, struct plan *pl, struct run_in *ri, bool *r
 		/* the proxy's own timers (handshake, connect, idle) */
 		if (ri->net && (timeout < 0 || net_loop_timeout(ri->net) < timeout))
 			timeout = net_loop_timeout(ri->net);
-		int np = poll(pf, 4, timeout);
+		/* a FIFO open waiting for its reader (notify.c) */
+		if (ri->notify && notify_timeout(ri->notify) >= 0 &&
+		    (timeout < 0 || notify_timeout(ri->notify) < timeout))
+			timeout = notify_timeout(ri->notify);
+		int np = poll(pf, 5, timeout);
 		if (np < 0) {
 			if (errno == EINTR)
 				continue;
@@ -578,6 +596,20 @@ int sandbox_wait(struct sandbox *sb, struct plan *pl, struct run_in *ri, bool *r
 			if (!was && ri->reports && reports_pending(ri->reports))
 				clock_gettime(CLOCK_MONOTONIC, &held_since);
 		}
+		if (ri->notify && (pf[4].revents || notify_timeout(ri->notify) >= 0)) {
+			/* the notify layer's decisions become report lines too */
+			bool was = ri->reports && reports_pending(ri->reports);
+			int e = notify_serve(ri->notify);
+			if (e) {
+				msg("sandbox: the seccomp notify listener failed: %s; stopping "
+				    "the run", strerror(-e));
+				failed = true;
+				stop_run(sb, &status);
+				break;
+			}
+			if (!was && ri->reports && reports_pending(ri->reports))
+				clock_gettime(CLOCK_MONOTONIC, &held_since);
+		}
 		if (np == 0 && ri->reports) {
 			reports_flush(ri->reports);
 			continue;
@@ -591,8 +623,26 @@ int sandbox_wait(struct sandbox *sb, struct plan *pl, struct run_in *ri, bool *r
 		}
 		if (pf[1].revents) {
 			bool had = ls.got;
-			if (read_ctl(sb->ctl, &init_pid, &init_pidfd, &gone, &code, &ls) < 0)
+			if (read_ctl(sb->ctl, &init_pid, &init_pidfd, &gone, &code, &ls,
+				     &notify_in, &notify_bad) < 0)
 				pf[1].fd = -1; /* closed: sbx-init is gone */
+			/* The notify listener: served from now on. One we did
+			 * not ask for, a malformed one, or "ready" without it
+			 * stops the run: COMMAND's calls would wait for an
+			 * answer no one gives. */
+			if (notify_in >= 0 && pf[4].fd < 0 && !notify_bad &&
+			    (!ri->notify || notify_attach(ri->notify, notify_in)))
+				notify_bad = true;
+			else if (notify_in >= 0 && pf[4].fd < 0 && !notify_bad)
+				pf[4].fd = notify_fd(ri->notify);
+			if (notify_bad || (ri->notify && init_pid > 0 && pf[4].fd < 0)) {
+				msg("sandbox set-up failed: the seccomp notify listener from "
+				    "sbx-init: %s; nothing was run", strerror(EPROTO));
+				failed = true;
+				init_pid = 0;
+				stop_run(sb, &status);
+				break;
+			}
 			/* The proxy's listeners: served, then sbx-init is told
 			 * to go on and start COMMAND. Listeners we did not ask
 			 * for, or "ready" without them, stop the run before
@@ -646,7 +696,8 @@ int sandbox_wait(struct sandbox *sb, struct plan *pl, struct run_in *ri, bool *r
 	}
 	/* bwrap ended first: sbx-init may have written before exiting. */
 	while (!gone && !failed && pf[1].fd >= 0 &&
-	       read_ctl(sb->ctl, &init_pid, &init_pidfd, &gone, &code, &ls) > 0)
+	       read_ctl(sb->ctl, &init_pid, &init_pidfd, &gone, &code, &ls, &notify_in,
+			&notify_bad) > 0)
 		;
 	for (size_t i = 0; i < ls.nfds; i++)
 		close(ls.fds[i]);

@@ -7,7 +7,7 @@
  *   sbx-init [--ctl=FD] [--unix=allow|block] [--ignored=MASK]
  *            [--limit-cpu=SECONDS] [--limit-nofile=N]
  *            [--listen-http=PORT --listen-socks=PORT]
- *            [--env=NAME=VALUE]... [--verbose] [MOUNT-OP...] -- COMMAND [ARG...]
+ *            [--env=NAME=VALUE]... [--verbose] [--notify] [MOUNT-OP...] -- COMMAND [ARG...]
  *   sbx-init --socks-connect=PORT HOST PORT   (ssh's ProxyCommand, any process)
  * With a control socket it first waits for the supervisor's "go": one state
  * per placeholder (--ro-new: made, found there, or not to be bound) and,
@@ -56,6 +56,7 @@
 #include <unistd.h>
 
 #include "filters.h"
+#include "notify-filter.h"
 #include "forwarded.h"
 #include "init-connect.h"
 #include "init-mounts.h"
@@ -136,6 +137,50 @@ static int held[NHELD], nheld;
 /* One state per --ro-new placeholder (PLACEHOLDER_* in supervisor.h). */
 #define MAX_NEW 4096
 static char new_states[MAX_NEW + 1];
+
+/* The second filter (gen-notify.c): the calls that make or rename a name,
+ * and connect, go to the supervisor (supervisor/notify.c), which decides
+ * them by the policy. Installed on pid 1 after the deny table and before
+ * COMMAND exists, so every process of COMMAND's inherits both; the listener
+ * goes to the supervisor in an "F" message (SCM_RIGHTS) and is closed
+ * here: pid 1 keeps no way to answer for the supervisor, and when the
+ * supervisor dies the kernel answers ENOSYS (and bubblewrap, with
+ * --die-with-parent, takes the sandbox down). Nothing pid 1 does from here
+ * on (fork, signals, wait, send) is a notified call. */
+static void install_notify(int ctl_fd, int block)
+{
+	struct sock_fprog prog;
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(int))];
+	} cm;
+	char m = 'F';
+	struct iovec iov = { &m, 1 };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = cm.b, .msg_controllen = sizeof(cm.b) };
+
+	if (block) {
+		prog.len = sizeof(sbx_notify_unix_block) / sizeof(sbx_notify_unix_block[0]);
+		prog.filter = (struct sock_filter *)sbx_notify_unix_block;
+	} else {
+		prog.len = sizeof(sbx_notify_unix_all) / sizeof(sbx_notify_unix_all[0]);
+		prog.filter = (struct sock_filter *)sbx_notify_unix_all;
+	}
+	int fd = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+			      SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+	if (fd < 0)
+		die("seccomp notify filter", errno);
+	memset(&cm, 0, sizeof(cm));
+	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	while (sendmsg(ctl_fd, &mh, MSG_NOSIGNAL) < 0)
+		if (errno != EINTR)
+			die("control socket", errno);
+	close(fd);
+}
 
 /* Mounts first, while we hold CAP_SYS_ADMIN; then no process in the
  * sandbox holds any capability, pid 1 included, before COMMAND exists. */
@@ -268,7 +313,7 @@ static void name_holder(pid_t h)
 static char *opts[MAX_OPTS];
 static int nopts;
 static struct init_mounts mounts;
-static int ctl = -1, block_unix = 1, verbose;
+static int ctl = -1, block_unix = 1, verbose, notify;
 static unsigned ignored;
 static unsigned listen_http, listen_socks; /* the proxy's ports; 0: no proxy */
 
@@ -305,6 +350,8 @@ static int take_opt(char *a, bool from_ctl)
 		command_env[ncommand_env++] = a + 6;
 	else if (!strcmp(a, "--verbose"))
 		verbose = 1;
+	else if (!strcmp(a, "--notify"))
+		notify = 1;
 	else if (init_mounts_check(&mounts, a) <= 0)
 		return -1;
 	if (nopts == MAX_OPTS)
@@ -546,8 +593,14 @@ int main(int argc, char **argv)
 		dprintf(STDERR_FILENO, "sbx: terminal kept; TIOCSTI/TIOCLINUX blocked "
 			"by seccomp%s\n", block_unix ? ", unix sockets blocked" : "");
 
-	/* Everything from here on, pid 1 included, under the filter. */
-	apply_filter(block_unix);
+	/* Everything from here on, pid 1 included, under the filter. With
+	 * the notify filter, socket(AF_UNIX) is the supervisor's to decide at
+	 * connect() (gen-notify.c), so the deny table leaves it out. */
+	if (notify && ctl < 0)
+		die("the notify filter needs a control socket", EINVAL);
+	apply_filter(block_unix && !notify);
+	if (notify)
+		install_notify(ctl, block_unix);
 	if (nheld) {
 		name_holder(start_holder(sfd, ctl));
 		for (int k = 0; k < nheld; k++)

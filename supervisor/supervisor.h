@@ -87,6 +87,9 @@ struct plan_in {
 	 * --print): sbx-init makes its listeners at the ports below and
 	 * COMMAND's environment points clients at them (docs/NETWORK.md). */
 	bool proxy;
+	/* The seccomp notify layer (notify.h) serves this run: sbx-init
+	 * installs the second filter and hands over its listener. */
+	bool notify;
 	/* sbx's state directory (real path), or NULL: its stand-in records
 	 * are hidden inside (any program may flock() a file it can open) */
 	const char *state_dir;
@@ -209,6 +212,7 @@ struct report_expl {
 	char fix[PATH_MAX + 32];   /* "--allow-write ~/x", or "" */
 	char shown[PATH_MAX];      /* the target as the person writes it, printable */
 	bool unbound;              /* allowed by `rule`, refused: not there at start */
+	bool boundary;             /* decided by the notify layer (seccomp), not the shim */
 	const char *guarded;       /* kept read-only by the boundary: this path */
 };
 /* Long enough for any report: a 4 KiB target escaped, rule and fix. */
@@ -229,6 +233,17 @@ void reports_free(struct reports *r);
  * allowed connections and client errors only under --trace. */
 struct net_event;
 void reports_proxy(struct reports *r, const struct net_event *ev);
+
+/* A decision of the seccomp notify layer (notify.h): the supervisor's own,
+ * so not re-decided; said and logged like a shim report, with layer
+ * "notify" in the log and "(seccomp)" on the line. Allowed ones
+ * (WIRE_ALLOW) are passed only under --trace. `why`: the rule it decided
+ * by, or NULL for the path's own (borrowed). */
+void reports_boundary(struct reports *r, char decision, enum wire_op op, int pid,
+		      const char *comm, const char *target, int err,
+		      const struct sbx_rule *why);
+/* A line of the supervisor's own, said now and logged as a notice. */
+void reports_notice(struct reports *r, const char *kind, const char *line);
 
 /* One distinct operation of the run, as the supervisor decided it. */
 struct report_item {
@@ -350,6 +365,9 @@ struct run_in {
 	 * they must be at these ports, and are served by this loop. */
 	struct net_loop *net;
 	unsigned http_port, socks_port;
+	/* The seccomp notify layer (notify.h), or NULL: sbx-init hands over
+	 * its listener ("F") before "ready", and it is served in this loop. */
+	struct notify *notify;
 	bool stopped;              /* out: we stopped the run ourselves, and said why */
 };
 /* Forward signals, collect reports, serve the proxy, and wait; returns the

@@ -1,0 +1,139 @@
+/* supervisor/gen-notify.c: compile sbx-init's second seccomp program, the
+ * user-notification filter, at build time (build/gen/notify-filter.h).
+ *
+ * A second filter, apart from gen-filters.c's deny table: sbx-init
+ * installs it with SECCOMP_FILTER_FLAG_NEW_LISTENER and hands the listener
+ * to the supervisor (supervisor/notify.c), which decides each notified call
+ * by the policy. The kernel runs every filter and takes the strictest
+ * answer, so the deny table's refusals (ERRNO) still win over a
+ * notification here.
+ *
+ * Only calls that make, rename or link a name, and connect, are notified;
+ * everything else is allowed at once, in BPF, and never leaves the kernel:
+ *
+ *   notified                                  when
+ *   open, openat                              flags has O_CREAT, O_WRONLY, O_RDWR or O_TRUNC
+ *   creat, openat2                            always (openat2's flags are behind a pointer)
+ *   mkdir, mkdirat, mknod, mknodat            always
+ *   rename, renameat, renameat2               always
+ *   link, linkat, symlink, symlinkat          always
+ *   connect                                   always (the address is behind a pointer)
+ *
+ *   refused                                   errno   in
+ *   socket AF_UNIX SOCK_DGRAM                 EPERM   sbx_notify_unix_block
+ *   socketpair AF_UNIX SOCK_DGRAM             EPERM   sbx_notify_unix_block
+ *
+ * With this filter in place the deny table's own socket(AF_UNIX) rule is
+ * left out (sbx-init installs sbx_filter_unix_allow): a stream or seqpacket
+ * socket reaches nothing until connect(), which the supervisor does itself
+ * for a path allow_unix_sockets names. A datagram socket names its peer on
+ * every sendto()/sendmsg(), which would have to be notified on each packet;
+ * those stay refused, as before. sbx_notify_unix_all (allow_all_unix_sockets
+ * = true) has no socket rule.
+ *
+ * An `open` without a write flag is the common case by far (every library,
+ * header and source file read): it must not pay a round trip to the
+ * supervisor, so the flags are tested here. They are an int: the low 32
+ * bits, as the kernel truncates them (gen-filters.c says why).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <seccomp.h>
+#include <stdio.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define LOW32 0xffffffffu
+#define TYPE_MASK 0xfu
+
+/* The flag bits that make an open one that may create or change a name's
+ * content. O_TMPFILE always comes with O_WRONLY or O_RDWR. */
+static const unsigned write_bits[] = { O_CREAT, O_WRONLY, O_RDWR, O_TRUNC };
+
+/* A call this architecture does not have (open, mkdir... on aarch64) is
+ * skipped: libseccomp names it with a negative pseudo-number. */
+static int notify_always(scmp_filter_ctx ctx, const char *name)
+{
+	int nr = seccomp_syscall_resolve_name(name);
+
+	if (nr < 0)
+		return nr == __NR_SCMP_ERROR ? -1 : 0;
+	return seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0);
+}
+
+static int notify_write_flags(scmp_filter_ctx ctx, const char *name, unsigned arg)
+{
+	int nr = seccomp_syscall_resolve_name(name);
+
+	if (nr < 0)
+		return nr == __NR_SCMP_ERROR ? -1 : 0;
+	for (size_t i = 0; i < sizeof(write_bits) / sizeof(write_bits[0]); i++) {
+		struct scmp_arg_cmp c = { arg, SCMP_CMP_MASKED_EQ, write_bits[i], write_bits[i] };
+		if (seccomp_rule_add_array(ctx, SCMP_ACT_NOTIFY, nr, 1, &c))
+			return -1;
+	}
+	return 0;
+}
+
+static scmp_filter_ctx build(int block_unix)
+{
+	static const char *const always[] = {
+		"creat", "openat2", "mkdir", "mkdirat", "mknod", "mknodat",
+		"rename", "renameat", "renameat2", "link", "linkat", "symlink",
+		"symlinkat", "connect",
+	};
+	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+
+	if (!ctx)
+		return NULL;
+	if (seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS))
+		goto fail;
+	/* open(path, flags, mode): flags is A1; openat(dirfd, path, flags, mode): A2 */
+	if (notify_write_flags(ctx, "open", 1) || notify_write_flags(ctx, "openat", 2))
+		goto fail;
+	for (size_t i = 0; i < sizeof(always) / sizeof(always[0]); i++)
+		if (notify_always(ctx, always[i]))
+			goto fail;
+	if (block_unix &&
+	    (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 2,
+			      SCMP_A0(SCMP_CMP_MASKED_EQ, LOW32, AF_UNIX),
+			      SCMP_A1(SCMP_CMP_MASKED_EQ, TYPE_MASK, SOCK_DGRAM)) ||
+	     seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socketpair), 2,
+			      SCMP_A0(SCMP_CMP_MASKED_EQ, LOW32, AF_UNIX),
+			      SCMP_A1(SCMP_CMP_MASKED_EQ, TYPE_MASK, SOCK_DGRAM))))
+		goto fail;
+	return ctx;
+fail:
+	seccomp_release(ctx);
+	return NULL;
+}
+
+static int emit(const char *name, int block_unix)
+{
+	scmp_filter_ctx ctx = build(block_unix);
+	FILE *tmp = tmpfile();
+	struct { unsigned short code; unsigned char jt, jf; unsigned int k; } ins;
+	size_t n = 0;
+
+	if (!ctx || !tmp || seccomp_export_bpf(ctx, fileno(tmp))) {
+		fprintf(stderr, "gen-notify: cannot build %s\n", name);
+		return 1;
+	}
+	lseek(fileno(tmp), 0, SEEK_SET);
+	printf("static const struct sock_filter %s[] = {\n", name);
+	while (read(fileno(tmp), &ins, sizeof(ins)) == (ssize_t)sizeof(ins)) {
+		printf("\t{ 0x%04x, %u, %u, 0x%08x },\n", ins.code, ins.jt, ins.jf, ins.k);
+		n++;
+	}
+	printf("};\n\n");
+	fclose(tmp);
+	seccomp_release(ctx);
+	return n ? 0 : 1;
+}
+
+int main(void)
+{
+	printf("/* Generated by supervisor/gen-notify.c at build time. Do not edit. */\n"
+	       "#include <linux/filter.h>\n\n");
+	return emit("sbx_notify_unix_all", 0) | emit("sbx_notify_unix_block", 1);
+}

@@ -1,0 +1,1269 @@
+/* supervisor/notify.c: the seccomp user-notification listener (notify.h).
+ *
+ * One notification at a time, in the supervisor's poll loop:
+ *   1. SECCOMP_IOCTL_NOTIF_RECV; open /proc/PID/mem and /proc/PID/root;
+ *      SECCOMP_IOCTL_NOTIF_ID_VALID (the pid was the caller's when opened);
+ *   2. read every argument from the program's memory into our own copy,
+ *      then ID_VALID again (still the same, still waiting);
+ *   3. resolve in the program's view: its root (/proc/PID/root, with
+ *      openat2 RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS), its cwd or dirfd;
+ *      the parent directory is held as a descriptor, and its path is what
+ *      the kernel says that descriptor is (so a link swapped in meanwhile
+ *      cannot make us judge one place and act in another);
+ *   4. decide by the policy (the mandatory and deny_write rules, at any
+ *      depth; a git directory the run made may get git's own files);
+ *   5. act ourselves on the held parent and the one name we checked --
+ *      openat2 with RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH, mkdirat,
+ *      renameat2, linkat, symlinkat, mknodat -- with the program's umask,
+ *      and answer with the result or install the descriptor we opened
+ *      (SECCOMP_IOCTL_NOTIF_ADDFD with SECCOMP_ADDFD_FLAG_SEND). Never
+ *      SECCOMP_USER_NOTIF_FLAG_CONTINUE for these (notify.h says why).
+ * A program that dies meanwhile makes a stale id: the ioctls answer ENOENT
+ * and the request is dropped. Nothing is allocated per request; the kernel
+ * queues one request per blocked thread, and each serve handles at most
+ * NOTIFY_BATCH of them.
+ * As root the supervisor would act with capabilities the sandbox does not
+ * have (CAP_DAC_OVERRIDE, CAP_FOWNER...): around every act it lowers its
+ * effective set to nothing, as the sandboxed processes are.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/capability.h>
+#include <linux/openat2.h>
+#include <linux/seccomp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "notify.h"
+#include "supervisor.h"
+
+#ifndef SECCOMP_IOCTL_NOTIF_ADDFD
+#error "linux/seccomp.h predates SECCOMP_IOCTL_NOTIF_ADDFD (Linux 5.9)"
+#endif
+#ifndef SYS_pidfd_getfd
+#define SYS_pidfd_getfd 438
+#endif
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+#ifndef RENAME_EXCHANGE
+#define RENAME_EXCHANGE (1 << 1)
+#endif
+
+#define DENY_ERRNO EACCES /* what a refused name or socket gets */
+#define MAX_HOPS 40       /* symlinks followed by hand, as the kernel's limit */
+#define MAX_GIT 4096      /* git directories the run made, remembered */
+#define MAX_WAIT 64       /* FIFOs waiting for their reader */
+
+struct gitdir {
+	dev_t dev;
+	ino_t ino;
+	char *path;
+};
+
+/* A FIFO opened for writing whose reader has not come yet: the program
+ * stays blocked in open(), as it would be, and we try again. */
+struct waiting {
+	uint64_t id;
+	int opath;    /* the FIFO, held */
+	int flags;    /* the open's flags, creation bits removed */
+};
+
+struct notify {
+	const struct policy *p;
+	struct reports *r;
+	bool trace, root;
+	int fd;
+	struct seccomp_notif_sizes sz;
+	struct seccomp_notif *req;
+	struct seccomp_notif_resp *resp;
+	struct gitdir *git;
+	size_t ngit;
+	bool git_full;
+	struct waiting wait[MAX_WAIT];
+	size_t nwait;
+};
+
+/* One request being decided. */
+struct call {
+	struct notify *n;
+	uint64_t id;
+	pid_t pid;
+	int mem, root;
+	const char *op;  /* for the report */
+	char comm[32];
+};
+
+/* What the handler decided: an errno (0: success, result `val`), a
+ * descriptor of ours to install (fd >= 0), or CONTINUE. */
+struct answer {
+	int err;
+	long long val;
+	int fd;
+	unsigned fd_flags;
+	bool cont;
+	bool wait; /* queued (struct waiting): no answer now */
+};
+
+#define ERR(e) ((struct answer){ .err = (e), .fd = -1 })
+#define OK(v) ((struct answer){ .val = (v), .fd = -1 })
+
+/* ---- capabilities, for a root supervisor */
+
+static void caps_effective(bool on)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d))
+		return;
+	for (int i = 0; i < 2; i++)
+		d[i].effective = on ? d[i].permitted : 0;
+	syscall(SYS_capset, &h, d);
+}
+
+/* Around every act on the program's files: its umask, and no capability. */
+static mode_t act_begin(struct notify *n, mode_t umask_)
+{
+	if (n->root)
+		caps_effective(false);
+	return umask(umask_);
+}
+
+static void act_end(struct notify *n, mode_t old)
+{
+	umask(old);
+	if (n->root)
+		caps_effective(true);
+}
+
+/* ---- the program's memory and view */
+
+static bool call_valid(const struct call *c)
+{
+	uint64_t id = c->id;
+	return ioctl(c->n->fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
+}
+
+/* A NUL-terminated string at `addr`, read page by page (a string may end
+ * just before an unmapped page). 0, -EFAULT, -ENAMETOOLONG. */
+static int read_str(const struct call *c, unsigned long long addr, char *out, size_t outsz)
+{
+	size_t got = 0;
+
+	if (!addr)
+		return -EFAULT;
+	while (got < outsz) {
+		size_t page = 4096 - ((addr + got) & 4095), want = outsz - got;
+		if (want > page)
+			want = page;
+		ssize_t r = pread(c->mem, out + got, want, (off_t)(addr + got));
+		if (r <= 0)
+			return -EFAULT;
+		char *nul = memchr(out + got, '\0', (size_t)r);
+		if (nul)
+			return 0;
+		got += (size_t)r;
+	}
+	return -ENAMETOOLONG;
+}
+
+static int read_mem(const struct call *c, unsigned long long addr, void *out, size_t n)
+{
+	if (!addr)
+		return -EFAULT;
+	return pread(c->mem, out, n, (off_t)addr) == (ssize_t)n ? 0 : -EFAULT;
+}
+
+/* What a descriptor of ours is, as a path in the sandbox's view: the
+ * kernel gives the path below the root of the mount namespace the object
+ * lives in, which is the sandbox's. */
+static int fd_path(int fd, char *out, size_t outsz)
+{
+	char l[64];
+	snprintf(l, sizeof(l), "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(l, out, outsz - 1);
+	if (n < 0)
+		return -errno;
+	out[n] = '\0';
+	if (out[0] != '/' || (size_t)n >= outsz - 1)
+		return -ENOENT; /* not a path (a pipe, an unreachable place) */
+	return 0;
+}
+
+static int open_in_root(const struct call *c, const char *path, int flags, bool nofollow)
+{
+	struct open_how how = { .flags = (unsigned long long)(flags | O_CLOEXEC),
+				.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS };
+	if (nofollow)
+		how.flags |= O_NOFOLLOW;
+	long fd = syscall(SYS_openat2, c->root, path, &how, sizeof(how));
+	return fd < 0 ? -errno : (int)fd;
+}
+
+/* The program's umask (/proc/PID/status, Linux 4.7). */
+static mode_t prog_umask(const struct call *c)
+{
+	char p[64], buf[2048];
+	snprintf(p, sizeof(p), "/proc/%d/status", (int)c->pid);
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	mode_t m = 022;
+	if (fd < 0)
+		return m;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n > 0) {
+		buf[n] = '\0';
+		char *u = strstr(buf, "\nUmask:\t");
+		if (u)
+			m = (mode_t)strtoul(u + 8, NULL, 8) & 0777;
+	}
+	return m;
+}
+
+/* The directory a relative path starts from: the program's cwd or dirfd,
+ * as a path in its view; checked to be the same directory as that path
+ * resolves to now (a cwd that was removed or moved is not taken for a
+ * directory of the same name). */
+static int base_dir(const struct call *c, int dirfd, char *out, size_t outsz)
+{
+	char l[64];
+	struct stat a, b;
+
+	if (dirfd == AT_FDCWD)
+		snprintf(l, sizeof(l), "/proc/%d/cwd", (int)c->pid);
+	else
+		snprintf(l, sizeof(l), "/proc/%d/fd/%d", (int)c->pid, dirfd);
+	int held = open(l, O_PATH | O_CLOEXEC);
+	if (held < 0)
+		return errno == ENOENT && dirfd != AT_FDCWD ? -EBADF : -errno;
+	int rc = fd_path(held, out, outsz);
+	if (!rc && fstat(held, &a))
+		rc = -errno;
+	if (!rc && !S_ISDIR(a.st_mode))
+		rc = -ENOTDIR;
+	int again = rc ? -1 : open_in_root(c, out, O_PATH, false);
+	if (!rc && (again < 0 || fstat(again, &b) || a.st_dev != b.st_dev || a.st_ino != b.st_ino))
+		rc = -ENOENT;
+	if (again >= 0)
+		close(again);
+	close(held);
+	return rc;
+}
+
+/* `path` (from the program) made absolute in its view, unfolded: `..`
+ * and links are left for the kernel to resolve. */
+static int abs_path(const struct call *c, int dirfd, const char *path, char *out, size_t outsz)
+{
+	char base[PATH_MAX];
+
+	if (!path[0])
+		return -ENOENT;
+	if (path[0] == '/') {
+		if (strlen(path) >= outsz)
+			return -ENAMETOOLONG;
+		strcpy(out, path);
+		return 0;
+	}
+	int rc = base_dir(c, dirfd, base, sizeof(base));
+	if (rc)
+		return rc;
+	if ((size_t)snprintf(out, outsz, "%s/%s", strcmp(base, "/") ? base : "", path) >= outsz)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+/* The parent directory of `abs`, held (links followed in the program's
+ * view), its path as the kernel names it, and the last component (into
+ * `name`). A trailing slash is dropped; *slash says there was one. */
+struct parent {
+	int fd;
+	char path[PATH_MAX];
+	char name[NAME_MAX + 1];
+	bool slash;
+};
+
+static int parent_open(const struct call *c, const char *abs, struct parent *pa)
+{
+	char dir[PATH_MAX];
+	size_t len = strlen(abs);
+
+	pa->fd = -1;
+	pa->slash = false;
+	while (len > 1 && abs[len - 1] == '/') {
+		len--;
+		pa->slash = true;
+	}
+	size_t cut = len;
+	while (cut > 0 && abs[cut - 1] != '/')
+		cut--;
+	if (len - cut > NAME_MAX)
+		return -ENAMETOOLONG;
+	memcpy(pa->name, abs + cut, len - cut);
+	pa->name[len - cut] = '\0';
+	memcpy(dir, abs, cut);
+	dir[cut] = '\0';
+	if (!cut)
+		strcpy(dir, "/");
+	if (!pa->name[0])
+		strcpy(pa->name, "."); /* "/" itself */
+	int fd = open_in_root(c, dir, O_PATH | O_DIRECTORY, false);
+	if (fd < 0)
+		return fd;
+	int rc = fd_path(fd, pa->path, sizeof(pa->path));
+	if (rc) {
+		close(fd);
+		return rc;
+	}
+	pa->fd = fd;
+	return 0;
+}
+
+static void parent_close(struct parent *pa)
+{
+	if (pa->fd >= 0)
+		close(pa->fd);
+	pa->fd = -1;
+}
+
+static bool dot_name(const char *name)
+{
+	return !strcmp(name, ".") || !strcmp(name, "..");
+}
+
+/* dir + "/" + name, cut to outsz (a path that long is refused by the
+ * kernel anyway: PATH_MAX). */
+static void join(const char *dir, const char *name, char *out, size_t outsz)
+{
+	size_t d = strcmp(dir, "/") ? strlen(dir) : 0, k = strlen(name);
+
+	if (d + 1 + k >= outsz) {
+		out[0] = '\0';
+		return;
+	}
+	memcpy(out, dir, d);
+	out[d] = '/';
+	memcpy(out + d + 1, name, k + 1);
+}
+
+/* ---- the decision */
+
+static bool protective(const struct sbx_rule *r)
+{
+	return r && (r->kind == SBX_RULE_MANDATORY || r->kind == SBX_RULE_DENY_WRITE);
+}
+
+bool notify_git_own(const char *rest)
+{
+	size_t n = strlen(rest);
+
+	if (!strcmp(rest, "config") || !strcmp(rest, "hooks"))
+		return true;
+	return !strncmp(rest, "hooks/", 6) && !strchr(rest + 6, '/') && n > 6 + 7 &&
+	       !strcmp(rest + n - 7, ".sample");
+}
+
+/* Is the git directory `levels` directories above the held directory
+ * `fd` one the run made? */
+static bool git_made_here(const struct notify *n, int fd, unsigned levels)
+{
+	struct stat st;
+	int cur = fd, up;
+	bool ok = false;
+
+	for (unsigned i = 0; i < levels; i++) {
+		up = openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (cur != fd)
+			close(cur);
+		if (up < 0)
+			return false;
+		cur = up;
+	}
+	if (!fstat(cur, &st))
+		for (size_t i = 0; i < n->ngit && !ok; i++)
+			ok = n->git[i].dev == st.st_dev && n->git[i].ino == st.st_ino;
+	if (cur != fd)
+		close(cur);
+	return ok;
+}
+
+/* The exception for git: a git directory the program made during the run
+ * gets what `git init` and `git clone` write, its config and the sample
+ * hooks; never a hook git would run. `full` is parent `fd`'s path plus the
+ * name. */
+static bool git_exception(const struct notify *n, int fd, const char *full)
+{
+	const char *g = NULL;
+
+	for (const char *q = strstr(full, "/.git/"); q; q = strstr(q + 1, "/.git/"))
+		g = q;
+	if (!g || !notify_git_own(g + 6))
+		return false;
+	return git_made_here(n, fd, strchr(g + 6, '/') ? 1 : 0);
+}
+
+static size_t ncomp(const char *s)
+{
+	size_t k = 1;
+	for (; *s; s++)
+		k += *s == '/';
+	return k;
+}
+
+bool notify_dir_may_land(const struct policy *p, const char *path, const struct sbx_rule **why)
+{
+	static const enum sbx_rule_kind kinds[] = { SBX_RULE_MANDATORY, SBX_RULE_DENY_WRITE };
+	size_t plen = strlen(path);
+
+	for (size_t k = 0; k < 2; k++) {
+		size_t nr;
+		const struct sbx_rule *const *rules = policy_rules(p, kinds[k], &nr);
+		for (size_t i = 0; i < nr; i++) {
+			const struct sbx_rule *r = rules[i];
+			if (r->pat != SBX_PAT_ANYWHERE) {
+				/* a protected path below this one */
+				if (!strncmp(r->pattern, path, plen) &&
+				    (r->pattern[plen] == '/' || plen == 1)) {
+					*why = r;
+					return false;
+				}
+				continue;
+			}
+			/* `.git/hooks`: the path's last j components are the
+			 * pattern's first j, for a j short of the whole */
+			size_t np = ncomp(r->pattern);
+			for (size_t j = 1; j < np; j++) {
+				const char *pe = r->pattern;
+				for (size_t s = 0; s < j; s++)
+					pe = strchr(pe, '/') + 1;
+				size_t pl = (size_t)(pe - r->pattern) - 1; /* first j comps */
+				const char *t = path + plen;
+				size_t seen = 0;
+				while (t > path && seen < j) {
+					t--;
+					if (*t == '/')
+						seen++;
+				}
+				if (seen < j)
+					continue;
+				char head[PATH_MAX];
+				snprintf(head, sizeof(head), "%.*s", (int)pl, r->pattern);
+				if (sbx_glob_match(head, t + 1, strlen(t + 1))) {
+					*why = r;
+					return false;
+				}
+			}
+		}
+	}
+	return true;
+}
+
+/* May a name be made (or written) at `full`, below held directory `fd`?
+ * `as_dir`: a directory or a link lands there (renamed, or symlinked), so
+ * what its inside could complete counts too. */
+static bool may_make(const struct notify *n, int fd, const char *full, bool as_dir,
+		     const struct sbx_rule **why)
+{
+	*why = NULL;
+	if (policy_check_path(n->p, SBX_OP_WRITE, full, why) == SBX_DENY && protective(*why) &&
+	    !git_exception(n, fd, full))
+		return false;
+	*why = NULL;
+	return !as_dir || notify_dir_may_land(n->p, full, why);
+}
+
+/* An existing file at `full` that a protected rule names: still writable
+ * when it is git's own in a git directory the run made (its config). */
+static int parent_open(const struct call *c, const char *abs, struct parent *pa);
+static bool git_writable(const struct call *c, const char *full)
+{
+	struct parent pa;
+	bool ok;
+
+	if (parent_open(c, full, &pa))
+		return false;
+	char again[PATH_MAX];
+	join(pa.path, pa.name, again, sizeof(again));
+	ok = !strcmp(again, full) && git_exception(c->n, pa.fd, full);
+	parent_close(&pa);
+	return ok;
+}
+
+/* ---- reports */
+
+static void report_why(const struct call *c, char decision, enum wire_op op,
+		       const char *target, int err, const struct sbx_rule *why)
+{
+	if (!c->n->r || (decision == WIRE_ALLOW && !c->n->trace))
+		return;
+	reports_boundary(c->n->r, decision, op, c->pid, c->comm, target, err, why);
+}
+
+static void report(const struct call *c, char decision, enum wire_op op, const char *target,
+		   int err)
+{
+	report_why(c, decision, op, target, err, NULL);
+}
+
+static void remember_git(struct notify *n, int pfd, const char *full)
+{
+	struct stat st;
+
+	if (n->ngit == MAX_GIT) {
+		n->git_full = true;
+		return;
+	}
+	if (fstatat(pfd, ".git", &st, AT_SYMLINK_NOFOLLOW) || !S_ISDIR(st.st_mode))
+		return;
+	if (!n->git) {
+		n->git = calloc(MAX_GIT, sizeof(*n->git));
+		if (!n->git)
+			return;
+	}
+	char *copy = strdup(full);
+	if (!copy)
+		return;
+	n->git[n->ngit++] = (struct gitdir){ st.st_dev, st.st_ino, copy };
+}
+
+/* ---- the calls */
+
+/* /dev/stdout, /dev/fd/N, /proc/self/fd/N, /proc/PID/fd/N: links to open
+ * descriptors, "magic" links the kernel resolves by who follows them, which
+ * RESOLVE_NO_MAGICLINKS keeps us from following through the program's
+ * root. Recognised by name only (after folding `.`, `..`, `//`):
+ * self and thread-self are the caller's own (/proc/PID/fd/N as we see it),
+ * a number is a process of the sandbox's, whose fd directory is reached
+ * in the sandbox's /proc. An O_PATH descriptor of what the link leads to,
+ * -ENOENT when it is not such a name (1: not one). The object is open
+ * already: nothing is made by following it. */
+static int fd_link_open(const struct call *c, const char *abs, int *out)
+{
+	char norm[PATH_MAX], dir[PATH_MAX], stdnum[2] = { 0, 0 };
+	const char *num = NULL, *who = NULL;
+	size_t wl = 0;
+	static const char *const std[] = { "/dev/stdin", "/dev/stdout", "/dev/stderr" };
+
+	if (path_join("/", abs, norm, sizeof(norm)))
+		return 1;
+	for (int i = 0; i < 3 && !num; i++)
+		if (!strcmp(norm, std[i])) {
+			stdnum[0] = (char)('0' + i);
+			num = stdnum;
+		}
+	if (!num && !strncmp(norm, "/dev/fd/", 8)) {
+		num = norm + 8;
+	} else if (!num && !strncmp(norm, "/proc/", 6)) {
+		who = norm + 6;
+		wl = strcspn(who, "/");
+		if (strncmp(who + wl, "/fd/", 4))
+			return 1;
+		num = who + wl + 4;
+	}
+	if (!num || !*num || strspn(num, "0123456789") != strlen(num) || strlen(num) > 9)
+		return 1;
+	int dfd;
+	if (!who || (wl == 4 && !strncmp(who, "self", 4)) ||
+	    (wl == 11 && !strncmp(who, "thread-self", 11))) {
+		snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)c->pid);
+		dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (dfd < 0)
+			return -errno;
+	} else {
+		if (wl == 0 || wl > 10 || strspn(who, "0123456789") != wl)
+			return 1;
+		snprintf(dir, sizeof(dir), "/proc/%.*s/fd", (int)wl, who);
+		dfd = open_in_root(c, dir, O_PATH | O_DIRECTORY, true);
+		if (dfd < 0)
+			return dfd;
+	}
+	int o = openat(dfd, num, O_PATH | O_CLOEXEC);
+	int e = errno;
+	close(dfd);
+	if (o < 0)
+		return -e;
+	*out = o;
+	return 0;
+}
+
+/* Open what `opath` holds, with the program's flags (creation bits are
+ * spent by now), through /proc/self/fd: the object we checked, not a path
+ * again. A FIFO for writing must not block us: tried non-blocking, and
+ * queued when its reader is not there yet. */
+static struct answer reopen(struct call *c, int opath, int flags, mode_t mode)
+{
+	char l[64];
+	struct stat st;
+	int fl = (flags & ~(O_CREAT | O_EXCL | O_TRUNC)) | O_CLOEXEC | O_NOCTTY;
+	bool fifo_wr = !fstat(opath, &st) && S_ISFIFO(st.st_mode) &&
+		       (flags & O_ACCMODE) == O_WRONLY && !(flags & O_NONBLOCK);
+
+	snprintf(l, sizeof(l), "/proc/self/fd/%d", opath);
+	mode_t old = act_begin(c->n, prog_umask(c));
+	int fd = open(l, fl | (fifo_wr ? O_NONBLOCK : 0), mode);
+	int e = errno;
+	if (fd >= 0 && (flags & O_TRUNC) && S_ISREG(st.st_mode) && ftruncate(fd, 0)) {
+		e = errno;
+		close(fd);
+		fd = -1;
+	}
+	act_end(c->n, old);
+	if (fd < 0 && fifo_wr && e == ENXIO && c->n->nwait < MAX_WAIT) {
+		int keep = dup(opath);
+		if (keep >= 0) {
+			c->n->wait[c->n->nwait++] = (struct waiting){ c->id, keep, fl };
+			return (struct answer){ .fd = -1, .wait = true };
+		}
+	}
+	if (fd < 0)
+		return ERR(e == ENXIO && fifo_wr ? EAGAIN : e);
+	if (fifo_wr)
+		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	return (struct answer){ .fd = fd, .fd_flags = (flags & O_CLOEXEC) ? O_CLOEXEC : 0 };
+}
+
+/* An object that is there, held by `o` (links followed): refused when a
+ * protected rule names where it is (and it is not git's own in a git
+ * directory the run made), else opened again with the program's flags. */
+static struct answer open_existing(struct call *c, int o, int flags, mode_t mode, bool tmpfile)
+{
+	char full[PATH_MAX];
+	const struct sbx_rule *why;
+	struct stat st;
+
+	if (!fstat(o, &st) && S_ISLNK(st.st_mode))
+		return ERR(ELOOP); /* O_NOFOLLOW on a link */
+	/* not a path (a pipe, a socket, a terminal): no name to judge */
+	bool named = fd_path(o, full, sizeof(full)) == 0;
+	if (named && !tmpfile && !may_make(c->n, -1, full, false, &why) && !git_writable(c, full)) {
+		report_why(c, WIRE_DENY, WIRE_WRITE, full, DENY_ERRNO, why);
+		return ERR(DENY_ERRNO);
+	}
+	struct answer a = reopen(c, o, flags, mode);
+	if (!a.err && !a.wait && named)
+		report(c, WIRE_ALLOW, WIRE_WRITE, full, 0);
+	return a;
+}
+
+/* open/openat/creat with a write or create flag. */
+static struct answer do_open(struct call *c, int dirfd, unsigned long long paddr, int flags,
+			     mode_t mode)
+{
+	char path[PATH_MAX], abs[PATH_MAX], full[PATH_MAX];
+	const struct sbx_rule *why;
+	struct parent pa;
+	struct answer a;
+	int rc, o = -1;
+
+	if ((rc = read_str(c, paddr, path, sizeof(path))))
+		return ERR(-rc);
+	if (!call_valid(c))
+		return ERR(ENOENT);
+	if ((rc = abs_path(c, dirfd, path, abs, sizeof(abs))))
+		return ERR(-rc);
+	if ((rc = fd_link_open(c, abs, &o)) <= 0) {
+		if (rc < 0)
+			return ERR(-rc);
+		a = open_existing(c, o, flags & ~O_CREAT, mode, false);
+		close(o);
+		return a;
+	}
+	bool tmpfile = (flags & O_TMPFILE) == O_TMPFILE;
+	for (int hop = 0; hop <= MAX_HOPS; hop++) {
+		/* what is there now, links followed, held without opening it */
+		o = open_in_root(c, abs, O_PATH | (tmpfile ? O_DIRECTORY : 0),
+				 (flags & O_NOFOLLOW) != 0);
+		if (o >= 0) {
+			if ((flags & O_CREAT) && (flags & O_EXCL) && !tmpfile) {
+				close(o);
+				return ERR(EEXIST);
+			}
+			a = open_existing(c, o, flags, mode, tmpfile);
+			close(o);
+			return a;
+		}
+		if (o != -ENOENT || !(flags & O_CREAT) || tmpfile)
+			return ERR(-o);
+		/* not there: made by us in the held parent, under the one
+		 * name we checked */
+		if ((rc = parent_open(c, abs, &pa)))
+			return ERR(-rc);
+		if (pa.slash || dot_name(pa.name)) {
+			parent_close(&pa);
+			return ERR(EISDIR);
+		}
+		join(pa.path, pa.name, full, sizeof(full));
+		if (!may_make(c->n, pa.fd, full, false, &why)) {
+			parent_close(&pa);
+			report_why(c, WIRE_DENY, WIRE_WRITE, full, DENY_ERRNO, why);
+			return ERR(DENY_ERRNO);
+		}
+		struct open_how how = { .flags = (unsigned long long)((flags & ~O_NOCTTY) |
+								      O_CLOEXEC | O_NOCTTY),
+					.mode = mode & 07777,
+					.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH };
+		mode_t old = act_begin(c->n, prog_umask(c));
+		long fd = syscall(SYS_openat2, pa.fd, pa.name, &how, sizeof(how));
+		int e = errno;
+		act_end(c->n, old);
+		if (fd >= 0) {
+			parent_close(&pa);
+			report(c, WIRE_ALLOW, WIRE_WRITE, full, 0);
+			return (struct answer){ .fd = (int)fd,
+						.fd_flags = (flags & O_CLOEXEC) ? O_CLOEXEC : 0 };
+		}
+		if (e != ELOOP) {
+			parent_close(&pa);
+			return ERR(e);
+		}
+		/* a link there (a dangling one, or one made meanwhile): the
+		 * kernel would create where it leads, so follow it ourselves */
+		char link[PATH_MAX];
+		ssize_t ln = readlinkat(pa.fd, pa.name, link, sizeof(link) - 1);
+		if (ln < 0 || (flags & (O_NOFOLLOW | O_EXCL))) {
+			parent_close(&pa);
+			return ERR(ln < 0 ? ENOENT : (flags & O_EXCL) ? EEXIST : ELOOP);
+		}
+		link[ln] = '\0';
+		if (link[0] == '/')
+			snprintf(abs, sizeof(abs), "%s", link);
+		else if ((size_t)snprintf(abs, sizeof(abs), "%s/%s", strcmp(pa.path, "/") ?
+					  pa.path : "", link) >= sizeof(abs)) {
+			parent_close(&pa);
+			return ERR(ENAMETOOLONG);
+		}
+		parent_close(&pa);
+	}
+	return ERR(ELOOP);
+}
+
+/* mkdir/mkdirat, mknod/mknodat, symlink/symlinkat: one new name. */
+enum make_kind { MAKE_DIR, MAKE_NODE, MAKE_LINK };
+
+static struct answer do_make(struct call *c, enum make_kind kind, int dirfd,
+			     unsigned long long paddr, mode_t mode, unsigned dev,
+			     unsigned long long taddr)
+{
+	char path[PATH_MAX], abs[PATH_MAX], full[PATH_MAX], target[PATH_MAX];
+	const struct sbx_rule *why;
+	struct parent pa;
+	int rc;
+
+	if ((rc = read_str(c, paddr, path, sizeof(path))) ||
+	    (kind == MAKE_LINK && (rc = read_str(c, taddr, target, sizeof(target)))))
+		return ERR(-rc);
+	if (!call_valid(c))
+		return ERR(ENOENT);
+	if ((rc = abs_path(c, dirfd, path, abs, sizeof(abs))) || (rc = parent_open(c, abs, &pa)))
+		return ERR(-rc);
+	if (dot_name(pa.name) || (pa.slash && kind != MAKE_DIR)) {
+		parent_close(&pa);
+		return ERR(dot_name(pa.name) ? EEXIST : ENOENT);
+	}
+	join(pa.path, pa.name, full, sizeof(full));
+	/* a link acts as the directory it may lead to */
+	if (!may_make(c->n, pa.fd, full, kind == MAKE_LINK, &why)) {
+		parent_close(&pa);
+		report_why(c, WIRE_DENY, WIRE_WRITE, full, DENY_ERRNO, why);
+		return ERR(DENY_ERRNO);
+	}
+	mode_t old = act_begin(c->n, prog_umask(c));
+	if (kind == MAKE_DIR)
+		rc = mkdirat(pa.fd, pa.name, mode);
+	else if (kind == MAKE_NODE)
+		rc = mknodat(pa.fd, pa.name, mode, dev);
+	else
+		rc = symlinkat(target, pa.fd, pa.name);
+	int e = errno;
+	act_end(c->n, old);
+	if (!rc && kind == MAKE_DIR && !strcmp(pa.name, ".git"))
+		remember_git(c->n, pa.fd, full);
+	parent_close(&pa);
+	if (rc)
+		return ERR(e);
+	report(c, WIRE_ALLOW, WIRE_WRITE, full, 0);
+	return OK(0);
+}
+
+/* rename/renameat/renameat2 and link/linkat: a name made from another. */
+static struct answer do_move(struct call *c, bool is_link, int olddfd, unsigned long long oaddr,
+			     int newdfd, unsigned long long naddr, unsigned flags)
+{
+	char opath[PATH_MAX], npath[PATH_MAX], oabs[PATH_MAX], nabs[PATH_MAX];
+	char ofull[PATH_MAX], nfull[PATH_MAX];
+	const struct sbx_rule *why;
+	struct parent op = { .fd = -1 }, np = { .fd = -1 };
+	struct answer a;
+	struct stat st = { 0 }, nst;
+	int rc;
+
+	if ((rc = read_str(c, oaddr, opath, sizeof(opath))) ||
+	    (rc = read_str(c, naddr, npath, sizeof(npath))))
+		return ERR(-rc);
+	if (!call_valid(c))
+		return ERR(ENOENT);
+	if (is_link && (flags & ~(unsigned)AT_SYMLINK_FOLLOW))
+		return ERR(EINVAL); /* AT_EMPTY_PATH: a descriptor, not a name */
+	if ((rc = abs_path(c, olddfd, opath, oabs, sizeof(oabs))) ||
+	    (rc = abs_path(c, newdfd, npath, nabs, sizeof(nabs))) ||
+	    (rc = parent_open(c, oabs, &op)) || (rc = parent_open(c, nabs, &np))) {
+		a = ERR(-rc);
+		goto out;
+	}
+	if (dot_name(op.name) || dot_name(np.name)) {
+		a = ERR(is_link ? EEXIST : EBUSY);
+		goto out;
+	}
+	join(op.path, op.name, ofull, sizeof(ofull));
+	join(np.path, np.name, nfull, sizeof(nfull));
+	/* what lands at the new name: a directory or a link there acts as
+	 * a directory, whose inside may complete a protected name */
+	bool as_dir = !fstatat(op.fd, op.name, &st, AT_SYMLINK_NOFOLLOW) &&
+		      (S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode)) && !is_link;
+	if (!may_make(c->n, np.fd, nfull, as_dir, &why)) {
+		report_why(c, WIRE_DENY, WIRE_WRITE, nfull, DENY_ERRNO, why);
+		a = ERR(DENY_ERRNO);
+		goto out;
+	}
+	if (!is_link && (flags & RENAME_EXCHANGE)) {
+		bool new_dir = !fstatat(np.fd, np.name, &nst, AT_SYMLINK_NOFOLLOW) &&
+			       (S_ISDIR(nst.st_mode) || S_ISLNK(nst.st_mode));
+		if (!may_make(c->n, op.fd, ofull, new_dir, &why)) {
+			report_why(c, WIRE_DENY, WIRE_WRITE, ofull, DENY_ERRNO, why);
+			a = ERR(DENY_ERRNO);
+			goto out;
+		}
+	}
+	mode_t old = act_begin(c->n, 077);
+	if (is_link)
+		rc = linkat(op.fd, op.name, np.fd, np.name, (int)flags);
+	else
+		rc = (int)syscall(SYS_renameat2, op.fd, op.name, np.fd, np.name, flags);
+	int e = errno;
+	act_end(c->n, old);
+	if (!rc && !is_link && S_ISDIR(st.st_mode) && !strcmp(np.name, ".git"))
+		remember_git(c->n, np.fd, nfull);
+	a = rc ? ERR(e) : OK(0);
+	if (!rc)
+		report(c, WIRE_ALLOW, WIRE_WRITE, nfull, 0);
+out:
+	parent_close(&op);
+	parent_close(&np);
+	return a;
+}
+
+/* connect(): an AF_UNIX socket is connected here, by us, to the path we
+ * checked (held as a descriptor, connected through /proc/self/fd); any
+ * other family goes on in the kernel, whose network namespace and the
+ * proxy decide (the family is the socket's own: an address of another
+ * family written meanwhile is refused by the kernel). */
+static struct answer do_connect(struct call *c, int sockfd, unsigned long long aaddr,
+				unsigned alen)
+{
+	struct sockaddr_un sun;
+	int domain = 0, fl, rc;
+	socklen_t il = sizeof(domain);
+	char path[sizeof(sun.sun_path) + 1], abs[PATH_MAX], full[PATH_MAX], l[64];
+	const struct sbx_rule *why = NULL;
+	struct answer a;
+
+	int pfd = (int)syscall(SYS_pidfd_open, c->pid, 0);
+	if (pfd < 0)
+		return ERR(ESRCH);
+	int s = (int)syscall(SYS_pidfd_getfd, pfd, sockfd, 0);
+	int ge = errno;
+	close(pfd);
+	if (s < 0)
+		return ERR(ge == EBADF ? EBADF : ge);
+	if (getsockopt(s, SOL_SOCKET, SO_DOMAIN, &domain, &il) || domain != AF_UNIX ||
+	    policy_allow_all_unix_sockets(c->n->p)) {
+		int notsock = errno == ENOTSOCK;
+		close(s);
+		if (notsock)
+			return ERR(ENOTSOCK);
+		/* the kernel's boundary decides: CONTINUE is safe */
+		return (struct answer){ .fd = -1, .cont = true };
+	}
+	memset(&sun, 0, sizeof(sun));
+	if (alen > sizeof(sun))
+		alen = sizeof(sun);
+	if (alen < sizeof(sa_family_t) || read_mem(c, aaddr, &sun, alen)) {
+		close(s);
+		return ERR(alen < sizeof(sa_family_t) ? EINVAL : EFAULT);
+	}
+	if (!call_valid(c)) {
+		close(s);
+		return ERR(ENOENT);
+	}
+	if (sun.sun_family != AF_UNIX) {
+		close(s);
+		return ERR(EINVAL);
+	}
+	size_t plen = alen - offsetof(struct sockaddr_un, sun_path);
+	if (plen == 0 || sun.sun_path[0] == '\0') {
+		/* abstract: the network namespace's. Only the sandbox's own
+		 * one (not when the network is open: the host's). */
+		if (policy_network_open(c->n->p)) {
+			close(s);
+			report(c, WIRE_DENY, WIRE_UNIX, "@(abstract)", DENY_ERRNO);
+			return ERR(DENY_ERRNO);
+		}
+		fl = fcntl(s, F_GETFL);
+		if (fl >= 0 && !(fl & O_NONBLOCK))
+			fcntl(s, F_SETFL, fl | O_NONBLOCK);
+		rc = connect(s, (struct sockaddr *)&sun, alen);
+		int e = errno;
+		if (fl >= 0 && !(fl & O_NONBLOCK))
+			fcntl(s, F_SETFL, fl);
+		close(s);
+		return rc ? ERR(e) : OK(0);
+	}
+	memcpy(path, sun.sun_path, plen);
+	path[plen] = '\0';
+	int o = (rc = abs_path(c, AT_FDCWD, path, abs, sizeof(abs))) ? rc :
+		open_in_root(c, abs, O_PATH, false);
+	if (o < 0) {
+		close(s);
+		return ERR(-o == ENOENT ? ENOENT : -o);
+	}
+	struct stat st;
+	bool allowed = false;
+	if (!fstat(o, &st) && S_ISSOCK(st.st_mode) && !fd_path(o, full, sizeof(full))) {
+		size_t nr;
+		const struct sbx_rule *const *rules =
+			policy_rules(c->n->p, SBX_RULE_ALLOW_UNIX_SOCKET, &nr);
+		for (size_t i = 0; i < nr && !allowed; i++)
+			if (policy_rule_matches(rules[i], full)) {
+				allowed = true;
+				why = rules[i];
+			}
+		/* a socket in a writable root: one the sandbox could make */
+		if (!allowed)
+			allowed = policy_check_path(c->n->p, SBX_OP_WRITE, full, &why) == SBX_ALLOW;
+	} else if (fd_path(o, full, sizeof(full))) {
+		snprintf(full, sizeof(full), "%s", abs);
+	}
+	if (!S_ISSOCK(st.st_mode)) {
+		close(o);
+		close(s);
+		return ERR(ECONNREFUSED);
+	}
+	if (!allowed) {
+		close(o);
+		close(s);
+		report(c, WIRE_DENY, WIRE_UNIX, full, DENY_ERRNO);
+		return ERR(DENY_ERRNO);
+	}
+	struct sockaddr_un via = { .sun_family = AF_UNIX };
+	snprintf(l, sizeof(l), "/proc/self/fd/%d", o);
+	snprintf(via.sun_path, sizeof(via.sun_path), "%s", l);
+	/* never block the loop: a full backlog answers EAGAIN */
+	fl = fcntl(s, F_GETFL);
+	if (fl >= 0 && !(fl & O_NONBLOCK))
+		fcntl(s, F_SETFL, fl | O_NONBLOCK);
+	mode_t old = act_begin(c->n, 077);
+	rc = connect(s, (struct sockaddr *)&via, sizeof(via));
+	int e = errno;
+	act_end(c->n, old);
+	if (fl >= 0 && !(fl & O_NONBLOCK))
+		fcntl(s, F_SETFL, fl);
+	close(o);
+	close(s);
+	a = rc ? ERR(e) : OK(0);
+	if (!rc)
+		report(c, WIRE_ALLOW, WIRE_UNIX, full, 0);
+	return a;
+}
+
+/* ---- dispatch */
+
+static struct answer dispatch(struct call *c, const struct seccomp_data *d)
+{
+	const unsigned long long *a = d->args;
+	long nr = d->nr;
+
+	switch (nr) {
+#ifdef SYS_open
+	case SYS_open:
+		return do_open(c, AT_FDCWD, a[0], (int)a[1], (mode_t)a[2]);
+#endif
+#ifdef SYS_creat
+	case SYS_creat:
+		return do_open(c, AT_FDCWD, a[0], O_CREAT | O_WRONLY | O_TRUNC, (mode_t)a[1]);
+#endif
+	case SYS_openat:
+		return do_open(c, (int)a[0], a[1], (int)a[2], (mode_t)a[3]);
+#ifdef SYS_mkdir
+	case SYS_mkdir:
+		return do_make(c, MAKE_DIR, AT_FDCWD, a[0], (mode_t)a[1], 0, 0);
+#endif
+	case SYS_mkdirat:
+		return do_make(c, MAKE_DIR, (int)a[0], a[1], (mode_t)a[2], 0, 0);
+#ifdef SYS_mknod
+	case SYS_mknod:
+		return do_make(c, MAKE_NODE, AT_FDCWD, a[0], (mode_t)a[1], (unsigned)a[2], 0);
+#endif
+	case SYS_mknodat:
+		return do_make(c, MAKE_NODE, (int)a[0], a[1], (mode_t)a[2], (unsigned)a[3], 0);
+#ifdef SYS_symlink
+	case SYS_symlink:
+		return do_make(c, MAKE_LINK, AT_FDCWD, a[1], 0, 0, a[0]);
+#endif
+	case SYS_symlinkat:
+		return do_make(c, MAKE_LINK, (int)a[1], a[2], 0, 0, a[0]);
+#ifdef SYS_rename
+	case SYS_rename:
+		return do_move(c, false, AT_FDCWD, a[0], AT_FDCWD, a[1], 0);
+#endif
+#ifdef SYS_renameat
+	case SYS_renameat:
+		return do_move(c, false, (int)a[0], a[1], (int)a[2], a[3], 0);
+#endif
+	case SYS_renameat2:
+		return do_move(c, false, (int)a[0], a[1], (int)a[2], a[3], (unsigned)a[4]);
+#ifdef SYS_link
+	case SYS_link:
+		return do_move(c, true, AT_FDCWD, a[0], AT_FDCWD, a[1], 0);
+#endif
+	case SYS_linkat:
+		return do_move(c, true, (int)a[0], a[1], (int)a[2], a[3], (unsigned)a[4]);
+	case SYS_connect:
+		return do_connect(c, (int)a[0], a[1], (unsigned)a[2]);
+	}
+	/* not one the filter notifies: refuse, never continue */
+	return ERR(ENOSYS);
+}
+
+static void comm_of(pid_t pid, char *out, size_t outsz)
+{
+	char p[64];
+	snprintf(p, sizeof(p), "/proc/%d/comm", (int)pid);
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, out, outsz - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		n = 0;
+	out[n] = '\0';
+	out[strcspn(out, "\n")] = '\0';
+}
+
+/* Send the answer; a stale id (the caller died, or a signal took it out
+ * of the call) is ENOENT, and nothing is owed. */
+static int respond(struct notify *n, uint64_t id, struct answer a)
+{
+	if (a.fd >= 0) {
+		struct seccomp_notif_addfd add = { .id = id, .flags = SECCOMP_ADDFD_FLAG_SEND,
+						   .srcfd = (unsigned)a.fd,
+						   .newfd_flags = a.fd_flags };
+		int rc = ioctl(n->fd, SECCOMP_IOCTL_NOTIF_ADDFD, &add);
+		int e = errno;
+		close(a.fd);
+		if (rc >= 0 || e == ENOENT)
+			return 0;
+		/* EMFILE in the program: it gets that */
+		a = ERR(e);
+	}
+	memset(n->resp, 0, n->sz.seccomp_notif_resp);
+	n->resp->id = id;
+	if (a.cont) {
+		n->resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+	} else {
+		n->resp->error = a.err ? -a.err : 0;
+		n->resp->val = a.err ? 0 : a.val;
+	}
+	if (ioctl(n->fd, SECCOMP_IOCTL_NOTIF_SEND, n->resp) && errno != ENOENT)
+		return -errno;
+	return 0;
+}
+
+static int serve_one(struct notify *n)
+{
+	struct call c = { .n = n, .mem = -1, .root = -1 };
+	char p[64];
+	struct answer a;
+
+	memset(n->req, 0, n->sz.seccomp_notif);
+	if (ioctl(n->fd, SECCOMP_IOCTL_NOTIF_RECV, n->req)) {
+		/* ENOENT: the caller left the call before we took it */
+		return errno == ENOENT || errno == EINTR ? 0 : -errno;
+	}
+	c.id = n->req->id;
+	c.pid = (pid_t)n->req->pid;
+	snprintf(p, sizeof(p), "/proc/%d/mem", (int)c.pid);
+	c.mem = open(p, O_RDONLY | O_CLOEXEC);
+	snprintf(p, sizeof(p), "/proc/%d/root", (int)c.pid);
+	c.root = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	/* the descriptors are the caller's only if it still waits now */
+	if (!call_valid(&c))
+		goto done;
+	if (c.mem < 0 || c.root < 0) {
+		a = ERR(EPERM);
+	} else {
+		comm_of(c.pid, c.comm, sizeof(c.comm));
+		a = dispatch(&c, &n->req->data);
+	}
+	if (!a.wait && respond(n, c.id, a) < 0) {
+		int e = errno;
+		close(c.mem);
+		close(c.root);
+		return -e;
+	}
+done:
+	if (c.mem >= 0)
+		close(c.mem);
+	if (c.root >= 0)
+		close(c.root);
+	return 0;
+}
+
+/* The FIFOs waiting for a reader: tried again; dropped when their caller
+ * is gone (or a signal took it out of open()). */
+static void retry_waiting(struct notify *n)
+{
+	for (size_t i = 0; i < n->nwait;) {
+		struct waiting *w = &n->wait[i];
+		uint64_t id = w->id;
+		char l[64];
+		int fd = -1, e = 0;
+		bool gone = ioctl(n->fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) != 0;
+		if (!gone) {
+			snprintf(l, sizeof(l), "/proc/self/fd/%d", w->opath);
+			fd = open(l, w->flags | O_NONBLOCK);
+			e = errno;
+			if (fd < 0 && e == ENXIO) {
+				i++;
+				continue;
+			}
+			if (fd >= 0)
+				fcntl(fd, F_SETFL, w->flags & ~O_NONBLOCK);
+			respond(n, id, fd >= 0 ? (struct answer){ .fd = fd } : ERR(e));
+		}
+		close(w->opath);
+		*w = n->wait[--n->nwait];
+	}
+}
+
+int notify_serve(struct notify *n)
+{
+	if (n->fd < 0)
+		return 0;
+	retry_waiting(n);
+	for (int i = 0; i < NOTIFY_BATCH; i++) {
+		struct pollfd pf = { n->fd, POLLIN, 0 };
+		int r = poll(&pf, 1, 0);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0 || !(pf.revents & POLLIN))
+			return 0;
+		int rc = serve_one(n);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+int notify_timeout(const struct notify *n)
+{
+	return n->nwait ? 20 : -1;
+}
+
+int notify_new(const struct policy *p, struct reports *r, bool trace, struct notify **out)
+{
+	struct notify *n = calloc(1, sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	n->p = p;
+	n->r = r;
+	n->trace = trace;
+	n->fd = -1;
+	n->root = geteuid() == 0;
+	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &n->sz)) {
+		int e = errno;
+		free(n);
+		return -e;
+	}
+	/* the kernel's structures may be larger than our headers' */
+	if (n->sz.seccomp_notif < sizeof(struct seccomp_notif))
+		n->sz.seccomp_notif = sizeof(struct seccomp_notif);
+	if (n->sz.seccomp_notif_resp < sizeof(struct seccomp_notif_resp))
+		n->sz.seccomp_notif_resp = sizeof(struct seccomp_notif_resp);
+	n->req = calloc(1, n->sz.seccomp_notif);
+	n->resp = calloc(1, n->sz.seccomp_notif_resp);
+	if (!n->req || !n->resp) {
+		notify_free(n);
+		return -ENOMEM;
+	}
+	*out = n;
+	return 0;
+}
+
+int notify_attach(struct notify *n, int fd)
+{
+	uint64_t id = 0;
+
+	/* a listener answers ENOENT for an id it never gave; anything else
+	 * (ENOTTY, EBADF) is not one */
+	if (n->fd >= 0 || ioctl(fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0 || errno != ENOENT) {
+		close(fd);
+		return -EPROTO;
+	}
+	if (fcntl(fd, F_SETFD, FD_CLOEXEC)) {
+		close(fd);
+		return -EPROTO;
+	}
+	n->fd = fd;
+	return 0;
+}
+
+int notify_fd(const struct notify *n)
+{
+	return n ? n->fd : -1;
+}
+
+void notify_finish(struct notify *n)
+{
+	char line[8192], shown[PATH_MAX];
+	size_t o = 0;
+
+	if (!n || !n->ngit || !n->r)
+		return;
+	o += (size_t)snprintf(line, sizeof(line), "sbx: git repositor%s created during the run "
+			      "(their config was written inside the sandbox; hooks other than "
+			      "git's samples were refused):", n->ngit == 1 ? "y" : "ies");
+	for (size_t i = 0; i < n->ngit && o < sizeof(line) - 64; i++) {
+		policy_tildify(n->p, n->git[i].path, shown, sizeof(shown));
+		o += (size_t)snprintf(line + o, sizeof(line) - o, "%s %s", i ? "," : "", shown);
+	}
+	if (n->git_full && o < sizeof(line) - 32)
+		snprintf(line + o, sizeof(line) - o, " (and more, not kept)");
+	reports_notice(n->r, "git-repositories", line);
+}
+
+void notify_free(struct notify *n)
+{
+	if (!n)
+		return;
+	for (size_t i = 0; i < n->nwait; i++)
+		close(n->wait[i].opath);
+	for (size_t i = 0; i < n->ngit; i++)
+		free(n->git[i].path);
+	free(n->git);
+	if (n->fd >= 0)
+		close(n->fd);
+	free(n->req);
+	free(n->resp);
+	free(n);
+}

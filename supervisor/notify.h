@@ -1,0 +1,67 @@
+/* supervisor/notify.h: the seccomp user-notification listener.
+ *
+ * sbx-init installs a second seccomp filter (supervisor/gen-notify.c) with
+ * SECCOMP_FILTER_FLAG_NEW_LISTENER before COMMAND exists and hands the
+ * listener to the supervisor ("F" on the control socket). The supervisor
+ * serves it in its one poll loop (run.c): each notified call -- one that
+ * makes, renames or links a name, or connects a socket -- is decided by
+ * the policy, for every program, the ones the shim never sees included
+ * (static binaries, raw system calls, programs that drop LD_PRELOAD).
+ *
+ * The rule that makes it a boundary (docs/SECURITY.md, "seccomp notify"):
+ * SECCOMP_USER_NOTIF_FLAG_CONTINUE lets the kernel read the arguments
+ * again, after the check, from memory the program can rewrite in another
+ * thread. So a call that may make a name is never continued: the
+ * supervisor performs it itself, on the path it checked, in the program's
+ * view (its root and cwd through /proc/PID), and either hands back the
+ * result or installs the descriptor it opened (SECCOMP_IOCTL_NOTIF_ADDFD).
+ * CONTINUE is given only where the kernel's own boundary decides whatever
+ * the arguments say: a connect() on a socket that is not AF_UNIX (the
+ * network namespace and the proxy decide; the family is the socket's, not
+ * the argument's).
+ */
+#ifndef SBX_NOTIFY_H
+#define SBX_NOTIFY_H
+
+#include <stdbool.h>
+
+#include "policy.h"
+
+struct reports;
+struct notify;
+
+/* At most this many notifications handled per notify_serve() call, so the
+ * loop's other descriptors (signals, reports, the proxy) get their turn
+ * under a flood; the rest wait in the kernel, one per blocked thread. */
+#define NOTIFY_BATCH 64
+
+/* `p` is the policy the boundary was built from (borrowed; it outlives the
+ * listener), `r` where decisions are reported (may be NULL), `trace`: also
+ * report what was allowed. */
+int notify_new(const struct policy *p, struct reports *r, bool trace, struct notify **out);
+/* The listener from sbx-init (owned from here on, closed on error). Checked
+ * to be a seccomp listener. 0, -EPROTO (not one, or a second one). */
+int notify_attach(struct notify *n, int fd);
+/* The descriptor to poll for input, -1 before notify_attach(). */
+int notify_fd(const struct notify *n);
+/* Milliseconds until a waiting call should be tried again (a FIFO opened
+ * for writing, waiting for its reader), or -1. */
+int notify_timeout(const struct notify *n);
+/* Handle what is pending, without blocking. 0, or -errno when the
+ * listener itself failed (the run must stop: nothing else answers). */
+int notify_serve(struct notify *n);
+/* The run is over: one line, and a log record, naming the git
+ * repositories the run created (their config was written inside). */
+void notify_finish(struct notify *n);
+void notify_free(struct notify *n); /* NULL is fine */
+
+/* Exposed for the unit tests: may a directory (or a symlink, which acts as
+ * one) be put at `path`? False when the protected rules of `p` could match
+ * a name below it that is not protected now (renaming `.gxt` holding
+ * `hooks/pre-commit` to `.git`). *why: the rule. */
+bool notify_dir_may_land(const struct policy *p, const char *path, const struct sbx_rule **why);
+/* Is `rest` (the part of a path after `/.git/`) one git writes into a git
+ * directory it makes: `config`, `hooks`, `hooks/NAME.sample`? */
+bool notify_git_own(const char *rest);
+
+#endif
