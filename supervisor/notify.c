@@ -45,6 +45,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "init-notify.h"
 #include "notify.h"
 #include "supervisor.h"
 
@@ -93,6 +94,7 @@ struct notify {
 	bool git_full;
 	struct waiting wait[MAX_WAIT];
 	size_t nwait;
+	int actor; /* the rename actor's socket (init-notify.c), -1 once lost */
 };
 
 /* One request being decided. */
@@ -796,6 +798,60 @@ static struct answer do_make(struct call *c, enum make_kind kind, int dirfd,
 	return OK(0);
 }
 
+/* How long a rename may take the actor: COMMAND can stop it (same user),
+ * and the loop must not wait for it forever. */
+#define ACTOR_WAIT_MS 5000
+
+/* renameat2 done by the actor (init-notify.c): the errno, 0 when done.
+ * An actor that does not answer in time is given up: every rename after
+ * it fails (EIO), nothing is renamed from here instead. */
+static int actor_rename(struct notify *n, int ofd, const char *oname, int nfd,
+			const char *nname, unsigned flags)
+{
+	char buf[INIT_NOTIFY_REQ_MAX];
+	size_t ol = strlen(oname) + 1, nl = strlen(nname) + 1;
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(2 * sizeof(int))];
+	} cm;
+	int fds[2] = { ofd, nfd };
+	int32_t err;
+
+	if (n->actor < 0)
+		return EIO;
+	if (1 + 4 + ol + nl > sizeof(buf))
+		return ENAMETOOLONG;
+	buf[0] = 'r';
+	uint32_t f = flags;
+	memcpy(buf + 1, &f, 4);
+	memcpy(buf + 5, oname, ol);
+	memcpy(buf + 5 + ol, nname, nl);
+	struct iovec iov = { buf, 5 + ol + nl };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = cm.b, .msg_controllen = sizeof(cm.b) };
+	memset(&cm, 0, sizeof(cm));
+	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(fds));
+	memcpy(CMSG_DATA(c), fds, sizeof(fds));
+	if (sendmsg(n->actor, &mh, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+		goto lost;
+	struct pollfd pf = { n->actor, POLLIN, 0 };
+	int r;
+	while ((r = poll(&pf, 1, ACTOR_WAIT_MS)) < 0 && errno == EINTR)
+		;
+	if (r <= 0 || recv(n->actor, &err, sizeof(err), MSG_DONTWAIT) != (ssize_t)sizeof(err))
+		goto lost;
+	return err >= 0 && err < 4096 ? (int)err : EIO;
+lost:
+	close(n->actor);
+	n->actor = -1;
+	msg("the rename actor inside the sandbox stopped answering (stopped or killed by "
+	    "the sandboxed program?): renames are refused from now on");
+	return EIO;
+}
+
 /* rename/renameat/renameat2 and link/linkat: a name made from another. */
 static struct answer do_move(struct call *c, bool is_link, int olddfd, unsigned long long oaddr,
 			     int newdfd, unsigned long long naddr, unsigned flags)
@@ -845,13 +901,17 @@ static struct answer do_move(struct call *c, bool is_link, int olddfd, unsigned 
 			goto out;
 		}
 	}
-	mode_t old = act_begin(c->n, 077);
-	if (is_link)
+	int e = 0;
+	if (is_link) {
+		mode_t old = act_begin(c->n, 077);
 		rc = linkat(op.fd, op.name, np.fd, np.name, (int)flags);
-	else
-		rc = (int)syscall(SYS_renameat2, op.fd, op.name, np.fd, np.name, flags);
-	int e = errno;
-	act_end(c->n, old);
+		e = errno;
+		act_end(c->n, old);
+	} else {
+		/* in the sandbox's mount namespace, where its mounts are busy */
+		e = actor_rename(c->n, op.fd, op.name, np.fd, np.name, flags);
+		rc = e ? -1 : 0;
+	}
 	if (!rc && !is_link && S_ISDIR(st.st_mode) && !strcmp(np.name, ".git"))
 		remember_git(c->n, np.fd, nfull);
 	a = rc ? ERR(e) : OK(0);
@@ -1189,6 +1249,7 @@ int notify_new(const struct policy *p, struct reports *r, bool trace, struct not
 	n->r = r;
 	n->trace = trace;
 	n->fd = -1;
+	n->actor = -1;
 	n->root = geteuid() == 0;
 	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &n->sz)) {
 		int e = errno;
@@ -1210,21 +1271,24 @@ int notify_new(const struct policy *p, struct reports *r, bool trace, struct not
 	return 0;
 }
 
-int notify_attach(struct notify *n, int fd)
+int notify_attach(struct notify *n, int fd, int actor)
 {
 	uint64_t id = 0;
+	int type = 0, dom = 0;
+	socklen_t il = sizeof(int);
 
 	/* a listener answers ENOENT for an id it never gave; anything else
 	 * (ENOTTY, EBADF) is not one */
-	if (n->fd >= 0 || ioctl(fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0 || errno != ENOENT) {
+	if (n->fd >= 0 || ioctl(fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0 || errno != ENOENT ||
+	    getsockopt(actor, SOL_SOCKET, SO_TYPE, &type, &il) || type != SOCK_SEQPACKET ||
+	    getsockopt(actor, SOL_SOCKET, SO_DOMAIN, &dom, &il) || dom != AF_UNIX ||
+	    fcntl(fd, F_SETFD, FD_CLOEXEC) || fcntl(actor, F_SETFD, FD_CLOEXEC)) {
 		close(fd);
-		return -EPROTO;
-	}
-	if (fcntl(fd, F_SETFD, FD_CLOEXEC)) {
-		close(fd);
+		close(actor);
 		return -EPROTO;
 	}
 	n->fd = fd;
+	n->actor = actor;
 	return 0;
 }
 
@@ -1263,6 +1327,8 @@ void notify_free(struct notify *n)
 	free(n->git);
 	if (n->fd >= 0)
 		close(n->fd);
+	if (n->actor >= 0)
+		close(n->actor);
 	free(n->req);
 	free(n->resp);
 	free(n);

@@ -39,9 +39,10 @@ struct notify;
  * listener), `r` where decisions are reported (may be NULL), `trace`: also
  * report what was allowed. */
 int notify_new(const struct policy *p, struct reports *r, bool trace, struct notify **out);
-/* The listener from sbx-init (owned from here on, closed on error). Checked
- * to be a seccomp listener. 0, -EPROTO (not one, or a second one). */
-int notify_attach(struct notify *n, int fd);
+/* The listener and the rename actor's socket from sbx-init
+ * (init-notify.h), owned from here on (closed on error). Checked: a
+ * seccomp listener and a Unix seqpacket socket. 0, -EPROTO. */
+int notify_attach(struct notify *n, int fd, int actor);
 /* The descriptor to poll for input, -1 before notify_attach(). */
 int notify_fd(const struct notify *n);
 /* Milliseconds until a waiting call should be tried again (a FIFO opened

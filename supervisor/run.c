@@ -347,7 +347,7 @@ struct listeners {
  * proxy's listeners, into *ls) or "X" and the exit status (every process
  * of COMMAND's is gone, *gone set). */
 static int read_ctl(int fd, pid_t *init_pid, int *init_pidfd, bool *gone, int *code,
-		    struct listeners *ls, int *notify_in, bool *notify_bad)
+		    struct listeners *ls, int notify_in[2], bool *notify_bad)
 {
 	char buf[16];
 	union {
@@ -360,9 +360,9 @@ static int read_ctl(int fd, pid_t *init_pid, int *init_pidfd, bool *gone, int *c
 			     .msg_control = cm.b, .msg_controllen = sizeof(cm.b) };
 	ssize_t n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
 	bool listeners = n > 0 && buf[0] == 'N' && !ls->got && *init_pid <= 0;
-	/* "F": the notify filter's listener (sbx-init's install_notify), one
-	 * descriptor, once, before "ready" */
-	bool listener = n == 1 && buf[0] == 'F' && *notify_in < 0 && !*notify_bad &&
+	/* "F": the notify filter's listener and the rename actor's socket
+	 * (sbx-init's install_notify), two descriptors, once, before "ready" */
+	bool listener = n == 1 && buf[0] == 'F' && notify_in[0] < 0 && !*notify_bad &&
 			*init_pid <= 0 && !(mh.msg_flags & (MSG_CTRUNC | MSG_TRUNC));
 
 	if (n <= 0)
@@ -398,8 +398,8 @@ static int read_ctl(int fd, pid_t *init_pid, int *init_pidfd, bool *gone, int *c
 					   ls->nfds < LISTEN_MAX) {
 					ls->fds[ls->nfds++] = pfd;
 				} else if (listener && c->cmsg_type == SCM_RIGHTS &&
-					   *notify_in < 0) {
-					*notify_in = pfd;
+					   notify_in[1] < 0) {
+					notify_in[notify_in[0] < 0 ? 0 : 1] = pfd;
 				} else {
 					*notify_bad |= buf[0] == 'F' && c->cmsg_type == SCM_RIGHTS;
 					/* a pidfd with every message; anything else
@@ -410,7 +410,7 @@ static int read_ctl(int fd, pid_t *init_pid, int *init_pidfd, bool *gone, int *c
 			}
 		}
 	}
-	if (buf[0] == 'F' && (!listener || *notify_in < 0))
+	if (buf[0] == 'F' && (!listener || notify_in[1] < 0))
 		*notify_bad = true;
 	/* Without SCM_PIDFD: a pidfd from the pid at once, while sbx-init
 	 * (which just wrote) lives; from then on a signal cannot reach
@@ -545,7 +545,7 @@ int sandbox_wait(struct sandbox *sb, struct plan *pl, struct run_in *ri, bool *r
 	bool failed = false, serving = false;
 	pid_t init_pid = 0;
 	struct listeners ls = { 0 };
-	int notify_in = -1;
+	int notify_in[2] = { -1, -1 };
 	bool notify_bad = false;
 
 	*ready = false;
@@ -624,16 +624,16 @@ int sandbox_wait(struct sandbox *sb, struct plan *pl, struct run_in *ri, bool *r
 		if (pf[1].revents) {
 			bool had = ls.got;
 			if (read_ctl(sb->ctl, &init_pid, &init_pidfd, &gone, &code, &ls,
-				     &notify_in, &notify_bad) < 0)
+				     notify_in, &notify_bad) < 0)
 				pf[1].fd = -1; /* closed: sbx-init is gone */
 			/* The notify listener: served from now on. One we did
 			 * not ask for, a malformed one, or "ready" without it
 			 * stops the run: COMMAND's calls would wait for an
 			 * answer no one gives. */
-			if (notify_in >= 0 && pf[4].fd < 0 && !notify_bad &&
-			    (!ri->notify || notify_attach(ri->notify, notify_in)))
-				notify_bad = true;
-			else if (notify_in >= 0 && pf[4].fd < 0 && !notify_bad)
+			if (notify_in[1] >= 0 && pf[4].fd < 0 && !notify_bad &&
+			    (!ri->notify || notify_attach(ri->notify, notify_in[0], notify_in[1])))
+				notify_bad = true; /* both closed by notify_attach */
+			else if (notify_in[1] >= 0 && pf[4].fd < 0 && !notify_bad)
 				pf[4].fd = notify_fd(ri->notify);
 			if (notify_bad || (ri->notify && init_pid > 0 && pf[4].fd < 0)) {
 				msg("sandbox set-up failed: the seccomp notify listener from "
@@ -696,11 +696,16 @@ int sandbox_wait(struct sandbox *sb, struct plan *pl, struct run_in *ri, bool *r
 	}
 	/* bwrap ended first: sbx-init may have written before exiting. */
 	while (!gone && !failed && pf[1].fd >= 0 &&
-	       read_ctl(sb->ctl, &init_pid, &init_pidfd, &gone, &code, &ls, &notify_in,
+	       read_ctl(sb->ctl, &init_pid, &init_pidfd, &gone, &code, &ls, notify_in,
 			&notify_bad) > 0)
 		;
 	for (size_t i = 0; i < ls.nfds; i++)
 		close(ls.fds[i]);
+	/* a malformed "F" that never reached notify_attach */
+	if (pf[4].fd < 0)
+		for (int i = 0; i < 2; i++)
+			if (notify_in[i] >= 0 && (!ri->notify || notify_fd(ri->notify) != notify_in[i]))
+				close(notify_in[i]);
 	ri->stopped = failed;
 	if (init_pidfd >= 0)
 		close(init_pidfd);

@@ -56,7 +56,7 @@
 #include <unistd.h>
 
 #include "filters.h"
-#include "notify-filter.h"
+#include "init-notify.h"
 #include "forwarded.h"
 #include "init-connect.h"
 #include "init-mounts.h"
@@ -138,50 +138,6 @@ static int held[NHELD], nheld;
 #define MAX_NEW 4096
 static char new_states[MAX_NEW + 1];
 
-/* The second filter (gen-notify.c): the calls that make or rename a name,
- * and connect, go to the supervisor (supervisor/notify.c), which decides
- * them by the policy. Installed on pid 1 after the deny table and before
- * COMMAND exists, so every process of COMMAND's inherits both; the listener
- * goes to the supervisor in an "F" message (SCM_RIGHTS) and is closed
- * here: pid 1 keeps no way to answer for the supervisor, and when the
- * supervisor dies the kernel answers ENOSYS (and bubblewrap, with
- * --die-with-parent, takes the sandbox down). Nothing pid 1 does from here
- * on (fork, signals, wait, send) is a notified call. */
-static void install_notify(int ctl_fd, int block)
-{
-	struct sock_fprog prog;
-	union {
-		struct cmsghdr h;
-		char b[CMSG_SPACE(sizeof(int))];
-	} cm;
-	char m = 'F';
-	struct iovec iov = { &m, 1 };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
-			     .msg_control = cm.b, .msg_controllen = sizeof(cm.b) };
-
-	if (block) {
-		prog.len = sizeof(sbx_notify_unix_block) / sizeof(sbx_notify_unix_block[0]);
-		prog.filter = (struct sock_filter *)sbx_notify_unix_block;
-	} else {
-		prog.len = sizeof(sbx_notify_unix_all) / sizeof(sbx_notify_unix_all[0]);
-		prog.filter = (struct sock_filter *)sbx_notify_unix_all;
-	}
-	int fd = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
-			      SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
-	if (fd < 0)
-		die("seccomp notify filter", errno);
-	memset(&cm, 0, sizeof(cm));
-	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	while (sendmsg(ctl_fd, &mh, MSG_NOSIGNAL) < 0)
-		if (errno != EINTR)
-			die("control socket", errno);
-	close(fd);
-}
-
 /* Mounts first, while we hold CAP_SYS_ADMIN; then no process in the
  * sandbox holds any capability, pid 1 included, before COMMAND exists. */
 static void apply_mounts_and_drop_caps(char *const *ops, int n)
@@ -230,6 +186,33 @@ static pid_t fork_child(int sfd, int ctl_fd)
 		init_mounts_close_held();
 	}
 	return pid;
+}
+
+/* The second filter (gen-notify.c, init-notify.c): the calls that make or
+ * rename a name, and connect, go to the supervisor (supervisor/notify.c),
+ * which decides them by the policy. Installed on pid 1 after the deny
+ * table and before COMMAND exists, so every process of COMMAND's inherits
+ * both; first the rename actor is forked (init-notify.c says why it
+ * exists), so that it is not under the notify filter itself. The listener
+ * and the actor's socket go to the supervisor in an "F" message and are
+ * closed here: when the supervisor dies the kernel answers ENOSYS (and
+ * bubblewrap, with --die-with-parent, takes the sandbox down). Nothing
+ * pid 1 does from here on (fork, signals, wait, send) is a notified call. */
+static void install_notify(int sfd, int ctl_fd, int block)
+{
+	int sp[2];
+	const char *what = "";
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp))
+		die("the rename actor's socket", errno);
+	if (fork_child(sfd, ctl_fd) == 0) {
+		close(sp[0]);
+		init_notify_actor(sp[1]);
+	}
+	close(sp[1]);
+	int rc = init_notify_install(ctl_fd, block, sp[0], &what);
+	if (rc)
+		die(what, -rc);
 }
 
 /* Close every descriptor but the shim's three. The holder is dumpable, so
@@ -600,7 +583,7 @@ int main(int argc, char **argv)
 		die("the notify filter needs a control socket", EINVAL);
 	apply_filter(block_unix && !notify);
 	if (notify)
-		install_notify(ctl, block_unix);
+		install_notify(sfd, ctl, block_unix);
 	if (nheld) {
 		name_holder(start_holder(sfd, ctl));
 		for (int k = 0; k < nheld; k++)
