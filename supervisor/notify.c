@@ -40,6 +40,8 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <linux/magic.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <time.h>
@@ -923,6 +925,14 @@ out:
 	return a;
 }
 
+/* Is the directory `fd` the sandbox's own tmpfs (bubblewrap's private
+ * /tmp), not a host directory bound there? */
+static bool is_private_tmp(int fd)
+{
+	struct statfs sf;
+	return !fstatfs(fd, &sf) && sf.f_type == TMPFS_MAGIC;
+}
+
 /* connect(): an AF_UNIX socket is connected here, by us, to the path we
  * checked (held as a descriptor, connected through /proc/self/fd); any
  * other family goes on in the kernel, whose network namespace and the
@@ -1008,9 +1018,16 @@ static struct answer do_connect(struct call *c, int sockfd, unsigned long long a
 				allowed = true;
 				why = rules[i];
 			}
-		/* a socket in a writable root: one the sandbox could make */
-		if (!allowed)
-			allowed = policy_check_path(c->n->p, SBX_OP_WRITE, full, &why) == SBX_ALLOW;
+		/* a server of the sandbox's own: a socket on its private /tmp,
+		 * where nothing outside can bind (a socket in the workspace may
+		 * be a host program's: that one needs allow_unix_sockets) */
+		struct stat tst;
+		int t = allowed ? -1 : open_in_root(c, "/tmp", O_PATH | O_DIRECTORY, true);
+		if (t >= 0) {
+			allowed = !fstat(t, &tst) && tst.st_dev == st.st_dev &&
+				  is_private_tmp(t);
+			close(t);
+		}
 	} else if (fd_path(o, full, sizeof(full))) {
 		snprintf(full, sizeof(full), "%s", abs);
 	}
@@ -1042,7 +1059,7 @@ static struct answer do_connect(struct call *c, int sockfd, unsigned long long a
 	close(s);
 	a = rc ? ERR(e) : OK(0);
 	if (!rc)
-		report(c, WIRE_ALLOW, WIRE_UNIX, full, 0);
+		report_why(c, WIRE_ALLOW, WIRE_UNIX, full, 0, why);
 	return a;
 }
 

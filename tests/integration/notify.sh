@@ -1,0 +1,268 @@
+#!/bin/bash
+# The seccomp notify layer (supervisor/notify.c): protected names refused
+# wherever and whenever they are made, Unix sockets by path, and what the
+# layer must survive (a racing thread, a dying caller, a flood, a dead
+# supervisor). The programs are static binaries built here (gcc -static,
+# and musl-gcc when installed) and run with --no-shim: only the boundary can
+# be what refuses, and every assertion looks at the host.
+set -u
+# shellcheck source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+PROGS=$(mktemp -d /var/tmp/sbx-nprogs.XXXXXX)
+trap 'rm -rf "$PROGS"' EXIT
+chmod 755 "$PROGS"
+SRC="$SBX_BIN/progs/notifyprobe.c"
+BUILT=""
+if cc -static -O2 -pthread -o "$PROGS/probe-gcc" "$SRC" 2>"$PROGS/log"; then
+	BUILT="$PROGS/probe-gcc"
+else
+	echo "# cannot build notifyprobe with cc -static: $(head -2 "$PROGS/log")"
+fi
+if command -v musl-gcc >/dev/null &&
+   musl-gcc -static -O2 -pthread -o "$PROGS/probe-musl" "$SRC" 2>"$PROGS/log"; then
+	BUILT="$BUILT $PROGS/probe-musl"
+fi
+P=${BUILT%% *}
+have_probe() { [ -n "$BUILT" ] || { skip "no static libc to build tests/progs/notifyprobe.c"; return 1; }; }
+# nx ARGS: the probe under the boundary only
+nx() { sx -q --no-shim -- "$@"; }
+
+# ---- protected names under missing parents, at the top of the workspace
+
+for p in ${BUILT:-none}; do
+t "protected_names_under_missing_parents_refused_by_boundary_${p##*/}"
+if have_probe; then
+	sx -q --no-shim -- sh -c "ls -A > listing; $p mkdirs .claude/commands; $p create .claude/commands/x.md;
+		$p mkdirs .git/hooks; $p create .git/hooks/pre-commit; $p create .mcp.json"
+	# the workspace as the program saw it: nothing of sbx's in it; .git,
+	# made by the run, may get git's own hooks/ directory
+	if [ ! -e .claude/commands ] && [ ! -e .git/hooks/pre-commit ] && [ ! -e .mcp.json ] &&
+	   [ "$(cat listing)" = "listing" ] &&
+	   hasf "denied write of $W/.claude/commands by \`deny_write = .claude/commands/\`" err &&
+	   hasf "denied write of $W/.git/hooks/pre-commit by \`deny_write = .git/hooks/\`" err &&
+	   hasf "denied write of $W/.mcp.json by \`deny_write = .mcp.json\`" err &&
+	   has '(seccomp)' err; then ok
+	else bad "$(tr '\n' ' ' < "$B/out"); left: $(find . -mindepth 1 | tr '\n' ' ')"; fi
+fi
+done
+
+# ---- protected names in directories made during the run, at depth 1 and 6,
+# by open, by rename from an innocent name, by link and by symlink
+
+t protected_names_in_new_directories_refused_every_way_static
+if have_probe; then
+	script=""
+	for d in d1 a/b/c/d/e/f; do
+		for name in .git/hooks/pre-commit .vscode/settings.json .mcp.json; do
+			dir=$(dirname "$d/$name")
+			script="$script $P mkdirs $dir; $P create $d/$name;
+				echo x > $d/innocent-$$; $P rename $d/innocent-$$ $d/$name;
+				$P link $d/innocent-$$ $d/$name; $P symlink innocent-$$ $d/$name;"
+		done
+	done
+	nx sh -c "$script"
+	made=$(find . -name pre-commit -o -name settings.json -o -name .mcp.json -o -name .vscode | wc -l)
+	denied=$(grep -c '^sbx: denied write of' "$B/err")
+	if [ "$made" -eq 0 ] && [ "$(grep -c ': ok$' "$B/out")" -ge 2 ] &&
+	   ! grep -qE '^(create|rename|link|symlink): ok$' "$B/out" && [ "$denied" -ge 6 ] &&
+	   hasf "denied write of $W/a/b/c/d/e/f/.git/hooks/pre-commit" err; then ok
+	else bad "made=$made denied=$denied: $(grep -v ': ok$' "$B/out" | sort | uniq -c | tr '\n' ' ')"; fi
+fi
+
+t innocent_names_are_made_as_asked_static
+if have_probe; then
+	nx sh -c "umask 027; $P mkdirs x/y/z; $P create x/y/z/f; $P rename x/y/z/f x/g;
+		$P link x/g x/h; $P symlink g x/l; $P create /tmp/in-tmp; cat /tmp/in-tmp"
+	if [ "$(grep -c ': ok$' "$B/out")" -eq 6 ] && [ -f x/g ] && [ -f x/h ] && [ -L x/l ] &&
+	   [ "$(stat -c %a x/g)" = 640 ] && [ "$(stat -c %a x/y)" = 750 ] &&
+	   [ "$(stat -c %u x/g)" = "$(id -u)" ] && [ "$(stat -c %i x/g)" = "$(stat -c %i x/h)" ] &&
+	   [ ! -e x/y/z/f ] && has '^evil$' out; then ok
+	else bad "$(tr '\n' ' ' < "$B/out") modes $(stat -c %a x/g x/y 2>&1 | tr '\n' ' ')"; fi
+fi
+
+# A directory renamed to `.git` would complete `.git/hooks/` with what it
+# holds; a link named `.git` would lead to hooks of its choosing.
+t directory_or_link_landing_as_git_refused_static
+if have_probe; then
+	nx sh -c "$P mkdirs .gxt/hooks; $P create .gxt/hooks/pre-commit; $P rename .gxt .git;
+		$P symlink .gxt .git; $P mkdirs sub; $P rename .gxt sub/.git"
+	if [ ! -e .git ] && [ ! -e sub/.git ] && [ -f .gxt/hooks/pre-commit ] &&
+	   grep -q '^rename: Permission denied$' "$B/out" && grep -q '^symlink: Permission denied$' "$B/out" &&
+	   hasf "denied write of $W/.git by \`deny_write = .git/hooks/\`" err; then ok
+	else bad "$(tr '\n' ' ' < "$B/out") left: $(ls -A | tr '\n' ' ')"; fi
+fi
+
+# ---- git inside the sandbox keeps working; its own files, not a hook
+
+t git_init_clone_commit_work_hooks_refused_repos_listed
+if command -v git >/dev/null; then
+	git init -q "$B/src" && (cd "$B/src" && echo a > f && git add f &&
+		git -c user.email=t@t -c user.name=t commit -qm one)
+	chmod -R a+rX "$B/src"
+	sx --log "$B/log.jsonl" -- sh -c 'git init -q new && cd new && echo x > f && git add f &&
+		git -c user.email=t@t -c user.name=t commit -qm init && git config sbx.t 1 && cd .. &&
+		git clone -q "$0" cl && cd cl && git -c user.email=t@t -c user.name=t commit -q --allow-empty -m two &&
+		git log --oneline | wc -l; echo hook > ../new/.git/hooks/pre-commit;
+		cp ../new/.git/hooks/pre-commit.sample ../new/.git/hooks/post-checkout; echo END' "$B/src"
+	if has END out && has '^2$' out && [ -f new/.git/hooks/pre-commit.sample ] &&
+	   [ "$(git -C new config sbx.t)" = 1 ] && [ -f cl/f ] &&
+	   [ ! -e new/.git/hooks/pre-commit ] && [ ! -e new/.git/hooks/post-checkout ] &&
+	   has "git repositories created during the run" err && hasf "$W/new/.git" err &&
+	   grep -q '"notice":"git-repositories"' "$B/log.jsonl" &&
+	   grep -q '"layer":"notify"' "$B/log.jsonl"; then ok
+	else bad "rc=$RC $(tail -3 "$B/out" | tr '\n' ' ') $(ls -A new/.git/hooks 2>&1 | head -3 | tr '\n' ' ')"; fi
+else skip "no git"; fi
+
+t pip_and_npm_install_from_a_local_source_work
+if command -v python3 >/dev/null && python3 -m pip --version >/dev/null 2>&1; then
+	# a wheel made here (building one needs the `wheel` package)
+	python3 - "$B/sbxdemo-1.0-py3-none-any.whl" <<'EOF'
+import sys, zipfile
+with zipfile.ZipFile(sys.argv[1], "w") as z:
+    z.writestr("sbxdemo/__init__.py", "X = 42\n")
+    z.writestr("sbxdemo-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: sbxdemo\nVersion: 1.0\n")
+    z.writestr("sbxdemo-1.0.dist-info/WHEEL",
+               "Wheel-Version: 1.0\nGenerator: sbx-test\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
+    z.writestr("sbxdemo-1.0.dist-info/RECORD", "")
+EOF
+	chmod a+r "$B/sbxdemo-1.0-py3-none-any.whl"
+	sx -q -- sh -c 'python3 -m pip install -q --no-index --target lib "$0" >/dev/null 2>&1;
+		PYTHONPATH=lib python3 -c "import sbxdemo; print(\"pip\", sbxdemo.X)"' \
+		"$B/sbxdemo-1.0-py3-none-any.whl"
+	pip_out=$(cat "$B/out")
+	npm_ok=skip
+	if command -v npm >/dev/null; then
+		mkdir -p npmsrc app && printf '{"name":"sbxnpm","version":"1.0.0","main":"i.js"}\n' > npmsrc/package.json &&
+			echo 'module.exports = 7' > npmsrc/i.js &&
+			printf '{"name":"app","version":"1.0.0"}\n' > app/package.json
+		sx -q -- sh -c 'cd app && npm install --offline --no-audit --no-fund ../npmsrc >/dev/null 2>&1;
+			node -e "console.log(\"npm\", require(\"sbxnpm\"))"'
+		grep -q '^npm 7$' "$B/out" && npm_ok=yes || npm_ok=no
+	fi
+	if [[ $pip_out == *"pip 42"* ]] && [ -f lib/sbxdemo/__init__.py ] && [ "$npm_ok" != no ]; then ok
+	else bad "pip: $pip_out npm: $npm_ok"; fi
+else skip "no pip"; fi
+
+# ---- time of check, time of use: the path flips after the check
+
+t toctou_open_flipping_path_never_reaches_protected_name
+if have_probe; then
+	nx sh -c "$P mkdirs r/.git/hooks; $P race-open r/innocent r/.git/hooks/pre-commit 3"
+	if [ ! -e r/.git/hooks/pre-commit ] && has '^race: [0-9]* done' out &&
+	   ! has '^race: 0 done' out; then ok
+	else bad "$(tr '\n' ' ' < "$B/out") $(ls -A r/.git/hooks 2>&1)"; fi
+fi
+
+# unix socket servers on the host (outside the workspace, where the docker
+# socket or an ssh-agent would be): "$B/host-<name>.sock" records what
+# reaches it in $B/got-<name>.
+serve_unix() {
+	python3 - "$B" "$@" <<'EOF' &
+import os, select, socket, sys
+b = sys.argv[1]
+socks = {}
+for name in sys.argv[2:]:
+    s = socket.socket(socket.AF_UNIX); s.bind(b + "/host-" + name + ".sock"); s.listen(64)
+    os.chmod(b + "/host-" + name + ".sock", 0o777)
+    socks[s] = name
+open(b + "/ready", "w").write("1")
+while True:
+    r, _, _ = select.select(list(socks), [], [], 30)
+    if not r:
+        break
+    for s in r:
+        c, _ = s.accept(); c.settimeout(2)
+        try:
+            d = c.recv(100)
+        except OSError:
+            d = b""
+        with open(b + "/got-" + socks[s], "a") as f:
+            f.write(d.decode(errors="replace") + "\n")
+        c.close()
+EOF
+	srv=$!
+	for _ in $(seq 50); do [ -s "$B/ready" ] && break; sleep 0.1; done
+	chmod 755 "$B"
+}
+stop_unix() { sleep 0.3; kill "$srv" 2>/dev/null; wait "$srv" 2>/dev/null; }
+
+t toctou_connect_flipping_address_never_reaches_denied_socket
+if have_probe && command -v python3 >/dev/null; then
+	serve_unix good bad
+	printf '[network]\nallow_unix_sockets = %s\n' "$B/host-good.sock" > "$B/allow.ini"
+	sx -q --no-shim -c "$B/allow.ini" -- "$P" race-connect "$B/host-good.sock" "$B/host-bad.sock" 3
+	stop_unix
+	if [ ! -s "$B/got-bad" ] && grep -q race "$B/got-good" && has '^race: [0-9]* done' out; then ok
+	else bad "bad got: $(head -c 100 "$B/got-bad" 2>/dev/null | tr '\n' ' ') $(cat "$B/out")"; fi
+fi
+
+# ---- Unix sockets by path
+
+t unix_socket_refused_by_default_reached_when_listed_static
+if have_probe && command -v python3 >/dev/null; then
+	serve_unix agent other
+	nx "$P" connect "$B/host-agent.sock" default
+	default_out=$(cat "$B/out"); default_err=$(cat "$B/err")
+	printf '[network]\nallow_unix_sockets = %s\n' "$B/host-agent.sock" > "$B/agent.ini"
+	sx -q --no-shim -c "$B/agent.ini" -- "$P" connect "$B/host-agent.sock" listed
+	listed_out=$(cat "$B/out")
+	printf '[network]\nallow_unix_sockets = %s\n' "$B/host-other.sock" > "$B/other.ini"
+	sx -q --no-shim -c "$B/other.ini" -- "$P" connect "$B/host-agent.sock" otherlisted
+	other_out=$(cat "$B/out")
+	stop_unix
+	if [ "$(cat "$B/got-agent" 2>/dev/null)" = listed ] && [ ! -s "$B/got-other" ] &&
+	   [ "$default_out" = "connect: Permission denied" ] && [ "$listed_out" = "connect: ok" ] &&
+	   [ "$other_out" = "connect: Permission denied" ] &&
+	   [[ $default_err == *"denied unix socket $B/host-agent.sock — not in allow_unix_sockets"* ]]; then ok
+	else bad "got: $(cat "$B/got-agent" 2>/dev/null | tr '\n' ' ') default=$default_out listed=$listed_out other=$other_out"; fi
+fi
+
+t local_unix_servers_and_socketpairs_inside_keep_working
+if command -v python3 >/dev/null; then
+	sx -q -- python3 -c '
+import socket
+s = socket.socket(socket.AF_UNIX); s.bind("/tmp/in.sock"); s.listen(1)
+c = socket.socket(socket.AF_UNIX); c.connect("/tmp/in.sock"); a, _ = s.accept(); c.send(b"x")
+p, q = socket.socketpair(); p.send(b"y")
+print("inside", a.recv(1).decode(), q.recv(1).decode())'
+	if has '^inside x y$' out; then ok; else bad "$(cat "$B/out" "$B/err" | head -5)"; fi
+else skip "no python3"; fi
+
+# ---- robustness
+
+t callers_that_die_mid_request_leave_the_listener_serving_static
+if have_probe; then
+	mkdir churn
+	nx "$P" churn churn 30
+	if has '^after-churn: ok$' out && [ -f churn/after-churn ] && [ "$RC" -eq 0 ]; then ok
+	else bad "rc=$RC $(tail -2 "$B/out")"; fi
+fi
+
+t a_flood_of_requests_is_served_and_bounded_static
+if have_probe; then
+	mkdir flood
+	nx "$P" flood flood 64 100
+	if has '^flood: 0 threads failed$' out && [ "$(ls flood | wc -l)" -eq 6400 ]; then ok
+	else bad "rc=$RC $(cat "$B/out") $(ls flood | wc -l)"; fi
+fi
+
+t supervisor_killed_leaves_no_sandboxed_process_static
+if have_probe; then
+	mkdir hold
+	"$SBX" -q --no-shim -- "$P" hold "$W/hold" >"$B/out" 2>"$B/err" & sup=$!
+	for _ in $(seq 100); do ls hold/alive-* >/dev/null 2>&1 && break; sleep 0.1; done
+	alive=$(ls hold 2>/dev/null | grep -c alive)
+	kill -KILL "$sup"; wait "$sup" 2>/dev/null
+	# the sandbox goes with it (bubblewrap --die-with-parent): wait until
+	# no process runs the probe from this workspace, 10 s at most
+	for _ in $(seq 100); do pgrep -f "$W/hold" >/dev/null || break; sleep 0.1; done
+	if [ "$alive" -eq 1 ] && ! pgrep -f "$W/hold" >/dev/null; then ok
+	else
+		bad "alive=$alive left: $(pgrep -af "$W/hold" | head -3)"
+		for q in $(pgrep -f "$W/hold"); do kill -KILL "$q"; done
+	fi
+fi
+
+echo "# $(id -un): $pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ]

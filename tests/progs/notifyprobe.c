@@ -1,0 +1,269 @@
+/* tests/progs/notifyprobe.c: the calls the seccomp notify layer decides,
+ * made by a static binary (no shim can be what refuses), one per mode:
+ *
+ *   notifyprobe create PATH            open(O_CREAT|O_WRONLY|O_TRUNC), write "evil"
+ *   notifyprobe mkdirs PATH            mkdir of every missing component
+ *   notifyprobe rename FROM TO         rename(2)
+ *   notifyprobe link FROM TO           link(2)
+ *   notifyprobe symlink TARGET LINK    symlink(2)
+ *   notifyprobe connect PATH WORD      AF_UNIX stream connect, then write WORD
+ *   notifyprobe race-open GOOD BAD S   one thread flips a path buffer between
+ *                                      GOOD and BAD for S seconds while another
+ *                                      opens it with O_CREAT (and unlinks GOOD)
+ *   notifyprobe race-connect GOOD BAD S  the same with connect() and WORD "race"
+ *   notifyprobe flood DIR THREADS N    THREADS threads each create N files in DIR
+ *   notifyprobe churn DIR N            N children, each killed while it loops on
+ *                                      creates, then one create more
+ *   notifyprobe hold DIR               create DIR/alive-PID, then loop on creates
+ *
+ * Each step prints one line (`STEP: ok` or `STEP: <strerror>`).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static int say(const char *step, int rc)
+{
+	if (rc < 0)
+		printf("%s: %s\n", step, strerror(errno));
+	else
+		printf("%s: ok\n", step);
+	fflush(stdout);
+	return rc;
+}
+
+static int create(const char *path)
+{
+	int fd = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0644);
+	if (fd >= 0) {
+		if (write(fd, "evil\n", 5) != 5)
+			fd = -1;
+		close(fd);
+	}
+	return fd < 0 ? -1 : 0;
+}
+
+static int mkdirs(const char *path)
+{
+	char buf[4096];
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (char *p = buf + 1; *p; p++)
+		if (*p == '/') {
+			*p = '\0';
+			if (mkdir(buf, 0755) && errno != EEXIST)
+				return -1;
+			*p = '/';
+		}
+	return mkdir(buf, 0755) && errno != EEXIST ? -1 : 0;
+}
+
+static int unix_connect(const char *path, const char *word)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	int s = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (s < 0)
+		return -1;
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s", path);
+	int rc = connect(s, (struct sockaddr *)&a, sizeof(a));
+	if (!rc && write(s, word, strlen(word)) < 0)
+		rc = -1;
+	int e = errno;
+	close(s);
+	errno = e;
+	return rc;
+}
+
+/* ---- the races */
+
+static char shared[4096];
+static const char *good, *bad;
+static volatile int stop;
+
+static void *flipper(void *arg)
+{
+	size_t gl = strlen(good), bl = strlen(bad);
+	while (!stop) {
+		memcpy(shared, bad, bl + 1);
+		memcpy(shared, good, gl + 1);
+	}
+	return arg;
+}
+
+static int race_open(int seconds)
+{
+	pthread_t t;
+	unsigned long ok = 0, refused = 0;
+	time_t end = time(NULL) + seconds;
+
+	memcpy(shared, good, strlen(good) + 1);
+	pthread_create(&t, NULL, flipper, NULL);
+	while (time(NULL) < end) {
+		/* the path in the buffer the other thread rewrites */
+		int fd = open(shared, O_CREAT | O_WRONLY, 0644);
+		if (fd >= 0) {
+			ok++;
+			close(fd);
+			unlink(good);
+		} else {
+			refused++;
+		}
+	}
+	stop = 1;
+	pthread_join(t, NULL);
+	printf("race: %lu done, %lu refused\n", ok, refused);
+	return 0;
+}
+
+/* connect() reads the address from the program's memory: for the race the
+ * address itself must live where the flipper writes. */
+static struct {
+	sa_family_t family;
+	char path[108];
+} live_addr;
+
+static void *flip_addr(void *arg)
+{
+	size_t gl = strlen(good), bl = strlen(bad);
+	while (!stop) {
+		memcpy(live_addr.path, bad, bl + 1);
+		memcpy(live_addr.path, good, gl + 1);
+	}
+	return arg;
+}
+
+static int race_connect(int seconds)
+{
+	pthread_t t;
+	unsigned long ok = 0, refused = 0;
+	time_t end = time(NULL) + seconds;
+
+	live_addr.family = AF_UNIX;
+	memcpy(live_addr.path, good, strlen(good) + 1);
+	pthread_create(&t, NULL, flip_addr, NULL);
+	while (time(NULL) < end) {
+		int s = socket(AF_UNIX, SOCK_STREAM, 0);
+		if (!connect(s, (struct sockaddr *)&live_addr, sizeof(live_addr)) &&
+		    write(s, "race", 4) == 4)
+			ok++;
+		else
+			refused++;
+		close(s);
+	}
+	stop = 1;
+	pthread_join(t, NULL);
+	printf("race: %lu done, %lu refused\n", ok, refused);
+	return 0;
+}
+
+/* ---- load */
+
+static const char *flood_dir;
+static int flood_n;
+
+static void *flood_one(void *arg)
+{
+	char p[4096];
+	long id = (long)arg;
+	for (int i = 0; i < flood_n; i++) {
+		snprintf(p, sizeof(p), "%s/t%ld-%d", flood_dir, id, i);
+		if (create(p))
+			return (void *)1;
+	}
+	return NULL;
+}
+
+static int flood(const char *dir, int threads, int n)
+{
+	pthread_t t[256];
+	int failed = 0;
+
+	flood_dir = dir;
+	flood_n = n;
+	if (threads > 256)
+		threads = 256;
+	for (long i = 0; i < threads; i++)
+		pthread_create(&t[i], NULL, flood_one, (void *)i);
+	for (int i = 0; i < threads; i++) {
+		void *r;
+		pthread_join(t[i], &r);
+		failed += r != NULL;
+	}
+	printf("flood: %d threads failed\n", failed);
+	return failed ? -1 : 0;
+}
+
+static int churn(const char *dir, int n)
+{
+	char p[4096];
+	for (int i = 0; i < n; i++) {
+		pid_t c = fork();
+		if (c == 0) {
+			for (int k = 0;; k++) {
+				snprintf(p, sizeof(p), "%s/c%d-%d", dir, i, k % 50);
+				create(p);
+			}
+		}
+		usleep(20000);
+		kill(c, SIGKILL);
+		waitpid(c, NULL, 0);
+	}
+	snprintf(p, sizeof(p), "%s/after-churn", dir);
+	return say("after-churn", create(p));
+}
+
+static __attribute__((noreturn)) void hold(const char *dir)
+{
+	char p[4096];
+	snprintf(p, sizeof(p), "%s/alive-%d", dir, (int)getpid());
+	say("alive", create(p));
+	for (int k = 0;; k++) {
+		snprintf(p, sizeof(p), "%s/h%d", dir, k % 10);
+		create(p);
+		usleep(1000);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && !strcmp(argv[1], "create"))
+		return say("create", create(argv[2])) ? 1 : 0;
+	if (argc == 3 && !strcmp(argv[1], "mkdirs"))
+		return say("mkdirs", mkdirs(argv[2])) ? 1 : 0;
+	if (argc == 4 && !strcmp(argv[1], "rename"))
+		return say("rename", rename(argv[2], argv[3])) ? 1 : 0;
+	if (argc == 4 && !strcmp(argv[1], "link"))
+		return say("link", link(argv[2], argv[3])) ? 1 : 0;
+	if (argc == 4 && !strcmp(argv[1], "symlink"))
+		return say("symlink", symlink(argv[2], argv[3])) ? 1 : 0;
+	if (argc == 4 && !strcmp(argv[1], "connect"))
+		return say("connect", unix_connect(argv[2], argv[3])) ? 1 : 0;
+	if (argc == 5 && !strcmp(argv[1], "race-open")) {
+		good = argv[2];
+		bad = argv[3];
+		return race_open(atoi(argv[4]));
+	}
+	if (argc == 5 && !strcmp(argv[1], "race-connect")) {
+		good = argv[2];
+		bad = argv[3];
+		return race_connect(atoi(argv[4]));
+	}
+	if (argc == 5 && !strcmp(argv[1], "flood"))
+		return flood(argv[2], atoi(argv[3]), atoi(argv[4])) ? 1 : 0;
+	if (argc == 4 && !strcmp(argv[1], "churn"))
+		return churn(argv[2], atoi(argv[3])) ? 1 : 0;
+	if (argc == 3 && !strcmp(argv[1], "hold"))
+		hold(argv[2]);
+	fprintf(stderr, "notifyprobe: unknown mode\n");
+	return 2;
+}
