@@ -41,6 +41,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/statvfs.h>
 #include <linux/magic.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
@@ -64,7 +65,12 @@
 #define RENAME_EXCHANGE (1 << 1)
 #endif
 
-#define DENY_ERRNO EACCES /* what a refused name or socket gets */
+/* What a refusal gets: a write or a name, EROFS, as from the shim and
+ * the read-only binds (a program sees one answer for "protected"
+ * whoever gives it); a Unix socket, EACCES, as the kernel gives for a
+ * socket file one may not write. */
+#define DENY_ERRNO EROFS
+#define DENY_UNIX EACCES
 #define MAX_HOPS 40       /* symlinks followed by hand, as the kernel's limit */
 #define MAX_GIT 4096      /* git directories the run made, remembered */
 #define MAX_WAIT 64       /* FIFOs waiting for their reader */
@@ -646,11 +652,20 @@ static struct answer open_existing(struct call *c, int o, int flags, mode_t mode
 	const struct sbx_rule *why;
 	struct stat st;
 
-	if (!fstat(o, &st) && S_ISLNK(st.st_mode))
+	if (fstat(o, &st))
+		return ERR(errno);
+	if (S_ISLNK(st.st_mode))
 		return ERR(ELOOP); /* O_NOFOLLOW on a link */
-	/* not a path (a pipe, a socket, a terminal): no name to judge */
-	bool named = fd_path(o, full, sizeof(full)) == 0;
-	if (named && !tmpfile && !may_make(c->n, -1, full, false, &why) && !git_writable(c, full)) {
+	/* not a path (a pipe, a socket, a terminal, a memfd or a removed
+	 * file): no name to judge */
+	bool named = st.st_nlink > 0 && fd_path(o, full, sizeof(full)) == 0;
+	struct statvfs vf;
+	/* on a read-only mount (a write-protect, the read-only root) the
+	 * kernel refuses the write itself, and the shim names it: that
+	 * answer stands, from the boundary that made it */
+	bool kernel_says = !fstatvfs(o, &vf) && (vf.f_flag & ST_RDONLY);
+	if (named && !tmpfile && !kernel_says && !may_make(c->n, -1, full, false, &why) &&
+	    !git_writable(c, full)) {
 		report_why(c, WIRE_DENY, WIRE_WRITE, full, DENY_ERRNO, why);
 		return ERR(DENY_ERRNO);
 	}
@@ -986,8 +1001,8 @@ static struct answer do_connect(struct call *c, int sockfd, unsigned long long a
 		 * one (not when the network is open: the host's). */
 		if (policy_network_open(c->n->p)) {
 			close(s);
-			report(c, WIRE_DENY, WIRE_UNIX, "@(abstract)", DENY_ERRNO);
-			return ERR(DENY_ERRNO);
+			report(c, WIRE_DENY, WIRE_UNIX, "@(abstract)", DENY_UNIX);
+			return ERR(DENY_UNIX);
 		}
 		fl = fcntl(s, F_GETFL);
 		if (fl >= 0 && !(fl & O_NONBLOCK))
@@ -1039,8 +1054,8 @@ static struct answer do_connect(struct call *c, int sockfd, unsigned long long a
 	if (!allowed) {
 		close(o);
 		close(s);
-		report(c, WIRE_DENY, WIRE_UNIX, full, DENY_ERRNO);
-		return ERR(DENY_ERRNO);
+		report(c, WIRE_DENY, WIRE_UNIX, full, DENY_UNIX);
+		return ERR(DENY_UNIX);
 	}
 	struct sockaddr_un via = { .sun_family = AF_UNIX };
 	snprintf(l, sizeof(l), "/proc/self/fd/%d", o);

@@ -88,7 +88,8 @@ if have_probe; then
 	nx sh -c "$P mkdirs .gxt/hooks; $P create .gxt/hooks/pre-commit; $P rename .gxt .git;
 		$P symlink .gxt .git; $P mkdirs sub; $P rename .gxt sub/.git"
 	if [ ! -e .git ] && [ ! -e sub/.git ] && [ -f .gxt/hooks/pre-commit ] &&
-	   grep -q '^rename: Permission denied$' "$B/out" && grep -q '^symlink: Permission denied$' "$B/out" &&
+	   grep -q '^rename: Read-only file system$' "$B/out" &&
+	   grep -q '^symlink: Read-only file system$' "$B/out" &&
 	   hasf "denied write of $W/.git by \`deny_write = .git/hooks/\`" err; then ok
 	else bad "$(tr '\n' ' ' < "$B/out") left: $(ls -A | tr '\n' ' ')"; fi
 fi
