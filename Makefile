@@ -138,7 +138,7 @@ else
 build/sbx-init: $(INIT_SRCS:%.c=build/%.o)
 	$(CC) $(SBX_LDFLAGS) $(if $(SANITIZE),$(SANITIZE_STATIC),-static) -o $@ $^
 endif
-build/supervisor/sbx-init.o: build/gen/filters.h
+build/supervisor/sbx-init.o build/tests/unit/seccomp_table.o: build/gen/filters.h
 
 # The preload shim is built without sanitizers (ASan must be the first DSO,
 # which a library preloaded into someone else's program can never be), as
