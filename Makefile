@@ -54,7 +54,7 @@ UNIT_OBJS := $(UNIT_SRCS:%.c=build/%.o)
 
 BINS := build/sbx-preload build/sbx-init build/libsbx-preload.so build/sbx-proxy-test
 
-.PHONY: all deps deps-test run check check-unit check-integration bench bench-proxy fuzz install clean
+.PHONY: all deps deps-test run check check-unit check-docs check-integration bench bench-proxy fuzz install clean
 all: $(BINS)
 
 deps:
@@ -175,10 +175,15 @@ run: deps
 
 check: deps-test
 	@$(MAKE) --no-print-directory all build/tests/unit-tests
-	@$(MAKE) --no-print-directory check-unit check-integration
+	@$(MAKE) --no-print-directory check-docs check-unit check-integration
 
 check-unit: build/tests/unit-tests
 	build/tests/unit-tests --jobs 2
+
+# The documentation's copies of tables that live in code (the seccomp
+# table in docs/SECURITY.md).
+check-docs: build/gen-filters
+	./scripts/check-docs.sh
 
 check-integration: all
 	./tests/integration/run.sh
