@@ -1006,6 +1006,8 @@ int plan_bwrap(const struct plan_in *in, struct plan *pl)
 	if (policy_limit(p, SBX_LIMIT_NOFILE))
 		STEP(strv_addf(&pl->argv, "--limit-nofile=%llu",
 			       (unsigned long long)policy_limit(p, SBX_LIMIT_NOFILE)));
+	if (in->limit_nproc)
+		STEP(strv_addf(&pl->argv, "--limit-nproc=%llu", (unsigned long long)in->limit_nproc));
 	/* the proxy's listeners, made by sbx-init in the sandbox's network
 	 * namespace and handed to us over the control socket */
 	if (in->proxy) {

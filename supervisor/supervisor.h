@@ -90,6 +90,8 @@ struct plan_in {
 	/* sbx's state directory (real path), or NULL: its stand-in records
 	 * are hidden inside (any program may flock() a file it can open) */
 	const char *state_dir;
+	/* [limits] pids as RLIMIT_NPROC, set by sbx-init (runlimits.h); 0: none */
+	uint64_t limit_nproc;
 };
 
 /* The proxy's ports on the sandbox's own loopback (127.0.0.1 and [::1]).
