@@ -111,6 +111,10 @@ struct policy_ctx {
 	 * writable, the rest of the state directory does not. */
 	const char *state_dir;
 	const char *config_dir;
+	/* The caller's $PATH, or NULL: its directories under HOME (but HOME
+	 * itself and the workspace's) are mandatory denies (docs/POLICY.md,
+	 * "The persistence list"). */
+	const char *path_env;
 };
 
 struct policy_builder;

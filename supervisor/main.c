@@ -706,7 +706,8 @@ int main(int argc, char **argv)
 	}
 
 	struct policy_ctx ctx = { .home = home, .cwd = cwd, .session_dir = session,
-				  .state_dir = sdir, .config_dir = cdir };
+				  .state_dir = sdir, .config_dir = cdir,
+				  .path_env = getenv("PATH") };
 	brc = build_policy(&o, &ctx, false, user_file, sizeof(user_file), &p, &err);
 	if (brc == 0 && o.learn)
 		brc = build_policy(&o, &ctx, true, user_file, sizeof(user_file), &box, &err);

@@ -327,6 +327,13 @@ static const char *const home_standins[] = {
 	".bash_aliases", ".pam_environment", ".xprofile", ".xsessionrc", ".xinitrc",
 	".ripgreprc", ".config/autostart", ".config/systemd", ".config/environment.d",
 	".local/bin", "bin",
+	/* read only when present (opened, or tested with -f/-x/-d, which a
+	 * dangling link fails), and made by nothing on the host on its own */
+	".bash_completion", ".inputrc", ".vimrc", ".exrc", ".emacs", ".emacs.el",
+	".tmux.conf", ".gdbinit", ".lessfilter", ".npmrc", ".yarnrc", ".yarnrc.yml",
+	".cargo/env", ".cargo/config", ".cargo/config.toml", ".claude/settings.json",
+	".codex/config.toml", ".config/nvim", ".config/tmux", ".config/gdb", ".config/direnv",
+	".local/share/bash-completion", ".local/share/systemd", ".local/share/dbus-1",
 };
 
 static bool standin_fits(const struct plan_in *in, const char *path)
@@ -764,6 +771,16 @@ static int protect_rules(const struct plan_in *in, struct plan *pl,
 				else if (builtin || x->is_dir)
 					rc = placeholder(in, pl, cv, x->pattern,
 							 !builtin && x->is_dir);
+				continue;
+			}
+			if (x->pat == SBX_PAT_GLOB && builtin) {
+				/* an absolute glob (`~/.local/lib/python*` +
+				 * `/site-packages/`): what exists, looked for below
+				 * its literal part when that is writable */
+				snprintf(path, sizeof(path), "%.*s", (int)(x->prefix_len > 1 ?
+					 x->prefix_len - 1 : 1), x->pattern);
+				if (writable_here(cv, path))
+					rc = scan(in, pl, cv, path, SCAN_DEPTH);
 				continue;
 			}
 			if (x->pat != SBX_PAT_ANYWHERE || strpbrk(x->pattern, "*?"))
