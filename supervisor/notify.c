@@ -1345,7 +1345,7 @@ void notify_finish(struct notify *n)
 	}
 	if (n->git_full && o < sizeof(line) - 32)
 		snprintf(line + o, sizeof(line) - o, " (and more, not kept)");
-	reports_notice(n->r, "git-repositories", line);
+	reports_say_notice(n->r, "git-repositories", line);
 }
 
 void notify_free(struct notify *n)
