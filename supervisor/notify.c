@@ -44,6 +44,7 @@
 #include <sys/statvfs.h>
 #include <linux/magic.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -70,6 +71,9 @@
  * whoever gives it); a Unix socket, EACCES, as the kernel gives for a
  * socket file one may not write. */
 #define DENY_ERRNO EROFS
+/* musl's open() follows O_CLOEXEC with an fcntl() (for kernels before
+ * 2.6.23); openat() does not: every system call counts on this path. */
+#define OPEN(path, flags, ...) openat(AT_FDCWD, path, (flags) | O_CLOEXEC, ##__VA_ARGS__)
 #define DENY_UNIX EACCES
 #define MAX_HOPS 40       /* symlinks followed by hand, as the kernel's limit */
 #define MAX_GIT 4096      /* git directories the run made, remembered */
@@ -103,6 +107,8 @@ struct notify {
 	struct waiting wait[MAX_WAIT];
 	size_t nwait;
 	int actor; /* the rename actor's socket (init-notify.c), -1 once lost */
+	int root_fd; /* the sandbox's root (sandbox_root) */
+	struct __user_cap_data_struct caps[2]; /* a root supervisor's own */
 };
 
 /* One request being decided. */
@@ -110,9 +116,7 @@ struct call {
 	struct notify *n;
 	uint64_t id;
 	pid_t pid;
-	int mem, root;
-	const char *op;  /* for the report */
-	char comm[32];
+	int root; /* the sandbox's root (notify->root_fd) */
 };
 
 /* What the handler decided: an errno (0: success, result `val`), a
@@ -131,31 +135,33 @@ struct answer {
 
 /* ---- capabilities, for a root supervisor */
 
-static void caps_effective(bool on)
+static void caps_effective(const struct notify *n, bool on)
 {
 	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
 	struct __user_cap_data_struct d[2];
 
-	if (syscall(SYS_capget, &h, d))
-		return;
-	for (int i = 0; i < 2; i++)
-		d[i].effective = on ? d[i].permitted : 0;
+	memcpy(d, n->caps, sizeof(d));
+	if (!on)
+		d[0].effective = d[1].effective = 0;
 	syscall(SYS_capset, &h, d);
 }
 
-/* Around every act on the program's files: its umask, and no capability. */
+/* Around every act on the program's files: its umask (when something is
+ * made), and no capability. */
+#define NO_UMASK ((mode_t)-1)
 static mode_t act_begin(struct notify *n, mode_t umask_)
 {
 	if (n->root)
-		caps_effective(false);
-	return umask(umask_);
+		caps_effective(n, false);
+	return umask_ == NO_UMASK ? NO_UMASK : umask(umask_);
 }
 
 static void act_end(struct notify *n, mode_t old)
 {
-	umask(old);
+	if (old != NO_UMASK)
+		umask(old);
 	if (n->root)
-		caps_effective(true);
+		caps_effective(n, true);
 }
 
 /* ---- the program's memory and view */
@@ -178,7 +184,8 @@ static int read_str(const struct call *c, unsigned long long addr, char *out, si
 		size_t page = 4096 - ((addr + got) & 4095), want = outsz - got;
 		if (want > page)
 			want = page;
-		ssize_t r = pread(c->mem, out + got, want, (off_t)(addr + got));
+		struct iovec l = { out + got, want }, rm = { (void *)(uintptr_t)(addr + got), want };
+		ssize_t r = process_vm_readv(c->pid, &l, 1, &rm, 1, 0);
 		if (r <= 0)
 			return -EFAULT;
 		char *nul = memchr(out + got, '\0', (size_t)r);
@@ -193,7 +200,8 @@ static int read_mem(const struct call *c, unsigned long long addr, void *out, si
 {
 	if (!addr)
 		return -EFAULT;
-	return pread(c->mem, out, n, (off_t)addr) == (ssize_t)n ? 0 : -EFAULT;
+	struct iovec l = { out, n }, rm = { (void *)(uintptr_t)addr, n };
+	return process_vm_readv(c->pid, &l, 1, &rm, 1, 0) == (ssize_t)n ? 0 : -EFAULT;
 }
 
 /* What a descriptor of ours is, as a path in the sandbox's view: the
@@ -227,7 +235,7 @@ static mode_t prog_umask(const struct call *c)
 {
 	char p[64], buf[2048];
 	snprintf(p, sizeof(p), "/proc/%d/status", (int)c->pid);
-	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	int fd = OPEN(p, O_RDONLY);
 	mode_t m = 022;
 	if (fd < 0)
 		return m;
@@ -243,33 +251,27 @@ static mode_t prog_umask(const struct call *c)
 }
 
 /* The directory a relative path starts from: the program's cwd or dirfd,
- * as a path in its view; checked to be the same directory as that path
- * resolves to now (a cwd that was removed or moved is not taken for a
- * directory of the same name). */
+ * as a path in its view (the kernel's name for it; one it no longer has,
+ * a removed directory, is refused). Resolved again through its root when
+ * used: if a thread renames it meanwhile, the decision is still made on
+ * the directory we act in (parent_open), never on this string. */
 static int base_dir(const struct call *c, int dirfd, char *out, size_t outsz)
 {
 	char l[64];
-	struct stat a, b;
 
 	if (dirfd == AT_FDCWD)
 		snprintf(l, sizeof(l), "/proc/%d/cwd", (int)c->pid);
 	else
 		snprintf(l, sizeof(l), "/proc/%d/fd/%d", (int)c->pid, dirfd);
-	int held = open(l, O_PATH | O_CLOEXEC);
-	if (held < 0)
+	ssize_t n = readlink(l, out, outsz - 1);
+	if (n < 0)
 		return errno == ENOENT && dirfd != AT_FDCWD ? -EBADF : -errno;
-	int rc = fd_path(held, out, outsz);
-	if (!rc && fstat(held, &a))
-		rc = -errno;
-	if (!rc && !S_ISDIR(a.st_mode))
-		rc = -ENOTDIR;
-	int again = rc ? -1 : open_in_root(c, out, O_PATH, false);
-	if (!rc && (again < 0 || fstat(again, &b) || a.st_dev != b.st_dev || a.st_ino != b.st_ino))
-		rc = -ENOENT;
-	if (again >= 0)
-		close(again);
-	close(held);
-	return rc;
+	out[n] = '\0';
+	if (out[0] != '/')
+		return -ENOTDIR; /* a pipe, a socket: not a directory */
+	if ((size_t)n >= outsz - 1 || (n > 10 && !strcmp(out + n - 10, " (deleted)")))
+		return -ENOENT;
+	return 0;
 }
 
 /* `path` (from the program) made absolute in its view, unfolded: `..`
@@ -289,6 +291,9 @@ static int abs_path(const struct call *c, int dirfd, const char *path, char *out
 	int rc = base_dir(c, dirfd, base, sizeof(base));
 	if (rc)
 		return rc;
+	/* the cwd was the caller's if it still waits */
+	if (!call_valid(c))
+		return -ENOENT;
 	if ((size_t)snprintf(out, outsz, "%s/%s", strcmp(base, "/") ? base : "", path) >= outsz)
 		return -ENAMETOOLONG;
 	return 0;
@@ -512,12 +517,18 @@ static bool git_writable(const struct call *c, const char *full)
 
 /* ---- reports */
 
+static void comm_of(pid_t pid, char *out, size_t outsz);
+
+/* comm is read only for a report: most calls make none */
 static void report_why(const struct call *c, char decision, enum wire_op op,
 		       const char *target, int err, const struct sbx_rule *why)
 {
+	char comm[32];
+
 	if (!c->n->r || (decision == WIRE_ALLOW && !c->n->trace))
 		return;
-	reports_boundary(c->n->r, decision, op, c->pid, c->comm, target, err, why);
+	comm_of(c->pid, comm, sizeof(comm));
+	reports_boundary(c->n->r, decision, op, c->pid, comm, target, err, why);
 }
 
 static void report(const struct call *c, char decision, enum wire_op op, const char *target,
@@ -587,7 +598,7 @@ static int fd_link_open(const struct call *c, const char *abs, int *out)
 	if (!who || (wl == 4 && !strncmp(who, "self", 4)) ||
 	    (wl == 11 && !strncmp(who, "thread-self", 11))) {
 		snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)c->pid);
-		dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		dfd = OPEN(dir, O_PATH | O_DIRECTORY);
 		if (dfd < 0)
 			return -errno;
 	} else {
@@ -620,8 +631,8 @@ static struct answer reopen(struct call *c, int opath, int flags, mode_t mode)
 		       (flags & O_ACCMODE) == O_WRONLY && !(flags & O_NONBLOCK);
 
 	snprintf(l, sizeof(l), "/proc/self/fd/%d", opath);
-	mode_t old = act_begin(c->n, prog_umask(c));
-	int fd = open(l, fl | (fifo_wr ? O_NONBLOCK : 0), mode);
+	mode_t old = act_begin(c->n, (flags & O_TMPFILE) == O_TMPFILE ? prog_umask(c) : NO_UMASK);
+	int fd = OPEN(l, fl | (fifo_wr ? O_NONBLOCK : 0), mode);
 	int e = errno;
 	if (fd >= 0 && (flags & O_TRUNC) && S_ISREG(st.st_mode) && ftruncate(fd, 0)) {
 		e = errno;
@@ -920,7 +931,7 @@ static struct answer do_move(struct call *c, bool is_link, int olddfd, unsigned 
 	}
 	int e = 0;
 	if (is_link) {
-		mode_t old = act_begin(c->n, 077);
+		mode_t old = act_begin(c->n, NO_UMASK);
 		rc = linkat(op.fd, op.name, np.fd, np.name, (int)flags);
 		e = errno;
 		act_end(c->n, old);
@@ -1064,7 +1075,7 @@ static struct answer do_connect(struct call *c, int sockfd, unsigned long long a
 	fl = fcntl(s, F_GETFL);
 	if (fl >= 0 && !(fl & O_NONBLOCK))
 		fcntl(s, F_SETFL, fl | O_NONBLOCK);
-	mode_t old = act_begin(c->n, 077);
+	mode_t old = act_begin(c->n, NO_UMASK);
 	rc = connect(s, (struct sockaddr *)&via, sizeof(via));
 	int e = errno;
 	act_end(c->n, old);
@@ -1141,7 +1152,7 @@ static void comm_of(pid_t pid, char *out, size_t outsz)
 {
 	char p[64];
 	snprintf(p, sizeof(p), "/proc/%d/comm", (int)pid);
-	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	int fd = OPEN(p, O_RDONLY);
 	ssize_t n = fd >= 0 ? read(fd, out, outsz - 1) : -1;
 	if (fd >= 0)
 		close(fd);
@@ -1180,10 +1191,23 @@ static int respond(struct notify *n, uint64_t id, struct answer a)
 	return 0;
 }
 
+/* The sandbox's root, as the first caller's /proc/PID/root: one for every
+ * process of the sandbox, which none can change (no capability: no
+ * chroot, no pivot_root, no mount). Held for the run. */
+static int sandbox_root(struct notify *n, pid_t pid)
+{
+	char p[64];
+
+	if (n->root_fd >= 0)
+		return n->root_fd;
+	snprintf(p, sizeof(p), "/proc/%d/root", (int)pid);
+	n->root_fd = OPEN(p, O_PATH | O_DIRECTORY);
+	return n->root_fd;
+}
+
 static int serve_one(struct notify *n)
 {
-	struct call c = { .n = n, .mem = -1, .root = -1 };
-	char p[64];
+	struct call c = { .n = n, .root = -1 };
 	struct answer a;
 
 	memset(n->req, 0, n->sz.seccomp_notif);
@@ -1193,30 +1217,13 @@ static int serve_one(struct notify *n)
 	}
 	c.id = n->req->id;
 	c.pid = (pid_t)n->req->pid;
-	snprintf(p, sizeof(p), "/proc/%d/mem", (int)c.pid);
-	c.mem = open(p, O_RDONLY | O_CLOEXEC);
-	snprintf(p, sizeof(p), "/proc/%d/root", (int)c.pid);
-	c.root = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	/* the descriptors are the caller's only if it still waits now */
+	c.root = sandbox_root(n, c.pid);
+	/* the first root must be a caller's: checked while it still waits */
 	if (!call_valid(&c))
-		goto done;
-	if (c.mem < 0 || c.root < 0) {
-		a = ERR(EPERM);
-	} else {
-		comm_of(c.pid, c.comm, sizeof(c.comm));
-		a = dispatch(&c, &n->req->data);
-	}
-	if (!a.wait && respond(n, c.id, a) < 0) {
-		int e = errno;
-		close(c.mem);
-		close(c.root);
-		return -e;
-	}
-done:
-	if (c.mem >= 0)
-		close(c.mem);
-	if (c.root >= 0)
-		close(c.root);
+		return 0;
+	a = c.root < 0 ? ERR(EPERM) : dispatch(&c, &n->req->data);
+	if (!a.wait && respond(n, c.id, a) < 0)
+		return -errno;
 	return 0;
 }
 
@@ -1232,7 +1239,7 @@ static void retry_waiting(struct notify *n)
 		bool gone = ioctl(n->fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) != 0;
 		if (!gone) {
 			snprintf(l, sizeof(l), "/proc/self/fd/%d", w->opath);
-			fd = open(l, w->flags | O_NONBLOCK);
+			fd = OPEN(l, w->flags | O_NONBLOCK);
 			e = errno;
 			if (fd < 0 && e == ENXIO) {
 				i++;
@@ -1282,7 +1289,13 @@ int notify_new(const struct policy *p, struct reports *r, bool trace, struct not
 	n->trace = trace;
 	n->fd = -1;
 	n->actor = -1;
+	n->root_fd = -1;
 	n->root = geteuid() == 0;
+	if (n->root) {
+		struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+		if (syscall(SYS_capget, &h, n->caps))
+			n->root = false;
+	}
 	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &n->sz)) {
 		int e = errno;
 		free(n);
@@ -1361,6 +1374,8 @@ void notify_free(struct notify *n)
 		close(n->fd);
 	if (n->actor >= 0)
 		close(n->actor);
+	if (n->root_fd >= 0)
+		close(n->root_fd);
 	free(n->req);
 	free(n->resp);
 	free(n);
