@@ -626,23 +626,6 @@ int sandbox_wait(struct sandbox *sb, struct plan *pl, struct run_in *ri, bool *r
 			if (read_ctl(sb->ctl, &init_pid, &init_pidfd, &gone, &code, &ls,
 				     notify_in, &notify_bad) < 0)
 				pf[1].fd = -1; /* closed: sbx-init is gone */
-			/* The notify listener: served from now on. One we did
-			 * not ask for, a malformed one, or "ready" without it
-			 * stops the run: COMMAND's calls would wait for an
-			 * answer no one gives. */
-			if (notify_in[1] >= 0 && pf[4].fd < 0 && !notify_bad &&
-			    (!ri->notify || notify_attach(ri->notify, notify_in[0], notify_in[1])))
-				notify_bad = true; /* both closed by notify_attach */
-			else if (notify_in[1] >= 0 && pf[4].fd < 0 && !notify_bad)
-				pf[4].fd = notify_fd(ri->notify);
-			if (notify_bad || (ri->notify && init_pid > 0 && pf[4].fd < 0)) {
-				msg("sandbox set-up failed: the seccomp notify listener from "
-				    "sbx-init: %s; nothing was run", strerror(EPROTO));
-				failed = true;
-				init_pid = 0;
-				stop_run(sb, &status);
-				break;
-			}
 			/* The proxy's listeners: served, then sbx-init is told
 			 * to go on and start COMMAND. Listeners we did not ask
 			 * for, or "ready" without them, stop the run before
@@ -659,6 +642,31 @@ int sandbox_wait(struct sandbox *sb, struct plan *pl, struct run_in *ri, bool *r
 			if (e) {
 				msg("sandbox set-up failed: the proxy's listeners from sbx-init: "
 				    "%s; nothing was run", strerror(-e));
+				failed = true;
+				init_pid = 0;
+				stop_run(sb, &status);
+				break;
+			}
+			/* The notify listener: served from now on. One we did
+			 * not ask for, a malformed one, or "ready" without it
+			 * stops the run: COMMAND's calls would wait for an
+			 * answer no one gives. */
+			if (notify_in[1] >= 0 && pf[4].fd < 0 && !notify_bad) {
+				/* notify_attach owns both, also when it refuses */
+				if (ri->notify && !notify_attach(ri->notify, notify_in[0], notify_in[1])) {
+					pf[4].fd = notify_fd(ri->notify);
+				} else {
+					if (!ri->notify) {
+						close(notify_in[0]);
+						close(notify_in[1]);
+					}
+					notify_bad = true;
+				}
+				notify_in[0] = notify_in[1] = -1;
+			}
+			if (notify_bad || (ri->notify && init_pid > 0 && pf[4].fd < 0)) {
+				msg("sandbox set-up failed: the seccomp notify listener from "
+				    "sbx-init: %s; nothing was run", strerror(EPROTO));
 				failed = true;
 				init_pid = 0;
 				stop_run(sb, &status);
@@ -702,10 +710,9 @@ int sandbox_wait(struct sandbox *sb, struct plan *pl, struct run_in *ri, bool *r
 	for (size_t i = 0; i < ls.nfds; i++)
 		close(ls.fds[i]);
 	/* a malformed "F" that never reached notify_attach */
-	if (pf[4].fd < 0)
-		for (int i = 0; i < 2; i++)
-			if (notify_in[i] >= 0 && (!ri->notify || notify_fd(ri->notify) != notify_in[i]))
-				close(notify_in[i]);
+	for (int i = 0; i < 2; i++)
+		if (notify_in[i] >= 0)
+			close(notify_in[i]);
 	ri->stopped = failed;
 	if (init_pidfd >= 0)
 		close(init_pidfd);
