@@ -17,6 +17,7 @@
 
 #include "net/net.h"
 #include "hostfs.h"
+#include "mountids.h"
 #include "standin.h"
 #include "elfcheck.h"
 #include "supervisor.h"
@@ -854,6 +855,12 @@ int main(int argc, char **argv)
 		msg("out of memory while planning the sandbox");
 		goto out;
 	}
+	char why[PATH_MAX + 128];
+	/* the writable roots as the policy named them, before anything waits */
+	if (mount_ids_roots(&pl, why, sizeof(why))) {
+		msg("sandbox set-up failed: %s; nothing was run", why);
+		goto out;
+	}
 	serr = sandbox_send_args(&sb, &pl);
 	/* The record of this run's stand-ins (and what killed runs left,
 	 * removed), before the plan. */
@@ -874,6 +881,10 @@ int main(int argc, char **argv)
 	}
 	if (!serr && plan_init(&in, &pl)) {
 		msg("out of memory while planning the sandbox");
+		goto out;
+	}
+	if (!serr && mount_ids_plan(&pl, why, sizeof(why))) {
+		msg("sandbox set-up failed: %s; nothing was run", why);
 		goto out;
 	}
 	if (sbx_verbosity >= V_DEBUG)

@@ -1,0 +1,67 @@
+#!/bin/bash
+# The mounts sbx-init makes, against a program that can change the names on
+# their way: a sandboxed program of a concurrent run (or of an earlier one)
+# that may write a parent of a writable root, of a protected or of a denied
+# path. Every mount must land on the very object the supervisor planned, or
+# nothing runs (125). Asserts on files on the host and on the exact message.
+set -u
+# shellcheck source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+# The supervisor of run 1 is held (deterministically) between its plan of
+# the writable roots and sbx-init's mounts: it waits for the lock of sbx's
+# stand-in records, which any program of the user's may take (flock needs no
+# write access), for up to 5 s. Meanwhile run 2, whose workspace is HOME,
+# swaps run 1's workspace. lock_and_start CMD...: start run 1 (CMD) in the
+# background once the lock is held; sets RUN1 (its pid), LOCKFD.
+lock_and_start() {
+	local state="$HOME/.local/state/sbx" i
+	# a first run makes the state directory and the lock file
+	timeout 60 "$SBX" -q --no-shim -- true >/dev/null 2>&1
+	[ -f "$state/standins/lock" ] || return 1
+	exec {LOCKFD}<"$state/standins/lock"
+	flock -x "$LOCKFD" || return 1
+	"$@" >"$B/out" 2>"$B/err" {LOCKFD}<&- &
+	RUN1=$!
+	# until run 1 has opened the lock file: it is then past its plan of
+	# the writable roots, polling the lock every 10 ms
+	for i in $(seq 400); do
+		ls -l "/proc/$RUN1/fd" 2>/dev/null | grep -q 'standins/lock' && return 0
+		sleep 0.01
+	done
+	return 1
+}
+release() { exec {LOCKFD}<&-; wait "$RUN1"; RC=$?; }
+
+# A link planted where the workspace was: run 2 (workspace HOME) renames
+# run 1's workspace away and puts `proj -> .` (HOME) in its place. Before
+# the fix sbx-init bound HOME writable in run 1, which then wrote there.
+t a_concurrent_run_cannot_swap_the_workspace_for_a_link_to_home
+mkdir -p "$HOME/proj" && cd "$HOME/proj"
+if lock_and_start "$SBX" -q --no-shim -w "$HOME/proj" -- \
+	sh -c 'echo PWNED > "$HOME/pwned"; echo RAN'; then
+	(cd "$HOME" && XDG_STATE_HOME="$B/state2" timeout 60 "$SBX" -q --no-shim -w "$HOME" -- \
+		sh -c 'mv proj proj.real && ln -s . proj && echo SWAPPED') >"$B/out2" 2>&1 {LOCKFD}<&-
+	release
+	if has SWAPPED out2 && [ ! -e "$HOME/pwned" ] && ! has RAN out &&
+	   [ $RC -eq 125 ] && hasf "$HOME/proj" err && has "symlink" err; then ok
+	else bad "rc=$RC pwned=$(cat "$HOME/pwned" 2>&1) out=$(head -c 200 "$B/out") out2=$(head -c 200 "$B/out2")"; fi
+else release; skip "run 1 never reached the stand-in lock"; fi
+
+# The same with a directory instead of a link: run 2 moves another
+# directory of HOME into the workspace's name. The object sbx-init would bind
+# is not the one the supervisor planned: refused.
+t a_concurrent_run_cannot_swap_the_workspace_for_another_directory
+mkdir -p "$HOME/proj" "$HOME/notes" && cd "$HOME/proj" && echo keep > "$HOME/notes/todo"
+if lock_and_start "$SBX" -q --no-shim -w "$HOME/proj" -- \
+	sh -c 'echo PWNED >> "$HOME/proj/todo"; echo RAN'; then
+	(cd "$HOME" && XDG_STATE_HOME="$B/state2" timeout 60 "$SBX" -q --no-shim -w "$HOME" -- \
+		sh -c 'mv proj proj.real && mv notes proj && echo SWAPPED') >"$B/out2" 2>&1 {LOCKFD}<&-
+	release
+	if has SWAPPED out2 && [ "$(cat "$HOME/proj/todo")" = keep ] && ! has RAN out &&
+	   [ $RC -eq 125 ] && hasf "$HOME/proj" err && has "no longer" err; then ok
+	else bad "rc=$RC todo=$(cat "$HOME/proj/todo") out=$(head -c 200 "$B/out") out2=$(head -c 200 "$B/out2")"; fi
+else release; skip "run 1 never reached the stand-in lock"; fi
+
+echo "# mounts.sh: $pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ]
