@@ -63,5 +63,72 @@ if lock_and_start "$SBX" -q --no-shim -w "$HOME/proj" -- \
 	else bad "rc=$RC todo=$(cat "$HOME/proj/todo") out=$(head -c 200 "$B/out") out2=$(head -c 200 "$B/out2")"; fi
 else release; skip "run 1 never reached the stand-in lock"; fi
 
+# The same with a link to `/`: before the fix the whole tree was writable
+# in run 1 (here: a file in the test's own directory, which no policy
+# allows).
+t a_concurrent_run_cannot_swap_the_workspace_for_a_link_to_the_root
+mkdir -p "$HOME/proj" && cd "$HOME/proj"
+if lock_and_start "$SBX" -q --no-shim -w "$HOME/proj" -- \
+	sh -c "echo PWNED > '$B/pwned'; echo RAN"; then
+	(cd "$HOME" && XDG_STATE_HOME="$B/state2" timeout 60 "$SBX" -q --no-shim -w "$HOME" -- \
+		sh -c 'mv proj proj.real && ln -s / proj && echo SWAPPED') >"$B/out2" 2>&1 {LOCKFD}<&-
+	release
+	if has SWAPPED out2 && [ ! -e "$B/pwned" ] && ! has RAN out && [ $RC -eq 125 ] &&
+	   hasf "$HOME/proj" err && has "symlink" err; then ok
+	else bad "rc=$RC pwned=$(cat "$B/pwned" 2>&1) out=$(head -c 200 "$B/out")"; fi
+else release; skip "run 1 never reached the stand-in lock"; fi
+
+# ---- links that were there before: still protected where they lead
+
+# A denied name that is a link (`secret.txt -> ~/data/real`): the mask
+# lands where the link leads, as it did when mounts followed links.
+t a_denied_name_that_is_a_link_is_masked_where_it_leads
+mkdir -p "$HOME/data" && echo "$SECRET" > "$HOME/data/real" && ln -s "$HOME/data/real" secret.txt
+sx -q --no-shim --deny-read secret.txt -- sh -c 'cat secret.txt; echo END'
+if [ $RC -eq 0 ] && has '^END$' out && ! grep -q "$SECRET" "$B/out"; then ok
+else bad "rc=$RC $(head -c 200 "$B/out")"; fi
+
+# A protected start-up file kept by a dotfile manager (`~/.bashrc ->
+# dotfiles/bashrc`), with HOME writable: neither the link nor its target
+# can be changed.
+t a_protected_name_that_is_a_link_stays_protected
+mkdir -p "$HOME/dotfiles" && echo original > "$HOME/dotfiles/bashrc" &&
+	ln -s dotfiles/bashrc "$HOME/.bashrc" && cd "$HOME"
+sx -q --no-shim -w "$HOME" -- sh -c 'echo PWNED >> .bashrc; rm -f .bashrc; echo PWNED > .bashrc; echo END'
+if [ $RC -eq 0 ] && has '^END$' out && [ "$(cat "$HOME/dotfiles/bashrc")" = original ] &&
+   [ "$(readlink "$HOME/.bashrc")" = dotfiles/bashrc ]; then ok
+else bad "rc=$RC bashrc=$(cat "$HOME/.bashrc") $(head -c 200 "$B/out")"; fi
+
+# ---- sbx-init by itself: no mount through a link on the way
+#
+# sbx-init runs in user, mount and pid namespaces of its own (unshare),
+# never on the host's. Each operation's path has a link on the way (or is
+# one); each is refused with the message naming it, before COMMAND runs,
+# and nothing became writable.
+t sbx_init_mounts_through_no_link
+if unshare -Urmpf --mount-proc true 2>/dev/null; then
+	init() { timeout 30 unshare -Urmpf --mount-proc "$SBX_BIN/sbx-init" "$@"; }
+	mkdir -p real/d && echo keep > real/f && ln -s real l && ln -s / root && ln -s real/f flink
+	res=""
+	for op in "--rw=$W/root" "--rw=$W/l/d" "--ro=$W/l/f" "--pin=$W/l/d" "--mask-file=$W/l/f" \
+		  "--mask-dir=$W/l/d" "--rw-in=$W/l" "--ro-link=$W/l/f" "--mask-dir-x=$W/l/d" \
+		  "--bound=$W/l/d"; do
+		init "$op" -- sh -c "echo PWNED > '$W/real/f'; echo RAN" >"$B/out" 2>"$B/err"; rc=$?
+		path=${op#*=}
+		if [ $rc -ne 125 ] || has RAN out || [ "$(cat real/f)" != keep ] ||
+		   ! hasf "sbx: sandbox set-up failed: a path changed while sbx was starting: a symlink is now on the way to $path: " err; then
+			res="$res [$op: rc=$rc $(head -c 160 "$B/err")]"
+		fi
+	done
+	# a link itself is covered (not followed), and a write through it fails
+	init "--ro-link=$W/flink" "--rw=$W/real" -- sh -c "rm -f flink; echo PWNED > real/f; cat real/f; echo RAN" \
+		>"$B/out" 2>"$B/err"; rc=$?
+	if [ $rc -ne 0 ] || ! has '^PWNED$' out || [ "$(readlink flink)" != real/f ]; then
+		res="$res [--ro-link of a link: rc=$rc $(head -c 160 "$B/err")]"
+	fi
+	echo keep > real/f
+	if [ -z "$res" ]; then ok; else bad "$res"; fi
+else skip "no unshare -Urmpf"; fi
+
 echo "# mounts.sh: $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
