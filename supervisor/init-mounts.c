@@ -975,10 +975,16 @@ int init_mounts_apply(char *const *argv, int n, const char *states, bool need_id
 	if (rc)
 		return rc;
 	/* Our working directory may now be covered (a bind over the
-	 * workspace's parent): enter it again, as bubblewrap's --chdir did. */
+	 * workspace's parent): enter it again, as bubblewrap's --chdir did,
+	 * through no link swapped in meanwhile. */
 	*path = cwd;
-	*what = "enter the working directory";
-	return chdir(cwd) ? -errno : 0;
+	*what = "enter the working directory (a symlink is now on the way?)";
+	int fd = pathwalk_open(cwd, false);
+	if (fd < 0)
+		return fd;
+	rc = fchdir(fd) ? -errno : 0;
+	close(fd);
+	return rc;
 }
 
 /* ---- capabilities */

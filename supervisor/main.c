@@ -836,9 +836,16 @@ int main(int argc, char **argv)
 	/* bubblewrap's options first: it goes on while the masks and
 	 * write-protects are planned and the placeholders made */
 	int serr = 0;
+	char why[PATH_MAX + 128];
 	if (o.print) {
 		if (plan_build(&in, &pl)) {
 			msg("out of memory while planning the sandbox");
+			goto out;
+		}
+		/* sbx-init follows no link: a protect or mask of a name that
+		 * is one is printed where it leads (mountids.h) */
+		if (mount_ids_roots(&pl, why, sizeof(why)) || mount_ids_plan(&pl, why, sizeof(why))) {
+			msg("%s", why);
 			goto out;
 		}
 		print_line(&pl, false);
@@ -855,7 +862,6 @@ int main(int argc, char **argv)
 		msg("out of memory while planning the sandbox");
 		goto out;
 	}
-	char why[PATH_MAX + 128];
 	/* the writable roots as the policy named them, before anything waits */
 	if (mount_ids_roots(&pl, why, sizeof(why))) {
 		msg("sandbox set-up failed: %s; nothing was run", why);

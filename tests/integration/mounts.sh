@@ -88,6 +88,17 @@ sx -q --no-shim --deny-read secret.txt -- sh -c 'cat secret.txt; echo END'
 if [ $RC -eq 0 ] && has '^END$' out && ! grep -q "$SECRET" "$B/out"; then ok
 else bad "rc=$RC $(head -c 200 "$B/out")"; fi
 
+# The same in the line --print gives, which runs without sbx-preload (and
+# so without the identities it sends): the mask is printed where the link
+# leads, and the line runs.
+t print_gives_a_denied_link_masked_where_it_leads
+mkdir -p "$HOME/data" && echo "$SECRET" > "$HOME/data/real" && ln -s "$HOME/data/real" secret.txt
+sx -q --no-shim --print --deny-read secret.txt -- sh -c 'cat secret.txt; echo END'
+line=$(cat "$B/out")
+if [[ $line == *"--mask-file=$HOME/data/real"* ]] && timeout 30 sh -c "$line" >"$B/out2" 2>>"$B/err" &&
+   has '^END$' out2 && ! grep -q "$SECRET" "$B/out2"; then ok
+else bad "$(head -c 300 "$B/out2") line: $(grep -o -- '--mask-file=[^ ]*' "$B/out")"; fi
+
 # A protected start-up file kept by a dotfile manager (`~/.bashrc ->
 # dotfiles/bashrc`), with HOME writable: neither the link nor its target
 # can be changed.
@@ -128,6 +139,55 @@ if unshare -Urmpf --mount-proc true 2>/dev/null; then
 	fi
 	echo keep > real/f
 	if [ -z "$res" ]; then ok; else bad "$res"; fi
+else skip "no unshare -Urmpf"; fi
+
+# The identities sbx-preload sends ("I": device and inode per path
+# operation, in order): the one it saw runs; another object at the path,
+# a missing identity, one too many or a torn message stop sbx-init (125)
+# before it mounts or runs anything, with the reason.
+t sbx_init_mounts_only_the_object_the_supervisor_saw
+if unshare -Urmpf --mount-proc true 2>/dev/null; then
+cat > "$B/ids.py" <<'EOF'
+import os, socket, struct, subprocess, sys
+init, case, path = sys.argv[1], sys.argv[2], sys.argv[3]
+st = os.stat(path)
+me = struct.pack("QQ", st.st_dev, st.st_ino)
+other = struct.pack("QQ", st.st_dev, st.st_ino + 1)
+a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+p = subprocess.Popen(["unshare", "-Urmpf", "--mount-proc", init, "--ctl=%d" % b.fileno(), "--",
+                      "sh", "-c", "touch %s/x 2>/dev/null || echo RO; echo RAN" % path],
+                     pass_fds=[b.fileno()], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+b.close()
+op = b"A--ro=" + path.encode() + b"\0"
+msgs = {"right": [op, b"I" + me, b"G"],
+        "other": [op, b"I" + other, b"G"],
+        "missing": [op, b"G"],
+        "extra": [op, b"I" + me + me, b"G"],
+        "torn": [op, b"I" + me[:15], b"G"]}[case]
+try:
+    for m in msgs:
+        a.send(m)
+except BrokenPipeError:
+    pass
+out, err = p.communicate(timeout=20)
+a.close()
+print(p.returncode, out.decode().strip().replace("\n", " ") or "-", err.decode().strip().replace("\n", " | "))
+EOF
+	mkdir sub
+	res="" bad_case=""
+	for c in right:"0 RO RAN " other:"a path changed while sbx was starting: it is no longer the one sbx planned at $W/sub: " \
+		 missing:"the supervisor's identities of the paths do not match the operations" \
+		 extra:"the supervisor's identities of the paths do not match the operations" \
+		 torn:"control socket: malformed identities"; do
+		name=${c%%:*} want=${c#*:}
+		r=$(timeout 30 python3 "$B/ids.py" "$SBX_BIN/sbx-init" "$name" "$W/sub" 2>&1); res="$res[$name: $r] "
+		case "$name" in
+		right) [ "$r" = "$want" ] || bad_case="$bad_case $name" ;;
+		*) [[ "$r" == "125 - sbx: sandbox set-up failed: "* && "$r" == *"$want"* ]] ||
+			bad_case="$bad_case $name" ;;
+		esac
+	done
+	if [ -z "$bad_case" ] && [ ! -e sub/x ]; then ok; else bad "$bad_case: $res"; fi
 else skip "no unshare -Urmpf"; fi
 
 echo "# mounts.sh: $pass passed, $fail failed, $skip skipped"
