@@ -17,10 +17,14 @@
 /* One component at a time, for kernels before 5.6 (or an outer seccomp
  * filter that refuses openat2): O_PATH | O_NOFOLLOW opens a link itself
  * rather than failing, so each one is looked at. */
-static int walk(const char *path, bool link_last)
+int pathwalk_walk(const char *path, bool link_last)
 {
 	char comp[NAME_MAX + 1];
-	int fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int fd;
+
+	if (path[0] != '/')
+		return -EINVAL;
+	fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 
 	for (const char *p = path; fd >= 0 && *p;) {
 		struct stat st;
@@ -77,7 +81,7 @@ int pathwalk_open(const char *path, bool link_last)
 			return -errno;
 		no_openat2 = 1;
 	}
-	return walk(path, link_last);
+	return pathwalk_walk(path, link_last);
 }
 
 int pathwalk_id(int fd, struct mount_id *id, struct stat *st)

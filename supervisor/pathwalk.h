@@ -29,6 +29,10 @@ struct mount_id {
  * way. */
 int pathwalk_open(const char *path, bool link_last);
 
+/* The same, always one component at a time (what pathwalk_open() does
+ * without openat2; the unit tests call it directly). */
+int pathwalk_walk(const char *path, bool link_last);
+
 /* The identity of an open descriptor; 0 or -errno. */
 int pathwalk_id(int fd, struct mount_id *id, struct stat *st);
 
