@@ -163,7 +163,9 @@ msgs = {"right": [op, b"I" + me, b"G"],
         "other": [op, b"I" + other, b"G"],
         "missing": [op, b"G"],
         "extra": [op, b"I" + me + me, b"G"],
-        "torn": [op, b"I" + me[:15], b"G"]}[case]
+        "torn": [op, b"I" + me[:15], b"G"],
+        # a stand-in's directory swapped for a link (state: there)
+        "standin": [b"A--ro-new=" + path.encode() + b"/l/x\0", b"I" + me, b"Ge"]}[case]
 try:
     for m in msgs:
         a.send(m)
@@ -173,12 +175,13 @@ out, err = p.communicate(timeout=20)
 a.close()
 print(p.returncode, out.decode().strip().replace("\n", " ") or "-", err.decode().strip().replace("\n", " | "))
 EOF
-	mkdir sub
+	mkdir sub sub/real && ln -s /var/tmp/sbx-standin-target-does-not-exist sub/real/x && ln -s real sub/l
 	res="" bad_case=""
 	for c in right:"0 RO RAN " other:"a path changed while sbx was starting: it is no longer the one sbx planned at $W/sub: " \
 		 missing:"the supervisor's identities of the paths do not match the operations" \
 		 extra:"the supervisor's identities of the paths do not match the operations" \
-		 torn:"control socket: malformed identities"; do
+		 torn:"control socket: malformed identities" \
+		 standin:"a symlink is now on the way to $W/sub/l/x: "; do
 		name=${c%%:*} want=${c#*:}
 		r=$(timeout 30 python3 "$B/ids.py" "$SBX_BIN/sbx-init" "$name" "$W/sub" 2>&1); res="$res[$name: $r] "
 		case "$name" in
