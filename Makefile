@@ -40,7 +40,10 @@ SUPERVISOR_SRCS := supervisor/main.c supervisor/options.c supervisor/plan.c \
 	supervisor/run.c supervisor/util.c supervisor/reports.c supervisor/learn.c \
 	supervisor/standin.c supervisor/hostfs.c supervisor/runlimits.c $(NET_SRCS) \
 	shim/wire.c shim/elfcheck.c
-INIT_SRCS := supervisor/sbx-init.c supervisor/init-mounts.c supervisor/init-connect.c
+# every mount of sbx-init's lands on what the supervisor saw (pathwalk.h)
+SUPERVISOR_SRCS += supervisor/mountids.c supervisor/pathwalk.c
+INIT_SRCS := supervisor/sbx-init.c supervisor/init-mounts.c supervisor/init-connect.c \
+	supervisor/pathwalk.c
 SHIM_SRCS := shim/shim.c shim/wrappers.c shim/exec.c shim/net.c shim/namemap.c shim/resolve.c \
 	shim/wire.c shim/elfcheck.c
 # The policy queries the shim links in (no INI parsing, no compiler).
@@ -160,7 +163,8 @@ build/libsbx-preload.so: $(SHIM_OBJS)
 # must land at the same address in every worker.
 # The unit tests also cover the supervisor's report handling and the shim's
 # path and wire code (compiled here as ordinary objects).
-UNIT_EXTRA_OBJS := build/supervisor/reports.o build/supervisor/learn.o build/supervisor/util.o \
+UNIT_EXTRA_OBJS := build/supervisor/mountids.o build/supervisor/pathwalk.o \
+	build/supervisor/reports.o build/supervisor/learn.o build/supervisor/util.o \
 	build/supervisor/plan.o build/supervisor/standin.o build/supervisor/hostfs.o \
 	build/supervisor/runlimits.o \
 	build/shim/wire.o build/shim/resolve-test.o build/shim/namemap.o $(NET_SRCS:%.c=build/%.o)

@@ -17,6 +17,7 @@
 
 #include "net/net.h"
 #include "hostfs.h"
+#include "mountids.h"
 #include "standin.h"
 #include "elfcheck.h"
 #include "supervisor.h"
@@ -882,9 +883,16 @@ int main(int argc, char **argv)
 	/* bubblewrap's options first: it goes on while the masks and
 	 * write-protects are planned and the placeholders made */
 	int serr = 0;
+	char why[PATH_MAX + 128];
 	if (o.print) {
 		if (plan_build(&in, &pl)) {
 			msg("out of memory while planning the sandbox");
+			goto out;
+		}
+		/* sbx-init follows no link: a protect or mask of a name that
+		 * is one is printed where it leads (mountids.h) */
+		if (mount_ids_roots(&pl, why, sizeof(why)) || mount_ids_plan(&pl, why, sizeof(why))) {
+			msg("%s", why);
 			goto out;
 		}
 		print_line(&pl, false);
@@ -904,6 +912,11 @@ int main(int argc, char **argv)
 	if ((lrc = limits_attach(&lim, sb.pid))) {
 		msg("sandbox set-up failed: cannot move bubblewrap into the cgroup for "
 		    "[limits]: %s; nothing was run", strerror(-lrc));
+		goto out;
+	}
+	/* the writable roots as the policy named them, before anything waits */
+	if (mount_ids_roots(&pl, why, sizeof(why))) {
+		msg("sandbox set-up failed: %s; nothing was run", why);
 		goto out;
 	}
 	serr = sandbox_send_args(&sb, &pl);
@@ -926,6 +939,10 @@ int main(int argc, char **argv)
 	}
 	if (!serr && plan_init(&in, &pl)) {
 		msg("out of memory while planning the sandbox");
+		goto out;
+	}
+	if (!serr && mount_ids_plan(&pl, why, sizeof(why))) {
+		msg("sandbox set-up failed: %s; nothing was run", why);
 		goto out;
 	}
 	if (sbx_verbosity >= V_DEBUG)

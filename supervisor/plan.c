@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "hostfs.h"
+#include "mountids.h"
 #include "standin.h"
 #include "supervisor.h"
 
@@ -706,7 +707,11 @@ static int bind_roots(const struct plan_in *in, struct plan *pl,
 		 * after bubblewrap's tmpfs there, and `/` is no path for it */
 		if (tmp_part || !strcmp(r, "/"))
 			rc = add3(pl, "--bind", r, r);
-		else
+		/* bubblewrap's bind follows links: sbx-init checks that it
+		 * landed on the root the policy named (mountids.h) */
+		if (!rc && tmp_part)
+			rc = init_op(pl, "--bound=", r);
+		else if (!tmp_part && strcmp(r, "/"))
 			rc = init_op(pl, "--rw=", r);
 		if (!rc)
 			rc = strv_add(&cv->roots, r);
@@ -1131,6 +1136,7 @@ static void covered_free(struct plan *pl)
 void plan_free(struct plan *pl)
 {
 	covered_free(pl);
+	mount_ids_free(pl);
 	strv_free(&pl->argv);
 	strv_free(&pl->init_ops);
 	strv_free(&pl->placeholders_pending);

@@ -148,11 +148,11 @@ static char new_states[MAX_NEW + 1];
 
 /* Mounts first, while we hold CAP_SYS_ADMIN; then no process in the
  * sandbox holds any capability, pid 1 included, before COMMAND exists. */
-static void apply_mounts_and_drop_caps(char *const *ops, int n)
+static void apply_mounts_and_drop_caps(char *const *ops, int n, bool need_ids)
 {
 	const char *what, *path;
 	char buf[4200];
-	int rc = init_mounts_apply(ops, n, new_states, &what, &path);
+	int rc = init_mounts_apply(ops, n, new_states, need_ids, &what, &path);
 
 	if (rc) {
 		snprintf(buf, sizeof(buf), "%s%s%s", what, *path ? " " : "", path);
@@ -382,6 +382,12 @@ static void receive_go(void)
 			_exit(125); /* the supervisor gave up (and said why) or is gone */
 		if (bad || (mh.msg_flags & (MSG_CTRUNC | MSG_TRUNC)))
 			die("control socket: malformed message", EPROTO);
+		if (buf[0] == 'I') {
+			/* what each mount is to land on (init-mounts.h) */
+			if (init_mounts_take_ids(buf + 1, (size_t)n - 1))
+				die("control socket: malformed identities", EPROTO);
+			continue;
+		}
 		if (buf[0] == 'A') {
 			if (buf[n - 1] != '\0' || used + (size_t)n > sizeof(store))
 				die("control socket: malformed options", EPROTO);
@@ -549,7 +555,7 @@ int main(int argc, char **argv)
 	apply_limits();
 	if (listen_http)
 		send_listeners();
-	apply_mounts_and_drop_caps(opts, nopts);
+	apply_mounts_and_drop_caps(opts, nopts, ctl >= 0);
 	if (listen_http)
 		await_listeners_served();
 

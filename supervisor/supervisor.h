@@ -120,6 +120,7 @@ struct plan {
 	unsigned write_protects;  /* paths bound read-only inside writable roots */
 	struct covered *covered;  /* plan.c's own, between the two phases */
 	struct strv guarded;      /* every path made read-only (for reports) */
+	struct mount_ids *mount_ids; /* what each mount lands on (mountids.h) */
 };
 
 /* What became of a placeholder; sbx-init gets them in its "go" message
