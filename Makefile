@@ -36,7 +36,7 @@ POLICY_SRCS := policy/policy.c policy/query.c policy/load.c policy/glob.c policy
 # driver and the unit tests.
 NET_SRCS := supervisor/net/host.c supervisor/net/http.c supervisor/net/socks.c \
 	supervisor/net/decide.c supervisor/net/loop.c
-SUPERVISOR_SRCS := supervisor/main.c supervisor/options.c supervisor/config.c supervisor/plan.c \
+SUPERVISOR_SRCS := supervisor/main.c supervisor/options.c supervisor/config.c supervisor/probe.c supervisor/plan.c \
 	supervisor/run.c supervisor/util.c supervisor/reports.c supervisor/learn.c \
 	supervisor/standin.c supervisor/hostfs.c $(NET_SRCS) \
 	shim/wire.c shim/elfcheck.c
@@ -52,7 +52,7 @@ POLICY_OBJS := $(POLICY_SRCS:%.c=build/%.o)
 SUPERVISOR_OBJS := $(SUPERVISOR_SRCS:%.c=build/%.o)
 UNIT_OBJS := $(UNIT_SRCS:%.c=build/%.o)
 
-BINS := build/sbx-preload build/sbx-init build/libsbx-preload.so build/sbx-proxy-test
+BINS := build/sbx-preload build/sbx-init build/libsbx-preload.so build/sbx-proxy-test build/sbxctl
 
 .PHONY: all deps deps-test run check check-unit check-integration bench bench-proxy fuzz install clean
 all: $(BINS)
@@ -140,6 +140,18 @@ build/sbx-init: $(INIT_SRCS:%.c=build/%.o)
 endif
 build/supervisor/sbx-init.o: build/gen/filters.h
 
+# sbxctl (supervisor/cli/, docs/SBXCTL.md): the management command. It
+# shares the policy, the config loading (config.c), the machine probes
+# (probe.c), hostfs and the report code with sbx-preload, linked as the
+# same objects; built with $(CC) against jansson (JSON: the hook, the
+# audit log, import-srt). Not on the start-up path, so not static.
+CTL_SRCS := $(wildcard supervisor/cli/*.c)
+CTL_SHARED_SRCS := supervisor/config.c supervisor/probe.c supervisor/hostfs.c \
+	supervisor/util.c supervisor/reports.c supervisor/learn.c shim/wire.c
+CTL_OBJS := $(CTL_SRCS:%.c=build/%.o) $(CTL_SHARED_SRCS:%.c=build/%.o)
+build/sbxctl: $(CTL_OBJS) $(POLICY_OBJS)
+	$(CC) $(SBX_LDFLAGS) -o $@ $^ $(SBX_LDLIBS) $(shell $(PKG_CONFIG) --libs jansson 2>/dev/null || echo -ljansson)
+
 # The preload shim is built without sanitizers (ASan must be the first DSO,
 # which a library preloaded into someone else's program can never be), as
 # position-independent code with every symbol hidden but the interposed
@@ -214,6 +226,7 @@ fuzz:
 
 install: all
 	install -D -m 0755 build/sbx-preload $(DESTDIR)$(BINDIR)/sbx-preload
+	install -D -m 0755 build/sbxctl $(DESTDIR)$(BINDIR)/sbxctl
 	install -D -m 0755 build/sbx-init $(DESTDIR)$(LIBDIR)/sbx/sbx-init
 	install -D -m 0644 build/libsbx-preload.so $(DESTDIR)$(LIBDIR)/sbx/libsbx-preload.so
 	install -D -m 0644 sandbox.ini.example $(DESTDIR)$(DATADIR)/sbx/sandbox.ini.example

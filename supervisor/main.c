@@ -21,95 +21,9 @@
 #include "elfcheck.h"
 #include "supervisor.h"
 #include "config.h"
+#include "probe.h"
 
 extern char **environ;
-
-/* Why might bubblewrap have failed? Look where it usually is. */
-static void setup_advice(void)
-{
-	char buf[32] = "";
-	FILE *f;
-
-	if ((f = fopen("/proc/sys/kernel/unprivileged_userns_clone", "re"))) {
-		if (fgets(buf, sizeof(buf), f) && buf[0] == '0')
-			msg("unprivileged user namespaces are off: sudo sysctl -w kernel.unprivileged_userns_clone=1");
-		fclose(f);
-	}
-	if ((f = fopen("/proc/sys/kernel/apparmor_restrict_unprivileged_userns", "re"))) {
-		if (fgets(buf, sizeof(buf), f) && buf[0] == '1')
-			msg("AppArmor restricts user namespaces: add an AppArmor profile for bwrap, "
-			    "or sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0");
-		fclose(f);
-	}
-	if ((f = fopen("/proc/sys/user/max_user_namespaces", "re"))) {
-		if (fgets(buf, sizeof(buf), f) && buf[0] == '0' && buf[1] == '\n')
-			msg("user namespaces are disabled: sudo sysctl -w user.max_user_namespaces=10000");
-		fclose(f);
-	}
-}
-
-/* Can bubblewrap make a sandbox here at all (user, pid and network
- * namespaces, a read-only root)? Asked only after ours failed, to tell a
- * machine without the boundary from a failure of our own. Only a definite
- * no counts: bubblewrap missing, or refused the namespaces for good
- * (EPERM, EACCES, ENOSPC from max_user_namespaces = 0, EINVAL, ENOSYS). A
- * probe that could not tell (no process to fork, EAGAIN or ENOMEM inside
- * bubblewrap, a signal) is not a no: a command that exhausts the user's
- * processes must not turn fallback = warn into a run without a sandbox. */
-enum bwrap_probe { BWRAP_WORKS, BWRAP_CANNOT, BWRAP_UNKNOWN };
-
-static enum bwrap_probe bwrap_probe(const char *bwrap)
-{
-	char *argv[] = { (char *)bwrap, "--unshare-user", "--unshare-pid", "--unshare-net",
-			 "--ro-bind", "/", "/", "--", "/bin/true", NULL };
-	static const char *const definite[] = {
-		"Operation not permitted", "Permission denied", "No space left on device",
-		"Invalid argument", "Function not implemented", "No such file or directory",
-	};
-	char out[4096];
-	size_t n = 0;
-	int status, fds[2];
-	pid_t pid;
-
-	if (pipe2(fds, O_CLOEXEC))
-		return BWRAP_UNKNOWN;
-	if ((pid = fork()) == 0) {
-		int null = open("/dev/null", O_RDONLY);
-		if (null >= 0)
-			dup2(null, STDIN_FILENO);
-		dup2(fds[1], STDOUT_FILENO);
-		dup2(fds[1], STDERR_FILENO);
-		execv(bwrap, argv);
-		dprintf(STDERR_FILENO, "exec: %s\n", strerror(errno));
-		_exit(127);
-	}
-	close(fds[1]);
-	if (pid < 0) {
-		close(fds[0]);
-		return BWRAP_UNKNOWN;
-	}
-	for (ssize_t r; n < sizeof(out) - 1; n += (size_t)r)
-		if ((r = read(fds[0], out + n, sizeof(out) - 1 - n)) <= 0) {
-			if (r < 0 && errno == EINTR) {
-				r = 0;
-				continue;
-			}
-			break;
-		}
-	out[n] = '\0';
-	close(fds[0]);
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return BWRAP_UNKNOWN;
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		return BWRAP_WORKS;
-	if (!WIFEXITED(status))
-		return BWRAP_UNKNOWN;
-	for (size_t i = 0; i < sizeof(definite) / sizeof(*definite); i++)
-		if (strstr(out, definite[i]))
-			return BWRAP_CANNOT;
-	return BWRAP_UNKNOWN;
-}
 
 /* The caller's RLIMIT_NOFILE, while ours is raised for the proxy (a tunnel
  * is two sockets and, spliced, two pipes: 1024 descriptors are 170
@@ -133,6 +47,11 @@ static void restore_nofile(void)
 	if (nofile_raised)
 		setrlimit(RLIMIT_NOFILE, &caller_nofile);
 	nofile_raised = false;
+}
+
+static void say_advice(void *ctx, const char *line)
+{
+	msg("%s", line);
 }
 
 static int unsandboxed(const struct options *o, const char *why)
@@ -841,7 +760,7 @@ int main(int argc, char **argv)
 			    "machine, this sandbox failed after it started");
 		msg("the sandbox could not be set up (bubblewrap exit %d, its message "
 		    "is above); nothing was run", rc);
-		setup_advice();
+		setup_advice(say_advice, NULL);
 		rc = SBX_EXIT_SETUP;
 		goto out;
 	}
