@@ -1,5 +1,4 @@
 #include "sbxctl.h"
-int cmd_configure(int argc, char **argv) { return 2; }
 int cmd_log(int argc, char **argv) { return 2; }
 int cmd_hook(int argc, char **argv) { return 2; }
 int cmd_import_srt(int argc, char **argv) { return 2; }
