@@ -1,4 +1,3 @@
 #include "sbxctl.h"
 int cmd_log(int argc, char **argv) { return 2; }
-int cmd_hook(int argc, char **argv) { return 2; }
 int cmd_import_srt(int argc, char **argv) { return 2; }
