@@ -133,7 +133,9 @@ static int check_connect(const struct check *c, const char *arg)
 	char host[256];
 	unsigned port;
 
-	if (strlen(arg) >= sizeof(w.target) || sbx_split_target(arg, host, sizeof(host), &port)) {
+	if (strlen(arg) >= sizeof(w.target) || sbx_split_target(arg, host, sizeof(host), &port) ||
+	    !host[0] || host[strspn(host, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				    "0123456789.-_:")]) {
 		fprintf(stderr, "sbxctl check: `%s` is not HOST, HOST:PORT or [V6]:PORT\n", arg);
 		return -1;
 	}

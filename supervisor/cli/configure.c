@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -486,6 +487,24 @@ static int parse_flags(int argc, char **argv, struct answers *a, const char **co
 	return 0;
 }
 
+/* sbx-preload refuses a workspace that is not a directory: say so now. */
+static void workspace_note(const char *ws)
+{
+	const char *home = config_home_dir();
+	char path[PATH_MAX], cwd[PATH_MAX];
+	struct stat st;
+
+	if (ws[0] == '~' && (ws[1] == '/' || !ws[1]) && home) {
+		if ((size_t)snprintf(path, sizeof(path), "%s%s", home, ws + 1) >= sizeof(path))
+			return;
+	} else if (!getcwd(cwd, sizeof(cwd)) || path_join(cwd, ws, path, sizeof(path)))
+		return;
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return;
+	printf("Note: the workspace %s does not exist yet, and sbx-preload refuses to run "
+	       "until it does: mkdir -p %s\n", ws, ws);
+}
+
 int cmd_configure(int argc, char **argv)
 {
 	struct answers a = { .iso = ISO_WORKSPACE, .net = NET_CUSTOM, .local_binding = true };
@@ -543,6 +562,7 @@ int cmd_configure(int argc, char **argv)
 		goto out;
 	printf("Wrote %s (the previous file, if any, is %s.bak). `sbxctl status` shows the "
 	       "policy in force.\n", path, path);
+	workspace_note(a.workspace);
 	rc = CTL_OK;
 out:
 	free(text);
