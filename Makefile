@@ -36,7 +36,7 @@ POLICY_SRCS := policy/policy.c policy/query.c policy/load.c policy/glob.c policy
 # driver and the unit tests.
 NET_SRCS := supervisor/net/host.c supervisor/net/http.c supervisor/net/socks.c \
 	supervisor/net/decide.c supervisor/net/loop.c
-SUPERVISOR_SRCS := supervisor/main.c supervisor/options.c supervisor/config.c supervisor/probe.c supervisor/plan.c \
+SUPERVISOR_SRCS := supervisor/main.c supervisor/options.c supervisor/config.c supervisor/probe.c supervisor/print.c supervisor/plan.c \
 	supervisor/run.c supervisor/util.c supervisor/reports.c supervisor/learn.c \
 	supervisor/standin.c supervisor/hostfs.c $(NET_SRCS) \
 	shim/wire.c shim/elfcheck.c

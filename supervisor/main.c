@@ -612,7 +612,10 @@ int main(int argc, char **argv)
 			msg("out of memory while planning the sandbox");
 			goto out;
 		}
-		print_line(&pl, false);
+		if (o.print_json)
+			print_plan_json(&pl, cwd);
+		else
+			print_line(&pl, false);
 		if (policy_network_proxied(p)) {
 			char net_said[128];
 			network_text(p, net_said, sizeof(net_said));

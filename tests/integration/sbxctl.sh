@@ -553,6 +553,40 @@ if [ $w -eq 0 ] && grep -qxF 'deny_read = ~/.x' "$HOME/$INI" && [ $b1 -eq 2 ] &&
    [ $RC -eq 2 ] && grep -qE "$B/broken.json:2:" "$B/err"; then ok
 else bad "rc=$w/$b1/$RC: $(cat "$B/e1" "$B/err")"; fi
 
+# ---- sbx-preload --print=json, spawned by programs without a shell
+
+t print_json_argv_runs_the_sandbox_from_python_and_node_without_a_shell
+arg='it'"'"'s "quoted" $HOME; `id`'
+sx -q --print=json -- sh -c 'printf "%s" "$1" > p.txt; cat ~/.ssh/id_ed25519 || echo REFUSED' sh "$arg"
+cp "$B/out" "$B/plan.json"
+python3 - "$B/plan.json" > "$B/py" 2>&1 <<'EOF'
+import json, subprocess, sys
+d = json.load(open(sys.argv[1]))
+assert d["env"]["set"]["SBX_SANDBOX"] == "1"
+r = subprocess.run(d["argv"], cwd=d["cwd"], capture_output=True, text=True)
+print(r.stdout, end="")
+EOF
+pyrc=$?
+py_file=$(cat "$W/p.txt" 2>/dev/null)
+rm -f "$W/p.txt"
+node_ok=skip
+if command -v node >/dev/null; then
+	node -e 'const d = JSON.parse(require("fs").readFileSync(process.argv[1]));
+const r = require("child_process").spawnSync(d.argv[0], d.argv.slice(1), { cwd: d.cwd });
+process.stdout.write(r.stdout);' "$B/plan.json" > "$B/node" 2>&1
+	node_ok=no
+	[ "$(cat "$W/p.txt" 2>/dev/null)" = "$arg" ] && grep -qx REFUSED "$B/node" &&
+		! grep -qF "$SECRET" "$B/node" && node_ok=yes
+fi
+if [ $RC -eq 0 ] && [ $pyrc -eq 0 ] && [ "$py_file" = "$arg" ] && grep -qx REFUSED "$B/py" &&
+   ! grep -qF "$SECRET" "$B/py" && [ $node_ok != no ]; then ok
+else bad "rc=$RC py=$pyrc file=[$py_file] node=$node_ok: $(cat "$B/py" "$B/node" 2>/dev/null | head -5)"; fi
+
+t print_takes_json_or_nothing
+sx --print=yaml -- true
+if [ $RC -eq 125 ] && hasf '--print takes =json or nothing' err; then ok
+else bad "rc=$RC"; fi
+
 # ---- what every subcommand shares
 
 t every_subcommand_has_help_and_version
