@@ -17,7 +17,7 @@ CFLAGS ?= -O2 -g
 # Our flags live apart from CFLAGS, so `make CFLAGS=-O0` keeps the warnings,
 # -MMD and the pkg-config flags.
 PKGS := inih libseccomp
-SBX_CPPFLAGS = -D_GNU_SOURCE -Ipolicy -Isupervisor -Ishim -Ibuild/gen
+SBX_CPPFLAGS = -D_GNU_SOURCE -Ipolicy -Isupervisor -Isupervisor/cli -Ishim -Ibuild/gen
 SBX_CFLAGS = -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
 	-Wformat=2 -Wno-unused-parameter -MMD -MP \
 	$(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null) $(CFLAGS)
@@ -149,8 +149,9 @@ CTL_SRCS := $(wildcard supervisor/cli/*.c)
 CTL_SHARED_SRCS := supervisor/config.c supervisor/probe.c supervisor/hostfs.c \
 	supervisor/util.c supervisor/reports.c supervisor/learn.c shim/wire.c
 CTL_OBJS := $(CTL_SRCS:%.c=build/%.o) $(CTL_SHARED_SRCS:%.c=build/%.o)
+JANSSON_LIBS = $(or $(shell $(PKG_CONFIG) --libs jansson 2>/dev/null),-ljansson)
 build/sbxctl: $(CTL_OBJS) $(POLICY_OBJS)
-	$(CC) $(SBX_LDFLAGS) -o $@ $^ $(SBX_LDLIBS) $(shell $(PKG_CONFIG) --libs jansson 2>/dev/null || echo -ljansson)
+	$(CC) $(SBX_LDFLAGS) -o $@ $^ $(SBX_LDLIBS) $(JANSSON_LIBS)
 
 # The preload shim is built without sanitizers (ASan must be the first DSO,
 # which a library preloaded into someone else's program can never be), as
@@ -174,12 +175,14 @@ build/libsbx-preload.so: $(SHIM_OBJS)
 # path and wire code (compiled here as ordinary objects).
 UNIT_EXTRA_OBJS := build/supervisor/reports.o build/supervisor/learn.o build/supervisor/util.o \
 	build/supervisor/plan.o build/supervisor/standin.o build/supervisor/hostfs.o \
-	build/shim/wire.o build/shim/resolve-test.o build/shim/namemap.o $(NET_SRCS:%.c=build/%.o)
+	build/shim/wire.o build/shim/resolve-test.o build/shim/namemap.o $(NET_SRCS:%.c=build/%.o) \
+	$(filter-out build/supervisor/cli/sbxctl.o,$(CTL_SRCS:%.c=build/%.o)) \
+	build/supervisor/config.o build/supervisor/probe.o
 build/shim/resolve-test.o: shim/resolve.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) $(SBX_CFLAGS) -c -o $@ $<
 build/tests/unit-tests: $(UNIT_OBJS) $(POLICY_OBJS) $(UNIT_EXTRA_OBJS)
-	$(CC) $(SBX_LDFLAGS) -no-pie -o $@ $^ $(SBX_LDLIBS) -lcriterion
+	$(CC) $(SBX_LDFLAGS) -no-pie -o $@ $^ $(SBX_LDLIBS) -lcriterion $(JANSSON_LIBS)
 
 run: deps
 	@$(MAKE) --no-print-directory all

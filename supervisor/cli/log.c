@@ -258,7 +258,7 @@ static void print_summary(struct reader *rd)
 }
 
 /* --since: a UTC time as the log writes it, or an age. */
-static int parse_since(const char *v, char *out, size_t outsz)
+int ctl_parse_since(const char *v, char *out, size_t outsz)
 {
 	char *end;
 	unsigned long n = strtoul(v, &end, 10);
@@ -396,7 +396,7 @@ int cmd_log(int argc, char **argv)
 		case 'c': config = optarg; break;
 		case O_JSON: rd.json = true; break;
 		case O_SINCE:
-			if (parse_since(optarg, rd.f.since, sizeof(rd.f.since))) {
+			if (ctl_parse_since(optarg, rd.f.since, sizeof(rd.f.since))) {
 				fprintf(stderr, "sbxctl log: --since takes a UTC time such as "
 					"2026-11-27T10:00 or an age such as 30s, 10m, 2h, 7d; not "
 					"`%s`\n", optarg);

@@ -19,7 +19,7 @@
 #define CTL_DENIED 1
 #define CTL_USAGE 2
 
-/* ---- sbxctl.c: shared by the subcommands */
+/* ---- common.c: shared by the subcommands */
 
 /* Colour for f: only on a terminal, never with NO_COLOR set (any value)
  * or TERM=dumb. */
@@ -59,6 +59,18 @@ int ctl_read_config(const char *path, char **text, bool *missing);
 
 /* A string for the terminal: controls escaped (report_printable). */
 void ctl_printable(const char *s, char *out, size_t outsz);
+
+/* ---- pieces exposed for the unit tests (tests/unit/sbxctl_*.c) */
+
+/* status.c: `text` (a sandbox.ini) with [sandbox]'s `enabled` set to
+ * `value`: the key's lines replaced, else the key added under the
+ * section, else the section added on top; every other line kept.
+ * malloc'd, NULL without memory. */
+char *ctl_set_enabled(const char *text, const char *value);
+/* log.c: --since's value as the UTC time prefix records are compared
+ * with ("2026-11-27T10:00"); 0, or -1 when it is neither a time nor an
+ * age (30s, 10m, 2h, 7d). */
+int ctl_parse_since(const char *v, char *out, size_t outsz);
 
 /* ---- the subcommands: argv[0] is the subcommand's name */
 int cmd_configure(int argc, char **argv);

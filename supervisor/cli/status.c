@@ -219,10 +219,7 @@ static const char enable_usage[] =
 "                      ~/.config/sbx/sandbox.ini)\n"
 "Exit status: 0 done; 2 the file cannot be read, parsed or written.\n";
 
-/* `text` with [sandbox]'s `enabled` set to `value`: the key's lines
- * replaced, else the key added under the section, else the section added
- * on top. malloc'd. */
-static char *set_enabled(const char *text, const char *value)
+char *ctl_set_enabled(const char *text, const char *value)
 {
 	size_t cap = strlen(text) + 64;
 	char *out = malloc(cap), *o = out;
@@ -325,7 +322,7 @@ int cmd_enable(int argc, char **argv)
 		}
 		policy_builder_free(b);
 	}
-	new = set_enabled(old ? old : "", on ? "true" : "false");
+	new = ctl_set_enabled(old ? old : "", on ? "true" : "false");
 	rc = new ? ctl_write_config(path, new) : -ENOMEM;
 	if (!rc)
 		printf("sandboxing %s in %s%s\n", on ? "enabled" : "DISABLED", path,
