@@ -10,6 +10,7 @@ PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 LIBDIR ?= $(PREFIX)/lib
 DATADIR ?= $(PREFIX)/share
+MANDIR ?= $(DATADIR)/man
 PKG_CONFIG ?= pkg-config
 CC ?= cc
 CFLAGS ?= -O2 -g
@@ -233,6 +234,13 @@ install: all
 	install -D -m 0755 build/sbx-init $(DESTDIR)$(LIBDIR)/sbx/sbx-init
 	install -D -m 0644 build/libsbx-preload.so $(DESTDIR)$(LIBDIR)/sbx/libsbx-preload.so
 	install -D -m 0644 sandbox.ini.example $(DESTDIR)$(DATADIR)/sbx/sandbox.ini.example
+	install -D -m 0644 docs/man/sbx-preload.1 $(DESTDIR)$(MANDIR)/man1/sbx-preload.1
+	install -D -m 0644 docs/man/sbxctl.1 $(DESTDIR)$(MANDIR)/man1/sbxctl.1
+	install -D -m 0644 docs/man/sandbox.ini.5 $(DESTDIR)$(MANDIR)/man5/sandbox.ini.5
+	install -D -m 0644 share/completion/bash/sbxctl $(DESTDIR)$(DATADIR)/bash-completion/completions/sbxctl
+	install -D -m 0644 share/completion/bash/sbx-preload $(DESTDIR)$(DATADIR)/bash-completion/completions/sbx-preload
+	install -D -m 0644 share/completion/zsh/_sbxctl $(DESTDIR)$(DATADIR)/zsh/site-functions/_sbxctl
+	install -D -m 0644 share/completion/zsh/_sbx-preload $(DESTDIR)$(DATADIR)/zsh/site-functions/_sbx-preload
 
 clean:
 	rm -rf build

@@ -17,6 +17,9 @@ cp "$top/build/sbx-preload" "$top/build/sbx-init" "$top/build/libsbx-preload.so"
 [ -f "$top/build/sbx-proxy-test" ] && cp "$top/build/sbx-proxy-test" "$bin/"
 # the management command (tests/integration/sbxctl.sh)
 [ -f "$top/build/sbxctl" ] && cp "$top/build/sbxctl" "$bin/"
+# its man pages and shell completion, checked there too
+mkdir -p "$bin/share" && cp -r "$top/docs/man" "$bin/share/man"
+[ -d "$top/share/completion" ] && cp -r "$top/share/completion" "$bin/share/completion"
 [ -d "$top/tests/progs" ] && cp -r "$top/tests/progs" "$bin/progs"
 # `make run`'s demonstration, laid out as in the checkout (scripts/, build/)
 mkdir "$bin/scripts" && cp "$top/scripts/demo.sh" "$bin/scripts/" && ln -s . "$bin/build"

@@ -598,6 +598,38 @@ done
 "$CTL" nonsense > "$B/h" 2>&1; [ $? -eq 2 ] && grep -qF 'no subcommand `nonsense`' "$B/h" || fails="$fails nonsense"
 if [ -z "$fails" ]; then ok; else bad "$fails"; fi
 
+# the bash completion, called as bash calls it
+t bash_completion_offers_subcommands_options_and_values
+comp() { # comp FILE FUNC WORD...: the completions of the last word
+	bash -c '. "$1"; f=$2; shift 2; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); $f; printf "%s\n" "${COMPREPLY[@]}"' \
+		comp "$@" 2>>"$B/err"
+}
+C=$SBX_BIN/share/completion/bash
+if [ ! -d "$C" ]; then skip "no share/completion"; else
+comp "$C/sbxctl" _sbxctl sbxctl co > "$B/c1"
+comp "$C/sbxctl" _sbxctl sbxctl configure --iso > "$B/c2"
+comp "$C/sbxctl" _sbxctl sbxctl configure --isolation s > "$B/c3"
+comp "$C/sbxctl" _sbxctl sbxctl log --op c > "$B/c4"
+comp "$C/sbx-preload" _sbx_preload sbx-preload --pri > "$B/c5"
+if grep -qx configure "$B/c1" && [ "$(wc -l < "$B/c1")" = 1 ] && grep -qx -- --isolation "$B/c2" &&
+   grep -qx strict "$B/c3" && grep -qx connect "$B/c4" && grep -qx -- --print=json "$B/c5"; then ok
+else bad "$(cat "$B"/c[1-5] | tr '\n' ' ')"; fi
+fi
+
+# the man pages render without a warning and name every subcommand
+t man_pages_render_and_name_every_subcommand
+M=$SBX_BIN/share/man
+if [ ! -d "$M" ] || ! command -v groff >/dev/null; then skip "no man pages or no groff"; else
+warn=$(for f in "$M"/*.[15]; do LC_ALL=C.UTF-8 groff -man -ww -z -Tutf8 "$f" 2>&1; done)
+LC_ALL=C.UTF-8 groff -man -Tutf8 "$M/sbxctl.1" 2>/dev/null | col -b > "$B/page"
+missing=""
+for s in configure status enable disable check doctor log 'hook claude' import-srt; do
+	grep -qF "sbxctl $s" "$B/page" || missing="$missing $s"
+done
+if [ -z "$warn" ] && [ -z "$missing" ] && grep -qF 'EXIT STATUS' "$B/page"; then ok
+else bad "warnings: $warn; missing:$missing"; fi
+fi
+
 t colour_only_on_a_terminal_and_never_with_no_color
 if ! command -v script >/dev/null; then skip "no script(1)"; else
 TERM=xterm script -qc "'$CTL' check --read '$HOME/.ssh/id_ed25519'" /dev/null > "$B/tty" 2>&1
