@@ -85,8 +85,20 @@ int ctl_policy(const char *config, const char *workspace, const char *cwd,
 	}
 	/* a strict policy names a session directory; a run makes a fresh one */
 	snprintf(session, sizeof(session), "%s/sessions/RUN", sdir);
+	/* sbx's own programs, never writable inside (as sbx-preload says) */
+	char preload[PATH_MAX], init[PATH_MAX], lib[PATH_MAX], bwrap[PATH_MAX];
+	bool have_preload = !config_find_helper("sbx-preload", "SBX_PRELOAD", X_OK, preload,
+						sizeof(preload));
+	bool have_init = !config_find_helper("sbx-init", "SBX_INIT", X_OK, init, sizeof(init));
+	bool have_lib = !config_find_helper("libsbx-preload.so", "SBX_SHIM_LIB", R_OK, lib,
+					    sizeof(lib));
+	bool have_bwrap = !find_bwrap(bwrap, sizeof(bwrap));
 	struct policy_ctx ctx = { .home = home, .cwd = cwd, .session_dir = session,
-				  .state_dir = sdir, .config_dir = cdir };
+				  .state_dir = sdir, .config_dir = cdir,
+				  .own_files = { have_preload ? preload : NULL,
+						 have_init ? init : NULL,
+						 have_lib ? lib : NULL,
+						 have_bwrap ? bwrap : NULL } };
 	if (b) {
 		rc = config_builder(&o, &ctx, false, user_file, ufsz, b, &err);
 	} else {

@@ -24,13 +24,6 @@ static const char doctor_usage[] =
 "  -w, --workspace DIR the workspace (default: the current directory)\n"
 "Exit status: 0 the sandbox can start (warnings aside); 1 it cannot; 2 usage.\n";
 
-static int find_bwrap(char *out, size_t outsz)
-{
-	const char *bw = getenv("SBX_BWRAP");
-
-	return find_in_path(bw && *bw ? bw : "bwrap", out, outsz);
-}
-
 static const char *landlock_text(int abi, char *buf, size_t sz)
 {
 	if (abi > 0)
@@ -111,9 +104,17 @@ static void check_machine(struct doctor *d)
 {
 	char bwrap[PATH_MAX], ver[128], path[PATH_MAX];
 
-	if (find_bwrap(bwrap, sizeof(bwrap))) {
-		verdict(d, 2, "bubblewrap", "not installed or not in PATH; install it: "
-			"sudo apt-get install bubblewrap (Fedora: sudo dnf install bubblewrap)");
+	int brc = find_bwrap(bwrap, sizeof(bwrap));
+	if (brc == -EINVAL || brc == -ENAMETOOLONG) {
+		verdict(d, 2, "bubblewrap", "SBX_BWRAP must be an absolute path to bubblewrap, "
+			"not a name (PATH may hold one a sandboxed program put there)");
+	} else if (brc && getenv("SBX_BWRAP") && *getenv("SBX_BWRAP")) {
+		verdict(d, 2, "bubblewrap", "SBX_BWRAP names %s, which is not an executable "
+			"file; unset it or point it at bwrap", getenv("SBX_BWRAP"));
+	} else if (brc) {
+		verdict(d, 2, "bubblewrap", "not installed (looked in /usr/bin, /usr/local/bin "
+			"and /bin, never in PATH); install it: sudo apt-get install bubblewrap "
+			"(Fedora: sudo dnf install bubblewrap)");
 	} else {
 		if (probe_bwrap_version(bwrap, ver, sizeof(ver)))
 			snprintf(ver, sizeof(ver), "version unknown");
