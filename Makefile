@@ -10,6 +10,7 @@ PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 LIBDIR ?= $(PREFIX)/lib
 DATADIR ?= $(PREFIX)/share
+MANDIR ?= $(DATADIR)/man
 PKG_CONFIG ?= pkg-config
 CC ?= cc
 CFLAGS ?= -O2 -g
@@ -17,7 +18,7 @@ CFLAGS ?= -O2 -g
 # Our flags live apart from CFLAGS, so `make CFLAGS=-O0` keeps the warnings,
 # -MMD and the pkg-config flags.
 PKGS := inih libseccomp
-SBX_CPPFLAGS = -D_GNU_SOURCE -Ipolicy -Isupervisor -Ishim -Ibuild/gen
+SBX_CPPFLAGS = -D_GNU_SOURCE -Ipolicy -Isupervisor -Isupervisor/cli -Ishim -Ibuild/gen
 SBX_CFLAGS = -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
 	-Wformat=2 -Wno-unused-parameter -MMD -MP \
 	$(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null) $(CFLAGS)
@@ -36,7 +37,7 @@ POLICY_SRCS := policy/policy.c policy/query.c policy/load.c policy/glob.c policy
 # driver and the unit tests.
 NET_SRCS := supervisor/net/host.c supervisor/net/http.c supervisor/net/socks.c \
 	supervisor/net/decide.c supervisor/net/loop.c
-SUPERVISOR_SRCS := supervisor/main.c supervisor/options.c supervisor/plan.c \
+SUPERVISOR_SRCS := supervisor/main.c supervisor/options.c supervisor/config.c supervisor/probe.c supervisor/print.c supervisor/plan.c \
 	supervisor/run.c supervisor/util.c supervisor/reports.c supervisor/learn.c \
 	supervisor/standin.c supervisor/hostfs.c supervisor/runlimits.c $(NET_SRCS) \
 	shim/wire.c shim/elfcheck.c
@@ -55,7 +56,7 @@ POLICY_OBJS := $(POLICY_SRCS:%.c=build/%.o)
 SUPERVISOR_OBJS := $(SUPERVISOR_SRCS:%.c=build/%.o)
 UNIT_OBJS := $(UNIT_SRCS:%.c=build/%.o)
 
-BINS := build/sbx-preload build/sbx-init build/libsbx-preload.so build/sbx-proxy-test
+BINS := build/sbx-preload build/sbx-init build/libsbx-preload.so build/sbx-proxy-test build/sbxctl
 
 .PHONY: all deps deps-test run check check-unit check-docs check-integration bench bench-proxy fuzz install clean
 all: $(BINS)
@@ -143,6 +144,19 @@ build/sbx-init: $(INIT_SRCS:%.c=build/%.o)
 endif
 build/supervisor/sbx-init.o build/tests/unit/seccomp_table.o: build/gen/filters.h
 
+# sbxctl (supervisor/cli/, docs/SBXCTL.md): the management command. It
+# shares the policy, the config loading (config.c), the machine probes
+# (probe.c), hostfs and the report code with sbx-preload, linked as the
+# same objects; built with $(CC) against jansson (JSON: the hook, the
+# audit log, import-srt). Not on the start-up path, so not static.
+CTL_SRCS := $(wildcard supervisor/cli/*.c)
+CTL_SHARED_SRCS := supervisor/config.c supervisor/probe.c supervisor/hostfs.c \
+	supervisor/util.c supervisor/reports.c supervisor/learn.c shim/wire.c
+CTL_OBJS := $(CTL_SRCS:%.c=build/%.o) $(CTL_SHARED_SRCS:%.c=build/%.o)
+JANSSON_LIBS = $(or $(shell $(PKG_CONFIG) --libs jansson 2>/dev/null),-ljansson)
+build/sbxctl: $(CTL_OBJS) $(POLICY_OBJS)
+	$(CC) $(SBX_LDFLAGS) -o $@ $^ $(SBX_LDLIBS) $(JANSSON_LIBS)
+
 # The preload shim is built without sanitizers (ASan must be the first DSO,
 # which a library preloaded into someone else's program can never be), as
 # position-independent code with every symbol hidden but the interposed
@@ -167,12 +181,14 @@ UNIT_EXTRA_OBJS := build/supervisor/mountids.o build/supervisor/pathwalk.o \
 	build/supervisor/reports.o build/supervisor/learn.o build/supervisor/util.o \
 	build/supervisor/plan.o build/supervisor/standin.o build/supervisor/hostfs.o \
 	build/supervisor/runlimits.o \
-	build/shim/wire.o build/shim/resolve-test.o build/shim/namemap.o $(NET_SRCS:%.c=build/%.o)
+	build/shim/wire.o build/shim/resolve-test.o build/shim/namemap.o $(NET_SRCS:%.c=build/%.o) \
+	$(filter-out build/supervisor/cli/sbxctl.o,$(CTL_SRCS:%.c=build/%.o)) \
+	build/supervisor/config.o build/supervisor/probe.o
 build/shim/resolve-test.o: shim/resolve.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) $(SBX_CFLAGS) -c -o $@ $<
 build/tests/unit-tests: $(UNIT_OBJS) $(POLICY_OBJS) $(UNIT_EXTRA_OBJS)
-	$(CC) $(SBX_LDFLAGS) -no-pie -o $@ $^ $(SBX_LDLIBS) -lcriterion
+	$(CC) $(SBX_LDFLAGS) -no-pie -o $@ $^ $(SBX_LDLIBS) -lcriterion $(JANSSON_LIBS)
 
 run: deps
 	@$(MAKE) --no-print-directory all
@@ -224,9 +240,17 @@ fuzz:
 
 install: all
 	install -D -m 0755 build/sbx-preload $(DESTDIR)$(BINDIR)/sbx-preload
+	install -D -m 0755 build/sbxctl $(DESTDIR)$(BINDIR)/sbxctl
 	install -D -m 0755 build/sbx-init $(DESTDIR)$(LIBDIR)/sbx/sbx-init
 	install -D -m 0644 build/libsbx-preload.so $(DESTDIR)$(LIBDIR)/sbx/libsbx-preload.so
 	install -D -m 0644 sandbox.ini.example $(DESTDIR)$(DATADIR)/sbx/sandbox.ini.example
+	install -D -m 0644 docs/man/sbx-preload.1 $(DESTDIR)$(MANDIR)/man1/sbx-preload.1
+	install -D -m 0644 docs/man/sbxctl.1 $(DESTDIR)$(MANDIR)/man1/sbxctl.1
+	install -D -m 0644 docs/man/sandbox.ini.5 $(DESTDIR)$(MANDIR)/man5/sandbox.ini.5
+	install -D -m 0644 share/completion/bash/sbxctl $(DESTDIR)$(DATADIR)/bash-completion/completions/sbxctl
+	install -D -m 0644 share/completion/bash/sbx-preload $(DESTDIR)$(DATADIR)/bash-completion/completions/sbx-preload
+	install -D -m 0644 share/completion/zsh/_sbxctl $(DESTDIR)$(DATADIR)/zsh/site-functions/_sbxctl
+	install -D -m 0644 share/completion/zsh/_sbx-preload $(DESTDIR)$(DATADIR)/zsh/site-functions/_sbx-preload
 
 clean:
 	rm -rf build

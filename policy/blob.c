@@ -215,6 +215,7 @@ int policy_blob_attach(const void *blob, size_t len, void *mem, size_t memlen,
 	p->fallback = (enum sbx_fallback)h->fallback;
 	p->home_mode = (enum sbx_home)h->home_mode;
 	p->nested = h->flags & BF_NESTED;
+	p->enabled = true; /* a blob exists only for a sandboxed run */
 	p->network_open = h->flags & BF_NETWORK_OPEN;
 	p->local_binding = h->flags & BF_LOCAL_BINDING;
 	p->all_unix = h->flags & BF_ALL_UNIX;

@@ -37,6 +37,7 @@ enum scalar_id {
 	SC_CPU_SECONDS,
 	SC_NOFILE,
 	SC_HOME,
+	SC_ENABLED,
 	SC_COUNT,
 };
 
@@ -70,6 +71,7 @@ struct policy {
 	enum sbx_fallback fallback;
 	enum sbx_home home_mode;
 	bool nested, network_open, local_binding, all_unix;
+	bool enabled; /* [sandbox] enabled (sbxctl enable/disable) */
 	unsigned http_port, socks_port;
 	char *log;
 	uint64_t limits[SBX_LIMIT_COUNT];

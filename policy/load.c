@@ -30,6 +30,7 @@ enum narrow {
 	N_ANY,     /* a project file may add it freely (deny lists) */
 	N_REFUSE,  /* would widen: never from a project file */
 	N_FALSE,   /* only `false` */
+	N_TRUE,    /* only `true` */
 	N_ORDERED, /* only a value at least as strict (see stricter()) */
 };
 
@@ -60,6 +61,7 @@ static const struct key keys[] = {
 	{ "sandbox", "isolation", K_SCALAR, 0, SC_ISOLATION, C_ISOLATION, N_ORDERED },
 	{ "sandbox", "fallback", K_SCALAR, 0, SC_FALLBACK, C_FALLBACK, N_ORDERED },
 	{ "sandbox", "nested", K_SCALAR, 0, SC_NESTED, C_BOOL, N_FALSE },
+	{ "sandbox", "enabled", K_SCALAR, 0, SC_ENABLED, C_BOOL, N_TRUE },
 	{ "filesystem", "deny_read", K_LIST, SBX_RULE_DENY_READ, 0, C_PATH, N_ANY },
 	{ "filesystem", "allow_read", K_LIST, SBX_RULE_ALLOW_READ, 0, C_PATH, N_REFUSE },
 	{ "filesystem", "allow_write", K_LIST, SBX_RULE_ALLOW_WRITE, 0, C_PATH, N_REFUSE },
@@ -217,6 +219,8 @@ static bool narrows(const struct key *k, const struct raw_scalar *cur,
 		return false;
 	case N_FALSE:
 		return parse_bool(v, &b) == 0 && !b;
+	case N_TRUE:
+		return parse_bool(v, &b) == 0 && b;
 	case N_ORDERED:
 		break;
 	}
@@ -635,4 +639,20 @@ int policy_builder_set(struct policy_builder *b, const char *section,
 		       struct sbx_err *err)
 {
 	return builder_apply(b, section, key, value, origin, source, false, err);
+}
+
+int policy_builder_scalar(const struct policy_builder *b, const char *section,
+			  const char *key, const char **value, const char **source,
+			  enum sbx_origin *origin)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
+		const struct key *k = &keys[i];
+		if (k->type != K_SCALAR || strcmp(k->section, section) || strcmp(k->name, key))
+			continue;
+		*value = b->scalars[k->sc].value;
+		*source = b->scalars[k->sc].source;
+		*origin = b->scalars[k->sc].origin;
+		return 0;
+	}
+	return -ENOENT;
 }

@@ -530,6 +530,7 @@ int policy_compile(struct policy_builder *b, struct policy **out,
 	const char *home = b->scalars[SC_HOME].value;
 	p->home_mode = home && !strcmp(home, "ephemeral") ? SBX_HOME_EPHEMERAL : SBX_HOME_REAL;
 	p->nested = scalar_bool(b, SC_NESTED, false);
+	p->enabled = scalar_bool(b, SC_ENABLED, true);
 	p->local_binding = scalar_bool(b, SC_ALLOW_LOCAL_BINDING, true);
 	p->all_unix = scalar_bool(b, SC_ALLOW_ALL_UNIX, false);
 	p->http_port = (unsigned)scalar_num(b, SC_HTTP_PORT, false);

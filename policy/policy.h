@@ -152,6 +152,13 @@ int policy_builder_set(struct policy_builder *b, const char *section,
  * callers need it to find the project-local sandbox.ini. Borrowed. */
 const char *policy_builder_workspace(const struct policy_builder *b);
 
+/* A scalar key's value and where it was set, before compilation (sbxctl
+ * status): 0 with *value NULL and *source NULL when nothing set it (the
+ * built-in default); -ENOENT for a key that is no scalar. Borrowed. */
+int policy_builder_scalar(const struct policy_builder *b, const char *section,
+			  const char *key, const char **value, const char **source,
+			  enum sbx_origin *origin);
+
 /* Freeze: expand paths, derive writable roots, add mandatory denies.
  * Consumes b (also on failure). */
 int policy_compile(struct policy_builder *b, struct policy **out,
@@ -215,6 +222,9 @@ enum sbx_isolation policy_isolation(const struct policy *p);
 enum sbx_fallback policy_fallback(const struct policy *p);
 enum sbx_home policy_home_mode(const struct policy *p);
 bool policy_nested(const struct policy *p);
+/* [sandbox] enabled: false (sbxctl disable) runs COMMAND unsandboxed with a
+ * warning, as --no-sandbox. Only the user layer may say false. */
+bool policy_enabled(const struct policy *p);
 bool policy_network_open(const struct policy *p);  /* allow_domains has `*`, and no deny_domains */
 /* Traffic leaves only through the filtering proxy: some allow_domains rule,
  * and the network is not open (a list without `*`, or `*` with denies). */

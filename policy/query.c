@@ -360,6 +360,7 @@ enum sbx_isolation policy_isolation(const struct policy *p) { return p->isolatio
 enum sbx_fallback policy_fallback(const struct policy *p) { return p->fallback; }
 enum sbx_home policy_home_mode(const struct policy *p) { return p->home_mode; }
 bool policy_nested(const struct policy *p) { return p->nested; }
+bool policy_enabled(const struct policy *p) { return p->enabled; }
 bool policy_network_open(const struct policy *p) { return p->network_open; }
 bool policy_network_proxied(const struct policy *p)
 {

@@ -22,193 +22,10 @@
 #include "elfcheck.h"
 #include "supervisor.h"
 #include "runlimits.h"
+#include "config.h"
+#include "probe.h"
 
 extern char **environ;
-
-static const char *home_dir(void)
-{
-	const char *h = getenv("HOME");
-	struct passwd *pw;
-
-	if (h && h[0] == '/')
-		return h;
-	pw = getpwuid(getuid());
-	return pw && pw->pw_dir && pw->pw_dir[0] == '/' ? pw->pw_dir : NULL;
-}
-
-/* The user layer: --config, $SBX_CONFIG, ~/.config/sbx/sandbox.ini,
- * /etc/sbx/sandbox.ini, else only the built-in defaults. */
-static int load_user_config(struct policy_builder *b, const struct options *o,
-			    const char *home, char *used, size_t usedsz,
-			    struct sbx_err *err)
-{
-	const char *explicit = o->config ? o->config : getenv("SBX_CONFIG");
-	char path[PATH_MAX], shown[PATH_MAX];
-	int rc;
-
-	used[0] = '\0';
-	if (explicit && *explicit) {
-		rc = policy_builder_load_file(b, explicit, explicit, POLICY_LAYER_USER, err);
-		if (rc == -ENOENT)
-			snprintf(err->msg, sizeof(err->msg), "%s: no such file (given by %s)",
-				 explicit, o->config ? "--config" : "SBX_CONFIG");
-		if (!rc)
-			snprintf(used, usedsz, "%s", explicit);
-		return rc;
-	}
-	const char *xdg = getenv("XDG_CONFIG_HOME");
-	if (xdg && xdg[0] == '/')
-		snprintf(path, sizeof(path), "%s/sbx/sandbox.ini", xdg);
-	else
-		snprintf(path, sizeof(path), "%s/.config/sbx/sandbox.ini", home);
-	const char *candidates[] = { path, "/etc/sbx/sandbox.ini" };
-	for (size_t i = 0; i < 2; i++) {
-		sbx_path_tildify(candidates[i], home, shown, sizeof(shown));
-		rc = policy_builder_load_file(b, candidates[i], shown, POLICY_LAYER_USER, err);
-		if (rc != -ENOENT) {
-			if (!rc)
-				snprintf(used, usedsz, "%s", shown);
-			return rc;
-		}
-	}
-	return 0;
-}
-
-static int load_project_config(struct policy_builder *b, const char *user_file,
-			       const char *home, struct sbx_err *err)
-{
-	char path[PATH_MAX], real[PATH_MAX], ureal[PATH_MAX], shown[PATH_MAX];
-
-	snprintf(path, sizeof(path), "%s/sandbox.ini", policy_builder_workspace(b));
-	if (!realpath(path, real))
-		return 0;
-	if (user_file[0] && realpath(user_file, ureal) && !strcmp(real, ureal))
-		return 0; /* the user chose it with --config: it is theirs */
-	sbx_path_tildify(path, home, shown, sizeof(shown));
-	int rc = policy_builder_load_file(b, path, shown, POLICY_LAYER_PROJECT, err);
-	return rc == -ENOENT ? 0 : rc;
-}
-
-/* One of our own files: $ENV if set, else next to sbx-preload (the build
- * tree) or in ../lib/sbx/ (an install). */
-static int find_helper(const char *name, const char *env_name, int mode,
-		       char *out, size_t outsz)
-{
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	const char *env = getenv(env_name);
-
-	if (env && *env) {
-		if (!realpath(env, out))
-			snprintf(out, outsz, "%s", env);
-		return access(out, mode) ? -errno : 0;
-	}
-	if (n <= 0)
-		return -errno;
-	exe[n] = '\0';
-	*strrchr(exe, '/') = '\0';
-	const char *rel[] = { "/", "/../lib/sbx/" };
-	for (size_t i = 0; i < 2; i++) {
-		char cand[PATH_MAX + 64];
-		struct stat st;
-		snprintf(cand, sizeof(cand), "%s%s%s", exe, rel[i], name);
-		/* /proc/self/exe is canonical: next to it, a file that is no
-		 * link needs no realpath() (a readlink per component) */
-		if (i == 0 && lstat(cand, &st) == 0 && S_ISREG(st.st_mode) &&
-		    (size_t)snprintf(out, outsz, "%s", cand) < outsz)
-			return access(out, mode) ? -errno : 0;
-		if (realpath(cand, out) && access(out, mode) == 0)
-			return 0;
-	}
-	return -ENOENT;
-}
-
-/* Why might bubblewrap have failed? Look where it usually is. */
-static void setup_advice(void)
-{
-	char buf[32] = "";
-	FILE *f;
-
-	if ((f = fopen("/proc/sys/kernel/unprivileged_userns_clone", "re"))) {
-		if (fgets(buf, sizeof(buf), f) && buf[0] == '0')
-			msg("unprivileged user namespaces are off: sudo sysctl -w kernel.unprivileged_userns_clone=1");
-		fclose(f);
-	}
-	if ((f = fopen("/proc/sys/kernel/apparmor_restrict_unprivileged_userns", "re"))) {
-		if (fgets(buf, sizeof(buf), f) && buf[0] == '1')
-			msg("AppArmor restricts user namespaces: add an AppArmor profile for bwrap, "
-			    "or sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0");
-		fclose(f);
-	}
-	if ((f = fopen("/proc/sys/user/max_user_namespaces", "re"))) {
-		if (fgets(buf, sizeof(buf), f) && buf[0] == '0' && buf[1] == '\n')
-			msg("user namespaces are disabled: sudo sysctl -w user.max_user_namespaces=10000");
-		fclose(f);
-	}
-}
-
-/* Can bubblewrap make a sandbox here at all (user, pid and network
- * namespaces, a read-only root)? Asked only after ours failed, to tell a
- * machine without the boundary from a failure of our own. Only a definite
- * no counts: bubblewrap missing, or refused the namespaces for good
- * (EPERM, EACCES, ENOSPC from max_user_namespaces = 0, EINVAL, ENOSYS). A
- * probe that could not tell (no process to fork, EAGAIN or ENOMEM inside
- * bubblewrap, a signal) is not a no: a command that exhausts the user's
- * processes must not turn fallback = warn into a run without a sandbox. */
-enum bwrap_probe { BWRAP_WORKS, BWRAP_CANNOT, BWRAP_UNKNOWN };
-
-static enum bwrap_probe bwrap_probe(const char *bwrap)
-{
-	char *argv[] = { (char *)bwrap, "--unshare-user", "--unshare-pid", "--unshare-net",
-			 "--ro-bind", "/", "/", "--", "/bin/true", NULL };
-	static const char *const definite[] = {
-		"Operation not permitted", "Permission denied", "No space left on device",
-		"Invalid argument", "Function not implemented", "No such file or directory",
-	};
-	char out[4096];
-	size_t n = 0;
-	int status, fds[2];
-	pid_t pid;
-
-	if (pipe2(fds, O_CLOEXEC))
-		return BWRAP_UNKNOWN;
-	if ((pid = fork()) == 0) {
-		int null = open("/dev/null", O_RDONLY);
-		if (null >= 0)
-			dup2(null, STDIN_FILENO);
-		dup2(fds[1], STDOUT_FILENO);
-		dup2(fds[1], STDERR_FILENO);
-		execv(bwrap, argv);
-		dprintf(STDERR_FILENO, "exec: %s\n", strerror(errno));
-		_exit(127);
-	}
-	close(fds[1]);
-	if (pid < 0) {
-		close(fds[0]);
-		return BWRAP_UNKNOWN;
-	}
-	for (ssize_t r; n < sizeof(out) - 1; n += (size_t)r)
-		if ((r = read(fds[0], out + n, sizeof(out) - 1 - n)) <= 0) {
-			if (r < 0 && errno == EINTR) {
-				r = 0;
-				continue;
-			}
-			break;
-		}
-	out[n] = '\0';
-	close(fds[0]);
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return BWRAP_UNKNOWN;
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		return BWRAP_WORKS;
-	if (!WIFEXITED(status))
-		return BWRAP_UNKNOWN;
-	for (size_t i = 0; i < sizeof(definite) / sizeof(*definite); i++)
-		if (strstr(out, definite[i]))
-			return BWRAP_CANNOT;
-	return BWRAP_UNKNOWN;
-}
 
 /* The caller's RLIMIT_NOFILE, while ours is raised for the proxy (a tunnel
  * is two sockets and, spliced, two pipes: 1024 descriptors are 170
@@ -232,6 +49,11 @@ static void restore_nofile(void)
 	if (nofile_raised)
 		setrlimit(RLIMIT_NOFILE, &caller_nofile);
 	nofile_raised = false;
+}
+
+static void say_advice(void *ctx, const char *line)
+{
+	msg("%s", line);
 }
 
 static int unsandboxed(const struct options *o, const char *why)
@@ -344,53 +166,6 @@ static int pending_notes(const struct policy *p)
 	return 0;
 }
 
-/* The policy from every source, in order. learn_box: the relaxed one a
- * --learn run is confined by (writes allowed in HOME too). 0; -1 with err
- * set; -2 when a message was printed. */
-static int build_policy(const struct options *o, const struct policy_ctx *ctx,
-			bool learn_box, char *user_file, size_t ufsz,
-			struct policy **out, struct sbx_err *err)
-{
-	struct policy_builder *b = NULL;
-	struct stat st;
-	int rc;
-
-	*out = NULL;
-	if (policy_builder_new(ctx, &b)) {
-		msg("out of memory");
-		return -2;
-	}
-#define TRY_B(x) do { if (x) { policy_builder_free(b); return -1; } } while (0)
-	TRY_B(load_user_config(b, o, ctx->home, user_file, ufsz, err));
-	TRY_B(o->workspace && policy_builder_set(b, "sandbox", "workspace", o->workspace,
-						 SBX_ORIGIN_FLAG, "--workspace", err));
-	const char *ws = policy_builder_workspace(b);
-	if (stat(ws, &st) || !S_ISDIR(st.st_mode)) {
-		msg("workspace %s is not a directory (set it with -w DIR or "
-		    "`workspace =` in [sandbox])", ws);
-		policy_builder_free(b);
-		return -2;
-	}
-	TRY_B(load_project_config(b, user_file, ctx->home, err));
-	const char *doms = getenv("SBX_ALLOWED_DOMAINS");
-	TRY_B(doms && *doms &&
-	      policy_builder_set(b, "network", "allow_domains", doms, SBX_ORIGIN_ENV,
-				 "SBX_ALLOWED_DOMAINS", err));
-	for (size_t i = 0; i < o->nsettings; i++)
-		TRY_B(policy_builder_set(b, o->settings[i].section, o->settings[i].key,
-					 o->settings[i].value, SBX_ORIGIN_FLAG,
-					 o->settings[i].flag, err));
-	if (learn_box) {
-		TRY_B(policy_builder_set(b, "filesystem", "allow_write", ctx->home,
-					 SBX_ORIGIN_FLAG, "--learn", err));
-		TRY_B(policy_builder_set(b, "filesystem", "allow_write", "/var/tmp",
-					 SBX_ORIGIN_FLAG, "--learn", err));
-	}
-#undef TRY_B
-	rc = policy_compile(b, out, err);
-	return rc ? -1 : 0;
-}
-
 /* What the shim needs from us: the policy (a sealed memfd), the report
  * pipe, the shared counters page, and where the library is. */
 struct shim_setup {
@@ -488,23 +263,6 @@ static void print_line(const struct plan *pl, bool debug)
 		printf("%s\n", line);
 }
 
-/* One of sbx's own directories: $XDG_<VAR>/sbx, else ~/<dflt>. The user's
- * part ($XDG_*, HOME) is resolved now, before COMMAND runs; below it, every
- * later walk follows no link (hostfs.h). */
-static int own_dir(const char *home, const char *xdg_var, const char *dflt, char *out,
-		   size_t outsz)
-{
-	const char *x = getenv(xdg_var);
-	bool xdg = x && x[0] == '/';
-	char base[PATH_MAX];
-	int rc = hostfs_trust_path(xdg ? x : home, 0, base, sizeof(base));
-
-	if (rc)
-		return rc;
-	rc = snprintf(out, outsz, "%s/%s", strcmp(base, "/") ? base : "", xdg ? "sbx" : dflt);
-	return rc < 0 || (size_t)rc >= outsz ? -ENAMETOOLONG : 0;
-}
-
 /* sbx's state directory (the audit log, learned policies, stand-in
  * records, sessions), made when missing and held; -1 when it cannot be
  * (said once: a link or a stranger's directory on the way loudly). */
@@ -562,7 +320,7 @@ static int cleanup_only(const char *home)
 	char dir[PATH_MAX];
 	int fd, n;
 
-	if (own_dir(home, "XDG_STATE_HOME", ".local/state/sbx", dir, sizeof(dir))) {
+	if (config_own_dir(home, "XDG_STATE_HOME", ".local/state/sbx", dir, sizeof(dir))) {
 		msg("cleanup: cannot tell sbx's state directory");
 		return SBX_EXIT_SETUP;
 	}
@@ -679,7 +437,7 @@ int main(int argc, char **argv)
 	run_guard_signals();
 	mode = o.learn ? REPORTS_LEARN : o.trace ? REPORTS_TRACE : REPORTS_ENFORCE;
 
-	const char *home = home_dir();
+	const char *home = config_home_dir();
 	if (!home) {
 		msg("cannot tell your home directory: set HOME");
 		goto out;
@@ -706,7 +464,7 @@ int main(int argc, char **argv)
 	}
 	have_bwrap = bwrap_rc == 0;
 	const char *bwrap_env = getenv("SBX_BWRAP");
-	have_init = !find_helper("sbx-init", "SBX_INIT", X_OK, init, sizeof(init));
+	have_init = !config_find_helper("sbx-init", "SBX_INIT", X_OK, init, sizeof(init));
 	if (have_bwrap && have_init && !off && !o.print) {
 		hold_back_fds(&o);
 		int e = sandbox_spawn(&sb, bwrap, init, o.command);
@@ -722,8 +480,8 @@ int main(int argc, char **argv)
 	localtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
 	snprintf(run_id, sizeof(run_id), "%s-%d", stamp, (int)getpid());
-	if (own_dir(home, "XDG_STATE_HOME", ".local/state/sbx", sdir, sizeof(sdir)) ||
-	    own_dir(home, "XDG_CONFIG_HOME", ".config/sbx", cdir, sizeof(cdir)) ||
+	if (config_own_dir(home, "XDG_STATE_HOME", ".local/state/sbx", sdir, sizeof(sdir)) ||
+	    config_own_dir(home, "XDG_CONFIG_HOME", ".config/sbx", cdir, sizeof(cdir)) ||
 	    snprintf(session, sizeof(session), "%s/sessions/%s", sdir, run_id) >=
 	    (int)sizeof(session)) {
 		msg("cannot tell sbx's state and configuration directories (is HOME too long?)");
@@ -734,7 +492,7 @@ int main(int argc, char **argv)
 	char self[PATH_MAX];
 	ssize_t selfn = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	self[selfn > 0 ? selfn : 0] = '\0';
-	bool have_lib = !find_helper("libsbx-preload.so", "SBX_SHIM_LIB", R_OK, shim.lib,
+	bool have_lib = !config_find_helper("libsbx-preload.so", "SBX_SHIM_LIB", R_OK, shim.lib,
 				     sizeof(shim.lib));
 	struct policy_ctx ctx = { .home = home, .cwd = cwd, .session_dir = session,
 				  .state_dir = sdir, .config_dir = cdir,
@@ -743,9 +501,9 @@ int main(int argc, char **argv)
 						 have_init ? init : NULL,
 						 have_lib ? shim.lib : NULL,
 						 have_bwrap ? bwrap : NULL } };
-	brc = build_policy(&o, &ctx, false, user_file, sizeof(user_file), &p, &err);
+	brc = config_build_policy(&o, &ctx, false, user_file, sizeof(user_file), &p, &err);
 	if (brc == 0 && o.learn)
-		brc = build_policy(&o, &ctx, true, user_file, sizeof(user_file), &box, &err);
+		brc = config_build_policy(&o, &ctx, true, user_file, sizeof(user_file), &box, &err);
 	if (brc == -1)
 		goto config_error;
 	if (brc)
@@ -759,6 +517,20 @@ int main(int argc, char **argv)
 			goto out;
 		}
 		rc = unsandboxed(&o, o.no_sandbox ? "--no-sandbox" : "SBX_NO_SANDBOX");
+		goto out;
+	}
+	if (!policy_enabled(p)) {
+		/* `sbxctl disable`: the user's own choice, in their file (a
+		 * project's sandbox.ini may not say it) */
+		char why[PATH_MAX + 96];
+		snprintf(why, sizeof(why), "sandboxing is disabled by `enabled = false` in %s; "
+			 "`sbxctl enable` turns it back on", user_file[0] ? user_file : "the config");
+		if (o.learn || o.print) {
+			msg("%s: %s never runs a program outside the sandbox", why,
+			    o.learn ? "--learn" : "--print");
+			goto out;
+		}
+		rc = unsandboxed(&o, why);
 		goto out;
 	}
 	if (o.no_shim && mode != REPORTS_ENFORCE) {
@@ -895,7 +667,10 @@ int main(int argc, char **argv)
 			msg("%s", why);
 			goto out;
 		}
-		print_line(&pl, false);
+		if (o.print_json)
+			print_plan_json(&pl, cwd);
+		else
+			print_line(&pl, false);
 		if (policy_network_proxied(p)) {
 			char net_said[128];
 			network_text(p, net_said, sizeof(net_said));
@@ -1058,7 +833,7 @@ int main(int argc, char **argv)
 			    "machine, this sandbox failed after it started");
 		msg("the sandbox could not be set up (bubblewrap exit %d, its message "
 		    "is above); nothing was run", rc);
-		setup_advice();
+		setup_advice(say_advice, NULL);
 		rc = SBX_EXIT_SETUP;
 		goto out;
 	}

@@ -41,8 +41,10 @@ static const char usage[] =
 "                          named; stdio, pipes, sockets, terminals and files are)\n"
 "      --cleanup           remove the stand-ins a killed run left, then exit\n"
 "                          (every run does this first, too)\n"
-"      --print             print the wrapped command line instead of running it\n"
-"                          (boundary only: the shim needs sbx-preload running)\n"
+"      --print[=json]      print the wrapped command line instead of running it\n"
+"                          (boundary only: the shim needs sbx-preload running);\n"
+"                          =json: {\"argv\":[...],\"cwd\":...,\"env\":{\"set\":{...},\n"
+"                          \"unset\":[...]}} on one line, to spawn without a shell\n"
 "      --log FILE          append every report as a JSON line to FILE (default:\n"
 "                          [report] log, else ~/.local/state/sbx/audit.jsonl)\n"
 "      --trace             report every file, exec and network access, allowed\n"
@@ -100,7 +102,7 @@ static const struct option longopts[] = {
 	{ "log", required_argument, NULL, OPT_LOG },
 	{ "trace", no_argument, NULL, OPT_TRACE },
 	{ "learn", optional_argument, NULL, OPT_LEARN },
-	{ "print", no_argument, NULL, OPT_PRINT },
+	{ "print", optional_argument, NULL, OPT_PRINT },
 	{ "cleanup", no_argument, NULL, OPT_CLEANUP },
 	{ "keep-fd", required_argument, NULL, OPT_KEEP_FD },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -139,7 +141,15 @@ int options_parse(int argc, char **argv, struct options *o)
 		case OPT_LOG: o->log = optarg; break;
 		case OPT_TRACE: o->trace = true; break;
 		case OPT_LEARN: o->learn = true; o->learn_out = optarg; break;
-		case OPT_PRINT: o->print = true; break;
+		case OPT_PRINT:
+			o->print = true;
+			if (optarg && strcmp(optarg, "json")) {
+				fprintf(stderr, "sbx: --print takes =json or nothing, not "
+					"`=%s`\n", optarg);
+				return -1;
+			}
+			o->print_json = optarg != NULL;
+			break;
 		case OPT_CLEANUP: o->cleanup = true; break;
 		case OPT_KEEP_FD: {
 			char *end;

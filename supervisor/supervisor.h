@@ -63,6 +63,7 @@ struct options {
 	int *keep_fds;         /* --keep-fd N, in order */
 	size_t nkeep_fds;
 	bool no_sandbox, no_shim, trace, learn, print, cleanup;
+	bool print_json; /* --print=json */
 	char **command; /* borrowed from argv; NULL with --cleanup */
 };
 
@@ -134,6 +135,8 @@ struct plan {
  * plan_init() (the masks and write-protects, which look at the disk, and
  * COMMAND). On failure the plan is freed. */
 int plan_build(const struct plan_in *in, struct plan *out);
+/* --print=json (print.c): the plan as {"argv":[...],"cwd":...,"env":{...}}. */
+void print_plan_json(const struct plan *pl, const char *cwd);
 int plan_bwrap(const struct plan_in *in, struct plan *out);
 int plan_init(const struct plan_in *in, struct plan *pl);
 /* Make the planned stand-ins (after bubblewrap has its arguments, while it

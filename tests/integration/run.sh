@@ -15,6 +15,11 @@ cp "$top/build/sbx-preload" "$top/build/sbx-init" "$top/build/libsbx-preload.so"
 	"$here"/*.sh "$bin/"
 # the proxy's test driver (tests/integration/net.sh)
 [ -f "$top/build/sbx-proxy-test" ] && cp "$top/build/sbx-proxy-test" "$bin/"
+# the management command (tests/integration/sbxctl.sh)
+[ -f "$top/build/sbxctl" ] && cp "$top/build/sbxctl" "$bin/"
+# its man pages and shell completion, checked there too
+mkdir -p "$bin/share" && cp -r "$top/docs/man" "$bin/share/man"
+[ -d "$top/share/completion" ] && cp -r "$top/share/completion" "$bin/share/completion"
 [ -d "$top/tests/progs" ] && cp -r "$top/tests/progs" "$bin/progs"
 # `make run`'s demonstration, laid out as in the checkout (scripts/, build/)
 mkdir "$bin/scripts" && cp "$top/scripts/demo.sh" "$bin/scripts/" && ln -s . "$bin/build"
@@ -24,7 +29,7 @@ chmod -R a+rX "$bin"
 # SUITES="net.sh harm.sh" runs only those (make check-integration SUITES=...);
 # SBX_IT_USERS=self or SBX_IT_USERS=sbxtest runs only one of the two users.
 suites=""
-for s in ${SUITES:-suite.sh shim.sh seccomp.sh stream.sh learn.sh init.sh mounts.sh harm.sh net.sh limits.sh persist.sh}; do
+for s in ${SUITES:-suite.sh shim.sh seccomp.sh stream.sh learn.sh init.sh mounts.sh harm.sh net.sh limits.sh persist.sh sbxctl.sh}; do
 	[ -f "$here/$s" ] && suites="$suites $s"
 done
 rc=0
