@@ -108,7 +108,7 @@ int builder_add_rule(struct policy_builder *b, enum sbx_rule_kind kind,
 /* 0 if the key is known; fills what it is. */
 int builder_apply(struct policy_builder *b, const char *section,
 		  const char *key, const char *value, enum sbx_origin origin,
-		  const char *source, bool project, struct sbx_err *err);
+		  const char *source, enum policy_layer layer, struct sbx_err *err);
 int parse_bool(const char *v, bool *out);
 int parse_size(const char *v, uint64_t *out);
 int parse_count(const char *v, uint64_t *out);

@@ -572,6 +572,19 @@ int policy_compile(struct policy_builder *b, struct policy **out,
 				rc = -EINVAL;
 				goto fail;
 			}
+		} else if (r->kind == SBX_RULE_SET_ENV) {
+			/* NAME=VALUE, a VALUE starting with `~/` (or `~` alone)
+			 * against HOME, as the paths are */
+			const char *eq = strchr(r->value, '=');
+			const char *v = eq ? eq + 1 : "";
+			bool tilde = v[0] == '~' && (v[1] == '/' || !v[1]);
+			if (snprintf(buf, sizeof(buf), "%.*s%s%s", (int)(v - r->value), r->value,
+				     tilde ? b->home : "", tilde ? v + 1 : v) >= (int)sizeof(buf)) {
+				err_set(err, "%s: `set` value `%s` is too long", r->source, r->value);
+				rc = -EINVAL;
+				goto fail;
+			}
+			pr.pat = SBX_PAT_GLOB;
 		} else {
 			/* domains and env names: lower-case domains, keep env names */
 			snprintf(buf, sizeof(buf), "%s", r->value);

@@ -41,6 +41,7 @@ enum sbx_rule_kind {
 	SBX_RULE_IGNORE_PATH,
 	SBX_RULE_IGNORE_DOMAIN,
 	SBX_RULE_DENY_ENV,
+	SBX_RULE_SET_ENV,        /* `[env] set = NAME=VALUE`: COMMAND's environment */
 	SBX_RULE_KIND_COUNT,
 };
 
@@ -53,6 +54,7 @@ enum sbx_origin {
 	SBX_ORIGIN_PROJECT,   /* the workspace's own sandbox.ini (narrow only) */
 	SBX_ORIGIN_ENV,       /* an SBX_* environment variable */
 	SBX_ORIGIN_FLAG,      /* a command-line flag */
+	SBX_ORIGIN_PROFILE,   /* an agent profile (share/sbx/profiles, ~/.config/sbx/profiles) */
 };
 
 /* How a path rule's pattern is matched (set by the compiler). */
@@ -93,6 +95,10 @@ enum sbx_home {
 enum policy_layer {
 	POLICY_LAYER_USER,    /* --config, $SBX_CONFIG, ~/.config/sbx, /etc/sbx */
 	POLICY_LAYER_PROJECT, /* <workspace>/sandbox.ini: may only narrow */
+	/* An agent profile (supervisor/profile.c): [filesystem], [network]
+	 * allow_domains/deny_domains, [env] and [report] only, plus its own
+	 * [profile] section (description), which the policy ignores. */
+	POLICY_LAYER_PROFILE,
 };
 
 /* A config error: which file and line, which key, and what was expected. */
@@ -189,6 +195,12 @@ bool policy_report_ignored(const struct policy *p, bool path, const char *target
  * or a bare v6 literal — split into the host (without brackets) and the
  * port (0 = none). 0, or -1 when it is none of those. */
 int sbx_split_target(const char *target, char *host, size_t hostsz, unsigned *port);
+
+/* `[env] set` entries split: NAME (copied into name) and VALUE (a pointer
+ * into the rule's pattern, `~/` already expanded against HOME). -1 when
+ * the rule is not a well-formed NAME=VALUE (the loader refuses those). */
+int policy_set_env_split(const struct sbx_rule *r, char *name, size_t namesz,
+			 const char **value);
 
 /* Is this environment variable name removed by deny_env? */
 bool policy_env_denied(const struct policy *p, const char *name,

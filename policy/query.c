@@ -25,6 +25,7 @@ const char *sbx_rule_key(enum sbx_rule_kind kind)
 		[SBX_RULE_IGNORE_PATH] = "ignore_paths",
 		[SBX_RULE_IGNORE_DOMAIN] = "ignore_domains",
 		[SBX_RULE_DENY_ENV] = "deny_env",
+		[SBX_RULE_SET_ENV] = "set",
 	};
 	return (unsigned)kind < SBX_RULE_KIND_COUNT ? names[kind] : "?";
 }
@@ -320,6 +321,19 @@ bool policy_report_ignored(const struct policy *p, bool path, const char *target
 		if (domain_matches(p->by_kind[k][i]->pattern, host, port))
 			return true;
 	return false;
+}
+
+int policy_set_env_split(const struct sbx_rule *r, char *name, size_t namesz,
+			 const char **value)
+{
+	const char *eq = r->kind == SBX_RULE_SET_ENV ? strchr(r->pattern, '=') : NULL;
+
+	if (!eq || eq == r->pattern || (size_t)(eq - r->pattern) >= namesz)
+		return -1;
+	memcpy(name, r->pattern, (size_t)(eq - r->pattern));
+	name[eq - r->pattern] = '\0';
+	*value = eq + 1;
+	return 0;
 }
 
 bool policy_env_denied(const struct policy *p, const char *name,

@@ -19,6 +19,7 @@
 #include "hostfs.h"
 #include "standin.h"
 #include "elfcheck.h"
+#include "profile.h"
 #include "supervisor.h"
 
 extern char **environ;
@@ -357,6 +358,12 @@ static int build_policy(const struct options *o, const struct policy_ctx *ctx,
 	}
 #define TRY_B(x) do { if (x) { policy_builder_free(b); return -1; } } while (0)
 	TRY_B(load_user_config(b, o, ctx->home, user_file, ufsz, err));
+	/* the agent's profile after the user's file: what the agent needs is
+	 * added to the user's policy, and the user's denies still win */
+	char pname[64];
+	const char *profile = o->profile ? (strcmp(o->profile, "none") ? o->profile : NULL) :
+			      profile_for_command(o->command[0], ctx->home, pname, sizeof(pname));
+	TRY_B(profile && profile_load(b, profile, ctx->home, err));
 	TRY_B(o->workspace && policy_builder_set(b, "sandbox", "workspace", o->workspace,
 						 SBX_ORIGIN_FLAG, "--workspace", err));
 	const char *ws = policy_builder_workspace(b);
@@ -679,6 +686,10 @@ int main(int argc, char **argv)
 	}
 	if (o.cleanup) {
 		rc = cleanup_only(home);
+		goto out;
+	}
+	if (o.print_profile) {
+		rc = profile_print(o.print_profile, home);
 		goto out;
 	}
 	if (!getcwd(cwd, sizeof(cwd))) {

@@ -31,6 +31,10 @@ static const char usage[] =
 "                          reached through sbx's filtering proxy: HTTP_PROXY,\n"
 "                          ALL_PROXY... point at it)\n"
 "      --deny-domain D     network destination to refuse\n"
+"      --profile NAME      add the agent profile NAME (default: the one named\n"
+"                          like COMMAND, if any: claude, codex, gemini; `none`:\n"
+"                          no profile); see docs/AGENTS.md\n"
+"      --print-profile NAME  show profile NAME: where it is, and its rules\n"
 "\n"
 "Running:\n"
 "      --no-sandbox        run COMMAND unsandboxed, with a warning\n"
@@ -82,7 +86,7 @@ enum {
 	OPT_ALLOW_WRITE = 256, OPT_DENY_WRITE, OPT_DENY_READ, OPT_ALLOW_READ,
 	OPT_ALLOW_DOMAIN, OPT_DENY_DOMAIN, OPT_NO_SANDBOX, OPT_NO_SHIM,
 	OPT_LOG, OPT_TRACE, OPT_LEARN, OPT_PRINT, OPT_DEBUG, OPT_VERSION,
-	OPT_CLEANUP, OPT_KEEP_FD,
+	OPT_CLEANUP, OPT_KEEP_FD, OPT_PROFILE, OPT_PRINT_PROFILE,
 };
 
 static const struct option longopts[] = {
@@ -102,6 +106,8 @@ static const struct option longopts[] = {
 	{ "print", no_argument, NULL, OPT_PRINT },
 	{ "cleanup", no_argument, NULL, OPT_CLEANUP },
 	{ "keep-fd", required_argument, NULL, OPT_KEEP_FD },
+	{ "profile", required_argument, NULL, OPT_PROFILE },
+	{ "print-profile", required_argument, NULL, OPT_PRINT_PROFILE },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "debug", no_argument, NULL, OPT_DEBUG },
@@ -140,6 +146,8 @@ int options_parse(int argc, char **argv, struct options *o)
 		case OPT_LEARN: o->learn = true; o->learn_out = optarg; break;
 		case OPT_PRINT: o->print = true; break;
 		case OPT_CLEANUP: o->cleanup = true; break;
+		case OPT_PROFILE: o->profile = optarg; break;
+		case OPT_PRINT_PROFILE: o->print_profile = optarg; break;
 		case OPT_KEEP_FD: {
 			char *end;
 			long n = strtol(optarg, &end, 10);
@@ -187,6 +195,13 @@ int options_parse(int argc, char **argv, struct options *o)
 				rule_flags[i].flag };
 		}
 		}
+	}
+	if (o->print_profile) {
+		if (optind < argc) {
+			fprintf(stderr, "sbx: --print-profile runs no command\n");
+			return -1;
+		}
+		return 0;
 	}
 	if (o->cleanup) {
 		if (optind < argc) {

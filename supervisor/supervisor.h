@@ -55,6 +55,8 @@ struct options {
 	const char *workspace;
 	const char *log;
 	const char *learn_out; /* --learn=FILE */
+	const char *profile;   /* --profile NAME ("none": no profile) */
+	const char *print_profile; /* --print-profile NAME */
 	struct flag_setting *settings; /* --allow-write etc., in order */
 	size_t nsettings;
 	int *keep_fds;         /* --keep-fd N, in order */
