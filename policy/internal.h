@@ -37,6 +37,7 @@ enum scalar_id {
 	SC_CPU_SECONDS,
 	SC_NOFILE,
 	SC_HOME,
+	SC_REPORT_STDERR,
 	SC_COUNT,
 };
 
@@ -68,6 +69,7 @@ struct policy {
 	enum sbx_isolation isolation;
 	enum sbx_fallback fallback;
 	enum sbx_home home_mode;
+	enum sbx_report_stderr report_stderr; /* supervisor only: not in the blob */
 	bool nested, network_open, local_binding, all_unix;
 	unsigned http_port, socks_port;
 	char *log;

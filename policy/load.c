@@ -44,6 +44,7 @@ enum check {
 	C_FALLBACK,
 	C_HOME,
 	C_ENVSET, /* NAME=VALUE */
+	C_REPORT_STDERR,
 };
 
 struct key {
@@ -73,6 +74,8 @@ static const struct key keys[] = {
 	{ "network", "http_proxy_port", K_SCALAR, 0, SC_HTTP_PORT, C_PORT, N_REFUSE },
 	{ "network", "socks_proxy_port", K_SCALAR, 0, SC_SOCKS_PORT, C_PORT, N_REFUSE },
 	{ "report", "log", K_SCALAR, 0, SC_LOG, C_PATH, N_REFUSE },
+	/* a project may not silence what the person is told */
+	{ "report", "stderr", K_SCALAR, 0, SC_REPORT_STDERR, C_REPORT_STDERR, N_REFUSE },
 	{ "report", "ignore_paths", K_LIST, SBX_RULE_IGNORE_PATH, 0, C_PATH, N_REFUSE },
 	{ "report", "ignore_domains", K_LIST, SBX_RULE_IGNORE_DOMAIN, 0, C_NONE, N_REFUSE },
 	{ "limits", "memory", K_SCALAR, 0, SC_MEMORY, C_SIZE, N_ORDERED },
@@ -203,6 +206,10 @@ static int check_value(const struct key *k, const char *v, const char **expected
 		return strcmp(v, "real") && strcmp(v, "ephemeral") ? -EINVAL : 0;
 	case C_ENVSET:
 		return check_envset(v, expected);
+	case C_REPORT_STDERR:
+		*expected = "auto, live, end or off";
+		return strcmp(v, "auto") && strcmp(v, "live") && strcmp(v, "end") &&
+		       strcmp(v, "off") ? -EINVAL : 0;
 	}
 	return 0;
 }

@@ -488,6 +488,10 @@ int policy_compile(struct policy_builder *b, struct policy **out,
 	p->fallback = fb && !strcmp(fb, "warn") ? SBX_FALLBACK_WARN : SBX_FALLBACK_ERROR;
 	const char *home = b->scalars[SC_HOME].value;
 	p->home_mode = home && !strcmp(home, "ephemeral") ? SBX_HOME_EPHEMERAL : SBX_HOME_REAL;
+	const char *rs = b->scalars[SC_REPORT_STDERR].value;
+	p->report_stderr = !rs || !strcmp(rs, "auto") ? SBX_REPORT_AUTO :
+			   !strcmp(rs, "live") ? SBX_REPORT_LIVE :
+			   !strcmp(rs, "end") ? SBX_REPORT_END : SBX_REPORT_OFF;
 	p->nested = scalar_bool(b, SC_NESTED, false);
 	p->local_binding = scalar_bool(b, SC_ALLOW_LOCAL_BINDING, true);
 	p->all_unix = scalar_bool(b, SC_ALLOW_ALL_UNIX, false);

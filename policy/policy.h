@@ -91,6 +91,15 @@ enum sbx_home {
 	SBX_HOME_EPHEMERAL,
 };
 
+/* `[report] stderr`: how report lines reach the terminal (docs/REPORTS.md,
+ * "Reports and the terminal"). */
+enum sbx_report_stderr {
+	SBX_REPORT_AUTO, /* live, but held while the terminal is in raw mode (a full-screen program) */
+	SBX_REPORT_LIVE, /* as they come */
+	SBX_REPORT_END,  /* held until COMMAND has ended */
+	SBX_REPORT_OFF,  /* none: the audit log only */
+};
+
 /* Which layer of configuration a file is. */
 enum policy_layer {
 	POLICY_LAYER_USER,    /* --config, $SBX_CONFIG, ~/.config/sbx, /etc/sbx */
@@ -226,6 +235,7 @@ bool policy_allow_all_unix_sockets(const struct policy *p);
 unsigned policy_http_proxy_port(const struct policy *p);  /* 0 = built-in */
 unsigned policy_socks_proxy_port(const struct policy *p); /* 0 = built-in */
 const char *policy_log_path(const struct policy *p);      /* NULL = none */
+enum sbx_report_stderr policy_report_stderr(const struct policy *p);
 
 enum sbx_limit {
 	SBX_LIMIT_MEMORY,      /* bytes */

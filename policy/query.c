@@ -387,6 +387,7 @@ bool policy_allow_all_unix_sockets(const struct policy *p) { return p->all_unix;
 unsigned policy_http_proxy_port(const struct policy *p) { return p->http_port; }
 unsigned policy_socks_proxy_port(const struct policy *p) { return p->socks_port; }
 const char *policy_log_path(const struct policy *p) { return p->log; }
+enum sbx_report_stderr policy_report_stderr(const struct policy *p) { return p->report_stderr; }
 
 uint64_t policy_limit(const struct policy *p, enum sbx_limit which)
 {

@@ -49,6 +49,11 @@ static const char usage[] =
 "                          (boundary only: the shim needs sbx-preload running)\n"
 "      --log FILE          append every report as a JSON line to FILE (default:\n"
 "                          [report] log, else ~/.local/state/sbx/audit.jsonl)\n"
+"      --report-fd N       report lines to descriptor N instead of stderr (a\n"
+"                          second terminal: 3>/dev/pts/4); COMMAND never gets it\n"
+"      --report-file PATH  report lines appended to PATH (a terminal, a file)\n"
+"                          ([report] stderr = auto|live|end|off: by default lines\n"
+"                          wait while a full-screen program holds the terminal)\n"
 "      --trace             report every file, exec and network access, allowed\n"
 "                          ones too\n"
 "      --learn[=FILE]      run with writes relaxed to HOME (secrets and mandatory\n"
@@ -86,7 +91,8 @@ enum {
 	OPT_ALLOW_WRITE = 256, OPT_DENY_WRITE, OPT_DENY_READ, OPT_ALLOW_READ,
 	OPT_ALLOW_DOMAIN, OPT_DENY_DOMAIN, OPT_NO_SANDBOX, OPT_NO_SHIM,
 	OPT_LOG, OPT_TRACE, OPT_LEARN, OPT_PRINT, OPT_DEBUG, OPT_VERSION,
-	OPT_CLEANUP, OPT_KEEP_FD, OPT_PROFILE, OPT_PRINT_PROFILE,
+	OPT_CLEANUP, OPT_KEEP_FD, OPT_PROFILE, OPT_PRINT_PROFILE, OPT_REPORT_FD,
+	OPT_REPORT_FILE,
 };
 
 static const struct option longopts[] = {
@@ -108,6 +114,8 @@ static const struct option longopts[] = {
 	{ "keep-fd", required_argument, NULL, OPT_KEEP_FD },
 	{ "profile", required_argument, NULL, OPT_PROFILE },
 	{ "print-profile", required_argument, NULL, OPT_PRINT_PROFILE },
+	{ "report-fd", required_argument, NULL, OPT_REPORT_FD },
+	{ "report-file", required_argument, NULL, OPT_REPORT_FILE },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "debug", no_argument, NULL, OPT_DEBUG },
@@ -134,6 +142,7 @@ int options_parse(int argc, char **argv, struct options *o)
 	int c;
 
 	memset(o, 0, sizeof(*o));
+	o->report_fd = -1;
 	/* `+`: stop at the first non-option, so COMMAND's own flags are its. */
 	while ((c = getopt_long(argc, argv, "+c:w:qvh", longopts, NULL)) != -1) {
 		switch (c) {
@@ -148,6 +157,18 @@ int options_parse(int argc, char **argv, struct options *o)
 		case OPT_CLEANUP: o->cleanup = true; break;
 		case OPT_PROFILE: o->profile = optarg; break;
 		case OPT_PRINT_PROFILE: o->print_profile = optarg; break;
+		case OPT_REPORT_FILE: o->report_file = optarg; break;
+		case OPT_REPORT_FD: {
+			char *end;
+			long n = strtol(optarg, &end, 10);
+			if (*end || end == optarg || n < 1 || n > 1 << 20) {
+				fprintf(stderr, "sbx: --report-fd takes a descriptor number, not `%s`\n",
+					optarg);
+				return -1;
+			}
+			o->report_fd = (int)n;
+			break;
+		}
 		case OPT_KEEP_FD: {
 			char *end;
 			long n = strtol(optarg, &end, 10);

@@ -151,6 +151,8 @@ if agent claude && command -v tmux >/dev/null; then
 	# the second run goes straight to the prompt: the answer was kept
 	if wait_screen "$S" 'for shortcuts' && ! screen "$S" | grep -qF 'trust this folder'; then
 		second=yes
+	else
+		screen "$S" > "$B/err"
 	fi
 	tmux -S "$S" send-keys -t a C-c; sleep 0.3; tmux -S "$S" send-keys -t a C-c
 	for _ in $(seq 1 60); do [ -e "$B/exit2" ] && break; sleep 0.5; done
@@ -158,7 +160,7 @@ if agent claude && command -v tmux >/dev/null; then
 	if [ $trusted = yes ] && [ $second = yes ] &&
 	   python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d["projects"][sys.argv[2]]["hasTrustDialogAccepted"] else 1)' \
 		"$HOME/.claude-sbx/.claude.json" "$W" && [ ! -e "$HOME/.claude.json" ]; then ok
-	else cp "$B/err1" "$B/err" 2>/dev/null; bad "trusted=$trusted second=$second"; fi
+	else [ $second = yes ] && cp "$B/err1" "$B/err" 2>/dev/null; bad "trusted=$trusted second=$second"; fi
 fi
 
 ta codex_app_server_answers_initialize_and_keeps_its_state
@@ -183,6 +185,80 @@ if agent gemini; then
 	sx gemini --version
 	if [ $RC -eq 0 ] && grep -qE '^[0-9]+\.[0-9]+' "$B/out"; then ok; else bad "rc=$RC $(cat "$B/out")"; fi
 fi
+
+# ---- reports and the terminal ([report] stderr, --report-fd, --report-file)
+
+# tui_run MODE: under tmux, less shows $W/page while a background job
+# reads the denied key once the test writes to the fifo $W/go. Sets SCREEN
+# (while less runs, after the refusal was logged) and AFTER (after exit).
+tui_run() {
+	local S=$B/tmux.sock
+	seq 1 200 | sed 's/^/page line /' > "$W/page"
+	mkfifo "$W/go"
+	mkdir -p "$HOME/.config/sbx"
+	[ -n "$1" ] && printf '[report]\nstderr = %s\n' "$1" > "$HOME/.config/sbx/sandbox.ini"
+	tmux -S "$S" new-session -d -s a -x 100 -y 30 \
+		"cd '$W'; HOME='$HOME' '$SBX' --log '$B/log' -- sh -c '(read x < go; cat ~/.ssh/id_ed25519 >/dev/null 2>&1) & exec less page'; echo EXIT=\$?; sleep 60"
+	SCREEN="" AFTER=""
+	wait_screen "$S" 'page line 1' || return 1
+	echo go > "$W/go"
+	# the audit log gets the refusal at once, whatever the terminal does
+	for _ in $(seq 1 120); do grep -q '"decision":"deny"' "$B/log" 2>/dev/null && break; sleep 0.5; done
+	grep -q '"decision":"deny"' "$B/log" || return 1
+	sleep 0.5 # the supervisor's quiet interval (3 ms) passed many times over
+	SCREEN=$(screen "$S")
+	tmux -S "$S" send-keys -t a q
+	wait_screen "$S" 'EXIT=' || return 1
+	AFTER=$(tmux -S "$S" capture-pane -p -S - -t a 2>/dev/null)
+	tmux -S "$S" kill-server 2>/dev/null
+}
+denied_line='denied read of ~/.ssh/id_ed25519'
+
+ta full_screen_program_is_not_drawn_over_reports_wait_for_its_exit
+if command -v tmux >/dev/null && command -v less >/dev/null; then
+	if tui_run "" && ! grep -qF 'sbx:' <<<"$SCREEN" && grep -qF 'page line 1' <<<"$SCREEN" &&
+	   grep -qF "$denied_line" <<<"$AFTER" &&
+	   grep -qF 'sbx: reports held while the terminal was in full-screen use:' <<<"$AFTER"; then ok
+	else bad "screen while less ran: $(grep -F sbx: <<<"$SCREEN" | head -2) / after: $(tail -5 <<<"$AFTER")"; fi
+else skip "tmux or less is not installed"; fi
+
+ta report_stderr_live_draws_over_the_full_screen_program
+if command -v tmux >/dev/null && command -v less >/dev/null; then
+	if tui_run live && grep -qF "$denied_line" <<<"$SCREEN"; then ok
+	else bad "the live line did not reach the screen: $(tail -3 <<<"$SCREEN")"; fi
+else skip "tmux or less is not installed"; fi
+
+ta report_stderr_off_says_nothing_the_log_has_it
+sx_off() { mkdir -p "$HOME/.config/sbx"; printf '[report]\nstderr = off\n' > "$HOME/.config/sbx/sandbox.ini"; }
+sx_off
+sx --log "$B/log" -- sh -c 'cat ~/.ssh/id_ed25519; true'
+if ! has "$denied_line" err && ! has 'denied read' err && grep -q '"decision":"deny"' "$B/log" &&
+   ! grep -q "$SECRET" "$B/out"; then ok
+else bad "$(cat "$B/err")"; fi
+
+ta report_stderr_end_holds_lines_until_the_end
+mkdir -p "$HOME/.config/sbx"; printf '[report]\nstderr = end\n' > "$HOME/.config/sbx/sandbox.ini"
+sx -- sh -c 'cat ~/.ssh/id_ed25519 2>/dev/null; echo after-the-refusal >&2'
+# the program's own later line comes first: ours waited for the end
+if [ "$(grep -n 'after-the-refusal' "$B/err" | cut -d: -f1)" -lt "$(grep -nF "$denied_line" "$B/err" | cut -d: -f1)" ] &&
+   hasf 'sbx: reports held while COMMAND ran ([report] stderr = end):' err; then ok
+else bad "$(cat "$B/err")"; fi
+
+ta report_fd_takes_the_lines_and_command_never_gets_it
+sx --report-fd 3 -- sh -c 'cat ~/.ssh/id_ed25519 2>/dev/null; (echo forged >&3) 2>/dev/null; if [ -e /proc/$$/fd/3 ]; then echo has3; else echo no3; fi > fds' 3>"$B/second"
+if hasf "$denied_line" second && ! hasf "$denied_line" err && ! grep -q forged "$B/second" &&
+   [ "$(cat "$W/fds")" = no3 ]; then ok
+else bad "second: $(cat "$B/second") err: $(cat "$B/err")"; fi
+
+ta report_file_takes_the_lines
+sx --report-file "$B/second" -- sh -c 'cat ~/.ssh/id_ed25519 2>/dev/null; true'
+if hasf "$denied_line" second && ! hasf "$denied_line" err; then ok
+else bad "second: $(cat "$B/second" 2>/dev/null)"; fi
+
+ta report_fd_that_is_not_open_stops_the_run
+sx --report-fd 9 -- sh -c "touch $W/ran"
+if [ $RC -eq 125 ] && [ ! -e "$W/ran" ] && has 'report-fd 9: not an open descriptor' err; then ok
+else bad "rc=$RC"; fi
 
 echo "# agents.sh: $pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]
