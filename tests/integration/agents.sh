@@ -260,5 +260,27 @@ sx --report-fd 9 -- sh -c "touch $W/ran"
 if [ $RC -eq 125 ] && [ ! -e "$W/ran" ] && has 'report-fd 9: not an open descriptor' err; then ok
 else bad "rc=$RC"; fi
 
+# ---- where Node and Python really call (shim/symbols.def: realpath, scandir)
+
+ta node_realpath_native_of_a_denied_path_is_explained
+if command -v node >/dev/null; then
+	sx --log "$B/log" -- node -e 'try { require("fs").realpathSync.native(process.env.HOME + "/.ssh/id_ed25519"); console.log("resolved") } catch (e) { console.log(e.code) }'
+	if [ "$(cat "$B/out")" = EACCES ] && hasf 'denied read of ~/.ssh/id_ed25519' err &&
+	   grep -q '"op":"read".*"target":"[^"]*/.ssh/id_ed25519"' "$B/log"; then ok
+	else bad "out=$(cat "$B/out")"; fi
+else skip "node is not installed"; fi
+
+ta c_realpath_and_scandir_of_a_denied_path_are_explained
+sx -- python3 -c '
+import ctypes, os
+libc = ctypes.CDLL(None)
+libc.realpath.restype = ctypes.c_char_p
+print(libc.realpath((os.environ["HOME"] + "/.ssh/id_ed25519").encode(), None))
+n = libc.scandir((os.environ["HOME"] + "/.ssh").encode(), ctypes.byref(ctypes.c_void_p()), None, None)
+print(n)'
+if [ "$(tr '\n' ' ' < "$B/out")" = "None -1 " ] && hasf 'denied read of ~/.ssh/id_ed25519' err &&
+   hasf 'denied read of ~/.ssh by' err && ! has "$SECRET" out; then ok
+else bad "out=$(cat "$B/out")"; fi
+
 echo "# agents.sh: $pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]
