@@ -39,7 +39,7 @@ NET_SRCS := supervisor/net/host.c supervisor/net/http.c supervisor/net/socks.c \
 	supervisor/net/decide.c supervisor/net/loop.c
 SUPERVISOR_SRCS := supervisor/main.c supervisor/options.c supervisor/config.c supervisor/probe.c supervisor/print.c supervisor/plan.c \
 	supervisor/run.c supervisor/util.c supervisor/reports.c supervisor/learn.c \
-	supervisor/standin.c supervisor/hostfs.c supervisor/runlimits.c $(NET_SRCS) \
+	supervisor/standin.c supervisor/hostfs.c supervisor/runlimits.c supervisor/profile.c $(NET_SRCS) \
 	shim/wire.c shim/elfcheck.c
 # every mount of sbx-init's lands on what the supervisor saw (pathwalk.h)
 SUPERVISOR_SRCS += supervisor/mountids.c supervisor/pathwalk.c
@@ -150,7 +150,7 @@ build/supervisor/sbx-init.o build/tests/unit/seccomp_table.o: build/gen/filters.
 # same objects; built with $(CC) against jansson (JSON: the hook, the
 # audit log, import-srt). Not on the start-up path, so not static.
 CTL_SRCS := $(wildcard supervisor/cli/*.c)
-CTL_SHARED_SRCS := supervisor/config.c supervisor/probe.c supervisor/hostfs.c \
+CTL_SHARED_SRCS := supervisor/config.c supervisor/probe.c supervisor/hostfs.c supervisor/profile.c \
 	supervisor/util.c supervisor/reports.c supervisor/learn.c shim/wire.c
 CTL_OBJS := $(CTL_SRCS:%.c=build/%.o) $(CTL_SHARED_SRCS:%.c=build/%.o)
 JANSSON_LIBS = $(or $(shell $(PKG_CONFIG) --libs jansson 2>/dev/null),-ljansson)
@@ -180,7 +180,7 @@ build/libsbx-preload.so: $(SHIM_OBJS)
 UNIT_EXTRA_OBJS := build/supervisor/mountids.o build/supervisor/pathwalk.o \
 	build/supervisor/reports.o build/supervisor/learn.o build/supervisor/util.o \
 	build/supervisor/plan.o build/supervisor/standin.o build/supervisor/hostfs.o \
-	build/supervisor/runlimits.o \
+	build/supervisor/runlimits.o build/supervisor/profile.o \
 	build/shim/wire.o build/shim/resolve-test.o build/shim/namemap.o $(NET_SRCS:%.c=build/%.o) \
 	$(filter-out build/supervisor/cli/sbxctl.o,$(CTL_SRCS:%.c=build/%.o)) \
 	build/supervisor/config.o build/supervisor/probe.o
@@ -251,6 +251,9 @@ install: all
 	install -D -m 0644 share/completion/bash/sbx-preload $(DESTDIR)$(DATADIR)/bash-completion/completions/sbx-preload
 	install -D -m 0644 share/completion/zsh/_sbxctl $(DESTDIR)$(DATADIR)/zsh/site-functions/_sbxctl
 	install -D -m 0644 share/completion/zsh/_sbx-preload $(DESTDIR)$(DATADIR)/zsh/site-functions/_sbx-preload
+	for f in share/sbx/profiles/*.ini; do \
+		install -D -m 0644 "$$f" "$(DESTDIR)$(DATADIR)/sbx/profiles/$${f##*/}" || exit 1; \
+	done
 
 clean:
 	rm -rf build

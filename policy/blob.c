@@ -228,7 +228,7 @@ int policy_blob_attach(const void *blob, size_t len, void *mem, size_t memlen,
 		for (uint32_t i = 0; i < h->nby_kind[k]; i++, ri++) {
 			const struct blob_rule *b = &br[ri];
 			struct sbx_rule *r = &rules[ri];
-			if (b->kind != (uint32_t)k || b->origin > SBX_ORIGIN_FLAG ||
+			if (b->kind != (uint32_t)k || b->origin > SBX_ORIGIN_PROFILE ||
 			    b->pat > SBX_PAT_ANYWHERE)
 				return -EINVAL;
 			r->kind = (enum sbx_rule_kind)b->kind;

@@ -38,6 +38,7 @@ enum scalar_id {
 	SC_NOFILE,
 	SC_HOME,
 	SC_ENABLED,
+	SC_REPORT_STDERR,
 	SC_COUNT,
 };
 
@@ -70,6 +71,7 @@ struct policy {
 	enum sbx_isolation isolation;
 	enum sbx_fallback fallback;
 	enum sbx_home home_mode;
+	enum sbx_report_stderr report_stderr; /* supervisor only: not in the blob */
 	bool nested, network_open, local_binding, all_unix;
 	bool enabled; /* [sandbox] enabled (sbxctl enable/disable) */
 	unsigned http_port, socks_port;
@@ -111,7 +113,7 @@ int builder_add_rule(struct policy_builder *b, enum sbx_rule_kind kind,
 /* 0 if the key is known; fills what it is. */
 int builder_apply(struct policy_builder *b, const char *section,
 		  const char *key, const char *value, enum sbx_origin origin,
-		  const char *source, bool project, struct sbx_err *err);
+		  const char *source, enum policy_layer layer, struct sbx_err *err);
 int parse_bool(const char *v, bool *out);
 int parse_size(const char *v, uint64_t *out);
 int parse_count(const char *v, uint64_t *out);

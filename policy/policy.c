@@ -529,6 +529,10 @@ int policy_compile(struct policy_builder *b, struct policy **out,
 	p->fallback = fb && !strcmp(fb, "warn") ? SBX_FALLBACK_WARN : SBX_FALLBACK_ERROR;
 	const char *home = b->scalars[SC_HOME].value;
 	p->home_mode = home && !strcmp(home, "ephemeral") ? SBX_HOME_EPHEMERAL : SBX_HOME_REAL;
+	const char *rs = b->scalars[SC_REPORT_STDERR].value;
+	p->report_stderr = !rs || !strcmp(rs, "auto") ? SBX_REPORT_AUTO :
+			   !strcmp(rs, "live") ? SBX_REPORT_LIVE :
+			   !strcmp(rs, "end") ? SBX_REPORT_END : SBX_REPORT_OFF;
 	p->nested = scalar_bool(b, SC_NESTED, false);
 	p->enabled = scalar_bool(b, SC_ENABLED, true);
 	p->local_binding = scalar_bool(b, SC_ALLOW_LOCAL_BINDING, true);
@@ -614,6 +618,19 @@ int policy_compile(struct policy_builder *b, struct policy **out,
 				rc = -EINVAL;
 				goto fail;
 			}
+		} else if (r->kind == SBX_RULE_SET_ENV) {
+			/* NAME=VALUE, a VALUE starting with `~/` (or `~` alone)
+			 * against HOME, as the paths are */
+			const char *eq = strchr(r->value, '=');
+			const char *v = eq ? eq + 1 : "";
+			bool tilde = v[0] == '~' && (v[1] == '/' || !v[1]);
+			if (snprintf(buf, sizeof(buf), "%.*s%s%s", (int)(v - r->value), r->value,
+				     tilde ? b->home : "", tilde ? v + 1 : v) >= (int)sizeof(buf)) {
+				err_set(err, "%s: `set` value `%s` is too long", r->source, r->value);
+				rc = -EINVAL;
+				goto fail;
+			}
+			pr.pat = SBX_PAT_GLOB;
 		} else {
 			/* domains and env names: lower-case domains, keep env names */
 			snprintf(buf, sizeof(buf), "%s", r->value);

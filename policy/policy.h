@@ -41,6 +41,7 @@ enum sbx_rule_kind {
 	SBX_RULE_IGNORE_PATH,
 	SBX_RULE_IGNORE_DOMAIN,
 	SBX_RULE_DENY_ENV,
+	SBX_RULE_SET_ENV,        /* `[env] set = NAME=VALUE`: COMMAND's environment */
 	SBX_RULE_KIND_COUNT,
 };
 
@@ -53,6 +54,7 @@ enum sbx_origin {
 	SBX_ORIGIN_PROJECT,   /* the workspace's own sandbox.ini (narrow only) */
 	SBX_ORIGIN_ENV,       /* an SBX_* environment variable */
 	SBX_ORIGIN_FLAG,      /* a command-line flag */
+	SBX_ORIGIN_PROFILE,   /* an agent profile (share/sbx/profiles, ~/.config/sbx/profiles) */
 };
 
 /* How a path rule's pattern is matched (set by the compiler). */
@@ -89,10 +91,23 @@ enum sbx_home {
 	SBX_HOME_EPHEMERAL,
 };
 
+/* `[report] stderr`: how report lines reach the terminal (docs/REPORTS.md,
+ * "Reports and the terminal"). */
+enum sbx_report_stderr {
+	SBX_REPORT_AUTO, /* live, but held while the terminal is in raw mode (a full-screen program) */
+	SBX_REPORT_LIVE, /* as they come */
+	SBX_REPORT_END,  /* held until COMMAND has ended */
+	SBX_REPORT_OFF,  /* none: the audit log only */
+};
+
 /* Which layer of configuration a file is. */
 enum policy_layer {
 	POLICY_LAYER_USER,    /* --config, $SBX_CONFIG, ~/.config/sbx, /etc/sbx */
 	POLICY_LAYER_PROJECT, /* <workspace>/sandbox.ini: may only narrow */
+	/* An agent profile (supervisor/profile.c): [filesystem], [network]
+	 * allow_domains/deny_domains, [env] and [report] only, plus its own
+	 * [profile] section (description), which the policy ignores. */
+	POLICY_LAYER_PROFILE,
 };
 
 /* A config error: which file and line, which key, and what was expected. */
@@ -207,6 +222,12 @@ bool policy_report_ignored(const struct policy *p, bool path, const char *target
  * port (0 = none). 0, or -1 when it is none of those. */
 int sbx_split_target(const char *target, char *host, size_t hostsz, unsigned *port);
 
+/* `[env] set` entries split: NAME (copied into name) and VALUE (a pointer
+ * into the rule's pattern, `~/` already expanded against HOME). -1 when
+ * the rule is not a well-formed NAME=VALUE (the loader refuses those). */
+int policy_set_env_split(const struct sbx_rule *r, char *name, size_t namesz,
+			 const char **value);
+
 /* Is this environment variable name removed by deny_env? */
 bool policy_env_denied(const struct policy *p, const char *name,
 		       const struct sbx_rule **why);
@@ -234,6 +255,7 @@ bool policy_allow_all_unix_sockets(const struct policy *p);
 unsigned policy_http_proxy_port(const struct policy *p);  /* 0 = built-in */
 unsigned policy_socks_proxy_port(const struct policy *p); /* 0 = built-in */
 const char *policy_log_path(const struct policy *p);      /* NULL = none */
+enum sbx_report_stderr policy_report_stderr(const struct policy *p);
 
 enum sbx_limit {
 	SBX_LIMIT_MEMORY,      /* bytes */

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "profile.h"
 #include "hostfs.h"
 #include "supervisor.h"
 
@@ -151,6 +152,14 @@ int config_builder(const struct options *o, const struct policy_ctx *ctx, bool l
 	}
 #define TRY_B(x) do { if (x) { policy_builder_free(b); return -1; } } while (0)
 	TRY_B(load_user_config(b, o, ctx->home, user_file, ufsz, err));
+	/* the agent's profile after the user's file: what the agent needs is
+	 * added to the user's policy, and the user's denies still win */
+	char pname[64];
+	const char *profile = o->profile ? (strcmp(o->profile, "none") ? o->profile : NULL) :
+			      o->command && o->command[0] ?
+			      profile_for_command(o->command[0], ctx->home, pname, sizeof(pname)) :
+			      NULL;
+	TRY_B(profile && profile_load(b, profile, ctx->home, err));
 	TRY_B(o->workspace && policy_builder_set(b, "sandbox", "workspace", o->workspace,
 						 SBX_ORIGIN_FLAG, "--workspace", err));
 	const char *ws = policy_builder_workspace(b);

@@ -20,6 +20,7 @@
 #include "mountids.h"
 #include "standin.h"
 #include "elfcheck.h"
+#include "profile.h"
 #include "supervisor.h"
 #include "runlimits.h"
 #include "config.h"
@@ -410,6 +411,37 @@ static void hold_back_fds(const struct options *o)
 	closedir(d);
 }
 
+/* Where report lines go: stderr, --report-fd N or --report-file PATH
+ * (opened now, before anything of COMMAND's exists). Neither reaches
+ * COMMAND: a program that could write to it could forge sbx's lines. -1
+ * after a message. */
+static int report_output(const struct options *o)
+{
+	int fd = o->report_fd;
+
+	if (o->report_file) {
+		fd = open(o->report_file, O_WRONLY | O_APPEND | O_CREAT | O_NOCTTY | O_CLOEXEC, 0600);
+		if (fd < 0) {
+			msg("--report-file %s: %s", o->report_file, strerror(errno));
+			return -1;
+		}
+		return fd;
+	}
+	if (fd < 0)
+		return STDERR_FILENO;
+	int acc = fcntl(fd, F_GETFL);
+	if (acc < 0 || (acc & O_ACCMODE) == O_RDONLY) {
+		msg("--report-fd %d: %s", fd, acc < 0 ? "not an open descriptor" :
+		    "open for reading only");
+		return -1;
+	}
+	if (fd > STDERR_FILENO && fcntl(fd, F_SETFD, FD_CLOEXEC)) {
+		msg("--report-fd %d: %s", fd, strerror(errno));
+		return -1;
+	}
+	return fd;
+}
+
 int main(int argc, char **argv)
 {
 	struct options o;
@@ -422,7 +454,7 @@ int main(int argc, char **argv)
 	char cwd[PATH_MAX], session[PATH_MAX], user_file[PATH_MAX] = "";
 	char bwrap[PATH_MAX], init[PATH_MAX], stamp[64], run_id[96];
 	char log_path[PATH_MAX], learn_path[PATH_MAX], sdir[PATH_MAX], cdir[PATH_MAX];
-	int state_fd = -1;
+	int state_fd = -1, report_out = STDERR_FILENO;
 	int rc = SBX_EXIT_SETUP, brc;
 	bool ready = false, use_shim, have_bwrap, have_init, proxied;
 	struct net_loop *net = NULL;
@@ -446,6 +478,12 @@ int main(int argc, char **argv)
 		rc = cleanup_only(home);
 		goto out;
 	}
+	if (o.print_profile) {
+		rc = profile_print(o.print_profile, home);
+		goto out;
+	}
+	if ((report_out = report_output(&o)) < 0)
+		goto out;
 	if (!getcwd(cwd, sizeof(cwd))) {
 		msg("cannot tell the current directory: %s", strerror(errno));
 		goto out;
@@ -751,7 +789,8 @@ int main(int argc, char **argv)
 			snprintf(log_path, sizeof(log_path), "%s", given);
 		struct reports_cfg rcfg = { .policy = p, .relaxed = box, .log_path = log_path,
 					    .run_id = run_id, .mode = mode,
-					    .out_fd = STDERR_FILENO, .hold = true,
+					    .out_fd = report_out, .hold = true,
+					    .tty = policy_report_stderr(p),
 					    .guarded = pl.guarded.v, .nguarded = pl.guarded.n };
 		if (reports_new(&rcfg, &reports)) {
 			msg("out of memory");

@@ -899,6 +899,22 @@ static int proxy_environment(const struct plan_in *in, struct plan *pl)
 	return add3(pl, "--setenv", "GIT_SSH_COMMAND", ssh);
 }
 
+/* `[env] set = NAME=VALUE` (an agent profile's CLAUDE_CONFIG_DIR...): set
+ * after deny_env's removals, so a name set on purpose is there. */
+static int set_environment(const struct policy *p, struct plan *pl)
+{
+	size_t n;
+	const struct sbx_rule *const *set = policy_rules(p, SBX_RULE_SET_ENV, &n);
+
+	for (size_t i = 0; i < n; i++) {
+		char name[256];
+		const char *value;
+		if (policy_set_env_split(set[i], name, sizeof(name), &value) == 0)
+			TRY(add3(pl, "--setenv", name, value));
+	}
+	return 0;
+}
+
 static int environment(const struct plan_in *in, struct plan *pl)
 {
 	const struct policy *p = in->policy;
@@ -913,6 +929,7 @@ static int environment(const struct plan_in *in, struct plan *pl)
 			TRY(add2(pl, "--unsetenv", name));
 	}
 	TRY(add3(pl, "--setenv", "SBX_SANDBOX", "1"));
+	TRY(set_environment(p, pl));
 	if (policy_home_mode(p) == SBX_HOME_EPHEMERAL) {
 		/* inside the private /tmp: empty at start, gone at exit */
 		TRY(add3(pl, "--perms", "0700", "--dir"));

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -77,6 +78,8 @@ struct reports {
 	bool said_malformed, said_say_rate, said_log_rate, said_log_cap, said_full;
 	char *held;        /* lines kept for reports_flush() (cfg.hold) */
 	size_t nheld, capheld;
+	bool held_busy;    /* some were held because the terminal was busy */
+	unsigned long not_held; /* lines past the hold buffer while it could not be written */
 	struct seen *proxy_seen; /* reports_proxy(): lines said once, repeats counted */
 };
 
@@ -925,14 +928,75 @@ static void log_report(struct reports *r, const struct wire_report *w,
 
 /* ---- one line from the pipe */
 
+/* ---- the terminal ([report] stderr) */
+
+/* A full-screen program (an agent's TUI, vim, less) puts the terminal in
+ * raw mode (no ICANON) while it draws: a line written then lands inside
+ * its screen. The supervisor's stderr is that same terminal, so it can ask
+ * without seeing the program's output. */
+static bool terminal_busy(const struct reports *r)
+{
+	struct termios t;
+
+	if (r->cfg.tty_busy)
+		return r->cfg.tty_busy(r->cfg.out_fd);
+	return tcgetattr(r->cfg.out_fd, &t) == 0 && !(t.c_lflag & ICANON);
+}
+
+/* May lines be written to out_fd now? */
+static bool may_write_now(const struct reports *r)
+{
+	switch (r->cfg.tty) {
+	case SBX_REPORT_LIVE:
+		return true;
+	case SBX_REPORT_AUTO:
+		return !terminal_busy(r);
+	default:
+		return false;
+	}
+}
+
+static void write_held(struct reports *r)
+{
+	size_t off = 0;
+
+	/* said once per batch held back, so the person knows these lines
+	 * are late, not happening now */
+	if (r->held_busy && r->nheld)
+		dprintf(r->cfg.out_fd, "sbx: reports held while %s:\n",
+			r->cfg.tty == SBX_REPORT_END ? "COMMAND ran ([report] stderr = end)" :
+			"the terminal was in full-screen use");
+	r->held_busy = false;
+
+	while (off < r->nheld) {
+		ssize_t w = write(r->cfg.out_fd, r->held + off, r->nheld - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break; /* stderr gone: nothing else to do with them */
+		off += (size_t)w;
+	}
+	r->nheld = 0;
+}
+
 /* One line for the person: now, or held for reports_flush(). */
 static void say(struct reports *r, const char *text)
 {
 	size_t len = strlen(text);
+	bool now = may_write_now(r), hold = r->cfg.hold || !now;
 
-	if (r->cfg.hold && r->nheld + len + 1 > 64 * 1024)
+	if (r->cfg.tty == SBX_REPORT_OFF)
+		return;
+	if (!now)
+		r->held_busy = true;
+	if (hold && r->nheld + len + 1 > 64 * 1024) {
+		if (!now) {
+			r->not_held++; /* the log has it */
+			return;
+		}
 		reports_flush(r);
-	if (r->cfg.hold && r->nheld + len + 1 > r->capheld) {
+	}
+	if (hold && r->nheld + len + 1 > r->capheld) {
 		size_t cap = r->capheld ? r->capheld * 2 : 8192;
 		while (cap < r->nheld + len + 1)
 			cap *= 2;
@@ -942,7 +1006,11 @@ static void say(struct reports *r, const char *text)
 			r->capheld = cap;
 		}
 	}
-	if (!r->cfg.hold || r->nheld + len + 1 > r->capheld) {
+	if (!hold || r->nheld + len + 1 > r->capheld) {
+		if (!now) {
+			r->not_held++;
+			return;
+		}
 		reports_flush(r);
 		dprintf(r->cfg.out_fd, "%s\n", text);
 		return;
@@ -1103,22 +1171,17 @@ static void handle(struct reports *r, const char *line, size_t len)
 
 bool reports_pending(const struct reports *r)
 {
-	return r->nheld > 0;
+	/* lines the terminal cannot take now are not pending: the loop
+	 * would wake for nothing; the next report or the end writes them */
+	return r->nheld > 0 && may_write_now(r);
 }
 
 void reports_flush(struct reports *r)
 {
-	size_t off = 0;
-
-	while (off < r->nheld) {
-		ssize_t w = write(r->cfg.out_fd, r->held + off, r->nheld - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			break; /* stderr gone: nothing else to do with them */
-		off += (size_t)w;
-	}
-	r->nheld = 0;
+	if (may_write_now(r))
+		write_held(r);
+	else if (r->nheld)
+		r->held_busy = true;
 }
 
 void reports_feed(struct reports *r, const char *data, size_t n)
@@ -1152,6 +1215,20 @@ static void count(char *out, size_t outsz, unsigned long n, const char *one,
 	snprintf(out + o, outsz - o, "%s%lu %s", o ? ", " : "", n, n == 1 ? one : many);
 }
 
+/* [report] stderr = off: the summary's counts go to the log only. */
+static void finish_log_only(struct reports *r, unsigned long dropped)
+{
+	char counts[256];
+
+	if (!(r->malformed || r->contradicted || r->not_logged || r->not_kept || dropped))
+		return;
+	snprintf(counts, sizeof(counts),
+		 ",\"malformed\":%lu,\"contradicted\":%lu,\"dropped\":%lu,"
+		 "\"not_logged\":%lu,\"not_folded\":%lu", r->malformed, r->contradicted,
+		 dropped, r->not_logged, r->not_kept);
+	log_notice(r, "summary", "the run's counts ([report] stderr = off)", counts);
+}
+
 void reports_finish(struct reports *r, unsigned long dropped)
 {
 	struct seen *s, *tmp;
@@ -1169,7 +1246,11 @@ void reports_finish(struct reports *r, unsigned long dropped)
 	if (r->len && !r->skipping)
 		handle(r, r->buf, r->len); /* a last line without its newline */
 	r->len = 0;
-	reports_flush(r);
+	if (r->cfg.tty == SBX_REPORT_OFF) {
+		finish_log_only(r, dropped);
+		return;
+	}
+	write_held(r);
 	/* the repeats of what was shown, as many lines as a burst at most */
 	if (r->cfg.mode != REPORTS_LEARN)
 		HASH_ITER(hh, r->seen, s, tmp)
@@ -1210,6 +1291,9 @@ void reports_finish(struct reports *r, unsigned long dropped)
 	if (r->not_kept)
 		count(sum, sizeof(sum), r->not_kept, "report not folded (too many distinct)",
 		      "reports not folded (too many distinct)");
+	if (r->not_held)
+		count(sum, sizeof(sum), r->not_held, "report line not held (64 KiB held already)",
+		      "report lines not held (64 KiB held already)");
 	if (r->malformed || r->contradicted || r->not_shown || r->not_logged || r->not_kept ||
 	    dropped) {
 		snprintf(counts, sizeof(counts),

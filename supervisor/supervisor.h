@@ -58,6 +58,10 @@ struct options {
 	const char *workspace;
 	const char *log;
 	const char *learn_out; /* --learn=FILE */
+	const char *profile;   /* --profile NAME ("none": no profile) */
+	const char *print_profile; /* --print-profile NAME */
+	int report_fd;         /* --report-fd N, else -1 */
+	const char *report_file; /* --report-file PATH */
 	struct flag_setting *settings; /* --allow-write etc., in order */
 	size_t nsettings;
 	int *keep_fds;         /* --keep-fd N, in order */
@@ -189,6 +193,14 @@ struct reports_cfg {
 	 * is usually writing its own error line, and ours should not land in
 	 * the middle of it). false: each line is written as it comes. */
 	bool hold;
+	/* How lines reach out_fd ([report] stderr): AUTO holds them while
+	 * out_fd is a terminal in raw mode (a full-screen program draws
+	 * there) and writes them once it is back in canonical mode or at
+	 * the end; END holds them all until reports_finish(); OFF writes
+	 * nothing there (the audit log has everything). */
+	enum sbx_report_stderr tty;
+	/* Is out_fd a terminal in raw mode? NULL: ask it (tcgetattr). */
+	bool (*tty_busy)(int fd);
 	/* Paths the boundary keeps read-only that no policy rule names (the
 	 * hooks and config of a submodule's git directory...): a refusal
 	 * there is said to be the sandbox's, not a missing path's. */
