@@ -51,7 +51,8 @@ struct path_memo {
 	size_t n, next;
 };
 struct policy_builder {
-	char *home, *cwd, *session_dir, *state_dir, *config_dir;
+	char *home, *cwd, *session_dir, *state_dir, *config_dir, *path_env;
+	char *own_files[SBX_OWN_FILES];
 	struct raw_rule *rules;
 	size_t nrules, caprules;
 	struct raw_scalar scalars[SC_COUNT];

@@ -328,6 +328,13 @@ static const char *const home_standins[] = {
 	".bash_aliases", ".pam_environment", ".xprofile", ".xsessionrc", ".xinitrc",
 	".ripgreprc", ".config/autostart", ".config/systemd", ".config/environment.d",
 	".local/bin", "bin",
+	/* read only when present (opened, or tested with -f/-x/-d, which a
+	 * dangling link fails), and made by nothing on the host on its own */
+	".bash_completion", ".inputrc", ".vimrc", ".exrc", ".emacs", ".emacs.el",
+	".tmux.conf", ".gdbinit", ".lessfilter", ".npmrc", ".yarnrc", ".yarnrc.yml",
+	".cargo/env", ".cargo/config", ".cargo/config.toml", ".claude/settings.json",
+	".codex/config.toml", ".config/nvim", ".config/tmux", ".config/gdb", ".config/direnv",
+	".local/share/bash-completion", ".local/share/systemd", ".local/share/dbus-1",
 };
 
 static bool standin_fits(const struct plan_in *in, const char *path)
@@ -771,6 +778,16 @@ static int protect_rules(const struct plan_in *in, struct plan *pl,
 							 !builtin && x->is_dir);
 				continue;
 			}
+			if (x->pat == SBX_PAT_GLOB && builtin) {
+				/* an absolute glob (`~/.local/lib/python*` +
+				 * `/site-packages/`): what exists, looked for below
+				 * its literal part when that is writable */
+				snprintf(path, sizeof(path), "%.*s", (int)(x->prefix_len > 1 ?
+					 x->prefix_len - 1 : 1), x->pattern);
+				if (writable_here(cv, path))
+					rc = scan(in, pl, cv, path, SCAN_DEPTH);
+				continue;
+			}
 			if (x->pat != SBX_PAT_ANYWHERE || strpbrk(x->pattern, "*?"))
 				continue;
 			/* A literal any-depth name: guard it at the top of the
@@ -1011,6 +1028,8 @@ int plan_bwrap(const struct plan_in *in, struct plan *pl)
 	if (policy_limit(p, SBX_LIMIT_NOFILE))
 		STEP(strv_addf(&pl->argv, "--limit-nofile=%llu",
 			       (unsigned long long)policy_limit(p, SBX_LIMIT_NOFILE)));
+	if (in->limit_nproc)
+		STEP(strv_addf(&pl->argv, "--limit-nproc=%llu", (unsigned long long)in->limit_nproc));
 	/* the proxy's listeners, made by sbx-init in the sandbox's network
 	 * namespace and handed to us over the control socket */
 	if (in->proxy) {

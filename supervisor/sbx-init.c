@@ -5,7 +5,7 @@
  * CAP_SYS_ADMIN and CAP_SETPCAP, in the sandbox's user namespace. It only
  * applies what the supervisor decided:
  *   sbx-init [--ctl=FD] [--unix=allow|block] [--ignored=MASK]
- *            [--limit-cpu=SECONDS] [--limit-nofile=N]
+ *            [--limit-cpu=SECONDS] [--limit-nofile=N] [--limit-nproc=N]
  *            [--listen-http=PORT --listen-socks=PORT]
  *            [--env=NAME=VALUE]... [--verbose] [MOUNT-OP...] -- COMMAND [ARG...]
  *   sbx-init --socks-connect=PORT HOST PORT   (ssh's ProxyCommand, any process)
@@ -80,7 +80,7 @@ static int parse_uint(const char *s, unsigned *out)
 	return 0;
 }
 
-static unsigned long long limit_cpu, limit_nofile; /* 0: as inherited */
+static unsigned long long limit_cpu, limit_nofile, limit_nproc; /* 0: as inherited */
 
 static int parse_ull(const char *s, unsigned long long *out)
 {
@@ -107,6 +107,15 @@ static void apply_limits(void)
 		rl.rlim_cur = rl.rlim_max = limit_nofile;
 		if (setrlimit(RLIMIT_NOFILE, &rl))
 			die("limit nofile", errno);
+	}
+	/* [limits] pids where no cgroup serves: since Linux 5.14 the kernel
+	 * counts it per user namespace, so it counts this sandbox's processes
+	 * (the supervisor checked the kernel, and that we are not the real
+	 * root, for whom it is never enforced) */
+	if (limit_nproc) {
+		rl.rlim_cur = rl.rlim_max = limit_nproc;
+		if (setrlimit(RLIMIT_NPROC, &rl))
+			die("limit pids", errno);
 	}
 }
 
@@ -296,6 +305,8 @@ static int take_opt(char *a, bool from_ctl)
 	else if (!strncmp(a, "--limit-cpu=", 12) && !parse_ull(a + 12, &limit_cpu))
 		;
 	else if (!strncmp(a, "--limit-nofile=", 15) && !parse_ull(a + 15, &limit_nofile))
+		;
+	else if (!strncmp(a, "--limit-nproc=", 14) && !parse_ull(a + 14, &limit_nproc))
 		;
 	else if (!strncmp(a, "--listen-http=", 14) && !parse_port(a + 14, &listen_http))
 		;
