@@ -909,14 +909,14 @@ int main(int argc, char **argv)
 		msg("out of memory while planning the sandbox");
 		goto out;
 	}
-	/* the writable roots as the policy named them, before anything waits */
-	if (mount_ids_roots(&pl, why, sizeof(why))) {
-		msg("sandbox set-up failed: %s; nothing was run", why);
-		goto out;
-	}
 	if ((lrc = limits_attach(&lim, sb.pid))) {
 		msg("sandbox set-up failed: cannot move bubblewrap into the cgroup for "
 		    "[limits]: %s; nothing was run", strerror(-lrc));
+		goto out;
+	}
+	/* the writable roots as the policy named them, before anything waits */
+	if (mount_ids_roots(&pl, why, sizeof(why))) {
+		msg("sandbox set-up failed: %s; nothing was run", why);
 		goto out;
 	}
 	serr = sandbox_send_args(&sb, &pl);
