@@ -65,6 +65,7 @@ struct policy {
 	char *home_given; /* as $HOME says (for `~` in messages) */
 	char *workspace;
 	char *session_dir;
+	char *config_home; /* $XDG_CONFIG_HOME when set elsewhere, or NULL */
 	enum sbx_isolation isolation;
 	enum sbx_fallback fallback;
 	enum sbx_home home_mode;

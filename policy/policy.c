@@ -236,6 +236,24 @@ static size_t workspace_gitdirs(struct policy_builder *b, const char *ws, const 
 	return n;
 }
 
+/* $XDG_CONFIG_HOME, when it is set elsewhere than ~/.config: the parent of
+ * sbx's configuration directory (`$XDG_CONFIG_HOME/sbx`, main.c). */
+static bool config_home(struct policy_builder *b, char *out, size_t outsz)
+{
+	char dflt[PATH_MAX + 16], dreal[PATH_MAX];
+	const char *c = b->config_dir;
+	size_t n = c ? strlen(c) : 0;
+
+	if (n < 5 || c[0] != '/' || strcmp(c + n - 4, "/sbx"))
+		return false;
+	snprintf(out, outsz, "%.*s", (int)(n - 4), c);
+	if (!out[0])
+		return false;
+	snprintf(dflt, sizeof(dflt), "%s/.config", b->home);
+	path_resolve_existing(dflt, dreal, sizeof(dreal), &b->memo);
+	return strcmp(out, dflt) && strcmp(out, dreal);
+}
+
 /* ---- builder */
 
 int policy_builder_new(const struct policy_ctx *ctx, struct policy_builder **out)
@@ -641,6 +659,34 @@ int policy_compile(struct policy_builder *b, struct policy **out,
 			goto fail;
 	}
 
+	/* Programs that follow XDG read their configuration from
+	 * $XDG_CONFIG_HOME when it is set (git from $XDG_CONFIG_HOME/git/config,
+	 * not ~/.config/git/config): the table's `~/.config/` names are
+	 * protected there too. main.c puts sbx's configuration directory at
+	 * $XDG_CONFIG_HOME/sbx then, which is how this knows. */
+	if (config_home(b, buf, sizeof(buf)) && !(p->config_home = strdup(buf)))
+		goto fail;
+	for (size_t i = 0; p->config_home && i < ARRAY_SIZE(mandatory_paths); i++) {
+		struct pending pr = { .kind = SBX_RULE_MANDATORY, .origin = SBX_ORIGIN_MANDATORY };
+		const char *m = mandatory_paths[i];
+		char v[PATH_MAX + 64], shown[PATH_MAX + 64], pat[PATH_MAX];
+
+		if (strncmp(m, "~/.config/", 10) || !strcmp(m, "~/.config/sbx/"))
+			continue;
+		if (snprintf(v, sizeof(v), "%s/%s", p->config_home, m + 10) >= (int)sizeof(v) ||
+		    expand_rule(b, p->workspace, SBX_RULE_MANDATORY, v, pat, sizeof(pat),
+				&pr.pat, &pr.prefix_len))
+			continue;
+		sbx_path_tildify(v, b->home, shown, sizeof(shown));
+		pr.is_dir = m[strlen(m) - 1] == '/';
+		pr.value = arena_put(&a, shown);
+		pr.pattern = arena_put(&a, pat);
+		pr.source = arena_put(&a, "mandatory");
+		if (pr.value < 0 || pr.pattern < 0 || pr.source < 0 ||
+		    add_pending(&pend, &npend, &cappend, pr))
+			goto fail;
+	}
+
 	/* `allow_domains = *` opens the host's network only when no
 	 * deny_domains rule needs holding: the boundary can hold one only
 	 * with the filtering proxy, so until then the network stays off
@@ -703,6 +749,7 @@ void policy_free(struct policy *p)
 	free(p->home);
 	free(p->home_given);
 	free(p->session_dir);
+	free(p->config_home);
 	free(p->log);
 	free(p);
 }

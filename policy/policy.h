@@ -242,6 +242,9 @@ void sbx_path_resolve(const char *in, char *out, size_t outsz);
 void sbx_path_tildify(const char *path, const char *home, char *out, size_t outsz);
 /* HOME resolved (as the kernel sees it). */
 const char *policy_home(const struct policy *p);
+/* $XDG_CONFIG_HOME (resolved) when it is set elsewhere than ~/.config,
+ * else NULL: the `~/.config/` mandatory names are protected there too. */
+const char *policy_config_home(const struct policy *p);
 /* sbx_path_tildify() against HOME, resolved or as $HOME spells it. */
 void policy_tildify(const struct policy *p, const char *path, char *out, size_t outsz);
 
