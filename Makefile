@@ -27,6 +27,8 @@ SBX_LDLIBS = $(shell $(PKG_CONFIG) --libs inih 2>/dev/null) $(LDLIBS)
 ifdef SANITIZE
 SBX_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
 SBX_LDFLAGS += -fsanitize=$(SANITIZE)
+SANITIZE_STATIC := $(if $(findstring address,$(SANITIZE)),-static-libasan) \
+	$(if $(findstring undefined,$(SANITIZE)),-static-libubsan)
 endif
 
 POLICY_SRCS := policy/policy.c policy/query.c policy/load.c policy/glob.c policy/path.c policy/blob.c
@@ -130,8 +132,11 @@ ifneq ($(MUSL),)
 build/sbx-init: $(INIT_SRCS:%.c=build/musl/%.o)
 	$(MUSL) -static -o $@ $^
 else
+# Under SANITIZE the sanitizer runtimes are linked in statically: sbx-init
+# also runs inside the sandbox (the SOCKS ProxyCommand), where the shim is
+# preloaded, and a dynamic ASan refuses to start unless it comes first.
 build/sbx-init: $(INIT_SRCS:%.c=build/%.o)
-	$(CC) $(SBX_LDFLAGS) $(if $(SANITIZE),,-static) -o $@ $^
+	$(CC) $(SBX_LDFLAGS) $(if $(SANITIZE),$(SANITIZE_STATIC),-static) -o $@ $^
 endif
 build/supervisor/sbx-init.o: build/gen/filters.h
 
