@@ -33,6 +33,8 @@ static const char *const mandatory_anywhere[] = {
 	/* points git at another git directory, whose hooks and config are
 	 * not these: as good as writing them */
 	".git/commondir",
+	/* read as config with extensions.worktreeConfig */
+	".git/config.worktree",
 	".vscode/", ".idea/", ".mcp.json", ".claude/commands/", ".claude/agents/",
 };
 

@@ -335,6 +335,39 @@ static const char *const home_standins[] = {
 	".local/bin", "bin",
 };
 
+/* Is extensions.worktreeConfig on in gd/config? Then git reads
+ * config.worktree as config, and a missing one is worth a stand-in. */
+static bool worktree_config_on(const char *gd)
+{
+	char file[PATH_MAX + 16], line[512];
+	bool in_ext = false, on = false;
+	FILE *f;
+
+	snprintf(file, sizeof(file), "%s/config", gd);
+	if (!(f = fopen(file, "re")))
+		return false;
+	while (!on && fgets(line, sizeof(line), f)) {
+		char *l = line + strspn(line, " \t");
+		l[strcspn(l, "\r\n;#")] = '\0';
+		if (*l == '[') {
+			in_ext = !strncasecmp(l, "[extensions]", 12);
+			continue;
+		}
+		if (!in_ext || strncasecmp(l, "worktreeconfig", 14))
+			continue;
+		char *v = l + 14 + strspn(l + 14, " \t");
+		if (*v == '=') {
+			v += 1 + strspn(v + 1, " \t");
+			on = !strncasecmp(v, "true", 4) || !strncasecmp(v, "yes", 3) ||
+			     !strncasecmp(v, "on", 2) || *v == '1';
+		} else {
+			on = !*v; /* a bare key is true */
+		}
+	}
+	fclose(f);
+	return on;
+}
+
 static bool standin_fits(const struct plan_in *in, const char *path)
 {
 	const char *home = policy_home(in->policy), *name = strrchr(path, '/') + 1;
@@ -354,7 +387,13 @@ static bool standin_fits(const struct plan_in *in, const char *path)
 			    strcmp(home_standins[i], ".config/sbx") &&
 			    !strcmp(path + xl + 1, home_standins[i] + 8))
 				return true;
-	/* hooks or config in a `.git` or beside a HEAD: a git directory's */
+	/* hooks or config in a `.git` or beside a HEAD: a git directory's;
+	 * config.worktree too where git reads it */
+	if (!strcmp(name, "config.worktree")) {
+		char gd[PATH_MAX];
+		snprintf(gd, sizeof(gd), "%.*s", (int)(name - path - 1), path);
+		return worktree_config_on(gd);
+	}
 	if (strcmp(name, "hooks") && strcmp(name, "config"))
 		return false;
 	if (name - path > 5 && !strncmp(name - 6, "/.git/", 6))
@@ -535,39 +574,6 @@ static bool is_gitdir_at(int dirfd)
 	       fstatat(dirfd, "refs", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* Is extensions.worktreeConfig on in gd/config? Then git reads
- * config.worktree as config, and a missing one is worth a stand-in. */
-static bool worktree_config_on(const char *gd)
-{
-	char file[PATH_MAX + 16], line[512];
-	bool in_ext = false, on = false;
-	FILE *f;
-
-	snprintf(file, sizeof(file), "%s/config", gd);
-	if (!(f = fopen(file, "re")))
-		return false;
-	while (!on && fgets(line, sizeof(line), f)) {
-		char *l = line + strspn(line, " \t");
-		l[strcspn(l, "\r\n;#")] = '\0';
-		if (*l == '[') {
-			in_ext = !strncasecmp(l, "[extensions]", 12);
-			continue;
-		}
-		if (!in_ext || strncasecmp(l, "worktreeconfig", 14))
-			continue;
-		char *v = l + 14 + strspn(l + 14, " \t");
-		if (*v == '=') {
-			v += 1 + strspn(v + 1, " \t");
-			on = !strncasecmp(v, "true", 4) || !strncasecmp(v, "yes", 3) ||
-			     !strncasecmp(v, "on", 2) || *v == '1';
-		} else {
-			on = !*v; /* a bare key is true */
-		}
-	}
-	fclose(f);
-	return on;
-}
-
 /* The parts of a git directory that make git run something or look
  * elsewhere: hooks, config, commondir (the common directory whose hooks
  * and config are used instead), and config.worktree (config too, with
@@ -595,9 +601,7 @@ static int guard_gitdir(const struct plan_in *in, struct plan *pl, struct covere
 		if (access(path, F_OK) == 0)
 			rc = protect_path(in, pl, cv, path);
 		else
-			rc = placeholder(in, pl, cv, path,
-					 !strcmp(parts[i], "config.worktree") &&
-					 worktree_config_on(gd));
+			rc = placeholder(in, pl, cv, path, false);
 	}
 	return rc;
 }
@@ -1378,11 +1382,17 @@ size_t plan_appeared(const struct plan *pl, void (*fn)(void *ctx, const char *pa
 	struct stat st;
 	size_t n = 0;
 
-	for (size_t i = 0; i < pl->unguarded.n; i++)
-		if (lstat(pl->unguarded.v[i], &st) == 0) {
+	for (size_t i = 0; i < pl->unguarded.n; i++) {
+		/* planned unguarded by one way there, given a stand-in by
+		 * another (a git directory's config.worktree) */
+		bool standin = false;
+		for (size_t j = 0; j < pl->placeholders_pending.n; j++)
+			standin |= !strcmp(pl->placeholders_pending.v[j], pl->unguarded.v[i]);
+		if (!standin && lstat(pl->unguarded.v[i], &st) == 0) {
 			fn(ctx, pl->unguarded.v[i]);
 			n++;
 		}
+	}
 	return n;
 }
 
