@@ -52,6 +52,8 @@ struct path_memo {
 };
 struct policy_builder {
 	char *home, *cwd, *session_dir, *state_dir, *config_dir;
+	bool (*untrusted_gitdir)(void *arg, const char *gd); /* policy_ctx's */
+	void *untrusted_arg;
 	struct raw_rule *rules;
 	size_t nrules, caprules;
 	struct raw_scalar scalars[SC_COUNT];

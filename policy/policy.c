@@ -209,6 +209,10 @@ static size_t workspace_gitdirs(struct policy_builder *b, const char *ws, const 
 			snprintf(file, sizeof(file), "%s/gitdir", gd);
 			if (!read_gitfile(b, file, false, back, sizeof(back)) || strcmp(back, self))
 				return 0;
+			/* a pair a sandboxed run could write made in one: the
+			 * supervisor's record says so (gitprov.h) */
+			if (b->untrusted_gitdir && b->untrusted_gitdir(b->untrusted_arg, gd))
+				return 0;
 		} else {
 			/* a submodule: under <super>/.git/modules/, pointing back */
 			char wt[PATH_MAX];
@@ -274,6 +278,8 @@ int policy_builder_new(const struct policy_ctx *ctx, struct policy_builder **out
 	b->session_dir = ctx->session_dir ? strdup(ctx->session_dir) : NULL;
 	b->state_dir = ctx->state_dir ? strdup(ctx->state_dir) : NULL;
 	b->config_dir = ctx->config_dir ? strdup(ctx->config_dir) : NULL;
+	b->untrusted_gitdir = ctx->untrusted_gitdir;
+	b->untrusted_arg = ctx->untrusted_arg;
 	if (!b->home || !b->cwd || (ctx->session_dir && !b->session_dir) ||
 	    (ctx->state_dir && !b->state_dir) || (ctx->config_dir && !b->config_dir))
 		goto fail;

@@ -111,6 +111,12 @@ struct policy_ctx {
 	 * writable, the rest of the state directory does not. */
 	const char *state_dir;
 	const char *config_dir;
+	/* Was the linked worktree entry `gd` (`<common>/worktrees/<id>`) made
+	 * or changed by a sandboxed run? Then isolation = workspace does not
+	 * open <common> for it (the supervisor keeps that record: gitprov.h).
+	 * NULL: none is. */
+	bool (*untrusted_gitdir)(void *arg, const char *gd);
+	void *untrusted_arg;
 };
 
 struct policy_builder;

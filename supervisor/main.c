@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "net/net.h"
+#include "gitprov.h"
 #include "hostfs.h"
 #include "standin.h"
 #include "elfcheck.h"
@@ -284,9 +285,33 @@ static void network_text(const struct policy *p, char *out, size_t outsz)
 			 "names one)", n, n == 1 ? "" : "s");
 }
 
+/* The git directories outside the workspace that isolation = workspace
+ * made writable (a subdirectory's repository, a linked worktree's main
+ * one): named, so a run never writes where the person did not look. */
+static const char *gitdirs_text(const struct policy *p, char *out, size_t outsz)
+{
+	size_t n, len = 0;
+	const struct sbx_rule *const *w = policy_rules(p, SBX_RULE_ALLOW_WRITE, &n);
+
+	out[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		char shown[PATH_MAX];
+		if (w[i]->origin != SBX_ORIGIN_ISOLATION ||
+		    !strcmp(w[i]->pattern, policy_workspace(p)))
+			continue;
+		policy_tildify(p, w[i]->pattern, shown, sizeof(shown));
+		int k = snprintf(out + len, outsz - len, "%s%s", len ? ", " : " and its git directory ",
+				 shown);
+		if (k < 0 || (size_t)k >= outsz - len)
+			break;
+		len += (size_t)k;
+	}
+	return out;
+}
+
 static void startup_line(const struct policy *p, const struct plan *pl)
 {
-	char ws[PATH_MAX], sess[PATH_MAX], net[128], counts[96];
+	char ws[PATH_MAX], sess[PATH_MAX], net[128], counts[96], git[PATH_MAX * 2];
 
 	policy_tildify(p, policy_workspace(p), ws, sizeof(ws));
 	network_text(p, net, sizeof(net));
@@ -307,7 +332,8 @@ static void startup_line(const struct policy *p, const struct plan *pl)
 			info("sandbox on — workspace / read-only (it would be the whole "
 			     "machine; choose one with -w DIR), %s, %s", net, counts);
 		else
-			info("sandbox on — workspace %s writable, %s, %s", ws, net, counts);
+			info("sandbox on — workspace %s writable%s, %s, %s", ws,
+			     gitdirs_text(p, git, sizeof(git)), net, counts);
 		break;
 	}
 }
@@ -665,6 +691,8 @@ int main(int argc, char **argv)
 	enum reports_mode mode;
 	struct sandbox sb = SANDBOX_NONE;
 	struct standins *standins = NULL;
+	struct gitprov *gprov = NULL; /* linked worktrees sandboxed runs made */
+	struct timespec since;       /* this run's start, for gitprov_note() */
 
 	int orc = options_parse(argc, argv, &o);
 	if (orc)
@@ -716,8 +744,15 @@ int main(int argc, char **argv)
 		goto out;
 	}
 
+	/* what changed in a git directory from here on may be this run's
+	 * (less a margin: file times come from a coarser clock) */
+	clock_gettime(CLOCK_REALTIME, &since);
+	since.tv_sec -= 2;
+	if (gitprov_load(sdir, &gprov))
+		goto out;
 	struct policy_ctx ctx = { .home = home, .cwd = cwd, .session_dir = session,
-				  .state_dir = sdir, .config_dir = cdir };
+				  .state_dir = sdir, .config_dir = cdir,
+				  .untrusted_gitdir = gitprov_made_inside, .untrusted_arg = gprov };
 	brc = build_policy(&o, &ctx, false, user_file, sizeof(user_file), &p, &err);
 	if (brc == 0 && o.learn)
 		brc = build_policy(&o, &ctx, true, user_file, sizeof(user_file), &box, &err);
@@ -965,6 +1000,7 @@ int main(int argc, char **argv)
 			     .socks_port = SBX_PROXY_SOCKS_PORT };
 	rc = sandbox_wait(&sb, &pl, &ri, &ready);
 	plan_remove_placeholders(&pl);
+	gitprov_note(gprov, state_fd, sdir, pl.gitdirs.v, pl.gitdirs.n, &since);
 	if (!ready && ri.stopped) {
 		rc = SBX_EXIT_SETUP; /* sandbox_wait said why */
 		goto out;
@@ -1028,6 +1064,7 @@ out:
 		sandbox_abort(&sb); /* not waited for: nothing ran */
 	plan_remove_placeholders(&pl);
 	standins_free(standins);
+	gitprov_free(gprov);
 	if (state_fd >= 0)
 		close(state_fd);
 	shim_release(&shim);

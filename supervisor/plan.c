@@ -1356,6 +1356,8 @@ int plan_init(const struct plan_in *in, struct plan *pl)
 		STEP(strv_add(&pl->argv, *c));
 	for (size_t i = 0; i < cv->protect.n; i++)
 		STEP(strv_add(&pl->guarded, cv->protect.v[i]));
+	for (size_t i = 0; i < cv->gitdirs.n; i++)
+		STEP(strv_add(&pl->gitdirs, cv->gitdirs.v[i]));
 	rc = 0;
 out:
 	covered_free(pl);
@@ -1421,6 +1423,7 @@ void plan_free(struct plan *pl)
 	strv_free(&pl->placeholders_pending);
 	strv_free(&pl->unguarded);
 	strv_free(&pl->guarded);
+	strv_free(&pl->gitdirs);
 	free(pl->placeholder_state);
 	pl->placeholder_state = NULL;
 	free(pl->placeholder_failed);

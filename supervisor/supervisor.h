@@ -115,6 +115,7 @@ struct plan {
 	unsigned write_protects;  /* paths bound read-only inside writable roots */
 	struct covered *covered;  /* plan.c's own, between the two phases */
 	struct strv guarded;      /* every path made read-only (for reports) */
+	struct strv gitdirs;      /* git directories in the writable roots (gitprov.h) */
 };
 
 /* What became of a placeholder; sbx-init gets them in its "go" message

@@ -179,5 +179,51 @@ if [ "$a$b$c" = yyy ] && [ "$(cat "$HOME/xa/git/config")" = '[user]' ] && [ ! -e
    [ ! -L "$HOME/xb/git/config" ] && [ ! -e "$HOME/xc/git/config" ]; then ok
 else bad "existing=$a stand-in=$b missing-dir=$c xa: $(tail -1 "$HOME/xa/git/config") xb: $(ls -A "$HOME/xb/git") $(head -c 200 "$B/err")"; fi
 
+# ---- 4. linked worktrees forged by an earlier run
+
+# Run 1 (workspace P, holding the repository w1 and a directory T) makes a
+# pair that points back: w1/.git/worktrees/evil/gitdir naming T/.git, and
+# T/.git naming the entry. Run 2 in T must not get w1's git directory
+# writable; it says why and how to open it.
+t forged_linked_worktree_from_an_earlier_run_opens_nothing
+mkrepo "$W/w1" && mkdir "$W/T"
+sx -- sh -c 'e=w1/.git/worktrees/evil; mkdir -p $e && cp w1/.git/HEAD $e/HEAD && echo ../.. > $e/commondir &&
+	echo "$PWD/T/.git" > $e/gitdir && echo "gitdir: $PWD/$e" > T/.git && echo PLANTED'
+p1=$(has PLANTED out && echo y)
+cd T || exit 1
+sx -- sh -c 'echo pwned > ../w1/.git/pwned; git -C ../w1 update-ref refs/heads/evil HEAD 2>/dev/null; echo END'
+cd "$W" || exit 1
+if [ "$p1" = y ] && has END out && [ ! -e w1/.git/pwned ] && ! git -C w1 rev-parse -q --verify refs/heads/evil >/dev/null &&
+   hasf "the linked worktree $W/w1/.git/worktrees/evil was made or changed inside a sandbox" err &&
+   hasf "open it with --allow-write $W/w1/.git" err && ! has 'and its git directory' err; then ok
+else bad "planted=$p1 rc=$RC pwned=$([ -e w1/.git/pwned ] && echo YES) $(grep -v denied "$B/err" | head -c 300)"; fi
+
+# A linked worktree made on the host is opened as before, and the start-up
+# line names the git directory it opens.
+t host_made_linked_worktree_opened_and_named_in_the_start_up_line
+mkrepo "$B/main" && git -C "$B/main" worktree add -q "$W/lw" -b lwb
+cd lw || exit 1
+sx -- sh -c 'echo w > w && git add w && git commit -qm in-lw && echo END'
+cd "$W" || exit 1
+if has END out && [ "$(git -C "$B/main" log -1 --format=%s lwb)" = in-lw ] &&
+   hasf "writable and its git directory $B/main/.git," err; then ok
+else bad "rc=$RC $(head -c 300 "$B/err")"; fi
+
+# `git worktree add` inside a sandbox works in that run (issue 8); a later
+# run in the new worktree does not trust it (it is exactly what a forger
+# makes) and says how to open it, and that flag, followed, works.
+t worktree_added_inside_is_not_trusted_later_until_allowed
+mkrepo "$W/w1"
+sx -- sh -c 'git -C w1 worktree add -q ../wt2 -b side && echo ADDED'
+a=$(has ADDED out && echo y)
+cd wt2 || exit 1
+sx -- sh -c 'echo n > n && git add n && git commit -qm later && echo COMMITTED'
+b=$(has COMMITTED out && echo y); hint=$(sed -n 's/.*open it with \(--allow-write [^ ]*\).*/\1/p' "$B/err" | head -1)
+sx $hint -- sh -c 'echo n > n && git add n && git commit -qm later && echo COMMITTED'
+cd "$W" || exit 1
+if [ "$a" = y ] && [ -z "$b" ] && [ "$hint" = "--allow-write $W/w1/.git" ] && has COMMITTED out &&
+   [ "$(git -C w1 log -1 --format=%s side)" = later ]; then ok
+else bad "added=$a first-commit=$b hint='$hint' rc=$RC $(head -c 300 "$B/err")"; fi
+
 echo "# $(id -un): $pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]
