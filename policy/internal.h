@@ -54,6 +54,7 @@ struct policy_builder {
 	char *home, *cwd, *session_dir, *state_dir, *config_dir;
 	bool (*untrusted_gitdir)(void *arg, const char *gd); /* policy_ctx's */
 	void *untrusted_arg;
+	char *own_files[SBX_OWN_FILES];
 	struct raw_rule *rules;
 	size_t nrules, caprules;
 	struct raw_scalar scalars[SC_COUNT];
