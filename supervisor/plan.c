@@ -775,7 +775,16 @@ static int walk_root(const struct plan_in *in, struct plan *pl, struct covered *
 {
 	struct strv todo = { 0 };
 	size_t at = 0;
+	struct stat rst;
 	int rc = 0;
+
+	/* A shared temporary directory (sticky, anyone may write: /var/tmp
+	 * under --learn) is scanned as deep as the scan goes, git parts
+	 * included, and no deeper: what is in it comes and goes with other
+	 * programs (a directory gone between the plan and the mounts stops
+	 * the run), and a repository kept there is nobody's to trust. */
+	unsigned deepest = stat(root, &rst) == 0 && (rst.st_mode & S_ISVTX) &&
+			   (rst.st_mode & S_IWOTH) ? SCAN_DEPTH - 1 : UINT_MAX;
 
 	TRY(strv_addf(&todo, "0:%s", root));
 	while (!rc && at < todo.n) {
@@ -803,7 +812,7 @@ static int walk_root(const struct plan_in *in, struct plan *pl, struct covered *
 			close(fd);
 			goto next;
 		}
-		if (is_gitdir_at(fd)) {
+		if (depth <= deepest && is_gitdir_at(fd)) {
 			close(fd);
 			rc = guard_repo_tree(in, pl, cv, dir);
 			goto next;
@@ -826,11 +835,12 @@ static int walk_root(const struct plan_in *in, struct plan *pl, struct covered *
 			if (depth < SCAN_DEPTH)
 				rc = judge_entry(in, pl, cv, path, &stop);
 			if (!rc && !strcmp(e->d_name, ".git")) {
-				if (!stop || type == DT_DIR)
+				if ((!stop || type == DT_DIR) && depth < deepest)
 					rc = guard_dotgit(in, pl, cv, path, type);
 				continue;
 			}
-			if (rc || stop || type != DT_DIR || skipped(e->d_name) || is_root(cv, path))
+			if (rc || stop || type != DT_DIR || skipped(e->d_name) || is_root(cv, path) ||
+			    depth + 1 > deepest)
 				continue;
 			/* never more queued than can still be read */
 			if (todo.n - at + cv->walked >= GIT_WALK_DIRS) {
