@@ -38,9 +38,12 @@ NET_SRCS := supervisor/net/host.c supervisor/net/http.c supervisor/net/socks.c \
 	supervisor/net/decide.c supervisor/net/loop.c
 SUPERVISOR_SRCS := supervisor/main.c supervisor/options.c supervisor/plan.c \
 	supervisor/run.c supervisor/util.c supervisor/reports.c supervisor/learn.c \
-	supervisor/standin.c supervisor/hostfs.c supervisor/gitprov.c $(NET_SRCS) \
+	supervisor/standin.c supervisor/hostfs.c supervisor/runlimits.c supervisor/gitprov.c $(NET_SRCS) \
 	shim/wire.c shim/elfcheck.c
-INIT_SRCS := supervisor/sbx-init.c supervisor/init-mounts.c supervisor/init-connect.c
+# every mount of sbx-init's lands on what the supervisor saw (pathwalk.h)
+SUPERVISOR_SRCS += supervisor/mountids.c supervisor/pathwalk.c
+INIT_SRCS := supervisor/sbx-init.c supervisor/init-mounts.c supervisor/init-connect.c \
+	supervisor/pathwalk.c
 SHIM_SRCS := shim/shim.c shim/wrappers.c shim/exec.c shim/net.c shim/namemap.c shim/resolve.c \
 	shim/wire.c shim/elfcheck.c
 # The policy queries the shim links in (no INI parsing, no compiler).
@@ -54,7 +57,7 @@ UNIT_OBJS := $(UNIT_SRCS:%.c=build/%.o)
 
 BINS := build/sbx-preload build/sbx-init build/libsbx-preload.so build/sbx-proxy-test
 
-.PHONY: all deps deps-test run check check-unit check-integration bench bench-proxy fuzz install clean
+.PHONY: all deps deps-test run check check-unit check-docs check-integration bench bench-proxy fuzz install clean
 all: $(BINS)
 
 deps:
@@ -138,7 +141,7 @@ else
 build/sbx-init: $(INIT_SRCS:%.c=build/%.o)
 	$(CC) $(SBX_LDFLAGS) $(if $(SANITIZE),$(SANITIZE_STATIC),-static) -o $@ $^
 endif
-build/supervisor/sbx-init.o: build/gen/filters.h
+build/supervisor/sbx-init.o build/tests/unit/seccomp_table.o: build/gen/filters.h
 
 # The preload shim is built without sanitizers (ASan must be the first DSO,
 # which a library preloaded into someone else's program can never be), as
@@ -160,8 +163,10 @@ build/libsbx-preload.so: $(SHIM_OBJS)
 # must land at the same address in every worker.
 # The unit tests also cover the supervisor's report handling and the shim's
 # path and wire code (compiled here as ordinary objects).
-UNIT_EXTRA_OBJS := build/supervisor/reports.o build/supervisor/learn.o build/supervisor/util.o \
+UNIT_EXTRA_OBJS := build/supervisor/mountids.o build/supervisor/pathwalk.o \
+	build/supervisor/reports.o build/supervisor/learn.o build/supervisor/util.o \
 	build/supervisor/plan.o build/supervisor/standin.o build/supervisor/hostfs.o \
+	build/supervisor/runlimits.o \
 	build/shim/wire.o build/shim/resolve-test.o build/shim/namemap.o $(NET_SRCS:%.c=build/%.o)
 build/shim/resolve-test.o: shim/resolve.c
 	@mkdir -p $(@D)
@@ -175,10 +180,15 @@ run: deps
 
 check: deps-test
 	@$(MAKE) --no-print-directory all build/tests/unit-tests
-	@$(MAKE) --no-print-directory check-unit check-integration
+	@$(MAKE) --no-print-directory check-docs check-unit check-integration
 
 check-unit: build/tests/unit-tests
 	build/tests/unit-tests --jobs 2
+
+# The documentation's copies of tables that live in code (the seccomp
+# table in docs/SECURITY.md).
+check-docs: build/gen-filters
+	./scripts/check-docs.sh
 
 check-integration: all
 	./tests/integration/run.sh

@@ -51,7 +51,7 @@ struct path_memo {
 	size_t n, next;
 };
 struct policy_builder {
-	char *home, *cwd, *session_dir, *state_dir, *config_dir;
+	char *home, *cwd, *session_dir, *state_dir, *config_dir, *path_env;
 	bool (*untrusted_gitdir)(void *arg, const char *gd); /* policy_ctx's */
 	void *untrusted_arg;
 	char *own_files[SBX_OWN_FILES];

@@ -36,12 +36,16 @@ static const char *const mandatory_anywhere[] = {
 	/* read as config with extensions.worktreeConfig */
 	".git/config.worktree",
 	".vscode/", ".idea/", ".mcp.json", ".claude/commands/", ".claude/agents/",
+	/* Cursor's project MCP servers, as .mcp.json's: commands it starts */
+	".cursor/mcp.json",
 };
 
 /* Absolute mandatory denies: git's XDG config, sbx's own configuration and
  * its state (the audit log, learned policies, stand-in records: the
  * supervisor writes there, unsandboxed), and the directories the context
- * names for the last two ($XDG_CONFIG_HOME/sbx, $XDG_STATE_HOME/sbx). */
+ * names for the last two ($XDG_CONFIG_HOME/sbx, $XDG_STATE_HOME/sbx).
+ * docs/POLICY.md ("The persistence list") says why each is here, and what
+ * was left out and why. */
 static const char *const mandatory_paths[] = {
 	"~/.config/git/config", "~/.config/sbx/", "/etc/sbx/", "~/.local/state/sbx/",
 	/* HOME only: what a login, a desktop session or a shell other than
@@ -50,6 +54,34 @@ static const char *const mandatory_paths[] = {
 	"~/.bash_aliases", "~/.pam_environment", "~/.xprofile", "~/.xsessionrc",
 	"~/.xinitrc", "~/.ripgreprc", "~/.config/fish/", "~/.config/autostart/",
 	"~/.config/systemd/", "~/.config/environment.d/", "~/.local/bin/", "~/bin/",
+	/* what an interactive shell, its completion and readline load */
+	"~/.bash_completion", "~/.local/share/bash-completion/", "~/.inputrc",
+	/* what the session starts on demand: user units, D-Bus activation,
+	 * the launchers and MIME handlers of the desktop */
+	"~/.local/share/systemd/", "~/.local/share/dbus-1/", "~/.local/share/applications/",
+	/* Python runs *.pth lines and usercustomize from the user site at every
+	 * start, and a module there shadows an installed one */
+	"~/.local/lib/python*/site-packages/",
+	/* editors, terminals and debuggers that run their configuration */
+	"~/.vimrc", "~/.exrc", "~/.vim/", "~/.config/nvim/", "~/.local/share/nvim/",
+	"~/.emacs", "~/.emacs.el", "~/.emacs.d/", "~/.config/emacs/",
+	"~/.tmux.conf", "~/.config/tmux/", "~/.gdbinit", "~/.config/gdb/", "~/.lessfilter",
+	/* package managers' user configuration (a script-shell, a yarnPath,
+	 * a rustc-wrapper runs code in every project) and ~/.cargo/env, which
+	 * ~/.profile sources */
+	"~/.npmrc", "~/.yarnrc", "~/.yarnrc.yml", "~/.cargo/env", "~/.cargo/config",
+	"~/.cargo/config.toml", "~/.cargo/bin/",
+	/* direnv's own library, and its allow list (an entry approves a
+	 * .envrc the program wrote) */
+	"~/.config/direnv/", "~/.local/share/direnv/",
+	/* pre-commit's cached hook repositories run on the user's commits */
+	"~/.cache/pre-commit/",
+	/* agents' and editors' user configuration that starts programs:
+	 * Claude Code's hooks, Codex's and Cursor's MCP servers, VS Code's
+	 * and JetBrains' settings, tasks and extensions */
+	"~/.claude/settings.json", "~/.codex/config.toml", "~/.cursor/",
+	"~/.config/Code/User/", "~/.vscode-server/", "~/.config/JetBrains/",
+	"~/.local/share/JetBrains/",
 };
 
 /* ---- the workspace's git directories */
@@ -280,12 +312,14 @@ int policy_builder_new(const struct policy_ctx *ctx, struct policy_builder **out
 	b->config_dir = ctx->config_dir ? strdup(ctx->config_dir) : NULL;
 	b->untrusted_gitdir = ctx->untrusted_gitdir;
 	b->untrusted_arg = ctx->untrusted_arg;
+	b->path_env = ctx->path_env ? strdup(ctx->path_env) : NULL;
 	for (size_t i = 0; i < SBX_OWN_FILES; i++)
 		if (ctx->own_files[i] && ctx->own_files[i][0] == '/' &&
 		    !(b->own_files[i] = strdup(ctx->own_files[i])))
 			goto fail;
 	if (!b->home || !b->cwd || (ctx->session_dir && !b->session_dir) ||
-	    (ctx->state_dir && !b->state_dir) || (ctx->config_dir && !b->config_dir))
+	    (ctx->state_dir && !b->state_dir) || (ctx->config_dir && !b->config_dir) ||
+	    (ctx->path_env && !b->path_env))
 		goto fail;
 	for (size_t i = 0; i < ARRAY_SIZE(default_deny_read); i++)
 		if (builder_add_rule(b, SBX_RULE_DENY_READ, default_deny_read[i],
@@ -325,6 +359,7 @@ void policy_builder_free(struct policy_builder *b)
 	free(b->session_dir);
 	free(b->state_dir);
 	free(b->config_dir);
+	free(b->path_env);
 	for (size_t i = 0; i < SBX_OWN_FILES; i++)
 		free(b->own_files[i]);
 	free(b);
@@ -704,6 +739,42 @@ int policy_compile(struct policy_builder *b, struct policy **out,
 		pr.value = arena_put(&a, shown);
 		pr.pattern = arena_put(&a, pat);
 		pr.source = arena_put(&a, "mandatory");
+		if (pr.value < 0 || pr.pattern < 0 || pr.source < 0 ||
+		    add_pending(&pend, &npend, &cappend, pr))
+			goto fail;
+	}
+
+	/* The directories on the caller's PATH under HOME (`~/go/bin`,
+	 * `~/.npm-global/bin`): a `git` put there runs instead of the
+	 * system's in the user's next shell. Not HOME itself (that would
+	 * close all of it), nor one in a workspace below HOME
+	 * (`node_modules/.bin`, a project's `bin/` the user put on PATH: the
+	 * program's to write). */
+	bool home_in_ws = under(p->home, p->workspace);
+	for (const char *s = b->path_env; s && *s; s += *s == ':') {
+		size_t n = strcspn(s, ":");
+		char dir[PATH_MAX], norm[PATH_MAX], v[PATH_MAX + 2];
+		struct pending pr = { .kind = SBX_RULE_MANDATORY, .origin = SBX_ORIGIN_MANDATORY };
+		bool take = n && n < sizeof(dir) && s[0] == '/';
+
+		if (take) {
+			memcpy(dir, s, n);
+			dir[n] = '\0';
+		}
+		s += n;
+		if (!take || path_normalize(dir, norm, sizeof(norm)) ||
+		    !(under(norm, b->home) || under(norm, p->home)) || !strcmp(norm, b->home) ||
+		    !strcmp(norm, p->home) || (under(norm, p->workspace) && !home_in_ws))
+			continue;
+		sbx_path_tildify(norm, b->home, v, sizeof(v) - 1);
+		strcat(v, "/");
+		if (expand_rule(b, p->workspace, SBX_RULE_MANDATORY, v, buf, sizeof(buf),
+				&pr.pat, &pr.prefix_len) || (under(buf, p->workspace) && !home_in_ws))
+			continue;
+		pr.is_dir = true;
+		pr.value = arena_put(&a, v);
+		pr.pattern = arena_put(&a, buf);
+		pr.source = arena_put(&a, "mandatory (on PATH)");
 		if (pr.value < 0 || pr.pattern < 0 || pr.source < 0 ||
 		    add_pending(&pend, &npend, &cappend, pr))
 			goto fail;

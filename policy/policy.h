@@ -119,6 +119,10 @@ struct policy_ctx {
 	 * NULL: none is. */
 	bool (*untrusted_gitdir)(void *arg, const char *gd);
 	void *untrusted_arg;
+	/* The caller's $PATH, or NULL: its directories under HOME (but HOME
+	 * itself and the workspace's) are mandatory denies (docs/POLICY.md,
+	 * "The persistence list"). */
+	const char *path_env;
 	/* sbx's own programs (sbx-preload, sbx-init, the shim, bubblewrap),
 	 * absolute or NULL: never writable inside, so no run can replace
 	 * what the next run trusts to build its boundary. */

@@ -18,9 +18,11 @@
 #include "net/net.h"
 #include "gitprov.h"
 #include "hostfs.h"
+#include "mountids.h"
 #include "standin.h"
 #include "elfcheck.h"
 #include "supervisor.h"
+#include "runlimits.h"
 
 extern char **environ;
 
@@ -325,14 +327,15 @@ static const char *gitdirs_text(const struct policy *p, char *out, size_t outsz)
 	return out;
 }
 
-static void startup_line(const struct policy *p, const struct plan *pl)
+static void startup_line(const struct policy *p, const struct plan *pl, const struct limits *lim)
 {
-	char ws[PATH_MAX], sess[PATH_MAX], net[128], counts[96], git[PATH_MAX * 2];
+	char ws[PATH_MAX], sess[PATH_MAX], net[128], counts[384], lt[256], git[PATH_MAX * 2];
 
 	policy_tildify(p, policy_workspace(p), ws, sizeof(ws));
 	network_text(p, net, sizeof(net));
-	snprintf(counts, sizeof(counts), "%u read-den%s, %u write-protected", pl->read_masks,
-		 pl->read_masks == 1 ? "y" : "ies", pl->write_protects);
+	limits_text(lim, lt, sizeof(lt));
+	snprintf(counts, sizeof(counts), "%u read-den%s, %u write-protected%s%s", pl->read_masks,
+		 pl->read_masks == 1 ? "y" : "ies", pl->write_protects, *lt ? ", limits: " : "", lt);
 	switch (policy_isolation(p)) {
 	case SBX_ISOLATION_STRICT:
 		policy_tildify(p, policy_session_dir(p), sess, sizeof(sess));
@@ -355,8 +358,7 @@ static void startup_line(const struct policy *p, const struct plan *pl)
 }
 
 /* Say, once and without -v, what the policy asks for that this build
- * cannot give. A limit the user set that cannot be applied refuses the run
- * under fallback = error (-1), as a boundary that cannot be built does. */
+ * cannot give. */
 static int pending_notes(const struct policy *p)
 {
 	size_t n;
@@ -365,19 +367,6 @@ static int pending_notes(const struct policy *p)
 	if (n && !policy_allow_all_unix_sockets(p))
 		msg("unix sockets stay blocked: allow_unix_sockets needs seccomp "
 		    "notify, not in this build (allow_all_unix_sockets = true opens all)");
-	const char *which = policy_limit(p, SBX_LIMIT_MEMORY) && policy_limit(p, SBX_LIMIT_PIDS) ?
-			    "memory and pids" : policy_limit(p, SBX_LIMIT_MEMORY) ? "memory" :
-			    policy_limit(p, SBX_LIMIT_PIDS) ? "pids" : NULL;
-	if (which) {
-		if (policy_fallback(p) != SBX_FALLBACK_WARN) {
-			msg("[limits] %s cannot be applied: that needs cgroups, not in this "
-			    "build; nothing was run (remove the limit, or set fallback = warn "
-			    "in [sandbox] to run without it)", which);
-			return -1;
-		}
-		msg("[limits] %s not applied: that needs cgroups, not in this build "
-		    "(fallback = warn)", which);
-	}
 	return 0;
 }
 
@@ -710,6 +699,7 @@ int main(int argc, char **argv)
 	struct standins *standins = NULL;
 	struct gitprov *gprov = NULL; /* linked worktrees sandboxed runs made */
 	struct timespec since;       /* this run's start, for gitprov_note() */
+	struct limits lim = LIMITS_NONE;
 
 	int orc = options_parse(argc, argv, &o);
 	if (orc)
@@ -782,6 +772,7 @@ int main(int argc, char **argv)
 				     sizeof(shim.lib));
 	struct policy_ctx ctx = { .home = home, .cwd = cwd, .session_dir = session,
 				  .state_dir = sdir, .config_dir = cdir,
+				  .path_env = getenv("PATH"),
 				  .own_files = { selfn > 0 ? self : NULL,
 						 have_init ? init : NULL,
 						 have_lib ? shim.lib : NULL,
@@ -840,6 +831,23 @@ int main(int argc, char **argv)
 		    "reinstall sbx");
 		goto out;
 	}
+	/* [limits] pids and memory: the run's cgroup made now, bubblewrap moved
+	 * into it before it has its options (runlimits.h) */
+	int lrc = limits_prepare(p, run_id, o.print, &lim);
+	if (lrc) {
+		msg("sandbox set-up failed: cannot make the cgroup for [limits]: %s; nothing "
+		    "was run", strerror(-lrc));
+		goto out;
+	}
+	const char *missing = o.print ? NULL : limits_missing(&lim);
+	if (missing && (policy_fallback(p) != SBX_FALLBACK_WARN || o.learn)) {
+		msg("[limits] %s cannot be enforced here: %s; nothing was run (remove the "
+		    "limit, or set fallback = warn in [sandbox] to run without it)", missing,
+		    lim.why_not);
+		goto out;
+	}
+	if (missing)
+		msg("[limits] %s not enforced: %s (fallback = warn)", missing, lim.why_not);
 	/* --print: the line runs without us, so nothing would hold the shim's
 	 * descriptors; it is printed without the shim */
 	use_shim = !o.no_shim && !o.print;
@@ -905,14 +913,21 @@ int main(int argc, char **argv)
 		.ignored_signals = o.print ? run_ignored_signals() : sb.ignored,
 		.make_placeholders = !o.print, .state_dir = state_fd >= 0 ? sdir : NULL,
 		.shim_lib = use_shim ? shim.lib : NULL, .shim_spec = shim.spec,
-		.proxy = proxied,
+		.proxy = proxied, .limit_nproc = limits_nproc(&lim),
 	};
 	/* bubblewrap's options first: it goes on while the masks and
 	 * write-protects are planned and the placeholders made */
 	int serr = 0;
+	char why[PATH_MAX + 128];
 	if (o.print) {
 		if (plan_build(&in, &pl)) {
 			msg("out of memory while planning the sandbox");
+			goto out;
+		}
+		/* sbx-init follows no link: a protect or mask of a name that
+		 * is one is printed where it leads (mountids.h) */
+		if (mount_ids_roots(&pl, why, sizeof(why)) || mount_ids_plan(&pl, why, sizeof(why))) {
+			msg("%s", why);
 			goto out;
 		}
 		print_line(&pl, false);
@@ -927,6 +942,16 @@ int main(int argc, char **argv)
 	}
 	if (plan_bwrap(&in, &pl)) {
 		msg("out of memory while planning the sandbox");
+		goto out;
+	}
+	if ((lrc = limits_attach(&lim, sb.pid))) {
+		msg("sandbox set-up failed: cannot move bubblewrap into the cgroup for "
+		    "[limits]: %s; nothing was run", strerror(-lrc));
+		goto out;
+	}
+	/* the writable roots as the policy named them, before anything waits */
+	if (mount_ids_roots(&pl, why, sizeof(why))) {
+		msg("sandbox set-up failed: %s; nothing was run", why);
 		goto out;
 	}
 	serr = sandbox_send_args(&sb, &pl);
@@ -949,6 +974,10 @@ int main(int argc, char **argv)
 	}
 	if (!serr && plan_init(&in, &pl)) {
 		msg("out of memory while planning the sandbox");
+		goto out;
+	}
+	if (!serr && mount_ids_plan(&pl, why, sizeof(why))) {
+		msg("sandbox set-up failed: %s; nothing was run", why);
 		goto out;
 	}
 	if (sbx_verbosity >= V_DEBUG)
@@ -1003,7 +1032,7 @@ int main(int argc, char **argv)
 	}
 	/* said before "go": COMMAND cannot have written anything yet */
 	if (!serr) {
-		startup_line(confine, &pl);
+		startup_line(confine, &pl, &lim);
 		note_static_command(&o, use_shim, home, reports);
 		if (o.learn)
 			info("learning: writes allowed in HOME too, secrets and protected "
@@ -1041,6 +1070,7 @@ int main(int argc, char **argv)
 	rc = sandbox_wait(&sb, &pl, &ri, &ready);
 	plan_remove_placeholders(&pl);
 	gitprov_note(gprov, state_fd, sdir, pl.gitdirs.v, pl.gitdirs.n, &since);
+	limits_finish(&lim, &sb.pid);
 	if (!ready && ri.stopped) {
 		rc = SBX_EXIT_SETUP; /* sandbox_wait said why */
 		goto out;
@@ -1103,6 +1133,7 @@ out:
 	if (sb.sfd >= 0)
 		sandbox_abort(&sb); /* not waited for: nothing ran */
 	plan_remove_placeholders(&pl);
+	limits_finish(&lim, &sb.pid);
 	standins_free(standins);
 	gitprov_free(gprov);
 	if (state_fd >= 0)

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "hostfs.h"
+#include "mountids.h"
 #include "standin.h"
 #include "supervisor.h"
 
@@ -333,6 +334,13 @@ static const char *const home_standins[] = {
 	".bash_aliases", ".pam_environment", ".xprofile", ".xsessionrc", ".xinitrc",
 	".ripgreprc", ".config/autostart", ".config/systemd", ".config/environment.d",
 	".local/bin", "bin",
+	/* read only when present (opened, or tested with -f/-x/-d, which a
+	 * dangling link fails), and made by nothing on the host on its own */
+	".bash_completion", ".inputrc", ".vimrc", ".exrc", ".emacs", ".emacs.el",
+	".tmux.conf", ".gdbinit", ".lessfilter", ".npmrc", ".yarnrc", ".yarnrc.yml",
+	".cargo/env", ".cargo/config", ".cargo/config.toml", ".claude/settings.json",
+	".codex/config.toml", ".config/nvim", ".config/tmux", ".config/gdb", ".config/direnv",
+	".local/share/bash-completion", ".local/share/systemd", ".local/share/dbus-1",
 };
 
 /* Is extensions.worktreeConfig on in gd/config? Then git reads
@@ -997,7 +1005,11 @@ static int bind_roots(const struct plan_in *in, struct plan *pl,
 		 * after bubblewrap's tmpfs there, and `/` is no path for it */
 		if (tmp_part || !strcmp(r, "/"))
 			rc = add3(pl, "--bind", r, r);
-		else
+		/* bubblewrap's bind follows links: sbx-init checks that it
+		 * landed on the root the policy named (mountids.h) */
+		if (!rc && tmp_part)
+			rc = init_op(pl, "--bound=", r);
+		else if (!tmp_part && strcmp(r, "/"))
 			rc = init_op(pl, "--rw=", r);
 		if (!rc)
 			rc = strv_add(&cv->roots, r);
@@ -1062,6 +1074,16 @@ static int protect_rules(const struct plan_in *in, struct plan *pl,
 				else if (builtin || x->is_dir)
 					rc = placeholder(in, pl, cv, x->pattern,
 							 !builtin && x->is_dir);
+				continue;
+			}
+			if (x->pat == SBX_PAT_GLOB && builtin) {
+				/* an absolute glob (`~/.local/lib/python*` +
+				 * `/site-packages/`): what exists, looked for below
+				 * its literal part when that is writable */
+				snprintf(path, sizeof(path), "%.*s", (int)(x->prefix_len > 1 ?
+					 x->prefix_len - 1 : 1), x->pattern);
+				if (writable_here(cv, path))
+					rc = scan(in, pl, cv, path, SCAN_DEPTH);
 				continue;
 			}
 			if (x->pat != SBX_PAT_ANYWHERE || strpbrk(x->pattern, "*?"))
@@ -1313,6 +1335,8 @@ int plan_bwrap(const struct plan_in *in, struct plan *pl)
 	if (policy_limit(p, SBX_LIMIT_NOFILE))
 		STEP(strv_addf(&pl->argv, "--limit-nofile=%llu",
 			       (unsigned long long)policy_limit(p, SBX_LIMIT_NOFILE)));
+	if (in->limit_nproc)
+		STEP(strv_addf(&pl->argv, "--limit-nproc=%llu", (unsigned long long)in->limit_nproc));
 	/* the proxy's listeners, made by sbx-init in the sandbox's network
 	 * namespace and handed to us over the control socket */
 	if (in->proxy) {
@@ -1428,6 +1452,7 @@ static void covered_free(struct plan *pl)
 void plan_free(struct plan *pl)
 {
 	covered_free(pl);
+	mount_ids_free(pl);
 	strv_free(&pl->argv);
 	strv_free(&pl->init_ops);
 	strv_free(&pl->placeholders_pending);

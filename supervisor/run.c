@@ -18,6 +18,7 @@
 
 #include "forwarded.h"
 #include "net/net.h"
+#include "mountids.h"
 #include "supervisor.h"
 
 extern char **environ;
@@ -306,6 +307,8 @@ int sandbox_go(struct sandbox *sb, const struct plan *pl, const int *fds, size_t
 		memcpy(CMSG_DATA(c), fds, nfds * sizeof(int));
 	}
 	rc = send_init_opts(sb, pl);
+	if (!rc)
+		rc = mount_ids_send(sb->ctl, pl);
 	if (!rc)
 		rc = send_msg(sb->ctl, &mh);
 	free(buf);

@@ -5,7 +5,7 @@
  * CAP_SYS_ADMIN and CAP_SETPCAP, in the sandbox's user namespace. It only
  * applies what the supervisor decided:
  *   sbx-init [--ctl=FD] [--unix=allow|block] [--ignored=MASK]
- *            [--limit-cpu=SECONDS] [--limit-nofile=N]
+ *            [--limit-cpu=SECONDS] [--limit-nofile=N] [--limit-nproc=N]
  *            [--listen-http=PORT --listen-socks=PORT]
  *            [--env=NAME=VALUE]... [--verbose] [MOUNT-OP...] -- COMMAND [ARG...]
  *   sbx-init --socks-connect=PORT HOST PORT   (ssh's ProxyCommand, any process)
@@ -80,7 +80,7 @@ static int parse_uint(const char *s, unsigned *out)
 	return 0;
 }
 
-static unsigned long long limit_cpu, limit_nofile; /* 0: as inherited */
+static unsigned long long limit_cpu, limit_nofile, limit_nproc; /* 0: as inherited */
 
 static int parse_ull(const char *s, unsigned long long *out)
 {
@@ -107,6 +107,15 @@ static void apply_limits(void)
 		rl.rlim_cur = rl.rlim_max = limit_nofile;
 		if (setrlimit(RLIMIT_NOFILE, &rl))
 			die("limit nofile", errno);
+	}
+	/* [limits] pids where no cgroup serves: since Linux 5.14 the kernel
+	 * counts it per user namespace, so it counts this sandbox's processes
+	 * (the supervisor checked the kernel, and that we are not the real
+	 * root, for whom it is never enforced) */
+	if (limit_nproc) {
+		rl.rlim_cur = rl.rlim_max = limit_nproc;
+		if (setrlimit(RLIMIT_NPROC, &rl))
+			die("limit pids", errno);
 	}
 }
 
@@ -139,11 +148,11 @@ static char new_states[MAX_NEW + 1];
 
 /* Mounts first, while we hold CAP_SYS_ADMIN; then no process in the
  * sandbox holds any capability, pid 1 included, before COMMAND exists. */
-static void apply_mounts_and_drop_caps(char *const *ops, int n)
+static void apply_mounts_and_drop_caps(char *const *ops, int n, bool need_ids)
 {
 	const char *what, *path;
 	char buf[4200];
-	int rc = init_mounts_apply(ops, n, new_states, &what, &path);
+	int rc = init_mounts_apply(ops, n, new_states, need_ids, &what, &path);
 
 	if (rc) {
 		snprintf(buf, sizeof(buf), "%s%s%s", what, *path ? " " : "", path);
@@ -297,6 +306,8 @@ static int take_opt(char *a, bool from_ctl)
 		;
 	else if (!strncmp(a, "--limit-nofile=", 15) && !parse_ull(a + 15, &limit_nofile))
 		;
+	else if (!strncmp(a, "--limit-nproc=", 14) && !parse_ull(a + 14, &limit_nproc))
+		;
 	else if (!strncmp(a, "--listen-http=", 14) && !parse_port(a + 14, &listen_http))
 		;
 	else if (!strncmp(a, "--listen-socks=", 15) && !parse_port(a + 15, &listen_socks))
@@ -371,6 +382,12 @@ static void receive_go(void)
 			_exit(125); /* the supervisor gave up (and said why) or is gone */
 		if (bad || (mh.msg_flags & (MSG_CTRUNC | MSG_TRUNC)))
 			die("control socket: malformed message", EPROTO);
+		if (buf[0] == 'I') {
+			/* what each mount is to land on (init-mounts.h) */
+			if (init_mounts_take_ids(buf + 1, (size_t)n - 1))
+				die("control socket: malformed identities", EPROTO);
+			continue;
+		}
 		if (buf[0] == 'A') {
 			if (buf[n - 1] != '\0' || used + (size_t)n > sizeof(store))
 				die("control socket: malformed options", EPROTO);
@@ -538,7 +555,7 @@ int main(int argc, char **argv)
 	apply_limits();
 	if (listen_http)
 		send_listeners();
-	apply_mounts_and_drop_caps(opts, nopts);
+	apply_mounts_and_drop_caps(opts, nopts, ctl >= 0);
 	if (listen_http)
 		await_listeners_served();
 

@@ -93,6 +93,8 @@ struct plan_in {
 	/* sbx's state directory (real path), or NULL: its stand-in records
 	 * are hidden inside (any program may flock() a file it can open) */
 	const char *state_dir;
+	/* [limits] pids as RLIMIT_NPROC, set by sbx-init (runlimits.h); 0: none */
+	uint64_t limit_nproc;
 };
 
 /* The proxy's ports on the sandbox's own loopback (127.0.0.1 and [::1]).
@@ -119,6 +121,7 @@ struct plan {
 	struct covered *covered;  /* plan.c's own, between the two phases */
 	struct strv guarded;      /* every path made read-only (for reports) */
 	struct strv gitdirs;      /* git directories in the writable roots (gitprov.h) */
+	struct mount_ids *mount_ids; /* what each mount lands on (mountids.h) */
 };
 
 /* What became of a placeholder; sbx-init gets them in its "go" message

@@ -1,0 +1,220 @@
+/* tests/unit/seccomp_table.c: the seccomp programs sbx-init installs
+ * (build/gen/filters.h, from supervisor/gen-filters.c), run here on a small
+ * classic-BPF interpreter against system calls as the kernel would hand
+ * them over: every row of the table refuses what it says with its errno,
+ * and the near misses (the other ioctl, an ICMP socket, NETLINK_ROUTE, the
+ * personality query) pass. The integration suite seccomp.sh runs real
+ * static programs; this one reaches the cases no kernel here offers (an
+ * aarch64 compat call) and every netlink protocol and personality bit. */
+#include <errno.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/netlink.h>
+#include <linux/seccomp.h>
+#include <sched.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/personality.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+
+#include "filters.h"
+
+#define LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+#if defined(__x86_64__)
+#define NATIVE AUDIT_ARCH_X86_64
+#define FOREIGN AUDIT_ARCH_I386
+#elif defined(__aarch64__)
+#define NATIVE AUDIT_ARCH_AARCH64
+#define FOREIGN AUDIT_ARCH_ARM
+#else
+#error "add this architecture's AUDIT_ARCH values"
+#endif
+
+/* The instructions libseccomp emits (checked: anything else fails the
+ * test), evaluated as the kernel's seccomp_run_filters would. */
+static uint32_t run(const struct sock_filter *prog, size_t len, const struct seccomp_data *d)
+{
+	uint32_t a = 0;
+
+	for (size_t pc = 0; pc < len; pc++) {
+		const struct sock_filter *f = &prog[pc];
+		uint32_t w;
+
+		switch (f->code) {
+		case BPF_LD | BPF_W | BPF_ABS:
+			cr_assert(f->k + 4 <= sizeof(*d) && f->k % 4 == 0);
+			memcpy(&w, (const char *)d + f->k, 4);
+			a = w;
+			break;
+		case BPF_ALU | BPF_AND | BPF_K:
+			a &= f->k;
+			break;
+		case BPF_JMP | BPF_JA:
+			pc += f->k;
+			break;
+		case BPF_JMP | BPF_JEQ | BPF_K:
+			pc += a == f->k ? f->jt : f->jf;
+			break;
+		case BPF_JMP | BPF_JGT | BPF_K:
+			pc += a > f->k ? f->jt : f->jf;
+			break;
+		case BPF_JMP | BPF_JGE | BPF_K:
+			pc += a >= f->k ? f->jt : f->jf;
+			break;
+		case BPF_JMP | BPF_JSET | BPF_K:
+			pc += (a & f->k) ? f->jt : f->jf;
+			break;
+		case BPF_RET | BPF_K:
+			return f->k;
+		default:
+			cr_assert_fail("instruction 0x%04x at %zu: not interpreted here", f->code, pc);
+		}
+	}
+	cr_assert_fail("the program ran off its end");
+	return 0;
+}
+
+#define ERR(e) (SECCOMP_RET_ERRNO | (e))
+#define ALLOW SECCOMP_RET_ALLOW
+#define KILL SECCOMP_RET_KILL_PROCESS
+
+struct call {
+	const char *what;
+	uint32_t arch;
+	int nr;
+	uint64_t a[3];
+	uint32_t with_unix;    /* the answer of sbx_filter_unix_allow */
+	uint32_t without_unix; /* ... and of sbx_filter_unix_block */
+};
+
+static uint32_t decide(bool block, const struct call *c)
+{
+	struct seccomp_data d = { .nr = c->nr, .arch = c->arch };
+
+	memcpy(d.args, c->a, sizeof(c->a));
+	return block ? run(sbx_filter_unix_block, LEN(sbx_filter_unix_block), &d)
+		     : run(sbx_filter_unix_allow, LEN(sbx_filter_unix_allow), &d);
+}
+
+#define HI (1ull << 32) /* high bits the kernel drops from an int */
+#define SAME(what, nr, a0, a1, a2, ans) { what, NATIVE, nr, { a0, a1, a2 }, ans, ans }
+
+ParameterizedTestParameters(seccomp_table, each_row_refuses_and_near_misses_pass)
+{
+	static struct call c[] = {
+		SAME("read", __NR_read, 0, 0, 0, ALLOW),
+		SAME("openat", __NR_openat, 0, 0, 0, ALLOW),
+		SAME("ioctl TIOCSTI", __NR_ioctl, 0, TIOCSTI, 0, ERR(EPERM)),
+		SAME("ioctl TIOCSTI, high bits", __NR_ioctl, 0, HI | TIOCSTI, 0, ERR(EPERM)),
+		SAME("ioctl TIOCLINUX", __NR_ioctl, 0, TIOCLINUX, 0, ERR(EPERM)),
+		SAME("ioctl TCGETS", __NR_ioctl, 0, TCGETS, 0, ALLOW),
+		SAME("unshare NEWUSER", __NR_unshare, CLONE_NEWUSER | CLONE_NEWNS, 0, 0, ERR(EPERM)),
+		SAME("unshare NEWNS (the kernel refuses: no capability)", __NR_unshare, CLONE_NEWNS, 0, 0, ALLOW),
+		SAME("clone NEWUSER", __NR_clone, CLONE_NEWUSER, 0, 0, ERR(EPERM)),
+		SAME("clone (fork)", __NR_clone, 17 /* SIGCHLD */, 0, 0, ALLOW),
+		SAME("clone3", __NR_clone3, 0, 0, 0, ERR(ENOSYS)),
+		SAME("io_uring_setup", __NR_io_uring_setup, 8, 0, 0, ERR(ENOSYS)),
+		SAME("io_uring_enter", __NR_io_uring_enter, 3, 0, 0, ERR(ENOSYS)),
+		SAME("io_uring_register", __NR_io_uring_register, 3, 0, 0, ERR(ENOSYS)),
+		SAME("keyctl", __NR_keyctl, 11 /* KEYCTL_READ */, 0, 0, ERR(ENOSYS)),
+		SAME("add_key", __NR_add_key, 0, 0, 0, ERR(ENOSYS)),
+		SAME("request_key", __NR_request_key, 0, 0, 0, ERR(ENOSYS)),
+		SAME("bpf", __NR_bpf, 0, 0, 0, ERR(EPERM)),
+		SAME("perf_event_open", __NR_perf_event_open, 0, 0, 0, ERR(EACCES)),
+		SAME("userfaultfd", __NR_userfaultfd, 1, 0, 0, ERR(EPERM)),
+		SAME("kexec_load", __NR_kexec_load, 0, 0, 0, ERR(EPERM)),
+		SAME("kexec_file_load", __NR_kexec_file_load, 0, 0, 0, ERR(EPERM)),
+		SAME("reboot", __NR_reboot, 0, 0, 0, ERR(EPERM)),
+		SAME("init_module", __NR_init_module, 0, 0, 0, ERR(EPERM)),
+		SAME("finit_module", __NR_finit_module, 0, 0, 0, ERR(EPERM)),
+		SAME("delete_module", __NR_delete_module, 0, 0, 0, ERR(EPERM)),
+		SAME("mount", __NR_mount, 0, 0, 0, ERR(EPERM)),
+		SAME("umount2", __NR_umount2, 0, 0, 0, ERR(EPERM)),
+		SAME("pivot_root", __NR_pivot_root, 0, 0, 0, ERR(EPERM)),
+		SAME("open_tree", __NR_open_tree, 0, 0, 0, ERR(EPERM)),
+		SAME("move_mount", __NR_move_mount, 0, 0, 0, ERR(EPERM)),
+		SAME("fsopen", __NR_fsopen, 0, 0, 0, ERR(EPERM)),
+		SAME("fsconfig", __NR_fsconfig, 0, 0, 0, ERR(EPERM)),
+		SAME("fsmount", __NR_fsmount, 0, 0, 0, ERR(EPERM)),
+		SAME("fspick", __NR_fspick, 0, 0, 0, ERR(EPERM)),
+		SAME("mount_setattr", __NR_mount_setattr, 0, 0, 0, ERR(EPERM)),
+		SAME("setns", __NR_setns, 3, 0, 0, ERR(EPERM)),
+		SAME("personality query", __NR_personality, 0xffffffff, 0, 0, ALLOW),
+		SAME("personality PER_LINUX", __NR_personality, PER_LINUX, 0, 0, ALLOW),
+		SAME("personality PER_LINUX32", __NR_personality, PER_LINUX32, 0, 0, ALLOW),
+		SAME("personality READ_IMPLIES_EXEC", __NR_personality, READ_IMPLIES_EXEC, 0, 0, ERR(EPERM)),
+		SAME("personality ADDR_NO_RANDOMIZE|PER_LINUX32", __NR_personality,
+		     ADDR_NO_RANDOMIZE | PER_LINUX32, 0, 0, ERR(EPERM)),
+		SAME("personality all but one bit", __NR_personality, 0x7fffffff, 0, 0, ERR(EPERM)),
+		SAME("personality query in the high word", __NR_personality, HI | READ_IMPLIES_EXEC, 0, 0, ERR(EPERM)),
+		SAME("socket AF_INET stream", __NR_socket, AF_INET, SOCK_STREAM, 0, ALLOW),
+		SAME("socket AF_INET ICMP datagram (ping)", __NR_socket, AF_INET, SOCK_DGRAM, 1, ALLOW),
+		SAME("socket AF_INET raw", __NR_socket, AF_INET, SOCK_RAW | SOCK_CLOEXEC, 1, ERR(EPERM)),
+		SAME("socket AF_INET6 raw", __NR_socket, AF_INET6, SOCK_RAW, 58, ERR(EPERM)),
+		SAME("socket AF_INET SOCK_PACKET", __NR_socket, AF_INET, 10, 0, ERR(EPERM)),
+		SAME("socket AF_PACKET", __NR_socket, AF_PACKET, SOCK_RAW, 0, ERR(EPERM)),
+		SAME("socket AF_PACKET, high bits", __NR_socket, HI | AF_PACKET, SOCK_DGRAM, 0, ERR(EPERM)),
+		SAME("socket NETLINK_ROUTE", __NR_socket, AF_NETLINK, SOCK_RAW, NETLINK_ROUTE, ALLOW),
+		SAME("socket NETLINK_SOCK_DIAG", __NR_socket, AF_NETLINK, SOCK_DGRAM, NETLINK_SOCK_DIAG, ALLOW),
+		SAME("socket NETLINK_KOBJECT_UEVENT", __NR_socket, AF_NETLINK, SOCK_RAW,
+		     NETLINK_KOBJECT_UEVENT, ERR(EPROTONOSUPPORT)),
+		SAME("socket NETLINK_NETFILTER", __NR_socket, AF_NETLINK, SOCK_RAW, NETLINK_NETFILTER,
+		     ERR(EPROTONOSUPPORT)),
+		SAME("socket NETLINK_GENERIC, high bits", __NR_socket, AF_NETLINK, SOCK_RAW,
+		     HI | NETLINK_GENERIC, ERR(EPROTONOSUPPORT)),
+		SAME("socket NETLINK_AUDIT", __NR_socket, AF_NETLINK, SOCK_RAW, NETLINK_AUDIT,
+		     ERR(EPROTONOSUPPORT)),
+		{ "socket AF_UNIX", NATIVE, __NR_socket, { AF_UNIX, SOCK_STREAM, 0 }, ALLOW, ERR(EPERM) },
+		{ "socket AF_UNIX, high bits", NATIVE, __NR_socket, { HI | AF_UNIX, SOCK_STREAM, 0 },
+		  ALLOW, ERR(EPERM) },
+		{ "socketpair AF_UNIX dgram", NATIVE, __NR_socketpair, { AF_UNIX, SOCK_DGRAM, 0 },
+		  ALLOW, ERR(EPERM) },
+		SAME("socketpair AF_UNIX stream", __NR_socketpair, AF_UNIX, SOCK_STREAM, 0, ALLOW),
+		{ "a foreign architecture's read", FOREIGN, 3, { 0, 0, 0 }, KILL, KILL },
+#if defined(__x86_64__)
+		SAME("x32 read", 0x40000000 | 0, 0, 0, 0, KILL),
+#endif
+	};
+	return cr_make_param_array(struct call, c, LEN(c));
+}
+
+ParameterizedTest(struct call *c, seccomp_table, each_row_refuses_and_near_misses_pass)
+{
+	cr_assert_eq(decide(false, c), c->with_unix, "%s (unix sockets allowed): 0x%08x",
+		     c->what, decide(false, c));
+	cr_assert_eq(decide(true, c), c->without_unix, "%s (unix sockets blocked): 0x%08x",
+		     c->what, decide(true, c));
+}
+
+/* Every netlink protocol the kernel knows: only the two glibc, ip and ss
+ * need get through. */
+Test(seccomp_table, netlink_only_route_and_sock_diag)
+{
+	for (uint64_t proto = 0; proto < MAX_LINKS; proto++) {
+		struct call c = { "netlink", NATIVE, __NR_socket, { AF_NETLINK, SOCK_RAW, proto }, 0, 0 };
+		uint32_t want = proto == NETLINK_ROUTE || proto == NETLINK_SOCK_DIAG ?
+				ALLOW : ERR(EPROTONOSUPPORT);
+		cr_assert_eq(decide(true, &c), want, "protocol %llu", (unsigned long long)proto);
+	}
+}
+
+/* personality(): any value with either bit set is refused but the query;
+ * every value without them passes. */
+Test(seccomp_table, personality_bits_refused_query_kept)
+{
+	for (unsigned b = 0; b < 32; b++) {
+		uint64_t v = 1ull << b;
+		struct call c = { "personality", NATIVE, __NR_personality, { v, 0, 0 }, 0, 0 };
+		uint32_t want = v == READ_IMPLIES_EXEC || v == ADDR_NO_RANDOMIZE ? ERR(EPERM) : ALLOW;
+		cr_assert_eq(decide(true, &c), want, "bit %u", b);
+		c.a[0] = 0xffffffffu & ~v;
+		cr_assert_eq(decide(true, &c), ERR(EPERM), "all bits but %u", b);
+	}
+}
