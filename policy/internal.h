@@ -54,6 +54,8 @@ struct path_memo {
 };
 struct policy_builder {
 	char *home, *cwd, *session_dir, *state_dir, *config_dir, *path_env;
+	bool (*untrusted_gitdir)(void *arg, const char *gd); /* policy_ctx's */
+	void *untrusted_arg;
 	char *own_files[SBX_OWN_FILES];
 	struct raw_rule *rules;
 	size_t nrules, caprules;
@@ -68,6 +70,7 @@ struct policy {
 	char *home_given; /* as $HOME says (for `~` in messages) */
 	char *workspace;
 	char *session_dir;
+	char *config_home; /* $XDG_CONFIG_HOME when set elsewhere, or NULL */
 	enum sbx_isolation isolation;
 	enum sbx_fallback fallback;
 	enum sbx_home home_mode;

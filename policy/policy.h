@@ -128,6 +128,12 @@ struct policy_ctx {
 	 * writable, the rest of the state directory does not. */
 	const char *state_dir;
 	const char *config_dir;
+	/* Was the linked worktree entry `gd` (`<common>/worktrees/<id>`) made
+	 * or changed by a sandboxed run? Then isolation = workspace does not
+	 * open <common> for it (the supervisor keeps that record: gitprov.h).
+	 * NULL: none is. */
+	bool (*untrusted_gitdir)(void *arg, const char *gd);
+	void *untrusted_arg;
 	/* The caller's $PATH, or NULL: its directories under HOME (but HOME
 	 * itself and the workspace's) are mandatory denies (docs/POLICY.md,
 	 * "The persistence list"). */
@@ -284,6 +290,9 @@ void sbx_path_resolve(const char *in, char *out, size_t outsz);
 void sbx_path_tildify(const char *path, const char *home, char *out, size_t outsz);
 /* HOME resolved (as the kernel sees it). */
 const char *policy_home(const struct policy *p);
+/* $XDG_CONFIG_HOME (resolved) when it is set elsewhere than ~/.config,
+ * else NULL: the `~/.config/` mandatory names are protected there too. */
+const char *policy_config_home(const struct policy *p);
 /* sbx_path_tildify() against HOME, resolved or as $HOME spells it. */
 void policy_tildify(const struct policy *p, const char *path, char *out, size_t outsz);
 

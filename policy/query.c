@@ -357,6 +357,7 @@ const struct sbx_rule *const *policy_rules(const struct policy *p,
 
 const char *policy_workspace(const struct policy *p) { return p->workspace; }
 const char *policy_home(const struct policy *p) { return p->home; }
+const char *policy_config_home(const struct policy *p) { return p->config_home; }
 
 void policy_tildify(const struct policy *p, const char *path, char *out, size_t outsz)
 {

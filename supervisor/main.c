@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "net/net.h"
+#include "gitprov.h"
 #include "hostfs.h"
 #include "mountids.h"
 #include "standin.h"
@@ -125,9 +126,33 @@ static void network_text(const struct policy *p, char *out, size_t outsz)
 			 "names one)", n, n == 1 ? "" : "s");
 }
 
+/* The git directories outside the workspace that isolation = workspace
+ * made writable (a subdirectory's repository, a linked worktree's main
+ * one): named, so a run never writes where the person did not look. */
+static const char *gitdirs_text(const struct policy *p, char *out, size_t outsz)
+{
+	size_t n, len = 0;
+	const struct sbx_rule *const *w = policy_rules(p, SBX_RULE_ALLOW_WRITE, &n);
+
+	out[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		char shown[PATH_MAX];
+		if (w[i]->origin != SBX_ORIGIN_ISOLATION ||
+		    !strcmp(w[i]->pattern, policy_workspace(p)))
+			continue;
+		policy_tildify(p, w[i]->pattern, shown, sizeof(shown));
+		int k = snprintf(out + len, outsz - len, "%s%s", len ? ", " : " and its git directory ",
+				 shown);
+		if (k < 0 || (size_t)k >= outsz - len)
+			break;
+		len += (size_t)k;
+	}
+	return out;
+}
+
 static void startup_line(const struct policy *p, const struct plan *pl, const struct limits *lim)
 {
-	char ws[PATH_MAX], sess[PATH_MAX], net[128], counts[384], lt[256];
+	char ws[PATH_MAX], sess[PATH_MAX], net[128], counts[384], lt[256], git[PATH_MAX * 2];
 
 	policy_tildify(p, policy_workspace(p), ws, sizeof(ws));
 	network_text(p, net, sizeof(net));
@@ -149,7 +174,8 @@ static void startup_line(const struct policy *p, const struct plan *pl, const st
 			info("sandbox on — workspace / read-only (it would be the whole "
 			     "machine; choose one with -w DIR), %s, %s", net, counts);
 		else
-			info("sandbox on — workspace %s writable, %s, %s", ws, net, counts);
+			info("sandbox on — workspace %s writable%s, %s, %s", ws,
+			     gitdirs_text(p, git, sizeof(git)), net, counts);
 		break;
 	}
 }
@@ -461,6 +487,8 @@ int main(int argc, char **argv)
 	enum reports_mode mode;
 	struct sandbox sb = SANDBOX_NONE;
 	struct standins *standins = NULL;
+	struct gitprov *gprov = NULL; /* linked worktrees sandboxed runs made */
+	struct timespec since;       /* this run's start, for gitprov_note() */
 	struct limits lim = LIMITS_NONE;
 
 	int orc = options_parse(argc, argv, &o);
@@ -526,6 +554,12 @@ int main(int argc, char **argv)
 		goto out;
 	}
 
+	/* what changed in a git directory from here on may be this run's
+	 * (less a margin: file times come from a coarser clock) */
+	clock_gettime(CLOCK_REALTIME, &since);
+	since.tv_sec -= 2;
+	if (gitprov_load(sdir, &gprov))
+		goto out;
 	/* what builds the boundary is never writable inside it */
 	char self[PATH_MAX];
 	ssize_t selfn = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -538,7 +572,8 @@ int main(int argc, char **argv)
 				  .own_files = { selfn > 0 ? self : NULL,
 						 have_init ? init : NULL,
 						 have_lib ? shim.lib : NULL,
-						 have_bwrap ? bwrap : NULL } };
+						 have_bwrap ? bwrap : NULL },
+				  .untrusted_gitdir = gitprov_made_inside, .untrusted_arg = gprov };
 	brc = config_build_policy(&o, &ctx, false, user_file, sizeof(user_file), &p, &err);
 	if (brc == 0 && o.learn)
 		brc = config_build_policy(&o, &ctx, true, user_file, sizeof(user_file), &box, &err);
@@ -848,6 +883,7 @@ int main(int argc, char **argv)
 			     .socks_port = SBX_PROXY_SOCKS_PORT };
 	rc = sandbox_wait(&sb, &pl, &ri, &ready);
 	plan_remove_placeholders(&pl);
+	gitprov_note(gprov, state_fd, sdir, pl.gitdirs.v, pl.gitdirs.n, &since);
 	limits_finish(&lim, &sb.pid);
 	if (!ready && ri.stopped) {
 		rc = SBX_EXIT_SETUP; /* sandbox_wait said why */
@@ -913,6 +949,7 @@ out:
 	plan_remove_placeholders(&pl);
 	limits_finish(&lim, &sb.pid);
 	standins_free(standins);
+	gitprov_free(gprov);
 	if (state_fd >= 0)
 		close(state_fd);
 	shim_release(&shim);

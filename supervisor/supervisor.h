@@ -125,6 +125,7 @@ struct plan {
 	unsigned write_protects;  /* paths bound read-only inside writable roots */
 	struct covered *covered;  /* plan.c's own, between the two phases */
 	struct strv guarded;      /* every path made read-only (for reports) */
+	struct strv gitdirs;      /* git directories in the writable roots (gitprov.h) */
 	struct mount_ids *mount_ids; /* what each mount lands on (mountids.h) */
 };
 
