@@ -12,7 +12,7 @@ top=$(cd "$here/../.." && pwd)
 bin=$(mktemp -d /var/tmp/sbx-it-bin.XXXXXX)
 trap 'rm -rf "$bin"' EXIT
 cp "$top/build/sbx-preload" "$top/build/sbx-init" "$top/build/libsbx-preload.so" \
-	"$here"/*.sh "$bin/"
+	"$here"/*.sh "$here"/*.py "$bin/"
 # the proxy's test driver (tests/integration/net.sh)
 [ -f "$top/build/sbx-proxy-test" ] && cp "$top/build/sbx-proxy-test" "$bin/"
 # the management command (tests/integration/sbxctl.sh)

@@ -500,6 +500,60 @@ hook < "$B/in"
 if [ "$(decision)" = deny ] && [[ $(reason) == *'`deny_read = secrets/` (~/.config/sbx/sandbox.ini:3)'* ]]; then ok
 else bad "$(cat "$B/decision")"; fi
 
+# The real Claude Code CLI (npm @anthropic-ai/claude-code), offline: its API
+# is a local stand-in (mock-anthropic.py) that asks for one Read; the hook is
+# installed as docs/RECIPES.md says, in settings.json. What Claude Code sent
+# back as the tool's result is what the model would have seen (versions word
+# the refusal's prefix differently; the reason is ours).
+find_claude() {
+	command -v claude 2>/dev/null && return
+	local npmdir=/var/tmp/sbx-it-npm-$(id -u)
+	[ -x "$npmdir/node_modules/.bin/claude" ] && { echo "$npmdir/node_modules/.bin/claude"; return; }
+	command -v npm >/dev/null || return 1
+	timeout 300 npm install --prefix "$npmdir" --no-audit --no-fund --loglevel=error \
+		@anthropic-ai/claude-code >/dev/null 2>&1 &&
+		[ -x "$npmdir/node_modules/.bin/claude" ] && echo "$npmdir/node_modules/.bin/claude"
+}
+# claude_read TARGET: run Claude Code once; the tool_result it sent back in $B/result
+claude_read() {
+	rm -f "$B/port" "$B/api.log"
+	python3 "$SBX_BIN/mock-anthropic.py" "$B/port" "$B/api.log" "$1" & local mock=$!
+	for _ in $(seq 200); do [ -s "$B/port" ] && break; sleep 0.1; done
+	(cd "$W" && ANTHROPIC_BASE_URL="http://127.0.0.1:$(cat "$B/port")" ANTHROPIC_API_KEY=sk-ant-offline-test \
+		CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_AUTOUPDATER=1 \
+		timeout 180 "$CLAUDE" -p "read the file" --output-format json >"$B/cc.out" 2>"$B/cc.err")
+	RC=$?
+	kill $mock; wait $mock 2>/dev/null
+	python3 - "$B/api.log" > "$B/result" <<'EOF'
+import json, sys
+for line in open(sys.argv[1]):
+    for m in json.loads(line)["body"].get("messages", []):
+        if isinstance(m["content"], list):
+            for c in m["content"]:
+                if c.get("type") == "tool_result" and c.get("tool_use_id") == "toolu_01MOCK":
+                    text = c["content"] if isinstance(c["content"], str) else json.dumps(c["content"])
+                    print(("ERROR " if c.get("is_error") else "OK ") + text)
+                    sys.exit(0)
+EOF
+}
+
+t claude_code_itself_runs_the_hook_from_settings_json
+CLAUDE=$(find_claude)
+if [ -z "$CLAUDE" ]; then skip "no Claude Code CLI (npm @anthropic-ai/claude-code unreachable)"; else
+mkdir -p "$HOME/.claude"
+printf '{"hooks":{"PreToolUse":[{"matcher":"*","hooks":[{"type":"command","command":"%s hook claude"}]}]}}\n' \
+	"$CTL" > "$HOME/.claude/settings.json"
+echo "visible-content-$RANDOM" > "$W/notes.txt"
+claude_read "$W/notes.txt"
+allowed=$(cat "$B/result"); arc=$RC
+claude_read "$HOME/.ssh/id_ed25519"
+denied=$(cat "$B/result")
+if [ $arc -eq 0 ] && [ $RC -eq 0 ] && [[ $allowed == "OK "*"$(cat "$W/notes.txt")"* ]] &&
+   [[ $denied == "ERROR "*"sbx: the sandbox denies reading ~/.ssh/id_ed25519: \`deny_read = ~/.ssh\` (default)."* ]] &&
+   ! grep -qF "$SECRET" "$B/api.log"; then ok
+else bad "rc=$arc/$RC allowed=[$(head -c 200 <<<"$allowed")] denied=[$(head -c 300 <<<"$denied")] $(head -c 300 "$B/cc.err")"; fi
+fi
+
 # ---- import-srt
 
 t import_srt_round_trips_into_a_policy_that_loads
