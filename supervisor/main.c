@@ -593,13 +593,18 @@ static void on_net_event(void *ctx, const struct net_event *ev)
  * resolved-address check still judges every address it gives. */
 static int proxy_start(const struct policy *p, struct reports *r, struct net_loop **out)
 {
-	const char *hosts = getenv("SBX_TEST_HOSTS");
+	const char *hosts = getenv("SBX_TEST_HOSTS"), *dns = getenv("SBX_TEST_DNS");
 	struct net_cfg cfg = { .report = on_net_event, .rctx = r };
 
 	if (hosts && *hosts) {
 		msg("SBX_TEST_HOSTS is set: the proxy resolves names from %s, not DNS "
 		    "(for tests only)", hosts);
 		cfg.test_hosts = hosts;
+	}
+	if (dns && *dns) {
+		msg("SBX_TEST_DNS is set: the proxy asks the nameserver %s, not those of "
+		    "/etc/resolv.conf (for tests only)", dns);
+		cfg.test_dns = dns;
 	}
 	raise_nofile();
 	return net_loop_new(p, &cfg, out);

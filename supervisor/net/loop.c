@@ -35,13 +35,23 @@
 #define SOCKS_READ_MAX 1024
 #define MAX_EVENTS 256
 
-enum obj { OBJ_LISTENER = 1, OBJ_END };
+enum obj { OBJ_LISTENER = 1, OBJ_END, OBJ_WATCH };
 
 struct listener {
 	uint8_t obj;
 	int fd;
 	enum net_listener_kind kind;
+	unsigned port; /* NET_LISTEN_HOSTPORT: the host's port */
 	struct listener *next;
+};
+
+struct net_watch {
+	uint8_t obj;
+	bool dead;     /* unwatched during a batch: freed after it */
+	int fd;
+	net_watch_fn fn;
+	void *ctx;
+	struct net_watch *next; /* on the dead list */
 };
 
 struct conn;
@@ -72,6 +82,7 @@ enum st {
 	ST_HTTP_HEAD,   /* reading a request head */
 	ST_SOCKS_GREET,
 	ST_SOCKS_REQ,
+	ST_RESOLVING,   /* the name is being looked up (resolve.c) */
 	ST_CONNECTING,  /* dialling addrs[ai] */
 	ST_TUNNEL,      /* CONNECT or SOCKS: bytes both ways */
 	ST_HTTP_FWD,    /* one plain request: its body up, the response down */
@@ -93,6 +104,8 @@ struct conn {
 	struct sockaddr_storage addrs[NET_MAX_ADDRS];
 	size_t naddrs, ai;
 	char addr_text[INET6_ADDRSTRLEN + 8];
+	struct net_lookup *lookup;          /* ST_RESOLVING */
+	const struct sbx_rule *allowed_by;  /* the policy's allowing rule, across the lookup */
 	/* plain HTTP */
 	uint64_t up_allow;  /* bytes of this request still to go upstream */
 	size_t head_scanned; /* bytes of a partial head already searched for its end */
@@ -105,8 +118,12 @@ struct net_loop {
 	const struct policy *p;
 	struct net_cfg cfg;
 	struct net_ctx *ctx;
+	struct net_resolver *resolver;
+	struct net_names *names;
+	struct net_dnsserve *dns;
 	int epfd;
 	struct listener *listeners;
+	struct net_watch *dead_watches;
 	struct conn *conns, *dead;
 	size_t nconns;
 	uint64_t now, next_sweep;
@@ -140,18 +157,24 @@ static void addr_text(const struct sockaddr *sa, char *out, size_t sz)
 	}
 }
 
-static void report(struct conn *c, enum net_outcome o, const struct sbx_rule *rule,
-		   const char *reason, const char *fix)
+static void report_c(struct conn *c, enum net_outcome o, const struct sbx_rule *rule,
+		     const char *reason, const char *fix, bool candidate)
 {
 	struct net_loop *l = c->l;
 	struct net_event ev = {
 		.outcome = o, .proto = c->proto, .host = c->host.text, .port = c->port,
 		.rule = rule, .reason = reason ? reason : "", .fix = fix ? fix : "",
-		.address = c->addr_text, .client = c->client,
+		.address = c->addr_text, .client = c->client, .candidate = candidate,
 	};
 
 	if (l->cfg.report)
 		l->cfg.report(l->cfg.rctx, &ev);
+}
+
+static void report(struct conn *c, enum net_outcome o, const struct sbx_rule *rule,
+		   const char *reason, const char *fix)
+{
+	report_c(c, o, rule, reason, fix, false);
 }
 
 /* ---- buffers and interest */
@@ -281,6 +304,8 @@ static void conn_kill(struct conn *c)
 
 	if (c->st == ST_DEAD)
 		return;
+	net_resolve_cancel(l->resolver, c->lookup);
+	c->lookup = NULL;
 	close_up(c);
 	epoll_ctl(l->epfd, EPOLL_CTL_DEL, c->cli.fd, NULL);
 	close(c->cli.fd);
@@ -442,7 +467,9 @@ static void dial_failed(struct conn *c, int err)
 
 	snprintf(why, sizeof(why), "cannot connect to %s: %s", c->addr_text, strerror(err));
 	report(c, NET_EV_FAILED, NULL, why, NULL);
-	if (c->proto == NET_PROTO_SOCKS)
+	if (c->proto == NET_PROTO_HOSTPORT)
+		conn_kill(c); /* a raw TCP client learns it as a reset */
+	else if (c->proto == NET_PROTO_SOCKS)
 		socks_answer(c, err == ECONNREFUSED ? NET_SOCKS_REFUSED :
 			     err == ENETUNREACH ? NET_SOCKS_NET_UNREACH :
 			     err == ETIMEDOUT ? NET_SOCKS_TTL : NET_SOCKS_HOST_UNREACH, NULL, true);
@@ -468,6 +495,8 @@ static void tunnel_start(struct conn *c)
 		if (getsockname(c->up.fd, (struct sockaddr *)&bound, &bl))
 			memset(&bound, 0, sizeof(bound));
 		socks_answer(c, NET_SOCKS_OK, (struct sockaddr *)&bound, false);
+	} else if (c->proto == NET_PROTO_HOSTPORT) {
+		/* nothing to answer: the bytes simply flow */
 	} else {
 		static const char ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
 		buf_put(&c->u2c.q, ok, sizeof(ok) - 1);
@@ -543,35 +572,123 @@ static void connected(struct conn *c)
 		dial_failed(c, err);
 }
 
-/* The policy's decision, acted on: refuse, or dial the checked addresses. */
-static void decide(struct conn *c)
+static void refuse(struct conn *c, const struct net_decision *d)
 {
-	struct net_decision d;
+	/* under --learn, a host no rule names may become an allow_domains
+	 * rule; a deny rule's or the address check's refusal never does */
+	bool cand = c->l->cfg.learn && !d->rule && c->host.kind == NET_HOST_NAME &&
+		    !strncmp(d->reason, "not in allow_domains", 20);
 
-	net_decide(c->l->p, c->l->ctx, &c->host, c->port, &d);
-	if (d.verdict == NET_DENY) {
-		report(c, NET_EV_DENIED, d.rule, d.reason, d.fix);
-		if (c->proto == NET_PROTO_SOCKS)
-			socks_answer(c, NET_SOCKS_NOT_ALLOWED, NULL, true);
-		else
-			respond_denied(c, &d);
-		return;
-	}
-	if (d.verdict == NET_FAIL) {
-		report(c, NET_EV_FAILED, d.rule, d.reason, NULL);
-		if (c->proto == NET_PROTO_SOCKS)
-			socks_answer(c, NET_SOCKS_HOST_UNREACH, NULL, true);
-		else
-			fail_text(c, 502, "Bad Gateway", d.reason);
-		return;
-	}
-	memcpy(c->addrs, d.addrs, d.naddrs * sizeof(d.addrs[0]));
-	c->naddrs = d.naddrs;
+	report_c(c, NET_EV_DENIED, d->rule, d->reason, d->fix, cand);
+	if (c->proto == NET_PROTO_SOCKS)
+		socks_answer(c, NET_SOCKS_NOT_ALLOWED, NULL, true);
+	else
+		respond_denied(c, d);
+}
+
+static void unreachable(struct conn *c, const struct sbx_rule *rule, const char *why)
+{
+	report(c, NET_EV_FAILED, rule, why, NULL);
+	if (c->proto == NET_PROTO_SOCKS)
+		socks_answer(c, NET_SOCKS_HOST_UNREACH, NULL, true);
+	else
+		fail_text(c, 502, "Bad Gateway", why);
+}
+
+/* The checked addresses: dial them, in order. */
+static void go(struct conn *c, const struct net_decision *d)
+{
+	memcpy(c->addrs, d->addrs, d->naddrs * sizeof(d->addrs[0]));
+	c->naddrs = d->naddrs;
 	c->ai = 0;
 	addr_text((const struct sockaddr *)&c->addrs[0], c->addr_text, sizeof(c->addr_text));
-	report(c, NET_EV_ALLOWED, d.rule, NULL, NULL);
+	report(c, NET_EV_ALLOWED, d->rule, NULL, NULL);
 	c->deadline = c->l->now + c->l->cfg.connect_ms;
 	dial(c);
+}
+
+/* The answers for an allowed name: the resolved-address check, then dial. */
+static void resolved(void *ctx, int rc, const struct sockaddr_storage *addrs, size_t n,
+		     const char *err)
+{
+	struct conn *c = ctx;
+	struct net_decision d;
+
+	c->lookup = NULL;
+	if (c->st != ST_RESOLVING)
+		return;
+	if (rc) {
+		unreachable(c, c->allowed_by, err);
+	} else {
+		memset(&d, 0, sizeof(d));
+		net_decide_check(c->l->p, c->l->ctx, &c->host, c->port, c->allowed_by, addrs, n, &d);
+		if (d.verdict == NET_DENY)
+			refuse(c, &d);
+		else
+			go(c, &d);
+	}
+	update_events(c);
+}
+
+/* A stand-in address from the sandbox's resolver stands for its name:
+ * the request is decided on that name. false: it stands for nothing
+ * (answered and reported). */
+static bool standin_name(struct conn *c)
+{
+	char why[400];
+	const char *name;
+
+	if (c->host.kind != NET_HOST_V4 || !net_names_is_standin(&c->host.v4))
+		return true;
+	name = c->l->names ? net_names_name(c->l->names, &c->host.v4) : NULL;
+	if (name && !net_host_parse(name, strlen(name), &c->host))
+		return true;
+	snprintf(why, sizeof(why), "%s was given out for no name by the sandbox's resolver",
+		 c->host.text);
+	unreachable(c, NULL, why);
+	return false;
+}
+
+/* The policy's decision, acted on: refuse, or look the name up and check
+ * its addresses (asynchronously), or dial the checked literal. */
+static void decide(struct conn *c)
+{
+	struct net_loop *l = c->l;
+	struct net_decision d;
+	struct sockaddr_storage addrs[NET_MAX_ADDRS];
+	size_t n = 0;
+	char err[300];
+	int rc;
+
+	if (!standin_name(c))
+		return;
+	net_decide_policy(l->p, &c->host, c->port, &d);
+	if (d.verdict == NET_DENY) {
+		refuse(c, &d);
+		return;
+	}
+	c->allowed_by = d.rule;
+	c->deadline = l->now + l->cfg.connect_ms;
+	if (c->host.kind != NET_HOST_NAME) {
+		net_decide(l->p, l->ctx, &c->host, c->port, &d);
+		if (d.verdict == NET_DENY)
+			refuse(c, &d);
+		else
+			go(c, &d);
+		return;
+	}
+	rc = net_ctx_test_lookup(l->ctx, c->host.text, addrs, NET_MAX_ADDRS, &n, err, sizeof(err));
+	if (rc != -ENOSYS) {
+		c->st = ST_RESOLVING;
+		resolved(c, rc, addrs, n, err);
+		return;
+	}
+	c->st = ST_RESOLVING;
+	rc = net_resolve(l->resolver, c->host.text, resolved, c, &c->lookup);
+	if (rc) {
+		snprintf(err, sizeof(err), "cannot resolve %s: %s", c->host.text, strerror(-rc));
+		resolved(c, rc, NULL, 0, err);
+	}
 }
 
 /* ---- handshakes */
@@ -929,6 +1046,8 @@ static void pump(struct conn *c)
 			if (c->st == before && r == 0)
 				goto out;
 			break;
+		case ST_RESOLVING:
+			goto out;
 		case ST_CONNECTING:
 			if (c->up.wr)
 				connected(c);
@@ -974,6 +1093,31 @@ out:
 
 /* ---- accepting, the loop */
 
+/* host_ports: the user listed this port, so the connection goes to the
+ * host's own loopback at once, with no policy question (the resolved-
+ * address check exists to keep the sandbox off this host: the listed
+ * ports are the exception the user made). Reported under --trace. */
+static void hostport_dial(struct conn *c, unsigned port)
+{
+	struct sockaddr_in *in = (struct sockaddr_in *)&c->addrs[0];
+
+	snprintf(c->host.text, sizeof(c->host.text), "127.0.0.1");
+	c->host.kind = NET_HOST_V4;
+	c->host.v4.s_addr = htonl(INADDR_LOOPBACK);
+	c->port = port;
+	memset(&c->addrs[0], 0, sizeof(c->addrs[0]));
+	in->sin_family = AF_INET;
+	in->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	in->sin_port = htons((uint16_t)port);
+	c->naddrs = 1;
+	c->ai = 0;
+	addr_text((const struct sockaddr *)in, c->addr_text, sizeof(c->addr_text));
+	report(c, NET_EV_ALLOWED, NULL, "host_ports", NULL);
+	c->deadline = c->l->now + c->l->cfg.connect_ms;
+	dial(c);
+	update_events(c);
+}
+
 static void accept_all(struct net_loop *l, struct listener *li)
 {
 	for (int i = 0; i < 64; i++) {
@@ -1001,6 +1145,8 @@ static void accept_all(struct net_loop *l, struct listener *li)
 		c->kind = li->kind;
 		c->st = li->kind == NET_LISTEN_HTTP ? ST_HTTP_HEAD : ST_SOCKS_GREET;
 		c->proto = li->kind == NET_LISTEN_HTTP ? NET_PROTO_CONNECT : NET_PROTO_SOCKS;
+		if (li->kind == NET_LISTEN_HOSTPORT)
+			c->proto = NET_PROTO_HOSTPORT;
 		c->deadline = l->now + l->cfg.handshake_ms;
 		c->active = l->now;
 		c->cli.wr = true;
@@ -1016,11 +1162,16 @@ static void accept_all(struct net_loop *l, struct listener *li)
 			l->conns->prev = c;
 		l->conns = c;
 		l->nconns++;
+		if (li->kind == NET_LISTEN_HOSTPORT)
+			hostport_dial(c, li->port);
 	}
 }
 
 static void sweep(struct net_loop *l)
 {
+	net_resolver_tick(l->resolver, l->now);
+	if (l->dns)
+		net_dnsserve_tick(l->dns, l->now);
 	for (struct conn *c = l->conns, *next; c; c = next) {
 		next = c->next;
 		bool due = c->deadline && l->now >= c->deadline;
@@ -1042,6 +1193,17 @@ static void sweep(struct net_loop *l)
 			if (due) {
 				report(c, NET_EV_ERROR, NULL, "no complete SOCKS5 request in time", NULL);
 				conn_kill(c);
+			}
+			break;
+		case ST_RESOLVING:
+			if (due) {
+				char why[300];
+				net_resolve_cancel(l->resolver, c->lookup);
+				c->lookup = NULL;
+				snprintf(why, sizeof(why), "cannot resolve %s: no answer in time",
+					 c->host.text);
+				unreachable(c, c->allowed_by, why);
+				update_events(c);
 			}
 			break;
 		case ST_CONNECTING:
@@ -1085,6 +1247,7 @@ int net_loop_new(const struct policy *p, const struct net_cfg *cfg, struct net_l
 	if (!l->cfg.idle_ms)
 		l->cfg.idle_ms = 600000;
 	l->cfg.test_hosts = NULL; /* not kept: read once below */
+	l->cfg.test_dns = NULL;
 	rc = net_ctx_new(cfg->test_hosts, &l->ctx);
 	if (rc)
 		goto fail;
@@ -1093,6 +1256,10 @@ int net_loop_new(const struct policy *p, const struct net_cfg *cfg, struct net_l
 		rc = -errno;
 		goto fail;
 	}
+	if ((rc = net_resolver_new(l, cfg->test_dns, &l->resolver)) ||
+	    (rc = net_names_new(&l->names)) ||
+	    (rc = net_dnsserve_new(l, p, l->names, l->cfg.report, l->cfg.rctx, &l->dns)))
+		goto fail;
 	l->now = mono_ms();
 	l->next_sweep = l->now + SWEEP_MS;
 	*out = l;
@@ -1102,11 +1269,16 @@ fail:
 	return rc;
 }
 
-int net_loop_add_listener(struct net_loop *l, int fd, enum net_listener_kind kind)
+static int add_listener(struct net_loop *l, int fd, enum net_listener_kind kind, unsigned port)
 {
-	struct listener *li = calloc(1, sizeof(*li));
+	struct listener *li;
 	struct epoll_event ev = { .events = EPOLLIN };
-	int fl = fcntl(fd, F_GETFL), rc = -ENOMEM;
+	int fl, rc = -ENOMEM;
+
+	if (kind == NET_LISTEN_DNS_UDP || kind == NET_LISTEN_DNS_TCP)
+		return net_dnsserve_add(l->dns, fd, kind == NET_LISTEN_DNS_TCP);
+	li = calloc(1, sizeof(*li));
+	fl = fcntl(fd, F_GETFL);
 
 	if (!li)
 		goto fail;
@@ -1117,6 +1289,7 @@ int net_loop_add_listener(struct net_loop *l, int fd, enum net_listener_kind kin
 	li->obj = OBJ_LISTENER;
 	li->fd = fd;
 	li->kind = kind;
+	li->port = port;
 	ev.data.ptr = li;
 	if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, fd, &ev)) {
 		rc = -errno;
@@ -1130,9 +1303,68 @@ fail:
 	return rc;
 }
 
+int net_loop_add_listener(struct net_loop *l, int fd, enum net_listener_kind kind)
+{
+	if (kind == NET_LISTEN_HOSTPORT)
+		return -EINVAL; /* needs its port: net_loop_add_hostport */
+	return add_listener(l, fd, kind, 0);
+}
+
+int net_loop_add_hostport(struct net_loop *l, int fd, unsigned port)
+{
+	if (!port || port > 65535)
+		return -EINVAL;
+	return add_listener(l, fd, NET_LISTEN_HOSTPORT, port);
+}
+
 int net_loop_fd(const struct net_loop *l)
 {
 	return l->epfd;
+}
+
+struct net_names *net_loop_names(struct net_loop *l)
+{
+	return l->names;
+}
+
+int net_loop_watch(struct net_loop *l, int fd, uint32_t events, net_watch_fn fn, void *ctx,
+		   struct net_watch **out)
+{
+	struct net_watch *w = calloc(1, sizeof(*w));
+	struct epoll_event ev = { .events = events };
+
+	if (!w)
+		return -ENOMEM;
+	w->obj = OBJ_WATCH;
+	w->fd = fd;
+	w->fn = fn;
+	w->ctx = ctx;
+	ev.data.ptr = w;
+	if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, fd, &ev)) {
+		int e = -errno;
+		free(w);
+		return e;
+	}
+	*out = w;
+	return 0;
+}
+
+int net_loop_watch_mod(struct net_loop *l, struct net_watch *w, uint32_t events)
+{
+	struct epoll_event ev = { .events = events, .data.ptr = w };
+
+	return epoll_ctl(l->epfd, EPOLL_CTL_MOD, w->fd, &ev) ? -errno : 0;
+}
+
+/* Freed after the batch: an event for it may still be in the batch. */
+void net_loop_unwatch(struct net_loop *l, struct net_watch *w)
+{
+	if (!w || w->dead)
+		return;
+	epoll_ctl(l->epfd, EPOLL_CTL_DEL, w->fd, NULL);
+	w->dead = true;
+	w->next = l->dead_watches;
+	l->dead_watches = w;
 }
 
 int net_loop_timeout(const struct net_loop *l)
@@ -1144,6 +1376,11 @@ int net_loop_timeout(const struct net_loop *l)
 
 static void bury(struct net_loop *l)
 {
+	while (l->dead_watches) {
+		struct net_watch *w = l->dead_watches;
+		l->dead_watches = w->next;
+		free(w);
+	}
 	while (l->dead) {
 		struct conn *c = l->dead;
 		l->dead = c->next;
@@ -1168,10 +1405,23 @@ int net_loop_run_once(struct net_loop *l, int timeout_ms)
 			accept_all(l, evs[i].data.ptr);
 			continue;
 		}
+		if (obj == OBJ_WATCH) {
+			struct net_watch *w = evs[i].data.ptr;
+			if (!w->dead)
+				w->fn(w->ctx, w->fd, evs[i].events);
+			continue;
+		}
 		struct end *e = evs[i].data.ptr;
 		struct conn *c = e->c;
 		if (c->st == ST_DEAD)
 			continue;
+		/* the client gone while its name is looked up or dialled: its
+		 * hang-up would be reported again and again (nothing reads) */
+		if (e == &c->cli && (evs[i].events & (EPOLLHUP | EPOLLERR)) &&
+		    (c->st == ST_RESOLVING || c->st == ST_CONNECTING)) {
+			conn_kill(c);
+			continue;
+		}
 		if (evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR))
 			e->rd = true;
 		if (evs[i].events & (EPOLLOUT | EPOLLHUP | EPOLLERR))
@@ -1197,6 +1447,8 @@ void net_loop_free(struct net_loop *l)
 		return;
 	while (l->conns)
 		conn_kill(l->conns);
+	net_dnsserve_free(l->dns);
+	net_resolver_free(l->resolver);
 	bury(l);
 	while (l->listeners) {
 		struct listener *li = l->listeners;
@@ -1206,6 +1458,7 @@ void net_loop_free(struct net_loop *l)
 	}
 	if (l->epfd >= 0)
 		close(l->epfd);
+	net_names_free(l->names);
 	net_ctx_free(l->ctx);
 	free(l);
 }
