@@ -442,7 +442,7 @@ static int shim_prepare(const struct policy *p, enum reports_mode mode,
 	snprintf(s->spec, sizeof(s->spec), "1;mode=%s;lib=%s",
 		 mode == REPORTS_LEARN ? "learn" : mode == REPORTS_TRACE ? "trace" : "enforce",
 		 s->lib);
-	if (policy_network_proxied(p))
+	if (net_run_proxied(p, mode == REPORTS_LEARN))
 		snprintf(s->spec + strlen(s->spec), sizeof(s->spec) - strlen(s->spec),
 			 ";socks=%u", SBX_PROXY_SOCKS_PORT);
 	return 0;
@@ -828,7 +828,14 @@ int main(int argc, char **argv)
 
 	/* the proxy runs in this process: not for --print, whose line runs
 	 * without us (its network is then off) */
-	proxied = policy_network_proxied(p) && !o.print;
+	proxied = net_run_proxied(p, o.learn) && !o.print;
+	unsigned host_ports[SBX_HOST_PORTS_MAX];
+	size_t nhost_ports = net_host_ports(p, host_ports, SBX_HOST_PORTS_MAX);
+	if (nhost_ports > SBX_HOST_PORTS_MAX) {
+		msg("host_ports names %zu ports; at most %d are served", nhost_ports,
+		    SBX_HOST_PORTS_MAX);
+		goto out;
+	}
 	struct plan_in in = {
 		.policy = confine, .bwrap = bwrap, .init = init, .command = o.command,
 		.environ = environ, .cwd = cwd, .ctl_fd = o.print ? -1 : sb.ctl_child,
@@ -967,7 +974,8 @@ int main(int argc, char **argv)
 	}
 	struct run_in ri = { .report_fd = shim.report_rd, .reports = reports, .net = net,
 			     .http_port = SBX_PROXY_HTTP_PORT,
-			     .socks_port = SBX_PROXY_SOCKS_PORT };
+			     .socks_port = SBX_PROXY_SOCKS_PORT, .dns = net != NULL,
+			     .host_ports = host_ports, .nhost_ports = nhost_ports };
 	rc = sandbox_wait(&sb, &pl, &ri, &ready);
 	plan_remove_placeholders(&pl);
 	if (!ready && ri.stopped) {

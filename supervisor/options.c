@@ -31,6 +31,8 @@ static const char usage[] =
 "                          reached through sbx's filtering proxy: HTTP_PROXY,\n"
 "                          ALL_PROXY... point at it)\n"
 "      --deny-domain D     network destination to refuse\n"
+"      --host-port N       the sandbox's 127.0.0.1:N reaches the host's 127.0.0.1:N\n"
+"                          (a local database, a dev server; any TCP protocol)\n"
 "\n"
 "Running:\n"
 "      --no-sandbox        run COMMAND unsandboxed, with a warning\n"
@@ -82,7 +84,7 @@ enum {
 	OPT_ALLOW_WRITE = 256, OPT_DENY_WRITE, OPT_DENY_READ, OPT_ALLOW_READ,
 	OPT_ALLOW_DOMAIN, OPT_DENY_DOMAIN, OPT_NO_SANDBOX, OPT_NO_SHIM,
 	OPT_LOG, OPT_TRACE, OPT_LEARN, OPT_PRINT, OPT_DEBUG, OPT_VERSION,
-	OPT_CLEANUP, OPT_KEEP_FD,
+	OPT_CLEANUP, OPT_KEEP_FD, OPT_HOST_PORT,
 };
 
 static const struct option longopts[] = {
@@ -94,6 +96,7 @@ static const struct option longopts[] = {
 	{ "allow-read", required_argument, NULL, OPT_ALLOW_READ },
 	{ "allow-domain", required_argument, NULL, OPT_ALLOW_DOMAIN },
 	{ "deny-domain", required_argument, NULL, OPT_DENY_DOMAIN },
+	{ "host-port", required_argument, NULL, OPT_HOST_PORT },
 	{ "no-sandbox", no_argument, NULL, OPT_NO_SANDBOX },
 	{ "no-shim", no_argument, NULL, OPT_NO_SHIM },
 	{ "log", required_argument, NULL, OPT_LOG },
@@ -121,6 +124,7 @@ static const struct {
 	{ OPT_ALLOW_READ, "filesystem", "allow_read", "--allow-read" },
 	{ OPT_ALLOW_DOMAIN, "network", "allow_domains", "--allow-domain" },
 	{ OPT_DENY_DOMAIN, "network", "deny_domains", "--deny-domain" },
+	{ OPT_HOST_PORT, "network", "host_ports", "--host-port" },
 };
 
 int options_parse(int argc, char **argv, struct options *o)

@@ -1331,8 +1331,8 @@ void reports_proxy(struct reports *r, const struct net_event *ev)
 			 ev->rule ? ev->rule->source : "?", ev->address);
 		break;
 	case NET_EV_FAILED:
-		snprintf(line, sizeof(line), "sbx: connect to %s failed in the proxy — %s (the "
-			 "policy allows it)", target, reason);
+		snprintf(line, sizeof(line), "sbx: connect to %s failed in the proxy — %s%s", target,
+			 reason, ev->rule ? " (the policy allows it)" : "");
 		break;
 	case NET_EV_ERROR:
 		snprintf(line, sizeof(line), "sbx: the proxy refused a %s client: %s", via[ev->proto],

@@ -559,3 +559,36 @@ void net_decide(const struct policy *p, struct net_ctx *c, const struct net_host
 out:
 	free(addrs);
 }
+
+/* ---- which runs get the proxy */
+
+size_t net_host_ports(const struct policy *p, unsigned *out, size_t max)
+{
+	size_t n, k = 0;
+	const struct sbx_rule *const *rs = policy_rules(p, SBX_RULE_HOST_PORT, &n);
+
+	for (size_t i = 0; i < n; i++) {
+		char *end;
+		unsigned long v = strtoul(rs[i]->value, &end, 10);
+		bool dup = false;
+		if (*end || !v || v > 65535) /* the policy checked it; never trusted twice */
+			continue;
+		for (size_t j = 0; j < k && j < max; j++)
+			dup |= out[j] == v;
+		if (dup)
+			continue;
+		if (k < max)
+			out[k] = (unsigned)v;
+		k++;
+	}
+	return k;
+}
+
+bool net_run_proxied(const struct policy *p, bool learn)
+{
+	unsigned one;
+
+	if (policy_network_proxied(p))
+		return true;
+	return !policy_network_open(p) && (learn || net_host_ports(p, &one, 1));
+}

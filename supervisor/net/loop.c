@@ -466,7 +466,7 @@ static void dial_failed(struct conn *c, int err)
 	char why[160];
 
 	snprintf(why, sizeof(why), "cannot connect to %s: %s", c->addr_text, strerror(err));
-	report(c, NET_EV_FAILED, NULL, why, NULL);
+	report(c, NET_EV_FAILED, c->allowed_by, why, NULL);
 	if (c->proto == NET_PROTO_HOSTPORT)
 		conn_kill(c); /* a raw TCP client learns it as a reset */
 	else if (c->proto == NET_PROTO_SOCKS)

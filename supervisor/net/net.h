@@ -249,6 +249,17 @@ void net_decide_check(const struct policy *p, struct net_ctx *ctx, const struct 
 int net_ctx_test_lookup(struct net_ctx *ctx, const char *name, struct sockaddr_storage *addrs,
 			size_t max, size_t *n, char *err, size_t errsz);
 
+/* [network] host_ports (and --host-port): the distinct ports, in order,
+ * up to max written; returns how many there are (may exceed max). */
+size_t net_host_ports(const struct policy *p, unsigned *out, size_t max);
+
+/* Does this run get the proxy (its own network namespace, the listeners,
+ * the resolver)? When allow_domains names hosts without opening the
+ * network (policy_network_proxied), when host_ports names ports, and under
+ * --learn (the proxy's refusals are what allow_domains learns from);
+ * never when the network is open (allow_domains = * alone). */
+bool net_run_proxied(const struct policy *p, bool learn);
+
 /* ---- DNS messages (dns.c): pure, bounded, no allocation ------------------ */
 
 enum {
