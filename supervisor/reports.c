@@ -1321,6 +1321,9 @@ void reports_proxy(struct reports *r, const struct net_event *ev)
 		if (ev->rule)
 			snprintf(line, sizeof(line), "sbx: denied connect to %s — %s (remove that "
 				 "rule to allow it) — via the proxy", target, reason);
+		else if (!fix[0]) /* nothing would allow it */
+			snprintf(line, sizeof(line), "sbx: denied connect to %s — %s — via the proxy",
+				 target, reason);
 		else
 			snprintf(line, sizeof(line), "sbx: denied connect to %s — %s (allow it "
 				 "with %s) — via the proxy", target, reason, fix);
@@ -1331,8 +1334,8 @@ void reports_proxy(struct reports *r, const struct net_event *ev)
 			 ev->rule ? ev->rule->source : "?", ev->address);
 		break;
 	case NET_EV_FAILED:
-		snprintf(line, sizeof(line), "sbx: connect to %s failed in the proxy — %s%s", target,
-			 reason, ev->rule ? " (the policy allows it)" : "");
+		snprintf(line, sizeof(line), "sbx: connect to %s failed in the proxy — %s (the "
+			 "policy allows it)", target, reason);
 		break;
 	case NET_EV_ERROR:
 		snprintf(line, sizeof(line), "sbx: the proxy refused a %s client: %s", via[ev->proto],

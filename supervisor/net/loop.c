@@ -635,7 +635,6 @@ static void resolved(void *ctx, int rc, const struct sockaddr_storage *addrs, si
  * (answered and reported). */
 static bool standin_name(struct conn *c)
 {
-	char why[400];
 	const char *name;
 
 	if (c->host.kind != NET_HOST_V4 || !net_names_is_standin(&c->host.v4))
@@ -643,9 +642,15 @@ static bool standin_name(struct conn *c)
 	name = c->l->names ? net_names_name(c->l->names, &c->host.v4) : NULL;
 	if (name && !net_host_parse(name, strlen(name), &c->host))
 		return true;
-	snprintf(why, sizeof(why), "%s was given out for no name by the sandbox's resolver",
-		 c->host.text);
-	unreachable(c, NULL, why);
+	/* no rule can allow it: it is no address anywhere */
+	struct net_decision d = { .verdict = NET_DENY };
+	snprintf(d.reason, sizeof(d.reason), "%s stands for no name (the sandbox's resolver "
+		 "never gave it out)", c->host.text);
+	report(c, NET_EV_DENIED, NULL, d.reason, "");
+	if (c->proto == NET_PROTO_SOCKS)
+		socks_answer(c, NET_SOCKS_HOST_UNREACH, NULL, true);
+	else
+		respond_denied(c, &d);
 	return false;
 }
 
