@@ -591,10 +591,16 @@ static void on_net_event(void *ctx, const struct net_event *ev)
  * (a hosts file that replaces DNS, for the integration tests) is
  * honoured, loudly: it can only point allowed names elsewhere, and the
  * resolved-address check still judges every address it gives. */
-static int proxy_start(const struct policy *p, struct reports *r, struct net_loop **out)
+static int proxy_start(const struct policy *p, struct reports *r, bool learn,
+		       struct net_loop **out)
 {
 	const char *hosts = getenv("SBX_TEST_HOSTS"), *dns = getenv("SBX_TEST_DNS");
-	struct net_cfg cfg = { .report = on_net_event, .rctx = r };
+	/* http_proxy_port / socks_proxy_port: the user's own proxy on this
+	 * host takes every allowed connection (the HTTP one when both) */
+	struct net_cfg cfg = { .report = on_net_event, .rctx = r, .learn = learn,
+			       .chain_http_port = policy_http_proxy_port(p),
+			       .chain_socks_port = policy_http_proxy_port(p) ? 0 :
+						   policy_socks_proxy_port(p) };
 
 	if (hosts && *hosts) {
 		msg("SBX_TEST_HOSTS is set: the proxy resolves names from %s, not DNS "
@@ -965,7 +971,7 @@ int main(int argc, char **argv)
 	/* The proxy, while sbx-init mounts: it needs the loop only when its
 	 * listeners arrive ("N"), and COMMAND waits for our answer. */
 	if (proxied && !serr) {
-		int e = proxy_start(p, reports, &net);
+		int e = proxy_start(p, reports, o.learn, &net);
 		if (e) {
 			msg("sandbox set-up failed: starting the filtering proxy: %s; nothing "
 			    "was run", strerror(-e));

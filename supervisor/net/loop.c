@@ -34,6 +34,7 @@
 #define HEAD_READ_MAX (NET_HEAD_MAX + 4096) /* room to tell a long head from a long body */
 #define SOCKS_READ_MAX 1024
 #define MAX_EVENTS 256
+#define CHAIN_MAX 1024          /* the upstream proxy's answer head */
 
 enum obj { OBJ_LISTENER = 1, OBJ_END, OBJ_WATCH };
 
@@ -84,6 +85,7 @@ enum st {
 	ST_SOCKS_REQ,
 	ST_RESOLVING,   /* the name is being looked up (resolve.c) */
 	ST_CONNECTING,  /* dialling addrs[ai] */
+	ST_CHAIN,       /* asking the user's upstream proxy (http/socks_proxy_port) */
 	ST_TUNNEL,      /* CONNECT or SOCKS: bytes both ways */
 	ST_HTTP_FWD,    /* one plain request: its body up, the response down */
 	ST_LINGER,      /* a last answer goes out, then the rest is read and dropped */
@@ -106,6 +108,9 @@ struct conn {
 	char addr_text[INET6_ADDRSTRLEN + 8];
 	struct net_lookup *lookup;          /* ST_RESOLVING */
 	const struct sbx_rule *allowed_by;  /* the policy's allowing rule, across the lookup */
+	bool chained;                       /* dialled the upstream proxy, not the host */
+	size_t chain_len;                   /* ST_CHAIN: bytes of its answer so far */
+	unsigned char chain_buf[CHAIN_MAX];
 	/* plain HTTP */
 	uint64_t up_allow;  /* bytes of this request still to go upstream */
 	size_t head_scanned; /* bytes of a partial head already searched for its end */
@@ -128,6 +133,8 @@ struct net_loop {
 	size_t nconns;
 	uint64_t now, next_sweep;
 };
+
+static bool would_block(int e) { return e == EAGAIN || e == EWOULDBLOCK; }
 
 static uint64_t mono_ms(void)
 {
@@ -251,6 +258,8 @@ static bool want_read_cli(const struct conn *c)
 
 static bool want_read_up(const struct conn *c)
 {
+	if (c->st == ST_CHAIN)
+		return true;
 	return (c->st == ST_TUNNEL || c->st == ST_HTTP_FWD) && !c->u2c.eof &&
 	       room(&c->u2c, NET_BUF_SIZE);
 }
@@ -553,6 +562,133 @@ static void dial(struct conn *c)
 	dial_failed(c, EHOSTUNREACH);
 }
 
+/* ---- chaining to the user's own proxy (http_proxy_port, socks_proxy_port)
+ *
+ * The policy decided on the name; the upstream proxy resolves it and
+ * dials. We ask it for the host as the client named it (an HTTP CONNECT,
+ * or a SOCKS5 CONNECT by name), the plain-HTTP requests too, through a
+ * CONNECT tunnel, so one path serves all three kinds of client. */
+
+static void chain_fail(struct conn *c, const char *why)
+{
+	char msg[300];
+
+	snprintf(msg, sizeof(msg), "the upstream proxy at %s %s", c->addr_text, why);
+	report(c, NET_EV_FAILED, c->allowed_by, msg, NULL);
+	if (c->proto == NET_PROTO_SOCKS)
+		socks_answer(c, NET_SOCKS_FAIL, NULL, true);
+	else
+		fail_text(c, 502, "Bad Gateway", msg);
+}
+
+static void chain_send(struct conn *c)
+{
+	char req[600];
+	int n;
+	bool v6 = c->host.kind == NET_HOST_V6;
+
+	if (c->l->cfg.chain_http_port) {
+		n = snprintf(req, sizeof(req), "CONNECT %s%s%s:%u HTTP/1.1\r\nHost: %s%s%s:%u\r\n\r\n",
+			     v6 ? "[" : "", c->host.text, v6 ? "]" : "", c->port,
+			     v6 ? "[" : "", c->host.text, v6 ? "]" : "", c->port);
+	} else {
+		size_t hl = strlen(c->host.text), o = 0;
+		unsigned char *b = (unsigned char *)req;
+		b[o++] = 5; b[o++] = 1; b[o++] = 0;           /* greeting: no auth */
+		b[o++] = 5; b[o++] = 1; b[o++] = 0;           /* CONNECT */
+		if (c->host.kind == NET_HOST_V4) {
+			b[o++] = 1;
+			memcpy(b + o, &c->host.v4, 4);
+			o += 4;
+		} else if (v6) {
+			b[o++] = 4;
+			memcpy(b + o, &c->host.v6, 16);
+			o += 16;
+		} else {
+			b[o++] = 3;
+			b[o++] = (unsigned char)hl;
+			memcpy(b + o, c->host.text, hl);
+			o += hl;
+		}
+		b[o++] = (unsigned char)(c->port >> 8);
+		b[o++] = (unsigned char)c->port;
+		n = (int)o;
+	}
+	/* a fresh socket's buffer takes these few bytes whole */
+	if (send(c->up.fd, req, (size_t)n, MSG_NOSIGNAL) != n) {
+		chain_fail(c, "could not be written to");
+		return;
+	}
+	c->chain_len = 0;
+	c->st = ST_CHAIN;
+}
+
+/* The upstream proxy's answer: 1 done (tunnel), 0 more, -1 failed (answered). */
+static int chain_read(struct conn *c)
+{
+	ssize_t n = recv(c->up.fd, c->chain_buf + c->chain_len, CHAIN_MAX - c->chain_len, 0);
+	char why[160];
+
+	if (n < 0 && would_block(errno)) {
+		c->up.rd = false;
+		return 0;
+	}
+	if (n <= 0) {
+		chain_fail(c, "closed the connection without an answer");
+		return -1;
+	}
+	c->chain_len += (size_t)n;
+	const unsigned char *b = c->chain_buf;
+	size_t len = c->chain_len, used;
+	if (c->l->cfg.chain_http_port) {
+		const char *end = memmem(b, len, "\r\n\r\n", 4);
+		if (!end) {
+			if (len < CHAIN_MAX)
+				return 0;
+			chain_fail(c, "sent an over-long answer");
+			return -1;
+		}
+		used = (size_t)((const unsigned char *)end - b) + 4;
+		if (len < 12 || memcmp(b, "HTTP/1.", 7) || b[9] != '2') {
+			const char *eol = memchr(b, '\r', len);
+			snprintf(why, sizeof(why), "refused: %.*s", eol ? (int)(eol - (const char *)b) : 0,
+				 (const char *)b);
+			for (char *p = why; *p; p++)
+				if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
+					*p = '?';
+			chain_fail(c, why);
+			return -1;
+		}
+	} else {
+		/* 05 00, then 05 REP 00 ATYP ADDR PORT */
+		if (len < 2 + 5)
+			return 0;
+		if (b[0] != 5 || b[1] != 0 || b[2] != 5) {
+			chain_fail(c, "does not take SOCKS5 without authentication");
+			return -1;
+		}
+		size_t alen = b[5] == 1 ? 4 : b[5] == 4 ? 16 : b[5] == 3 ? 1u + b[6] : 0;
+		if (!alen) {
+			chain_fail(c, "sent a malformed SOCKS5 answer");
+			return -1;
+		}
+		used = 2 + 4 + alen + 2;
+		if (len < used)
+			return 0;
+		if (b[3] != 0) {
+			snprintf(why, sizeof(why), "refused (SOCKS5 reply %u)", b[3]);
+			chain_fail(c, why);
+			return -1;
+		}
+	}
+	/* bytes the upstream sent past its answer belong to the tunnel */
+	if (len > used && buf_put(&c->u2c.q, b + used, len - used)) {
+		chain_fail(c, "sent more than fits");
+		return -1;
+	}
+	return 1;
+}
+
 static void connected(struct conn *c)
 {
 	int err = 0;
@@ -562,7 +698,10 @@ static void connected(struct conn *c)
 		err = errno;
 	if (!err) {
 		c->up.wr = true;
-		tunnel_start(c);
+		if (c->chained)
+			chain_send(c);
+		else
+			tunnel_start(c);
 		return;
 	}
 	close_up(c);
@@ -654,6 +793,32 @@ static bool standin_name(struct conn *c)
 	return false;
 }
 
+/* Through the user's proxy: an address literal still gets the address
+ * check (the sandbox names 127.0.0.1 itself), a name goes as it is. */
+static void chain_dial(struct conn *c)
+{
+	struct net_loop *l = c->l;
+	struct net_decision d;
+	unsigned port = l->cfg.chain_http_port ? l->cfg.chain_http_port : l->cfg.chain_socks_port;
+	struct sockaddr_in *in = (struct sockaddr_in *)&d.addrs[0];
+
+	if (c->host.kind != NET_HOST_NAME) {
+		net_decide(l->p, l->ctx, &c->host, c->port, &d);
+		if (d.verdict == NET_DENY) {
+			refuse(c, &d);
+			return;
+		}
+	}
+	memset(&d, 0, sizeof(d));
+	d.rule = c->allowed_by;
+	in->sin_family = AF_INET;
+	in->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	in->sin_port = htons((uint16_t)port);
+	d.naddrs = 1;
+	c->chained = true;
+	go(c, &d);
+}
+
 /* The policy's decision, acted on: refuse, or look the name up and check
  * its addresses (asynchronously), or dial the checked literal. */
 static void decide(struct conn *c)
@@ -674,6 +839,10 @@ static void decide(struct conn *c)
 	}
 	c->allowed_by = d.rule;
 	c->deadline = l->now + l->cfg.connect_ms;
+	if (l->cfg.chain_http_port || l->cfg.chain_socks_port) {
+		chain_dial(c);
+		return;
+	}
 	if (c->host.kind != NET_HOST_NAME) {
 		net_decide(l->p, l->ctx, &c->host, c->port, &d);
 		if (d.verdict == NET_DENY)
@@ -828,7 +997,6 @@ more:
 
 /* ---- moving bytes */
 
-static bool would_block(int e) { return e == EAGAIN || e == EWOULDBLOCK; }
 
 /* src -> d's queue. >0 moved, 0 nothing, <0 fatal. */
 static ssize_t fill(struct conn *c, struct dir *d, struct end *src, size_t cap)
@@ -1053,6 +1221,16 @@ static void pump(struct conn *c)
 			break;
 		case ST_RESOLVING:
 			goto out;
+		case ST_CHAIN: {
+			if (!c->up.rd)
+				goto out;
+			int r2 = chain_read(c);
+			if (r2 == 0 && !c->up.rd)
+				goto out;
+			if (r2 > 0)
+				tunnel_start(c);
+			break;
+		}
 		case ST_CONNECTING:
 			if (c->up.wr)
 				connected(c);
@@ -1215,6 +1393,12 @@ static void sweep(struct net_loop *l)
 			if (due) {
 				close_up(c);
 				dial_failed(c, ETIMEDOUT);
+				update_events(c);
+			}
+			break;
+		case ST_CHAIN:
+			if (due) {
+				chain_fail(c, "did not answer in time");
 				update_events(c);
 			}
 			break;
@@ -1423,7 +1607,7 @@ int net_loop_run_once(struct net_loop *l, int timeout_ms)
 		/* the client gone while its name is looked up or dialled: its
 		 * hang-up would be reported again and again (nothing reads) */
 		if (e == &c->cli && (evs[i].events & (EPOLLHUP | EPOLLERR)) &&
-		    (c->st == ST_RESOLVING || c->st == ST_CONNECTING)) {
+		    (c->st == ST_RESOLVING || c->st == ST_CONNECTING || c->st == ST_CHAIN)) {
 			conn_kill(c);
 			continue;
 		}
