@@ -109,8 +109,6 @@ struct conn {
 	struct net_lookup *lookup;          /* ST_RESOLVING */
 	const struct sbx_rule *allowed_by;  /* the policy's allowing rule, across the lookup */
 	bool chained;                       /* dialled the upstream proxy, not the host */
-	size_t chain_len;                   /* ST_CHAIN: bytes of its answer so far */
-	unsigned char chain_buf[CHAIN_MAX];
 	/* plain HTTP */
 	uint64_t up_allow;  /* bytes of this request still to go upstream */
 	size_t head_scanned; /* bytes of a partial head already searched for its end */
@@ -574,6 +572,7 @@ static void chain_fail(struct conn *c, const char *why)
 	char msg[300];
 
 	snprintf(msg, sizeof(msg), "the upstream proxy at %s %s", c->addr_text, why);
+	buf_release(&c->u2c.q); /* its partial answer is not the client's */
 	report(c, NET_EV_FAILED, c->allowed_by, msg, NULL);
 	if (c->proto == NET_PROTO_SOCKS)
 		socks_answer(c, NET_SOCKS_FAIL, NULL, true);
@@ -619,14 +618,15 @@ static void chain_send(struct conn *c)
 		chain_fail(c, "could not be written to");
 		return;
 	}
-	c->chain_len = 0;
 	c->st = ST_CHAIN;
 }
 
 /* The upstream proxy's answer: 1 done (tunnel), 0 more, -1 failed (answered). */
 static int chain_read(struct conn *c)
 {
-	ssize_t n = recv(c->up.fd, c->chain_buf + c->chain_len, CHAIN_MAX - c->chain_len, 0);
+	/* the answer gathers in the client's queue, empty until the tunnel */
+	struct buf *q = &c->u2c.q;
+	ssize_t n = buf_get(q) ? -1 : recv(c->up.fd, q->b + q->len, CHAIN_MAX - q->len, 0);
 	char why[160];
 
 	if (n < 0 && would_block(errno)) {
@@ -637,9 +637,9 @@ static int chain_read(struct conn *c)
 		chain_fail(c, "closed the connection without an answer");
 		return -1;
 	}
-	c->chain_len += (size_t)n;
-	const unsigned char *b = c->chain_buf;
-	size_t len = c->chain_len, used;
+	q->len += (size_t)n;
+	const unsigned char *b = (const unsigned char *)q->b;
+	size_t len = q->len, used;
 	if (c->l->cfg.chain_http_port) {
 		const char *end = memmem(b, len, "\r\n\r\n", 4);
 		if (!end) {
@@ -682,10 +682,8 @@ static int chain_read(struct conn *c)
 		}
 	}
 	/* bytes the upstream sent past its answer belong to the tunnel */
-	if (len > used && buf_put(&c->u2c.q, b + used, len - used)) {
-		chain_fail(c, "sent more than fits");
-		return -1;
-	}
+	memmove(q->b, q->b + used, len - used);
+	q->len = len - used;
 	return 1;
 }
 
