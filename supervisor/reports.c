@@ -1271,7 +1271,7 @@ void reports_proxy(struct reports *r, const struct net_event *ev)
 	if (ev->outcome == NET_EV_ERROR && !trace && sbx_verbosity < V_VERBOSE)
 		return; /* logged; said with --trace or -v */
 	if (deny)
-		r->denied[WIRE_CONNECT]++;
+		r->denied[dns ? WIRE_DNS : WIRE_CONNECT]++;
 	HASH_FIND_STR(r->proxy_seen, key, s);
 	if (s) {
 		s->count++;
