@@ -52,6 +52,7 @@ struct path_memo {
 };
 struct policy_builder {
 	char *home, *cwd, *session_dir, *state_dir, *config_dir;
+	char *own_files[SBX_OWN_FILES];
 	struct raw_rule *rules;
 	size_t nrules, caprules;
 	struct raw_scalar scalars[SC_COUNT];

@@ -254,6 +254,10 @@ int policy_builder_new(const struct policy_ctx *ctx, struct policy_builder **out
 	b->session_dir = ctx->session_dir ? strdup(ctx->session_dir) : NULL;
 	b->state_dir = ctx->state_dir ? strdup(ctx->state_dir) : NULL;
 	b->config_dir = ctx->config_dir ? strdup(ctx->config_dir) : NULL;
+	for (size_t i = 0; i < SBX_OWN_FILES; i++)
+		if (ctx->own_files[i] && ctx->own_files[i][0] == '/' &&
+		    !(b->own_files[i] = strdup(ctx->own_files[i])))
+			goto fail;
 	if (!b->home || !b->cwd || (ctx->session_dir && !b->session_dir) ||
 	    (ctx->state_dir && !b->state_dir) || (ctx->config_dir && !b->config_dir))
 		goto fail;
@@ -295,6 +299,8 @@ void policy_builder_free(struct policy_builder *b)
 	free(b->session_dir);
 	free(b->state_dir);
 	free(b->config_dir);
+	for (size_t i = 0; i < SBX_OWN_FILES; i++)
+		free(b->own_files[i]);
 	free(b);
 }
 
@@ -597,8 +603,11 @@ int policy_compile(struct policy_builder *b, struct policy **out,
 	/* Mandatory denies: the table, sbx's own directories where the
 	 * context puts them elsewhere, then every config file that was read
 	 * and the workspace's own sandbox.ini (which may not exist yet). */
-	size_t na = ARRAY_SIZE(mandatory_anywhere), np = ARRAY_SIZE(mandatory_paths) + 2;
-	const char *own[2] = { b->state_dir, b->config_dir };
+	enum { NOWN = 2 + SBX_OWN_FILES };
+	size_t na = ARRAY_SIZE(mandatory_anywhere), np = ARRAY_SIZE(mandatory_paths) + NOWN;
+	const char *own[NOWN] = { b->state_dir, b->config_dir };
+	for (size_t i = 0; i < SBX_OWN_FILES; i++)
+		own[2 + i] = b->own_files[i];
 	for (size_t i = 0; i < na + np + b->nconfig + 1; i++) {
 		struct pending pr = { .kind = SBX_RULE_MANDATORY,
 				      .origin = SBX_ORIGIN_MANDATORY };
@@ -608,21 +617,26 @@ int policy_compile(struct policy_builder *b, struct policy **out,
 		if (i < na) {
 			snprintf(any, sizeof(any), "**/%s", mandatory_anywhere[i]);
 			v = any;
-		} else if (i < na + np - 2) {
+		} else if (i < na + np - NOWN) {
 			v = mandatory_paths[i - na];
 		} else if (i < na + np) {
-			/* written as the person would, with its `/`: a directory */
-			const char *d = own[i - na - (np - 2)];
+			size_t k = i - na - (np - NOWN);
+			const char *d = own[k];
 			if (!d || d[0] != '/')
 				continue;
-			sbx_path_tildify(d, b->home, dirv, sizeof(dirv) - 1);
-			strcat(dirv, "/");
-			bool dup = false;
-			for (size_t j = 0; j < ARRAY_SIZE(mandatory_paths); j++)
-				dup |= !strcmp(dirv, mandatory_paths[j]);
-			if (dup)
-				continue;
-			v = dirv;
+			if (k < 2) {
+				/* a directory, written as the person would, with its `/` */
+				sbx_path_tildify(d, b->home, dirv, sizeof(dirv) - 1);
+				strcat(dirv, "/");
+				bool dup = false;
+				for (size_t j = 0; j < ARRAY_SIZE(mandatory_paths); j++)
+					dup |= !strcmp(dirv, mandatory_paths[j]);
+				if (dup)
+					continue;
+				v = dirv;
+			} else {
+				v = d; /* a program of sbx's: the file itself */
+			}
 		} else if (i < na + np + b->nconfig) {
 			v = b->config_files[i - na - np];
 		} else {

@@ -101,6 +101,8 @@ struct sbx_err {
 	char msg[1024];
 };
 
+#define SBX_OWN_FILES 4
+
 /* The facts the compiler expands against. All absolute; copied. */
 struct policy_ctx {
 	const char *home;        /* $HOME */
@@ -112,6 +114,10 @@ struct policy_ctx {
 	 * writable, the rest of the state directory does not. */
 	const char *state_dir;
 	const char *config_dir;
+	/* sbx's own programs (sbx-preload, sbx-init, the shim, bubblewrap),
+	 * absolute or NULL: never writable inside, so no run can replace
+	 * what the next run trusts to build its boundary. */
+	const char *own_files[SBX_OWN_FILES];
 };
 
 struct policy_builder;

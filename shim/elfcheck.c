@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -16,12 +17,17 @@ bool elf_is_static(int dirfd, const char *path)
 		Elf32_Ehdr e32;
 	} h;
 	unsigned char ph[4096];
-	long fd = syscall(SYS_openat, dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	/* O_NONBLOCK: a FIFO named as the command must not hang the open;
+	 * only a regular file is read */
+	long fd = syscall(SYS_openat, dirfd, path,
+			  O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	bool is_static = false;
+	struct stat st;
 
 	if (fd < 0)
 		return false;
-	if (syscall(SYS_pread64, fd, &h, sizeof(h), 0) == (long)sizeof(h) &&
+	if (syscall(SYS_fstat, fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    syscall(SYS_pread64, fd, &h, sizeof(h), 0) == (long)sizeof(h) &&
 	    !memcmp(h.e64.e_ident, ELFMAG, SELFMAG)) {
 		bool wide = h.e64.e_ident[EI_CLASS] == ELFCLASS64;
 		unsigned long off = wide ? h.e64.e_phoff : h.e32.e_phoff;

@@ -235,6 +235,50 @@ int hostfs_append(int dirfd, const char *shown, const char *name, mode_t mode,
 	return fail(err, rc, "%s %s", at, why);
 }
 
+int hostfs_look(const char *path)
+{
+	char comp[NAME_MAX + 1];
+	struct stat st;
+	int found = -1, fd;
+
+	if (path[0] != '/' || (fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return -1;
+	if (path[strspn(path, "/")] == '\0')
+		found = 1; /* `/` itself */
+	for (const char *p = path; *p;) {
+		size_t n = strcspn(p, "/");
+		if (n == 0) {
+			p++;
+			continue;
+		}
+		if (n > NAME_MAX || (n == 1 && p[0] == '.') || (n == 2 && !strncmp(p, "..", 2)))
+			break;
+		memcpy(comp, p, n);
+		comp[n] = '\0';
+		p += n;
+		p += strspn(p, "/");
+		if (fstatat(fd, comp, &st, AT_SYMLINK_NOFOLLOW)) {
+			found = errno == ENOENT ? 0 : -1;
+			break;
+		}
+		if (S_ISLNK(st.st_mode))
+			break; /* a link, on the way or at the end: not looked through */
+		if (!*p) {
+			found = 1;
+			break;
+		}
+		int next = openat(fd, comp, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+		if (next < 0) {
+			found = errno == ENOENT || errno == ENOTDIR ? 0 : -1;
+			break;
+		}
+		close(fd);
+		fd = next;
+	}
+	close(fd);
+	return found;
+}
+
 int hostfs_split(const char *path, char *dir, size_t dirsz, const char **name)
 {
 	const char *slash = path ? strrchr(path, '/') : NULL;

@@ -83,6 +83,13 @@ int hostfs_trust_path(const char *path, int keep_last, char *out, size_t outsz);
 
 /* Split an absolute path into its directory (in dir) and last name; 0, or
  * -EINVAL when there is no last name (`/`). */
+/* What is at the absolute `path`, looked at without following a symbolic
+ * link (/proc's magic ones included), for paths a hostile report names:
+ * 1 something that is no link, 0 nothing (a component is missing), -1
+ * cannot tell without following a link (one on the way or at the end) or
+ * another error. */
+int hostfs_look(const char *path);
+
 int hostfs_split(const char *path, char *dir, size_t dirsz, const char **name);
 
 #endif

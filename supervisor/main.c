@@ -240,11 +240,22 @@ static int unsandboxed(const struct options *o, const char *why)
 	return run_unsandboxed(o->command);
 }
 
+/* A path for a message: HOME as `~`, every control byte and invalid UTF-8
+ * escaped (names in the workspace are the program's choice). */
+static void shown_path(const char *path, const char *home, char *out, size_t outsz)
+{
+	char tmp[PATH_MAX];
+
+	sbx_path_tildify(path, home, tmp, sizeof(tmp));
+	report_printable(tmp, out, outsz, true);
+}
+
 /* COMMAND itself static (Go, Rust with musl, codex): the shim never loads,
  * so what the sandbox refuses it fails without a line here. Said once. */
-static void note_static_command(const struct options *o, bool use_shim, const char *home)
+static void note_static_command(const struct options *o, bool use_shim, const char *home,
+				struct reports *reports)
 {
-	char found[PATH_MAX], shown[PATH_MAX];
+	char found[PATH_MAX], shown[PATH_MAX * 4], text[PATH_MAX * 4 + 512];
 	const char *cmd = o->command[0];
 
 	if (!use_shim)
@@ -256,10 +267,15 @@ static void note_static_command(const struct options *o, bool use_shim, const ch
 	}
 	if (!elf_is_static(AT_FDCWD, cmd))
 		return;
-	sbx_path_tildify(cmd, home, shown, sizeof(shown));
-	msg("note: %s is a static binary: the shim cannot see inside it, so what "
-	    "the sandbox refuses it will fail without an explanation here (the "
-	    "boundary holds all the same)", shown);
+	shown_path(cmd, home, shown, sizeof(shown));
+	snprintf(text, sizeof(text),
+		 "%s is a static binary: the shim cannot see inside it, so what the "
+		 "sandbox refuses it fails without an explanation here; the boundary's "
+		 "mounts, network and seccomp rules hold for it, the shim's own checks "
+		 "(protected names in directories made during the run) do not", shown);
+	msg("note: %s", text);
+	if (reports)
+		reports_notice(reports, "static-command", text);
 }
 
 /* The network as the start-up line and --print say it: off, open, or
@@ -531,10 +547,11 @@ static bool writable_inside(const struct policy *p, const char *path)
 
 static void said_removed(void *ctx, const char *path, const char *run)
 {
-	char shown[PATH_MAX];
+	char shown[PATH_MAX * 4], run_shown[256];
 
-	sbx_path_tildify(path, ctx, shown, sizeof(shown));
-	msg("removed the stand-in %s (left by run %s, which was killed)", shown, run);
+	shown_path(path, ctx, shown, sizeof(shown));
+	report_printable(run, run_shown, sizeof(run_shown), true);
+	msg("removed the stand-in %s (left by run %s, which was killed)", shown, run_shown);
 }
 
 /* A protected name the boundary could not guard before it existed (no
@@ -542,9 +559,9 @@ static void said_removed(void *ctx, const char *path, const char *run)
  * a program it does not see (a static binary, a raw system call) did. */
 static void said_appeared(void *ctx, const char *path)
 {
-	char shown[PATH_MAX];
+	char shown[PATH_MAX * 4];
 
-	sbx_path_tildify(path, ctx, shown, sizeof(shown));
+	shown_path(path, ctx, shown, sizeof(shown));
 	msg("%s appeared during the run although it is protected: a program the "
 	    "shim does not see (a static binary?) made it; review it before an "
 	    "editor, agent or shell uses it", shown);
@@ -701,8 +718,15 @@ int main(int argc, char **argv)
 	 * runs) nor when the sandbox is off on purpose. */
 	const char *nosb = getenv("SBX_NO_SANDBOX");
 	bool off = o.no_sandbox || (nosb && *nosb && strcmp(nosb, "0"));
-	const char *bw = getenv("SBX_BWRAP");
-	have_bwrap = !find_in_path(bw && *bw ? bw : "bwrap", bwrap, sizeof(bwrap));
+	int bwrap_rc = find_bwrap(bwrap, sizeof(bwrap));
+	if (bwrap_rc == -EINVAL || bwrap_rc == -ENAMETOOLONG) {
+		msg("SBX_BWRAP must be an absolute path to bubblewrap, not \"%s\" (a name "
+		    "would be looked up in PATH, where a sandboxed program may have "
+		    "put one); nothing was run", getenv("SBX_BWRAP"));
+		goto out;
+	}
+	have_bwrap = bwrap_rc == 0;
+	const char *bwrap_env = getenv("SBX_BWRAP");
 	have_init = !find_helper("sbx-init", "SBX_INIT", X_OK, init, sizeof(init));
 	if (have_bwrap && have_init && !off && !o.print) {
 		hold_back_fds(&o);
@@ -727,8 +751,18 @@ int main(int argc, char **argv)
 		goto out;
 	}
 
+	/* what builds the boundary is never writable inside it */
+	char self[PATH_MAX];
+	ssize_t selfn = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	self[selfn > 0 ? selfn : 0] = '\0';
+	bool have_lib = !find_helper("libsbx-preload.so", "SBX_SHIM_LIB", R_OK, shim.lib,
+				     sizeof(shim.lib));
 	struct policy_ctx ctx = { .home = home, .cwd = cwd, .session_dir = session,
-				  .state_dir = sdir, .config_dir = cdir };
+				  .state_dir = sdir, .config_dir = cdir,
+				  .own_files = { selfn > 0 ? self : NULL,
+						 have_init ? init : NULL,
+						 have_lib ? shim.lib : NULL,
+						 have_bwrap ? bwrap : NULL } };
 	brc = build_policy(&o, &ctx, false, user_file, sizeof(user_file), &p, &err);
 	if (brc == 0 && o.learn)
 		brc = build_policy(&o, &ctx, true, user_file, sizeof(user_file), &box, &err);
@@ -765,9 +799,16 @@ int main(int argc, char **argv)
 			rc = unsandboxed(&o, "bubblewrap is not installed; fallback = warn");
 			goto out;
 		}
-		msg("bubblewrap (bwrap) is not installed or not in PATH, so there is "
-		    "no sandbox; nothing was run. Install it: sudo apt-get install "
-		    "bubblewrap (or set fallback = warn in [sandbox] to run unsandboxed)");
+		if (bwrap_env && *bwrap_env) {
+			msg("SBX_BWRAP names %s, which is not an executable file, so "
+			    "there is no sandbox; nothing was run", bwrap_env);
+			goto out;
+		}
+		msg("bubblewrap (bwrap) is not installed (looked in /usr/bin, "
+		    "/usr/local/bin and /bin, never in PATH; SBX_BWRAP=/path/to/bwrap "
+		    "names another), so there is no sandbox; nothing was run. Install "
+		    "it: sudo apt-get install bubblewrap (or set fallback = warn in "
+		    "[sandbox] to run unsandboxed)");
 		goto out;
 	}
 	if (!have_init) {
@@ -778,8 +819,7 @@ int main(int argc, char **argv)
 	/* --print: the line runs without us, so nothing would hold the shim's
 	 * descriptors; it is printed without the shim */
 	use_shim = !o.no_shim && !o.print;
-	if (use_shim && find_helper("libsbx-preload.so", "SBX_SHIM_LIB", R_OK, shim.lib,
-				    sizeof(shim.lib))) {
+	if (use_shim && !have_lib) {
 		if (mode != REPORTS_ENFORCE) {
 			msg("the preload shim libsbx-preload.so is missing (looked next to "
 			    "sbx-preload and in ../lib/sbx/), and %s needs it; reinstall sbx",
@@ -947,7 +987,7 @@ int main(int argc, char **argv)
 	/* said before "go": COMMAND cannot have written anything yet */
 	if (!serr) {
 		startup_line(confine, &pl);
-		note_static_command(&o, use_shim, home);
+		note_static_command(&o, use_shim, home, reports);
 		if (o.learn)
 			info("learning: writes allowed in HOME too, secrets and protected "
 			     "files still closed; what the policy would refuse is recorded");

@@ -365,11 +365,29 @@ static const char *origin_note(const struct sbx_rule *r)
 	}
 }
 
-static bool exists(const char *path)
+/* What is at the path, for a hint: 1 there, 0 not, -1 not to be told.
+ * The path comes from the report stream, which the program writes: the
+ * supervisor never looks through a link (into /proc/PID/root, say), nor in
+ * /proc, /sys or /dev, nor where the program may not read — the hint would
+ * tell it what is there on the host — and never names a link in a hint
+ * (allowing it would open wherever it points). */
+static int look(const struct policy *p, const char *path)
 {
-	struct stat st;
+	static const char *const hidden[] = { "/proc", "/sys", "/dev" };
 
-	return lstat(path, &st) == 0;
+	for (size_t i = 0; i < sizeof(hidden) / sizeof(*hidden); i++)
+		if (path_under(path, hidden[i]))
+			return -1;
+	if (policy_check_path(p, SBX_OP_READ, path, NULL) == SBX_DENY)
+		return -1;
+	return hostfs_look(path);
+}
+
+/* May a hint name the whole directory? Never `/`, HOME or a top-level
+ * directory: allowing one of them is never the narrow fix a hint is. */
+static bool too_wide(const char *path, const char *home)
+{
+	return !strcmp(path, "/") || !strcmp(path, home) || !learn_foldable(path, home);
 }
 
 /* The --allow-write that works as printed for a write refused outside the
@@ -380,23 +398,36 @@ static bool exists(const char *path)
  * else, for a new name, its nearest existing ancestor when that may be
  * opened whole, or the first missing directory on the way with a `/`; a
  * directory being made (the shim's trailing `/`) right in HOME or a
- * top-level directory, itself with a `/`; and a new file there, that
- * directory itself: nothing narrower lets a new name be made there. */
+ * top-level directory, itself with a `/`. A new file right in HOME, `/`
+ * or a top-level directory: the file itself, with *later set — it must
+ * exist first (nothing narrower than the whole directory lets a new name
+ * be made there, and that is never suggested). Empty: no hint (the target
+ * is `/`, HOME or a top-level directory itself). */
 static void write_fix(const struct policy *p, const char *target, bool made_dir,
-		      char *out, size_t outsz)
+		      char *out, size_t outsz, bool *later)
 {
 	const char *home = policy_home(p);
 	char dir[PATH_MAX], child[PATH_MAX];
+	int at_target, at_dir;
 
+	*later = false;
+	out[0] = '\0';
+	if (too_wide(target, home) && (!made_dir || !strcmp(target, "/") ||
+				       !strcmp(target, home)))
+		return;
 	snprintf(dir, sizeof(dir), "%s", target);
 	char *slash = strrchr(dir, '/');
 	if (slash && slash != dir)
 		*slash = '\0';
-	if (exists(target)) {
-		snprintf(out, outsz, "%s", learn_foldable(dir, home) && exists(dir) ? dir : target);
+	else if (slash)
+		dir[1] = '\0';
+	if ((at_target = look(p, target)) < 0 || (at_dir = look(p, dir)) < 0)
+		return;
+	if (at_target) {
+		snprintf(out, outsz, "%s", !too_wide(dir, home) && at_dir ? dir : target);
 		return;
 	}
-	if (made_dir && !learn_foldable(dir, home) && exists(dir) && strlen(target) + 2 <= outsz) {
+	if (made_dir && too_wide(dir, home) && at_dir && strlen(target) + 2 <= outsz) {
 		size_t l = strlen(target); /* mkdir: the directory itself, made by sbx */
 		memcpy(out, target, l);
 		memcpy(out + l, "/", 2);
@@ -404,23 +435,61 @@ static void write_fix(const struct policy *p, const char *target, bool made_dir,
 	}
 	/* walk up to what exists, remembering the first missing directory */
 	snprintf(child, sizeof(child), "%s", target);
-	while (!exists(dir) && strcmp(dir, "/")) {
+	while (!at_dir && strcmp(dir, "/")) {
 		snprintf(child, sizeof(child), "%s", dir);
 		slash = strrchr(dir, '/');
 		if (slash == dir)
 			dir[1] = '\0';
 		else
 			*slash = '\0';
+		if ((at_dir = look(p, dir)) < 0)
+			return;
 	}
-	if (learn_foldable(dir, home))
+	if (!too_wide(dir, home)) {
 		snprintf(out, outsz, "%s", dir);
-	else if (strcmp(child, target) && strlen(child) + 2 <= outsz) {
+	} else if ((strcmp(child, target) || made_dir) && strlen(child) + 2 <= outsz) {
 		size_t l = strlen(child); /* with a `/`: sbx makes it */
 		memcpy(out, child, l);
 		memcpy(out + l, "/", 2);
+	} else {
+		snprintf(out, outsz, "%s", target);
+		*later = true;
 	}
-	else
-		snprintf(out, outsz, "%s", dir);
+}
+
+/* A path as one shell word, so a hint works when pasted: plain paths as
+ * they are; others in single quotes, a leading `~/` left outside them so
+ * the shell still expands it. */
+static void shell_word(const char *in, char *out, size_t outsz)
+{
+	const char *rest = in;
+	size_t o = 0;
+
+	if (!in[strspn(in, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		       "0123456789_./~+-:@%,=")]) {
+		snprintf(out, outsz, "%s", in);
+		return;
+	}
+	if (outsz < 8) {
+		out[0] = '\0';
+		return;
+	}
+	if (!strncmp(in, "~/", 2)) {
+		memcpy(out, "~/", 2);
+		o = 2;
+		rest = in + 2;
+	}
+	out[o++] = '\'';
+	for (const char *c = rest; *c && o + 6 < outsz; c++) {
+		if (*c == '\'') {
+			memcpy(out + o, "'\\''", 4);
+			o += 4;
+		} else {
+			out[o++] = *c;
+		}
+	}
+	out[o++] = '\'';
+	out[o] = '\0';
 }
 
 void report_explain(const struct policy *p, const struct wire_report *w,
@@ -485,14 +554,24 @@ void report_explain(const struct policy *p, const struct wire_report *w,
 		return;
 	/* how to allow it, when a setting can */
 	if (file_op(w->op) && why && why->kind == SBX_RULE_DENY_READ) {
-		snprintf(e->fix, sizeof(e->fix), "--allow-read %s", e->shown);
+		shell_word(e->shown, shown, sizeof(shown));
+		int n = snprintf(e->fix, sizeof(e->fix), "--allow-read %s", shown);
+		if (n < 0 || (size_t)n >= sizeof(e->fix))
+			e->fix[0] = '\0';
 	} else if (w->op == WIRE_WRITE && !why) {
-		write_fix(p, w->target, w->dir, dir, sizeof(dir));
-		policy_tildify(p, dir, tmp, sizeof(tmp));
-		if (!strcmp(dir, policy_home(p)))
-			snprintf(tmp, sizeof(tmp), "~/");
-		report_printable(tmp, shown, sizeof(shown), true);
-		snprintf(e->fix, sizeof(e->fix), "--allow-write %s", shown);
+		bool later;
+		write_fix(p, w->target, w->dir, dir, sizeof(dir), &later);
+		if (dir[0]) {
+			char word[sizeof(shown)];
+			policy_tildify(p, dir, tmp, sizeof(tmp));
+			report_printable(tmp, shown, sizeof(shown), true);
+			shell_word(shown, word, sizeof(word));
+			int n = snprintf(e->fix, sizeof(e->fix), "--allow-write %s%s", word,
+					 later ? " once the file exists (sbx creates only "
+						 "directories, named with a trailing /)" : "");
+			if (n < 0 || (size_t)n >= sizeof(e->fix))
+				e->fix[0] = '\0'; /* a cut hint would not work */
+		}
 	} else if (!file_op(w->op) && !why) {
 		snprintf(tmp, sizeof(tmp), "--allow-domain %s", w->op == WIRE_DNS ? host : w->target);
 		report_printable(tmp, e->fix, sizeof(e->fix), true);
@@ -750,6 +829,11 @@ static void log_notice(struct reports *r, const char *kind, const char *message,
 	if (text)
 		log_write(r, text, len);
 	free(text);
+}
+
+void reports_notice(struct reports *r, const char *kind, const char *message)
+{
+	log_notice(r, kind, message, NULL);
 }
 
 static void say(struct reports *r, const char *text);

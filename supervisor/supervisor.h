@@ -40,7 +40,10 @@ void vmsg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));  /* --ver
 void dmsg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));  /* --debug */
 
 /* Find an executable in $PATH (or take an absolute/relative path as is). */
-int find_in_path(const char *name, char *out, size_t outsz);
+/* bubblewrap: $SBX_BWRAP (absolute only: -EINVAL otherwise) or the first
+ * of sbx_bwrap_dirs holding an executable `bwrap`; never $PATH. */
+extern const char *const sbx_bwrap_dirs[];
+int find_bwrap(char *out, size_t outsz);
 /* Is path `dir` itself or below it? Both absolute and normal. */
 bool path_under(const char *path, const char *dir);
 
@@ -266,6 +269,9 @@ unsigned report_utf8_next(const char *s, size_t *len);
  * C1 controls (U+0080-U+009F) and the bidirectional overrides as \uNNNN,
  * and, when `backslash`, a backslash as \\ (so a name cannot pass for
  * an escape). Returns the length. */
+/* A notice of the supervisor's own in the audit log ("op":"notice"), not
+ * on the terminal: the caller says it there. */
+void reports_notice(struct reports *r, const char *kind, const char *message);
 size_t report_printable(const char *s, char *out, size_t outsz, bool backslash);
 /* s as a JSON string, quotes included, into f: valid UTF-8 (ill-formed
  * bytes as \ufffd), every C0 and C1 control, DEL, U+2028/U+2029 and the

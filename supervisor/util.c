@@ -132,28 +132,30 @@ void dmsg(const char *fmt, ...)
 	va_end(ap);
 }
 
-int find_in_path(const char *name, char *out, size_t outsz)
+/* Where bubblewrap is looked for: system directories only, never $PATH.
+ * bubblewrap runs on the host, outside every boundary; a PATH entry the
+ * sandbox can write (`.`, an empty entry, ~/bin, node_modules/.bin) would
+ * let one run plant the `bwrap` the next run starts. */
+const char *const sbx_bwrap_dirs[] = { "/usr/bin", "/usr/local/bin", "/bin",
+				       "/run/current-system/sw/bin", NULL };
+
+int find_bwrap(char *out, size_t outsz)
 {
-	const char *path = getenv("PATH");
+	const char *env = getenv("SBX_BWRAP");
+	struct stat st;
 
-	if (strchr(name, '/')) {
-		if (access(name, X_OK))
-			return -errno;
-		snprintf(out, outsz, "%s", name);
-		return 0;
+	if (env && *env) {
+		if (env[0] != '/')
+			return -EINVAL;
+		if ((size_t)snprintf(out, outsz, "%s", env) >= outsz)
+			return -ENAMETOOLONG;
+		return access(out, X_OK) ? -errno : 0;
 	}
-	if (!path)
-		path = "/usr/local/bin:/usr/bin:/bin";
-	for (const char *p = path; *p;) {
-		const char *e = strchrnul(p, ':');
-		int n = snprintf(out, outsz, "%.*s/%s", (int)(e - p),
-				 e == p ? "." : p, name);
-		struct stat st;
-
-		if (n > 0 && (size_t)n < outsz && stat(out, &st) == 0 &&
-		    S_ISREG(st.st_mode) && access(out, X_OK) == 0)
+	for (size_t i = 0; sbx_bwrap_dirs[i]; i++) {
+		if ((size_t)snprintf(out, outsz, "%s/bwrap", sbx_bwrap_dirs[i]) >= outsz)
+			continue;
+		if (stat(out, &st) == 0 && S_ISREG(st.st_mode) && access(out, X_OK) == 0)
 			return 0;
-		p = *e ? e + 1 : e;
 	}
 	return -ENOENT;
 }

@@ -551,16 +551,49 @@ else bad "$(head -c 600 "$B/out")"; fi
 
 # ---- set-up failures and configuration
 
+# bubblewrap is looked for in the system's directories only (never PATH),
+# so "missing" is a named one that is not there
 t bwrap_missing_refuses_with_advice_exit_125
-mkdir "$B/bin" && for c in sh touch cat env; do ln -s "$(command -v $c)" "$B/bin/$c"; done
-PATH="$B/bin" "$TIMEOUT" 30 "$SBX" -- touch ran-marker >"$B/out" 2>"$B/err"; RC=$?
-if [ $RC -eq 125 ] && [ ! -e ran-marker ] && has "apt-get install bubblewrap" err; then ok; else bad "rc=$RC"; fi
+SBX_BWRAP="$B/no/bwrap" "$TIMEOUT" 30 "$SBX" -- touch ran-marker >"$B/out" 2>"$B/err"; RC=$?
+if [ $RC -eq 125 ] && [ ! -e ran-marker ] && hasf "SBX_BWRAP names $B/no/bwrap, which is not an executable file" err &&
+   has "nothing was run" err; then ok; else bad "rc=$RC"; fi
 
 t bwrap_missing_with_fallback_warn_runs_loudly
-mkdir "$B/bin" && for c in sh touch cat env; do ln -s "$(command -v $c)" "$B/bin/$c"; done
 printf '[sandbox]\nfallback = warn\n' > "$B/warn.ini"
-PATH="$B/bin" "$TIMEOUT" 30 "$SBX" -c "$B/warn.ini" -- touch ran-marker >"$B/out" 2>"$B/err"; RC=$?
+SBX_BWRAP="$B/no/bwrap" "$TIMEOUT" 30 "$SBX" -c "$B/warn.ini" -- touch ran-marker >"$B/out" 2>"$B/err"; RC=$?
 if [ $RC -eq 0 ] && [ -e ran-marker ] && has WARNING err; then ok; else bad "rc=$RC"; fi
+
+# bubblewrap runs on the host, outside every boundary: a `bwrap` a run can
+# plant in a directory on PATH (here the workspace, as `.`, an empty entry
+# and by name) is never started by a later run, not even to probe whether
+# fallback = warn applies; that run is sandboxed as usual.
+t bwrap_planted_on_path_is_never_run_on_the_host
+printf '#!/bin/sh\necho planted > "%s/pwned"\necho "bwrap: setting up uid map: Permission denied" >&2\nexit 1\n' "$B" > "$W/bwrap"
+chmod +x "$W/bwrap"
+printf '[sandbox]\nfallback = warn\n' > "$B/warn.ini"
+for path in "$W:$PATH" ":$PATH" ".:$PATH"; do
+	PATH="$path" "$TIMEOUT" 30 "$SBX" -c "$B/warn.ini" -- sh -c "echo in > marker; echo out > '$B/outside'" >>"$B/out" 2>>"$B/err"
+done
+if [ ! -e "$B/pwned" ] && [ "$(cat marker)" = in ] && [ ! -e "$B/outside" ] && ! has WARNING err; then ok
+else bad "pwned=$(cat "$B/pwned" 2>&1) outside=$(cat "$B/outside" 2>&1)"; fi
+
+t bwrap_named_by_a_relative_path_is_refused
+cp /bin/true "$W/bwrap"
+SBX_BWRAP=bwrap "$TIMEOUT" 30 "$SBX" -- touch ran-marker >"$B/out" 2>"$B/err"; RC=$?
+if [ $RC -eq 125 ] && [ ! -e ran-marker ] && hasf 'SBX_BWRAP must be an absolute path to bubblewrap, not "bwrap"' err &&
+   has "nothing was run" err; then ok; else bad "rc=$RC"; fi
+
+# sbx's own programs are never writable inside, even where they lie in the
+# workspace (a checkout of sbx, a user install under a writable HOME): a run
+# that replaced sbx-init, the shim or sbx-preload would own the next run.
+t own_programs_in_the_workspace_are_not_writable_inside
+mkdir "$W/bin" && cp "$SBX_BIN/sbx-preload" "$SBX_BIN/sbx-init" "$SBX_BIN/libsbx-preload.so" "$W/bin/"
+sums=$(cd "$W/bin" && sha256sum sbx-preload sbx-init libsbx-preload.so)
+"$TIMEOUT" 60 "$W/bin/sbx-preload" -- sh -c 'for f in sbx-init libsbx-preload.so sbx-preload; do echo evil > bin/$f; echo evil >> bin/$f; rm -f bin/$f; mv bin/$f bin/$f.old; done; echo done > marker' >"$B/out" 2>"$B/err"; RC=$?
+if [ "$(cd "$W/bin" && sha256sum sbx-preload sbx-init libsbx-preload.so)" = "$sums" ] &&
+   [ "$(ls "$W/bin" | tr '\n' ' ')" = "libsbx-preload.so sbx-init sbx-preload " ] &&
+   [ "$(cat marker)" = done ] && has "denied write of .*bin/sbx-init" err; then ok
+else bad "rc=$RC $(ls "$W/bin" | tr '\n' ' ')"; fi
 
 # bubblewrap is started before the configuration is read; when it fails
 # (here: refused its user namespace), nothing ran, its own message is

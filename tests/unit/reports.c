@@ -121,14 +121,43 @@ Test(reports, write_outside_writable_paths_suggests_a_fix_that_works_as_printed)
 	struct wire_report w;
 	const char *l;
 
-	/* a new file in a top-level directory: that directory */
+	/* a new file in a top-level directory: never the directory, the file
+	 * once it exists */
 	w = wr(WIRE_DENY, WIRE_WRITE, "/etc/sbx-unit-no-such-file", EROFS);
 	l = line_of(p, &w, &e);
 	cr_assert_eq(e.verdict, SBX_DENY);
 	cr_assert_not(e.has_rule);
-	cr_assert_str_eq(e.fix, "--allow-write /etc");
+	cr_assert_str_eq(e.fix, "--allow-write /etc/sbx-unit-no-such-file once the file exists "
+			 "(sbx creates only directories, named with a trailing /)");
 	cr_assert_str_eq(l, "sbx: denied write of /etc/sbx-unit-no-such-file — outside the "
-			    "writable paths (allow it with --allow-write /etc) — pid 4121 node");
+			    "writable paths (allow it with --allow-write /etc/sbx-unit-no-such-file "
+			    "once the file exists (sbx creates only directories, named with a "
+			    "trailing /)) — pid 4121 node");
+	/* `/`, HOME and a top-level directory themselves: no hint at all */
+	const char *wide[] = { "/", "/etc", "/sbx-unit-new", home };
+	for (size_t i = 0; i < 4; i++) {
+		w = wr(WIRE_DENY, WIRE_WRITE, wide[i], EROFS);
+		line_of(p, &w, &e);
+		cr_assert_str_eq(e.fix, "", "%s: %s", wide[i], e.fix);
+	}
+	/* a path through a link (here /proc's magic one) is never looked
+	 * through, so the hint does not tell what is on the host there */
+	w = wr(WIRE_DENY, WIRE_WRITE, "/proc/self/root/etc/hostname", EROFS);
+	line_of(p, &w, &e);
+	cr_assert_str_eq(e.fix, "", "%s", e.fix);
+	snprintf(path, sizeof(path), "%s/lnk", home);
+	cr_assert_eq(symlink("/etc", path), 0);
+	snprintf(path, sizeof(path), "%s/lnk/hostname", home);
+	w = wr(WIRE_DENY, WIRE_WRITE, path, EROFS);
+	line_of(p, &w, &e);
+	cr_assert_str_eq(e.fix, "", "%s", e.fix); /* a link is never named */
+	/* a name with blanks or quotes: one shell word, ~/ left outside */
+	snprintf(path, sizeof(path), "%s/it's here", home);
+	cr_assert_eq(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/it's here/x", home);
+	w = wr(WIRE_DENY, WIRE_WRITE, path, EROFS);
+	line_of(p, &w, &e);
+	cr_assert_str_eq(e.fix, "--allow-write ~/'it'\\''s here'");
 	/* an existing file in a top-level directory: the file */
 	w = wr(WIRE_DENY, WIRE_WRITE, "/etc/hostname", EROFS);
 	line_of(p, &w, &e);
@@ -148,11 +177,12 @@ Test(reports, write_outside_writable_paths_suggests_a_fix_that_works_as_printed)
 	line_of(p, &w, &e);
 	cr_assert_str_eq(e.fix, "--allow-write ~/.cache");
 
-	/* a new file right in HOME: nothing narrower than HOME lets it be made */
+	/* a new file right in HOME: never HOME, the file once it exists */
 	snprintf(path, sizeof(path), "%s/notes.txt", home);
 	w = wr(WIRE_DENY, WIRE_WRITE, path, EROFS);
 	line_of(p, &w, &e);
-	cr_assert_str_eq(e.fix, "--allow-write ~/");
+	cr_assert_str_eq(e.fix, "--allow-write ~/notes.txt once the file exists (sbx creates "
+			 "only directories, named with a trailing /)");
 	/* an existing one: itself */
 	FILE *f = fopen(path, "w");
 	cr_assert_not_null(f);
@@ -604,7 +634,8 @@ Test(reports_stream, deny_is_printed_once_logged_every_time_and_summed_up)
 	assert_contains(out, "(allow it with --allow-read ~/.ssh/id_ed25519) (x2 more)\n");
 	assert_contains(out, "by `deny_read = ~/secrets` (test.ini:2)");
 	assert_contains(out, "sbx: denied write of /etc/foo — outside the writable paths "
-			     "(allow it with --allow-write /etc) — pid 2 sh\n");
+			     "(allow it with --allow-write /etc/foo once the file exists (sbx "
+			     "creates only directories, named with a trailing /)) — pid 2 sh\n");
 	assert_contains(out, "sbx: denied lookup of example.com:443");
 	assert_contains(out, "sbx: denied connect to 10.255.255.1:80");
 	assert_contains(out, "sbx: 4 denied reads, 1 denied write, 1 denied connect, "
@@ -632,7 +663,7 @@ Test(reports_stream, deny_is_printed_once_logged_every_time_and_summed_up)
 	assert_contains(l, "\"rule\":null");
 	assert_contains(l, "\"source\":null");
 	assert_contains(l, "\"errno\":\"EROFS\"");
-	assert_contains(l, "\"fix\":\"--allow-write /etc\"");
+	assert_contains(l, "\"fix\":\"--allow-write /etc/foo once the file exists");
 	free(l);
 	l = log_line_with(log, "\"op\":\"dns\"");
 	cr_assert_not_null(l);
@@ -1401,7 +1432,8 @@ Test(reports_flood, the_table_of_distinct_reports_is_bounded_and_says_so_once)
 		     "%s", out);
 	cr_assert_eq(count(log, "\"notice\":\"table-full\""), 1, "%s", log);
 	assert_contains(out, "/etc/t0 — outside the writable paths (allow it with --allow-write "
-			     "/etc) (x1 more)\n");
+			     "/etc/t0 once the file exists (sbx creates only directories, named "
+			     "with a trailing /)) (x1 more)\n");
 	assert_contains(out, "7 reports not folded (too many distinct)");
 	cr_assert_eq(count(log, "\"layer\":\"shim\""), 11, "every report is still logged");
 	json_lines(log);
