@@ -670,36 +670,35 @@ rm -f "$WS/up.marker"
 
 # ---- the sandbox's resolver (supervisor/net/dnsserve.c)
 
-# dnsq.py SERVER NAME [tcp|edns]: one raw DNS query for A, as a program with
-# its own resolver makes it; prints "rcode ADDRESS|- EDE-TEXT|-"
+# dnsq.py SERVER NAME[:tcp|:edns]...: raw DNS queries for A, as a program
+# with its own resolver makes them; prints "rcode ADDRESS|- EDE-TEXT|-" each
 cat > "$D/dnsq.py" <<'EOF'
 import socket, struct, sys
-server, name = sys.argv[1], sys.argv[2]
-mode = sys.argv[3] if len(sys.argv) > 3 else ""
-m = struct.pack("!HHHHHH", 0x4242, 0x0100, 1, 0, 0, 1 if mode == "edns" else 0)
-for l in name.split("."): m += bytes([len(l)]) + l.encode()
-m += b"\0" + struct.pack("!HH", 1, 1)
-if mode == "edns": m += b"\0" + struct.pack("!HHIH", 41, 1232, 0, 0)
-if mode == "tcp":
-    s = socket.create_connection((server, 53), 5); s.sendall(struct.pack("!H", len(m)) + m)
+def ask(server, name, mode):
+  m = struct.pack("!HHHHHH", 0x4242, 0x0100, 1, 0, 0, 1 if mode == "edns" else 0)
+  for l in name.split("."): m += bytes([len(l)]) + l.encode()
+  m += b"\0" + struct.pack("!HH", 1, 1)
+  if mode == "edns": m += b"\0" + struct.pack("!HHIH", 41, 1232, 0, 0)
+  if mode == "tcp":
+    s = socket.create_connection((server, 53), 30); s.sendall(struct.pack("!H", len(m)) + m)
     n = struct.unpack("!H", s.recv(2))[0]; r = b""
     while len(r) < n: r += s.recv(n - len(r))
-else:
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.settimeout(5)
+  else:
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.settimeout(30)
     s.sendto(m, (server, 53)); r = s.recv(4096)
-an = struct.unpack("!H", r[6:8])[0]
-addr = socket.inet_ntoa(r[len(m) - (11 if mode == "edns" else 0) + 12:][:4]) if an else "-"
-ede = r[r.find(b"sbx:"):].decode() if b"sbx:" in r else "-"
-print(r[3] & 15, addr, ede)
+  an = struct.unpack("!H", r[6:8])[0]
+  addr = socket.inet_ntoa(r[len(m) - (11 if mode == "edns" else 0) + 12:][:4]) if an else "-"
+  ede = r[r.find(b"sbx:"):].decode() if b"sbx:" in r else "-"
+  print(r[3] & 15, addr, ede)
+for a in sys.argv[2:]:
+  name, _, mode = a.partition(":")
+  ask(sys.argv[1], name, mode)
 EOF
 
 t sandbox_resolver_gives_allowed_names_a_stand_in_and_refuses_others
 px -q "${ALLOW[@]}" -- sh -c "
 	grep '^nameserver' /etc/resolv.conf
-	python3 $D/dnsq.py 127.0.0.53 allowed.test
-	python3 $D/dnsq.py 127.0.0.53 ALLOWED.test tcp
-	python3 $D/dnsq.py 127.0.0.53 evil.test edns
-	python3 $D/dnsq.py 127.0.0.53 blocked.test"
+	python3 $D/dnsq.py 127.0.0.53 allowed.test ALLOWED.test:tcp evil.test:edns blocked.test"
 mapfile -t L < "$D/px.out"
 if [ "${L[0]:-}" = "nameserver 127.0.0.53" ] && [[ ${L[1]:-} == "0 198.19."* ]] &&
    [ "${L[2]:-}" = "${L[1]:-}" ] &&
