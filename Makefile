@@ -36,7 +36,8 @@ POLICY_SRCS := policy/policy.c policy/query.c policy/load.c policy/glob.c policy
 # The filtering proxy (supervisor/net/net.h): in sbx-preload, its test
 # driver and the unit tests.
 NET_SRCS := supervisor/net/host.c supervisor/net/http.c supervisor/net/socks.c \
-	supervisor/net/decide.c supervisor/net/loop.c
+	supervisor/net/decide.c supervisor/net/loop.c supervisor/net/dns.c \
+	supervisor/net/names.c supervisor/net/resolve.c supervisor/net/dnsserve.c
 SUPERVISOR_SRCS := supervisor/main.c supervisor/options.c supervisor/config.c supervisor/probe.c supervisor/print.c supervisor/plan.c \
 	supervisor/run.c supervisor/util.c supervisor/reports.c supervisor/learn.c \
 	supervisor/standin.c supervisor/hostfs.c supervisor/runlimits.c supervisor/profile.c supervisor/gitprov.c $(NET_SRCS) \
@@ -219,10 +220,11 @@ bench-proxy: all
 # each; clang only, not part of `make check`.
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
-FUZZ_TARGETS := http socks host
+FUZZ_TARGETS := http socks host dns
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-D_GNU_SOURCE -Ipolicy -Isupervisor -Isupervisor/net
-build/fuzz/%: tests/fuzz/%.c supervisor/net/host.c supervisor/net/http.c supervisor/net/socks.c
+build/fuzz/%: tests/fuzz/%.c supervisor/net/host.c supervisor/net/http.c supervisor/net/socks.c \
+		supervisor/net/dns.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^
 fuzz:

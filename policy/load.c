@@ -73,6 +73,7 @@ static const struct key keys[] = {
 	{ "network", "allow_local_binding", K_SCALAR, 0, SC_ALLOW_LOCAL_BINDING, C_BOOL, N_FALSE },
 	{ "network", "allow_unix_sockets", K_LIST, SBX_RULE_ALLOW_UNIX_SOCKET, 0, C_PATH, N_REFUSE },
 	{ "network", "allow_all_unix_sockets", K_SCALAR, 0, SC_ALLOW_ALL_UNIX, C_BOOL, N_FALSE },
+	{ "network", "host_ports", K_LIST, SBX_RULE_HOST_PORT, 0, C_PORT, N_REFUSE },
 	{ "network", "http_proxy_port", K_SCALAR, 0, SC_HTTP_PORT, C_PORT, N_REFUSE },
 	{ "network", "socks_proxy_port", K_SCALAR, 0, SC_SOCKS_PORT, C_PORT, N_REFUSE },
 	{ "report", "log", K_SCALAR, 0, SC_LOG, C_PATH, N_REFUSE },
@@ -456,6 +457,12 @@ int builder_apply(struct policy_builder *b, const char *section,
 			if (k->check == C_ENVSET && check_envset(item, &expected)) {
 				err_set(err, "%s: `%s` must be %s, not `%s`", source,
 					name, expected, item);
+				rc = -EINVAL;
+				break;
+			}
+			if (k->check == C_PORT && check_value(k, item, &expected)) {
+				err_set(err, "%s: `%s` must be a list of ports from 1 to 65535, "
+					"not `%s`", source, name, item);
 				rc = -EINVAL;
 				break;
 			}

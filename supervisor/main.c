@@ -249,7 +249,7 @@ static int shim_prepare(const struct policy *p, enum reports_mode mode,
 	snprintf(s->spec, sizeof(s->spec), "1;mode=%s;lib=%s",
 		 mode == REPORTS_LEARN ? "learn" : mode == REPORTS_TRACE ? "trace" : "enforce",
 		 s->lib);
-	if (policy_network_proxied(p))
+	if (net_run_proxied(p, mode == REPORTS_LEARN))
 		snprintf(s->spec + strlen(s->spec), sizeof(s->spec) - strlen(s->spec),
 			 ";socks=%u", SBX_PROXY_SOCKS_PORT);
 	return 0;
@@ -382,15 +382,26 @@ static void on_net_event(void *ctx, const struct net_event *ev)
  * (a hosts file that replaces DNS, for the integration tests) is
  * honoured, loudly: it can only point allowed names elsewhere, and the
  * resolved-address check still judges every address it gives. */
-static int proxy_start(const struct policy *p, struct reports *r, struct net_loop **out)
+static int proxy_start(const struct policy *p, struct reports *r, bool learn,
+		       struct net_loop **out)
 {
-	const char *hosts = getenv("SBX_TEST_HOSTS");
-	struct net_cfg cfg = { .report = on_net_event, .rctx = r };
+	const char *hosts = getenv("SBX_TEST_HOSTS"), *dns = getenv("SBX_TEST_DNS");
+	/* http_proxy_port / socks_proxy_port: the user's own proxy on this
+	 * host takes every allowed connection (the HTTP one when both) */
+	struct net_cfg cfg = { .report = on_net_event, .rctx = r, .learn = learn,
+			       .chain_http_port = policy_http_proxy_port(p),
+			       .chain_socks_port = policy_http_proxy_port(p) ? 0 :
+						   policy_socks_proxy_port(p) };
 
 	if (hosts && *hosts) {
 		msg("SBX_TEST_HOSTS is set: the proxy resolves names from %s, not DNS "
 		    "(for tests only)", hosts);
 		cfg.test_hosts = hosts;
+	}
+	if (dns && *dns) {
+		msg("SBX_TEST_DNS is set: the proxy asks the nameserver %s, not those of "
+		    "/etc/resolv.conf (for tests only)", dns);
+		cfg.test_dns = dns;
 	}
 	raise_nofile();
 	return net_loop_new(p, &cfg, out);
@@ -716,7 +727,14 @@ int main(int argc, char **argv)
 
 	/* the proxy runs in this process: not for --print, whose line runs
 	 * without us (its network is then off) */
-	proxied = policy_network_proxied(p) && !o.print;
+	proxied = net_run_proxied(p, o.learn) && !o.print;
+	unsigned host_ports[SBX_HOST_PORTS_MAX];
+	size_t nhost_ports = net_host_ports(p, host_ports, SBX_HOST_PORTS_MAX);
+	if (nhost_ports > SBX_HOST_PORTS_MAX) {
+		msg("host_ports names %zu ports; at most %d are served", nhost_ports,
+		    SBX_HOST_PORTS_MAX);
+		goto out;
+	}
 	struct plan_in in = {
 		.policy = confine, .bwrap = bwrap, .init = init, .command = o.command,
 		.environ = environ, .cwd = cwd, .ctl_fd = o.print ? -1 : sb.ctl_child,
@@ -871,7 +889,7 @@ int main(int argc, char **argv)
 	/* The proxy, while sbx-init mounts: it needs the loop only when its
 	 * listeners arrive ("N"), and COMMAND waits for our answer. */
 	if (proxied && !serr) {
-		int e = proxy_start(p, reports, &net);
+		int e = proxy_start(p, reports, o.learn, &net);
 		if (e) {
 			msg("sandbox set-up failed: starting the filtering proxy: %s; nothing "
 			    "was run", strerror(-e));
@@ -880,7 +898,8 @@ int main(int argc, char **argv)
 	}
 	struct run_in ri = { .report_fd = shim.report_rd, .reports = reports, .net = net,
 			     .http_port = SBX_PROXY_HTTP_PORT,
-			     .socks_port = SBX_PROXY_SOCKS_PORT };
+			     .socks_port = SBX_PROXY_SOCKS_PORT, .dns = net != NULL,
+			     .host_ports = host_ports, .nhost_ports = nhost_ports };
 	rc = sandbox_wait(&sb, &pl, &ri, &ready);
 	plan_remove_placeholders(&pl);
 	gitprov_note(gprov, state_fd, sdir, pl.gitdirs.v, pl.gitdirs.n, &since);

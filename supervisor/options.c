@@ -35,6 +35,8 @@ static const char usage[] =
 "                          like COMMAND, if any: claude, codex, gemini; `none`:\n"
 "                          no profile); see docs/AGENTS.md\n"
 "      --print-profile NAME  show profile NAME: where it is, and its rules\n"
+"      --host-port N       the sandbox's 127.0.0.1:N reaches the host's 127.0.0.1:N\n"
+"                          (a local database, a dev server; any TCP protocol)\n"
 "\n"
 "Running:\n"
 "      --no-sandbox        run COMMAND unsandboxed, with a warning\n"
@@ -95,7 +97,7 @@ enum {
 	OPT_ALLOW_DOMAIN, OPT_DENY_DOMAIN, OPT_NO_SANDBOX, OPT_NO_SHIM,
 	OPT_LOG, OPT_TRACE, OPT_LEARN, OPT_PRINT, OPT_DEBUG, OPT_VERSION,
 	OPT_CLEANUP, OPT_KEEP_FD, OPT_PROFILE, OPT_PRINT_PROFILE, OPT_REPORT_FD,
-	OPT_REPORT_FILE,
+	OPT_REPORT_FILE, OPT_HOST_PORT,
 };
 
 static const struct option longopts[] = {
@@ -107,6 +109,7 @@ static const struct option longopts[] = {
 	{ "allow-read", required_argument, NULL, OPT_ALLOW_READ },
 	{ "allow-domain", required_argument, NULL, OPT_ALLOW_DOMAIN },
 	{ "deny-domain", required_argument, NULL, OPT_DENY_DOMAIN },
+	{ "host-port", required_argument, NULL, OPT_HOST_PORT },
 	{ "no-sandbox", no_argument, NULL, OPT_NO_SANDBOX },
 	{ "no-shim", no_argument, NULL, OPT_NO_SHIM },
 	{ "log", required_argument, NULL, OPT_LOG },
@@ -138,6 +141,7 @@ static const struct {
 	{ OPT_ALLOW_READ, "filesystem", "allow_read", "--allow-read" },
 	{ OPT_ALLOW_DOMAIN, "network", "allow_domains", "--allow-domain" },
 	{ OPT_DENY_DOMAIN, "network", "deny_domains", "--deny-domain" },
+	{ OPT_HOST_PORT, "network", "host_ports", "--host-port" },
 };
 
 int options_parse(int argc, char **argv, struct options *o)

@@ -20,6 +20,7 @@
 
 #include "hostfs.h"
 #include "mountids.h"
+#include "net/net.h"
 #include "standin.h"
 #include "supervisor.h"
 
@@ -1286,6 +1287,10 @@ int plan_bwrap(const struct plan_in *in, struct plan *pl)
 	STEP(add2(pl, "--cap-drop", "ALL"));
 	STEP(add2(pl, "--cap-add", "CAP_SYS_ADMIN"));
 	STEP(add2(pl, "--cap-add", "CAP_SETPCAP"));
+	/* with the proxy, sbx-init binds the resolver's port 53 (and host
+	 * ports under 1024) in the sandbox's namespace; dropped with the rest */
+	if (in->proxy)
+		STEP(add2(pl, "--cap-add", "CAP_NET_BIND_SERVICE"));
 	STEP(strv_add(&pl->argv, "--unshare-pid"));
 	STEP(strv_add(&pl->argv, "--unshare-ipc"));
 	STEP(strv_add(&pl->argv, "--unshare-uts"));
@@ -1359,6 +1364,11 @@ int plan_bwrap(const struct plan_in *in, struct plan *pl)
 	if (in->proxy) {
 		STEP(strv_addf(&pl->argv, "--listen-http=%u", SBX_PROXY_HTTP_PORT));
 		STEP(strv_addf(&pl->argv, "--listen-socks=%u", SBX_PROXY_SOCKS_PORT));
+		STEP(strv_add(&pl->argv, "--listen-dns"));
+		unsigned ports[SBX_HOST_PORTS_MAX];
+		size_t np = net_host_ports(in->policy, ports, SBX_HOST_PORTS_MAX);
+		for (size_t i = 0; i < np && i < SBX_HOST_PORTS_MAX; i++)
+			STEP(strv_addf(&pl->argv, "--listen-port=%u", ports[i]));
 	}
 	if (sbx_verbosity >= V_VERBOSE)
 		STEP(strv_add(&pl->argv, "--verbose"));

@@ -1325,6 +1325,14 @@ void reports_each(const struct reports *r,
 					  .target = s->target, .candidate = s->candidate };
 		fn(ctx, &it);
 	}
+	/* the proxy's refusals of hosts no rule names (net_event.candidate):
+	 * learned as lookups of that host, the same setting */
+	for (s = r->proxy_seen; s; s = s->hh.next)
+		if (s->candidate) {
+			struct report_item it = { .decision = WIRE_DENY, .op = WIRE_DNS,
+						  .target = s->target, .candidate = true };
+			fn(ctx, &it);
+		}
 }
 
 /* ---- the proxy's events (supervisor/net/)
@@ -1339,19 +1347,47 @@ void reports_each(const struct reports *r,
  * an allowed connection only under --trace. The process behind a
  * connection is not known (the listener sees an address inside the
  * sandbox): no pid, no comm. */
+/* The sandbox's resolver's lines (supervisor/net/dnsserve.c): a lookup,
+ * not a connection, with the same rule, reason and fix. */
+static void dns_line(char *line, size_t sz, const struct net_event *ev, const char *target,
+		     const char *reason, const char *fix, const char *rule)
+{
+	switch (ev->outcome) {
+	case NET_EV_DENIED:
+		if (ev->rule)
+			snprintf(line, sz, "sbx: denied lookup of %s — %s (remove that rule to allow "
+				 "it) — by the sandbox's resolver (REFUSED)", target, reason);
+		else
+			snprintf(line, sz, "sbx: denied lookup of %s — %s (allow it with %s) — by "
+				 "the sandbox's resolver (REFUSED)", target, reason, fix);
+		break;
+	case NET_EV_ALLOWED:
+		snprintf(line, sz, "sbx: trace: lookup of %s by the sandbox's resolver, allowed by "
+			 "`%s` (%s), answered %s (a stand-in)", target, rule,
+			 ev->rule ? ev->rule->source : "?", ev->address);
+		break;
+	default:
+		snprintf(line, sz, "sbx: lookup of %s failed in the sandbox's resolver — %s",
+			 target, reason);
+		break;
+	}
+}
+
 void reports_proxy(struct reports *r, const struct net_event *ev)
 {
-	static const char *const via[] = { "CONNECT", "http", "socks5" };
+	static const char *const via[] = { "CONNECT", "http", "socks5", "dns", "host_ports" };
 	char target[300], line[REPORT_LINE_MAX], rule[640] = "", key[320], *text = NULL, stamp[40];
 	bool v6 = strchr(ev->host, ':') != NULL, deny = ev->outcome == NET_EV_DENIED;
-	bool trace = r->cfg.mode == REPORTS_TRACE, ignored;
+	bool trace = r->cfg.mode == REPORTS_TRACE, ignored, dns = ev->proto == NET_PROTO_DNS;
 	const char *decision = deny ? "deny" : ev->outcome == NET_EV_ALLOWED ? "allow" :
 			       ev->outcome == NET_EV_FAILED ? "fail" : "error";
 	size_t len = 0;
 
 	if (ev->outcome == NET_EV_ALLOWED && !trace)
 		return;
-	if (ev->host[0])
+	if (ev->host[0] && dns) /* a lookup has no port */
+		snprintf(target, sizeof(target), "%s", ev->host);
+	else if (ev->host[0])
 		snprintf(target, sizeof(target), "%s%s%s:%u", v6 ? "[" : "", ev->host,
 			 v6 ? "]" : "", ev->port);
 	else
@@ -1373,8 +1409,8 @@ void reports_proxy(struct reports *r, const struct net_event *ev)
 		gettimeofday(&tv, NULL);
 		gmtime_r(&tv.tv_sec, &tm);
 		strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
-		fprintf(f, "{\"time\":\"%s.%03dZ\",\"layer\":\"proxy\",\"op\":\"connect\"", stamp,
-			(int)(tv.tv_usec / 1000));
+		fprintf(f, "{\"time\":\"%s.%03dZ\",\"layer\":\"proxy\",\"op\":\"%s\"", stamp,
+			(int)(tv.tv_usec / 1000), dns ? "dns" : "connect");
 		json_opt(f, "target", ev->host[0] ? target : NULL);
 		fprintf(f, ",\"decision\":\"%s\"", decision);
 		json_opt(f, "rule", ev->rule ? rule : NULL);
@@ -1403,7 +1439,7 @@ void reports_proxy(struct reports *r, const struct net_event *ev)
 	if (ev->outcome == NET_EV_ERROR && !trace && sbx_verbosity < V_VERBOSE)
 		return; /* logged; said with --trace or -v */
 	if (deny)
-		r->denied[WIRE_CONNECT]++;
+		r->denied[dns ? WIRE_DNS : WIRE_CONNECT]++;
 	HASH_FIND_STR(r->proxy_seen, key, s);
 	if (s) {
 		s->count++;
@@ -1421,6 +1457,8 @@ void reports_proxy(struct reports *r, const struct net_event *ev)
 	if ((s = calloc(1, sizeof(*s))) && (s->key = strdup(key))) {
 		s->decision = key[0];
 		s->count = 1;
+		s->candidate = ev->candidate && r->cfg.mode == REPORTS_LEARN && ev->host[0];
+		s->target = s->key + (strlen(key) - strlen(target)); /* the target, inside key */
 		HASH_ADD_KEYPTR(hh, r->proxy_seen, s->key, strlen(s->key), s);
 		r->nseen++;
 		r->seen_bytes += cost;
@@ -1432,6 +1470,18 @@ void reports_proxy(struct reports *r, const struct net_event *ev)
 	char reason[700], fix[450]; /* the decision's, 640 and 400 at most */
 	report_printable(ev->reason, reason, sizeof(reason), true);
 	report_printable(ev->fix, fix, sizeof(fix), true);
+	if (dns) {
+		dns_line(line, sizeof(line), ev, target, reason, fix, rule);
+		say(r, line);
+		return;
+	}
+	if (ev->proto == NET_PROTO_HOSTPORT) {
+		snprintf(line, sizeof(line), ev->outcome == NET_EV_ALLOWED ?
+			 "sbx: trace: connect to %s via host_ports (the host's own port)" :
+			 "sbx: connect to %s via host_ports failed — %s", target, reason);
+		say(r, line);
+		return;
+	}
 	switch (ev->outcome) {
 	case NET_EV_DENIED:
 		/* the rule's own words ("denied by `deny_domains = x` (file:3)")
@@ -1439,6 +1489,9 @@ void reports_proxy(struct reports *r, const struct net_event *ev)
 		if (ev->rule)
 			snprintf(line, sizeof(line), "sbx: denied connect to %s — %s (remove that "
 				 "rule to allow it) — via the proxy", target, reason);
+		else if (!fix[0]) /* nothing would allow it */
+			snprintf(line, sizeof(line), "sbx: denied connect to %s — %s — via the proxy",
+				 target, reason);
 		else
 			snprintf(line, sizeof(line), "sbx: denied connect to %s — %s (allow it "
 				 "with %s) — via the proxy", target, reason, fix);

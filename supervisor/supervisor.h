@@ -108,6 +108,8 @@ struct plan_in {
  * program writes down stays right for the next run (docs/NETWORK.md). */
 #define SBX_PROXY_HTTP_PORT 3128
 #define SBX_PROXY_SOCKS_PORT 1080
+/* [network] host_ports: at most this many (sbx-init's INIT_HOST_PORTS_MAX) */
+#define SBX_HOST_PORTS_MAX 16
 
 struct covered;
 struct plan {
@@ -375,6 +377,9 @@ struct run_in {
 	 * they must be at these ports, and are served by this loop. */
 	struct net_loop *net;
 	unsigned http_port, socks_port;
+	bool dns;                   /* the resolver's two sockets come too */
+	const unsigned *host_ports; /* host_ports: one listener per port (and [::1]) */
+	size_t nhost_ports;
 	bool stopped;              /* out: we stopped the run ourselves, and said why */
 };
 /* Forward signals, collect reports, serve the proxy, and wait; returns the
