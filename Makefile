@@ -59,7 +59,7 @@ UNIT_OBJS := $(UNIT_SRCS:%.c=build/%.o)
 
 BINS := build/sbx-preload build/sbx-init build/libsbx-preload.so build/sbx-proxy-test build/sbxctl
 
-.PHONY: all deps deps-test run check check-unit check-docs check-integration bench bench-proxy fuzz install clean
+.PHONY: all deps deps-test run check check-unit check-docs check-integration bench bench-proxy bench-filter fuzz install clean
 all: $(BINS)
 
 deps:
@@ -215,6 +215,13 @@ bench: all
 
 bench-proxy: all
 	./bench/proxy
+
+# What the seccomp filter costs an allowed call (open+close, filter on/off).
+build/bench/filter-micro: bench/filter-micro.c build/gen/filters.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) $(SBX_CFLAGS) -o $@ $< $(SBX_LDFLAGS)
+bench-filter: build/bench/filter-micro
+	build/bench/filter-micro
 
 # libFuzzer harnesses for the proxy's parsers (tests/fuzz/), FUZZ_SECONDS
 # each; clang only, not part of `make check`.

@@ -122,6 +122,15 @@ static bool writable_here(const struct covered *cv, const char *path)
 	return in_list(&cv->roots, path);
 }
 
+/* A writable root lies at or below path. */
+static bool holds_root(const struct covered *cv, const char *path)
+{
+	for (size_t i = 0; i < cv->roots.n; i++)
+		if (path_under(cv->roots.v[i], path))
+			return true;
+	return false;
+}
+
 /* ---- masks for read-denied paths */
 
 static int mask_path(const struct plan_in *in, struct plan *pl,
@@ -1067,6 +1076,13 @@ static int protect_rules(const struct plan_in *in, struct plan *pl,
 			bool builtin = x->origin == SBX_ORIGIN_MANDATORY ||
 				       x->origin == SBX_ORIGIN_DEFAULT;
 
+			/* a path no writable root holds, nor lies below, needs
+			 * nothing (the read-only root covers it): no system
+			 * call spent on it (the persistence list is long, and
+			 * HOME is rarely writable) */
+			if (x->pat == SBX_PAT_PREFIX && !writable_here(cv, x->pattern) &&
+			    !holds_root(cv, x->pattern))
+				continue;
 			if (x->pat == SBX_PAT_PREFIX) {
 				/* a user's own `deny_write = ~/notes/` asks for
 				 * the directory never to be made */
