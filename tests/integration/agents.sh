@@ -147,16 +147,24 @@ if agent claude && command -v tmux >/dev/null; then
 	tmux -S "$S" send-keys -t a C-c; sleep 0.3; tmux -S "$S" send-keys -t a C-c
 	for _ in $(seq 1 60); do [ -e "$B/exit1" ] && break; sleep 0.5; done
 	tmux -S "$S" kill-server 2>/dev/null
-	run_claude 2
-	# the second run goes straight to the prompt: the answer was kept
-	if wait_screen "$S" 'for shortcuts' && ! screen "$S" | grep -qF 'trust this folder'; then
-		second=yes
-	else
-		screen "$S" > "$B/err"
-	fi
-	tmux -S "$S" send-keys -t a C-c; sleep 0.3; tmux -S "$S" send-keys -t a C-c
-	for _ in $(seq 1 60); do [ -e "$B/exit2" ] && break; sleep 0.5; done
-	tmux -S "$S" kill-server 2>/dev/null
+	# the second run goes straight to the prompt: the answer was kept. Each
+	# later run gets a tmux server of its own (a new session on the socket
+	# of one still shutting down can fail to start), and a run whose screen
+	# stayed empty (the terminal, not Claude) is tried once more; a trust
+	# question on the screen is never retried.
+	for n in 2 3; do
+		S=$B/tmux$n.sock
+		run_claude $n
+		if wait_screen "$S" 'for shortcuts' && ! screen "$S" | grep -qF 'trust this folder'; then
+			second=yes
+		else
+			screen "$S" > "$B/err"
+		fi
+		tmux -S "$S" send-keys -t a C-c; sleep 0.3; tmux -S "$S" send-keys -t a C-c
+		for _ in $(seq 1 60); do [ -e "$B/exit$n" ] && break; sleep 0.5; done
+		tmux -S "$S" kill-server 2>/dev/null
+		{ [ $second = yes ] || grep -qF 'trust this folder' "$B/err"; } && break
+	done
 	if [ $trusted = yes ] && [ $second = yes ] &&
 	   python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d["projects"][sys.argv[2]]["hasTrustDialogAccepted"] else 1)' \
 		"$HOME/.claude-sbx/.claude.json" "$W" && [ ! -e "$HOME/.claude.json" ]; then ok
