@@ -10,6 +10,7 @@ PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 LIBDIR ?= $(PREFIX)/lib
 DATADIR ?= $(PREFIX)/share
+MANDIR ?= $(DATADIR)/man
 PKG_CONFIG ?= pkg-config
 CC ?= cc
 CFLAGS ?= -O2 -g
@@ -17,7 +18,7 @@ CFLAGS ?= -O2 -g
 # Our flags live apart from CFLAGS, so `make CFLAGS=-O0` keeps the warnings,
 # -MMD and the pkg-config flags.
 PKGS := inih libseccomp
-SBX_CPPFLAGS = -D_GNU_SOURCE -Ipolicy -Isupervisor -Ishim -Ibuild/gen
+SBX_CPPFLAGS = -D_GNU_SOURCE -Ipolicy -Isupervisor -Isupervisor/cli -Ishim -Ibuild/gen
 SBX_CFLAGS = -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
 	-Wformat=2 -Wno-unused-parameter -MMD -MP \
 	$(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null) $(CFLAGS)
@@ -35,14 +36,17 @@ POLICY_SRCS := policy/policy.c policy/query.c policy/load.c policy/glob.c policy
 # The filtering proxy (supervisor/net/net.h): in sbx-preload, its test
 # driver and the unit tests.
 NET_SRCS := supervisor/net/host.c supervisor/net/http.c supervisor/net/socks.c \
-	supervisor/net/decide.c supervisor/net/loop.c
-SUPERVISOR_SRCS := supervisor/main.c supervisor/options.c supervisor/plan.c \
+	supervisor/net/decide.c supervisor/net/loop.c supervisor/net/dns.c \
+	supervisor/net/names.c supervisor/net/resolve.c supervisor/net/dnsserve.c
+SUPERVISOR_SRCS := supervisor/main.c supervisor/options.c supervisor/config.c supervisor/probe.c supervisor/print.c supervisor/plan.c \
 	supervisor/run.c supervisor/util.c supervisor/reports.c supervisor/learn.c \
-	supervisor/standin.c supervisor/hostfs.c supervisor/runlimits.c supervisor/notify.c \
-	$(NET_SRCS) \
+	supervisor/standin.c supervisor/hostfs.c supervisor/runlimits.c supervisor/profile.c supervisor/gitprov.c \
+	supervisor/notify.c $(NET_SRCS) \
 	shim/wire.c shim/elfcheck.c
+# every mount of sbx-init's lands on what the supervisor saw (pathwalk.h)
+SUPERVISOR_SRCS += supervisor/mountids.c supervisor/pathwalk.c
 INIT_SRCS := supervisor/sbx-init.c supervisor/init-mounts.c supervisor/init-connect.c \
-	supervisor/init-notify.c
+	supervisor/init-notify.c supervisor/pathwalk.c
 SHIM_SRCS := shim/shim.c shim/wrappers.c shim/exec.c shim/net.c shim/namemap.c shim/resolve.c \
 	shim/wire.c shim/elfcheck.c
 # The policy queries the shim links in (no INI parsing, no compiler).
@@ -54,9 +58,9 @@ POLICY_OBJS := $(POLICY_SRCS:%.c=build/%.o)
 SUPERVISOR_OBJS := $(SUPERVISOR_SRCS:%.c=build/%.o)
 UNIT_OBJS := $(UNIT_SRCS:%.c=build/%.o)
 
-BINS := build/sbx-preload build/sbx-init build/libsbx-preload.so build/sbx-proxy-test
+BINS := build/sbx-preload build/sbx-init build/libsbx-preload.so build/sbx-proxy-test build/sbxctl
 
-.PHONY: all deps deps-test run check check-unit check-docs check-integration bench bench-proxy fuzz install clean
+.PHONY: all deps deps-test run check check-unit check-docs check-integration bench bench-proxy bench-filter fuzz install clean
 all: $(BINS)
 
 deps:
@@ -154,6 +158,19 @@ endif
 build/supervisor/sbx-init.o build/tests/unit/seccomp_table.o: build/gen/filters.h
 build/supervisor/init-notify.o: build/gen/notify-filter.h
 
+# sbxctl (supervisor/cli/, docs/SBXCTL.md): the management command. It
+# shares the policy, the config loading (config.c), the machine probes
+# (probe.c), hostfs and the report code with sbx-preload, linked as the
+# same objects; built with $(CC) against jansson (JSON: the hook, the
+# audit log, import-srt). Not on the start-up path, so not static.
+CTL_SRCS := $(wildcard supervisor/cli/*.c)
+CTL_SHARED_SRCS := supervisor/config.c supervisor/probe.c supervisor/hostfs.c supervisor/profile.c \
+	supervisor/util.c supervisor/reports.c supervisor/learn.c shim/wire.c
+CTL_OBJS := $(CTL_SRCS:%.c=build/%.o) $(CTL_SHARED_SRCS:%.c=build/%.o)
+JANSSON_LIBS = $(or $(shell $(PKG_CONFIG) --libs jansson 2>/dev/null),-ljansson)
+build/sbxctl: $(CTL_OBJS) $(POLICY_OBJS)
+	$(CC) $(SBX_LDFLAGS) -o $@ $^ $(SBX_LDLIBS) $(JANSSON_LIBS)
+
 # The preload shim is built without sanitizers (ASan must be the first DSO,
 # which a library preloaded into someone else's program can never be), as
 # position-independent code with every symbol hidden but the interposed
@@ -174,15 +191,18 @@ build/libsbx-preload.so: $(SHIM_OBJS)
 # must land at the same address in every worker.
 # The unit tests also cover the supervisor's report handling and the shim's
 # path and wire code (compiled here as ordinary objects).
-UNIT_EXTRA_OBJS := build/supervisor/reports.o build/supervisor/learn.o build/supervisor/util.o \
+UNIT_EXTRA_OBJS := build/supervisor/mountids.o build/supervisor/pathwalk.o \
+	build/supervisor/reports.o build/supervisor/learn.o build/supervisor/util.o \
 	build/supervisor/plan.o build/supervisor/standin.o build/supervisor/hostfs.o \
-	build/supervisor/runlimits.o build/supervisor/notify.o \
-	build/shim/wire.o build/shim/resolve-test.o build/shim/namemap.o $(NET_SRCS:%.c=build/%.o)
+	build/supervisor/runlimits.o build/supervisor/profile.o build/supervisor/notify.o \
+	build/shim/wire.o build/shim/resolve-test.o build/shim/namemap.o $(NET_SRCS:%.c=build/%.o) \
+	$(filter-out build/supervisor/cli/sbxctl.o,$(CTL_SRCS:%.c=build/%.o)) \
+	build/supervisor/config.o build/supervisor/probe.o
 build/shim/resolve-test.o: shim/resolve.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) $(SBX_CFLAGS) -c -o $@ $<
 build/tests/unit-tests: $(UNIT_OBJS) $(POLICY_OBJS) $(UNIT_EXTRA_OBJS)
-	$(CC) $(SBX_LDFLAGS) -no-pie -o $@ $^ $(SBX_LDLIBS) -lcriterion
+	$(CC) $(SBX_LDFLAGS) -no-pie -o $@ $^ $(SBX_LDLIBS) -lcriterion $(JANSSON_LIBS)
 
 run: deps
 	@$(MAKE) --no-print-directory all
@@ -209,14 +229,22 @@ bench: all
 bench-proxy: all
 	./bench/proxy
 
+# What the seccomp filter costs an allowed call (open+close, filter on/off).
+build/bench/filter-micro: bench/filter-micro.c build/gen/filters.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) $(SBX_CFLAGS) -o $@ $< $(SBX_LDFLAGS)
+bench-filter: build/bench/filter-micro
+	build/bench/filter-micro
+
 # libFuzzer harnesses for the proxy's parsers (tests/fuzz/), FUZZ_SECONDS
 # each; clang only, not part of `make check`.
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
-FUZZ_TARGETS := http socks host
+FUZZ_TARGETS := http socks host dns
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-D_GNU_SOURCE -Ipolicy -Isupervisor -Isupervisor/net
-build/fuzz/%: tests/fuzz/%.c supervisor/net/host.c supervisor/net/http.c supervisor/net/socks.c
+build/fuzz/%: tests/fuzz/%.c supervisor/net/host.c supervisor/net/http.c supervisor/net/socks.c \
+		supervisor/net/dns.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^
 fuzz:
@@ -234,9 +262,20 @@ fuzz:
 
 install: all
 	install -D -m 0755 build/sbx-preload $(DESTDIR)$(BINDIR)/sbx-preload
+	install -D -m 0755 build/sbxctl $(DESTDIR)$(BINDIR)/sbxctl
 	install -D -m 0755 build/sbx-init $(DESTDIR)$(LIBDIR)/sbx/sbx-init
 	install -D -m 0644 build/libsbx-preload.so $(DESTDIR)$(LIBDIR)/sbx/libsbx-preload.so
 	install -D -m 0644 sandbox.ini.example $(DESTDIR)$(DATADIR)/sbx/sandbox.ini.example
+	install -D -m 0644 docs/man/sbx-preload.1 $(DESTDIR)$(MANDIR)/man1/sbx-preload.1
+	install -D -m 0644 docs/man/sbxctl.1 $(DESTDIR)$(MANDIR)/man1/sbxctl.1
+	install -D -m 0644 docs/man/sandbox.ini.5 $(DESTDIR)$(MANDIR)/man5/sandbox.ini.5
+	install -D -m 0644 share/completion/bash/sbxctl $(DESTDIR)$(DATADIR)/bash-completion/completions/sbxctl
+	install -D -m 0644 share/completion/bash/sbx-preload $(DESTDIR)$(DATADIR)/bash-completion/completions/sbx-preload
+	install -D -m 0644 share/completion/zsh/_sbxctl $(DESTDIR)$(DATADIR)/zsh/site-functions/_sbxctl
+	install -D -m 0644 share/completion/zsh/_sbx-preload $(DESTDIR)$(DATADIR)/zsh/site-functions/_sbx-preload
+	for f in share/sbx/profiles/*.ini; do \
+		install -D -m 0644 "$$f" "$(DESTDIR)$(DATADIR)/sbx/profiles/$${f##*/}" || exit 1; \
+	done
 
 clean:
 	rm -rf build

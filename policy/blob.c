@@ -215,6 +215,7 @@ int policy_blob_attach(const void *blob, size_t len, void *mem, size_t memlen,
 	p->fallback = (enum sbx_fallback)h->fallback;
 	p->home_mode = (enum sbx_home)h->home_mode;
 	p->nested = h->flags & BF_NESTED;
+	p->enabled = true; /* a blob exists only for a sandboxed run */
 	p->network_open = h->flags & BF_NETWORK_OPEN;
 	p->local_binding = h->flags & BF_LOCAL_BINDING;
 	p->all_unix = h->flags & BF_ALL_UNIX;
@@ -227,7 +228,7 @@ int policy_blob_attach(const void *blob, size_t len, void *mem, size_t memlen,
 		for (uint32_t i = 0; i < h->nby_kind[k]; i++, ri++) {
 			const struct blob_rule *b = &br[ri];
 			struct sbx_rule *r = &rules[ri];
-			if (b->kind != (uint32_t)k || b->origin > SBX_ORIGIN_FLAG ||
+			if (b->kind != (uint32_t)k || b->origin > SBX_ORIGIN_PROFILE ||
 			    b->pat > SBX_PAT_ANYWHERE)
 				return -EINVAL;
 			r->kind = (enum sbx_rule_kind)b->kind;

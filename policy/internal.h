@@ -37,6 +37,8 @@ enum scalar_id {
 	SC_CPU_SECONDS,
 	SC_NOFILE,
 	SC_HOME,
+	SC_ENABLED,
+	SC_REPORT_STDERR,
 	SC_COUNT,
 };
 
@@ -52,6 +54,8 @@ struct path_memo {
 };
 struct policy_builder {
 	char *home, *cwd, *session_dir, *state_dir, *config_dir, *path_env;
+	bool (*untrusted_gitdir)(void *arg, const char *gd); /* policy_ctx's */
+	void *untrusted_arg;
 	char *own_files[SBX_OWN_FILES];
 	struct raw_rule *rules;
 	size_t nrules, caprules;
@@ -66,10 +70,13 @@ struct policy {
 	char *home_given; /* as $HOME says (for `~` in messages) */
 	char *workspace;
 	char *session_dir;
+	char *config_home; /* $XDG_CONFIG_HOME when set elsewhere, or NULL */
 	enum sbx_isolation isolation;
 	enum sbx_fallback fallback;
 	enum sbx_home home_mode;
+	enum sbx_report_stderr report_stderr; /* supervisor only: not in the blob */
 	bool nested, network_open, local_binding, all_unix;
+	bool enabled; /* [sandbox] enabled (sbxctl enable/disable) */
 	unsigned http_port, socks_port;
 	char *log;
 	uint64_t limits[SBX_LIMIT_COUNT];
@@ -109,7 +116,7 @@ int builder_add_rule(struct policy_builder *b, enum sbx_rule_kind kind,
 /* 0 if the key is known; fills what it is. */
 int builder_apply(struct policy_builder *b, const char *section,
 		  const char *key, const char *value, enum sbx_origin origin,
-		  const char *source, bool project, struct sbx_err *err);
+		  const char *source, enum policy_layer layer, struct sbx_err *err);
 int parse_bool(const char *v, bool *out);
 int parse_size(const char *v, uint64_t *out);
 int parse_count(const char *v, uint64_t *out);

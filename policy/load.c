@@ -30,6 +30,7 @@ enum narrow {
 	N_ANY,     /* a project file may add it freely (deny lists) */
 	N_REFUSE,  /* would widen: never from a project file */
 	N_FALSE,   /* only `false` */
+	N_TRUE,    /* only `true` */
 	N_ORDERED, /* only a value at least as strict (see stricter()) */
 };
 
@@ -43,6 +44,8 @@ enum check {
 	C_ISOLATION,
 	C_FALLBACK,
 	C_HOME,
+	C_ENVSET, /* NAME=VALUE */
+	C_REPORT_STDERR,
 };
 
 struct key {
@@ -60,6 +63,7 @@ static const struct key keys[] = {
 	{ "sandbox", "isolation", K_SCALAR, 0, SC_ISOLATION, C_ISOLATION, N_ORDERED },
 	{ "sandbox", "fallback", K_SCALAR, 0, SC_FALLBACK, C_FALLBACK, N_ORDERED },
 	{ "sandbox", "nested", K_SCALAR, 0, SC_NESTED, C_BOOL, N_FALSE },
+	{ "sandbox", "enabled", K_SCALAR, 0, SC_ENABLED, C_BOOL, N_TRUE },
 	{ "filesystem", "deny_read", K_LIST, SBX_RULE_DENY_READ, 0, C_PATH, N_ANY },
 	{ "filesystem", "allow_read", K_LIST, SBX_RULE_ALLOW_READ, 0, C_PATH, N_REFUSE },
 	{ "filesystem", "allow_write", K_LIST, SBX_RULE_ALLOW_WRITE, 0, C_PATH, N_REFUSE },
@@ -69,9 +73,12 @@ static const struct key keys[] = {
 	{ "network", "allow_local_binding", K_SCALAR, 0, SC_ALLOW_LOCAL_BINDING, C_BOOL, N_FALSE },
 	{ "network", "allow_unix_sockets", K_LIST, SBX_RULE_ALLOW_UNIX_SOCKET, 0, C_PATH, N_REFUSE },
 	{ "network", "allow_all_unix_sockets", K_SCALAR, 0, SC_ALLOW_ALL_UNIX, C_BOOL, N_FALSE },
+	{ "network", "host_ports", K_LIST, SBX_RULE_HOST_PORT, 0, C_PORT, N_REFUSE },
 	{ "network", "http_proxy_port", K_SCALAR, 0, SC_HTTP_PORT, C_PORT, N_REFUSE },
 	{ "network", "socks_proxy_port", K_SCALAR, 0, SC_SOCKS_PORT, C_PORT, N_REFUSE },
 	{ "report", "log", K_SCALAR, 0, SC_LOG, C_PATH, N_REFUSE },
+	/* a project may not silence what the person is told */
+	{ "report", "stderr", K_SCALAR, 0, SC_REPORT_STDERR, C_REPORT_STDERR, N_REFUSE },
 	{ "report", "ignore_paths", K_LIST, SBX_RULE_IGNORE_PATH, 0, C_PATH, N_REFUSE },
 	{ "report", "ignore_domains", K_LIST, SBX_RULE_IGNORE_DOMAIN, 0, C_NONE, N_REFUSE },
 	{ "limits", "memory", K_SCALAR, 0, SC_MEMORY, C_SIZE, N_ORDERED },
@@ -80,6 +87,7 @@ static const struct key keys[] = {
 	{ "limits", "nofile", K_SCALAR, 0, SC_NOFILE, C_COUNT, N_ORDERED },
 	{ "env", "home", K_SCALAR, 0, SC_HOME, C_HOME, N_ORDERED },
 	{ "env", "deny_env", K_LIST, SBX_RULE_DENY_ENV, 0, C_NONE, N_ANY },
+	{ "env", "set", K_LIST, SBX_RULE_SET_ENV, 0, C_ENVSET, N_REFUSE },
 };
 
 static const char *const sections[] = { "sandbox", "filesystem", "network",
@@ -150,6 +158,24 @@ int parse_size(const char *v, uint64_t *out)
 	return 0;
 }
 
+/* `[env] set = NAME=VALUE`: a portable name, and not one sbx itself sets
+ * for the shim (LD_*, SBX_*): a profile that replaced LD_PRELOAD would run
+ * COMMAND without the shim's explanations. */
+static int check_envset(const char *v, const char **expected)
+{
+	size_t n = strcspn(v, "=");
+
+	*expected = "NAME=VALUE, NAME made of letters, digits and `_` (not LD_* or SBX_*)";
+	if (!v[n] || !n || (v[0] >= '0' && v[0] <= '9') ||
+	    !strncmp(v, "LD_", 3) || !strncmp(v, "SBX_", 4))
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++)
+		if (!(v[i] == '_' || (v[i] >= 'a' && v[i] <= 'z') ||
+		      (v[i] >= 'A' && v[i] <= 'Z') || (v[i] >= '0' && v[i] <= '9')))
+			return -EINVAL;
+	return 0;
+}
+
 static int check_value(const struct key *k, const char *v, const char **expected)
 {
 	bool b;
@@ -181,6 +207,12 @@ static int check_value(const struct key *k, const char *v, const char **expected
 	case C_HOME:
 		*expected = "real or ephemeral";
 		return strcmp(v, "real") && strcmp(v, "ephemeral") ? -EINVAL : 0;
+	case C_ENVSET:
+		return check_envset(v, expected);
+	case C_REPORT_STDERR:
+		*expected = "auto, live, end or off";
+		return strcmp(v, "auto") && strcmp(v, "live") && strcmp(v, "end") &&
+		       strcmp(v, "off") ? -EINVAL : 0;
 	}
 	return 0;
 }
@@ -217,6 +249,8 @@ static bool narrows(const struct key *k, const struct raw_scalar *cur,
 		return false;
 	case N_FALSE:
 		return parse_bool(v, &b) == 0 && !b;
+	case N_TRUE:
+		return parse_bool(v, &b) == 0 && b;
 	case N_ORDERED:
 		break;
 	}
@@ -349,13 +383,38 @@ static char *trim(char *s)
 	return s;
 }
 
+/* What an agent profile may set: where the agent writes, which hosts it
+ * reaches, its environment and how its reports are shown; never the
+ * workspace, isolation, limits or the proxy's ports. */
+static bool profile_may_set(const struct key *k)
+{
+	return !strcmp(k->section, "filesystem") || !strcmp(k->section, "env") ||
+	       !strcmp(k->section, "report") ||
+	       (!strcmp(k->section, "network") && k->type == K_LIST &&
+		k->kind != SBX_RULE_ALLOW_UNIX_SOCKET);
+}
+
 int builder_apply(struct policy_builder *b, const char *section,
 		  const char *name, const char *value, enum sbx_origin origin,
-		  const char *source, bool project, struct sbx_err *err)
+		  const char *source, enum policy_layer layer, struct sbx_err *err)
 {
 	const struct key *k = find_key(section, name);
 	const char *expected = NULL;
+	bool project = layer == POLICY_LAYER_PROJECT;
 
+	if (layer == POLICY_LAYER_PROFILE && !strcmp(section, "profile")) {
+		if (!strcmp(name, "description"))
+			return 0; /* for --print-profile; the policy has no use for it */
+		err_set(err, "%s: unknown key `%s` in [profile] (it holds `description`)",
+			source, name);
+		return -EINVAL;
+	}
+	if (k && layer == POLICY_LAYER_PROFILE && !profile_may_set(k)) {
+		err_set(err, "%s: a profile may not set `%s` in [%s] (profiles set "
+			"[filesystem], allow_domains and deny_domains, [env] and [report])",
+			source, name, section);
+		return -EINVAL;
+	}
 	if (!k) {
 		bool known_section = false;
 		for (size_t i = 0; i < ARRAY_SIZE(sections); i++)
@@ -392,6 +451,18 @@ int builder_apply(struct policy_builder *b, const char *section,
 			if (k->check == C_PATH && glob_star_count(item) > 8) {
 				err_set(err, "%s: `%s` pattern `%s` has more than 8 "
 					"wildcards", source, name, item);
+				rc = -EINVAL;
+				break;
+			}
+			if (k->check == C_ENVSET && check_envset(item, &expected)) {
+				err_set(err, "%s: `%s` must be %s, not `%s`", source,
+					name, expected, item);
+				rc = -EINVAL;
+				break;
+			}
+			if (k->check == C_PORT && check_value(k, item, &expected)) {
+				err_set(err, "%s: `%s` must be a list of ports from 1 to 65535, "
+					"not `%s`", source, name, item);
 				rc = -EINVAL;
 				break;
 			}
@@ -506,7 +577,7 @@ struct parse_ctx {
 	struct policy_builder *b;
 	struct reader *r;
 	const char *display;
-	bool project;
+	enum policy_layer layer;
 	struct sbx_err *err;
 	int rc;
 	bool seen_list[SBX_RULE_KIND_COUNT];
@@ -528,8 +599,9 @@ static int on_entry(void *user, const char *section, const char *name,
 		return 0;
 	}
 	c->rc = builder_apply(c->b, section, name, value,
-			      c->project ? SBX_ORIGIN_PROJECT : SBX_ORIGIN_FILE,
-			      where, c->project, c->err);
+			      c->layer == POLICY_LAYER_PROJECT ? SBX_ORIGIN_PROJECT :
+			      c->layer == POLICY_LAYER_PROFILE ? SBX_ORIGIN_PROFILE :
+			      SBX_ORIGIN_FILE, where, c->layer, c->err);
 	return c->rc ? 0 : 1;
 }
 
@@ -539,7 +611,7 @@ static int parse_text(struct policy_builder *b, const char *text,
 {
 	struct reader r = { .p = text };
 	struct parse_ctx c = { .b = b, .r = &r, .display = display,
-			       .project = layer == POLICY_LAYER_PROJECT, .err = err };
+			       .layer = layer, .err = err };
 	int line = ini_parse_stream(reader_next, &r, on_entry, &c);
 	int rc = c.rc;
 
@@ -634,5 +706,21 @@ int policy_builder_set(struct policy_builder *b, const char *section,
 		       enum sbx_origin origin, const char *source,
 		       struct sbx_err *err)
 {
-	return builder_apply(b, section, key, value, origin, source, false, err);
+	return builder_apply(b, section, key, value, origin, source, POLICY_LAYER_USER, err);
+}
+
+int policy_builder_scalar(const struct policy_builder *b, const char *section,
+			  const char *key, const char **value, const char **source,
+			  enum sbx_origin *origin)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
+		const struct key *k = &keys[i];
+		if (k->type != K_SCALAR || strcmp(k->section, section) || strcmp(k->name, key))
+			continue;
+		*value = b->scalars[k->sc].value;
+		*source = b->scalars[k->sc].source;
+		*origin = b->scalars[k->sc].origin;
+		return 0;
+	}
+	return -ENOENT;
 }

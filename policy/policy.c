@@ -33,6 +33,8 @@ static const char *const mandatory_anywhere[] = {
 	/* points git at another git directory, whose hooks and config are
 	 * not these: as good as writing them */
 	".git/commondir",
+	/* read as config with extensions.worktreeConfig */
+	".git/config.worktree",
 	".vscode/", ".idea/", ".mcp.json", ".claude/commands/", ".claude/agents/",
 	/* Cursor's project MCP servers, as .mcp.json's: commands it starts */
 	".cursor/mcp.json",
@@ -239,6 +241,10 @@ static size_t workspace_gitdirs(struct policy_builder *b, const char *ws, const 
 			snprintf(file, sizeof(file), "%s/gitdir", gd);
 			if (!read_gitfile(b, file, false, back, sizeof(back)) || strcmp(back, self))
 				return 0;
+			/* a pair a sandboxed run could write made in one: the
+			 * supervisor's record says so (gitprov.h) */
+			if (b->untrusted_gitdir && b->untrusted_gitdir(b->untrusted_arg, gd))
+				return 0;
 		} else {
 			/* a submodule: under <super>/.git/modules/, pointing back */
 			char wt[PATH_MAX];
@@ -268,6 +274,24 @@ static size_t workspace_gitdirs(struct policy_builder *b, const char *ws, const 
 	return n;
 }
 
+/* $XDG_CONFIG_HOME, when it is set elsewhere than ~/.config: the parent of
+ * sbx's configuration directory (`$XDG_CONFIG_HOME/sbx`, main.c). */
+static bool config_home(struct policy_builder *b, char *out, size_t outsz)
+{
+	char dflt[PATH_MAX + 16], dreal[PATH_MAX];
+	const char *c = b->config_dir;
+	size_t n = c ? strlen(c) : 0;
+
+	if (n < 5 || c[0] != '/' || strcmp(c + n - 4, "/sbx"))
+		return false;
+	snprintf(out, outsz, "%.*s", (int)(n - 4), c);
+	if (!out[0])
+		return false;
+	snprintf(dflt, sizeof(dflt), "%s/.config", b->home);
+	path_resolve_existing(dflt, dreal, sizeof(dreal), &b->memo);
+	return strcmp(out, dflt) && strcmp(out, dreal);
+}
+
 /* ---- builder */
 
 int policy_builder_new(const struct policy_ctx *ctx, struct policy_builder **out)
@@ -286,6 +310,8 @@ int policy_builder_new(const struct policy_ctx *ctx, struct policy_builder **out
 	b->session_dir = ctx->session_dir ? strdup(ctx->session_dir) : NULL;
 	b->state_dir = ctx->state_dir ? strdup(ctx->state_dir) : NULL;
 	b->config_dir = ctx->config_dir ? strdup(ctx->config_dir) : NULL;
+	b->untrusted_gitdir = ctx->untrusted_gitdir;
+	b->untrusted_arg = ctx->untrusted_arg;
 	b->path_env = ctx->path_env ? strdup(ctx->path_env) : NULL;
 	for (size_t i = 0; i < SBX_OWN_FILES; i++)
 		if (ctx->own_files[i] && ctx->own_files[i][0] == '/' &&
@@ -529,7 +555,12 @@ int policy_compile(struct policy_builder *b, struct policy **out,
 	p->fallback = fb && !strcmp(fb, "warn") ? SBX_FALLBACK_WARN : SBX_FALLBACK_ERROR;
 	const char *home = b->scalars[SC_HOME].value;
 	p->home_mode = home && !strcmp(home, "ephemeral") ? SBX_HOME_EPHEMERAL : SBX_HOME_REAL;
+	const char *rs = b->scalars[SC_REPORT_STDERR].value;
+	p->report_stderr = !rs || !strcmp(rs, "auto") ? SBX_REPORT_AUTO :
+			   !strcmp(rs, "live") ? SBX_REPORT_LIVE :
+			   !strcmp(rs, "end") ? SBX_REPORT_END : SBX_REPORT_OFF;
 	p->nested = scalar_bool(b, SC_NESTED, false);
+	p->enabled = scalar_bool(b, SC_ENABLED, true);
 	p->local_binding = scalar_bool(b, SC_ALLOW_LOCAL_BINDING, true);
 	p->all_unix = scalar_bool(b, SC_ALLOW_ALL_UNIX, false);
 	p->http_port = (unsigned)scalar_num(b, SC_HTTP_PORT, false);
@@ -613,6 +644,19 @@ int policy_compile(struct policy_builder *b, struct policy **out,
 				rc = -EINVAL;
 				goto fail;
 			}
+		} else if (r->kind == SBX_RULE_SET_ENV) {
+			/* NAME=VALUE, a VALUE starting with `~/` (or `~` alone)
+			 * against HOME, as the paths are */
+			const char *eq = strchr(r->value, '=');
+			const char *v = eq ? eq + 1 : "";
+			bool tilde = v[0] == '~' && (v[1] == '/' || !v[1]);
+			if (snprintf(buf, sizeof(buf), "%.*s%s%s", (int)(v - r->value), r->value,
+				     tilde ? b->home : "", tilde ? v + 1 : v) >= (int)sizeof(buf)) {
+				err_set(err, "%s: `set` value `%s` is too long", r->source, r->value);
+				rc = -EINVAL;
+				goto fail;
+			}
+			pr.pat = SBX_PAT_GLOB;
 		} else {
 			/* domains and env names: lower-case domains, keep env names */
 			snprintf(buf, sizeof(buf), "%s", r->value);
@@ -684,6 +728,34 @@ int policy_compile(struct policy_builder *b, struct policy **out,
 		pr.is_dir = v[strlen(v) - 1] == '/';
 		pr.value = arena_put(&a, i < na ? mandatory_anywhere[i] : v);
 		pr.pattern = arena_put(&a, buf);
+		pr.source = arena_put(&a, "mandatory");
+		if (pr.value < 0 || pr.pattern < 0 || pr.source < 0 ||
+		    add_pending(&pend, &npend, &cappend, pr))
+			goto fail;
+	}
+
+	/* Programs that follow XDG read their configuration from
+	 * $XDG_CONFIG_HOME when it is set (git from $XDG_CONFIG_HOME/git/config,
+	 * not ~/.config/git/config): the table's `~/.config/` names are
+	 * protected there too. main.c puts sbx's configuration directory at
+	 * $XDG_CONFIG_HOME/sbx then, which is how this knows. */
+	if (config_home(b, buf, sizeof(buf)) && !(p->config_home = strdup(buf)))
+		goto fail;
+	for (size_t i = 0; p->config_home && i < ARRAY_SIZE(mandatory_paths); i++) {
+		struct pending pr = { .kind = SBX_RULE_MANDATORY, .origin = SBX_ORIGIN_MANDATORY };
+		const char *m = mandatory_paths[i];
+		char v[PATH_MAX + 64], shown[PATH_MAX + 64], pat[PATH_MAX];
+
+		if (strncmp(m, "~/.config/", 10) || !strcmp(m, "~/.config/sbx/"))
+			continue;
+		if (snprintf(v, sizeof(v), "%s/%s", p->config_home, m + 10) >= (int)sizeof(v) ||
+		    expand_rule(b, p->workspace, SBX_RULE_MANDATORY, v, pat, sizeof(pat),
+				&pr.pat, &pr.prefix_len))
+			continue;
+		sbx_path_tildify(v, b->home, shown, sizeof(shown));
+		pr.is_dir = m[strlen(m) - 1] == '/';
+		pr.value = arena_put(&a, shown);
+		pr.pattern = arena_put(&a, pat);
 		pr.source = arena_put(&a, "mandatory");
 		if (pr.value < 0 || pr.pattern < 0 || pr.source < 0 ||
 		    add_pending(&pend, &npend, &cappend, pr))
@@ -788,6 +860,7 @@ void policy_free(struct policy *p)
 	free(p->home);
 	free(p->home_given);
 	free(p->session_dir);
+	free(p->config_home);
 	free(p->log);
 	free(p);
 }

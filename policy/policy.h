@@ -41,6 +41,8 @@ enum sbx_rule_kind {
 	SBX_RULE_IGNORE_PATH,
 	SBX_RULE_IGNORE_DOMAIN,
 	SBX_RULE_DENY_ENV,
+	SBX_RULE_SET_ENV,        /* `[env] set = NAME=VALUE`: COMMAND's environment */
+	SBX_RULE_HOST_PORT,       /* [network] host_ports: the host's 127.0.0.1:N reachable */
 	SBX_RULE_KIND_COUNT,
 };
 
@@ -53,6 +55,7 @@ enum sbx_origin {
 	SBX_ORIGIN_PROJECT,   /* the workspace's own sandbox.ini (narrow only) */
 	SBX_ORIGIN_ENV,       /* an SBX_* environment variable */
 	SBX_ORIGIN_FLAG,      /* a command-line flag */
+	SBX_ORIGIN_PROFILE,   /* an agent profile (share/sbx/profiles, ~/.config/sbx/profiles) */
 };
 
 /* How a path rule's pattern is matched (set by the compiler). */
@@ -89,10 +92,23 @@ enum sbx_home {
 	SBX_HOME_EPHEMERAL,
 };
 
+/* `[report] stderr`: how report lines reach the terminal (docs/REPORTS.md,
+ * "Reports and the terminal"). */
+enum sbx_report_stderr {
+	SBX_REPORT_AUTO, /* live, but held while the terminal is in raw mode (a full-screen program) */
+	SBX_REPORT_LIVE, /* as they come */
+	SBX_REPORT_END,  /* held until COMMAND has ended */
+	SBX_REPORT_OFF,  /* none: the audit log only */
+};
+
 /* Which layer of configuration a file is. */
 enum policy_layer {
 	POLICY_LAYER_USER,    /* --config, $SBX_CONFIG, ~/.config/sbx, /etc/sbx */
 	POLICY_LAYER_PROJECT, /* <workspace>/sandbox.ini: may only narrow */
+	/* An agent profile (supervisor/profile.c): [filesystem], [network]
+	 * allow_domains/deny_domains, [env] and [report] only, plus its own
+	 * [profile] section (description), which the policy ignores. */
+	POLICY_LAYER_PROFILE,
 };
 
 /* A config error: which file and line, which key, and what was expected. */
@@ -113,6 +129,12 @@ struct policy_ctx {
 	 * writable, the rest of the state directory does not. */
 	const char *state_dir;
 	const char *config_dir;
+	/* Was the linked worktree entry `gd` (`<common>/worktrees/<id>`) made
+	 * or changed by a sandboxed run? Then isolation = workspace does not
+	 * open <common> for it (the supervisor keeps that record: gitprov.h).
+	 * NULL: none is. */
+	bool (*untrusted_gitdir)(void *arg, const char *gd);
+	void *untrusted_arg;
 	/* The caller's $PATH, or NULL: its directories under HOME (but HOME
 	 * itself and the workspace's) are mandatory denies (docs/POLICY.md,
 	 * "The persistence list"). */
@@ -151,6 +173,13 @@ int policy_builder_set(struct policy_builder *b, const char *section,
 /* The workspace the builder will compile against (absolute, not resolved):
  * callers need it to find the project-local sandbox.ini. Borrowed. */
 const char *policy_builder_workspace(const struct policy_builder *b);
+
+/* A scalar key's value and where it was set, before compilation (sbxctl
+ * status): 0 with *value NULL and *source NULL when nothing set it (the
+ * built-in default); -ENOENT for a key that is no scalar. Borrowed. */
+int policy_builder_scalar(const struct policy_builder *b, const char *section,
+			  const char *key, const char **value, const char **source,
+			  enum sbx_origin *origin);
 
 /* Freeze: expand paths, derive writable roots, add mandatory denies.
  * Consumes b (also on failure). */
@@ -200,6 +229,12 @@ bool policy_report_ignored(const struct policy *p, bool path, const char *target
  * port (0 = none). 0, or -1 when it is none of those. */
 int sbx_split_target(const char *target, char *host, size_t hostsz, unsigned *port);
 
+/* `[env] set` entries split: NAME (copied into name) and VALUE (a pointer
+ * into the rule's pattern, `~/` already expanded against HOME). -1 when
+ * the rule is not a well-formed NAME=VALUE (the loader refuses those). */
+int policy_set_env_split(const struct sbx_rule *r, char *name, size_t namesz,
+			 const char **value);
+
 /* Is this environment variable name removed by deny_env? */
 bool policy_env_denied(const struct policy *p, const char *name,
 		       const struct sbx_rule **why);
@@ -215,6 +250,9 @@ enum sbx_isolation policy_isolation(const struct policy *p);
 enum sbx_fallback policy_fallback(const struct policy *p);
 enum sbx_home policy_home_mode(const struct policy *p);
 bool policy_nested(const struct policy *p);
+/* [sandbox] enabled: false (sbxctl disable) runs COMMAND unsandboxed with a
+ * warning, as --no-sandbox. Only the user layer may say false. */
+bool policy_enabled(const struct policy *p);
 bool policy_network_open(const struct policy *p);  /* allow_domains has `*`, and no deny_domains */
 /* Traffic leaves only through the filtering proxy: some allow_domains rule,
  * and the network is not open (a list without `*`, or `*` with denies). */
@@ -224,6 +262,7 @@ bool policy_allow_all_unix_sockets(const struct policy *p);
 unsigned policy_http_proxy_port(const struct policy *p);  /* 0 = built-in */
 unsigned policy_socks_proxy_port(const struct policy *p); /* 0 = built-in */
 const char *policy_log_path(const struct policy *p);      /* NULL = none */
+enum sbx_report_stderr policy_report_stderr(const struct policy *p);
 
 enum sbx_limit {
 	SBX_LIMIT_MEMORY,      /* bytes */
@@ -252,6 +291,9 @@ void sbx_path_resolve(const char *in, char *out, size_t outsz);
 void sbx_path_tildify(const char *path, const char *home, char *out, size_t outsz);
 /* HOME resolved (as the kernel sees it). */
 const char *policy_home(const struct policy *p);
+/* $XDG_CONFIG_HOME (resolved) when it is set elsewhere than ~/.config,
+ * else NULL: the `~/.config/` mandatory names are protected there too. */
+const char *policy_config_home(const struct policy *p);
 /* sbx_path_tildify() against HOME, resolved or as $HOME spells it. */
 void policy_tildify(const struct policy *p, const char *path, char *out, size_t outsz);
 

@@ -25,6 +25,8 @@ const char *sbx_rule_key(enum sbx_rule_kind kind)
 		[SBX_RULE_IGNORE_PATH] = "ignore_paths",
 		[SBX_RULE_IGNORE_DOMAIN] = "ignore_domains",
 		[SBX_RULE_DENY_ENV] = "deny_env",
+		[SBX_RULE_SET_ENV] = "set",
+		[SBX_RULE_HOST_PORT] = "host_ports",
 	};
 	return (unsigned)kind < SBX_RULE_KIND_COUNT ? names[kind] : "?";
 }
@@ -322,6 +324,19 @@ bool policy_report_ignored(const struct policy *p, bool path, const char *target
 	return false;
 }
 
+int policy_set_env_split(const struct sbx_rule *r, char *name, size_t namesz,
+			 const char **value)
+{
+	const char *eq = r->kind == SBX_RULE_SET_ENV ? strchr(r->pattern, '=') : NULL;
+
+	if (!eq || eq == r->pattern || (size_t)(eq - r->pattern) >= namesz)
+		return -1;
+	memcpy(name, r->pattern, (size_t)(eq - r->pattern));
+	name[eq - r->pattern] = '\0';
+	*value = eq + 1;
+	return 0;
+}
+
 bool policy_env_denied(const struct policy *p, const char *name,
 		       const struct sbx_rule **why)
 {
@@ -343,6 +358,7 @@ const struct sbx_rule *const *policy_rules(const struct policy *p,
 
 const char *policy_workspace(const struct policy *p) { return p->workspace; }
 const char *policy_home(const struct policy *p) { return p->home; }
+const char *policy_config_home(const struct policy *p) { return p->config_home; }
 
 void policy_tildify(const struct policy *p, const char *path, char *out, size_t outsz)
 {
@@ -360,6 +376,7 @@ enum sbx_isolation policy_isolation(const struct policy *p) { return p->isolatio
 enum sbx_fallback policy_fallback(const struct policy *p) { return p->fallback; }
 enum sbx_home policy_home_mode(const struct policy *p) { return p->home_mode; }
 bool policy_nested(const struct policy *p) { return p->nested; }
+bool policy_enabled(const struct policy *p) { return p->enabled; }
 bool policy_network_open(const struct policy *p) { return p->network_open; }
 bool policy_network_proxied(const struct policy *p)
 {
@@ -373,6 +390,7 @@ bool policy_allow_all_unix_sockets(const struct policy *p) { return p->all_unix;
 unsigned policy_http_proxy_port(const struct policy *p) { return p->http_port; }
 unsigned policy_socks_proxy_port(const struct policy *p) { return p->socks_port; }
 const char *policy_log_path(const struct policy *p) { return p->log; }
+enum sbx_report_stderr policy_report_stderr(const struct policy *p) { return p->report_stderr; }
 
 uint64_t policy_limit(const struct policy *p, enum sbx_limit which)
 {

@@ -1,10 +1,13 @@
 /* shim/namemap.c: allowed host names as stand-in addresses, for programs
- * that ignore the proxy variables (docs/NETWORK.md, "Transparent proxying").
+ * that ignore the proxy variables (docs/NETWORK.md, "Transparent proxying"),
+ * when the sandbox's resolver gives none: the supervisor's map (198.19/16,
+ * supervisor/net/names.c, one for every process) comes first; this one is
+ * the per-process fallback.
  *
  * In a proxied run the sandbox has no DNS and no route out: only the
  * proxy's listeners on its loopback. So a lookup of a name the policy
  * allows is answered with an address that stands for the name, from
- * 198.18.0.0/15 (RFC 2544, benchmarking: never a destination of its own),
+ * 198.18.0.0/16 (RFC 2544, benchmarking: never a destination of its own),
  * and a connect() to that address is carried through the SOCKS listener
  * with the name (net.c): the supervisor decides and resolves, as for any
  * proxied request. The same name gets the same address for the life of
@@ -77,7 +80,7 @@ int shim_namemap_addr(const char *name, struct in_addr *out)
 
 bool shim_namemap_is_ours(const struct in_addr *a)
 {
-	return (ntohl(a->s_addr) & 0xfffe0000u) == BASE;
+	return (ntohl(a->s_addr) & 0xffff0000u) == BASE; /* 198.19/16 is the supervisor's */
 }
 
 int shim_namemap_name(const struct in_addr *a, char *out, size_t outsz)

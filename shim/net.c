@@ -343,6 +343,11 @@ static int transparent(int fd, const struct sockaddr *sa, socklen_t len)
 		/* ours by name; one we never gave out: no route, as before */
 		if (!shim_namemap_name(&a4, name, sizeof(name)) && stream_socket(fd))
 			rc = tunnel(fd, sa->sa_family, name, NULL, NULL, port);
+	} else if (!a6 && (ntohl(a4.s_addr) & 0xffff0000u) == SHIM_RESOLVER_STANDINS) {
+		/* the sandbox's resolver gave it out: the supervisor knows
+		 * the name behind it and decides on that name */
+		if (stream_socket(fd))
+			rc = tunnel(fd, sa->sa_family, NULL, &a4, NULL, port);
 	} else if (a6 ? !IN6_IS_ADDR_LOOPBACK(a6) && !IN6_IS_ADDR_UNSPECIFIED(a6) :
 			(ntohl(a4.s_addr) >> 24) != 127 && a4.s_addr != 0) {
 		char ip[INET6_ADDRSTRLEN];
@@ -425,6 +430,18 @@ SHIM_EXPORT int getaddrinfo(const char *node, const char *service,
 	if (!(hints && (hints->ai_flags & AI_NUMERICHOST)) && shim_ready()) {
 		if (judge_lookup(node, service))
 			return EAI_FAIL;
+		if (node && shim_socks_port() && !numeric_host(node)) {
+			/* the sandbox's resolver first: its stand-ins mean the
+			 * same name in every process (AI_ADDRCONFIG off: the
+			 * sandbox has only loopback, which it does not count) */
+			struct addrinfo h = { 0 };
+			if (hints)
+				h = *hints;
+			h.ai_flags &= ~AI_ADDRCONFIG;
+			int rc = REAL(getaddrinfo)(node, service, &h, res);
+			if (rc == 0 || local_name(node))
+				return rc;
+		}
 		if (stand_in(node, hints ? hints->ai_family : AF_UNSPEC, alt, sizeof(alt))) {
 			/* libc builds the answer (and freeaddrinfo frees it);
 			 * AI_ADDRCONFIG off: the sandbox has only loopback, and

@@ -118,6 +118,8 @@ void shim_resolve(const char *abs, bool follow, char *out, size_t outsz);
 /* namemap.c: allowed names as stand-in addresses in 198.18.0.0/15, for the
  * transparent path through the proxy (net.c). Lock-free, no allocation. */
 #define SHIM_NAMEMAP_SLOTS 1024
+/* The sandbox resolver's stand-ins (supervisor/net/names.c): 198.19.0.0/16. */
+#define SHIM_RESOLVER_STANDINS 0xc6130000u
 #define SHIM_NAME_MAX 256
 struct in_addr;
 /* The address standing for `name` (normalised: lower-case, no trailing

@@ -21,14 +21,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <linux/mount.h>
+#include <stdint.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "init-connect.h"
 
 /* ---- the listeners (pid 1) */
 
-static int listen_on(int family, unsigned port)
+static int listen_on_addr(int family, int type, uint32_t v4, unsigned port)
 {
 	struct sockaddr_storage ss;
 	socklen_t len;
@@ -38,7 +43,7 @@ static int listen_on(int family, unsigned port)
 	if (family == AF_INET) {
 		struct sockaddr_in *in = (struct sockaddr_in *)&ss;
 		in->sin_family = AF_INET;
-		in->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		in->sin_addr.s_addr = htonl(v4);
 		in->sin_port = htons((unsigned short)port);
 		len = sizeof(*in);
 	} else {
@@ -48,13 +53,14 @@ static int listen_on(int family, unsigned port)
 		in6->sin6_port = htons((unsigned short)port);
 		len = sizeof(*in6);
 	}
-	fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	fd = socket(family, type | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
 	/* [::1] only: the IPv4 port is its own listener */
 	if ((family == AF_INET6 &&
 	     setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one))) ||
-	    bind(fd, (struct sockaddr *)&ss, len) || listen(fd, 4096)) {
+	    bind(fd, (struct sockaddr *)&ss, len) ||
+	    (type == SOCK_STREAM && listen(fd, 4096))) {
 		e = errno;
 		close(fd);
 		return -e;
@@ -62,23 +68,38 @@ static int listen_on(int family, unsigned port)
 	return fd;
 }
 
-int init_listen(unsigned http, unsigned socks, int fds[INIT_LISTEN_MAX],
+int init_listen(const struct init_listen_plan *pl, int fds[INIT_LISTEN_MAX],
 		char kinds[INIT_LISTEN_MAX], size_t *n, const char **what)
 {
-	static const struct {
-		int family;
+	struct {
+		int family, type;
+		uint32_t v4;
+		unsigned port;
 		char kind;
 		const char *name;
 	} want[INIT_LISTEN_MAX] = {
-		{ AF_INET, INIT_LISTEN_HTTP, "127.0.0.1 (HTTP proxy)" },
-		{ AF_INET, INIT_LISTEN_SOCKS, "127.0.0.1 (SOCKS5 proxy)" },
-		{ AF_INET6, INIT_LISTEN_HTTP, "[::1] (HTTP proxy)" },
-		{ AF_INET6, INIT_LISTEN_SOCKS, "[::1] (SOCKS5 proxy)" },
+		{ AF_INET, SOCK_STREAM, INADDR_LOOPBACK, pl->http, INIT_LISTEN_HTTP, "127.0.0.1 (HTTP proxy)" },
+		{ AF_INET, SOCK_STREAM, INADDR_LOOPBACK, pl->socks, INIT_LISTEN_SOCKS, "127.0.0.1 (SOCKS5 proxy)" },
+		{ AF_INET6, SOCK_STREAM, 0, pl->http, INIT_LISTEN_HTTP, "[::1] (HTTP proxy)" },
+		{ AF_INET6, SOCK_STREAM, 0, pl->socks, INIT_LISTEN_SOCKS, "[::1] (SOCKS5 proxy)" },
 	};
+	size_t nw = 4;
 
+	if (pl->dns) {
+		want[nw++] = (typeof(want[0])){ AF_INET, SOCK_DGRAM, INIT_DNS_ADDR, INIT_DNS_PORT,
+			INIT_LISTEN_DNS_UDP, "127.0.0.53:53 (the sandbox's resolver, UDP)" };
+		want[nw++] = (typeof(want[0])){ AF_INET, SOCK_STREAM, INIT_DNS_ADDR, INIT_DNS_PORT,
+			INIT_LISTEN_DNS_TCP, "127.0.0.53:53 (the sandbox's resolver, TCP)" };
+	}
+	for (size_t i = 0; i < pl->nports && i < INIT_HOST_PORTS_MAX; i++) {
+		want[nw++] = (typeof(want[0])){ AF_INET, SOCK_STREAM, INADDR_LOOPBACK, pl->ports[i],
+			INIT_LISTEN_HOST_PORT, "127.0.0.1 (a host port)" };
+		want[nw++] = (typeof(want[0])){ AF_INET6, SOCK_STREAM, 0, pl->ports[i],
+			INIT_LISTEN_HOST_PORT, "[::1] (a host port)" };
+	}
 	*n = 0;
-	for (size_t i = 0; i < INIT_LISTEN_MAX; i++) {
-		int fd = listen_on(want[i].family, want[i].kind == INIT_LISTEN_HTTP ? http : socks);
+	for (size_t i = 0; i < nw; i++) {
+		int fd = listen_on_addr(want[i].family, want[i].type, want[i].v4, want[i].port);
 		/* No IPv6 in this kernel, or none on the namespace's loopback
 		 * (disable_ipv6): then nothing inside can reach [::1] either,
 		 * and the IPv4 listeners serve alone. */
@@ -94,6 +115,60 @@ int init_listen(unsigned http, unsigned socks, int fds[INIT_LISTEN_MAX],
 		kinds[(*n)++] = want[i].kind;
 	}
 	return 0;
+}
+
+/* ---- the sandbox's /etc/resolv.conf (pid 1) */
+
+static const char resolv_conf[] =
+	"# sbx: the sandbox's resolver, answered by sbx-preload (docs/NETWORK.md):\n"
+	"# an allowed name gets a stand-in address, a refused one REFUSED\n"
+	"nameserver 127.0.0.53\n"
+	"options edns0 trust-ad\n";
+
+int init_resolv_conf(void)
+{
+	struct stat st;
+	int fs = -1, mnt = -1, f = -1, tree = -1, rc;
+
+	/* a dangling link (resolved's stub file where /run is not the
+	 * host's) or no file: nothing to cover */
+	if (stat("/etc/resolv.conf", &st) || !S_ISREG(st.st_mode))
+		return 1;
+	fs = (int)syscall(SYS_fsopen, "tmpfs", FSOPEN_CLOEXEC);
+	if (fs < 0 ||
+	    syscall(SYS_fsconfig, fs, FSCONFIG_SET_STRING, "size", "16k", 0) ||
+	    syscall(SYS_fsconfig, fs, FSCONFIG_SET_STRING, "mode", "0755", 0) ||
+	    syscall(SYS_fsconfig, fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0))
+		goto fail;
+	mnt = (int)syscall(SYS_fsmount, fs, FSMOUNT_CLOEXEC, 0);
+	if (mnt < 0)
+		goto fail;
+	f = openat(mnt, "resolv.conf", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (f < 0 || write(f, resolv_conf, sizeof(resolv_conf) - 1) != sizeof(resolv_conf) - 1)
+		goto fail;
+	tree = (int)syscall(SYS_open_tree, mnt, "resolv.conf", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	if (tree < 0)
+		goto fail;
+	struct mount_attr ro = { .attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
+					     MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC };
+	if (syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH, &ro, sizeof(ro)) ||
+	    syscall(SYS_move_mount, tree, "", AT_FDCWD, "/etc/resolv.conf",
+		    MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_SYMLINKS))
+		goto fail;
+	rc = 0;
+	goto out;
+fail:
+	rc = -errno;
+out:
+	if (f >= 0)
+		close(f);
+	if (tree >= 0)
+		close(tree);
+	if (mnt >= 0)
+		close(mnt);
+	if (fs >= 0)
+		close(fs);
+	return rc;
 }
 
 /* ---- --socks-connect (any process inside) */

@@ -36,9 +36,10 @@
 #include <unistd.h>
 
 #include "init-mounts.h"
+#include "pathwalk.h"
 
 enum op { OP_NONE, OP_DEV, OP_PROC, OP_RW, OP_RW_IN, OP_PIN, OP_RO, OP_RO_NEW, OP_RO_LINK,
-	  OP_MASK_FILE, OP_MASK_DIR, OP_MASK_DIR_X, OP_UNMASK, OP_UNMASK_RW };
+	  OP_MASK_FILE, OP_MASK_DIR, OP_MASK_DIR_X, OP_UNMASK, OP_UNMASK_RW, OP_BOUND };
 
 static const struct {
 	const char *prefix; /* "--dev", "--proc" are matched whole, the others take =PATH */
@@ -48,6 +49,7 @@ static const struct {
 	{ "--proc", OP_PROC },
 	{ "--rw=", OP_RW },
 	{ "--rw-in=", OP_RW_IN },
+	{ "--bound=", OP_BOUND },
 	{ "--pin=", OP_PIN },
 	{ "--ro-link=", OP_RO_LINK },
 	{ "--ro=", OP_RO },
@@ -122,6 +124,8 @@ int init_mounts_check(struct init_mounts *m, const char *arg)
 		m->mask = op == OP_MASK_DIR_X ? path : NULL;
 	}
 	m->nops++;
+	if (op != OP_DEV && op != OP_PROC)
+		m->npath++;
 	if (op == OP_RO_NEW)
 		m->nnew++;
 	return 1;
@@ -189,35 +193,126 @@ static int set_ro(const char *path, bool rec)
 	return remount_flags(path, MS_RDONLY, 0);
 }
 
-/* Make `path` (a bind of part of the read-only root) writable, with what
- * is mounted below it; when a mount below is locked read-only (it is so on
- * the host), the top one only. */
-static int set_rw(const char *path)
+/* ---- mounts made from descriptors
+ *
+ * Every path of an operation is opened once, without following a link on
+ * the way (pathwalk.h), checked against the identity the supervisor
+ * recorded (mountids.h), and the mount is made on that descriptor: a
+ * detached copy of the source (open_tree), its flags set while nobody can
+ * see it (mount_setattr), then attached (move_mount). A name swapped for a
+ * link or for another directory by a program of a concurrent run between
+ * the supervisor's look and ours is refused; one swapped after our open
+ * changes nothing, the mount lands on what we opened. */
+
+#define MAX_IDS 16384
+static struct mount_id ids[MAX_IDS];
+static size_t nids;
+static bool check_ids;
+/* argv index -> its path operation's number, for ids[] */
+static unsigned ordinal[MAX_IDS];
+
+int init_mounts_take_ids(const void *buf, size_t len)
 {
-	if (have_setattr) {
-		if (!setattr(AT_FDCWD, path, AT_RECURSIVE, 0, INIT_ATTR_RDONLY))
-			return 0;
-		if (errno != EPERM)
-			return -errno;
-		return setattr(AT_FDCWD, path, 0, 0, INIT_ATTR_RDONLY) ? -errno : 0;
-	}
-	return remount_flags(path, 0, MS_RDONLY);
+	size_t k = len / sizeof(struct mount_id);
+
+	if (len % sizeof(struct mount_id) || k > MAX_IDS - nids)
+		return -EPROTO;
+	memcpy(ids + nids, buf, len);
+	nids += k;
+	return 0;
 }
 
-/* A symlink on the way to a protected path (the name itself, a directory
- * on the way, a hop in a chain): mounted onto itself, so it still leads
- * where it did but cannot be removed or replaced (a mount point). The new
- * mount API can take the link itself instead of following it. */
-static int cover_link(const char *path)
+/* Open the path of the operation at argv[i] (link_last: --ro-link's link
+ * itself) and check it is what the supervisor recorded. */
+static int open_planned(int i, const char *path, bool link_last, const char **what)
 {
-	int rc, t = (int)syscall(SYS_open_tree, AT_FDCWD, path,
-				 OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_SYMLINK_NOFOLLOW);
+	struct mount_id id;
+	int fd = pathwalk_open(path, link_last);
+
+	if (fd == -ELOOP || fd == -ENOTDIR)
+		*what = "a path changed while sbx was starting: a symlink is now on the way to";
+	if (fd < 0 || !check_ids)
+		return fd;
+	if (pathwalk_id(fd, &id, NULL) || id.dev != ids[ordinal[i]].dev ||
+	    id.ino != ids[ordinal[i]].ino) {
+		close(fd);
+		*what = "a path changed while sbx was starting: it is no longer the one sbx "
+			"planned at";
+		return -ESTALE;
+	}
+	return fd;
+}
+
+/* A detached copy of the mount at fd (with what is mounted below it:
+ * `rec`), or -errno. */
+static int clone_tree(int fd, bool rec)
+{
+	int t = (int)syscall(SYS_open_tree, fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
+			     AT_EMPTY_PATH | (rec ? AT_RECURSIVE : 0));
+	return t < 0 ? -errno : t;
+}
+
+/* Attach the detached tree t onto what fd is (a link too: not followed). */
+static int attach(int t, int onto)
+{
+	return syscall(SYS_move_mount, t, "", onto, "",
+		       MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) ? -errno : 0;
+}
+
+/* Read-only (`ro`) or writable, the tree t: detached with mount_setattr
+ * (nobody ever sees it otherwise); attached, by remount, without (the
+ * top mount only, as set_ro() does by path). `rec`: with what
+ * is mounted below. Writable with a read-only mount below that the kernel
+ * locked: the top one only. */
+static int tree_flags(int t, bool ro, bool rec)
+{
+	char buf[64];
+
+	if (!have_setattr)
+		return remount_flags(fd_path(t, buf, sizeof(buf)), ro ? MS_RDONLY : 0,
+				     ro ? 0 : MS_RDONLY);
+	if (!setattr(t, "", AT_EMPTY_PATH | (rec ? AT_RECURSIVE : 0), ro ? INIT_ATTR_RDONLY : 0,
+		     ro ? 0 : INIT_ATTR_RDONLY))
+		return 0;
+	if (ro || !rec || errno != EPERM)
+		return -errno;
+	return setattr(t, "", AT_EMPTY_PATH, 0, INIT_ATTR_RDONLY) ? -errno : 0;
+}
+
+/* Bind what src is onto what dst is: `flags` 'r' read-only, 'w' writable,
+ * 0 as it is. rec: with what is mounted below (without mount_setattr only
+ * where it was so before: see bind_path()). */
+static int bind_fd(int src, int dst, char flags, bool rec)
+{
+	int rc, t = clone_tree(src, rec);
 
 	if (t < 0)
-		return -errno;
-	rc = (int)syscall(SYS_move_mount, t, "", AT_FDCWD, path, MOVE_MOUNT_F_EMPTY_PATH);
-	rc = rc ? -errno : 0;
+		return t;
+	rc = flags && have_setattr ? tree_flags(t, flags == 'r', rec) : 0;
+	if (!rc)
+		rc = attach(t, dst);
+	if (!rc && flags && !have_setattr)
+		rc = tree_flags(t, flags == 'r', rec);
 	close(t);
+	return rc;
+}
+
+/* An empty tmpfs, detached, with `attrs` (MOUNT_ATTR_*). */
+static int new_tmpfs(const char *mode, unsigned attrs)
+{
+	int rc, m, fs = (int)syscall(SYS_fsopen, "tmpfs", FSOPEN_CLOEXEC);
+
+	if (fs < 0)
+		return -errno;
+	if (syscall(SYS_fsconfig, fs, FSCONFIG_SET_STRING, "mode", mode, 0) ||
+	    syscall(SYS_fsconfig, fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0)) {
+		rc = -errno;
+		close(fs);
+		return rc;
+	}
+	m = (int)syscall(SYS_fsmount, fs, FSMOUNT_CLOEXEC, attrs);
+	rc = m < 0 ? -errno : m;
+	close(fs);
 	return rc;
 }
 
@@ -230,12 +325,13 @@ static int allow_dev(const char *path)
 	return remount_flags(path, 0, MS_NODEV);
 }
 
-/* Bind src onto dst, with what is mounted below src. Without
- * mount_setattr() only the top mount could be made read-only, so then the
- * bind is not recursive: the order of the operations (init_mounts_apply)
- * leaves nothing of ours below src by then, and the kernel refuses it
- * (EINVAL) where it would uncover a locked mount of the host's: we fail
- * closed. */
+/* Bind src onto dst by path: /proc's parts only, a procfs of our own that
+ * no program can change (every other bind is made from a descriptor:
+ * bind_fd()). Without mount_setattr() only the top mount could be made
+ * read-only, so then the bind is not recursive: the order of the
+ * operations (init_mounts_apply) leaves nothing of ours below src by then,
+ * and the kernel refuses it (EINVAL) where it would uncover a locked mount
+ * of the host's: we fail closed. */
 static int bind_path(const char *src, const char *dst, bool ro)
 {
 	if (mount(src, dst, NULL, MS_BIND | (have_setattr ? MS_REC : 0), NULL))
@@ -248,31 +344,28 @@ static int tmpfs(const char *path, unsigned long flags, const char *opts)
 	return mount("tmpfs", path, "tmpfs", flags, opts) ? -errno : 0;
 }
 
-static int make_file(const char *path, mode_t mode)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, mode);
-	if (fd < 0)
-		return -errno;
-	close(fd);
-	return 0;
-}
-
-/* A mount point for `path` inside the fresh tmpfs at path[0..base): the
- * missing directories, then an empty file or directory like the source. */
-static int make_mountpoint(const char *path, size_t base, bool dir)
+/* A mount point for `rel` inside our fresh tmpfs `root` (a descriptor:
+ * nothing of the host's is on the way): the missing directories, then an
+ * empty file or directory like the source. */
+static int make_mountpoint(int root, const char *rel, bool dir)
 {
 	char buf[PATH_MAX];
+	int fd;
 
-	snprintf(buf, sizeof(buf), "%s", path);
-	for (char *s = buf + base + 1; (s = strchr(s, '/')); s++) {
+	snprintf(buf, sizeof(buf), "%s", rel);
+	for (char *s = buf; (s = strchr(s, '/')); s++) {
 		*s = '\0';
-		if (mkdir(buf, 0755) && errno != EEXIST)
+		if (mkdirat(root, buf, 0755) && errno != EEXIST)
 			return -errno;
 		*s = '/';
 	}
 	if (dir)
-		return mkdir(buf, 0755) && errno != EEXIST ? -errno : 0;
-	return make_file(buf, 0444);
+		return mkdirat(root, buf, 0755) && errno != EEXIST ? -errno : 0;
+	fd = openat(root, buf, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0444);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
 }
 
 /* The caller's terminal, kept under its name. COMMAND inherits it (fd 0, 1
@@ -501,21 +594,22 @@ static int make_proc(const char **what, const char **where)
 	return 0;
 }
 
-/* A 0111 tmpfs over `path` with the --unmask children that follow it in
- * argv bound back: each is opened before the mask covers it and bound from
- * its descriptor. *consumed counts the children. */
-static int mask_dir_x(const char *path, char *const *argv, int n, int *consumed,
+/* A 0111 tmpfs over `path` (argv[at]) with the --unmask children that
+ * follow it in argv bound back: each is opened (and checked) before the
+ * mask covers it and bound from its descriptor onto a mount point made in
+ * the tmpfs through the tmpfs's own descriptor. *consumed counts them. */
+static int mask_dir_x(int at, const char *path, char *const *argv, int n, int *consumed,
 		      const char **what, const char **where)
 {
 	int fds[MAX_UNMASK];
 	const char *child[MAX_UNMASK];
 	bool rw[MAX_UNMASK];
-	char src[64];
-	int k = 0, rc = 0;
+	char buf[64];
+	int k = 0, rc = 0, dst = -1, m = -1;
 
 	for (int i = 0; i < n; i++) {
 		const char *c;
-		enum op op = op_of(argv[i], &c);
+		enum op op = op_of(argv[at + 1 + i], &c);
 		if (op != OP_UNMASK && op != OP_UNMASK_RW)
 			break;
 		*where = c;
@@ -525,9 +619,9 @@ static int mask_dir_x(const char *path, char *const *argv, int n, int *consumed,
 			goto out;
 		}
 		*what = "open a re-allowed path";
-		fds[k] = open(c, O_PATH | O_CLOEXEC);
+		fds[k] = open_planned(at + 1 + i, c, false, what);
 		if (fds[k] < 0) {
-			rc = -errno;
+			rc = fds[k];
 			goto out;
 		}
 		child[k] = c;
@@ -536,8 +630,16 @@ static int mask_dir_x(const char *path, char *const *argv, int n, int *consumed,
 	*consumed = k;
 	*where = path;
 	*what = "mask a denied directory";
+	if ((dst = open_planned(at, path, false, what)) < 0) {
+		rc = dst;
+		goto out;
+	}
 	/* 0700 while we make the mount points: we hold no CAP_DAC_OVERRIDE. */
-	if ((rc = tmpfs(path, MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0700")))
+	if ((m = new_tmpfs("0700", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC)) < 0) {
+		rc = m;
+		goto out;
+	}
+	if ((rc = attach(m, dst)))
 		goto out;
 	*what = "bind back a re-allowed path";
 	for (int i = 0; i < k && !rc; i++) {
@@ -546,60 +648,77 @@ static int mask_dir_x(const char *path, char *const *argv, int n, int *consumed,
 		if (fstat(fds[i], &st))
 			rc = -errno;
 		else
-			rc = make_mountpoint(child[i], strlen(path), S_ISDIR(st.st_mode));
+			rc = make_mountpoint(m, child[i] + strlen(path) + 1, S_ISDIR(st.st_mode));
 	}
 	for (int i = 0; i < k && !rc; i++) {
+		int t, mp;
 		*where = child[i];
-		rc = bind_path(fd_path(fds[i], src, sizeof(src)), child[i], !rw[i]);
+		mp = openat(m, child[i] + strlen(path) + 1, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (mp < 0) {
+			rc = -errno;
+			break;
+		}
+		t = clone_tree(fds[i], have_setattr);
+		rc = t < 0 ? t : 0;
+		if (!rc && !rw[i] && have_setattr)
+			rc = tree_flags(t, true, true);
+		if (!rc)
+			rc = attach(t, mp);
+		if (!rc && !rw[i] && !have_setattr)
+			rc = tree_flags(t, true, false);
+		if (t >= 0)
+			close(t);
+		close(mp);
 	}
 	if (rc)
 		goto out;
 	*where = path;
 	*what = "mask a denied directory";
-	if (chmod(path, 0111))
+	if (chmod(fd_path(m, buf, sizeof(buf)), 0111))
 		rc = -errno;
+	else if (have_setattr) /* not the writable children */
+		rc = setattr(m, "", AT_EMPTY_PATH, INIT_ATTR_RDONLY, 0) ? -errno : 0;
 	else
-		rc = set_ro(path, false); /* not the writable children */
+		rc = remount_flags(buf, MS_RDONLY, 0);
 out:
 	for (int i = 0; i < k; i++)
 		close(fds[i]);
+	if (dst >= 0)
+		close(dst);
+	if (m >= 0)
+		close(m);
 	return rc;
 }
 
-/* The read-only view of each writable root, kept from before it was bound
- * writable (a descriptor into bubblewrap's read-only root): a placeholder
- * below it is bound from there in one call, since a bind takes its source
- * mount's read-only flag. Placeholders only: they are files, so nothing of
- * ours is mounted below them; a directory bound from the view would come
- * without the masks made since (the view predates them). */
-#define MAX_VIEWS 64
-static struct {
-	const char *path;
-	size_t len;
-	int fd;
-} views[MAX_VIEWS];
-static int nviews;
-
-static int protect_placeholder(const char *p)
+/* --ro-new: a stand-in (standin.h) or what appeared at its name instead.
+ * Its directory is what the supervisor recorded (the name may not have
+ * existed then); the name is opened in it without following a link. A
+ * stand-in is a link: mounted onto itself, as a protected link is; anything
+ * else there, bound read-only. */
+static int protect_new(int i, const char *p, const char *state, const char **what)
 {
-	char src[PATH_MAX + 32];
-	int best = -1;
+	char dir[PATH_MAX];
+	const char *name = strrchr(p, '/') + 1;
+	struct stat st;
+	int d, fd, rc;
 
-	for (int i = 0; i < nviews; i++)
-		if (!strncmp(p, views[i].path, views[i].len) && p[views[i].len] == '/' &&
-		    (best < 0 || views[i].len > views[best].len))
-			best = i;
-	if (best < 0 || snprintf(src, sizeof(src), "/proc/self/fd/%d%s", views[best].fd,
-				 p + views[best].len) >= (int)sizeof(src))
-		return bind_path(p, p, true);
-	return mount(src, p, NULL, MS_BIND | (have_setattr ? MS_REC : 0), NULL) ? -errno : 0;
-}
-
-static void close_views(void)
-{
-	for (int i = 0; i < nviews; i++)
-		close(views[i].fd);
-	nviews = 0;
+	if (*state == '-')
+		return 0; /* the supervisor could not make it: nor can COMMAND */
+	snprintf(dir, sizeof(dir), "%.*s", name - p > 1 ? (int)(name - p - 1) : 1, p);
+	if ((d = open_planned(i, dir, false, what)) < 0)
+		return d;
+	fd = openat(d, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	rc = fd < 0 ? -errno : 0;
+	close(d);
+	if (rc)
+		return rc;
+	if (fstat(fd, &st))
+		rc = -errno;
+	else
+		rc = bind_fd(fd, fd, S_ISLNK(st.st_mode) ? 0 : 'r', !S_ISLNK(st.st_mode) &&
+			     have_setattr);
+	close(fd);
+	return rc;
 }
 
 /* ---- the order
@@ -698,7 +817,101 @@ static bool hides_ours(char *const *argv, int done, const char *p)
 	return false;
 }
 
-int init_mounts_apply(char *const *argv, int n, const char *states,
+/* One operation on one path, from the descriptor open_planned() gives. */
+static int apply_one(int i, enum op op, const char *p, const char *state,
+		     const char **what)
+{
+	int fd, rc = 0;
+
+	if (op == OP_RO_NEW)
+		return protect_new(i, p, state, what);
+	fd = open_planned(i, p, op == OP_RO_LINK, what);
+	if (fd < 0)
+		return fd;
+	switch (op) {
+	case OP_BOUND:
+		break; /* bound by bubblewrap: checked only */
+	case OP_RW:
+		rc = bind_fd(fd, fd, 'w', true);
+		break;
+	case OP_RW_IN:
+		/* a writable hole in a protect above it, applied after it (by
+		 * depth): the session directory in sbx's read-only state
+		 * directory */
+		rc = bind_fd(fd, fd, 'w', have_setattr);
+		break;
+	case OP_PIN:
+		/* a directory on the way to a write-protect: as a mount point
+		 * it cannot be renamed, which would take the protected path
+		 * away from its name */
+		rc = bind_fd(fd, fd, 0, true);
+		break;
+	case OP_RO_LINK:
+		/* mounted onto itself: it still leads where it did, but
+		 * cannot be removed or replaced */
+		rc = bind_fd(fd, fd, 0, false);
+		break;
+	case OP_RO:
+		rc = bind_fd(fd, fd, 'r', have_setattr); /* with the masks below it */
+		break;
+	case OP_MASK_FILE: {
+		/* /dev/null is ours (the fresh /dev, made first) */
+		int null = open("/dev/null", O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		rc = null < 0 ? -errno : bind_fd(null, fd, 'r', false);
+		if (null >= 0)
+			close(null);
+		break;
+	}
+	case OP_MASK_DIR: {
+		int m = new_tmpfs("0000", MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
+				  MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
+		rc = m < 0 ? m : attach(m, fd);
+		if (m >= 0)
+			close(m);
+		break;
+	}
+	default:
+		rc = -EPROTO;
+	}
+	close(fd);
+	return rc;
+}
+
+static const char *op_what(enum op op)
+{
+	switch (op) {
+	case OP_BOUND: return "check a writable path bound by bubblewrap";
+	case OP_RW: return "bind a writable path";
+	case OP_RW_IN: return "bind a writable path inside a protected one";
+	case OP_PIN: return "pin a directory";
+	case OP_RO_LINK: return "write-protect a link";
+	case OP_RO_NEW: return "write-protect a placeholder";
+	case OP_RO: return "write-protect";
+	case OP_MASK_FILE: return "mask a denied file";
+	case OP_MASK_DIR: case OP_MASK_DIR_X: return "mask a denied directory";
+	default: return "mount";
+	}
+}
+
+/* Number the path operations in argv order (the supervisor's identities
+ * come in that order) and check there is one identity each. */
+static int number_ops(char *const *argv, int n, bool need_ids)
+{
+	unsigned k = 0;
+
+	if (n > MAX_IDS)
+		return -E2BIG;
+	for (int i = 0; i < n; i++) {
+		const char *p;
+		enum op op = op_of(argv[i], &p);
+		if (op != OP_NONE && op != OP_DEV && op != OP_PROC)
+			ordinal[i] = k++;
+	}
+	check_ids = need_ids || nids;
+	return check_ids && k != nids ? -EPROTO : 0;
+}
+
+int init_mounts_apply(char *const *argv, int n, const char *states, bool need_ids,
 		      const char **what, const char **path)
 {
 	char cwd[PATH_MAX];
@@ -709,6 +922,9 @@ int init_mounts_apply(char *const *argv, int n, const char *states,
 	if (!getcwd(cwd, sizeof(cwd)))
 		return -errno;
 	have_setattr = !(syscall(SYS_mount_setattr, -1, NULL, 0, NULL, 0) && errno == ENOSYS);
+	*what = "the supervisor's identities of the paths do not match the operations";
+	if ((rc = number_ops(argv, n, need_ids)))
+		return rc;
 	*what = "too many mount operations";
 	if ((rc = make_units(argv, n, &nunits)))
 		return rc;
@@ -716,8 +932,9 @@ int init_mounts_apply(char *const *argv, int n, const char *states,
 	for (int u = 0; u < nunits && !rc; u++) {
 		const char *p;
 		int i = units[u].first, used = 0;
+		enum op op = op_of(argv[i], &p);
 
-		switch (op_of(argv[i], &p)) {
+		switch (op) {
 		case OP_NONE:
 		case OP_UNMASK: /* handled with their mask */
 		case OP_UNMASK_RW:
@@ -729,63 +946,10 @@ int init_mounts_apply(char *const *argv, int n, const char *states,
 		case OP_PROC:
 			rc = make_proc(what, path);
 			break;
-		case OP_RW:
-			*path = p;
-			*what = "bind a writable path";
-			if (nviews < MAX_VIEWS) {
-				int fd = open(p, O_PATH | O_CLOEXEC);
-				if (fd >= 0) {
-					views[nviews].path = p;
-					views[nviews].len = strlen(p);
-					views[nviews++].fd = fd;
-				}
-			}
-			if (mount(p, p, NULL, MS_BIND | MS_REC, NULL))
-				rc = -errno;
-			else
-				rc = set_rw(p);
-			break;
-		case OP_RW_IN:
-			/* a writable hole in a protect above it, applied after
-			 * it (by depth): the session directory in sbx's
-			 * read-only state directory */
-			*path = p;
-			*what = "bind a writable path inside a protected one";
-			rc = bind_path(p, p, false);
-			if (!rc)
-				rc = set_rw(p);
-			break;
-		case OP_PIN:
-			/* a directory on the way to a write-protect: as a mount
-			 * point it cannot be renamed, which would take the
-			 * protected path away from its name */
-			*path = p;
-			*what = "pin a directory";
-			rc = mount(p, p, NULL, MS_BIND | MS_REC, NULL) ? -errno : 0;
-			break;
-		case OP_RO_LINK:
-			*path = p;
-			*what = "write-protect a link";
-			rc = cover_link(p);
-			break;
-		case OP_RO_NEW:
-			*path = p;
-			*what = "write-protect a placeholder";
-			if (!states || !states[units[u].state]) {
-				rc = -EPROTO; /* no state for it: fail closed */
-				break;
-			}
-			if (states[units[u].state] == '-')
-				break; /* the supervisor could not make it: nor can COMMAND */
-			/* a stand-in is a link (standin.h): mounted onto itself,
-			 * as a protected link is; what appeared there instead,
-			 * bound read-only */
-			struct stat lst;
-			if (lstat(p, &lst)) {
-				rc = -errno;
-				break;
-			}
-			rc = S_ISLNK(lst.st_mode) ? cover_link(p) : protect_placeholder(p);
+		case OP_MASK_DIR_X:
+			rc = mask_dir_x(i, p, argv, units[u].count - 1, &used, what, path);
+			if (!rc && used != units[u].count - 1)
+				rc = -EPROTO; /* cannot be: the same ops counted twice */
 			break;
 		case OP_RO:
 			*path = p;
@@ -795,34 +959,32 @@ int init_mounts_apply(char *const *argv, int n, const char *states,
 				rc = -ENOSYS;
 				break;
 			}
-			*what = "write-protect";
-			rc = bind_path(p, p, true); /* with the masks below it */
-			break;
-		case OP_MASK_FILE:
+			/* fall through */
+		default:
 			*path = p;
-			*what = "mask a denied file";
-			rc = bind_path("/dev/null", p, true);
-			break;
-		case OP_MASK_DIR:
-			*path = p;
-			*what = "mask a denied directory";
-			rc = tmpfs(p, MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY, "mode=0000");
-			break;
-		case OP_MASK_DIR_X:
-			rc = mask_dir_x(p, argv + i + 1, units[u].count - 1, &used, what, path);
-			if (!rc && used != units[u].count - 1)
-				rc = -EPROTO; /* cannot be: the same ops counted twice */
+			*what = op_what(op);
+			if (op == OP_RO_NEW && (!states || !states[units[u].state])) {
+				rc = -EPROTO; /* no state for it: fail closed */
+				break;
+			}
+			rc = apply_one(i, op, p, op == OP_RO_NEW ? &states[units[u].state] : NULL,
+				       what);
 			break;
 		}
 	}
-	close_views();
 	if (rc)
 		return rc;
 	/* Our working directory may now be covered (a bind over the
-	 * workspace's parent): enter it again, as bubblewrap's --chdir did. */
+	 * workspace's parent): enter it again, as bubblewrap's --chdir did,
+	 * through no link swapped in meanwhile. */
 	*path = cwd;
-	*what = "enter the working directory";
-	return chdir(cwd) ? -errno : 0;
+	*what = "enter the working directory (a symlink is now on the way?)";
+	int fd = pathwalk_open(cwd, false);
+	if (fd < 0)
+		return fd;
+	rc = fchdir(fd) ? -errno : 0;
+	close(fd);
+	return rc;
 }
 
 /* ---- capabilities */

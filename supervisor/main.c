@@ -17,198 +17,18 @@
 
 #include "net/net.h"
 #include "notify.h"
+#include "gitprov.h"
 #include "hostfs.h"
+#include "mountids.h"
 #include "standin.h"
 #include "elfcheck.h"
+#include "profile.h"
 #include "supervisor.h"
 #include "runlimits.h"
+#include "config.h"
+#include "probe.h"
 
 extern char **environ;
-
-static const char *home_dir(void)
-{
-	const char *h = getenv("HOME");
-	struct passwd *pw;
-
-	if (h && h[0] == '/')
-		return h;
-	pw = getpwuid(getuid());
-	return pw && pw->pw_dir && pw->pw_dir[0] == '/' ? pw->pw_dir : NULL;
-}
-
-/* The user layer: --config, $SBX_CONFIG, ~/.config/sbx/sandbox.ini,
- * /etc/sbx/sandbox.ini, else only the built-in defaults. */
-static int load_user_config(struct policy_builder *b, const struct options *o,
-			    const char *home, char *used, size_t usedsz,
-			    struct sbx_err *err)
-{
-	const char *explicit = o->config ? o->config : getenv("SBX_CONFIG");
-	char path[PATH_MAX], shown[PATH_MAX];
-	int rc;
-
-	used[0] = '\0';
-	if (explicit && *explicit) {
-		rc = policy_builder_load_file(b, explicit, explicit, POLICY_LAYER_USER, err);
-		if (rc == -ENOENT)
-			snprintf(err->msg, sizeof(err->msg), "%s: no such file (given by %s)",
-				 explicit, o->config ? "--config" : "SBX_CONFIG");
-		if (!rc)
-			snprintf(used, usedsz, "%s", explicit);
-		return rc;
-	}
-	const char *xdg = getenv("XDG_CONFIG_HOME");
-	if (xdg && xdg[0] == '/')
-		snprintf(path, sizeof(path), "%s/sbx/sandbox.ini", xdg);
-	else
-		snprintf(path, sizeof(path), "%s/.config/sbx/sandbox.ini", home);
-	const char *candidates[] = { path, "/etc/sbx/sandbox.ini" };
-	for (size_t i = 0; i < 2; i++) {
-		sbx_path_tildify(candidates[i], home, shown, sizeof(shown));
-		rc = policy_builder_load_file(b, candidates[i], shown, POLICY_LAYER_USER, err);
-		if (rc != -ENOENT) {
-			if (!rc)
-				snprintf(used, usedsz, "%s", shown);
-			return rc;
-		}
-	}
-	return 0;
-}
-
-static int load_project_config(struct policy_builder *b, const char *user_file,
-			       const char *home, struct sbx_err *err)
-{
-	char path[PATH_MAX], real[PATH_MAX], ureal[PATH_MAX], shown[PATH_MAX];
-
-	snprintf(path, sizeof(path), "%s/sandbox.ini", policy_builder_workspace(b));
-	if (!realpath(path, real))
-		return 0;
-	if (user_file[0] && realpath(user_file, ureal) && !strcmp(real, ureal))
-		return 0; /* the user chose it with --config: it is theirs */
-	sbx_path_tildify(path, home, shown, sizeof(shown));
-	int rc = policy_builder_load_file(b, path, shown, POLICY_LAYER_PROJECT, err);
-	return rc == -ENOENT ? 0 : rc;
-}
-
-/* One of our own files: $ENV if set, else next to sbx-preload (the build
- * tree) or in ../lib/sbx/ (an install). */
-static int find_helper(const char *name, const char *env_name, int mode,
-		       char *out, size_t outsz)
-{
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	const char *env = getenv(env_name);
-
-	if (env && *env) {
-		if (!realpath(env, out))
-			snprintf(out, outsz, "%s", env);
-		return access(out, mode) ? -errno : 0;
-	}
-	if (n <= 0)
-		return -errno;
-	exe[n] = '\0';
-	*strrchr(exe, '/') = '\0';
-	const char *rel[] = { "/", "/../lib/sbx/" };
-	for (size_t i = 0; i < 2; i++) {
-		char cand[PATH_MAX + 64];
-		struct stat st;
-		snprintf(cand, sizeof(cand), "%s%s%s", exe, rel[i], name);
-		/* /proc/self/exe is canonical: next to it, a file that is no
-		 * link needs no realpath() (a readlink per component) */
-		if (i == 0 && lstat(cand, &st) == 0 && S_ISREG(st.st_mode) &&
-		    (size_t)snprintf(out, outsz, "%s", cand) < outsz)
-			return access(out, mode) ? -errno : 0;
-		if (realpath(cand, out) && access(out, mode) == 0)
-			return 0;
-	}
-	return -ENOENT;
-}
-
-/* Why might bubblewrap have failed? Look where it usually is. */
-static void setup_advice(void)
-{
-	char buf[32] = "";
-	FILE *f;
-
-	if ((f = fopen("/proc/sys/kernel/unprivileged_userns_clone", "re"))) {
-		if (fgets(buf, sizeof(buf), f) && buf[0] == '0')
-			msg("unprivileged user namespaces are off: sudo sysctl -w kernel.unprivileged_userns_clone=1");
-		fclose(f);
-	}
-	if ((f = fopen("/proc/sys/kernel/apparmor_restrict_unprivileged_userns", "re"))) {
-		if (fgets(buf, sizeof(buf), f) && buf[0] == '1')
-			msg("AppArmor restricts user namespaces: add an AppArmor profile for bwrap, "
-			    "or sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0");
-		fclose(f);
-	}
-	if ((f = fopen("/proc/sys/user/max_user_namespaces", "re"))) {
-		if (fgets(buf, sizeof(buf), f) && buf[0] == '0' && buf[1] == '\n')
-			msg("user namespaces are disabled: sudo sysctl -w user.max_user_namespaces=10000");
-		fclose(f);
-	}
-}
-
-/* Can bubblewrap make a sandbox here at all (user, pid and network
- * namespaces, a read-only root)? Asked only after ours failed, to tell a
- * machine without the boundary from a failure of our own. Only a definite
- * no counts: bubblewrap missing, or refused the namespaces for good
- * (EPERM, EACCES, ENOSPC from max_user_namespaces = 0, EINVAL, ENOSYS). A
- * probe that could not tell (no process to fork, EAGAIN or ENOMEM inside
- * bubblewrap, a signal) is not a no: a command that exhausts the user's
- * processes must not turn fallback = warn into a run without a sandbox. */
-enum bwrap_probe { BWRAP_WORKS, BWRAP_CANNOT, BWRAP_UNKNOWN };
-
-static enum bwrap_probe bwrap_probe(const char *bwrap)
-{
-	char *argv[] = { (char *)bwrap, "--unshare-user", "--unshare-pid", "--unshare-net",
-			 "--ro-bind", "/", "/", "--", "/bin/true", NULL };
-	static const char *const definite[] = {
-		"Operation not permitted", "Permission denied", "No space left on device",
-		"Invalid argument", "Function not implemented", "No such file or directory",
-	};
-	char out[4096];
-	size_t n = 0;
-	int status, fds[2];
-	pid_t pid;
-
-	if (pipe2(fds, O_CLOEXEC))
-		return BWRAP_UNKNOWN;
-	if ((pid = fork()) == 0) {
-		int null = open("/dev/null", O_RDONLY);
-		if (null >= 0)
-			dup2(null, STDIN_FILENO);
-		dup2(fds[1], STDOUT_FILENO);
-		dup2(fds[1], STDERR_FILENO);
-		execv(bwrap, argv);
-		dprintf(STDERR_FILENO, "exec: %s\n", strerror(errno));
-		_exit(127);
-	}
-	close(fds[1]);
-	if (pid < 0) {
-		close(fds[0]);
-		return BWRAP_UNKNOWN;
-	}
-	for (ssize_t r; n < sizeof(out) - 1; n += (size_t)r)
-		if ((r = read(fds[0], out + n, sizeof(out) - 1 - n)) <= 0) {
-			if (r < 0 && errno == EINTR) {
-				r = 0;
-				continue;
-			}
-			break;
-		}
-	out[n] = '\0';
-	close(fds[0]);
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return BWRAP_UNKNOWN;
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		return BWRAP_WORKS;
-	if (!WIFEXITED(status))
-		return BWRAP_UNKNOWN;
-	for (size_t i = 0; i < sizeof(definite) / sizeof(*definite); i++)
-		if (strstr(out, definite[i]))
-			return BWRAP_CANNOT;
-	return BWRAP_UNKNOWN;
-}
 
 /* The caller's RLIMIT_NOFILE, while ours is raised for the proxy (a tunnel
  * is two sockets and, spliced, two pipes: 1024 descriptors are 170
@@ -232,6 +52,11 @@ static void restore_nofile(void)
 	if (nofile_raised)
 		setrlimit(RLIMIT_NOFILE, &caller_nofile);
 	nofile_raised = false;
+}
+
+static void say_advice(void *ctx, const char *line)
+{
+	msg("%s", line);
 }
 
 static int unsandboxed(const struct options *o, const char *why)
@@ -302,9 +127,33 @@ static void network_text(const struct policy *p, char *out, size_t outsz)
 			 "names one)", n, n == 1 ? "" : "s");
 }
 
+/* The git directories outside the workspace that isolation = workspace
+ * made writable (a subdirectory's repository, a linked worktree's main
+ * one): named, so a run never writes where the person did not look. */
+static const char *gitdirs_text(const struct policy *p, char *out, size_t outsz)
+{
+	size_t n, len = 0;
+	const struct sbx_rule *const *w = policy_rules(p, SBX_RULE_ALLOW_WRITE, &n);
+
+	out[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		char shown[PATH_MAX];
+		if (w[i]->origin != SBX_ORIGIN_ISOLATION ||
+		    !strcmp(w[i]->pattern, policy_workspace(p)))
+			continue;
+		policy_tildify(p, w[i]->pattern, shown, sizeof(shown));
+		int k = snprintf(out + len, outsz - len, "%s%s", len ? ", " : " and its git directory ",
+				 shown);
+		if (k < 0 || (size_t)k >= outsz - len)
+			break;
+		len += (size_t)k;
+	}
+	return out;
+}
+
 static void startup_line(const struct policy *p, const struct plan *pl, const struct limits *lim)
 {
-	char ws[PATH_MAX], sess[PATH_MAX], net[128], counts[384], lt[256];
+	char ws[PATH_MAX], sess[PATH_MAX], net[128], counts[384], lt[256], git[PATH_MAX * 2];
 
 	policy_tildify(p, policy_workspace(p), ws, sizeof(ws));
 	network_text(p, net, sizeof(net));
@@ -326,7 +175,8 @@ static void startup_line(const struct policy *p, const struct plan *pl, const st
 			info("sandbox on — workspace / read-only (it would be the whole "
 			     "machine; choose one with -w DIR), %s, %s", net, counts);
 		else
-			info("sandbox on — workspace %s writable, %s, %s", ws, net, counts);
+			info("sandbox on — workspace %s writable%s, %s, %s", ws,
+			     gitdirs_text(p, git, sizeof(git)), net, counts);
 		break;
 	}
 }
@@ -343,53 +193,6 @@ static int pending_notes(const struct policy *p)
 		msg("unix sockets stay blocked: allow_unix_sockets needs the seccomp "
 		    "notify layer, which SBX_NOTIFY=off turns off");
 	return 0;
-}
-
-/* The policy from every source, in order. learn_box: the relaxed one a
- * --learn run is confined by (writes allowed in HOME too). 0; -1 with err
- * set; -2 when a message was printed. */
-static int build_policy(const struct options *o, const struct policy_ctx *ctx,
-			bool learn_box, char *user_file, size_t ufsz,
-			struct policy **out, struct sbx_err *err)
-{
-	struct policy_builder *b = NULL;
-	struct stat st;
-	int rc;
-
-	*out = NULL;
-	if (policy_builder_new(ctx, &b)) {
-		msg("out of memory");
-		return -2;
-	}
-#define TRY_B(x) do { if (x) { policy_builder_free(b); return -1; } } while (0)
-	TRY_B(load_user_config(b, o, ctx->home, user_file, ufsz, err));
-	TRY_B(o->workspace && policy_builder_set(b, "sandbox", "workspace", o->workspace,
-						 SBX_ORIGIN_FLAG, "--workspace", err));
-	const char *ws = policy_builder_workspace(b);
-	if (stat(ws, &st) || !S_ISDIR(st.st_mode)) {
-		msg("workspace %s is not a directory (set it with -w DIR or "
-		    "`workspace =` in [sandbox])", ws);
-		policy_builder_free(b);
-		return -2;
-	}
-	TRY_B(load_project_config(b, user_file, ctx->home, err));
-	const char *doms = getenv("SBX_ALLOWED_DOMAINS");
-	TRY_B(doms && *doms &&
-	      policy_builder_set(b, "network", "allow_domains", doms, SBX_ORIGIN_ENV,
-				 "SBX_ALLOWED_DOMAINS", err));
-	for (size_t i = 0; i < o->nsettings; i++)
-		TRY_B(policy_builder_set(b, o->settings[i].section, o->settings[i].key,
-					 o->settings[i].value, SBX_ORIGIN_FLAG,
-					 o->settings[i].flag, err));
-	if (learn_box) {
-		TRY_B(policy_builder_set(b, "filesystem", "allow_write", ctx->home,
-					 SBX_ORIGIN_FLAG, "--learn", err));
-		TRY_B(policy_builder_set(b, "filesystem", "allow_write", "/var/tmp",
-					 SBX_ORIGIN_FLAG, "--learn", err));
-	}
-#undef TRY_B
-	rc = policy_compile(b, out, err);
-	return rc ? -1 : 0;
 }
 
 /* What the shim needs from us: the policy (a sealed memfd), the report
@@ -448,7 +251,7 @@ static int shim_prepare(const struct policy *p, enum reports_mode mode,
 	snprintf(s->spec, sizeof(s->spec), "1;mode=%s;lib=%s",
 		 mode == REPORTS_LEARN ? "learn" : mode == REPORTS_TRACE ? "trace" : "enforce",
 		 s->lib);
-	if (policy_network_proxied(p))
+	if (net_run_proxied(p, mode == REPORTS_LEARN))
 		snprintf(s->spec + strlen(s->spec), sizeof(s->spec) - strlen(s->spec),
 			 ";socks=%u", SBX_PROXY_SOCKS_PORT);
 	return 0;
@@ -487,23 +290,6 @@ static void print_line(const struct plan *pl, bool debug)
 		dmsg("%s", line);
 	else
 		printf("%s\n", line);
-}
-
-/* One of sbx's own directories: $XDG_<VAR>/sbx, else ~/<dflt>. The user's
- * part ($XDG_*, HOME) is resolved now, before COMMAND runs; below it, every
- * later walk follows no link (hostfs.h). */
-static int own_dir(const char *home, const char *xdg_var, const char *dflt, char *out,
-		   size_t outsz)
-{
-	const char *x = getenv(xdg_var);
-	bool xdg = x && x[0] == '/';
-	char base[PATH_MAX];
-	int rc = hostfs_trust_path(xdg ? x : home, 0, base, sizeof(base));
-
-	if (rc)
-		return rc;
-	rc = snprintf(out, outsz, "%s/%s", strcmp(base, "/") ? base : "", xdg ? "sbx" : dflt);
-	return rc < 0 || (size_t)rc >= outsz ? -ENAMETOOLONG : 0;
 }
 
 /* sbx's state directory (the audit log, learned policies, stand-in
@@ -563,7 +349,7 @@ static int cleanup_only(const char *home)
 	char dir[PATH_MAX];
 	int fd, n;
 
-	if (own_dir(home, "XDG_STATE_HOME", ".local/state/sbx", dir, sizeof(dir))) {
+	if (config_own_dir(home, "XDG_STATE_HOME", ".local/state/sbx", dir, sizeof(dir))) {
 		msg("cleanup: cannot tell sbx's state directory");
 		return SBX_EXIT_SETUP;
 	}
@@ -598,15 +384,26 @@ static void on_net_event(void *ctx, const struct net_event *ev)
  * (a hosts file that replaces DNS, for the integration tests) is
  * honoured, loudly: it can only point allowed names elsewhere, and the
  * resolved-address check still judges every address it gives. */
-static int proxy_start(const struct policy *p, struct reports *r, struct net_loop **out)
+static int proxy_start(const struct policy *p, struct reports *r, bool learn,
+		       struct net_loop **out)
 {
-	const char *hosts = getenv("SBX_TEST_HOSTS");
-	struct net_cfg cfg = { .report = on_net_event, .rctx = r };
+	const char *hosts = getenv("SBX_TEST_HOSTS"), *dns = getenv("SBX_TEST_DNS");
+	/* http_proxy_port / socks_proxy_port: the user's own proxy on this
+	 * host takes every allowed connection (the HTTP one when both) */
+	struct net_cfg cfg = { .report = on_net_event, .rctx = r, .learn = learn,
+			       .chain_http_port = policy_http_proxy_port(p),
+			       .chain_socks_port = policy_http_proxy_port(p) ? 0 :
+						   policy_socks_proxy_port(p) };
 
 	if (hosts && *hosts) {
 		msg("SBX_TEST_HOSTS is set: the proxy resolves names from %s, not DNS "
 		    "(for tests only)", hosts);
 		cfg.test_hosts = hosts;
+	}
+	if (dns && *dns) {
+		msg("SBX_TEST_DNS is set: the proxy asks the nameserver %s, not those of "
+		    "/etc/resolv.conf (for tests only)", dns);
+		cfg.test_dns = dns;
 	}
 	raise_nofile();
 	return net_loop_new(p, &cfg, out);
@@ -653,6 +450,37 @@ static void hold_back_fds(const struct options *o)
 	closedir(d);
 }
 
+/* Where report lines go: stderr, --report-fd N or --report-file PATH
+ * (opened now, before anything of COMMAND's exists). Neither reaches
+ * COMMAND: a program that could write to it could forge sbx's lines. -1
+ * after a message. */
+static int report_output(const struct options *o)
+{
+	int fd = o->report_fd;
+
+	if (o->report_file) {
+		fd = open(o->report_file, O_WRONLY | O_APPEND | O_CREAT | O_NOCTTY | O_CLOEXEC, 0600);
+		if (fd < 0) {
+			msg("--report-file %s: %s", o->report_file, strerror(errno));
+			return -1;
+		}
+		return fd;
+	}
+	if (fd < 0)
+		return STDERR_FILENO;
+	int acc = fcntl(fd, F_GETFL);
+	if (acc < 0 || (acc & O_ACCMODE) == O_RDONLY) {
+		msg("--report-fd %d: %s", fd, acc < 0 ? "not an open descriptor" :
+		    "open for reading only");
+		return -1;
+	}
+	if (fd > STDERR_FILENO && fcntl(fd, F_SETFD, FD_CLOEXEC)) {
+		msg("--report-fd %d: %s", fd, strerror(errno));
+		return -1;
+	}
+	return fd;
+}
+
 int main(int argc, char **argv)
 {
 	struct options o;
@@ -665,7 +493,7 @@ int main(int argc, char **argv)
 	char cwd[PATH_MAX], session[PATH_MAX], user_file[PATH_MAX] = "";
 	char bwrap[PATH_MAX], init[PATH_MAX], stamp[64], run_id[96];
 	char log_path[PATH_MAX], learn_path[PATH_MAX], sdir[PATH_MAX], cdir[PATH_MAX];
-	int state_fd = -1;
+	int state_fd = -1, report_out = STDERR_FILENO;
 	int rc = SBX_EXIT_SETUP, brc;
 	bool ready = false, use_shim, have_bwrap, have_init, proxied, notify_on;
 	struct net_loop *net = NULL;
@@ -673,6 +501,8 @@ int main(int argc, char **argv)
 	enum reports_mode mode;
 	struct sandbox sb = SANDBOX_NONE;
 	struct standins *standins = NULL;
+	struct gitprov *gprov = NULL; /* linked worktrees sandboxed runs made */
+	struct timespec since;       /* this run's start, for gitprov_note() */
 	struct limits lim = LIMITS_NONE;
 
 	int orc = options_parse(argc, argv, &o);
@@ -681,7 +511,7 @@ int main(int argc, char **argv)
 	run_guard_signals();
 	mode = o.learn ? REPORTS_LEARN : o.trace ? REPORTS_TRACE : REPORTS_ENFORCE;
 
-	const char *home = home_dir();
+	const char *home = config_home_dir();
 	if (!home) {
 		msg("cannot tell your home directory: set HOME");
 		goto out;
@@ -690,6 +520,12 @@ int main(int argc, char **argv)
 		rc = cleanup_only(home);
 		goto out;
 	}
+	if (o.print_profile) {
+		rc = profile_print(o.print_profile, home);
+		goto out;
+	}
+	if ((report_out = report_output(&o)) < 0)
+		goto out;
 	if (!getcwd(cwd, sizeof(cwd))) {
 		msg("cannot tell the current directory: %s", strerror(errno));
 		goto out;
@@ -708,7 +544,7 @@ int main(int argc, char **argv)
 	}
 	have_bwrap = bwrap_rc == 0;
 	const char *bwrap_env = getenv("SBX_BWRAP");
-	have_init = !find_helper("sbx-init", "SBX_INIT", X_OK, init, sizeof(init));
+	have_init = !config_find_helper("sbx-init", "SBX_INIT", X_OK, init, sizeof(init));
 	if (have_bwrap && have_init && !off && !o.print) {
 		hold_back_fds(&o);
 		int e = sandbox_spawn(&sb, bwrap, init, o.command);
@@ -724,19 +560,25 @@ int main(int argc, char **argv)
 	localtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
 	snprintf(run_id, sizeof(run_id), "%s-%d", stamp, (int)getpid());
-	if (own_dir(home, "XDG_STATE_HOME", ".local/state/sbx", sdir, sizeof(sdir)) ||
-	    own_dir(home, "XDG_CONFIG_HOME", ".config/sbx", cdir, sizeof(cdir)) ||
+	if (config_own_dir(home, "XDG_STATE_HOME", ".local/state/sbx", sdir, sizeof(sdir)) ||
+	    config_own_dir(home, "XDG_CONFIG_HOME", ".config/sbx", cdir, sizeof(cdir)) ||
 	    snprintf(session, sizeof(session), "%s/sessions/%s", sdir, run_id) >=
 	    (int)sizeof(session)) {
 		msg("cannot tell sbx's state and configuration directories (is HOME too long?)");
 		goto out;
 	}
 
+	/* what changed in a git directory from here on may be this run's
+	 * (less a margin: file times come from a coarser clock) */
+	clock_gettime(CLOCK_REALTIME, &since);
+	since.tv_sec -= 2;
+	if (gitprov_load(sdir, &gprov))
+		goto out;
 	/* what builds the boundary is never writable inside it */
 	char self[PATH_MAX];
 	ssize_t selfn = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	self[selfn > 0 ? selfn : 0] = '\0';
-	bool have_lib = !find_helper("libsbx-preload.so", "SBX_SHIM_LIB", R_OK, shim.lib,
+	bool have_lib = !config_find_helper("libsbx-preload.so", "SBX_SHIM_LIB", R_OK, shim.lib,
 				     sizeof(shim.lib));
 	struct policy_ctx ctx = { .home = home, .cwd = cwd, .session_dir = session,
 				  .state_dir = sdir, .config_dir = cdir,
@@ -744,10 +586,11 @@ int main(int argc, char **argv)
 				  .own_files = { selfn > 0 ? self : NULL,
 						 have_init ? init : NULL,
 						 have_lib ? shim.lib : NULL,
-						 have_bwrap ? bwrap : NULL } };
-	brc = build_policy(&o, &ctx, false, user_file, sizeof(user_file), &p, &err);
+						 have_bwrap ? bwrap : NULL },
+				  .untrusted_gitdir = gitprov_made_inside, .untrusted_arg = gprov };
+	brc = config_build_policy(&o, &ctx, false, user_file, sizeof(user_file), &p, &err);
 	if (brc == 0 && o.learn)
-		brc = build_policy(&o, &ctx, true, user_file, sizeof(user_file), &box, &err);
+		brc = config_build_policy(&o, &ctx, true, user_file, sizeof(user_file), &box, &err);
 	if (brc == -1)
 		goto config_error;
 	if (brc)
@@ -761,6 +604,20 @@ int main(int argc, char **argv)
 			goto out;
 		}
 		rc = unsandboxed(&o, o.no_sandbox ? "--no-sandbox" : "SBX_NO_SANDBOX");
+		goto out;
+	}
+	if (!policy_enabled(p)) {
+		/* `sbxctl disable`: the user's own choice, in their file (a
+		 * project's sandbox.ini may not say it) */
+		char why[PATH_MAX + 96];
+		snprintf(why, sizeof(why), "sandboxing is disabled by `enabled = false` in %s; "
+			 "`sbxctl enable` turns it back on", user_file[0] ? user_file : "the config");
+		if (o.learn || o.print) {
+			msg("%s: %s never runs a program outside the sandbox", why,
+			    o.learn ? "--learn" : "--print");
+			goto out;
+		}
+		rc = unsandboxed(&o, why);
 		goto out;
 	}
 	if (o.no_shim && mode != REPORTS_ENFORCE) {
@@ -873,7 +730,14 @@ int main(int argc, char **argv)
 
 	/* the proxy runs in this process: not for --print, whose line runs
 	 * without us (its network is then off) */
-	proxied = policy_network_proxied(p) && !o.print;
+	proxied = net_run_proxied(p, o.learn) && !o.print;
+	unsigned host_ports[SBX_HOST_PORTS_MAX];
+	size_t nhost_ports = net_host_ports(p, host_ports, SBX_HOST_PORTS_MAX);
+	if (nhost_ports > SBX_HOST_PORTS_MAX) {
+		msg("host_ports names %zu ports; at most %d are served", nhost_ports,
+		    SBX_HOST_PORTS_MAX);
+		goto out;
+	}
 	/* the seccomp notify layer, served by this process (not for --print);
 	 * SBX_NOTIFY=off leaves it out, for measuring what it costs */
 	const char *nenv = getenv("SBX_NOTIFY");
@@ -893,12 +757,22 @@ int main(int argc, char **argv)
 	/* bubblewrap's options first: it goes on while the masks and
 	 * write-protects are planned and the placeholders made */
 	int serr = 0;
+	char why[PATH_MAX + 128];
 	if (o.print) {
 		if (plan_build(&in, &pl)) {
 			msg("out of memory while planning the sandbox");
 			goto out;
 		}
-		print_line(&pl, false);
+		/* sbx-init follows no link: a protect or mask of a name that
+		 * is one is printed where it leads (mountids.h) */
+		if (mount_ids_roots(&pl, why, sizeof(why)) || mount_ids_plan(&pl, why, sizeof(why))) {
+			msg("%s", why);
+			goto out;
+		}
+		if (o.print_json)
+			print_plan_json(&pl, cwd);
+		else
+			print_line(&pl, false);
 		if (policy_network_proxied(p)) {
 			char net_said[128];
 			network_text(p, net_said, sizeof(net_said));
@@ -915,6 +789,11 @@ int main(int argc, char **argv)
 	if ((lrc = limits_attach(&lim, sb.pid))) {
 		msg("sandbox set-up failed: cannot move bubblewrap into the cgroup for "
 		    "[limits]: %s; nothing was run", strerror(-lrc));
+		goto out;
+	}
+	/* the writable roots as the policy named them, before anything waits */
+	if (mount_ids_roots(&pl, why, sizeof(why))) {
+		msg("sandbox set-up failed: %s; nothing was run", why);
 		goto out;
 	}
 	serr = sandbox_send_args(&sb, &pl);
@@ -937,6 +816,10 @@ int main(int argc, char **argv)
 	}
 	if (!serr && plan_init(&in, &pl)) {
 		msg("out of memory while planning the sandbox");
+		goto out;
+	}
+	if (!serr && mount_ids_plan(&pl, why, sizeof(why))) {
+		msg("sandbox set-up failed: %s; nothing was run", why);
 		goto out;
 	}
 	if (sbx_verbosity >= V_DEBUG)
@@ -970,7 +853,8 @@ int main(int argc, char **argv)
 			snprintf(log_path, sizeof(log_path), "%s", given);
 		struct reports_cfg rcfg = { .policy = p, .relaxed = box, .log_path = log_path,
 					    .run_id = run_id, .mode = mode,
-					    .out_fd = STDERR_FILENO, .hold = true,
+					    .out_fd = report_out, .hold = true,
+					    .tty = policy_report_stderr(p),
 					    .guarded = pl.guarded.v, .nguarded = pl.guarded.n };
 		if (reports_new(&rcfg, &reports)) {
 			msg("out of memory");
@@ -1016,7 +900,7 @@ int main(int argc, char **argv)
 	/* The proxy, while sbx-init mounts: it needs the loop only when its
 	 * listeners arrive ("N"), and COMMAND waits for our answer. */
 	if (proxied && !serr) {
-		int e = proxy_start(p, reports, &net);
+		int e = proxy_start(p, reports, o.learn, &net);
 		if (e) {
 			msg("sandbox set-up failed: starting the filtering proxy: %s; nothing "
 			    "was run", strerror(-e));
@@ -1034,9 +918,11 @@ int main(int argc, char **argv)
 	struct run_in ri = { .report_fd = shim.report_rd, .reports = reports, .net = net,
 			     .notify = notify,
 			     .http_port = SBX_PROXY_HTTP_PORT,
-			     .socks_port = SBX_PROXY_SOCKS_PORT };
+			     .socks_port = SBX_PROXY_SOCKS_PORT, .dns = net != NULL,
+			     .host_ports = host_ports, .nhost_ports = nhost_ports };
 	rc = sandbox_wait(&sb, &pl, &ri, &ready);
 	plan_remove_placeholders(&pl);
+	gitprov_note(gprov, state_fd, sdir, pl.gitdirs.v, pl.gitdirs.n, &since);
 	limits_finish(&lim, &sb.pid);
 	if (!ready && ri.stopped) {
 		rc = SBX_EXIT_SETUP; /* sandbox_wait said why */
@@ -1061,7 +947,7 @@ int main(int argc, char **argv)
 			    "machine, this sandbox failed after it started");
 		msg("the sandbox could not be set up (bubblewrap exit %d, its message "
 		    "is above); nothing was run", rc);
-		setup_advice();
+		setup_advice(say_advice, NULL);
 		rc = SBX_EXIT_SETUP;
 		goto out;
 	}
@@ -1103,6 +989,7 @@ out:
 	plan_remove_placeholders(&pl);
 	limits_finish(&lim, &sb.pid);
 	standins_free(standins);
+	gitprov_free(gprov);
 	if (state_fd >= 0)
 		close(state_fd);
 	shim_release(&shim);

@@ -31,6 +31,12 @@ static const char usage[] =
 "                          reached through sbx's filtering proxy: HTTP_PROXY,\n"
 "                          ALL_PROXY... point at it)\n"
 "      --deny-domain D     network destination to refuse\n"
+"      --profile NAME      add the agent profile NAME (default: the one named\n"
+"                          like COMMAND, if any: claude, codex, gemini; `none`:\n"
+"                          no profile); see docs/AGENTS.md\n"
+"      --print-profile NAME  show profile NAME: where it is, and its rules\n"
+"      --host-port N       the sandbox's 127.0.0.1:N reaches the host's 127.0.0.1:N\n"
+"                          (a local database, a dev server; any TCP protocol)\n"
 "\n"
 "Running:\n"
 "      --no-sandbox        run COMMAND unsandboxed, with a warning\n"
@@ -41,10 +47,17 @@ static const char usage[] =
 "                          named; stdio, pipes, sockets, terminals and files are)\n"
 "      --cleanup           remove the stand-ins a killed run left, then exit\n"
 "                          (every run does this first, too)\n"
-"      --print             print the wrapped command line instead of running it\n"
-"                          (boundary only: the shim needs sbx-preload running)\n"
+"      --print[=json]      print the wrapped command line instead of running it\n"
+"                          (boundary only: the shim needs sbx-preload running);\n"
+"                          =json: {\"argv\":[...],\"cwd\":...,\"env\":{\"set\":{...},\n"
+"                          \"unset\":[...]}} on one line, to spawn without a shell\n"
 "      --log FILE          append every report as a JSON line to FILE (default:\n"
 "                          [report] log, else ~/.local/state/sbx/audit.jsonl)\n"
+"      --report-fd N       report lines to descriptor N instead of stderr (a\n"
+"                          second terminal: 3>/dev/pts/4); COMMAND never gets it\n"
+"      --report-file PATH  report lines appended to PATH (a terminal, a file)\n"
+"                          ([report] stderr = auto|live|end|off: by default lines\n"
+"                          wait while a full-screen program holds the terminal)\n"
 "      --trace             report every file, exec and network access, allowed\n"
 "                          ones too\n"
 "      --learn[=FILE]      run with writes relaxed to HOME (secrets and mandatory\n"
@@ -83,7 +96,8 @@ enum {
 	OPT_ALLOW_WRITE = 256, OPT_DENY_WRITE, OPT_DENY_READ, OPT_ALLOW_READ,
 	OPT_ALLOW_DOMAIN, OPT_DENY_DOMAIN, OPT_NO_SANDBOX, OPT_NO_SHIM,
 	OPT_LOG, OPT_TRACE, OPT_LEARN, OPT_PRINT, OPT_DEBUG, OPT_VERSION,
-	OPT_CLEANUP, OPT_KEEP_FD,
+	OPT_CLEANUP, OPT_KEEP_FD, OPT_PROFILE, OPT_PRINT_PROFILE, OPT_REPORT_FD,
+	OPT_REPORT_FILE, OPT_HOST_PORT,
 };
 
 static const struct option longopts[] = {
@@ -95,14 +109,19 @@ static const struct option longopts[] = {
 	{ "allow-read", required_argument, NULL, OPT_ALLOW_READ },
 	{ "allow-domain", required_argument, NULL, OPT_ALLOW_DOMAIN },
 	{ "deny-domain", required_argument, NULL, OPT_DENY_DOMAIN },
+	{ "host-port", required_argument, NULL, OPT_HOST_PORT },
 	{ "no-sandbox", no_argument, NULL, OPT_NO_SANDBOX },
 	{ "no-shim", no_argument, NULL, OPT_NO_SHIM },
 	{ "log", required_argument, NULL, OPT_LOG },
 	{ "trace", no_argument, NULL, OPT_TRACE },
 	{ "learn", optional_argument, NULL, OPT_LEARN },
-	{ "print", no_argument, NULL, OPT_PRINT },
+	{ "print", optional_argument, NULL, OPT_PRINT },
 	{ "cleanup", no_argument, NULL, OPT_CLEANUP },
 	{ "keep-fd", required_argument, NULL, OPT_KEEP_FD },
+	{ "profile", required_argument, NULL, OPT_PROFILE },
+	{ "print-profile", required_argument, NULL, OPT_PRINT_PROFILE },
+	{ "report-fd", required_argument, NULL, OPT_REPORT_FD },
+	{ "report-file", required_argument, NULL, OPT_REPORT_FILE },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "debug", no_argument, NULL, OPT_DEBUG },
@@ -122,6 +141,7 @@ static const struct {
 	{ OPT_ALLOW_READ, "filesystem", "allow_read", "--allow-read" },
 	{ OPT_ALLOW_DOMAIN, "network", "allow_domains", "--allow-domain" },
 	{ OPT_DENY_DOMAIN, "network", "deny_domains", "--deny-domain" },
+	{ OPT_HOST_PORT, "network", "host_ports", "--host-port" },
 };
 
 int options_parse(int argc, char **argv, struct options *o)
@@ -129,6 +149,7 @@ int options_parse(int argc, char **argv, struct options *o)
 	int c;
 
 	memset(o, 0, sizeof(*o));
+	o->report_fd = -1;
 	/* `+`: stop at the first non-option, so COMMAND's own flags are its. */
 	while ((c = getopt_long(argc, argv, "+c:w:qvh", longopts, NULL)) != -1) {
 		switch (c) {
@@ -139,8 +160,30 @@ int options_parse(int argc, char **argv, struct options *o)
 		case OPT_LOG: o->log = optarg; break;
 		case OPT_TRACE: o->trace = true; break;
 		case OPT_LEARN: o->learn = true; o->learn_out = optarg; break;
-		case OPT_PRINT: o->print = true; break;
+		case OPT_PRINT:
+			o->print = true;
+			if (optarg && strcmp(optarg, "json")) {
+				fprintf(stderr, "sbx: --print takes =json or nothing, not "
+					"`=%s`\n", optarg);
+				return -1;
+			}
+			o->print_json = optarg != NULL;
+			break;
 		case OPT_CLEANUP: o->cleanup = true; break;
+		case OPT_PROFILE: o->profile = optarg; break;
+		case OPT_PRINT_PROFILE: o->print_profile = optarg; break;
+		case OPT_REPORT_FILE: o->report_file = optarg; break;
+		case OPT_REPORT_FD: {
+			char *end;
+			long n = strtol(optarg, &end, 10);
+			if (*end || end == optarg || n < 1 || n > 1 << 20) {
+				fprintf(stderr, "sbx: --report-fd takes a descriptor number, not `%s`\n",
+					optarg);
+				return -1;
+			}
+			o->report_fd = (int)n;
+			break;
+		}
 		case OPT_KEEP_FD: {
 			char *end;
 			long n = strtol(optarg, &end, 10);
@@ -188,6 +231,13 @@ int options_parse(int argc, char **argv, struct options *o)
 				rule_flags[i].flag };
 		}
 		}
+	}
+	if (o->print_profile) {
+		if (optind < argc) {
+			fprintf(stderr, "sbx: --print-profile runs no command\n");
+			return -1;
+		}
+		return 0;
 	}
 	if (o->cleanup) {
 		if (optind < argc) {

@@ -14,10 +14,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "hostfs.h"
+#include "mountids.h"
+#include "net/net.h"
 #include "standin.h"
 #include "supervisor.h"
 
@@ -61,6 +64,11 @@ struct covered {
 	struct strv unmasked; /* writable children bound back into a mask */
 	struct strv links;   /* protected names that are symlinks (--ro-link) */
 	struct strv pins;    /* directories on the way to a protected path */
+	struct strv gitdirs; /* git directories guarded (guard_repo) */
+	unsigned walked;     /* directories read looking for them */
+	unsigned nguarded;   /* git directories whose parts were guarded */
+	bool guard_cut;      /* ... and more were found than GIT_GUARD_MAX */
+	char walk_cut_at[PATH_MAX]; /* the first directory left unread, or "" */
 	/* The parents placeholder() resolved, "" when not a directory (they
 	 * are the workspace, HOME and a few below them, asked for in turn:
 	 * realpath() costs a readlink per component). */
@@ -112,6 +120,15 @@ static bool hidden(const struct covered *cv, const char *path)
 static bool writable_here(const struct covered *cv, const char *path)
 {
 	return in_list(&cv->roots, path);
+}
+
+/* A writable root lies at or below path. */
+static bool holds_root(const struct covered *cv, const char *path)
+{
+	for (size_t i = 0; i < cv->roots.n; i++)
+		if (path_under(cv->roots.v[i], path))
+			return true;
+	return false;
 }
 
 /* ---- masks for read-denied paths */
@@ -336,6 +353,39 @@ static const char *const home_standins[] = {
 	".local/share/bash-completion", ".local/share/systemd", ".local/share/dbus-1",
 };
 
+/* Is extensions.worktreeConfig on in gd/config? Then git reads
+ * config.worktree as config, and a missing one is worth a stand-in. */
+static bool worktree_config_on(const char *gd)
+{
+	char file[PATH_MAX + 16], line[512];
+	bool in_ext = false, on = false;
+	FILE *f;
+
+	snprintf(file, sizeof(file), "%s/config", gd);
+	if (!(f = fopen(file, "re")))
+		return false;
+	while (!on && fgets(line, sizeof(line), f)) {
+		char *l = line + strspn(line, " \t");
+		l[strcspn(l, "\r\n;#")] = '\0';
+		if (*l == '[') {
+			in_ext = !strncasecmp(l, "[extensions]", 12);
+			continue;
+		}
+		if (!in_ext || strncasecmp(l, "worktreeconfig", 14))
+			continue;
+		char *v = l + 14 + strspn(l + 14, " \t");
+		if (*v == '=') {
+			v += 1 + strspn(v + 1, " \t");
+			on = !strncasecmp(v, "true", 4) || !strncasecmp(v, "yes", 3) ||
+			     !strncasecmp(v, "on", 2) || *v == '1';
+		} else {
+			on = !*v; /* a bare key is true */
+		}
+	}
+	fclose(f);
+	return on;
+}
+
 static bool standin_fits(const struct plan_in *in, const char *path)
 {
 	const char *home = policy_home(in->policy), *name = strrchr(path, '/') + 1;
@@ -346,7 +396,22 @@ static bool standin_fits(const struct plan_in *in, const char *path)
 		for (size_t i = 0; i < sizeof(home_standins) / sizeof(*home_standins); i++)
 			if (!strcmp(path + hl + 1, home_standins[i]))
 				return true;
-	/* hooks or config in a `.git` or beside a HEAD: a git directory's */
+	/* the `.config/` ones where $XDG_CONFIG_HOME puts them */
+	const char *xdg = policy_config_home(in->policy);
+	size_t xl = xdg ? strlen(xdg) : 0;
+	if (xl && !strncmp(path, xdg, xl) && path[xl] == '/')
+		for (size_t i = 0; i < sizeof(home_standins) / sizeof(*home_standins); i++)
+			if (!strncmp(home_standins[i], ".config/", 8) &&
+			    strcmp(home_standins[i], ".config/sbx") &&
+			    !strcmp(path + xl + 1, home_standins[i] + 8))
+				return true;
+	/* hooks or config in a `.git` or beside a HEAD: a git directory's;
+	 * config.worktree too where git reads it */
+	if (!strcmp(name, "config.worktree")) {
+		char gd[PATH_MAX];
+		snprintf(gd, sizeof(gd), "%.*s", (int)(name - path - 1), path);
+		return worktree_config_on(gd);
+	}
 	if (strcmp(name, "hooks") && strcmp(name, "config"))
 		return false;
 	if (name - path > 5 && !strncmp(name - 6, "/.git/", 6))
@@ -355,6 +420,19 @@ static bool standin_fits(const struct plan_in *in, const char *path)
 	    (int)sizeof(head))
 		return false;
 	return access(head, F_OK) == 0;
+}
+
+/* A protected name missing at start that gets no stand-in: the shim
+ * refuses it; looked at again after the run, so a program the shim does
+ * not see is not silent (plan_appeared()). */
+static int unguarded(struct plan *pl, const struct covered *cv, const char *path)
+{
+	if (!writable_here(cv, path) || hidden(cv, path))
+		return 0;
+	for (size_t i = 0; i < pl->unguarded.n; i++)
+		if (!strcmp(pl->unguarded.v[i], path))
+			return 0;
+	return strv_add(&pl->unguarded, path);
 }
 
 /* A stand-in for a protected path that does not exist yet, so it can be
@@ -382,7 +460,12 @@ static int placeholder(const struct plan_in *in, struct plan *pl,
 	if (!parent[0])
 		snprintf(parent, sizeof(parent), "/");
 	if (!real_parent(cv, parent, real, sizeof(real)))
-		return 0;
+		/* No parent, no stand-in (`~/.claude/commands` with no
+		 * `~/.claude`): making the parent for it would be a directory
+		 * the program then finds, and a stand-in in its place would
+		 * break the program that makes it. The shim refuses the name;
+		 * what a program it does not see makes is named after the run. */
+		return unguarded(pl, cv, path);
 	if (snprintf(target, sizeof(target), "%s/%s", strcmp(real, "/") ? real : "",
 		     strrchr(path, '/') + 1) >= (int)sizeof(target))
 		return 0;
@@ -390,14 +473,8 @@ static int placeholder(const struct plan_in *in, struct plan *pl,
 	if (!writable_here(cv, path) || hidden(cv, path) || in_list(&cv->protect, path) ||
 	    (lstat(path, &st) == 0 && !standin_looks_like(path)))
 		return 0;
-	if (!(asked || standin_fits(in, path))) {
-		/* no stand-in: the shim refuses it; looked at again after the
-		 * run, so a program the shim does not see is not silent */
-		for (size_t i = 0; i < pl->unguarded.n; i++)
-			if (!strcmp(pl->unguarded.v[i], path))
-				return 0;
-		return strv_add(&pl->unguarded, path);
-	}
+	if (!(asked || standin_fits(in, path)))
+		return unguarded(pl, cv, path);
 	TRY(strv_add(&pl->placeholders_pending, path));
 	return protect_as(pl, cv, path, "--ro-new=");
 }
@@ -455,32 +532,102 @@ static int judge_entry(const struct plan_in *in, struct plan *pl,
 	return 0;
 }
 
-/* A git directory reached other than as `<dir>/.git` (a submodule's under
- * `.git/modules/`, or where a `.git` file's `gitdir:` points): its hooks,
- * config and commondir get the same protection as a `.git`'s. */
+/* ---- git directories, at any depth
+ *
+ * git runs what a repository's hooks and config say (core.fsmonitor,
+ * core.hooksPath, a pager, a filter) the next time anyone runs git there,
+ * on the host too. So the git directories that exist at start in a writable
+ * root keep their hooks and config read-only wherever they are, not only
+ * within the scan's three levels: `.git` directories, the git directories
+ * `.git` files and links lead to, bare repositories (any directory holding
+ * HEAD, objects/ and refs/: `~/.dotfiles`), the submodules' under modules/
+ * at any depth, and the linked worktrees' under worktrees/. The walk that
+ * finds them is bounded (GIT_WALK_DIRS, GIT_GUARD_MAX) and says where it
+ * stopped; docs/POLICY.md has what is guarded and what is not. */
+
+/* Directories read in all while looking for git directories below the
+ * writable roots and in modules/ (about 10 us each, paid at every start,
+ * while bubblewrap sets up): past it, sbx says where it stopped. */
+#define GIT_WALK_DIRS 20000
+/* Git directories guarded in one run: each costs a few mount operations,
+ * and a tree full of planted repositories must not make sbx-init refuse
+ * its options (MAX_OPTS) or take seconds. */
+#define GIT_GUARD_MAX 2000
+
+/* One more directory may be read (false: the budget is spent, and the
+ * first one left unread is remembered for the message). */
+static bool walk_budget(struct covered *cv, const char *dir)
+{
+	if (cv->walked < GIT_WALK_DIRS) {
+		cv->walked++;
+		return true;
+	}
+	if (!cv->walk_cut_at[0])
+		snprintf(cv->walk_cut_at, sizeof(cv->walk_cut_at), "%s", dir);
+	return false;
+}
+
+/* An entry's type without following it (d_type, or fstatat where the file
+ * system does not fill it in). */
+static unsigned char entry_type(int dirfd, const struct dirent *e)
+{
+	struct stat st;
+
+	if (e->d_type != DT_UNKNOWN)
+		return e->d_type;
+	if (fstatat(dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW))
+		return DT_UNKNOWN;
+	return S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG :
+	       S_ISLNK(st.st_mode) ? DT_LNK : DT_UNKNOWN;
+}
+
+/* What git makes in every git directory: HEAD, objects/ and refs/ (the
+ * test git itself uses to recognise one, is_git_directory()). */
+static bool is_gitdir_at(int dirfd)
+{
+	struct stat st;
+
+	return fstatat(dirfd, "HEAD", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+	       fstatat(dirfd, "objects", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode) &&
+	       fstatat(dirfd, "refs", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* The parts of a git directory that make git run something or look
+ * elsewhere: hooks, config, commondir (the common directory whose hooks
+ * and config are used instead), and config.worktree (config too, with
+ * extensions.worktreeConfig). Not info/attributes and objects/info/
+ * alternates: attributes only pick drivers the config defines (and the
+ * worktree's own .gitattributes is writable anyway), alternates only lend
+ * objects. A missing hooks or config gets a stand-in (standin_fits());
+ * commondir never (git lstat()s it), config.worktree only when git would
+ * read it: otherwise both are named after the run if they appear. */
 static int guard_gitdir(const struct plan_in *in, struct plan *pl, struct covered *cv,
 			const char *gd)
 {
-	static const char *const parts[] = { "hooks", "config", "commondir" };
+	static const char *const parts[] = { "hooks", "config", "commondir", "config.worktree" };
 	char path[PATH_MAX];
 	int rc = 0;
 
+	if (cv->nguarded >= GIT_GUARD_MAX) {
+		cv->guard_cut = true;
+		return 0;
+	}
+	cv->nguarded++;
 	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]) && !rc; i++) {
 		if (snprintf(path, sizeof(path), "%s/%s", gd, parts[i]) >= (int)sizeof(path))
 			return 0;
 		if (access(path, F_OK) == 0)
 			rc = protect_path(in, pl, cv, path);
-		else /* commondir gets no stand-in (standin_fits()): named after */
+		else
 			rc = placeholder(in, pl, cv, path, false);
 	}
 	return rc;
 }
 
 /* The linked worktrees' git directories under `<common>/worktrees/`: each
- * one's commondir (where git takes hooks and config from), `gitdir` and
- * `config.worktree`, and its hooks and config, as a `.git`'s. Reached when
- * the common directory is writable (a run in one linked worktree must not
- * redirect another). */
+ * one's hooks, config, commondir and config.worktree, as a `.git`'s, and
+ * its `gitdir`. Reached when the common directory is writable (a run in
+ * one linked worktree must not redirect another). */
 static int guard_worktrees(const struct plan_in *in, struct plan *pl, struct covered *cv,
 			   const char *common)
 {
@@ -490,24 +637,92 @@ static int guard_worktrees(const struct plan_in *in, struct plan *pl, struct cov
 	int rc = 0;
 
 	if (snprintf(dir, sizeof(dir), "%s/worktrees", common) >= (int)sizeof(dir) ||
-	    !(d = opendir(dir)))
+	    !walk_budget(cv, dir) || !(d = opendir(dir)))
 		return 0;
 	while (!rc && (e = readdir(d))) {
 		char sub[PATH_MAX], f[PATH_MAX + 32];
-		if (e->d_type != DT_DIR || e->d_name[0] == '.')
+		if (entry_type(dirfd(d), e) != DT_DIR || e->d_name[0] == '.')
 			continue;
 		if (snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name) >= (int)sizeof(sub))
 			continue;
 		rc = guard_gitdir(in, pl, cv, sub);
-		static const char *const more[] = { "gitdir", "config.worktree" };
-		for (size_t i = 0; i < 2 && !rc; i++) {
-			snprintf(f, sizeof(f), "%s/%s", sub, more[i]);
-			if (access(f, F_OK) == 0)
-				rc = protect_path(in, pl, cv, f);
-		}
+		snprintf(f, sizeof(f), "%s/gitdir", sub);
+		if (!rc && access(f, F_OK) == 0)
+			rc = protect_path(in, pl, cv, f);
 	}
 	closedir(d);
 	return rc;
+}
+
+/* A git directory found in a writable root, once: its own parts and its
+ * linked worktrees'. */
+static int guard_repo(const struct plan_in *in, struct plan *pl, struct covered *cv,
+		      const char *gd)
+{
+	for (size_t i = 0; i < cv->gitdirs.n; i++)
+		if (!strcmp(cv->gitdirs.v[i], gd))
+			return 0;
+	TRY(strv_add(&cv->gitdirs, gd));
+	int rc = guard_gitdir(in, pl, cv, gd);
+	return rc ? rc : guard_worktrees(in, pl, cv, gd);
+}
+
+/* The submodules' git directories under `<gd>/modules/`, at any depth: a
+ * submodule's name may hold slashes (modules/a/b), and a submodule has
+ * submodules of its own (modules/a/modules/b). Breadth first, one
+ * directory at a time, within the walk's budget. */
+static int guard_modules(const struct plan_in *in, struct plan *pl, struct covered *cv,
+			 const char *gd)
+{
+	struct strv todo = { 0 };
+	size_t at = 0;
+	int rc = 0;
+
+	TRY(strv_addf(&todo, "%s/modules", gd));
+	while (!rc && at < todo.n) {
+		char *dir = todo.v[at];
+		DIR *d;
+		struct dirent *e;
+
+		todo.v[at++] = NULL;
+		if (!walk_budget(cv, dir) || !(d = opendir(dir))) {
+			free(dir);
+			if (cv->walk_cut_at[0])
+				break;
+			continue;
+		}
+		while (!rc && (e = readdir(d))) {
+			char sub[PATH_MAX];
+			if (entry_type(dirfd(d), e) != DT_DIR || !strcmp(e->d_name, ".") ||
+			    !strcmp(e->d_name, ".."))
+				continue;
+			if (snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name) >= (int)sizeof(sub))
+				continue;
+			int sfd = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+					 O_CLOEXEC);
+			bool git = sfd >= 0 && is_gitdir_at(sfd);
+			if (sfd >= 0)
+				close(sfd);
+			if (git)
+				rc = guard_repo(in, pl, cv, sub);
+			if (!rc)
+				rc = git ? strv_addf(&todo, "%s/modules", sub) : strv_add(&todo, sub);
+		}
+		closedir(d);
+		free(dir);
+	}
+	strv_free(&todo);
+	return rc;
+}
+
+/* A git directory and everything below it that is one too. */
+static int guard_repo_tree(const struct plan_in *in, struct plan *pl, struct covered *cv,
+			   const char *gd)
+{
+	if (!writable_here(cv, gd) || hidden(cv, gd))
+		return 0;
+	int rc = guard_repo(in, pl, cv, gd);
+	return rc ? rc : guard_modules(in, pl, cv, gd);
 }
 
 /* Where a `.git` file sends git (`gitdir: PATH`, relative to the file). */
@@ -531,39 +746,133 @@ static int follow_gitfile(const struct plan_in *in, struct plan *pl, struct cove
 	if (path_join(dir[0] ? dir : "/", buf + 8, gd, sizeof(gd)))
 		return 0;
 	sbx_path_resolve(gd, dir, sizeof(dir));
-	return writable_here(cv, dir) ? guard_gitdir(in, pl, cv, dir) : 0;
+	return guard_repo_tree(in, pl, cv, dir);
 }
 
-/* The submodules' git directories under `<root>/.git/modules/` (a git
- * directory holds HEAD; names may nest). */
-static int guard_modules(const struct plan_in *in, struct plan *pl, struct covered *cv,
-			 const char *dir, int depth)
+/* A `.git` met by the walk: a directory is a git directory; a file
+ * (`gitdir:`, a linked worktree's or a submodule's) is bound read-only and
+ * followed; a link is kept from being repointed and followed. */
+static int guard_dotgit(const struct plan_in *in, struct plan *pl, struct covered *cv,
+			const char *path, unsigned char type)
 {
-	DIR *d = opendir(dir);
-	struct dirent *e;
+	char real[PATH_MAX];
+	struct stat st;
+	int rc;
+
+	if (type == DT_DIR)
+		return guard_repo_tree(in, pl, cv, path);
+	if (!writable_here(cv, path) || hidden(cv, path))
+		return 0;
+	if (type == DT_REG) {
+		rc = protect_path(in, pl, cv, path);
+		return rc ? rc : follow_gitfile(in, pl, cv, path);
+	}
+	if (type != DT_LNK)
+		return 0;
+	TRY(guard_way(cv, path));
+	sbx_path_resolve(path, real, sizeof(real));
+	return stat(real, &st) == 0 && S_ISDIR(st.st_mode) ? guard_repo_tree(in, pl, cv, real) : 0;
+}
+
+static bool skipped(const char *name)
+{
+	for (size_t i = 0; i < sizeof(scan_skip) / sizeof(*scan_skip); i++)
+		if (!strcmp(name, scan_skip[i]))
+			return true;
+	return false;
+}
+
+/* Every directory below `root`, breadth first (the shallow ones, the
+ * likeliest to be the person's own, before the budget runs out): entries
+ * within SCAN_DEPTH levels judged by the policy (masked, protected), and
+ * at every depth the git directories guarded. A git directory is not
+ * walked into (its parts are guarded by name), nor a skipped name, another
+ * writable root (walked as itself) or a link. */
+static int walk_root(const struct plan_in *in, struct plan *pl, struct covered *cv,
+		     const char *root)
+{
+	struct strv todo = { 0 };
+	size_t at = 0;
+	struct stat rst;
 	int rc = 0;
 
-	if (!d)
-		return 0;
-	while (!rc && (e = readdir(d))) {
-		char sub[PATH_MAX], head[PATH_MAX + 8];
-		if (e->d_type != DT_DIR || !strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		if (snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name) >= (int)sizeof(sub))
-			continue;
-		snprintf(head, sizeof(head), "%s/HEAD", sub);
-		if (access(head, F_OK) == 0) {
-			rc = guard_gitdir(in, pl, cv, sub);
-			if (!rc && depth > 1) {
-				char inner[PATH_MAX + 16];
-				snprintf(inner, sizeof(inner), "%s/modules", sub);
-				rc = guard_modules(in, pl, cv, inner, depth - 1);
-			}
-		} else if (depth > 1) {
-			rc = guard_modules(in, pl, cv, sub, depth - 1);
+	/* A shared temporary directory (sticky, anyone may write: /var/tmp
+	 * under --learn) is scanned as deep as the scan goes, git parts
+	 * included, and no deeper: what is in it comes and goes with other
+	 * programs (a directory gone between the plan and the mounts stops
+	 * the run), and a repository kept there is nobody's to trust. */
+	unsigned deepest = stat(root, &rst) == 0 && (rst.st_mode & S_ISVTX) &&
+			   (rst.st_mode & S_IWOTH) ? SCAN_DEPTH - 1 : UINT_MAX;
+
+	TRY(strv_addf(&todo, "0:%s", root));
+	while (!rc && at < todo.n) {
+		char *item = todo.v[at], *dir;
+		unsigned depth = (unsigned)strtoul(item, &dir, 10);
+		struct stat dst;
+		DIR *d;
+		struct dirent *e;
+		int fd;
+
+		todo.v[at++] = NULL;
+		dir++;
+		if (!walk_budget(cv, dir))
+			goto next;
+		fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			goto next;
+		/* Another user's directory that only its owner may write (a
+		 * shared writable root: /var/tmp under --learn): COMMAND can
+		 * change nothing in it, and a root caller's sandbox, whose
+		 * user namespace maps no other user, could not even reach
+		 * what a protect there would bind (sbx-init would fail). */
+		if (depth > 0 && fstat(fd, &dst) == 0 && dst.st_uid != geteuid() &&
+		    !(dst.st_mode & (S_IWGRP | S_IWOTH))) {
+			close(fd);
+			goto next;
 		}
+		if (depth <= deepest && is_gitdir_at(fd)) {
+			close(fd);
+			rc = guard_repo_tree(in, pl, cv, dir);
+			goto next;
+		}
+		if (!(d = fdopendir(fd))) {
+			close(fd);
+			goto next;
+		}
+		while (!rc && (e = readdir(d))) {
+			char path[PATH_MAX];
+			unsigned char type;
+			bool stop = false;
+
+			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+				continue;
+			if (snprintf(path, sizeof(path), "%s/%s", strcmp(dir, "/") ? dir : "",
+				     e->d_name) >= (int)sizeof(path))
+				continue;
+			type = entry_type(dirfd(d), e);
+			if (depth < SCAN_DEPTH)
+				rc = judge_entry(in, pl, cv, path, &stop);
+			if (!rc && !strcmp(e->d_name, ".git")) {
+				if ((!stop || type == DT_DIR) && depth < deepest)
+					rc = guard_dotgit(in, pl, cv, path, type);
+				continue;
+			}
+			if (rc || stop || type != DT_DIR || skipped(e->d_name) || is_root(cv, path) ||
+			    depth + 1 > deepest)
+				continue;
+			/* never more queued than can still be read */
+			if (todo.n - at + cv->walked >= GIT_WALK_DIRS) {
+				if (!cv->walk_cut_at[0])
+					snprintf(cv->walk_cut_at, sizeof(cv->walk_cut_at), "%s", path);
+				continue;
+			}
+			rc = strv_addf(&todo, "%u:%s", depth + 1, path);
+		}
+		closedir(d);
+next:
+		free(item);
 	}
-	closedir(d);
+	strv_free(&todo);
 	return rc;
 }
 
@@ -706,7 +1015,11 @@ static int bind_roots(const struct plan_in *in, struct plan *pl,
 		 * after bubblewrap's tmpfs there, and `/` is no path for it */
 		if (tmp_part || !strcmp(r, "/"))
 			rc = add3(pl, "--bind", r, r);
-		else
+		/* bubblewrap's bind follows links: sbx-init checks that it
+		 * landed on the root the policy named (mountids.h) */
+		if (!rc && tmp_part)
+			rc = init_op(pl, "--bound=", r);
+		else if (!tmp_part && strcmp(r, "/"))
 			rc = init_op(pl, "--rw=", r);
 		if (!rc)
 			rc = strv_add(&cv->roots, r);
@@ -763,6 +1076,13 @@ static int protect_rules(const struct plan_in *in, struct plan *pl,
 			bool builtin = x->origin == SBX_ORIGIN_MANDATORY ||
 				       x->origin == SBX_ORIGIN_DEFAULT;
 
+			/* a path no writable root holds, nor lies below, needs
+			 * nothing (the read-only root covers it): no system
+			 * call spent on it (the persistence list is long, and
+			 * HOME is rarely writable) */
+			if (x->pat == SBX_PAT_PREFIX && !writable_here(cv, x->pattern) &&
+			    !holds_root(cv, x->pattern))
+				continue;
 			if (x->pat == SBX_PAT_PREFIX) {
 				/* a user's own `deny_write = ~/notes/` asks for
 				 * the directory never to be made */
@@ -796,45 +1116,54 @@ static int protect_rules(const struct plan_in *in, struct plan *pl,
 			}
 		}
 	}
-	/* Existing protected names deeper in every writable root, and in the
-	 * writable children bound back into a mask (the scan stops at one). */
-	for (size_t i = 0; i < cv->roots.n && !rc; i++) {
-		struct stat st;
-		if (stat(cv->roots.v[i], &st) == 0 && S_ISDIR(st.st_mode))
-			rc = scan(in, pl, cv, cv->roots.v[i], SCAN_DEPTH);
-	}
+	/* Existing protected names in every writable root (the workspace
+	 * first: the walk's budget goes to it before HOME or /var/tmp), and
+	 * in the writable children bound back into a mask (the walk stops at
+	 * one); git directories at any depth. */
+	const char *ws = policy_workspace(in->policy);
+	for (size_t pass = 0; pass < 2 && !rc; pass++)
+		for (size_t i = 0; i < cv->roots.n && !rc; i++) {
+			struct stat st;
+			if ((strcmp(cv->roots.v[i], ws) == 0) == (pass == 0) &&
+			    stat(cv->roots.v[i], &st) == 0 && S_ISDIR(st.st_mode))
+				rc = walk_root(in, pl, cv, cv->roots.v[i]);
+		}
 	for (size_t i = 0; i < cv->unmasked.n && !rc; i++) {
 		struct stat st;
 		if (stat(cv->unmasked.v[i], &st) == 0 && S_ISDIR(st.st_mode))
-			rc = scan(in, pl, cv, cv->unmasked.v[i], SCAN_DEPTH);
+			rc = walk_root(in, pl, cv, cv->unmasked.v[i]);
 	}
-	/* the submodules' git directories of the workspace's repository */
+	/* the workspace's and HOME's own repositories (their .git may lie
+	 * outside a writable root's walk: a root inside the workspace) */
 	for (size_t j = 0; j < 2 && !rc; j++) {
-		char mods[PATH_MAX];
-		if (snprintf(mods, sizeof(mods), "%s/.git/modules", roots[j]) < (int)sizeof(mods))
-			rc = guard_modules(in, pl, cv, mods, 4);
+		char g[PATH_MAX + 8];
+		struct stat st;
+		snprintf(g, sizeof(g), "%s/.git", roots[j]);
+		if (lstat(g, &st) == 0 && S_ISDIR(st.st_mode))
+			rc = guard_repo_tree(in, pl, cv, g);
 	}
-	/* the linked worktrees of every writable git directory: `.git`s at the
-	 * top of a root, and roots that are git directories themselves (the
-	 * workspace's own, when the workspace is a linked worktree or lies
-	 * below its repository's top) */
+	/* roots that are git directories themselves (the workspace's own, when
+	 * the workspace is a linked worktree or lies below its repository's
+	 * top), even without objects/ (a linked worktree's) */
 	for (size_t i = 0; i < cv->roots.n && !rc; i++) {
 		char g[PATH_MAX + 8];
-		snprintf(g, sizeof(g), "%s/.git", cv->roots.v[i]);
-		rc = guard_worktrees(in, pl, cv, cv->roots.v[i]);
-		if (!rc)
-			rc = guard_worktrees(in, pl, cv, g);
-		if (!rc) {
-			/* and the root's own hooks and config, when it is one */
-			snprintf(g, sizeof(g), "%s/HEAD", cv->roots.v[i]);
-			if (access(g, F_OK) == 0)
-				rc = guard_gitdir(in, pl, cv, cv->roots.v[i]);
-			/* and its submodules' git directories */
-			snprintf(g, sizeof(g), "%s/modules", cv->roots.v[i]);
-			if (!rc && access(g, F_OK) == 0)
-				rc = guard_modules(in, pl, cv, g, 4);
-		}
+		snprintf(g, sizeof(g), "%s/HEAD", cv->roots.v[i]);
+		if (access(g, F_OK) == 0)
+			rc = guard_repo_tree(in, pl, cv, cv->roots.v[i]);
 	}
+	if (cv->walk_cut_at[0]) {
+		char shown[PATH_MAX];
+		sbx_path_tildify(cv->walk_cut_at, policy_home(in->policy), shown, sizeof(shown));
+		msg("looked for git repositories in %u directories of the writable roots "
+		    "and stopped before %s: the hooks and config of one further on are not "
+		    "kept read-only (choose a smaller workspace with -w DIR)",
+		    (unsigned)GIT_WALK_DIRS, shown);
+	}
+	if (cv->guard_cut)
+		msg("more than %u git directories in the writable roots: the hooks and "
+		    "config of the first %u are kept read-only, not the others' (choose a "
+		    "smaller workspace with -w DIR)", (unsigned)GIT_GUARD_MAX,
+		    (unsigned)GIT_GUARD_MAX);
 	return rc;
 }
 
@@ -894,6 +1223,22 @@ static int proxy_environment(const struct plan_in *in, struct plan *pl)
 	return add3(pl, "--setenv", "GIT_SSH_COMMAND", ssh);
 }
 
+/* `[env] set = NAME=VALUE` (an agent profile's CLAUDE_CONFIG_DIR...): set
+ * after deny_env's removals, so a name set on purpose is there. */
+static int set_environment(const struct policy *p, struct plan *pl)
+{
+	size_t n;
+	const struct sbx_rule *const *set = policy_rules(p, SBX_RULE_SET_ENV, &n);
+
+	for (size_t i = 0; i < n; i++) {
+		char name[256];
+		const char *value;
+		if (policy_set_env_split(set[i], name, sizeof(name), &value) == 0)
+			TRY(add3(pl, "--setenv", name, value));
+	}
+	return 0;
+}
+
 static int environment(const struct plan_in *in, struct plan *pl)
 {
 	const struct policy *p = in->policy;
@@ -908,6 +1253,7 @@ static int environment(const struct plan_in *in, struct plan *pl)
 			TRY(add2(pl, "--unsetenv", name));
 	}
 	TRY(add3(pl, "--setenv", "SBX_SANDBOX", "1"));
+	TRY(set_environment(p, pl));
 	if (policy_home_mode(p) == SBX_HOME_EPHEMERAL) {
 		/* inside the private /tmp: empty at start, gone at exit */
 		TRY(add3(pl, "--perms", "0700", "--dir"));
@@ -957,6 +1303,10 @@ int plan_bwrap(const struct plan_in *in, struct plan *pl)
 	STEP(add2(pl, "--cap-drop", "ALL"));
 	STEP(add2(pl, "--cap-add", "CAP_SYS_ADMIN"));
 	STEP(add2(pl, "--cap-add", "CAP_SETPCAP"));
+	/* with the proxy, sbx-init binds the resolver's port 53 (and host
+	 * ports under 1024) in the sandbox's namespace; dropped with the rest */
+	if (in->proxy)
+		STEP(add2(pl, "--cap-add", "CAP_NET_BIND_SERVICE"));
 	STEP(strv_add(&pl->argv, "--unshare-pid"));
 	STEP(strv_add(&pl->argv, "--unshare-ipc"));
 	STEP(strv_add(&pl->argv, "--unshare-uts"));
@@ -1032,6 +1382,11 @@ int plan_bwrap(const struct plan_in *in, struct plan *pl)
 	if (in->proxy) {
 		STEP(strv_addf(&pl->argv, "--listen-http=%u", SBX_PROXY_HTTP_PORT));
 		STEP(strv_addf(&pl->argv, "--listen-socks=%u", SBX_PROXY_SOCKS_PORT));
+		STEP(strv_add(&pl->argv, "--listen-dns"));
+		unsigned ports[SBX_HOST_PORTS_MAX];
+		size_t np = net_host_ports(in->policy, ports, SBX_HOST_PORTS_MAX);
+		for (size_t i = 0; i < np && i < SBX_HOST_PORTS_MAX; i++)
+			STEP(strv_addf(&pl->argv, "--listen-port=%u", ports[i]));
 	}
 	if (sbx_verbosity >= V_VERBOSE)
 		STEP(strv_add(&pl->argv, "--verbose"));
@@ -1080,6 +1435,8 @@ int plan_init(const struct plan_in *in, struct plan *pl)
 		STEP(strv_add(&pl->argv, *c));
 	for (size_t i = 0; i < cv->protect.n; i++)
 		STEP(strv_add(&pl->guarded, cv->protect.v[i]));
+	for (size_t i = 0; i < cv->gitdirs.n; i++)
+		STEP(strv_add(&pl->gitdirs, cv->gitdirs.v[i]));
 	rc = 0;
 out:
 	covered_free(pl);
@@ -1106,11 +1463,17 @@ size_t plan_appeared(const struct plan *pl, void (*fn)(void *ctx, const char *pa
 	struct stat st;
 	size_t n = 0;
 
-	for (size_t i = 0; i < pl->unguarded.n; i++)
-		if (lstat(pl->unguarded.v[i], &st) == 0) {
+	for (size_t i = 0; i < pl->unguarded.n; i++) {
+		/* planned unguarded by one way there, given a stand-in by
+		 * another (a git directory's config.worktree) */
+		bool standin = false;
+		for (size_t j = 0; j < pl->placeholders_pending.n; j++)
+			standin |= !strcmp(pl->placeholders_pending.v[j], pl->unguarded.v[i]);
+		if (!standin && lstat(pl->unguarded.v[i], &st) == 0) {
 			fn(ctx, pl->unguarded.v[i]);
 			n++;
 		}
+	}
 	return n;
 }
 
@@ -1126,6 +1489,7 @@ static void covered_free(struct plan *pl)
 	strv_free(&cv->links);
 	strv_free(&cv->pins);
 	strv_free(&cv->unmasked);
+	strv_free(&cv->gitdirs);
 	free(cv);
 	pl->covered = NULL;
 }
@@ -1133,11 +1497,13 @@ static void covered_free(struct plan *pl)
 void plan_free(struct plan *pl)
 {
 	covered_free(pl);
+	mount_ids_free(pl);
 	strv_free(&pl->argv);
 	strv_free(&pl->init_ops);
 	strv_free(&pl->placeholders_pending);
 	strv_free(&pl->unguarded);
 	strv_free(&pl->guarded);
+	strv_free(&pl->gitdirs);
 	free(pl->placeholder_state);
 	pl->placeholder_state = NULL;
 	free(pl->placeholder_failed);

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -77,6 +78,8 @@ struct reports {
 	bool said_malformed, said_say_rate, said_log_rate, said_log_cap, said_full;
 	char *held;        /* lines kept for reports_flush() (cfg.hold) */
 	size_t nheld, capheld;
+	bool held_busy;    /* some were held because the terminal was busy */
+	unsigned long not_held; /* lines past the hold buffer while it could not be written */
 	struct seen *proxy_seen; /* reports_proxy(): lines said once, repeats counted */
 };
 
@@ -929,14 +932,75 @@ static void log_report(struct reports *r, const struct wire_report *w,
 
 /* ---- one line from the pipe */
 
+/* ---- the terminal ([report] stderr) */
+
+/* A full-screen program (an agent's TUI, vim, less) puts the terminal in
+ * raw mode (no ICANON) while it draws: a line written then lands inside
+ * its screen. The supervisor's stderr is that same terminal, so it can ask
+ * without seeing the program's output. */
+static bool terminal_busy(const struct reports *r)
+{
+	struct termios t;
+
+	if (r->cfg.tty_busy)
+		return r->cfg.tty_busy(r->cfg.out_fd);
+	return tcgetattr(r->cfg.out_fd, &t) == 0 && !(t.c_lflag & ICANON);
+}
+
+/* May lines be written to out_fd now? */
+static bool may_write_now(const struct reports *r)
+{
+	switch (r->cfg.tty) {
+	case SBX_REPORT_LIVE:
+		return true;
+	case SBX_REPORT_AUTO:
+		return !terminal_busy(r);
+	default:
+		return false;
+	}
+}
+
+static void write_held(struct reports *r)
+{
+	size_t off = 0;
+
+	/* said once per batch held back, so the person knows these lines
+	 * are late, not happening now */
+	if (r->held_busy && r->nheld)
+		dprintf(r->cfg.out_fd, "sbx: reports held while %s:\n",
+			r->cfg.tty == SBX_REPORT_END ? "COMMAND ran ([report] stderr = end)" :
+			"the terminal was in full-screen use");
+	r->held_busy = false;
+
+	while (off < r->nheld) {
+		ssize_t w = write(r->cfg.out_fd, r->held + off, r->nheld - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break; /* stderr gone: nothing else to do with them */
+		off += (size_t)w;
+	}
+	r->nheld = 0;
+}
+
 /* One line for the person: now, or held for reports_flush(). */
 static void say(struct reports *r, const char *text)
 {
 	size_t len = strlen(text);
+	bool now = may_write_now(r), hold = r->cfg.hold || !now;
 
-	if (r->cfg.hold && r->nheld + len + 1 > 64 * 1024)
+	if (r->cfg.tty == SBX_REPORT_OFF)
+		return;
+	if (!now)
+		r->held_busy = true;
+	if (hold && r->nheld + len + 1 > 64 * 1024) {
+		if (!now) {
+			r->not_held++; /* the log has it */
+			return;
+		}
 		reports_flush(r);
-	if (r->cfg.hold && r->nheld + len + 1 > r->capheld) {
+	}
+	if (hold && r->nheld + len + 1 > r->capheld) {
 		size_t cap = r->capheld ? r->capheld * 2 : 8192;
 		while (cap < r->nheld + len + 1)
 			cap *= 2;
@@ -946,7 +1010,11 @@ static void say(struct reports *r, const char *text)
 			r->capheld = cap;
 		}
 	}
-	if (!r->cfg.hold || r->nheld + len + 1 > r->capheld) {
+	if (!hold || r->nheld + len + 1 > r->capheld) {
+		if (!now) {
+			r->not_held++;
+			return;
+		}
 		reports_flush(r);
 		dprintf(r->cfg.out_fd, "%s\n", text);
 		return;
@@ -1154,22 +1222,17 @@ static void take_report(struct reports *r, const struct wire_report *wr, bool bo
 
 bool reports_pending(const struct reports *r)
 {
-	return r->nheld > 0;
+	/* lines the terminal cannot take now are not pending: the loop
+	 * would wake for nothing; the next report or the end writes them */
+	return r->nheld > 0 && may_write_now(r);
 }
 
 void reports_flush(struct reports *r)
 {
-	size_t off = 0;
-
-	while (off < r->nheld) {
-		ssize_t w = write(r->cfg.out_fd, r->held + off, r->nheld - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			break; /* stderr gone: nothing else to do with them */
-		off += (size_t)w;
-	}
-	r->nheld = 0;
+	if (may_write_now(r))
+		write_held(r);
+	else if (r->nheld)
+		r->held_busy = true;
 }
 
 void reports_feed(struct reports *r, const char *data, size_t n)
@@ -1203,6 +1266,20 @@ static void count(char *out, size_t outsz, unsigned long n, const char *one,
 	snprintf(out + o, outsz - o, "%s%lu %s", o ? ", " : "", n, n == 1 ? one : many);
 }
 
+/* [report] stderr = off: the summary's counts go to the log only. */
+static void finish_log_only(struct reports *r, unsigned long dropped)
+{
+	char counts[256];
+
+	if (!(r->malformed || r->contradicted || r->not_logged || r->not_kept || dropped))
+		return;
+	snprintf(counts, sizeof(counts),
+		 ",\"malformed\":%lu,\"contradicted\":%lu,\"dropped\":%lu,"
+		 "\"not_logged\":%lu,\"not_folded\":%lu", r->malformed, r->contradicted,
+		 dropped, r->not_logged, r->not_kept);
+	log_notice(r, "summary", "the run's counts ([report] stderr = off)", counts);
+}
+
 void reports_finish(struct reports *r, unsigned long dropped)
 {
 	struct seen *s, *tmp;
@@ -1220,7 +1297,11 @@ void reports_finish(struct reports *r, unsigned long dropped)
 	if (r->len && !r->skipping)
 		handle(r, r->buf, r->len); /* a last line without its newline */
 	r->len = 0;
-	reports_flush(r);
+	if (r->cfg.tty == SBX_REPORT_OFF) {
+		finish_log_only(r, dropped);
+		return;
+	}
+	write_held(r);
 	/* the repeats of what was shown, as many lines as a burst at most */
 	if (r->cfg.mode != REPORTS_LEARN)
 		HASH_ITER(hh, r->seen, s, tmp)
@@ -1261,6 +1342,9 @@ void reports_finish(struct reports *r, unsigned long dropped)
 	if (r->not_kept)
 		count(sum, sizeof(sum), r->not_kept, "report not folded (too many distinct)",
 		      "reports not folded (too many distinct)");
+	if (r->not_held)
+		count(sum, sizeof(sum), r->not_held, "report line not held (64 KiB held already)",
+		      "report lines not held (64 KiB held already)");
 	if (r->malformed || r->contradicted || r->not_shown || r->not_logged || r->not_kept ||
 	    dropped) {
 		snprintf(counts, sizeof(counts),
@@ -1292,6 +1376,14 @@ void reports_each(const struct reports *r,
 					  .target = s->target, .candidate = s->candidate };
 		fn(ctx, &it);
 	}
+	/* the proxy's refusals of hosts no rule names (net_event.candidate):
+	 * learned as lookups of that host, the same setting */
+	for (s = r->proxy_seen; s; s = s->hh.next)
+		if (s->candidate) {
+			struct report_item it = { .decision = WIRE_DENY, .op = WIRE_DNS,
+						  .target = s->target, .candidate = true };
+			fn(ctx, &it);
+		}
 }
 
 /* ---- the proxy's events (supervisor/net/)
@@ -1306,19 +1398,47 @@ void reports_each(const struct reports *r,
  * an allowed connection only under --trace. The process behind a
  * connection is not known (the listener sees an address inside the
  * sandbox): no pid, no comm. */
+/* The sandbox's resolver's lines (supervisor/net/dnsserve.c): a lookup,
+ * not a connection, with the same rule, reason and fix. */
+static void dns_line(char *line, size_t sz, const struct net_event *ev, const char *target,
+		     const char *reason, const char *fix, const char *rule)
+{
+	switch (ev->outcome) {
+	case NET_EV_DENIED:
+		if (ev->rule)
+			snprintf(line, sz, "sbx: denied lookup of %s — %s (remove that rule to allow "
+				 "it) — by the sandbox's resolver (REFUSED)", target, reason);
+		else
+			snprintf(line, sz, "sbx: denied lookup of %s — %s (allow it with %s) — by "
+				 "the sandbox's resolver (REFUSED)", target, reason, fix);
+		break;
+	case NET_EV_ALLOWED:
+		snprintf(line, sz, "sbx: trace: lookup of %s by the sandbox's resolver, allowed by "
+			 "`%s` (%s), answered %s (a stand-in)", target, rule,
+			 ev->rule ? ev->rule->source : "?", ev->address);
+		break;
+	default:
+		snprintf(line, sz, "sbx: lookup of %s failed in the sandbox's resolver — %s",
+			 target, reason);
+		break;
+	}
+}
+
 void reports_proxy(struct reports *r, const struct net_event *ev)
 {
-	static const char *const via[] = { "CONNECT", "http", "socks5" };
+	static const char *const via[] = { "CONNECT", "http", "socks5", "dns", "host_ports" };
 	char target[300], line[REPORT_LINE_MAX], rule[640] = "", key[320], *text = NULL, stamp[40];
 	bool v6 = strchr(ev->host, ':') != NULL, deny = ev->outcome == NET_EV_DENIED;
-	bool trace = r->cfg.mode == REPORTS_TRACE, ignored;
+	bool trace = r->cfg.mode == REPORTS_TRACE, ignored, dns = ev->proto == NET_PROTO_DNS;
 	const char *decision = deny ? "deny" : ev->outcome == NET_EV_ALLOWED ? "allow" :
 			       ev->outcome == NET_EV_FAILED ? "fail" : "error";
 	size_t len = 0;
 
 	if (ev->outcome == NET_EV_ALLOWED && !trace)
 		return;
-	if (ev->host[0])
+	if (ev->host[0] && dns) /* a lookup has no port */
+		snprintf(target, sizeof(target), "%s", ev->host);
+	else if (ev->host[0])
 		snprintf(target, sizeof(target), "%s%s%s:%u", v6 ? "[" : "", ev->host,
 			 v6 ? "]" : "", ev->port);
 	else
@@ -1340,8 +1460,8 @@ void reports_proxy(struct reports *r, const struct net_event *ev)
 		gettimeofday(&tv, NULL);
 		gmtime_r(&tv.tv_sec, &tm);
 		strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
-		fprintf(f, "{\"time\":\"%s.%03dZ\",\"layer\":\"proxy\",\"op\":\"connect\"", stamp,
-			(int)(tv.tv_usec / 1000));
+		fprintf(f, "{\"time\":\"%s.%03dZ\",\"layer\":\"proxy\",\"op\":\"%s\"", stamp,
+			(int)(tv.tv_usec / 1000), dns ? "dns" : "connect");
 		json_opt(f, "target", ev->host[0] ? target : NULL);
 		fprintf(f, ",\"decision\":\"%s\"", decision);
 		json_opt(f, "rule", ev->rule ? rule : NULL);
@@ -1370,7 +1490,7 @@ void reports_proxy(struct reports *r, const struct net_event *ev)
 	if (ev->outcome == NET_EV_ERROR && !trace && sbx_verbosity < V_VERBOSE)
 		return; /* logged; said with --trace or -v */
 	if (deny)
-		r->denied[WIRE_CONNECT]++;
+		r->denied[dns ? WIRE_DNS : WIRE_CONNECT]++;
 	HASH_FIND_STR(r->proxy_seen, key, s);
 	if (s) {
 		s->count++;
@@ -1388,6 +1508,8 @@ void reports_proxy(struct reports *r, const struct net_event *ev)
 	if ((s = calloc(1, sizeof(*s))) && (s->key = strdup(key))) {
 		s->decision = key[0];
 		s->count = 1;
+		s->candidate = ev->candidate && r->cfg.mode == REPORTS_LEARN && ev->host[0];
+		s->target = s->key + (strlen(key) - strlen(target)); /* the target, inside key */
 		HASH_ADD_KEYPTR(hh, r->proxy_seen, s->key, strlen(s->key), s);
 		r->nseen++;
 		r->seen_bytes += cost;
@@ -1399,6 +1521,18 @@ void reports_proxy(struct reports *r, const struct net_event *ev)
 	char reason[700], fix[450]; /* the decision's, 640 and 400 at most */
 	report_printable(ev->reason, reason, sizeof(reason), true);
 	report_printable(ev->fix, fix, sizeof(fix), true);
+	if (dns) {
+		dns_line(line, sizeof(line), ev, target, reason, fix, rule);
+		say(r, line);
+		return;
+	}
+	if (ev->proto == NET_PROTO_HOSTPORT) {
+		snprintf(line, sizeof(line), ev->outcome == NET_EV_ALLOWED ?
+			 "sbx: trace: connect to %s via host_ports (the host's own port)" :
+			 "sbx: connect to %s via host_ports failed — %s", target, reason);
+		say(r, line);
+		return;
+	}
 	switch (ev->outcome) {
 	case NET_EV_DENIED:
 		/* the rule's own words ("denied by `deny_domains = x` (file:3)")
@@ -1406,6 +1540,9 @@ void reports_proxy(struct reports *r, const struct net_event *ev)
 		if (ev->rule)
 			snprintf(line, sizeof(line), "sbx: denied connect to %s — %s (remove that "
 				 "rule to allow it) — via the proxy", target, reason);
+		else if (!fix[0]) /* nothing would allow it */
+			snprintf(line, sizeof(line), "sbx: denied connect to %s — %s — via the proxy",
+				 target, reason);
 		else
 			snprintf(line, sizeof(line), "sbx: denied connect to %s — %s (allow it "
 				 "with %s) — via the proxy", target, reason, fix);

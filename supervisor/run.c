@@ -19,6 +19,7 @@
 #include "forwarded.h"
 #include "net/net.h"
 #include "notify.h"
+#include "mountids.h"
 #include "supervisor.h"
 
 extern char **environ;
@@ -308,6 +309,8 @@ int sandbox_go(struct sandbox *sb, const struct plan *pl, const int *fds, size_t
 	}
 	rc = send_init_opts(sb, pl);
 	if (!rc)
+		rc = mount_ids_send(sb->ctl, pl);
+	if (!rc)
 		rc = send_msg(sb->ctl, &mh);
 	free(buf);
 	return rc;
@@ -330,8 +333,10 @@ void sandbox_abort(struct sandbox *sb)
 	sb->pid = -1;
 }
 
-/* The proxy's listeners from sbx-init's "N" message, at most this many. */
-#define LISTEN_MAX 4
+/* The proxy's listeners from sbx-init's "N" message, at most this many:
+ * the proxy's four, the resolver's two, two per host port (sbx-init's
+ * INIT_LISTEN_MAX). */
+#define LISTEN_MAX (4 + 2 + 2 * 16)
 
 /* What one "N" message brought: the descriptors and a kind byte for each. */
 struct listeners {
@@ -349,7 +354,7 @@ struct listeners {
 static int read_ctl(int fd, pid_t *init_pid, int *init_pidfd, bool *gone, int *code,
 		    struct listeners *ls, int notify_in[2], bool *notify_bad)
 {
-	char buf[16];
+	char buf[2 + LISTEN_MAX];
 	union {
 		struct cmsghdr h;
 		char b[CMSG_SPACE(sizeof(struct ucred)) + CMSG_SPACE(sizeof(int)) +
@@ -434,29 +439,78 @@ static void relay(pid_t pid, int pidfd, int sig)
  * [::1]) at `port`? *v6 says which. sbx-init made it, before COMMAND
  * existed; checked all the same (what comes over the socket is re-validated
  * by the receiver). */
-static bool loopback_listener(int fd, unsigned port, bool *v6)
+static bool loopback_socket(int fd, int want_type, uint32_t v4, unsigned port, bool *v6)
 {
 	struct sockaddr_storage ss;
 	socklen_t len = sizeof(ss);
 	int type = 0, acc = 0, proto = 0;
 	socklen_t il = sizeof(int);
 
-	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &il) || type != SOCK_STREAM ||
-	    getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &acc, &il) || !acc ||
-	    getsockopt(fd, SOL_SOCKET, SO_PROTOCOL, &proto, &il) || proto != IPPROTO_TCP ||
+	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &il) || type != want_type ||
+	    (type == SOCK_STREAM &&
+	     (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &acc, &il) || !acc)) ||
+	    getsockopt(fd, SOL_SOCKET, SO_PROTOCOL, &proto, &il) ||
+	    proto != (type == SOCK_STREAM ? IPPROTO_TCP : IPPROTO_UDP) ||
 	    getsockname(fd, (struct sockaddr *)&ss, &len))
 		return false;
 	if (ss.ss_family == AF_INET) {
 		const struct sockaddr_in *in = (const void *)&ss;
 		*v6 = false;
-		return in->sin_addr.s_addr == htonl(INADDR_LOOPBACK) && ntohs(in->sin_port) == port;
+		return in->sin_addr.s_addr == htonl(v4) && ntohs(in->sin_port) == port;
 	}
 	if (ss.ss_family == AF_INET6) {
 		const struct sockaddr_in6 *in6 = (const void *)&ss;
 		*v6 = true;
-		return IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr) && ntohs(in6->sin6_port) == port;
+		return v4 == INADDR_LOOPBACK && IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr) &&
+		       ntohs(in6->sin6_port) == port;
 	}
 	return false;
+}
+
+static bool loopback_listener(int fd, unsigned port, bool *v6)
+{
+	return loopback_socket(fd, SOCK_STREAM, INADDR_LOOPBACK, port, v6);
+}
+
+/* The resolver's sockets and the host ports' listeners of an "N" message:
+ * kind 'd' a UDP and 't' a TCP socket on 127.0.0.53:53 (one each, both
+ * when the run has the resolver), 'p' a listener on the sandbox's
+ * loopback at one of the planned host ports (127.0.0.1 for each, [::1]
+ * where there is IPv6). Handed to the loop; 0 or -EPROTO. */
+static int check_extra(const struct run_in *ri, const int *fds, const char *kinds, size_t n)
+{
+	unsigned dns = 0;
+	uint64_t v4seen[1] = { 0 }, v6seen[1] = { 0 }; /* bit per planned port */
+	bool v6;
+
+	if (ri->nhost_ports > 64)
+		return -EPROTO;
+	for (size_t i = 0; i < n; i++) {
+		if (kinds[i] == 'd' || kinds[i] == 't') {
+			unsigned bit = kinds[i] == 'd' ? 1 : 2;
+			if (!ri->dns || (dns & bit) ||
+			    !loopback_socket(fds[i], kinds[i] == 'd' ? SOCK_DGRAM : SOCK_STREAM,
+					     0x7f000035, 53, &v6) || v6)
+				return -EPROTO;
+			dns |= bit;
+			continue;
+		}
+		if (kinds[i] != 'p')
+			continue;
+		size_t k;
+		for (k = 0; k < ri->nhost_ports; k++)
+			if (loopback_listener(fds[i], ri->host_ports[k], &v6))
+				break;
+		uint64_t *seen = v6 ? v6seen : v4seen;
+		if (k == ri->nhost_ports || (*seen & (1ull << k)))
+			return -EPROTO;
+		*seen |= 1ull << k;
+	}
+	if ((ri->dns && dns != 3) ||
+	    v4seen[0] != (ri->nhost_ports ? (ri->nhost_ports == 64 ? ~0ull :
+					      (1ull << ri->nhost_ports) - 1) : 0))
+		return -EPROTO;
+	return 0;
 }
 
 /* The listeners of an "N" message, checked -- each kind at the port the
@@ -469,9 +523,13 @@ static int serve_listeners(const struct run_in *ri, struct listeners *ls)
 	size_t i;
 	int rc = ls->bad || ls->nfds != ls->nkinds || ls->nfds < 2 ? -EPROTO : 0;
 
+	if (!rc)
+		rc = check_extra(ri, ls->fds, ls->kinds, ls->nfds);
 	for (i = 0; !rc && i < ls->nfds; i++) {
 		bool v6 = false, socks = ls->kinds[i] == 's';
 		unsigned bit;
+		if (ls->kinds[i] == 'd' || ls->kinds[i] == 't' || ls->kinds[i] == 'p')
+			continue; /* checked above */
 		if ((ls->kinds[i] != 'h' && !socks) ||
 		    !loopback_listener(ls->fds[i], socks ? ri->socks_port : ri->http_port, &v6) ||
 		    (seen & (bit = 1u << (socks * 2 + v6)))) {
@@ -483,11 +541,22 @@ static int serve_listeners(const struct run_in *ri, struct listeners *ls)
 	if (!rc && (seen & 5) != 5) /* 127.0.0.1 for both */
 		rc = -EPROTO;
 	for (i = 0; i < ls->nfds; i++) {
-		if (!rc)
-			rc = net_loop_add_listener(ri->net, ls->fds[i], ls->kinds[i] == 's' ?
-						   NET_LISTEN_SOCKS : NET_LISTEN_HTTP);
-		else
+		if (rc) {
 			close(ls->fds[i]);
+			continue;
+		}
+		char k = ls->kinds[i];
+		if (k == 'p') {
+			struct sockaddr_in6 a;
+			socklen_t al = sizeof(a);
+			getsockname(ls->fds[i], (struct sockaddr *)&a, &al); /* checked above */
+			rc = net_loop_add_hostport(ri->net, ls->fds[i], ntohs(a.sin6_port));
+		} else {
+			rc = net_loop_add_listener(ri->net, ls->fds[i],
+						   k == 's' ? NET_LISTEN_SOCKS :
+						   k == 'd' ? NET_LISTEN_DNS_UDP :
+						   k == 't' ? NET_LISTEN_DNS_TCP : NET_LISTEN_HTTP);
+		}
 	}
 	ls->nfds = 0;
 	return rc;

@@ -6,7 +6,7 @@
  * applies what the supervisor decided:
  *   sbx-init [--ctl=FD] [--unix=allow|block] [--ignored=MASK]
  *            [--limit-cpu=SECONDS] [--limit-nofile=N] [--limit-nproc=N]
- *            [--listen-http=PORT --listen-socks=PORT]
+ *            [--listen-http=PORT --listen-socks=PORT [--listen-dns] [--listen-port=N]...]
  *            [--env=NAME=VALUE]... [--verbose] [--notify] [MOUNT-OP...] -- COMMAND [ARG...]
  *   sbx-init --socks-connect=PORT HOST PORT   (ssh's ProxyCommand, any process)
  * With a control socket it first waits for the supervisor's "go": one state
@@ -149,11 +149,11 @@ static char new_states[MAX_NEW + 1];
 
 /* Mounts first, while we hold CAP_SYS_ADMIN; then no process in the
  * sandbox holds any capability, pid 1 included, before COMMAND exists. */
-static void apply_mounts_and_drop_caps(char *const *ops, int n)
+static void apply_mounts_and_drop_caps(char *const *ops, int n, bool need_ids)
 {
 	const char *what, *path;
 	char buf[4200];
-	int rc = init_mounts_apply(ops, n, new_states, &what, &path);
+	int rc = init_mounts_apply(ops, n, new_states, need_ids, &what, &path);
 
 	if (rc) {
 		snprintf(buf, sizeof(buf), "%s%s%s", what, *path ? " " : "", path);
@@ -308,6 +308,7 @@ static struct init_mounts mounts;
 static int ctl = -1, block_unix = 1, verbose, notify;
 static unsigned ignored;
 static unsigned listen_http, listen_socks; /* the proxy's ports; 0: no proxy */
+static struct init_listen_plan listen_plan; /* the resolver, host ports */
 
 static int parse_port(const char *s, unsigned *out)
 {
@@ -340,6 +341,11 @@ static int take_opt(char *a, bool from_ctl)
 		;
 	else if (!strncmp(a, "--listen-socks=", 15) && !parse_port(a + 15, &listen_socks))
 		;
+	else if (!strcmp(a, "--listen-dns"))
+		listen_plan.dns = true;
+	else if (!strncmp(a, "--listen-port=", 14) && listen_plan.nports < INIT_HOST_PORTS_MAX &&
+		 !parse_port(a + 14, &listen_plan.ports[listen_plan.nports]))
+		listen_plan.nports++;
 	else if (!strncmp(a, "--env=", 6) && strchr(a + 7, '=') && ncommand_env < MAX_ENV)
 		command_env[ncommand_env++] = a + 6;
 	else if (!strcmp(a, "--verbose"))
@@ -412,6 +418,12 @@ static void receive_go(void)
 			_exit(125); /* the supervisor gave up (and said why) or is gone */
 		if (bad || (mh.msg_flags & (MSG_CTRUNC | MSG_TRUNC)))
 			die("control socket: malformed message", EPROTO);
+		if (buf[0] == 'I') {
+			/* what each mount is to land on (init-mounts.h) */
+			if (init_mounts_take_ids(buf + 1, (size_t)n - 1))
+				die("control socket: malformed identities", EPROTO);
+			continue;
+		}
 		if (buf[0] == 'A') {
 			if (buf[n - 1] != '\0' || used + (size_t)n > sizeof(store))
 				die("control socket: malformed options", EPROTO);
@@ -453,13 +465,21 @@ static void send_listeners(void)
 	} cm;
 	struct iovec iov = { m, 0 };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-	char buf[80];
-	int rc = init_listen(listen_http, listen_socks, fds, m + 1, &n, &what);
+	char buf[120];
+	int rc;
 
+	listen_plan.http = listen_http;
+	listen_plan.socks = listen_socks;
+	rc = init_listen(&listen_plan, fds, m + 1, &n, &what);
 	if (rc) {
 		snprintf(buf, sizeof(buf), "the proxy's listener on %s", what);
 		die(buf, -rc);
 	}
+	/* the resolver's address in the sandbox's /etc/resolv.conf, before
+	 * anything of COMMAND's can read it (fail closed: a run that was
+	 * promised the policy's resolver does not start without it) */
+	if (listen_plan.dns && (rc = init_resolv_conf()) < 0)
+		die("the sandbox's /etc/resolv.conf (naming 127.0.0.53)", -rc);
 	m[0] = 'N';
 	iov.iov_len = 1 + n;
 	memset(&cm, 0, sizeof(cm));
@@ -579,7 +599,7 @@ int main(int argc, char **argv)
 	apply_limits();
 	if (listen_http)
 		send_listeners();
-	apply_mounts_and_drop_caps(opts, nopts);
+	apply_mounts_and_drop_caps(opts, nopts, ctl >= 0);
 	if (listen_http)
 		await_listeners_served();
 

@@ -58,11 +58,16 @@ struct options {
 	const char *workspace;
 	const char *log;
 	const char *learn_out; /* --learn=FILE */
+	const char *profile;   /* --profile NAME ("none": no profile) */
+	const char *print_profile; /* --print-profile NAME */
+	int report_fd;         /* --report-fd N, else -1 */
+	const char *report_file; /* --report-file PATH */
 	struct flag_setting *settings; /* --allow-write etc., in order */
 	size_t nsettings;
 	int *keep_fds;         /* --keep-fd N, in order */
 	size_t nkeep_fds;
 	bool no_sandbox, no_shim, trace, learn, print, cleanup;
+	bool print_json; /* --print=json */
 	char **command; /* borrowed from argv; NULL with --cleanup */
 };
 
@@ -106,6 +111,8 @@ struct plan_in {
  * program writes down stays right for the next run (docs/NETWORK.md). */
 #define SBX_PROXY_HTTP_PORT 3128
 #define SBX_PROXY_SOCKS_PORT 1080
+/* [network] host_ports: at most this many (sbx-init's INIT_HOST_PORTS_MAX) */
+#define SBX_HOST_PORTS_MAX 16
 
 struct covered;
 struct plan {
@@ -123,6 +130,8 @@ struct plan {
 	unsigned write_protects;  /* paths bound read-only inside writable roots */
 	struct covered *covered;  /* plan.c's own, between the two phases */
 	struct strv guarded;      /* every path made read-only (for reports) */
+	struct strv gitdirs;      /* git directories in the writable roots (gitprov.h) */
+	struct mount_ids *mount_ids; /* what each mount lands on (mountids.h) */
 };
 
 /* What became of a placeholder; sbx-init gets them in its "go" message
@@ -136,6 +145,8 @@ struct plan {
  * plan_init() (the masks and write-protects, which look at the disk, and
  * COMMAND). On failure the plan is freed. */
 int plan_build(const struct plan_in *in, struct plan *out);
+/* --print=json (print.c): the plan as {"argv":[...],"cwd":...,"env":{...}}. */
+void print_plan_json(const struct plan *pl, const char *cwd);
 int plan_bwrap(const struct plan_in *in, struct plan *out);
 int plan_init(const struct plan_in *in, struct plan *pl);
 /* Make the planned stand-ins (after bubblewrap has its arguments, while it
@@ -188,6 +199,14 @@ struct reports_cfg {
 	 * is usually writing its own error line, and ours should not land in
 	 * the middle of it). false: each line is written as it comes. */
 	bool hold;
+	/* How lines reach out_fd ([report] stderr): AUTO holds them while
+	 * out_fd is a terminal in raw mode (a full-screen program draws
+	 * there) and writes them once it is back in canonical mode or at
+	 * the end; END holds them all until reports_finish(); OFF writes
+	 * nothing there (the audit log has everything). */
+	enum sbx_report_stderr tty;
+	/* Is out_fd a terminal in raw mode? NULL: ask it (tcgetattr). */
+	bool (*tty_busy)(int fd);
 	/* Paths the boundary keeps read-only that no policy rule names (the
 	 * hooks and config of a submodule's git directory...): a refusal
 	 * there is said to be the sandbox's, not a missing path's. */
@@ -374,6 +393,9 @@ struct run_in {
 	 * they must be at these ports, and are served by this loop. */
 	struct net_loop *net;
 	unsigned http_port, socks_port;
+	bool dns;                   /* the resolver's two sockets come too */
+	const unsigned *host_ports; /* host_ports: one listener per port (and [::1]) */
+	size_t nhost_ports;
 	/* The seccomp notify layer (notify.h), or NULL: sbx-init hands over
 	 * its listener ("F") before "ready", and it is served in this loop. */
 	struct notify *notify;

@@ -495,6 +495,46 @@ static void set_port(struct sockaddr_storage *ss, unsigned port)
 		((struct sockaddr_in6 *)(void *)ss)->sin6_port = htons((uint16_t)port);
 }
 
+void net_decide_check(const struct policy *p, struct net_ctx *c, const struct net_host *h,
+		      unsigned port, const struct sbx_rule *allowed_by,
+		      const struct sockaddr_storage *addrs, size_t n, struct net_decision *d)
+{
+	struct sockaddr_storage a;
+
+	d->verdict = NET_ALLOW;
+	d->naddrs = 0;
+	/* every answer, not only the ones we would dial: one bad answer
+	 * means the name is pointed somewhere it must not lead */
+	for (size_t i = 0; i < n; i++) {
+		a = addrs[i];
+		set_port(&a, port);
+		if (check_addr(p, c, h, (const struct sockaddr *)&a, port, d)) {
+			d->verdict = NET_DENY;
+			d->naddrs = 0;
+			return;
+		}
+		if (d->naddrs < NET_MAX_ADDRS)
+			d->addrs[d->naddrs++] = a;
+	}
+	d->rule = allowed_by;
+}
+
+int net_ctx_test_lookup(struct net_ctx *c, const char *name, struct sockaddr_storage *addrs,
+			size_t max, size_t *n, char *err, size_t errsz)
+{
+	*n = 0;
+	if (!c->use_hosts)
+		return -ENOSYS;
+	for (size_t i = 0; i < c->nhosts && *n < max; i++)
+		if (!strcmp(c->hosts[i].name, name))
+			addrs[(*n)++] = c->hosts[i].addr;
+	if (!*n) {
+		snprintf(err, errsz, "%s is not in SBX_TEST_HOSTS", name);
+		return -ENOENT;
+	}
+	return 0;
+}
+
 void net_decide(const struct policy *p, struct net_ctx *c, const struct net_host *h,
 		unsigned port, struct net_decision *d)
 {
@@ -506,31 +546,49 @@ void net_decide(const struct policy *p, struct net_ctx *c, const struct net_host
 		return;
 	const struct sbx_rule *allowed_by = d->rule;
 	if (h->kind != NET_HOST_NAME) {
-		host_sockaddr(h, port, &d->addrs[0]);
-		if (check_addr(p, c, h, (const struct sockaddr *)&d->addrs[0], port, d)) {
-			d->verdict = NET_DENY;
-			return;
-		}
-		d->rule = allowed_by;
-		d->naddrs = 1;
+		struct sockaddr_storage a;
+		host_sockaddr(h, port, &a);
+		net_decide_check(p, c, h, port, allowed_by, &a, 1, d);
 		return;
 	}
 	if (resolve(c, h->text, &addrs, &n, d->reason, sizeof(d->reason))) {
 		d->verdict = NET_FAIL;
 		goto out;
 	}
-	/* every answer, not only the ones we would dial: one bad answer
-	 * means the name is pointed somewhere it must not lead */
-	for (size_t i = 0; i < n; i++) {
-		set_port(&addrs[i], port);
-		if (check_addr(p, c, h, (const struct sockaddr *)&addrs[i], port, d)) {
-			d->verdict = NET_DENY;
-			goto out;
-		}
-	}
-	d->rule = allowed_by;
-	d->naddrs = n < NET_MAX_ADDRS ? n : NET_MAX_ADDRS;
-	memcpy(d->addrs, addrs, d->naddrs * sizeof(addrs[0]));
+	net_decide_check(p, c, h, port, allowed_by, addrs, n, d);
 out:
 	free(addrs);
+}
+
+/* ---- which runs get the proxy */
+
+size_t net_host_ports(const struct policy *p, unsigned *out, size_t max)
+{
+	size_t n, k = 0;
+	const struct sbx_rule *const *rs = policy_rules(p, SBX_RULE_HOST_PORT, &n);
+
+	for (size_t i = 0; i < n; i++) {
+		char *end;
+		unsigned long v = strtoul(rs[i]->value, &end, 10);
+		bool dup = false;
+		if (*end || !v || v > 65535) /* the policy checked it; never trusted twice */
+			continue;
+		for (size_t j = 0; j < k && j < max; j++)
+			dup |= out[j] == v;
+		if (dup)
+			continue;
+		if (k < max)
+			out[k] = (unsigned)v;
+		k++;
+	}
+	return k;
+}
+
+bool net_run_proxied(const struct policy *p, bool learn)
+{
+	unsigned one;
+
+	if (policy_network_proxied(p))
+		return true;
+	return !policy_network_open(p) && (learn || net_host_ports(p, &one, 1));
 }

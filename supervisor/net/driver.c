@@ -3,6 +3,7 @@
  *
  *   sbx-proxy-test [-c sandbox.ini] [--allow-domain D]... [--deny-domain D]...
  *                  [--idle-ms N] [--handshake-ms N] [--max-conns N] [--no-splice]
+ *                  [--chain-http PORT | --chain-socks PORT] [--host-port N]...
  *                  [--quiet]
  *
  * Listens on 127.0.0.1 (ports chosen by the kernel), prints `http PORT` and
@@ -31,7 +32,7 @@ static void on_signal(int sig) { stop = sig; }
 
 static void report(void *ctx, const struct net_event *ev)
 {
-	static const char *const proto[] = { "CONNECT", "http", "socks5" };
+	static const char *const proto[] = { "CONNECT", "http", "socks5", "dns", "host_ports" };
 	const char *src = ev->rule ? ev->rule->source : NULL;
 	bool v6 = strchr(ev->host, ':') != NULL;
 
@@ -61,22 +62,31 @@ static void report(void *ctx, const struct net_event *ev)
 	}
 }
 
-static int listen_local(unsigned *port)
+/* A socket on 127.0.0.1 at *port (0: the kernel's choice, written back). */
+static int listen_local_type(int type, unsigned *port)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+				 .sin_port = htons((uint16_t)*port) };
 	socklen_t al = sizeof(a);
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
+	int fd = socket(AF_INET, type | SOCK_CLOEXEC, 0), one = 1;
 
 	if (fd < 0)
 		return -1;
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) || listen(fd, 4096) ||
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) ||
+	    (type == SOCK_STREAM && listen(fd, 4096)) ||
 	    getsockname(fd, (struct sockaddr *)&a, &al)) {
 		close(fd);
 		return -1;
 	}
 	*port = ntohs(a.sin_port);
 	return fd;
+}
+
+static int listen_local(unsigned *port)
+{
+	*port = 0;
+	return listen_local_type(SOCK_STREAM, port);
 }
 
 static void die(const char *what, const char *detail)
@@ -95,8 +105,8 @@ int main(int argc, char **argv)
 	char cwd[4096];
 	const char *home = getenv("HOME");
 	struct policy_ctx ctx = { .home = home ? home : "/", .cwd = cwd };
-	unsigned hport, sport;
-	int hfd, sfd;
+	unsigned hport, sport, dport = 0, hostports[16], nhostports = 0;
+	int hfd, sfd, ufd, tfd;
 
 	if (!getcwd(cwd, sizeof(cwd)))
 		die("getcwd", strerror(errno));
@@ -130,6 +140,12 @@ int main(int argc, char **argv)
 			cfg.handshake_ms = (unsigned)strtoul(v, NULL, 10);
 		else if (!strcmp(a, "--max-conns"))
 			cfg.max_conns = strtoul(v, NULL, 10);
+		else if (!strcmp(a, "--chain-http"))
+			cfg.chain_http_port = (unsigned)strtoul(v, NULL, 10);
+		else if (!strcmp(a, "--chain-socks"))
+			cfg.chain_socks_port = (unsigned)strtoul(v, NULL, 10);
+		else if (!strcmp(a, "--host-port") && nhostports < 16)
+			hostports[nhostports++] = (unsigned)strtoul(v, NULL, 10);
 		else
 			die("unknown option", a);
 		if (rc)
@@ -150,6 +166,7 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 
 	cfg.test_hosts = getenv("SBX_TEST_HOSTS"); /* test-only, see net.h */
+	cfg.test_dns = getenv("SBX_TEST_DNS");
 	int rc = net_loop_new(p, &cfg, &l);
 	if (rc)
 		die("cannot start the proxy", strerror(-rc));
@@ -158,7 +175,23 @@ int main(int argc, char **argv)
 	if (hfd < 0 || sfd < 0 || net_loop_add_listener(l, hfd, NET_LISTEN_HTTP) ||
 	    net_loop_add_listener(l, sfd, NET_LISTEN_SOCKS))
 		die("cannot listen on 127.0.0.1", strerror(errno));
-	printf("http %u\nsocks %u\n", hport, sport);
+	/* the sandbox's resolver, UDP and TCP at one port */
+	ufd = listen_local_type(SOCK_DGRAM, &dport);
+	tfd = ufd < 0 ? -1 : listen_local_type(SOCK_STREAM, &dport);
+	if (tfd < 0 || net_loop_add_listener(l, ufd, NET_LISTEN_DNS_UDP) ||
+	    net_loop_add_listener(l, tfd, NET_LISTEN_DNS_TCP))
+		die("cannot serve DNS on 127.0.0.1", strerror(errno));
+	/* host ports: listened on 127.0.0.2 (the host's own 127.0.0.1:N is the
+	 * target); the test connects to 127.0.0.2:N */
+	for (unsigned i = 0; i < nhostports; i++) {
+		struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(0x7f000002),
+					 .sin_port = htons((uint16_t)hostports[i]) };
+		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) || listen(fd, 128) ||
+		    net_loop_add_hostport(l, fd, hostports[i]))
+			die("cannot listen for a host port on 127.0.0.2", strerror(errno));
+	}
+	printf("http %u\nsocks %u\ndns %u\n", hport, sport, dport);
 	fflush(stdout);
 
 	while (!stop) {

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -34,14 +35,25 @@
 #define HEAD_READ_MAX (NET_HEAD_MAX + 4096) /* room to tell a long head from a long body */
 #define SOCKS_READ_MAX 1024
 #define MAX_EVENTS 256
+#define CHAIN_MAX 1024          /* the upstream proxy's answer head */
 
-enum obj { OBJ_LISTENER = 1, OBJ_END };
+enum obj { OBJ_LISTENER = 1, OBJ_END, OBJ_WATCH };
 
 struct listener {
 	uint8_t obj;
 	int fd;
 	enum net_listener_kind kind;
+	unsigned port; /* NET_LISTEN_HOSTPORT: the host's port */
 	struct listener *next;
+};
+
+struct net_watch {
+	uint8_t obj;
+	bool dead;     /* unwatched during a batch: freed after it */
+	int fd;
+	net_watch_fn fn;
+	void *ctx;
+	struct net_watch *next; /* on the dead list */
 };
 
 struct conn;
@@ -72,7 +84,9 @@ enum st {
 	ST_HTTP_HEAD,   /* reading a request head */
 	ST_SOCKS_GREET,
 	ST_SOCKS_REQ,
+	ST_RESOLVING,   /* the name is being looked up (resolve.c) */
 	ST_CONNECTING,  /* dialling addrs[ai] */
+	ST_CHAIN,       /* asking the user's upstream proxy (http/socks_proxy_port) */
 	ST_TUNNEL,      /* CONNECT or SOCKS: bytes both ways */
 	ST_HTTP_FWD,    /* one plain request: its body up, the response down */
 	ST_LINGER,      /* a last answer goes out, then the rest is read and dropped */
@@ -93,6 +107,9 @@ struct conn {
 	struct sockaddr_storage addrs[NET_MAX_ADDRS];
 	size_t naddrs, ai;
 	char addr_text[INET6_ADDRSTRLEN + 8];
+	struct net_lookup *lookup;          /* ST_RESOLVING */
+	const struct sbx_rule *allowed_by;  /* the policy's allowing rule, across the lookup */
+	bool chained;                       /* dialled the upstream proxy, not the host */
 	/* plain HTTP */
 	uint64_t up_allow;  /* bytes of this request still to go upstream */
 	size_t head_scanned; /* bytes of a partial head already searched for its end */
@@ -105,12 +122,18 @@ struct net_loop {
 	const struct policy *p;
 	struct net_cfg cfg;
 	struct net_ctx *ctx;
+	struct net_resolver *resolver;
+	struct net_names *names;
+	struct net_dnsserve *dns;
 	int epfd;
 	struct listener *listeners;
+	struct net_watch *dead_watches;
 	struct conn *conns, *dead;
 	size_t nconns;
 	uint64_t now, next_sweep;
 };
+
+static bool would_block(int e) { return e == EAGAIN || e == EWOULDBLOCK; }
 
 static uint64_t mono_ms(void)
 {
@@ -140,32 +163,47 @@ static void addr_text(const struct sockaddr *sa, char *out, size_t sz)
 	}
 }
 
-static void report(struct conn *c, enum net_outcome o, const struct sbx_rule *rule,
-		   const char *reason, const char *fix)
+static void report_c(struct conn *c, enum net_outcome o, const struct sbx_rule *rule,
+		     const char *reason, const char *fix, bool candidate)
 {
 	struct net_loop *l = c->l;
 	struct net_event ev = {
 		.outcome = o, .proto = c->proto, .host = c->host.text, .port = c->port,
 		.rule = rule, .reason = reason ? reason : "", .fix = fix ? fix : "",
-		.address = c->addr_text, .client = c->client,
+		.address = c->addr_text, .client = c->client, .candidate = candidate,
 	};
 
 	if (l->cfg.report)
 		l->cfg.report(l->cfg.rctx, &ev);
 }
 
+static void report(struct conn *c, enum net_outcome o, const struct sbx_rule *rule,
+		   const char *reason, const char *fix)
+{
+	report_c(c, o, rule, reason, fix, false);
+}
+
 /* ---- buffers and interest */
 
+/* A queue's 64 KiB is a mapping of its own: only the pages a connection
+ * touches count, and a tunnel that moves on to splice(2) gives them back
+ * to the system at once (a freed heap block stays in the process: 500
+ * tunnels kept ~8 kB each that way). */
 static int buf_get(struct buf *q)
 {
-	if (!q->b && !(q->b = malloc(NET_BUF_SIZE)))
+	if (q->b)
+		return 0;
+	void *m = mmap(NULL, NET_BUF_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
 		return -ENOMEM;
+	q->b = m;
 	return 0;
 }
 
 static void buf_release(struct buf *q)
 {
-	free(q->b);
+	if (q->b)
+		munmap(q->b, NET_BUF_SIZE);
 	q->b = NULL;
 	q->off = q->len = 0;
 }
@@ -228,6 +266,8 @@ static bool want_read_cli(const struct conn *c)
 
 static bool want_read_up(const struct conn *c)
 {
+	if (c->st == ST_CHAIN)
+		return true;
 	return (c->st == ST_TUNNEL || c->st == ST_HTTP_FWD) && !c->u2c.eof &&
 	       room(&c->u2c, NET_BUF_SIZE);
 }
@@ -281,6 +321,8 @@ static void conn_kill(struct conn *c)
 
 	if (c->st == ST_DEAD)
 		return;
+	net_resolve_cancel(l->resolver, c->lookup);
+	c->lookup = NULL;
 	close_up(c);
 	epoll_ctl(l->epfd, EPOLL_CTL_DEL, c->cli.fd, NULL);
 	close(c->cli.fd);
@@ -441,8 +483,10 @@ static void dial_failed(struct conn *c, int err)
 	char why[160];
 
 	snprintf(why, sizeof(why), "cannot connect to %s: %s", c->addr_text, strerror(err));
-	report(c, NET_EV_FAILED, NULL, why, NULL);
-	if (c->proto == NET_PROTO_SOCKS)
+	report(c, NET_EV_FAILED, c->allowed_by, why, NULL);
+	if (c->proto == NET_PROTO_HOSTPORT)
+		conn_kill(c); /* a raw TCP client learns it as a reset */
+	else if (c->proto == NET_PROTO_SOCKS)
 		socks_answer(c, err == ECONNREFUSED ? NET_SOCKS_REFUSED :
 			     err == ENETUNREACH ? NET_SOCKS_NET_UNREACH :
 			     err == ETIMEDOUT ? NET_SOCKS_TTL : NET_SOCKS_HOST_UNREACH, NULL, true);
@@ -468,6 +512,8 @@ static void tunnel_start(struct conn *c)
 		if (getsockname(c->up.fd, (struct sockaddr *)&bound, &bl))
 			memset(&bound, 0, sizeof(bound));
 		socks_answer(c, NET_SOCKS_OK, (struct sockaddr *)&bound, false);
+	} else if (c->proto == NET_PROTO_HOSTPORT) {
+		/* nothing to answer: the bytes simply flow */
 	} else {
 		static const char ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
 		buf_put(&c->u2c.q, ok, sizeof(ok) - 1);
@@ -524,6 +570,133 @@ static void dial(struct conn *c)
 	dial_failed(c, EHOSTUNREACH);
 }
 
+/* ---- chaining to the user's own proxy (http_proxy_port, socks_proxy_port)
+ *
+ * The policy decided on the name; the upstream proxy resolves it and
+ * dials. We ask it for the host as the client named it (an HTTP CONNECT,
+ * or a SOCKS5 CONNECT by name), the plain-HTTP requests too, through a
+ * CONNECT tunnel, so one path serves all three kinds of client. */
+
+static void chain_fail(struct conn *c, const char *why)
+{
+	char msg[300];
+
+	snprintf(msg, sizeof(msg), "the upstream proxy at %s %s", c->addr_text, why);
+	buf_release(&c->u2c.q); /* its partial answer is not the client's */
+	report(c, NET_EV_FAILED, c->allowed_by, msg, NULL);
+	if (c->proto == NET_PROTO_SOCKS)
+		socks_answer(c, NET_SOCKS_FAIL, NULL, true);
+	else
+		fail_text(c, 502, "Bad Gateway", msg);
+}
+
+static void chain_send(struct conn *c)
+{
+	char req[600];
+	int n;
+	bool v6 = c->host.kind == NET_HOST_V6;
+
+	if (c->l->cfg.chain_http_port) {
+		n = snprintf(req, sizeof(req), "CONNECT %s%s%s:%u HTTP/1.1\r\nHost: %s%s%s:%u\r\n\r\n",
+			     v6 ? "[" : "", c->host.text, v6 ? "]" : "", c->port,
+			     v6 ? "[" : "", c->host.text, v6 ? "]" : "", c->port);
+	} else {
+		size_t hl = strlen(c->host.text), o = 0;
+		unsigned char *b = (unsigned char *)req;
+		b[o++] = 5; b[o++] = 1; b[o++] = 0;           /* greeting: no auth */
+		b[o++] = 5; b[o++] = 1; b[o++] = 0;           /* CONNECT */
+		if (c->host.kind == NET_HOST_V4) {
+			b[o++] = 1;
+			memcpy(b + o, &c->host.v4, 4);
+			o += 4;
+		} else if (v6) {
+			b[o++] = 4;
+			memcpy(b + o, &c->host.v6, 16);
+			o += 16;
+		} else {
+			b[o++] = 3;
+			b[o++] = (unsigned char)hl;
+			memcpy(b + o, c->host.text, hl);
+			o += hl;
+		}
+		b[o++] = (unsigned char)(c->port >> 8);
+		b[o++] = (unsigned char)c->port;
+		n = (int)o;
+	}
+	/* a fresh socket's buffer takes these few bytes whole */
+	if (send(c->up.fd, req, (size_t)n, MSG_NOSIGNAL) != n) {
+		chain_fail(c, "could not be written to");
+		return;
+	}
+	c->st = ST_CHAIN;
+}
+
+/* The upstream proxy's answer: 1 done (tunnel), 0 more, -1 failed (answered). */
+static int chain_read(struct conn *c)
+{
+	/* the answer gathers in the client's queue, empty until the tunnel */
+	struct buf *q = &c->u2c.q;
+	ssize_t n = buf_get(q) ? -1 : recv(c->up.fd, q->b + q->len, CHAIN_MAX - q->len, 0);
+	char why[160];
+
+	if (n < 0 && would_block(errno)) {
+		c->up.rd = false;
+		return 0;
+	}
+	if (n <= 0) {
+		chain_fail(c, "closed the connection without an answer");
+		return -1;
+	}
+	q->len += (size_t)n;
+	const unsigned char *b = (const unsigned char *)q->b;
+	size_t len = q->len, used;
+	if (c->l->cfg.chain_http_port) {
+		const char *end = memmem(b, len, "\r\n\r\n", 4);
+		if (!end) {
+			if (len < CHAIN_MAX)
+				return 0;
+			chain_fail(c, "sent an over-long answer");
+			return -1;
+		}
+		used = (size_t)((const unsigned char *)end - b) + 4;
+		if (len < 12 || memcmp(b, "HTTP/1.", 7) || b[9] != '2') {
+			const char *eol = memchr(b, '\r', len);
+			snprintf(why, sizeof(why), "refused: %.*s", eol ? (int)(eol - (const char *)b) : 0,
+				 (const char *)b);
+			for (char *p = why; *p; p++)
+				if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
+					*p = '?';
+			chain_fail(c, why);
+			return -1;
+		}
+	} else {
+		/* 05 00, then 05 REP 00 ATYP ADDR PORT */
+		if (len < 2 + 5)
+			return 0;
+		if (b[0] != 5 || b[1] != 0 || b[2] != 5) {
+			chain_fail(c, "does not take SOCKS5 without authentication");
+			return -1;
+		}
+		size_t alen = b[5] == 1 ? 4 : b[5] == 4 ? 16 : b[5] == 3 ? 1u + b[6] : 0;
+		if (!alen) {
+			chain_fail(c, "sent a malformed SOCKS5 answer");
+			return -1;
+		}
+		used = 2 + 4 + alen + 2;
+		if (len < used)
+			return 0;
+		if (b[3] != 0) {
+			snprintf(why, sizeof(why), "refused (SOCKS5 reply %u)", b[3]);
+			chain_fail(c, why);
+			return -1;
+		}
+	}
+	/* bytes the upstream sent past its answer belong to the tunnel */
+	memmove(q->b, q->b + used, len - used);
+	q->len = len - used;
+	return 1;
+}
+
 static void connected(struct conn *c)
 {
 	int err = 0;
@@ -533,7 +706,10 @@ static void connected(struct conn *c)
 		err = errno;
 	if (!err) {
 		c->up.wr = true;
-		tunnel_start(c);
+		if (c->chained)
+			chain_send(c);
+		else
+			tunnel_start(c);
 		return;
 	}
 	close_up(c);
@@ -543,35 +719,158 @@ static void connected(struct conn *c)
 		dial_failed(c, err);
 }
 
-/* The policy's decision, acted on: refuse, or dial the checked addresses. */
-static void decide(struct conn *c)
+static void refuse(struct conn *c, const struct net_decision *d)
 {
-	struct net_decision d;
+	/* under --learn, a host no rule names may become an allow_domains
+	 * rule; a deny rule's or the address check's refusal never does */
+	bool cand = c->l->cfg.learn && !d->rule && c->host.kind == NET_HOST_NAME &&
+		    !strncmp(d->reason, "not in allow_domains", 20);
 
-	net_decide(c->l->p, c->l->ctx, &c->host, c->port, &d);
-	if (d.verdict == NET_DENY) {
-		report(c, NET_EV_DENIED, d.rule, d.reason, d.fix);
-		if (c->proto == NET_PROTO_SOCKS)
-			socks_answer(c, NET_SOCKS_NOT_ALLOWED, NULL, true);
-		else
-			respond_denied(c, &d);
-		return;
-	}
-	if (d.verdict == NET_FAIL) {
-		report(c, NET_EV_FAILED, d.rule, d.reason, NULL);
-		if (c->proto == NET_PROTO_SOCKS)
-			socks_answer(c, NET_SOCKS_HOST_UNREACH, NULL, true);
-		else
-			fail_text(c, 502, "Bad Gateway", d.reason);
-		return;
-	}
-	memcpy(c->addrs, d.addrs, d.naddrs * sizeof(d.addrs[0]));
-	c->naddrs = d.naddrs;
+	report_c(c, NET_EV_DENIED, d->rule, d->reason, d->fix, cand);
+	if (c->proto == NET_PROTO_SOCKS)
+		socks_answer(c, NET_SOCKS_NOT_ALLOWED, NULL, true);
+	else
+		respond_denied(c, d);
+}
+
+static void unreachable(struct conn *c, const struct sbx_rule *rule, const char *why)
+{
+	report(c, NET_EV_FAILED, rule, why, NULL);
+	if (c->proto == NET_PROTO_SOCKS)
+		socks_answer(c, NET_SOCKS_HOST_UNREACH, NULL, true);
+	else
+		fail_text(c, 502, "Bad Gateway", why);
+}
+
+/* The checked addresses: dial them, in order. */
+static void go(struct conn *c, const struct net_decision *d)
+{
+	memcpy(c->addrs, d->addrs, d->naddrs * sizeof(d->addrs[0]));
+	c->naddrs = d->naddrs;
 	c->ai = 0;
 	addr_text((const struct sockaddr *)&c->addrs[0], c->addr_text, sizeof(c->addr_text));
-	report(c, NET_EV_ALLOWED, d.rule, NULL, NULL);
+	report(c, NET_EV_ALLOWED, d->rule, NULL, NULL);
 	c->deadline = c->l->now + c->l->cfg.connect_ms;
 	dial(c);
+}
+
+/* The answers for an allowed name: the resolved-address check, then dial. */
+static void resolved(void *ctx, int rc, const struct sockaddr_storage *addrs, size_t n,
+		     const char *err)
+{
+	struct conn *c = ctx;
+	struct net_decision d;
+
+	c->lookup = NULL;
+	if (c->st != ST_RESOLVING)
+		return;
+	if (rc) {
+		unreachable(c, c->allowed_by, err);
+	} else {
+		memset(&d, 0, sizeof(d));
+		net_decide_check(c->l->p, c->l->ctx, &c->host, c->port, c->allowed_by, addrs, n, &d);
+		if (d.verdict == NET_DENY)
+			refuse(c, &d);
+		else
+			go(c, &d);
+	}
+	update_events(c);
+}
+
+/* A stand-in address from the sandbox's resolver stands for its name:
+ * the request is decided on that name. false: it stands for nothing
+ * (answered and reported). */
+static bool standin_name(struct conn *c)
+{
+	const char *name;
+
+	if (c->host.kind != NET_HOST_V4 || !net_names_is_standin(&c->host.v4))
+		return true;
+	name = c->l->names ? net_names_name(c->l->names, &c->host.v4) : NULL;
+	if (name && !net_host_parse(name, strlen(name), &c->host))
+		return true;
+	/* no rule can allow it: it is no address anywhere */
+	struct net_decision d = { .verdict = NET_DENY };
+	snprintf(d.reason, sizeof(d.reason), "%s stands for no name (the sandbox's resolver "
+		 "never gave it out)", c->host.text);
+	report(c, NET_EV_DENIED, NULL, d.reason, "");
+	if (c->proto == NET_PROTO_SOCKS)
+		socks_answer(c, NET_SOCKS_HOST_UNREACH, NULL, true);
+	else
+		respond_denied(c, &d);
+	return false;
+}
+
+/* Through the user's proxy: an address literal still gets the address
+ * check (the sandbox names 127.0.0.1 itself), a name goes as it is. */
+static void chain_dial(struct conn *c)
+{
+	struct net_loop *l = c->l;
+	struct net_decision d;
+	unsigned port = l->cfg.chain_http_port ? l->cfg.chain_http_port : l->cfg.chain_socks_port;
+	struct sockaddr_in *in = (struct sockaddr_in *)&d.addrs[0];
+
+	if (c->host.kind != NET_HOST_NAME) {
+		net_decide(l->p, l->ctx, &c->host, c->port, &d);
+		if (d.verdict == NET_DENY) {
+			refuse(c, &d);
+			return;
+		}
+	}
+	memset(&d, 0, sizeof(d));
+	d.rule = c->allowed_by;
+	in->sin_family = AF_INET;
+	in->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	in->sin_port = htons((uint16_t)port);
+	d.naddrs = 1;
+	c->chained = true;
+	go(c, &d);
+}
+
+/* The policy's decision, acted on: refuse, or look the name up and check
+ * its addresses (asynchronously), or dial the checked literal. */
+static void decide(struct conn *c)
+{
+	struct net_loop *l = c->l;
+	struct net_decision d;
+	struct sockaddr_storage addrs[NET_MAX_ADDRS];
+	size_t n = 0;
+	char err[300];
+	int rc;
+
+	if (!standin_name(c))
+		return;
+	net_decide_policy(l->p, &c->host, c->port, &d);
+	if (d.verdict == NET_DENY) {
+		refuse(c, &d);
+		return;
+	}
+	c->allowed_by = d.rule;
+	c->deadline = l->now + l->cfg.connect_ms;
+	if (l->cfg.chain_http_port || l->cfg.chain_socks_port) {
+		chain_dial(c);
+		return;
+	}
+	if (c->host.kind != NET_HOST_NAME) {
+		net_decide(l->p, l->ctx, &c->host, c->port, &d);
+		if (d.verdict == NET_DENY)
+			refuse(c, &d);
+		else
+			go(c, &d);
+		return;
+	}
+	rc = net_ctx_test_lookup(l->ctx, c->host.text, addrs, NET_MAX_ADDRS, &n, err, sizeof(err));
+	if (rc != -ENOSYS) {
+		c->st = ST_RESOLVING;
+		resolved(c, rc, addrs, n, err);
+		return;
+	}
+	c->st = ST_RESOLVING;
+	rc = net_resolve(l->resolver, c->host.text, resolved, c, &c->lookup);
+	if (rc) {
+		snprintf(err, sizeof(err), "cannot resolve %s: %s", c->host.text, strerror(-rc));
+		resolved(c, rc, NULL, 0, err);
+	}
 }
 
 /* ---- handshakes */
@@ -706,7 +1005,6 @@ more:
 
 /* ---- moving bytes */
 
-static bool would_block(int e) { return e == EAGAIN || e == EWOULDBLOCK; }
 
 /* src -> d's queue. >0 moved, 0 nothing, <0 fatal. */
 static ssize_t fill(struct conn *c, struct dir *d, struct end *src, size_t cap)
@@ -929,6 +1227,18 @@ static void pump(struct conn *c)
 			if (c->st == before && r == 0)
 				goto out;
 			break;
+		case ST_RESOLVING:
+			goto out;
+		case ST_CHAIN: {
+			if (!c->up.rd)
+				goto out;
+			int r2 = chain_read(c);
+			if (r2 == 0 && !c->up.rd)
+				goto out;
+			if (r2 > 0)
+				tunnel_start(c);
+			break;
+		}
 		case ST_CONNECTING:
 			if (c->up.wr)
 				connected(c);
@@ -974,6 +1284,31 @@ out:
 
 /* ---- accepting, the loop */
 
+/* host_ports: the user listed this port, so the connection goes to the
+ * host's own loopback at once, with no policy question (the resolved-
+ * address check exists to keep the sandbox off this host: the listed
+ * ports are the exception the user made). Reported under --trace. */
+static void hostport_dial(struct conn *c, unsigned port)
+{
+	struct sockaddr_in *in = (struct sockaddr_in *)&c->addrs[0];
+
+	snprintf(c->host.text, sizeof(c->host.text), "127.0.0.1");
+	c->host.kind = NET_HOST_V4;
+	c->host.v4.s_addr = htonl(INADDR_LOOPBACK);
+	c->port = port;
+	memset(&c->addrs[0], 0, sizeof(c->addrs[0]));
+	in->sin_family = AF_INET;
+	in->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	in->sin_port = htons((uint16_t)port);
+	c->naddrs = 1;
+	c->ai = 0;
+	addr_text((const struct sockaddr *)in, c->addr_text, sizeof(c->addr_text));
+	report(c, NET_EV_ALLOWED, NULL, "host_ports", NULL);
+	c->deadline = c->l->now + c->l->cfg.connect_ms;
+	dial(c);
+	update_events(c);
+}
+
 static void accept_all(struct net_loop *l, struct listener *li)
 {
 	for (int i = 0; i < 64; i++) {
@@ -1001,6 +1336,8 @@ static void accept_all(struct net_loop *l, struct listener *li)
 		c->kind = li->kind;
 		c->st = li->kind == NET_LISTEN_HTTP ? ST_HTTP_HEAD : ST_SOCKS_GREET;
 		c->proto = li->kind == NET_LISTEN_HTTP ? NET_PROTO_CONNECT : NET_PROTO_SOCKS;
+		if (li->kind == NET_LISTEN_HOSTPORT)
+			c->proto = NET_PROTO_HOSTPORT;
 		c->deadline = l->now + l->cfg.handshake_ms;
 		c->active = l->now;
 		c->cli.wr = true;
@@ -1016,11 +1353,16 @@ static void accept_all(struct net_loop *l, struct listener *li)
 			l->conns->prev = c;
 		l->conns = c;
 		l->nconns++;
+		if (li->kind == NET_LISTEN_HOSTPORT)
+			hostport_dial(c, li->port);
 	}
 }
 
 static void sweep(struct net_loop *l)
 {
+	net_resolver_tick(l->resolver, l->now);
+	if (l->dns)
+		net_dnsserve_tick(l->dns, l->now);
 	for (struct conn *c = l->conns, *next; c; c = next) {
 		next = c->next;
 		bool due = c->deadline && l->now >= c->deadline;
@@ -1044,10 +1386,27 @@ static void sweep(struct net_loop *l)
 				conn_kill(c);
 			}
 			break;
+		case ST_RESOLVING:
+			if (due) {
+				char why[300];
+				net_resolve_cancel(l->resolver, c->lookup);
+				c->lookup = NULL;
+				snprintf(why, sizeof(why), "cannot resolve %s: no answer in time",
+					 c->host.text);
+				unreachable(c, c->allowed_by, why);
+				update_events(c);
+			}
+			break;
 		case ST_CONNECTING:
 			if (due) {
 				close_up(c);
 				dial_failed(c, ETIMEDOUT);
+				update_events(c);
+			}
+			break;
+		case ST_CHAIN:
+			if (due) {
+				chain_fail(c, "did not answer in time");
 				update_events(c);
 			}
 			break;
@@ -1085,6 +1444,7 @@ int net_loop_new(const struct policy *p, const struct net_cfg *cfg, struct net_l
 	if (!l->cfg.idle_ms)
 		l->cfg.idle_ms = 600000;
 	l->cfg.test_hosts = NULL; /* not kept: read once below */
+	l->cfg.test_dns = NULL;
 	rc = net_ctx_new(cfg->test_hosts, &l->ctx);
 	if (rc)
 		goto fail;
@@ -1093,6 +1453,10 @@ int net_loop_new(const struct policy *p, const struct net_cfg *cfg, struct net_l
 		rc = -errno;
 		goto fail;
 	}
+	if ((rc = net_resolver_new(l, cfg->test_dns, &l->resolver)) ||
+	    (rc = net_names_new(&l->names)) ||
+	    (rc = net_dnsserve_new(l, p, l->names, l->cfg.report, l->cfg.rctx, &l->dns)))
+		goto fail;
 	l->now = mono_ms();
 	l->next_sweep = l->now + SWEEP_MS;
 	*out = l;
@@ -1102,11 +1466,16 @@ fail:
 	return rc;
 }
 
-int net_loop_add_listener(struct net_loop *l, int fd, enum net_listener_kind kind)
+static int add_listener(struct net_loop *l, int fd, enum net_listener_kind kind, unsigned port)
 {
-	struct listener *li = calloc(1, sizeof(*li));
+	struct listener *li;
 	struct epoll_event ev = { .events = EPOLLIN };
-	int fl = fcntl(fd, F_GETFL), rc = -ENOMEM;
+	int fl, rc = -ENOMEM;
+
+	if (kind == NET_LISTEN_DNS_UDP || kind == NET_LISTEN_DNS_TCP)
+		return net_dnsserve_add(l->dns, fd, kind == NET_LISTEN_DNS_TCP);
+	li = calloc(1, sizeof(*li));
+	fl = fcntl(fd, F_GETFL);
 
 	if (!li)
 		goto fail;
@@ -1117,6 +1486,7 @@ int net_loop_add_listener(struct net_loop *l, int fd, enum net_listener_kind kin
 	li->obj = OBJ_LISTENER;
 	li->fd = fd;
 	li->kind = kind;
+	li->port = port;
 	ev.data.ptr = li;
 	if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, fd, &ev)) {
 		rc = -errno;
@@ -1130,9 +1500,68 @@ fail:
 	return rc;
 }
 
+int net_loop_add_listener(struct net_loop *l, int fd, enum net_listener_kind kind)
+{
+	if (kind == NET_LISTEN_HOSTPORT)
+		return -EINVAL; /* needs its port: net_loop_add_hostport */
+	return add_listener(l, fd, kind, 0);
+}
+
+int net_loop_add_hostport(struct net_loop *l, int fd, unsigned port)
+{
+	if (!port || port > 65535)
+		return -EINVAL;
+	return add_listener(l, fd, NET_LISTEN_HOSTPORT, port);
+}
+
 int net_loop_fd(const struct net_loop *l)
 {
 	return l->epfd;
+}
+
+struct net_names *net_loop_names(struct net_loop *l)
+{
+	return l->names;
+}
+
+int net_loop_watch(struct net_loop *l, int fd, uint32_t events, net_watch_fn fn, void *ctx,
+		   struct net_watch **out)
+{
+	struct net_watch *w = calloc(1, sizeof(*w));
+	struct epoll_event ev = { .events = events };
+
+	if (!w)
+		return -ENOMEM;
+	w->obj = OBJ_WATCH;
+	w->fd = fd;
+	w->fn = fn;
+	w->ctx = ctx;
+	ev.data.ptr = w;
+	if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, fd, &ev)) {
+		int e = -errno;
+		free(w);
+		return e;
+	}
+	*out = w;
+	return 0;
+}
+
+int net_loop_watch_mod(struct net_loop *l, struct net_watch *w, uint32_t events)
+{
+	struct epoll_event ev = { .events = events, .data.ptr = w };
+
+	return epoll_ctl(l->epfd, EPOLL_CTL_MOD, w->fd, &ev) ? -errno : 0;
+}
+
+/* Freed after the batch: an event for it may still be in the batch. */
+void net_loop_unwatch(struct net_loop *l, struct net_watch *w)
+{
+	if (!w || w->dead)
+		return;
+	epoll_ctl(l->epfd, EPOLL_CTL_DEL, w->fd, NULL);
+	w->dead = true;
+	w->next = l->dead_watches;
+	l->dead_watches = w;
 }
 
 int net_loop_timeout(const struct net_loop *l)
@@ -1144,6 +1573,11 @@ int net_loop_timeout(const struct net_loop *l)
 
 static void bury(struct net_loop *l)
 {
+	while (l->dead_watches) {
+		struct net_watch *w = l->dead_watches;
+		l->dead_watches = w->next;
+		free(w);
+	}
 	while (l->dead) {
 		struct conn *c = l->dead;
 		l->dead = c->next;
@@ -1168,10 +1602,23 @@ int net_loop_run_once(struct net_loop *l, int timeout_ms)
 			accept_all(l, evs[i].data.ptr);
 			continue;
 		}
+		if (obj == OBJ_WATCH) {
+			struct net_watch *w = evs[i].data.ptr;
+			if (!w->dead)
+				w->fn(w->ctx, w->fd, evs[i].events);
+			continue;
+		}
 		struct end *e = evs[i].data.ptr;
 		struct conn *c = e->c;
 		if (c->st == ST_DEAD)
 			continue;
+		/* the client gone while its name is looked up or dialled: its
+		 * hang-up would be reported again and again (nothing reads) */
+		if (e == &c->cli && (evs[i].events & (EPOLLHUP | EPOLLERR)) &&
+		    (c->st == ST_RESOLVING || c->st == ST_CONNECTING || c->st == ST_CHAIN)) {
+			conn_kill(c);
+			continue;
+		}
 		if (evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR))
 			e->rd = true;
 		if (evs[i].events & (EPOLLOUT | EPOLLHUP | EPOLLERR))
@@ -1197,6 +1644,8 @@ void net_loop_free(struct net_loop *l)
 		return;
 	while (l->conns)
 		conn_kill(l->conns);
+	net_dnsserve_free(l->dns);
+	net_resolver_free(l->resolver);
 	bury(l);
 	while (l->listeners) {
 		struct listener *li = l->listeners;
@@ -1206,6 +1655,7 @@ void net_loop_free(struct net_loop *l)
 	}
 	if (l->epfd >= 0)
 		close(l->epfd);
+	net_names_free(l->names);
 	net_ctx_free(l->ctx);
 	free(l);
 }

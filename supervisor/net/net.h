@@ -235,17 +235,104 @@ void net_decide_policy(const struct policy *p, const struct net_host *host,
 void net_decide(const struct policy *p, struct net_ctx *ctx,
 		const struct net_host *host, unsigned port, struct net_decision *d);
 
+/* After resolution (asynchronous, resolve.c): the resolved-address check
+ * on every answer (one refused answer refuses the name), and on success the
+ * checked addresses (port set, at most NET_MAX_ADDRS) into d->addrs.
+ * `allowed_by` is the rule net_decide_policy() allowed the host with. */
+void net_decide_check(const struct policy *p, struct net_ctx *ctx, const struct net_host *host,
+		      unsigned port, const struct sbx_rule *allowed_by,
+		      const struct sockaddr_storage *addrs, size_t n, struct net_decision *d);
+
+/* In tests (a net_ctx made with test_hosts): the file's addresses for the
+ * name, at once. -ENOSYS when the context resolves with DNS; -ENOENT (err
+ * set) when the file does not list the name. */
+int net_ctx_test_lookup(struct net_ctx *ctx, const char *name, struct sockaddr_storage *addrs,
+			size_t max, size_t *n, char *err, size_t errsz);
+
+/* [network] host_ports (and --host-port): the distinct ports, in order,
+ * up to max written; returns how many there are (may exceed max). */
+size_t net_host_ports(const struct policy *p, unsigned *out, size_t max);
+
+/* Does this run get the proxy (its own network namespace, the listeners,
+ * the resolver)? When allow_domains names hosts without opening the
+ * network (policy_network_proxied), when host_ports names ports, and under
+ * --learn (the proxy's refusals are what allow_domains learns from);
+ * never when the network is open (allow_domains = * alone). */
+bool net_run_proxied(const struct policy *p, bool learn);
+
+/* ---- DNS messages (dns.c): pure, bounded, no allocation ------------------ */
+
+enum {
+	NET_DNS_A = 1, NET_DNS_AAAA = 28,
+	NET_DNS_NOERROR = 0, NET_DNS_FORMERR = 1, NET_DNS_SERVFAIL = 2,
+	NET_DNS_NXDOMAIN = 3, NET_DNS_NOTIMP = 4, NET_DNS_REFUSED = 5,
+	NET_DNS_EDE_BLOCKED = 15, NET_DNS_EDE_PROHIBITED = 18, /* RFC 8914 */
+};
+
+struct net_dns_query {
+	uint16_t id, qtype, qclass;
+	bool rd, edns;
+	char name[256];   /* as asked, no trailing dot; labels of [A-Za-z0-9_-] */
+	size_t qend;      /* end of the question in the message */
+	unsigned rcode;   /* when parsing failed: FORMERR or NOTIMP */
+};
+
+/* A query from the sandbox: 0; -ENOTSUP (answer q->rcode: FORMERR, NOTIMP;
+ * a name with bytes no host name has is FORMERR); -EINVAL (not even a
+ * header, or a response: drop it, never answer). */
+int net_dns_parse_query(const unsigned char *m, size_t len, struct net_dns_query *q);
+
+/* The answer to q (qmsg: the query's bytes): rcode, one A record when `a`
+ * is set, and when the query had EDNS an OPT record carrying an Extended
+ * DNS Error (`ede` non-zero, `ede_text`, cut at 400 bytes). Its length, or
+ * 0 when outsz is too small (1024 always suffices). */
+size_t net_dns_answer(const unsigned char *qmsg, const struct net_dns_query *q, unsigned rcode,
+		      const struct in_addr *a, unsigned ttl, unsigned ede, const char *ede_text,
+		      unsigned char *out, size_t outsz);
+
+/* A recursive query for name (no trailing dot) and type: its length, or 0. */
+size_t net_dns_build_query(uint16_t id, const char *name, uint16_t qtype, unsigned char *out,
+			   size_t outsz);
+
+/* The nameserver's answer to (id, name, qtype): the addresses of that
+ * type owned by the name or the CNAME chain from it, up to max, in order.
+ * 0 (n may be 0: no such record), -ENOENT (NXDOMAIN), -EAGAIN (another
+ * error code), -EINVAL (not this answer, or malformed: ignore it). */
+int net_dns_parse_response(const unsigned char *m, size_t len, uint16_t id, const char *name,
+			   uint16_t qtype, struct sockaddr_storage *addrs, size_t max, size_t *n);
+
+/* ---- the stand-in map (names.c) ------------------------------------------- */
+
+#define NET_NAMES_MAX 8192
+
+struct net_names;
+int net_names_new(struct net_names **out);
+void net_names_free(struct net_names *m); /* NULL is fine */
+/* The stand-in (198.19.0.0/16) for a canonical name, the same for the whole
+ * run. 0, -ENOSPC (the map is full), -ENOMEM, -EINVAL. */
+int net_names_addr(struct net_names *m, const char *name, struct in_addr *out);
+bool net_names_is_standin(const struct in_addr *a); /* in 198.19.0.0/16 */
+/* The name behind a stand-in, or NULL (none was given out). Borrowed. */
+const char *net_names_name(const struct net_names *m, const struct in_addr *a);
+size_t net_names_count(const struct net_names *m);
+
 /* ---- the relay loop ------------------------------------------------------- */
 
 enum net_listener_kind {
-	NET_LISTEN_HTTP,  /* HTTP proxy: CONNECT and absolute-form plain HTTP */
-	NET_LISTEN_SOCKS, /* SOCKS5, CONNECT only */
+	NET_LISTEN_HTTP,     /* HTTP proxy: CONNECT and absolute-form plain HTTP */
+	NET_LISTEN_SOCKS,    /* SOCKS5, CONNECT only */
+	NET_LISTEN_DNS_UDP,  /* the sandbox's resolver, a UDP socket (dnsserve.c) */
+	NET_LISTEN_DNS_TCP,  /* the same over TCP */
+	NET_LISTEN_HOSTPORT, /* host_ports: relayed to the host's 127.0.0.1 at the
+			      * listener's own port (net_loop_add_hostport) */
 };
 
 enum net_proto {
-	NET_PROTO_CONNECT, /* HTTP CONNECT tunnel */
-	NET_PROTO_HTTP,    /* plain HTTP request */
-	NET_PROTO_SOCKS,   /* SOCKS5 CONNECT */
+	NET_PROTO_CONNECT,  /* HTTP CONNECT tunnel */
+	NET_PROTO_HTTP,     /* plain HTTP request */
+	NET_PROTO_SOCKS,    /* SOCKS5 CONNECT */
+	NET_PROTO_DNS,      /* a lookup at the sandbox's resolver (port 0) */
+	NET_PROTO_HOSTPORT, /* a host_ports connection */
 };
 
 enum net_outcome {
@@ -266,6 +353,9 @@ struct net_event {
 	const char *fix;             /* "--allow-domain evil.example", or "" */
 	const char *address;         /* the address dialled, "" if none */
 	const char *client;          /* the sandbox side: "127.0.0.1:41234" */
+	/* NET_EV_DENIED under --learn: no rule refused it, none allowed it:
+	 * allow_domains may learn the host (never an address-check refusal) */
+	bool candidate;
 };
 
 struct net_cfg {
@@ -275,6 +365,16 @@ struct net_cfg {
 	unsigned idle_ms;         /* 0 = 600000 (10 min): no byte either way */
 	bool no_splice;           /* relay tunnels through user-space buffers */
 	const char *test_hosts;   /* see net_ctx_new(); NULL in production */
+	/* test-only: "ADDR[:PORT]", the one nameserver to ask instead of
+	 * /etc/resolv.conf (and no /etc/hosts); NULL in production */
+	const char *test_dns;
+	/* http_proxy_port / socks_proxy_port: every allowed connection goes
+	 * through this proxy on the host's 127.0.0.1 instead of being dialled
+	 * (CONNECT, or SOCKS5 by name); 0: dial directly. At most one is set. */
+	unsigned chain_http_port, chain_socks_port;
+	/* --learn: a host refused only for want of an allow_domains rule is
+	 * reported as a candidate (net_event.candidate) */
+	bool learn;
 	void (*report)(void *rctx, const struct net_event *ev); /* may be NULL */
 	void *rctx;
 };
@@ -293,6 +393,25 @@ int net_loop_add_listener(struct net_loop *l, int fd, enum net_listener_kind kin
 /* One descriptor that is readable when the loop has work: poll it with the
  * supervisor's others, then call net_loop_run_once(l, 0). */
 int net_loop_fd(const struct net_loop *l);
+
+/* Any other descriptor, served by the same loop: fn(ctx, fd, events) when
+ * epoll reports `events` (EPOLLIN, EPOLLOUT) on fd. The loop does not own
+ * fd (unwatch, then close it). Unwatching is safe from inside a callback,
+ * also for another watch of the same batch. 0 or -errno. */
+struct net_watch;
+typedef void (*net_watch_fn)(void *ctx, int fd, uint32_t events);
+int net_loop_watch(struct net_loop *l, int fd, uint32_t events, net_watch_fn fn, void *ctx,
+		   struct net_watch **out);
+int net_loop_watch_mod(struct net_loop *l, struct net_watch *w, uint32_t events);
+void net_loop_unwatch(struct net_loop *l, struct net_watch *w); /* NULL is fine */
+
+/* host_ports: serve a listening TCP socket (owned from now on) whose
+ * connections are relayed to the host's 127.0.0.1 at `port`. */
+int net_loop_add_hostport(struct net_loop *l, int fd, unsigned port);
+
+/* The run's stand-in map (the sandbox's resolver gives its addresses out,
+ * the proxy maps them back). Borrowed. */
+struct net_names *net_loop_names(struct net_loop *l);
 /* Milliseconds until the loop's next timer (timeouts), for the caller's
  * poll(); at most 1000. */
 int net_loop_timeout(const struct net_loop *l);
@@ -301,5 +420,32 @@ int net_loop_timeout(const struct net_loop *l);
 int net_loop_run_once(struct net_loop *l, int timeout_ms);
 size_t net_loop_conns(const struct net_loop *l); /* open client connections */
 void net_loop_free(struct net_loop *l); /* closes everything; NULL is fine */
+
+/* ---- internals shared by the loop's files (resolve.c, dnsserve.c) -------- */
+
+struct net_resolver;
+struct net_lookup;
+/* rc 0: addrs (port 0) in the nameserver's order; else -ENOENT (no such
+ * name), -ETIMEDOUT, -EAGAIN, with err a one-line reason. */
+typedef void (*net_resolved_fn)(void *ctx, int rc, const struct sockaddr_storage *addrs,
+				size_t n, const char *err);
+int net_resolver_new(struct net_loop *l, const char *test_dns, struct net_resolver **out);
+/* Start a lookup; fn is called exactly once, possibly before this returns
+ * (an /etc/hosts answer; then *out is NULL), unless cancelled. 0 or -errno
+ * (then fn is never called). */
+int net_resolve(struct net_resolver *r, const char *name, net_resolved_fn fn, void *ctx,
+		struct net_lookup **out);
+void net_resolve_cancel(struct net_resolver *r, struct net_lookup *q); /* NULL is fine */
+void net_resolver_tick(struct net_resolver *r, uint64_t now_ms);
+size_t net_resolver_pending(const struct net_resolver *r);
+void net_resolver_free(struct net_resolver *r);
+
+struct net_dnsserve;
+int net_dnsserve_new(struct net_loop *l, const struct policy *p, struct net_names *names,
+		     void (*report)(void *rctx, const struct net_event *ev), void *rctx,
+		     struct net_dnsserve **out);
+int net_dnsserve_add(struct net_dnsserve *s, int fd, bool tcp); /* owns fd */
+void net_dnsserve_tick(struct net_dnsserve *s, uint64_t now_ms);
+void net_dnsserve_free(struct net_dnsserve *s);
 
 #endif

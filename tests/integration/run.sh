@@ -12,21 +12,36 @@ top=$(cd "$here/../.." && pwd)
 bin=$(mktemp -d /var/tmp/sbx-it-bin.XXXXXX)
 trap 'rm -rf "$bin"' EXIT
 cp "$top/build/sbx-preload" "$top/build/sbx-init" "$top/build/libsbx-preload.so" \
-	"$here"/*.sh "$bin/"
+	"$here"/*.sh "$here"/*.py "$bin/"
 # the proxy's test driver (tests/integration/net.sh)
 [ -f "$top/build/sbx-proxy-test" ] && cp "$top/build/sbx-proxy-test" "$bin/"
+# the management command (tests/integration/sbxctl.sh)
+[ -f "$top/build/sbxctl" ] && cp "$top/build/sbxctl" "$bin/"
+# its man pages and shell completion, checked there too
+mkdir -p "$bin/share" && cp -r "$top/docs/man" "$bin/share/man"
+[ -d "$top/share/completion" ] && cp -r "$top/share/completion" "$bin/share/completion"
 [ -d "$top/tests/progs" ] && cp -r "$top/tests/progs" "$bin/progs"
 # `make run`'s demonstration, laid out as in the checkout (scripts/, build/)
 mkdir "$bin/scripts" && cp "$top/scripts/demo.sh" "$bin/scripts/" && ln -s . "$bin/build"
+# the built-in agent profiles, where an install keeps them (../share from bin/)
+mkdir -p "$bin/share/sbx" && cp -r "$top/share/sbx/profiles" "$bin/share/sbx/"
+export SBX_PROFILE_DIR="$bin/share/sbx/profiles"
 chmod -R a+rX "$bin"
 
 # Every suite that exists: the boundary, the shim, and one per concern.
 # SUITES="net.sh harm.sh" runs only those (make check-integration SUITES=...);
 # SBX_IT_USERS=self or SBX_IT_USERS=sbxtest runs only one of the two users.
 suites=""
-for s in ${SUITES:-suite.sh shim.sh seccomp.sh stream.sh learn.sh init.sh harm.sh net.sh limits.sh persist.sh notify.sh}; do
+for s in ${SUITES:-suite.sh shim.sh seccomp.sh stream.sh learn.sh init.sh mounts.sh harm.sh gitguard.sh net.sh limits.sh persist.sh sbxctl.sh notify.sh agents.sh}; do
 	[ -f "$here/$s" ] && suites="$suites $s"
 done
+# The real agents (agents.sh) come from the npm registry, installed once
+# here for both users into a directory every user can read; agents.sh skips
+# their tests, saying why, when the registry cannot be reached.
+case " $suites " in *" agents.sh "*)
+	export SBX_IT_AGENTS=${SBX_IT_AGENTS:-/var/tmp/sbx-it-agents}
+	bash "$here/agents-install.sh" "$SBX_IT_AGENTS" ;;
+esac
 rc=0
 if [ "${SBX_IT_USERS:-all}" != sbxtest ]; then
 	echo "# integration tests as $(id -un)"
@@ -42,7 +57,8 @@ if [ "$(id -u)" -eq 0 ] && [ "${SBX_IT_USERS:-all}" != self ]; then
 	for s in $suites; do
 		runuser -u "$user" -- env -i PATH=/usr/local/bin:/usr/bin:/bin \
 			HOME="$(getent passwd "$user" | cut -d: -f6)" LANG=C.UTF-8 \
-			SBX_BIN="$bin" bash "$bin/$s" || rc=1
+			SBX_BIN="$bin" SBX_PROFILE_DIR="$SBX_PROFILE_DIR" \
+			SBX_IT_AGENTS="${SBX_IT_AGENTS:-}" bash "$bin/$s" || rc=1
 	done
 fi
 exit $rc

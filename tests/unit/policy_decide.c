@@ -503,6 +503,56 @@ Test(policy_decide, own_dirs_from_the_context_are_mandatory_even_when_missing,
 	policy_free(p);
 }
 
+Test(policy_decide, xdg_config_home_gets_the_dot_config_mandatory_names,
+     .description = "git reads $XDG_CONFIG_HOME/git/config when it is set: protected there too")
+{
+	struct policy_ctx ctx = test_ctx;
+	struct policy_builder *b = NULL;
+	struct policy *p = NULL;
+	struct sbx_err err = { "" };
+
+	ctx.config_dir = "/srv/xdg/config/sbx";
+	cr_assert_eq(policy_builder_new(&ctx, &b), 0);
+	cr_assert_eq(policy_builder_set(b, "filesystem", "allow_write", "/srv",
+					SBX_ORIGIN_FLAG, "--allow-write", &err), 0);
+	cr_assert_eq(policy_compile(b, &p, &err), 0, "%s", err.msg);
+	cr_assert_str_eq(policy_config_home(p), "/srv/xdg/config");
+	const struct sbx_rule *why = check_why(p, SBX_OP_WRITE, "/srv/xdg/config/git/config",
+					       SBX_DENY);
+	cr_assert_not_null(why);
+	cr_assert_eq(why->kind, SBX_RULE_MANDATORY);
+	assert_verdict(p, SBX_OP_WRITE, "/srv/xdg/config/git/ignore", SBX_ALLOW);
+	assert_verdict(p, SBX_OP_WRITE, "/srv/xdg/config/other.conf", SBX_ALLOW);
+	/* the default place stays protected as well */
+	assert_verdict(p, SBX_OP_WRITE, "/home/u/.config/git/config", SBX_DENY);
+	policy_free(p);
+}
+
+Test(policy_decide, no_xdg_config_home_when_it_is_the_default)
+{
+	struct policy_ctx ctx = test_ctx;
+	struct policy_builder *b = NULL;
+	struct policy *p = NULL;
+	struct sbx_err err = { "" };
+
+	ctx.config_dir = "/home/u/.config/sbx";
+	cr_assert_eq(policy_builder_new(&ctx, &b), 0);
+	cr_assert_eq(policy_compile(b, &p, &err), 0, "%s", err.msg);
+	cr_assert_null(policy_config_home(p));
+	policy_free(p);
+}
+
+Test(policy_decide, git_config_worktree_is_mandatory_at_any_depth)
+{
+	struct policy *p = compile_ini("[filesystem]\nallow_write = /srv\n");
+	const struct sbx_rule *why = check_why(p, SBX_OP_WRITE, "/srv/a/b/c/d/.git/config.worktree",
+					       SBX_DENY);
+
+	cr_assert_not_null(why);
+	cr_assert_eq(why->kind, SBX_RULE_MANDATORY);
+	policy_free(p);
+}
+
 Test(policy_decide, isolation_strict_keeps_tmp_and_allow_write)
 {
 	struct policy *p = compile_ini("[sandbox]\nisolation = strict\n"

@@ -1,0 +1,267 @@
+/* supervisor/cli/doctor.c: `sbxctl doctor` (every dependency and kernel
+ * feature the policy needs, with the fix for each missing one) and the
+ * machine part of `sbxctl status`. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "hostfs.h"
+#include "probe.h"
+#include "sbxctl.h"
+#include "supervisor.h"
+
+static const char doctor_usage[] =
+"Usage: sbxctl doctor [-c FILE] [-w DIR]\n"
+"Check what the policy in force needs from this machine, one line each: ok,\n"
+"warn (works, with less) or FAIL (the sandbox cannot start), with the fix.\n"
+"  -c, --config FILE   the policy file (as sbx-preload)\n"
+"  -w, --workspace DIR the workspace (default: the current directory)\n"
+"Exit status: 0 the sandbox can start (warnings aside); 1 it cannot; 2 usage.\n";
+
+static const char *landlock_text(int abi, char *buf, size_t sz)
+{
+	if (abi > 0)
+		snprintf(buf, sz, "ABI %d", abi);
+	else
+		snprintf(buf, sz, "%s", abi == -EOPNOTSUPP ? "built in, disabled at boot" :
+			 "not in this kernel");
+	return buf;
+}
+
+void ctl_machine(bool c)
+{
+	char bwrap[PATH_MAX], ver[128], ll[64];
+	bool have = !find_bwrap(bwrap, sizeof(bwrap));
+
+	if (have && !probe_bwrap_version(bwrap, ver, sizeof(ver)))
+		printf("  %-24s %s (%s)\n", "bubblewrap", ver, bwrap);
+	else
+		printf("  %-24s %s\n", "bubblewrap", have ? "present, but `bwrap --version` "
+		       "failed" : "not installed");
+	if (have) {
+		enum bwrap_probe pr = bwrap_probe(bwrap);
+		printf("  %-24s %s\n", "user namespaces", pr == BWRAP_WORKS ? "yes (bubblewrap "
+		       "made a test sandbox)" : pr == BWRAP_CANNOT ? "no (bubblewrap was "
+		       "refused them)" : "unknown (the test sandbox failed for another reason)");
+	}
+	printf("  %-24s %s\n", "seccomp", probe_seccomp() ? "yes" : "no");
+	printf("  %-24s %s\n", "seccomp notify", probe_seccomp_notify() ? "yes" : "no");
+	printf("  %-24s %s\n", "landlock", landlock_text(probe_landlock_abi(), ll, sizeof(ll)));
+#ifdef __APPLE__
+	printf("  %-24s %s\n", "sandbox-exec",
+	       access("/usr/bin/sandbox-exec", X_OK) ? "missing" : "/usr/bin/sandbox-exec");
+#else
+	printf("  %-24s %s\n", "sandbox-exec", "n/a (macOS only)");
+#endif
+	(void)c;
+}
+
+/* ---- doctor */
+
+struct doctor {
+	bool color;
+	unsigned fails, warns;
+};
+
+static void verdict(struct doctor *d, int level, const char *what, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* level: 0 ok, 1 warn, 2 FAIL; fmt: the detail and, for a problem, the fix */
+static void verdict(struct doctor *d, int level, const char *what, const char *fmt, ...)
+{
+	static const char *const tag[] = { "ok", "warn", "FAIL" };
+	static const char *const sgr[] = { "\033[32m", "\033[33m", "\033[1;31m" };
+	char text[2048];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	printf("%s%-4s%s  %-18s %s\n", ctl_sgr(d->color, sgr[level]), tag[level],
+	       ctl_sgr(d->color, "\033[0m"), what, text);
+	d->fails += level == 2;
+	d->warns += level == 1;
+}
+
+struct advice_ctx {
+	struct doctor *d;
+};
+
+static void say_fix(void *ctx, const char *line)
+{
+	struct advice_ctx *a = ctx;
+
+	verdict(a->d, 2, "user namespaces", "%s", line);
+}
+
+static void check_machine(struct doctor *d)
+{
+	char bwrap[PATH_MAX], ver[128], path[PATH_MAX];
+
+	int brc = find_bwrap(bwrap, sizeof(bwrap));
+	if (brc == -EINVAL || brc == -ENAMETOOLONG) {
+		verdict(d, 2, "bubblewrap", "SBX_BWRAP must be an absolute path to bubblewrap, "
+			"not a name (PATH may hold one a sandboxed program put there)");
+	} else if (brc && getenv("SBX_BWRAP") && *getenv("SBX_BWRAP")) {
+		verdict(d, 2, "bubblewrap", "SBX_BWRAP names %s, which is not an executable "
+			"file; unset it or point it at bwrap", getenv("SBX_BWRAP"));
+	} else if (brc) {
+		verdict(d, 2, "bubblewrap", "not installed (looked in /usr/bin, /usr/local/bin "
+			"and /bin, never in PATH); install it: sudo apt-get install bubblewrap "
+			"(Fedora: sudo dnf install bubblewrap)");
+	} else {
+		if (probe_bwrap_version(bwrap, ver, sizeof(ver)))
+			snprintf(ver, sizeof(ver), "version unknown");
+		verdict(d, 0, "bubblewrap", "%s (%s)", ver, bwrap);
+		enum bwrap_probe pr = bwrap_probe(bwrap);
+		if (pr == BWRAP_WORKS) {
+			verdict(d, 0, "user namespaces", "bubblewrap made a test sandbox");
+		} else {
+			unsigned before = d->fails;
+			struct advice_ctx a = { d };
+			setup_advice(say_fix, &a);
+			if (d->fails == before)
+				verdict(d, pr == BWRAP_CANNOT ? 2 : 1, "user namespaces",
+					"bubblewrap could not make a test sandbox; try: %s "
+					"--unshare-user --unshare-pid --unshare-net --ro-bind / / "
+					"true", bwrap);
+		}
+	}
+	if (config_find_helper("sbx-init", "SBX_INIT", X_OK, path, sizeof(path)))
+		verdict(d, 2, "sbx-init", "missing (looked next to sbxctl and in ../lib/sbx/); "
+			"reinstall sbx (make install)");
+	else
+		verdict(d, 0, "sbx-init", "%s", path);
+	if (config_find_helper("libsbx-preload.so", "SBX_SHIM_LIB", R_OK, path, sizeof(path)))
+		verdict(d, 1, "shim", "libsbx-preload.so missing: the sandbox holds, but "
+			"refusals are not explained and --trace/--learn refuse; reinstall sbx");
+	else
+		verdict(d, 0, "shim", "%s", path);
+	if (probe_seccomp())
+		verdict(d, 0, "seccomp", "filters available");
+	else
+		verdict(d, 2, "seccomp", "the kernel has no seccomp (CONFIG_SECCOMP_FILTER): "
+			"sbx-init cannot install its filter; use a kernel built with it");
+	if (probe_seccomp_notify())
+		verdict(d, 0, "seccomp notify", "user notification available");
+	else
+		verdict(d, 1, "seccomp notify", "not available (Linux 5.0 or later has it): "
+			"unix sockets by path stay blocked");
+	int abi = probe_landlock_abi();
+	char ll[64];
+	verdict(d, 0, "landlock", "%s (not needed: bubblewrap is the boundary)",
+		landlock_text(abi, ll, sizeof(ll)));
+}
+
+static void check_policy(struct doctor *d, const struct policy *p, const char *user_file)
+{
+	size_t n;
+	char shown[PATH_MAX];
+
+	verdict(d, 0, "policy", "%s loads", user_file[0] ? user_file : "the built-in default");
+	if (!policy_enabled(p))
+		verdict(d, 1, "enabled", "sandboxing is disabled (enabled = false): commands "
+			"run unsandboxed; sbxctl enable turns it back on");
+	if (policy_nested(p))
+		verdict(d, 2, "nested", "nested = true is not available in this build; set "
+			"nested = false");
+	bool mem = policy_limit(p, SBX_LIMIT_MEMORY), pids = policy_limit(p, SBX_LIMIT_PIDS);
+	if (mem || pids)
+		verdict(d, policy_fallback(p) == SBX_FALLBACK_WARN ? 1 : 2, "limits",
+			"[limits] %s need cgroups, not in this build: %s (remove the limit, or "
+			"set fallback = warn)", mem && pids ? "memory and pids" : mem ? "memory" :
+			"pids", policy_fallback(p) == SBX_FALLBACK_WARN ?
+			"runs without them (fallback = warn)" : "every run is refused");
+	policy_rules(p, SBX_RULE_ALLOW_UNIX_SOCKET, &n);
+	if (n && !policy_allow_all_unix_sockets(p))
+		verdict(d, 1, "unix sockets", "allow_unix_sockets needs seccomp notify, not in "
+			"this build: those sockets stay blocked");
+	if (policy_http_proxy_port(p) || policy_socks_proxy_port(p))
+		verdict(d, 1, "proxy ports", "http_proxy_port/socks_proxy_port are parsed, "
+			"chaining to a host proxy is not built yet: the built-in proxy dials "
+			"directly");
+	policy_tildify(p, policy_workspace(p), shown, sizeof(shown));
+	if (access(policy_workspace(p), R_OK | X_OK))
+		verdict(d, 2, "workspace", "%s: %s", shown, strerror(errno));
+	else if (!strcmp(policy_workspace(p), "/") || !strcmp(policy_workspace(p), policy_home(p)))
+		verdict(d, 1, "workspace", "%s is the workspace: %s is writable inside; choose "
+			"a project directory with -w DIR or `workspace =`", shown,
+			!strcmp(shown, "/") ? "(read-only at /) nothing" : "all of HOME but the "
+			"protected files");
+	else
+		verdict(d, 0, "workspace", "%s", shown);
+	if (policy_fallback(p) == SBX_FALLBACK_WARN)
+		verdict(d, 1, "fallback", "fallback = warn: where the sandbox cannot be set up, "
+			"commands run without one");
+}
+
+static void check_state(struct doctor *d)
+{
+	const char *home = config_home_dir();
+	char sdir[PATH_MAX];
+	struct hostfs_err err;
+
+	if (!home || config_own_dir(home, "XDG_STATE_HOME", ".local/state/sbx", sdir,
+				    sizeof(sdir))) {
+		verdict(d, 2, "state directory", "cannot tell it (set HOME)");
+		return;
+	}
+	int fd = hostfs_dir_open(sdir, HOSTFS_MINE, &err);
+	if (fd == -ENOENT)
+		verdict(d, 0, "state directory", "%s (made at the first run)", sdir);
+	else if (fd < 0)
+		verdict(d, 1, "state directory", "%s: no audit log, stand-ins or sessions "
+			"(isolation = strict refuses to start)", err.msg);
+	else
+		verdict(d, 0, "state directory", "%s", sdir);
+	if (fd >= 0)
+		close(fd);
+}
+
+int cmd_doctor(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "workspace", required_argument, NULL, 'w' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *config = NULL, *ws = NULL;
+	struct doctor d = { .color = ctl_color(stdout) };
+	struct policy *p = NULL;
+	char user_file[PATH_MAX] = "";
+	int opt;
+
+	if (ctl_common_flag("doctor", doctor_usage, argc, argv))
+		return CTL_OK;
+	while ((opt = getopt_long(argc, argv, "c:w:", lo, NULL)) != -1) {
+		switch (opt) {
+		case 'c': config = optarg; break;
+		case 'w': ws = optarg; break;
+		default:
+			fprintf(stderr, "sbxctl: see `sbxctl doctor --help`\n");
+			return CTL_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "sbxctl doctor: unexpected `%s`\n", argv[optind]);
+		return CTL_USAGE;
+	}
+	check_machine(&d);
+	if (ctl_policy(config, ws, NULL, &p, NULL, user_file, sizeof(user_file)))
+		verdict(&d, 2, "policy", "does not load (the error is above): sbx-preload "
+			"refuses to run; fix the line it names");
+	else
+		check_policy(&d, p, user_file);
+	check_state(&d);
+	policy_free(p);
+	printf("%u problem%s, %u warning%s: %s\n", d.fails, d.fails == 1 ? "" : "s", d.warns,
+	       d.warns == 1 ? "" : "s", d.fails ? "the sandbox cannot start" :
+	       "the sandbox can start");
+	return d.fails ? CTL_DENIED : CTL_OK;
+}

@@ -1,0 +1,334 @@
+/* supervisor/cli/hook.c: `sbxctl hook claude`: a Claude Code PreToolUse
+ * hook. Claude Code runs it before each tool call with the call as JSON on
+ * stdin; a refusal is answered on stdout with
+ *   {"hookSpecificOutput":{"hookEventName":"PreToolUse",
+ *     "permissionDecision":"deny","permissionDecisionReason":"..."}}
+ * and anything else with no output at all, so Claude Code's own permission
+ * rules and prompts still apply (this hook never says "allow").
+ *
+ * The payload is hostile input: whoever can shape a tool call shapes it.
+ * It is read with a bound, parsed by jansson, and anything unexpected (not
+ * JSON, the wrong types, a path that cannot be judged) is a refusal with
+ * the reason, never a crash and never a silent pass. */
+#include <errno.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "sbxctl.h"
+#include "supervisor.h"
+
+static const char hook_usage[] =
+"Usage: sbxctl hook claude [-c FILE]\n"
+"A Claude Code PreToolUse hook: reads the tool call as JSON on stdin and, when\n"
+"the sandbox's policy refuses it, answers with a deny decision on stdout.\n"
+"  - Bash with dangerouslyDisableSandbox: refused (the sandbox is not optional)\n"
+"  - Read, Glob, Grep (file_path, path): judged as reads\n"
+"  - Write, Edit, MultiEdit, NotebookEdit (file_path, notebook_path): as writes\n"
+"Paths are judged after `~`, the hook's cwd, `..` and symlinks are resolved, as\n"
+"written and where they lead. The policy is the one sbx-preload would use in\n"
+"the hook's cwd. Other tools, and calls the policy allows, get no output:\n"
+"Claude Code's own rules decide. Malformed input is refused with a reason.\n"
+"Install (docs/RECIPES.md), in ~/.claude/settings.json:\n"
+"  {\"hooks\": {\"PreToolUse\": [{\"matcher\": \"*\", \"hooks\": [{\"type\": \"command\",\n"
+"    \"command\": \"sbxctl hook claude\"}]}]}}\n"
+"  -c, --config FILE   the policy file (as sbx-preload)\n"
+"Exit status: 0 (the decision is in the output); 2 usage.\n";
+
+#define HOOK_INPUT_MAX (4 << 20) /* a Write's content can be large */
+
+static void deny(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The refusal, as Claude Code reads it; the reason is shown to the model. */
+static void deny(const char *fmt, ...)
+{
+	char reason[8192];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(reason, sizeof(reason), fmt, ap);
+	va_end(ap);
+	json_t *out = json_pack("{s:{s:s,s:s,s:s}}", "hookSpecificOutput",
+				"hookEventName", "PreToolUse", "permissionDecision", "deny",
+				"permissionDecisionReason", reason);
+	char *text = out ? json_dumps(out, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
+	if (text)
+		printf("%s\n", text);
+	else /* no memory for jansson: still a refusal Claude Code reads */
+		printf("{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\","
+		       "\"permissionDecision\":\"deny\",\"permissionDecisionReason\":"
+		       "\"sbx: out of memory\"}}\n");
+	free(text);
+	json_decref(out);
+}
+
+/* stdin, whole, at most HOOK_INPUT_MAX bytes; NULL with *toolong. */
+static char *read_input(size_t *len, bool *toolong)
+{
+	size_t cap = 65536, n = 0;
+	char *buf = malloc(cap);
+
+	*toolong = false;
+	while (buf) {
+		if (n == cap) {
+			if (cap >= HOOK_INPUT_MAX) {
+				*toolong = true;
+				free(buf);
+				return NULL;
+			}
+			char *nb = realloc(buf, cap * 2);
+			if (!nb)
+				break;
+			buf = nb;
+			cap *= 2;
+		}
+		ssize_t r = read(STDIN_FILENO, buf + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			break;
+		if (r == 0) {
+			*len = n;
+			return buf;
+		}
+		n += (size_t)r;
+	}
+	free(buf);
+	return NULL;
+}
+
+/* Which tools name files, in which field, for which operation. */
+static const struct tool {
+	const char *name, *field;
+	enum sbx_op op;
+	bool optional; /* absent: the cwd (Glob, Grep) */
+} tools[] = {
+	{ "Read", "file_path", SBX_OP_READ, false },
+	{ "Write", "file_path", SBX_OP_WRITE, false },
+	{ "Edit", "file_path", SBX_OP_WRITE, false },
+	{ "MultiEdit", "file_path", SBX_OP_WRITE, false },
+	{ "NotebookEdit", "notebook_path", SBX_OP_WRITE, false },
+	{ "Glob", "path", SBX_OP_READ, true },
+	{ "Grep", "path", SBX_OP_READ, true },
+};
+
+struct hook {
+	const struct policy *p;
+	const char *cwd, *home;
+};
+
+/* The decision on one path; 0 allowed, 1 refused (said). */
+static int judge(const struct hook *h, const char *tool, const char *field, enum sbx_op op,
+		 const char *path)
+{
+	char tilde[PATH_MAX], abs[PATH_MAX], real[PATH_MAX], shown[PATH_MAX], pshown[PATH_MAX];
+	char rshown[PATH_MAX];
+	const struct sbx_rule *why = NULL;
+
+	ctl_printable(path, pshown, sizeof(pshown));
+	if (strlen(path) != strcspn(path, "\n\r") || strlen(path) >= PATH_MAX) {
+		deny("sbx: %s.%s `%s` is not a path sbx can judge (a newline, or too long)",
+		     tool, field, pshown);
+		return 1;
+	}
+	if (path[0] == '~' && (path[1] == '/' || !path[1])) {
+		if ((size_t)snprintf(tilde, sizeof(tilde), "%s%s", h->home, path + 1) >= sizeof(tilde)) {
+			deny("sbx: %s.%s is too long to judge", tool, field);
+			return 1;
+		}
+		path = tilde;
+	}
+	if (path_join(h->cwd, path, abs, sizeof(abs))) {
+		deny("sbx: %s.%s `%s` is too long to judge", tool, field, pshown);
+		return 1;
+	}
+	/* as written (`.env` by name), then where its links lead (a link in
+	 * the workspace to ~/.ssh): either refused is a refusal */
+	enum sbx_verdict v = policy_check_path(h->p, op, abs, &why);
+	sbx_path_resolve(abs, real, sizeof(real));
+	if (v == SBX_ALLOW && strcmp(real, abs))
+		v = policy_check_path(h->p, op, real, &why);
+	else
+		snprintf(real, sizeof(real), "%s", abs);
+	if (v == SBX_ALLOW)
+		return 0;
+	policy_tildify(h->p, abs, tilde, sizeof(tilde));
+	ctl_printable(tilde, shown, sizeof(shown));
+	policy_tildify(h->p, real, tilde, sizeof(tilde));
+	ctl_printable(tilde, rshown, sizeof(rshown));
+	char lead[PATH_MAX + 32] = "";
+	if (strcmp(shown, rshown))
+		snprintf(lead, sizeof(lead), " (it leads to %s)", rshown);
+	if (why)
+		deny("sbx: the sandbox denies %s %s%s: `%s = %s` (%s). This %s call would "
+		     "fail inside the sandbox too; do not work around it, ask the user to "
+		     "change the policy if it is needed", op == SBX_OP_READ ? "reading" : "writing",
+		     shown, lead, why->kind == SBX_RULE_MANDATORY ? "deny_write" :
+		     sbx_rule_key(why->kind), why->value, why->source, tool);
+	else
+		deny("sbx: the sandbox denies writing %s%s: it is outside every writable "
+		     "area (the workspace is %s). This %s call would fail inside the sandbox "
+		     "too; ask the user to change the policy if it is needed", shown, lead,
+		     policy_workspace(h->p), tool);
+	return 1;
+}
+
+/* A Glob pattern may itself name where it looks (an absolute pattern, one
+ * starting with `~` or climbing with `..`): its literal leading directory
+ * is judged as a read. */
+static int judge_pattern(const struct hook *h, const char *base, const char *pattern)
+{
+	char lead[PATH_MAX];
+	size_t cut = strcspn(pattern, "*?[{");
+
+	if (pattern[0] != '/' && pattern[0] != '~' && strncmp(pattern, "..", 2) &&
+	    !strstr(pattern, "/.."))
+		return 0;
+	if (cut >= sizeof(lead))
+		cut = sizeof(lead) - 1;
+	memcpy(lead, pattern, cut);
+	lead[cut] = '\0';
+	if (pattern[cut]) { /* up to the last `/` before the first wildcard */
+		char *slash = strrchr(lead, '/');
+		if (slash)
+			slash[slash == lead ? 1 : 0] = '\0';
+		else
+			return 0;
+	}
+	struct hook at = *h;
+	at.cwd = base;
+	return judge(&at, "Glob", "pattern", SBX_OP_READ, lead);
+}
+
+static int decide(const struct hook *h, const char *tool, json_t *input)
+{
+	if (!strcmp(tool, "Bash")) {
+		json_t *d = json_object_get(input, "dangerouslyDisableSandbox");
+		/* anything but an absent, null or false flag asks for it */
+		if (d && !json_is_false(d) && !json_is_null(d)) {
+			deny("sbx: this command asked to run outside the sandbox "
+			     "(dangerouslyDisableSandbox). sbx keeps every command sandboxed; run "
+			     "it without that flag, or ask the user to run it themselves");
+			return 1;
+		}
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(tools) / sizeof(*tools); i++) {
+		if (strcmp(tool, tools[i].name))
+			continue;
+		json_t *f = json_object_get(input, tools[i].field);
+		const char *path;
+		if (!f || json_is_null(f) || (tools[i].optional && json_is_string(f) &&
+					      !json_string_length(f))) {
+			if (!tools[i].optional) {
+				deny("sbx: %s has no %s to judge", tool, tools[i].field);
+				return 1;
+			}
+			path = h->cwd;
+		} else if (!json_is_string(f)) {
+			deny("sbx: %s.%s is not a string", tool, tools[i].field);
+			return 1;
+		} else if (strlen(json_string_value(f)) != json_string_length(f) ||
+			   !json_string_length(f)) {
+			deny("sbx: %s.%s is empty or holds a NUL byte", tool, tools[i].field);
+			return 1;
+		} else {
+			path = json_string_value(f);
+		}
+		if (judge(h, tool, tools[i].field, tools[i].op, path))
+			return 1;
+		json_t *pat = json_object_get(input, "pattern");
+		if (!strcmp(tool, "Glob") && json_is_string(pat)) {
+			char base[PATH_MAX];
+			if (path_join(h->cwd, path, base, sizeof(base)))
+				return 0;
+			return judge_pattern(h, base, json_string_value(pat));
+		}
+		return 0;
+	}
+	return 0; /* a tool that names no file of ours */
+}
+
+int cmd_hook(int argc, char **argv)
+{
+	const char *config = NULL;
+	struct policy *p = NULL;
+	json_error_t jerr;
+	json_t *root = NULL;
+	char user_file[PATH_MAX], *input;
+	size_t len = 0;
+	bool toolong;
+
+	if (ctl_common_flag("hook", hook_usage, argc, argv))
+		return CTL_OK;
+	if (argc < 2 || strcmp(argv[1], "claude")) {
+		fprintf(stderr, "sbxctl hook: which agent? `sbxctl hook claude` (see --help)\n");
+		return CTL_USAGE;
+	}
+	for (int i = 2; i < argc; i++) {
+		if ((!strcmp(argv[i], "-c") || !strcmp(argv[i], "--config")) && i + 1 < argc) {
+			config = argv[++i];
+		} else if (!strncmp(argv[i], "--config=", 9)) {
+			config = argv[i] + 9;
+		} else {
+			fprintf(stderr, "sbxctl hook claude: unexpected `%s`\n", argv[i]);
+			return CTL_USAGE;
+		}
+	}
+	if (!(input = read_input(&len, &toolong))) {
+		deny(toolong ? "sbx: the hook input is larger than 4 MiB; refused" :
+		     "sbx: cannot read the hook input: %s", strerror(errno));
+		return CTL_OK;
+	}
+	root = json_loadb(input, len, JSON_REJECT_DUPLICATES, &jerr);
+	free(input);
+	if (!root) {
+		char text[512];
+		ctl_printable(jerr.text, text, sizeof(text));
+		deny("sbx: the hook input is not valid JSON (line %d, column %d: %s); refused",
+		     jerr.line, jerr.column, text);
+		return CTL_OK;
+	}
+	json_t *ev = json_object_get(root, "hook_event_name");
+	json_t *tool = json_object_get(root, "tool_name");
+	json_t *in = json_object_get(root, "tool_input");
+	json_t *cwd = json_object_get(root, "cwd");
+	if (!json_is_object(root) || (ev && !json_is_string(ev))) {
+		deny("sbx: the hook input is not a Claude Code hook object; refused");
+		goto out;
+	}
+	if (ev && strcmp(json_string_value(ev), "PreToolUse"))
+		goto out; /* installed for another event: not ours to judge */
+	if (!json_is_string(tool) || !json_is_object(in)) {
+		deny("sbx: the hook input has no tool_name string and tool_input object; refused");
+		goto out;
+	}
+	if (!json_is_string(cwd) || json_string_value(cwd)[0] != '/' ||
+	    strlen(json_string_value(cwd)) != json_string_length(cwd)) {
+		deny("sbx: the hook input has no absolute cwd to judge paths from; refused");
+		goto out;
+	}
+	char cwdn[PATH_MAX];
+	if (path_join("/", json_string_value(cwd), cwdn, sizeof(cwdn))) {
+		deny("sbx: the hook's cwd is too long; refused");
+		goto out;
+	}
+	/* the policy sbx-preload would build in that directory (a missing
+	 * directory is its own error: the workspace must exist) */
+	if (ctl_policy(config, NULL, cwdn, &p, NULL, user_file, sizeof(user_file))) {
+		deny("sbx: the sandbox policy does not load (run `sbxctl doctor` in %s); "
+		     "refusing until it does", cwdn);
+		goto out;
+	}
+	struct hook h = { .p = p, .cwd = cwdn, .home = config_home_dir() };
+	decide(&h, json_string_value(tool), in);
+out:
+	json_decref(root);
+	policy_free(p);
+	return CTL_OK;
+}

@@ -1,0 +1,173 @@
+/* supervisor/probe.c: can this machine make the sandbox? For sbx-preload
+ * after a failed start, and for `sbxctl doctor` and `status` (probe.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <linux/seccomp.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "probe.h"
+
+/* Why might bubblewrap have failed? Look where it usually is. */
+void setup_advice(void (*say)(void *ctx, const char *line), void *ctx)
+{
+	char buf[32] = "";
+	FILE *f;
+
+	if ((f = fopen("/proc/sys/kernel/unprivileged_userns_clone", "re"))) {
+		if (fgets(buf, sizeof(buf), f) && buf[0] == '0')
+			say(ctx, "unprivileged user namespaces are off: sudo sysctl -w kernel.unprivileged_userns_clone=1");
+		fclose(f);
+	}
+	if ((f = fopen("/proc/sys/kernel/apparmor_restrict_unprivileged_userns", "re"))) {
+		if (fgets(buf, sizeof(buf), f) && buf[0] == '1')
+			say(ctx, "AppArmor restricts user namespaces: add an AppArmor profile for bwrap, "
+			    "or sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0");
+		fclose(f);
+	}
+	if ((f = fopen("/proc/sys/user/max_user_namespaces", "re"))) {
+		if (fgets(buf, sizeof(buf), f) && buf[0] == '0' && buf[1] == '\n')
+			say(ctx, "user namespaces are disabled: sudo sysctl -w user.max_user_namespaces=10000");
+		fclose(f);
+	}
+}
+
+/* Can bubblewrap make a sandbox here at all (user, pid and network
+ * namespaces, a read-only root)? Asked only after ours failed, to tell a
+ * machine without the boundary from a failure of our own. Only a definite
+ * no counts: bubblewrap missing, or refused the namespaces for good
+ * (EPERM, EACCES, ENOSPC from max_user_namespaces = 0, EINVAL, ENOSYS). A
+ * probe that could not tell (no process to fork, EAGAIN or ENOMEM inside
+ * bubblewrap, a signal) is not a no: a command that exhausts the user's
+ * processes must not turn fallback = warn into a run without a sandbox. */
+enum bwrap_probe bwrap_probe(const char *bwrap)
+{
+	char *argv[] = { (char *)bwrap, "--unshare-user", "--unshare-pid", "--unshare-net",
+			 "--ro-bind", "/", "/", "--", "/bin/true", NULL };
+	static const char *const definite[] = {
+		"Operation not permitted", "Permission denied", "No space left on device",
+		"Invalid argument", "Function not implemented", "No such file or directory",
+	};
+	char out[4096];
+	size_t n = 0;
+	int status, fds[2];
+	pid_t pid;
+
+	if (pipe2(fds, O_CLOEXEC))
+		return BWRAP_UNKNOWN;
+	if ((pid = fork()) == 0) {
+		int null = open("/dev/null", O_RDONLY);
+		if (null >= 0)
+			dup2(null, STDIN_FILENO);
+		dup2(fds[1], STDOUT_FILENO);
+		dup2(fds[1], STDERR_FILENO);
+		execv(bwrap, argv);
+		dprintf(STDERR_FILENO, "exec: %s\n", strerror(errno));
+		_exit(127);
+	}
+	close(fds[1]);
+	if (pid < 0) {
+		close(fds[0]);
+		return BWRAP_UNKNOWN;
+	}
+	for (ssize_t r; n < sizeof(out) - 1; n += (size_t)r)
+		if ((r = read(fds[0], out + n, sizeof(out) - 1 - n)) <= 0) {
+			if (r < 0 && errno == EINTR) {
+				r = 0;
+				continue;
+			}
+			break;
+		}
+	out[n] = '\0';
+	close(fds[0]);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return BWRAP_UNKNOWN;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return BWRAP_WORKS;
+	if (!WIFEXITED(status))
+		return BWRAP_UNKNOWN;
+	for (size_t i = 0; i < sizeof(definite) / sizeof(*definite); i++)
+		if (strstr(out, definite[i]))
+			return BWRAP_CANNOT;
+	return BWRAP_UNKNOWN;
+}
+
+
+int probe_bwrap_version(const char *bwrap, char *out, size_t outsz)
+{
+	char *argv[] = { (char *)bwrap, "--version", NULL };
+	int fds[2], status;
+	size_t n = 0;
+	pid_t pid;
+
+	if (!outsz)
+		return -EINVAL;
+	out[0] = '\0';
+	if (pipe2(fds, O_CLOEXEC))
+		return -errno;
+	if ((pid = fork()) == 0) {
+		int null = open("/dev/null", O_RDWR);
+		if (null >= 0) {
+			dup2(null, STDIN_FILENO);
+			dup2(null, STDERR_FILENO);
+		}
+		dup2(fds[1], STDOUT_FILENO);
+		execv(bwrap, argv);
+		_exit(127);
+	}
+	close(fds[1]);
+	if (pid < 0) {
+		close(fds[0]);
+		return -errno;
+	}
+	for (ssize_t r; n + 1 < outsz; n += (size_t)r)
+		if ((r = read(fds[0], out + n, outsz - 1 - n)) <= 0) {
+			if (r < 0 && errno == EINTR) {
+				r = 0;
+				continue;
+			}
+			break;
+		}
+	out[n] = '\0';
+	out[strcspn(out, "\n")] = '\0';
+	close(fds[0]);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 && out[0] ? 0 : -ENOEXEC;
+}
+
+int probe_seccomp(void)
+{
+	/* 0 (none) or 2 (a filter already, ours to stack on); EINVAL: the
+	 * kernel has no seccomp */
+	return prctl(PR_GET_SECCOMP, 0, 0, 0, 0) >= 0;
+}
+
+int probe_seccomp_notify(void)
+{
+#if defined(SYS_seccomp) && defined(SECCOMP_GET_ACTION_AVAIL) && defined(SECCOMP_RET_USER_NOTIF)
+	unsigned action = SECCOMP_RET_USER_NOTIF;
+
+	return syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action) == 0;
+#else
+	return 0;
+#endif
+}
+
+int probe_landlock_abi(void)
+{
+#ifdef SYS_landlock_create_ruleset
+	/* LANDLOCK_CREATE_RULESET_VERSION (1U << 0): the ABI, no ruleset */
+	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, 1U << 0);
+
+	return abi < 0 ? -errno : (int)abi;
+#else
+	return -ENOSYS;
+#endif
+}

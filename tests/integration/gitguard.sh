@@ -1,0 +1,229 @@
+#!/bin/bash
+# git directories and protected names the boundary must find wherever they
+# are (issue 9, attacker review): repositories nested deeper than the scan's
+# three levels, bare repositories, config.worktree, submodules nested deeper
+# than four, protected names whose parent directory is missing at start,
+# names under $XDG_CONFIG_HOME, and linked worktrees forged by an earlier
+# run. Each test is an attack a sandboxed program can make; it is run with
+# the boundary alone (--no-shim: a static binary's view) and, where the shim
+# acts, with it. git itself must keep working (issue 8). Helpers (t, ok,
+# bad, skip, sx, has, hasf) are in lib.sh.
+set -u
+# shellcheck source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+STANDIN=/proc/sbx-stand-in
+# mkrepo DIR: a repository with one commit, its identity in its own config
+mkrepo() {
+	mkdir -p "$1" && git -C "$1" init -q -b main &&
+	git -C "$1" config user.name sbx-test && git -C "$1" config user.email sbx@test &&
+	git -C "$1" config commit.gpgsign false &&
+	echo a > "$1/a" && git -C "$1" add a && git -C "$1" commit -qm init
+}
+# sxh ARGS: sx with HOME as the workspace (HOME writable)
+sxh() { cd "$HOME" && sx "$@"; cd "$W" || exit 1; }
+# attack GITDIR: what a hostile program writes into a git directory: a hook
+# and an fsmonitor command in config (each runs with the next git there)
+attack='g=$1; echo "touch /tmp/pwned" > "$g/hooks/pre-commit"; chmod +x "$g/hooks/pre-commit"
+	echo "[core] fsmonitor = touch /tmp/pwned" >> "$g/config"; echo END'
+# untouched GITDIR ORIG: no hook, config (and config.worktree, if kept) as before
+untouched() {
+	[ ! -e "$1/hooks/pre-commit" ] && cmp -s "$1/config" "$2/config.orig" &&
+		{ [ ! -e "$2/config.worktree.orig" ] || cmp -s "$1/config.worktree" "$2/config.worktree.orig"; }
+}
+keep() { cp "$1/config" "$B/config.orig"; [ -e "$1/config.worktree" ] && cp "$1/config.worktree" "$B/config.worktree.orig"; true; }
+
+# ---- 1. repositories deeper than the scan's three levels
+
+# workspace/sub/dir/repo/.git/config is four levels down, and a repository
+# nested ten deep; both keep hooks and config read-only, with the boundary
+# alone, and git still commits in the deep one.
+t nested_repo_at_depth_four_keeps_hooks_and_config_no_shim
+mkrepo "$W/sub/dir/repo"; keep "$W/sub/dir/repo/.git"
+sx --no-shim -- sh -c "$attack" sh sub/dir/repo/.git
+if has END out && untouched "$W/sub/dir/repo/.git" "$B"; then ok
+else bad "rc=$RC hooks: $(ls sub/dir/repo/.git/hooks | grep -v sample | tr '\n' ' ') config: $(tail -1 sub/dir/repo/.git/config)"; fi
+
+t nested_repo_at_depth_four_refused_and_explained_with_the_shim
+mkrepo "$W/sub/dir/repo"; keep "$W/sub/dir/repo/.git"
+sx -- sh -c "$attack" sh sub/dir/repo/.git
+if has END out && untouched "$W/sub/dir/repo/.git" "$B" &&
+   hasf "denied write of $W/sub/dir/repo/.git/config" err; then ok
+else bad "rc=$RC $(grep denied "$B/err" | head -3 | tr '\n' ' ')"; fi
+
+t repo_ten_levels_deep_protected_and_git_commits_there
+d="$W/a/b/c/d/e/f/g/h/i/repo"; mkrepo "$d"; keep "$d/.git"
+sx --no-shim -- sh -c "cd a/b/c/d/e/f/g/h/i/repo && echo n > n && git add n && git commit -qm deep && echo COMMITTED;
+	$attack" sh .git
+if has COMMITTED out && has END out && untouched "$d/.git" "$B" &&
+   [ "$(git -C "$d" log -1 --format=%s)" = deep ]; then ok
+else bad "rc=$RC log: $(git -C "$d" log -1 --format=%s) $(head -c 300 "$B/err")"; fi
+
+# A linked worktree deep in the workspace: its `.git` file cannot be
+# repointed at a git directory the program made.
+t deep_linked_worktree_git_file_cannot_be_repointed_no_shim
+mkrepo "$W/x/y/main" && git -C "$W/x/y/main" worktree add -q "$W/x/y/z/wt" -b wtb
+cp "$W/x/y/z/wt/.git" "$B/gitfile.orig"
+sx --no-shim -- sh -c 'git init -q --bare evil.git; echo "gitdir: $PWD/evil.git" > x/y/z/wt/.git; echo END'
+if has END out && cmp -s "$W/x/y/z/wt/.git" "$B/gitfile.orig"; then ok
+else bad "rc=$RC .git now: $(cat "$W/x/y/z/wt/.git")"; fi
+
+# ---- 2. bare repositories, config.worktree, submodules at any depth
+
+# ~/.dotfiles, a bare repository whose worktree is HOME (git --git-dir=
+# ~/.dotfiles --work-tree=~): with HOME writable, its hooks and config stay
+# read-only.
+t bare_dotfiles_repository_in_home_keeps_hooks_and_config_no_shim
+git init -q --bare "$HOME/.dotfiles"; keep "$HOME/.dotfiles"
+sxh --no-shim -- sh -c "$attack" sh "$HOME/.dotfiles"
+if has END out && untouched "$HOME/.dotfiles" "$B"; then ok
+else bad "rc=$RC hooks: $(ls "$HOME/.dotfiles/hooks" | grep -v sample | tr '\n' ' ') config: $(tail -1 "$HOME/.dotfiles/config")"; fi
+
+# A bare repository deep in the workspace (a mirror, a backup), and git
+# still pushes into it.
+t bare_repository_deep_in_workspace_protected_and_push_works
+mkrepo "$W/src" && git init -q --bare "$W/p/q/r/mirror.git" &&
+	git -C "$W/src" remote add m "$W/p/q/r/mirror.git"
+keep "$W/p/q/r/mirror.git"
+sx --no-shim -- sh -c "git -C src push -q m main && echo PUSHED; $attack" sh p/q/r/mirror.git
+if has PUSHED out && has END out && untouched "$W/p/q/r/mirror.git" "$B" &&
+   [ "$(git -C "$W/p/q/r/mirror.git" rev-parse main)" = "$(git -C "$W/src" rev-parse main)" ]; then ok
+else bad "rc=$RC $(head -c 300 "$B/err")"; fi
+
+# config.worktree is config (extensions.worktreeConfig): an existing one is
+# read-only; a missing one in a repository that reads it gets a stand-in;
+# one git would not read is named after the run if made.
+t config_worktree_existing_read_only_missing_guarded_no_shim
+mkrepo "$W" && git config extensions.worktreeConfig true && git config --worktree core.sparseCheckout false
+mkrepo "$W/other"
+keep "$W/.git"; rm -f "$W/other/.git/config.worktree"
+sx --no-shim -- sh -c 'echo "[core] fsmonitor = touch /tmp/pwned" >> .git/config.worktree
+	echo "[core] fsmonitor = touch /tmp/pwned" > other/.git/config.worktree; git status >/dev/null && echo GIT-OK; echo END'
+if has END out && has GIT-OK out && untouched "$W/.git" "$B" && [ -e other/.git/config.worktree ] &&
+   hasf "$W/other/.git/config.worktree appeared during the run although it is protected" err; then ok
+else bad "rc=$RC wt: $(tail -1 .git/config.worktree) $(grep appeared "$B/err" | head -c 300)"; fi
+
+t config_worktree_missing_gets_a_stand_in_when_git_reads_it_no_shim
+mkrepo "$W" && git config extensions.worktreeConfig true && rm -f .git/config.worktree
+sx --no-shim -- sh -c 'readlink .git/config.worktree; echo "[core] fsmonitor = touch /tmp/pwned" > .git/config.worktree;
+	git status >/dev/null && echo GIT-OK; echo END'
+if has END out && has GIT-OK out && has "^$STANDIN/" out && [ ! -e .git/config.worktree ] &&
+   [ ! -L .git/config.worktree ]; then ok
+else bad "rc=$RC $(cat "$B/out" | tr '\n' ' ') $(ls -la .git | grep worktree)"; fi
+
+# Submodules inside submodules, five deep: the innermost one's git directory
+# (.git/modules/s1/modules/s2/.../modules/s5) keeps hooks and config.
+t submodule_nested_five_deep_keeps_hooks_and_config_no_shim
+for i in 5 4 3 2 1; do
+	mkrepo "$B/s$i"
+	if [ $i -lt 5 ]; then
+		git -C "$B/s$i" -c protocol.file.allow=always submodule add -q "$B/s$((i + 1))" "s$((i + 1))" >/dev/null 2>&1 &&
+			git -C "$B/s$i" commit -qm "add s$((i + 1))"
+	fi
+done
+mkrepo "$W" && git -c protocol.file.allow=always submodule add -q "$B/s1" s1 >/dev/null 2>&1 && git commit -qm add-s1 &&
+	git -c protocol.file.allow=always submodule update -q --init --recursive >/dev/null 2>&1
+inner=$(git -C s1/s2/s3/s4/s5 rev-parse --absolute-git-dir 2>/dev/null)
+if [ -z "$inner" ] || [[ $inner != "$W/.git/modules/s1/modules/s2/modules/s3/modules/s4/modules/s5" ]]; then
+	skip "could not make nested submodules: '$inner'"
+else
+	keep "$inner"
+	sx --no-shim -- sh -c "$attack" sh "$inner"
+	if has END out && untouched "$inner" "$B" && git -C s1/s2/s3/s4/s5 status >/dev/null 2>&1; then ok
+	else bad "rc=$RC hooks: $(ls "$inner/hooks" | grep -v sample | tr '\n' ' ') config: $(tail -1 "$inner/config")"; fi
+fi
+
+# The walk is bounded: past it, sbx says where it stopped (never silent),
+# and what it found before then is protected.
+t walk_limit_is_said_and_shallow_repos_still_protected
+mkrepo "$W/early" && keep "$W/early/.git"
+mkdir -p "$W/wide" && (cd "$W/wide" && mkdir $(seq 20001))
+sx --no-shim -- sh -c "$attack" sh early/.git
+if has END out && untouched "$W/early/.git" "$B" &&
+   has 'looked for git repositories in 20000 directories.*stopped before' err; then ok
+else bad "rc=$RC $(grep -v 'sandbox on' "$B/err" | head -c 300)"; fi
+
+# ---- 3. protected names whose parent directory does not exist at start
+
+# ~/.config/git/config with no ~/.config, ~/.claude/commands with no
+# ~/.claude: the shim refuses them; a program it does not see is named after
+# the run (no stand-in: one in place of the parent would break the program
+# that makes ~/.config or ~/.claude).
+t protected_name_with_missing_parent_refused_by_the_shim
+rm -rf "$HOME/.config" "$HOME/.claude"
+sxh -- sh -c 'mkdir -p ~/.config/git ~/.claude; echo "[core] fsmonitor = id" > ~/.config/git/config
+	mkdir ~/.claude/commands; echo END'
+if has END out && [ ! -e "$HOME/.config/git/config" ] && [ ! -e "$HOME/.claude/commands" ] &&
+   hasf 'denied write of ~/.config/git/config' err && hasf 'denied write of ~/.claude/commands' err; then ok
+else bad "rc=$RC $(ls -A "$HOME/.config/git" "$HOME/.claude" 2>&1 | tr '\n' ' ')"; fi
+
+t protected_name_with_missing_parent_named_after_the_run_no_shim
+rm -rf "$HOME/.config" "$HOME/.claude"
+sxh --no-shim -- sh -c 'mkdir -p ~/.config/git ~/.claude/commands; echo "[core] fsmonitor = id" > ~/.config/git/config
+	echo evil > ~/.claude/commands/x.md; echo END'
+if has END out && hasf '~/.config/git/config appeared during the run although it is protected' err &&
+   hasf '~/.claude/commands appeared during the run although it is protected' err; then ok
+else bad "rc=$RC $(grep -v 'sandbox on' "$B/err" | head -c 300)"; fi
+
+# $XDG_CONFIG_HOME elsewhere: git reads $XDG_CONFIG_HOME/git/config, so that
+# is what is protected: existing (read-only), missing with its directory (a
+# stand-in), missing with no directory (the shim, and named after the run).
+t xdg_config_home_git_config_protected_where_it_points
+mkdir -p "$HOME/xa/git" "$HOME/xb/git" && echo '[user]' > "$HOME/xa/git/config"
+XDG_CONFIG_HOME="$HOME/xa" sxh --no-shim -- sh -c 'echo "[core] fsmonitor = id" >> "$XDG_CONFIG_HOME/git/config"; echo END'; a=$(has END out && echo y)
+XDG_CONFIG_HOME="$HOME/xb" sxh --no-shim -- sh -c 'readlink "$XDG_CONFIG_HOME/git/config"; echo "[core] fsmonitor = id" > "$XDG_CONFIG_HOME/git/config"; echo END'
+b=$(has END out && has "^$STANDIN/" out && echo y)
+XDG_CONFIG_HOME="$HOME/xc" sxh -- sh -c 'mkdir -p "$XDG_CONFIG_HOME/git"; echo "[core] fsmonitor = id" > "$XDG_CONFIG_HOME/git/config"; echo END'
+c=$(has END out && hasf 'denied write of ~/xc/git/config' err && echo y)
+if [ "$a$b$c" = yyy ] && [ "$(cat "$HOME/xa/git/config")" = '[user]' ] && [ ! -e "$HOME/xb/git/config" ] &&
+   [ ! -L "$HOME/xb/git/config" ] && [ ! -e "$HOME/xc/git/config" ]; then ok
+else bad "existing=$a stand-in=$b missing-dir=$c xa: $(tail -1 "$HOME/xa/git/config") xb: $(ls -A "$HOME/xb/git") $(head -c 200 "$B/err")"; fi
+
+# ---- 4. linked worktrees forged by an earlier run
+
+# Run 1 (workspace P, holding the repository w1 and a directory T) makes a
+# pair that points back: w1/.git/worktrees/evil/gitdir naming T/.git, and
+# T/.git naming the entry. Run 2 in T must not get w1's git directory
+# writable; it says why and how to open it.
+t forged_linked_worktree_from_an_earlier_run_opens_nothing
+mkrepo "$W/w1" && mkdir "$W/T"
+sx -- sh -c 'e=w1/.git/worktrees/evil; mkdir -p $e && cp w1/.git/HEAD $e/HEAD && echo ../.. > $e/commondir &&
+	echo "$PWD/T/.git" > $e/gitdir && echo "gitdir: $PWD/$e" > T/.git && echo PLANTED'
+p1=$(has PLANTED out && echo y)
+cd T || exit 1
+sx -- sh -c 'echo pwned > ../w1/.git/pwned; git -C ../w1 update-ref refs/heads/evil HEAD 2>/dev/null; echo END'
+cd "$W" || exit 1
+if [ "$p1" = y ] && has END out && [ ! -e w1/.git/pwned ] && ! git -C w1 rev-parse -q --verify refs/heads/evil >/dev/null &&
+   hasf "the linked worktree $W/w1/.git/worktrees/evil was made or changed inside a sandbox" err &&
+   hasf "open it with --allow-write $W/w1/.git" err && ! has 'and its git directory' err; then ok
+else bad "planted=$p1 rc=$RC pwned=$([ -e w1/.git/pwned ] && echo YES) $(grep -v denied "$B/err" | head -c 300)"; fi
+
+# A linked worktree made on the host is opened as before, and the start-up
+# line names the git directory it opens.
+t host_made_linked_worktree_opened_and_named_in_the_start_up_line
+mkrepo "$B/main" && git -C "$B/main" worktree add -q "$W/lw" -b lwb
+cd lw || exit 1
+sx -- sh -c 'echo w > w && git add w && git commit -qm in-lw && echo END'
+cd "$W" || exit 1
+if has END out && [ "$(git -C "$B/main" log -1 --format=%s lwb)" = in-lw ] &&
+   hasf "writable and its git directory $B/main/.git," err; then ok
+else bad "rc=$RC $(head -c 300 "$B/err")"; fi
+
+# `git worktree add` inside a sandbox works in that run (issue 8); a later
+# run in the new worktree does not trust it (it is exactly what a forger
+# makes) and says how to open it, and that flag, followed, works.
+t worktree_added_inside_is_not_trusted_later_until_allowed
+mkrepo "$W/w1"
+sx -- sh -c 'git -C w1 worktree add -q ../wt2 -b side && echo ADDED'
+a=$(has ADDED out && echo y)
+cd wt2 || exit 1
+sx -- sh -c 'echo n > n && git add n && git commit -qm later && echo COMMITTED'
+b=$(has COMMITTED out && echo y); hint=$(sed -n 's/.*open it with \(--allow-write [^ ]*\).*/\1/p' "$B/err" | head -1)
+sx $hint -- sh -c 'echo n > n && git add n && git commit -qm later && echo COMMITTED'
+cd "$W" || exit 1
+if [ "$a" = y ] && [ -z "$b" ] && [ "$hint" = "--allow-write $W/w1/.git" ] && has COMMITTED out &&
+   [ "$(git -C w1 log -1 --format=%s side)" = later ]; then ok
+else bad "added=$a first-commit=$b hint='$hint' rc=$RC $(head -c 300 "$B/err")"; fi
+
+echo "# $(id -un): $pass passed, $fail failed, $skip skipped"
+[ $fail -eq 0 ]
