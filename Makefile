@@ -46,7 +46,7 @@ SUPERVISOR_SRCS := supervisor/main.c supervisor/options.c supervisor/config.c su
 # every mount of sbx-init's lands on what the supervisor saw (pathwalk.h)
 SUPERVISOR_SRCS += supervisor/mountids.c supervisor/pathwalk.c
 # the nested mode: the same plan as a Landlock ruleset (landlock.h)
-SUPERVISOR_SRCS += supervisor/landlock.c
+SUPERVISOR_SRCS += supervisor/landlock.c supervisor/nested.c
 INIT_SRCS := supervisor/sbx-init.c supervisor/init-mounts.c supervisor/init-connect.c \
 	supervisor/init-notify.c supervisor/pathwalk.c
 SHIM_SRCS := shim/shim.c shim/wrappers.c shim/exec.c shim/net.c shim/namemap.c shim/resolve.c \

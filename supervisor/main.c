@@ -20,6 +20,7 @@
 #include "gitprov.h"
 #include "hostfs.h"
 #include "mountids.h"
+#include "nested.h"
 #include "standin.h"
 #include "elfcheck.h"
 #include "profile.h"
@@ -151,15 +152,17 @@ static const char *gitdirs_text(const struct policy *p, char *out, size_t outsz)
 	return out;
 }
 
-static void startup_line(const struct policy *p, const struct plan *pl, const struct limits *lim)
+static void startup_line(const struct policy *p, const struct plan *pl, const struct limits *lim,
+			 const char *mode)
 {
-	char ws[PATH_MAX], sess[PATH_MAX], net[128], counts[384], lt[256], git[PATH_MAX * 2];
+	char ws[PATH_MAX], sess[PATH_MAX], net[128], counts[2048], lt[256], git[PATH_MAX * 2];
 
 	policy_tildify(p, policy_workspace(p), ws, sizeof(ws));
 	network_text(p, net, sizeof(net));
 	limits_text(lim, lt, sizeof(lt));
-	snprintf(counts, sizeof(counts), "%u read-den%s, %u write-protected%s%s", pl->read_masks,
-		 pl->read_masks == 1 ? "y" : "ies", pl->write_protects, *lt ? ", limits: " : "", lt);
+	snprintf(counts, sizeof(counts), "%u read-den%s, %u write-protected%s%s%s%s", pl->read_masks,
+		 pl->read_masks == 1 ? "y" : "ies", pl->write_protects, *lt ? ", limits: " : "", lt,
+		 mode ? "; " : "", mode ? mode : "");
 	switch (policy_isolation(p)) {
 	case SBX_ISOLATION_STRICT:
 		policy_tildify(p, policy_session_dir(p), sess, sizeof(sess));
@@ -204,7 +207,7 @@ struct shim_setup {
 	char spec[PATH_MAX + 256];
 };
 
-static int shim_prepare(const struct policy *p, enum reports_mode mode,
+static int shim_prepare(const struct policy *p, enum reports_mode mode, unsigned socks_port,
 			struct shim_setup *s)
 {
 	void *blob = NULL;
@@ -253,7 +256,7 @@ static int shim_prepare(const struct policy *p, enum reports_mode mode,
 		 s->lib);
 	if (net_run_proxied(p, mode == REPORTS_LEARN))
 		snprintf(s->spec + strlen(s->spec), sizeof(s->spec) - strlen(s->spec),
-			 ";socks=%u", SBX_PROXY_SOCKS_PORT);
+			 ";socks=%u", socks_port ? socks_port : SBX_PROXY_SOCKS_PORT);
 	return 0;
 fail:
 	free(blob);
@@ -450,6 +453,22 @@ static void hold_back_fds(const struct options *o)
 	closedir(d);
 }
 
+/* bubblewrap cannot make namespaces on this machine and fallback = warn:
+ * sbx-preload again, in the nested mode (SBX_NESTED=auto), rather than no
+ * sandbox. Nothing of this attempt ran; its stand-ins are removed. Returns
+ * only when the exec failed. */
+static void restart_nested(const struct options *o, char **argv)
+{
+	msg("bubblewrap cannot make namespaces on this machine: starting again in the "
+	    "nested mode (Landlock), as fallback = warn allows");
+	fflush(NULL);
+	if (o->report_fd > STDERR_FILENO)
+		fcntl(o->report_fd, F_SETFD, 0);
+	setenv("SBX_NESTED", "auto", 1);
+	execv("/proc/self/exe", argv);
+	msg("cannot start sbx-preload again: %s", strerror(errno));
+}
+
 /* Where report lines go: stderr, --report-fd N or --report-file PATH
  * (opened now, before anything of COMMAND's exists). Neither reaches
  * COMMAND: a program that could write to it could forge sbx's lines. -1
@@ -504,6 +523,8 @@ int main(int argc, char **argv)
 	struct gitprov *gprov = NULL; /* linked worktrees sandboxed runs made */
 	struct timespec since;       /* this run's start, for gitprov_note() */
 	struct limits lim = LIMITS_NONE;
+	struct nested nest = NESTED_NONE; /* the nested mode's (nested.h) */
+	bool nested;
 
 	int orc = options_parse(argc, argv, &o);
 	if (orc)
@@ -545,7 +566,12 @@ int main(int argc, char **argv)
 	have_bwrap = bwrap_rc == 0;
 	const char *bwrap_env = getenv("SBX_BWRAP");
 	have_init = !config_find_helper("sbx-init", "SBX_INIT", X_OK, init, sizeof(init));
-	if (have_bwrap && have_init && !off && !o.print) {
+	/* SBX_NESTED=1: the nested mode asked for (nested = true); =auto: a
+	 * run of ours found that bubblewrap cannot make namespaces here, and
+	 * fallback = warn, so it started us again for the nested mode */
+	const char *nested_env = getenv("SBX_NESTED");
+	nested = nested_env && *nested_env && strcmp(nested_env, "0");
+	if (have_bwrap && have_init && !off && !o.print && !nested) {
 		hold_back_fds(&o);
 		int e = sandbox_spawn(&sb, bwrap, init, o.command);
 		if (e) {
@@ -625,15 +651,41 @@ int main(int argc, char **argv)
 		    o.learn ? "--learn" : "--trace");
 		goto out;
 	}
-	if (policy_nested(p)) {
-		msg("nested = true (the weaker mode for containers without user "
-		    "namespaces) is not available in this build; set nested = false");
-		goto out;
+	/* The nested mode: asked for, or bubblewrap missing under fallback =
+	 * warn (a weaker sandbox rather than none) */
+	nest.why = nested ? (!strcmp(nested_env, "auto") ? "bubblewrap cannot make "
+			     "namespaces here; fallback = warn" : "SBX_NESTED is set") : "nested = true";
+	if (!nested && !policy_nested(p) && !have_bwrap && !o.print && !o.learn &&
+	    policy_fallback(p) == SBX_FALLBACK_WARN && landlock_abi() > 0) {
+		nested = true;
+		nest.why = "bubblewrap is not installed; fallback = warn";
+	}
+	nested |= policy_nested(p);
+	if (nested) {
+		char nwhy[512];
+		if (sb.sfd >= 0)
+			sandbox_abort(&sb); /* started before the policy said so */
+		if (o.print) {
+			msg("--print shows bubblewrap's command line, and the nested mode runs "
+			    "without bubblewrap; nothing was run");
+			goto out;
+		}
+		if (nested_check(&nest, p, nwhy, sizeof(nwhy))) {
+			if (policy_fallback(p) == SBX_FALLBACK_WARN && !o.learn) {
+				char uwhy[600];
+				snprintf(uwhy, sizeof(uwhy), "the nested mode cannot run: %s; "
+					 "fallback = warn", nwhy);
+				rc = unsandboxed(&o, uwhy);
+				goto out;
+			}
+			msg("the nested mode cannot run: %s; nothing was run", nwhy);
+			goto out;
+		}
 	}
 	if (pending_notes(p))
 		goto out;
 
-	if (!have_bwrap) {
+	if (!have_bwrap && !nested) {
 		if (policy_fallback(p) == SBX_FALLBACK_WARN && !o.learn) {
 			rc = unsandboxed(&o, "bubblewrap is not installed; fallback = warn");
 			goto out;
@@ -720,8 +772,18 @@ int main(int argc, char **argv)
 		else
 			close(fd);
 	}
+	/* the nested mode's proxy listens on the host's loopback, at ports
+	 * the kernel picks (the shim and COMMAND's environment name them) */
+	if (nested && net_run_proxied(p, o.learn)) {
+		int e = nested_listen(&nest);
+		if (e) {
+			msg("sandbox set-up failed: the proxy's listeners on 127.0.0.1: %s; "
+			    "nothing was run", strerror(-e));
+			goto out;
+		}
+	}
 	if (use_shim) {
-		int e = shim_prepare(p, mode, &shim);
+		int e = shim_prepare(p, mode, nest.socks_port, &shim);
 		if (e) {
 			msg("sandbox set-up failed: preparing the shim: %s", strerror(-e));
 			goto out;
@@ -741,8 +803,11 @@ int main(int argc, char **argv)
 	/* the seccomp notify layer, served by this process (not for --print);
 	 * SBX_NOTIFY=off leaves it out, for measuring what it costs */
 	const char *nenv = getenv("SBX_NOTIFY");
-	notify_on = !o.print && !(nenv && !strcmp(nenv, "off"));
-	if (!o.print && !notify_on)
+	/* not in the nested mode: the layer acts for the program on the host,
+	 * where no mount stops what the policy leaves to the mounts
+	 * (docs/SECURITY.md, "The nested mode") */
+	notify_on = !o.print && !(nenv && !strcmp(nenv, "off")) && !nested;
+	if (!o.print && !notify_on && !nested)
 		info("SBX_NOTIFY=off: the seccomp notify layer is off; protected names in "
 		     "directories made during the run are not refused, Unix sockets stay "
 		     "blocked");
@@ -753,6 +818,7 @@ int main(int argc, char **argv)
 		.make_placeholders = !o.print, .state_dir = state_fd >= 0 ? sdir : NULL,
 		.shim_lib = use_shim ? shim.lib : NULL, .shim_spec = shim.spec,
 		.proxy = proxied, .limit_nproc = limits_nproc(&lim), .notify = notify_on,
+		.nested = nested, .http_port = nest.http_port, .socks_port = nest.socks_port,
 	};
 	/* bubblewrap's options first: it goes on while the masks and
 	 * write-protects are planned and the placeholders made */
@@ -786,7 +852,7 @@ int main(int argc, char **argv)
 		msg("out of memory while planning the sandbox");
 		goto out;
 	}
-	if ((lrc = limits_attach(&lim, sb.pid))) {
+	if (!nested && (lrc = limits_attach(&lim, sb.pid))) {
 		msg("sandbox set-up failed: cannot move bubblewrap into the cgroup for "
 		    "[limits]: %s; nothing was run", strerror(-lrc));
 		goto out;
@@ -796,7 +862,7 @@ int main(int argc, char **argv)
 		msg("sandbox set-up failed: %s; nothing was run", why);
 		goto out;
 	}
-	serr = sandbox_send_args(&sb, &pl);
+	serr = nested ? 0 : sandbox_send_args(&sb, &pl);
 	/* The record of this run's stand-ins (and what killed runs left,
 	 * removed), before the plan. */
 	if (!serr && state_fd >= 0) {
@@ -834,6 +900,20 @@ int main(int argc, char **argv)
 		    " (the directory is yours, so the sandboxed program could make it "
 		    "writable: make it writable, or create the file yourself)" : "");
 		goto out;
+	}
+	/* the nested mode: the whole plan as a Landlock ruleset, sbx-init
+	 * started under it, waiting for "go" */
+	if (nested && !serr) {
+		int e = nested_spawn(&nest, confine, &pl, init, o.command, &sb, why, sizeof(why));
+		if (e) {
+			msg("sandbox set-up failed: %s: %s; nothing was run", why, strerror(-e));
+			goto out;
+		}
+		if ((lrc = limits_attach(&lim, sb.pid))) {
+			msg("sandbox set-up failed: cannot move sbx-init into the cgroup for "
+			    "[limits]: %s; nothing was run", strerror(-lrc));
+			goto out;
+		}
 	}
 	if (use_shim || proxied || notify_on) {
 		/* a log the user named: its directories resolved now (theirs),
@@ -875,7 +955,10 @@ int main(int argc, char **argv)
 	}
 	/* said before "go": COMMAND cannot have written anything yet */
 	if (!serr) {
-		startup_line(confine, &pl, &lim);
+		char layers[1024];
+		if (nested)
+			nested_text(&nest, layers, sizeof(layers));
+		startup_line(confine, &pl, &lim, nested ? layers : NULL);
 		note_static_command(&o, use_shim, home, reports);
 		if (o.learn)
 			info("learning: writes allowed in HOME too, secrets and protected "
@@ -884,7 +967,8 @@ int main(int argc, char **argv)
 	/* sbx-init gives the shim's descriptors to the holder */
 	int shim_fds[3] = { shim.policy_fd, shim.report_wr, shim.counters_fd };
 	if (!serr)
-		serr = sandbox_go(&sb, &pl, shim_fds, use_shim ? 3 : 0);
+		serr = nested ? nested_go(&sb, &pl, shim_fds, use_shim ? 3 : 0) :
+				sandbox_go(&sb, &pl, shim_fds, use_shim ? 3 : 0);
 	if (use_shim) {
 		/* our copy of the write end would keep the end of file away */
 		close(shim.policy_fd);
@@ -901,6 +985,8 @@ int main(int argc, char **argv)
 	 * listeners arrive ("N"), and COMMAND waits for our answer. */
 	if (proxied && !serr) {
 		int e = proxy_start(p, reports, o.learn, &net);
+		if (!e && nested)
+			e = nested_serve(&nest, net);
 		if (e) {
 			msg("sandbox set-up failed: starting the filtering proxy: %s; nothing "
 			    "was run", strerror(-e));
@@ -919,13 +1005,22 @@ int main(int argc, char **argv)
 			     .notify = notify,
 			     .http_port = SBX_PROXY_HTTP_PORT,
 			     .socks_port = SBX_PROXY_SOCKS_PORT, .dns = net != NULL,
-			     .host_ports = host_ports, .nhost_ports = nhost_ports };
+			     .host_ports = host_ports, .nhost_ports = nhost_ports,
+			     .served = nested };
 	rc = sandbox_wait(&sb, &pl, &ri, &ready);
+	if (nested)
+		nested_reap();
 	plan_remove_placeholders(&pl);
 	gitprov_note(gprov, state_fd, sdir, pl.gitdirs.v, pl.gitdirs.n, &since);
 	limits_finish(&lim, &sb.pid);
 	if (!ready && ri.stopped) {
 		rc = SBX_EXIT_SETUP; /* sandbox_wait said why */
+		goto out;
+	}
+	if (!ready && rc < 128 && nested) {
+		msg("the nested sandbox could not be set up (its message is above); nothing "
+		    "was run");
+		rc = SBX_EXIT_SETUP;
 		goto out;
 	}
 	if (!ready && rc < 128) {
@@ -935,6 +1030,11 @@ int main(int argc, char **argv)
 		enum bwrap_probe probe = BWRAP_WORKS;
 		if (policy_fallback(p) == SBX_FALLBACK_WARN && !o.learn && rc != SBX_EXIT_SETUP)
 			probe = bwrap_probe(bwrap);
+		if (probe == BWRAP_CANNOT && landlock_abi() > 0) {
+			/* the nested mode rather than no sandbox: started afresh,
+			 * as nothing of this attempt ran */
+			restart_nested(&o, argv);
+		}
 		if (probe == BWRAP_CANNOT) {
 			rc = unsandboxed(&o, "bubblewrap cannot run on this machine; fallback = warn");
 			goto out;
@@ -948,6 +1048,10 @@ int main(int argc, char **argv)
 		msg("the sandbox could not be set up (bubblewrap exit %d, its message "
 		    "is above); nothing was run", rc);
 		setup_advice(say_advice, NULL);
+		if (policy_fallback(p) != SBX_FALLBACK_WARN && landlock_abi() > 0)
+			msg("where user namespaces cannot be had (a container, a CI runner), "
+			    "nested = true in [sandbox] runs the weaker nested mode (Landlock and "
+			    "the seccomp table; docs/SECURITY.md)");
 		rc = SBX_EXIT_SETUP;
 		goto out;
 	}
@@ -996,6 +1100,7 @@ out:
 	net_loop_free(net);
 	notify_free(notify);
 	reports_free(reports);
+	nested_free(&nest);
 	plan_free(&pl);
 	policy_free(box);
 	policy_free(p);
