@@ -976,8 +976,9 @@ int main(int argc, char **argv)
 		close(shim.counters_fd);
 		shim.policy_fd = shim.report_wr = shim.counters_fd = -1;
 	}
-	if (serr && serr != -EPIPE) {
-		/* EPIPE: bubblewrap failed early; sandbox_wait says how */
+	if (serr && serr != -EPIPE && serr != -ECONNRESET) {
+		/* EPIPE, ECONNRESET (it had our messages unread): bubblewrap
+		 * failed early; sandbox_wait says how */
 		msg("sandbox set-up failed: %s", strerror(-serr));
 		goto out;
 	}
