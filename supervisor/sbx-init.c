@@ -130,6 +130,23 @@ static void apply_limits(void)
 	}
 }
 
+/* The nested mode's own rows (gen-filters.c, [nested]), stacked on the
+ * table: what Landlock cannot refuse. */
+static void apply_nested_filter(void)
+{
+	struct sock_fprog prog;
+
+	if (getuid() == 0 || geteuid() == 0) {
+		prog.len = sizeof(sbx_filter_nested_root) / sizeof(sbx_filter_nested_root[0]);
+		prog.filter = (struct sock_filter *)sbx_filter_nested_root;
+	} else {
+		prog.len = sizeof(sbx_filter_nested) / sizeof(sbx_filter_nested[0]);
+		prog.filter = (struct sock_filter *)sbx_filter_nested;
+	}
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog))
+		die("seccomp filter (nested mode)", errno);
+}
+
 static void apply_filter(int block_unix)
 {
 	struct sock_fprog prog;
@@ -706,6 +723,8 @@ int main(int argc, char **argv)
 	if (notify && ctl < 0)
 		die("the notify filter needs a control socket", EINVAL);
 	apply_filter(block_unix && !notify);
+	if (nested)
+		apply_nested_filter();
 	if (notify)
 		install_notify(sfd, ctl, block_unix);
 	if (nheld) {

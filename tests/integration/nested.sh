@@ -146,6 +146,24 @@ mkdir -p "$HOME/.config/sbx"
 nx -q --no-shim --allow-write "$HOME" -- "$P" write "$HOME/.config/sbx/sandbox.ini" '[network]'
 if [ ! -e "$HOME/.config/sbx/sandbox.ini" ]; then ok; else bad "made"; fi
 
+# ---- what Landlock has no right for: modes, owners (the [nested] rows of
+# the seccomp table, gen-filters.c)
+
+t setuid_bit_refused_even_in_the_workspace
+nini
+cp /bin/true ./prog && chmod 0755 prog
+nx -q --no-shim -- chmod u+s,g+s prog
+if [ "$(stat -c %a prog)" = 755 ] && [ $RC -ne 0 ]; then ok; else bad "mode $(stat -c %a prog) rc=$RC"; fi
+
+t root_cannot_change_modes_outside
+if [ "$(id -u)" -ne 0 ]; then skip "as root only (a user changes modes of its own files: docs/SECURITY.md)"
+else
+	nini
+	echo secret > "$B/shadowlike" && chmod 0600 "$B/shadowlike"
+	nx -q --no-shim -- sh -c "chmod 0666 $B/shadowlike; chown 65534 $B/shadowlike"
+	if [ "$(stat -c %a:%u "$B/shadowlike")" = 600:0 ]; then ok; else bad "now $(stat -c %a:%u "$B/shadowlike")"; fi
+fi
+
 # ---- the network
 
 t loopback_server_refused_network_off
