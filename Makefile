@@ -62,7 +62,7 @@ UNIT_OBJS := $(UNIT_SRCS:%.c=build/%.o)
 
 BINS := build/sbx-preload build/sbx-init build/libsbx-preload.so build/sbx-proxy-test build/sbxctl
 
-.PHONY: all deps deps-test run check check-unit check-docs check-integration bench bench-proxy bench-filter fuzz install clean
+.PHONY: all deps deps-test run check check-unit check-docs check-integration bench bench-proxy bench-filter bench-landlock fuzz install clean
 all: $(BINS)
 
 deps:
@@ -237,6 +237,15 @@ build/bench/filter-micro: bench/filter-micro.c build/gen/filters.h
 	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) $(SBX_CFLAGS) -o $@ $< $(SBX_LDFLAGS)
 bench-filter: build/bench/filter-micro
 	build/bench/filter-micro
+
+# What Landlock costs: the nested mode's layer, or a second one under
+# bubblewrap (the ruleset built and applied; open+close under it).
+build/bench/landlock-micro: bench/landlock-micro.c build/supervisor/landlock.o \
+		build/supervisor/pathwalk.o build/supervisor/util.o
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) $(SBX_CFLAGS) -o $@ $^ $(SBX_LDFLAGS)
+bench-landlock: build/bench/landlock-micro
+	build/bench/landlock-micro
 
 # libFuzzer harnesses for the proxy's parsers (tests/fuzz/), FUZZ_SECONDS
 # each; clang only, not part of `make check`.

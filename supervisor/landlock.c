@@ -203,8 +203,8 @@ static int expand_dir(const struct expand *x, int fd, const char *path)
 			hole = !strcmp(x->holes[i], child);
 			way |= below(x->holes[i], child);
 		}
-		if (hole)
-			continue;
+		if (hole || (e->d_type == DT_LNK && !way))
+			continue; /* a link: where it leads has its own rule */
 		int cfd = openat(dfd, e->d_name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 		if (cfd < 0) {
 			if (errno == ENOENT)
@@ -212,9 +212,21 @@ static int expand_dir(const struct expand *x, int fd, const char *path)
 			rc = -errno;
 			break;
 		}
-		if (fstat(cfd, &st)) {
+		/* The entry's type as listed saves a stat per entry (a rule per
+		 * entry is what the start-up pays for). It may have been
+		 * swapped since: the descriptor is of whatever is there now,
+		 * never followed (O_NOFOLLOW), so a rule lands on that object;
+		 * a directory's rights on what is no longer one are refused by
+		 * the kernel (the run stops), a file's on a directory grant
+		 * less. The way to a hole is stat()ed: it is walked. */
+		if (!way && e->d_type != DT_UNKNOWN) {
+			st.st_mode = e->d_type == DT_DIR ? S_IFDIR : S_IFREG;
+		} else if (fstat(cfd, &st)) {
 			rc = -errno;
-		} else if (S_ISLNK(st.st_mode)) {
+			close(cfd);
+			break;
+		}
+		if (S_ISLNK(st.st_mode)) {
 			/* no rule: where it leads has its own. On the way to a
 			 * hole (a real path) it was swapped in meanwhile. */
 			rc = way ? -ELOOP : 0;
