@@ -241,7 +241,7 @@ bench-filter: build/bench/filter-micro
 # What Landlock costs: the nested mode's layer, or a second one under
 # bubblewrap (the ruleset built and applied; open+close under it).
 build/bench/landlock-micro: bench/landlock-micro.c build/supervisor/landlock.o \
-		build/supervisor/pathwalk.o build/supervisor/util.o
+		build/supervisor/pathwalk.o build/supervisor/util.o build/supervisor/probe.o
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) $(SBX_CFLAGS) -o $@ $^ $(SBX_LDFLAGS)
 bench-landlock: build/bench/landlock-micro

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "landlock.h"
+#include "probe.h"
 #include "supervisor.h"
 
 static double now(void)
@@ -92,7 +93,7 @@ int main(int argc, char **argv)
 	int rounds = argc > 1 ? atoi(argv[1]) : 200, pairs = argc > 2 ? atoi(argv[2]) : 20000;
 	char base[] = "/var/tmp/sbx-bench-landlock.XXXXXX", home[PATH_MAX], ws[PATH_MAX];
 	char file[PATH_MAX + 16], ops[8][PATH_MAX + 32];
-	int abi = landlock_abi();
+	int abi = probe_landlock_abi();
 
 	if (abi < 1) {
 		fprintf(stderr, "landlock-micro: this kernel has no Landlock\n");

@@ -68,13 +68,6 @@ struct ll_net_port {
 		     FS_MAKE_DIR | FS_MAKE_REG | FS_MAKE_SOCK | FS_MAKE_FIFO | \
 		     FS_MAKE_BLOCK | FS_MAKE_SYM | FS_REFER)
 
-int landlock_abi(void)
-{
-	long v = syscall(SYS_landlock_create_ruleset, NULL, 0, LL_CREATE_RULESET_VERSION);
-
-	return v > 0 ? (int)v : 0;
-}
-
 /* ---- the spec, from the plan */
 
 static int add_unique(struct strv *s, const char *path)

@@ -21,10 +21,6 @@
 
 #include "supervisor.h"
 
-/* The kernel's Landlock ABI version (1: Linux 5.13 ... 7: 6.15), 0 when
- * there is none (not built in, not in the `lsm=` list, or refused). */
-int landlock_abi(void);
-
 /* What the ruleset grants, from the plan. Paths absolute and real. */
 #define LANDLOCK_PORTS_MAX 48
 struct landlock_spec {

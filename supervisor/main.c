@@ -656,7 +656,7 @@ int main(int argc, char **argv)
 	nest.why = nested ? (!strcmp(nested_env, "auto") ? "bubblewrap cannot make "
 			     "namespaces here; fallback = warn" : "SBX_NESTED is set") : "nested = true";
 	if (!nested && !policy_nested(p) && !have_bwrap && !o.print && !o.learn &&
-	    policy_fallback(p) == SBX_FALLBACK_WARN && landlock_abi() > 0) {
+	    policy_fallback(p) == SBX_FALLBACK_WARN && probe_landlock_abi() > 0) {
 		nested = true;
 		nest.why = "bubblewrap is not installed; fallback = warn";
 	}
@@ -681,6 +681,11 @@ int main(int argc, char **argv)
 			msg("the nested mode cannot run: %s; nothing was run", nwhy);
 			goto out;
 		}
+		size_t nu;
+		policy_rules(p, SBX_RULE_ALLOW_UNIX_SOCKET, &nu);
+		if (nu && !policy_allow_all_unix_sockets(p))
+			msg("unix sockets stay blocked: allow_unix_sockets needs the seccomp "
+			    "notify layer, which the nested mode does not run");
 	}
 	if (pending_notes(p))
 		goto out;
@@ -1031,7 +1036,7 @@ int main(int argc, char **argv)
 		enum bwrap_probe probe = BWRAP_WORKS;
 		if (policy_fallback(p) == SBX_FALLBACK_WARN && !o.learn && rc != SBX_EXIT_SETUP)
 			probe = bwrap_probe(bwrap);
-		if (probe == BWRAP_CANNOT && landlock_abi() > 0) {
+		if (probe == BWRAP_CANNOT && probe_landlock_abi() > 0) {
 			/* the nested mode rather than no sandbox: started afresh,
 			 * as nothing of this attempt ran */
 			restart_nested(&o, argv);
@@ -1049,7 +1054,7 @@ int main(int argc, char **argv)
 		msg("the sandbox could not be set up (bubblewrap exit %d, its message "
 		    "is above); nothing was run", rc);
 		setup_advice(say_advice, NULL);
-		if (policy_fallback(p) != SBX_FALLBACK_WARN && landlock_abi() > 0)
+		if (policy_fallback(p) != SBX_FALLBACK_WARN && probe_landlock_abi() > 0)
 			msg("where user namespaces cannot be had (a container, a CI runner), "
 			    "nested = true in [sandbox] runs the weaker nested mode (Landlock and "
 			    "the seccomp table; docs/SECURITY.md)");

@@ -14,12 +14,13 @@
 
 #include "net/net.h"
 #include "nested.h"
+#include "probe.h"
 
 extern char **environ;
 
 int nested_check(struct nested *n, const struct policy *p, char *why, size_t whysz)
 {
-	n->abi = landlock_abi();
+	n->abi = probe_landlock_abi();
 	if (n->abi < 1) {
 		snprintf(why, whysz, "this kernel has no Landlock (Linux 5.13 or later with "
 			 "landlock in its lsm= list is needed)");
