@@ -363,9 +363,12 @@ int landlock_ruleset(const struct landlock_spec *s, int abi, int *out, char *why
 	else if (abi >= 4)
 		attr_size = 2 * sizeof(uint64_t);
 	b.ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, attr_size, 0);
-	if (b.ruleset < 0) {
+	if (b.ruleset < 0 || fcntl(b.ruleset, F_SETFD, FD_CLOEXEC)) {
+		rc = -errno;
 		snprintf(why, whysz, "creating the Landlock ruleset");
-		return -errno;
+		if (b.ruleset >= 0)
+			close(b.ruleset);
+		return rc;
 	}
 	/* reads: everywhere but the masks (the directories on the way may
 	 * list names), and again where an unmask says */

@@ -571,8 +571,10 @@ int main(int argc, char **argv)
 	 * fallback = warn, so it started us again for the nested mode */
 	const char *nested_env = getenv("SBX_NESTED");
 	nested = nested_env && *nested_env && strcmp(nested_env, "0");
-	if (have_bwrap && have_init && !off && !o.print && !nested) {
+	bool held_back = have_init && !off && !o.print && (have_bwrap || nested);
+	if (held_back)
 		hold_back_fds(&o);
+	if (have_bwrap && have_init && !off && !o.print && !nested) {
 		int e = sandbox_spawn(&sb, bwrap, init, o.command);
 		if (e) {
 			msg("sandbox set-up failed: starting bubblewrap: %s", strerror(-e));
@@ -681,6 +683,9 @@ int main(int argc, char **argv)
 			msg("the nested mode cannot run: %s; nothing was run", nwhy);
 			goto out;
 		}
+		/* the caller's directory descriptors, as under bubblewrap */
+		if (!held_back)
+			hold_back_fds(&o);
 		size_t nu;
 		policy_rules(p, SBX_RULE_ALLOW_UNIX_SOCKET, &nu);
 		if (nu && !policy_allow_all_unix_sockets(p))
@@ -719,6 +724,13 @@ int main(int argc, char **argv)
 		msg("sandbox set-up failed: cannot make the cgroup for [limits]: %s; nothing "
 		    "was run", strerror(-lrc));
 		goto out;
+	}
+	/* RLIMIT_NPROC counts a user namespace's processes: without one (the
+	 * nested mode) it would count all of the user's */
+	if (nested && lim.pids_how == LIMIT_RLIMIT) {
+		lim.pids_how = LIMIT_NONE;
+		snprintf(lim.why_not, sizeof(lim.why_not), "the nested mode has no user "
+			 "namespace for RLIMIT_NPROC to count in, and no cgroup of its own here");
 	}
 	const char *missing = o.print ? NULL : limits_missing(&lim);
 	if (missing && (policy_fallback(p) != SBX_FALLBACK_WARN || o.learn)) {
