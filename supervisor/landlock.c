@@ -100,10 +100,14 @@ int landlock_spec_from_plan(const struct plan *pl, struct landlock_spec *s)
 	int rc = 0;
 
 	memset(s, 0, sizeof(*s));
-	/* bubblewrap's part: its private /tmp is the host's here */
-	for (size_t i = 1; !rc && i + 1 < pl->init_at; i++)
+	/* bubblewrap's part: its private /tmp is the host's here; its
+	 * writable binds (roots under /tmp, and `/` itself) */
+	for (size_t i = 1; !rc && i + 1 < pl->init_at; i++) {
 		if (!strcmp(pl->argv.v[i], "--tmpfs") && !strcmp(pl->argv.v[i + 1], "/tmp"))
 			rc = add_unique(&s->write_roots, "/tmp");
+		else if (!strcmp(pl->argv.v[i], "--bind") && i + 2 < pl->init_at)
+			rc = add_unique(&s->write_roots, pl->argv.v[i + 2]);
+	}
 	for (size_t i = 0; !rc && i < sizeof(devices) / sizeof(*devices); i++)
 		rc = add_unique(&s->write_roots, devices[i]);
 	for (size_t i = pl->init_at + 1; !rc && i + 1 < pl->cmd_at; i++) {

@@ -222,7 +222,7 @@ Test(landlock_expand, spec_from_plan)
 {
 	struct plan pl = { 0 };
 	struct landlock_spec s;
-	const char *argv[] = { "bwrap", "--ro-bind", "/", "/", "--tmpfs", "/tmp", "--",
+	const char *argv[] = { "bwrap", "--ro-bind", "/", "/", "--tmpfs", "/tmp", "--bind", "/", "/", "--",
 			       "sbx-init", "--unix=block", "--rw=/w", "--dev", "--proc",
 			       "--mask-dir=/h/.ssh", "--mask-dir-x=/h/.aws", "--unmask=/h/.aws/config",
 			       "--unmask-rw=/h/.aws/cache", "--pin=/w/.git", "--ro=/w/.git/hooks",
@@ -231,8 +231,8 @@ Test(landlock_expand, spec_from_plan)
 
 	for (size_t i = 0; argv[i]; i++)
 		cr_assert_eq(strv_add(&pl.argv, argv[i]), 0);
-	pl.init_at = 7;
-	pl.cmd_at = 22;
+	pl.init_at = 10;
+	pl.cmd_at = 25;
 	cr_assert_eq(landlock_spec_from_plan(&pl, &s), 0);
 	cr_assert_eq(s.read_deny.n, 3);
 	cr_assert_str_eq(s.read_deny.v[0], "/h/.ssh");
@@ -242,8 +242,10 @@ Test(landlock_expand, spec_from_plan)
 	cr_assert_str_eq(s.read_allow.v[1], "/h/.aws/cache");
 	cr_assert_eq(s.write_deny.n, 3);
 	cr_assert_str_eq(s.write_deny.v[2], "/w/l");
-	/* /tmp (bubblewrap's tmpfs), the devices, then sbx-init's roots */
+	/* /tmp (bubblewrap's tmpfs), its bind of `/`, the devices, then
+	 * sbx-init's roots */
 	cr_assert_str_eq(s.write_roots.v[0], "/tmp");
+	cr_assert_str_eq(s.write_roots.v[1], "/");
 	cr_assert_str_eq(s.write_roots.v[s.write_roots.n - 2], "/w");
 	cr_assert_str_eq(s.write_roots.v[s.write_roots.n - 1], "/h/.aws/cache");
 	landlock_spec_free(&s);
