@@ -9,7 +9,9 @@
  *                          and two that sbx-init stacks on them in the
  *                          nested mode only (rows marked [nested], and
  *                          [nested, root] for a run as root):
- *                          sbx_filter_nested, sbx_filter_nested_root
+ *                          sbx_filter_nested, sbx_filter_nested_root,
+ *                          and sbx_filter_nested_net (UDP, when the
+ *                          network is not open)
  *   gen-filters --table    the table as Markdown, as docs/SECURITY.md shows
  *                          it (`make check-docs` compares the two)
  * Every other system call is allowed: the boundary is the namespaces and
@@ -68,8 +70,10 @@
  * nested mode, where Landlock, not read-only mounts, keeps files as they
  * are, and Landlock (ABI 7) has no right for a file's mode, owner or
  * extended attributes: NESTED_ROOT rows too when the run is root's (who
- * owns the system's files, so their modes are its to change). */
-enum when { ALWAYS, BLOCK_UNIX, NESTED, NESTED_ROOT };
+ * owns the system's files, so their modes are its to change); NESTED_NET
+ * rows when the network is not open there (Landlock has TCP rules only,
+ * and the host's network is COMMAND's). */
+enum when { ALWAYS, BLOCK_UNIX, NESTED, NESTED_ROOT, NESTED_NET };
 
 /* One comparison: argument `arg` masked with `mask` equals `value`. */
 struct cond {
@@ -97,6 +101,7 @@ struct rule {
 static int add_personality(scmp_filter_ctx ctx, const struct rule *r, int nr);
 static int add_netlink(scmp_filter_ctx ctx, const struct rule *r, int nr);
 static int add_setid(scmp_filter_ctx ctx, const struct rule *r, int nr);
+static int add_stream_other(scmp_filter_ctx ctx, const struct rule *r, int nr);
 
 /* The table. Keep each `why` to one line: it is the documentation. */
 static const struct rule rules[] = {
@@ -189,6 +194,15 @@ static const struct rule rules[] = {
 	  E(EPERM), NESTED_ROOT, "",
 	  "the same for extended attributes (ACLs: system.posix_acl_access)",
 	  0, { { 0, 0, 0 } }, NULL },
+	{ "socket", E(EPERM), NESTED_NET, "AF_INET, type SOCK_DGRAM",
+	  "UDP to anywhere (DNS to any server, QUIC): Landlock filters TCP only; the shim then answers names itself",
+	  2, { ARG(0, LOW32, AF_INET), ARG(1, TYPE_MASK, SOCK_DGRAM) }, NULL },
+	{ "socket", E(EPERM), NESTED_NET, "AF_INET6, type SOCK_DGRAM",
+	  "the same for IPv6",
+	  2, { ARG(0, LOW32, AF_INET6), ARG(1, TYPE_MASK, SOCK_DGRAM) }, NULL },
+	{ "socket", E(EPROTONOSUPPORT), NESTED_NET, "AF_INET or AF_INET6, protocol IPPROTO_SCTP or IPPROTO_MPTCP",
+	  "connections Landlock's TCP rules do not see; EPROTONOSUPPORT as a kernel without them",
+	  0, { { 0, 0, 0 } }, add_stream_other },
 };
 
 static int add_cond(scmp_filter_ctx ctx, int err, int nr, unsigned n, const struct cond *c)
@@ -247,6 +261,21 @@ static int add_setid(scmp_filter_ctx ctx, const struct rule *r, int nr)
 	return 0;
 }
 
+/* socket(AF_INET or AF_INET6, any type, IPPROTO_SCTP or IPPROTO_MPTCP) */
+static int add_stream_other(scmp_filter_ctx ctx, const struct rule *r, int nr)
+{
+	static const unsigned domains[] = { AF_INET, AF_INET6 };
+	static const unsigned protos[] = { 132 /* IPPROTO_SCTP */, 262 /* IPPROTO_MPTCP */ };
+
+	for (size_t d = 0; d < 2; d++)
+		for (size_t p = 0; p < 2; p++) {
+			struct cond c[2] = { { 0, LOW32, domains[d] }, { 2, LOW32, protos[p] } };
+			if (add_cond(ctx, r->err, nr, 2, c))
+				return -1;
+		}
+	return 0;
+}
+
 /* Each call of a row. A call this architecture does not have (libseccomp
  * gives a negative pseudo number) is skipped: nothing can make it. */
 static int add_rule(scmp_filter_ctx ctx, const struct rule *r)
@@ -277,7 +306,7 @@ static int add_rule(scmp_filter_ctx ctx, const struct rule *r)
 }
 
 /* Which rows a program holds. */
-enum program { UNIX_ALLOW, UNIX_BLOCK, NESTED_USER, NESTED_ROOT_PROG };
+enum program { UNIX_ALLOW, UNIX_BLOCK, NESTED_USER, NESTED_ROOT_PROG, NESTED_NET_PROG };
 
 static bool holds(enum program p, enum when w)
 {
@@ -290,6 +319,8 @@ static bool holds(enum program p, enum when w)
 		return w == NESTED;
 	case NESTED_ROOT_PROG:
 		return w == NESTED || w == NESTED_ROOT;
+	case NESTED_NET_PROG:
+		return w == NESTED_NET;
 	}
 	return false;
 }
@@ -353,7 +384,8 @@ static void table(void)
 		const struct rule *r = &rules[i];
 		printf("| `%s` | %s%s | %s | %s |\n", r->calls,
 		       r->when == BLOCK_UNIX ? "[block] " : r->when == NESTED ? "[nested] " :
-		       r->when == NESTED_ROOT ? "[nested, root] " : "",
+		       r->when == NESTED_ROOT ? "[nested, root] " :
+		       r->when == NESTED_NET ? "[nested, network not open] " : "",
 		       *r->refused ? r->refused : "always", r->errname, r->why);
 	}
 	printf("| any call through another architecture's entry point (i386, x32; arm32 on aarch64) "
@@ -374,5 +406,6 @@ int main(int argc, char **argv)
 	       "#include <linux/filter.h>\n\n");
 	return emit("sbx_filter_unix_allow", UNIX_ALLOW) | emit("sbx_filter_unix_block", UNIX_BLOCK) |
 	       emit("sbx_filter_nested", NESTED_USER) |
-	       emit("sbx_filter_nested_root", NESTED_ROOT_PROG);
+	       emit("sbx_filter_nested_root", NESTED_ROOT_PROG) |
+	       emit("sbx_filter_nested_net", NESTED_NET_PROG);
 }

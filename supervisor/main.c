@@ -984,7 +984,7 @@ int main(int argc, char **argv)
 	/* sbx-init gives the shim's descriptors to the holder */
 	int shim_fds[3] = { shim.policy_fd, shim.report_wr, shim.counters_fd };
 	if (!serr)
-		serr = nested ? nested_go(&sb, &pl, shim_fds, use_shim ? 3 : 0) :
+		serr = nested ? nested_go(&nest, &sb, &pl, shim_fds, use_shim ? 3 : 0) :
 				sandbox_go(&sb, &pl, shim_fds, use_shim ? 3 : 0);
 	if (use_shim) {
 		/* our copy of the write end would keep the end of file away */

@@ -166,6 +166,7 @@ static int network(struct nested *n, const struct policy *p)
 	if (policy_network_open(p))
 		return 0;
 	n->spec.net_connect = true;
+	n->udp_block = true;
 	n->spec.net_bind = !policy_allow_local_binding(p);
 	if (n->proxied) {
 		rc = landlock_spec_port(&n->spec, n->http_port);
@@ -186,7 +187,7 @@ static void weaker_text(struct nested *n, const struct policy *p)
 
 	parts[k++] = "the host's /tmp, /dev/shm and processes";
 	if (!policy_network_open(p))
-		parts[k++] = "TCP filtered by port only, UDP not at all";
+		parts[k++] = "TCP filtered by port, not address (UDP refused)";
 	if (!policy_network_open(p) && policy_allow_local_binding(p))
 		parts[k++] = "servers bind on the host";
 	parts[k++] = "protected names missing at start not guarded";
@@ -248,7 +249,8 @@ static bool init_own(const char *a)
 	return false;
 }
 
-int nested_go(struct sandbox *sb, const struct plan *pl, const int *fds, size_t nfds)
+int nested_go(const struct nested *n, struct sandbox *sb, const struct plan *pl,
+	      const int *fds, size_t nfds)
 {
 	struct plan go = { 0 };
 	char none = '\0';
@@ -258,6 +260,15 @@ int nested_go(struct sandbox *sb, const struct plan *pl, const int *fds, size_t 
 	for (size_t i = pl->init_at; !rc && i < pl->cmd_at; i++)
 		if (i == pl->init_at || init_own(pl->argv.v[i]) || !strcmp(pl->argv.v[i], "--"))
 			rc = strv_add(&go.argv, pl->argv.v[i]);
+	/* before the "--" that ends sbx-init's options */
+	if (!rc && n->udp_block && go.argv.n > 1) {
+		rc = strv_add(&go.argv, "--");
+		if (!rc) {
+			free(go.argv.v[go.argv.n - 2]);
+			go.argv.v[go.argv.n - 2] = strdup("--udp=block");
+			rc = go.argv.v[go.argv.n - 2] ? 0 : -ENOMEM;
+		}
+	}
 	go.init_at = 1;
 	go.cmd_at = go.argv.n;
 	go.placeholder_state = &none;

@@ -18,6 +18,7 @@ struct net_loop;
 struct nested {
 	int abi;                 /* the kernel's Landlock ABI */
 	bool proxied;            /* the filtering proxy serves this run */
+	bool udp_block;          /* the network is not open: no UDP socket */
 	int listen[2];           /* its HTTP and SOCKS5 listeners on the host's 127.0.0.1 */
 	unsigned http_port, socks_port; /* ... at ports the kernel chose */
 	struct landlock_spec spec;
@@ -47,7 +48,8 @@ int nested_spawn(struct nested *n, const struct policy *p, const struct plan *pl
 
 /* sandbox_go() for the nested mode: sbx-init's own options only (it takes
  * no mount operation), no stand-in states. */
-int nested_go(struct sandbox *sb, const struct plan *pl, const int *fds, size_t nfds);
+int nested_go(const struct nested *n, struct sandbox *sb, const struct plan *pl,
+	      const int *fds, size_t nfds);
 
 /* The listeners handed to the proxy's loop (which owns them from then
  * on). 0 or -errno. */

@@ -9,7 +9,7 @@
  *            [--listen-http=PORT --listen-socks=PORT [--listen-dns] [--listen-port=N]...]
  *            [--env=NAME=VALUE]... [--verbose] [--notify] [MOUNT-OP...] -- COMMAND [ARG...]
  *   sbx-init --socks-connect=PORT HOST PORT   (ssh's ProxyCommand, any process)
- *   sbx-init --nested --ctl=FD [OPTION...] -- COMMAND [ARG...]
+ *   sbx-init --nested --ctl=FD [--udp=block] [OPTION...] -- COMMAND [ARG...]
  * --nested (argv only): the nested mode (docs/SECURITY.md): no bubblewrap,
  * no namespaces; sbx-preload's child put itself under the run's Landlock
  * ruleset and execed this. Not pid 1: no mount operation and no listener
@@ -71,6 +71,7 @@
 
 
 static int nested; /* --nested: no namespaces (see above) */
+static int udp_block; /* --udp=block: the nested mode with the network not open */
 
 static void die(const char *what, int err)
 {
@@ -145,6 +146,12 @@ static void apply_nested_filter(void)
 	}
 	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog))
 		die("seccomp filter (nested mode)", errno);
+	if (!udp_block)
+		return;
+	prog.len = sizeof(sbx_filter_nested_net) / sizeof(sbx_filter_nested_net[0]);
+	prog.filter = (struct sock_filter *)sbx_filter_nested_net;
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog))
+		die("seccomp filter (nested mode, UDP)", errno);
 }
 
 static void apply_filter(int block_unix)
@@ -450,6 +457,8 @@ static int take_opt(char *a, bool from_ctl)
 		command_env[ncommand_env++] = a + 6;
 	else if (!strcmp(a, "--verbose"))
 		verbose = 1;
+	else if (nested && !strcmp(a, "--udp=block"))
+		udp_block = 1;
 	else if (!strcmp(a, "--notify"))
 		notify = 1;
 	else if (init_mounts_check(&mounts, a) <= 0)

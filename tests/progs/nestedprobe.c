@@ -6,6 +6,7 @@
  *   nestedprobe write PATH TEXT    create or truncate PATH, write TEXT
  *   nestedprobe append PATH TEXT   append TEXT to an existing PATH
  *   nestedprobe connect PORT       TCP connect to 127.0.0.1:PORT
+ *   nestedprobe udp PORT           a UDP datagram to 127.0.0.1:PORT
  *   nestedprobe abstract NAME      connect to the abstract Unix socket @NAME
  *   nestedprobe kill PID           SIGTERM to PID
  */
@@ -75,6 +76,17 @@ int main(int argc, char **argv)
 		if (connect(s, (struct sockaddr *)&a, sizeof(a)))
 			return fail("connect");
 		printf("connected\n");
+		return 0;
+	}
+	if (argc == 3 && !strcmp(argv[1], "udp")) {
+		struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(atoi(argv[2])),
+					 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+		int s = socket(AF_INET, SOCK_DGRAM, 0);
+		if (s < 0)
+			return fail("socket");
+		if (sendto(s, "udp-canary", 10, 0, (struct sockaddr *)&a, sizeof(a)) < 0)
+			return fail("sendto");
+		printf("sent\n");
 		return 0;
 	}
 	if (argc == 3 && !strcmp(argv[1], "abstract")) {
