@@ -524,7 +524,7 @@ int main(int argc, char **argv)
 	struct timespec since;       /* this run's start, for gitprov_note() */
 	struct limits lim = LIMITS_NONE;
 	struct nested nest = NESTED_NONE; /* the nested mode's (nested.h) */
-	bool nested;
+	bool nested = false;
 
 	int orc = options_parse(argc, argv, &o);
 	if (orc)
@@ -831,7 +831,7 @@ int main(int argc, char **argv)
 	struct plan_in in = {
 		.policy = confine, .bwrap = bwrap, .init = init, .command = o.command,
 		.environ = environ, .cwd = cwd, .ctl_fd = o.print ? -1 : sb.ctl_child,
-		.ignored_signals = o.print ? run_ignored_signals() : sb.ignored,
+		.ignored_signals = o.print || nested ? run_ignored_signals() : sb.ignored,
 		.make_placeholders = !o.print, .state_dir = state_fd >= 0 ? sdir : NULL,
 		.shim_lib = use_shim ? shim.lib : NULL, .shim_spec = shim.spec,
 		.proxy = proxied, .limit_nproc = limits_nproc(&lim), .notify = notify_on,
@@ -981,6 +981,18 @@ int main(int argc, char **argv)
 			info("learning: writes allowed in HOME too, secrets and protected "
 			     "files still closed; what the policy would refuse is recorded");
 	}
+	/* the nested mode: COMMAND starts at "go", so the proxy serves
+	 * before it (its listeners have queued nothing yet) */
+	if (nested && proxied && !serr) {
+		int e = proxy_start(p, reports, o.learn, &net);
+		if (!e)
+			e = nested_serve(&nest, net);
+		if (e) {
+			msg("sandbox set-up failed: starting the filtering proxy: %s; nothing "
+			    "was run", strerror(-e));
+			goto out;
+		}
+	}
 	/* sbx-init gives the shim's descriptors to the holder */
 	int shim_fds[3] = { shim.policy_fd, shim.report_wr, shim.counters_fd };
 	if (!serr)
@@ -1000,11 +1012,10 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	/* The proxy, while sbx-init mounts: it needs the loop only when its
-	 * listeners arrive ("N"), and COMMAND waits for our answer. */
-	if (proxied && !serr) {
+	 * listeners arrive ("N"), and COMMAND waits for our answer. (In the
+	 * nested mode it was started before "go": no "N" holds COMMAND.) */
+	if (proxied && !serr && !net) {
 		int e = proxy_start(p, reports, o.learn, &net);
-		if (!e && nested)
-			e = nested_serve(&nest, net);
 		if (e) {
 			msg("sandbox set-up failed: starting the filtering proxy: %s; nothing "
 			    "was run", strerror(-e));
@@ -1108,6 +1119,8 @@ config_error:
 out:
 	if (sb.sfd >= 0)
 		sandbox_abort(&sb); /* not waited for: nothing ran */
+	if (nested)
+		nested_reap(); /* no pid namespace takes what sbx-init started */
 	plan_remove_placeholders(&pl);
 	limits_finish(&lim, &sb.pid);
 	standins_free(standins);
