@@ -686,6 +686,10 @@ size_t report_line(const struct wire_report *w, const struct report_expl *e,
 	if (d != WIRE_ALLOW) {
 		if (e->has_rule)
 			PUT(" by `%s` (%s)", e->rule, e->note);
+		else if (e->unbound && w->err == EBUSY)
+			PUT(" — `%s` (%s) allows it, but the directory being moved or "
+			    "replaced is kept in place by the sandbox: it holds a protected "
+			    "path (a git directory or a protected file)", e->rule, e->source);
 		else if (e->unbound)
 			PUT(" — `%s` (%s) allows it, but it did not exist when the sandbox "
 			    "started, and only an existing path can be made writable "
@@ -696,15 +700,9 @@ size_t report_line(const struct wire_report *w, const struct report_expl *e,
 			    "directory or a protected file)", e->guarded);
 		else if (e->verdict == SBX_ALLOW)
 			PUT(" — refused by the sandbox");
-		else if (w->op == WIRE_UNIX && e->boundary)
+		else if (w->op == WIRE_UNIX)
 			PUT(" — not in allow_unix_sockets (allow that one socket with "
 			    "`allow_unix_sockets = %s` under [network] in sandbox.ini)", e->shown);
-		else if (w->op == WIRE_UNIX)
-			PUT(" — Unix sockets are blocked in the sandbox (ssh-agent, tmux, docker, "
-			    "X and Wayland use them): allow them all with "
-			    "`allow_all_unix_sockets = true` under [network] in sandbox.ini; "
-			    "allowing one socket by path needs seccomp notification, not "
-			    "built yet");
 		else if (file_op(w->op))
 			PUT(" — outside the writable paths");
 		else
