@@ -463,6 +463,19 @@ static void write_fix(const struct policy *p, const char *target, bool made_dir,
 /* A path as one shell word, so a hint works when pasted: plain paths as
  * they are; others in single quotes, a leading `~/` left outside them so
  * the shell still expands it. */
+/* The rule that decided, as the line names it (`deny_write = .git/hooks/`
+ * for a mandatory one too: that is how the person would write it). */
+static void expl_rule(struct report_expl *e, const struct sbx_rule *why)
+{
+	snprintf(e->rule, sizeof(e->rule), "%s = %s",
+		 why->kind == SBX_RULE_MANDATORY ? "deny_write" : sbx_rule_key(why->kind),
+		 why->value);
+	snprintf(e->source, sizeof(e->source), "%s", why->source);
+	snprintf(e->note, sizeof(e->note), "%s", origin_note(why));
+	e->kind = why->kind;
+	e->has_rule = true;
+}
+
 static void shell_word(const char *in, char *out, size_t outsz)
 {
 	const char *rest = in;
@@ -544,15 +557,8 @@ void report_explain(const struct policy *p, const struct wire_report *w,
 		snprintf(e->source, sizeof(e->source), "%s", why->source);
 		e->unbound = true;
 	}
-	if (why && e->verdict == SBX_DENY) {
-		snprintf(e->rule, sizeof(e->rule), "%s = %s",
-			 why->kind == SBX_RULE_MANDATORY ? "deny_write" : sbx_rule_key(why->kind),
-			 why->value);
-		snprintf(e->source, sizeof(e->source), "%s", why->source);
-		snprintf(e->note, sizeof(e->note), "%s", origin_note(why));
-		e->kind = why->kind;
-		e->has_rule = true;
-	}
+	if (why && e->verdict == SBX_DENY)
+		expl_rule(e, why);
 	if (e->verdict == SBX_ALLOW)
 		return;
 	/* how to allow it, when a setting can */
@@ -1142,13 +1148,7 @@ static void boundary_explain(const struct policy *p, const struct wire_report *w
 	}
 	if (!why || e->decision != WIRE_DENY)
 		return;
-	snprintf(e->rule, sizeof(e->rule), "%s = %s",
-		 why->kind == SBX_RULE_MANDATORY ? "deny_write" : sbx_rule_key(why->kind),
-		 why->value);
-	snprintf(e->source, sizeof(e->source), "%s", why->source);
-	snprintf(e->note, sizeof(e->note), "%s", origin_note(why));
-	e->kind = why->kind;
-	e->has_rule = true;
+	expl_rule(e, why);
 	e->unbound = false;
 	e->fix[0] = '\0';
 }
