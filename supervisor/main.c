@@ -465,6 +465,7 @@ static void restart_nested(const struct options *o, char **argv)
 	if (o->report_fd > STDERR_FILENO)
 		fcntl(o->report_fd, F_SETFD, 0);
 	setenv("SBX_NESTED", "auto", 1);
+	run_restore_signals(); /* or the next one takes them for the caller's */
 	execv("/proc/self/exe", argv);
 	msg("cannot start sbx-preload again: %s", strerror(errno));
 }

@@ -82,6 +82,11 @@ static void restore_guarded(void)
 		signal(SIGXFSZ, SIG_DFL);
 }
 
+void run_restore_signals(void)
+{
+	restore_guarded();
+}
+
 int run_unsandboxed(char *const *command)
 {
 	restore_guarded();

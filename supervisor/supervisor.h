@@ -435,6 +435,8 @@ int sandbox_wait(struct sandbox *sb, struct plan *pl, struct run_in *ri, bool *r
 /* Ignore SIGPIPE and SIGXFSZ in sbx-preload (what it execs gets the
  * caller's dispositions back). */
 void run_guard_signals(void);
+/* SIGPIPE and SIGXFSZ as our caller left them (before an exec of ours). */
+void run_restore_signals(void);
 /* exec COMMAND without a sandbox (--no-sandbox, fallback = warn). */
 int run_unsandboxed(char *const *command);
 /* The signals we forward; bit mask of those our caller had ignored. */
