@@ -182,7 +182,7 @@ static int network(struct nested *n, const struct policy *p)
 static void weaker_text(struct nested *n, const struct policy *p)
 {
 	size_t len = 0;
-	const char *parts[8];
+	const char *parts[10];
 	size_t k = 0;
 
 	parts[k++] = "the host's /tmp, /dev/shm and processes";
@@ -193,6 +193,8 @@ static void weaker_text(struct nested *n, const struct policy *p)
 	parts[k++] = "protected names missing at start not guarded";
 	parts[k++] = "directories holding a protected path take no new names";
 	parts[k++] = "denied directories listable";
+	if (getuid() == 0 || geteuid() == 0)
+		parts[k++] = "no chmod or chown at all (root)";
 	if (n->abi < 6)
 		parts[k++] = "abstract Unix sockets and signals not scoped (Landlock ABI < 6)";
 	n->weaker[0] = '\0';
