@@ -5,7 +5,13 @@
  *   gen-filters            a C header with two classic-BPF programs for this
  *                          architecture: sbx_filter_unix_allow and
  *                          sbx_filter_unix_block (the same, plus the rows
- *                          marked [block]: unless allow_all_unix_sockets)
+ *                          marked [block]: unless allow_all_unix_sockets),
+ *                          and two that sbx-init stacks on them in the
+ *                          nested mode only (rows marked [nested], and
+ *                          [nested, root] for a run as root):
+ *                          sbx_filter_nested, sbx_filter_nested_root,
+ *                          and sbx_filter_nested_net (UDP, when the
+ *                          network is not open)
  *   gen-filters --table    the table as Markdown, as docs/SECURITY.md shows
  *                          it (`make check-docs` compares the two)
  * Every other system call is allowed: the boundary is the namespaces and
@@ -36,6 +42,7 @@
 #include <sys/ioctl.h>
 #include <sys/personality.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* clone()'s flags: the second argument on s390, the first elsewhere. */
@@ -59,7 +66,14 @@
 #define SOCK_PACKET 10
 #endif
 
-enum when { ALWAYS, BLOCK_UNIX };
+/* ALWAYS and BLOCK_UNIX rows make the table; NESTED rows are for the
+ * nested mode, where Landlock, not read-only mounts, keeps files as they
+ * are, and Landlock (ABI 7) has no right for a file's mode, owner or
+ * extended attributes: NESTED_ROOT rows too when the run is root's (who
+ * owns the system's files, so their modes are its to change); NESTED_NET
+ * rows when the network is not open there (Landlock has TCP rules only,
+ * and the host's network is COMMAND's). */
+enum when { ALWAYS, BLOCK_UNIX, NESTED, NESTED_ROOT, NESTED_NET };
 
 /* One comparison: argument `arg` masked with `mask` equals `value`. */
 struct cond {
@@ -86,6 +100,8 @@ struct rule {
 
 static int add_personality(scmp_filter_ctx ctx, const struct rule *r, int nr);
 static int add_netlink(scmp_filter_ctx ctx, const struct rule *r, int nr);
+static int add_setid(scmp_filter_ctx ctx, const struct rule *r, int nr);
+static int add_stream_other(scmp_filter_ctx ctx, const struct rule *r, int nr);
 
 /* The table. Keep each `why` to one line: it is the documentation. */
 static const struct rule rules[] = {
@@ -168,6 +184,25 @@ static const struct rule rules[] = {
 	{ "socketpair", E(EPERM), BLOCK_UNIX, "AF_UNIX, type SOCK_DGRAM",
 	  "a datagram socket names its peer on each sendto(): /dev/log, journald",
 	  2, { ARG(0, LOW32, AF_UNIX), ARG(1, TYPE_MASK, SOCK_DGRAM) }, NULL },
+	{ "chmod fchmod fchmodat fchmodat2", E(EPERM), NESTED, "mode with S_ISUID or S_ISGID",
+	  "Landlock cannot keep a mode as it is: no set-user-ID program made anywhere",
+	  0, { { 0, 0, 0 } }, add_setid },
+	{ "chmod fchmod fchmodat fchmodat2 chown fchown lchown fchownat", E(EPERM), NESTED_ROOT, "",
+	  "root owns the system's files: a mode or owner changed there (/etc/shadow 0644) is a way out",
+	  0, { { 0, 0, 0 } }, NULL },
+	{ "setxattr lsetxattr fsetxattr removexattr lremovexattr fremovexattr setxattrat removexattrat",
+	  E(EPERM), NESTED_ROOT, "",
+	  "the same for extended attributes (ACLs: system.posix_acl_access)",
+	  0, { { 0, 0, 0 } }, NULL },
+	{ "socket", E(EPERM), NESTED_NET, "AF_INET, type SOCK_DGRAM",
+	  "UDP to anywhere (DNS to any server, QUIC): Landlock filters TCP only; the shim then answers names itself",
+	  2, { ARG(0, LOW32, AF_INET), ARG(1, TYPE_MASK, SOCK_DGRAM) }, NULL },
+	{ "socket", E(EPERM), NESTED_NET, "AF_INET6, type SOCK_DGRAM",
+	  "the same for IPv6",
+	  2, { ARG(0, LOW32, AF_INET6), ARG(1, TYPE_MASK, SOCK_DGRAM) }, NULL },
+	{ "socket", E(EPROTONOSUPPORT), NESTED_NET, "AF_INET or AF_INET6, protocol IPPROTO_SCTP or IPPROTO_MPTCP",
+	  "connections Landlock's TCP rules do not see; EPROTONOSUPPORT as a kernel without them",
+	  0, { { 0, 0, 0 } }, add_stream_other },
 };
 
 static int add_cond(scmp_filter_ctx ctx, int err, int nr, unsigned n, const struct cond *c)
@@ -210,6 +245,37 @@ static int add_netlink(scmp_filter_ctx ctx, const struct rule *r, int nr)
 	return 0;
 }
 
+/* chmod(path, mode), fchmod(fd, mode), fchmodat(dfd, path, mode[, flags]):
+ * refused when the mode (a mode_t, 32 bits) has S_ISUID or S_ISGID. */
+static int add_setid(scmp_filter_ctx ctx, const struct rule *r, int nr)
+{
+	static const unsigned long bits[] = { S_ISUID, S_ISGID };
+	unsigned arg = nr == seccomp_syscall_resolve_name("chmod") ||
+		       nr == seccomp_syscall_resolve_name("fchmod") ? 1 : 2;
+
+	for (size_t i = 0; i < sizeof(bits) / sizeof(*bits); i++) {
+		struct cond c = { arg, bits[i], bits[i] };
+		if (add_cond(ctx, r->err, nr, 1, &c))
+			return -1;
+	}
+	return 0;
+}
+
+/* socket(AF_INET or AF_INET6, any type, IPPROTO_SCTP or IPPROTO_MPTCP) */
+static int add_stream_other(scmp_filter_ctx ctx, const struct rule *r, int nr)
+{
+	static const unsigned domains[] = { AF_INET, AF_INET6 };
+	static const unsigned protos[] = { 132 /* IPPROTO_SCTP */, 262 /* IPPROTO_MPTCP */ };
+
+	for (size_t d = 0; d < 2; d++)
+		for (size_t p = 0; p < 2; p++) {
+			struct cond c[2] = { { 0, LOW32, domains[d] }, { 2, LOW32, protos[p] } };
+			if (add_cond(ctx, r->err, nr, 2, c))
+				return -1;
+		}
+	return 0;
+}
+
 /* Each call of a row. A call this architecture does not have (libseccomp
  * gives a negative pseudo number) is skipped: nothing can make it. */
 static int add_rule(scmp_filter_ctx ctx, const struct rule *r)
@@ -219,6 +285,12 @@ static int add_rule(scmp_filter_ctx ctx, const struct rule *r)
 	snprintf(names, sizeof(names), "%s", r->calls);
 	for (char *n = strtok_r(names, " ", &save); n; n = strtok_r(NULL, " ", &save)) {
 		int nr = seccomp_syscall_resolve_name(n);
+		/* newer than libseccomp 2.5 (Debian 12): the numbers every
+		 * architecture shares since Linux 5.1's unified table */
+		if (nr == __NR_SCMP_ERROR && !strcmp(n, "setxattrat"))
+			nr = 463;
+		if (nr == __NR_SCMP_ERROR && !strcmp(n, "removexattrat"))
+			nr = 466;
 		if (nr == __NR_SCMP_ERROR) {
 			fprintf(stderr, "gen-filters: libseccomp does not know %s\n", n);
 			return -1;
@@ -233,7 +305,27 @@ static int add_rule(scmp_filter_ctx ctx, const struct rule *r)
 	return 0;
 }
 
-static scmp_filter_ctx build(bool block_unix)
+/* Which rows a program holds. */
+enum program { UNIX_ALLOW, UNIX_BLOCK, NESTED_USER, NESTED_ROOT_PROG, NESTED_NET_PROG };
+
+static bool holds(enum program p, enum when w)
+{
+	switch (p) {
+	case UNIX_ALLOW:
+		return w == ALWAYS;
+	case UNIX_BLOCK:
+		return w == ALWAYS || w == BLOCK_UNIX;
+	case NESTED_USER:
+		return w == NESTED;
+	case NESTED_ROOT_PROG:
+		return w == NESTED || w == NESTED_ROOT;
+	case NESTED_NET_PROG:
+		return w == NESTED_NET;
+	}
+	return false;
+}
+
+static scmp_filter_ctx build(enum program prog)
 {
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
 
@@ -251,7 +343,7 @@ static scmp_filter_ctx build(bool block_unix)
 	if (seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2))
 		goto fail;
 	for (size_t i = 0; i < sizeof(rules) / sizeof(*rules); i++)
-		if ((rules[i].when == ALWAYS || block_unix) && add_rule(ctx, &rules[i]))
+		if (holds(prog, rules[i].when) && add_rule(ctx, &rules[i]))
 			goto fail;
 	return ctx;
 fail:
@@ -259,9 +351,9 @@ fail:
 	return NULL;
 }
 
-static int emit(const char *name, bool block_unix)
+static int emit(const char *name, enum program prog)
 {
-	scmp_filter_ctx ctx = build(block_unix);
+	scmp_filter_ctx ctx = build(prog);
 	FILE *tmp = tmpfile();
 	struct { unsigned short code; unsigned char jt, jf; unsigned int k; } ins;
 	size_t n = 0;
@@ -291,7 +383,9 @@ static void table(void)
 	for (size_t i = 0; i < sizeof(rules) / sizeof(*rules); i++) {
 		const struct rule *r = &rules[i];
 		printf("| `%s` | %s%s | %s | %s |\n", r->calls,
-		       r->when == BLOCK_UNIX ? "[block] " : "",
+		       r->when == BLOCK_UNIX ? "[block] " : r->when == NESTED ? "[nested] " :
+		       r->when == NESTED_ROOT ? "[nested, root] " :
+		       r->when == NESTED_NET ? "[nested, network not open] " : "",
 		       *r->refused ? r->refused : "always", r->errname, r->why);
 	}
 	printf("| any call through another architecture's entry point (i386, x32; arm32 on aarch64) "
@@ -310,5 +404,8 @@ int main(int argc, char **argv)
 	}
 	printf("/* Generated by supervisor/gen-filters.c at build time. Do not edit. */\n"
 	       "#include <linux/filter.h>\n\n");
-	return emit("sbx_filter_unix_allow", false) | emit("sbx_filter_unix_block", true);
+	return emit("sbx_filter_unix_allow", UNIX_ALLOW) | emit("sbx_filter_unix_block", UNIX_BLOCK) |
+	       emit("sbx_filter_nested", NESTED_USER) |
+	       emit("sbx_filter_nested_root", NESTED_ROOT_PROG) |
+	       emit("sbx_filter_nested_net", NESTED_NET_PROG);
 }
