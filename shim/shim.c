@@ -215,6 +215,11 @@ static void shim_start(void)
 		if (lib[0])
 			shim_exec_init(spec, lib);
 	}
+	/* [report] tell_program */
+	{
+		char tell[4];
+		shim_tell_init(spec_get(spec, "tell", tell, sizeof(tell)) && !strcmp(tell, "1"));
+	}
 	/* the filtering proxy's SOCKS5 listener (net.c: the transparent path) */
 	{
 		char port[8];
@@ -515,9 +520,12 @@ static bool exists_at_end(const char *abs)
 	return syscall(SYS_newfstatat, AT_FDCWD, abs, &st, 0) == 0 || errno != ENOENT;
 }
 
-/* A refusal; a directory being made is said with a trailing `/`. */
-static void report_denied(enum sbx_op op, const char *target, int how, int err)
+/* A refusal; a directory being made is said with a trailing `/`. The
+ * program hears it too when the run asks (tell.c). */
+static void report_denied(enum sbx_op op, const char *target, int how, int err,
+			  bool by_policy)
 {
+	shim_tell(op, target, how & HOW_DIR, by_policy);
 	char dir[PATH_MAX];
 	size_t n = strlen(target);
 
@@ -577,7 +585,7 @@ int shim_check(struct pending *pd, int dirfd, const char *path,
 		goto out;
 	}
 	rc = deny_errno(op, why);
-	report_denied(op, abs, how, rc);
+	report_denied(op, abs, how, rc, true);
 out:
 	shim_leave();
 	errno = saved;
@@ -644,7 +652,7 @@ void shim_after(const struct pending *pd, int n, bool failed)
 			 * that did not exist at start cannot be bound) */
 			if (denied || (pd[i].op == SBX_OP_WRITE && (err == EROFS || err == EBUSY) &&
 				       !kernel_fs(target)))
-				report_denied(pd[i].op, target, pd[i].how, err);
+				report_denied(pd[i].op, target, pd[i].how, err, denied);
 		}
 		shim_leave();
 	}

@@ -136,6 +136,14 @@ int shim_namemap_name(const struct in_addr *a, char *out, size_t outsz);
  * the filtering proxy (SBX_SHIM's `socks=`), else 0. */
 unsigned shim_socks_port(void);
 
+/* tell.c: `[report] tell_program` (SBX_SHIM's tell=1): a refusal's line
+ * also on the refused program's own stderr, once per target, explained
+ * as the supervisor explains the report (the rule that denies `abs`).
+ * by_policy false: the boundary refused what the policy allows. errno
+ * kept. */
+void shim_tell_init(bool on);
+void shim_tell(enum sbx_op op, const char *abs, bool made_dir, bool by_policy);
+
 /* exec.c: the environment a child must keep for the shim to follow it. */
 void shim_exec_init(const char *spec, const char *libpath);
 #define SHIM_ENV_EXTRA 2 /* entries shim_env_fix may add: SBX_SHIM, LD_PRELOAD */
