@@ -12,6 +12,7 @@
 #ifndef SBX_SHIM_H
 #define SBX_SHIM_H
 
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -62,6 +63,26 @@ enum {
 	 * a trailing `/`, so the fix offered is one that makes a directory */
 	HOW_DIR = 1 << 4,
 };
+
+/* How the *at calls' flags use the path. */
+static inline int at_how(int flags)
+{
+	return ((flags & AT_SYMLINK_NOFOLLOW) ? HOW_NOFOLLOW : HOW_FOLLOW) |
+	       ((flags & AT_EMPTY_PATH) ? HOW_EMPTY_OK : 0);
+}
+
+/* linkat follows the old path only when asked to */
+static inline int link_how(int flags)
+{
+	return ((flags & AT_SYMLINK_FOLLOW) ? HOW_FOLLOW : HOW_NOFOLLOW) |
+	       ((flags & AT_EMPTY_PATH) ? HOW_EMPTY_OK : 0);
+}
+
+/* open's flags: a read, or a write (also O_CREAT/O_TRUNC/O_TMPFILE) */
+enum sbx_op shim_open_op(int flags);
+/* O_CREAT|O_EXCL never follows a final symlink, and fails on what exists;
+ * a write without O_CREAT needs the file to be there */
+int shim_open_how(int flags);
 
 /* One path of a call, kept from the check to after the real call. */
 struct pending {

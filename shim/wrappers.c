@@ -26,19 +26,6 @@ static enum sbx_op fopen_op(const char *mode)
 	return mode && mode[0] == 'r' && !strchr(mode, '+') ? SBX_OP_READ : SBX_OP_WRITE;
 }
 
-static int at_how(int flags)
-{
-	return ((flags & AT_SYMLINK_NOFOLLOW) ? HOW_NOFOLLOW : HOW_FOLLOW) |
-	       ((flags & AT_EMPTY_PATH) ? HOW_EMPTY_OK : 0);
-}
-
-/* linkat follows the old path only when asked to */
-static int link_how(int flags)
-{
-	return ((flags & AT_SYMLINK_FOLLOW) ? HOW_FOLLOW : HOW_NOFOLLOW) |
-	       ((flags & AT_EMPTY_PATH) ? HOW_EMPTY_OK : 0);
-}
-
 /* ---- the generator */
 
 #define P(d, p, o, h) (e_ = shim_check(&pd_[0], (d), (p), (o), (h)), n_ = 1)
@@ -108,7 +95,7 @@ static int link_how(int flags)
 
 /* ---- open: variadic, the mode is there only with O_CREAT or O_TMPFILE */
 
-static enum sbx_op open_op(int flags)
+enum sbx_op shim_open_op(int flags)
 {
 	if ((flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC)) ||
 	    (flags & O_TMPFILE) == O_TMPFILE)
@@ -116,12 +103,10 @@ static enum sbx_op open_op(int flags)
 	return SBX_OP_READ;
 }
 
-static int open_how(int flags)
+int shim_open_how(int flags)
 {
 	bool excl = (flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL);
 
-	/* O_CREAT|O_EXCL never follows a final symlink, and fails on what
-	 * exists; a write without O_CREAT needs the file to be there */
 	return ((flags & O_NOFOLLOW) || excl ? HOW_NOFOLLOW : HOW_FOLLOW) |
 	       (excl ? HOW_CREATE : 0) |
 	       (!(flags & O_CREAT) && (flags & O_TMPFILE) != O_TMPFILE ? HOW_EXISTING : 0);
@@ -144,7 +129,7 @@ static bool has_mode(int flags)
 #define OPEN_WRAP(NAME, DIRFD, CALL)                                          \
 	__typeof__(&NAME) next_ = REAL(NAME);                                 \
 	WRAP_BODY(int, next_, CALL, -1,                                       \
-		  P((DIRFD), path, open_op(flags), open_how(flags)))
+		  P((DIRFD), path, shim_open_op(flags), shim_open_how(flags)))
 
 SHIM_EXPORT int open(const char *path, int flags, ...)
 {

@@ -18,6 +18,18 @@ te() {
 	LOG=$B/log
 }
 
+# logn COND: how many audit-log records (r; H is HOME) meet the Python COND
+logn() {
+	H="$HOME" python3 -c '
+import json, os, sys
+H = os.environ["H"]
+n = 0
+for line in open(sys.argv[1], encoding="utf-8"):
+    r = json.loads(line)
+    n += bool(eval(sys.argv[2]))
+print(n)' "$LOG" "$1" 2>/dev/null || echo "no log"
+}
+
 # The "agent": runs a command as an agent's shell tool does, stdout and
 # stderr each captured through a pipe of its own (or one pipe for both with
 # `merged`), and leaves what it captured in tool-out and tool-err.
@@ -88,6 +100,47 @@ sx -q --log "$LOG" --tell-program -- python3 agent.py split 'echo x >> "$HOME/.b
 if [ "$(cat "$W/tool-err" | grep '^sbx: ')" = 'sbx: write to ~/.bashrc refused by policy (deny_write = .bashrc); no setting allows it' ] &&
    [ ! -s "$HOME/.bashrc" ]; then ok
 else bad "tool-err=$(head -c 300 "$W/tool-err" | tr '\n' '|')"; fi
+
+# ---- syscall(): the path-taking numbers, judged and explained
+
+te raw_syscall_path_numbers_refused_and_reported_others_untouched
+if command -v cc >/dev/null && cc -O2 -o "$B/rawcalls" "$SBX_BIN/progs/rawcalls.c" 2>"$B/cc"; then
+	touch "$W/here"
+	sx -q --log "$LOG" -- "$B/rawcalls" "$HOME" "$W"
+	expect="statx ERR EACCES
+newfstatat ERR EACCES
+openat ERR EACCES
+openat2 ERR EACCES
+faccessat2 ERR EACCES
+mkdirat ERR EROFS
+chdir OK
+statx-relative ERR EACCES
+chdir-back OK
+statx-allowed OK
+errno kept"
+	# 6 reads of the key (five calls and the relative one after a raw
+	# chdir), the directory refused; openat2 with a bad pointer answered
+	# by the kernel (EFAULT, or ENOSYS where the notify layer keeps it out)
+	reads=$(logn "r.get('decision') == 'deny' and r['op'] == 'read' and r['target'] == H + '/.ssh/id_ed25519'")
+	if [ "$(head -11 "$B/out")" = "$expect" ] && grep -qE '^openat2-efault ERR (EFAULT|ENOSYS)$' "$B/out" &&
+	   [ "$reads" = 6 ] && [ "$(logn "r.get('decision') == 'deny' and r['op'] == 'write' and r['target'] == H + '/proj/made'")" = 1 ] &&
+	   [ ! -e "$HOME/proj/made" ] && hasf 'denied read of ~/.ssh/id_ed25519' err; then ok
+	else bad "reads=$reads $(diff <(echo "$expect") "$B/out" | tr '\n' ' ')"; fi
+else skip "cannot build tests/progs/rawcalls.c: $(head -2 "$B/cc" 2>/dev/null)"; fi
+
+# ---- the coverage table, measured (docs/REPORTS.md)
+
+te coverage_table_in_reports_md_is_what_is_measured
+if ! command -v cc >/dev/null || ! command -v node >/dev/null; then
+	skip "the table needs cc and node"
+else
+	bash "$SBX_BIN/coverage.sh" > "$B/measured" 2> "$B/err"
+	sed -n '/^<!-- coverage:begin/,/^<!-- coverage:end/p' "$SBX_BIN/docs/REPORTS.md" |
+		sed '1d;$d' > "$B/documented"
+	if [ -s "$B/measured" ] && diff "$B/documented" "$B/measured" > "$B/diff" &&
+	   grep -q '^| Node (libuv) | reported | reported | reported | reported | reported | reported |$' "$B/measured"; then ok
+	else bad "docs/REPORTS.md's table differs from the measurement (make coverage-table): $(tr '\n' ' ' < "$B/diff" | head -c 600)"; fi
+fi
 
 echo "# $(id -un) (explain): $pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]

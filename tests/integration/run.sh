@@ -21,6 +21,8 @@ cp "$top/build/sbx-preload" "$top/build/sbx-init" "$top/build/libsbx-preload.so"
 mkdir -p "$bin/share" && cp -r "$top/docs/man" "$bin/share/man"
 [ -d "$top/share/completion" ] && cp -r "$top/share/completion" "$bin/share/completion"
 [ -d "$top/tests/progs" ] && cp -r "$top/tests/progs" "$bin/progs"
+# the coverage table explain.sh measures and compares
+mkdir -p "$bin/docs" && cp "$top/docs/REPORTS.md" "$bin/docs/"
 # `make run`'s demonstration, laid out as in the checkout (scripts/, build/)
 mkdir "$bin/scripts" && cp "$top/scripts/demo.sh" "$bin/scripts/" && ln -s . "$bin/build"
 # the built-in agent profiles, where an install keeps them (../share from bin/)
