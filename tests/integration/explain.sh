@@ -142,5 +142,74 @@ else
 	else bad "docs/REPORTS.md's table differs from the measurement (make coverage-table): $(tr '\n' ' ' < "$B/diff" | head -c 600)"; fi
 fi
 
+# ---- an MCP server over stdio, driven by the real MCP client
+
+# the packages come from the npm registry (agents-install.sh, run by run.sh)
+MCPDIR=${SBX_IT_AGENTS:-}/node_modules/@modelcontextprotocol
+te mcp_filesystem_server_over_stdio_workspace_works_key_refused_stdout_pure_jsonrpc
+if ! command -v node >/dev/null; then
+	skip "node is not installed"
+elif [ -z "${SBX_IT_AGENTS:-}" ] || [ ! -f "$MCPDIR/server-filesystem/dist/index.js" ] ||
+     [ ! -f "$MCPDIR/sdk/dist/esm/client/stdio.js" ]; then
+	skip "@modelcontextprotocol/server-filesystem and sdk not installed from the npm registry (${SBX_IT_AGENTS:-SBX_IT_AGENTS unset}: $(cat "${SBX_IT_AGENTS:-/nonexistent}/install.status" 2>/dev/null || echo 'no install'))"
+else
+	echo hello-from-ws > "$W/hello.txt"
+	cat > "$B/client.mjs" <<'EOF'
+// An MCP client (the SDK's own) starting the filesystem server through
+// sbx-preload over stdio, as an agent's MCP config would; the server's
+// stdout is copied (tee) to `raw` for the test to parse line by line.
+const [sdk, sbx, log, server, ws, home, raw] = process.argv.slice(2);
+const { Client } = await import(sdk + "/dist/esm/client/index.js");
+const { StdioClientTransport } = await import(sdk + "/dist/esm/client/stdio.js");
+const transport = new StdioClientTransport({
+  command: "sh",
+  args: ["-c", 'exec "$0" -q --log "$1" -- node "$2" "$3" "$4" | tee "$5"',
+         sbx, log, server, ws, home, raw],
+  env: process.env, cwd: ws, stderr: "pipe",
+});
+const client = new Client({ name: "sbx-explain-test", version: "1.0.0" });
+await client.connect(transport);
+const text = (r) => ({ isError: !!r.isError, text: r.content.map((c) => c.text).join("") });
+const out = {
+  list: text(await client.callTool({ name: "list_directory", arguments: { path: ws } })),
+  read: text(await client.callTool({ name: "read_text_file", arguments: { path: ws + "/hello.txt" } })),
+  key: text(await client.callTool({ name: "read_text_file", arguments: { path: home + "/.ssh/id_ed25519" } })),
+};
+await client.close();
+console.log(JSON.stringify(out));
+EOF
+	timeout 120 node "$B/client.mjs" "$MCPDIR/sdk" "$SBX" "$LOG" \
+		"$MCPDIR/server-filesystem/dist/index.js" "$W" "$HOME" "$B/raw" > "$B/out" 2> "$B/err"
+	res=$(python3 - "$B/out" "$B/raw" "$SECRET" <<'EOF'
+import json, sys
+out, raw, secret = sys.argv[1:4]
+try:
+    o = json.loads(open(out).read())
+except ValueError as e:
+    print("client said no JSON:", e); sys.exit()
+lines = open(raw, "rb").read().split(b"\n")
+if lines[-1] != b"" or len(lines) < 4:
+    print("stdout: not whole lines (%d)" % len(lines)); sys.exit()
+for n, l in enumerate(lines[:-1], 1):
+    try:
+        m = json.loads(l)
+    except ValueError:
+        print("stdout line %d is not JSON: %r" % (n, l[:80])); sys.exit()
+    if m.get("jsonrpc") != "2.0":
+        print("stdout line %d is not JSON-RPC" % n); sys.exit()
+if "[FILE] hello.txt" not in o["list"]["text"] or o["list"]["isError"]:
+    print("list:", o["list"]); sys.exit()
+if o["read"]["text"].strip() != "hello-from-ws":
+    print("read:", o["read"]); sys.exit()
+if not o["key"]["isError"] or secret in o["key"]["text"] or secret in open(raw).read():
+    print("key:", o["key"]); sys.exit()
+print("ok")
+EOF
+)
+	keyrep=$(logn "r.get('decision') == 'deny' and r['op'] == 'read' and r['target'] in (H + '/.ssh', H + '/.ssh/id_ed25519')")
+	if [ "$res" = ok ] && [ "$keyrep" -ge 1 ] 2>/dev/null; then ok
+	else bad "$res; key reports in the log: $keyrep; client stderr: $(head -c 300 "$B/err")"; fi
+fi
+
 echo "# $(id -un) (explain): $pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]
