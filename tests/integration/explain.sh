@@ -211,5 +211,29 @@ EOF
 	else bad "$res; key reports in the log: $keyrep; client stderr: $(head -c 300 "$B/err")"; fi
 fi
 
+# ---- watching the reports live from elsewhere: sbxctl log --follow
+
+te log_follow_shows_a_refusal_while_the_run_is_still_going
+if [ ! -x "$SBX_BIN/sbxctl" ]; then
+	skip "sbxctl is not built"
+else
+	: > "$LOG" && chmod 600 "$LOG"
+	"$SBX_BIN/sbxctl" log --follow "$LOG" > "$B/follow" 2>&1 &
+	fpid=$!
+	# the command waits (at most a minute) for the test to have seen its
+	# refusal in the follower's output: `saw-go` proves it came live
+	(sx -q --log "$LOG" -- sh -c 'cat ~/.ssh/id_ed25519 2>/dev/null; i=0
+		while [ ! -e go ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+		[ -e go ] && echo saw-go') &
+	spid=$!
+	for _ in $(seq 600); do grep -qF "$HOME/.ssh/id_ed25519" "$B/follow" && break; sleep 0.1; done
+	touch "$W/go"
+	wait "$spid"
+	kill "$fpid" 2>/dev/null
+	wait "$fpid" 2>/dev/null
+	if grep -qx saw-go "$B/out" && grep -qE "deny +read +$HOME/.ssh/id_ed25519" "$B/follow"; then ok
+	else bad "out=$(cat "$B/out") follow=$(head -c 300 "$B/follow")"; fi
+fi
+
 echo "# $(id -un) (explain): $pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]
