@@ -103,6 +103,19 @@ const struct policy *shim_policy(void);
  * shim_after); otherwise the errno to fail with, the report sent. */
 int shim_check(struct pending *pd, int dirfd, const char *path,
 	       enum sbx_op op, int how);
+/* The same, for an open: the absolute path judged is also copied into
+ * absout ("" when none was), for dirfds.c to keep when it was a
+ * directory. */
+int shim_check_open(struct pending *pd, int dirfd, const char *path,
+		    enum sbx_op op, int how, char *absout, size_t absoutsz);
+
+/* dirfds.c: where directory descriptors point, as the shim saw them
+ * opened — a hint for the check, never the ground for a refusal. */
+#define SHIM_DIRFD_PATH 256
+void shim_dirfd_remember(int fd, const char *abs); /* "" or NULL: forget */
+void shim_dirfd_forget(int fd);
+int shim_dirfd_path(int fd, char *out, size_t outsz); /* 0, or -1: unknown */
+
 /* After the real call, when it failed or a check was left for --learn:
  * a refusal by the kernel (EACCES, EPERM, EROFS; ENOTDIR and EEXIST at a
  * placeholder file standing for a directory) of a path the policy

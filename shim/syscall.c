@@ -190,6 +190,12 @@ SHIM_EXPORT long syscall(long nr, ...)
 		return -1;
 	}
 	n = describe(nr, a, c);
+	if (nr == SYS_close || nr == SYS_dup3
+#ifdef SYS_dup2
+	    || nr == SYS_dup2
+#endif
+	   )
+		shim_dirfd_forget((int)(nr == SYS_close ? a[0] : a[1]));
 	if (nr == SYS_fchdir) {
 		r = next(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 		if (r == 0)

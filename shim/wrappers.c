@@ -126,10 +126,31 @@ static bool has_mode(int flags)
 		va_end(ap);                                                   \
 	}
 
+/* An open of a directory (O_DIRECTORY: fts, opendir's own) is kept by
+ * descriptor (dirfds.c), so the walk's descriptor-relative calls need no
+ * readlink; any other descriptor at that number is forgotten. */
 #define OPEN_WRAP(NAME, DIRFD, CALL)                                          \
 	__typeof__(&NAME) next_ = REAL(NAME);                                 \
-	WRAP_BODY(int, next_, CALL, -1,                                       \
-		  P((DIRFD), path, shim_open_op(flags), shim_open_how(flags)))
+	char dir_[SHIM_DIRFD_PATH];                                           \
+	struct pending pd_[1];                                                \
+	int n_ = 1, r_;                                                       \
+	int e_ = shim_check_open(&pd_[0], (DIRFD), path, shim_open_op(flags), \
+				 shim_open_how(flags), dir_,                  \
+				 (flags & O_DIRECTORY) ? sizeof(dir_) : 0);   \
+	if (e_) {                                                             \
+		errno = e_;                                                   \
+		return -1;                                                    \
+	}                                                                     \
+	if (!next_) {                                                         \
+		errno = ENOSYS;                                               \
+		return -1;                                                    \
+	}                                                                     \
+	r_ = next_ CALL;                                                      \
+	if (r_ >= 0)                                                          \
+		shim_dirfd_remember(r_, (flags & O_DIRECTORY) ? dir_ : NULL); \
+	if (SHIM_AFTER_NEEDED(pd_, n_, r_ == -1))                             \
+		shim_after(pd_, n_, r_ == -1);                                \
+	return r_;
 
 SHIM_EXPORT int open(const char *path, int flags, ...)
 {
@@ -174,6 +195,68 @@ SHIM_EXPORT int __openat_2(int dirfd, const char *path, int flags)
 SHIM_EXPORT int __openat64_2(int dirfd, const char *path, int flags)
 {
 	OPEN_WRAP(__openat64_2, dirfd, (dirfd, path, flags))
+}
+
+/* ---- descriptors going away: dirfds.c forgets them */
+
+SHIM_EXPORT int close(int fd)
+{
+	__typeof__(&close) next = REAL(close);
+
+	shim_dirfd_forget(fd);
+	if (!next) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return next(fd);
+}
+
+/* closedir(NULL) is glibc's EINVAL, not our crash (its parameter is
+ * declared nonnull, so the test lives out here) */
+static __attribute__((noinline)) void forget_dir(DIR *d)
+{
+	if (d)
+		shim_dirfd_forget(dirfd(d));
+}
+
+SHIM_EXPORT int closedir(DIR *d)
+{
+	__typeof__(&closedir) next = REAL(closedir);
+
+	forget_dir(d);
+	if (!next) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return next(d);
+}
+
+SHIM_EXPORT int dup2(int oldfd, int newfd)
+{
+	__typeof__(&dup2) next = REAL(dup2);
+
+	if (!next) {
+		errno = ENOSYS;
+		return -1;
+	}
+	int r = next(oldfd, newfd);
+	if (r >= 0 && oldfd != newfd)
+		shim_dirfd_forget(newfd);
+	return r;
+}
+
+SHIM_EXPORT int dup3(int oldfd, int newfd, int flags)
+{
+	__typeof__(&dup3) next = REAL(dup3);
+
+	if (!next) {
+		errno = ENOSYS;
+		return -1;
+	}
+	int r = next(oldfd, newfd, flags);
+	if (r >= 0)
+		shim_dirfd_forget(newfd);
+	return r;
 }
 
 /* ---- the current directory */

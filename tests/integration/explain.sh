@@ -128,6 +128,24 @@ errno kept"
 	else bad "reads=$reads $(diff <(echo "$expect") "$B/out" | tr '\n' ' ')"; fi
 else skip "cannot build tests/progs/rawcalls.c: $(head -2 "$B/cc" 2>/dev/null)"; fi
 
+# ---- directory descriptors kept by the shim (shim/dirfds.c): a hint only
+
+te dirfd_hint_refusal_explained_stale_hint_never_refuses
+if command -v cc >/dev/null && cc -O2 -o "$B/dirfdstale" "$SBX_BIN/progs/dirfdstale.c" 2>"$B/cc"; then
+	mkdir -p "$HOME/.config/sbx" "$W/other"
+	printf '[filesystem]\ndeny_read = ~/proj/secret.txt\n' > "$HOME/.config/sbx/sandbox.ini"
+	echo "$SECRET" > "$HOME/proj/secret.txt"
+	echo fine > "$W/other/secret.txt"
+	sx -q --log "$LOG" -- "$B/dirfdstale" "$HOME/proj" "$W/other" secret.txt
+	expect="first ERR EACCES
+same-fd yes
+second OK"
+	if [ "$(cat "$B/out")" = "$expect" ] &&
+	   [ "$(logn "r.get('decision') == 'deny' and r['target'] == H + '/proj/secret.txt'")" = 1 ] &&
+	   [ "$(logn "r.get('decision') == 'deny'")" = 1 ]; then ok
+	else bad "$(diff <(echo "$expect") "$B/out" | tr '\n' ' ')"; fi
+else skip "cannot build tests/progs/dirfdstale.c: $(head -2 "$B/cc" 2>/dev/null)"; fi
+
 # ---- the coverage table, measured (docs/REPORTS.md)
 
 te coverage_table_in_reports_md_is_what_is_measured
