@@ -277,6 +277,18 @@ static int host_look(void *ctx, const char *path)
 	return hostfs_look(path);
 }
 
+/* The rule that decided, as the line names it (`deny_write = .git/hooks/`
+ * for a mandatory one too: that is how the person would write it; the
+ * words are policy/hint.c's, which the shim gives the program). */
+static void expl_rule(struct report_expl *e, const struct sbx_rule *why)
+{
+	policy_rule_text(why, e->rule, sizeof(e->rule));
+	snprintf(e->source, sizeof(e->source), "%s", why->source);
+	snprintf(e->note, sizeof(e->note), "%s", policy_rule_note(why));
+	e->kind = why->kind;
+	e->has_rule = true;
+}
+
 void report_explain(const struct policy *p, const struct wire_report *w,
 		    struct report_expl *e)
 {
@@ -326,13 +338,8 @@ void report_explain(const struct policy *p, const struct wire_report *w,
 		snprintf(e->source, sizeof(e->source), "%s", why->source);
 		e->unbound = true;
 	}
-	if (why && e->verdict == SBX_DENY) {
-		policy_rule_text(why, e->rule, sizeof(e->rule));
-		snprintf(e->source, sizeof(e->source), "%s", why->source);
-		snprintf(e->note, sizeof(e->note), "%s", policy_rule_note(why));
-		e->kind = why->kind;
-		e->has_rule = true;
-	}
+	if (why && e->verdict == SBX_DENY)
+		expl_rule(e, why);
 	if (e->verdict == SBX_ALLOW)
 		return;
 	/* how to allow it, when a setting can (the same words the shim
@@ -451,6 +458,10 @@ size_t report_line(const struct wire_report *w, const struct report_expl *e,
 	if (d != WIRE_ALLOW) {
 		if (e->has_rule)
 			PUT(" by `%s` (%s)", e->rule, e->note);
+		else if (e->unbound && w->err == EBUSY)
+			PUT(" — `%s` (%s) allows it, but the directory being moved or "
+			    "replaced is kept in place by the sandbox: it holds a protected "
+			    "path (a git directory or a protected file)", e->rule, e->source);
 		else if (e->unbound)
 			PUT(" — `%s` (%s) allows it, but it did not exist when the sandbox "
 			    "started, and only an existing path can be made writable "
@@ -461,15 +472,9 @@ size_t report_line(const struct wire_report *w, const struct report_expl *e,
 			    "directory or a protected file)", e->guarded);
 		else if (e->verdict == SBX_ALLOW)
 			PUT(" — refused by the sandbox");
-		else if (w->op == WIRE_UNIX && e->boundary)
+		else if (w->op == WIRE_UNIX)
 			PUT(" — not in allow_unix_sockets (allow that one socket with "
 			    "`allow_unix_sockets = %s` under [network] in sandbox.ini)", e->shown);
-		else if (w->op == WIRE_UNIX)
-			PUT(" — Unix sockets are blocked in the sandbox (ssh-agent, tmux, docker, "
-			    "X and Wayland use them): allow them all with "
-			    "`allow_all_unix_sockets = true` under [network] in sandbox.ini; "
-			    "allowing one socket by path needs seccomp notification, not "
-			    "built yet");
 		else if (file_op(w->op))
 			PUT(" — outside the writable paths");
 		else
@@ -909,11 +914,7 @@ static void boundary_explain(const struct policy *p, const struct wire_report *w
 	}
 	if (!why || e->decision != WIRE_DENY)
 		return;
-	policy_rule_text(why, e->rule, sizeof(e->rule));
-	snprintf(e->source, sizeof(e->source), "%s", why->source);
-	snprintf(e->note, sizeof(e->note), "%s", policy_rule_note(why));
-	e->kind = why->kind;
-	e->has_rule = true;
+	expl_rule(e, why);
 	e->unbound = false;
 	e->fix[0] = '\0';
 }
