@@ -59,6 +59,18 @@ void shim_dirfd_forget(int fd)
 		shim_dirfd_remember(fd, NULL);
 }
 
+void shim_dirfd_copy(int from, int to)
+{
+	char path[PATH_ROOM];
+
+	if (to < 0 || to >= SLOTS)
+		return;
+	if (shim_dirfd_path(from, path, sizeof(path)) == 0)
+		shim_dirfd_remember(to, path);
+	else
+		shim_dirfd_forget(to);
+}
+
 int shim_dirfd_path(int fd, char *out, size_t outsz)
 {
 	struct slot *s;

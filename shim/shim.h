@@ -114,6 +114,7 @@ int shim_check_open(struct pending *pd, int dirfd, const char *path,
 #define SHIM_DIRFD_PATH 256
 void shim_dirfd_remember(int fd, const char *abs); /* "" or NULL: forget */
 void shim_dirfd_forget(int fd);
+void shim_dirfd_copy(int from, int to); /* dup, dup2, F_DUPFD: `to` as `from` */
 int shim_dirfd_path(int fd, char *out, size_t outsz); /* 0, or -1: unknown */
 
 /* After the real call, when it failed or a check was left for --learn:

@@ -195,7 +195,7 @@ SHIM_EXPORT long syscall(long nr, ...)
 	    || nr == SYS_dup2
 #endif
 	   )
-		shim_dirfd_forget((int)(nr == SYS_close ? a[0] : a[1]));
+		shim_dirfd_forget((int)(nr == SYS_close ? a[0] : a[1])); /* not copied: rare */
 	if (nr == SYS_fchdir) {
 		r = next(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 		if (r == 0)

@@ -231,6 +231,46 @@ SHIM_EXPORT int closedir(DIR *d)
 	return next(d);
 }
 
+/* a copy of a kept directory descriptor (fts keeps its place with
+ * F_DUPFD_CLOEXEC) points where the original does */
+SHIM_EXPORT int dup(int fd)
+{
+	__typeof__(&dup) next = REAL(dup);
+
+	if (!next) {
+		errno = ENOSYS;
+		return -1;
+	}
+	int r = next(fd);
+	if (r >= 0)
+		shim_dirfd_copy(fd, r);
+	return r;
+}
+
+/* fcntl's third argument, when there is one, is an int, a long or a
+ * pointer: read as a pointer and passed on as one, as glibc's own fcntl
+ * reads it */
+#define FCNTL_WRAP(NAME)                                                      \
+	SHIM_EXPORT int NAME(int fd, int cmd, ...)                            \
+	{                                                                     \
+		__typeof__(&NAME) next = REAL(NAME);                          \
+		va_list ap;                                                   \
+		void *arg;                                                    \
+		va_start(ap, cmd);                                            \
+		arg = va_arg(ap, void *);                                     \
+		va_end(ap);                                                   \
+		if (!next) {                                                  \
+			errno = ENOSYS;                                       \
+			return -1;                                            \
+		}                                                             \
+		int r = next(fd, cmd, arg);                                   \
+		if (r >= 0 && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC))     \
+			shim_dirfd_copy(fd, r);                               \
+		return r;                                                     \
+	}
+FCNTL_WRAP(fcntl)
+FCNTL_WRAP(fcntl64)
+
 SHIM_EXPORT int dup2(int oldfd, int newfd)
 {
 	__typeof__(&dup2) next = REAL(dup2);
@@ -241,7 +281,7 @@ SHIM_EXPORT int dup2(int oldfd, int newfd)
 	}
 	int r = next(oldfd, newfd);
 	if (r >= 0 && oldfd != newfd)
-		shim_dirfd_forget(newfd);
+		shim_dirfd_copy(oldfd, newfd);
 	return r;
 }
 
@@ -255,7 +295,7 @@ SHIM_EXPORT int dup3(int oldfd, int newfd, int flags)
 	}
 	int r = next(oldfd, newfd, flags);
 	if (r >= 0)
-		shim_dirfd_forget(newfd);
+		shim_dirfd_copy(oldfd, newfd);
 	return r;
 }
 
