@@ -257,6 +257,10 @@ static int shim_prepare(const struct policy *p, enum reports_mode mode, unsigned
 	if (net_run_proxied(p, mode == REPORTS_LEARN))
 		snprintf(s->spec + strlen(s->spec), sizeof(s->spec) - strlen(s->spec),
 			 ";socks=%u", socks_port ? socks_port : SBX_PROXY_SOCKS_PORT);
+	/* [report] tell_program: the refused program hears it too (shim/tell.c;
+	 * a learning run refuses nothing) */
+	if (policy_tell_program(p) && mode != REPORTS_LEARN)
+		snprintf(s->spec + strlen(s->spec), sizeof(s->spec) - strlen(s->spec), ";tell=1");
 	return 0;
 fail:
 	free(blob);
