@@ -43,6 +43,11 @@ int notify_new(const struct policy *p, struct reports *r, bool trace, struct not
  * (init-notify.h), owned from here on (closed on error). Checked: a
  * seccomp listener and a Unix seqpacket socket. 0, -EPROTO. */
 int notify_attach(struct notify *n, int fd, int actor);
+/* The proxy's loop (borrowed; NULL: no proxy this run): a program's TCP
+ * connect() to an address outside is decided and dialled by it
+ * (notify-net.c). */
+struct net_loop;
+void notify_set_net(struct notify *n, struct net_loop *l);
 /* The descriptor to poll for input, -1 before notify_attach(). */
 int notify_fd(const struct notify *n);
 /* Milliseconds until a waiting call should be tried again (a FIFO opened

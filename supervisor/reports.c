@@ -1426,10 +1426,15 @@ static void dns_line(char *line, size_t sz, const struct net_event *ev, const ch
 
 void reports_proxy(struct reports *r, const struct net_event *ev)
 {
-	static const char *const via[] = { "CONNECT", "http", "socks5", "dns", "host_ports" };
+	static const char *const via[] = { "CONNECT", "http", "socks5", "dns", "host_ports",
+					    "seccomp" };
 	char target[300], line[REPORT_LINE_MAX], rule[640] = "", key[320], *text = NULL, stamp[40];
 	bool v6 = strchr(ev->host, ':') != NULL, deny = ev->outcome == NET_EV_DENIED;
 	bool trace = r->cfg.mode == REPORTS_TRACE, ignored, dns = ev->proto == NET_PROTO_DNS;
+	/* a static program's connect, carried by the notify layer: the
+	 * boundary's, and its caller is known */
+	bool sc = ev->proto == NET_PROTO_SECCOMP;
+	char who[120] = "";
 	const char *decision = deny ? "deny" : ev->outcome == NET_EV_ALLOWED ? "allow" :
 			       ev->outcome == NET_EV_FAILED ? "fail" : "error";
 	size_t len = 0;
@@ -1460,13 +1465,17 @@ void reports_proxy(struct reports *r, const struct net_event *ev)
 		gettimeofday(&tv, NULL);
 		gmtime_r(&tv.tv_sec, &tm);
 		strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
-		fprintf(f, "{\"time\":\"%s.%03dZ\",\"layer\":\"proxy\",\"op\":\"%s\"", stamp,
-			(int)(tv.tv_usec / 1000), dns ? "dns" : "connect");
+		fprintf(f, "{\"time\":\"%s.%03dZ\",\"layer\":\"%s\",\"op\":\"%s\"", stamp,
+			(int)(tv.tv_usec / 1000), sc ? "notify" : "proxy", dns ? "dns" : "connect");
 		json_opt(f, "target", ev->host[0] ? target : NULL);
 		fprintf(f, ",\"decision\":\"%s\"", decision);
 		json_opt(f, "rule", ev->rule ? rule : NULL);
 		json_opt(f, "source", ev->rule ? ev->rule->source : NULL);
-		fputs(",\"pid\":null,\"comm\":null", f);
+		if (sc && ev->pid > 0)
+			fprintf(f, ",\"pid\":%d", ev->pid);
+		else
+			fputs(",\"pid\":null", f);
+		json_opt(f, "comm", sc ? ev->comm : NULL);
 		json_opt(f, "reason", ev->reason);
 		json_opt(f, "fix", ev->fix);
 		fprintf(f, ",\"via\":\"%s\"", via[ev->proto]);
@@ -1523,6 +1532,35 @@ void reports_proxy(struct reports *r, const struct net_event *ev)
 	report_printable(ev->fix, fix, sizeof(fix), true);
 	if (dns) {
 		dns_line(line, sizeof(line), ev, target, reason, fix, rule);
+		say(r, line);
+		return;
+	}
+	if (sc) {
+		char comm[16 * 6];
+		report_printable(ev->comm ? ev->comm : "", comm, sizeof(comm), true);
+		snprintf(who, sizeof(who), "pid %d %s (seccomp)", ev->pid, comm);
+		switch (ev->outcome) {
+		case NET_EV_DENIED:
+			if (ev->rule)
+				snprintf(line, sizeof(line), "sbx: denied connect to %s — %s (remove "
+					 "that rule to allow it) — %s", target, reason, who);
+			else if (!fix[0])
+				snprintf(line, sizeof(line), "sbx: denied connect to %s — %s — %s",
+					 target, reason, who);
+			else
+				snprintf(line, sizeof(line), "sbx: denied connect to %s — %s (allow "
+					 "it with %s) — %s", target, reason, fix, who);
+			break;
+		case NET_EV_ALLOWED:
+			snprintf(line, sizeof(line), "sbx: trace: connect to %s by %s, allowed by "
+				 "`%s` (%s), to %s", target, who, rule,
+				 ev->rule ? ev->rule->source : "?", ev->address);
+			break;
+		default:
+			snprintf(line, sizeof(line), "sbx: connect to %s failed — %s (the policy "
+				 "allows it) — %s", target, reason, who);
+			break;
+		}
 		say(r, line);
 		return;
 	}

@@ -230,6 +230,142 @@ print("inside", a.recv(1).decode(), q.recv(1).decode())'
 	if has '^inside x y$' out; then ok; else bad "$(cat "$B/out" "$B/err" | head -5)"; fi
 else skip "no python3"; fi
 
+# ---- the network for static binaries (notify-net.c): a connect to an
+# address outside gets the proxy's decision for the name behind the
+# stand-in, and the socket the proxy dialled replaces the program's own
+
+NC=""
+if cc -static -O2 -o "$PROGS/netclient" "$SBX_BIN/progs/netclient.c" 2>"$PROGS/log"; then
+	NC="$PROGS/netclient"
+else
+	echo "# cannot build netclient with cc -static: $(head -2 "$PROGS/log")"
+fi
+GOC="" GOWHY="no go toolchain (Debian: golang-go)"
+if command -v go >/dev/null; then
+	mkdir -p "$PROGS/go" && cat > "$PROGS/go/main.go" <<'EOF'
+package main
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"time"
+)
+
+func main() {
+	for _, target := range os.Args[1:] {
+		c, err := net.DialTimeout("tcp", target, 10*time.Second)
+		if err != nil {
+			fmt.Println("DIAL", target, err)
+			continue
+		}
+		c.Write([]byte("from-go\n"))
+		c.(*net.TCPConn).CloseWrite()
+		b, _ := io.ReadAll(c)
+		fmt.Printf("GOT %s %s", target, b)
+		c.Close()
+	}
+}
+EOF
+	# the pure Go resolver (/etc/resolv.conf), no cgo: a static binary
+	if (cd "$PROGS/go" && GOCACHE="$PROGS/gocache" GOPATH="$PROGS/gopath" GO111MODULE=off \
+	    CGO_ENABLED=0 go build -o "$PROGS/goclient" main.go) 2>"$PROGS/log"; then
+		GOC="$PROGS/goclient"
+	else
+		GOWHY="go build failed: $(head -2 "$PROGS/log" | tr '\n' ' ')"
+	fi
+fi
+chmod -R a+rX "$PROGS"
+
+# A TCP server on the host's loopback: answers "served:" and what it got,
+# and counts every connection it accepts in $B/tcp-hits.
+serve_tcp() {
+	python3 - "$B" <<'EOF' &
+import os, socket, sys, threading
+b = sys.argv[1]
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", 0)); s.listen(64); s.settimeout(30)
+open(b + "/tcp-port.tmp", "w").write(str(s.getsockname()[1]))
+os.rename(b + "/tcp-port.tmp", b + "/tcp-port")
+def h(c):
+    with open(b + "/tcp-hits", "a") as f: f.write("hit\n")
+    c.settimeout(5)
+    try:
+        c.sendall(b"served:" + c.recv(100))
+    except OSError: pass
+    c.close()
+try:
+    while True:
+        c, _ = s.accept(); threading.Thread(target=h, args=(c,), daemon=True).start()
+except OSError: pass
+EOF
+	tsrv=$!
+	for _ in $(seq 50); do [ -s "$B/tcp-port" ] && break; sleep 0.1; done
+	TP=$(cat "$B/tcp-port"); : > "$B/tcp-hits"
+	# names the test maps to the host's loopback (SBX_TEST_HOSTS)
+	echo "127.0.0.1 allowed.test portonly.test" > "$B/hosts"
+	chmod 755 "$B"; chmod 644 "$B/hosts"
+}
+stop_tcp() { kill "$tsrv" 2>/dev/null; wait "$tsrv" 2>/dev/null; }
+hits() { wc -l < "$B/tcp-hits"; }
+# allowed.test on the server's port (its address allowed on that port too:
+# the resolved-address check refuses loopback otherwise); portonly.test
+# only on port 1, so the lookup is answered and the connect refused
+NETPOL() { echo --allow-domain allowed.test --allow-domain "127.0.0.1:$TP" --allow-domain portonly.test:1; }
+
+t static_client_reaches_an_allowed_host_through_the_boundary
+if [ -n "$NC" ] && command -v python3 >/dev/null; then
+	serve_tcp
+	# shellcheck disable=SC2046
+	SBX_TEST_HOSTS="$B/hosts" sx -q --no-shim $(NETPOL) -- sh -c "$NC dns allowed.test $TP;
+		$NC dns allowed.test $TP nonblock; $NC gai allowed.test $TP unspec"
+	stop_tcp
+	# the socket handed over lives in the host's namespace: it cannot be
+	# disconnected to be sent anywhere else (EISCONN)
+	if [ "$(grep -c '^GOT served:hello$' "$B/out")" -eq 3 ] && [ "$(hits)" -eq 3 ] &&
+	   [ "$(grep -c '^ANSWER 198\.19\.' "$B/out")" -eq 3 ] && has '^INPROGRESS$' out &&
+	   has '^NONBLOCK kept$' out && has '^DISCONNECT Transport endpoint is already connected$' out &&
+	   ! has 'denied' err; then ok
+	else bad "hits=$(hits) $(tr '\n' ' ' < "$B/out")"; fi
+else skip "no static netclient or python3"; fi
+
+t static_client_refused_host_is_reported_and_never_reached
+if [ -n "$NC" ] && command -v python3 >/dev/null; then
+	serve_tcp
+	# shellcheck disable=SC2046
+	SBX_TEST_HOSTS="$B/hosts" sx -q --no-shim --log "$B/log.jsonl" $(NETPOL) -- sh -c "
+		$NC dns portonly.test $TP; $NC dns 192.0.2.7 80; $NC dns 198.19.0.250 $TP"
+	stop_tcp
+	if [ "$(grep -c '^CONNECT Operation not permitted$' "$B/out")" -eq 3 ] && [ "$(hits)" -eq 0 ] &&
+	   has "^sbx: denied connect to portonly.test:$TP — not in allow_domains .* — pid [0-9]* netclient (seccomp)$" err &&
+	   hasf "sbx: denied connect to 192.0.2.7:80 — not in allow_domains (allow it with --allow-domain 192.0.2.7)" err &&
+	   hasf "198.19.0.250 stands for no name" err &&
+	   grep -q '"layer":"notify","op":"connect","target":"portonly.test:'"$TP"'","decision":"deny"' "$B/log.jsonl" &&
+	   grep -q '"pid":[0-9]*,"comm":"netclient"' "$B/log.jsonl"; then ok
+	else bad "hits=$(hits) $(tr '\n' ' ' < "$B/out")"; fi
+else skip "no static netclient or python3"; fi
+
+t go_static_client_reaches_allowed_host_and_nothing_else
+if [ -n "$GOC" ] && command -v python3 >/dev/null; then
+	serve_tcp
+	# shellcheck disable=SC2046
+	SBX_TEST_HOSTS="$B/hosts" sx -q --no-shim $(NETPOL) -- "$GOC" "allowed.test:$TP" "portonly.test:$TP"
+	stop_tcp
+	if has "^GOT allowed.test:$TP served:from-go$" out && [ "$(hits)" -eq 1 ] &&
+	   has "^DIAL portonly.test:$TP .*operation not permitted" out &&
+	   has "^sbx: denied connect to portonly.test:$TP — .* goclient (seccomp)$" err; then ok
+	else bad "hits=$(hits) $(tr '\n' ' ' < "$B/out")"; fi
+else skip "$GOWHY"; fi
+
+t static_client_without_the_proxy_is_refused_and_reported
+if [ -n "$NC" ]; then
+	nx "$NC" dns 192.0.2.7 80
+	if has '^CONNECT Operation not permitted$' out &&
+	   hasf "sbx: denied connect to 192.0.2.7:80 — not in allow_domains (allow it with --allow-domain 192.0.2.7)" err; then ok
+	else bad "$(tr '\n' ' ' < "$B/out")"; fi
+else skip "no static netclient"; fi
+
 # ---- robustness
 
 t callers_that_die_mid_request_leave_the_listener_serving_static
