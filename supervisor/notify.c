@@ -560,7 +560,9 @@ static struct answer reopen(struct call *c, int opath, int flags, mode_t mode)
 {
 	char l[64];
 	struct stat st;
-	int fl = (flags & ~(O_CREAT | O_EXCL | O_TRUNC)) | O_CLOEXEC | O_NOCTTY;
+	/* O_NOFOLLOW is spent too: `opath` is no link (open_existing), and
+	 * /proc/self/fd/N is one, which it would refuse (ELOOP) */
+	int fl = (flags & ~(O_CREAT | O_EXCL | O_TRUNC | O_NOFOLLOW)) | O_CLOEXEC | O_NOCTTY;
 	bool fifo_wr = !fstat(opath, &st) && S_ISFIFO(st.st_mode) &&
 		       (flags & O_ACCMODE) == O_WRONLY && !(flags & O_NONBLOCK);
 

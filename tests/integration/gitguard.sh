@@ -92,16 +92,18 @@ else bad "rc=$RC $(head -c 300 "$B/err")"; fi
 
 # config.worktree is config (extensions.worktreeConfig): an existing one is
 # read-only; a missing one in a repository that reads it gets a stand-in;
-# one git would not read is named after the run if made.
+# one git would not read is refused when made, by the boundary (the seccomp
+# notify layer: no shim here).
 t config_worktree_existing_read_only_missing_guarded_no_shim
 mkrepo "$W" && git config extensions.worktreeConfig true && git config --worktree core.sparseCheckout false
 mkrepo "$W/other"
 keep "$W/.git"; rm -f "$W/other/.git/config.worktree"
 sx --no-shim -- sh -c 'echo "[core] fsmonitor = touch /tmp/pwned" >> .git/config.worktree
 	echo "[core] fsmonitor = touch /tmp/pwned" > other/.git/config.worktree; git status >/dev/null && echo GIT-OK; echo END'
-if has END out && has GIT-OK out && untouched "$W/.git" "$B" && [ -e other/.git/config.worktree ] &&
-   hasf "$W/other/.git/config.worktree appeared during the run although it is protected" err; then ok
-else bad "rc=$RC wt: $(tail -1 .git/config.worktree) $(grep appeared "$B/err" | head -c 300)"; fi
+if has END out && has GIT-OK out && untouched "$W/.git" "$B" && [ ! -e other/.git/config.worktree ] &&
+   hasf "denied write of $W/other/.git/config.worktree by \`deny_write = .git/config.worktree\`" err &&
+   has "other/.git/config.worktree.*(seccomp)" err; then ok
+else bad "rc=$RC wt: $(tail -1 .git/config.worktree) $(ls other/.git) $(grep -v 'sandbox on' "$B/err" | head -c 300)"; fi
 
 t config_worktree_missing_gets_a_stand_in_when_git_reads_it_no_shim
 mkrepo "$W" && git config extensions.worktreeConfig true && rm -f .git/config.worktree
@@ -146,9 +148,10 @@ else bad "rc=$RC $(grep -v 'sandbox on' "$B/err" | head -c 300)"; fi
 # ---- 3. protected names whose parent directory does not exist at start
 
 # ~/.config/git/config with no ~/.config, ~/.claude/commands with no
-# ~/.claude: the shim refuses them; a program it does not see is named after
-# the run (no stand-in: one in place of the parent would break the program
-# that makes ~/.config or ~/.claude).
+# ~/.claude: the shim refuses them; a program it does not see is refused by
+# the boundary (the seccomp notify layer), reported as such (no stand-in:
+# one in place of the parent would break the program that makes ~/.config
+# or ~/.claude).
 t protected_name_with_missing_parent_refused_by_the_shim
 rm -rf "$HOME/.config" "$HOME/.claude"
 sxh -- sh -c 'mkdir -p ~/.config/git ~/.claude; echo "[core] fsmonitor = id" > ~/.config/git/config
@@ -157,12 +160,14 @@ if has END out && [ ! -e "$HOME/.config/git/config" ] && [ ! -e "$HOME/.claude/c
    hasf 'denied write of ~/.config/git/config' err && hasf 'denied write of ~/.claude/commands' err; then ok
 else bad "rc=$RC $(ls -A "$HOME/.config/git" "$HOME/.claude" 2>&1 | tr '\n' ' ')"; fi
 
-t protected_name_with_missing_parent_named_after_the_run_no_shim
+t protected_name_with_missing_parent_refused_by_the_boundary_no_shim
 rm -rf "$HOME/.config" "$HOME/.claude"
 sxh --no-shim -- sh -c 'mkdir -p ~/.config/git ~/.claude/commands; echo "[core] fsmonitor = id" > ~/.config/git/config
 	echo evil > ~/.claude/commands/x.md; echo END'
-if has END out && hasf '~/.config/git/config appeared during the run although it is protected' err &&
-   hasf '~/.claude/commands appeared during the run although it is protected' err; then ok
+if has END out && [ -d "$HOME/.config/git" ] && [ ! -e "$HOME/.config/git/config" ] &&
+   [ -d "$HOME/.claude" ] && [ ! -e "$HOME/.claude/commands" ] &&
+   has 'denied write of ~/.config/git/config .*(seccomp)' err &&
+   has 'denied write of ~/.claude/commands .*(seccomp)' err; then ok
 else bad "rc=$RC $(grep -v 'sandbox on' "$B/err" | head -c 300)"; fi
 
 # $XDG_CONFIG_HOME elsewhere: git reads $XDG_CONFIG_HOME/git/config, so that

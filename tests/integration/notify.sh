@@ -81,6 +81,18 @@ if have_probe; then
 	else bad "$(tr '\n' ' ' < "$B/out") modes $(stat -c %a x/g x/y 2>&1 | tr '\n' ' ')"; fi
 fi
 
+# SQLite opens with O_RDWR | O_CREAT | O_NOFOLLOW, the file made first and
+# then the one that is there (Codex's state database): both writable, and a
+# link at the name still refused with ELOOP, as the kernel answers.
+t open_nofollow_of_an_existing_file_stays_writable_static
+if have_probe; then
+	ln -s elsewhere lnk
+	nx sh -c "$P reopen-nofollow db; $P reopen-nofollow lnk"
+	if has '^reopen-nofollow: ok$' out && [ "$(cat db)" = two ] &&
+	   has '^reopen-nofollow: .*symbolic links' out && [ ! -e elsewhere ]; then ok
+	else bad "$(tr '\n' ' ' < "$B/out") db: $(cat db 2>&1)"; fi
+fi
+
 # A directory renamed to `.git` would complete `.git/hooks/` with what it
 # holds; a link named `.git` would lead to hooks of its choosing.
 t directory_or_link_landing_as_git_refused_static

@@ -54,6 +54,22 @@ static int create(const char *path)
 	return fd < 0 ? -1 : 0;
 }
 
+/* SQLite's way (unixOpen): O_RDWR | O_CREAT | O_NOFOLLOW, once to make the
+ * file and again on the file that is there; both must be writable. */
+static int reopen_nofollow(const char *path)
+{
+	for (int i = 0; i < 2; i++) {
+		int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd < 0)
+			return -1;
+		int w = (int)write(fd, i ? "two\n" : "one\n", 4);
+		close(fd);
+		if (w != 4)
+			return -1;
+	}
+	return 0;
+}
+
 static int mkdirs(const char *path)
 {
 	char buf[4096];
@@ -238,6 +254,8 @@ int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "create"))
 		return say("create", create(argv[2])) ? 1 : 0;
+	if (argc == 3 && !strcmp(argv[1], "reopen-nofollow"))
+		return say("reopen-nofollow", reopen_nofollow(argv[2])) ? 1 : 0;
 	if (argc == 3 && !strcmp(argv[1], "mkdirs"))
 		return say("mkdirs", mkdirs(argv[2])) ? 1 : 0;
 	if (argc == 4 && !strcmp(argv[1], "rename"))
