@@ -121,4 +121,14 @@ int notify_respond(struct notify *n, uint64_t id, struct answer a);
 struct answer notify_net_connect(struct call *c, int s, int sockfd, unsigned long long aaddr,
 				 unsigned alen);
 
+/* notify-deny.c: a row of the seccomp table (its errno, reported once
+ * per call and program), or ENOSYS for a call no row names. */
+struct answer notify_deny(struct call *c, const struct seccomp_data *d);
+/* The row of the table (gen-filters.c's sbx_deny_rows) that refuses the
+ * call `d`, or -1 (exposed for the unit tests). */
+int notify_deny_row(const struct seccomp_data *d);
+/* allow_local_binding = false: listen() and bind(), decided on the socket. */
+struct answer notify_listen(struct call *c, int sockfd, int backlog);
+struct answer notify_bind(struct call *c, int sockfd, unsigned long long aaddr, unsigned alen);
+
 #endif

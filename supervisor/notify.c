@@ -1114,9 +1114,14 @@ static struct answer dispatch(struct call *c, const struct seccomp_data *d)
 		return do_move(c, true, (int)a[0], a[1], (int)a[2], a[3], (unsigned)a[4]);
 	case SYS_connect:
 		return do_connect(c, (int)a[0], a[1], (unsigned)a[2]);
+	case SYS_listen: /* allow_local_binding = false (notify-deny.c) */
+		return notify_listen(c, (int)a[0], (int)a[1]);
+	case SYS_bind:
+		return notify_bind(c, (int)a[0], a[1], (unsigned)a[2]);
 	}
-	/* not one the filter notifies: refuse, never continue */
-	return ERR(ENOSYS);
+	/* the seccomp table's rows (notify-deny.c): their errno, reported;
+	 * anything else, ENOSYS: never continue */
+	return notify_deny(c, d);
 }
 
 void notify_comm_of(pid_t pid, char *out, size_t outsz)

@@ -120,11 +120,16 @@ static void apply_limits(void)
 	}
 }
 
-static void apply_filter(int block_unix)
+/* The deny table: with the notify layer, the variant whose reported rows
+ * go to the supervisor (gen-filters.c, NOTIFIED). */
+static void apply_filter(int block_unix, int notified)
 {
 	struct sock_fprog prog;
 
-	if (block_unix) {
+	if (notified) {
+		prog.len = sizeof(sbx_filter_notified) / sizeof(sbx_filter_notified[0]);
+		prog.filter = (struct sock_filter *)sbx_filter_notified;
+	} else if (block_unix) {
 		prog.len = sizeof(sbx_filter_unix_block) / sizeof(sbx_filter_unix_block[0]);
 		prog.filter = (struct sock_filter *)sbx_filter_unix_block;
 	} else {
@@ -207,7 +212,7 @@ static pid_t fork_child(int sfd, int ctl_fd)
  * closed here: when the supervisor dies the kernel answers ENOSYS (and
  * bubblewrap, with --die-with-parent, takes the sandbox down). Nothing
  * pid 1 does from here on (fork, signals, wait, send) is a notified call. */
-static void install_notify(int sfd, int ctl_fd, int block)
+static void install_notify(int sfd, int ctl_fd, int block, int nobind)
 {
 	int sp[2];
 	const char *what = "";
@@ -219,7 +224,7 @@ static void install_notify(int sfd, int ctl_fd, int block)
 		init_notify_actor(sp[1]);
 	}
 	close(sp[1]);
-	int rc = init_notify_install(ctl_fd, block, sp[0], &what);
+	int rc = init_notify_install(ctl_fd, block, nobind, sp[0], &what);
 	if (rc)
 		die(what, -rc);
 }
@@ -305,7 +310,7 @@ static void name_holder(pid_t h)
 static char *opts[MAX_OPTS];
 static int nopts;
 static struct init_mounts mounts;
-static int ctl = -1, block_unix = 1, verbose, notify;
+static int ctl = -1, block_unix = 1, verbose, notify, notify_nobind;
 static unsigned ignored;
 static unsigned listen_http, listen_socks; /* the proxy's ports; 0: no proxy */
 static struct init_listen_plan listen_plan; /* the resolver, host ports */
@@ -352,6 +357,8 @@ static int take_opt(char *a, bool from_ctl)
 		verbose = 1;
 	else if (!strcmp(a, "--notify"))
 		notify = 1;
+	else if (!strcmp(a, "--notify=no-local-binding"))
+		notify = notify_nobind = 1;
 	else if (init_mounts_check(&mounts, a) <= 0)
 		return -1;
 	if (nopts == MAX_OPTS)
@@ -612,9 +619,9 @@ int main(int argc, char **argv)
 	 * connect() (gen-notify.c), so the deny table leaves it out. */
 	if (notify && ctl < 0)
 		die("the notify filter needs a control socket", EINVAL);
-	apply_filter(block_unix && !notify);
+	apply_filter(block_unix && !notify, notify);
 	if (notify)
-		install_notify(sfd, ctl, block_unix);
+		install_notify(sfd, ctl, block_unix, notify_nobind);
 	if (nheld) {
 		name_holder(start_holder(sfd, ctl));
 		for (int k = 0; k < nheld; k++)
