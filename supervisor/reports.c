@@ -1677,7 +1677,7 @@ void reports_syscall(struct reports *r, int pid, const char *comm, const char *c
 	if (!may_say(r))
 		return;
 	snprintf(line, sizeof(line), "sbx: denied %s%s%s — %s — pid %d %s (seccomp)", call,
-		 shown[0] ? " " : "", shown, why, pid, shown_comm);
+		 shown[0] ? " on " : "", shown, why, pid, shown_comm);
 	say(r, line);
 }
 

@@ -378,6 +378,48 @@ if [ -n "$NC" ]; then
 	else bad "$(tr '\n' ' ' < "$B/out")"; fi
 else skip "no static netclient"; fi
 
+# ---- allow_local_binding (notify-deny.c): true (the default) lets servers
+# inside listen on the sandbox's own loopback; false refuses a TCP listen
+# and a UDP bind to a port (EACCES, reported), decided on the socket itself;
+# clients, port-0 binds and Unix servers keep working
+t allow_local_binding_true_serves_false_refuses_and_reports
+if command -v python3 >/dev/null; then
+	cat > "$B/lb.py" <<'EOF'
+import socket
+def tcp():
+    s = socket.socket(); s.bind(("127.0.0.1", 0))
+    try:
+        s.listen(1)
+    except OSError as e:
+        return "tcp-listen %s" % e.strerror
+    c = socket.create_connection(s.getsockname()); a, _ = s.accept(); c.sendall(b"x")
+    return "tcp-listen ok " + a.recv(1).decode()
+def udp(port):
+    u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        u.bind(("127.0.0.1", port)); return "udp-bind-%s ok" % port
+    except OSError as e:
+        return "udp-bind-%s %s" % (port, e.strerror)
+def unix():
+    s = socket.socket(socket.AF_UNIX); s.bind("/tmp/lb.sock"); s.listen(1)
+    c = socket.socket(socket.AF_UNIX); c.connect("/tmp/lb.sock"); a, _ = s.accept(); c.send(b"u")
+    return "unix-listen ok " + a.recv(1).decode()
+print(tcp()); print(udp(5353)); print(udp(0)); print(unix())
+EOF
+	chmod 755 "$B"; chmod 644 "$B/lb.py"
+	sx -q -- python3 "$B/lb.py"
+	cp "$B/out" "$B/true.out"; cp "$B/err" "$B/true.err"
+	printf '[network]\nallow_local_binding = false\n' > "$B/nobind.ini"
+	sx -q -c "$B/nobind.ini" --log "$B/log.jsonl" -- python3 "$B/lb.py"
+	if [ "$(tr '\n' '|' < "$B/true.out")" = "tcp-listen ok x|udp-bind-5353 ok|udp-bind-0 ok|unix-listen ok u|" ] &&
+	   ! grep -q denied "$B/true.err" &&
+	   [ "$(tr '\n' '|' < "$B/out")" = "tcp-listen Permission denied|udp-bind-5353 Permission denied|udp-bind-0 ok|unix-listen ok u|" ] &&
+	   has '^sbx: denied listen on 127\.0\.0\.1:[0-9]* — servers inside the sandbox are refused by allow_local_binding = false — pid [0-9]* python3 (seccomp)$' err &&
+	   hasf "sbx: denied bind on 127.0.0.1:5353 — servers inside the sandbox are refused by allow_local_binding = false" err &&
+	   grep -q '"op":"syscall","target":"listen","decision":"deny","rule":"allow_local_binding = false"' "$B/log.jsonl"; then ok
+	else bad "true: $(tr '\n' '|' < "$B/true.out") false: $(tr '\n' '|' < "$B/out")"; fi
+else skip "no python3"; fi
+
 # ---- robustness
 
 t callers_that_die_mid_request_leave_the_listener_serving_static
