@@ -23,10 +23,12 @@
  *     proxy's loop without blocking it (net_loop_dial); the program waits
  *     in connect() meanwhile, and the connected socket replaces its own
  *     under the same descriptor number (SECCOMP_IOCTL_NOTIF_ADDFD with
- *     SECCOMP_ADDFD_FLAG_SETFD), with its O_NONBLOCK and close-on-exec.
- *     A non-blocking socket gets EINPROGRESS once the first address is
- *     being dialled (the name is resolved first) and learns the outcome
- *     from its socket, as from the kernel;
+ *     SECCOMP_ADDFD_FLAG_SETFD), with its O_NONBLOCK and close-on-exec,
+ *     and connect() returns 0 -- also for a non-blocking socket, which
+ *     POSIX allows (a connection made at once) and event loops take. Not
+ *     EINPROGRESS with a socket still connecting: a host socket whose
+ *     connect fails is one sendto(MSG_FASTOPEN) could connect anywhere
+ *     (loop.c, handed());
  *   - anything else (a datagram socket, a run without the proxy): refused
  *     with EPERM, as the shim refuses it, and reported like the proxy's
  *     refusals, marked as the boundary's.
@@ -145,7 +147,7 @@ static void dial_done(void *ctx, int fd, int err)
 			fcntl(fd, F_SETFL, di->nonblock ? fl | O_NONBLOCK : fl & ~O_NONBLOCK);
 		/* onto the program's own descriptor number, as dup2 would;
 		 * the answer follows (SETFD without SEND: connect() returns
-		 * 0 or EINPROGRESS, not a descriptor) */
+		 * 0, not a descriptor) */
 		struct seccomp_notif_addfd add = {
 			.id = di->id, .flags = SECCOMP_ADDFD_FLAG_SETFD, .srcfd = (unsigned)fd,
 			.newfd = (unsigned)di->sockfd, .newfd_flags = di->cloexec ? O_CLOEXEC : 0,
@@ -155,7 +157,7 @@ static void dial_done(void *ctx, int fd, int err)
 		close(fd);
 		if (rc < 0 && e == ENOENT)
 			return; /* the caller left connect(): nothing is owed */
-		a = rc < 0 ? ERR(e) : err == EINPROGRESS ? ERR(EINPROGRESS) : OK(0);
+		a = rc < 0 ? ERR(e) : OK(0);
 	}
 	notify_respond(n, di->id, a);
 }
@@ -208,8 +210,7 @@ static struct answer dial(struct call *c, int s, int sockfd, const struct net_ho
 				.cloexec = fd_cloexec(c, sockfd), .port = port };
 	snprintf(di->host, sizeof(di->host), "%s", h->text);
 	notify_comm_of(c->pid, comm, sizeof(comm));
-	int rc = net_loop_dial(n->net, h, port, di->nonblock, c->pid, comm, dial_done, di,
-			       &di->d);
+	int rc = net_loop_dial(n->net, h, port, c->pid, comm, dial_done, di, &di->d);
 	if (rc) {
 		di->used = false;
 		return ERR(-rc);

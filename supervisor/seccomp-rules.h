@@ -146,6 +146,17 @@ static const struct rule rules[] = {
 	{ "socket", E(EPROTONOSUPPORT), ALWAYS, "AF_NETLINK but NETLINK_ROUTE and NETLINK_SOCK_DIAG",
 	  "glibc (getifaddrs, AI_ADDRCONFIG), ip and ss need only those two; the rest is kernel surface (nf_tables, generic, uevents, audit)",
 	  0, { { 0, 0, 0 } }, add_netlink, false },
+	/* A TCP socket the kernel takes for unconnected is connected by
+	 * sendto/sendmsg(MSG_FASTOPEN) to the address the message names:
+	 * connect() without connect(), which the notify layer never sees.
+	 * The flags are an unsigned int: the low 32 bits. */
+	{ "sendto", E(EOPNOTSUPP), ALWAYS, "flags with MSG_FASTOPEN",
+	  "connects a TCP socket to the address it names, past connect(); EOPNOTSUPP as with client Fast Open off",
+	  1, { ARG(3, MSG_FASTOPEN, MSG_FASTOPEN) }, NULL, false },
+	{ "sendmsg", E(EOPNOTSUPP), ALWAYS, "flags with MSG_FASTOPEN", "the same",
+	  1, { ARG(2, MSG_FASTOPEN, MSG_FASTOPEN) }, NULL, false },
+	{ "sendmmsg", E(EOPNOTSUPP), ALWAYS, "flags with MSG_FASTOPEN", "the same",
+	  1, { ARG(3, MSG_FASTOPEN, MSG_FASTOPEN) }, NULL, false },
 	{ "socket", E(EPERM), BLOCK_UNIX, "domain AF_UNIX",
 	  "a socket file connects through a read-only bind: the docker socket, the session bus",
 	  1, { ARG(0, LOW32, AF_UNIX) }, NULL, false },

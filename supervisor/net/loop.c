@@ -118,7 +118,6 @@ struct conn {
 	/* net_loop_dial: no client socket; the upstream is handed to done() */
 	net_dial_fn done;
 	void *done_ctx;
-	bool early;
 	int pid;
 	char comm[16];
 	struct conn *prev, *next;
@@ -489,8 +488,15 @@ static void socks_answer(struct conn *c, uint8_t rep, const struct sockaddr *bou
  * reply, a 502) becomes done()'s errno, and the dialled socket is handed
  * over instead of relayed. */
 
-/* err 0 or EINPROGRESS: the upstream socket goes to done(); otherwise
- * done() gets the errno. true when `c` was such a connection (now dead). */
+/* err 0: the upstream socket, connected, goes to done(); otherwise
+ * done() gets the errno. true when `c` was such a connection (now dead).
+ *
+ * Only a connected socket is handed over, and only once the kernel takes
+ * it for connected (SS_CONNECTED, which a non-blocking connect() leaves
+ * to a second call): a TCP socket in the host's namespace that the kernel
+ * takes for unconnected -- mid-handshake, or after its connect failed --
+ * can be connected anew, anywhere, by sendto(MSG_FASTOPEN), which no
+ * filter sees the address of (tested: notify.sh). */
 static bool handed(struct conn *c, int err)
 {
 	net_dial_fn fn = c->done;
@@ -498,12 +504,21 @@ static bool handed(struct conn *c, int err)
 
 	if (!fn)
 		return false;
-	if (!err || err == EINPROGRESS) {
+	if (!err) {
+		struct sockaddr_storage peer;
+		socklen_t pl = sizeof(peer);
 		fd = c->up.fd;
 		if (fd >= 0 && c->up.ev)
 			epoll_ctl(c->l->epfd, EPOLL_CTL_DEL, fd, NULL);
 		c->up.fd = -1;
 		c->up.ev = 0;
+		/* connect() again on the established socket: 0 (or EISCONN),
+		 * and the socket is SS_CONNECTED for good */
+		if (fd >= 0 && (getpeername(fd, (struct sockaddr *)&peer, &pl) ||
+				(connect(fd, (struct sockaddr *)&peer, pl) && errno != EISCONN))) {
+			close(fd);
+			fd = -1;
+		}
 		if (fd < 0)
 			err = EHOSTUNREACH;
 	}
@@ -608,9 +623,6 @@ static void dial(struct conn *c)
 		c->up.ev = EPOLLOUT;
 		c->up.rd = c->up.wr = false;
 		c->st = ST_CONNECTING;
-		/* a non-blocking caller learns the outcome from its socket */
-		if (c->done && c->early && !c->chained)
-			handed(c, EINPROGRESS);
 		return;
 	}
 	dial_failed(c, EHOSTUNREACH);
@@ -1583,8 +1595,8 @@ struct net_names *net_loop_names(struct net_loop *l)
 
 /* A struct conn without a client socket: what the caller holds is the
  * conn itself, under the public name. */
-int net_loop_dial(struct net_loop *l, const struct net_host *host, unsigned port, bool early,
-		  int pid, const char *comm, net_dial_fn fn, void *ctx, struct net_dial **out)
+int net_loop_dial(struct net_loop *l, const struct net_host *host, unsigned port, int pid,
+		  const char *comm, net_dial_fn fn, void *ctx, struct net_dial **out)
 {
 	struct conn *c;
 
@@ -1604,7 +1616,6 @@ int net_loop_dial(struct net_loop *l, const struct net_host *host, unsigned port
 	c->port = port;
 	c->done = fn;
 	c->done_ctx = ctx;
-	c->early = early;
 	c->pid = pid;
 	snprintf(c->comm, sizeof(c->comm), "%s", comm ? comm : "");
 	snprintf(c->client, sizeof(c->client), "pid %d", pid);

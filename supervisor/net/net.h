@@ -419,18 +419,17 @@ int net_loop_add_hostport(struct net_loop *l, int fd, unsigned port);
  * decided like a proxy request for `host` (a stand-in is its name) and
  * `port`, dialled or chained in this process's namespace, and the socket
  * handed over instead of relayed: done(ctx, fd, 0) once connected (after
- * the upstream proxy's answer when chaining), or, with `early` (the
- * program's socket is non-blocking) and no chaining, done(ctx, fd,
- * EINPROGRESS) as soon as the first address is being dialled; otherwise
- * done(ctx, -1, err): EPERM refused by the policy (reported like the
+ * the upstream proxy's answer when chaining; never before: loop.c's
+ * handed() says why), else done(ctx, -1, err): EPERM refused by the
+ * policy (reported like the
  * proxy's refusals, proto NET_PROTO_SECCOMP with pid and comm), or the
  * failure (ECONNREFUSED, ETIMEDOUT, EHOSTUNREACH...). fd is the caller's to
  * close. Called exactly once unless cancelled, possibly before this
  * returns (then *out is NULL). 0, -EAGAIN (max_conns reached), -ENOMEM. */
 struct net_dial;
 typedef void (*net_dial_fn)(void *ctx, int fd, int err);
-int net_loop_dial(struct net_loop *l, const struct net_host *host, unsigned port, bool early,
-		  int pid, const char *comm, net_dial_fn fn, void *ctx, struct net_dial **out);
+int net_loop_dial(struct net_loop *l, const struct net_host *host, unsigned port, int pid,
+		  const char *comm, net_dial_fn fn, void *ctx, struct net_dial **out);
 void net_loop_dial_cancel(struct net_loop *l, struct net_dial *d); /* NULL is fine */
 
 /* The run's stand-in map (the sandbox's resolver gives its addresses out,

@@ -290,18 +290,19 @@ EOF
 fi
 chmod -R a+rX "$PROGS"
 
-# A TCP server on the host's loopback: answers "served:" and what it got,
-# and counts every connection it accepts in $B/tcp-hits.
+# serve_tcp [NAME]: a TCP server on the host's loopback: answers "served:"
+# and what it got, and counts every connection it accepts in
+# $B/tcp-hitsNAME; its port in TP (and $B/tcp-portNAME).
 serve_tcp() {
-	python3 - "$B" <<'EOF' &
+	python3 - "$B" "${1:-}" <<'EOF' &
 import os, socket, sys, threading
-b = sys.argv[1]
+b = sys.argv[1]; name = sys.argv[2]
 s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 s.bind(("127.0.0.1", 0)); s.listen(64); s.settimeout(30)
 open(b + "/tcp-port.tmp", "w").write(str(s.getsockname()[1]))
-os.rename(b + "/tcp-port.tmp", b + "/tcp-port")
+os.rename(b + "/tcp-port.tmp", b + "/tcp-port" + name)
 def h(c):
-    with open(b + "/tcp-hits", "a") as f: f.write("hit\n")
+    with open(b + "/tcp-hits" + name, "a") as f: f.write("hit\n")
     c.settimeout(5)
     try:
         c.sendall(b"served:" + c.recv(100))
@@ -313,8 +314,8 @@ try:
 except OSError: pass
 EOF
 	tsrv=$!
-	for _ in $(seq 50); do [ -s "$B/tcp-port" ] && break; sleep 0.1; done
-	TP=$(cat "$B/tcp-port"); : > "$B/tcp-hits"
+	for _ in $(seq 50); do [ -s "$B/tcp-port${1:-}" ] && break; sleep 0.1; done
+	TP=$(cat "$B/tcp-port${1:-}"); : > "$B/tcp-hits${1:-}"
 	# names the test maps to the host's loopback (SBX_TEST_HOSTS)
 	echo "127.0.0.1 allowed.test portonly.test" > "$B/hosts"
 	chmod 755 "$B"; chmod 644 "$B/hosts"
@@ -333,13 +334,36 @@ if [ -n "$NC" ] && command -v python3 >/dev/null; then
 	SBX_TEST_HOSTS="$B/hosts" sx -q --no-shim $(NETPOL) -- sh -c "$NC dns allowed.test $TP;
 		$NC dns allowed.test $TP nonblock; $NC gai allowed.test $TP unspec"
 	stop_tcp
-	# the socket handed over lives in the host's namespace: it cannot be
-	# disconnected to be sent anywhere else (EISCONN)
+	# a non-blocking socket gets 0 once connected, its O_NONBLOCK kept
 	if [ "$(grep -c '^GOT served:hello$' "$B/out")" -eq 3 ] && [ "$(hits)" -eq 3 ] &&
-	   [ "$(grep -c '^ANSWER 198\.19\.' "$B/out")" -eq 3 ] && has '^INPROGRESS$' out &&
-	   has '^NONBLOCK kept$' out && has '^DISCONNECT Transport endpoint is already connected$' out &&
-	   ! has 'denied' err; then ok
+	   [ "$(grep -c '^ANSWER 198\.19\.' "$B/out")" -eq 3 ] && ! has '^INPROGRESS$' out &&
+	   has '^NONBLOCK kept$' out && ! has 'denied' err; then ok
 	else bad "hits=$(hits) $(tr '\n' ' ' < "$B/out")"; fi
+else skip "no static netclient or python3"; fi
+
+# The socket handed over lives in the host's namespace: nothing may send it
+# anywhere else. connect(AF_UNSPEC) (disconnect) is refused, and once its
+# connection is over, sendto(MSG_FASTOPEN) -- which connects a socket the
+# kernel takes for unconnected, to the address it names, past connect() --
+# is refused by the table (and would find the socket connected still: the
+# proxy hands over only SS_CONNECTED sockets): a second server on the
+# host's loopback (a canary) sees nothing.
+t handed_over_socket_cannot_be_reconnected_elsewhere
+if [ -n "$NC" ] && command -v python3 >/dev/null; then
+	serve_tcp -canary
+	canary_tp=$TP; tsrv1=$tsrv
+	serve_tcp
+	# shellcheck disable=SC2046
+	SBX_TEST_HOSTS="$B/hosts" sx -q --no-shim $(NETPOL) -- sh -c "$NC dns allowed.test $TP unspec;
+		$NC dns allowed.test $TP fastopen=$canary_tp"
+	sleep 0.3
+	stop_tcp; tsrv=$tsrv1; stop_tcp
+	if [ "$(grep -c '^GOT served:hello$' "$B/out")" -eq 2 ] &&
+	   has '^DISCONNECT Transport endpoint is already connected$' out &&
+	   has '^FASTOPEN2 Operation not supported$' out && ! has '^FASTOPEN[12] sent$' out &&
+	   has '^sbx: denied sendto — connects a TCP socket' err &&
+	   [ "$(wc -l < "$B/tcp-hits-canary")" -eq 0 ] && [ "$(hits)" -eq 2 ]; then ok
+	else bad "canary=$(wc -l < "$B/tcp-hits-canary") $(tr '\n' ' ' < "$B/out")"; fi
 else skip "no static netclient or python3"; fi
 
 t static_client_refused_host_is_reported_and_never_reached

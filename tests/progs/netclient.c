@@ -4,7 +4,10 @@
  * nameserver (a raw A query over UDP) or getaddrinfo(), then a TCP connect
  * to the answer, blocking or not, then what the server sends.
  *   netclient dns|gai NAME|ADDRESS PORT [block|nonblock|unspec]
- * (unspec: blocking, then connect(AF_UNSPEC) on the connected socket)
+ * (unspec: blocking, then connect(AF_UNSPEC) on the connected socket;
+ * fastopen=PORT: blocking, then, once the server has closed, two
+ * sendto(MSG_FASTOPEN) to 127.0.0.1:PORT, which on a socket the kernel
+ * takes for unconnected would connect it there)
  * Prints: ANSWER <address> / CONNECT ok|<strerror> / GOT <bytes> */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -127,5 +130,16 @@ int main(int argc, char **argv)
 		got += (size_t)n;
 	buf[got] = '\0';
 	printf("GOT %s\n", buf);
+	if (argc > 4 && !strncmp(argv[4], "fastopen=", 9)) {
+		struct sockaddr_in to = { .sin_family = AF_INET,
+					  .sin_port = htons((unsigned short)atoi(argv[4] + 9)) };
+		inet_pton(AF_INET, "127.0.0.1", &to.sin_addr);
+		usleep(200000); /* the close handshake ends: the socket is TCP_CLOSE */
+		for (int i = 1; i <= 2; i++) {
+			ssize_t r = sendto(s, "x", 1, MSG_FASTOPEN | MSG_NOSIGNAL,
+					   (struct sockaddr *)&to, sizeof(to));
+			printf("FASTOPEN%d %s\n", i, r < 0 ? strerror(errno) : "sent");
+		}
+	}
 	return 0;
 }

@@ -250,3 +250,27 @@ ParameterizedTest(struct call *c, seccomp_table, notified_rows_go_to_the_listene
 	cr_assert_eq(ERR(sbx_deny_rows[row].err), plain, "%s: row %d (%s)", c->what, row,
 		     sbx_deny_rows[row].calls);
 }
+
+/* sendto/sendmsg/sendmmsg with MSG_FASTOPEN connect a TCP socket past
+ * connect(): refused, whatever else the flags hold; other flags pass. */
+Test(seccomp_table, msg_fastopen_refused_other_flags_pass)
+{
+	static const struct { int nr; unsigned arg; } sends[] = {
+		{ __NR_sendto, 3 }, { __NR_sendmsg, 2 }, { __NR_sendmmsg, 3 },
+	};
+	for (size_t i = 0; i < LEN(sends); i++)
+		for (int notified = 0; notified < 2; notified++) {
+			struct seccomp_data d = { .nr = sends[i].nr, .arch = NATIVE };
+			const struct sock_filter *p = notified ? sbx_filter_notified : sbx_filter_unix_allow;
+			size_t n = notified ? LEN(sbx_filter_notified) : LEN(sbx_filter_unix_allow);
+			d.args[sends[i].arg] = MSG_NOSIGNAL | MSG_DONTWAIT;
+			cr_assert_eq(run(p, n, &d), ALLOW, "nr %d", sends[i].nr);
+			d.args[sends[i].arg] = HI | MSG_FASTOPEN | MSG_NOSIGNAL;
+			cr_assert_eq(run(p, n, &d), notified ? SECCOMP_RET_USER_NOTIF : ERR(EOPNOTSUPP),
+				     "nr %d", sends[i].nr);
+			if (notified) {
+				int row = notify_deny_row(&d);
+				cr_assert(row >= 0 && sbx_deny_rows[row].err == EOPNOTSUPP);
+			}
+		}
+}
