@@ -116,6 +116,8 @@ int notify_take_fd(const struct call *c, int fd);
  * listener failed; a stale id is not an error. */
 int notify_respond(struct notify *n, uint64_t id, struct answer a);
 
+/* notify-net.c: the sandbox's network namespace noted (at attach). */
+void notify_net_init(struct notify *n);
 /* notify-net.c: connect() on an AF_INET or AF_INET6 socket `s` (ours, from
  * pidfd_getfd; closed here) to the address at aaddr. */
 struct answer notify_net_connect(struct call *c, int s, int sockfd, unsigned long long aaddr,

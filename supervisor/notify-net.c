@@ -86,12 +86,17 @@ static uint64_t netns_id(int s)
 	return rc ? 0 : (uint64_t)st.st_ino | 1ull << 63;
 }
 
-/* Is `s` in the sandbox's own network namespace? The rename actor's
- * socket was made there by sbx-init, so its namespace is the yardstick. */
+/* The rename actor's socket was made by sbx-init in the sandbox's network
+ * namespace: its namespace is the yardstick, taken when it arrives (the
+ * actor may be killed later). */
+void notify_net_init(struct notify *n)
+{
+	n->netns_cookie = n->actor >= 0 ? netns_id(n->actor) : 0;
+}
+
+/* Is `s` in the sandbox's own network namespace? (Not known: no.) */
 static bool in_sandbox_netns(struct notify *n, int s)
 {
-	if (!n->netns_cookie && n->actor >= 0)
-		n->netns_cookie = netns_id(n->actor);
 	uint64_t id = netns_id(s);
 	return id && id == n->netns_cookie;
 }

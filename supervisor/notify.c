@@ -1310,6 +1310,7 @@ int notify_attach(struct notify *n, int fd, int actor)
 	}
 	n->fd = fd;
 	n->actor = actor;
+	notify_net_init(n);
 	return 0;
 }
 
