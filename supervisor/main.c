@@ -703,6 +703,14 @@ int main(int argc, char **argv)
 		}
 		close(fd);
 	}
+	/* the seccomp notify layer, served by this process (not for --print);
+	 * SBX_NOTIFY=off leaves it out, for measuring what it costs */
+	const char *nenv = getenv("SBX_NOTIFY");
+	notify_on = !o.print && !(nenv && !strcmp(nenv, "off"));
+	if (!o.print && !notify_on)
+		info("SBX_NOTIFY=off: the seccomp notify layer is off; protected names in "
+		     "directories made during the run are not refused, Unix sockets stay "
+		     "blocked");
 	/* and so is sbx's configuration directory, where the sandbox could
 	 * write it (a sandbox.ini made inside would widen every later run)
 	 * and no stand-in can keep it from being made: a stand-in needs the
@@ -711,7 +719,9 @@ int main(int argc, char **argv)
 	snprintf(cparent, sizeof(cparent), "%s", cdir);
 	*strrchr(cparent, '/') = '\0';
 	snprintf(cstandin, sizeof(cstandin), "%s/.config/sbx", policy_home(confine));
-	bool standin_guards = !strcmp(cdir, cstandin) && access(cparent, F_OK) == 0;
+	/* (with the notify layer, the rule itself refuses making it) */
+	bool standin_guards = notify_on ||
+			      (!strcmp(cdir, cstandin) && access(cparent, F_OK) == 0);
 	if (!o.print && !standin_guards && writable_inside(confine, cdir) && access(cdir, F_OK)) {
 		struct hostfs_err herr;
 		int fd = hostfs_dir_open(cdir, HOSTFS_CREATE | HOSTFS_MINE, &herr);
@@ -738,14 +748,6 @@ int main(int argc, char **argv)
 		    SBX_HOST_PORTS_MAX);
 		goto out;
 	}
-	/* the seccomp notify layer, served by this process (not for --print);
-	 * SBX_NOTIFY=off leaves it out, for measuring what it costs */
-	const char *nenv = getenv("SBX_NOTIFY");
-	notify_on = !o.print && !(nenv && !strcmp(nenv, "off"));
-	if (!o.print && !notify_on)
-		info("SBX_NOTIFY=off: the seccomp notify layer is off; protected names in "
-		     "directories made during the run are not refused, Unix sockets stay "
-		     "blocked");
 	struct plan_in in = {
 		.policy = confine, .bwrap = bwrap, .init = init, .command = o.command,
 		.environ = environ, .cwd = cwd, .ctl_fd = o.print ? -1 : sb.ctl_child,
@@ -909,6 +911,8 @@ int main(int argc, char **argv)
 	}
 	if (notify_on && !serr) {
 		int e = notify_new(confine, reports, mode == REPORTS_TRACE, &notify);
+		if (!e && (e = notify_refuse(notify, pl.refused_new.v, pl.refused_new.n)))
+			notify_free(notify), notify = NULL;
 		if (e) {
 			msg("sandbox set-up failed: the seccomp notify listener: %s; nothing "
 			    "was run (Linux 5.9 or later is needed)", strerror(-e));

@@ -92,6 +92,8 @@ struct notify {
 	int actor; /* the rename actor's socket (init-notify.c), -1 once lost */
 	int root_fd; /* the sandbox's root (sandbox_root) */
 	struct __user_cap_data_struct caps[2]; /* a root supervisor's own */
+	char **refused; /* notify_refuse(): paths never made, sorted */
+	size_t nrefused;
 	struct net_loop *net;  /* the proxy's loop, or NULL (no proxy this run) */
 	uint64_t netns_cookie; /* the sandbox's network namespace (0: not known) */
 	struct dialing dials[MAX_DIALS];

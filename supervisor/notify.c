@@ -422,10 +422,33 @@ bool notify_dir_may_land(const struct policy *p, const char *path, const struct 
 /* May a name be made (or written) at `full`, below held directory `fd`?
  * `as_dir`: a directory or a link lands there (renamed, or symlinked), so
  * what its inside could complete counts too. */
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Is `full` one of the paths the plan keeps from being made (a protected
+ * link's missing target: no rule names it), or, for a directory or link
+ * landing there (`below`), does one lie under it? */
+static bool refused_path(const struct notify *n, const char *full, bool below)
+{
+	if (!n->nrefused)
+		return false;
+	if (bsearch(&full, n->refused, n->nrefused, sizeof(*n->refused), cmp_str))
+		return true;
+	size_t l = strlen(full);
+	for (size_t i = 0; below && i < n->nrefused; i++)
+		if (!strncmp(n->refused[i], full, l) && (n->refused[i][l] == '/' || l == 1))
+			return true;
+	return false;
+}
+
 static bool may_make(const struct notify *n, int fd, const char *full, bool as_dir,
 		     const struct sbx_rule **why)
 {
 	*why = NULL;
+	if (refused_path(n, full, as_dir))
+		return false; /* reported by what plan.c guarded */
 	if (policy_check_path(n->p, SBX_OP_WRITE, full, why) == SBX_DENY && protective(*why) &&
 	    !git_exception(n, fd, full))
 		return false;
@@ -1314,6 +1337,28 @@ int notify_attach(struct notify *n, int fd, int actor)
 	return 0;
 }
 
+int notify_refuse(struct notify *n, char *const *paths, size_t np)
+{
+	char **v = calloc(np + 1, sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < np; i++)
+		if (!(v[i] = strdup(paths[i]))) {
+			while (i)
+				free(v[--i]);
+			free(v);
+			return -ENOMEM;
+		}
+	qsort(v, np, sizeof(*v), cmp_str);
+	for (size_t i = 0; i < n->nrefused; i++)
+		free(n->refused[i]);
+	free(n->refused);
+	n->refused = v;
+	n->nrefused = np;
+	return 0;
+}
+
 int notify_fd(const struct notify *n)
 {
 	return n ? n->fd : -1;
@@ -1347,6 +1392,9 @@ void notify_free(struct notify *n)
 	for (size_t i = 0; i < n->ngit; i++)
 		free(n->git[i].path);
 	free(n->git);
+	for (size_t i = 0; i < n->nrefused; i++)
+		free(n->refused[i]);
+	free(n->refused);
 	if (n->fd >= 0)
 		close(n->fd);
 	if (n->actor >= 0)

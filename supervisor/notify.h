@@ -53,6 +53,11 @@ int notify_attach(struct notify *n, int fd, int actor);
  * (notify-net.c). */
 struct net_loop;
 void notify_set_net(struct notify *n, struct net_loop *l);
+/* Paths that must not be made although no rule names them (plan.c's
+ * pl->refused_new: where a protected link leads, a protected name's real
+ * place): creating one, or landing a directory or link above one, is
+ * refused. Copied. 0, -ENOMEM. */
+int notify_refuse(struct notify *n, char *const *paths, size_t np);
 /* The descriptor to poll for input, -1 before notify_attach(). */
 int notify_fd(const struct notify *n);
 /* Milliseconds until a waiting call should be tried again (a FIFO opened

@@ -269,6 +269,27 @@ static int protect_as(struct plan *pl, struct covered *cv, const char *path,
 	return init_op(pl, op, path);
 }
 
+/* A protected path that does not exist yet, kept from being made. With
+ * the seccomp notify layer nothing of sbx's goes into the user's tree: the
+ * layer refuses to make the path, whatever name it is reached by
+ * (pl->refused_new, notify_refuse()), and the way there is guarded as for
+ * a mount. Without it (SBX_NOTIFY=off), a stand-in (standin.h) is made
+ * and mounted onto itself. */
+static int guard_missing(const struct plan_in *in, struct plan *pl, struct covered *cv,
+			 const char *path)
+{
+	if (!in->notify) {
+		TRY(strv_add(&pl->placeholders_pending, path));
+		return protect_as(pl, cv, path, "--ro-new=");
+	}
+	if (!writable_here(cv, path) || in_list(&cv->protect, path) || hidden(cv, path))
+		return 0;
+	TRY(strv_add(&cv->protect, path));
+	TRY(guard_way(cv, path));
+	pl->write_protects++;
+	return strv_add(&pl->refused_new, path);
+}
+
 /* A protected name that is a link to nothing yet (`.env -> .env.local`):
  * no mount can cover it (a mount follows the link), and a write through it
  * would create the target. Guard where it leads instead: a placeholder at
@@ -298,8 +319,7 @@ static int protect_dangling(const struct plan_in *in, struct plan *pl,
 	if (errno != ENOENT || !writable_here(cv, cut) || hidden(cv, cut) ||
 	    in_list(&cv->protect, cut) || !standin_fits(in, path))
 		return 0;
-	TRY(strv_add(&pl->placeholders_pending, cut));
-	return protect_as(pl, cv, cut, "--ro-new=");
+	return guard_missing(in, pl, cv, cut);
 }
 
 static bool is_dangling(const char *path)
@@ -475,8 +495,7 @@ static int placeholder(const struct plan_in *in, struct plan *pl,
 		return 0;
 	if (!(asked || standin_fits(in, path)))
 		return unguarded(pl, cv, path);
-	TRY(strv_add(&pl->placeholders_pending, path));
-	return protect_as(pl, cv, path, "--ro-new=");
+	return guard_missing(in, pl, cv, path);
 }
 
 /* The stand-ins planned, made (or taken over) while bubblewrap starts. */
@@ -1502,6 +1521,7 @@ void plan_free(struct plan *pl)
 	strv_free(&pl->argv);
 	strv_free(&pl->init_ops);
 	strv_free(&pl->placeholders_pending);
+	strv_free(&pl->refused_new);
 	strv_free(&pl->unguarded);
 	strv_free(&pl->guarded);
 	strv_free(&pl->gitdirs);

@@ -122,6 +122,9 @@ struct plan {
 	/* Protected paths that do not exist yet, one per --ro-new= op, in
 	 * order: each gets a stand-in (standin.h). */
 	struct strv placeholders_pending;
+	/* With the notify layer instead: protected paths that do not exist
+	 * yet, which the layer refuses to make (notify_refuse()); no stand-in. */
+	struct strv refused_new;
 	char *placeholder_state;  /* plan_make_placeholders(): one PLACEHOLDER_* each */
 	struct standins *standins; /* the run's record (main's; NULL: none kept) */
 	struct strv unguarded;    /* protected names missing at start, no stand-in */

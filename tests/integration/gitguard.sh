@@ -12,7 +12,6 @@ set -u
 # shellcheck source=lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-STANDIN=/proc/sbx-stand-in
 # mkrepo DIR: a repository with one commit, its identity in its own config
 mkrepo() {
 	mkdir -p "$1" && git -C "$1" init -q -b main &&
@@ -105,12 +104,12 @@ if has END out && has GIT-OK out && untouched "$W/.git" "$B" && [ ! -e other/.gi
    has "other/.git/config.worktree.*(seccomp)" err; then ok
 else bad "rc=$RC wt: $(tail -1 .git/config.worktree) $(ls other/.git) $(grep -v 'sandbox on' "$B/err" | head -c 300)"; fi
 
-t config_worktree_missing_gets_a_stand_in_when_git_reads_it_no_shim
+t config_worktree_missing_refused_when_git_reads_it_no_shim
 mkrepo "$W" && git config extensions.worktreeConfig true && rm -f .git/config.worktree
-sx --no-shim -- sh -c 'readlink .git/config.worktree; echo "[core] fsmonitor = touch /tmp/pwned" > .git/config.worktree;
+sx --no-shim -- sh -c 'ls -la .git | grep -c worktree; echo "[core] fsmonitor = touch /tmp/pwned" > .git/config.worktree;
 	git status >/dev/null && echo GIT-OK; echo END'
-if has END out && has GIT-OK out && has "^$STANDIN/" out && [ ! -e .git/config.worktree ] &&
-   [ ! -L .git/config.worktree ]; then ok
+if has END out && has GIT-OK out && has '^0$' out && [ ! -e .git/config.worktree ] &&
+   [ ! -L .git/config.worktree ] && has 'denied write of .*/.git/config.worktree .*(seccomp)' err; then ok
 else bad "rc=$RC $(cat "$B/out" | tr '\n' ' ') $(ls -la .git | grep worktree)"; fi
 
 # Submodules inside submodules, five deep: the innermost one's git directory
@@ -171,18 +170,18 @@ if has END out && [ -d "$HOME/.config/git" ] && [ ! -e "$HOME/.config/git/config
 else bad "rc=$RC $(grep -v 'sandbox on' "$B/err" | head -c 300)"; fi
 
 # $XDG_CONFIG_HOME elsewhere: git reads $XDG_CONFIG_HOME/git/config, so that
-# is what is protected: existing (read-only), missing with its directory (a
-# stand-in), missing with no directory (the shim, and named after the run).
+# is what is protected: existing (read-only), missing with its directory or
+# without (refused when made: the notify layer, and the shim).
 t xdg_config_home_git_config_protected_where_it_points
 mkdir -p "$HOME/xa/git" "$HOME/xb/git" && echo '[user]' > "$HOME/xa/git/config"
 XDG_CONFIG_HOME="$HOME/xa" sxh --no-shim -- sh -c 'echo "[core] fsmonitor = id" >> "$XDG_CONFIG_HOME/git/config"; echo END'; a=$(has END out && echo y)
-XDG_CONFIG_HOME="$HOME/xb" sxh --no-shim -- sh -c 'readlink "$XDG_CONFIG_HOME/git/config"; echo "[core] fsmonitor = id" > "$XDG_CONFIG_HOME/git/config"; echo END'
-b=$(has END out && has "^$STANDIN/" out && echo y)
+XDG_CONFIG_HOME="$HOME/xb" sxh --no-shim -- sh -c 'echo "[core] fsmonitor = id" > "$XDG_CONFIG_HOME/git/config"; echo END'
+b=$(has END out && has 'denied write of ~/xb/git/config .*(seccomp)' err && echo y)
 XDG_CONFIG_HOME="$HOME/xc" sxh -- sh -c 'mkdir -p "$XDG_CONFIG_HOME/git"; echo "[core] fsmonitor = id" > "$XDG_CONFIG_HOME/git/config"; echo END'
 c=$(has END out && hasf 'denied write of ~/xc/git/config' err && echo y)
 if [ "$a$b$c" = yyy ] && [ "$(cat "$HOME/xa/git/config")" = '[user]' ] && [ ! -e "$HOME/xb/git/config" ] &&
    [ ! -L "$HOME/xb/git/config" ] && [ ! -e "$HOME/xc/git/config" ]; then ok
-else bad "existing=$a stand-in=$b missing-dir=$c xa: $(tail -1 "$HOME/xa/git/config") xb: $(ls -A "$HOME/xb/git") $(head -c 200 "$B/err")"; fi
+else bad "existing=$a missing=$b missing-dir=$c xa: $(tail -1 "$HOME/xa/git/config") xb: $(ls -A "$HOME/xb/git") $(head -c 200 "$B/err")"; fi
 
 # ---- 4. linked worktrees forged by an earlier run
 

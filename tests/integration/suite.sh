@@ -61,6 +61,17 @@ if has END out && [ ! -e dotfiles/bashrc ] && [ ! -e dotfiles/zshrc ] && [ ! -e 
    [ "$(ls -A dotfiles)" = other ]; then ok
 else bad "rc=$RC left: $(ls -A . dotfiles | tr '\n' ' ')"; fi
 
+# The same guard with the boundary alone (no shim) and HOME writable: what
+# ~/.zshrc leads to cannot be made directly, nor by landing a directory
+# holding it where the missing part begins; nothing appears on the host.
+t dangling_protected_link_target_refused_every_way_boundary
+ln -s "$HOME/dots/zshrc" "$HOME/.zshrc"
+sx -q --no-shim --allow-write '~' -- sh -c 'mkdir ~/dots; echo evil > ~/dots/zshrc; rmdir ~/dots 2>/dev/null
+	mkdir -p ~/d; echo evil > ~/d/zshrc; mv ~/d ~/dots; ln -s d ~/dots; echo END'
+if has END out && [ ! -e "$HOME/dots/zshrc" ] && [ ! -L "$HOME/dots" ] && [ -f "$HOME/d/zshrc" ] &&
+   [ "$(readlink "$HOME/.zshrc")" = "$HOME/dots/zshrc" ] && has 'denied write of ~/dots.*(seccomp)' err; then ok
+else bad "rc=$RC $(ls -lA "$HOME" "$HOME/dots" 2>&1 | tr '\n' ' ') $(grep -v 'sandbox on' "$B/err" | head -c 300)"; fi
+
 # A write-protect over a directory keeps the masks made below it (a bind
 # from the read-only root would bring the hidden content back).
 t protect_over_a_directory_keeps_the_masks_below_it_boundary
@@ -103,11 +114,20 @@ if has END out && has '^orig$' out && has '^origz$' out && [ -L .git ] && [ -L .
 else bad "$(ls -lA | tr '\n' ' ')"; fi
 
 # A missing protected name in a directory of one's own that is not
-# writable: the sandboxed program could chmod it and create the name, so
-# sbx refuses to start (as root the stand-in is simply made).
-t protected_name_in_own_readonly_dir_fails_closed
+# writable: the sandboxed program could chmod it and create the name. The
+# notify layer refuses making it, so the run goes on; without the layer a
+# stand-in could not be made, so sbx refuses to start (as root the stand-in
+# is simply made).
+t protected_name_in_own_readonly_dir_refused_when_made
 mkdir .git && chmod 0555 .git
-sx --no-shim -- sh -c 'chmod u+w .git && mkdir .git/hooks && echo pwn > .git/hooks/pre-commit; echo RAN'
+sx --no-shim -- sh -c 'chmod u+w .git && mkdir .git/hooks; echo pwn > .git/hooks/pre-commit; echo RAN'
+chmod 0755 .git
+if [ ! -e .git/hooks ] && has RAN out && has 'denied write of .*\.git/hooks .*(seccomp)' err; then ok
+else bad "rc=$RC $(ls -la .git | tr '\n' ' ') $(head -c 300 "$B/err")"; fi
+
+t protected_name_in_own_readonly_dir_fails_closed_without_notify
+mkdir .git && chmod 0555 .git
+SBX_NOTIFY=off sx --no-shim -- sh -c 'chmod u+w .git && mkdir .git/hooks && echo pwn > .git/hooks/pre-commit; echo RAN'
 chmod 0755 .git
 if [ ! -e .git/hooks/pre-commit ] &&
    { { [ "$RC" -eq 125 ] && ! has RAN out && has 'keeps .*\.git/hooks from being created' err; } ||
