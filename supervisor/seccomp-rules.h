@@ -146,6 +146,12 @@ static const struct rule rules[] = {
 	{ "socket", E(EPROTONOSUPPORT), ALWAYS, "AF_NETLINK but NETLINK_ROUTE and NETLINK_SOCK_DIAG",
 	  "glibc (getifaddrs, AI_ADDRCONFIG), ip and ss need only those two; the rest is kernel surface (nf_tables, generic, uevents, audit)",
 	  0, { { 0, 0, 0 } }, add_netlink, false },
+	/* vsock is not a network namespace's: from inside a sandbox whose
+	 * network is off, connect((2, port)) reached the VM's host (tested on
+	 * a Firecracker guest). EAFNOSUPPORT, as a kernel without vsock. */
+	{ "socket", E(EAFNOSUPPORT), ALWAYS, "domain AF_VSOCK",
+	  "reaches the hypervisor's host and other VMs past the network namespace (vsock has none)",
+	  1, { ARG(0, LOW32, AF_VSOCK) }, NULL, false },
 	/* A TCP socket the kernel takes for unconnected is connected by
 	 * sendto/sendmsg(MSG_FASTOPEN) to the address the message names:
 	 * connect() without connect(), which the notify layer never sees.

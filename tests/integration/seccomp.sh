@@ -268,6 +268,20 @@ if have_sys; then
 	else bad "rc=$RC: $(tr '\n' ' ' <"$B/out")"; fi
 fi
 
+# vsock belongs to no network namespace: from a sandbox whose network is
+# off it reached the VM's host. Refused at socket() (EAFNOSUPPORT, as a
+# kernel without vsock), and so is sendto(MSG_FASTOPEN), a TCP connect
+# that never passes connect() (the notify layer decides connect()).
+t vsock_and_msg_fastopen_refused_no_shim
+if have_sys; then
+	sx -q --no-shim -- sh -c "$S vsock; $S fastopen"
+	if has '^socket AF_VSOCK: Address family not supported by protocol$' out &&
+	   has '^sendto MSG_FASTOPEN: Operation not supported$' out &&
+	   has '^sbx: denied socket — reaches the hypervisor' err &&
+	   has '^sbx: denied sendto — connects a TCP socket' err; then ok
+	else bad "$(tr '\n' ' ' < "$B/out")"; fi
+fi
+
 # ---- with the notify layer, each refusal of the table is named: one line
 # per call, reason and program however often it comes, and the errno the
 # table gives without the layer (SBX_NOTIFY=off: refused, unexplained)

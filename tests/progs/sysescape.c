@@ -19,6 +19,9 @@
  *   sysescape tiocsti               ioctl(0, TIOCSTI) (stdin is /dev/null: the
  *                                   kernel itself would say ENOTTY)
  *   sysescape uring                 io_uring_setup()
+ *   sysescape vsock                 socket(AF_VSOCK) (a way to the VM's host)
+ *   sysescape fastopen              sendto(MSG_FASTOPEN) on a fresh TCP socket
+ *                                   to 127.0.0.1:9 (a connect past connect())
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -27,6 +30,7 @@
 #include <linux/keyctl.h>
 #include <linux/netlink.h>
 #include <linux/perf_event.h>
+#include <netinet/in.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -190,11 +194,20 @@ int main(int argc, char **argv)
 		return userns();
 	if (!strcmp(m, "tiocsti"))
 		return say("TIOCSTI", syscall(SYS_ioctl, 0, TIOCSTI, "x")) < 0;
+	if (!strcmp(m, "vsock"))
+		return say("socket AF_VSOCK", syscall(SYS_socket, AF_VSOCK, SOCK_STREAM, 0)) < 0;
+	if (!strcmp(m, "fastopen")) {
+		struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(9),
+					  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+		int s = socket(AF_INET, SOCK_STREAM, 0);
+		return say("sendto MSG_FASTOPEN", syscall(SYS_sendto, s, "x", 1, MSG_FASTOPEN,
+							  &to, sizeof(to))) < 0;
+	}
 	if (!strcmp(m, "uring")) {
 		char params[120] = { 0 };
 		return say("io_uring_setup", syscall(SYS_io_uring_setup, 1, params)) < 0;
 	}
 	fprintf(stderr, "usage: sysescape key-session|key-read|bpf|perf|uffd|mount|"
-		"personality|packet|netlink|setns|userns|tiocsti|uring [ARGS]\n");
+		"personality|packet|netlink|setns|userns|tiocsti|uring|vsock|fastopen [ARGS]\n");
 	return 2;
 }
