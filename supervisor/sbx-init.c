@@ -7,7 +7,7 @@
  *   sbx-init [--ctl=FD] [--unix=allow|block] [--ignored=MASK]
  *            [--limit-cpu=SECONDS] [--limit-nofile=N] [--limit-nproc=N]
  *            [--listen-http=PORT --listen-socks=PORT [--listen-dns] [--listen-port=N]...]
- *            [--env=NAME=VALUE]... [--verbose] [--notify] [MOUNT-OP...] -- COMMAND [ARG...]
+ *            [--env=NAME=VALUE]... [--verbose] [--notify[=no-local-binding]] [MOUNT-OP...] -- COMMAND [ARG...]
  *   sbx-init --socks-connect=PORT HOST PORT   (ssh's ProxyCommand, any process)
  * With a control socket it first waits for the supervisor's "go": one state
  * per placeholder (--ro-new: made, found there, or not to be bound) and,
