@@ -45,6 +45,8 @@ SUPERVISOR_SRCS := supervisor/main.c supervisor/options.c supervisor/config.c su
 	shim/wire.c shim/elfcheck.c
 # every mount of sbx-init's lands on what the supervisor saw (pathwalk.h)
 SUPERVISOR_SRCS += supervisor/mountids.c supervisor/pathwalk.c
+# the nested mode: the same plan as a Landlock ruleset (landlock.h)
+SUPERVISOR_SRCS += supervisor/landlock.c supervisor/nested.c
 INIT_SRCS := supervisor/sbx-init.c supervisor/init-mounts.c supervisor/init-connect.c \
 	supervisor/init-notify.c supervisor/pathwalk.c
 SHIM_SRCS := shim/shim.c shim/wrappers.c shim/exec.c shim/net.c shim/namemap.c shim/resolve.c \
@@ -60,7 +62,7 @@ UNIT_OBJS := $(UNIT_SRCS:%.c=build/%.o)
 
 BINS := build/sbx-preload build/sbx-init build/libsbx-preload.so build/sbx-proxy-test build/sbxctl
 
-.PHONY: all deps deps-test run check check-unit check-docs check-integration bench bench-proxy bench-filter fuzz install clean
+.PHONY: all deps deps-test run check check-unit check-docs check-integration bench bench-proxy bench-filter bench-landlock fuzz install clean
 all: $(BINS)
 
 deps:
@@ -192,7 +194,7 @@ build/libsbx-preload.so: $(SHIM_OBJS)
 # must land at the same address in every worker.
 # The unit tests also cover the supervisor's report handling and the shim's
 # path and wire code (compiled here as ordinary objects).
-UNIT_EXTRA_OBJS := build/supervisor/mountids.o build/supervisor/pathwalk.o \
+UNIT_EXTRA_OBJS := build/supervisor/mountids.o build/supervisor/pathwalk.o build/supervisor/landlock.o \
 	build/supervisor/reports.o build/supervisor/learn.o build/supervisor/util.o \
 	build/supervisor/plan.o build/supervisor/standin.o build/supervisor/hostfs.o \
 	build/supervisor/runlimits.o build/supervisor/profile.o build/supervisor/notify.o build/supervisor/notify-net.o \
@@ -237,6 +239,15 @@ build/bench/filter-micro: bench/filter-micro.c build/gen/filters.h
 	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) $(SBX_CFLAGS) -o $@ $< $(SBX_LDFLAGS)
 bench-filter: build/bench/filter-micro
 	build/bench/filter-micro
+
+# What Landlock costs: the nested mode's layer, or a second one under
+# bubblewrap (the ruleset built and applied; open+close under it).
+build/bench/landlock-micro: bench/landlock-micro.c build/supervisor/landlock.o \
+		build/supervisor/pathwalk.o build/supervisor/util.o build/supervisor/probe.o
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) $(SBX_CFLAGS) -o $@ $^ $(SBX_LDFLAGS)
+bench-landlock: build/bench/landlock-micro
+	build/bench/landlock-micro
 
 # libFuzzer harnesses for the proxy's parsers (tests/fuzz/), FUZZ_SECONDS
 # each; clang only, not part of `make check`.

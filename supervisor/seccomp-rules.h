@@ -18,6 +18,7 @@
 #include <sys/ioctl.h>
 #include <sys/personality.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 
 /* clone()'s flags: the second argument on s390, the first elsewhere. */
 #if defined(__s390__) || defined(__s390x__)
@@ -40,7 +41,14 @@
 #define SOCK_PACKET 10
 #endif
 
-enum when { ALWAYS, BLOCK_UNIX };
+/* ALWAYS and BLOCK_UNIX rows make the table; NESTED rows are for the
+ * nested mode, where Landlock, not read-only mounts, keeps files as they
+ * are, and Landlock (ABI 7) has no right for a file's mode, owner or
+ * extended attributes: NESTED_ROOT rows too when the run is root's (who
+ * owns the system's files, so their modes are its to change); NESTED_NET
+ * rows when the network is not open there (Landlock has TCP rules only,
+ * and the host's network is COMMAND's). */
+enum when { ALWAYS, BLOCK_UNIX, NESTED, NESTED_ROOT, NESTED_NET };
 
 /* One comparison: argument `arg` masked with `mask` equals `value`. */
 struct cond {
@@ -70,6 +78,8 @@ struct rule {
 
 static int add_personality(scmp_filter_ctx ctx, const struct rule *r, int nr, uint32_t action);
 static int add_netlink(scmp_filter_ctx ctx, const struct rule *r, int nr, uint32_t action);
+static int add_setid(scmp_filter_ctx ctx, const struct rule *r, int nr, uint32_t action);
+static int add_stream_other(scmp_filter_ctx ctx, const struct rule *r, int nr, uint32_t action);
 
 /* The table. Keep each `why` to one line: it is the documentation. */
 static const struct rule rules[] = {
@@ -169,6 +179,25 @@ static const struct rule rules[] = {
 	{ "socketpair", E(EPERM), BLOCK_UNIX, "AF_UNIX, type SOCK_DGRAM",
 	  "a datagram socket names its peer on each sendto(): /dev/log, journald",
 	  2, { ARG(0, LOW32, AF_UNIX), ARG(1, TYPE_MASK, SOCK_DGRAM) }, NULL, false },
+	{ "chmod fchmod fchmodat fchmodat2", E(EPERM), NESTED, "mode with S_ISUID or S_ISGID",
+	  "Landlock cannot keep a mode as it is: no set-user-ID program made anywhere",
+	  0, { { 0, 0, 0 } }, add_setid, false },
+	{ "chmod fchmod fchmodat fchmodat2 chown fchown lchown fchownat", E(EPERM), NESTED_ROOT, "",
+	  "root owns the system's files: a mode or owner changed there (/etc/shadow 0644) is a way out",
+	  0, { { 0, 0, 0 } }, NULL, false },
+	{ "setxattr lsetxattr fsetxattr removexattr lremovexattr fremovexattr setxattrat removexattrat",
+	  E(EPERM), NESTED_ROOT, "",
+	  "the same for extended attributes (ACLs: system.posix_acl_access)",
+	  0, { { 0, 0, 0 } }, NULL, false },
+	{ "socket", E(EPERM), NESTED_NET, "AF_INET, type SOCK_DGRAM",
+	  "UDP to anywhere (DNS to any server, QUIC): Landlock filters TCP only; the shim then answers names itself",
+	  2, { ARG(0, LOW32, AF_INET), ARG(1, TYPE_MASK, SOCK_DGRAM) }, NULL, false },
+	{ "socket", E(EPERM), NESTED_NET, "AF_INET6, type SOCK_DGRAM",
+	  "the same for IPv6",
+	  2, { ARG(0, LOW32, AF_INET6), ARG(1, TYPE_MASK, SOCK_DGRAM) }, NULL, false },
+	{ "socket", E(EPROTONOSUPPORT), NESTED_NET, "AF_INET or AF_INET6, protocol IPPROTO_SCTP or IPPROTO_MPTCP",
+	  "connections Landlock's TCP rules do not see; EPROTONOSUPPORT as a kernel without them",
+	  0, { { 0, 0, 0 } }, add_stream_other, false },
 };
 
 static int add_cond(scmp_filter_ctx ctx, uint32_t action, int nr, unsigned n,
@@ -214,6 +243,39 @@ static int add_netlink(scmp_filter_ctx ctx, const struct rule *r, int nr, uint32
 	return 0;
 }
 
+/* chmod(path, mode), fchmod(fd, mode), fchmodat(dfd, path, mode[, flags]):
+ * refused when the mode (a mode_t, 32 bits) has S_ISUID or S_ISGID. */
+static int add_setid(scmp_filter_ctx ctx, const struct rule *r, int nr, uint32_t action)
+{
+	static const unsigned long bits[] = { S_ISUID, S_ISGID };
+	unsigned arg = nr == seccomp_syscall_resolve_name("chmod") ||
+		       nr == seccomp_syscall_resolve_name("fchmod") ? 1 : 2;
+
+	(void)r;
+	for (size_t i = 0; i < sizeof(bits) / sizeof(*bits); i++) {
+		struct cond c = { arg, bits[i], bits[i] };
+		if (add_cond(ctx, action, nr, 1, &c))
+			return -1;
+	}
+	return 0;
+}
+
+/* socket(AF_INET or AF_INET6, any type, IPPROTO_SCTP or IPPROTO_MPTCP) */
+static int add_stream_other(scmp_filter_ctx ctx, const struct rule *r, int nr, uint32_t action)
+{
+	static const unsigned domains[] = { AF_INET, AF_INET6 };
+	static const unsigned protos[] = { 132 /* IPPROTO_SCTP */, 262 /* IPPROTO_MPTCP */ };
+
+	(void)r;
+	for (size_t d = 0; d < 2; d++)
+		for (size_t p = 0; p < 2; p++) {
+			struct cond c[2] = { { 0, LOW32, domains[d] }, { 2, LOW32, protos[p] } };
+			if (add_cond(ctx, action, nr, 2, c))
+				return -1;
+		}
+	return 0;
+}
+
 /* Each call of a row, with `action` when it matches (the row's errno:
  * SCMP_ACT_ERRNO(r->err)). A call this architecture does not have
  * (libseccomp gives a negative pseudo number) is skipped: nothing can
@@ -225,6 +287,12 @@ static int add_rule(scmp_filter_ctx ctx, const struct rule *r, uint32_t action)
 	snprintf(names, sizeof(names), "%s", r->calls);
 	for (char *n = strtok_r(names, " ", &save); n; n = strtok_r(NULL, " ", &save)) {
 		int nr = seccomp_syscall_resolve_name(n);
+		/* newer than libseccomp 2.5 (Debian 12): the numbers every
+		 * architecture shares since Linux 5.1's unified table */
+		if (nr == __NR_SCMP_ERROR && !strcmp(n, "setxattrat"))
+			nr = 463;
+		if (nr == __NR_SCMP_ERROR && !strcmp(n, "removexattrat"))
+			nr = 466;
 		if (nr == __NR_SCMP_ERROR) {
 			fprintf(stderr, "gen-filters: libseccomp does not know %s\n", n);
 			return -1;
