@@ -62,6 +62,8 @@ static int listener(unsigned *port)
 	return s;
 }
 
+static struct policy *pol; /* the loop borrows it: freed after the loop */
+
 static struct net_loop *loop_for(const char *ini, struct seen *s, char *hosts)
 {
 	struct net_loop *l;
@@ -71,7 +73,8 @@ static struct net_loop *loop_for(const char *ini, struct seen *s, char *hosts)
 	close(fd);
 	struct net_cfg cfg = { .report = on_event, .rctx = s, .test_hosts = hosts,
 			       .connect_ms = 3000 };
-	cr_assert_eq(net_loop_new(compile_ini(ini), &cfg, &l), 0);
+	pol = compile_ini(ini);
+	cr_assert_eq(net_loop_new(pol, &cfg, &l), 0);
 	return l;
 }
 
@@ -102,6 +105,7 @@ Test(net_dial, refused_host_is_eperm_with_one_report_naming_the_caller)
 	cr_assert_eq(s.pid, 42);
 	cr_assert_str_eq(s.comm, "client");
 	net_loop_free(l);
+	policy_free(pol);
 	unlink(hosts);
 }
 
@@ -135,6 +139,7 @@ Test(net_dial, allowed_host_is_a_connected_socket)
 	close(r.fd);
 	close(ls);
 	net_loop_free(l);
+	policy_free(pol);
 	unlink(hosts);
 }
 
@@ -159,6 +164,7 @@ Test(net_dial, closed_port_is_the_dials_own_error)
 	cr_assert_eq(r.err, ECONNREFUSED);
 	cr_assert_eq(s.outcome, NET_EV_FAILED);
 	net_loop_free(l);
+	policy_free(pol);
 	unlink(hosts);
 }
 
@@ -178,5 +184,6 @@ Test(net_dial, standin_never_given_out_is_refused)
 	cr_assert_eq(r.err, EPERM);
 	cr_assert(strstr(s.reason, "stands for no name"), "%s", s.reason);
 	net_loop_free(l);
+	policy_free(pol);
 	unlink(hosts);
 }
