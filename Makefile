@@ -41,7 +41,7 @@ NET_SRCS := supervisor/net/host.c supervisor/net/http.c supervisor/net/socks.c \
 SUPERVISOR_SRCS := supervisor/main.c supervisor/options.c supervisor/config.c supervisor/probe.c supervisor/print.c supervisor/plan.c \
 	supervisor/run.c supervisor/util.c supervisor/reports.c supervisor/learn.c \
 	supervisor/standin.c supervisor/hostfs.c supervisor/runlimits.c supervisor/profile.c supervisor/gitprov.c \
-	supervisor/notify.c $(NET_SRCS) \
+	supervisor/notify.c supervisor/notify-net.c supervisor/notify-deny.c $(NET_SRCS) \
 	shim/wire.c shim/elfcheck.c
 # every mount of sbx-init's lands on what the supervisor saw (pathwalk.h)
 SUPERVISOR_SRCS += supervisor/mountids.c supervisor/pathwalk.c
@@ -78,7 +78,7 @@ build/%.o: %.c
 # The seccomp programs sbx-init installs are fixed per architecture, so they
 # are compiled once, at build time, by libseccomp: sbx-init itself stays a
 # small static-data program with no parser and no library to trust.
-build/gen-filters: supervisor/gen-filters.c
+build/gen-filters: supervisor/gen-filters.c supervisor/seccomp-rules.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) $(SBX_CFLAGS) -o $@ $< \
 		$(shell $(PKG_CONFIG) --libs libseccomp) $(SBX_LDFLAGS)
@@ -89,7 +89,7 @@ build/gen/filters.h: build/gen-filters
 
 # The second program, the user-notification filter (supervisor/notify.c
 # serves its listener), generated the same way.
-build/gen-notify: supervisor/gen-notify.c
+build/gen-notify: supervisor/gen-notify.c supervisor/seccomp-rules.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) $(SBX_CFLAGS) -o $@ $< \
 		$(shell $(PKG_CONFIG) --libs libseccomp) $(SBX_LDFLAGS)
@@ -159,6 +159,7 @@ build/sbx-init: $(INIT_SRCS:%.c=build/%.o)
 endif
 build/supervisor/sbx-init.o build/tests/unit/seccomp_table.o: build/gen/filters.h
 build/supervisor/init-notify.o: build/gen/notify-filter.h
+build/supervisor/notify-deny.o: build/gen/filters.h
 
 # sbxctl (supervisor/cli/, docs/SBXCTL.md): the management command. It
 # shares the policy, the config loading (config.c), the machine probes
@@ -196,7 +197,8 @@ build/libsbx-preload.so: $(SHIM_OBJS)
 UNIT_EXTRA_OBJS := build/supervisor/mountids.o build/supervisor/pathwalk.o build/supervisor/landlock.o \
 	build/supervisor/reports.o build/supervisor/learn.o build/supervisor/util.o \
 	build/supervisor/plan.o build/supervisor/standin.o build/supervisor/hostfs.o \
-	build/supervisor/runlimits.o build/supervisor/profile.o build/supervisor/notify.o \
+	build/supervisor/runlimits.o build/supervisor/profile.o build/supervisor/notify.o build/supervisor/notify-net.o \
+	build/supervisor/notify-deny.o \
 	build/shim/wire.o build/shim/resolve-test.o build/shim/namemap.o $(NET_SRCS:%.c=build/%.o) \
 	$(filter-out build/supervisor/cli/sbxctl.o,$(CTL_SRCS:%.c=build/%.o)) \
 	build/supervisor/config.o build/supervisor/probe.o

@@ -1,17 +1,21 @@
 /* supervisor/gen-filters.c: sbx-init's seccomp table, compiled at build time.
  *
- * `rules[]` below is the whole table: every system call the sandbox refuses,
- * when, with which errno, and why, one row each. From it this program writes
- *   gen-filters            a C header with two classic-BPF programs for this
+ * `rules[]` (seccomp-rules.h) is the whole table: every system call the
+ * sandbox refuses, when, with which errno, and why, one row each. From it
+ * this program writes
+ *   gen-filters            a C header with classic-BPF programs for this
  *                          architecture: sbx_filter_unix_allow and
  *                          sbx_filter_unix_block (the same, plus the rows
  *                          marked [block]: unless allow_all_unix_sockets),
- *                          and two that sbx-init stacks on them in the
- *                          nested mode only (rows marked [nested], and
- *                          [nested, root] for a run as root):
- *                          sbx_filter_nested, sbx_filter_nested_root,
- *                          and sbx_filter_nested_net (UDP, when the
- *                          network is not open)
+ *                          sbx_filter_notified (with the notify layer: its
+ *                          rows are reported, see build()), the
+ *                          supervisor's row finder (sbx_deny_rows_prog,
+ *                          sbx_deny_rows, sbx_deny_calls), and three that
+ *                          sbx-init stacks on them in the nested mode only
+ *                          (rows marked [nested], and [nested, root] for a
+ *                          run as root): sbx_filter_nested,
+ *                          sbx_filter_nested_root, and sbx_filter_nested_net
+ *                          (UDP, when the network is not open)
  *   gen-filters --table    the table as Markdown, as docs/SECURITY.md shows
  *                          it (`make check-docs` compares the two)
  * Every other system call is allowed: the boundary is the namespaces and
@@ -42,290 +46,51 @@
 #include <sys/ioctl.h>
 #include <sys/personality.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-/* clone()'s flags: the second argument on s390, the first elsewhere. */
-#if defined(__s390__) || defined(__s390x__)
-#define CLONE_FLAGS_ARG 1
-#else
-#define CLONE_FLAGS_ARG 0
-#endif
+#include "seccomp-rules.h"
 
-/* The low 32 bits of an argument, for a comparison with an int or unsigned
- * int the kernel truncates: libseccomp then tests only the low word (the
- * high half of the mask is zero, so any high bits pass the test unseen,
- * exactly as the kernel ignores them). */
-#define LOW32 0xffffffffu
-
-/* Bits of socket()'s and socketpair()'s type that name the type; the rest
- * are SOCK_CLOEXEC and SOCK_NONBLOCK (the kernel's SOCK_TYPE_MASK). */
-#define TYPE_MASK 0xfu
-
-#ifndef SOCK_PACKET
-#define SOCK_PACKET 10
-#endif
-
-/* ALWAYS and BLOCK_UNIX rows make the table; NESTED rows are for the
- * nested mode, where Landlock, not read-only mounts, keeps files as they
- * are, and Landlock (ABI 7) has no right for a file's mode, owner or
- * extended attributes: NESTED_ROOT rows too when the run is root's (who
- * owns the system's files, so their modes are its to change); NESTED_NET
- * rows when the network is not open there (Landlock has TCP rules only,
- * and the host's network is COMMAND's). */
-enum when { ALWAYS, BLOCK_UNIX, NESTED, NESTED_ROOT, NESTED_NET };
-
-/* One comparison: argument `arg` masked with `mask` equals `value`. */
-struct cond {
-	unsigned arg;
-	scmp_datum_t mask, value;
-};
-
-struct rule {
-	const char *calls;     /* one or more system calls, space-separated */
-	int err;               /* the errno returned */
-	const char *errname;
-	enum when when;
-	const char *refused;   /* which calls, for the table ("" = every one) */
-	const char *why;       /* one line */
-	/* Conditions (all must hold), or a function adding its own rules for
-	 * what one comparison per argument cannot say. */
-	unsigned ncond;
-	struct cond cond[2];
-	int (*add)(scmp_filter_ctx ctx, const struct rule *r, int nr);
-};
-
-#define E(e) e, #e
-#define ARG(n, m, v) { (n), (m), (v) }
-
-static int add_personality(scmp_filter_ctx ctx, const struct rule *r, int nr);
-static int add_netlink(scmp_filter_ctx ctx, const struct rule *r, int nr);
-static int add_setid(scmp_filter_ctx ctx, const struct rule *r, int nr);
-static int add_stream_other(scmp_filter_ctx ctx, const struct rule *r, int nr);
-
-/* The table. Keep each `why` to one line: it is the documentation. */
-static const struct rule rules[] = {
-	{ "ioctl", E(EPERM), ALWAYS, "request TIOCSTI",
-	  "pushes bytes into the terminal's input: types into the shell that ran sbx",
-	  1, { ARG(1, LOW32, TIOCSTI) }, NULL },
-	{ "ioctl", E(EPERM), ALWAYS, "request TIOCLINUX",
-	  "on a virtual console, TIOCLINUX pastes the selection: the same injection",
-	  1, { ARG(1, LOW32, TIOCLINUX) }, NULL },
-	/* unshare(unsigned long) keeps all 64 bits (any above 31 is EINVAL),
-	 * clone(unsigned long, ...) the low 32 (lower_32_bits() in
-	 * kernel/fork.c): either way CLONE_NEWUSER (bit 28) is in the low word,
-	 * and the mask's high half is zero, so no high bit can hide it. */
-	{ "unshare", E(EPERM), ALWAYS, "flags with CLONE_NEWUSER",
-	  "a user namespace of its own holds every capability over its own mounts",
-	  1, { ARG(0, CLONE_NEWUSER, CLONE_NEWUSER) }, NULL },
-	{ "clone", E(EPERM), ALWAYS, "flags with CLONE_NEWUSER",
-	  "the same, at fork time",
-	  1, { ARG(CLONE_FLAGS_ARG, CLONE_NEWUSER, CLONE_NEWUSER) }, NULL },
-	{ "clone3", E(ENOSYS), ALWAYS, "",
-	  "its flags sit behind a pointer no filter can read; libc falls back to clone()",
-	  0, { { 0, 0, 0 } }, NULL },
-	/* ENOSYS, as from a kernel built without io_uring: libuv (Node) takes
-	 * any io_uring_setup failure for "absent" and stays on epoll; glibc
-	 * never uses io_uring. _enter and _register for a ring descriptor
-	 * inherited from outside. */
-	{ "io_uring_setup io_uring_enter io_uring_register", E(ENOSYS), ALWAYS, "",
-	  "its operations (IORING_OP_SOCKET, _OPENAT...) run without a system call this filter sees",
-	  0, { { 0, 0, 0 } }, NULL },
-	/* ENOSYS, as a kernel without CONFIG_KEYS: krb5, systemd and
-	 * credential helpers then keep to their file caches. */
-	{ "keyctl add_key request_key", E(ENOSYS), ALWAYS, "",
-	  "the caller's session keyring holds Kerberos tickets, ecryptfs and helper secrets",
-	  0, { { 0, 0, 0 } }, NULL },
-	{ "bpf", E(EPERM), ALWAYS, "",
-	  "verifier and map code is kernel attack surface; EPERM as unprivileged_bpf_disabled says",
-	  0, { { 0, 0, 0 } }, NULL },
-	{ "perf_event_open", E(EACCES), ALWAYS, "",
-	  "side channels and a large kernel surface; EACCES as perf_event_paranoid says",
-	  0, { { 0, 0, 0 } }, NULL },
-	{ "userfaultfd", E(EPERM), ALWAYS, "",
-	  "stalls kernel copies at will, the usual way to win a kernel race; EPERM as vm.unprivileged_userfaultfd = 0",
-	  0, { { 0, 0, 0 } }, NULL },
-	{ "kexec_load kexec_file_load reboot", E(EPERM), ALWAYS, "",
-	  "replace or stop the running kernel (no capability is left: depth)",
-	  0, { { 0, 0, 0 } }, NULL },
-	{ "init_module finit_module delete_module", E(EPERM), ALWAYS, "",
-	  "load or unload kernel code (no capability is left: depth)",
-	  0, { { 0, 0, 0 } }, NULL },
-	{ "mount umount2 pivot_root", E(EPERM), ALWAYS, "",
-	  "change the mounts sbx-init made (no capability is left: depth)",
-	  0, { { 0, 0, 0 } }, NULL },
-	{ "open_tree move_mount fsopen fsconfig fsmount fspick mount_setattr", E(EPERM), ALWAYS, "",
-	  "the new mount API: the same, by descriptor (no capability is left: depth)",
-	  0, { { 0, 0, 0 } }, NULL },
-	{ "setns", E(EPERM), ALWAYS, "",
-	  "join another namespace through an inherited descriptor (no capability is left: depth)",
-	  0, { { 0, 0, 0 } }, NULL },
-	{ "personality", E(EPERM), ALWAYS, "READ_IMPLIES_EXEC or ADDR_NO_RANDOMIZE set (the 0xffffffff query stays)",
-	  "every readable mapping executable, or no ASLR: an exploit's first wish",
-	  0, { { 0, 0, 0 } }, add_personality },
-	{ "socket", E(EPERM), ALWAYS, "domain AF_PACKET",
-	  "raw frames on an interface: sniffing and spoofing (needs CAP_NET_RAW: depth)",
-	  1, { ARG(0, LOW32, AF_PACKET) }, NULL },
-	{ "socket", E(EPERM), ALWAYS, "AF_INET, type SOCK_RAW",
-	  "hand-made IP packets (needs CAP_NET_RAW: depth); ping uses ICMP datagram sockets",
-	  2, { ARG(0, LOW32, AF_INET), ARG(1, TYPE_MASK, SOCK_RAW) }, NULL },
-	{ "socket", E(EPERM), ALWAYS, "AF_INET6, type SOCK_RAW",
-	  "the same for IPv6",
-	  2, { ARG(0, LOW32, AF_INET6), ARG(1, TYPE_MASK, SOCK_RAW) }, NULL },
-	{ "socket", E(EPERM), ALWAYS, "AF_INET, type SOCK_PACKET",
-	  "the old packet socket, under AF_INET",
-	  2, { ARG(0, LOW32, AF_INET), ARG(1, TYPE_MASK, SOCK_PACKET) }, NULL },
-	{ "socket", E(EPROTONOSUPPORT), ALWAYS, "AF_NETLINK but NETLINK_ROUTE and NETLINK_SOCK_DIAG",
-	  "glibc (getifaddrs, AI_ADDRCONFIG), ip and ss need only those two; the rest is kernel surface (nf_tables, generic, uevents, audit)",
-	  0, { { 0, 0, 0 } }, add_netlink },
-	{ "socket", E(EPERM), BLOCK_UNIX, "domain AF_UNIX",
-	  "a socket file connects through a read-only bind: the docker socket, the session bus",
-	  1, { ARG(0, LOW32, AF_UNIX) }, NULL },
-	{ "socketpair", E(EPERM), BLOCK_UNIX, "AF_UNIX, type SOCK_DGRAM",
-	  "a datagram socket names its peer on each sendto(): /dev/log, journald",
-	  2, { ARG(0, LOW32, AF_UNIX), ARG(1, TYPE_MASK, SOCK_DGRAM) }, NULL },
-	{ "chmod fchmod fchmodat fchmodat2", E(EPERM), NESTED, "mode with S_ISUID or S_ISGID",
-	  "Landlock cannot keep a mode as it is: no set-user-ID program made anywhere",
-	  0, { { 0, 0, 0 } }, add_setid },
-	{ "chmod fchmod fchmodat fchmodat2 chown fchown lchown fchownat", E(EPERM), NESTED_ROOT, "",
-	  "root owns the system's files: a mode or owner changed there (/etc/shadow 0644) is a way out",
-	  0, { { 0, 0, 0 } }, NULL },
-	{ "setxattr lsetxattr fsetxattr removexattr lremovexattr fremovexattr setxattrat removexattrat",
-	  E(EPERM), NESTED_ROOT, "",
-	  "the same for extended attributes (ACLs: system.posix_acl_access)",
-	  0, { { 0, 0, 0 } }, NULL },
-	{ "socket", E(EPERM), NESTED_NET, "AF_INET, type SOCK_DGRAM",
-	  "UDP to anywhere (DNS to any server, QUIC): Landlock filters TCP only; the shim then answers names itself",
-	  2, { ARG(0, LOW32, AF_INET), ARG(1, TYPE_MASK, SOCK_DGRAM) }, NULL },
-	{ "socket", E(EPERM), NESTED_NET, "AF_INET6, type SOCK_DGRAM",
-	  "the same for IPv6",
-	  2, { ARG(0, LOW32, AF_INET6), ARG(1, TYPE_MASK, SOCK_DGRAM) }, NULL },
-	{ "socket", E(EPROTONOSUPPORT), NESTED_NET, "AF_INET or AF_INET6, protocol IPPROTO_SCTP or IPPROTO_MPTCP",
-	  "connections Landlock's TCP rules do not see; EPROTONOSUPPORT as a kernel without them",
-	  0, { { 0, 0, 0 } }, add_stream_other },
-};
-
-static int add_cond(scmp_filter_ctx ctx, int err, int nr, unsigned n, const struct cond *c)
-{
-	struct scmp_arg_cmp cmp[2];
-
-	for (unsigned i = 0; i < n; i++)
-		cmp[i] = (struct scmp_arg_cmp){ c[i].arg, SCMP_CMP_MASKED_EQ, c[i].mask, c[i].value };
-	return seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO(err), nr, n, cmp);
-}
-
-/* personality(unsigned int): refused when BIT is set, unless the value is
- * 0xffffffff (a query, which changes nothing). libseccomp compares an
- * argument once per rule, so "BIT set and not all bits set" is one rule per
- * other bit: BIT set and that bit clear. */
-static int add_personality(scmp_filter_ctx ctx, const struct rule *r, int nr)
-{
-	static const unsigned long bits[] = { READ_IMPLIES_EXEC, ADDR_NO_RANDOMIZE };
-
-	for (size_t i = 0; i < sizeof(bits) / sizeof(*bits); i++)
-		for (unsigned b = 0; b < 32; b++) {
-			struct cond c = { 0, bits[i] | (1ul << b), bits[i] };
-			if ((1ul << b) != bits[i] && add_cond(ctx, r->err, nr, 1, &c))
-				return -1;
-		}
-	return 0;
-}
-
-/* socket(AF_NETLINK, any, protocol): one rule per protocol the kernel knows
- * (it refuses any at or above MAX_LINKS itself), but the two kept. */
-static int add_netlink(scmp_filter_ctx ctx, const struct rule *r, int nr)
-{
-	for (unsigned proto = 0; proto < MAX_LINKS; proto++) {
-		struct cond c[2] = { { 0, LOW32, AF_NETLINK }, { 2, LOW32, proto } };
-		if (proto == NETLINK_ROUTE || proto == NETLINK_SOCK_DIAG)
-			continue;
-		if (add_cond(ctx, r->err, nr, 2, c))
-			return -1;
-	}
-	return 0;
-}
-
-/* chmod(path, mode), fchmod(fd, mode), fchmodat(dfd, path, mode[, flags]):
- * refused when the mode (a mode_t, 32 bits) has S_ISUID or S_ISGID. */
-static int add_setid(scmp_filter_ctx ctx, const struct rule *r, int nr)
-{
-	static const unsigned long bits[] = { S_ISUID, S_ISGID };
-	unsigned arg = nr == seccomp_syscall_resolve_name("chmod") ||
-		       nr == seccomp_syscall_resolve_name("fchmod") ? 1 : 2;
-
-	for (size_t i = 0; i < sizeof(bits) / sizeof(*bits); i++) {
-		struct cond c = { arg, bits[i], bits[i] };
-		if (add_cond(ctx, r->err, nr, 1, &c))
-			return -1;
-	}
-	return 0;
-}
-
-/* socket(AF_INET or AF_INET6, any type, IPPROTO_SCTP or IPPROTO_MPTCP) */
-static int add_stream_other(scmp_filter_ctx ctx, const struct rule *r, int nr)
-{
-	static const unsigned domains[] = { AF_INET, AF_INET6 };
-	static const unsigned protos[] = { 132 /* IPPROTO_SCTP */, 262 /* IPPROTO_MPTCP */ };
-
-	for (size_t d = 0; d < 2; d++)
-		for (size_t p = 0; p < 2; p++) {
-			struct cond c[2] = { { 0, LOW32, domains[d] }, { 2, LOW32, protos[p] } };
-			if (add_cond(ctx, r->err, nr, 2, c))
-				return -1;
-		}
-	return 0;
-}
-
-/* Each call of a row. A call this architecture does not have (libseccomp
- * gives a negative pseudo number) is skipped: nothing can make it. */
-static int add_rule(scmp_filter_ctx ctx, const struct rule *r)
-{
-	char names[256], *save = NULL;
-
-	snprintf(names, sizeof(names), "%s", r->calls);
-	for (char *n = strtok_r(names, " ", &save); n; n = strtok_r(NULL, " ", &save)) {
-		int nr = seccomp_syscall_resolve_name(n);
-		/* newer than libseccomp 2.5 (Debian 12): the numbers every
-		 * architecture shares since Linux 5.1's unified table */
-		if (nr == __NR_SCMP_ERROR && !strcmp(n, "setxattrat"))
-			nr = 463;
-		if (nr == __NR_SCMP_ERROR && !strcmp(n, "removexattrat"))
-			nr = 466;
-		if (nr == __NR_SCMP_ERROR) {
-			fprintf(stderr, "gen-filters: libseccomp does not know %s\n", n);
-			return -1;
-		}
-		if (nr < 0)
-			continue;
-		if (r->add ? r->add(ctx, r, nr) : add_cond(ctx, r->err, nr, r->ncond, r->cond)) {
-			fprintf(stderr, "gen-filters: cannot add the rule for %s\n", n);
-			return -1;
-		}
-	}
-	return 0;
-}
+/* The programs made from the table:
+ *   UNIX_ALLOW, UNIX_BLOCK  the deny table, each row answering its errno
+ *                           (without, and with, the [block] rows);
+ *   NOTIFIED                UNIX_ALLOW, but the rows that are reported
+ *                           answer SECCOMP_RET_USER_NOTIF: sbx-init
+ *                           installs it under the notify filter, which
+ *                           notifies the same rows to the supervisor;
+ *                           when no listener is there (the supervisor is
+ *                           gone), the kernel answers ENOSYS: still
+ *                           refused;
+ *   ROWS                    for the supervisor, never installed: each
+ *                           reported row answers ERRNO(its index + 1), so
+ *                           running it on a notified call's seccomp_data
+ *                           names the row, conditions and all, without a
+ *                           second copy of them;
+ *   NESTED_*                the nested mode's own rows (holds()). */
+enum variant { UNIX_ALLOW, UNIX_BLOCK, NOTIFIED, ROWS, NESTED_USER, NESTED_ROOT_PROG,
+	       NESTED_NET_PROG };
 
 /* Which rows a program holds. */
-enum program { UNIX_ALLOW, UNIX_BLOCK, NESTED_USER, NESTED_ROOT_PROG, NESTED_NET_PROG };
-
-static bool holds(enum program p, enum when w)
+static bool holds(enum variant v, const struct rule *r)
 {
-	switch (p) {
+	switch (v) {
 	case UNIX_ALLOW:
-		return w == ALWAYS;
+	case NOTIFIED:
+		return r->when == ALWAYS;
 	case UNIX_BLOCK:
-		return w == ALWAYS || w == BLOCK_UNIX;
+		return r->when == ALWAYS || r->when == BLOCK_UNIX;
+	case ROWS:
+		return rule_reported(r);
 	case NESTED_USER:
-		return w == NESTED;
+		return r->when == NESTED;
 	case NESTED_ROOT_PROG:
-		return w == NESTED || w == NESTED_ROOT;
+		return r->when == NESTED || r->when == NESTED_ROOT;
 	case NESTED_NET_PROG:
-		return w == NESTED_NET;
+		return r->when == NESTED_NET;
 	}
 	return false;
 }
 
-static scmp_filter_ctx build(enum program prog)
+static scmp_filter_ctx build(enum variant v)
 {
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
 
@@ -342,18 +107,27 @@ static scmp_filter_ctx build(enum program prog)
 	 * a handful of comparisons, not one per row (bench/shim: open/close). */
 	if (seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2))
 		goto fail;
-	for (size_t i = 0; i < sizeof(rules) / sizeof(*rules); i++)
-		if (holds(prog, rules[i].when) && add_rule(ctx, &rules[i]))
+	for (size_t i = 0; i < NRULES; i++) {
+		const struct rule *r = &rules[i];
+		uint32_t act = SCMP_ACT_ERRNO(r->err);
+		if (!holds(v, r))
+			continue;
+		if (v == NOTIFIED && rule_reported(r))
+			act = SCMP_ACT_NOTIFY;
+		if (v == ROWS)
+			act = SCMP_ACT_ERRNO((uint32_t)i + 1);
+		if (add_rule(ctx, r, act))
 			goto fail;
+	}
 	return ctx;
 fail:
 	seccomp_release(ctx);
 	return NULL;
 }
 
-static int emit(const char *name, enum program prog)
+static int emit(const char *name, enum variant v)
 {
-	scmp_filter_ctx ctx = build(prog);
+	scmp_filter_ctx ctx = build(v);
 	FILE *tmp = tmpfile();
 	struct { unsigned short code; unsigned char jt, jf; unsigned int k; } ins;
 	size_t n = 0;
@@ -365,7 +139,7 @@ static int emit(const char *name, enum program prog)
 	}
 	/* seccomp_export_bpf wrote with write(2); rewind the FILE too. */
 	lseek(fileno(tmp), 0, SEEK_SET);
-	printf("static const struct sock_filter %s[] = {\n", name);
+	printf("static const struct sock_filter %s[] __attribute__((unused)) = {\n", name);
 	while (read(fileno(tmp), &ins, sizeof(ins)) == (ssize_t)sizeof(ins)) {
 		printf("\t{ 0x%04x, %u, %u, 0x%08x },\n", ins.code, ins.jt, ins.jf, ins.k);
 		n++;
@@ -376,11 +150,54 @@ static int emit(const char *name, enum program prog)
 	return n ? 0 : 1;
 }
 
+/* A C string literal (the table's text is plain ASCII; quotes escaped). */
+static void cstr(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			putchar('\\');
+		putchar(*s);
+	}
+	putchar('"');
+}
+
+/* What the supervisor says for a row sbx_deny_rows_prog names: the call,
+ * by number (each call of every reported row), and the row's errno and
+ * one-line reason. */
+static int emit_rows(void)
+{
+	printf("struct sbx_deny_row { const char *calls, *errname, *why; int err; };\n"
+	       "static const struct sbx_deny_row sbx_deny_rows[] __attribute__((unused)) = {\n");
+	for (size_t i = 0; i < NRULES; i++) {
+		printf("\t{ ");
+		cstr(rules[i].calls);
+		printf(", \"%s\", ", rules[i].errname);
+		cstr(rules[i].why);
+		printf(", %d },\n", rules[i].err);
+	}
+	printf("};\n\nstruct sbx_deny_call { int nr; const char *name; };\n"
+	       "static const struct sbx_deny_call sbx_deny_calls[] __attribute__((unused)) = {\n");
+	for (size_t i = 0; i < NRULES; i++) {
+		char names[256], *save = NULL;
+		if (!rule_reported(&rules[i]))
+			continue;
+		snprintf(names, sizeof(names), "%s", rules[i].calls);
+		for (char *c = strtok_r(names, " ", &save); c; c = strtok_r(NULL, " ", &save)) {
+			int nr = seccomp_syscall_resolve_name(c);
+			if (nr >= 0)
+				printf("\t{ %d, \"%s\" },\n", nr, c);
+		}
+	}
+	printf("};\n\n");
+	return emit("sbx_deny_rows_prog", ROWS);
+}
+
 /* The table as docs/SECURITY.md shows it, between its markers. */
 static void table(void)
 {
 	printf("| system call | refused when | errno | why |\n| --- | --- | --- | --- |\n");
-	for (size_t i = 0; i < sizeof(rules) / sizeof(*rules); i++) {
+	for (size_t i = 0; i < NRULES; i++) {
 		const struct rule *r = &rules[i];
 		printf("| `%s` | %s%s | %s | %s |\n", r->calls,
 		       r->when == BLOCK_UNIX ? "[block] " : r->when == NESTED ? "[nested] " :
@@ -405,7 +222,7 @@ int main(int argc, char **argv)
 	printf("/* Generated by supervisor/gen-filters.c at build time. Do not edit. */\n"
 	       "#include <linux/filter.h>\n\n");
 	return emit("sbx_filter_unix_allow", UNIX_ALLOW) | emit("sbx_filter_unix_block", UNIX_BLOCK) |
-	       emit("sbx_filter_nested", NESTED_USER) |
+	       emit("sbx_filter_notified", NOTIFIED) | emit("sbx_filter_nested", NESTED_USER) |
 	       emit("sbx_filter_nested_root", NESTED_ROOT_PROG) |
-	       emit("sbx_filter_nested_net", NESTED_NET_PROG);
+	       emit("sbx_filter_nested_net", NESTED_NET_PROG) | emit_rows();
 }

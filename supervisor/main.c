@@ -1038,6 +1038,7 @@ int main(int argc, char **argv)
 			    "was run (Linux 5.9 or later is needed)", strerror(-e));
 			goto out;
 		}
+		notify_set_net(notify, net); /* static programs' connects */
 	}
 	struct run_in ri = { .report_fd = shim.report_rd, .reports = reports, .net = net,
 			     .notify = notify,

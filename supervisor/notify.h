@@ -4,7 +4,8 @@
  * SECCOMP_FILTER_FLAG_NEW_LISTENER before COMMAND exists and hands the
  * listener to the supervisor ("F" on the control socket). The supervisor
  * serves it in its one poll loop (run.c): each notified call -- one that
- * makes, renames or links a name, or connects a socket -- is decided by
+ * makes, renames or links a name, connects a socket, or that the seccomp
+ * table refuses -- is decided by
  * the policy, for every program, the ones the shim never sees included
  * (static binaries, raw system calls, programs that drop LD_PRELOAD).
  *
@@ -16,9 +17,13 @@
  * view (its root and cwd through /proc/PID), and either hands back the
  * result or installs the descriptor it opened (SECCOMP_IOCTL_NOTIF_ADDFD).
  * CONTINUE is given only where the kernel's own boundary decides whatever
- * the arguments say: a connect() on a socket that is not AF_UNIX (the
- * network namespace and the proxy decide; the family is the socket's, not
- * the argument's).
+ * the arguments say: a connect() to loopback on a socket of the sandbox's
+ * own network namespace, which holds nothing else (notify-net.c), one on
+ * a socket of another family than Unix and IP, and a Unix socket's bind()
+ * under allow_local_binding = false (notify-deny.c). A TCP connect() to
+ * an address outside is dialled by the proxy and the connected socket
+ * installed (notify-net.c); the seccomp table's refusals are answered
+ * with their errno and reported (notify-deny.c).
  */
 #ifndef SBX_NOTIFY_H
 #define SBX_NOTIFY_H
@@ -43,6 +48,11 @@ int notify_new(const struct policy *p, struct reports *r, bool trace, struct not
  * (init-notify.h), owned from here on (closed on error). Checked: a
  * seccomp listener and a Unix seqpacket socket. 0, -EPROTO. */
 int notify_attach(struct notify *n, int fd, int actor);
+/* The proxy's loop (borrowed; NULL: no proxy this run): a program's TCP
+ * connect() to an address outside is decided and dialled by it
+ * (notify-net.c). */
+struct net_loop;
+void notify_set_net(struct notify *n, struct net_loop *l);
 /* Paths that must not be made although no rule names them (plan.c's
  * pl->refused_new: where a protected link leads, a protected name's real
  * place): creating one, or landing a directory or link above one, is

@@ -1371,7 +1371,8 @@ int plan_bwrap(const struct plan_in *in, struct plan *pl)
 	STEP(strv_add(&pl->argv, policy_allow_all_unix_sockets(p) ?
 		      "--unix=allow" : "--unix=block"));
 	if (in->notify) /* supervisor/notify.c serves its listener */
-		STEP(strv_add(&pl->argv, "--notify"));
+		STEP(strv_add(&pl->argv, policy_allow_local_binding(p) ? "--notify" :
+			      "--notify=no-local-binding"));
 	if (in->shim_lib) {
 		/* COMMAND's environment only, set by sbx-init after its fork (not
 		 * bwrap's --setenv: sbx-init itself must not be preloaded). Ours

@@ -72,6 +72,7 @@ struct reports {
 	struct seen *seen;
 	size_t nseen, seen_bytes;
 	unsigned long denied[WIRE_OP_COUNT], learned, allowed, malformed, ignored;
+	unsigned long denied_calls; /* reports_syscall(): once per call and program */
 	unsigned long contradicted; /* lines whose claim the policy contradicts */
 	unsigned long not_shown, not_logged, not_kept;
 	struct bucket say_b, log_b;
@@ -549,6 +550,7 @@ static const char *errno_name(int e)
 		E(EAFNOSUPPORT), E(EADDRINUSE), E(EADDRNOTAVAIL), E(ENETDOWN),
 		E(ENETUNREACH), E(ECONNABORTED), E(ECONNRESET), E(ETIMEDOUT),
 		E(ECONNREFUSED), E(EHOSTUNREACH), E(EALREADY), E(EINPROGRESS),
+		E(EPROTONOSUPPORT), E(EISCONN),
 	};
 #undef E
 	for (size_t i = 0; e > 0 && i < sizeof(names) / sizeof(names[0]); i++)
@@ -1084,6 +1086,8 @@ void reports_finish(struct reports *r, unsigned long dropped)
 	for (int op = 0; op < WIRE_OP_COUNT; op++)
 		if (r->denied[op])
 			count(sum, sizeof(sum), r->denied[op], names[op][0], names[op][1]);
+	if (r->denied_calls)
+		count(sum, sizeof(sum), r->denied_calls, "denied system call", "denied system calls");
 	if (r->learned)
 		count(sum, sizeof(sum), r->learned, "access the policy would refuse",
 		      "accesses the policy would refuse");
@@ -1190,10 +1194,15 @@ static void dns_line(char *line, size_t sz, const struct net_event *ev, const ch
 
 void reports_proxy(struct reports *r, const struct net_event *ev)
 {
-	static const char *const via[] = { "CONNECT", "http", "socks5", "dns", "host_ports" };
+	static const char *const via[] = { "CONNECT", "http", "socks5", "dns", "host_ports",
+					    "seccomp" };
 	char target[300], line[REPORT_LINE_MAX], rule[640] = "", key[320], *text = NULL, stamp[40];
 	bool v6 = strchr(ev->host, ':') != NULL, deny = ev->outcome == NET_EV_DENIED;
 	bool trace = r->cfg.mode == REPORTS_TRACE, ignored, dns = ev->proto == NET_PROTO_DNS;
+	/* a static program's connect, carried by the notify layer: the
+	 * boundary's, and its caller is known */
+	bool sc = ev->proto == NET_PROTO_SECCOMP;
+	char who[120] = "";
 	const char *decision = deny ? "deny" : ev->outcome == NET_EV_ALLOWED ? "allow" :
 			       ev->outcome == NET_EV_FAILED ? "fail" : "error";
 	size_t len = 0;
@@ -1224,13 +1233,17 @@ void reports_proxy(struct reports *r, const struct net_event *ev)
 		gettimeofday(&tv, NULL);
 		gmtime_r(&tv.tv_sec, &tm);
 		strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
-		fprintf(f, "{\"time\":\"%s.%03dZ\",\"layer\":\"proxy\",\"op\":\"%s\"", stamp,
-			(int)(tv.tv_usec / 1000), dns ? "dns" : "connect");
+		fprintf(f, "{\"time\":\"%s.%03dZ\",\"layer\":\"%s\",\"op\":\"%s\"", stamp,
+			(int)(tv.tv_usec / 1000), sc ? "notify" : "proxy", dns ? "dns" : "connect");
 		json_opt(f, "target", ev->host[0] ? target : NULL);
 		fprintf(f, ",\"decision\":\"%s\"", decision);
 		json_opt(f, "rule", ev->rule ? rule : NULL);
 		json_opt(f, "source", ev->rule ? ev->rule->source : NULL);
-		fputs(",\"pid\":null,\"comm\":null", f);
+		if (sc && ev->pid > 0)
+			fprintf(f, ",\"pid\":%d", ev->pid);
+		else
+			fputs(",\"pid\":null", f);
+		json_opt(f, "comm", sc ? ev->comm : NULL);
 		json_opt(f, "reason", ev->reason);
 		json_opt(f, "fix", ev->fix);
 		fprintf(f, ",\"via\":\"%s\"", via[ev->proto]);
@@ -1290,6 +1303,35 @@ void reports_proxy(struct reports *r, const struct net_event *ev)
 		say(r, line);
 		return;
 	}
+	if (sc) {
+		char comm[16 * 6];
+		report_printable(ev->comm ? ev->comm : "", comm, sizeof(comm), true);
+		snprintf(who, sizeof(who), "pid %d %s (seccomp)", ev->pid, comm);
+		switch (ev->outcome) {
+		case NET_EV_DENIED:
+			if (ev->rule)
+				snprintf(line, sizeof(line), "sbx: denied connect to %s — %s (remove "
+					 "that rule to allow it) — %s", target, reason, who);
+			else if (!fix[0])
+				snprintf(line, sizeof(line), "sbx: denied connect to %s — %s — %s",
+					 target, reason, who);
+			else
+				snprintf(line, sizeof(line), "sbx: denied connect to %s — %s (allow "
+					 "it with %s) — %s", target, reason, fix, who);
+			break;
+		case NET_EV_ALLOWED:
+			snprintf(line, sizeof(line), "sbx: trace: connect to %s by %s, allowed by "
+				 "`%s` (%s), to %s", target, who, rule,
+				 ev->rule ? ev->rule->source : "?", ev->address);
+			break;
+		default:
+			snprintf(line, sizeof(line), "sbx: connect to %s failed — %s (the policy "
+				 "allows it) — %s", target, reason, who);
+			break;
+		}
+		say(r, line);
+		return;
+	}
 	if (ev->proto == NET_PROTO_HOSTPORT) {
 		snprintf(line, sizeof(line), ev->outcome == NET_EV_ALLOWED ?
 			 "sbx: trace: connect to %s via host_ports (the host's own port)" :
@@ -1336,6 +1378,71 @@ void reports_boundary(struct reports *r, char decision, enum wire_op op, int pid
 	snprintf(w.comm, sizeof(w.comm), "%s", comm);
 	w.truncated = snprintf(w.target, sizeof(w.target), "%s", target) >= (int)sizeof(w.target);
 	take_report(r, &w, true, why);
+}
+
+/* A call the boundary refuses as such (the seccomp table's rows, a server
+ * under allow_local_binding = false): said and logged once per call,
+ * reason and program (comm), as a program that is refused tends to try again; the
+ * others are counted. The words are the supervisor's; comm and target
+ * came from the sandbox and are shown printable. */
+void reports_syscall(struct reports *r, int pid, const char *comm, const char *call,
+		     const char *target, const char *why, const char *rule, int err)
+{
+	char key[256], line[REPORT_LINE_MAX], shown_comm[16 * 6], shown[600], *text = NULL;
+	struct seen *s;
+	size_t len = 0;
+
+	report_printable(comm ? comm : "", shown_comm, sizeof(shown_comm), true);
+	report_printable(target ? target : "", shown, sizeof(shown), true);
+	/* the reason tells rows of one call apart (socket: AF_PACKET, raw) */
+	snprintf(key, sizeof(key), "S %s %s %.120s", call, shown_comm, why);
+	r->denied_calls++;
+	HASH_FIND_STR(r->proxy_seen, key, s);
+	if (s) {
+		s->count++;
+		return;
+	}
+	size_t cost = sizeof(*s) + strlen(key) + 1 + 2 * sizeof(void *);
+	if (!seen_room(r) || r->seen_bytes + cost > r->lim.seen_bytes) {
+		r->not_kept++;
+		cap_met(r, &r->said_full, "table-full", "too many distinct reports: later new "
+			"ones are not folded (counted)");
+		return;
+	}
+	if ((s = calloc(1, sizeof(*s))) && (s->key = strdup(key))) {
+		s->decision = key[0];
+		s->count = 1;
+		s->target = s->key + 2;
+		HASH_ADD_KEYPTR(hh, r->proxy_seen, s->key, strlen(s->key), s);
+		r->nseen++;
+		r->seen_bytes += cost;
+	} else {
+		free(s);
+	}
+	FILE *f = log_gate(r) && open_log(r) >= 0 ? open_memstream(&text, &len) : NULL;
+	if (f) {
+		stamp(f);
+		fprintf(f, ",\"layer\":\"notify\",\"op\":\"syscall\"");
+		json_opt(f, "target", call);
+		fputs(",\"decision\":\"deny\"", f);
+		json_opt(f, "rule", rule);
+		json_opt(f, "source", "built-in");
+		fprintf(f, ",\"pid\":%d", pid);
+		json_opt(f, "comm", comm);
+		json_opt(f, "errno", errno_name(err));
+		json_opt(f, "reason", why);
+		json_opt(f, "address", target);
+		json_opt(f, "run", r->cfg.run_id);
+		fputs("}\n", f);
+		fclose(f);
+		log_commit(r, text, len);
+		free(text);
+	}
+	if (!may_say(r))
+		return;
+	snprintf(line, sizeof(line), "sbx: denied %s%s%s — %s — pid %d %s (seccomp)", call,
+		 shown[0] ? " on " : "", shown, why, pid, shown_comm);
+	say(r, line);
 }
 
 void reports_say_notice(struct reports *r, const char *kind, const char *line)

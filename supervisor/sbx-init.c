@@ -7,7 +7,7 @@
  *   sbx-init [--ctl=FD] [--unix=allow|block] [--ignored=MASK]
  *            [--limit-cpu=SECONDS] [--limit-nofile=N] [--limit-nproc=N]
  *            [--listen-http=PORT --listen-socks=PORT [--listen-dns] [--listen-port=N]...]
- *            [--env=NAME=VALUE]... [--verbose] [--notify] [MOUNT-OP...] -- COMMAND [ARG...]
+ *            [--env=NAME=VALUE]... [--verbose] [--notify[=no-local-binding]] [MOUNT-OP...] -- COMMAND [ARG...]
  *   sbx-init --socks-connect=PORT HOST PORT   (ssh's ProxyCommand, any process)
  *   sbx-init --nested --ctl=FD [--udp=block] [OPTION...] -- COMMAND [ARG...]
  * --nested (argv only): the nested mode (docs/SECURITY.md): no bubblewrap,
@@ -154,11 +154,16 @@ static void apply_nested_filter(void)
 		die("seccomp filter (nested mode, UDP)", errno);
 }
 
-static void apply_filter(int block_unix)
+/* The deny table: with the notify layer, the variant whose reported rows
+ * go to the supervisor (gen-filters.c, NOTIFIED). */
+static void apply_filter(int block_unix, int notified)
 {
 	struct sock_fprog prog;
 
-	if (block_unix) {
+	if (notified) {
+		prog.len = sizeof(sbx_filter_notified) / sizeof(sbx_filter_notified[0]);
+		prog.filter = (struct sock_filter *)sbx_filter_notified;
+	} else if (block_unix) {
 		prog.len = sizeof(sbx_filter_unix_block) / sizeof(sbx_filter_unix_block[0]);
 		prog.filter = (struct sock_filter *)sbx_filter_unix_block;
 	} else {
@@ -306,7 +311,7 @@ static pid_t fork_child(int sfd, int ctl_fd)
  * closed here: when the supervisor dies the kernel answers ENOSYS (and
  * bubblewrap, with --die-with-parent, takes the sandbox down). Nothing
  * pid 1 does from here on (fork, signals, wait, send) is a notified call. */
-static void install_notify(int sfd, int ctl_fd, int block)
+static void install_notify(int sfd, int ctl_fd, int block, int nobind)
 {
 	int sp[2];
 	const char *what = "";
@@ -318,7 +323,7 @@ static void install_notify(int sfd, int ctl_fd, int block)
 		init_notify_actor(sp[1]);
 	}
 	close(sp[1]);
-	int rc = init_notify_install(ctl_fd, block, sp[0], &what);
+	int rc = init_notify_install(ctl_fd, block, nobind, sp[0], &what);
 	if (rc)
 		die(what, -rc);
 }
@@ -404,7 +409,7 @@ static void name_holder(pid_t h)
 static char *opts[MAX_OPTS];
 static int nopts;
 static struct init_mounts mounts;
-static int ctl = -1, block_unix = 1, verbose, notify;
+static int ctl = -1, block_unix = 1, verbose, notify, notify_nobind;
 static unsigned ignored;
 static unsigned listen_http, listen_socks; /* the proxy's ports; 0: no proxy */
 static struct init_listen_plan listen_plan; /* the resolver, host ports */
@@ -461,6 +466,8 @@ static int take_opt(char *a, bool from_ctl)
 		udp_block = 1;
 	else if (!strcmp(a, "--notify"))
 		notify = 1;
+	else if (!strcmp(a, "--notify=no-local-binding"))
+		notify = notify_nobind = 1;
 	else if (init_mounts_check(&mounts, a) <= 0)
 		return -1;
 	if (nopts == MAX_OPTS)
@@ -731,11 +738,11 @@ int main(int argc, char **argv)
 	 * connect() (gen-notify.c), so the deny table leaves it out. */
 	if (notify && ctl < 0)
 		die("the notify filter needs a control socket", EINVAL);
-	apply_filter(block_unix && !notify);
+	apply_filter(block_unix && !notify, notify);
 	if (nested)
 		apply_nested_filter();
 	if (notify)
-		install_notify(sfd, ctl, block_unix);
+		install_notify(sfd, ctl, block_unix, notify_nobind);
 	if (nheld) {
 		name_holder(start_holder(sfd, ctl));
 		for (int k = 0; k < nheld; k++)

@@ -276,6 +276,13 @@ void reports_proxy(struct reports *r, const struct net_event *ev);
 void reports_boundary(struct reports *r, char decision, enum wire_op op, int pid,
 		      const char *comm, const char *target, int err,
 		      const struct sbx_rule *why);
+/* A system call the boundary refuses (the seccomp table's rows, a server
+ * under allow_local_binding = false; notify-deny.c): one line, `sbx:
+ * denied CALL[ on TARGET] — WHY — pid N COMM (seccomp)`, and a JSON record
+ * with layer "notify", op "syscall", once per call and program (comm);
+ * repeats counted. `target` may be NULL, `rule` names what refused it. */
+void reports_syscall(struct reports *r, int pid, const char *comm, const char *call,
+		     const char *target, const char *why, const char *rule, int err);
 /* A line of the supervisor's own, said now (held like the others) and
  * logged as a notice. */
 void reports_say_notice(struct reports *r, const char *kind, const char *line);
