@@ -168,6 +168,9 @@ static const struct rule rules[] = {
 	{ "socketpair", E(EPERM), BLOCK_UNIX, "AF_UNIX, type SOCK_DGRAM",
 	  "a datagram socket names its peer on each sendto(): /dev/log, journald",
 	  2, { ARG(0, LOW32, AF_UNIX), ARG(1, TYPE_MASK, SOCK_DGRAM) }, NULL },
+	{ "socketpair", E(EPERM), BLOCK_UNIX, "AF_UNIX, type SOCK_RAW",
+	  "the kernel makes an AF_UNIX SOCK_RAW socket a datagram one (unix_create)",
+	  2, { ARG(0, LOW32, AF_UNIX), ARG(1, TYPE_MASK, SOCK_RAW) }, NULL },
 };
 
 static int add_cond(scmp_filter_ctx ctx, int err, int nr, unsigned n, const struct cond *c)
