@@ -516,8 +516,10 @@ static bool may_make(const struct notify *n, int fd, const char *full, bool as_d
 	*why = NULL;
 	if (refused_path(n, full, as_dir))
 		return false; /* reported by what plan.c guarded */
+	/* git's own `hooks/` is a directory it makes (mkdir): one landing
+	 * there (renamed, or a link) would bring any hook with it */
 	if (policy_check_path(n->p, SBX_OP_WRITE, full, why) == SBX_DENY && protective(*why) &&
-	    !git_exception(n, fd, full))
+	    (as_dir || !git_exception(n, fd, full)))
 		return false;
 	*why = NULL;
 	return !as_dir || notify_dir_may_land(n->p, full, why);
@@ -629,6 +631,11 @@ static int fd_link_open(const struct call *c, const char *abs, int *out)
 	} else {
 		if (wl == 0 || wl > 10 || strspn(who, "0123456789") != wl)
 			return 1;
+		/* sbx-init is non-dumpable: the kernel refuses the program
+		 * its descriptors (the control socket, the caller's pipes);
+		 * we would follow them with rights it does not have */
+		if (wl == 1 && who[0] == '1')
+			return -EACCES;
 		snprintf(dir, sizeof(dir), "/proc/%.*s/fd", (int)wl, who);
 		dfd = open_in_root(c, dir, O_PATH | O_DIRECTORY, true);
 		if (dfd < 0)
@@ -681,6 +688,54 @@ static struct answer reopen(struct call *c, int opath, int flags, mode_t mode)
 	return (struct answer){ .fd = fd, .fd_flags = (flags & O_CLOEXEC) ? O_CLOEXEC : 0 };
 }
 
+/* The caller's thread group in the sandbox's pid namespace: the last
+ * field of NStgid in /proc/PID/status (Linux 4.1), -1 if unknown. */
+static long caller_tgid(const struct call *c)
+{
+	char p[64], buf[2048];
+	snprintf(p, sizeof(p), "/proc/%d/status", (int)c->pid);
+	int fd = OPEN(p, O_RDONLY);
+	long t = -1;
+	if (fd < 0)
+		return t;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	char *l = n > 0 ? (buf[n] = '\0', strstr(buf, "\nNStgid:")) : NULL;
+	for (char *q = l ? l + 8 : NULL; q && *q && *q != '\n';) {
+		char *end;
+		long v = strtol(q, &end, 10);
+		if (end == q)
+			break;
+		t = v;
+		q = end;
+	}
+	return t;
+}
+
+/* An object on the sandbox's /proc that belongs to another process than
+ * the caller (/proc/N/..., N not its own thread group). The supervisor
+ * opens such a file with rights the program does not have: as root it
+ * owns the /proc entries of non-dumpable processes, and as the owner of
+ * the sandbox's user namespace it passes the ptrace checks there. So
+ * /proc/1/mem (sbx-init) or the rename actor's (outside the notify
+ * filter: its code overwritten, it makes any name) would be handed over,
+ * where the kernel refuses the program. Other /proc files (/proc/sys, on a
+ * read-only mount) are left to the kernel. */
+static bool proc_foreign(const struct call *c, int o, const char *full)
+{
+	struct statfs sf;
+
+	if (fstatfs(o, &sf) || sf.f_type != PROC_SUPER_MAGIC)
+		return false;
+	if (strncmp(full, "/proc/", 6))
+		return true; /* no name in the sandbox's /proc: not one to open */
+	if (full[6] < '0' || full[6] > '9')
+		return false; /* not a process's: the kernel's */
+	char *end;
+	long n = strtol(full + 6, &end, 10);
+	return (*end != '/' && *end) || n != caller_tgid(c);
+}
+
 /* An object that is there, held by `o` (links followed): refused when a
  * protected rule names where it is (and it is not git's own in a git
  * directory the run made), else opened again with the program's flags. */
@@ -697,6 +752,10 @@ static struct answer open_existing(struct call *c, int o, int flags, mode_t mode
 	/* not a path (a pipe, a socket, a terminal, a memfd or a removed
 	 * file): no name to judge */
 	bool named = st.st_nlink > 0 && fd_path(o, full, sizeof(full)) == 0;
+	if (named && proc_foreign(c, o, full)) {
+		report(c, WIRE_DENY, WIRE_WRITE, full, EACCES);
+		return ERR(EACCES);
+	}
 	struct statvfs vf;
 	/* on a read-only mount (a write-protect, the read-only root) the
 	 * kernel refuses the write itself, and the shim names it: that
@@ -907,6 +966,62 @@ lost:
 	return EIO;
 }
 
+/* The file a hard link would give a second name, held: 0, or the errno
+ * when it is one a protected rule names (a name deeper than the walk's
+ * three levels is not bound read-only: written by the new name, it would
+ * change) or another process's /proc file. No name (an O_TMPFILE, a
+ * removed file): nothing to judge. */
+static int link_source(struct call *c, int o)
+{
+	char full[PATH_MAX];
+	const struct sbx_rule *why;
+	struct stat st;
+
+	if (fstat(o, &st) || st.st_nlink == 0 || fd_path(o, full, sizeof(full)))
+		return 0;
+	if (proc_foreign(c, o, full)) {
+		report(c, WIRE_DENY, WIRE_WRITE, full, EACCES);
+		return EACCES;
+	}
+	if (!may_make(c->n, -1, full, false, &why) && !git_writable(c, full)) {
+		report_why(c, WIRE_DENY, WIRE_WRITE, full, DENY_ERRNO, why);
+		return DENY_ERRNO;
+	}
+	return 0;
+}
+
+/* link/linkat: the file to link, held (`o`), and whether it is a symlink
+ * (which lands as one: a directory of its choosing). With
+ * AT_SYMLINK_FOLLOW the file is where the name leads in the program's view
+ * (a /proc/PID/fd/N included: an O_TMPFILE made for this); without, the
+ * name itself. 0 or -errno. */
+static int link_old(struct call *c, const char *oabs, const struct parent *op, bool follow,
+		    int *o, bool *is_lnk)
+{
+	struct stat st;
+
+	*is_lnk = false;
+	if (follow) {
+		int rc = fd_link_open(c, oabs, o);
+		if (rc > 0)
+			*o = open_in_root(c, oabs, O_PATH, false);
+		else if (rc < 0)
+			*o = rc;
+	} else {
+		*o = openat(op->fd, op->name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (*o < 0)
+			*o = -errno;
+	}
+	if (*o < 0)
+		return *o;
+	if (fstat(*o, &st))
+		return -errno;
+	if (S_ISDIR(st.st_mode))
+		return -EPERM; /* as the kernel answers */
+	*is_lnk = S_ISLNK(st.st_mode);
+	return *is_lnk ? 0 : -link_source(c, *o);
+}
+
 /* rename/renameat/renameat2 and link/linkat: a name made from another. */
 static struct answer do_move(struct call *c, bool is_link, int olddfd, unsigned long long oaddr,
 			     int newdfd, unsigned long long naddr, unsigned flags)
@@ -917,7 +1032,7 @@ static struct answer do_move(struct call *c, bool is_link, int olddfd, unsigned 
 	struct parent op = { .fd = -1 }, np = { .fd = -1 };
 	struct answer a;
 	struct stat st = { 0 }, nst;
-	int rc;
+	int rc, lo = -1;
 
 	if ((rc = read_str(c, oaddr, opath, sizeof(opath))) ||
 	    (rc = read_str(c, naddr, npath, sizeof(npath))))
@@ -926,22 +1041,30 @@ static struct answer do_move(struct call *c, bool is_link, int olddfd, unsigned 
 		return ERR(ENOENT);
 	if (is_link && (flags & ~(unsigned)AT_SYMLINK_FOLLOW))
 		return ERR(EINVAL); /* AT_EMPTY_PATH: a descriptor, not a name */
+	bool follow = is_link && (flags & AT_SYMLINK_FOLLOW);
 	if ((rc = abs_path(c, olddfd, opath, oabs, sizeof(oabs))) ||
 	    (rc = abs_path(c, newdfd, npath, nabs, sizeof(nabs))) ||
-	    (rc = parent_open(c, oabs, &op)) || (rc = parent_open(c, nabs, &np))) {
+	    (!follow && (rc = parent_open(c, oabs, &op))) || (rc = parent_open(c, nabs, &np))) {
 		a = ERR(-rc);
 		goto out;
 	}
-	if (dot_name(op.name) || dot_name(np.name)) {
+	if ((!follow && dot_name(op.name)) || dot_name(np.name)) {
 		a = ERR(is_link ? EEXIST : EBUSY);
 		goto out;
 	}
-	join(op.path, op.name, ofull, sizeof(ofull));
+	if (!follow)
+		join(op.path, op.name, ofull, sizeof(ofull));
 	join(np.path, np.name, nfull, sizeof(nfull));
 	/* what lands at the new name: a directory or a link there acts as
-	 * a directory, whose inside may complete a protected name */
-	bool as_dir = !fstatat(op.fd, op.name, &st, AT_SYMLINK_NOFOLLOW) &&
-		      (S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode)) && !is_link;
+	 * a directory, whose inside may complete a protected name (a hard
+	 * link of a symlink is that symlink under the new name) */
+	bool lnk = false;
+	if (is_link && (rc = link_old(c, oabs, &op, follow, &lo, &lnk))) {
+		a = ERR(-rc);
+		goto out;
+	}
+	bool as_dir = is_link ? lnk : !fstatat(op.fd, op.name, &st, AT_SYMLINK_NOFOLLOW) &&
+					      (S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode));
 	if (!may_make(c->n, np.fd, nfull, as_dir, &why)) {
 		report_why(c, WIRE_DENY, WIRE_WRITE, nfull, DENY_ERRNO, why);
 		a = ERR(DENY_ERRNO);
@@ -958,8 +1081,12 @@ static struct answer do_move(struct call *c, bool is_link, int olddfd, unsigned 
 	}
 	int e = 0;
 	if (is_link) {
+		/* the file we judged, not a name again (a symlink: itself) */
+		char l[64];
+		snprintf(l, sizeof(l), "/proc/self/fd/%d", lo);
 		mode_t old = act_begin(c->n, NO_UMASK);
-		rc = linkat(op.fd, op.name, np.fd, np.name, (int)flags);
+		rc = lnk ? linkat(op.fd, op.name, np.fd, np.name, 0) :
+			   linkat(AT_FDCWD, l, np.fd, np.name, AT_SYMLINK_FOLLOW);
 		e = errno;
 		act_end(c->n, old);
 	} else {
@@ -973,6 +1100,8 @@ static struct answer do_move(struct call *c, bool is_link, int olddfd, unsigned 
 	if (!rc)
 		report(c, WIRE_ALLOW, WIRE_WRITE, nfull, 0);
 out:
+	if (lo >= 0)
+		close(lo);
 	parent_close(&op);
 	parent_close(&np);
 	return a;

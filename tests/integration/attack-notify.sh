@@ -119,6 +119,19 @@ if have_probe; then
 	else bad "$(tr '\n' ' ' < "$B/out") content: $(cat a/b/c/d/.vscode/settings.json)"; fi
 fi
 
+# An O_TMPFILE gets its name by linkat(/proc/self/fd/N, AT_SYMLINK_FOLLOW):
+# an innocent one is made, a hook in a repository the run made is not.
+t tmpfile_linked_by_name_judged_by_the_new_name_static
+if have_probe; then
+	nx sh -c "$P mkdirs new/.git/hooks; $P tmpfile-link . kept; $P tmpfile-link new/.git/hooks pre;
+		$P tmpfile-link new/.git/hooks new/.git/hooks/pre-commit"
+	if [ "$(cat kept 2>/dev/null)" = evil ] && [ "$(cat pre 2>/dev/null)" = evil ] &&
+	   [ ! -e new/.git/hooks/pre-commit ] &&
+	   [ "$(grep -c '^tmpfile-link: ok$' "$B/out")" -eq 2 ] &&
+	   has '^tmpfile-link: Read-only file system$' out; then ok
+	else bad "$(tr '\n' ' ' < "$B/out")"; fi
+fi
+
 # A symlink may not be named `.vscode` or `.git` (it would lead to a
 # directory of the program's choosing); a hard link of a symlink is the
 # same link under the new name.

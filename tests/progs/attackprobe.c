@@ -22,6 +22,8 @@
  *   attackprobe create PATH            open(O_CREAT|O_WRONLY|O_TRUNC), write "evil"
  *   attackprobe fifo-read PATH         mkfifo PATH, open it O_RDONLY|O_CREAT
  *   attackprobe truncate PATH LEN      truncate(2)
+ *   attackprobe tmpfile-link DIR NAME  an O_TMPFILE in DIR, written, then linked
+ *                                      as NAME through /proc/self/fd (linkat FOLLOW)
  *   attackprobe tcp-self               a TCP server on loopback and a blocking and a
  *                                      non-blocking connect to it, and one to a closed
  *                                      port (the layer performs connect() itself)
@@ -353,6 +355,15 @@ int main(int argc, char **argv)
 	}
 	if (argc == 4 && !strcmp(argv[1], "truncate"))
 		return say("truncate", truncate(argv[2], atol(argv[3]))) ? 1 : 0;
+	if (argc == 4 && !strcmp(argv[1], "tmpfile-link")) {
+		char l[64];
+		int fd = open(argv[2], O_TMPFILE | O_RDWR, 0644);
+		if (say("tmpfile", fd) < 0 || write(fd, "evil\n", 5) != 5)
+			return 1;
+		snprintf(l, sizeof(l), "/proc/self/fd/%d", fd);
+		return say("tmpfile-link", linkat(AT_FDCWD, l, AT_FDCWD, argv[3],
+						  AT_SYMLINK_FOLLOW)) ? 1 : 0;
+	}
 	if (argc == 2 && !strcmp(argv[1], "tcp-self"))
 		return tcp_self();
 	fprintf(stderr, "attackprobe: unknown mode\n");
