@@ -661,12 +661,17 @@ static struct answer reopen(struct call *c, int opath, int flags, mode_t mode)
 	/* O_NOFOLLOW is spent too: `opath` is no link (open_existing), and
 	 * /proc/self/fd/N is one, which it would refuse (ELOOP) */
 	int fl = (flags & ~(O_CREAT | O_EXCL | O_TRUNC | O_NOFOLLOW)) | O_CLOEXEC | O_NOCTTY;
-	bool fifo_wr = !fstat(opath, &st) && S_ISFIFO(st.st_mode) &&
-		       (flags & O_ACCMODE) == O_WRONLY && !(flags & O_NONBLOCK);
+	bool fifo = !fstat(opath, &st) && S_ISFIFO(st.st_mode) && !(flags & O_NONBLOCK);
+	bool fifo_wr = fifo && (flags & O_ACCMODE) == O_WRONLY;
+	/* one opened for reading (O_CREAT or O_TRUNC made it a notified
+	 * call) would wait for a writer, and the whole supervisor with it,
+	 * for ever if none comes: opened at once, the program's read() then
+	 * finds no writer yet (end of file) instead of waiting in open() */
+	bool fifo_rd = fifo && (flags & O_ACCMODE) == O_RDONLY;
 
 	snprintf(l, sizeof(l), "/proc/self/fd/%d", opath);
 	mode_t old = act_begin(c->n, (flags & O_TMPFILE) == O_TMPFILE ? prog_umask(c) : NO_UMASK);
-	int fd = OPEN(l, fl | (fifo_wr ? O_NONBLOCK : 0), mode);
+	int fd = OPEN(l, fl | (fifo_wr || fifo_rd ? O_NONBLOCK : 0), mode);
 	int e = errno;
 	if (fd >= 0 && (flags & O_TRUNC) && S_ISREG(st.st_mode) && ftruncate(fd, 0)) {
 		e = errno;
@@ -683,7 +688,7 @@ static struct answer reopen(struct call *c, int opath, int flags, mode_t mode)
 	}
 	if (fd < 0)
 		return ERR(e == ENXIO && fifo_wr ? EAGAIN : e);
-	if (fifo_wr)
+	if (fifo_wr || fifo_rd)
 		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
 	return (struct answer){ .fd = fd, .fd_flags = (flags & O_CLOEXEC) ? O_CLOEXEC : 0 };
 }
