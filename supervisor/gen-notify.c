@@ -18,6 +18,7 @@
  *   rename, renameat, renameat2               always
  *   link, linkat, symlink, symlinkat          always
  *   connect                                   always (the address is behind a pointer)
+ *   truncate                                  always (it writes a file named by path)
  *
  *   refused                                   errno   in
  *   socket AF_UNIX SOCK_DGRAM or SOCK_RAW     EPERM   sbx_notify_unix_block
@@ -80,7 +81,7 @@ static scmp_filter_ctx build(int block_unix)
 	static const char *const always[] = {
 		"creat", "openat2", "mkdir", "mkdirat", "mknod", "mknodat",
 		"rename", "renameat", "renameat2", "link", "linkat", "symlink",
-		"symlinkat", "connect",
+		"symlinkat", "connect", "truncate",
 	};
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
 
