@@ -43,6 +43,7 @@
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
 #include <linux/magic.h>
+#include <linux/netlink.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/un.h>
@@ -78,6 +79,8 @@
 #define MAX_HOPS 40       /* symlinks followed by hand, as the kernel's limit */
 #define MAX_GIT 4096      /* git directories the run made, remembered */
 #define MAX_WAIT 64       /* FIFOs waiting for their reader */
+#define MAX_CONNECTING 256 /* blocking connects we made, not done yet */
+#define CONNECT_RETRY_MS 2 /* how often those are looked at */
 
 struct gitdir {
 	dev_t dev;
@@ -93,6 +96,15 @@ struct waiting {
 	int flags;    /* the open's flags, creation bits removed */
 };
 
+/* A blocking connect() we made on the program's socket (connect_here)
+ * that is still in progress: the program waits in connect(), as it would,
+ * and we look again. */
+struct connecting {
+	uint64_t id;
+	int s;  /* the program's socket (pidfd_getfd), ours to close */
+	int fl; /* its file status flags, O_NONBLOCK to clear again */
+};
+
 struct notify {
 	const struct policy *p;
 	struct reports *r;
@@ -106,6 +118,8 @@ struct notify {
 	bool git_full;
 	struct waiting wait[MAX_WAIT];
 	size_t nwait;
+	struct connecting *conn; /* MAX_CONNECTING, made when first needed */
+	size_t nconn;
 	int actor; /* the rename actor's socket (init-notify.c), -1 once lost */
 	int root_fd; /* the sandbox's root (sandbox_root) */
 	struct __user_cap_data_struct caps[2]; /* a root supervisor's own */
@@ -1161,11 +1175,75 @@ static bool is_private_tmp(int fd)
 	return !fstatfs(fd, &sf) && sf.f_type == TMPFS_MAGIC;
 }
 
+/* The answer for a connect() of ours that finished on socket `s` (closed
+ * here): its error, or 0. `fl`: the flags to put back. */
+static struct answer connect_done(int s, int fl)
+{
+	int err = 0;
+	socklen_t el = sizeof(err);
+
+	if (getsockopt(s, SOL_SOCKET, SO_ERROR, &err, &el))
+		err = errno;
+	fcntl(s, F_SETFL, fl);
+	close(s);
+	return err ? ERR(err) : OK(0);
+}
+
+/* connect() on a socket that is not AF_UNIX, made here, on the socket we
+ * took (`s`, closed or kept here) with our copy of the address (`ss`,
+ * `alen` bytes). Never CONTINUE: the kernel would look the descriptor
+ * number up again, and another thread can dup2() an AF_UNIX socket onto
+ * it meanwhile, which the kernel then connects to any socket file (the
+ * docker socket) undecided -- reproduced in tests/integration/
+ * attack-notify.sh. The socket is in the sandbox's network namespace,
+ * which decides where it may go whoever connects it. A blocking connect
+ * not done at once (on loopback it is by the time connect() returns) is
+ * waited for without blocking the loop (retry_connecting). */
+static struct answer connect_here(struct call *c, int s, const struct sockaddr_storage *ss,
+				  socklen_t alen)
+{
+	int fl = fcntl(s, F_GETFL);
+	bool block = fl >= 0 && !(fl & O_NONBLOCK);
+
+	/* the groups of a netlink socket need CAP_NET_ADMIN in the socket's
+	 * namespace, which the sandbox's owner (we) has and the program not */
+	if (alen >= sizeof(struct sockaddr_nl) && ss->ss_family == AF_NETLINK &&
+	    ((const struct sockaddr_nl *)ss)->nl_groups) {
+		close(s);
+		return ERR(EPERM);
+	}
+	if (block)
+		fcntl(s, F_SETFL, fl | O_NONBLOCK);
+	int rc = connect(s, (const struct sockaddr *)ss, alen);
+	int e = errno;
+	if (rc == 0 || !block || e != EINPROGRESS) {
+		if (block)
+			fcntl(s, F_SETFL, fl);
+		close(s);
+		return rc ? ERR(e) : OK(0);
+	}
+	struct pollfd pf = { s, POLLOUT, 0 };
+	if (poll(&pf, 1, 0) == 1)
+		return connect_done(s, fl);
+	struct notify *n = c->n;
+	if (!n->conn && !(n->conn = calloc(MAX_CONNECTING, sizeof(*n->conn)))) {
+		fcntl(s, F_SETFL, fl);
+		close(s);
+		return ERR(ENOMEM);
+	}
+	if (n->nconn == MAX_CONNECTING) {
+		fcntl(s, F_SETFL, fl);
+		close(s);
+		return ERR(EAGAIN);
+	}
+	n->conn[n->nconn++] = (struct connecting){ c->id, s, fl };
+	return (struct answer){ .fd = -1, .wait = true };
+}
+
 /* connect(): an AF_UNIX socket is connected here, by us, to the path we
  * checked (held as a descriptor, connected through /proc/self/fd); any
- * other family goes on in the kernel, whose network namespace and the
- * proxy decide (the family is the socket's own: an address of another
- * family written meanwhile is refused by the kernel). */
+ * other family too (connect_here), in the sandbox's network namespace,
+ * which with the proxy decides where it may go. */
 static struct answer do_connect(struct call *c, int sockfd, unsigned long long aaddr,
 				unsigned alen)
 {
@@ -1184,14 +1262,33 @@ static struct answer do_connect(struct call *c, int sockfd, unsigned long long a
 	close(pfd);
 	if (s < 0)
 		return ERR(ge == EBADF ? EBADF : ge);
-	if (getsockopt(s, SOL_SOCKET, SO_DOMAIN, &domain, &il) || domain != AF_UNIX ||
-	    policy_allow_all_unix_sockets(c->n->p)) {
-		int notsock = errno == ENOTSOCK;
+	int de = getsockopt(s, SOL_SOCKET, SO_DOMAIN, &domain, &il) ? errno : 0;
+	if (de) {
 		close(s);
-		if (notsock)
-			return ERR(ENOTSOCK);
-		/* the kernel's boundary decides: CONTINUE is safe */
+		return ERR(de);
+	}
+	if (policy_allow_all_unix_sockets(c->n->p)) {
+		/* every socket may go wherever the kernel lets it: a
+		 * descriptor swapped meanwhile changes nothing, CONTINUE */
+		close(s);
 		return (struct answer){ .fd = -1, .cont = true };
+	}
+	if (domain != AF_UNIX) {
+		struct sockaddr_storage ss;
+		memset(&ss, 0, sizeof(ss));
+		if (alen > sizeof(ss)) {
+			close(s);
+			return ERR(EINVAL); /* as the kernel's move_addr_to_kernel */
+		}
+		if (alen && read_mem(c, aaddr, &ss, alen)) {
+			close(s);
+			return ERR(EFAULT);
+		}
+		if (!call_valid(c)) {
+			close(s);
+			return ERR(ENOENT);
+		}
+		return connect_here(c, s, &ss, alen);
 	}
 	memset(&sun, 0, sizeof(sun));
 	if (alen > sizeof(sun))
@@ -1460,11 +1557,35 @@ static void retry_waiting(struct notify *n)
 	}
 }
 
+/* The blocking connects in progress: answered when done; dropped when
+ * their caller is gone (a signal took it out of connect(), which goes on
+ * in the kernel, as it would). */
+static void retry_connecting(struct notify *n)
+{
+	for (size_t i = 0; i < n->nconn;) {
+		struct connecting *w = &n->conn[i];
+		uint64_t id = w->id;
+		struct pollfd pf = { w->s, POLLOUT, 0 };
+		if (ioctl(n->fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0) {
+			if (poll(&pf, 1, 0) != 1) {
+				i++;
+				continue;
+			}
+			respond(n, id, connect_done(w->s, w->fl));
+		} else {
+			fcntl(w->s, F_SETFL, w->fl);
+			close(w->s);
+		}
+		*w = n->conn[--n->nconn];
+	}
+}
+
 int notify_serve(struct notify *n)
 {
 	if (n->fd < 0)
 		return 0;
 	retry_waiting(n);
+	retry_connecting(n);
 	for (int i = 0; i < NOTIFY_BATCH; i++) {
 		struct pollfd pf = { n->fd, POLLIN, 0 };
 		int r = poll(&pf, 1, 0);
@@ -1481,7 +1602,7 @@ int notify_serve(struct notify *n)
 
 int notify_timeout(const struct notify *n)
 {
-	return n->nwait ? 20 : -1;
+	return n->nconn ? CONNECT_RETRY_MS : n->nwait ? 20 : -1;
 }
 
 int notify_new(const struct policy *p, struct reports *r, bool trace, struct notify **out)
@@ -1595,6 +1716,9 @@ void notify_free(struct notify *n)
 		return;
 	for (size_t i = 0; i < n->nwait; i++)
 		close(n->wait[i].opath);
+	for (size_t i = 0; i < n->nconn; i++)
+		close(n->conn[i].s);
+	free(n->conn);
 	for (size_t i = 0; i < n->ngit; i++)
 		free(n->git[i].path);
 	free(n->git);
