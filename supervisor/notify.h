@@ -15,10 +15,11 @@
  * supervisor performs it itself, on the path it checked, in the program's
  * view (its root and cwd through /proc/PID), and either hands back the
  * result or installs the descriptor it opened (SECCOMP_IOCTL_NOTIF_ADDFD).
- * CONTINUE is given only where the kernel's own boundary decides whatever
- * the arguments say: a connect() on a socket that is not AF_UNIX (the
- * network namespace and the proxy decide; the family is the socket's, not
- * the argument's).
+ * CONTINUE is given only where nothing is decided: connect() with
+ * allow_all_unix_sockets = true. Not for a socket that is not AF_UNIX:
+ * the kernel looks the descriptor number up again, and another thread
+ * can dup2() an AF_UNIX socket onto it after the check (notify.c,
+ * connect_here()).
  */
 #ifndef SBX_NOTIFY_H
 #define SBX_NOTIFY_H
