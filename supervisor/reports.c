@@ -463,6 +463,19 @@ static void write_fix(const struct policy *p, const char *target, bool made_dir,
 /* A path as one shell word, so a hint works when pasted: plain paths as
  * they are; others in single quotes, a leading `~/` left outside them so
  * the shell still expands it. */
+/* The rule that decided, as the line names it (`deny_write = .git/hooks/`
+ * for a mandatory one too: that is how the person would write it). */
+static void expl_rule(struct report_expl *e, const struct sbx_rule *why)
+{
+	snprintf(e->rule, sizeof(e->rule), "%s = %s",
+		 why->kind == SBX_RULE_MANDATORY ? "deny_write" : sbx_rule_key(why->kind),
+		 why->value);
+	snprintf(e->source, sizeof(e->source), "%s", why->source);
+	snprintf(e->note, sizeof(e->note), "%s", origin_note(why));
+	e->kind = why->kind;
+	e->has_rule = true;
+}
+
 static void shell_word(const char *in, char *out, size_t outsz)
 {
 	const char *rest = in;
@@ -544,15 +557,8 @@ void report_explain(const struct policy *p, const struct wire_report *w,
 		snprintf(e->source, sizeof(e->source), "%s", why->source);
 		e->unbound = true;
 	}
-	if (why && e->verdict == SBX_DENY) {
-		snprintf(e->rule, sizeof(e->rule), "%s = %s",
-			 why->kind == SBX_RULE_MANDATORY ? "deny_write" : sbx_rule_key(why->kind),
-			 why->value);
-		snprintf(e->source, sizeof(e->source), "%s", why->source);
-		snprintf(e->note, sizeof(e->note), "%s", origin_note(why));
-		e->kind = why->kind;
-		e->has_rule = true;
-	}
+	if (why && e->verdict == SBX_DENY)
+		expl_rule(e, why);
 	if (e->verdict == SBX_ALLOW)
 		return;
 	/* how to allow it, when a setting can */
@@ -686,6 +692,10 @@ size_t report_line(const struct wire_report *w, const struct report_expl *e,
 	if (d != WIRE_ALLOW) {
 		if (e->has_rule)
 			PUT(" by `%s` (%s)", e->rule, e->note);
+		else if (e->unbound && w->err == EBUSY)
+			PUT(" — `%s` (%s) allows it, but the directory being moved or "
+			    "replaced is kept in place by the sandbox: it holds a protected "
+			    "path (a git directory or a protected file)", e->rule, e->source);
 		else if (e->unbound)
 			PUT(" — `%s` (%s) allows it, but it did not exist when the sandbox "
 			    "started, and only an existing path can be made writable "
@@ -696,15 +706,9 @@ size_t report_line(const struct wire_report *w, const struct report_expl *e,
 			    "directory or a protected file)", e->guarded);
 		else if (e->verdict == SBX_ALLOW)
 			PUT(" — refused by the sandbox");
-		else if (w->op == WIRE_UNIX && e->boundary)
+		else if (w->op == WIRE_UNIX)
 			PUT(" — not in allow_unix_sockets (allow that one socket with "
 			    "`allow_unix_sockets = %s` under [network] in sandbox.ini)", e->shown);
-		else if (w->op == WIRE_UNIX)
-			PUT(" — Unix sockets are blocked in the sandbox (ssh-agent, tmux, docker, "
-			    "X and Wayland use them): allow them all with "
-			    "`allow_all_unix_sockets = true` under [network] in sandbox.ini; "
-			    "allowing one socket by path needs seccomp notification, not "
-			    "built yet");
 		else if (file_op(w->op))
 			PUT(" — outside the writable paths");
 		else
@@ -1144,13 +1148,7 @@ static void boundary_explain(const struct policy *p, const struct wire_report *w
 	}
 	if (!why || e->decision != WIRE_DENY)
 		return;
-	snprintf(e->rule, sizeof(e->rule), "%s = %s",
-		 why->kind == SBX_RULE_MANDATORY ? "deny_write" : sbx_rule_key(why->kind),
-		 why->value);
-	snprintf(e->source, sizeof(e->source), "%s", why->source);
-	snprintf(e->note, sizeof(e->note), "%s", origin_note(why));
-	e->kind = why->kind;
-	e->has_rule = true;
+	expl_rule(e, why);
 	e->unbound = false;
 	e->fix[0] = '\0';
 }

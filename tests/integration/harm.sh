@@ -620,6 +620,17 @@ else bad "rc=$RC $(head -c 300 "$B/err")"; fi
 # which then succeeds with no refusal. A new file right in HOME, a new
 # directory chain in HOME, a file in a missing directory of an existing one,
 # a new directory in an existing one, and outside HOME.
+# A directory on the way to a protected path is kept in place (a mount
+# point): moving it fails with EBUSY, and the line says that, not that the
+# path did not exist at start (which no setting would mend).
+t moving_a_directory_that_holds_a_protected_path_is_explained
+git init -q sub
+sx -- sh -c 'mv sub sub2; echo END'
+if has END out && [ -d sub/.git ] && [ ! -e sub2 ] &&
+   has "denied write of $W/sub2 .*kept in place by the sandbox: it holds a protected path" err &&
+   ! has 'did not exist when the sandbox started' err; then ok
+else bad "rc=$RC $(grep -v 'sandbox on' "$B/err" | head -c 300)"; fi
+
 t every_write_hint_works_when_followed
 mkdir -p "$HOME/.local" "$B/outdir" && rm -rf "$HOME/planted" "$HOME/.cache" "$HOME/.npm" "$HOME/.local/share"
 fails=""
