@@ -229,10 +229,14 @@ static int fd_path(int fd, char *out, size_t outsz)
 	snprintf(l, sizeof(l), "/proc/self/fd/%d", fd);
 	ssize_t n = readlink(l, out, outsz - 1);
 	if (n < 0)
-		return -errno;
+		return -errno; /* ENAMETOOLONG past a page */
 	out[n] = '\0';
-	if (out[0] != '/' || (size_t)n >= outsz - 1)
-		return -ENOENT; /* not a path (a pipe, an unreachable place) */
+	/* a name too long to tell is not "no name": a protected file moved
+	 * below a chain of directories past PATH_MAX was written unjudged */
+	if ((size_t)n >= outsz - 1)
+		return -ENAMETOOLONG;
+	if (out[0] != '/')
+		return -ENOENT; /* not a path (a pipe, a socket, an unreachable place) */
 	return 0;
 }
 
@@ -770,7 +774,10 @@ static struct answer open_existing(struct call *c, int o, int flags, mode_t mode
 		return ERR(ELOOP); /* O_NOFOLLOW on a link */
 	/* not a path (a pipe, a socket, a terminal, a memfd or a removed
 	 * file): no name to judge */
-	bool named = st.st_nlink > 0 && fd_path(o, full, sizeof(full)) == 0;
+	int pr = st.st_nlink > 0 ? fd_path(o, full, sizeof(full)) : -ENOENT;
+	if (pr && pr != -ENOENT)
+		return ERR(-pr); /* a name we cannot judge */
+	bool named = pr == 0;
 	if (named && proc_foreign(c, o, full)) {
 		report(c, WIRE_DENY, WIRE_WRITE, full, EACCES);
 		return ERR(EACCES);
@@ -1037,8 +1044,11 @@ static int link_source(struct call *c, int o)
 	const struct sbx_rule *why;
 	struct stat st;
 
-	if (fstat(o, &st) || st.st_nlink == 0 || fd_path(o, full, sizeof(full)))
+	if (fstat(o, &st) || st.st_nlink == 0)
 		return 0;
+	int pr = fd_path(o, full, sizeof(full));
+	if (pr)
+		return pr == -ENOENT ? 0 : -pr; /* no name; one we cannot judge */
 	if (proc_foreign(c, o, full)) {
 		report(c, WIRE_DENY, WIRE_WRITE, full, EACCES);
 		return EACCES;

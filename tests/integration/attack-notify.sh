@@ -132,6 +132,17 @@ if have_probe; then
 	else bad "$(tr '\n' ' ' < "$B/out")"; fi
 fi
 
+# A protected file whose path the kernel cannot give (moved below two
+# chains of directories, each short of PATH_MAX) is not a nameless one.
+t protected_file_past_path_max_not_written_unjudged_static
+if have_probe; then
+	mkdir -p a/b/c/d/.vscode && echo orig > a/b/c/d/.vscode/settings.json
+	nx "$P" long-write "$W"
+	got=$(find . -name settings.json -execdir cat {} \; 2>&1)
+	if [ "$got" = orig ] && has '^open-ro: ok$' out && has '^open-w: File name too long$' out; then ok
+	else bad "$(tr '\n' ' ' < "$B/out") content: $got"; fi
+fi
+
 # A symlink may not be named `.vscode` or `.git` (it would lead to a
 # directory of the program's choosing); a hard link of a symlink is the
 # same link under the new name.

@@ -24,6 +24,10 @@
  *   attackprobe truncate PATH LEN      truncate(2)
  *   attackprobe tmpfile-link DIR NAME  an O_TMPFILE in DIR, written, then linked
  *                                      as NAME through /proc/self/fd (linkat FOLLOW)
+ *   attackprobe long-write DIR         DIR/a/b/c/d/.vscode/settings.json moved below
+ *                                      two chains of directories (each short of
+ *                                      PATH_MAX, together past it), opened read-only
+ *                                      there, then /proc/self/fd/N for writing
  *   attackprobe tcp-self               a TCP server on loopback and a blocking and a
  *                                      non-blocking connect to it, and one to a closed
  *                                      port (the layer performs connect() itself)
@@ -280,6 +284,46 @@ static int dgram_raw(const char *path, const char *word)
 	return 0;
 }
 
+/* ---- a name past PATH_MAX */
+
+static int chain(const char *top, const char *name, int n, char *leaf, size_t lsz)
+{
+	size_t o = (size_t)snprintf(leaf, lsz, "%s", top);
+	if (mkdir(top, 0755) && errno != EEXIST)
+		return -1;
+	for (int i = 0; i < n; i++) {
+		o += (size_t)snprintf(leaf + o, lsz - o, "/%s", name);
+		if (mkdir(leaf, 0755) && errno != EEXIST)
+			return -1;
+	}
+	return 0;
+}
+
+static int long_write(const char *dir)
+{
+	char name[250], l1[4096], l2[4096], p[4096];
+
+	memset(name, 'x', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	if (chdir(dir) || say("chains", chain("c1", name, 9, l1, sizeof(l1)) ||
+				       chain("c2", name, 9, l2, sizeof(l2)) ? -1 : 0) < 0)
+		return -1;
+	snprintf(p, sizeof(p), "%s/a", l2);
+	say("move-a", rename("a", p));
+	snprintf(p, sizeof(p), "%s/c2", l1);
+	say("move-c2", rename("c2", p));
+	if (chdir(l1) || chdir("c2"))
+		return -1;
+	for (int i = 0; i < 9; i++)
+		if (chdir(name))
+			return -1;
+	int fd = open("a/b/c/d/.vscode/settings.json", O_RDONLY);
+	if (say("open-ro", fd) < 0)
+		return -1;
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
+	return say("open-w", write_evil(open(p, O_WRONLY | O_TRUNC)));
+}
+
 /* ---- loopback TCP, connect() performed by the layer */
 
 static int tcp_self(void)
@@ -364,6 +408,8 @@ int main(int argc, char **argv)
 		return say("tmpfile-link", linkat(AT_FDCWD, l, AT_FDCWD, argv[3],
 						  AT_SYMLINK_FOLLOW)) ? 1 : 0;
 	}
+	if (argc == 3 && !strcmp(argv[1], "long-write"))
+		return long_write(argv[2]) ? 1 : 0;
 	if (argc == 2 && !strcmp(argv[1], "tcp-self"))
 		return tcp_self();
 	fprintf(stderr, "attackprobe: unknown mode\n");
