@@ -357,6 +357,11 @@ static int parent_open(const struct call *c, const char *abs, struct parent *pa)
 	if (fd < 0)
 		return fd;
 	int rc = fd_path(fd, pa->path, sizeof(pa->path));
+	/* the path judged is the parent's and the name: one that does not
+	 * fit is refused, never judged cut short (a link to a directory
+	 * 4088 long made `.mcp.json` there judged as "") */
+	if (!rc && strlen(pa->path) + 1 + strlen(pa->name) >= PATH_MAX)
+		rc = -ENAMETOOLONG;
 	if (rc) {
 		close(fd);
 		return rc;
@@ -377,8 +382,7 @@ static bool dot_name(const char *name)
 	return !strcmp(name, ".") || !strcmp(name, "..");
 }
 
-/* dir + "/" + name, cut to outsz (a path that long is refused by the
- * kernel anyway: PATH_MAX). */
+/* dir + "/" + name; parent_open() refused the ones that do not fit. */
 static void join(const char *dir, const char *name, char *out, size_t outsz)
 {
 	size_t d = strcmp(dir, "/") ? strlen(dir) : 0, k = strlen(name);

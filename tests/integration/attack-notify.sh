@@ -143,6 +143,17 @@ if have_probe; then
 	else bad "$(tr '\n' ' ' < "$B/out") content: $got"; fi
 fi
 
+# The path judged is the parent's and the name; one that does not fit was
+# judged cut to nothing (reached through a link, the parent's own path
+# fits, with the name it does not).
+t protected_name_in_a_parent_just_short_of_path_max_refused_static
+if have_probe; then
+	nx "$P" long-parent "$W" .mcp.json
+	if [ "$(find . -name .mcp.json | wc -l)" -eq 0 ] && has '^symlink: ok$' out &&
+	   has '^create: File name too long$' out; then ok
+	else bad "$(tr '\n' ' ' < "$B/out") made: $(find . -name .mcp.json | wc -l)"; fi
+fi
+
 # A symlink may not be named `.vscode` or `.git` (it would lead to a
 # directory of the program's choosing); a hard link of a symlink is the
 # same link under the new name.

@@ -28,6 +28,9 @@
  *                                      two chains of directories (each short of
  *                                      PATH_MAX, together past it), opened read-only
  *                                      there, then /proc/self/fd/N for writing
+ *   attackprobe long-parent DIR NAME   a directory whose path and NAME just pass
+ *                                      PATH_MAX together, a link DIR/s to it, then
+ *                                      create s/NAME
  *   attackprobe tcp-self               a TCP server on loopback and a blocking and a
  *                                      non-blocking connect to it, and one to a closed
  *                                      port (the layer performs connect() itself)
@@ -301,7 +304,7 @@ static int chain(const char *top, const char *name, int n, char *leaf, size_t ls
 
 static int long_write(const char *dir)
 {
-	char name[250], l1[4096], l2[4096], p[4096];
+	char name[250], l1[4096], l2[4096], p[8192];
 
 	memset(name, 'x', sizeof(name) - 1);
 	name[sizeof(name) - 1] = '\0';
@@ -322,6 +325,29 @@ static int long_write(const char *dir)
 		return -1;
 	snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
 	return say("open-w", write_evil(open(p, O_WRONLY | O_TRUNC)));
+}
+
+static int long_parent(const char *dir, const char *name)
+{
+	size_t want = 4096 - strlen(name), len;
+	char cwd[4096], rel[4096] = "", comp[256], p[4096];
+	size_t rl = 0;
+
+	if (chdir(dir) || !getcwd(cwd, sizeof(cwd)))
+		return -1;
+	for (len = strlen(cwd); len < want;) {
+		size_t k = want - len - 1 > 200 ? 200 : want - len - 1;
+		memset(comp, 'y', k);
+		comp[k] = '\0';
+		if ((mkdir(comp, 0755) && errno != EEXIST) || chdir(comp))
+			return say("chain", -1);
+		len += 1 + k;
+		rl += (size_t)snprintf(rel + rl, sizeof(rel) - rl, "%s%s", rl ? "/" : "", comp);
+	}
+	if (chdir(dir) || say("symlink", symlink(rel, "s")) < 0)
+		return -1;
+	snprintf(p, sizeof(p), "s/%s", name);
+	return say("create", create(p));
 }
 
 /* ---- loopback TCP, connect() performed by the layer */
@@ -410,6 +436,8 @@ int main(int argc, char **argv)
 	}
 	if (argc == 3 && !strcmp(argv[1], "long-write"))
 		return long_write(argv[2]) ? 1 : 0;
+	if (argc == 4 && !strcmp(argv[1], "long-parent"))
+		return long_parent(argv[2], argv[3]) ? 1 : 0;
 	if (argc == 2 && !strcmp(argv[1], "tcp-self"))
 		return tcp_self();
 	fprintf(stderr, "attackprobe: unknown mode\n");
