@@ -246,8 +246,16 @@ static int open_in_root(const struct call *c, const char *path, int flags, bool 
 				.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS };
 	if (nofollow)
 		how.flags |= O_NOFOLLOW;
+	/* walked as the program walks it: a root supervisor's
+	 * CAP_DAC_READ_SEARCH would pass a directory the program cannot
+	 * search (mode 0700, another owner) and make or open what is in it */
+	if (c->n->root)
+		caps_effective(c->n, false);
 	long fd = syscall(SYS_openat2, c->root, path, &how, sizeof(how));
-	return fd < 0 ? -errno : (int)fd;
+	int e = errno;
+	if (c->n->root)
+		caps_effective(c->n, true);
+	return fd < 0 ? -e : (int)fd;
 }
 
 /* The program's umask (/proc/PID/status, Linux 4.7). */

@@ -69,6 +69,19 @@ if have_probe; then
 	else bad "$(tr '\n' ' ' < "$B/out") made: $(find pwn 2>/dev/null | tr '\n' ' ')"; fi
 fi
 
+# As root the supervisor could search any directory (CAP_DAC_READ_SEARCH);
+# the program, root without capabilities, cannot search one of another
+# owner's with mode 0700, and must not make or open what is in it.
+t directory_the_program_cannot_search_stays_closed_static
+if have_probe && [ "$(id -u)" -eq 0 ] && id nobody >/dev/null 2>&1; then
+	mkdir -p priv/pub && echo orig > priv/pub/f && chmod 777 priv/pub && chmod 666 priv/pub/f
+	chown nobody priv && chmod 700 priv
+	nx sh -c "$P create priv/pub/x; $P create priv/pub/f"
+	if [ ! -e priv/pub/x ] && [ "$(cat priv/pub/f)" = orig ] &&
+	   [ "$(grep -c '^create: Permission denied$' "$B/out")" -eq 2 ]; then ok
+	else bad "$(tr '\n' ' ' < "$B/out")"; fi
+elif have_probe; then skip "as root only (a directory of another owner's)"; fi
+
 # ---- connect(): the descriptor number is looked up again after CONTINUE
 
 t connect_descriptor_swapped_after_the_check_never_reaches_a_host_socket_static
