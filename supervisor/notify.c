@@ -86,6 +86,7 @@ struct gitdir {
 	dev_t dev;
 	ino_t ino;
 	char *path;
+	bool file; /* a `.git` file: its gitdir: names a repository elsewhere */
 };
 
 /* A FIFO opened for writing whose reader has not come yet: the program
@@ -602,7 +603,8 @@ static void remember_git(struct notify *n, int pfd, const char *full)
 		n->git_full = true;
 		return;
 	}
-	if (fstatat(pfd, ".git", &st, AT_SYMLINK_NOFOLLOW) || !S_ISDIR(st.st_mode))
+	if (fstatat(pfd, ".git", &st, AT_SYMLINK_NOFOLLOW) ||
+	    !(S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)))
 		return;
 	if (!n->git) {
 		n->git = calloc(MAX_GIT, sizeof(*n->git));
@@ -612,7 +614,7 @@ static void remember_git(struct notify *n, int pfd, const char *full)
 	char *copy = strdup(full);
 	if (!copy)
 		return;
-	n->git[n->ngit++] = (struct gitdir){ st.st_dev, st.st_ino, copy };
+	n->git[n->ngit++] = (struct gitdir){ st.st_dev, st.st_ino, copy, S_ISREG(st.st_mode) };
 }
 
 /* ---- the calls */
@@ -872,6 +874,10 @@ static struct answer do_open(struct call *c, int dirfd, unsigned long long paddr
 		int e = errno;
 		act_end(c->n, old);
 		if (fd >= 0) {
+			/* a `.git` file makes wherever its gitdir: points the
+			 * repository of this directory: named at the end */
+			if (!strcmp(pa.name, ".git"))
+				remember_git(c->n, pa.fd, full);
 			parent_close(&pa);
 			report(c, WIRE_ALLOW, WIRE_WRITE, full, 0);
 			return (struct answer){ .fd = (int)fd,
@@ -1176,8 +1182,8 @@ static struct answer do_move(struct call *c, bool is_link, int olddfd, unsigned 
 		e = actor_rename(c->n, op.fd, op.name, np.fd, np.name, flags);
 		rc = e ? -1 : 0;
 	}
-	if (!rc && !is_link && S_ISDIR(st.st_mode) && !strcmp(np.name, ".git"))
-		remember_git(c->n, np.fd, nfull);
+	if (!rc && !strcmp(np.name, ".git"))
+		remember_git(c->n, np.fd, nfull); /* a directory, or a file */
 	a = rc ? ERR(e) : OK(0);
 	if (!rc)
 		report(c, WIRE_ALLOW, WIRE_WRITE, nfull, 0);
@@ -1725,7 +1731,9 @@ void notify_finish(struct notify *n)
 			      "git's samples were refused):", n->ngit == 1 ? "y" : "ies");
 	for (size_t i = 0; i < n->ngit && o < sizeof(line) - 64; i++) {
 		policy_tildify(n->p, n->git[i].path, shown, sizeof(shown));
-		o += (size_t)snprintf(line + o, sizeof(line) - o, "%s %s", i ? "," : "", shown);
+		o += (size_t)snprintf(line + o, sizeof(line) - o, "%s %s%s", i ? "," : "", shown,
+				      n->git[i].file ? " (a file: the repository its gitdir: "
+				      "names is the run's, hooks and all)" : "");
 	}
 	if (n->git_full && o < sizeof(line) - 32)
 		snprintf(line + o, sizeof(line) - o, " (and more, not kept)");

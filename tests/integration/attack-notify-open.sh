@@ -8,18 +8,17 @@ set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # A git directory the run makes under another name than `.git` (git init
-# --bare, or any directory holding HEAD, objects/ and refs/) is not judged
-# as one: its hooks/ take any hook, and a `.git` file's `gitdir:` makes it
-# the repository of an innocent-looking directory. The next `git commit`
-# there on the host runs the hook; no notice names the repository.
-t git_directory_made_under_another_name_gets_no_hook_or_is_named
+# --bare, or any directory holding HEAD, objects/ and refs/) is judged by
+# no rule: its hooks/ take any hook, and git run in it on the host runs
+# them. A `.git` file naming it is listed at the end (attack-notify.sh);
+# the bare repository alone is not.
+t bare_repository_made_in_the_run_gets_no_hook_or_is_named
 if command -v git >/dev/null; then
-	sx -- sh -c 'git init -q --bare evil && mkdir sub && echo "gitdir: ../evil" > sub/.git &&
-		git -C evil config core.bare false && git -C evil config core.worktree "$PWD/sub" &&
-		printf "#!/bin/sh\necho ran > \"%s/PWNED\"\n" "$PWD" > evil/hooks/pre-commit &&
-		chmod +x evil/hooks/pre-commit; echo END'
-	(cd sub && echo x > f && git add f && git -c user.email=t@t -c user.name=t commit -qm x) >/dev/null 2>&1
-	if has END out && [ ! -e PWNED ] && { [ ! -e evil/hooks/pre-commit ] || hasf "$W/evil" err; }; then ok
+	sx -- sh -c 'git init -q --bare evil.git &&
+		printf "#!/bin/sh\necho ran > \"%s/PWNED\"\n" "$PWD" > evil.git/hooks/reference-transaction &&
+		chmod +x evil.git/hooks/reference-transaction; echo END'
+	(cd evil.git && git update-ref refs/tags/x "$(git hash-object -w --stdin </dev/null)") >/dev/null 2>&1
+	if has END out && { [ ! -e PWNED ] || hasf "$W/evil.git" err; }; then ok
 	else bad "the hook ran on the host: $(cat PWNED 2>/dev/null); notice: $(grep -c 'git repositor' "$B/err")"; fi
 else skip "no git"; fi
 

@@ -192,6 +192,20 @@ if have_probe; then
 	else bad "$(tr '\n' ' ' < "$B/out") hooks: $(ls -la new/.git 2>&1 | tail -n +2 | tr '\n' ' ')"; fi
 fi
 
+# A `.git` file's gitdir: makes any directory the repository of an
+# innocent one: the next `git commit` there on the host runs its hooks, as
+# for a `.git` directory the run made. So it is named at the end, as those
+# are (the person knows what was written inside).
+t git_file_made_in_the_run_is_named_at_the_end
+if command -v git >/dev/null; then
+	sx -- sh -c 'git init -q --bare evil && mkdir sub && echo "gitdir: ../evil" > sub/.git &&
+		echo x > gf && mkdir sub2 && mv gf sub2/.git; echo END'
+	if has END out && hasf "git repositories created during the run" err &&
+	   hasf "$W/sub/.git (a file: the repository its gitdir: names is the run's" err &&
+	   hasf "$W/sub2/.git (a file" err; then ok
+	else bad "$(grep -i 'git repositor' "$B/err" || echo 'no notice')"; fi
+else skip "no git"; fi
+
 # ---- truncate(2) names a file as open(O_TRUNC) does
 
 t truncate_of_a_protected_file_refused_static
