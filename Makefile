@@ -32,7 +32,7 @@ SANITIZE_STATIC := $(if $(findstring address,$(SANITIZE)),-static-libasan) \
 	$(if $(findstring undefined,$(SANITIZE)),-static-libubsan)
 endif
 
-POLICY_SRCS := policy/policy.c policy/query.c policy/load.c policy/glob.c policy/path.c policy/blob.c
+POLICY_SRCS := policy/policy.c policy/query.c policy/load.c policy/glob.c policy/path.c policy/blob.c policy/hint.c
 # The filtering proxy (supervisor/net/net.h): in sbx-preload, its test
 # driver and the unit tests.
 NET_SRCS := supervisor/net/host.c supervisor/net/http.c supervisor/net/socks.c \
@@ -41,16 +41,18 @@ NET_SRCS := supervisor/net/host.c supervisor/net/http.c supervisor/net/socks.c \
 SUPERVISOR_SRCS := supervisor/main.c supervisor/options.c supervisor/config.c supervisor/probe.c supervisor/print.c supervisor/plan.c \
 	supervisor/run.c supervisor/util.c supervisor/reports.c supervisor/learn.c \
 	supervisor/standin.c supervisor/hostfs.c supervisor/runlimits.c supervisor/profile.c supervisor/gitprov.c \
-	supervisor/notify.c $(NET_SRCS) \
+	supervisor/notify.c supervisor/notify-net.c supervisor/notify-deny.c $(NET_SRCS) \
 	shim/wire.c shim/elfcheck.c
 # every mount of sbx-init's lands on what the supervisor saw (pathwalk.h)
 SUPERVISOR_SRCS += supervisor/mountids.c supervisor/pathwalk.c
+# the nested mode: the same plan as a Landlock ruleset (landlock.h)
+SUPERVISOR_SRCS += supervisor/landlock.c supervisor/nested.c
 INIT_SRCS := supervisor/sbx-init.c supervisor/init-mounts.c supervisor/init-connect.c \
 	supervisor/init-notify.c supervisor/pathwalk.c
-SHIM_SRCS := shim/shim.c shim/wrappers.c shim/exec.c shim/net.c shim/namemap.c shim/resolve.c \
+SHIM_SRCS := shim/shim.c shim/wrappers.c shim/exec.c shim/net.c shim/namemap.c shim/resolve.c shim/tell.c shim/syscall.c shim/dirfds.c \
 	shim/wire.c shim/elfcheck.c
 # The policy queries the shim links in (no INI parsing, no compiler).
-SHIM_POLICY_SRCS := policy/query.c policy/glob.c policy/path.c policy/blob.c
+SHIM_POLICY_SRCS := policy/query.c policy/glob.c policy/path.c policy/blob.c policy/hint.c
 SHIM_OBJS := $(SHIM_SRCS:%.c=build/shim-pic/%.o) $(SHIM_POLICY_SRCS:%.c=build/shim-pic/%.o)
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 
@@ -60,7 +62,7 @@ UNIT_OBJS := $(UNIT_SRCS:%.c=build/%.o)
 
 BINS := build/sbx-preload build/sbx-init build/libsbx-preload.so build/sbx-proxy-test build/sbxctl
 
-.PHONY: all deps deps-test run check check-unit check-docs check-integration bench bench-proxy bench-filter fuzz install clean
+.PHONY: all deps deps-test run check check-unit check-docs check-integration coverage-table bench bench-proxy bench-filter bench-landlock fuzz install clean
 all: $(BINS)
 
 deps:
@@ -76,7 +78,7 @@ build/%.o: %.c
 # The seccomp programs sbx-init installs are fixed per architecture, so they
 # are compiled once, at build time, by libseccomp: sbx-init itself stays a
 # small static-data program with no parser and no library to trust.
-build/gen-filters: supervisor/gen-filters.c
+build/gen-filters: supervisor/gen-filters.c supervisor/seccomp-rules.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) $(SBX_CFLAGS) -o $@ $< \
 		$(shell $(PKG_CONFIG) --libs libseccomp) $(SBX_LDFLAGS)
@@ -87,7 +89,7 @@ build/gen/filters.h: build/gen-filters
 
 # The second program, the user-notification filter (supervisor/notify.c
 # serves its listener), generated the same way.
-build/gen-notify: supervisor/gen-notify.c
+build/gen-notify: supervisor/gen-notify.c supervisor/seccomp-rules.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) $(SBX_CFLAGS) -o $@ $< \
 		$(shell $(PKG_CONFIG) --libs libseccomp) $(SBX_LDFLAGS)
@@ -157,6 +159,7 @@ build/sbx-init: $(INIT_SRCS:%.c=build/%.o)
 endif
 build/supervisor/sbx-init.o build/tests/unit/seccomp_table.o: build/gen/filters.h
 build/supervisor/init-notify.o: build/gen/notify-filter.h
+build/supervisor/notify-deny.o: build/gen/filters.h
 
 # sbxctl (supervisor/cli/, docs/SBXCTL.md): the management command. It
 # shares the policy, the config loading (config.c), the machine probes
@@ -191,10 +194,11 @@ build/libsbx-preload.so: $(SHIM_OBJS)
 # must land at the same address in every worker.
 # The unit tests also cover the supervisor's report handling and the shim's
 # path and wire code (compiled here as ordinary objects).
-UNIT_EXTRA_OBJS := build/supervisor/mountids.o build/supervisor/pathwalk.o \
+UNIT_EXTRA_OBJS := build/supervisor/mountids.o build/supervisor/pathwalk.o build/supervisor/landlock.o \
 	build/supervisor/reports.o build/supervisor/learn.o build/supervisor/util.o \
 	build/supervisor/plan.o build/supervisor/standin.o build/supervisor/hostfs.o \
-	build/supervisor/runlimits.o build/supervisor/profile.o build/supervisor/notify.o \
+	build/supervisor/runlimits.o build/supervisor/profile.o build/supervisor/notify.o build/supervisor/notify-net.o \
+	build/supervisor/notify-deny.o \
 	build/shim/wire.o build/shim/resolve-test.o build/shim/namemap.o $(NET_SRCS:%.c=build/%.o) \
 	$(filter-out build/supervisor/cli/sbxctl.o,$(CTL_SRCS:%.c=build/%.o)) \
 	build/supervisor/config.o build/supervisor/probe.o
@@ -223,6 +227,11 @@ check-docs: build/gen-filters
 check-integration: all
 	./tests/integration/run.sh
 
+# The shim's coverage table in docs/REPORTS.md, measured again
+# (tests/integration/coverage.sh; explain.sh fails when they differ).
+coverage-table: all
+	./scripts/coverage-table.sh
+
 bench: all
 	./bench/startup
 
@@ -235,6 +244,15 @@ build/bench/filter-micro: bench/filter-micro.c build/gen/filters.h
 	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) $(SBX_CFLAGS) -o $@ $< $(SBX_LDFLAGS)
 bench-filter: build/bench/filter-micro
 	build/bench/filter-micro
+
+# What Landlock costs: the nested mode's layer, or a second one under
+# bubblewrap (the ruleset built and applied; open+close under it).
+build/bench/landlock-micro: bench/landlock-micro.c build/supervisor/landlock.o \
+		build/supervisor/pathwalk.o build/supervisor/util.o build/supervisor/probe.o
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) $(SBX_CFLAGS) -o $@ $^ $(SBX_LDFLAGS)
+bench-landlock: build/bench/landlock-micro
+	build/bench/landlock-micro
 
 # libFuzzer harnesses for the proxy's parsers (tests/fuzz/), FUZZ_SECONDS
 # each; clang only, not part of `make check`.

@@ -8,13 +8,22 @@
  *   write_open   open(FILE, O_WRONLY) + close   notified (the supervisor opens)
  *   create       open(DIR/x, O_CREAT|O_WRONLY|O_TRUNC) + close, on an existing file
  *   mkdir        mkdir(DIR/d) + rmdir           mkdir notified, rmdir not
+ *   refused      bpf(): the seccomp table refuses it; notified with the
+ *                layer (the bare round trip: answered EPERM, reported once)
+ *   connect_lo   socket + connect(127.0.0.1:1) + close: notified, the
+ *                socket and its address checked, then CONTINUE (refused by
+ *                the sandbox's own loopback: nothing listens there)
  * Run by bench/notify in the same sandbox with and without the notify
  * layer (SBX_NOTIFY=off), built static so no shim is involved.
  */
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -77,6 +86,21 @@ int main(int argc, char **argv)
 	for (long i = 0; i < n; i++)
 		if (mkdir(d, 0755) || rmdir(d))
 			return fail(d);
-	printf("mkdir=%.1f\n", (now() - t) / n);
+	printf("mkdir=%.1f ", (now() - t) / n);
+	t = now();
+	for (long i = 0; i < n; i++)
+		if (syscall(SYS_bpf, 0, NULL, 0) == 0)
+			return fail("bpf allowed");
+	printf("refused=%.1f ", (now() - t) / n);
+	struct sockaddr_in lo = { .sin_family = AF_INET, .sin_port = htons(1),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	t = now();
+	for (long i = 0; i < n; i++) {
+		int s = socket(AF_INET, SOCK_STREAM, 0);
+		if (s < 0 || connect(s, (struct sockaddr *)&lo, sizeof(lo)) == 0)
+			return fail("connect");
+		close(s);
+	}
+	printf("connect_lo=%.1f\n", (now() - t) / n);
 	return 0;
 }

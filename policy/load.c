@@ -79,6 +79,8 @@ static const struct key keys[] = {
 	{ "report", "log", K_SCALAR, 0, SC_LOG, C_PATH, N_REFUSE },
 	/* a project may not silence what the person is told */
 	{ "report", "stderr", K_SCALAR, 0, SC_REPORT_STDERR, C_REPORT_STDERR, N_REFUSE },
+	/* the refused program is told too: no widening either way */
+	{ "report", "tell_program", K_SCALAR, 0, SC_TELL_PROGRAM, C_BOOL, N_ANY },
 	{ "report", "ignore_paths", K_LIST, SBX_RULE_IGNORE_PATH, 0, C_PATH, N_REFUSE },
 	{ "report", "ignore_domains", K_LIST, SBX_RULE_IGNORE_DOMAIN, 0, C_NONE, N_REFUSE },
 	{ "limits", "memory", K_SCALAR, 0, SC_MEMORY, C_SIZE, N_ORDERED },

@@ -559,6 +559,7 @@ int policy_compile(struct policy_builder *b, struct policy **out,
 	p->report_stderr = !rs || !strcmp(rs, "auto") ? SBX_REPORT_AUTO :
 			   !strcmp(rs, "live") ? SBX_REPORT_LIVE :
 			   !strcmp(rs, "end") ? SBX_REPORT_END : SBX_REPORT_OFF;
+	p->tell_program = scalar_bool(b, SC_TELL_PROGRAM, false);
 	p->nested = scalar_bool(b, SC_NESTED, false);
 	p->enabled = scalar_bool(b, SC_ENABLED, true);
 	p->local_binding = scalar_bool(b, SC_ALLOW_LOCAL_BINDING, true);

@@ -263,6 +263,9 @@ unsigned policy_http_proxy_port(const struct policy *p);  /* 0 = built-in */
 unsigned policy_socks_proxy_port(const struct policy *p); /* 0 = built-in */
 const char *policy_log_path(const struct policy *p);      /* NULL = none */
 enum sbx_report_stderr policy_report_stderr(const struct policy *p);
+/* [report] tell_program: the shim also writes a refusal's line to the
+ * refused program's own stderr (docs/REPORTS.md, "The agent sees why"). */
+bool policy_tell_program(const struct policy *p);
 
 enum sbx_limit {
 	SBX_LIMIT_MEMORY,      /* bytes */
@@ -296,6 +299,43 @@ const char *policy_home(const struct policy *p);
 const char *policy_config_home(const struct policy *p);
 /* sbx_path_tildify() against HOME, resolved or as $HOME spells it. */
 void policy_tildify(const struct policy *p, const char *path, char *out, size_t outsz);
+
+/* ---- hint.c: a refusal in words, the same for the supervisor's report
+ * line and the shim's line to the refused program */
+
+/* Is path `dir` itself or below it? Both absolute and normal. */
+bool sbx_path_under(const char *path, const char *dir);
+/* May `dir` be allowed as one directory for several paths below it? Not
+ * HOME itself or anything above it, not `/` or a top-level directory. */
+bool sbx_path_foldable(const char *dir, const char *home);
+/* The next code point of a UTF-8 string (U+FFFD for each maximal ill-formed
+ * part), its length in *len (0 at the end). */
+unsigned sbx_utf8_next(const char *s, size_t *len);
+bool sbx_control(unsigned cp);      /* C0, DEL, C1 */
+bool sbx_bidi_control(unsigned cp); /* the bidirectional overrides */
+/* s as strict UTF-8 for a terminal: controls as \xNN / \uNNNN, ill-formed
+ * parts as U+FFFD, a backslash doubled when asked; cut between characters
+ * to fit. Returns the length written. */
+size_t sbx_printable(const char *s, char *out, size_t outsz, bool backslash);
+/* A path as one shell word that works when pasted (`~/` left unquoted). */
+void sbx_shell_word(const char *in, char *out, size_t outsz);
+/* "deny_read = ~/.ssh" (a mandatory rule is a deny_write). */
+void policy_rule_text(const struct sbx_rule *r, char *out, size_t outsz);
+/* Where the rule came from, for a person: its source, or "built-in
+ * default", "built in; no setting lifts it". Borrowed. */
+const char *policy_rule_note(const struct sbx_rule *r);
+/* What is at an absolute path: 1 there, 0 not, -1 not to be told (a link
+ * met on the way or at the end, an error). */
+typedef int (*sbx_look_fn)(void *ctx, const char *path);
+/* The flag that would allow a refused file operation on `target` (absolute,
+ * normal; made_dir: a directory being made), as one pasteable shell word
+ * with the flag: "--allow-read ~/.ssh/id_rsa", "--allow-write ~/proj/out";
+ * "" when no setting can or telling would mean looking where the program
+ * may not. `why` is the deciding rule (NULL: none, outside the writable
+ * paths). */
+void policy_hint_fix(const struct policy *p, enum sbx_op op, const char *target,
+		     bool made_dir, const struct sbx_rule *why, sbx_look_fn look, void *ctx,
+		     char *out, size_t outsz);
 
 /* Names for messages. */
 const char *sbx_rule_key(enum sbx_rule_kind kind);      /* "deny_read" */

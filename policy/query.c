@@ -391,6 +391,7 @@ unsigned policy_http_proxy_port(const struct policy *p) { return p->http_port; }
 unsigned policy_socks_proxy_port(const struct policy *p) { return p->socks_port; }
 const char *policy_log_path(const struct policy *p) { return p->log; }
 enum sbx_report_stderr policy_report_stderr(const struct policy *p) { return p->report_stderr; }
+bool policy_tell_program(const struct policy *p) { return p->tell_program; }
 
 uint64_t policy_limit(const struct policy *p, enum sbx_limit which)
 {

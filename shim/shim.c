@@ -42,7 +42,8 @@ static struct {
 	enum shim_mode mode;
 	const struct policy *policy;
 	char report[64];             /* "/proc/2/fd/6" */
-	atomic_ulong *dropped;       /* in the shared counters page */
+	char counters[64];           /* "/proc/2/fd/7", mapped at the first drop */
+	_Atomic(atomic_ulong *) dropped; /* in the shared counters page */
 	pid_t pid;                   /* whose cwd the cache may hold */
 	unsigned socks;              /* the proxy's SOCKS5 port inside, or 0 */
 } S;
@@ -148,11 +149,12 @@ static const struct policy *attach_policy(const char *path)
 	if (policy_blob_attach_size(blob, (size_t)st.st_size, &need) == 0) {
 		mem = mmap(NULL, need, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (mem != MAP_FAILED) {
-			if (policy_blob_attach(blob, (size_t)st.st_size, mem, need, &p) == 0) {
-				/* built: from now on nobody writes it */
-				mprotect(mem, need, PROT_READ);
+			/* built: from now on nobody writes it. Not made
+			 * read-only with mprotect: the program owns its memory
+			 * and could undo that (the shim is advisory), and the
+			 * call costs every process start a TLB flush */
+			if (policy_blob_attach(blob, (size_t)st.st_size, mem, need, &p) == 0)
 				return p;
-			}
 			munmap(mem, need);
 		}
 	}
@@ -186,15 +188,11 @@ static void shim_start(void)
 	}
 	if (!spec_fd_path(spec, "report", S.report, sizeof(S.report)))
 		S.report[0] = '\0';
-	if (spec_fd_path(spec, "counters", path, sizeof(path))) {
-		int fd = sys_open(path, O_RDWR);
-		if (fd >= 0) {
-			void *m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-			if (m != MAP_FAILED)
-				S.dropped = m;
-			sys_close(fd);
-		}
-	}
+	/* the counters page is mapped when a report is first dropped: most
+	 * processes never drop one, and every mapping a process starts with
+	 * costs it (a TLB flush on a paravirtualised machine) */
+	if (!spec_fd_path(spec, "counters", S.counters, sizeof(S.counters)))
+		S.counters[0] = '\0';
 	S.mode = SHIM_ENFORCE;
 	if (spec_get(spec, "mode", mode, sizeof(mode))) {
 		if (!strcmp(mode, "trace"))
@@ -214,6 +212,11 @@ static void shim_start(void)
 		}
 		if (lib[0])
 			shim_exec_init(spec, lib);
+	}
+	/* [report] tell_program */
+	{
+		char tell[4];
+		shim_tell_init(spec_get(spec, "tell", tell, sizeof(tell)) && !strcmp(tell, "1"));
 	}
 	/* the filtering proxy's SOCKS5 listener (net.c: the transparent path) */
 	{
@@ -375,6 +378,29 @@ static bool put_report(int fd, const char *line, size_t n, long wait_ms)
 	}
 }
 
+/* The shared counters page, mapped once (two threads racing both map
+ * it; the loser unmaps its copy). NULL when it cannot be. */
+static atomic_ulong *counters_page(void)
+{
+	atomic_ulong *d = atomic_load(&S.dropped), *want = NULL;
+	void *m;
+	int fd;
+
+	if (d || !S.counters[0])
+		return d;
+	if ((fd = sys_open(S.counters, O_RDWR)) < 0)
+		return NULL;
+	m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	sys_close(fd);
+	if (m == MAP_FAILED)
+		return NULL;
+	if (!atomic_compare_exchange_strong(&S.dropped, &want, (atomic_ulong *)m)) {
+		munmap(m, 4096);
+		return want;
+	}
+	return m;
+}
+
 void shim_report(char decision, enum wire_op op, const char *target, int err)
 {
 	char line[WIRE_MAX], comm[17] = "";
@@ -399,8 +425,9 @@ void shim_report(char decision, enum wire_op op, const char *target, int err)
 	} else {
 		if (wait_ms)
 			atomic_store_explicit(&learn_gave_up, 1, memory_order_relaxed);
-		if (S.dropped)
-			atomic_fetch_add_explicit(S.dropped, 1, memory_order_relaxed);
+		atomic_ulong *d = counters_page();
+		if (d)
+			atomic_fetch_add_explicit(d, 1, memory_order_relaxed);
 	}
 	if (fd >= 0)
 		sys_close(fd);
@@ -515,9 +542,12 @@ static bool exists_at_end(const char *abs)
 	return syscall(SYS_newfstatat, AT_FDCWD, abs, &st, 0) == 0 || errno != ENOENT;
 }
 
-/* A refusal; a directory being made is said with a trailing `/`. */
-static void report_denied(enum sbx_op op, const char *target, int how, int err)
+/* A refusal; a directory being made is said with a trailing `/`. The
+ * program hears it too when the run asks (tell.c). */
+static void report_denied(enum sbx_op op, const char *target, int how, int err,
+			  bool by_policy)
 {
+	shim_tell(op, target, how & HOW_DIR, by_policy);
 	char dir[PATH_MAX];
 	size_t n = strlen(target);
 
@@ -529,23 +559,52 @@ static void report_denied(enum sbx_op op, const char *target, int how, int err)
 	shim_report(WIRE_DENY, wire_of(op), target, err);
 }
 
+/* (dirfd, path) made absolute, the quick way: a directory descriptor's
+ * path from dirfds.c when the shim saw it opened (enforcing only: a
+ * report of an allowed access must name the real path). *hinted says
+ * that it came from there, to be asked of the kernel before a refusal. */
+static int abspath_quick(int dirfd, const char *path, char *out, size_t outsz, bool *hinted)
+{
+	char base[PATH_MAX];
+
+	*hinted = false;
+	if (path[0] != '/' && dirfd >= 0 && S.mode == SHIM_ENFORCE &&
+	    shim_dirfd_path(dirfd, base, sizeof(base)) == 0) {
+		*hinted = true;
+		return path_join(base, path, out, outsz) ? -1 : 0;
+	}
+	return shim_abspath(dirfd, path, out, outsz);
+}
+
 int shim_check(struct pending *pd, int dirfd, const char *path,
 	       enum sbx_op op, int how)
+{
+	return shim_check_open(pd, dirfd, path, op, how, NULL, 0);
+}
+
+int shim_check_open(struct pending *pd, int dirfd, const char *path,
+		    enum sbx_op op, int how, char *absout, size_t absoutsz)
 {
 	char abs[PATH_MAX], real[PATH_MAX];
 	const struct sbx_rule *why;
 	int saved = errno, rc = 0;
+	bool hinted;
 
 	pd->active = false;
 	pd->learn = false;
+	if (absout && absoutsz)
+		absout[0] = '\0';
 	if (!path || (!*path && (how & HOW_EMPTY_OK)) || !shim_enter())
 		return 0;
-	if (!*path || shim_abspath(dirfd, path, abs, sizeof(abs)))
+	if (!*path || abspath_quick(dirfd, path, abs, sizeof(abs), &hinted))
 		goto out;
 	pd->dirfd = dirfd;
 	pd->path = path;
 	pd->op = op;
 	pd->how = how;
+again:
+	if (absout && strlen(abs) < absoutsz)
+		strcpy(absout, abs);
 	pd->active = !(op == SBX_OP_WRITE && kernel_fs(abs));
 	if (!pd->active)
 		goto out;
@@ -553,6 +612,16 @@ int shim_check(struct pending *pd, int dirfd, const char *path,
 		if (S.mode != SHIM_ENFORCE)
 			shim_trace(wire_of(op), abs);
 		goto out;
+	}
+	if (hinted) {
+		/* the policy would refuse it: ask the kernel where the
+		 * descriptor really points before acting on a kept path */
+		hinted = false;
+		if (shim_abspath(dirfd, path, abs, sizeof(abs))) {
+			pd->active = false;
+			goto out;
+		}
+		goto again;
 	}
 	bool guard = deferred(op, why);
 	if (guard && (exists_at_end(abs) || !shim_guards(abs, why)))
@@ -577,7 +646,7 @@ int shim_check(struct pending *pd, int dirfd, const char *path,
 		goto out;
 	}
 	rc = deny_errno(op, why);
-	report_denied(op, abs, how, rc);
+	report_denied(op, abs, how, rc, true);
 out:
 	shim_leave();
 	errno = saved;
@@ -644,7 +713,7 @@ void shim_after(const struct pending *pd, int n, bool failed)
 			 * that did not exist at start cannot be bound) */
 			if (denied || (pd[i].op == SBX_OP_WRITE && (err == EROFS || err == EBUSY) &&
 				       !kernel_fs(target)))
-				report_denied(pd[i].op, target, pd[i].how, err);
+				report_denied(pd[i].op, target, pd[i].how, err, denied);
 		}
 		shim_leave();
 	}

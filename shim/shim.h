@@ -12,6 +12,7 @@
 #ifndef SBX_SHIM_H
 #define SBX_SHIM_H
 
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -63,6 +64,26 @@ enum {
 	HOW_DIR = 1 << 4,
 };
 
+/* How the *at calls' flags use the path. */
+static inline int at_how(int flags)
+{
+	return ((flags & AT_SYMLINK_NOFOLLOW) ? HOW_NOFOLLOW : HOW_FOLLOW) |
+	       ((flags & AT_EMPTY_PATH) ? HOW_EMPTY_OK : 0);
+}
+
+/* linkat follows the old path only when asked to */
+static inline int link_how(int flags)
+{
+	return ((flags & AT_SYMLINK_FOLLOW) ? HOW_FOLLOW : HOW_NOFOLLOW) |
+	       ((flags & AT_EMPTY_PATH) ? HOW_EMPTY_OK : 0);
+}
+
+/* open's flags: a read, or a write (also O_CREAT/O_TRUNC/O_TMPFILE) */
+enum sbx_op shim_open_op(int flags);
+/* O_CREAT|O_EXCL never follows a final symlink, and fails on what exists;
+ * a write without O_CREAT needs the file to be there */
+int shim_open_how(int flags);
+
 /* One path of a call, kept from the check to after the real call. */
 struct pending {
 	int dirfd;
@@ -82,6 +103,20 @@ const struct policy *shim_policy(void);
  * shim_after); otherwise the errno to fail with, the report sent. */
 int shim_check(struct pending *pd, int dirfd, const char *path,
 	       enum sbx_op op, int how);
+/* The same, for an open: the absolute path judged is also copied into
+ * absout ("" when none was), for dirfds.c to keep when it was a
+ * directory. */
+int shim_check_open(struct pending *pd, int dirfd, const char *path,
+		    enum sbx_op op, int how, char *absout, size_t absoutsz);
+
+/* dirfds.c: where directory descriptors point, as the shim saw them
+ * opened — a hint for the check, never the ground for a refusal. */
+#define SHIM_DIRFD_PATH 256
+void shim_dirfd_remember(int fd, const char *abs); /* "" or NULL: forget */
+void shim_dirfd_forget(int fd);
+void shim_dirfd_copy(int from, int to); /* dup, dup2, F_DUPFD: `to` as `from` */
+int shim_dirfd_path(int fd, char *out, size_t outsz); /* 0, or -1: unknown */
+
 /* After the real call, when it failed or a check was left for --learn:
  * a refusal by the kernel (EACCES, EPERM, EROFS; ENOTDIR and EEXIST at a
  * placeholder file standing for a directory) of a path the policy
@@ -135,6 +170,14 @@ int shim_namemap_name(const struct in_addr *a, char *out, size_t outsz);
 /* The SOCKS5 listener's port on the sandbox's loopback when the run has
  * the filtering proxy (SBX_SHIM's `socks=`), else 0. */
 unsigned shim_socks_port(void);
+
+/* tell.c: `[report] tell_program` (SBX_SHIM's tell=1): a refusal's line
+ * also on the refused program's own stderr, once per target, explained
+ * as the supervisor explains the report (the rule that denies `abs`).
+ * by_policy false: the boundary refused what the policy allows. errno
+ * kept. */
+void shim_tell_init(bool on);
+void shim_tell(enum sbx_op op, const char *abs, bool made_dir, bool by_policy);
 
 /* exec.c: the environment a child must keep for the shim to follow it. */
 void shim_exec_init(const char *spec, const char *libpath);

@@ -26,19 +26,6 @@ static enum sbx_op fopen_op(const char *mode)
 	return mode && mode[0] == 'r' && !strchr(mode, '+') ? SBX_OP_READ : SBX_OP_WRITE;
 }
 
-static int at_how(int flags)
-{
-	return ((flags & AT_SYMLINK_NOFOLLOW) ? HOW_NOFOLLOW : HOW_FOLLOW) |
-	       ((flags & AT_EMPTY_PATH) ? HOW_EMPTY_OK : 0);
-}
-
-/* linkat follows the old path only when asked to */
-static int link_how(int flags)
-{
-	return ((flags & AT_SYMLINK_FOLLOW) ? HOW_FOLLOW : HOW_NOFOLLOW) |
-	       ((flags & AT_EMPTY_PATH) ? HOW_EMPTY_OK : 0);
-}
-
 /* ---- the generator */
 
 #define P(d, p, o, h) (e_ = shim_check(&pd_[0], (d), (p), (o), (h)), n_ = 1)
@@ -108,7 +95,7 @@ static int link_how(int flags)
 
 /* ---- open: variadic, the mode is there only with O_CREAT or O_TMPFILE */
 
-static enum sbx_op open_op(int flags)
+enum sbx_op shim_open_op(int flags)
 {
 	if ((flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC)) ||
 	    (flags & O_TMPFILE) == O_TMPFILE)
@@ -116,12 +103,10 @@ static enum sbx_op open_op(int flags)
 	return SBX_OP_READ;
 }
 
-static int open_how(int flags)
+int shim_open_how(int flags)
 {
 	bool excl = (flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL);
 
-	/* O_CREAT|O_EXCL never follows a final symlink, and fails on what
-	 * exists; a write without O_CREAT needs the file to be there */
 	return ((flags & O_NOFOLLOW) || excl ? HOW_NOFOLLOW : HOW_FOLLOW) |
 	       (excl ? HOW_CREATE : 0) |
 	       (!(flags & O_CREAT) && (flags & O_TMPFILE) != O_TMPFILE ? HOW_EXISTING : 0);
@@ -141,10 +126,31 @@ static bool has_mode(int flags)
 		va_end(ap);                                                   \
 	}
 
+/* An open of a directory (O_DIRECTORY: fts, opendir's own) is kept by
+ * descriptor (dirfds.c), so the walk's descriptor-relative calls need no
+ * readlink; any other descriptor at that number is forgotten. */
 #define OPEN_WRAP(NAME, DIRFD, CALL)                                          \
 	__typeof__(&NAME) next_ = REAL(NAME);                                 \
-	WRAP_BODY(int, next_, CALL, -1,                                       \
-		  P((DIRFD), path, open_op(flags), open_how(flags)))
+	char dir_[SHIM_DIRFD_PATH];                                           \
+	struct pending pd_[1];                                                \
+	int n_ = 1, r_;                                                       \
+	int e_ = shim_check_open(&pd_[0], (DIRFD), path, shim_open_op(flags), \
+				 shim_open_how(flags), dir_,                  \
+				 (flags & O_DIRECTORY) ? sizeof(dir_) : 0);   \
+	if (e_) {                                                             \
+		errno = e_;                                                   \
+		return -1;                                                    \
+	}                                                                     \
+	if (!next_) {                                                         \
+		errno = ENOSYS;                                               \
+		return -1;                                                    \
+	}                                                                     \
+	r_ = next_ CALL;                                                      \
+	if (r_ >= 0)                                                          \
+		shim_dirfd_remember(r_, (flags & O_DIRECTORY) ? dir_ : NULL); \
+	if (SHIM_AFTER_NEEDED(pd_, n_, r_ == -1))                             \
+		shim_after(pd_, n_, r_ == -1);                                \
+	return r_;
 
 SHIM_EXPORT int open(const char *path, int flags, ...)
 {
@@ -189,6 +195,108 @@ SHIM_EXPORT int __openat_2(int dirfd, const char *path, int flags)
 SHIM_EXPORT int __openat64_2(int dirfd, const char *path, int flags)
 {
 	OPEN_WRAP(__openat64_2, dirfd, (dirfd, path, flags))
+}
+
+/* ---- descriptors going away: dirfds.c forgets them */
+
+SHIM_EXPORT int close(int fd)
+{
+	__typeof__(&close) next = REAL(close);
+
+	shim_dirfd_forget(fd);
+	if (!next) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return next(fd);
+}
+
+/* closedir(NULL) is glibc's EINVAL, not our crash (its parameter is
+ * declared nonnull, so the test lives out here) */
+static __attribute__((noinline)) void forget_dir(DIR *d)
+{
+	if (d)
+		shim_dirfd_forget(dirfd(d));
+}
+
+SHIM_EXPORT int closedir(DIR *d)
+{
+	__typeof__(&closedir) next = REAL(closedir);
+
+	forget_dir(d);
+	if (!next) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return next(d);
+}
+
+/* a copy of a kept directory descriptor (fts keeps its place with
+ * F_DUPFD_CLOEXEC) points where the original does */
+SHIM_EXPORT int dup(int fd)
+{
+	__typeof__(&dup) next = REAL(dup);
+
+	if (!next) {
+		errno = ENOSYS;
+		return -1;
+	}
+	int r = next(fd);
+	if (r >= 0)
+		shim_dirfd_copy(fd, r);
+	return r;
+}
+
+/* fcntl's third argument, when there is one, is an int, a long or a
+ * pointer: read as a pointer and passed on as one, as glibc's own fcntl
+ * reads it */
+#define FCNTL_WRAP(NAME)                                                      \
+	SHIM_EXPORT int NAME(int fd, int cmd, ...)                            \
+	{                                                                     \
+		__typeof__(&NAME) next = REAL(NAME);                          \
+		va_list ap;                                                   \
+		void *arg;                                                    \
+		va_start(ap, cmd);                                            \
+		arg = va_arg(ap, void *);                                     \
+		va_end(ap);                                                   \
+		if (!next) {                                                  \
+			errno = ENOSYS;                                       \
+			return -1;                                            \
+		}                                                             \
+		int r = next(fd, cmd, arg);                                   \
+		if (r >= 0 && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC))     \
+			shim_dirfd_copy(fd, r);                               \
+		return r;                                                     \
+	}
+FCNTL_WRAP(fcntl)
+FCNTL_WRAP(fcntl64)
+
+SHIM_EXPORT int dup2(int oldfd, int newfd)
+{
+	__typeof__(&dup2) next = REAL(dup2);
+
+	if (!next) {
+		errno = ENOSYS;
+		return -1;
+	}
+	int r = next(oldfd, newfd);
+	if (r >= 0 && oldfd != newfd)
+		shim_dirfd_copy(oldfd, newfd);
+	return r;
+}
+
+SHIM_EXPORT int dup3(int oldfd, int newfd, int flags)
+{
+	__typeof__(&dup3) next = REAL(dup3);
+
+	if (!next) {
+		errno = ENOSYS;
+		return -1;
+	}
+	int r = next(oldfd, newfd, flags);
+	if (r >= 0)
+		shim_dirfd_copy(oldfd, newfd);
+	return r;
 }
 
 /* ---- the current directory */

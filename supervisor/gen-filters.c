@@ -1,11 +1,21 @@
 /* supervisor/gen-filters.c: sbx-init's seccomp table, compiled at build time.
  *
- * `rules[]` below is the whole table: every system call the sandbox refuses,
- * when, with which errno, and why, one row each. From it this program writes
- *   gen-filters            a C header with two classic-BPF programs for this
+ * `rules[]` (seccomp-rules.h) is the whole table: every system call the
+ * sandbox refuses, when, with which errno, and why, one row each. From it
+ * this program writes
+ *   gen-filters            a C header with classic-BPF programs for this
  *                          architecture: sbx_filter_unix_allow and
  *                          sbx_filter_unix_block (the same, plus the rows
- *                          marked [block]: unless allow_all_unix_sockets)
+ *                          marked [block]: unless allow_all_unix_sockets),
+ *                          sbx_filter_notified (with the notify layer: its
+ *                          rows are reported, see build()), the
+ *                          supervisor's row finder (sbx_deny_rows_prog,
+ *                          sbx_deny_rows, sbx_deny_calls), and three that
+ *                          sbx-init stacks on them in the nested mode only
+ *                          (rows marked [nested], and [nested, root] for a
+ *                          run as root): sbx_filter_nested,
+ *                          sbx_filter_nested_root, and sbx_filter_nested_net
+ *                          (UDP, when the network is not open)
  *   gen-filters --table    the table as Markdown, as docs/SECURITY.md shows
  *                          it (`make check-docs` compares the two)
  * Every other system call is allowed: the boundary is the namespaces and
@@ -38,205 +48,49 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-/* clone()'s flags: the second argument on s390, the first elsewhere. */
-#if defined(__s390__) || defined(__s390x__)
-#define CLONE_FLAGS_ARG 1
-#else
-#define CLONE_FLAGS_ARG 0
-#endif
+#include "seccomp-rules.h"
 
-/* The low 32 bits of an argument, for a comparison with an int or unsigned
- * int the kernel truncates: libseccomp then tests only the low word (the
- * high half of the mask is zero, so any high bits pass the test unseen,
- * exactly as the kernel ignores them). */
-#define LOW32 0xffffffffu
+/* The programs made from the table:
+ *   UNIX_ALLOW, UNIX_BLOCK  the deny table, each row answering its errno
+ *                           (without, and with, the [block] rows);
+ *   NOTIFIED                UNIX_ALLOW, but the rows that are reported
+ *                           answer SECCOMP_RET_USER_NOTIF: sbx-init
+ *                           installs it under the notify filter, which
+ *                           notifies the same rows to the supervisor;
+ *                           when no listener is there (the supervisor is
+ *                           gone), the kernel answers ENOSYS: still
+ *                           refused;
+ *   ROWS                    for the supervisor, never installed: each
+ *                           reported row answers ERRNO(its index + 1), so
+ *                           running it on a notified call's seccomp_data
+ *                           names the row, conditions and all, without a
+ *                           second copy of them;
+ *   NESTED_*                the nested mode's own rows (holds()). */
+enum variant { UNIX_ALLOW, UNIX_BLOCK, NOTIFIED, ROWS, NESTED_USER, NESTED_ROOT_PROG,
+	       NESTED_NET_PROG };
 
-/* Bits of socket()'s and socketpair()'s type that name the type; the rest
- * are SOCK_CLOEXEC and SOCK_NONBLOCK (the kernel's SOCK_TYPE_MASK). */
-#define TYPE_MASK 0xfu
-
-#ifndef SOCK_PACKET
-#define SOCK_PACKET 10
-#endif
-
-enum when { ALWAYS, BLOCK_UNIX };
-
-/* One comparison: argument `arg` masked with `mask` equals `value`. */
-struct cond {
-	unsigned arg;
-	scmp_datum_t mask, value;
-};
-
-struct rule {
-	const char *calls;     /* one or more system calls, space-separated */
-	int err;               /* the errno returned */
-	const char *errname;
-	enum when when;
-	const char *refused;   /* which calls, for the table ("" = every one) */
-	const char *why;       /* one line */
-	/* Conditions (all must hold), or a function adding its own rules for
-	 * what one comparison per argument cannot say. */
-	unsigned ncond;
-	struct cond cond[2];
-	int (*add)(scmp_filter_ctx ctx, const struct rule *r, int nr);
-};
-
-#define E(e) e, #e
-#define ARG(n, m, v) { (n), (m), (v) }
-
-static int add_personality(scmp_filter_ctx ctx, const struct rule *r, int nr);
-static int add_netlink(scmp_filter_ctx ctx, const struct rule *r, int nr);
-
-/* The table. Keep each `why` to one line: it is the documentation. */
-static const struct rule rules[] = {
-	{ "ioctl", E(EPERM), ALWAYS, "request TIOCSTI",
-	  "pushes bytes into the terminal's input: types into the shell that ran sbx",
-	  1, { ARG(1, LOW32, TIOCSTI) }, NULL },
-	{ "ioctl", E(EPERM), ALWAYS, "request TIOCLINUX",
-	  "on a virtual console, TIOCLINUX pastes the selection: the same injection",
-	  1, { ARG(1, LOW32, TIOCLINUX) }, NULL },
-	/* unshare(unsigned long) keeps all 64 bits (any above 31 is EINVAL),
-	 * clone(unsigned long, ...) the low 32 (lower_32_bits() in
-	 * kernel/fork.c): either way CLONE_NEWUSER (bit 28) is in the low word,
-	 * and the mask's high half is zero, so no high bit can hide it. */
-	{ "unshare", E(EPERM), ALWAYS, "flags with CLONE_NEWUSER",
-	  "a user namespace of its own holds every capability over its own mounts",
-	  1, { ARG(0, CLONE_NEWUSER, CLONE_NEWUSER) }, NULL },
-	{ "clone", E(EPERM), ALWAYS, "flags with CLONE_NEWUSER",
-	  "the same, at fork time",
-	  1, { ARG(CLONE_FLAGS_ARG, CLONE_NEWUSER, CLONE_NEWUSER) }, NULL },
-	{ "clone3", E(ENOSYS), ALWAYS, "",
-	  "its flags sit behind a pointer no filter can read; libc falls back to clone()",
-	  0, { { 0, 0, 0 } }, NULL },
-	/* ENOSYS, as from a kernel built without io_uring: libuv (Node) takes
-	 * any io_uring_setup failure for "absent" and stays on epoll; glibc
-	 * never uses io_uring. _enter and _register for a ring descriptor
-	 * inherited from outside. */
-	{ "io_uring_setup io_uring_enter io_uring_register", E(ENOSYS), ALWAYS, "",
-	  "its operations (IORING_OP_SOCKET, _OPENAT...) run without a system call this filter sees",
-	  0, { { 0, 0, 0 } }, NULL },
-	/* ENOSYS, as a kernel without CONFIG_KEYS: krb5, systemd and
-	 * credential helpers then keep to their file caches. */
-	{ "keyctl add_key request_key", E(ENOSYS), ALWAYS, "",
-	  "the caller's session keyring holds Kerberos tickets, ecryptfs and helper secrets",
-	  0, { { 0, 0, 0 } }, NULL },
-	{ "bpf", E(EPERM), ALWAYS, "",
-	  "verifier and map code is kernel attack surface; EPERM as unprivileged_bpf_disabled says",
-	  0, { { 0, 0, 0 } }, NULL },
-	{ "perf_event_open", E(EACCES), ALWAYS, "",
-	  "side channels and a large kernel surface; EACCES as perf_event_paranoid says",
-	  0, { { 0, 0, 0 } }, NULL },
-	{ "userfaultfd", E(EPERM), ALWAYS, "",
-	  "stalls kernel copies at will, the usual way to win a kernel race; EPERM as vm.unprivileged_userfaultfd = 0",
-	  0, { { 0, 0, 0 } }, NULL },
-	{ "kexec_load kexec_file_load reboot", E(EPERM), ALWAYS, "",
-	  "replace or stop the running kernel (no capability is left: depth)",
-	  0, { { 0, 0, 0 } }, NULL },
-	{ "init_module finit_module delete_module", E(EPERM), ALWAYS, "",
-	  "load or unload kernel code (no capability is left: depth)",
-	  0, { { 0, 0, 0 } }, NULL },
-	{ "mount umount2 pivot_root", E(EPERM), ALWAYS, "",
-	  "change the mounts sbx-init made (no capability is left: depth)",
-	  0, { { 0, 0, 0 } }, NULL },
-	{ "open_tree move_mount fsopen fsconfig fsmount fspick mount_setattr", E(EPERM), ALWAYS, "",
-	  "the new mount API: the same, by descriptor (no capability is left: depth)",
-	  0, { { 0, 0, 0 } }, NULL },
-	{ "setns", E(EPERM), ALWAYS, "",
-	  "join another namespace through an inherited descriptor (no capability is left: depth)",
-	  0, { { 0, 0, 0 } }, NULL },
-	{ "personality", E(EPERM), ALWAYS, "READ_IMPLIES_EXEC or ADDR_NO_RANDOMIZE set (the 0xffffffff query stays)",
-	  "every readable mapping executable, or no ASLR: an exploit's first wish",
-	  0, { { 0, 0, 0 } }, add_personality },
-	{ "socket", E(EPERM), ALWAYS, "domain AF_PACKET",
-	  "raw frames on an interface: sniffing and spoofing (needs CAP_NET_RAW: depth)",
-	  1, { ARG(0, LOW32, AF_PACKET) }, NULL },
-	{ "socket", E(EPERM), ALWAYS, "AF_INET, type SOCK_RAW",
-	  "hand-made IP packets (needs CAP_NET_RAW: depth); ping uses ICMP datagram sockets",
-	  2, { ARG(0, LOW32, AF_INET), ARG(1, TYPE_MASK, SOCK_RAW) }, NULL },
-	{ "socket", E(EPERM), ALWAYS, "AF_INET6, type SOCK_RAW",
-	  "the same for IPv6",
-	  2, { ARG(0, LOW32, AF_INET6), ARG(1, TYPE_MASK, SOCK_RAW) }, NULL },
-	{ "socket", E(EPERM), ALWAYS, "AF_INET, type SOCK_PACKET",
-	  "the old packet socket, under AF_INET",
-	  2, { ARG(0, LOW32, AF_INET), ARG(1, TYPE_MASK, SOCK_PACKET) }, NULL },
-	{ "socket", E(EPROTONOSUPPORT), ALWAYS, "AF_NETLINK but NETLINK_ROUTE and NETLINK_SOCK_DIAG",
-	  "glibc (getifaddrs, AI_ADDRCONFIG), ip and ss need only those two; the rest is kernel surface (nf_tables, generic, uevents, audit)",
-	  0, { { 0, 0, 0 } }, add_netlink },
-	{ "socket", E(EPERM), BLOCK_UNIX, "domain AF_UNIX",
-	  "a socket file connects through a read-only bind: the docker socket, the session bus",
-	  1, { ARG(0, LOW32, AF_UNIX) }, NULL },
-	{ "socketpair", E(EPERM), BLOCK_UNIX, "AF_UNIX, type SOCK_DGRAM",
-	  "a datagram socket names its peer on each sendto(): /dev/log, journald",
-	  2, { ARG(0, LOW32, AF_UNIX), ARG(1, TYPE_MASK, SOCK_DGRAM) }, NULL },
-	{ "socketpair", E(EPERM), BLOCK_UNIX, "AF_UNIX, type SOCK_RAW",
-	  "the kernel makes an AF_UNIX SOCK_RAW socket a datagram one (unix_create)",
-	  2, { ARG(0, LOW32, AF_UNIX), ARG(1, TYPE_MASK, SOCK_RAW) }, NULL },
-};
-
-static int add_cond(scmp_filter_ctx ctx, int err, int nr, unsigned n, const struct cond *c)
+/* Which rows a program holds. */
+static bool holds(enum variant v, const struct rule *r)
 {
-	struct scmp_arg_cmp cmp[2];
-
-	for (unsigned i = 0; i < n; i++)
-		cmp[i] = (struct scmp_arg_cmp){ c[i].arg, SCMP_CMP_MASKED_EQ, c[i].mask, c[i].value };
-	return seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO(err), nr, n, cmp);
-}
-
-/* personality(unsigned int): refused when BIT is set, unless the value is
- * 0xffffffff (a query, which changes nothing). libseccomp compares an
- * argument once per rule, so "BIT set and not all bits set" is one rule per
- * other bit: BIT set and that bit clear. */
-static int add_personality(scmp_filter_ctx ctx, const struct rule *r, int nr)
-{
-	static const unsigned long bits[] = { READ_IMPLIES_EXEC, ADDR_NO_RANDOMIZE };
-
-	for (size_t i = 0; i < sizeof(bits) / sizeof(*bits); i++)
-		for (unsigned b = 0; b < 32; b++) {
-			struct cond c = { 0, bits[i] | (1ul << b), bits[i] };
-			if ((1ul << b) != bits[i] && add_cond(ctx, r->err, nr, 1, &c))
-				return -1;
-		}
-	return 0;
-}
-
-/* socket(AF_NETLINK, any, protocol): one rule per protocol the kernel knows
- * (it refuses any at or above MAX_LINKS itself), but the two kept. */
-static int add_netlink(scmp_filter_ctx ctx, const struct rule *r, int nr)
-{
-	for (unsigned proto = 0; proto < MAX_LINKS; proto++) {
-		struct cond c[2] = { { 0, LOW32, AF_NETLINK }, { 2, LOW32, proto } };
-		if (proto == NETLINK_ROUTE || proto == NETLINK_SOCK_DIAG)
-			continue;
-		if (add_cond(ctx, r->err, nr, 2, c))
-			return -1;
+	switch (v) {
+	case UNIX_ALLOW:
+	case NOTIFIED:
+		return r->when == ALWAYS;
+	case UNIX_BLOCK:
+		return r->when == ALWAYS || r->when == BLOCK_UNIX;
+	case ROWS:
+		return rule_reported(r);
+	case NESTED_USER:
+		return r->when == NESTED;
+	case NESTED_ROOT_PROG:
+		return r->when == NESTED || r->when == NESTED_ROOT;
+	case NESTED_NET_PROG:
+		return r->when == NESTED_NET;
 	}
-	return 0;
+	return false;
 }
 
-/* Each call of a row. A call this architecture does not have (libseccomp
- * gives a negative pseudo number) is skipped: nothing can make it. */
-static int add_rule(scmp_filter_ctx ctx, const struct rule *r)
-{
-	char names[256], *save = NULL;
-
-	snprintf(names, sizeof(names), "%s", r->calls);
-	for (char *n = strtok_r(names, " ", &save); n; n = strtok_r(NULL, " ", &save)) {
-		int nr = seccomp_syscall_resolve_name(n);
-		if (nr == __NR_SCMP_ERROR) {
-			fprintf(stderr, "gen-filters: libseccomp does not know %s\n", n);
-			return -1;
-		}
-		if (nr < 0)
-			continue;
-		if (r->add ? r->add(ctx, r, nr) : add_cond(ctx, r->err, nr, r->ncond, r->cond)) {
-			fprintf(stderr, "gen-filters: cannot add the rule for %s\n", n);
-			return -1;
-		}
-	}
-	return 0;
-}
-
-static scmp_filter_ctx build(bool block_unix)
+static scmp_filter_ctx build(enum variant v)
 {
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
 
@@ -253,18 +107,27 @@ static scmp_filter_ctx build(bool block_unix)
 	 * a handful of comparisons, not one per row (bench/shim: open/close). */
 	if (seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2))
 		goto fail;
-	for (size_t i = 0; i < sizeof(rules) / sizeof(*rules); i++)
-		if ((rules[i].when == ALWAYS || block_unix) && add_rule(ctx, &rules[i]))
+	for (size_t i = 0; i < NRULES; i++) {
+		const struct rule *r = &rules[i];
+		uint32_t act = SCMP_ACT_ERRNO(r->err);
+		if (!holds(v, r))
+			continue;
+		if (v == NOTIFIED && rule_reported(r))
+			act = SCMP_ACT_NOTIFY;
+		if (v == ROWS)
+			act = SCMP_ACT_ERRNO((uint32_t)i + 1);
+		if (add_rule(ctx, r, act))
 			goto fail;
+	}
 	return ctx;
 fail:
 	seccomp_release(ctx);
 	return NULL;
 }
 
-static int emit(const char *name, bool block_unix)
+static int emit(const char *name, enum variant v)
 {
-	scmp_filter_ctx ctx = build(block_unix);
+	scmp_filter_ctx ctx = build(v);
 	FILE *tmp = tmpfile();
 	struct { unsigned short code; unsigned char jt, jf; unsigned int k; } ins;
 	size_t n = 0;
@@ -276,7 +139,7 @@ static int emit(const char *name, bool block_unix)
 	}
 	/* seccomp_export_bpf wrote with write(2); rewind the FILE too. */
 	lseek(fileno(tmp), 0, SEEK_SET);
-	printf("static const struct sock_filter %s[] = {\n", name);
+	printf("static const struct sock_filter %s[] __attribute__((unused)) = {\n", name);
 	while (read(fileno(tmp), &ins, sizeof(ins)) == (ssize_t)sizeof(ins)) {
 		printf("\t{ 0x%04x, %u, %u, 0x%08x },\n", ins.code, ins.jt, ins.jf, ins.k);
 		n++;
@@ -287,14 +150,59 @@ static int emit(const char *name, bool block_unix)
 	return n ? 0 : 1;
 }
 
+/* A C string literal (the table's text is plain ASCII; quotes escaped). */
+static void cstr(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			putchar('\\');
+		putchar(*s);
+	}
+	putchar('"');
+}
+
+/* What the supervisor says for a row sbx_deny_rows_prog names: the call,
+ * by number (each call of every reported row), and the row's errno and
+ * one-line reason. */
+static int emit_rows(void)
+{
+	printf("struct sbx_deny_row { const char *calls, *errname, *why; int err; };\n"
+	       "static const struct sbx_deny_row sbx_deny_rows[] __attribute__((unused)) = {\n");
+	for (size_t i = 0; i < NRULES; i++) {
+		printf("\t{ ");
+		cstr(rules[i].calls);
+		printf(", \"%s\", ", rules[i].errname);
+		cstr(rules[i].why);
+		printf(", %d },\n", rules[i].err);
+	}
+	printf("};\n\nstruct sbx_deny_call { int nr; const char *name; };\n"
+	       "static const struct sbx_deny_call sbx_deny_calls[] __attribute__((unused)) = {\n");
+	for (size_t i = 0; i < NRULES; i++) {
+		char names[256], *save = NULL;
+		if (!rule_reported(&rules[i]))
+			continue;
+		snprintf(names, sizeof(names), "%s", rules[i].calls);
+		for (char *c = strtok_r(names, " ", &save); c; c = strtok_r(NULL, " ", &save)) {
+			int nr = seccomp_syscall_resolve_name(c);
+			if (nr >= 0)
+				printf("\t{ %d, \"%s\" },\n", nr, c);
+		}
+	}
+	printf("};\n\n");
+	return emit("sbx_deny_rows_prog", ROWS);
+}
+
 /* The table as docs/SECURITY.md shows it, between its markers. */
 static void table(void)
 {
 	printf("| system call | refused when | errno | why |\n| --- | --- | --- | --- |\n");
-	for (size_t i = 0; i < sizeof(rules) / sizeof(*rules); i++) {
+	for (size_t i = 0; i < NRULES; i++) {
 		const struct rule *r = &rules[i];
 		printf("| `%s` | %s%s | %s | %s |\n", r->calls,
-		       r->when == BLOCK_UNIX ? "[block] " : "",
+		       r->when == BLOCK_UNIX ? "[block] " : r->when == NESTED ? "[nested] " :
+		       r->when == NESTED_ROOT ? "[nested, root] " :
+		       r->when == NESTED_NET ? "[nested, network not open] " : "",
 		       *r->refused ? r->refused : "always", r->errname, r->why);
 	}
 	printf("| any call through another architecture's entry point (i386, x32; arm32 on aarch64) "
@@ -313,5 +221,8 @@ int main(int argc, char **argv)
 	}
 	printf("/* Generated by supervisor/gen-filters.c at build time. Do not edit. */\n"
 	       "#include <linux/filter.h>\n\n");
-	return emit("sbx_filter_unix_allow", false) | emit("sbx_filter_unix_block", true);
+	return emit("sbx_filter_unix_allow", UNIX_ALLOW) | emit("sbx_filter_unix_block", UNIX_BLOCK) |
+	       emit("sbx_filter_notified", NOTIFIED) | emit("sbx_filter_nested", NESTED_USER) |
+	       emit("sbx_filter_nested_root", NESTED_ROOT_PROG) |
+	       emit("sbx_filter_nested_net", NESTED_NET_PROG) | emit_rows();
 }

@@ -95,7 +95,7 @@ void init_notify_actor(int sock)
 	_exit(0);
 }
 
-int init_notify_install(int ctl, int block, int act_sock, const char **what)
+int init_notify_install(int ctl, int block, int nobind, int act_sock, const char **what)
 {
 	struct sock_fprog prog;
 	union {
@@ -108,13 +108,12 @@ int init_notify_install(int ctl, int block, int act_sock, const char **what)
 			     .msg_control = cm.b, .msg_controllen = sizeof(cm.b) };
 	int rc = 0;
 
-	if (block) {
-		prog.len = sizeof(sbx_notify_unix_block) / sizeof(sbx_notify_unix_block[0]);
-		prog.filter = (struct sock_filter *)sbx_notify_unix_block;
-	} else {
-		prog.len = sizeof(sbx_notify_unix_all) / sizeof(sbx_notify_unix_all[0]);
-		prog.filter = (struct sock_filter *)sbx_notify_unix_all;
-	}
+#define PROG(p) (struct sock_fprog){ sizeof(p) / sizeof(p[0]), (struct sock_filter *)p }
+	if (block)
+		prog = nobind ? PROG(sbx_notify_unix_block_nobind) : PROG(sbx_notify_unix_block);
+	else
+		prog = nobind ? PROG(sbx_notify_unix_all_nobind) : PROG(sbx_notify_unix_all);
+#undef PROG
 	int fd = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
 			      SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
 	if (fd < 0) {

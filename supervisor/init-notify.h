@@ -9,10 +9,11 @@
 void init_notify_actor(int sock) __attribute__((noreturn));
 
 /* Install the notify filter (gen-notify.c; `block`: the Unix-socket
- * variant) on the calling process and send its listener and the actor's
+ * variant; `nobind`: listen and bind notified, allow_local_binding =
+ * false) on the calling process and send its listener and the actor's
  * socket to the supervisor in an "F" message on `ctl`; both are closed
  * here. 0, or -errno with *what naming the step. */
-int init_notify_install(int ctl, int block, int act_sock, const char **what);
+int init_notify_install(int ctl, int block, int nobind, int act_sock, const char **what);
 
 /* The actor's protocol: a request is 'r', the renameat2 flags (4 bytes,
  * native order), the old name and the new name (each NUL-terminated, one

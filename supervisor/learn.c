@@ -72,9 +72,7 @@ static size_t depth(const char *p)
  * HOME itself or anything above it, not `/` or a top-level directory. */
 bool learn_foldable(const char *dir, const char *home)
 {
-	if (path_under(dir, home))
-		return depth(dir) > depth(home);
-	return !path_under(home, dir) && depth(dir) >= 2;
+	return sbx_path_foldable(dir, home);
 }
 
 /* inih reads lines of up to 200 bytes, `key = value` with the value trimmed,

@@ -20,6 +20,7 @@
 #include "gitprov.h"
 #include "hostfs.h"
 #include "mountids.h"
+#include "nested.h"
 #include "standin.h"
 #include "elfcheck.h"
 #include "profile.h"
@@ -151,15 +152,17 @@ static const char *gitdirs_text(const struct policy *p, char *out, size_t outsz)
 	return out;
 }
 
-static void startup_line(const struct policy *p, const struct plan *pl, const struct limits *lim)
+static void startup_line(const struct policy *p, const struct plan *pl, const struct limits *lim,
+			 const char *mode)
 {
-	char ws[PATH_MAX], sess[PATH_MAX], net[128], counts[384], lt[256], git[PATH_MAX * 2];
+	char ws[PATH_MAX], sess[PATH_MAX], net[128], counts[2048], lt[256], git[PATH_MAX * 2];
 
 	policy_tildify(p, policy_workspace(p), ws, sizeof(ws));
 	network_text(p, net, sizeof(net));
 	limits_text(lim, lt, sizeof(lt));
-	snprintf(counts, sizeof(counts), "%u read-den%s, %u write-protected%s%s", pl->read_masks,
-		 pl->read_masks == 1 ? "y" : "ies", pl->write_protects, *lt ? ", limits: " : "", lt);
+	snprintf(counts, sizeof(counts), "%u read-den%s, %u write-protected%s%s%s%s", pl->read_masks,
+		 pl->read_masks == 1 ? "y" : "ies", pl->write_protects, *lt ? ", limits: " : "", lt,
+		 mode ? "; " : "", mode ? mode : "");
 	switch (policy_isolation(p)) {
 	case SBX_ISOLATION_STRICT:
 		policy_tildify(p, policy_session_dir(p), sess, sizeof(sess));
@@ -204,7 +207,7 @@ struct shim_setup {
 	char spec[PATH_MAX + 256];
 };
 
-static int shim_prepare(const struct policy *p, enum reports_mode mode,
+static int shim_prepare(const struct policy *p, enum reports_mode mode, unsigned socks_port,
 			struct shim_setup *s)
 {
 	void *blob = NULL;
@@ -253,7 +256,11 @@ static int shim_prepare(const struct policy *p, enum reports_mode mode,
 		 s->lib);
 	if (net_run_proxied(p, mode == REPORTS_LEARN))
 		snprintf(s->spec + strlen(s->spec), sizeof(s->spec) - strlen(s->spec),
-			 ";socks=%u", SBX_PROXY_SOCKS_PORT);
+			 ";socks=%u", socks_port ? socks_port : SBX_PROXY_SOCKS_PORT);
+	/* [report] tell_program: the refused program hears it too (shim/tell.c;
+	 * a learning run refuses nothing) */
+	if (policy_tell_program(p) && mode != REPORTS_LEARN)
+		snprintf(s->spec + strlen(s->spec), sizeof(s->spec) - strlen(s->spec), ";tell=1");
 	return 0;
 fail:
 	free(blob);
@@ -450,6 +457,23 @@ static void hold_back_fds(const struct options *o)
 	closedir(d);
 }
 
+/* bubblewrap cannot make namespaces on this machine and fallback = warn:
+ * sbx-preload again, in the nested mode (SBX_NESTED=auto), rather than no
+ * sandbox. Nothing of this attempt ran; its stand-ins are removed. Returns
+ * only when the exec failed. */
+static void restart_nested(const struct options *o, char **argv)
+{
+	msg("bubblewrap cannot make namespaces on this machine: starting again in the "
+	    "nested mode (Landlock), as fallback = warn allows");
+	fflush(NULL);
+	if (o->report_fd > STDERR_FILENO)
+		fcntl(o->report_fd, F_SETFD, 0);
+	setenv("SBX_NESTED", "auto", 1);
+	run_restore_signals(); /* or the next one takes them for the caller's */
+	execv("/proc/self/exe", argv);
+	msg("cannot start sbx-preload again: %s", strerror(errno));
+}
+
 /* Where report lines go: stderr, --report-fd N or --report-file PATH
  * (opened now, before anything of COMMAND's exists). Neither reaches
  * COMMAND: a program that could write to it could forge sbx's lines. -1
@@ -504,6 +528,8 @@ int main(int argc, char **argv)
 	struct gitprov *gprov = NULL; /* linked worktrees sandboxed runs made */
 	struct timespec since;       /* this run's start, for gitprov_note() */
 	struct limits lim = LIMITS_NONE;
+	struct nested nest = NESTED_NONE; /* the nested mode's (nested.h) */
+	bool nested = false;
 
 	int orc = options_parse(argc, argv, &o);
 	if (orc)
@@ -545,8 +571,15 @@ int main(int argc, char **argv)
 	have_bwrap = bwrap_rc == 0;
 	const char *bwrap_env = getenv("SBX_BWRAP");
 	have_init = !config_find_helper("sbx-init", "SBX_INIT", X_OK, init, sizeof(init));
-	if (have_bwrap && have_init && !off && !o.print) {
+	/* SBX_NESTED=1: the nested mode asked for (nested = true); =auto: a
+	 * run of ours found that bubblewrap cannot make namespaces here, and
+	 * fallback = warn, so it started us again for the nested mode */
+	const char *nested_env = getenv("SBX_NESTED");
+	nested = nested_env && *nested_env && strcmp(nested_env, "0");
+	bool held_back = have_init && !off && !o.print && (have_bwrap || nested);
+	if (held_back)
 		hold_back_fds(&o);
+	if (have_bwrap && have_init && !off && !o.print && !nested) {
 		int e = sandbox_spawn(&sb, bwrap, init, o.command);
 		if (e) {
 			msg("sandbox set-up failed: starting bubblewrap: %s", strerror(-e));
@@ -625,15 +658,49 @@ int main(int argc, char **argv)
 		    o.learn ? "--learn" : "--trace");
 		goto out;
 	}
-	if (policy_nested(p)) {
-		msg("nested = true (the weaker mode for containers without user "
-		    "namespaces) is not available in this build; set nested = false");
-		goto out;
+	/* The nested mode: asked for, or bubblewrap missing under fallback =
+	 * warn (a weaker sandbox rather than none) */
+	nest.why = nested ? (!strcmp(nested_env, "auto") ? "bubblewrap cannot make "
+			     "namespaces here; fallback = warn" : "SBX_NESTED is set") : "nested = true";
+	if (!nested && !policy_nested(p) && !have_bwrap && !o.print && !o.learn &&
+	    policy_fallback(p) == SBX_FALLBACK_WARN && probe_landlock_abi() > 0) {
+		nested = true;
+		nest.why = "bubblewrap is not installed; fallback = warn";
+	}
+	nested |= policy_nested(p);
+	if (nested) {
+		char nwhy[512];
+		if (sb.sfd >= 0)
+			sandbox_abort(&sb); /* started before the policy said so */
+		if (o.print) {
+			msg("--print shows bubblewrap's command line, and the nested mode runs "
+			    "without bubblewrap; nothing was run");
+			goto out;
+		}
+		if (nested_check(&nest, p, nwhy, sizeof(nwhy))) {
+			if (policy_fallback(p) == SBX_FALLBACK_WARN && !o.learn) {
+				char uwhy[600];
+				snprintf(uwhy, sizeof(uwhy), "the nested mode cannot run: %s; "
+					 "fallback = warn", nwhy);
+				rc = unsandboxed(&o, uwhy);
+				goto out;
+			}
+			msg("the nested mode cannot run: %s; nothing was run", nwhy);
+			goto out;
+		}
+		/* the caller's directory descriptors, as under bubblewrap */
+		if (!held_back)
+			hold_back_fds(&o);
+		size_t nu;
+		policy_rules(p, SBX_RULE_ALLOW_UNIX_SOCKET, &nu);
+		if (nu && !policy_allow_all_unix_sockets(p))
+			msg("unix sockets stay blocked: allow_unix_sockets needs the seccomp "
+			    "notify layer, which the nested mode does not run");
 	}
 	if (pending_notes(p))
 		goto out;
 
-	if (!have_bwrap) {
+	if (!have_bwrap && !nested) {
 		if (policy_fallback(p) == SBX_FALLBACK_WARN && !o.learn) {
 			rc = unsandboxed(&o, "bubblewrap is not installed; fallback = warn");
 			goto out;
@@ -662,6 +729,13 @@ int main(int argc, char **argv)
 		msg("sandbox set-up failed: cannot make the cgroup for [limits]: %s; nothing "
 		    "was run", strerror(-lrc));
 		goto out;
+	}
+	/* RLIMIT_NPROC counts a user namespace's processes: without one (the
+	 * nested mode) it would count all of the user's */
+	if (nested && lim.pids_how == LIMIT_RLIMIT) {
+		lim.pids_how = LIMIT_NONE;
+		snprintf(lim.why_not, sizeof(lim.why_not), "the nested mode has no user "
+			 "namespace for RLIMIT_NPROC to count in, and no cgroup of its own here");
 	}
 	const char *missing = o.print ? NULL : limits_missing(&lim);
 	if (missing && (policy_fallback(p) != SBX_FALLBACK_WARN || o.learn)) {
@@ -706,8 +780,11 @@ int main(int argc, char **argv)
 	/* the seccomp notify layer, served by this process (not for --print);
 	 * SBX_NOTIFY=off leaves it out, for measuring what it costs */
 	const char *nenv = getenv("SBX_NOTIFY");
-	notify_on = !o.print && !(nenv && !strcmp(nenv, "off"));
-	if (!o.print && !notify_on)
+	/* not in the nested mode: the layer acts for the program on the host,
+	 * where no mount stops what the policy leaves to the mounts
+	 * (docs/SECURITY.md, "The nested mode") */
+	notify_on = !o.print && !(nenv && !strcmp(nenv, "off")) && !nested;
+	if (!o.print && !notify_on && !nested)
 		info("SBX_NOTIFY=off: the seccomp notify layer is off; protected names in "
 		     "directories made during the run are not refused, Unix sockets stay "
 		     "blocked");
@@ -730,8 +807,18 @@ int main(int argc, char **argv)
 		else
 			close(fd);
 	}
+	/* the nested mode's proxy listens on the host's loopback, at ports
+	 * the kernel picks (the shim and COMMAND's environment name them) */
+	if (nested && net_run_proxied(p, o.learn)) {
+		int e = nested_listen(&nest);
+		if (e) {
+			msg("sandbox set-up failed: the proxy's listeners on 127.0.0.1: %s; "
+			    "nothing was run", strerror(-e));
+			goto out;
+		}
+	}
 	if (use_shim) {
-		int e = shim_prepare(p, mode, &shim);
+		int e = shim_prepare(p, mode, nest.socks_port, &shim);
 		if (e) {
 			msg("sandbox set-up failed: preparing the shim: %s", strerror(-e));
 			goto out;
@@ -751,10 +838,11 @@ int main(int argc, char **argv)
 	struct plan_in in = {
 		.policy = confine, .bwrap = bwrap, .init = init, .command = o.command,
 		.environ = environ, .cwd = cwd, .ctl_fd = o.print ? -1 : sb.ctl_child,
-		.ignored_signals = o.print ? run_ignored_signals() : sb.ignored,
+		.ignored_signals = o.print || nested ? run_ignored_signals() : sb.ignored,
 		.make_placeholders = !o.print, .state_dir = state_fd >= 0 ? sdir : NULL,
 		.shim_lib = use_shim ? shim.lib : NULL, .shim_spec = shim.spec,
 		.proxy = proxied, .limit_nproc = limits_nproc(&lim), .notify = notify_on,
+		.nested = nested, .http_port = nest.http_port, .socks_port = nest.socks_port,
 	};
 	/* bubblewrap's options first: it goes on while the masks and
 	 * write-protects are planned and the placeholders made */
@@ -788,7 +876,7 @@ int main(int argc, char **argv)
 		msg("out of memory while planning the sandbox");
 		goto out;
 	}
-	if ((lrc = limits_attach(&lim, sb.pid))) {
+	if (!nested && (lrc = limits_attach(&lim, sb.pid))) {
 		msg("sandbox set-up failed: cannot move bubblewrap into the cgroup for "
 		    "[limits]: %s; nothing was run", strerror(-lrc));
 		goto out;
@@ -798,7 +886,7 @@ int main(int argc, char **argv)
 		msg("sandbox set-up failed: %s; nothing was run", why);
 		goto out;
 	}
-	serr = sandbox_send_args(&sb, &pl);
+	serr = nested ? 0 : sandbox_send_args(&sb, &pl);
 	/* The record of this run's stand-ins (and what killed runs left,
 	 * removed), before the plan. */
 	if (!serr && state_fd >= 0) {
@@ -836,6 +924,20 @@ int main(int argc, char **argv)
 		    " (the directory is yours, so the sandboxed program could make it "
 		    "writable: make it writable, or create the file yourself)" : "");
 		goto out;
+	}
+	/* the nested mode: the whole plan as a Landlock ruleset, sbx-init
+	 * started under it, waiting for "go" */
+	if (nested && !serr) {
+		int e = nested_spawn(&nest, confine, &pl, init, o.command, &sb, why, sizeof(why));
+		if (e) {
+			msg("sandbox set-up failed: %s: %s; nothing was run", why, strerror(-e));
+			goto out;
+		}
+		if ((lrc = limits_attach(&lim, sb.pid))) {
+			msg("sandbox set-up failed: cannot move sbx-init into the cgroup for "
+			    "[limits]: %s; nothing was run", strerror(-lrc));
+			goto out;
+		}
 	}
 	if (use_shim || proxied || notify_on) {
 		/* a log the user named: its directories resolved now (theirs),
@@ -877,16 +979,32 @@ int main(int argc, char **argv)
 	}
 	/* said before "go": COMMAND cannot have written anything yet */
 	if (!serr) {
-		startup_line(confine, &pl, &lim);
+		char layers[1024];
+		if (nested)
+			nested_text(&nest, layers, sizeof(layers));
+		startup_line(confine, &pl, &lim, nested ? layers : NULL);
 		note_static_command(&o, use_shim, home, reports);
 		if (o.learn)
 			info("learning: writes allowed in HOME too, secrets and protected "
 			     "files still closed; what the policy would refuse is recorded");
 	}
+	/* the nested mode: COMMAND starts at "go", so the proxy serves
+	 * before it (its listeners have queued nothing yet) */
+	if (nested && proxied && !serr) {
+		int e = proxy_start(p, reports, o.learn, &net);
+		if (!e)
+			e = nested_serve(&nest, net);
+		if (e) {
+			msg("sandbox set-up failed: starting the filtering proxy: %s; nothing "
+			    "was run", strerror(-e));
+			goto out;
+		}
+	}
 	/* sbx-init gives the shim's descriptors to the holder */
 	int shim_fds[3] = { shim.policy_fd, shim.report_wr, shim.counters_fd };
 	if (!serr)
-		serr = sandbox_go(&sb, &pl, shim_fds, use_shim ? 3 : 0);
+		serr = nested ? nested_go(&nest, &sb, &pl, shim_fds, use_shim ? 3 : 0) :
+				sandbox_go(&sb, &pl, shim_fds, use_shim ? 3 : 0);
 	if (use_shim) {
 		/* our copy of the write end would keep the end of file away */
 		close(shim.policy_fd);
@@ -894,14 +1012,16 @@ int main(int argc, char **argv)
 		close(shim.counters_fd);
 		shim.policy_fd = shim.report_wr = shim.counters_fd = -1;
 	}
-	if (serr && serr != -EPIPE) {
-		/* EPIPE: bubblewrap failed early; sandbox_wait says how */
+	if (serr && serr != -EPIPE && serr != -ECONNRESET) {
+		/* EPIPE, ECONNRESET (it had our messages unread): bubblewrap
+		 * failed early; sandbox_wait says how */
 		msg("sandbox set-up failed: %s", strerror(-serr));
 		goto out;
 	}
 	/* The proxy, while sbx-init mounts: it needs the loop only when its
-	 * listeners arrive ("N"), and COMMAND waits for our answer. */
-	if (proxied && !serr) {
+	 * listeners arrive ("N"), and COMMAND waits for our answer. (In the
+	 * nested mode it was started before "go": no "N" holds COMMAND.) */
+	if (proxied && !serr && !net) {
 		int e = proxy_start(p, reports, o.learn, &net);
 		if (e) {
 			msg("sandbox set-up failed: starting the filtering proxy: %s; nothing "
@@ -918,18 +1038,28 @@ int main(int argc, char **argv)
 			    "was run (Linux 5.9 or later is needed)", strerror(-e));
 			goto out;
 		}
+		notify_set_net(notify, net); /* static programs' connects */
 	}
 	struct run_in ri = { .report_fd = shim.report_rd, .reports = reports, .net = net,
 			     .notify = notify,
 			     .http_port = SBX_PROXY_HTTP_PORT,
 			     .socks_port = SBX_PROXY_SOCKS_PORT, .dns = net != NULL,
-			     .host_ports = host_ports, .nhost_ports = nhost_ports };
+			     .host_ports = host_ports, .nhost_ports = nhost_ports,
+			     .served = nested };
 	rc = sandbox_wait(&sb, &pl, &ri, &ready);
+	if (nested)
+		nested_reap();
 	plan_remove_placeholders(&pl);
 	gitprov_note(gprov, state_fd, sdir, pl.gitdirs.v, pl.gitdirs.n, &since);
 	limits_finish(&lim, &sb.pid);
 	if (!ready && ri.stopped) {
 		rc = SBX_EXIT_SETUP; /* sandbox_wait said why */
+		goto out;
+	}
+	if (!ready && rc < 128 && nested) {
+		msg("the nested sandbox could not be set up (its message is above); nothing "
+		    "was run");
+		rc = SBX_EXIT_SETUP;
 		goto out;
 	}
 	if (!ready && rc < 128) {
@@ -939,6 +1069,11 @@ int main(int argc, char **argv)
 		enum bwrap_probe probe = BWRAP_WORKS;
 		if (policy_fallback(p) == SBX_FALLBACK_WARN && !o.learn && rc != SBX_EXIT_SETUP)
 			probe = bwrap_probe(bwrap);
+		if (probe == BWRAP_CANNOT && probe_landlock_abi() > 0) {
+			/* the nested mode rather than no sandbox: started afresh,
+			 * as nothing of this attempt ran */
+			restart_nested(&o, argv);
+		}
 		if (probe == BWRAP_CANNOT) {
 			rc = unsandboxed(&o, "bubblewrap cannot run on this machine; fallback = warn");
 			goto out;
@@ -952,6 +1087,10 @@ int main(int argc, char **argv)
 		msg("the sandbox could not be set up (bubblewrap exit %d, its message "
 		    "is above); nothing was run", rc);
 		setup_advice(say_advice, NULL);
+		if (policy_fallback(p) != SBX_FALLBACK_WARN && probe_landlock_abi() > 0)
+			msg("where user namespaces cannot be had (a container, a CI runner), "
+			    "nested = true in [sandbox] runs the weaker nested mode (Landlock and "
+			    "the seccomp table; docs/SECURITY.md)");
 		rc = SBX_EXIT_SETUP;
 		goto out;
 	}
@@ -990,6 +1129,8 @@ config_error:
 out:
 	if (sb.sfd >= 0)
 		sandbox_abort(&sb); /* not waited for: nothing ran */
+	if (nested)
+		nested_reap(); /* no pid namespace takes what sbx-init started */
 	plan_remove_placeholders(&pl);
 	limits_finish(&lim, &sb.pid);
 	standins_free(standins);
@@ -1000,6 +1141,7 @@ out:
 	net_loop_free(net);
 	notify_free(notify);
 	reports_free(reports);
+	nested_free(&nest);
 	plan_free(&pl);
 	policy_free(box);
 	policy_free(p);

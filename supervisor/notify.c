@@ -51,7 +51,7 @@
 #include <unistd.h>
 
 #include "init-notify.h"
-#include "notify.h"
+#include "notify-int.h"
 #include "supervisor.h"
 
 #ifndef SECCOMP_IOCTL_NOTIF_ADDFD
@@ -63,92 +63,11 @@
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
 #endif
+#define PIDFD_THREAD_FLAG O_EXCL /* PIDFD_THREAD, Linux 6.9 */
 #ifndef RENAME_EXCHANGE
 #define RENAME_EXCHANGE (1 << 1)
 #endif
 
-/* What a refusal gets: a write or a name, EROFS, as from the shim and
- * the read-only binds (a program sees one answer for "protected"
- * whoever gives it); a Unix socket, EACCES, as the kernel gives for a
- * socket file one may not write. */
-#define DENY_ERRNO EROFS
-/* musl's open() follows O_CLOEXEC with an fcntl() (for kernels before
- * 2.6.23); openat() does not: every system call counts on this path. */
-#define OPEN(path, flags, ...) openat(AT_FDCWD, path, (flags) | O_CLOEXEC, ##__VA_ARGS__)
-#define DENY_UNIX EACCES
-#define MAX_HOPS 40       /* symlinks followed by hand, as the kernel's limit */
-#define MAX_GIT 4096      /* git directories the run made, remembered */
-#define MAX_WAIT 64       /* FIFOs waiting for their reader */
-#define MAX_CONNECTING 256 /* blocking connects we made, not done yet */
-#define CONNECT_RETRY_MS 2 /* how often those are looked at */
-
-struct gitdir {
-	dev_t dev;
-	ino_t ino;
-	char *path;
-	bool file; /* a `.git` file: its gitdir: names a repository elsewhere */
-};
-
-/* A FIFO opened for writing whose reader has not come yet: the program
- * stays blocked in open(), as it would be, and we try again. */
-struct waiting {
-	uint64_t id;
-	int opath;    /* the FIFO, held */
-	int flags;    /* the open's flags, creation bits removed */
-};
-
-/* A blocking connect() we made on the program's socket (connect_here)
- * that is still in progress: the program waits in connect(), as it would,
- * and we look again. */
-struct connecting {
-	uint64_t id;
-	int s;  /* the program's socket (pidfd_getfd), ours to close */
-	int fl; /* its file status flags, O_NONBLOCK to clear again */
-};
-
-struct notify {
-	const struct policy *p;
-	struct reports *r;
-	bool trace, root;
-	int fd;
-	struct seccomp_notif_sizes sz;
-	struct seccomp_notif *req;
-	struct seccomp_notif_resp *resp;
-	struct gitdir *git;
-	size_t ngit;
-	bool git_full;
-	struct waiting wait[MAX_WAIT];
-	size_t nwait;
-	struct connecting *conn; /* MAX_CONNECTING, made when first needed */
-	size_t nconn;
-	int actor; /* the rename actor's socket (init-notify.c), -1 once lost */
-	int root_fd; /* the sandbox's root (sandbox_root) */
-	struct __user_cap_data_struct caps[2]; /* a root supervisor's own */
-	char **refused; /* notify_refuse(): paths never made, sorted */
-	size_t nrefused;
-};
-
-/* One request being decided. */
-struct call {
-	struct notify *n;
-	uint64_t id;
-	pid_t pid;
-	int root; /* the sandbox's root (notify->root_fd) */
-};
-
-/* What the handler decided: an errno (0: success, result `val`), a
- * descriptor of ours to install (fd >= 0), or CONTINUE. */
-struct answer {
-	int err;
-	long long val;
-	int fd;
-	unsigned fd_flags;
-	bool cont;
-	bool wait; /* queued (struct waiting): no answer now */
-};
-
-#define ERR(e) ((struct answer){ .err = (e), .fd = -1 })
-#define OK(v) ((struct answer){ .val = (v), .fd = -1 })
 
 /* ---- capabilities, for a root supervisor */
 
@@ -183,7 +102,7 @@ static void act_end(struct notify *n, mode_t old)
 
 /* ---- the program's memory and view */
 
-static bool call_valid(const struct call *c)
+bool notify_call_valid(const struct call *c)
 {
 	uint64_t id = c->id;
 	return ioctl(c->n->fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
@@ -213,7 +132,7 @@ static int read_str(const struct call *c, unsigned long long addr, char *out, si
 	return -ENAMETOOLONG;
 }
 
-static int read_mem(const struct call *c, unsigned long long addr, void *out, size_t n)
+int notify_read_mem(const struct call *c, unsigned long long addr, void *out, size_t n)
 {
 	if (!addr)
 		return -EFAULT;
@@ -321,7 +240,7 @@ static int abs_path(const struct call *c, int dirfd, const char *path, char *out
 	if (rc)
 		return rc;
 	/* the cwd was the caller's if it still waits */
-	if (!call_valid(c))
+	if (!notify_call_valid(c))
 		return -ENOENT;
 	if ((size_t)snprintf(out, outsz, "%s/%s", strcmp(base, "/") ? base : "", path) >= outsz)
 		return -ENAMETOOLONG;
@@ -575,7 +494,6 @@ static bool git_writable(const struct call *c, const char *full)
 
 /* ---- reports */
 
-static void comm_of(pid_t pid, char *out, size_t outsz);
 
 /* comm is read only for a report: most calls make none */
 static void report_why(const struct call *c, char decision, enum wire_op op,
@@ -585,7 +503,7 @@ static void report_why(const struct call *c, char decision, enum wire_op op,
 
 	if (!c->n->r || (decision == WIRE_ALLOW && !c->n->trace))
 		return;
-	comm_of(c->pid, comm, sizeof(comm));
+	notify_comm_of(c->pid, comm, sizeof(comm));
 	reports_boundary(c->n->r, decision, op, c->pid, comm, target, err, why);
 }
 
@@ -824,7 +742,7 @@ static struct answer do_open(struct call *c, int dirfd, unsigned long long paddr
 
 	if ((rc = read_str(c, paddr, path, sizeof(path))))
 		return ERR(-rc);
-	if (!call_valid(c))
+	if (!notify_call_valid(c))
 		return ERR(ENOENT);
 	if ((rc = abs_path(c, dirfd, path, abs, sizeof(abs))))
 		return ERR(-rc);
@@ -920,7 +838,7 @@ static struct answer do_truncate(struct call *c, unsigned long long paddr, long 
 
 	if ((rc = read_str(c, paddr, path, sizeof(path))))
 		return ERR(-rc);
-	if (!call_valid(c))
+	if (!notify_call_valid(c))
 		return ERR(ENOENT);
 	if (len < 0)
 		return ERR(EINVAL);
@@ -964,7 +882,7 @@ static struct answer do_make(struct call *c, enum make_kind kind, int dirfd,
 	if ((rc = read_str(c, paddr, path, sizeof(path))) ||
 	    (kind == MAKE_LINK && (rc = read_str(c, taddr, target, sizeof(target)))))
 		return ERR(-rc);
-	if (!call_valid(c))
+	if (!notify_call_valid(c))
 		return ERR(ENOENT);
 	if ((rc = abs_path(c, dirfd, path, abs, sizeof(abs))) || (rc = parent_open(c, abs, &pa)))
 		return ERR(-rc);
@@ -1125,7 +1043,7 @@ static struct answer do_move(struct call *c, bool is_link, int olddfd, unsigned 
 	if ((rc = read_str(c, oaddr, opath, sizeof(opath))) ||
 	    (rc = read_str(c, naddr, npath, sizeof(npath))))
 		return ERR(-rc);
-	if (!call_valid(c))
+	if (!notify_call_valid(c))
 		return ERR(ENOENT);
 	if (is_link && (flags & ~(unsigned)AT_SYMLINK_FOLLOW))
 		return ERR(EINVAL); /* AT_EMPTY_PATH: a descriptor, not a name */
@@ -1227,8 +1145,8 @@ static struct answer connect_done(int s, int fl)
  * which decides where it may go whoever connects it. A blocking connect
  * not done at once (on loopback it is by the time connect() returns) is
  * waited for without blocking the loop (retry_connecting). */
-static struct answer connect_here(struct call *c, int s, const struct sockaddr_storage *ss,
-				  socklen_t alen)
+struct answer notify_connect_here(struct call *c, int s, const struct sockaddr_storage *ss,
+				  unsigned alen)
 {
 	int fl = fcntl(s, F_GETFL);
 	bool block = fl >= 0 && !(fl & O_NONBLOCK);
@@ -1268,6 +1186,44 @@ static struct answer connect_here(struct call *c, int s, const struct sockaddr_s
 	return (struct answer){ .fd = -1, .wait = true };
 }
 
+/* The thread group a thread belongs to (/proc/TID/status), or -1. */
+static pid_t tgid_of(pid_t tid)
+{
+	char p[64], buf[1024];
+	snprintf(p, sizeof(p), "/proc/%d/status", (int)tid);
+	int fd = OPEN(p, O_RDONLY);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	char *t = strstr(buf, "\nTgid:\t");
+	return t ? (pid_t)strtol(t + 7, NULL, 10) : -1;
+}
+
+int notify_take_fd(const struct call *c, int fd)
+{
+	/* the caller is a thread, maybe not its group's leader: a pidfd of
+	 * the thread itself (Linux 6.9), else of its group (same table) */
+	int pfd = (int)syscall(SYS_pidfd_open, c->pid, PIDFD_THREAD_FLAG);
+	if (pfd < 0 && errno == EINVAL) {
+		pid_t g = tgid_of(c->pid);
+		pfd = g > 0 ? (int)syscall(SYS_pidfd_open, g, 0) : -1;
+	}
+	if (pfd < 0)
+		return -ESRCH;
+	/* the pid was the caller's when the pidfd was made */
+	if (!notify_call_valid(c)) {
+		close(pfd);
+		return -ENOENT;
+	}
+	int s = (int)syscall(SYS_pidfd_getfd, pfd, fd, 0);
+	int e = errno;
+	close(pfd);
+	return s < 0 ? -e : s;
+}
+
 /* connect(): an AF_UNIX socket is connected here, by us, to the path we
  * checked (held as a descriptor, connected through /proc/self/fd); any
  * other family too (connect_here), in the sandbox's network namespace,
@@ -1282,19 +1238,16 @@ static struct answer do_connect(struct call *c, int sockfd, unsigned long long a
 	const struct sbx_rule *why = NULL;
 	struct answer a;
 
-	int pfd = (int)syscall(SYS_pidfd_open, c->pid, 0);
-	if (pfd < 0)
-		return ERR(ESRCH);
-	int s = (int)syscall(SYS_pidfd_getfd, pfd, sockfd, 0);
-	int ge = errno;
-	close(pfd);
+	int s = notify_take_fd(c, sockfd);
 	if (s < 0)
-		return ERR(ge == EBADF ? EBADF : ge);
+		return ERR(-s);
 	int de = getsockopt(s, SOL_SOCKET, SO_DOMAIN, &domain, &il) ? errno : 0;
 	if (de) {
 		close(s);
 		return ERR(de);
 	}
+	if (domain == AF_INET || domain == AF_INET6)
+		return notify_net_connect(c, s, sockfd, aaddr, alen);
 	if (policy_allow_all_unix_sockets(c->n->p)) {
 		/* every socket may go wherever the kernel lets it: a
 		 * descriptor swapped meanwhile changes nothing, CONTINUE */
@@ -1308,24 +1261,24 @@ static struct answer do_connect(struct call *c, int sockfd, unsigned long long a
 			close(s);
 			return ERR(EINVAL); /* as the kernel's move_addr_to_kernel */
 		}
-		if (alen && read_mem(c, aaddr, &ss, alen)) {
+		if (alen && notify_read_mem(c, aaddr, &ss, alen)) {
 			close(s);
 			return ERR(EFAULT);
 		}
-		if (!call_valid(c)) {
+		if (!notify_call_valid(c)) {
 			close(s);
 			return ERR(ENOENT);
 		}
-		return connect_here(c, s, &ss, alen);
+		return notify_connect_here(c, s, &ss, alen);
 	}
 	memset(&sun, 0, sizeof(sun));
 	if (alen > sizeof(sun))
 		alen = sizeof(sun);
-	if (alen < sizeof(sa_family_t) || read_mem(c, aaddr, &sun, alen)) {
+	if (alen < sizeof(sa_family_t) || notify_read_mem(c, aaddr, &sun, alen)) {
 		close(s);
 		return ERR(alen < sizeof(sa_family_t) ? EINVAL : EFAULT);
 	}
-	if (!call_valid(c)) {
+	if (!notify_call_valid(c)) {
 		close(s);
 		return ERR(ENOENT);
 	}
@@ -1470,16 +1423,21 @@ static struct answer dispatch(struct call *c, const struct seccomp_data *d)
 		return do_move(c, true, (int)a[0], a[1], (int)a[2], a[3], (unsigned)a[4]);
 	case SYS_connect:
 		return do_connect(c, (int)a[0], a[1], (unsigned)a[2]);
+	case SYS_listen: /* allow_local_binding = false (notify-deny.c) */
+		return notify_listen(c, (int)a[0], (int)a[1]);
+	case SYS_bind:
+		return notify_bind(c, (int)a[0], a[1], (unsigned)a[2]);
 #ifdef SYS_truncate
 	case SYS_truncate:
 		return do_truncate(c, a[0], (long long)a[1]);
 #endif
 	}
-	/* not one the filter notifies: refuse, never continue */
-	return ERR(ENOSYS);
+	/* the seccomp table's rows (notify-deny.c): their errno, reported;
+	 * anything else, ENOSYS: never continue */
+	return notify_deny(c, d);
 }
 
-static void comm_of(pid_t pid, char *out, size_t outsz)
+void notify_comm_of(pid_t pid, char *out, size_t outsz)
 {
 	char p[64];
 	snprintf(p, sizeof(p), "/proc/%d/comm", (int)pid);
@@ -1495,7 +1453,7 @@ static void comm_of(pid_t pid, char *out, size_t outsz)
 
 /* Send the answer; a stale id (the caller died, or a signal took it out
  * of the call) is ENOENT, and nothing is owed. */
-static int respond(struct notify *n, uint64_t id, struct answer a)
+int notify_respond(struct notify *n, uint64_t id, struct answer a)
 {
 	if (a.fd >= 0) {
 		struct seccomp_notif_addfd add = { .id = id, .flags = SECCOMP_ADDFD_FLAG_SEND,
@@ -1550,10 +1508,10 @@ static int serve_one(struct notify *n)
 	c.pid = (pid_t)n->req->pid;
 	c.root = sandbox_root(n, c.pid);
 	/* the first root must be a caller's: checked while it still waits */
-	if (!call_valid(&c))
+	if (!notify_call_valid(&c))
 		return 0;
 	a = c.root < 0 ? ERR(EPERM) : dispatch(&c, &n->req->data);
-	if (!a.wait && respond(n, c.id, a) < 0)
+	if (!a.wait && notify_respond(n, c.id, a) < 0)
 		return -errno;
 	return 0;
 }
@@ -1578,7 +1536,7 @@ static void retry_waiting(struct notify *n)
 			}
 			if (fd >= 0)
 				fcntl(fd, F_SETFL, w->flags & ~O_NONBLOCK);
-			respond(n, id, fd >= 0 ? (struct answer){ .fd = fd } : ERR(e));
+			notify_respond(n, id, fd >= 0 ? (struct answer){ .fd = fd } : ERR(e));
 		}
 		close(w->opath);
 		*w = n->wait[--n->nwait];
@@ -1599,7 +1557,7 @@ static void retry_connecting(struct notify *n)
 				i++;
 				continue;
 			}
-			respond(n, id, connect_done(w->s, w->fl));
+			notify_respond(n, id, connect_done(w->s, w->fl));
 		} else {
 			fcntl(w->s, F_SETFL, w->fl);
 			close(w->s);
@@ -1689,6 +1647,7 @@ int notify_attach(struct notify *n, int fd, int actor)
 	}
 	n->fd = fd;
 	n->actor = actor;
+	notify_net_init(n);
 	return 0;
 }
 

@@ -4,7 +4,8 @@
  * SECCOMP_FILTER_FLAG_NEW_LISTENER before COMMAND exists and hands the
  * listener to the supervisor ("F" on the control socket). The supervisor
  * serves it in its one poll loop (run.c): each notified call -- one that
- * makes, renames or links a name, or connects a socket -- is decided by
+ * makes, renames or links a name, connects a socket, or that the seccomp
+ * table refuses -- is decided by
  * the policy, for every program, the ones the shim never sees included
  * (static binaries, raw system calls, programs that drop LD_PRELOAD).
  *
@@ -16,10 +17,15 @@
  * view (its root and cwd through /proc/PID), and either hands back the
  * result or installs the descriptor it opened (SECCOMP_IOCTL_NOTIF_ADDFD).
  * CONTINUE is given only where nothing is decided: connect() with
- * allow_all_unix_sockets = true. Not for a socket that is not AF_UNIX:
- * the kernel looks the descriptor number up again, and another thread
- * can dup2() an AF_UNIX socket onto it after the check (notify.c,
- * connect_here()).
+ * allow_all_unix_sockets = true, and a Unix socket's bind() under
+ * allow_local_binding = false (notify-deny.c). A connect() on any other
+ * socket is made by the supervisor itself on the socket it took, with its
+ * copy of the address (notify.c, connect_here()): CONTINUE would let the
+ * kernel look the descriptor number up again, and another thread can
+ * dup2() an AF_UNIX socket onto it after the check. A TCP connect() to an
+ * address outside is dialled by the proxy and the connected socket
+ * installed (notify-net.c); the seccomp table's refusals are answered
+ * with their errno and reported (notify-deny.c).
  */
 #ifndef SBX_NOTIFY_H
 #define SBX_NOTIFY_H
@@ -44,6 +50,11 @@ int notify_new(const struct policy *p, struct reports *r, bool trace, struct not
  * (init-notify.h), owned from here on (closed on error). Checked: a
  * seccomp listener and a Unix seqpacket socket. 0, -EPROTO. */
 int notify_attach(struct notify *n, int fd, int actor);
+/* The proxy's loop (borrowed; NULL: no proxy this run): a program's TCP
+ * connect() to an address outside is decided and dialled by it
+ * (notify-net.c). */
+struct net_loop;
+void notify_set_net(struct notify *n, struct net_loop *l);
 /* Paths that must not be made although no rule names them (plan.c's
  * pl->refused_new: where a protected link leads, a protected name's real
  * place): creating one, or landing a directory or link above one, is

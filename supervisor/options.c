@@ -58,6 +58,10 @@ static const char usage[] =
 "      --report-file PATH  report lines appended to PATH (a terminal, a file)\n"
 "                          ([report] stderr = auto|live|end|off: by default lines\n"
 "                          wait while a full-screen program holds the terminal)\n"
+"      --tell-program      also write each refusal's line to the refused\n"
+"                          program's own stderr (a pipe or file: what an agent's\n"
+"                          tool reads), once per target ([report] tell_program;\n"
+"                          on in the agent profiles); --no-tell-program: off\n"
 "      --trace             report every file, exec and network access, allowed\n"
 "                          ones too\n"
 "      --learn[=FILE]      run with writes relaxed to HOME (secrets and mandatory\n"
@@ -80,9 +84,10 @@ static const char usage[] =
 "deny_env, allow_domains and deny_domains (through the filtering proxy, or\n"
 "`*` alone: network on), allow_all_unix_sockets, [report] (log, ignore_paths,\n"
 "ignore_domains), [limits] (pids and memory by a cgroup, or pids by\n"
-"RLIMIT_NPROC; see docs/POLICY.md \"Limits\"). Parsed and checked, taking\n"
-"effect with later parts (seccomp notify, proxy chaining, the nested mode):\n"
-"allow_unix_sockets, proxy ports, nested.\n"
+"RLIMIT_NPROC; see docs/POLICY.md \"Limits\"), nested (the weaker mode for\n"
+"machines without user namespaces: Landlock and the seccomp table; SBX_NESTED=1\n"
+"asks for it too). Parsed and checked, taking effect with later parts (seccomp\n"
+"notify, proxy chaining): allow_unix_sockets, proxy ports.\n"
 "See docs/POLICY.md, docs/NETWORK.md and docs/REPORTS.md.\n"
 "\n"
 "Reports come from the preload shim (libsbx-preload.so, LD_PRELOAD): it\n"
@@ -97,7 +102,7 @@ enum {
 	OPT_ALLOW_DOMAIN, OPT_DENY_DOMAIN, OPT_NO_SANDBOX, OPT_NO_SHIM,
 	OPT_LOG, OPT_TRACE, OPT_LEARN, OPT_PRINT, OPT_DEBUG, OPT_VERSION,
 	OPT_CLEANUP, OPT_KEEP_FD, OPT_PROFILE, OPT_PRINT_PROFILE, OPT_REPORT_FD,
-	OPT_REPORT_FILE, OPT_HOST_PORT,
+	OPT_REPORT_FILE, OPT_HOST_PORT, OPT_TELL_PROGRAM, OPT_NO_TELL_PROGRAM,
 };
 
 static const struct option longopts[] = {
@@ -122,6 +127,8 @@ static const struct option longopts[] = {
 	{ "print-profile", required_argument, NULL, OPT_PRINT_PROFILE },
 	{ "report-fd", required_argument, NULL, OPT_REPORT_FD },
 	{ "report-file", required_argument, NULL, OPT_REPORT_FILE },
+	{ "tell-program", no_argument, NULL, OPT_TELL_PROGRAM },
+	{ "no-tell-program", no_argument, NULL, OPT_NO_TELL_PROGRAM },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "debug", no_argument, NULL, OPT_DEBUG },
@@ -142,6 +149,8 @@ static const struct {
 	{ OPT_ALLOW_DOMAIN, "network", "allow_domains", "--allow-domain" },
 	{ OPT_DENY_DOMAIN, "network", "deny_domains", "--deny-domain" },
 	{ OPT_HOST_PORT, "network", "host_ports", "--host-port" },
+	{ OPT_TELL_PROGRAM, "report", "tell_program", "--tell-program" },
+	{ OPT_NO_TELL_PROGRAM, "report", "tell_program", "--no-tell-program" },
 };
 
 int options_parse(int argc, char **argv, struct options *o)
@@ -227,7 +236,8 @@ int options_parse(int argc, char **argv, struct options *o)
 			}
 			o->settings = s;
 			s[o->nsettings++] = (struct flag_setting){
-				rule_flags[i].section, rule_flags[i].key, optarg,
+				rule_flags[i].section, rule_flags[i].key,
+				c == OPT_TELL_PROGRAM ? "true" : c == OPT_NO_TELL_PROGRAM ? "false" : optarg,
 				rule_flags[i].flag };
 		}
 		}

@@ -1210,9 +1210,11 @@ static int proxy_environment(const struct plan_in *in, struct plan *pl)
 		"YARN_HTTP_PROXY", "YARN_HTTPS_PROXY", "PIP_PROXY", "CARGO_HTTP_PROXY",
 	};
 	const char *no_proxy = "localhost,127.0.0.1,::1";
+	unsigned hport = in->http_port ? in->http_port : SBX_PROXY_HTTP_PORT;
+	unsigned sport = in->socks_port ? in->socks_port : SBX_PROXY_SOCKS_PORT;
 
-	snprintf(http, sizeof(http), "http://127.0.0.1:%u", SBX_PROXY_HTTP_PORT);
-	snprintf(socks, sizeof(socks), "socks5h://127.0.0.1:%u", SBX_PROXY_SOCKS_PORT);
+	snprintf(http, sizeof(http), "http://127.0.0.1:%u", hport);
+	snprintf(socks, sizeof(socks), "socks5h://127.0.0.1:%u", sport);
 	for (size_t i = 0; i < sizeof(http_vars) / sizeof(*http_vars); i++)
 		TRY(add3(pl, "--setenv", http_vars[i], http));
 	TRY(add3(pl, "--setenv", "ALL_PROXY", socks));
@@ -1226,7 +1228,7 @@ static int proxy_environment(const struct plan_in *in, struct plan *pl)
 	snprintf(java, sizeof(java), "%s%s-Dhttp.proxyHost=127.0.0.1 -Dhttp.proxyPort=%u "
 		 "-Dhttps.proxyHost=127.0.0.1 -Dhttps.proxyPort=%u "
 		 "-Dhttp.nonProxyHosts=localhost|127.*|[::1]", jt && *jt ? jt : "",
-		 jt && *jt ? " " : "", SBX_PROXY_HTTP_PORT, SBX_PROXY_HTTP_PORT);
+		 jt && *jt ? " " : "", hport, hport);
 	TRY(add3(pl, "--setenv", "JAVA_TOOL_OPTIONS", java));
 	/* ssh follows no variable: git over ssh gets a ProxyCommand, sbx-init's
 	 * SOCKS5 client (ssh runs it with sh -c, git runs GIT_SSH_COMMAND so
@@ -1236,7 +1238,7 @@ static int proxy_environment(const struct plan_in *in, struct plan *pl)
 	snprintf(pc, sizeof(pc), "ProxyCommand=");
 	shell_quote(in->init, pc, sizeof(pc));
 	snprintf(pc + strlen(pc), sizeof(pc) - strlen(pc), " --socks-connect=%u %%h %%p",
-		 SBX_PROXY_SOCKS_PORT);
+		 sport);
 	snprintf(ssh, sizeof(ssh), "%s -o ", gs && *gs ? gs : "ssh");
 	shell_quote(pc, ssh, sizeof(ssh));
 	return add3(pl, "--setenv", "GIT_SSH_COMMAND", ssh);
@@ -1324,7 +1326,7 @@ int plan_bwrap(const struct plan_in *in, struct plan *pl)
 	STEP(add2(pl, "--cap-add", "CAP_SETPCAP"));
 	/* with the proxy, sbx-init binds the resolver's port 53 (and host
 	 * ports under 1024) in the sandbox's namespace; dropped with the rest */
-	if (in->proxy)
+	if (in->proxy && !in->nested)
 		STEP(add2(pl, "--cap-add", "CAP_NET_BIND_SERVICE"));
 	STEP(strv_add(&pl->argv, "--unshare-pid"));
 	STEP(strv_add(&pl->argv, "--unshare-ipc"));
@@ -1369,7 +1371,8 @@ int plan_bwrap(const struct plan_in *in, struct plan *pl)
 	STEP(strv_add(&pl->argv, policy_allow_all_unix_sockets(p) ?
 		      "--unix=allow" : "--unix=block"));
 	if (in->notify) /* supervisor/notify.c serves its listener */
-		STEP(strv_add(&pl->argv, "--notify"));
+		STEP(strv_add(&pl->argv, policy_allow_local_binding(p) ? "--notify" :
+			      "--notify=no-local-binding"));
 	if (in->shim_lib) {
 		/* COMMAND's environment only, set by sbx-init after its fork (not
 		 * bwrap's --setenv: sbx-init itself must not be preloaded). Ours
@@ -1398,7 +1401,7 @@ int plan_bwrap(const struct plan_in *in, struct plan *pl)
 		STEP(strv_addf(&pl->argv, "--limit-nproc=%llu", (unsigned long long)in->limit_nproc));
 	/* the proxy's listeners, made by sbx-init in the sandbox's network
 	 * namespace and handed to us over the control socket */
-	if (in->proxy) {
+	if (in->proxy && !in->nested) {
 		STEP(strv_addf(&pl->argv, "--listen-http=%u", SBX_PROXY_HTTP_PORT));
 		STEP(strv_addf(&pl->argv, "--listen-socks=%u", SBX_PROXY_SOCKS_PORT));
 		STEP(strv_add(&pl->argv, "--listen-dns"));

@@ -51,6 +51,9 @@ enum bwrap_probe bwrap_probe(const char *bwrap)
 	static const char *const definite[] = {
 		"Operation not permitted", "Permission denied", "No space left on device",
 		"Invalid argument", "Function not implemented", "No such file or directory",
+		/* bubblewrap 0.8+ names the errno itself: max_user_namespaces
+		 * reached (a container's --disable-userns, or 0), or refused */
+		"max_*_namespaces exceeded (ENOSPC)", "No permissions to create",
 	};
 	char out[4096];
 	size_t n = 0;

@@ -72,6 +72,7 @@ struct reports {
 	struct seen *seen;
 	size_t nseen, seen_bytes;
 	unsigned long denied[WIRE_OP_COUNT], learned, allowed, malformed, ignored;
+	unsigned long denied_calls; /* reports_syscall(): once per call and program */
 	unsigned long contradicted; /* lines whose claim the policy contradicts */
 	unsigned long not_shown, not_logged, not_kept;
 	struct bucket say_b, log_b;
@@ -161,105 +162,18 @@ void reports_free(struct reports *r)
 
 /* ---- text: strict UTF-8, no control characters */
 
+/* The text functions are policy/hint.c's, shared with the shim. */
 unsigned report_utf8_next(const char *str, size_t *len)
 {
-	const unsigned char *s = (const unsigned char *)str;
-	unsigned c = s[0], cp, need, lo = 0x80, hi = 0xbf;
-
-	if (c < 0x80) {
-		*len = c ? 1 : 0;
-		return c;
-	}
-	if (c >= 0xc2 && c <= 0xdf) {
-		need = 1;
-		cp = c & 0x1f;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		need = 2;
-		cp = c & 0x0f;
-		if (c == 0xe0)
-			lo = 0xa0; /* shorter forms are overlong */
-		else if (c == 0xed)
-			hi = 0x9f; /* U+D800-U+DFFF are surrogates, not characters */
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		need = 3;
-		cp = c & 0x07;
-		if (c == 0xf0)
-			lo = 0x90; /* overlong */
-		else if (c == 0xf4)
-			hi = 0x8f; /* past U+10FFFF */
-	} else {
-		*len = 1; /* a continuation byte alone, C0/C1 (overlong), F5-FF */
-		return 0xfffd;
-	}
-	for (unsigned i = 1; i <= need; i++) {
-		unsigned b = s[i];
-		if (b < lo || b > hi) {
-			*len = i; /* the maximal ill-formed part: one U+FFFD */
-			return 0xfffd;
-		}
-		cp = cp << 6 | (b & 0x3f);
-		lo = 0x80;
-		hi = 0xbf;
-	}
-	*len = need + 1;
-	return cp;
+	return sbx_utf8_next(str, len);
 }
 
-/* Bidirectional formatting characters: a name holding U+202E shows its
- * end first, and a line can be made to read as something else. */
-static bool bidi_control(unsigned cp)
-{
-	return cp == 0x061c || cp == 0x200e || cp == 0x200f || (cp >= 0x202a && cp <= 0x202e) ||
-	       (cp >= 0x2066 && cp <= 0x2069);
-}
-
-/* C0, DEL and C1: U+009B is CSI, which terminals act on in its UTF-8 form
- * (C2 9B) as well. */
-static bool control(unsigned cp)
-{
-	return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f);
-}
+static bool bidi_control(unsigned cp) { return sbx_bidi_control(cp); }
+static bool control(unsigned cp) { return sbx_control(cp); }
 
 size_t report_printable(const char *s, char *out, size_t outsz, bool backslash)
 {
-	size_t o = 0, n;
-
-	if (!outsz)
-		return 0;
-	/* byte by byte, no memcpy() per character: under a flood this runs
-	 * on every 4 KiB target (musl's memcpy is a call) */
-	for (const char *p = s; *p; p += n) {
-		unsigned cp = report_utf8_next(p, &n);
-
-		if (control(cp) || bidi_control(cp)) {
-			char unit[16];
-			int u = cp < 0x20 || cp == 0x7f ? snprintf(unit, sizeof(unit), "\\x%02x", cp) :
-				snprintf(unit, sizeof(unit), "\\u%04x", cp);
-			if (o + (size_t)u >= outsz)
-				break;
-			for (int i = 0; i < u; i++)
-				out[o++] = unit[i];
-		} else if (cp == '\\' && backslash) {
-			if (o + 2 >= outsz)
-				break;
-			out[o++] = '\\';
-			out[o++] = '\\';
-		} else if (cp == 0xfffd) {
-			/* also for ill-formed bytes, however many */
-			if (o + 3 >= outsz)
-				break;
-			out[o++] = (char)0xef;
-			out[o++] = (char)0xbf;
-			out[o++] = (char)0xbd;
-		} else {
-			if (o + n >= outsz)
-				break; /* cut between characters, never inside one */
-			for (size_t i = 0; i < n; i++)
-				out[o++] = p[i];
-		}
-	}
-	out[o] = '\0';
-	return o;
+	return sbx_printable(s, out, outsz, backslash);
 }
 
 void report_json_string(FILE *f, const char *s)
@@ -356,163 +270,31 @@ static enum sbx_op sbx_op_of(enum wire_op op)
 	return op == WIRE_WRITE ? SBX_OP_WRITE : op == WIRE_EXEC ? SBX_OP_EXEC : SBX_OP_READ;
 }
 
-static const char *origin_note(const struct sbx_rule *r)
+/* What is on the host at a path, for a hint (policy_hint_fix): looked
+ * at through held directories, never through a link (hostfs.h). */
+static int host_look(void *ctx, const char *path)
 {
-	switch (r->origin) {
-	case SBX_ORIGIN_MANDATORY: return "built in; no setting lifts it";
-	case SBX_ORIGIN_DEFAULT:
-		/* deny wins over allow for writes: a default deny_write stays */
-		return r->kind == SBX_RULE_DENY_WRITE ? "built-in default; no setting lifts it" :
-		       "built-in default";
-	default: return r->source;
-	}
-}
-
-/* What is at the path, for a hint: 1 there, 0 not, -1 not to be told.
- * The path comes from the report stream, which the program writes: the
- * supervisor never looks through a link (into /proc/PID/root, say), nor in
- * /proc, /sys or /dev, nor where the program may not read — the hint would
- * tell it what is there on the host — and never names a link in a hint
- * (allowing it would open wherever it points). */
-static int look(const struct policy *p, const char *path)
-{
-	static const char *const hidden[] = { "/proc", "/sys", "/dev" };
-
-	for (size_t i = 0; i < sizeof(hidden) / sizeof(*hidden); i++)
-		if (path_under(path, hidden[i]))
-			return -1;
-	if (policy_check_path(p, SBX_OP_READ, path, NULL) == SBX_DENY)
-		return -1;
+	(void)ctx;
 	return hostfs_look(path);
 }
 
-/* May a hint name the whole directory? Never `/`, HOME or a top-level
- * directory: allowing one of them is never the narrow fix a hint is. */
-static bool too_wide(const char *path, const char *home)
-{
-	return !strcmp(path, "/") || !strcmp(path, home) || !learn_foldable(path, home);
-}
-
-/* The --allow-write that works as printed for a write refused outside the
- * writable roots: only a path that exists when the sandbox starts can be
- * made writable, or a directory named with a trailing `/`, which sbx
- * creates. The target's directory when it exists and may be opened whole
- * (not HOME, not a top-level directory); else the target when it exists;
- * else, for a new name, its nearest existing ancestor when that may be
- * opened whole, or the first missing directory on the way with a `/`; a
- * directory being made (the shim's trailing `/`) right in HOME or a
- * top-level directory, itself with a `/`. A new file right in HOME, `/`
- * or a top-level directory: the file itself, with *later set — it must
- * exist first (nothing narrower than the whole directory lets a new name
- * be made there, and that is never suggested). Empty: no hint (the target
- * is `/`, HOME or a top-level directory itself). */
-static void write_fix(const struct policy *p, const char *target, bool made_dir,
-		      char *out, size_t outsz, bool *later)
-{
-	const char *home = policy_home(p);
-	char dir[PATH_MAX], child[PATH_MAX];
-	int at_target, at_dir;
-
-	*later = false;
-	out[0] = '\0';
-	if (too_wide(target, home) && (!made_dir || !strcmp(target, "/") ||
-				       !strcmp(target, home)))
-		return;
-	snprintf(dir, sizeof(dir), "%s", target);
-	char *slash = strrchr(dir, '/');
-	if (slash && slash != dir)
-		*slash = '\0';
-	else if (slash)
-		dir[1] = '\0';
-	if ((at_target = look(p, target)) < 0 || (at_dir = look(p, dir)) < 0)
-		return;
-	if (at_target) {
-		snprintf(out, outsz, "%s", !too_wide(dir, home) && at_dir ? dir : target);
-		return;
-	}
-	if (made_dir && too_wide(dir, home) && at_dir && strlen(target) + 2 <= outsz) {
-		size_t l = strlen(target); /* mkdir: the directory itself, made by sbx */
-		memcpy(out, target, l);
-		memcpy(out + l, "/", 2);
-		return;
-	}
-	/* walk up to what exists, remembering the first missing directory */
-	snprintf(child, sizeof(child), "%s", target);
-	while (!at_dir && strcmp(dir, "/")) {
-		snprintf(child, sizeof(child), "%s", dir);
-		slash = strrchr(dir, '/');
-		if (slash == dir)
-			dir[1] = '\0';
-		else
-			*slash = '\0';
-		if ((at_dir = look(p, dir)) < 0)
-			return;
-	}
-	if (!too_wide(dir, home)) {
-		snprintf(out, outsz, "%s", dir);
-	} else if ((strcmp(child, target) || made_dir) && strlen(child) + 2 <= outsz) {
-		size_t l = strlen(child); /* with a `/`: sbx makes it */
-		memcpy(out, child, l);
-		memcpy(out + l, "/", 2);
-	} else {
-		snprintf(out, outsz, "%s", target);
-		*later = true;
-	}
-}
-
-/* A path as one shell word, so a hint works when pasted: plain paths as
- * they are; others in single quotes, a leading `~/` left outside them so
- * the shell still expands it. */
 /* The rule that decided, as the line names it (`deny_write = .git/hooks/`
- * for a mandatory one too: that is how the person would write it). */
+ * for a mandatory one too: that is how the person would write it; the
+ * words are policy/hint.c's, which the shim gives the program). */
 static void expl_rule(struct report_expl *e, const struct sbx_rule *why)
 {
-	snprintf(e->rule, sizeof(e->rule), "%s = %s",
-		 why->kind == SBX_RULE_MANDATORY ? "deny_write" : sbx_rule_key(why->kind),
-		 why->value);
+	policy_rule_text(why, e->rule, sizeof(e->rule));
 	snprintf(e->source, sizeof(e->source), "%s", why->source);
-	snprintf(e->note, sizeof(e->note), "%s", origin_note(why));
+	snprintf(e->note, sizeof(e->note), "%s", policy_rule_note(why));
 	e->kind = why->kind;
 	e->has_rule = true;
-}
-
-static void shell_word(const char *in, char *out, size_t outsz)
-{
-	const char *rest = in;
-	size_t o = 0;
-
-	if (!in[strspn(in, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-		       "0123456789_./~+-:@%,=")]) {
-		snprintf(out, outsz, "%s", in);
-		return;
-	}
-	if (outsz < 8) {
-		out[0] = '\0';
-		return;
-	}
-	if (!strncmp(in, "~/", 2)) {
-		memcpy(out, "~/", 2);
-		o = 2;
-		rest = in + 2;
-	}
-	out[o++] = '\'';
-	for (const char *c = rest; *c && o + 6 < outsz; c++) {
-		if (*c == '\'') {
-			memcpy(out + o, "'\\''", 4);
-			o += 4;
-		} else {
-			out[o++] = *c;
-		}
-	}
-	out[o++] = '\'';
-	out[o] = '\0';
 }
 
 void report_explain(const struct policy *p, const struct wire_report *w,
 		    struct report_expl *e)
 {
 	const struct sbx_rule *why = NULL;
-	char shown[PATH_MAX], dir[PATH_MAX], host[256], tmp[PATH_MAX + 32];
+	char shown[PATH_MAX], host[256], tmp[PATH_MAX + 32];
 
 	memset(e, 0, sizeof(*e));
 	if (w->op == WIRE_UNIX) {
@@ -561,26 +343,11 @@ void report_explain(const struct policy *p, const struct wire_report *w,
 		expl_rule(e, why);
 	if (e->verdict == SBX_ALLOW)
 		return;
-	/* how to allow it, when a setting can */
-	if (file_op(w->op) && why && why->kind == SBX_RULE_DENY_READ) {
-		shell_word(e->shown, shown, sizeof(shown));
-		int n = snprintf(e->fix, sizeof(e->fix), "--allow-read %s", shown);
-		if (n < 0 || (size_t)n >= sizeof(e->fix))
-			e->fix[0] = '\0';
-	} else if (w->op == WIRE_WRITE && !why) {
-		bool later;
-		write_fix(p, w->target, w->dir, dir, sizeof(dir), &later);
-		if (dir[0]) {
-			char word[sizeof(shown)];
-			policy_tildify(p, dir, tmp, sizeof(tmp));
-			report_printable(tmp, shown, sizeof(shown), true);
-			shell_word(shown, word, sizeof(word));
-			int n = snprintf(e->fix, sizeof(e->fix), "--allow-write %s%s", word,
-					 later ? " once the file exists (sbx creates only "
-						 "directories, named with a trailing /)" : "");
-			if (n < 0 || (size_t)n >= sizeof(e->fix))
-				e->fix[0] = '\0'; /* a cut hint would not work */
-		}
+	/* how to allow it, when a setting can (the same words the shim
+	 * gives the refused program: policy/hint.c) */
+	if (file_op(w->op)) {
+		policy_hint_fix(p, sbx_op_of(w->op), w->target, w->dir, why, host_look, NULL,
+				e->fix, sizeof(e->fix));
 	} else if (!file_op(w->op) && !why) {
 		snprintf(tmp, sizeof(tmp), "--allow-domain %s", w->op == WIRE_DNS ? host : w->target);
 		report_printable(tmp, e->fix, sizeof(e->fix), true);
@@ -783,6 +550,7 @@ static const char *errno_name(int e)
 		E(EAFNOSUPPORT), E(EADDRINUSE), E(EADDRNOTAVAIL), E(ENETDOWN),
 		E(ENETUNREACH), E(ECONNABORTED), E(ECONNRESET), E(ETIMEDOUT),
 		E(ECONNREFUSED), E(EHOSTUNREACH), E(EALREADY), E(EINPROGRESS),
+		E(EPROTONOSUPPORT), E(EISCONN),
 	};
 #undef E
 	for (size_t i = 0; e > 0 && i < sizeof(names) / sizeof(names[0]); i++)
@@ -1318,6 +1086,8 @@ void reports_finish(struct reports *r, unsigned long dropped)
 	for (int op = 0; op < WIRE_OP_COUNT; op++)
 		if (r->denied[op])
 			count(sum, sizeof(sum), r->denied[op], names[op][0], names[op][1]);
+	if (r->denied_calls)
+		count(sum, sizeof(sum), r->denied_calls, "denied system call", "denied system calls");
 	if (r->learned)
 		count(sum, sizeof(sum), r->learned, "access the policy would refuse",
 		      "accesses the policy would refuse");
@@ -1424,10 +1194,15 @@ static void dns_line(char *line, size_t sz, const struct net_event *ev, const ch
 
 void reports_proxy(struct reports *r, const struct net_event *ev)
 {
-	static const char *const via[] = { "CONNECT", "http", "socks5", "dns", "host_ports" };
+	static const char *const via[] = { "CONNECT", "http", "socks5", "dns", "host_ports",
+					    "seccomp" };
 	char target[300], line[REPORT_LINE_MAX], rule[640] = "", key[320], *text = NULL, stamp[40];
 	bool v6 = strchr(ev->host, ':') != NULL, deny = ev->outcome == NET_EV_DENIED;
 	bool trace = r->cfg.mode == REPORTS_TRACE, ignored, dns = ev->proto == NET_PROTO_DNS;
+	/* a static program's connect, carried by the notify layer: the
+	 * boundary's, and its caller is known */
+	bool sc = ev->proto == NET_PROTO_SECCOMP;
+	char who[120] = "";
 	const char *decision = deny ? "deny" : ev->outcome == NET_EV_ALLOWED ? "allow" :
 			       ev->outcome == NET_EV_FAILED ? "fail" : "error";
 	size_t len = 0;
@@ -1458,13 +1233,17 @@ void reports_proxy(struct reports *r, const struct net_event *ev)
 		gettimeofday(&tv, NULL);
 		gmtime_r(&tv.tv_sec, &tm);
 		strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
-		fprintf(f, "{\"time\":\"%s.%03dZ\",\"layer\":\"proxy\",\"op\":\"%s\"", stamp,
-			(int)(tv.tv_usec / 1000), dns ? "dns" : "connect");
+		fprintf(f, "{\"time\":\"%s.%03dZ\",\"layer\":\"%s\",\"op\":\"%s\"", stamp,
+			(int)(tv.tv_usec / 1000), sc ? "notify" : "proxy", dns ? "dns" : "connect");
 		json_opt(f, "target", ev->host[0] ? target : NULL);
 		fprintf(f, ",\"decision\":\"%s\"", decision);
 		json_opt(f, "rule", ev->rule ? rule : NULL);
 		json_opt(f, "source", ev->rule ? ev->rule->source : NULL);
-		fputs(",\"pid\":null,\"comm\":null", f);
+		if (sc && ev->pid > 0)
+			fprintf(f, ",\"pid\":%d", ev->pid);
+		else
+			fputs(",\"pid\":null", f);
+		json_opt(f, "comm", sc ? ev->comm : NULL);
 		json_opt(f, "reason", ev->reason);
 		json_opt(f, "fix", ev->fix);
 		fprintf(f, ",\"via\":\"%s\"", via[ev->proto]);
@@ -1524,6 +1303,35 @@ void reports_proxy(struct reports *r, const struct net_event *ev)
 		say(r, line);
 		return;
 	}
+	if (sc) {
+		char comm[16 * 6];
+		report_printable(ev->comm ? ev->comm : "", comm, sizeof(comm), true);
+		snprintf(who, sizeof(who), "pid %d %s (seccomp)", ev->pid, comm);
+		switch (ev->outcome) {
+		case NET_EV_DENIED:
+			if (ev->rule)
+				snprintf(line, sizeof(line), "sbx: denied connect to %s — %s (remove "
+					 "that rule to allow it) — %s", target, reason, who);
+			else if (!fix[0])
+				snprintf(line, sizeof(line), "sbx: denied connect to %s — %s — %s",
+					 target, reason, who);
+			else
+				snprintf(line, sizeof(line), "sbx: denied connect to %s — %s (allow "
+					 "it with %s) — %s", target, reason, fix, who);
+			break;
+		case NET_EV_ALLOWED:
+			snprintf(line, sizeof(line), "sbx: trace: connect to %s by %s, allowed by "
+				 "`%s` (%s), to %s", target, who, rule,
+				 ev->rule ? ev->rule->source : "?", ev->address);
+			break;
+		default:
+			snprintf(line, sizeof(line), "sbx: connect to %s failed — %s (the policy "
+				 "allows it) — %s", target, reason, who);
+			break;
+		}
+		say(r, line);
+		return;
+	}
 	if (ev->proto == NET_PROTO_HOSTPORT) {
 		snprintf(line, sizeof(line), ev->outcome == NET_EV_ALLOWED ?
 			 "sbx: trace: connect to %s via host_ports (the host's own port)" :
@@ -1570,6 +1378,71 @@ void reports_boundary(struct reports *r, char decision, enum wire_op op, int pid
 	snprintf(w.comm, sizeof(w.comm), "%s", comm);
 	w.truncated = snprintf(w.target, sizeof(w.target), "%s", target) >= (int)sizeof(w.target);
 	take_report(r, &w, true, why);
+}
+
+/* A call the boundary refuses as such (the seccomp table's rows, a server
+ * under allow_local_binding = false): said and logged once per call,
+ * reason and program (comm), as a program that is refused tends to try again; the
+ * others are counted. The words are the supervisor's; comm and target
+ * came from the sandbox and are shown printable. */
+void reports_syscall(struct reports *r, int pid, const char *comm, const char *call,
+		     const char *target, const char *why, const char *rule, int err)
+{
+	char key[256], line[REPORT_LINE_MAX], shown_comm[16 * 6], shown[600], *text = NULL;
+	struct seen *s;
+	size_t len = 0;
+
+	report_printable(comm ? comm : "", shown_comm, sizeof(shown_comm), true);
+	report_printable(target ? target : "", shown, sizeof(shown), true);
+	/* the reason tells rows of one call apart (socket: AF_PACKET, raw) */
+	snprintf(key, sizeof(key), "S %s %s %.120s", call, shown_comm, why);
+	r->denied_calls++;
+	HASH_FIND_STR(r->proxy_seen, key, s);
+	if (s) {
+		s->count++;
+		return;
+	}
+	size_t cost = sizeof(*s) + strlen(key) + 1 + 2 * sizeof(void *);
+	if (!seen_room(r) || r->seen_bytes + cost > r->lim.seen_bytes) {
+		r->not_kept++;
+		cap_met(r, &r->said_full, "table-full", "too many distinct reports: later new "
+			"ones are not folded (counted)");
+		return;
+	}
+	if ((s = calloc(1, sizeof(*s))) && (s->key = strdup(key))) {
+		s->decision = key[0];
+		s->count = 1;
+		s->target = s->key + 2;
+		HASH_ADD_KEYPTR(hh, r->proxy_seen, s->key, strlen(s->key), s);
+		r->nseen++;
+		r->seen_bytes += cost;
+	} else {
+		free(s);
+	}
+	FILE *f = log_gate(r) && open_log(r) >= 0 ? open_memstream(&text, &len) : NULL;
+	if (f) {
+		stamp(f);
+		fprintf(f, ",\"layer\":\"notify\",\"op\":\"syscall\"");
+		json_opt(f, "target", call);
+		fputs(",\"decision\":\"deny\"", f);
+		json_opt(f, "rule", rule);
+		json_opt(f, "source", "built-in");
+		fprintf(f, ",\"pid\":%d", pid);
+		json_opt(f, "comm", comm);
+		json_opt(f, "errno", errno_name(err));
+		json_opt(f, "reason", why);
+		json_opt(f, "address", target);
+		json_opt(f, "run", r->cfg.run_id);
+		fputs("}\n", f);
+		fclose(f);
+		log_commit(r, text, len);
+		free(text);
+	}
+	if (!may_say(r))
+		return;
+	snprintf(line, sizeof(line), "sbx: denied %s%s%s — %s — pid %d %s (seccomp)", call,
+		 shown[0] ? " on " : "", shown, why, pid, shown_comm);
+	say(r, line);
 }
 
 void reports_say_notice(struct reports *r, const char *kind, const char *line)

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "forwarded.h"
+#include "landlock.h"
 #include "net/net.h"
 #include "notify.h"
 #include "mountids.h"
@@ -81,6 +82,11 @@ static void restore_guarded(void)
 		signal(SIGXFSZ, SIG_DFL);
 }
 
+void run_restore_signals(void)
+{
+	restore_guarded();
+}
+
 int run_unsandboxed(char *const *command)
 {
 	restore_guarded();
@@ -107,9 +113,24 @@ static void child_exec(const struct sandbox *sb, char *const *argv, int args_chi
 	/* If we die, bwrap dies, and with it the sandbox. */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
 		_exit(SBX_EXIT_SETUP);
-	if (fcntl(sb->ctl_child, F_SETFD, 0) || fcntl(args_child, F_SETFD, 0))
+	if (fcntl(sb->ctl_child, F_SETFD, 0) || (args_child >= 0 && fcntl(args_child, F_SETFD, 0)))
 		goto fail;
-	execve(argv[0], argv, environ);
+	/* The nested mode: sbx-init and all it starts under the ruleset */
+	if (sb->ruleset >= 0) {
+		int e;
+		if (chdir(sb->cwd)) {
+			dprintf(STDERR_FILENO, "sbx: sandbox set-up failed: cannot enter %s: %s\n",
+				sb->cwd, strerror(errno));
+			_exit(SBX_EXIT_SETUP);
+		}
+		if ((e = landlock_restrict(sb->ruleset))) {
+			dprintf(STDERR_FILENO, "sbx: sandbox set-up failed: applying the Landlock "
+				"ruleset: %s; nothing was run\n", strerror(-e));
+			_exit(SBX_EXIT_SETUP);
+		}
+		close(sb->ruleset);
+	}
+	execve(argv[0], argv, sb->envp ? sb->envp : environ);
 fail:
 	dprintf(STDERR_FILENO, "sbx: cannot start %s: %s\n", argv[0], strerror(errno));
 	_exit(SBX_EXIT_SETUP);
@@ -126,15 +147,13 @@ static __attribute__((noinline)) pid_t vfork_exec(const struct sandbox *sb, char
 	return pid;
 }
 
-int sandbox_spawn(struct sandbox *sb, const char *bwrap, const char *init,
-		  char *const *command)
+/* The signal mask, the signalfd and the control socket, for either
+ * spawn. 0 or -errno (the mask restored). */
+static int spawn_prepare(struct sandbox *sb)
 {
-	int one = 1, ctl[2] = { -1, -1 }, args[2] = { -1, -1 }, e;
-	char num[32], ctlarg[32], **argv = NULL;
+	int one = 1, ctl[2] = { -1, -1 }, e;
 	sigset_t set;
-	pid_t parent = getpid();
 
-	*sb = SANDBOX_NONE;
 	sb->ignored = run_ignored_signals();
 	sigemptyset(&set);
 	for (size_t i = 0; i < SBX_NFORWARDED; i++)
@@ -146,11 +165,45 @@ int sandbox_spawn(struct sandbox *sb, const char *bwrap, const char *init,
 	if (sb->sfd < 0 || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ctl) ||
 	    setsockopt(ctl[0], SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) ||
 	    (setsockopt(ctl[0], SOL_SOCKET, SO_PASSPIDFD, &one, sizeof(one)) &&
-	     errno != ENOPROTOOPT && errno != EINVAL) ||
-	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, args))
-		goto fail;
+	     errno != ENOPROTOOPT && errno != EINVAL)) {
+		e = errno;
+		for (int i = 0; i < 2; i++)
+			if (ctl[i] >= 0)
+				close(ctl[i]);
+		if (sb->sfd >= 0)
+			close(sb->sfd);
+		sigprocmask(SIG_SETMASK, &sb->orig, NULL);
+		*sb = SANDBOX_NONE;
+		return -e;
+	}
 	sb->ctl = ctl[0];
 	sb->ctl_child = ctl[1];
+	return 0;
+}
+
+static void spawn_undo(struct sandbox *sb)
+{
+	int *fds[] = { &sb->ctl, &sb->ctl_child, &sb->sfd };
+
+	for (size_t i = 0; i < 3; i++)
+		if (*fds[i] >= 0)
+			close(*fds[i]);
+	sigprocmask(SIG_SETMASK, &sb->orig, NULL);
+	*sb = SANDBOX_NONE;
+}
+
+int sandbox_spawn(struct sandbox *sb, const char *bwrap, const char *init,
+		  char *const *command)
+{
+	int args[2] = { -1, -1 }, e;
+	char num[32], ctlarg[32], **argv = NULL;
+	pid_t parent = getpid();
+
+	*sb = SANDBOX_NONE;
+	if ((e = spawn_prepare(sb)))
+		return e;
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, args))
+		goto fail;
 	/* bubblewrap takes only options from --args: what it runs is here */
 	size_t n = 0;
 	while (command[n])
@@ -159,7 +212,7 @@ int sandbox_spawn(struct sandbox *sb, const char *bwrap, const char *init,
 	if (!argv)
 		goto fail;
 	snprintf(num, sizeof(num), "%d", args[1]);
-	snprintf(ctlarg, sizeof(ctlarg), "--ctl=%d", ctl[1]);
+	snprintf(ctlarg, sizeof(ctlarg), "--ctl=%d", sb->ctl_child);
 	argv[0] = (char *)bwrap;
 	argv[1] = "--args";
 	argv[2] = num;
@@ -182,17 +235,53 @@ int sandbox_spawn(struct sandbox *sb, const char *bwrap, const char *init,
 fail:
 	e = errno;
 	free(argv);
-	for (int i = 0; i < 2; i++) {
-		if (ctl[i] >= 0)
-			close(ctl[i]);
+	for (int i = 0; i < 2; i++)
 		if (args[i] >= 0)
 			close(args[i]);
-	}
-	if (sb->sfd >= 0)
-		close(sb->sfd);
-	sigprocmask(SIG_SETMASK, &sb->orig, NULL);
-	*sb = SANDBOX_NONE;
+	spawn_undo(sb);
 	return -e;
+}
+
+int sandbox_spawn_nested(struct sandbox *sb, const char *init, char *const *command,
+			 int ruleset, char **envp, const char *cwd)
+{
+	char ctlarg[32], **argv = NULL;
+	pid_t parent = getpid();
+	int e;
+
+	*sb = SANDBOX_NONE;
+	if ((e = spawn_prepare(sb)))
+		return e;
+	size_t n = 0;
+	while (command[n])
+		n++;
+	argv = calloc(n + 5, sizeof(*argv));
+	if (!argv) {
+		spawn_undo(sb);
+		return -ENOMEM;
+	}
+	snprintf(ctlarg, sizeof(ctlarg), "--ctl=%d", sb->ctl_child);
+	argv[0] = (char *)init;
+	argv[1] = "--nested";
+	argv[2] = ctlarg;
+	argv[3] = "--";
+	memcpy(argv + 4, command, n * sizeof(*argv));
+	sb->ruleset = ruleset;
+	sb->envp = envp;
+	sb->cwd = cwd;
+	sb->pid = vfork_exec(sb, argv, -1, parent);
+	e = errno;
+	free(argv);
+	sb->ruleset = -1;
+	sb->envp = NULL;
+	if (sb->pid < 0) {
+		spawn_undo(sb);
+		return -e;
+	}
+	/* sbx-init has it now */
+	close(sb->ctl_child);
+	sb->ctl_child = -1;
+	return 0;
 }
 
 static int send_all(int fd, const char *p, size_t n)
@@ -706,7 +795,7 @@ int sandbox_wait(struct sandbox *sb, struct plan *pl, struct run_in *ri, bool *r
 				e = send(sb->ctl, "n", 1, MSG_NOSIGNAL) == 1 ? 0 : -errno;
 			if (!e && ls.got && !had)
 				serving = true;
-			if (!e && ri->net && init_pid > 0 && !serving)
+			if (!e && ri->net && init_pid > 0 && !serving && !ri->served)
 				e = -EPROTO;
 			if (e) {
 				msg("sandbox set-up failed: the proxy's listeners from sbx-init: "

@@ -7,8 +7,15 @@
  *   sbx-init [--ctl=FD] [--unix=allow|block] [--ignored=MASK]
  *            [--limit-cpu=SECONDS] [--limit-nofile=N] [--limit-nproc=N]
  *            [--listen-http=PORT --listen-socks=PORT [--listen-dns] [--listen-port=N]...]
- *            [--env=NAME=VALUE]... [--verbose] [--notify] [MOUNT-OP...] -- COMMAND [ARG...]
+ *            [--env=NAME=VALUE]... [--verbose] [--notify[=no-local-binding]] [MOUNT-OP...] -- COMMAND [ARG...]
  *   sbx-init --socks-connect=PORT HOST PORT   (ssh's ProxyCommand, any process)
+ *   sbx-init --nested --ctl=FD [--udp=block] [OPTION...] -- COMMAND [ARG...]
+ * --nested (argv only): the nested mode (docs/SECURITY.md): no bubblewrap,
+ * no namespaces; sbx-preload's child put itself under the run's Landlock
+ * ruleset and execed this. Not pid 1: no mount operation and no listener
+ * is taken, we become the subreaper of COMMAND's processes, and at the end
+ * kill our own descendants (never kill(-1), which here would be every
+ * process of the user's). Everything else is as below.
  * With a control socket it first waits for the supervisor's "go": one state
  * per placeholder (--ro-new: made, found there, or not to be bound) and,
  * when COMMAND gets the preload shim, its three descriptors. The supervisor
@@ -40,6 +47,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <signal.h>
@@ -61,6 +69,9 @@
 #include "init-connect.h"
 #include "init-mounts.h"
 
+
+static int nested; /* --nested: no namespaces (see above) */
+static int udp_block; /* --udp=block: the nested mode with the network not open */
 
 static void die(const char *what, int err)
 {
@@ -120,11 +131,39 @@ static void apply_limits(void)
 	}
 }
 
-static void apply_filter(int block_unix)
+/* The nested mode's own rows (gen-filters.c, [nested]), stacked on the
+ * table: what Landlock cannot refuse. */
+static void apply_nested_filter(void)
 {
 	struct sock_fprog prog;
 
-	if (block_unix) {
+	if (getuid() == 0 || geteuid() == 0) {
+		prog.len = sizeof(sbx_filter_nested_root) / sizeof(sbx_filter_nested_root[0]);
+		prog.filter = (struct sock_filter *)sbx_filter_nested_root;
+	} else {
+		prog.len = sizeof(sbx_filter_nested) / sizeof(sbx_filter_nested[0]);
+		prog.filter = (struct sock_filter *)sbx_filter_nested;
+	}
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog))
+		die("seccomp filter (nested mode)", errno);
+	if (!udp_block)
+		return;
+	prog.len = sizeof(sbx_filter_nested_net) / sizeof(sbx_filter_nested_net[0]);
+	prog.filter = (struct sock_filter *)sbx_filter_nested_net;
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog))
+		die("seccomp filter (nested mode, UDP)", errno);
+}
+
+/* The deny table: with the notify layer, the variant whose reported rows
+ * go to the supervisor (gen-filters.c, NOTIFIED). */
+static void apply_filter(int block_unix, int notified)
+{
+	struct sock_fprog prog;
+
+	if (notified) {
+		prog.len = sizeof(sbx_filter_notified) / sizeof(sbx_filter_notified[0]);
+		prog.filter = (struct sock_filter *)sbx_filter_notified;
+	} else if (block_unix) {
 		prog.len = sizeof(sbx_filter_unix_block) / sizeof(sbx_filter_unix_block[0]);
 		prog.filter = (struct sock_filter *)sbx_filter_unix_block;
 	} else {
@@ -163,6 +202,68 @@ static void apply_mounts_and_drop_caps(char *const *ops, int n, bool need_ids)
 		die(what, -rc);
 }
 
+/* The nested mode: no pid namespace ends with us, so every process of
+ * COMMAND's (each is our descendant, and an orphan comes to us, the
+ * subreaper) is killed here: our children, then the orphans their death
+ * hands us, until none is left. */
+static void kill_descendants(void)
+{
+	char path[64], buf[4096];
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/children", (int)getpid());
+	for (;;) {
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+		if (fd >= 0)
+			close(fd);
+		if (n < 0) {
+			dprintf(STDERR_FILENO, "sbx: cannot list the processes left (%s): "
+				"some may outlive the run\n", path);
+			return;
+		}
+		buf[n] = '\0';
+		for (char *q = buf; *q;) {
+			char *end;
+			long pid = strtol(q, &end, 10);
+			if (end == q)
+				break;
+			if (pid > 0)
+				kill((pid_t)pid, SIGKILL);
+			q = end;
+		}
+		/* one reaped (or none left): its children are ours now */
+		while (waitpid(-1, NULL, 0) < 0) {
+			if (errno == ECHILD)
+				return;
+			if (errno != EINTR)
+				return;
+		}
+	}
+}
+
+/* The nested mode: no mounts; every capability dropped as in the normal
+ * mode. An unprivileged caller cannot empty the bounding set (that needs
+ * CAP_SETPCAP), and needs not: it holds nothing, and no_new_privs (set
+ * before Landlock) keeps exec from granting anything. */
+static void drop_caps_nested(void)
+{
+	const char *what;
+	int rc = init_caps_drop_all(&what);
+
+	if (rc == -EPERM && getuid() != 0 && geteuid() != 0 &&
+	    !strcmp(what, "drop the capability bounding set")) {
+		struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+		struct __user_cap_data_struct d[2];
+		memset(d, 0, sizeof(d));
+		what = "drop capabilities";
+		rc = syscall(SYS_capset, &h, d) ? -errno : 0;
+		if (!rc && prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 1)
+			rc = -EPERM, what = "no_new_privs";
+	}
+	if (rc)
+		die(what, -rc);
+}
+
 /* Kill what COMMAND left (the kernel would, as we exit) and reap it all, then
  * tell the supervisor that no process of COMMAND's is left, and the exit
  * status: it removes its placeholders and exits while our namespaces are
@@ -173,7 +274,10 @@ static void report_gone(int ctl, int code)
 {
 	char m[2] = { 'X', (char)code };
 
-	kill(-1, SIGKILL);
+	if (nested)
+		kill_descendants();
+	else
+		kill(-1, SIGKILL);
 	while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
 		;
 	if (ctl >= 0 && errno == ECHILD)
@@ -207,7 +311,7 @@ static pid_t fork_child(int sfd, int ctl_fd)
  * closed here: when the supervisor dies the kernel answers ENOSYS (and
  * bubblewrap, with --die-with-parent, takes the sandbox down). Nothing
  * pid 1 does from here on (fork, signals, wait, send) is a notified call. */
-static void install_notify(int sfd, int ctl_fd, int block)
+static void install_notify(int sfd, int ctl_fd, int block, int nobind)
 {
 	int sp[2];
 	const char *what = "";
@@ -219,7 +323,7 @@ static void install_notify(int sfd, int ctl_fd, int block)
 		init_notify_actor(sp[1]);
 	}
 	close(sp[1]);
-	int rc = init_notify_install(ctl_fd, block, sp[0], &what);
+	int rc = init_notify_install(ctl_fd, block, nobind, sp[0], &what);
 	if (rc)
 		die(what, -rc);
 }
@@ -305,7 +409,7 @@ static void name_holder(pid_t h)
 static char *opts[MAX_OPTS];
 static int nopts;
 static struct init_mounts mounts;
-static int ctl = -1, block_unix = 1, verbose, notify;
+static int ctl = -1, block_unix = 1, verbose, notify, notify_nobind;
 static unsigned ignored;
 static unsigned listen_http, listen_socks; /* the proxy's ports; 0: no proxy */
 static struct init_listen_plan listen_plan; /* the resolver, host ports */
@@ -325,6 +429,14 @@ static int take_opt(char *a, bool from_ctl)
 		ctl = (int)v;
 		return 0;
 	}
+	if (!from_ctl && !strcmp(a, "--nested")) {
+		nested = 1;
+		return 0;
+	}
+	/* the nested mode mounts nothing and listens nowhere: the host's
+	 * mounts and loopback are the only ones there are */
+	if (nested && (!strncmp(a, "--listen-", 9) || init_mounts_check(&mounts, a) > 0))
+		return -1;
 	if (!strcmp(a, "--unix=allow"))
 		block_unix = 0;
 	else if (!strcmp(a, "--unix=block"))
@@ -350,8 +462,12 @@ static int take_opt(char *a, bool from_ctl)
 		command_env[ncommand_env++] = a + 6;
 	else if (!strcmp(a, "--verbose"))
 		verbose = 1;
+	else if (nested && !strcmp(a, "--udp=block"))
+		udp_block = 1;
 	else if (!strcmp(a, "--notify"))
 		notify = 1;
+	else if (!strcmp(a, "--notify=no-local-binding"))
+		notify = notify_nobind = 1;
 	else if (init_mounts_check(&mounts, a) <= 0)
 		return -1;
 	if (nopts == MAX_OPTS)
@@ -560,7 +676,7 @@ int main(int argc, char **argv)
 	 * --unshare-pid --as-pid-1): at the end it kills every process it may
 	 * signal (kill(-1)), which anywhere else would be every process of
 	 * the user's on the host. Nothing is mounted or run otherwise. */
-	if (getpid() != 1) {
+	if (getpid() != 1 && !(argc > 1 && !strcmp(argv[1], "--nested"))) {
 		dprintf(STDERR_FILENO, "sbx-init: not pid 1 of a new pid namespace "
 			"(sbx-init is started by sbx-preload)\n");
 		_exit(125);
@@ -578,6 +694,13 @@ int main(int argc, char **argv)
 		_exit(125);
 	}
 
+	/* the nested mode: orphans come to us; the forwarded signals were
+	 * ignored by the child that execed us (to outlive the terminal's),
+	 * and an ignored signal never reaches the signalfd */
+	if (nested && prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
+		die("subreaper", errno);
+	for (size_t k = 0; nested && k < SBX_NFORWARDED; k++)
+		signal(sbx_forwarded[k], SIG_DFL);
 	sigemptyset(&set);
 	for (size_t k = 0; k < SBX_NFORWARDED; k++)
 		sigaddset(&set, sbx_forwarded[k]);
@@ -599,7 +722,10 @@ int main(int argc, char **argv)
 	apply_limits();
 	if (listen_http)
 		send_listeners();
-	apply_mounts_and_drop_caps(opts, nopts, ctl >= 0);
+	if (nested)
+		drop_caps_nested();
+	else
+		apply_mounts_and_drop_caps(opts, nopts, ctl >= 0);
 	if (listen_http)
 		await_listeners_served();
 
@@ -612,9 +738,11 @@ int main(int argc, char **argv)
 	 * connect() (gen-notify.c), so the deny table leaves it out. */
 	if (notify && ctl < 0)
 		die("the notify filter needs a control socket", EINVAL);
-	apply_filter(block_unix && !notify);
+	apply_filter(block_unix && !notify, notify);
+	if (nested)
+		apply_nested_filter();
 	if (notify)
-		install_notify(sfd, ctl, block_unix);
+		install_notify(sfd, ctl, block_unix, notify_nobind);
 	if (nheld) {
 		name_holder(start_holder(sfd, ctl));
 		for (int k = 0; k < nheld; k++)

@@ -95,6 +95,13 @@ struct plan_in {
 	 * --print): sbx-init makes its listeners at the ports below and
 	 * COMMAND's environment points clients at them (docs/NETWORK.md). */
 	bool proxy;
+	/* The proxy's ports, 0 for SBX_PROXY_HTTP_PORT/SBX_PROXY_SOCKS_PORT:
+	 * the nested mode's listeners are on the host's loopback, at ports
+	 * the kernel chose (nested.h). */
+	unsigned http_port, socks_port;
+	/* The nested mode (nested.h): sbx-preload makes the proxy's
+	 * listeners, sbx-init makes none. */
+	bool nested;
 	/* The seccomp notify layer (notify.h) serves this run: sbx-init
 	 * installs the second filter and hands over its listener. */
 	bool notify;
@@ -269,6 +276,13 @@ void reports_proxy(struct reports *r, const struct net_event *ev);
 void reports_boundary(struct reports *r, char decision, enum wire_op op, int pid,
 		      const char *comm, const char *target, int err,
 		      const struct sbx_rule *why);
+/* A system call the boundary refuses (the seccomp table's rows, a server
+ * under allow_local_binding = false; notify-deny.c): one line, `sbx:
+ * denied CALL[ on TARGET] — WHY — pid N COMM (seccomp)`, and a JSON record
+ * with layer "notify", op "syscall", once per call and program (comm);
+ * repeats counted. `target` may be NULL, `rule` names what refused it. */
+void reports_syscall(struct reports *r, int pid, const char *comm, const char *call,
+		     const char *target, const char *why, const char *rule, int err);
 /* A line of the supervisor's own, said now (held like the others) and
  * logged as a notice. */
 void reports_say_notice(struct reports *r, const char *kind, const char *line);
@@ -364,11 +378,16 @@ struct sandbox {
 	int ctl_child;      /* sbx-init's end (closed here once bwrap has it) */
 	sigset_t orig;      /* the signal mask to restore */
 	unsigned ignored;   /* the forwarded signals our caller had ignored */
+	/* the nested mode's child, during the spawn only: the Landlock
+	 * ruleset, COMMAND's environment and directory */
+	int ruleset;
+	char **envp;
+	const char *cwd;
 };
 
 /* A struct sandbox with nothing started and nothing open. */
 #define SANDBOX_NONE ((struct sandbox){ .pid = -1, .sfd = -1, .args_fd = -1, .ctl = -1, \
-				       .ctl_child = -1 })
+				       .ctl_child = -1, .ruleset = -1 })
 
 /* Fork and exec `bwrap --args FD -- INIT --ctl=FD -- COMMAND...`; it waits
  * for its options (sandbox_send_args). The forwarded signals are blocked
@@ -376,6 +395,11 @@ struct sandbox {
  * with nothing left running. */
 int sandbox_spawn(struct sandbox *sb, const char *bwrap, const char *init,
 		  char *const *command);
+/* The nested mode (landlock.h, nested.h): no bubblewrap; the child applies
+ * `ruleset` to itself and execs `init --nested --ctl=FD -- COMMAND...` in
+ * `cwd` with `envp`. It waits for sandbox_go() as under bubblewrap. */
+int sandbox_spawn_nested(struct sandbox *sb, const char *init, char *const *command,
+			 int ruleset, char **envp, const char *cwd);
 /* bubblewrap's options from the plan (planned with ctl_fd = sb->ctl_child):
  * bubblewrap goes on. 0 or -errno (-EPIPE: it is gone already). */
 int sandbox_send_args(struct sandbox *sb, const struct plan *pl);
@@ -402,6 +426,9 @@ struct run_in {
 	/* The seccomp notify layer (notify.h), or NULL: sbx-init hands over
 	 * its listener ("F") before "ready", and it is served in this loop. */
 	struct notify *notify;
+	/* The proxy's listeners are in the loop already (the nested mode's,
+	 * nested.h): no "N" message is awaited. */
+	bool served;
 	bool stopped;              /* out: we stopped the run ourselves, and said why */
 };
 /* Forward signals, collect reports, serve the proxy, and wait; returns the
@@ -415,6 +442,8 @@ int sandbox_wait(struct sandbox *sb, struct plan *pl, struct run_in *ri, bool *r
 /* Ignore SIGPIPE and SIGXFSZ in sbx-preload (what it execs gets the
  * caller's dispositions back). */
 void run_guard_signals(void);
+/* SIGPIPE and SIGXFSZ as our caller left them (before an exec of ours). */
+void run_restore_signals(void);
 /* exec COMMAND without a sandbox (--no-sandbox, fallback = warn). */
 int run_unsandboxed(char *const *command);
 /* The signals we forward; bit mask of those our caller had ignored. */

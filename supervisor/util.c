@@ -162,9 +162,5 @@ int find_bwrap(char *out, size_t outsz)
 
 bool path_under(const char *path, const char *dir)
 {
-	size_t n = strlen(dir);
-
-	if (n == 1) /* `/` */
-		return path[0] == '/';
-	return strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0');
+	return sbx_path_under(path, dir);
 }

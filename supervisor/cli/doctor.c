@@ -155,8 +155,8 @@ static void check_machine(struct doctor *d)
 			"unix sockets by path stay blocked");
 	int abi = probe_landlock_abi();
 	char ll[64];
-	verdict(d, 0, "landlock", "%s (not needed: bubblewrap is the boundary)",
-		landlock_text(abi, ll, sizeof(ll)));
+	verdict(d, 0, "landlock", "%s (the nested mode's boundary, for machines where "
+		"bubblewrap cannot make namespaces)", landlock_text(abi, ll, sizeof(ll)));
 }
 
 static void check_policy(struct doctor *d, const struct policy *p, const char *user_file)
@@ -168,9 +168,17 @@ static void check_policy(struct doctor *d, const struct policy *p, const char *u
 	if (!policy_enabled(p))
 		verdict(d, 1, "enabled", "sandboxing is disabled (enabled = false): commands "
 			"run unsandboxed; sbxctl enable turns it back on");
-	if (policy_nested(p))
-		verdict(d, 2, "nested", "nested = true is not available in this build; set "
-			"nested = false");
+	if (policy_nested(p)) {
+		int abi = probe_landlock_abi();
+		if (abi < 1 || (abi < 4 && !policy_network_open(p)))
+			verdict(d, 2, "nested", "nested = true needs Landlock%s, which this kernel "
+				"does not offer: every run is refused (set nested = false)",
+				abi < 1 ? "" : " ABI 4 for the network policy");
+		else
+			verdict(d, 1, "nested", "nested = true: runs use the weaker nested mode "
+				"(Landlock ABI %d and the seccomp table, no namespaces; "
+				"docs/SECURITY.md \"The nested mode\")", abi);
+	}
 	bool mem = policy_limit(p, SBX_LIMIT_MEMORY), pids = policy_limit(p, SBX_LIMIT_PIDS);
 	if (mem || pids)
 		verdict(d, policy_fallback(p) == SBX_FALLBACK_WARN ? 1 : 2, "limits",

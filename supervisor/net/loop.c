@@ -115,6 +115,11 @@ struct conn {
 	size_t head_scanned; /* bytes of a partial head already searched for its end */
 	bool keep_alive, head_req, resp_pending, resp_self, accept_json;
 	char client[INET6_ADDRSTRLEN + 8];
+	/* net_loop_dial: no client socket; the upstream is handed to done() */
+	net_dial_fn done;
+	void *done_ctx;
+	int pid;
+	char comm[16];
 	struct conn *prev, *next;
 };
 
@@ -171,6 +176,7 @@ static void report_c(struct conn *c, enum net_outcome o, const struct sbx_rule *
 		.outcome = o, .proto = c->proto, .host = c->host.text, .port = c->port,
 		.rule = rule, .reason = reason ? reason : "", .fix = fix ? fix : "",
 		.address = c->addr_text, .client = c->client, .candidate = candidate,
+		.pid = c->pid, .comm = c->proto == NET_PROTO_SECCOMP ? c->comm : NULL,
 	};
 
 	if (l->cfg.report)
@@ -324,8 +330,10 @@ static void conn_kill(struct conn *c)
 	net_resolve_cancel(l->resolver, c->lookup);
 	c->lookup = NULL;
 	close_up(c);
-	epoll_ctl(l->epfd, EPOLL_CTL_DEL, c->cli.fd, NULL);
-	close(c->cli.fd);
+	if (c->cli.fd >= 0) {
+		epoll_ctl(l->epfd, EPOLL_CTL_DEL, c->cli.fd, NULL);
+		close(c->cli.fd);
+	}
 	c->cli.fd = -1;
 	dir_free(&c->c2u);
 	dir_free(&c->u2c);
@@ -474,6 +482,52 @@ static void socks_answer(struct conn *c, uint8_t rep, const struct sockaddr *bou
 		linger(c);
 }
 
+/* ---- a connection of the notify layer's (net_loop_dial)
+ *
+ * It has no client: what the proxy would answer a client (a 403, a SOCKS
+ * reply, a 502) becomes done()'s errno, and the dialled socket is handed
+ * over instead of relayed. */
+
+/* err 0: the upstream socket, connected, goes to done(); otherwise
+ * done() gets the errno. true when `c` was such a connection (now dead).
+ *
+ * Only a connected socket is handed over, and only once the kernel takes
+ * it for connected (SS_CONNECTED, which a non-blocking connect() leaves
+ * to a second call): a TCP socket in the host's namespace that the kernel
+ * takes for unconnected -- mid-handshake, or after its connect failed --
+ * can be connected anew, anywhere, by sendto(MSG_FASTOPEN), which no
+ * filter sees the address of (tested: notify.sh). */
+static bool handed(struct conn *c, int err)
+{
+	net_dial_fn fn = c->done;
+	int fd = -1;
+
+	if (!fn)
+		return false;
+	if (!err) {
+		struct sockaddr_storage peer;
+		socklen_t pl = sizeof(peer);
+		fd = c->up.fd;
+		if (fd >= 0 && c->up.ev)
+			epoll_ctl(c->l->epfd, EPOLL_CTL_DEL, fd, NULL);
+		c->up.fd = -1;
+		c->up.ev = 0;
+		/* connect() again on the established socket: 0 (or EISCONN),
+		 * and the socket is SS_CONNECTED for good */
+		if (fd >= 0 && (getpeername(fd, (struct sockaddr *)&peer, &pl) ||
+				(connect(fd, (struct sockaddr *)&peer, pl) && errno != EISCONN))) {
+			close(fd);
+			fd = -1;
+		}
+		if (fd < 0)
+			err = EHOSTUNREACH;
+	}
+	c->done = NULL;
+	conn_kill(c);
+	fn(c->done_ctx, fd, err);
+	return true;
+}
+
 /* ---- dialling */
 
 static void dial(struct conn *c);
@@ -484,6 +538,8 @@ static void dial_failed(struct conn *c, int err)
 
 	snprintf(why, sizeof(why), "cannot connect to %s: %s", c->addr_text, strerror(err));
 	report(c, NET_EV_FAILED, c->allowed_by, why, NULL);
+	if (handed(c, err))
+		return;
 	if (c->proto == NET_PROTO_HOSTPORT)
 		conn_kill(c); /* a raw TCP client learns it as a reset */
 	else if (c->proto == NET_PROTO_SOCKS)
@@ -501,6 +557,8 @@ static void tunnel_start(struct conn *c)
 	struct sockaddr_storage bound;
 	socklen_t bl = sizeof(bound);
 
+	if (handed(c, 0))
+		return;
 	c->active = c->l->now;
 	c->deadline = 0;
 	if (c->proto == NET_PROTO_HTTP) {
@@ -584,6 +642,8 @@ static void chain_fail(struct conn *c, const char *why)
 	snprintf(msg, sizeof(msg), "the upstream proxy at %s %s", c->addr_text, why);
 	buf_release(&c->u2c.q); /* its partial answer is not the client's */
 	report(c, NET_EV_FAILED, c->allowed_by, msg, NULL);
+	if (handed(c, ECONNREFUSED))
+		return;
 	if (c->proto == NET_PROTO_SOCKS)
 		socks_answer(c, NET_SOCKS_FAIL, NULL, true);
 	else
@@ -636,7 +696,10 @@ static int chain_read(struct conn *c)
 {
 	/* the answer gathers in the client's queue, empty until the tunnel */
 	struct buf *q = &c->u2c.q;
-	ssize_t n = buf_get(q) ? -1 : recv(c->up.fd, q->b + q->len, CHAIN_MAX - q->len, 0);
+	/* a handed-over socket (net_loop_dial) must keep the tunnel's first
+	 * bytes: its answer is read one byte at a time, to its end exactly */
+	size_t want = c->done ? 1 : CHAIN_MAX - q->len;
+	ssize_t n = buf_get(q) ? -1 : recv(c->up.fd, q->b + q->len, want, 0);
 	char why[160];
 
 	if (n < 0 && would_block(errno)) {
@@ -727,6 +790,8 @@ static void refuse(struct conn *c, const struct net_decision *d)
 		    !strncmp(d->reason, "not in allow_domains", 20);
 
 	report_c(c, NET_EV_DENIED, d->rule, d->reason, d->fix, cand);
+	if (handed(c, EPERM))
+		return;
 	if (c->proto == NET_PROTO_SOCKS)
 		socks_answer(c, NET_SOCKS_NOT_ALLOWED, NULL, true);
 	else
@@ -736,6 +801,8 @@ static void refuse(struct conn *c, const struct net_decision *d)
 static void unreachable(struct conn *c, const struct sbx_rule *rule, const char *why)
 {
 	report(c, NET_EV_FAILED, rule, why, NULL);
+	if (handed(c, EHOSTUNREACH))
+		return;
 	if (c->proto == NET_PROTO_SOCKS)
 		socks_answer(c, NET_SOCKS_HOST_UNREACH, NULL, true);
 	else
@@ -794,6 +861,8 @@ static bool standin_name(struct conn *c)
 	snprintf(d.reason, sizeof(d.reason), "%s stands for no name (the sandbox's resolver "
 		 "never gave it out)", c->host.text);
 	report(c, NET_EV_DENIED, NULL, d.reason, "");
+	if (handed(c, EPERM))
+		return false;
 	if (c->proto == NET_PROTO_SOCKS)
 		socks_answer(c, NET_SOCKS_HOST_UNREACH, NULL, true);
 	else
@@ -1522,6 +1591,60 @@ int net_loop_fd(const struct net_loop *l)
 struct net_names *net_loop_names(struct net_loop *l)
 {
 	return l->names;
+}
+
+/* A struct conn without a client socket: what the caller holds is the
+ * conn itself, under the public name. */
+int net_loop_dial(struct net_loop *l, const struct net_host *host, unsigned port, int pid,
+		  const char *comm, net_dial_fn fn, void *ctx, struct net_dial **out)
+{
+	struct conn *c;
+
+	*out = NULL;
+	if (l->nconns >= l->cfg.max_conns)
+		return -EAGAIN;
+	if (!(c = calloc(1, sizeof(*c))))
+		return -ENOMEM;
+	c->l = l;
+	c->cli = (struct end){ .obj = OBJ_END, .fd = -1, .c = c };
+	c->up = (struct end){ .obj = OBJ_END, .fd = -1, .c = c };
+	c->c2u.pipe[0] = c->c2u.pipe[1] = c->u2c.pipe[0] = c->u2c.pipe[1] = -1;
+	c->proto = NET_PROTO_SECCOMP;
+	c->kind = NET_LISTEN_SOCKS;
+	c->st = ST_RESOLVING; /* decide() moves it on */
+	c->host = *host;
+	c->port = port;
+	c->done = fn;
+	c->done_ctx = ctx;
+	c->pid = pid;
+	snprintf(c->comm, sizeof(c->comm), "%s", comm ? comm : "");
+	snprintf(c->client, sizeof(c->client), "pid %d", pid);
+	l->now = mono_ms();
+	c->active = l->now;
+	c->deadline = l->now + l->cfg.connect_ms;
+	c->next = l->conns;
+	if (l->conns)
+		l->conns->prev = c;
+	l->conns = c;
+	l->nconns++;
+	*out = (struct net_dial *)c;
+	decide(c);
+	if (c->st == ST_DEAD)
+		*out = NULL; /* answered already */
+	else
+		update_events(c);
+	return 0;
+}
+
+void net_loop_dial_cancel(struct net_loop *l, struct net_dial *d)
+{
+	struct conn *c = (struct conn *)d;
+
+	(void)l;
+	if (!c || c->st == ST_DEAD)
+		return;
+	c->done = NULL;
+	conn_kill(c);
 }
 
 int net_loop_watch(struct net_loop *l, int fd, uint32_t events, net_watch_fn fn, void *ctx,

@@ -333,6 +333,8 @@ enum net_proto {
 	NET_PROTO_SOCKS,    /* SOCKS5 CONNECT */
 	NET_PROTO_DNS,      /* a lookup at the sandbox's resolver (port 0) */
 	NET_PROTO_HOSTPORT, /* a host_ports connection */
+	NET_PROTO_SECCOMP,  /* a program's own connect(), completed by the seccomp
+			     * notify layer (net_loop_dial) */
 };
 
 enum net_outcome {
@@ -356,6 +358,10 @@ struct net_event {
 	/* NET_EV_DENIED under --learn: no rule refused it, none allowed it:
 	 * allow_domains may learn the host (never an address-check refusal) */
 	bool candidate;
+	/* NET_PROTO_SECCOMP: the calling process (the listeners never know
+	 * it: 0 and NULL there) */
+	int pid;
+	const char *comm;
 };
 
 struct net_cfg {
@@ -408,6 +414,23 @@ void net_loop_unwatch(struct net_loop *l, struct net_watch *w); /* NULL is fine 
 /* host_ports: serve a listening TCP socket (owned from now on) whose
  * connections are relayed to the host's 127.0.0.1 at `port`. */
 int net_loop_add_hostport(struct net_loop *l, int fd, unsigned port);
+
+/* A program's connect(), carried by the seccomp notify layer (notify.c):
+ * decided like a proxy request for `host` (a stand-in is its name) and
+ * `port`, dialled or chained in this process's namespace, and the socket
+ * handed over instead of relayed: done(ctx, fd, 0) once connected (after
+ * the upstream proxy's answer when chaining; never before: loop.c's
+ * handed() says why), else done(ctx, -1, err): EPERM refused by the
+ * policy (reported like the
+ * proxy's refusals, proto NET_PROTO_SECCOMP with pid and comm), or the
+ * failure (ECONNREFUSED, ETIMEDOUT, EHOSTUNREACH...). fd is the caller's to
+ * close. Called exactly once unless cancelled, possibly before this
+ * returns (then *out is NULL). 0, -EAGAIN (max_conns reached), -ENOMEM. */
+struct net_dial;
+typedef void (*net_dial_fn)(void *ctx, int fd, int err);
+int net_loop_dial(struct net_loop *l, const struct net_host *host, unsigned port, int pid,
+		  const char *comm, net_dial_fn fn, void *ctx, struct net_dial **out);
+void net_loop_dial_cancel(struct net_loop *l, struct net_dial *d); /* NULL is fine */
 
 /* The run's stand-in map (the sandbox's resolver gives its addresses out,
  * the proxy maps them back). Borrowed. */

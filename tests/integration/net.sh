@@ -720,9 +720,12 @@ if grep -q "^ip=198\.19\." "$D/px.out" && grep -q "^$want " "$D/px.out" &&
    grep -qx "ECHO by-address" "$D/px.out"; then ok
 else bad "$(tr '\n' ' ' < "$D/px.out")"; pxerr; fi
 
-t static_binary_gets_names_from_the_resolver_but_no_route
+t static_binary_connect_to_a_refused_address_is_refused_by_the_boundary
 # a static program with its own resolver (raw DNS over UDP) and a raw
-# connect: it learns the stand-in and reaches nothing
+# connect: it learns the stand-in; the notify layer gives its connect the
+# proxy's decision (allowed.test resolves to loopback, whose canary port no
+# rule allows: refused, reported, the canary sees nothing; notify.sh has
+# the connections that go through)
 cat > "$D/static-net.c" <<'EOF'
 #include <arpa/inet.h>
 #include <errno.h>
@@ -763,8 +766,10 @@ EOF
 if cc -static -O1 -o "$D/static-net" "$D/static-net.c" 2>/dev/null; then
 	chmod 755 "$D/static-net"
 	px -q "${ALLOW[@]}" -- "$D/static-net" allowed.test "$CANARY"
-	if grep -q "^ANSWER 198\.19\." "$D/px.out" && grep -qx "STANDIN Network is unreachable" "$D/px.out" &&
-	   grep -qx "LOOPBACK Connection refused" "$D/px.out" && [ "$(canary_hits)" -eq "$hits0" ]; then ok
+	if grep -q "^ANSWER 198\.19\." "$D/px.out" && grep -qx "STANDIN Operation not permitted" "$D/px.out" &&
+	   grep -qx "LOOPBACK Connection refused" "$D/px.out" && [ "$(canary_hits)" -eq "$hits0" ] &&
+	   grep -qF "sbx: denied connect to allowed.test:$CANARY — allowed.test resolves to 127.0.0.1, a loopback address" "$D/px.err" &&
+	   grep -q "(seccomp)$" "$D/px.err"; then ok
 	else bad "$(tr '\n' ' ' < "$D/px.out")"; pxerr; fi
 else skip "no static C toolchain"; fi
 

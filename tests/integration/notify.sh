@@ -242,6 +242,208 @@ print("inside", a.recv(1).decode(), q.recv(1).decode())'
 	if has '^inside x y$' out; then ok; else bad "$(cat "$B/out" "$B/err" | head -5)"; fi
 else skip "no python3"; fi
 
+# ---- the network for static binaries (notify-net.c): a connect to an
+# address outside gets the proxy's decision for the name behind the
+# stand-in, and the socket the proxy dialled replaces the program's own
+
+NC=""
+if cc -static -O2 -o "$PROGS/netclient" "$SBX_BIN/progs/netclient.c" 2>"$PROGS/log"; then
+	NC="$PROGS/netclient"
+else
+	echo "# cannot build netclient with cc -static: $(head -2 "$PROGS/log")"
+fi
+GOC="" GOWHY="no go toolchain (Debian: golang-go)"
+if command -v go >/dev/null; then
+	mkdir -p "$PROGS/go" && cat > "$PROGS/go/main.go" <<'EOF'
+package main
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"time"
+)
+
+func main() {
+	for _, target := range os.Args[1:] {
+		c, err := net.DialTimeout("tcp", target, 10*time.Second)
+		if err != nil {
+			fmt.Println("DIAL", target, err)
+			continue
+		}
+		c.Write([]byte("from-go\n"))
+		c.(*net.TCPConn).CloseWrite()
+		b, _ := io.ReadAll(c)
+		fmt.Printf("GOT %s %s", target, b)
+		c.Close()
+	}
+}
+EOF
+	# the pure Go resolver (/etc/resolv.conf), no cgo: a static binary
+	if (cd "$PROGS/go" && GOCACHE="$PROGS/gocache" GOPATH="$PROGS/gopath" GO111MODULE=off \
+	    CGO_ENABLED=0 go build -o "$PROGS/goclient" main.go) 2>"$PROGS/log"; then
+		GOC="$PROGS/goclient"
+	else
+		GOWHY="go build failed: $(head -2 "$PROGS/log" | tr '\n' ' ')"
+	fi
+fi
+chmod -R a+rX "$PROGS"
+
+# serve_tcp [NAME]: a TCP server on the host's loopback: answers "served:"
+# and what it got, and counts every connection it accepts in
+# $B/tcp-hitsNAME; its port in TP (and $B/tcp-portNAME).
+serve_tcp() {
+	python3 - "$B" "${1:-}" <<'EOF' &
+import os, socket, sys, threading
+b = sys.argv[1]; name = sys.argv[2]
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", 0)); s.listen(64); s.settimeout(30)
+open(b + "/tcp-port.tmp", "w").write(str(s.getsockname()[1]))
+os.rename(b + "/tcp-port.tmp", b + "/tcp-port" + name)
+def h(c):
+    with open(b + "/tcp-hits" + name, "a") as f: f.write("hit\n")
+    c.settimeout(5)
+    try:
+        c.sendall(b"served:" + c.recv(100))
+    except OSError: pass
+    c.close()
+try:
+    while True:
+        c, _ = s.accept(); threading.Thread(target=h, args=(c,), daemon=True).start()
+except OSError: pass
+EOF
+	tsrv=$!
+	for _ in $(seq 50); do [ -s "$B/tcp-port${1:-}" ] && break; sleep 0.1; done
+	TP=$(cat "$B/tcp-port${1:-}"); : > "$B/tcp-hits${1:-}"
+	# names the test maps to the host's loopback (SBX_TEST_HOSTS)
+	echo "127.0.0.1 allowed.test portonly.test" > "$B/hosts"
+	chmod 755 "$B"; chmod 644 "$B/hosts"
+}
+stop_tcp() { kill "$tsrv" 2>/dev/null; wait "$tsrv" 2>/dev/null; }
+hits() { wc -l < "$B/tcp-hits"; }
+# allowed.test on the server's port (its address allowed on that port too:
+# the resolved-address check refuses loopback otherwise); portonly.test
+# only on port 1, so the lookup is answered and the connect refused
+NETPOL() { echo --allow-domain allowed.test --allow-domain "127.0.0.1:$TP" --allow-domain portonly.test:1; }
+
+t static_client_reaches_an_allowed_host_through_the_boundary
+if [ -n "$NC" ] && command -v python3 >/dev/null; then
+	serve_tcp
+	# shellcheck disable=SC2046
+	SBX_TEST_HOSTS="$B/hosts" sx -q --no-shim $(NETPOL) -- sh -c "$NC dns allowed.test $TP;
+		$NC dns allowed.test $TP nonblock; $NC gai allowed.test $TP unspec"
+	stop_tcp
+	# a non-blocking socket gets 0 once connected, its O_NONBLOCK kept
+	if [ "$(grep -c '^GOT served:hello$' "$B/out")" -eq 3 ] && [ "$(hits)" -eq 3 ] &&
+	   [ "$(grep -c '^ANSWER 198\.19\.' "$B/out")" -eq 3 ] && ! has '^INPROGRESS$' out &&
+	   has '^NONBLOCK kept$' out && ! has 'denied' err; then ok
+	else bad "hits=$(hits) $(tr '\n' ' ' < "$B/out")"; fi
+else skip "no static netclient or python3"; fi
+
+# The socket handed over lives in the host's namespace: nothing may send it
+# anywhere else. connect(AF_UNSPEC) (disconnect) is refused, and once its
+# connection is over, sendto(MSG_FASTOPEN) -- which connects a socket the
+# kernel takes for unconnected, to the address it names, past connect() --
+# is refused by the table (and would find the socket connected still: the
+# proxy hands over only SS_CONNECTED sockets): a second server on the
+# host's loopback (a canary) sees nothing.
+t handed_over_socket_cannot_be_reconnected_elsewhere
+if [ -n "$NC" ] && command -v python3 >/dev/null; then
+	serve_tcp -canary
+	canary_tp=$TP; tsrv1=$tsrv
+	serve_tcp
+	# shellcheck disable=SC2046
+	SBX_TEST_HOSTS="$B/hosts" sx -q --no-shim $(NETPOL) -- sh -c "$NC dns allowed.test $TP unspec;
+		$NC dns allowed.test $TP fastopen=$canary_tp"
+	sleep 0.3
+	stop_tcp; tsrv=$tsrv1; stop_tcp
+	if [ "$(grep -c '^GOT served:hello$' "$B/out")" -eq 2 ] &&
+	   has '^DISCONNECT Transport endpoint is already connected$' out &&
+	   has '^FASTOPEN2 Operation not supported$' out && ! has '^FASTOPEN[12] sent$' out &&
+	   has '^sbx: denied sendto — connects a TCP socket' err &&
+	   [ "$(wc -l < "$B/tcp-hits-canary")" -eq 0 ] && [ "$(hits)" -eq 2 ]; then ok
+	else bad "canary=$(wc -l < "$B/tcp-hits-canary") $(tr '\n' ' ' < "$B/out")"; fi
+else skip "no static netclient or python3"; fi
+
+t static_client_refused_host_is_reported_and_never_reached
+if [ -n "$NC" ] && command -v python3 >/dev/null; then
+	serve_tcp
+	# shellcheck disable=SC2046
+	SBX_TEST_HOSTS="$B/hosts" sx -q --no-shim --log "$B/log.jsonl" $(NETPOL) -- sh -c "
+		$NC dns portonly.test $TP; $NC dns 192.0.2.7 80; $NC dns 198.19.0.250 $TP"
+	stop_tcp
+	if [ "$(grep -c '^CONNECT Operation not permitted$' "$B/out")" -eq 3 ] && [ "$(hits)" -eq 0 ] &&
+	   has "^sbx: denied connect to portonly.test:$TP — not in allow_domains .* — pid [0-9]* netclient (seccomp)$" err &&
+	   hasf "sbx: denied connect to 192.0.2.7:80 — not in allow_domains (allow it with --allow-domain 192.0.2.7)" err &&
+	   hasf "198.19.0.250 stands for no name" err &&
+	   grep -q '"layer":"notify","op":"connect","target":"portonly.test:'"$TP"'","decision":"deny"' "$B/log.jsonl" &&
+	   grep -q '"pid":[0-9]*,"comm":"netclient"' "$B/log.jsonl"; then ok
+	else bad "hits=$(hits) $(tr '\n' ' ' < "$B/out")"; fi
+else skip "no static netclient or python3"; fi
+
+t go_static_client_reaches_allowed_host_and_nothing_else
+if [ -n "$GOC" ] && command -v python3 >/dev/null; then
+	serve_tcp
+	# shellcheck disable=SC2046
+	SBX_TEST_HOSTS="$B/hosts" sx -q --no-shim $(NETPOL) -- "$GOC" "allowed.test:$TP" "portonly.test:$TP"
+	stop_tcp
+	if has "^GOT allowed.test:$TP served:from-go$" out && [ "$(hits)" -eq 1 ] &&
+	   has "^DIAL portonly.test:$TP .*operation not permitted" out &&
+	   has "^sbx: denied connect to portonly.test:$TP — .* goclient (seccomp)$" err; then ok
+	else bad "hits=$(hits) $(tr '\n' ' ' < "$B/out")"; fi
+else skip "$GOWHY"; fi
+
+t static_client_without_the_proxy_is_refused_and_reported
+if [ -n "$NC" ]; then
+	nx "$NC" dns 192.0.2.7 80
+	if has '^CONNECT Operation not permitted$' out &&
+	   hasf "sbx: denied connect to 192.0.2.7:80 — not in allow_domains (allow it with --allow-domain 192.0.2.7)" err; then ok
+	else bad "$(tr '\n' ' ' < "$B/out")"; fi
+else skip "no static netclient"; fi
+
+# ---- allow_local_binding (notify-deny.c): true (the default) lets servers
+# inside listen on the sandbox's own loopback; false refuses a TCP listen
+# and a UDP bind to a port (EACCES, reported), decided on the socket itself;
+# clients, port-0 binds and Unix servers keep working
+t allow_local_binding_true_serves_false_refuses_and_reports
+if command -v python3 >/dev/null; then
+	cat > "$B/lb.py" <<'EOF'
+import socket
+def tcp():
+    s = socket.socket(); s.bind(("127.0.0.1", 0))
+    try:
+        s.listen(1)
+    except OSError as e:
+        return "tcp-listen %s" % e.strerror
+    c = socket.create_connection(s.getsockname()); a, _ = s.accept(); c.sendall(b"x")
+    return "tcp-listen ok " + a.recv(1).decode()
+def udp(port):
+    u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        u.bind(("127.0.0.1", port)); return "udp-bind-%s ok" % port
+    except OSError as e:
+        return "udp-bind-%s %s" % (port, e.strerror)
+def unix():
+    s = socket.socket(socket.AF_UNIX); s.bind("/tmp/lb.sock"); s.listen(1)
+    c = socket.socket(socket.AF_UNIX); c.connect("/tmp/lb.sock"); a, _ = s.accept(); c.send(b"u")
+    return "unix-listen ok " + a.recv(1).decode()
+print(tcp()); print(udp(5353)); print(udp(0)); print(unix())
+EOF
+	chmod 755 "$B"; chmod 644 "$B/lb.py"
+	sx -q -- python3 "$B/lb.py"
+	cp "$B/out" "$B/true.out"; cp "$B/err" "$B/true.err"
+	printf '[network]\nallow_local_binding = false\n' > "$B/nobind.ini"
+	sx -q -c "$B/nobind.ini" --log "$B/log.jsonl" -- python3 "$B/lb.py"
+	if [ "$(tr '\n' '|' < "$B/true.out")" = "tcp-listen ok x|udp-bind-5353 ok|udp-bind-0 ok|unix-listen ok u|" ] &&
+	   ! grep -q denied "$B/true.err" &&
+	   [ "$(tr '\n' '|' < "$B/out")" = "tcp-listen Permission denied|udp-bind-5353 Permission denied|udp-bind-0 ok|unix-listen ok u|" ] &&
+	   has '^sbx: denied listen on 127\.0\.0\.1:[0-9]* — servers inside the sandbox are refused by allow_local_binding = false — pid [0-9]* python3 (seccomp)$' err &&
+	   hasf "sbx: denied bind on 127.0.0.1:5353 — servers inside the sandbox are refused by allow_local_binding = false" err &&
+	   grep -q '"op":"syscall","target":"listen","decision":"deny","rule":"allow_local_binding = false"' "$B/log.jsonl"; then ok
+	else bad "true: $(tr '\n' '|' < "$B/true.out") false: $(tr '\n' '|' < "$B/out")"; fi
+else skip "no python3"; fi
+
 # ---- robustness
 
 t callers_that_die_mid_request_leave_the_listener_serving_static

@@ -268,5 +268,48 @@ if have_sys; then
 	else bad "rc=$RC: $(tr '\n' ' ' <"$B/out")"; fi
 fi
 
+# vsock belongs to no network namespace: from a sandbox whose network is
+# off it reached the VM's host. Refused at socket() (EAFNOSUPPORT, as a
+# kernel without vsock), and so is sendto(MSG_FASTOPEN), a TCP connect
+# that never passes connect() (the notify layer decides connect()).
+t vsock_and_msg_fastopen_refused_no_shim
+if have_sys; then
+	sx -q --no-shim -- sh -c "$S vsock; $S fastopen"
+	if has '^socket AF_VSOCK: Address family not supported by protocol$' out &&
+	   has '^sendto MSG_FASTOPEN: Operation not supported$' out &&
+	   has '^sbx: denied socket — reaches the hypervisor' err &&
+	   has '^sbx: denied sendto — connects a TCP socket' err; then ok
+	else bad "$(tr '\n' ' ' < "$B/out")"; fi
+fi
+
+# ---- with the notify layer, each refusal of the table is named: one line
+# per call, reason and program however often it comes, and the errno the
+# table gives without the layer (SBX_NOTIFY=off: refused, unexplained)
+t table_refusals_reported_once_per_call_and_program_same_errno
+if have_sys; then
+	script=""
+	for m in bpf perf uffd mount personality packet netlink setns userns tiocsti uring \
+		 "key-read sbx-none"; do
+		script="$script $S $m </dev/null; $S $m </dev/null;"
+	done
+	SBX_NOTIFY=off sx -q --no-shim -- sh -c "$script"
+	cp "$B/out" "$B/off.out"; cp "$B/err" "$B/off.err"
+	sx -q --no-shim --log "$B/log.jsonl" -- sh -c "$script"
+	once=""
+	for c in bpf perf_event_open userfaultfd mount fsopen personality setns unshare clone \
+		 ioctl io_uring_setup keyctl; do
+		[ "$(grep -c "^sbx: denied $c — .* — pid [0-9]* sysescape (seccomp)$" "$B/err")" -eq 1 ] ||
+			once="$once $c"
+	done
+	# socket: three rows (AF_PACKET, raw, netlink), one line each
+	[ "$(grep -c '^sbx: denied socket — ' "$B/err")" -eq 3 ] || once="$once socket"
+	if [ -z "$once" ] && cmp -s "$B/off.out" "$B/out" && ! grep -q 'denied' "$B/off.err" &&
+	   hasf "sbx: denied keyctl — the caller's session keyring holds Kerberos tickets" err &&
+	   [ "$(grep -c '"layer":"notify","op":"syscall"' "$B/log.jsonl")" -eq 15 ] &&
+	   grep -q '"target":"bpf","decision":"deny","rule":"the seccomp table (bpf)"' "$B/log.jsonl" &&
+	   grep -q '"comm":"sysescape","errno":"EPERM"' "$B/log.jsonl"; then ok
+	else bad "not once:$once; $(diff "$B/off.out" "$B/out" | head -4 | tr '\n' ' ')"; fi
+fi
+
 echo "# $(id -un) (seccomp): $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

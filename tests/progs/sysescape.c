@@ -15,6 +15,13 @@
  *   sysescape packet                socket(AF_PACKET), socket(AF_INET, SOCK_RAW)
  *   sysescape netlink               NETLINK_ROUTE, then NETLINK_KOBJECT_UEVENT
  *   sysescape setns                 setns() into our own network namespace
+ *   sysescape userns                unshare(CLONE_NEWUSER), clone(CLONE_NEWUSER)
+ *   sysescape tiocsti               ioctl(0, TIOCSTI) (stdin is /dev/null: the
+ *                                   kernel itself would say ENOTTY)
+ *   sysescape uring                 io_uring_setup()
+ *   sysescape vsock                 socket(AF_VSOCK) (a way to the VM's host)
+ *   sysescape fastopen              sendto(MSG_FASTOPEN) on a fresh TCP socket
+ *                                   to 127.0.0.1:9 (a connect past connect())
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -23,8 +30,11 @@
 #include <linux/keyctl.h>
 #include <linux/netlink.h>
 #include <linux/perf_event.h>
+#include <netinet/in.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
+#include <sys/ioctl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
@@ -147,6 +157,15 @@ static int join(void)
 	return say("setns", syscall(SYS_setns, fd, CLONE_NEWNET)) < 0;
 }
 
+static int userns(void)
+{
+	say("unshare CLONE_NEWUSER", syscall(SYS_unshare, CLONE_NEWUSER));
+	long pid = syscall(SYS_clone, CLONE_NEWUSER | SIGCHLD, 0, 0, 0, 0);
+	if (pid == 0)
+		_exit(0);
+	return say("clone CLONE_NEWUSER", pid) < 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *m = argc > 1 ? argv[1] : "";
@@ -171,7 +190,24 @@ int main(int argc, char **argv)
 		return netlink();
 	if (!strcmp(m, "setns"))
 		return join();
+	if (!strcmp(m, "userns"))
+		return userns();
+	if (!strcmp(m, "tiocsti"))
+		return say("TIOCSTI", syscall(SYS_ioctl, 0, TIOCSTI, "x")) < 0;
+	if (!strcmp(m, "vsock"))
+		return say("socket AF_VSOCK", syscall(SYS_socket, AF_VSOCK, SOCK_STREAM, 0)) < 0;
+	if (!strcmp(m, "fastopen")) {
+		struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(9),
+					  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+		int s = socket(AF_INET, SOCK_STREAM, 0);
+		return say("sendto MSG_FASTOPEN", syscall(SYS_sendto, s, "x", 1, MSG_FASTOPEN,
+							  &to, sizeof(to))) < 0;
+	}
+	if (!strcmp(m, "uring")) {
+		char params[120] = { 0 };
+		return say("io_uring_setup", syscall(SYS_io_uring_setup, 1, params)) < 0;
+	}
 	fprintf(stderr, "usage: sysescape key-session|key-read|bpf|perf|uffd|mount|"
-		"personality|packet|netlink|setns [ARGS]\n");
+		"personality|packet|netlink|setns|userns|tiocsti|uring|vsock|fastopen [ARGS]\n");
 	return 2;
 }

@@ -254,6 +254,17 @@ Test(policy_parse, log_sets_the_log_path)
 	policy_free(p);
 }
 
+Test(policy_parse, tell_program_off_unless_set)
+{
+	struct policy *p = compile_ini("[report]\nlog = /x.jsonl\n");
+
+	cr_assert_not(policy_tell_program(p));
+	policy_free(p);
+	p = compile_ini("[report]\ntell_program = true\n");
+	cr_assert(policy_tell_program(p));
+	policy_free(p);
+}
+
 Test(policy_parse, ignore_paths_adds_rules)
 {
 	struct policy *p = compile_ini("[report]\nignore_paths = /w/build, /w/.cache\n");

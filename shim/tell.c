@@ -1,0 +1,222 @@
+/* shim/tell.c: `[report] tell_program` — the refused program hears why.
+ *
+ * An agent runs a command through its shell tool and reads that command's
+ * output, not sbx's terminal: `Permission denied` alone cannot be told from
+ * a missing file, so it retries or gives up. With tell=1 in SBX_SHIM (the
+ * agent profiles turn it on; `--tell-program`), a refusal the shim reports
+ * is also written to the refused program's own stderr, as one line:
+ *
+ *   sbx: read of ~/.ssh/id_rsa refused by policy (deny_read = ~/.ssh); ask
+ *   the user to allow it with --allow-read ~/.ssh/id_rsa
+ *
+ * in the words of the supervisor's report (policy/hint.c: the rule as
+ * written, the same flag). At most once per (operation, target) per
+ * process, and only where it cannot corrupt anything (stderr_fits()).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <fcntl.h>
+
+#include "shim.h"
+
+static bool enabled;
+
+void shim_tell_init(bool on)
+{
+	enabled = on;
+}
+
+/* ---- once per target: a small lock-free set of hashes */
+
+#define TOLD_SLOTS 256
+static atomic_ulong told[TOLD_SLOTS];
+
+static unsigned long told_hash(enum sbx_op op, const char *s)
+{
+	unsigned long h = 1469598103934665603UL ^ (unsigned long)(op + 1);
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211UL;
+	return h | 1; /* 0 marks a free slot */
+}
+
+/* true the first time for h; false after, and once the set is full (a
+ * program refused 256 different things has heard enough) */
+static bool first_time(unsigned long h)
+{
+	for (unsigned i = 0; i < TOLD_SLOTS; i++) {
+		atomic_ulong *slot = &told[(h + i) % TOLD_SLOTS];
+		unsigned long cur = atomic_load_explicit(slot, memory_order_relaxed);
+		if (cur == h)
+			return false;
+		if (cur == 0) {
+			unsigned long want = 0;
+			if (atomic_compare_exchange_strong(slot, &want, h))
+				return true;
+			if (want == h)
+				return false; /* another thread, same target */
+		}
+	}
+	return false;
+}
+
+/* ---- where the line may go
+ *
+ * fd 2 only, and only when it is a pipe or a regular file: what an agent's
+ * tool captures (Claude Code, Codex and Gemini CLI run commands with
+ * pipes; `2> log` is a file). Never
+ *  - when fd 2 is the same file as fd 1 (`2>&1`, one pipe for both): the
+ *    line would land on stdout, which may be a protocol (MCP's JSON-RPC);
+ *  - a socket: inetd-style and socket-activated programs speak on it;
+ *  - a terminal: the person at it already reads sbx's own line there, and
+ *    a full-screen program draws on it;
+ *  - /dev/null or another device: nobody reads it.
+ * An MCP server's stderr is free text by the protocol (a log), so it gets
+ * the line like any other program. */
+static bool stderr_fits(void)
+{
+	struct stat e, o;
+
+	if (syscall(SYS_fstat, 2, &e))
+		return false;
+	if (!S_ISFIFO(e.st_mode) && !S_ISREG(e.st_mode))
+		return false;
+	return syscall(SYS_fstat, 1, &o) || o.st_dev != e.st_dev || o.st_ino != e.st_ino;
+}
+
+/* ---- the line */
+
+struct buf {
+	char s[2 * PATH_MAX + 512];
+	size_t n;
+};
+
+static void put(struct buf *b, const char *s)
+{
+	size_t l = strlen(s);
+
+	if (b->n + l >= sizeof(b->s))
+		l = sizeof(b->s) - 1 - b->n;
+	memcpy(b->s + b->n, s, l);
+	b->n += l;
+	b->s[b->n] = '\0';
+}
+
+/* What is at a path inside the sandbox, for the hint: the same answer as
+ * the supervisor's look on the host (hostfs_look): component by
+ * component, a link met is "not to be told". Raw calls only. */
+static int sandbox_look(void *ctx, const char *path)
+{
+	char comp[NAME_MAX + 1];
+	struct stat st;
+	int found = -1;
+	int fd = (int)syscall(SYS_openat, AT_FDCWD, "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+	(void)ctx;
+	if (path[0] != '/' || fd < 0) {
+		if (fd >= 0)
+			syscall(SYS_close, fd);
+		return -1;
+	}
+	if (path[strspn(path, "/")] == '\0')
+		found = 1;
+	for (const char *p = path; *p;) {
+		size_t n = strcspn(p, "/");
+		if (n == 0) {
+			p++;
+			continue;
+		}
+		if (n > NAME_MAX || (n == 1 && p[0] == '.') || (n == 2 && !strncmp(p, "..", 2)))
+			break;
+		memcpy(comp, p, n);
+		comp[n] = '\0';
+		p += n;
+		p += strspn(p, "/");
+		if (syscall(SYS_newfstatat, fd, comp, &st, AT_SYMLINK_NOFOLLOW)) {
+			found = errno == ENOENT ? 0 : -1;
+			break;
+		}
+		if (S_ISLNK(st.st_mode))
+			break;
+		if (!*p) {
+			found = 1;
+			break;
+		}
+		int next = (int)syscall(SYS_openat, fd, comp,
+					O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+		if (next < 0) {
+			found = errno == ENOENT || errno == ENOTDIR ? 0 : -1;
+			break;
+		}
+		syscall(SYS_close, fd);
+		fd = next;
+	}
+	syscall(SYS_close, fd);
+	return found;
+}
+
+static const char *op_words(enum sbx_op op)
+{
+	return op == SBX_OP_WRITE ? "write to " : op == SBX_OP_EXEC ? "exec of " : "read of ";
+}
+
+void shim_tell(enum sbx_op op, const char *abs, bool made_dir, bool by_policy)
+{
+	const struct policy *p = shim_policy();
+	const struct sbx_rule *why = NULL;
+	char tmp[PATH_MAX + 2], text[PATH_MAX * 2], fix[PATH_MAX + 128];
+	struct buf b = { .n = 0 };
+	int saved = errno;
+
+	if (!enabled || policy_report_ignored(p, true, abs) ||
+	    !first_time(told_hash(op, abs)) || !stderr_fits())
+		goto out;
+	put(&b, "sbx: ");
+	put(&b, op_words(op));
+	policy_tildify(p, abs, tmp, sizeof(tmp) - 1);
+	if (made_dir && strcmp(tmp, "/"))
+		strcat(tmp, "/");
+	sbx_printable(tmp, text, sizeof(text), true);
+	put(&b, text);
+	/* the supervisor explains the target by its own check: so does this */
+	if (by_policy && policy_check_path(p, op, abs, &why) != SBX_DENY)
+		by_policy = false;
+	if (!by_policy) {
+		/* the boundary refused what the policy allows (a path made
+		 * after the start cannot be bound writable): the person's
+		 * line says why */
+		put(&b, " refused by the sandbox; sbx's report to the user says why");
+	} else {
+		put(&b, " refused by policy (");
+		if (why) {
+			policy_rule_text(why, tmp, sizeof(tmp));
+			sbx_printable(tmp, text, sizeof(text), true);
+			put(&b, text);
+		} else {
+			put(&b, "outside the writable paths");
+		}
+		put(&b, ")");
+		policy_hint_fix(p, op, abs, made_dir, why, sandbox_look, NULL, fix, sizeof(fix));
+		if (fix[0]) {
+			put(&b, "; ask the user to allow it with ");
+			put(&b, fix);
+		} else if (why && strstr(policy_rule_note(why), "no setting")) {
+			put(&b, "; no setting allows it");
+		} else if (why && why->kind == SBX_RULE_DENY_WRITE) {
+			put(&b, "; only the user can allow it, by removing that rule");
+		}
+	}
+	put(&b, "\n");
+	/* one write: a pipe takes up to PIPE_BUF whole, and the line is the
+	 * program's own stderr traffic from here on */
+	if (syscall(SYS_write, 2, b.s, b.n) < 0) {
+		/* nowhere else to say it */
+	}
+out:
+	errno = saved;
+}

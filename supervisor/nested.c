@@ -1,0 +1,327 @@
+/* supervisor/nested.c: the nested mode (nested.h). */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "net/net.h"
+#include "nested.h"
+#include "probe.h"
+
+extern char **environ;
+
+int nested_check(struct nested *n, const struct policy *p, char *why, size_t whysz)
+{
+	n->abi = probe_landlock_abi();
+	if (n->abi < 1) {
+		snprintf(why, whysz, "this kernel has no Landlock (Linux 5.13 or later with "
+			 "landlock in its lsm= list is needed)");
+		return -EOPNOTSUPP;
+	}
+	if (n->abi < 4 && !policy_network_open(p)) {
+		snprintf(why, whysz, "this kernel's Landlock (ABI %d) has no TCP rules, so "
+			 "the network policy cannot be held (ABI 4, Linux 6.7, is needed; "
+			 "allow_domains = * needs none)", n->abi);
+		return -EOPNOTSUPP;
+	}
+	if (policy_home_mode(p) == SBX_HOME_EPHEMERAL) {
+		snprintf(why, whysz, "home = ephemeral needs the sandbox's private /tmp, which "
+			 "the nested mode does not have");
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+/* One listener on the host's 127.0.0.1, at a port the kernel picks. */
+static int listen_any(unsigned *port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t al = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0), e;
+
+	if (fd < 0)
+		return -errno;
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) || listen(fd, 128) ||
+	    getsockname(fd, (struct sockaddr *)&a, &al)) {
+		e = errno;
+		close(fd);
+		return -e;
+	}
+	*port = ntohs(a.sin_port);
+	return fd;
+}
+
+int nested_listen(struct nested *n)
+{
+	unsigned *ports[2] = { &n->http_port, &n->socks_port };
+
+	for (int i = 0; i < 2; i++) {
+		int fd = listen_any(ports[i]);
+		if (fd < 0)
+			return fd;
+		n->listen[i] = fd;
+	}
+	n->proxied = true;
+	return 0;
+}
+
+int nested_serve(struct nested *n, struct net_loop *net)
+{
+	static const enum net_listener_kind kinds[2] = { NET_LISTEN_HTTP, NET_LISTEN_SOCKS };
+
+	for (int i = 0; i < 2; i++) {
+		int e = net_loop_add_listener(net, n->listen[i], kinds[i]);
+		n->listen[i] = -1; /* the loop's, also when it refused it */
+		if (e)
+			return e;
+	}
+	return 0;
+}
+
+/* ---- COMMAND's environment and directory, from bubblewrap's options */
+
+static int env_set(struct strv *env, const char *name, const char *value)
+{
+	size_t len = strlen(name);
+
+	for (size_t i = 0; i < env->n; i++)
+		if (!strncmp(env->v[i], name, len) && env->v[i][len] == '=') {
+			char *s;
+			if (value && asprintf(&s, "%s=%s", name, value) < 0)
+				return -ENOMEM;
+			free(env->v[i]);
+			if (value) {
+				env->v[i] = s;
+			} else {
+				memmove(env->v + i, env->v + i + 1, (env->n - i) * sizeof(*env->v));
+				env->n--;
+			}
+			return 0;
+		}
+	return value ? strv_addf(env, "%s=%s", name, value) : 0;
+}
+
+/* The options plan_bwrap() gives bubblewrap, with how many arguments each
+ * takes. One not here stops the nested mode: what it would have done
+ * cannot be left out unseen. */
+static const struct {
+	const char *name;
+	int nargs;
+} bwrap_opts[] = {
+	{ "--unshare-user", 0 }, { "--unshare-pid", 0 }, { "--unshare-ipc", 0 },
+	{ "--unshare-uts", 0 }, { "--unshare-cgroup-try", 0 }, { "--unshare-net", 0 },
+	{ "--die-with-parent", 0 }, { "--as-pid-1", 0 }, { "--cap-drop", 1 },
+	{ "--cap-add", 1 }, { "--ro-bind", 2 }, { "--bind", 2 }, { "--tmpfs", 1 },
+	{ "--setenv", 2 }, { "--unsetenv", 1 }, { "--chdir", 1 },
+};
+
+static int environment(struct nested *n, const struct plan *pl, char *why, size_t whysz)
+{
+	for (char **e = environ; *e; e++)
+		if (strv_add(&n->env, *e))
+			return -ENOMEM;
+	snprintf(n->cwd, sizeof(n->cwd), "/");
+	for (size_t i = 1; i + 1 < pl->init_at;) {
+		const char *a = pl->argv.v[i];
+		size_t k;
+		for (k = 0; k < sizeof(bwrap_opts) / sizeof(*bwrap_opts); k++)
+			if (!strcmp(a, bwrap_opts[k].name))
+				break;
+		if (k == sizeof(bwrap_opts) / sizeof(*bwrap_opts) ||
+		    i + (size_t)bwrap_opts[k].nargs + 1 >= pl->init_at) {
+			snprintf(why, whysz, "the nested mode cannot do bubblewrap's %s", a);
+			return -EINVAL;
+		}
+		char *const *v = pl->argv.v + i + 1;
+		int rc = 0;
+		if (!strcmp(a, "--setenv"))
+			rc = env_set(&n->env, v[0], v[1]);
+		else if (!strcmp(a, "--unsetenv"))
+			rc = env_set(&n->env, v[0], NULL);
+		else if (!strcmp(a, "--chdir"))
+			snprintf(n->cwd, sizeof(n->cwd), "%s", v[0]);
+		if (rc)
+			return rc;
+		i += 1 + (size_t)bwrap_opts[k].nargs;
+	}
+	return 0;
+}
+
+/* The network as Landlock can hold it: TCP connect (and bind) by port. */
+static int network(struct nested *n, const struct policy *p)
+{
+	unsigned ports[SBX_HOST_PORTS_MAX];
+	size_t np = net_host_ports(p, ports, SBX_HOST_PORTS_MAX);
+	int rc = 0;
+
+	if (policy_network_open(p))
+		return 0;
+	n->spec.net_connect = true;
+	n->udp_block = true;
+	n->spec.net_bind = !policy_allow_local_binding(p);
+	if (n->proxied) {
+		rc = landlock_spec_port(&n->spec, n->http_port);
+		if (!rc)
+			rc = landlock_spec_port(&n->spec, n->socks_port);
+	}
+	/* host_ports: the host's 127.0.0.1:N is right there */
+	for (size_t i = 0; !rc && i < np && i < SBX_HOST_PORTS_MAX; i++)
+		rc = landlock_spec_port(&n->spec, ports[i]);
+	return rc;
+}
+
+static void weaker_text(struct nested *n, const struct policy *p)
+{
+	size_t len = 0;
+	const char *parts[10];
+	size_t k = 0;
+
+	parts[k++] = "the host's /tmp, /dev/shm and processes";
+	if (!policy_network_open(p))
+		parts[k++] = "TCP filtered by port, not address (UDP refused)";
+	if (!policy_network_open(p) && policy_allow_local_binding(p))
+		parts[k++] = "servers bind on the host";
+	parts[k++] = "protected names missing at start not guarded";
+	parts[k++] = "directories holding a protected path take no new names";
+	parts[k++] = "denied directories listable";
+	if (getuid() == 0 || geteuid() == 0)
+		parts[k++] = "no chmod or chown at all (root)";
+	if (n->abi < 6)
+		parts[k++] = "abstract Unix sockets and signals not scoped (Landlock ABI < 6)";
+	n->weaker[0] = '\0';
+	for (size_t i = 0; i < k; i++) {
+		int w = snprintf(n->weaker + len, sizeof(n->weaker) - len, "%s%s",
+				 i ? ", " : "", parts[i]);
+		if (w < 0 || (size_t)w >= sizeof(n->weaker) - len)
+			break;
+		len += (size_t)w;
+	}
+}
+
+int nested_spawn(struct nested *n, const struct policy *p, const struct plan *pl,
+		 const char *init, char *const *command, struct sandbox *sb,
+		 char *why, size_t whysz)
+{
+	int ruleset = -1, rc;
+
+	snprintf(why, whysz, "the nested mode");
+	rc = landlock_spec_from_plan(pl, &n->spec);
+	if (!rc)
+		rc = network(n, p);
+	if (!rc)
+		rc = environment(n, pl, why, whysz);
+	if (!rc)
+		rc = landlock_ruleset(&n->spec, n->abi, &ruleset, why, whysz);
+	if (rc)
+		return rc;
+	weaker_text(n, p);
+	/* a process of COMMAND's whose sbx-init is killed comes to us (no pid
+	 * namespace ends with it): nested_reap() */
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)) {
+		rc = -errno;
+		snprintf(why, whysz, "becoming the run's subreaper");
+		close(ruleset);
+		return rc;
+	}
+	rc = sandbox_spawn_nested(sb, init, command, ruleset, n->env.v, n->cwd);
+	if (rc)
+		snprintf(why, whysz, "starting sbx-init");
+	close(ruleset);
+	return rc;
+}
+
+/* sbx-init's own options: what it takes in the nested mode. */
+static bool init_own(const char *a)
+{
+	static const char *const own[] = { "--unix=", "--ignored=", "--limit-", "--env=",
+					   "--verbose", "--notify" };
+
+	for (size_t i = 0; i < sizeof(own) / sizeof(*own); i++)
+		if (!strncmp(a, own[i], strlen(own[i])))
+			return true;
+	return false;
+}
+
+int nested_go(const struct nested *n, struct sandbox *sb, const struct plan *pl,
+	      const int *fds, size_t nfds)
+{
+	struct plan go = { 0 };
+	char none = '\0';
+	int rc = strv_add(&go.argv, "nested");
+
+	go.init_at = 0;
+	for (size_t i = pl->init_at; !rc && i < pl->cmd_at; i++)
+		if (i == pl->init_at || init_own(pl->argv.v[i]) || !strcmp(pl->argv.v[i], "--"))
+			rc = strv_add(&go.argv, pl->argv.v[i]);
+	/* before the "--" that ends sbx-init's options */
+	if (!rc && n->udp_block && go.argv.n > 1) {
+		rc = strv_add(&go.argv, "--");
+		if (!rc) {
+			free(go.argv.v[go.argv.n - 2]);
+			go.argv.v[go.argv.n - 2] = strdup("--udp=block");
+			rc = go.argv.v[go.argv.n - 2] ? 0 : -ENOMEM;
+		}
+	}
+	go.init_at = 1;
+	go.cmd_at = go.argv.n;
+	go.placeholder_state = &none;
+	if (!rc)
+		rc = sandbox_go(sb, &go, fds, nfds);
+	go.placeholder_state = NULL;
+	strv_free(&go.argv);
+	return rc;
+}
+
+void nested_text(const struct nested *n, char *layers, size_t lsz)
+{
+	snprintf(layers, lsz, "nested mode (%s): Landlock ABI %d and the seccomp table, no "
+		 "namespaces; weaker than the full boundary: %s", n->why ? n->why : "nested = true",
+		 n->abi, n->weaker);
+}
+
+void nested_reap(void)
+{
+	char path[64], buf[4096];
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/children", (int)getpid());
+	for (;;) {
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		ssize_t len = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+		if (fd >= 0)
+			close(fd);
+		if (len <= 0)
+			return;
+		buf[len] = '\0';
+		for (char *q = buf; *q;) {
+			char *end;
+			long pid = strtol(q, &end, 10);
+			if (end == q)
+				break;
+			if (pid > 0)
+				kill((pid_t)pid, SIGKILL);
+			q = end;
+		}
+		while (waitpid(-1, NULL, 0) < 0)
+			if (errno != EINTR)
+				return;
+	}
+}
+
+void nested_free(struct nested *n)
+{
+	for (int i = 0; i < 2; i++)
+		if (n->listen[i] >= 0)
+			close(n->listen[i]);
+	n->listen[0] = n->listen[1] = -1;
+	landlock_spec_free(&n->spec);
+	strv_free(&n->env);
+}

@@ -1,0 +1,161 @@
+/* supervisor/notify-int.h: what the notify layer's files share
+ * (notify.c: the listener and the file calls; notify-net.c: connect() on
+ * network sockets). Private to them; notify.h is the layer's API. */
+#ifndef SBX_NOTIFY_INT_H
+#define SBX_NOTIFY_INT_H
+
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <linux/seccomp.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "notify.h"
+
+struct net_loop;
+struct net_dial;
+
+/* What a refusal gets: a write or a name, EROFS, as from the shim and
+ * the read-only binds (a program sees one answer for "protected"
+ * whoever gives it); a Unix socket, EACCES, as the kernel gives for a
+ * socket file one may not write. */
+#define DENY_ERRNO EROFS
+/* musl's open() follows O_CLOEXEC with an fcntl() (for kernels before
+ * 2.6.23); openat() does not: every system call counts on this path. */
+#define OPEN(path, flags, ...) openat(AT_FDCWD, path, (flags) | O_CLOEXEC, ##__VA_ARGS__)
+#define DENY_UNIX EACCES
+#define MAX_HOPS 40       /* symlinks followed by hand, as the kernel's limit */
+#define MAX_GIT 4096      /* git directories the run made, remembered */
+#define MAX_WAIT 64       /* FIFOs waiting for their reader */
+#define MAX_CONNECTING 256 /* blocking connects we made, not done yet */
+#define CONNECT_RETRY_MS 2 /* how often those are looked at */
+
+struct gitdir {
+	dev_t dev;
+	ino_t ino;
+	char *path;
+	bool file; /* a `.git` file: its gitdir: names a repository elsewhere */
+};
+
+/* A blocking connect() we made on the program's socket (connect_here)
+ * that is still in progress: the program waits in connect(), as it would,
+ * and we look again. */
+struct connecting {
+	uint64_t id;
+	int s;  /* the program's socket (pidfd_getfd), ours to close */
+	int fl; /* its file status flags, O_NONBLOCK to clear again */
+};
+
+/* A FIFO opened for writing whose reader has not come yet: the program
+ * stays blocked in open(), as it would be, and we try again. */
+struct waiting {
+	uint64_t id;
+	int opath;    /* the FIFO, held */
+	int flags;    /* the open's flags, creation bits removed */
+};
+
+/* What the handler decided: an errno (0: success, result `val`), a
+ * descriptor of ours to install (fd >= 0), or CONTINUE. */
+struct answer {
+	int err;
+	long long val;
+	int fd;
+	unsigned fd_flags;
+	bool cont;
+	bool wait; /* queued (struct waiting): no answer now */
+};
+
+#define ERR(e) ((struct answer){ .err = (e), .fd = -1 })
+#define OK(v) ((struct answer){ .val = (v), .fd = -1 })
+
+/* A program's connect() the proxy is dialling for (notify-net.c): the
+ * program waits in connect() until done. */
+#define MAX_DIALS 64
+struct dialing {
+	struct notify *n;
+	bool used;
+	uint64_t id;
+	pid_t pid;       /* the calling thread */
+	int sockfd;      /* its descriptor, replaced by the connected socket */
+	bool nonblock, cloexec;
+	char host[256];  /* where to (a restarted call asks again) */
+	unsigned port;
+	struct net_dial *d;
+};
+
+/* The seccomp table's refusals reported once per call and program
+ * (notify-net.c, notify_syscall). */
+#define MAX_SAID 1024
+
+struct notify {
+	const struct policy *p;
+	struct reports *r;
+	bool trace, root;
+	int fd;
+	struct seccomp_notif_sizes sz;
+	struct seccomp_notif *req;
+	struct seccomp_notif_resp *resp;
+	struct gitdir *git;
+	size_t ngit;
+	bool git_full;
+	struct waiting wait[MAX_WAIT];
+	size_t nwait;
+	struct connecting *conn; /* MAX_CONNECTING, made when first needed */
+	size_t nconn;
+	int actor; /* the rename actor's socket (init-notify.c), -1 once lost */
+	int root_fd; /* the sandbox's root (sandbox_root) */
+	struct __user_cap_data_struct caps[2]; /* a root supervisor's own */
+	char **refused; /* notify_refuse(): paths never made, sorted */
+	size_t nrefused;
+	struct net_loop *net;  /* the proxy's loop, or NULL (no proxy this run) */
+	uint64_t netns_cookie; /* the sandbox's network namespace (0: not known) */
+	struct dialing dials[MAX_DIALS];
+};
+
+/* One request being decided. */
+struct call {
+	struct notify *n;
+	uint64_t id;
+	pid_t pid;
+	int root; /* the sandbox's root (notify->root_fd) */
+};
+
+/* Is the request still waiting (the pid still the caller's)? */
+bool notify_call_valid(const struct call *c);
+/* n bytes at addr in the caller's memory. 0 or -EFAULT. */
+int notify_read_mem(const struct call *c, unsigned long long addr, void *out, size_t n);
+void notify_comm_of(pid_t pid, char *out, size_t outsz);
+/* The caller's descriptor `fd`, as one of ours (pidfd_getfd), or -errno. */
+int notify_take_fd(const struct call *c, int fd);
+/* Send the answer (install its descriptor first). 0, or -errno when the
+ * listener failed; a stale id is not an error. */
+int notify_respond(struct notify *n, uint64_t id, struct answer a);
+
+/* connect() made by us on the socket `s` we took (ours; closed or kept
+ * here), with our copy of the address: never CONTINUE, which would let
+ * the kernel look the descriptor number up again (another thread can
+ * dup2() an AF_UNIX socket onto it after the check). A blocking connect
+ * still in progress is answered later (the answer's `wait`). */
+struct sockaddr_storage;
+struct answer notify_connect_here(struct call *c, int s, const struct sockaddr_storage *ss,
+				  unsigned alen);
+
+/* notify-net.c: the sandbox's network namespace noted (at attach). */
+void notify_net_init(struct notify *n);
+/* notify-net.c: connect() on an AF_INET or AF_INET6 socket `s` (ours, from
+ * pidfd_getfd; closed here) to the address at aaddr. */
+struct answer notify_net_connect(struct call *c, int s, int sockfd, unsigned long long aaddr,
+				 unsigned alen);
+
+/* notify-deny.c: a row of the seccomp table (its errno, reported once
+ * per call and program), or ENOSYS for a call no row names. */
+struct answer notify_deny(struct call *c, const struct seccomp_data *d);
+/* The row of the table (gen-filters.c's sbx_deny_rows) that refuses the
+ * call `d`, or -1 (exposed for the unit tests). */
+int notify_deny_row(const struct seccomp_data *d);
+/* allow_local_binding = false: listen() and bind(), decided on the socket. */
+struct answer notify_listen(struct call *c, int sockfd, int backlog);
+struct answer notify_bind(struct call *c, int sockfd, unsigned long long aaddr, unsigned alen);
+
+#endif

@@ -1,0 +1,323 @@
+/* supervisor/seccomp-rules.h: the seccomp table, `rules[]`, shared by the
+ * two build-time generators (gen-filters.c: the deny programs, the table
+ * for docs/SECURITY.md and the notify layer's row finder; gen-notify.c:
+ * the user-notification programs, which carry the rows to be reported).
+ * Static definitions: included by those two programs only, never by code
+ * that runs in a sandbox or a supervisor. */
+#ifndef SBX_SECCOMP_RULES_H
+#define SBX_SECCOMP_RULES_H
+
+#include <errno.h>
+#include <linux/netlink.h>
+#include <sched.h>
+#include <seccomp.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/personality.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+
+/* clone()'s flags: the second argument on s390, the first elsewhere. */
+#if defined(__s390__) || defined(__s390x__)
+#define CLONE_FLAGS_ARG 1
+#else
+#define CLONE_FLAGS_ARG 0
+#endif
+
+/* The low 32 bits of an argument, for a comparison with an int or unsigned
+ * int the kernel truncates: libseccomp then tests only the low word (the
+ * high half of the mask is zero, so any high bits pass the test unseen,
+ * exactly as the kernel ignores them). */
+#define LOW32 0xffffffffu
+
+/* Bits of socket()'s and socketpair()'s type that name the type; the rest
+ * are SOCK_CLOEXEC and SOCK_NONBLOCK (the kernel's SOCK_TYPE_MASK). */
+#define TYPE_MASK 0xfu
+
+#ifndef SOCK_PACKET
+#define SOCK_PACKET 10
+#endif
+
+/* ALWAYS and BLOCK_UNIX rows make the table; NESTED rows are for the
+ * nested mode, where Landlock, not read-only mounts, keeps files as they
+ * are, and Landlock (ABI 7) has no right for a file's mode, owner or
+ * extended attributes: NESTED_ROOT rows too when the run is root's (who
+ * owns the system's files, so their modes are its to change); NESTED_NET
+ * rows when the network is not open there (Landlock has TCP rules only,
+ * and the host's network is COMMAND's). */
+enum when { ALWAYS, BLOCK_UNIX, NESTED, NESTED_ROOT, NESTED_NET };
+
+/* One comparison: argument `arg` masked with `mask` equals `value`. */
+struct cond {
+	unsigned arg;
+	scmp_datum_t mask, value;
+};
+
+struct rule {
+	const char *calls;     /* one or more system calls, space-separated */
+	int err;               /* the errno returned */
+	const char *errname;
+	enum when when;
+	const char *refused;   /* which calls, for the table ("" = every one) */
+	const char *why;       /* one line */
+	/* Conditions (all must hold), or a function adding its own rules for
+	 * what one comparison per argument cannot say. */
+	unsigned ncond;
+	struct cond cond[2];
+	int (*add)(scmp_filter_ctx ctx, const struct rule *r, int nr, uint32_t action);
+	/* Not reported when refused (the notify layer's reports): a call
+	 * libc makes on its own and takes the refusal of as "fall back". */
+	bool quiet;
+};
+
+#define E(e) e, #e
+#define ARG(n, m, v) { (n), (m), (v) }
+
+static int add_personality(scmp_filter_ctx ctx, const struct rule *r, int nr, uint32_t action);
+static int add_netlink(scmp_filter_ctx ctx, const struct rule *r, int nr, uint32_t action);
+static int add_setid(scmp_filter_ctx ctx, const struct rule *r, int nr, uint32_t action);
+static int add_stream_other(scmp_filter_ctx ctx, const struct rule *r, int nr, uint32_t action);
+
+/* The table. Keep each `why` to one line: it is the documentation. */
+static const struct rule rules[] = {
+	{ "ioctl", E(EPERM), ALWAYS, "request TIOCSTI",
+	  "pushes bytes into the terminal's input: types into the shell that ran sbx",
+	  1, { ARG(1, LOW32, TIOCSTI) }, NULL, false },
+	{ "ioctl", E(EPERM), ALWAYS, "request TIOCLINUX",
+	  "on a virtual console, TIOCLINUX pastes the selection: the same injection",
+	  1, { ARG(1, LOW32, TIOCLINUX) }, NULL, false },
+	/* unshare(unsigned long) keeps all 64 bits (any above 31 is EINVAL),
+	 * clone(unsigned long, ...) the low 32 (lower_32_bits() in
+	 * kernel/fork.c): either way CLONE_NEWUSER (bit 28) is in the low word,
+	 * and the mask's high half is zero, so no high bit can hide it. */
+	{ "unshare", E(EPERM), ALWAYS, "flags with CLONE_NEWUSER",
+	  "a user namespace of its own holds every capability over its own mounts",
+	  1, { ARG(0, CLONE_NEWUSER, CLONE_NEWUSER) }, NULL, false },
+	{ "clone", E(EPERM), ALWAYS, "flags with CLONE_NEWUSER",
+	  "the same, at fork time",
+	  1, { ARG(CLONE_FLAGS_ARG, CLONE_NEWUSER, CLONE_NEWUSER) }, NULL, false },
+	{ "clone3", E(ENOSYS), ALWAYS, "",
+	  "its flags sit behind a pointer no filter can read; libc falls back to clone()",
+	  0, { { 0, 0, 0 } }, NULL, true },
+	/* ENOSYS, as from a kernel built without io_uring: libuv (Node) takes
+	 * any io_uring_setup failure for "absent" and stays on epoll; glibc
+	 * never uses io_uring. _enter and _register for a ring descriptor
+	 * inherited from outside. */
+	{ "io_uring_setup io_uring_enter io_uring_register", E(ENOSYS), ALWAYS, "",
+	  "its operations (IORING_OP_SOCKET, _OPENAT...) run without a system call this filter sees",
+	  0, { { 0, 0, 0 } }, NULL, false },
+	/* ENOSYS, as a kernel without CONFIG_KEYS: krb5, systemd and
+	 * credential helpers then keep to their file caches. */
+	{ "keyctl add_key request_key", E(ENOSYS), ALWAYS, "",
+	  "the caller's session keyring holds Kerberos tickets, ecryptfs and helper secrets",
+	  0, { { 0, 0, 0 } }, NULL, false },
+	{ "bpf", E(EPERM), ALWAYS, "",
+	  "verifier and map code is kernel attack surface; EPERM as unprivileged_bpf_disabled says",
+	  0, { { 0, 0, 0 } }, NULL, false },
+	{ "perf_event_open", E(EACCES), ALWAYS, "",
+	  "side channels and a large kernel surface; EACCES as perf_event_paranoid says",
+	  0, { { 0, 0, 0 } }, NULL, false },
+	{ "userfaultfd", E(EPERM), ALWAYS, "",
+	  "stalls kernel copies at will, the usual way to win a kernel race; EPERM as vm.unprivileged_userfaultfd = 0",
+	  0, { { 0, 0, 0 } }, NULL, false },
+	{ "kexec_load kexec_file_load reboot", E(EPERM), ALWAYS, "",
+	  "replace or stop the running kernel (no capability is left: depth)",
+	  0, { { 0, 0, 0 } }, NULL, false },
+	{ "init_module finit_module delete_module", E(EPERM), ALWAYS, "",
+	  "load or unload kernel code (no capability is left: depth)",
+	  0, { { 0, 0, 0 } }, NULL, false },
+	{ "mount umount2 pivot_root", E(EPERM), ALWAYS, "",
+	  "change the mounts sbx-init made (no capability is left: depth)",
+	  0, { { 0, 0, 0 } }, NULL, false },
+	{ "open_tree move_mount fsopen fsconfig fsmount fspick mount_setattr", E(EPERM), ALWAYS, "",
+	  "the new mount API: the same, by descriptor (no capability is left: depth)",
+	  0, { { 0, 0, 0 } }, NULL, false },
+	{ "setns", E(EPERM), ALWAYS, "",
+	  "join another namespace through an inherited descriptor (no capability is left: depth)",
+	  0, { { 0, 0, 0 } }, NULL, false },
+	{ "personality", E(EPERM), ALWAYS, "READ_IMPLIES_EXEC or ADDR_NO_RANDOMIZE set (the 0xffffffff query stays)",
+	  "every readable mapping executable, or no ASLR: an exploit's first wish",
+	  0, { { 0, 0, 0 } }, add_personality, false },
+	{ "socket", E(EPERM), ALWAYS, "domain AF_PACKET",
+	  "raw frames on an interface: sniffing and spoofing (needs CAP_NET_RAW: depth)",
+	  1, { ARG(0, LOW32, AF_PACKET) }, NULL, false },
+	{ "socket", E(EPERM), ALWAYS, "AF_INET, type SOCK_RAW",
+	  "hand-made IP packets (needs CAP_NET_RAW: depth); ping uses ICMP datagram sockets",
+	  2, { ARG(0, LOW32, AF_INET), ARG(1, TYPE_MASK, SOCK_RAW) }, NULL, false },
+	{ "socket", E(EPERM), ALWAYS, "AF_INET6, type SOCK_RAW",
+	  "the same for IPv6",
+	  2, { ARG(0, LOW32, AF_INET6), ARG(1, TYPE_MASK, SOCK_RAW) }, NULL, false },
+	{ "socket", E(EPERM), ALWAYS, "AF_INET, type SOCK_PACKET",
+	  "the old packet socket, under AF_INET",
+	  2, { ARG(0, LOW32, AF_INET), ARG(1, TYPE_MASK, SOCK_PACKET) }, NULL, false },
+	{ "socket", E(EPROTONOSUPPORT), ALWAYS, "AF_NETLINK but NETLINK_ROUTE and NETLINK_SOCK_DIAG",
+	  "glibc (getifaddrs, AI_ADDRCONFIG), ip and ss need only those two; the rest is kernel surface (nf_tables, generic, uevents, audit)",
+	  0, { { 0, 0, 0 } }, add_netlink, false },
+	/* vsock is not a network namespace's: from inside a sandbox whose
+	 * network is off, connect((2, port)) reached the VM's host (tested on
+	 * a Firecracker guest). EAFNOSUPPORT, as a kernel without vsock. */
+	{ "socket", E(EAFNOSUPPORT), ALWAYS, "domain AF_VSOCK",
+	  "reaches the hypervisor's host and other VMs past the network namespace (vsock has none)",
+	  1, { ARG(0, LOW32, AF_VSOCK) }, NULL, false },
+	/* A TCP socket the kernel takes for unconnected is connected by
+	 * sendto/sendmsg(MSG_FASTOPEN) to the address the message names:
+	 * connect() without connect(), which the notify layer never sees.
+	 * The flags are an unsigned int: the low 32 bits. */
+	{ "sendto", E(EOPNOTSUPP), ALWAYS, "flags with MSG_FASTOPEN",
+	  "connects a TCP socket to the address it names, past connect(); EOPNOTSUPP as with client Fast Open off",
+	  1, { ARG(3, MSG_FASTOPEN, MSG_FASTOPEN) }, NULL, false },
+	{ "sendmsg", E(EOPNOTSUPP), ALWAYS, "flags with MSG_FASTOPEN", "the same",
+	  1, { ARG(2, MSG_FASTOPEN, MSG_FASTOPEN) }, NULL, false },
+	{ "sendmmsg", E(EOPNOTSUPP), ALWAYS, "flags with MSG_FASTOPEN", "the same",
+	  1, { ARG(3, MSG_FASTOPEN, MSG_FASTOPEN) }, NULL, false },
+	{ "socket", E(EPERM), BLOCK_UNIX, "domain AF_UNIX",
+	  "a socket file connects through a read-only bind: the docker socket, the session bus",
+	  1, { ARG(0, LOW32, AF_UNIX) }, NULL, false },
+	{ "socketpair", E(EPERM), BLOCK_UNIX, "AF_UNIX, type SOCK_DGRAM",
+	  "a datagram socket names its peer on each sendto(): /dev/log, journald",
+	  2, { ARG(0, LOW32, AF_UNIX), ARG(1, TYPE_MASK, SOCK_DGRAM) }, NULL, false },
+	{ "socketpair", E(EPERM), BLOCK_UNIX, "AF_UNIX, type SOCK_RAW",
+	  "the kernel makes an AF_UNIX SOCK_RAW socket a datagram one (unix_create)",
+	  2, { ARG(0, LOW32, AF_UNIX), ARG(1, TYPE_MASK, SOCK_RAW) }, NULL, false },
+	{ "chmod fchmod fchmodat fchmodat2", E(EPERM), NESTED, "mode with S_ISUID or S_ISGID",
+	  "Landlock cannot keep a mode as it is: no set-user-ID program made anywhere",
+	  0, { { 0, 0, 0 } }, add_setid, false },
+	{ "chmod fchmod fchmodat fchmodat2 chown fchown lchown fchownat", E(EPERM), NESTED_ROOT, "",
+	  "root owns the system's files: a mode or owner changed there (/etc/shadow 0644) is a way out",
+	  0, { { 0, 0, 0 } }, NULL, false },
+	{ "setxattr lsetxattr fsetxattr removexattr lremovexattr fremovexattr setxattrat removexattrat",
+	  E(EPERM), NESTED_ROOT, "",
+	  "the same for extended attributes (ACLs: system.posix_acl_access)",
+	  0, { { 0, 0, 0 } }, NULL, false },
+	{ "socket", E(EPERM), NESTED_NET, "AF_INET, type SOCK_DGRAM",
+	  "UDP to anywhere (DNS to any server, QUIC): Landlock filters TCP only; the shim then answers names itself",
+	  2, { ARG(0, LOW32, AF_INET), ARG(1, TYPE_MASK, SOCK_DGRAM) }, NULL, false },
+	{ "socket", E(EPERM), NESTED_NET, "AF_INET6, type SOCK_DGRAM",
+	  "the same for IPv6",
+	  2, { ARG(0, LOW32, AF_INET6), ARG(1, TYPE_MASK, SOCK_DGRAM) }, NULL, false },
+	{ "socket", E(EPROTONOSUPPORT), NESTED_NET, "AF_INET or AF_INET6, protocol IPPROTO_SCTP or IPPROTO_MPTCP",
+	  "connections Landlock's TCP rules do not see; EPROTONOSUPPORT as a kernel without them",
+	  0, { { 0, 0, 0 } }, add_stream_other, false },
+};
+
+static int add_cond(scmp_filter_ctx ctx, uint32_t action, int nr, unsigned n,
+		    const struct cond *c)
+{
+	struct scmp_arg_cmp cmp[2];
+
+	for (unsigned i = 0; i < n; i++)
+		cmp[i] = (struct scmp_arg_cmp){ c[i].arg, SCMP_CMP_MASKED_EQ, c[i].mask, c[i].value };
+	return seccomp_rule_add_array(ctx, action, nr, n, cmp);
+}
+
+/* personality(unsigned int): refused when BIT is set, unless the value is
+ * 0xffffffff (a query, which changes nothing). libseccomp compares an
+ * argument once per rule, so "BIT set and not all bits set" is one rule per
+ * other bit: BIT set and that bit clear. */
+static int add_personality(scmp_filter_ctx ctx, const struct rule *r, int nr, uint32_t action)
+{
+	static const unsigned long bits[] = { READ_IMPLIES_EXEC, ADDR_NO_RANDOMIZE };
+
+	(void)r;
+	for (size_t i = 0; i < sizeof(bits) / sizeof(*bits); i++)
+		for (unsigned b = 0; b < 32; b++) {
+			struct cond c = { 0, bits[i] | (1ul << b), bits[i] };
+			if ((1ul << b) != bits[i] && add_cond(ctx, action, nr, 1, &c))
+				return -1;
+		}
+	return 0;
+}
+
+/* socket(AF_NETLINK, any, protocol): one rule per protocol the kernel knows
+ * (it refuses any at or above MAX_LINKS itself), but the two kept. */
+static int add_netlink(scmp_filter_ctx ctx, const struct rule *r, int nr, uint32_t action)
+{
+	(void)r;
+	for (unsigned proto = 0; proto < MAX_LINKS; proto++) {
+		struct cond c[2] = { { 0, LOW32, AF_NETLINK }, { 2, LOW32, proto } };
+		if (proto == NETLINK_ROUTE || proto == NETLINK_SOCK_DIAG)
+			continue;
+		if (add_cond(ctx, action, nr, 2, c))
+			return -1;
+	}
+	return 0;
+}
+
+/* chmod(path, mode), fchmod(fd, mode), fchmodat(dfd, path, mode[, flags]):
+ * refused when the mode (a mode_t, 32 bits) has S_ISUID or S_ISGID. */
+static int add_setid(scmp_filter_ctx ctx, const struct rule *r, int nr, uint32_t action)
+{
+	static const unsigned long bits[] = { S_ISUID, S_ISGID };
+	unsigned arg = nr == seccomp_syscall_resolve_name("chmod") ||
+		       nr == seccomp_syscall_resolve_name("fchmod") ? 1 : 2;
+
+	(void)r;
+	for (size_t i = 0; i < sizeof(bits) / sizeof(*bits); i++) {
+		struct cond c = { arg, bits[i], bits[i] };
+		if (add_cond(ctx, action, nr, 1, &c))
+			return -1;
+	}
+	return 0;
+}
+
+/* socket(AF_INET or AF_INET6, any type, IPPROTO_SCTP or IPPROTO_MPTCP) */
+static int add_stream_other(scmp_filter_ctx ctx, const struct rule *r, int nr, uint32_t action)
+{
+	static const unsigned domains[] = { AF_INET, AF_INET6 };
+	static const unsigned protos[] = { 132 /* IPPROTO_SCTP */, 262 /* IPPROTO_MPTCP */ };
+
+	(void)r;
+	for (size_t d = 0; d < 2; d++)
+		for (size_t p = 0; p < 2; p++) {
+			struct cond c[2] = { { 0, LOW32, domains[d] }, { 2, LOW32, protos[p] } };
+			if (add_cond(ctx, action, nr, 2, c))
+				return -1;
+		}
+	return 0;
+}
+
+/* Each call of a row, with `action` when it matches (the row's errno:
+ * SCMP_ACT_ERRNO(r->err)). A call this architecture does not have
+ * (libseccomp gives a negative pseudo number) is skipped: nothing can
+ * make it. */
+static int add_rule(scmp_filter_ctx ctx, const struct rule *r, uint32_t action)
+{
+	char names[256], *save = NULL;
+
+	snprintf(names, sizeof(names), "%s", r->calls);
+	for (char *n = strtok_r(names, " ", &save); n; n = strtok_r(NULL, " ", &save)) {
+		int nr = seccomp_syscall_resolve_name(n);
+		/* newer than libseccomp 2.5 (Debian 12): the numbers every
+		 * architecture shares since Linux 5.1's unified table */
+		if (nr == __NR_SCMP_ERROR && !strcmp(n, "setxattrat"))
+			nr = 463;
+		if (nr == __NR_SCMP_ERROR && !strcmp(n, "removexattrat"))
+			nr = 466;
+		if (nr == __NR_SCMP_ERROR) {
+			fprintf(stderr, "gen-filters: libseccomp does not know %s\n", n);
+			return -1;
+		}
+		if (nr < 0)
+			continue;
+		if (r->add ? r->add(ctx, r, nr, action) : add_cond(ctx, action, nr, r->ncond, r->cond)) {
+			fprintf(stderr, "gen-filters: cannot add the rule for %s\n", n);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+
+#define NRULES (sizeof(rules) / sizeof(*rules))
+
+/* Is row r reported through the notify layer (when it runs)? Every row
+ * refused in every run, but the quiet ones. */
+static inline bool rule_reported(const struct rule *r)
+{
+	return r->when == ALWAYS && !r->quiet;
+}
+
+#endif

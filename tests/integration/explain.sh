@@ -1,0 +1,257 @@
+#!/bin/bash
+# Explanations where they are read: the refused program's own stderr
+# (`[report] tell_program`), what each kind of program gets explained (the
+# coverage table in docs/REPORTS.md, measured here), an MCP server driven
+# by a real MCP client, and the audit log followed live.
+#
+# Real programs under the real sandbox; assertions on the bytes a tool
+# captured, the files on the host and the log records, never on exit codes
+# alone.
+set -u
+# shellcheck source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+# te NAME: a test with ~/proj (outside the writable paths) and the key
+te() {
+	t "$1"
+	mkdir -p "$HOME/proj"
+	LOG=$B/log
+}
+
+# logn COND: how many audit-log records (r; H is HOME) meet the Python COND
+logn() {
+	H="$HOME" python3 -c '
+import json, os, sys
+H = os.environ["H"]
+n = 0
+for line in open(sys.argv[1], encoding="utf-8"):
+    r = json.loads(line)
+    n += bool(eval(sys.argv[2]))
+print(n)' "$LOG" "$1" 2>/dev/null || echo "no log"
+}
+
+# The "agent": runs a command as an agent's shell tool does, stdout and
+# stderr each captured through a pipe of its own (or one pipe for both with
+# `merged`), and leaves what it captured in tool-out and tool-err.
+agent_tool() {
+	cat > "$W/agent.py" <<'EOF'
+import subprocess, sys
+merged = sys.argv[1] == "merged"
+r = subprocess.run(["sh", "-c", sys.argv[2]], stdout=subprocess.PIPE,
+                   stderr=subprocess.STDOUT if merged else subprocess.PIPE)
+open("tool-out", "wb").write(r.stdout)
+open("tool-err", "wb").write(r.stderr or b"")
+EOF
+}
+
+# ---- the refused program hears why (tell_program)
+
+TWICE='echo a > "$HOME/proj/notes.txt"; echo b > "$HOME/proj/notes.txt"; cat "$HOME/.ssh/id_ed25519"; echo stdout-line'
+
+te tell_program_line_on_the_tools_stderr_once_per_target_stdout_untouched
+agent_tool
+sx -q --log "$LOG" --tell-program -- python3 agent.py split "$TWICE"
+W1='sbx: write to ~/proj/notes.txt refused by policy (outside the writable paths); ask the user to allow it with --allow-write ~/proj'
+R1='sbx: read of ~/.ssh/id_ed25519 refused by policy (deny_read = ~/.ssh); ask the user to allow it with --allow-read ~/.ssh/id_ed25519'
+if [ "$(grep -cxF "$W1" "$W/tool-err")" = 1 ] && [ "$(grep -cxF "$R1" "$W/tool-err")" = 1 ] &&
+   [ "$(grep -c '^sbx: ' "$W/tool-err")" = 2 ] &&
+   [ "$(grep -c 'Read-only file system' "$W/tool-err")" = 2 ] &&
+   [ "$(cat "$W/tool-out")" = stdout-line ] && [ ! -e "$HOME/proj/notes.txt" ] &&
+   ! grep -q TOPSECRET "$W/tool-out" "$W/tool-err" &&
+   hasf '(allow it with --allow-write ~/proj)' err &&
+   hasf '(allow it with --allow-read ~/.ssh/id_ed25519)' err; then ok
+else bad "tool-err=$(head -c 600 "$W/tool-err" | tr '\n' '|') tool-out=$(head -c 100 "$W/tool-out")"; fi
+
+te tell_program_off_by_default_and_with_no_tell_program
+agent_tool
+sx -q --log "$LOG" -- python3 agent.py split "$TWICE"
+first=$(grep -c '^sbx: ' "$W/tool-err")
+mkdir -p "$HOME/.config/sbx" && printf '[report]\ntell_program = true\n' > "$HOME/.config/sbx/sandbox.ini"
+sx -q --log "$LOG" --no-tell-program -- python3 agent.py split "$TWICE"
+if [ "$first" = 0 ] && [ "$(grep -c '^sbx: ' "$W/tool-err")" = 0 ] &&
+   [ "$(grep -c 'Read-only file system' "$W/tool-err")" = 2 ] && hasf 'denied write of ~/proj/notes.txt' err; then ok
+else bad "first=$first tool-err=$(head -c 300 "$W/tool-err" | tr '\n' '|')"; fi
+
+te tell_program_from_sandbox_ini_and_never_on_stdout_when_merged
+agent_tool
+mkdir -p "$HOME/.config/sbx" && printf '[report]\ntell_program = true\n' > "$HOME/.config/sbx/sandbox.ini"
+sx -q --log "$LOG" -- python3 agent.py merged "$TWICE"
+# one pipe for both (2>&1): the line would land on stdout, which may be a
+# protocol; the program's own error lines are its business
+if ! grep -q '^sbx: ' "$W/tool-out" && [ "$(grep -c 'Read-only file system' "$W/tool-out")" = 2 ] &&
+   grep -qx stdout-line "$W/tool-out" && hasf 'denied write of ~/proj/notes.txt' err; then
+	agent_tool
+	sx -q --log "$LOG" -- python3 agent.py split "$TWICE"
+	if [ "$(grep -cxF "$W1" "$W/tool-err")" = 1 ]; then ok
+	else bad "from sandbox.ini: tool-err=$(head -c 300 "$W/tool-err" | tr '\n' '|')"; fi
+else bad "merged: tool-out=$(head -c 300 "$W/tool-out" | tr '\n' '|')"; fi
+
+te tell_program_in_the_agent_profiles
+out=""
+for p in claude codex gemini; do
+	"$SBX" --print-profile "$p" 2>&1 | grep -q '^tell_program = true' || out="$out $p"
+done
+"$SBX" --print-profile mcp 2>&1 | grep -q '^tell_program' && out="$out mcp(has it)"
+if [ -z "$out" ]; then ok; else bad "profiles without it:$out"; fi
+
+te tell_program_mandatory_rule_says_no_setting_allows_it
+agent_tool
+sx -q --log "$LOG" --tell-program -- python3 agent.py split 'echo x >> "$HOME/.bashrc"; true'
+if [ "$(cat "$W/tool-err" | grep '^sbx: ')" = 'sbx: write to ~/.bashrc refused by policy (deny_write = .bashrc); no setting allows it' ] &&
+   [ ! -s "$HOME/.bashrc" ]; then ok
+else bad "tool-err=$(head -c 300 "$W/tool-err" | tr '\n' '|')"; fi
+
+# ---- syscall(): the path-taking numbers, judged and explained
+
+te raw_syscall_path_numbers_refused_and_reported_others_untouched
+if command -v cc >/dev/null && cc -O2 -o "$B/rawcalls" "$SBX_BIN/progs/rawcalls.c" 2>"$B/cc"; then
+	touch "$W/here"
+	sx -q --log "$LOG" -- "$B/rawcalls" "$HOME" "$W"
+	expect="statx ERR EACCES
+newfstatat ERR EACCES
+openat ERR EACCES
+openat2 ERR EACCES
+faccessat2 ERR EACCES
+mkdirat ERR EROFS
+chdir OK
+statx-relative ERR EACCES
+chdir-back OK
+statx-allowed OK
+errno kept"
+	# 6 reads of the key (five calls and the relative one after a raw
+	# chdir), the directory refused; openat2 with a bad pointer answered
+	# by the kernel (EFAULT, or ENOSYS where the notify layer keeps it out)
+	reads=$(logn "r.get('decision') == 'deny' and r['op'] == 'read' and r['target'] == H + '/.ssh/id_ed25519'")
+	if [ "$(head -11 "$B/out")" = "$expect" ] && grep -qE '^openat2-efault ERR (EFAULT|ENOSYS)$' "$B/out" &&
+	   [ "$reads" = 6 ] && [ "$(logn "r.get('decision') == 'deny' and r['op'] == 'write' and r['target'] == H + '/proj/made'")" = 1 ] &&
+	   [ ! -e "$HOME/proj/made" ] && hasf 'denied read of ~/.ssh/id_ed25519' err; then ok
+	else bad "reads=$reads $(diff <(echo "$expect") "$B/out" | tr '\n' ' ')"; fi
+else skip "cannot build tests/progs/rawcalls.c: $(head -2 "$B/cc" 2>/dev/null)"; fi
+
+# ---- directory descriptors kept by the shim (shim/dirfds.c): a hint only
+
+te dirfd_hint_refusal_explained_stale_hint_never_refuses
+if command -v cc >/dev/null && cc -O2 -o "$B/dirfdstale" "$SBX_BIN/progs/dirfdstale.c" 2>"$B/cc"; then
+	mkdir -p "$HOME/.config/sbx" "$W/other"
+	printf '[filesystem]\ndeny_read = ~/proj/secret.txt\n' > "$HOME/.config/sbx/sandbox.ini"
+	echo "$SECRET" > "$HOME/proj/secret.txt"
+	echo fine > "$W/other/secret.txt"
+	sx -q --log "$LOG" -- "$B/dirfdstale" "$HOME/proj" "$W/other" secret.txt
+	expect="first ERR EACCES
+same-fd yes
+second OK"
+	if [ "$(cat "$B/out")" = "$expect" ] &&
+	   [ "$(logn "r.get('decision') == 'deny' and r['target'] == H + '/proj/secret.txt'")" = 1 ] &&
+	   [ "$(logn "r.get('decision') == 'deny'")" = 1 ]; then ok
+	else bad "$(diff <(echo "$expect") "$B/out" | tr '\n' ' ')"; fi
+else skip "cannot build tests/progs/dirfdstale.c: $(head -2 "$B/cc" 2>/dev/null)"; fi
+
+# ---- the coverage table, measured (docs/REPORTS.md)
+
+te coverage_table_in_reports_md_is_what_is_measured
+if ! command -v cc >/dev/null || ! command -v node >/dev/null; then
+	skip "the table needs cc and node"
+else
+	bash "$SBX_BIN/coverage.sh" > "$B/measured" 2> "$B/err"
+	sed -n '/^<!-- coverage:begin/,/^<!-- coverage:end/p' "$SBX_BIN/docs/REPORTS.md" |
+		sed '1d;$d' > "$B/documented"
+	if [ -s "$B/measured" ] && diff "$B/documented" "$B/measured" > "$B/diff" &&
+	   grep -q '^| Node (libuv) | reported | reported | reported | reported | reported | reported |$' "$B/measured"; then ok
+	else bad "docs/REPORTS.md's table differs from the measurement (make coverage-table): $(tr '\n' ' ' < "$B/diff" | head -c 600)"; fi
+fi
+
+# ---- an MCP server over stdio, driven by the real MCP client
+
+# the packages come from the npm registry (agents-install.sh, run by run.sh)
+MCPDIR=${SBX_IT_AGENTS:-}/node_modules/@modelcontextprotocol
+te mcp_filesystem_server_over_stdio_workspace_works_key_refused_stdout_pure_jsonrpc
+if ! command -v node >/dev/null; then
+	skip "node is not installed"
+elif [ -z "${SBX_IT_AGENTS:-}" ] || [ ! -f "$MCPDIR/server-filesystem/dist/index.js" ] ||
+     [ ! -f "$MCPDIR/sdk/dist/esm/client/stdio.js" ]; then
+	skip "@modelcontextprotocol/server-filesystem and sdk not installed from the npm registry (${SBX_IT_AGENTS:-SBX_IT_AGENTS unset}: $(cat "${SBX_IT_AGENTS:-/nonexistent}/install.status" 2>/dev/null || echo 'no install'))"
+else
+	echo hello-from-ws > "$W/hello.txt"
+	cat > "$B/client.mjs" <<'EOF'
+// An MCP client (the SDK's own) starting the filesystem server through
+// sbx-preload over stdio, as an agent's MCP config would; the server's
+// stdout is copied (tee) to `raw` for the test to parse line by line.
+const [sdk, sbx, log, server, ws, home, raw] = process.argv.slice(2);
+const { Client } = await import(sdk + "/dist/esm/client/index.js");
+const { StdioClientTransport } = await import(sdk + "/dist/esm/client/stdio.js");
+const transport = new StdioClientTransport({
+  command: "sh",
+  args: ["-c", 'exec "$0" -q --log "$1" -- node "$2" "$3" "$4" | tee "$5"',
+         sbx, log, server, ws, home, raw],
+  env: process.env, cwd: ws, stderr: "pipe",
+});
+const client = new Client({ name: "sbx-explain-test", version: "1.0.0" });
+await client.connect(transport);
+const text = (r) => ({ isError: !!r.isError, text: r.content.map((c) => c.text).join("") });
+const out = {
+  list: text(await client.callTool({ name: "list_directory", arguments: { path: ws } })),
+  read: text(await client.callTool({ name: "read_text_file", arguments: { path: ws + "/hello.txt" } })),
+  key: text(await client.callTool({ name: "read_text_file", arguments: { path: home + "/.ssh/id_ed25519" } })),
+};
+await client.close();
+console.log(JSON.stringify(out));
+EOF
+	timeout 120 node "$B/client.mjs" "$MCPDIR/sdk" "$SBX" "$LOG" \
+		"$MCPDIR/server-filesystem/dist/index.js" "$W" "$HOME" "$B/raw" > "$B/out" 2> "$B/err"
+	res=$(python3 - "$B/out" "$B/raw" "$SECRET" <<'EOF'
+import json, sys
+out, raw, secret = sys.argv[1:4]
+try:
+    o = json.loads(open(out).read())
+except ValueError as e:
+    print("client said no JSON:", e); sys.exit()
+lines = open(raw, "rb").read().split(b"\n")
+if lines[-1] != b"" or len(lines) < 4:
+    print("stdout: not whole lines (%d)" % len(lines)); sys.exit()
+for n, l in enumerate(lines[:-1], 1):
+    try:
+        m = json.loads(l)
+    except ValueError:
+        print("stdout line %d is not JSON: %r" % (n, l[:80])); sys.exit()
+    if m.get("jsonrpc") != "2.0":
+        print("stdout line %d is not JSON-RPC" % n); sys.exit()
+if "[FILE] hello.txt" not in o["list"]["text"] or o["list"]["isError"]:
+    print("list:", o["list"]); sys.exit()
+if o["read"]["text"].strip() != "hello-from-ws":
+    print("read:", o["read"]); sys.exit()
+if not o["key"]["isError"] or secret in o["key"]["text"] or secret in open(raw).read():
+    print("key:", o["key"]); sys.exit()
+print("ok")
+EOF
+)
+	keyrep=$(logn "r.get('decision') == 'deny' and r['op'] == 'read' and r['target'] in (H + '/.ssh', H + '/.ssh/id_ed25519')")
+	if [ "$res" = ok ] && [ "$keyrep" -ge 1 ] 2>/dev/null; then ok
+	else bad "$res; key reports in the log: $keyrep; client stderr: $(head -c 300 "$B/err")"; fi
+fi
+
+# ---- watching the reports live from elsewhere: sbxctl log --follow
+
+te log_follow_shows_a_refusal_while_the_run_is_still_going
+if [ ! -x "$SBX_BIN/sbxctl" ]; then
+	skip "sbxctl is not built"
+else
+	: > "$LOG" && chmod 600 "$LOG"
+	"$SBX_BIN/sbxctl" log --follow "$LOG" > "$B/follow" 2>&1 &
+	fpid=$!
+	# the command waits (at most a minute) for the test to have seen its
+	# refusal in the follower's output: `saw-go` proves it came live
+	(sx -q --log "$LOG" -- sh -c 'cat ~/.ssh/id_ed25519 2>/dev/null; i=0
+		while [ ! -e go ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+		[ -e go ] && echo saw-go') &
+	spid=$!
+	for _ in $(seq 600); do grep -qF "$HOME/.ssh/id_ed25519" "$B/follow" && break; sleep 0.1; done
+	touch "$W/go"
+	wait "$spid"
+	kill "$fpid" 2>/dev/null
+	wait "$fpid" 2>/dev/null
+	if grep -qx saw-go "$B/out" && grep -qE "deny +read +$HOME/.ssh/id_ed25519" "$B/follow"; then ok
+	else bad "out=$(cat "$B/out") follow=$(head -c 300 "$B/follow")"; fi
+fi
+
+echo "# $(id -un) (explain): $pass passed, $fail failed, $skip skipped"
+[ $fail -eq 0 ]

