@@ -18,6 +18,7 @@
  *   rename, renameat, renameat2               always
  *   link, linkat, symlink, symlinkat          always
  *   connect                                   always (the address is behind a pointer)
+ *   truncate                                  always (it writes a file named by path)
  *   listen, bind                              always, in the _nobind programs
  *                                             (allow_local_binding = false)
  *   the seccomp table's rows that are         as the table says (seccomp-rules.h):
@@ -25,8 +26,8 @@
  *                                             and reports it (notify-deny.c)
  *
  *   refused                                   errno   in
- *   socket AF_UNIX SOCK_DGRAM                 EPERM   sbx_notify_unix_block
- *   socketpair AF_UNIX SOCK_DGRAM             EPERM   sbx_notify_unix_block
+ *   socket AF_UNIX SOCK_DGRAM or SOCK_RAW     EPERM   sbx_notify_unix_block
+ *   socketpair AF_UNIX SOCK_DGRAM or SOCK_RAW EPERM   sbx_notify_unix_block
  *
  * With this filter in place the deny table's own socket(AF_UNIX) rule is
  * left out (sbx-init installs sbx_filter_unix_allow): a stream or seqpacket
@@ -99,7 +100,7 @@ static scmp_filter_ctx build(int block_unix, int nobind)
 	static const char *const always[] = {
 		"creat", "openat2", "mkdir", "mkdirat", "mknod", "mknodat",
 		"rename", "renameat", "renameat2", "link", "linkat", "symlink",
-		"symlinkat", "connect",
+		"symlinkat", "connect", "truncate",
 	};
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
 
@@ -123,14 +124,17 @@ static scmp_filter_ctx build(int block_unix, int nobind)
 	for (size_t i = 0; i < sizeof(always) / sizeof(always[0]); i++)
 		if (notify_always(ctx, always[i]))
 			goto fail;
-	if (block_unix &&
-	    (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 2,
-			      SCMP_A0(SCMP_CMP_MASKED_EQ, LOW32, AF_UNIX),
-			      SCMP_A1(SCMP_CMP_MASKED_EQ, TYPE_MASK, SOCK_DGRAM)) ||
-	     seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socketpair), 2,
-			      SCMP_A0(SCMP_CMP_MASKED_EQ, LOW32, AF_UNIX),
-			      SCMP_A1(SCMP_CMP_MASKED_EQ, TYPE_MASK, SOCK_DGRAM))))
-		goto fail;
+	/* SOCK_RAW too: for AF_UNIX the kernel makes it a datagram socket
+	 * (unix_create(): "Believe it or not BSD has AF_UNIX, SOCK_RAW") */
+	static const int dgram_types[] = { SOCK_DGRAM, SOCK_RAW };
+	for (size_t i = 0; block_unix && i < 2; i++)
+		if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 2,
+				     SCMP_A0(SCMP_CMP_MASKED_EQ, LOW32, AF_UNIX),
+				     SCMP_A1(SCMP_CMP_MASKED_EQ, TYPE_MASK, dgram_types[i])) ||
+		    seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socketpair), 2,
+				     SCMP_A0(SCMP_CMP_MASKED_EQ, LOW32, AF_UNIX),
+				     SCMP_A1(SCMP_CMP_MASKED_EQ, TYPE_MASK, dgram_types[i])))
+			goto fail;
 	return ctx;
 fail:
 	seccomp_release(ctx);

@@ -28,11 +28,23 @@ struct net_dial;
 #define MAX_HOPS 40       /* symlinks followed by hand, as the kernel's limit */
 #define MAX_GIT 4096      /* git directories the run made, remembered */
 #define MAX_WAIT 64       /* FIFOs waiting for their reader */
+#define MAX_CONNECTING 256 /* blocking connects we made, not done yet */
+#define CONNECT_RETRY_MS 2 /* how often those are looked at */
 
 struct gitdir {
 	dev_t dev;
 	ino_t ino;
 	char *path;
+	bool file; /* a `.git` file: its gitdir: names a repository elsewhere */
+};
+
+/* A blocking connect() we made on the program's socket (connect_here)
+ * that is still in progress: the program waits in connect(), as it would,
+ * and we look again. */
+struct connecting {
+	uint64_t id;
+	int s;  /* the program's socket (pidfd_getfd), ours to close */
+	int fl; /* its file status flags, O_NONBLOCK to clear again */
 };
 
 /* A FIFO opened for writing whose reader has not come yet: the program
@@ -89,6 +101,8 @@ struct notify {
 	bool git_full;
 	struct waiting wait[MAX_WAIT];
 	size_t nwait;
+	struct connecting *conn; /* MAX_CONNECTING, made when first needed */
+	size_t nconn;
 	int actor; /* the rename actor's socket (init-notify.c), -1 once lost */
 	int root_fd; /* the sandbox's root (sandbox_root) */
 	struct __user_cap_data_struct caps[2]; /* a root supervisor's own */
@@ -117,6 +131,15 @@ int notify_take_fd(const struct call *c, int fd);
 /* Send the answer (install its descriptor first). 0, or -errno when the
  * listener failed; a stale id is not an error. */
 int notify_respond(struct notify *n, uint64_t id, struct answer a);
+
+/* connect() made by us on the socket `s` we took (ours; closed or kept
+ * here), with our copy of the address: never CONTINUE, which would let
+ * the kernel look the descriptor number up again (another thread can
+ * dup2() an AF_UNIX socket onto it after the check). A blocking connect
+ * still in progress is answered later (the answer's `wait`). */
+struct sockaddr_storage;
+struct answer notify_connect_here(struct call *c, int s, const struct sockaddr_storage *ss,
+				  unsigned alen);
 
 /* notify-net.c: the sandbox's network namespace noted (at attach). */
 void notify_net_init(struct notify *n);

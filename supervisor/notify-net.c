@@ -15,9 +15,11 @@
  *     connect(AF_UNSPEC), which comes here: so a socket of the host's
  *     never goes anywhere else than where the policy sent it;
  *   - loopback, the unspecified address, AF_UNSPEC (disconnect), another
- *     family: CONTINUE. The socket lives in the sandbox's namespace, which
- *     decides whatever the address says by then (a thread that rewrites
- *     it to a stand-in meanwhile finds no route, as before);
+ *     family: connected by us on the socket we took, with our copy of the
+ *     address (notify_connect_here; never CONTINUE, which would look the
+ *     descriptor number up again: an AF_UNIX socket dup2()ed onto it got
+ *     connected anywhere). The socket lives in the sandbox's namespace,
+ *     which decides;
  *   - any other address, TCP: the proxy's decision for the name behind
  *     the stand-in (or the address itself), dialled or chained by the
  *     proxy's loop without blocking it (net_loop_dial); the program waits
@@ -33,7 +35,7 @@
  *     with EPERM, as the shim refuses it, and reported like the proxy's
  *     refusals, marked as the boundary's.
  * With the network open (allow_domains = *, the host's namespace) nothing
- * is decided here: CONTINUE, as the policy allows every host.
+ * is decided here: connected by us as the policy allows every host.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -264,14 +266,9 @@ struct answer notify_net_connect(struct call *c, int s, int sockfd, unsigned lon
 	struct net_host h;
 	int type = 0, proto = 0;
 	socklen_t il = sizeof(int);
-	static const struct answer cont = { .fd = -1, .cont = true };
+	bool open = policy_network_open(n->p);
 
-	/* the host's network: every host is allowed; the kernel connects */
-	if (policy_network_open(n->p)) {
-		close(s);
-		return cont;
-	}
-	if (!in_sandbox_netns(n, s)) {
+	if (!open && !in_sandbox_netns(n, s)) {
 		/* connected in the host's namespace by us (or passed in by
 		 * the caller): it stays where the policy sent it */
 		close(s);
@@ -288,7 +285,13 @@ struct answer notify_net_connect(struct call *c, int s, int sockfd, unsigned lon
 		close(s);
 		return ERR(ENOENT);
 	}
-	/* our copy of the address from here on */
+	/* our copy of the address from here on. Where the kernel decides,
+	 * the connect is still made by us on the socket we took, never
+	 * CONTINUE: the kernel would look the descriptor number up again,
+	 * and a thread dup2()ing an AF_UNIX socket onto it meanwhile had it
+	 * connected to any socket file (notify_connect_here) */
+	if (open) /* the host's network: every host is allowed */
+		return notify_connect_here(c, s, &ss, alen);
 	bool v4 = ss.ss_family == AF_INET && alen >= sizeof(struct sockaddr_in);
 	bool v6 = ss.ss_family == AF_INET6 && alen >= sizeof(struct sockaddr_in6);
 	enum net_addr_class cls = v4 || v6 ? net_addr_classify((struct sockaddr *)&ss) :
@@ -296,8 +299,7 @@ struct answer notify_net_connect(struct call *c, int s, int sockfd, unsigned lon
 	if (cls == NET_ADDR_LOOPBACK || cls == NET_ADDR_UNSPECIFIED) {
 		/* the sandbox's own namespace decides: only loopback is there
 		 * (AF_UNSPEC, a short address, another family: the kernel's) */
-		close(s);
-		return cont;
+		return notify_connect_here(c, s, &ss, alen);
 	}
 	unsigned port = ntohs(v4 ? ((struct sockaddr_in *)&ss)->sin_port :
 			      ((struct sockaddr_in6 *)&ss)->sin6_port);

@@ -43,6 +43,7 @@
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
 #include <linux/magic.h>
+#include <linux/netlink.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/un.h>
@@ -148,10 +149,14 @@ static int fd_path(int fd, char *out, size_t outsz)
 	snprintf(l, sizeof(l), "/proc/self/fd/%d", fd);
 	ssize_t n = readlink(l, out, outsz - 1);
 	if (n < 0)
-		return -errno;
+		return -errno; /* ENAMETOOLONG past a page */
 	out[n] = '\0';
-	if (out[0] != '/' || (size_t)n >= outsz - 1)
-		return -ENOENT; /* not a path (a pipe, an unreachable place) */
+	/* a name too long to tell is not "no name": a protected file moved
+	 * below a chain of directories past PATH_MAX was written unjudged */
+	if ((size_t)n >= outsz - 1)
+		return -ENAMETOOLONG;
+	if (out[0] != '/')
+		return -ENOENT; /* not a path (a pipe, a socket, an unreachable place) */
 	return 0;
 }
 
@@ -161,8 +166,16 @@ static int open_in_root(const struct call *c, const char *path, int flags, bool 
 				.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS };
 	if (nofollow)
 		how.flags |= O_NOFOLLOW;
+	/* walked as the program walks it: a root supervisor's
+	 * CAP_DAC_READ_SEARCH would pass a directory the program cannot
+	 * search (mode 0700, another owner) and make or open what is in it */
+	if (c->n->root)
+		caps_effective(c->n, false);
 	long fd = syscall(SYS_openat2, c->root, path, &how, sizeof(how));
-	return fd < 0 ? -errno : (int)fd;
+	int e = errno;
+	if (c->n->root)
+		caps_effective(c->n, true);
+	return fd < 0 ? -e : (int)fd;
 }
 
 /* The program's umask (/proc/PID/status, Linux 4.7). */
@@ -272,6 +285,11 @@ static int parent_open(const struct call *c, const char *abs, struct parent *pa)
 	if (fd < 0)
 		return fd;
 	int rc = fd_path(fd, pa->path, sizeof(pa->path));
+	/* the path judged is the parent's and the name: one that does not
+	 * fit is refused, never judged cut short (a link to a directory
+	 * 4088 long made `.mcp.json` there judged as "") */
+	if (!rc && strlen(pa->path) + 1 + strlen(pa->name) >= PATH_MAX)
+		rc = -ENAMETOOLONG;
 	if (rc) {
 		close(fd);
 		return rc;
@@ -292,8 +310,7 @@ static bool dot_name(const char *name)
 	return !strcmp(name, ".") || !strcmp(name, "..");
 }
 
-/* dir + "/" + name, cut to outsz (a path that long is refused by the
- * kernel anyway: PATH_MAX). */
+/* dir + "/" + name; parent_open() refused the ones that do not fit. */
 static void join(const char *dir, const char *name, char *out, size_t outsz)
 {
 	size_t d = strcmp(dir, "/") ? strlen(dir) : 0, k = strlen(name);
@@ -449,8 +466,10 @@ static bool may_make(const struct notify *n, int fd, const char *full, bool as_d
 	*why = NULL;
 	if (refused_path(n, full, as_dir))
 		return false; /* reported by what plan.c guarded */
+	/* git's own `hooks/` is a directory it makes (mkdir): one landing
+	 * there (renamed, or a link) would bring any hook with it */
 	if (policy_check_path(n->p, SBX_OP_WRITE, full, why) == SBX_DENY && protective(*why) &&
-	    !git_exception(n, fd, full))
+	    (as_dir || !git_exception(n, fd, full)))
 		return false;
 	*why = NULL;
 	return !as_dir || notify_dir_may_land(n->p, full, why);
@@ -502,7 +521,8 @@ static void remember_git(struct notify *n, int pfd, const char *full)
 		n->git_full = true;
 		return;
 	}
-	if (fstatat(pfd, ".git", &st, AT_SYMLINK_NOFOLLOW) || !S_ISDIR(st.st_mode))
+	if (fstatat(pfd, ".git", &st, AT_SYMLINK_NOFOLLOW) ||
+	    !(S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)))
 		return;
 	if (!n->git) {
 		n->git = calloc(MAX_GIT, sizeof(*n->git));
@@ -512,7 +532,7 @@ static void remember_git(struct notify *n, int pfd, const char *full)
 	char *copy = strdup(full);
 	if (!copy)
 		return;
-	n->git[n->ngit++] = (struct gitdir){ st.st_dev, st.st_ino, copy };
+	n->git[n->ngit++] = (struct gitdir){ st.st_dev, st.st_ino, copy, S_ISREG(st.st_mode) };
 }
 
 /* ---- the calls */
@@ -561,6 +581,11 @@ static int fd_link_open(const struct call *c, const char *abs, int *out)
 	} else {
 		if (wl == 0 || wl > 10 || strspn(who, "0123456789") != wl)
 			return 1;
+		/* sbx-init is non-dumpable: the kernel refuses the program
+		 * its descriptors (the control socket, the caller's pipes);
+		 * we would follow them with rights it does not have */
+		if (wl == 1 && who[0] == '1')
+			return -EACCES;
 		snprintf(dir, sizeof(dir), "/proc/%.*s/fd", (int)wl, who);
 		dfd = open_in_root(c, dir, O_PATH | O_DIRECTORY, true);
 		if (dfd < 0)
@@ -586,12 +611,17 @@ static struct answer reopen(struct call *c, int opath, int flags, mode_t mode)
 	/* O_NOFOLLOW is spent too: `opath` is no link (open_existing), and
 	 * /proc/self/fd/N is one, which it would refuse (ELOOP) */
 	int fl = (flags & ~(O_CREAT | O_EXCL | O_TRUNC | O_NOFOLLOW)) | O_CLOEXEC | O_NOCTTY;
-	bool fifo_wr = !fstat(opath, &st) && S_ISFIFO(st.st_mode) &&
-		       (flags & O_ACCMODE) == O_WRONLY && !(flags & O_NONBLOCK);
+	bool fifo = !fstat(opath, &st) && S_ISFIFO(st.st_mode) && !(flags & O_NONBLOCK);
+	bool fifo_wr = fifo && (flags & O_ACCMODE) == O_WRONLY;
+	/* one opened for reading (O_CREAT or O_TRUNC made it a notified
+	 * call) would wait for a writer, and the whole supervisor with it,
+	 * for ever if none comes: opened at once, the program's read() then
+	 * finds no writer yet (end of file) instead of waiting in open() */
+	bool fifo_rd = fifo && (flags & O_ACCMODE) == O_RDONLY;
 
 	snprintf(l, sizeof(l), "/proc/self/fd/%d", opath);
 	mode_t old = act_begin(c->n, (flags & O_TMPFILE) == O_TMPFILE ? prog_umask(c) : NO_UMASK);
-	int fd = OPEN(l, fl | (fifo_wr ? O_NONBLOCK : 0), mode);
+	int fd = OPEN(l, fl | (fifo_wr || fifo_rd ? O_NONBLOCK : 0), mode);
 	int e = errno;
 	if (fd >= 0 && (flags & O_TRUNC) && S_ISREG(st.st_mode) && ftruncate(fd, 0)) {
 		e = errno;
@@ -608,9 +638,57 @@ static struct answer reopen(struct call *c, int opath, int flags, mode_t mode)
 	}
 	if (fd < 0)
 		return ERR(e == ENXIO && fifo_wr ? EAGAIN : e);
-	if (fifo_wr)
+	if (fifo_wr || fifo_rd)
 		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
 	return (struct answer){ .fd = fd, .fd_flags = (flags & O_CLOEXEC) ? O_CLOEXEC : 0 };
+}
+
+/* The caller's thread group in the sandbox's pid namespace: the last
+ * field of NStgid in /proc/PID/status (Linux 4.1), -1 if unknown. */
+static long caller_tgid(const struct call *c)
+{
+	char p[64], buf[2048];
+	snprintf(p, sizeof(p), "/proc/%d/status", (int)c->pid);
+	int fd = OPEN(p, O_RDONLY);
+	long t = -1;
+	if (fd < 0)
+		return t;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	char *l = n > 0 ? (buf[n] = '\0', strstr(buf, "\nNStgid:")) : NULL;
+	for (char *q = l ? l + 8 : NULL; q && *q && *q != '\n';) {
+		char *end;
+		long v = strtol(q, &end, 10);
+		if (end == q)
+			break;
+		t = v;
+		q = end;
+	}
+	return t;
+}
+
+/* An object on the sandbox's /proc that belongs to another process than
+ * the caller (/proc/N/..., N not its own thread group). The supervisor
+ * opens such a file with rights the program does not have: as root it
+ * owns the /proc entries of non-dumpable processes, and as the owner of
+ * the sandbox's user namespace it passes the ptrace checks there. So
+ * /proc/1/mem (sbx-init) or the rename actor's (outside the notify
+ * filter: its code overwritten, it makes any name) would be handed over,
+ * where the kernel refuses the program. Other /proc files (/proc/sys, on a
+ * read-only mount) are left to the kernel. */
+static bool proc_foreign(const struct call *c, int o, const char *full)
+{
+	struct statfs sf;
+
+	if (fstatfs(o, &sf) || sf.f_type != PROC_SUPER_MAGIC)
+		return false;
+	if (strncmp(full, "/proc/", 6))
+		return true; /* no name in the sandbox's /proc: not one to open */
+	if (full[6] < '0' || full[6] > '9')
+		return false; /* not a process's: the kernel's */
+	char *end;
+	long n = strtol(full + 6, &end, 10);
+	return (*end != '/' && *end) || n != caller_tgid(c);
 }
 
 /* An object that is there, held by `o` (links followed): refused when a
@@ -628,7 +706,14 @@ static struct answer open_existing(struct call *c, int o, int flags, mode_t mode
 		return ERR(ELOOP); /* O_NOFOLLOW on a link */
 	/* not a path (a pipe, a socket, a terminal, a memfd or a removed
 	 * file): no name to judge */
-	bool named = st.st_nlink > 0 && fd_path(o, full, sizeof(full)) == 0;
+	int pr = st.st_nlink > 0 ? fd_path(o, full, sizeof(full)) : -ENOENT;
+	if (pr && pr != -ENOENT)
+		return ERR(-pr); /* a name we cannot judge */
+	bool named = pr == 0;
+	if (named && proc_foreign(c, o, full)) {
+		report(c, WIRE_DENY, WIRE_WRITE, full, EACCES);
+		return ERR(EACCES);
+	}
 	struct statvfs vf;
 	/* on a read-only mount (a write-protect, the read-only root) the
 	 * kernel refuses the write itself, and the shim names it: that
@@ -707,6 +792,10 @@ static struct answer do_open(struct call *c, int dirfd, unsigned long long paddr
 		int e = errno;
 		act_end(c->n, old);
 		if (fd >= 0) {
+			/* a `.git` file makes wherever its gitdir: points the
+			 * repository of this directory: named at the end */
+			if (!strcmp(pa.name, ".git"))
+				remember_git(c->n, pa.fd, full);
 			parent_close(&pa);
 			report(c, WIRE_ALLOW, WIRE_WRITE, full, 0);
 			return (struct answer){ .fd = (int)fd,
@@ -735,6 +824,47 @@ static struct answer do_open(struct call *c, int dirfd, unsigned long long paddr
 		parent_close(&pa);
 	}
 	return ERR(ELOOP);
+}
+
+/* truncate(2): the file named by path is written as by open(O_WRONLY |
+ * O_TRUNC), so it is judged as that open is, and cut by us on the file we
+ * judged (a protected name deeper than the walk's is not bound read-only:
+ * truncate(".vscode/settings.json", 3) cut it). */
+static struct answer do_truncate(struct call *c, unsigned long long paddr, long long len)
+{
+	char path[PATH_MAX], abs[PATH_MAX];
+	struct stat st;
+	int rc, o = -1;
+
+	if ((rc = read_str(c, paddr, path, sizeof(path))))
+		return ERR(-rc);
+	if (!notify_call_valid(c))
+		return ERR(ENOENT);
+	if (len < 0)
+		return ERR(EINVAL);
+	if ((rc = abs_path(c, AT_FDCWD, path, abs, sizeof(abs))))
+		return ERR(-rc);
+	if ((rc = fd_link_open(c, abs, &o)) > 0)
+		o = open_in_root(c, abs, O_PATH, false);
+	else if (rc < 0)
+		o = rc;
+	if (o < 0)
+		return ERR(-o);
+	if (fstat(o, &st) || !S_ISREG(st.st_mode)) {
+		rc = fstat(o, &st) ? errno : S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+		close(o);
+		return ERR(rc);
+	}
+	struct answer a = open_existing(c, o, O_WRONLY, 0, false);
+	close(o);
+	if (a.fd < 0)
+		return a;
+	mode_t old = act_begin(c->n, NO_UMASK);
+	rc = ftruncate(a.fd, (off_t)len);
+	int e = errno;
+	act_end(c->n, old);
+	close(a.fd);
+	return rc ? ERR(e) : OK(0);
 }
 
 /* mkdir/mkdirat, mknod/mknodat, symlink/symlinkat: one new name. */
@@ -839,6 +969,65 @@ lost:
 	return EIO;
 }
 
+/* The file a hard link would give a second name, held: 0, or the errno
+ * when it is one a protected rule names (a name deeper than the walk's
+ * three levels is not bound read-only: written by the new name, it would
+ * change) or another process's /proc file. No name (an O_TMPFILE, a
+ * removed file): nothing to judge. */
+static int link_source(struct call *c, int o)
+{
+	char full[PATH_MAX];
+	const struct sbx_rule *why;
+	struct stat st;
+
+	if (fstat(o, &st) || st.st_nlink == 0)
+		return 0;
+	int pr = fd_path(o, full, sizeof(full));
+	if (pr)
+		return pr == -ENOENT ? 0 : -pr; /* no name; one we cannot judge */
+	if (proc_foreign(c, o, full)) {
+		report(c, WIRE_DENY, WIRE_WRITE, full, EACCES);
+		return EACCES;
+	}
+	if (!may_make(c->n, -1, full, false, &why) && !git_writable(c, full)) {
+		report_why(c, WIRE_DENY, WIRE_WRITE, full, DENY_ERRNO, why);
+		return DENY_ERRNO;
+	}
+	return 0;
+}
+
+/* link/linkat: the file to link, held (`o`), and whether it is a symlink
+ * (which lands as one: a directory of its choosing). With
+ * AT_SYMLINK_FOLLOW the file is where the name leads in the program's view
+ * (a /proc/PID/fd/N included: an O_TMPFILE made for this); without, the
+ * name itself. 0 or -errno. */
+static int link_old(struct call *c, const char *oabs, const struct parent *op, bool follow,
+		    int *o, bool *is_lnk)
+{
+	struct stat st;
+
+	*is_lnk = false;
+	if (follow) {
+		int rc = fd_link_open(c, oabs, o);
+		if (rc > 0)
+			*o = open_in_root(c, oabs, O_PATH, false);
+		else if (rc < 0)
+			*o = rc;
+	} else {
+		*o = openat(op->fd, op->name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (*o < 0)
+			*o = -errno;
+	}
+	if (*o < 0)
+		return *o;
+	if (fstat(*o, &st))
+		return -errno;
+	if (S_ISDIR(st.st_mode))
+		return -EPERM; /* as the kernel answers */
+	*is_lnk = S_ISLNK(st.st_mode);
+	return *is_lnk ? 0 : -link_source(c, *o);
+}
+
 /* rename/renameat/renameat2 and link/linkat: a name made from another. */
 static struct answer do_move(struct call *c, bool is_link, int olddfd, unsigned long long oaddr,
 			     int newdfd, unsigned long long naddr, unsigned flags)
@@ -849,7 +1038,7 @@ static struct answer do_move(struct call *c, bool is_link, int olddfd, unsigned 
 	struct parent op = { .fd = -1 }, np = { .fd = -1 };
 	struct answer a;
 	struct stat st = { 0 }, nst;
-	int rc;
+	int rc, lo = -1;
 
 	if ((rc = read_str(c, oaddr, opath, sizeof(opath))) ||
 	    (rc = read_str(c, naddr, npath, sizeof(npath))))
@@ -858,22 +1047,30 @@ static struct answer do_move(struct call *c, bool is_link, int olddfd, unsigned 
 		return ERR(ENOENT);
 	if (is_link && (flags & ~(unsigned)AT_SYMLINK_FOLLOW))
 		return ERR(EINVAL); /* AT_EMPTY_PATH: a descriptor, not a name */
+	bool follow = is_link && (flags & AT_SYMLINK_FOLLOW);
 	if ((rc = abs_path(c, olddfd, opath, oabs, sizeof(oabs))) ||
 	    (rc = abs_path(c, newdfd, npath, nabs, sizeof(nabs))) ||
-	    (rc = parent_open(c, oabs, &op)) || (rc = parent_open(c, nabs, &np))) {
+	    (!follow && (rc = parent_open(c, oabs, &op))) || (rc = parent_open(c, nabs, &np))) {
 		a = ERR(-rc);
 		goto out;
 	}
-	if (dot_name(op.name) || dot_name(np.name)) {
+	if ((!follow && dot_name(op.name)) || dot_name(np.name)) {
 		a = ERR(is_link ? EEXIST : EBUSY);
 		goto out;
 	}
-	join(op.path, op.name, ofull, sizeof(ofull));
+	if (!follow)
+		join(op.path, op.name, ofull, sizeof(ofull));
 	join(np.path, np.name, nfull, sizeof(nfull));
 	/* what lands at the new name: a directory or a link there acts as
-	 * a directory, whose inside may complete a protected name */
-	bool as_dir = !fstatat(op.fd, op.name, &st, AT_SYMLINK_NOFOLLOW) &&
-		      (S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode)) && !is_link;
+	 * a directory, whose inside may complete a protected name (a hard
+	 * link of a symlink is that symlink under the new name) */
+	bool lnk = false;
+	if (is_link && (rc = link_old(c, oabs, &op, follow, &lo, &lnk))) {
+		a = ERR(-rc);
+		goto out;
+	}
+	bool as_dir = is_link ? lnk : !fstatat(op.fd, op.name, &st, AT_SYMLINK_NOFOLLOW) &&
+					      (S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode));
 	if (!may_make(c->n, np.fd, nfull, as_dir, &why)) {
 		report_why(c, WIRE_DENY, WIRE_WRITE, nfull, DENY_ERRNO, why);
 		a = ERR(DENY_ERRNO);
@@ -890,8 +1087,12 @@ static struct answer do_move(struct call *c, bool is_link, int olddfd, unsigned 
 	}
 	int e = 0;
 	if (is_link) {
+		/* the file we judged, not a name again (a symlink: itself) */
+		char l[64];
+		snprintf(l, sizeof(l), "/proc/self/fd/%d", lo);
 		mode_t old = act_begin(c->n, NO_UMASK);
-		rc = linkat(op.fd, op.name, np.fd, np.name, (int)flags);
+		rc = lnk ? linkat(op.fd, op.name, np.fd, np.name, 0) :
+			   linkat(AT_FDCWD, l, np.fd, np.name, AT_SYMLINK_FOLLOW);
 		e = errno;
 		act_end(c->n, old);
 	} else {
@@ -899,12 +1100,14 @@ static struct answer do_move(struct call *c, bool is_link, int olddfd, unsigned 
 		e = actor_rename(c->n, op.fd, op.name, np.fd, np.name, flags);
 		rc = e ? -1 : 0;
 	}
-	if (!rc && !is_link && S_ISDIR(st.st_mode) && !strcmp(np.name, ".git"))
-		remember_git(c->n, np.fd, nfull);
+	if (!rc && !strcmp(np.name, ".git"))
+		remember_git(c->n, np.fd, nfull); /* a directory, or a file */
 	a = rc ? ERR(e) : OK(0);
 	if (!rc)
 		report(c, WIRE_ALLOW, WIRE_WRITE, nfull, 0);
 out:
+	if (lo >= 0)
+		close(lo);
 	parent_close(&op);
 	parent_close(&np);
 	return a;
@@ -918,11 +1121,71 @@ static bool is_private_tmp(int fd)
 	return !fstatfs(fd, &sf) && sf.f_type == TMPFS_MAGIC;
 }
 
-/* connect(): an AF_UNIX socket is connected here, by us, to the path we
- * checked (held as a descriptor, connected through /proc/self/fd); any
- * other family goes on in the kernel, whose network namespace and the
- * proxy decide (the family is the socket's own: an address of another
- * family written meanwhile is refused by the kernel). */
+/* The answer for a connect() of ours that finished on socket `s` (closed
+ * here): its error, or 0. `fl`: the flags to put back. */
+static struct answer connect_done(int s, int fl)
+{
+	int err = 0;
+	socklen_t el = sizeof(err);
+
+	if (getsockopt(s, SOL_SOCKET, SO_ERROR, &err, &el))
+		err = errno;
+	fcntl(s, F_SETFL, fl);
+	close(s);
+	return err ? ERR(err) : OK(0);
+}
+
+/* connect() on a socket that is not AF_UNIX, made here, on the socket we
+ * took (`s`, closed or kept here) with our copy of the address (`ss`,
+ * `alen` bytes). Never CONTINUE: the kernel would look the descriptor
+ * number up again, and another thread can dup2() an AF_UNIX socket onto
+ * it meanwhile, which the kernel then connects to any socket file (the
+ * docker socket) undecided -- reproduced in tests/integration/
+ * attack-notify.sh. The socket is in the sandbox's network namespace,
+ * which decides where it may go whoever connects it. A blocking connect
+ * not done at once (on loopback it is by the time connect() returns) is
+ * waited for without blocking the loop (retry_connecting). */
+struct answer notify_connect_here(struct call *c, int s, const struct sockaddr_storage *ss,
+				  unsigned alen)
+{
+	int fl = fcntl(s, F_GETFL);
+	bool block = fl >= 0 && !(fl & O_NONBLOCK);
+
+	/* the groups of a netlink socket need CAP_NET_ADMIN in the socket's
+	 * namespace, which the sandbox's owner (we) has and the program not */
+	if (alen >= sizeof(struct sockaddr_nl) && ss->ss_family == AF_NETLINK &&
+	    ((const struct sockaddr_nl *)ss)->nl_groups) {
+		close(s);
+		return ERR(EPERM);
+	}
+	if (block)
+		fcntl(s, F_SETFL, fl | O_NONBLOCK);
+	int rc = connect(s, (const struct sockaddr *)ss, alen);
+	int e = errno;
+	if (rc == 0 || !block || e != EINPROGRESS) {
+		if (block)
+			fcntl(s, F_SETFL, fl);
+		close(s);
+		return rc ? ERR(e) : OK(0);
+	}
+	struct pollfd pf = { s, POLLOUT, 0 };
+	if (poll(&pf, 1, 0) == 1)
+		return connect_done(s, fl);
+	struct notify *n = c->n;
+	if (!n->conn && !(n->conn = calloc(MAX_CONNECTING, sizeof(*n->conn)))) {
+		fcntl(s, F_SETFL, fl);
+		close(s);
+		return ERR(ENOMEM);
+	}
+	if (n->nconn == MAX_CONNECTING) {
+		fcntl(s, F_SETFL, fl);
+		close(s);
+		return ERR(EAGAIN);
+	}
+	n->conn[n->nconn++] = (struct connecting){ c->id, s, fl };
+	return (struct answer){ .fd = -1, .wait = true };
+}
+
 /* The thread group a thread belongs to (/proc/TID/status), or -1. */
 static pid_t tgid_of(pid_t tid)
 {
@@ -961,6 +1224,10 @@ int notify_take_fd(const struct call *c, int fd)
 	return s < 0 ? -e : s;
 }
 
+/* connect(): an AF_UNIX socket is connected here, by us, to the path we
+ * checked (held as a descriptor, connected through /proc/self/fd); any
+ * other family too (connect_here), in the sandbox's network namespace,
+ * which with the proxy decides where it may go. */
 static struct answer do_connect(struct call *c, int sockfd, unsigned long long aaddr,
 				unsigned alen)
 {
@@ -975,15 +1242,34 @@ static struct answer do_connect(struct call *c, int sockfd, unsigned long long a
 	if (s < 0)
 		return ERR(-s);
 	int de = getsockopt(s, SOL_SOCKET, SO_DOMAIN, &domain, &il) ? errno : 0;
-	if (!de && (domain == AF_INET || domain == AF_INET6))
-		return notify_net_connect(c, s, sockfd, aaddr, alen);
-	if (de || domain != AF_UNIX || policy_allow_all_unix_sockets(c->n->p)) {
-		int notsock = de == ENOTSOCK;
+	if (de) {
 		close(s);
-		if (notsock)
-			return ERR(ENOTSOCK);
-		/* the kernel's boundary decides: CONTINUE is safe */
+		return ERR(de);
+	}
+	if (domain == AF_INET || domain == AF_INET6)
+		return notify_net_connect(c, s, sockfd, aaddr, alen);
+	if (policy_allow_all_unix_sockets(c->n->p)) {
+		/* every socket may go wherever the kernel lets it: a
+		 * descriptor swapped meanwhile changes nothing, CONTINUE */
+		close(s);
 		return (struct answer){ .fd = -1, .cont = true };
+	}
+	if (domain != AF_UNIX) {
+		struct sockaddr_storage ss;
+		memset(&ss, 0, sizeof(ss));
+		if (alen > sizeof(ss)) {
+			close(s);
+			return ERR(EINVAL); /* as the kernel's move_addr_to_kernel */
+		}
+		if (alen && notify_read_mem(c, aaddr, &ss, alen)) {
+			close(s);
+			return ERR(EFAULT);
+		}
+		if (!notify_call_valid(c)) {
+			close(s);
+			return ERR(ENOENT);
+		}
+		return notify_connect_here(c, s, &ss, alen);
 	}
 	memset(&sun, 0, sizeof(sun));
 	if (alen > sizeof(sun))
@@ -1141,6 +1427,10 @@ static struct answer dispatch(struct call *c, const struct seccomp_data *d)
 		return notify_listen(c, (int)a[0], (int)a[1]);
 	case SYS_bind:
 		return notify_bind(c, (int)a[0], a[1], (unsigned)a[2]);
+#ifdef SYS_truncate
+	case SYS_truncate:
+		return do_truncate(c, a[0], (long long)a[1]);
+#endif
 	}
 	/* the seccomp table's rows (notify-deny.c): their errno, reported;
 	 * anything else, ENOSYS: never continue */
@@ -1253,11 +1543,35 @@ static void retry_waiting(struct notify *n)
 	}
 }
 
+/* The blocking connects in progress: answered when done; dropped when
+ * their caller is gone (a signal took it out of connect(), which goes on
+ * in the kernel, as it would). */
+static void retry_connecting(struct notify *n)
+{
+	for (size_t i = 0; i < n->nconn;) {
+		struct connecting *w = &n->conn[i];
+		uint64_t id = w->id;
+		struct pollfd pf = { w->s, POLLOUT, 0 };
+		if (ioctl(n->fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0) {
+			if (poll(&pf, 1, 0) != 1) {
+				i++;
+				continue;
+			}
+			notify_respond(n, id, connect_done(w->s, w->fl));
+		} else {
+			fcntl(w->s, F_SETFL, w->fl);
+			close(w->s);
+		}
+		*w = n->conn[--n->nconn];
+	}
+}
+
 int notify_serve(struct notify *n)
 {
 	if (n->fd < 0)
 		return 0;
 	retry_waiting(n);
+	retry_connecting(n);
 	for (int i = 0; i < NOTIFY_BATCH; i++) {
 		struct pollfd pf = { n->fd, POLLIN, 0 };
 		int r = poll(&pf, 1, 0);
@@ -1274,7 +1588,7 @@ int notify_serve(struct notify *n)
 
 int notify_timeout(const struct notify *n)
 {
-	return n->nwait ? 20 : -1;
+	return n->nconn ? CONNECT_RETRY_MS : n->nwait ? 20 : -1;
 }
 
 int notify_new(const struct policy *p, struct reports *r, bool trace, struct notify **out)
@@ -1376,7 +1690,9 @@ void notify_finish(struct notify *n)
 			      "git's samples were refused):", n->ngit == 1 ? "y" : "ies");
 	for (size_t i = 0; i < n->ngit && o < sizeof(line) - 64; i++) {
 		policy_tildify(n->p, n->git[i].path, shown, sizeof(shown));
-		o += (size_t)snprintf(line + o, sizeof(line) - o, "%s %s", i ? "," : "", shown);
+		o += (size_t)snprintf(line + o, sizeof(line) - o, "%s %s%s", i ? "," : "", shown,
+				      n->git[i].file ? " (a file: the repository its gitdir: "
+				      "names is the run's, hooks and all)" : "");
 	}
 	if (n->git_full && o < sizeof(line) - 32)
 		snprintf(line + o, sizeof(line) - o, " (and more, not kept)");
@@ -1389,6 +1705,9 @@ void notify_free(struct notify *n)
 		return;
 	for (size_t i = 0; i < n->nwait; i++)
 		close(n->wait[i].opath);
+	for (size_t i = 0; i < n->nconn; i++)
+		close(n->conn[i].s);
+	free(n->conn);
 	for (size_t i = 0; i < n->ngit; i++)
 		free(n->git[i].path);
 	free(n->git);

@@ -16,12 +16,14 @@
  * supervisor performs it itself, on the path it checked, in the program's
  * view (its root and cwd through /proc/PID), and either hands back the
  * result or installs the descriptor it opened (SECCOMP_IOCTL_NOTIF_ADDFD).
- * CONTINUE is given only where the kernel's own boundary decides whatever
- * the arguments say: a connect() to loopback on a socket of the sandbox's
- * own network namespace, which holds nothing else (notify-net.c), one on
- * a socket of another family than Unix and IP, and a Unix socket's bind()
- * under allow_local_binding = false (notify-deny.c). A TCP connect() to
- * an address outside is dialled by the proxy and the connected socket
+ * CONTINUE is given only where nothing is decided: connect() with
+ * allow_all_unix_sockets = true, and a Unix socket's bind() under
+ * allow_local_binding = false (notify-deny.c). A connect() on any other
+ * socket is made by the supervisor itself on the socket it took, with its
+ * copy of the address (notify.c, connect_here()): CONTINUE would let the
+ * kernel look the descriptor number up again, and another thread can
+ * dup2() an AF_UNIX socket onto it after the check. A TCP connect() to an
+ * address outside is dialled by the proxy and the connected socket
  * installed (notify-net.c); the seccomp table's refusals are answered
  * with their errno and reported (notify-deny.c).
  */

@@ -180,6 +180,8 @@ static struct call calls[] = {
 		  ALLOW, ERR(EPERM) },
 		{ "socketpair AF_UNIX dgram", NATIVE, __NR_socketpair, { AF_UNIX, SOCK_DGRAM, 0 },
 		  ALLOW, ERR(EPERM) },
+		{ "socketpair AF_UNIX raw (a datagram socket)", NATIVE, __NR_socketpair,
+		  { AF_UNIX, SOCK_RAW | SOCK_CLOEXEC, 0 }, ALLOW, ERR(EPERM) },
 		SAME("socketpair AF_UNIX stream", __NR_socketpair, AF_UNIX, SOCK_STREAM, 0, ALLOW),
 		{ "a foreign architecture's read", FOREIGN, 3, { 0, 0, 0 }, KILL, KILL },
 #if defined(__x86_64__)

@@ -1,0 +1,237 @@
+#!/bin/bash
+# Attacks on the seccomp notify layer (supervisor/notify.c), made as a
+# hostile sandboxed program would (tests/progs/attackprobe.c, a static
+# binary run with --no-shim: only the boundary can be what refuses). Each
+# test looks at the host for what must never be there: a file made, a byte
+# received by a server outside, a protected file changed.
+set -u
+# shellcheck source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+PROGS=$(mktemp -d /var/tmp/sbx-aprogs.XXXXXX)
+trap 'rm -rf "$PROGS"' EXIT
+chmod 755 "$PROGS"
+P=""
+if cc -static -O2 -pthread -o "$PROGS/attackprobe" "$SBX_BIN/progs/attackprobe.c" 2>"$PROGS/log"; then
+	P="$PROGS/attackprobe"
+else
+	echo "# cannot build attackprobe with cc -static: $(head -2 "$PROGS/log")"
+fi
+have_probe() { [ -n "$P" ] || { skip "no static libc to build tests/progs/attackprobe.c"; return 1; }; }
+nx() { sx -q --no-shim -- "$@"; }
+
+# A Unix socket server on the host (where the docker socket or an ssh-agent
+# would be), stream or datagram: what reaches it goes to $B/got-NAME.
+serve() { # serve stream|dgram NAME
+	python3 - "$B" "$1" "$2" <<'EOF' &
+import os, select, socket, sys
+b, kind, name = sys.argv[1:4]
+path = b + "/host-" + name + ".sock"
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM if kind == "stream" else socket.SOCK_DGRAM)
+s.bind(path); os.chmod(path, 0o777)
+if kind == "stream":
+    s.listen(64)
+open(b + "/ready", "w").write("1")
+while True:
+    r, _, _ = select.select([s], [], [], 30)
+    if not r:
+        break
+    if kind == "stream":
+        c, _ = s.accept(); c.settimeout(2)
+        try:
+            d = c.recv(100)
+        except OSError:
+            d = b""
+        c.close()
+    else:
+        d = s.recv(100)
+    with open(b + "/got-" + name, "a") as f:
+        f.write(d.decode(errors="replace") + "\n")
+EOF
+	srv=$!
+	for _ in $(seq 50); do [ -s "$B/ready" ] && break; sleep 0.1; done
+	chmod 755 "$B"
+}
+unserve() { sleep 0.3; kill "$srv" 2>/dev/null; wait "$srv" 2>/dev/null; }
+
+# ---- the supervisor's privileges are not the program's
+
+# /proc/PID/mem of sbx-init (pid 1) and of the rename actor: non-dumpable,
+# so the kernel refuses the program. Opened by the supervisor (as root, the
+# owner of every /proc file of the sandbox's) it was handed over, and the
+# actor -- outside the notify filter -- ran the program's code: a hook
+# made in a new repository.
+t sandbox_processes_memory_never_opened_for_the_program_static
+if have_probe; then
+	nx sh -c "$P mem 1; $P actor-takeover $W"
+	if [ ! -e pwn ] && [ "$(grep -c '^mem: ' "$B/out")" -eq 2 ] && ! has '^mem: ok$' out &&
+	   ! has '^maps: ok$' out; then ok
+	else bad "$(tr '\n' ' ' < "$B/out") made: $(find pwn 2>/dev/null | tr '\n' ' ')"; fi
+fi
+
+# As root the supervisor could search any directory (CAP_DAC_READ_SEARCH);
+# the program, root without capabilities, cannot search one of another
+# owner's with mode 0700, and must not make or open what is in it.
+t directory_the_program_cannot_search_stays_closed_static
+if have_probe && [ "$(id -u)" -eq 0 ] && id nobody >/dev/null 2>&1; then
+	mkdir -p priv/pub && echo orig > priv/pub/f && chmod 777 priv/pub && chmod 666 priv/pub/f
+	chown nobody priv && chmod 700 priv
+	nx sh -c "$P create priv/pub/x; $P create priv/pub/f"
+	if [ ! -e priv/pub/x ] && [ "$(cat priv/pub/f)" = orig ] &&
+	   [ "$(grep -c '^create: Permission denied$' "$B/out")" -eq 2 ]; then ok
+	else bad "$(tr '\n' ' ' < "$B/out")"; fi
+elif have_probe; then skip "as root only (a directory of another owner's)"; fi
+
+# ---- connect(): the descriptor number is looked up again after CONTINUE
+
+t connect_descriptor_swapped_after_the_check_never_reaches_a_host_socket_static
+if have_probe && command -v python3 >/dev/null; then
+	serve stream docker
+	nx "$P" race-fd "$B/host-docker.sock" 4
+	unserve
+	if [ ! -s "$B/got-docker" ] && has '^race-fd: [1-9][0-9]* tries, never connected$' out; then ok
+	else bad "host got: $(tr '\n' ' ' < "$B/got-docker" 2>/dev/null) $(cat "$B/out")"; fi
+fi
+
+t tcp_connect_on_loopback_still_works_static
+if have_probe; then
+	nx "$P" tcp-self
+	if has '^connect-blocking: ok$' out && has '^data: ok$' out &&
+	   has '^connect-nonblocking: ok$' out && has '^connect-closed: Connection refused$' out; then ok
+	else bad "$(tr '\n' ' ' < "$B/out")"; fi
+fi
+
+# ---- datagram Unix sockets: SOCK_RAW is SOCK_DGRAM to the kernel
+
+t unix_raw_sockets_are_datagram_sockets_and_refused_static
+if have_probe && command -v python3 >/dev/null; then
+	serve dgram journal
+	nx "$P" dgram-raw "$B/host-journal.sock" notify-on
+	notify_out=$(cat "$B/out")
+	SBX_NOTIFY=off nx "$P" dgram-raw "$B/host-journal.sock" notify-off
+	unserve
+	if [ ! -s "$B/got-journal" ] && [[ $notify_out == *"socket-raw: Operation not permitted"* ]] &&
+	   [[ $notify_out == *"socketpair-raw: Operation not permitted"* ]] &&
+	   has '^socketpair-raw: Operation not permitted$' out; then ok
+	else bad "host got: $(tr '\n' ' ' < "$B/got-journal" 2>/dev/null) on: $notify_out off: $(cat "$B/out")"; fi
+fi
+
+# ---- links: a protected file is its inode, not only its name
+
+# Deeper than the walk's three levels a protected name is not bound
+# read-only; the layer refuses writing it by name. A hard link gave it a
+# second, innocent name to write it by.
+t hard_link_to_a_protected_file_refused_static
+if have_probe; then
+	mkdir -p a/b/c/d/.vscode && echo orig > a/b/c/d/.vscode/settings.json
+	ln -s a/b/c/d/.vscode/settings.json via
+	nx sh -c "$P link-write a/b/c/d/.vscode/settings.json x; $P link-follow via y"
+	if [ "$(cat a/b/c/d/.vscode/settings.json)" = orig ] && [ ! -e x ] && [ ! -e y ] &&
+	   has '^link: Read-only file system$' out && has '^link-follow: Read-only file system$' out &&
+	   hasf "denied write of $W/a/b/c/d/.vscode/settings.json" err; then ok
+	else bad "$(tr '\n' ' ' < "$B/out") content: $(cat a/b/c/d/.vscode/settings.json)"; fi
+fi
+
+# An O_TMPFILE gets its name by linkat(/proc/self/fd/N, AT_SYMLINK_FOLLOW):
+# an innocent one is made, a hook in a repository the run made is not.
+t tmpfile_linked_by_name_judged_by_the_new_name_static
+if have_probe; then
+	nx sh -c "$P mkdirs new/.git/hooks; $P tmpfile-link . kept; $P tmpfile-link new/.git/hooks pre;
+		$P tmpfile-link new/.git/hooks new/.git/hooks/pre-commit"
+	if [ "$(cat kept 2>/dev/null)" = evil ] && [ "$(cat pre 2>/dev/null)" = evil ] &&
+	   [ ! -e new/.git/hooks/pre-commit ] &&
+	   [ "$(grep -c '^tmpfile-link: ok$' "$B/out")" -eq 2 ] &&
+	   has '^tmpfile-link: Read-only file system$' out; then ok
+	else bad "$(tr '\n' ' ' < "$B/out")"; fi
+fi
+
+# A protected file whose path the kernel cannot give (moved below two
+# chains of directories, each short of PATH_MAX) is not a nameless one.
+t protected_file_past_path_max_not_written_unjudged_static
+if have_probe; then
+	mkdir -p a/b/c/d/.vscode && echo orig > a/b/c/d/.vscode/settings.json
+	nx "$P" long-write "$W"
+	got=$(find . -name settings.json -execdir cat {} \; 2>&1)
+	if [ "$got" = orig ] && has '^open-ro: ok$' out && has '^open-w: File name too long$' out; then ok
+	else bad "$(tr '\n' ' ' < "$B/out") content: $got"; fi
+fi
+
+# The path judged is the parent's and the name; one that does not fit was
+# judged cut to nothing (reached through a link, the parent's own path
+# fits, with the name it does not).
+t protected_name_in_a_parent_just_short_of_path_max_refused_static
+if have_probe; then
+	nx "$P" long-parent "$W" .mcp.json
+	if [ "$(find . -name .mcp.json | wc -l)" -eq 0 ] && has '^symlink: ok$' out &&
+	   has '^create: File name too long$' out; then ok
+	else bad "$(tr '\n' ' ' < "$B/out") made: $(find . -name .mcp.json | wc -l)"; fi
+fi
+
+# A symlink may not be named `.vscode` or `.git` (it would lead to a
+# directory of the program's choosing); a hard link of a symlink is the
+# same link under the new name.
+t hard_link_of_a_symlink_landing_as_a_protected_directory_refused_static
+if have_probe; then
+	nx sh -c "$P mkdirs evil/hooks; $P create evil/settings.json; $P create evil/hooks/pre-commit;
+		$P symlink evil s; $P mkdirs sub; $P symlink ../evil sub/s;
+		$P link s .vscode; $P link sub/s sub/.git"
+	if [ ! -e .vscode ] && [ ! -L .vscode ] && [ ! -L sub/.git ] &&
+	   [ "$(grep -c '^link: Read-only file system$' "$B/out")" -eq 2 ]; then ok
+	else bad "$(tr '\n' ' ' < "$B/out") left: $(ls -A . sub | tr '\n' ' ')"; fi
+fi
+
+# A link or a directory landing as `hooks` in a repository the run made
+# would hold any hook; git's own `hooks/` is a directory made by mkdir.
+t hooks_of_a_new_repository_only_made_by_mkdir_static
+if have_probe; then
+	nx sh -c "$P mkdirs new/.git; $P mkdirs evil; $P create evil/pre-commit;
+		$P symlink ../../evil new/.git/hooks; $P mkdirs other/.git; $P mkdirs other/.git/hooks;
+		$P create other/.git/hooks/pre-commit.sample"
+	if [ ! -L new/.git/hooks ] && [ -d other/.git/hooks ] && [ -f other/.git/hooks/pre-commit.sample ] &&
+	   has '^symlink: Read-only file system$' out; then ok
+	else bad "$(tr '\n' ' ' < "$B/out") hooks: $(ls -la new/.git 2>&1 | tail -n +2 | tr '\n' ' ')"; fi
+fi
+
+# A `.git` file's gitdir: makes any directory the repository of an
+# innocent one: the next `git commit` there on the host runs its hooks, as
+# for a `.git` directory the run made. So it is named at the end, as those
+# are (the person knows what was written inside).
+t git_file_made_in_the_run_is_named_at_the_end
+if command -v git >/dev/null; then
+	sx -- sh -c 'git init -q --bare evil && mkdir sub && echo "gitdir: ../evil" > sub/.git &&
+		echo x > gf && mkdir sub2 && mv gf sub2/.git; echo END'
+	if has END out && hasf "git repositories created during the run" err &&
+	   hasf "$W/sub/.git (a file: the repository its gitdir: names is the run's" err &&
+	   hasf "$W/sub2/.git (a file" err; then ok
+	else bad "$(grep -i 'git repositor' "$B/err" || echo 'no notice')"; fi
+else skip "no git"; fi
+
+# ---- truncate(2) names a file as open(O_TRUNC) does
+
+t truncate_of_a_protected_file_refused_static
+if have_probe; then
+	mkdir -p a/b/c/d/.vscode && echo '{"keep": true}' > a/b/c/d/.vscode/settings.json
+	echo 'some data' > plain
+	nx sh -c "$P truncate a/b/c/d/.vscode/settings.json 3; $P truncate plain 4"
+	if [ "$(cat a/b/c/d/.vscode/settings.json)" = '{"keep": true}' ] && [ "$(cat plain)" = some ] &&
+	   has '^truncate: Read-only file system$' out && has '^truncate: ok$' out; then ok
+	else bad "$(tr '\n' ' ' < "$B/out") content: $(cat a/b/c/d/.vscode/settings.json)"; fi
+fi
+
+# ---- the supervisor never blocks
+
+# A FIFO opened for reading (O_CREAT makes it a notified call) waits for a
+# writer; the supervisor opening it for the program waited with it, for
+# ever, and with it every notified call, the proxy and the reports (and
+# SIGTERM: its signals are read in that loop). The hang guard is a
+# SIGKILL after 60 s; a run that ends at all passes.
+t fifo_opened_for_reading_never_blocks_the_supervisor_static
+if have_probe; then
+	timeout -s KILL 60 "$SBX" -q --no-shim -- sh -c "$P fifo-read ff; $P create after" >"$B/out" 2>"$B/err"
+	RC=$?
+	if [ "$RC" -eq 0 ] && has '^open: ok$' out && [ -f after ] && [ -p ff ]; then ok
+	else bad "rc=$RC $(tr '\n' ' ' < "$B/out")"; fi
+fi
+
+echo "# $(id -un): $pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ]
