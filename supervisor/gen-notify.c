@@ -19,7 +19,8 @@
  *   link, linkat, symlink, symlinkat          always
  *   connect                                   always (the address is behind a pointer)
  *   truncate                                  always (it writes a file named by path)
- *   listen, bind                              always, in the _nobind programs
+ *   bind                                      always (a Unix socket's path makes a name)
+ *   listen                                    always, in the _nobind programs
  *                                             (allow_local_binding = false)
  *   the seccomp table's rows that are         as the table says (seccomp-rules.h):
  *   reported (all but clone3)                 the supervisor answers the row's errno
@@ -100,7 +101,7 @@ static scmp_filter_ctx build(int block_unix, int nobind)
 	static const char *const always[] = {
 		"creat", "openat2", "mkdir", "mkdirat", "mknod", "mknodat",
 		"rename", "renameat", "renameat2", "link", "linkat", "symlink",
-		"symlinkat", "connect", "truncate",
+		"symlinkat", "connect", "truncate", "bind",
 	};
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
 
@@ -116,7 +117,7 @@ static scmp_filter_ctx build(int block_unix, int nobind)
 		goto fail;
 	/* allow_local_binding = false: servers inside are the supervisor's
 	 * to refuse (notify-deny.c decides on the socket itself) */
-	if (nobind && (notify_always(ctx, "listen") || notify_always(ctx, "bind")))
+	if (nobind && notify_always(ctx, "listen"))
 		goto fail;
 	/* open(path, flags, mode): flags is A1; openat(dirfd, path, flags, mode): A2 */
 	if (notify_write_flags(ctx, "open", 1) || notify_write_flags(ctx, "openat", 2))

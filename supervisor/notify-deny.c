@@ -198,12 +198,6 @@ struct answer notify_bind(struct call *c, int sockfd, unsigned long long aaddr, 
 	if (s < 0)
 		return ERR(-s);
 	sock_kind(s, &domain, &type);
-	if (!inet(domain)) {
-		/* a Unix socket's path resolves in the caller's view, not ours;
-		 * nothing is decided for it: the kernel binds */
-		close(s);
-		return (struct answer){ .fd = -1, .cont = true };
-	}
 	memset(&ss, 0, sizeof(ss));
 	if (alen > sizeof(ss))
 		alen = sizeof(ss);
@@ -214,6 +208,38 @@ struct answer notify_bind(struct call *c, int sockfd, unsigned long long aaddr, 
 	if (!notify_call_valid(c)) {
 		close(s);
 		return ERR(ENOENT);
+	}
+	/* Every bind is made here, on the socket we took (a descriptor
+	 * swapped meanwhile changes nothing), with the bytes we read. A
+	 * Unix socket's path is a name made like a file's: judged as one. */
+	if (domain == AF_UNIX && ss.ss_family == AF_UNIX) {
+		struct answer a = notify_unix_bind(c, s, (struct sockaddr_un *)&ss, alen);
+		close(s);
+		return a;
+	}
+	/* Another family (netlink, packet...) is the kernel's to bind, with
+	 * the program's own credentials: the supervisor owns the sandbox's
+	 * user namespace and would pass checks the program fails. (A swap
+	 * to an inet socket meanwhile gets it bound, never listening: listen
+	 * is decided on the object.) */
+	if (!inet(domain)) {
+		close(s);
+		return (struct answer){ .fd = -1, .cont = true };
+	}
+	if (policy_allow_local_binding(c->n->p)) {
+		int rc = 0;
+		unsigned port = 0;
+		if (ss.ss_family == AF_INET && alen >= sizeof(struct sockaddr_in))
+			port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
+		else if (ss.ss_family == AF_INET6 && alen >= sizeof(struct sockaddr_in6))
+			port = ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+		if (port && port < UNPRIVILEGED_PORT_START)
+			errno = EACCES, rc = -1; /* as the kernel answers the caller */
+		else
+			rc = bind(s, (struct sockaddr *)&ss, alen);
+		int e = errno;
+		close(s);
+		return rc ? ERR(e) : OK(0);
 	}
 	unsigned port = 0;
 	if (ss.ss_family == AF_INET && alen >= sizeof(struct sockaddr_in))

@@ -157,5 +157,10 @@ int notify_deny_row(const struct seccomp_data *d);
 /* allow_local_binding = false: listen() and bind(), decided on the socket. */
 struct answer notify_listen(struct call *c, int sockfd, int backlog);
 struct answer notify_bind(struct call *c, int sockfd, unsigned long long aaddr, unsigned alen);
+/* bind() of the program's Unix socket `s` (taken: ours to use, not to
+ * close) to the path in `su`: judged as a name made there, then bound by
+ * us in the held parent; abstract and unnamed addresses bound as given. */
+struct sockaddr_un;
+struct answer notify_unix_bind(struct call *c, int s, const struct sockaddr_un *su, unsigned alen);
 
 #endif

@@ -46,6 +46,7 @@
 #include <linux/netlink.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <stddef.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -908,6 +909,59 @@ static struct answer do_make(struct call *c, enum make_kind kind, int dirfd,
 	act_end(c->n, old);
 	if (!rc && kind == MAKE_DIR && !strcmp(pa.name, ".git"))
 		remember_git(c->n, pa.fd, full);
+	parent_close(&pa);
+	if (rc)
+		return ERR(e);
+	report(c, WIRE_ALLOW, WIRE_WRITE, full, 0);
+	return OK(0);
+}
+
+struct answer notify_unix_bind(struct call *c, int s, const struct sockaddr_un *su, unsigned alen)
+{
+	char path[sizeof(su->sun_path) + 1], abs[PATH_MAX], full[PATH_MAX];
+	size_t off = offsetof(struct sockaddr_un, sun_path);
+	size_t pl = alen > off ? alen - off : 0;
+	const struct sbx_rule *why;
+	struct parent pa;
+	int rc;
+
+	if (pl > sizeof(su->sun_path))
+		pl = sizeof(su->sun_path);
+	if (!pl || !su->sun_path[0]) {
+		/* unnamed (autobind) or abstract: the socket's own network
+		 * namespace holds the name, no file is made */
+		rc = bind(s, (const struct sockaddr *)su, (socklen_t)alen);
+		return rc ? ERR(errno) : OK(0);
+	}
+	memcpy(path, su->sun_path, pl);
+	path[pl] = '\0';
+	if ((rc = abs_path(c, AT_FDCWD, path, abs, sizeof(abs))) || (rc = parent_open(c, abs, &pa)))
+		return ERR(-rc);
+	if (dot_name(pa.name) || pa.slash) {
+		parent_close(&pa);
+		return ERR(dot_name(pa.name) ? EADDRINUSE : ENOENT);
+	}
+	join(pa.path, pa.name, full, sizeof(full));
+	if (!may_make(c->n, pa.fd, full, false, &why)) {
+		parent_close(&pa);
+		report_why(c, WIRE_DENY, WIRE_WRITE, full, DENY_ERRNO, why);
+		return ERR(DENY_ERRNO);
+	}
+	/* sun_path takes no directory descriptor: bound from the held parent
+	 * as our working directory (this process has one thread), then back */
+	struct sockaddr_un here_name = { .sun_family = AF_UNIX };
+	memcpy(here_name.sun_path, pa.name, strlen(pa.name) + 1);
+	int here = OPEN(".", O_PATH | O_DIRECTORY);
+	mode_t old = act_begin(c->n, prog_umask(c));
+	rc = fchdir(pa.fd) ? -1 :
+	     bind(s, (struct sockaddr *)&here_name,
+		  (socklen_t)(off + strlen(here_name.sun_path) + 1));
+	int e = errno;
+	if (here < 0 || fchdir(here))
+		(void)!chdir("/");
+	act_end(c->n, old);
+	if (here >= 0)
+		close(here);
 	parent_close(&pa);
 	if (rc)
 		return ERR(e);

@@ -22,17 +22,5 @@ if command -v git >/dev/null; then
 	else bad "the hook ran on the host: $(cat PWNED 2>/dev/null); notice: $(grep -c 'git repositor' "$B/err")"; fi
 else skip "no git"; fi
 
-# bind() of an AF_UNIX socket makes a name the layer never sees (notify2
-# adds bind to the filter for allow_local_binding and lets Unix paths go
-# on): a socket file where a protected name is missing takes its place.
-t unix_socket_bound_at_a_protected_name_refused
-if command -v python3 >/dev/null; then
-	sx -q --no-shim -- python3 -c '
-import socket
-s = socket.socket(socket.AF_UNIX); s.bind(".mcp.json"); print("bound")'
-	if [ ! -S .mcp.json ]; then ok
-	else bad "a socket file named .mcp.json: $(cat "$B/out")"; fi
-else skip "no python3"; fi
-
 echo "# $(id -un): $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

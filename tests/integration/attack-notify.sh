@@ -233,5 +233,32 @@ if have_probe; then
 	else bad "rc=$RC $(tr '\n' ' ' < "$B/out")"; fi
 fi
 
+# bind() of an AF_UNIX socket makes a name like a create: at a protected
+# name it is refused (no socket file takes `.mcp.json`'s place); elsewhere
+# it is bound by the supervisor on the program's socket, with the
+# program's umask and owner; a server on the sandbox's /tmp answers (one in
+# the workspace could as well be a host program's: allow_unix_sockets);
+# abstract names stay the sandbox's.
+t unix_socket_bound_at_a_protected_name_refused_elsewhere_bound
+if command -v python3 >/dev/null; then
+	sx -q --no-shim -- python3 -c '
+import os, socket
+os.umask(0o077)
+for name in (".mcp.json", "srv.sock", "/tmp/srv.sock"):
+    s = socket.socket(socket.AF_UNIX)
+    try:
+        s.bind(name); s.listen(1); print(name, "bound")
+        c = socket.socket(socket.AF_UNIX); c.connect(name); a, _ = s.accept()
+        c.send(b"hi"); print(name, "answered", a.recv(2).decode())
+    except OSError as e:
+        print(name, "refused", e.errno)
+s = socket.socket(socket.AF_UNIX); s.bind("\0sbx-abstract"); print("abstract bound")'
+	if [ ! -e .mcp.json ] && has '^\.mcp\.json refused 30$' out && has '^srv\.sock bound$' out &&
+	   [ -S srv.sock ] && [ "$(stat -c %a srv.sock)" = 700 ] && [ "$(stat -c %u srv.sock)" = "$(id -u)" ] &&
+	   has '^/tmp/srv\.sock answered hi$' out && has '^abstract bound$' out &&
+	   has 'denied write of .*\.mcp\.json .*(seccomp)' err; then ok
+	else bad "$(tr '\n' ' ' < "$B/out") $(ls -la | grep -E 'mcp|srv') $(head -c 300 "$B/err")"; fi
+else skip "no python3"; fi
+
 echo "# $(id -un): $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
