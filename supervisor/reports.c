@@ -1192,6 +1192,40 @@ static void dns_line(char *line, size_t sz, const struct net_event *ev, const ch
 	}
 }
 
+/* A proxy or boundary line's key in the table of lines said once: true
+ * when there is nothing more to say (seen before: counted; or the table is
+ * full, with the same bounds as the stream's: not kept). Else *out is the
+ * new entry (NULL when memory ran out: the line is said all the same). */
+static bool proxy_seen_add(struct reports *r, const char *key, struct seen **out)
+{
+	struct seen *s;
+
+	*out = NULL;
+	HASH_FIND_STR(r->proxy_seen, key, s);
+	if (s) {
+		s->count++;
+		return true;
+	}
+	size_t cost = sizeof(*s) + strlen(key) + 1 + 2 * sizeof(void *);
+	if (!seen_room(r) || r->seen_bytes + cost > r->lim.seen_bytes) {
+		r->not_kept++;
+		cap_met(r, &r->said_full, "table-full", "too many distinct reports: later new "
+			"ones are not folded (counted)");
+		return true;
+	}
+	if ((s = calloc(1, sizeof(*s))) && (s->key = strdup(key))) {
+		s->decision = key[0];
+		s->count = 1;
+		HASH_ADD_KEYPTR(hh, r->proxy_seen, s->key, strlen(s->key), s);
+		r->nseen++;
+		r->seen_bytes += cost;
+		*out = s;
+	} else {
+		free(s);
+	}
+	return false;
+}
+
 void reports_proxy(struct reports *r, const struct net_event *ev)
 {
 	static const char *const via[] = { "CONNECT", "http", "socks5", "dns", "host_ports",
@@ -1268,30 +1302,11 @@ void reports_proxy(struct reports *r, const struct net_event *ev)
 		return; /* logged; said with --trace or -v */
 	if (deny)
 		r->denied[dns ? WIRE_DNS : WIRE_CONNECT]++;
-	HASH_FIND_STR(r->proxy_seen, key, s);
+	if (proxy_seen_add(r, key, &s))
+		return;
 	if (s) {
-		s->count++;
-		return;
-	}
-	/* the same bounds as the stream's table: a command can open
-	 * connections to as many names as it likes */
-	size_t cost = sizeof(*s) + strlen(key) + 1 + 2 * sizeof(void *);
-	if (!seen_room(r) || r->seen_bytes + cost > r->lim.seen_bytes) {
-		r->not_kept++;
-		cap_met(r, &r->said_full, "table-full", "too many distinct reports: later new "
-			"ones are not folded (counted)");
-		return;
-	}
-	if ((s = calloc(1, sizeof(*s))) && (s->key = strdup(key))) {
-		s->decision = key[0];
-		s->count = 1;
 		s->candidate = ev->candidate && r->cfg.mode == REPORTS_LEARN && ev->host[0];
 		s->target = s->key + (strlen(key) - strlen(target)); /* the target, inside key */
-		HASH_ADD_KEYPTR(hh, r->proxy_seen, s->key, strlen(s->key), s);
-		r->nseen++;
-		r->seen_bytes += cost;
-	} else {
-		free(s);
 	}
 	if (!may_say(r))
 		return;
@@ -1397,28 +1412,10 @@ void reports_syscall(struct reports *r, int pid, const char *comm, const char *c
 	/* the reason tells rows of one call apart (socket: AF_PACKET, raw) */
 	snprintf(key, sizeof(key), "S %s %s %.120s", call, shown_comm, why);
 	r->denied_calls++;
-	HASH_FIND_STR(r->proxy_seen, key, s);
-	if (s) {
-		s->count++;
+	if (proxy_seen_add(r, key, &s))
 		return;
-	}
-	size_t cost = sizeof(*s) + strlen(key) + 1 + 2 * sizeof(void *);
-	if (!seen_room(r) || r->seen_bytes + cost > r->lim.seen_bytes) {
-		r->not_kept++;
-		cap_met(r, &r->said_full, "table-full", "too many distinct reports: later new "
-			"ones are not folded (counted)");
-		return;
-	}
-	if ((s = calloc(1, sizeof(*s))) && (s->key = strdup(key))) {
-		s->decision = key[0];
-		s->count = 1;
+	if (s)
 		s->target = s->key + 2;
-		HASH_ADD_KEYPTR(hh, r->proxy_seen, s->key, strlen(s->key), s);
-		r->nseen++;
-		r->seen_bytes += cost;
-	} else {
-		free(s);
-	}
 	FILE *f = log_gate(r) && open_log(r) >= 0 ? open_memstream(&text, &len) : NULL;
 	if (f) {
 		stamp(f);
