@@ -26,6 +26,7 @@
  * have (CAP_DAC_OVERRIDE, CAP_FOWNER...): around every act it lowers its
  * effective set to nothing, as the sandboxed processes are.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -569,12 +570,146 @@ static bool refused_path(const struct notify *n, const char *full, bool below)
 	return false;
 }
 
+/* Does git take the directory `dfd` for a repository? HEAD, objects/ and
+ * refs/ in it, as git's own test (is_git_directory) asks. */
+static bool git_dir_at(int dfd)
+{
+	struct stat st;
+
+	return !fstatat(dfd, "HEAD", &st, AT_SYMLINK_NOFOLLOW) &&
+	       (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) &&
+	       !fstatat(dfd, "objects", &st, 0) && S_ISDIR(st.st_mode) &&
+	       !fstatat(dfd, "refs", &st, 0) && S_ISDIR(st.st_mode);
+}
+
+static bool git_listed(const struct notify *n, int dfd)
+{
+	struct stat st;
+	bool ok = false;
+
+	if (!fstat(dfd, &st))
+		for (size_t i = 0; i < n->ngit && !ok; i++)
+			ok = n->git[i].dev == st.st_dev && n->git[i].ino == st.st_ino;
+	return ok;
+}
+
+static const char *base_of(const char *p)
+{
+	const char *b = strrchr(p, '/');
+	return b ? b + 1 : p;
+}
+
+/* A git directory under another name than `.git` (a bare repository,
+ * `git init --bare`, `git clone --mirror`, or one made by hand) is judged
+ * as a `.git` would be: `X.git/hooks/pre-receive` as `./.git/hooks/
+ * pre-receive`, so the rules that keep a repository's hooks (and what the
+ * user wrote about them) hold for it too; git on the host runs a bare
+ * repository's hooks on a push to it or an update-ref in it. `full` names
+ * `hooks` in a git directory, or a name in its `hooks/`; `fd` is its
+ * parent, held. Gives the judged path in `view`, and whether that git
+ * directory is one the run made (`*ours`: git's samples allowed). */
+static bool bare_view(const struct notify *n, int fd, const char *full, char *view,
+		      size_t viewsz, bool *ours)
+{
+	char git[PATH_MAX];
+	const char *name = base_of(full);
+	size_t fl = strlen(full);
+	int gfd = fd;
+	bool in_hooks;
+
+	if (fd < 0 || fl >= sizeof(git))
+		return false;
+	memcpy(git, full, fl + 1);
+	git[name - full ? (size_t)(name - full) - 1 : 0] = '\0'; /* the parent */
+	in_hooks = strcmp(name, "hooks") != 0;
+	if (in_hooks) {
+		if (strcmp(base_of(git), "hooks"))
+			return false;
+		char *cut = strrchr(git, '/');
+		if (!cut)
+			return false;
+		*cut = '\0'; /* the git directory */
+		gfd = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (gfd < 0)
+			return false;
+	}
+	bool yes = !!strcmp(base_of(git), ".git") && git_dir_at(gfd);
+	*ours = yes && git_listed(n, gfd);
+	if (gfd != fd)
+		close(gfd);
+	if (!yes)
+		return false;
+	char *cut = strrchr(git, '/');
+	size_t dl = cut ? (size_t)(cut - git) : 0;
+	return (size_t)snprintf(view, viewsz, "%.*s/.git/%s%s", (int)dl, git,
+				in_hooks ? "hooks/" : "hooks", in_hooks ? name : "") < viewsz;
+}
+
+/* Would making `name` (HEAD, objects or refs) in the held directory `fd`
+ * make it a git directory whose hooks/ already holds a hook (made before,
+ * when no rule could tell it was one)? The hook's name into `hook`. */
+static bool completes_git_with_hook(int fd, const char *name, char *hook, size_t hooksz)
+{
+	static const char *const parts[] = { "HEAD", "objects", "refs" };
+	struct stat st;
+	bool found = false, other = false;
+
+	for (size_t i = 0; i < 3; i++) {
+		if (!strcmp(name, parts[i])) {
+			found = true;
+			continue;
+		}
+		if (fstatat(fd, parts[i], &st, i ? 0 : AT_SYMLINK_NOFOLLOW))
+			return false;
+	}
+	if (!found)
+		return false;
+	int h = openat(fd, "hooks", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = h >= 0 ? fdopendir(h) : NULL;
+	if (!d) {
+		if (h >= 0)
+			close(h);
+		return false;
+	}
+	for (struct dirent *e; !other && (e = readdir(d));) {
+		size_t l = strlen(e->d_name);
+		if (dot_name(e->d_name) || (l > 7 && !strcmp(e->d_name + l - 7, ".sample")))
+			continue;
+		snprintf(hook, hooksz, "%s", e->d_name);
+		other = true;
+	}
+	closedir(d);
+	return other;
+}
+
 static bool may_make(const struct notify *n, int fd, const char *full, bool as_dir,
 		     const struct sbx_rule **why)
 {
+	char view[PATH_MAX];
+	bool ours = false;
+
 	*why = NULL;
 	if (refused_path(n, full, as_dir))
 		return false; /* reported by what plan.c guarded */
+	/* a bare repository's hooks, judged as a .git's (no rule names them) */
+	if (bare_view(n, fd, full, view, sizeof(view), &ours) &&
+	    policy_check_path(n->p, SBX_OP_WRITE, view, why) == SBX_DENY && protective(*why) &&
+	    (as_dir || !ours || !notify_git_own(strstr(view, "/.git/") + 6)))
+		return false;
+	/* ... and one completed around a hook made before */
+	char hook[NAME_MAX + 1];
+	const char *name = base_of(full);
+	if (fd >= 0 && (!strcmp(name, "HEAD") || !strcmp(name, "objects") || !strcmp(name, "refs")) &&
+	    completes_git_with_hook(fd, name, hook, sizeof(hook))) {
+		size_t dl = (size_t)(name - full) > 1 ? (size_t)(name - full) - 1 : 0;
+		const char *up = full + dl;
+		while (up > full && *--up != '/')
+			;
+		snprintf(view, sizeof(view), "%.*s/.git/hooks/%s", (int)(up - full), full, hook);
+		if (policy_check_path(n->p, SBX_OP_WRITE, view, why) == SBX_DENY && protective(*why))
+			return false;
+	}
+	*why = NULL;
 	/* git's own `hooks/` is a directory it makes (mkdir): one landing
 	 * there (renamed, or a link) would bring any hook with it */
 	if (policy_check_path(n->p, SBX_OP_WRITE, full, why) == SBX_DENY && protective(*why) &&
@@ -623,17 +758,46 @@ static void report(const struct call *c, char decision, enum wire_op op, const c
 	report_why(c, decision, op, target, err, NULL);
 }
 
+static void remember_dir(struct notify *n, const struct stat *st, const char *path, bool file);
+
 static void remember_git(struct notify *n, int pfd, const char *full)
 {
 	struct stat st;
+
+	if (fstatat(pfd, ".git", &st, AT_SYMLINK_NOFOLLOW) ||
+	    !(S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)))
+		return;
+	remember_dir(n, &st, full, S_ISREG(st.st_mode));
+}
+
+/* A name made in the held directory `pfd` (path `dir`): a `.git`, or the
+ * last of HEAD, objects/ and refs/ that makes `dir` a git directory under
+ * another name (a bare repository: named at the end like a .git, and its
+ * hooks judged as one's, bare_view). */
+static void remember_made(struct notify *n, int pfd, const char *dir, const char *name,
+			  const char *full)
+{
+	struct stat st;
+
+	if (!strcmp(name, ".git")) {
+		remember_git(n, pfd, full);
+		return;
+	}
+	if ((strcmp(name, "HEAD") && strcmp(name, "objects") && strcmp(name, "refs")) ||
+	    !strcmp(base_of(dir), ".git") || !git_dir_at(pfd) || git_listed(n, pfd) ||
+	    fstat(pfd, &st))
+		return;
+	remember_dir(n, &st, dir, false);
+}
+
+static void remember_dir(struct notify *n, const struct stat *sp, const char *full, bool file)
+{
+	struct stat st = *sp;
 
 	if (n->ngit == MAX_GIT) {
 		n->git_full = true;
 		return;
 	}
-	if (fstatat(pfd, ".git", &st, AT_SYMLINK_NOFOLLOW) ||
-	    !(S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)))
-		return;
 	if (!n->git) {
 		n->git = calloc(MAX_GIT, sizeof(*n->git));
 		if (!n->git)
@@ -642,7 +806,7 @@ static void remember_git(struct notify *n, int pfd, const char *full)
 	char *copy = strdup(full);
 	if (!copy)
 		return;
-	n->git[n->ngit++] = (struct gitdir){ st.st_dev, st.st_ino, copy, S_ISREG(st.st_mode) };
+	n->git[n->ngit++] = (struct gitdir){ st.st_dev, st.st_ino, copy, file };
 }
 
 /* ---- the calls */
@@ -890,9 +1054,8 @@ static struct answer create_new(struct call *c, const char *abs, int flags, mode
 	if (fd < 0)
 		return ERR(e);
 	/* a `.git` file makes wherever its gitdir: points the repository of
-	 * this directory: named at the end */
-	if (!strcmp(pa.name, ".git"))
-		remember_git(c->n, pa.fd, full);
+	 * this directory: named at the end; so does a bare repository's HEAD */
+	remember_made(c->n, pa.fd, pa.path, pa.name, full);
 	parent_close(&pa);
 	report(c, WIRE_ALLOW, WIRE_WRITE, full, 0);
 	return (struct answer){ .fd = (int)fd, .fd_flags = (flags & O_CLOEXEC) ? O_CLOEXEC : 0 };
@@ -968,8 +1131,7 @@ static struct answer do_open(struct call *c, int dirfd, unsigned long long paddr
 		if (fd >= 0) {
 			/* a `.git` file makes wherever its gitdir: points the
 			 * repository of this directory: named at the end */
-			if (!strcmp(pa.name, ".git"))
-				remember_git(c->n, pa.fd, full);
+			remember_made(c->n, pa.fd, pa.path, pa.name, full);
 			parent_close(&pa);
 			report(c, WIRE_ALLOW, WIRE_WRITE, full, 0);
 			return (struct answer){ .fd = (int)fd,
@@ -1079,8 +1241,8 @@ static struct answer do_make(struct call *c, enum make_kind kind, int dirfd,
 		rc = symlinkat(target, pa.fd, pa.name);
 	int e = errno;
 	act_end(c->n, old);
-	if (!rc && kind == MAKE_DIR && !strcmp(pa.name, ".git"))
-		remember_git(c->n, pa.fd, full);
+	if (!rc && kind != MAKE_NODE)
+		remember_made(c->n, pa.fd, pa.path, pa.name, full);
 	parent_close(&pa);
 	if (rc)
 		return ERR(e);
@@ -1325,8 +1487,8 @@ static struct answer do_move(struct call *c, bool is_link, int olddfd, unsigned 
 		e = actor_rename(c->n, op.fd, op.name, np.fd, np.name, flags);
 		rc = e ? -1 : 0;
 	}
-	if (!rc && !strcmp(np.name, ".git"))
-		remember_git(c->n, np.fd, nfull); /* a directory, or a file */
+	if (!rc) /* a .git directory or file, or a bare repository's last part */
+		remember_made(c->n, np.fd, np.path, np.name, nfull);
 	a = rc ? ERR(e) : OK(0);
 	if (!rc)
 		report(c, WIRE_ALLOW, WIRE_WRITE, nfull, 0);

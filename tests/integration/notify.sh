@@ -138,6 +138,24 @@ if have_probe; then
 	else bad "$(tr '\n' ' ' < "$B/out") left: $(ls -A | tr '\n' ' ')"; fi
 fi
 
+# The other order: the hook first, in a directory no rule can tell is a
+# git directory yet, then HEAD, objects/ and refs/ around it. The last of
+# them is refused (by any program: a static one here) while hooks/ holds
+# a hook; a directory with git's samples only is completed and named.
+t git_directory_completed_around_a_hook_refused_static
+if have_probe; then
+	nx sh -c "mkdir -p e/hooks e/objects e/refs f/hooks f/objects f/refs; echo evil > e/hooks/pre-receive;
+		touch f/hooks/update.sample; echo 'ref: refs/heads/main' > src;
+		$P rename src e/HEAD; $P link src e/HEAD; $P symlink src e/HEAD; $P create e/HEAD;
+		$P create f/HEAD; echo END"
+	if has END out && [ ! -e e/HEAD ] && [ ! -L e/HEAD ] && [ -e f/HEAD ] &&
+	   [ "$(grep -c 'Read-only file system$' "$B/out")" -eq 4 ] &&
+	   hasf "denied write of $W/e/HEAD by \`deny_write = .git/hooks/\`" err &&
+	   has "git repositor.* created during the run.*$W/f" err && ! has "created during the run.*$W/e" err
+	then ok
+	else bad "$(tr '\n' ' ' < "$B/out") left: $(ls -A e f | tr '\n' ' ')"; fi
+fi
+
 # ---- git inside the sandbox keeps working; its own files, not a hook
 
 t git_init_clone_commit_work_hooks_refused_repos_listed
