@@ -31,6 +31,18 @@ struct net_dial;
 #define MAX_WAIT 64       /* FIFOs waiting for their reader */
 #define MAX_CONNECTING 256 /* blocking connects we made, not done yet */
 #define CONNECT_RETRY_MS 2 /* how often those are looked at */
+#define MAX_OWN_SOCKETS 256 /* Unix sockets the run bound, remembered */
+
+/* A socket file the run bound (notify_unix_bind): its servers' clients in
+ * the sandbox may connect to it wherever it is. Known by its inode and
+ * birth time (the change time where the file system keeps no birth), so
+ * a host program's socket that reuses the inode after the run removed its
+ * own is not taken for it. */
+struct own_socket {
+	dev_t dev;
+	ino_t ino;
+	long long born;
+};
 
 struct gitdir {
 	dev_t dev;
@@ -113,6 +125,8 @@ struct notify {
 	struct { pid_t pid; int fd; } status[8]; /* /proc/PID/status held (prog_umask) */
 	unsigned status_next;
 	struct { int fd; char dir[PATH_MAX]; char path[PATH_MAX]; } last_dir; /* create_new */
+	struct own_socket *own; /* Unix sockets the run bound (MAX_OWN_SOCKETS) */
+	size_t nown;
 	char **refused; /* notify_refuse(): paths never made, sorted */
 	size_t nrefused;
 	struct net_loop *net;  /* the proxy's loop, or NULL (no proxy this run) */

@@ -26,6 +26,8 @@
 #include <linux/magic.h>
 #include <linux/netlink.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <linux/stat.h>
 #include <sys/uio.h>
 #include <stddef.h>
 #include <sys/un.h>
@@ -1059,6 +1061,51 @@ struct answer notify_make(struct call *c, enum make_kind kind, int dirfd,
 	return OK(0);
 }
 
+/* What tells a socket file: its inode, and its birth (or change) time. */
+static bool socket_id(int dfd, const char *name, struct own_socket *id)
+{
+	struct statx sx;
+
+	if (syscall(SYS_statx, dfd, name, AT_SYMLINK_NOFOLLOW | (name[0] ? 0 : AT_EMPTY_PATH),
+		    STATX_INO | STATX_TYPE | STATX_BTIME | STATX_CTIME, &sx) ||
+	    !S_ISSOCK(sx.stx_mode))
+		return false;
+	const struct statx_timestamp *t = (sx.stx_mask & STATX_BTIME) ? &sx.stx_btime :
+									 &sx.stx_ctime;
+	*id = (struct own_socket){ makedev(sx.stx_dev_major, sx.stx_dev_minor), sx.stx_ino,
+				   t->tv_sec * 1000000000LL + t->tv_nsec };
+	return true;
+}
+
+static void remember_socket(struct notify *n, int dfd, const char *name)
+{
+	struct own_socket id;
+
+	if (!socket_id(dfd, name, &id))
+		return;
+	if (!n->own && !(n->own = calloc(MAX_OWN_SOCKETS, sizeof(*n->own))))
+		return;
+	for (size_t i = 0; i < n->nown; i++)
+		if (n->own[i].dev == id.dev && n->own[i].ino == id.ino) {
+			n->own[i] = id; /* the inode again, a new socket */
+			return;
+		}
+	if (n->nown < MAX_OWN_SOCKETS)
+		n->own[n->nown++] = id;
+}
+
+static bool own_socket(const struct notify *n, int o)
+{
+	struct own_socket id;
+
+	if (!n->nown || !socket_id(o, "", &id))
+		return false;
+	for (size_t i = 0; i < n->nown; i++)
+		if (n->own[i].dev == id.dev && n->own[i].ino == id.ino && n->own[i].born == id.born)
+			return true;
+	return false;
+}
+
 struct answer notify_unix_bind(struct call *c, int s, const struct sockaddr_un *su, unsigned alen)
 {
 	char path[sizeof(su->sun_path) + 1], abs[PATH_MAX], full[PATH_MAX];
@@ -1105,6 +1152,8 @@ struct answer notify_unix_bind(struct call *c, int s, const struct sockaddr_un *
 	notify_act_end(c->n, old);
 	if (here >= 0)
 		close(here);
+	if (!rc)
+		remember_socket(c->n, pa.fd, pa.name);
 	parent_close(&pa);
 	if (rc)
 		return ERR(e);
@@ -1417,9 +1466,12 @@ struct answer notify_connect(struct call *c, int sockfd, unsigned long long aadd
 				allowed = true;
 				why = rules[i];
 			}
-		/* a server of the sandbox's own: a socket on its private /tmp,
-		 * where nothing outside can bind (a socket in the workspace may
-		 * be a host program's: that one needs allow_unix_sockets) */
+		/* a server of the sandbox's own: a socket the run bound
+		 * (wherever: the workspace too), or one on its private /tmp,
+		 * where nothing outside can bind (another socket in the
+		 * workspace may be a host program's: that one needs
+		 * allow_unix_sockets) */
+		allowed = allowed || own_socket(c->n, o);
 		struct stat tst;
 		int t = allowed ? -1 : open_in_root(c, "/tmp", O_PATH | O_DIRECTORY, true);
 		if (t >= 0) {

@@ -376,6 +376,7 @@ void notify_free(struct notify *n)
 		if (n->status[i].fd >= 0)
 			close(n->status[i].fd);
 	notify_forget_last_dir(n);
+	free(n->own);
 	free(n->req);
 	free(n->resp);
 	free(n);
