@@ -18,6 +18,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/tcp.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +40,7 @@
 #define POOL_MAX 8              /* released queues kept for the next connections */
 #define POOL_KEEP 16384         /* ... when they dirtied at most this much */
 #define SPLICE_AFTER 65536      /* a tunnel's direction splices after this much */
+#define DEFER_ACCEPT_S 1        /* TCP_DEFER_ACCEPT on the HTTP and SOCKS listeners */
 
 enum obj { OBJ_LISTENER = 1, OBJ_END, OBJ_WATCH };
 
@@ -109,7 +111,10 @@ struct conn {
 	uint64_t active;   /* last byte moved (idle timeout) */
 	struct net_host host;
 	unsigned port;
-	struct sockaddr_storage addrs[NET_MAX_ADDRS];
+	/* the checked addresses, IPv4 or IPv6 only: a sockaddr_storage
+	 * each would be 800 bytes more per connection */
+	union inet_sa { struct sockaddr sa; struct sockaddr_in in; struct sockaddr_in6 in6; }
+		addrs[NET_MAX_ADDRS];
 	size_t naddrs, ai;
 	char addr_text[INET6_ADDRSTRLEN + 8];
 	struct net_lookup *lookup;          /* ST_RESOLVING */
@@ -140,6 +145,8 @@ struct net_loop {
 	struct net_watch *dead_watches;
 	struct conn *conns, *dead;
 	size_t nconns;
+	struct conn *spare;   /* freed records kept for reuse (conn_new) */
+	size_t nspare;
 	char *pool[POOL_MAX]; /* released queues kept for reuse (buf_get) */
 	size_t pool_hi[POOL_MAX], npool;
 	uint64_t now, next_sweep;
@@ -640,12 +647,24 @@ static void splice_start(struct conn *c, struct dir *d)
 	buf_release(c->l, &d->q);
 }
 
+static void chain_send(struct conn *c);
+
+/* The upstream connection is made: ask the user's proxy, or relay. */
+static void established(struct conn *c)
+{
+	c->up.wr = true;
+	if (c->chained)
+		chain_send(c);
+	else
+		tunnel_start(c);
+}
+
 static void dial(struct conn *c)
 {
 	struct net_loop *l = c->l;
 
 	while (c->ai < c->naddrs) {
-		const struct sockaddr *sa = (const struct sockaddr *)&c->addrs[c->ai++];
+		const struct sockaddr *sa = &c->addrs[c->ai++].sa;
 		socklen_t sl = sa->sa_family == AF_INET ? sizeof(struct sockaddr_in) :
 			       sizeof(struct sockaddr_in6);
 		int fd = socket(sa->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -653,7 +672,19 @@ static void dial(struct conn *c)
 		addr_text(sa, c->addr_text, sizeof(c->addr_text));
 		if (fd < 0)
 			continue;
-		if (connect(fd, sa, sl) && errno != EINPROGRESS) {
+		int rc = connect(fd, sa, sl);
+		/* On loopback (and to a host close by) the handshake is over
+		 * before connect() returns EINPROGRESS: a second connect()
+		 * says so (0 once established, EALREADY while it is not, the
+		 * failure otherwise), which saves a trip through epoll and
+		 * SO_ERROR for every such connection. */
+		if (rc && errno == EINPROGRESS) {
+			rc = connect(fd, sa, sl);
+			if (rc && errno == EALREADY)
+				errno = EINPROGRESS;
+		}
+		bool now = !rc || errno == EISCONN;
+		if (!now && errno != EINPROGRESS) {
 			int e = errno;
 			close(fd);
 			if (c->ai >= c->naddrs) {
@@ -662,15 +693,17 @@ static void dial(struct conn *c)
 			}
 			continue;
 		}
-		struct epoll_event ev = { .events = EPOLLOUT, .data.ptr = &c->up };
+		struct epoll_event ev = { .events = now ? EPOLLIN : EPOLLOUT, .data.ptr = &c->up };
 		if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, fd, &ev)) {
 			close(fd);
 			continue;
 		}
 		c->up.fd = fd;
-		c->up.ev = EPOLLOUT;
+		c->up.ev = ev.events;
 		c->up.rd = c->up.wr = false;
 		c->st = ST_CONNECTING;
+		if (now)
+			established(c);
 		return;
 	}
 	dial_failed(c, EHOSTUNREACH);
@@ -817,11 +850,7 @@ static void connected(struct conn *c)
 	if (getsockopt(c->up.fd, SOL_SOCKET, SO_ERROR, &err, &el))
 		err = errno;
 	if (!err) {
-		c->up.wr = true;
-		if (c->chained)
-			chain_send(c);
-		else
-			tunnel_start(c);
+		established(c);
 		return;
 	}
 	close_up(c);
@@ -861,8 +890,13 @@ static void unreachable(struct conn *c, const struct sbx_rule *rule, const char 
 /* The checked addresses: dial them, in order. */
 static void go(struct conn *c, const struct net_decision *d)
 {
-	memcpy(c->addrs, d->addrs, d->naddrs * sizeof(d->addrs[0]));
-	c->naddrs = d->naddrs;
+	c->naddrs = 0;
+	for (size_t i = 0; i < d->naddrs && i < NET_MAX_ADDRS; i++) {
+		sa_family_t f = d->addrs[i].ss_family;
+		if (f == AF_INET || f == AF_INET6) /* all the decision gives */
+			memcpy(&c->addrs[c->naddrs++], &d->addrs[i],
+			       f == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6));
+	}
 	c->ai = 0;
 	addr_text((const struct sockaddr *)&c->addrs[0], c->addr_text, sizeof(c->addr_text));
 	report(c, NET_EV_ALLOWED, d->rule, NULL, NULL);
@@ -1148,6 +1182,12 @@ static ssize_t fill(struct conn *c, struct dir *d, struct end *src, size_t cap)
 		if (n > 0) {
 			d->q.len += (size_t)n;
 			buf_mark(&d->q);
+			/* less than asked: the socket is drained for now; the
+			 * interest mask keeps EPOLLIN, so a level-triggered
+			 * epoll says when more (or the EOF) comes, and the
+			 * recv() that would only say EAGAIN is saved */
+			if ((size_t)n < r)
+				src->rd = false;
 		}
 	}
 	if (n > 0) {
@@ -1190,6 +1230,8 @@ static ssize_t drain(struct conn *c, struct dir *d, struct end *dst, uint64_t *a
 			dst->wr = false;
 			return 0;
 		}
+		if ((size_t)n < len)
+			dst->wr = false; /* full for now: EPOLLOUT says when not */
 		d->q.off += (size_t)n;
 		d->q.len -= (size_t)n;
 		d->moved += (uint64_t)n;
@@ -1416,7 +1458,7 @@ out:
  * ports are the exception the user made). Reported under --trace. */
 static void hostport_dial(struct conn *c, unsigned port)
 {
-	struct sockaddr_in *in = (struct sockaddr_in *)&c->addrs[0];
+	struct sockaddr_in *in = &c->addrs[0].in;
 
 	snprintf(c->host.text, sizeof(c->host.text), "127.0.0.1");
 	c->host.kind = NET_HOST_V4;
@@ -1435,6 +1477,38 @@ static void hostport_dial(struct conn *c, unsigned port)
 	update_events(c);
 }
 
+/* A connection record, from the few the loop keeps (a sequential client
+ * would otherwise have the allocator map and unmap a page for each one),
+ * or new; zeroed, with no descriptors. */
+static struct conn *conn_new(struct net_loop *l)
+{
+	struct conn *c = l->spare;
+
+	if (c) {
+		l->spare = c->next;
+		l->nspare--;
+		memset(c, 0, sizeof(*c));
+	} else if (!(c = calloc(1, sizeof(*c)))) {
+		return NULL;
+	}
+	c->l = l;
+	c->cli = (struct end){ .obj = OBJ_END, .fd = -1, .c = c };
+	c->up = (struct end){ .obj = OBJ_END, .fd = -1, .c = c };
+	c->c2u.pipe[0] = c->c2u.pipe[1] = c->u2c.pipe[0] = c->u2c.pipe[1] = -1;
+	return c;
+}
+
+static void conn_free(struct net_loop *l, struct conn *c)
+{
+	if (l->nspare >= POOL_MAX) {
+		free(c);
+		return;
+	}
+	c->next = l->spare;
+	l->spare = c;
+	l->nspare++;
+}
+
 static void accept_all(struct net_loop *l, struct listener *li)
 {
 	for (int i = 0; i < 64; i++) {
@@ -1449,16 +1523,14 @@ static void accept_all(struct net_loop *l, struct listener *li)
 			close(fd);
 			continue;
 		}
-		struct conn *c = calloc(1, sizeof(*c));
+		struct conn *c = conn_new(l);
 		struct epoll_event ev = { .events = EPOLLIN };
 		if (!c) {
 			close(fd);
 			continue;
 		}
-		c->l = l;
-		c->cli = (struct end){ .obj = OBJ_END, .fd = fd, .ev = EPOLLIN, .c = c };
-		c->up = (struct end){ .obj = OBJ_END, .fd = -1, .c = c };
-		c->c2u.pipe[0] = c->c2u.pipe[1] = c->u2c.pipe[0] = c->u2c.pipe[1] = -1;
+		c->cli.fd = fd;
+		c->cli.ev = EPOLLIN;
 		c->kind = li->kind;
 		c->st = li->kind == NET_LISTEN_HTTP ? ST_HTTP_HEAD : ST_SOCKS_GREET;
 		c->proto = li->kind == NET_LISTEN_HTTP ? NET_PROTO_CONNECT : NET_PROTO_SOCKS;
@@ -1471,7 +1543,7 @@ static void accept_all(struct net_loop *l, struct listener *li)
 		ev.data.ptr = &c->cli;
 		if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, fd, &ev)) {
 			close(fd);
-			free(c);
+			conn_free(l, c);
 			continue;
 		}
 		c->next = l->conns;
@@ -1479,8 +1551,14 @@ static void accept_all(struct net_loop *l, struct listener *li)
 			l->conns->prev = c;
 		l->conns = c;
 		l->nconns++;
-		if (li->kind == NET_LISTEN_HOSTPORT)
+		if (li->kind == NET_LISTEN_HOSTPORT) {
 			hostport_dial(c, li->port);
+		} else {
+			/* its first bytes are most likely in (TCP_DEFER_ACCEPT):
+			 * read them now rather than after another epoll_wait */
+			c->cli.rd = true;
+			pump(c);
+		}
 	}
 }
 
@@ -1609,6 +1687,17 @@ static int add_listener(struct net_loop *l, int fd, enum net_listener_kind kind,
 		rc = -errno;
 		goto fail;
 	}
+	/* An HTTP or SOCKS client speaks first: with TCP_DEFER_ACCEPT the
+	 * kernel queues a connection for accept() only once its first bytes
+	 * are in (or after about DEFER_ACCEPT_S, for one that says nothing:
+	 * the handshake timeout takes it from there), so accepting it and
+	 * reading its request are one wake-up, not two. Not for host_ports,
+	 * where the server may speak first (SSH, SMTP, MySQL). Best effort:
+	 * a listener that refuses it is served as before. */
+	if (kind == NET_LISTEN_HTTP || kind == NET_LISTEN_SOCKS) {
+		int secs = DEFER_ACCEPT_S;
+		setsockopt(fd, IPPROTO_TCP, TCP_DEFER_ACCEPT, &secs, sizeof(secs));
+	}
 	li->obj = OBJ_LISTENER;
 	li->fd = fd;
 	li->kind = kind;
@@ -1660,12 +1749,8 @@ int net_loop_dial(struct net_loop *l, const struct net_host *host, unsigned port
 	*out = NULL;
 	if (l->nconns >= l->cfg.max_conns)
 		return -EAGAIN;
-	if (!(c = calloc(1, sizeof(*c))))
+	if (!(c = conn_new(l)))
 		return -ENOMEM;
-	c->l = l;
-	c->cli = (struct end){ .obj = OBJ_END, .fd = -1, .c = c };
-	c->up = (struct end){ .obj = OBJ_END, .fd = -1, .c = c };
-	c->c2u.pipe[0] = c->c2u.pipe[1] = c->u2c.pipe[0] = c->u2c.pipe[1] = -1;
 	c->proto = NET_PROTO_SECCOMP;
 	c->kind = NET_LISTEN_SOCKS;
 	c->st = ST_RESOLVING; /* decide() moves it on */
@@ -1761,7 +1846,7 @@ static void bury(struct net_loop *l)
 	while (l->dead) {
 		struct conn *c = l->dead;
 		l->dead = c->next;
-		free(c);
+		conn_free(l, c);
 	}
 }
 
@@ -1837,6 +1922,11 @@ void net_loop_free(struct net_loop *l)
 		close(l->epfd);
 	while (l->npool)
 		munmap(l->pool[--l->npool], NET_BUF_SIZE);
+	while (l->spare) {
+		struct conn *c = l->spare;
+		l->spare = c->next;
+		free(c);
+	}
 	net_names_free(l->names);
 	net_ctx_free(l->ctx);
 	free(l);
