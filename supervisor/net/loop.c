@@ -1266,7 +1266,13 @@ static ssize_t drain(struct conn *c, struct dir *d, struct end *dst, uint64_t *a
 	 * past *allow are the next request's, never sent upstream) */
 	bool flushed = !d->inpipe && (!d->q.len || (allow && !*allow));
 	if (pass_eof && d->eof && flushed && !d->shut) {
-		shutdown(dst->fd, SHUT_WR);
+		/* The last EOF of a tunnel: both ends are closed next
+		 * (pump_relay), and close() says FIN as shutdown() would,
+		 * since the other direction's EOF was read from dst: nothing
+		 * unread there turns it into a reset. */
+		const struct dir *other = d == &c->c2u ? &c->u2c : &c->c2u;
+		if (c->st != ST_TUNNEL || !other->shut)
+			shutdown(dst->fd, SHUT_WR);
 		d->shut = true;
 		total++;
 	}
