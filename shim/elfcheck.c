@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "elfcheck.h"
+#include "sys.h"
 
 bool elf_is_static(int dirfd, const char *path)
 {
@@ -21,14 +22,14 @@ bool elf_is_static(int dirfd, const char *path)
 	/* O_NONBLOCK: a FIFO named as the command must not hang the open.
 	 * Only a regular file gives ELF bytes (a directory fails EISDIR, a
 	 * FIFO ESPIPE): no fstat. Three system calls: every exec pays them */
-	long fd = syscall(SYS_openat, dirfd, path,
+	long fd = sys_call(SYS_openat, dirfd, path,
 			  O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	bool is_static = false;
 	long got;
 
 	if (fd < 0)
 		return false;
-	got = syscall(SYS_pread64, fd, &h, sizeof(h), 0);
+	got = sys_call(SYS_pread64, fd, &h, sizeof(h), 0);
 	if (got >= (long)sizeof(h.e64) && !memcmp(h.e64.e_ident, ELFMAG, SELFMAG)) {
 		bool wide = h.e64.e_ident[EI_CLASS] == ELFCLASS64;
 		unsigned long off = wide ? h.e64.e_phoff : h.e32.e_phoff;
@@ -43,7 +44,7 @@ bool elf_is_static(int dirfd, const char *path)
 			if (off <= (unsigned long)got &&
 			    (unsigned long)n * sz <= (unsigned long)got - off)
 				at = h.head + off; /* already read */
-			else if (syscall(SYS_pread64, fd, ph, (size_t)n * sz, off) == (long)n * sz)
+			else if (sys_call(SYS_pread64, fd, ph, (size_t)n * sz, off) == (long)n * sz)
 				at = ph;
 		}
 		if (at) {
@@ -56,7 +57,7 @@ bool elf_is_static(int dirfd, const char *path)
 			}
 		}
 	}
-	syscall(SYS_close, fd);
+	sys_call(SYS_close, fd);
 	return is_static;
 }
 
@@ -74,7 +75,7 @@ bool elf_find_in_path(const char *file, char *out, size_t outsz)
 			memcpy(out, path, dl);
 			out[dl] = '/';
 			memcpy(out + dl + 1, file, fl + 1);
-			if (syscall(SYS_faccessat, AT_FDCWD, out, X_OK) == 0)
+			if (sys_call(SYS_faccessat, AT_FDCWD, out, X_OK) == 0)
 				return true;
 		}
 		if (!colon)

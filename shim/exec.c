@@ -21,23 +21,39 @@
 
 extern char **environ;
 
-/* "SBX_SHIM=..." and "LD_PRELOAD=<lib>", set once at start-up. */
-static char shim_entry[1024];
-static char preload_entry[PATH_MAX + 16];
-static const char *lib; /* inside preload_entry */
-static size_t lib_len;
+/* "SBX_SHIM=..." and "LD_PRELOAD=<lib>", set once at start-up, back to
+ * back in one buffer beside shim.c's start-up state (SHIM_START_DATA: the
+ * few hundred bytes written share the page the loader writes anyway). */
+static struct {
+	char *shim_entry, *preload_entry;
+	const char *lib; /* inside preload_entry */
+	size_t lib_len;
+	char buf[1280];
+} E SHIM_START_DATA;
+static char E_big[1024 + PATH_MAX + 16]; /* when buf is too small */
+
+#define shim_entry E.shim_entry
+#define preload_entry E.preload_entry
+#define lib E.lib
+#define lib_len E.lib_len
 
 void shim_exec_init(const char *spec, const char *libpath)
 {
 	size_t sl = strlen(spec), ll = strlen(libpath);
+	char *b = E.buf;
 
-	if (sl + 10 > sizeof(shim_entry) || ll + 12 > sizeof(preload_entry) || libpath[0] != '/')
+	if (sl + 10 > 1024 || ll + 12 > PATH_MAX + 16 || libpath[0] != '/')
 		return;
-	memcpy(shim_entry, "SBX_SHIM=", 9);
-	memcpy(shim_entry + 9, spec, sl + 1);
-	memcpy(preload_entry, "LD_PRELOAD=", 11);
-	memcpy(preload_entry + 11, libpath, ll + 1);
-	lib = preload_entry + 11;
+	if (9 + sl + 1 + 11 + ll + 1 > sizeof(E.buf))
+		b = E_big;
+	memcpy(b, "SBX_SHIM=", 9);
+	memcpy(b + 9, spec, sl + 1);
+	shim_entry = b;
+	b += 9 + sl + 1;
+	memcpy(b, "LD_PRELOAD=", 11);
+	memcpy(b + 11, libpath, ll + 1);
+	preload_entry = b;
+	lib = b + 11;
 	lib_len = ll;
 }
 
@@ -103,9 +119,41 @@ static size_t env_count(char *const *envp)
 	return n;
 }
 
+/* The next definitions of the exec calls a fork child makes. Looked up
+ * in the parent before each fork (shim_exec_before_fork, from the fork()
+ * wrapper), once: looked up in the child instead, every child would pay
+ * dlsym's pages (about seven page faults) right before its exec throws
+ * them away. Relaxed atomics: two threads racing store the same address. */
+static struct {
+	__typeof__(&execve) execve;
+	__typeof__(&execvpe) execvpe;
+	__typeof__(&execveat) execveat;
+	__typeof__(&fexecve) fexecve;
+} next;
+
+#define NEXT(name)                                                            \
+	({                                                                    \
+		__typeof__(&name) f_ = __atomic_load_n(&next.name, __ATOMIC_RELAXED); \
+		if (!f_) {                                                    \
+			f_ = (__typeof__(&name))shim_dlsym(#name);            \
+			__atomic_store_n(&next.name, f_, __ATOMIC_RELAXED);   \
+		}                                                             \
+		f_;                                                           \
+	})
+
+void shim_exec_before_fork(void)
+{
+	if (__atomic_load_n(&next.fexecve, __ATOMIC_RELAXED))
+		return;
+	(void)NEXT(execve);
+	(void)NEXT(execvpe);
+	(void)NEXT(execveat);
+	(void)NEXT(fexecve);
+}
+
 static bool carry(void)
 {
-	return lib && shim_ready();
+	return lib && shim_started();
 }
 
 /* The environment the child gets: `fixed`, or envp itself when the shim
@@ -172,7 +220,7 @@ static int do_execve(const char *path, char *const argv[], char *const envp[])
 		return -1;
 	}
 	FIXED_ENV(envp, env);
-	return REAL(execve)(path, argv, env);
+	return NEXT(execve)(path, argv, env);
 }
 
 static int do_execvpe(const char *file, char *const argv[], char *const envp[])
@@ -184,7 +232,7 @@ static int do_execvpe(const char *file, char *const argv[], char *const envp[])
 		return -1;
 	}
 	FIXED_ENV(envp, env);
-	return REAL(execvpe)(file, argv, env);
+	return NEXT(execvpe)(file, argv, env);
 }
 
 SHIM_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
@@ -218,13 +266,13 @@ SHIM_EXPORT int execveat(int dirfd, const char *path, char *const argv[],
 		return -1;
 	}
 	FIXED_ENV(envp, env);
-	return REAL(execveat)(dirfd, path, argv, env, flags);
+	return NEXT(execveat)(dirfd, path, argv, env, flags);
 }
 
 SHIM_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
 	FIXED_ENV(envp, env);
-	return REAL(fexecve)(fd, argv, env);
+	return NEXT(fexecve)(fd, argv, env);
 }
 
 /* ---- the execl family: the arguments, counted, into an array on the stack */
