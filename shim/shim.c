@@ -52,6 +52,9 @@ static struct {
 /* Initial-exec TLS: no allocation on first use (the shim is loaded at
  * start-up with LD_PRELOAD, so static TLS is always there). */
 static __thread int in_shim __attribute__((tls_model("initial-exec")));
+__thread int *shim_errno_ptr __attribute__((tls_model("initial-exec")));
+/* A fork child's pid, on the thread that forked (owns_cwd_cache). */
+static __thread pid_t forked_pid __attribute__((tls_model("initial-exec")));
 
 void *shim_dlsym(const char *name)
 {
@@ -86,15 +89,6 @@ static void sys_close(int fd)
 
 extern char **environ;
 
-/* Does s start with prefix? */
-static bool starts(const char *s, const char *prefix)
-{
-	while (*prefix)
-		if (*s++ != *prefix++)
-			return false;
-	return true;
-}
-
 static size_t len_of(const char *s)
 {
 	size_t n = 0;
@@ -114,7 +108,7 @@ static void copy_bytes(char *to, const char *from, size_t n)
 static const char *env_spec(void)
 {
 	for (char **e = environ; e && *e; e++)
-		if (starts(*e, "SBX_SHIM="))
+		if (shim_starts(*e, "SBX_SHIM="))
 			return *e + 9;
 	return NULL;
 }
@@ -123,7 +117,7 @@ static const char *env_spec(void)
 static bool spec_get(const char *spec, const char *key, char *out, size_t outsz)
 {
 	for (const char *p = spec; *p;) {
-		bool hit = starts(p, key) && p[len_of(key)] == '=';
+		bool hit = shim_starts(p, key) && p[len_of(key)] == '=';
 		const char *v = hit ? p + len_of(key) + 1 : p, *e = v;
 		while (*e && *e != ';')
 			e++;
@@ -185,17 +179,49 @@ static bool spec_fd_path(const char *spec, const char *key, char *out, size_t ou
 	return true;
 }
 
-/* The policy memfd mapped and a view built on it (policy/blob.c). The
- * view lives in `view_mem` when it fits (no second mapping: each one is a
- * system call and more for the process to tear down at exit). */
+/* The policy memfd read, and a view built on it (policy/blob.c). Both
+ * live in the library's own memory when they fit: read, not mapped, the
+ * blob is anonymous memory, whose page-table entries a fork copies, so a
+ * fork child's exec check reads it without a fault (a file mapping's
+ * entries are not copied: the child would fault it in again); and a
+ * mapping fewer is a system call fewer and less to tear down at exit. */
+static _Alignas(64) unsigned char blob_mem[32768];
 static _Alignas(64) unsigned char view_mem[16384];
+static atomic_flag blob_mem_taken = ATOMIC_FLAG_INIT;
 static atomic_flag view_mem_taken = ATOMIC_FLAG_INIT;
 
 struct attached {
 	const struct policy *p;
 	void *blob, *mem;
-	size_t blob_len, mem_len; /* mem_len 0: view_mem */
+	size_t blob_len, mem_len;
+	bool blob_mapped, mem_mapped; /* else blob_mem, view_mem */
 };
+
+/* The whole memfd into blob_mem. */
+static bool read_blob(int fd, size_t len)
+{
+	size_t got = 0;
+
+	while (got < len) {
+		long n = sys_call(SYS_pread64, fd, blob_mem + got, len - got, got);
+		if (n <= 0)
+			return false;
+		got += (size_t)n;
+	}
+	return true;
+}
+
+static void release(struct attached *a, bool blob, bool mem)
+{
+	if (mem && a->mem_mapped)
+		munmap(a->mem, a->mem_len);
+	else if (mem)
+		atomic_flag_clear(&view_mem_taken);
+	if (blob && a->blob_mapped)
+		munmap(a->blob, a->blob_len);
+	else if (blob)
+		atomic_flag_clear(&blob_mem_taken);
+}
 
 static bool attach_policy(const char *path, struct attached *a)
 {
@@ -211,18 +237,24 @@ static bool attach_policy(const char *path, struct attached *a)
 		return false;
 	}
 	a->blob_len = (size_t)st.st_size;
-	a->blob = mmap(NULL, a->blob_len, PROT_READ, MAP_PRIVATE, fd, 0);
+	a->blob_mapped = a->blob_len > sizeof(blob_mem) || atomic_flag_test_and_set(&blob_mem_taken);
+	if (a->blob_mapped) {
+		a->blob = mmap(NULL, a->blob_len, PROT_READ, MAP_PRIVATE, fd, 0);
+	} else {
+		a->blob = blob_mem;
+		if (!read_blob(fd, a->blob_len)) {
+			atomic_flag_clear(&blob_mem_taken);
+			a->blob = MAP_FAILED;
+		}
+	}
 	sys_close(fd);
 	if (a->blob == MAP_FAILED)
 		return false;
 	if (policy_blob_attach_size(a->blob, a->blob_len, &need) == 0) {
-		a->mem_len = 0;
-		a->mem = view_mem;
-		if (need > sizeof(view_mem) || atomic_flag_test_and_set(&view_mem_taken)) {
-			a->mem_len = need;
-			a->mem = mmap(NULL, need, PROT_READ | PROT_WRITE,
-				      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		}
+		a->mem_len = need;
+		a->mem_mapped = need > sizeof(view_mem) || atomic_flag_test_and_set(&view_mem_taken);
+		a->mem = a->mem_mapped ? mmap(NULL, need, PROT_READ | PROT_WRITE,
+					      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) : view_mem;
 		if (a->mem != MAP_FAILED) {
 			/* built: from now on nobody writes it. Not made
 			 * read-only with mprotect: the program owns its memory
@@ -230,23 +262,16 @@ static bool attach_policy(const char *path, struct attached *a)
 			 * call costs every process start a TLB flush */
 			if (policy_blob_attach(a->blob, a->blob_len, a->mem, need, &a->p) == 0)
 				return true;
-			if (a->mem_len)
-				munmap(a->mem, a->mem_len);
-			else
-				atomic_flag_clear(&view_mem_taken);
+			release(a, false, true);
 		}
 	}
-	munmap(a->blob, a->blob_len);
+	release(a, true, false);
 	return false;
 }
 
 static void detach_policy(struct attached *a)
 {
-	if (a->mem_len)
-		munmap(a->mem, a->mem_len);
-	else
-		atomic_flag_clear(&view_mem_taken);
-	munmap(a->blob, a->blob_len);
+	release(a, true, true);
 }
 
 /* The policy, mapped at the first call that needs it. Two threads racing
@@ -287,7 +312,7 @@ static void shim_start(void)
 	if (!atomic_compare_exchange_strong(&S.state, &expect, ST_STARTING))
 		return;
 	spec = env_spec();
-	if (!spec || !starts(spec, "1;")) {
+	if (!spec || !shim_starts(spec, "1;")) {
 		atomic_store(&S.state, ST_OFF);
 		return;
 	}
@@ -303,9 +328,9 @@ static void shim_start(void)
 	if (!spec_fd_path(spec, "counters", S.counters, sizeof(S.counters)))
 		S.counters[0] = '\0';
 	if (spec_get(spec, "mode", mode, sizeof(mode))) {
-		if (starts(mode, "trace") && !mode[5])
+		if (shim_starts(mode, "trace") && !mode[5])
 			S.mode = SHIM_TRACE;
-		else if (starts(mode, "learn") && !mode[5])
+		else if (shim_starts(mode, "learn") && !mode[5])
 			S.mode = SHIM_LEARN;
 	}
 	/* what an exec must carry into the child */
@@ -349,7 +374,7 @@ __attribute__((constructor)) static void shim_constructor(void)
 
 /* fork(): the exec calls' next definitions looked up in the parent, once
  * (a child about to exec would otherwise pay dlsym's pages every time),
- * and the child's own pid for the cwd cache. Not pthread_atfork(): that
+ * and the child's own pid for the cwd cache (owns_cwd_cache). Not pthread_atfork(): that
  * registration costs every process start, forking or not. _Fork(),
  * vfork() and a raw clone() run neither, as they run no atfork handler. */
 SHIM_EXPORT pid_t fork(void)
@@ -365,7 +390,7 @@ SHIM_EXPORT pid_t fork(void)
 		shim_exec_before_fork();
 	pid = next();
 	if (pid == 0)
-		S.pid = (pid_t)sys_call(SYS_getpid);
+		forked_pid = (pid_t)sys_call(SYS_getpid);
 	return pid;
 }
 
@@ -433,22 +458,29 @@ void shim_cwd_changed(void)
 	atomic_fetch_add(&cwdc.gen, 1);
 }
 
-static int cwd_join(const char *path, char *out, size_t outsz)
-{
-	unsigned s = atomic_load_explicit(&cwdc.seq, memory_order_acquire);
-	unsigned g = atomic_load_explicit(&cwdc.gen, memory_order_acquire);
-	char tmp[PATH_MAX];
-	int rc;
+/* Is this process the one whose cwd the cache holds? The process that
+ * started the shim, or a fork child on the thread that forked (fork()
+ * keeps its pid in that thread's TLS: the TLS page is one the fork
+ * already wrote, while S's would cost the child a fault). A vfork child
+ * is neither, and must not fill the parent's cache with its own cwd. */
 
-	if (!(s & 1) && cwdc.valid && cwdc.valid == g + 1) {
-		rc = path_join_normal(cwdc.buf, cwdc.len, path, out, outsz);
-		atomic_thread_fence(memory_order_acquire);
-		if (atomic_load_explicit(&cwdc.seq, memory_order_relaxed) == s)
-			return rc;
-	}
+static bool owns_cwd_cache(void)
+{
+	pid_t me = (pid_t)sys_call(SYS_getpid);
+
+	return me == S.pid || me == forked_pid;
+}
+
+/* The cache missed: ask the kernel, keep the answer (its own frame: the
+ * buffer would otherwise sit on the stack of every relative path). */
+static __attribute__((noinline)) int cwd_refill_join(unsigned g, const char *path, char *out,
+						     size_t outsz)
+{
+	char tmp[PATH_MAX];
+
 	if (!getcwd(tmp, sizeof(tmp)) || tmp[0] != '/')
 		return -1; /* "(unreachable)" and the like: let the kernel judge */
-	if (getpid() == S.pid && !atomic_flag_test_and_set(&cwd_lock)) {
+	if (owns_cwd_cache() && !atomic_flag_test_and_set(&cwd_lock)) {
 		atomic_fetch_add_explicit(&cwdc.seq, 1, memory_order_acq_rel);
 		cwdc.len = strlen(tmp);
 		memcpy(cwdc.buf, tmp, cwdc.len + 1);
@@ -459,17 +491,29 @@ static int cwd_join(const char *path, char *out, size_t outsz)
 	return path_join(tmp, path, out, outsz);
 }
 
-int shim_abspath(int dirfd, const char *path, char *out, size_t outsz)
+static int cwd_join(const char *path, char *out, size_t outsz)
+{
+	unsigned s = atomic_load_explicit(&cwdc.seq, memory_order_acquire);
+	unsigned g = atomic_load_explicit(&cwdc.gen, memory_order_acquire);
+	int rc;
+
+	if (!(s & 1) && cwdc.valid && cwdc.valid == g + 1) {
+		rc = path_join_normal(cwdc.buf, cwdc.len, path, out, outsz);
+		atomic_thread_fence(memory_order_acquire);
+		if (atomic_load_explicit(&cwdc.seq, memory_order_relaxed) == s)
+			return rc;
+	}
+	return cwd_refill_join(g, path, out, outsz);
+}
+
+/* What the descriptor names: the kernel's own record of it. (Its own
+ * frame: the buffer would otherwise sit on the stack of every absolute
+ * path's check, and in a fork child each page of stack touched costs a
+ * fault; docs/PERFORMANCE.md.) */
+static __attribute__((noinline)) int fd_abspath(int dirfd, const char *path, char *out,
+						size_t outsz)
 {
 	char base[PATH_MAX];
-
-	if (path[0] == '/')
-		return path_join(NULL, path, out, outsz) ? -1 : 0;
-	if (dirfd == AT_FDCWD)
-		return cwd_join(path, out, outsz) ? -1 : 0;
-	if (dirfd < 0)
-		return -1;
-	/* what the descriptor names: the kernel's own record of it */
 	char link[40] = "/proc/self/fd/";
 	wire_utoa((unsigned)dirfd, link + 14);
 	ssize_t n = readlink(link, base, sizeof(base) - 1);
@@ -479,6 +523,17 @@ int shim_abspath(int dirfd, const char *path, char *out, size_t outsz)
 	if (n > 10 && !strcmp(base + n - 10, " (deleted)"))
 		return -1;
 	return path_join(base, path, out, outsz) ? -1 : 0;
+}
+
+int shim_abspath(int dirfd, const char *path, char *out, size_t outsz)
+{
+	if (path[0] == '/')
+		return path_join(NULL, path, out, outsz) ? -1 : 0;
+	if (dirfd == AT_FDCWD)
+		return cwd_join(path, out, outsz) ? -1 : 0;
+	if (dirfd < 0)
+		return -1;
+	return fd_abspath(dirfd, path, out, outsz);
 }
 
 /* ---- reports */
@@ -706,7 +761,7 @@ static void report_denied(enum sbx_op op, const char *target, int how, int err,
  * that it came from there, to be asked of the kernel before a refusal. */
 static int abspath_quick(int dirfd, const char *path, char *out, size_t outsz, bool *hinted)
 {
-	char base[PATH_MAX];
+	char base[SHIM_DIRFD_PATH];
 
 	*hinted = false;
 	if (path[0] != '/' && dirfd >= 0 && S.mode == SHIM_ENFORCE &&
@@ -715,6 +770,25 @@ static int abspath_quick(int dirfd, const char *path, char *out, size_t outsz, b
 		return path_join(base, path, out, outsz) ? -1 : 0;
 	}
 	return shim_abspath(dirfd, path, out, outsz);
+}
+
+/* Does abs, its symlinks followed, lead where the policy allows? *why is
+ * then the rule for where it leads. (Its own frame: the buffer is needed
+ * only for a path the policy refuses as written.) */
+static __attribute__((noinline)) bool allowed_when_resolved(enum sbx_op op, const char *abs,
+							    int how, const struct sbx_rule **why)
+{
+	char real[PATH_MAX];
+
+	shim_resolve(abs, !(how & HOW_NOFOLLOW), real, sizeof(real));
+	if (!strcmp(real, abs))
+		return false;
+	if (policy_check_path(policy_get(), op, real, why) == SBX_ALLOW || deferred(op, *why)) {
+		if (S.mode != SHIM_ENFORCE)
+			shim_trace(wire_of(op), real);
+		return true;
+	}
+	return false;
 }
 
 int shim_check(struct pending *pd, int dirfd, const char *path,
@@ -726,9 +800,9 @@ int shim_check(struct pending *pd, int dirfd, const char *path,
 int shim_check_open(struct pending *pd, int dirfd, const char *path,
 		    enum sbx_op op, int how, char *absout, size_t absoutsz)
 {
-	char abs[PATH_MAX], real[PATH_MAX];
+	char abs[PATH_MAX];
 	const struct sbx_rule *why;
-	int saved = errno, rc = 0;
+	int saved = *shim_errno(), rc = 0;
 	bool hinted;
 
 	pd->active = false;
@@ -771,13 +845,8 @@ again:
 	 * that really points somewhere allowed is never refused (but a name
 	 * the shim guards is refused as written: through a link to nothing,
 	 * the write would make it). */
-	shim_resolve(abs, !(how & HOW_NOFOLLOW), real, sizeof(real));
-	if (!guard && strcmp(real, abs) &&
-	    (policy_check_path(policy_get(), op, real, &why) == SBX_ALLOW || deferred(op, why))) {
-		if (S.mode != SHIM_ENFORCE)
-			shim_trace(wire_of(op), real);
+	if (!guard && allowed_when_resolved(op, abs, how, &why))
 		goto out;
-	}
 	if (!guard && op == SBX_OP_WRITE && (how & (HOW_CREATE | HOW_EXISTING)) &&
 	    ((how & HOW_CREATE) ? exists(abs) : !exists(abs)))
 		goto out; /* the kernel's EEXIST / ENOENT, as the boundary gives */
@@ -790,7 +859,7 @@ again:
 	report_denied(op, abs, how, rc, true);
 out:
 	shim_leave();
-	errno = saved;
+	*shim_errno() = saved;
 	return rc;
 }
 

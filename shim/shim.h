@@ -12,14 +12,41 @@
 #ifndef SBX_SHIM_H
 #define SBX_SHIM_H
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
 #include "policy.h"
+
+/* errno through a pointer each thread keeps (shim.c): __errno_location()
+ * is a page of libc's code that a fork child about to exec would
+ * otherwise fault in just for the shim (docs/PERFORMANCE.md). The
+ * pointer is the thread's own for its life, and a fork child's thread is
+ * its parent's copy. */
+extern __thread int *shim_errno_ptr __attribute__((tls_model("initial-exec")));
+static inline int *shim_errno(void)
+{
+	int *p = shim_errno_ptr;
+
+	if (__builtin_expect(!p, 0))
+		shim_errno_ptr = p = &errno;
+	return p;
+}
+#define SYS_ERRNO (*shim_errno())
+
 #include "sys.h"
 #include "wire.h"
+
+/* Does s start with prefix? By hand, not strncmp(): see shim_errno. */
+static inline bool shim_starts(const char *s, const char *prefix)
+{
+	while (*prefix)
+		if (*s++ != *prefix++)
+			return false;
+	return true;
+}
 
 /* Exported symbols are the interposed libc functions; everything else is
  * hidden (-fvisibility=hidden), so the shim's own names and the policy

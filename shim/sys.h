@@ -20,6 +20,11 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 
+/* Where a failure's errno goes (shim.h points it at its cached errno). */
+#ifndef SYS_ERRNO
+#define SYS_ERRNO errno
+#endif
+
 static inline long sys_call6(long nr, long a, long b, long c, long d, long e, long f)
 {
 	long ret;
@@ -50,7 +55,7 @@ static inline long sys_call6(long nr, long a, long b, long c, long d, long e, lo
 	return syscall(nr, a, b, c, d, e, f);
 #endif
 	if ((unsigned long)ret > -4096UL) {
-		errno = (int)-ret;
+		SYS_ERRNO = (int)-ret;
 		return -1;
 	}
 	return ret;
