@@ -182,13 +182,20 @@ build/sbxctl: $(CTL_OBJS) $(POLICY_OBJS)
 # clash with our definition of open()).
 SHIM_CFLAGS = -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter \
 	-MMD -MP -fPIC -fvisibility=hidden -U_FORTIFY_SOURCE -D_FORTIFY_SOURCE=0 \
-	-fno-omit-frame-pointer $(CFLAGS)
+	-fno-omit-frame-pointer -ffunction-sections -fdata-sections $(CFLAGS)
+# Every process of the sandbox maps the shim: the fewer pages it touches
+# and the fewer system calls the loader makes, the cheaper each start
+# (docs/PERFORMANCE.md). --gc-sections drops the policy code the shim
+# links but never calls; -z norelro spares every process an mprotect (a
+# TLB flush on a paravirtualised machine) that would guard nothing: the
+# shim's looked-up libc functions are writable pointers anyway (REAL()).
+SHIM_LDFLAGS = -Wl,--gc-sections -Wl,-z,norelro
 build/shim-pic/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) $(SHIM_CFLAGS) -c -o $@ $<
 
 build/libsbx-preload.so: $(SHIM_OBJS)
-	$(CC) -shared -Wl,-z,defs -Wl,-z,now -o $@ $^ -ldl -lpthread
+	$(CC) -shared -Wl,-z,defs -Wl,-z,now $(SHIM_LDFLAGS) -o $@ $^ -ldl -lpthread
 
 # -no-pie: Criterion re-executes the runner for each test, and its
 # parameterized tests pass pointers to static data (the decision tables), which
