@@ -382,16 +382,28 @@ static bool refused_path(const struct notify *n, const char *full, bool below)
 	return false;
 }
 
-/* Does git take the directory `dfd` for a repository? HEAD, objects/ and
- * refs/ in it, as git's own test (is_git_directory) asks. */
-static bool git_dir_at(int dfd)
+/* Is the part `name` of a git directory there in `dfd`: HEAD a file,
+ * objects/ and refs/ directories, as git's own test (is_git_directory)
+ * asks -- or a link at that name, whatever it leads to now: what a link
+ * leads to changes with no call at its name (`objects` a link to a
+ * directory made later, elsewhere, completed a repository no rule knew,
+ * its hook made meanwhile and run by git on the host). */
+static bool git_part_at(int dfd, const char *name)
 {
 	struct stat st;
 
-	return !fstatat(dfd, "HEAD", &st, AT_SYMLINK_NOFOLLOW) &&
-	       (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) &&
-	       !fstatat(dfd, "objects", &st, 0) && S_ISDIR(st.st_mode) &&
-	       !fstatat(dfd, "refs", &st, 0) && S_ISDIR(st.st_mode);
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW))
+		return false;
+	if (S_ISLNK(st.st_mode))
+		return true;
+	return strcmp(name, "HEAD") ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode);
+}
+
+/* Does git take the directory `dfd` for a repository, or will it once the
+ * links among its parts lead where they may? */
+static bool git_dir_at(int dfd)
+{
+	return git_part_at(dfd, "HEAD") && git_part_at(dfd, "objects") && git_part_at(dfd, "refs");
 }
 
 static bool git_listed(const struct notify *n, int dfd)
@@ -459,7 +471,9 @@ static bool bare_view(const struct notify *n, int fd, const char *full, char *vi
 
 /* Would making `name` (HEAD, objects or refs) in the held directory `fd`
  * make it a git directory whose hooks/ already holds a hook (made before,
- * when no rule could tell it was one)? The hook's name into `hook`. */
+ * when no rule could tell it was one)? The hook's name into `hook`. A
+ * `hooks` that is a link counts as one: what lands in the directory it
+ * leads to is judged by that directory's own path, never as a hook. */
 static bool completes_git_with_hook(int fd, const char *name, char *hook, size_t hooksz)
 {
 	static const char *const parts[] = { "HEAD", "objects", "refs" };
@@ -471,12 +485,16 @@ static bool completes_git_with_hook(int fd, const char *name, char *hook, size_t
 			found = true;
 			continue;
 		}
-		if (fstatat(fd, parts[i], &st, i ? 0 : AT_SYMLINK_NOFOLLOW))
+		if (!git_part_at(fd, parts[i]))
 			return false;
 	}
 	if (!found)
 		return false;
-	int h = openat(fd, "hooks", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (!fstatat(fd, "hooks", &st, AT_SYMLINK_NOFOLLOW) && S_ISLNK(st.st_mode)) {
+		snprintf(hook, hooksz, "%s", "hooks");
+		return true;
+	}
+	int h = openat(fd, "hooks", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	DIR *d = h >= 0 ? fdopendir(h) : NULL;
 	if (!d) {
 		if (h >= 0)
@@ -618,6 +636,37 @@ static void remember_dir(struct notify *n, const struct stat *sp, const char *fu
 	if (!copy)
 		return;
 	n->git[n->ngit++] = (struct gitdir){ st.st_dev, st.st_ino, copy, file };
+}
+
+/* A rename of `from` to `to` (both paths in the sandbox's view, as the
+ * kernel names them) moves the repositories remembered at or below it:
+ * the end's notice names each where it is, not where it was made (a bare
+ * repository made, given core.hooksPath, and moved into another name was
+ * named at a path that no longer held it). RENAME_EXCHANGE moves those
+ * at `to` the other way. */
+static void move_remembered(struct notify *n, const char *from, const char *to, bool exchange)
+{
+	size_t fl = strlen(from), tl = strlen(to);
+
+	for (size_t i = 0; i < n->ngit; i++) {
+		char *p = n->git[i].path, *moved;
+		size_t cut;
+		const char *dst;
+
+		if (!strncmp(p, from, fl) && (p[fl] == '\0' || p[fl] == '/')) {
+			cut = fl;
+			dst = to;
+		} else if (exchange && !strncmp(p, to, tl) && (p[tl] == '\0' || p[tl] == '/')) {
+			cut = tl;
+			dst = from;
+		} else {
+			continue;
+		}
+		if (asprintf(&moved, "%s%s", dst, p + cut) < 0)
+			continue;
+		free(p);
+		n->git[i].path = moved;
+	}
 }
 
 /* ---- the calls */
@@ -1052,7 +1101,8 @@ struct answer notify_make(struct call *c, enum make_kind kind, int dirfd,
 		rc = symlinkat(target, pa.fd, pa.name);
 	int e = errno;
 	notify_act_end(c->n, old);
-	if (!rc && kind != MAKE_NODE)
+	/* mknod(S_IFREG) makes a file as open() does: a `.git` file, a HEAD */
+	if (!rc)
 		remember_made(c->n, pa.fd, pa.path, pa.name, full);
 	parent_close(&pa);
 	if (rc)
@@ -1345,6 +1395,8 @@ struct answer notify_move(struct call *c, bool is_link, int olddfd, unsigned lon
 		e = actor_rename(c->n, op.fd, op.name, np.fd, np.name, flags);
 		rc = e ? -1 : 0;
 	}
+	if (!rc && !is_link)
+		move_remembered(c->n, ofull, nfull, (flags & RENAME_EXCHANGE) != 0);
 	if (!rc) /* a .git directory or file, or a bare repository's last part */
 		remember_made(c->n, np.fd, np.path, np.name, nfull);
 	a = rc ? ERR(e) : OK(0);

@@ -292,5 +292,56 @@ if command -v git >/dev/null; then
 	else bad "$(tr '\n' ' ' < "$B/out") $(head -c 300 "$B/err")"; fi
 else skip "no git"; fi
 
+# A repository completed by a part that is a link: `objects` a link to a
+# directory not made yet, so the directory was no git directory when its
+# hook was made, and became one when the link's target was made
+# elsewhere -- no hook refused, no repository named, and git on the host
+# ran the hook (reference-transaction, at an update-ref). A HEAD made by
+# mknod(S_IFREG) completed another, and a `.git` file made so named no
+# repository either. Each is named at the end; no hook is there.
+t repository_completed_through_a_link_or_mknod_gets_no_hook_and_is_named_static
+if have_probe && command -v git >/dev/null; then
+	nx sh -c "mkdir X X/refs && printf 'ref: refs/heads/main\n' > X/HEAD && ln -s ../objdir X/objects &&
+		mkdir X/hooks; printf '#!/bin/sh\necho ran > \"%s/PWNED\"\n' \"\$PWD\" > X/hooks/reference-transaction;
+		chmod +x X/hooks/reference-transaction; mkdir objdir objdir/info objdir/pack;
+		mkdir Y Y/refs Y/objects && $P mknod-reg Y/HEAD && printf 'ref: refs/heads/main\n' > Y/HEAD;
+		mkdir sub && $P mknod-reg sub/.git && echo 'gitdir: ../Y' > sub/.git; echo END"
+	(cd X && git update-ref refs/tags/x "$(git hash-object -w --stdin </dev/null)") >/dev/null 2>&1
+	if has END out && [ ! -e PWNED ] && [ ! -e X/hooks/reference-transaction ] &&
+	   has '^mknod-reg: ok$' out && has "git repositor.* created during the run.* $W/X[, ]" err &&
+	   has "git repositor.* created during the run.* $W/Y[, ]" err &&
+	   hasf "$W/sub/.git (a file" err; then ok
+	else bad "the hook ran on the host: $(cat PWNED 2>/dev/null); $(grep -i 'git repositor' "$B/err" || echo 'no notice')"; fi
+fi
+
+# A `hooks` that is a link, made before the directory is a repository,
+# leads to a directory whose files are judged by their own path: the
+# hook made there after HEAD completed the repository ran on the host,
+# while the notice said hooks were refused. A link at `hooks` counts as a
+# hook when the repository is completed.
+t hooks_link_made_before_the_repository_refused_static
+if have_probe && command -v git >/dev/null; then
+	nx sh -c "mkdir H X X/refs X/objects && ln -s ../H X/hooks;
+		printf 'ref: refs/heads/main\n' > X/HEAD || echo 'HEAD: refused';
+		printf '#!/bin/sh\necho ran > \"%s/PWNED\"\n' \"\$PWD\" > H/reference-transaction;
+		chmod +x H/reference-transaction; echo END"
+	[ -f X/HEAD ] && (cd X && git update-ref refs/tags/x "$(git hash-object -w --stdin </dev/null)") >/dev/null 2>&1
+	if has END out && [ ! -e PWNED ] && [ ! -e X/HEAD ] && has '^HEAD: refused$' out &&
+	   hasf "denied write of $W/X/HEAD" err; then ok
+	else bad "the hook ran on the host: $(cat PWNED 2>/dev/null); $(tr '\n' ' ' < "$B/out")"; fi
+fi
+
+# The end's notice names each repository where it is at the end: one
+# renamed after it was made (a bare one with core.hooksPath in its config,
+# a .git with its work tree) was named where it no longer was.
+t repository_renamed_after_it_was_made_is_named_where_it_is
+if command -v git >/dev/null; then
+	sx -- sh -c 'git init -q --bare X && git -C X config core.hooksPath "$PWD/hk" && mkdir deep &&
+		mv X deep/Y && mkdir sub && git init -q sub && mv sub other && echo END'
+	if has END out && has "git repositor.* created during the run.* $W/deep/Y[, ]" err &&
+	   hasf "$W/other/.git" err && ! hasf "$W/X" err && ! hasf "$W/sub/.git" err; then ok
+	else bad "$(grep -i 'git repositor' "$B/err" || echo 'no notice')"; fi
+else skip "no git"; fi
+
 echo "# $(id -un): $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
