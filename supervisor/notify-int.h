@@ -187,6 +187,10 @@ void notify_net_retry(struct notify *n);
 /* Put the supervisor's own umask back (a program's may be set while a
  * request is served): before anything of ours may be made, a report. */
 void notify_umask_own(struct notify *n);
+/* Around something of the supervisor's own during a serve (a report, the
+ * proxy's dial): its umask, and as root its capabilities, until _end. */
+void notify_own_begin(struct notify *n);
+void notify_own_end(struct notify *n);
 /* Forget the directory create_new holds (a rename, a new directory or
  * link may change what its path leads to). */
 void notify_forget_last_dir(struct notify *n);

@@ -576,9 +576,10 @@ static void report_why(const struct call *c, char decision, enum wire_op op,
 
 	if (!c->n->r || (decision == WIRE_ALLOW && !c->n->trace))
 		return;
-	notify_umask_own(c->n); /* a log file made now is ours */
 	notify_comm_of(c->pid, comm, sizeof(comm));
+	notify_own_begin(c->n); /* a log file made now is ours */
 	reports_boundary(c->n->r, decision, op, c->pid, comm, target, err, why);
+	notify_own_end(c->n);
 }
 
 static void report(const struct call *c, char decision, enum wire_op op, const char *target,

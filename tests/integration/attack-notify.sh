@@ -343,5 +343,19 @@ if command -v git >/dev/null; then
 	else bad "$(grep -i 'git repositor' "$B/err" || echo 'no notice')"; fi
 else skip "no git"; fi
 
+# A root supervisor lowers its capabilities for a whole serving turn;
+# the audit log is opened at the first report, which made it without them
+# when that report came from this layer (a directory of root's with mode
+# 0555 took it only from the shim's report). Reports are the
+# supervisor's own: made with its capabilities and umask.
+t audit_log_opened_by_a_layer_report_as_by_a_shim_report
+if [ "$(id -u)" -eq 0 ]; then
+	mkdir "$B/logd" && chmod 555 "$B/logd"
+	sx -q --no-shim --log "$B/logd/audit.jsonl" -- sh -c 'echo x > .mcp.json; echo END'
+	if has END out && [ ! -e .mcp.json ] && grep -q '"decision":"deny"' "$B/logd/audit.jsonl" 2>/dev/null &&
+	   [ "$(stat -c %a "$B/logd/audit.jsonl")" = 600 ] && ! has 'cannot write the audit log' err; then ok
+	else bad "log: $(ls -la "$B/logd" | tail -n +2 | tr '\n' ' ') $(head -c 300 "$B/err")"; fi
+else skip "as root only (capabilities)"; fi
+
 echo "# $(id -un): $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
