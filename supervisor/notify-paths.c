@@ -1123,9 +1123,30 @@ static bool socket_id(int dfd, const char *name, struct own_socket *id)
 		return false;
 	const struct statx_timestamp *t = (sx.stx_mask & STATX_BTIME) ? &sx.stx_btime :
 									 &sx.stx_ctime;
-	*id = (struct own_socket){ makedev(sx.stx_dev_major, sx.stx_dev_minor), sx.stx_ino,
-				   t->tv_sec * 1000000000LL + t->tv_nsec };
+	*id = (struct own_socket){ .dev = makedev(sx.stx_dev_major, sx.stx_dev_minor),
+				   .ino = sx.stx_ino,
+				   .born = t->tv_sec * 1000000000LL + t->tv_nsec };
+	/* the inode's generation, where the file system gives handles (a
+	 * file system without them, or a larger handle: the times alone) */
+	union {
+		struct file_handle fh;
+		char b[sizeof(struct file_handle) + OWN_HANDLE_MAX];
+	} h;
+	int mnt;
+	h.fh.handle_bytes = OWN_HANDLE_MAX;
+	if (!name_to_handle_at(dfd, name, &h.fh, &mnt, name[0] ? 0 : AT_EMPTY_PATH)) {
+		id->htype = h.fh.handle_type ? h.fh.handle_type : -1;
+		id->hlen = h.fh.handle_bytes;
+		memcpy(id->handle, h.fh.f_handle, id->hlen);
+	}
 	return true;
+}
+
+static bool same_socket(const struct own_socket *a, const struct own_socket *b)
+{
+	return a->dev == b->dev && a->ino == b->ino && a->born == b->born &&
+	       a->htype == b->htype && a->hlen == b->hlen &&
+	       !memcmp(a->handle, b->handle, a->hlen);
 }
 
 static void remember_socket(struct notify *n, int dfd, const char *name)
@@ -1152,7 +1173,7 @@ static bool own_socket(const struct notify *n, int o)
 	if (!n->nown || !socket_id(o, "", &id))
 		return false;
 	for (size_t i = 0; i < n->nown; i++)
-		if (n->own[i].dev == id.dev && n->own[i].ino == id.ino && n->own[i].born == id.born)
+		if (same_socket(&n->own[i], &id))
 			return true;
 	return false;
 }
