@@ -713,6 +713,14 @@ static int fd_link_open(const struct call *c, const char *abs, int *out)
 		dfd = OPEN(dir, O_PATH | O_DIRECTORY);
 		if (dfd < 0)
 			return -errno;
+		/* the caller's descriptors only if it still waits: a caller
+		 * that died after the last check left its pid to whoever came
+		 * next, a host process too, whose file would be opened (and
+		 * truncated, with O_TRUNC) before the stale answer is dropped */
+		if (!notify_call_valid(c)) {
+			close(dfd);
+			return -ENOENT;
+		}
 	} else {
 		if (wl == 0 || wl > 10 || strspn(who, "0123456789") != wl)
 			return 1;
@@ -831,7 +839,10 @@ static bool proc_foreign(const struct call *c, int o, const char *full,
 		return false; /* not a process's: the kernel's */
 	char *end;
 	long n = strtol(full + 6, &end, 10);
-	return (*end != '/' && *end) || n != caller_tgid(c);
+	if ((*end != '/' && *end) || n != caller_tgid(c))
+		return true;
+	/* the status read was the caller's if it still waits */
+	return !notify_call_valid(c);
 }
 
 /* An object that is there, held by `o` (links followed): refused when a
