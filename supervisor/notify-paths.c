@@ -488,7 +488,9 @@ static bool completes_git_with_hook(int fd, const char *name, char *hook, size_t
 		if (!git_part_at(fd, parts[i]))
 			return false;
 	}
-	if (!found)
+	/* one there already (git moves HEAD.lock onto HEAD at a checkout):
+	 * the directory was a repository before, its hooks judged as it grew */
+	if (!found || git_part_at(fd, name))
 		return false;
 	if (!fstatat(fd, "hooks", &st, AT_SYMLINK_NOFOLLOW) && S_ISLNK(st.st_mode)) {
 		snprintf(hook, hooksz, "%s", "hooks");
@@ -1413,6 +1415,11 @@ struct answer notify_move(struct call *c, bool is_link, int olddfd, unsigned lon
 			goto out;
 		}
 	}
+	/* a part of a repository moved onto one already there (git's
+	 * HEAD.lock onto HEAD) makes no repository: a host's bare one is not
+	 * the run's, nor named as made during it */
+	bool replaces_part = !is_link && (!strcmp(np.name, "HEAD") || !strcmp(np.name, "objects") ||
+					  !strcmp(np.name, "refs")) && git_part_at(np.fd, np.name);
 	int e = 0;
 	if (is_link) {
 		/* the file we judged, not a name again (a symlink: itself) */
@@ -1430,7 +1437,7 @@ struct answer notify_move(struct call *c, bool is_link, int olddfd, unsigned lon
 	}
 	if (!rc && !is_link)
 		move_remembered(c->n, ofull, nfull, (flags & RENAME_EXCHANGE) != 0);
-	if (!rc) /* a .git directory or file, or a bare repository's last part */
+	if (!rc && !replaces_part) /* a .git directory or file, or a bare repository's last part */
 		remember_made(c->n, np.fd, np.path, np.name, nfull);
 	a = rc ? ERR(e) : OK(0);
 	if (!rc)

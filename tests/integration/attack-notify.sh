@@ -401,5 +401,23 @@ EOF
 	else bad "host got: $(cat "$B/got" 2>/dev/null) $(grep -v freed "$B/out" | tr '\n' ' ')"; fi
 fi
 
+# A repository that is one already is not completed by a new HEAD: git
+# moves HEAD.lock onto HEAD at every checkout, and in a repository whose
+# hooks/ holds a hook (husky, pre-commit) that rename was refused as the
+# last part of a repository made around a hook (and a host's bare
+# repository was named as one the run made).
+t existing_repository_with_a_hook_still_moves_its_head
+if command -v git >/dev/null; then
+	git init -q . && git -c user.name=a -c user.email=a@a commit -q --allow-empty -m one
+	printf '#!/bin/sh\nexit 0\n' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit
+	mkdir -p a/b/c/d && git -C a/b/c/d init -q --bare x.git && git -C a/b/c/d/x.git symbolic-ref HEAD refs/heads/one
+	printf '#!/bin/sh\nexit 0\n' > a/b/c/d/x.git/hooks/pre-receive && chmod +x a/b/c/d/x.git/hooks/pre-receive
+	sx -q --no-shim -- sh -c 'git checkout -q -b nb && git -C a/b/c/d/x.git symbolic-ref HEAD refs/heads/two && echo END'
+	if has END out && [ "$(git symbolic-ref HEAD)" = refs/heads/nb ] &&
+	   [ "$(git -C a/b/c/d/x.git symbolic-ref HEAD)" = refs/heads/two ] && ! has denied err &&
+	   ! has 'created during the run' err; then ok
+	else bad "$(tr '\n' ' ' < "$B/out") $(head -c 300 "$B/err")"; fi
+else skip "no git"; fi
+
 echo "# $(id -un): $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
