@@ -496,18 +496,27 @@ static bool completes_git_with_hook(int fd, const char *name, char *hook, size_t
 		snprintf(hook, hooksz, "%s", "hooks");
 		return true;
 	}
+	/* a hooks/ we cannot list (mode 0300: still made in and searched)
+	 * holds a hook for all we know: refused, never taken for empty */
 	int h = openat(fd, "hooks", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int he = errno;
 	DIR *d = h >= 0 ? fdopendir(h) : NULL;
 	if (!d) {
 		if (h >= 0)
 			close(h);
-		return false;
+		snprintf(hook, hooksz, "%s", "hooks");
+		return h >= 0 || (he != ENOENT && he != ENOTDIR);
 	}
+	errno = 0;
 	for (struct dirent *e; !other && (e = readdir(d));) {
 		size_t l = strlen(e->d_name);
 		if (dot_name(e->d_name) || (l > 7 && !strcmp(e->d_name + l - 7, ".sample")))
 			continue;
 		snprintf(hook, hooksz, "%s", e->d_name);
+		other = true;
+	}
+	if (!other && errno) {
+		snprintf(hook, hooksz, "%s", "hooks");
 		other = true;
 	}
 	closedir(d);

@@ -419,5 +419,21 @@ if command -v git >/dev/null; then
 	else bad "$(tr '\n' ' ' < "$B/out") $(head -c 300 "$B/err")"; fi
 else skip "no git"; fi
 
+# A hooks/ the supervisor cannot list (mode 0300: the program may still
+# make and search in it) was taken for one with no hook: the directory
+# made a repository around its hook, which ran on the host once the mode
+# was given back. One that cannot be read holds a hook, for all we know.
+t hooks_that_cannot_be_listed_count_as_holding_a_hook_static
+if command -v git >/dev/null; then
+	nx sh -c "mkdir X X/objects && printf 'ref: refs/heads/main\n' > X/HEAD && mkdir X/hooks &&
+		printf '#!/bin/sh\necho ran > \"%s/PWNED\"\n' \"\$PWD\" > X/hooks/reference-transaction &&
+		chmod +x X/hooks/reference-transaction && chmod 300 X/hooks;
+		mkdir X/refs || echo 'refs: refused'; chmod 755 X/hooks; echo END"
+	[ -d X/refs ] && (cd X && git update-ref refs/tags/x "$(git hash-object -w --stdin </dev/null)") >/dev/null 2>&1
+	if has END out && [ ! -e PWNED ] && [ ! -e X/refs ] && has '^refs: refused$' out &&
+	   hasf "denied write of $W/X/refs" err; then ok
+	else bad "the hook ran on the host: $(cat PWNED 2>/dev/null); $(tr '\n' ' ' < "$B/out")"; fi
+else skip "no git"; fi
+
 echo "# $(id -un): $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
