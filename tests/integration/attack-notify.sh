@@ -435,5 +435,19 @@ if command -v git >/dev/null; then
 	else bad "the hook ran on the host: $(cat PWNED 2>/dev/null); $(tr '\n' ' ' < "$B/out")"; fi
 else skip "no git"; fi
 
+# The end's notice held 8 KiB: sixty repositories with long names filled
+# it, and one made after them (its config free to name core.hooksPath)
+# was named nowhere, without a word that the list was cut. The list goes
+# on over as many lines as it needs.
+t every_repository_made_is_named_however_many_came_before
+if command -v git >/dev/null; then
+	sx -q --no-shim -- sh -c 'L=$(printf "%0200d" 0); for i in $(seq 60); do d=r$i$L;
+		mkdir $d $d/objects $d/refs; echo "ref: refs/heads/main" > $d/HEAD; done;
+		git init -q --bare evil.git; echo END'
+	if has END out && has "git repositor.* created during the run.* $W/evil.git" err &&
+	   has "git repositor.* created during the run.* $W/r60" err; then ok
+	else bad "$(grep -c 'created during the run' "$B/err") notice lines, no evil.git"; fi
+else skip "no git"; fi
+
 echo "# $(id -un): $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
