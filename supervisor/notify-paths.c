@@ -387,23 +387,27 @@ static bool refused_path(const struct notify *n, const char *full, bool below)
  * asks -- or a link at that name, whatever it leads to now: what a link
  * leads to changes with no call at its name (`objects` a link to a
  * directory made later, elsewhere, completed a repository no rule knew,
- * its hook made meanwhile and run by git on the host). */
-static bool git_part_at(int dfd, const char *name)
+ * its hook made meanwhile and run by git on the host). 1 there, 0 not,
+ * -1 not known: the directory cannot be searched now (a thread of the
+ * program's took its mode away between our making a part and this look:
+ * five repositories in a hundred went unnamed). */
+static int git_part(int dfd, const char *name)
 {
 	struct stat st;
 
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW))
-		return false;
+		return errno == ENOENT || errno == ENOTDIR ? 0 : -1;
 	if (S_ISLNK(st.st_mode))
-		return true;
+		return 1;
 	return strcmp(name, "HEAD") ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode);
 }
 
 /* Does git take the directory `dfd` for a repository, or will it once the
- * links among its parts lead where they may? */
+ * links among its parts lead where they may? One we cannot tell is taken
+ * for one: judged and named as one. */
 static bool git_dir_at(int dfd)
 {
-	return git_part_at(dfd, "HEAD") && git_part_at(dfd, "objects") && git_part_at(dfd, "refs");
+	return git_part(dfd, "HEAD") && git_part(dfd, "objects") && git_part(dfd, "refs");
 }
 
 static bool git_listed(const struct notify *n, int dfd)
@@ -485,12 +489,12 @@ static bool completes_git_with_hook(int fd, const char *name, char *hook, size_t
 			found = true;
 			continue;
 		}
-		if (!git_part_at(fd, parts[i]))
+		if (!git_part(fd, parts[i]))
 			return false;
 	}
 	/* one there already (git moves HEAD.lock onto HEAD at a checkout):
 	 * the directory was a repository before, its hooks judged as it grew */
-	if (!found || git_part_at(fd, name))
+	if (!found || git_part(fd, name) == 1)
 		return false;
 	if (!fstatat(fd, "hooks", &st, AT_SYMLINK_NOFOLLOW) && S_ISLNK(st.st_mode)) {
 		snprintf(hook, hooksz, "%s", "hooks");
@@ -605,8 +609,17 @@ static void remember_git(struct notify *n, int pfd, const char *full)
 {
 	struct stat st;
 
-	if (fstatat(pfd, ".git", &st, AT_SYMLINK_NOFOLLOW) ||
-	    !(S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)))
+	if (fstatat(pfd, ".git", &st, AT_SYMLINK_NOFOLLOW)) {
+		/* made by us a moment ago, and the directory cannot be
+		 * searched now (its mode taken away meanwhile): named still,
+		 * its inode unknown (no git exception for it) */
+		if (errno != ENOENT && errno != ENOTDIR) {
+			memset(&st, 0, sizeof(st));
+			remember_dir(n, &st, full, false);
+		}
+		return;
+	}
+	if (!(S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)))
 		return;
 	remember_dir(n, &st, full, S_ISREG(st.st_mode));
 }
@@ -1428,7 +1441,7 @@ struct answer notify_move(struct call *c, bool is_link, int olddfd, unsigned lon
 	 * HEAD.lock onto HEAD) makes no repository: a host's bare one is not
 	 * the run's, nor named as made during it */
 	bool replaces_part = !is_link && (!strcmp(np.name, "HEAD") || !strcmp(np.name, "objects") ||
-					  !strcmp(np.name, "refs")) && git_part_at(np.fd, np.name);
+					  !strcmp(np.name, "refs")) && git_part(np.fd, np.name) == 1;
 	int e = 0;
 	if (is_link) {
 		/* the file we judged, not a name again (a symlink: itself) */
