@@ -33,27 +33,40 @@ struct net_dial;
 #define CONNECT_RETRY_MS 2 /* how often those are looked at */
 #define MAX_OWN_SOCKETS 256 /* Unix sockets the run bound, remembered */
 
+/* What tells a file from one that later reuses its inode: its file
+ * handle (name_to_handle_at), which holds the inode's generation. ext4
+ * gives a freed inode to the next file made at once, a directory or a
+ * socket of a host program's too. type 0: the file system gives none (or
+ * one longer than FID_MAX); then the inode alone tells. */
+#define FID_MAX 128
+struct fid {
+	int type;
+	unsigned len;
+	unsigned char h[FID_MAX];
+};
+
 /* A socket file the run bound (notify_unix_bind): its servers' clients in
  * the sandbox may connect to it wherever it is. Known by its inode and
  * birth time (the change time where the file system keeps no birth), so
  * a host program's socket that reuses the inode after the run removed its
- * own is not taken for it -- and by its file handle (name_to_handle_at),
- * which holds the inode's generation: a birth time is as coarse as the
- * clock tick (ext4 gave a host socket bound within the tick after the
- * run freed its own the same inode and birth time, 197 times in 200). */
-#define OWN_HANDLE_MAX 64
+ * own is not taken for it -- and by its file handle: a birth time is as
+ * coarse as the clock tick (ext4 gave a host socket bound within the tick
+ * after the run freed its own the same inode and birth time, 197 times in
+ * 200). */
 struct own_socket {
 	dev_t dev;
 	ino_t ino;
 	long long born;
-	int htype;         /* the handle's type, 0 when the fs gives none */
-	unsigned hlen;
-	unsigned char handle[OWN_HANDLE_MAX];
+	struct fid fid;
 };
 
+/* A git directory (or `.git` file) the run made: its inode and file
+ * handle (a host's repository made later on the inode the run freed was
+ * taken for the run's, its config written from the sandbox). */
 struct gitdir {
 	dev_t dev;
 	ino_t ino;
+	struct fid fid;
 	char *path;
 	bool file; /* a `.git` file: its gitdir: names a repository elsewhere */
 };

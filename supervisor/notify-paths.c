@@ -263,6 +263,47 @@ bool notify_git_own(const char *rest)
 	       !strcmp(rest + n - 7, ".sample");
 }
 
+/* The file handle of `name` in `dfd` ("" : `dfd` itself), or none. */
+static void fid_of(int dfd, const char *name, struct fid *f)
+{
+	union {
+		struct file_handle fh;
+		char b[sizeof(struct file_handle) + FID_MAX];
+	} h;
+	int mnt;
+
+	memset(f, 0, sizeof(*f));
+	h.fh.handle_bytes = FID_MAX;
+	if (name_to_handle_at(dfd, name, &h.fh, &mnt, name[0] ? 0 : AT_EMPTY_PATH))
+		return;
+	f->type = h.fh.handle_type ? h.fh.handle_type : -1;
+	f->len = h.fh.handle_bytes;
+	memcpy(f->h, h.fh.f_handle, f->len);
+}
+
+static bool same_fid(const struct fid *a, const struct fid *b)
+{
+	return a->type == b->type && a->len == b->len && !memcmp(a->h, b->h, a->len);
+}
+
+/* Is the directory (or file) `dfd`, whose stat is `st`, a git directory
+ * the run made? By inode and file handle: not a later one on its inode. */
+static bool git_made(const struct notify *n, int dfd, const struct stat *st)
+{
+	struct fid f;
+	bool have = false;
+
+	for (size_t i = 0; i < n->ngit; i++)
+		if (n->git[i].dev == st->st_dev && n->git[i].ino == st->st_ino) {
+			if (!have)
+				fid_of(dfd, "", &f);
+			have = true;
+			if (same_fid(&n->git[i].fid, &f))
+				return true;
+		}
+	return false;
+}
+
 /* Is the git directory `levels` directories above the held directory
  * `fd` one the run made? */
 static bool git_made_here(const struct notify *n, int fd, unsigned levels)
@@ -280,8 +321,7 @@ static bool git_made_here(const struct notify *n, int fd, unsigned levels)
 		cur = up;
 	}
 	if (!fstat(cur, &st))
-		for (size_t i = 0; i < n->ngit && !ok; i++)
-			ok = n->git[i].dev == st.st_dev && n->git[i].ino == st.st_ino;
+		ok = git_made(n, cur, &st);
 	if (cur != fd)
 		close(cur);
 	return ok;
@@ -416,8 +456,7 @@ static bool git_listed(const struct notify *n, int dfd)
 	bool ok = false;
 
 	if (!fstat(dfd, &st))
-		for (size_t i = 0; i < n->ngit && !ok; i++)
-			ok = n->git[i].dev == st.st_dev && n->git[i].ino == st.st_ino;
+		ok = git_made(n, dfd, &st);
 	return ok;
 }
 
@@ -603,11 +642,13 @@ static void report(const struct call *c, char decision, enum wire_op op, const c
 	report_why(c, decision, op, target, err, NULL);
 }
 
-static void remember_dir(struct notify *n, const struct stat *st, const char *path, bool file);
+static void remember_dir(struct notify *n, const struct stat *st, const struct fid *f,
+			 const char *path, bool file);
 
 static void remember_git(struct notify *n, int pfd, const char *full)
 {
 	struct stat st;
+	struct fid f = { 0 };
 
 	if (fstatat(pfd, ".git", &st, AT_SYMLINK_NOFOLLOW)) {
 		/* made by us a moment ago, and the directory cannot be
@@ -615,13 +656,14 @@ static void remember_git(struct notify *n, int pfd, const char *full)
 		 * its inode unknown (no git exception for it) */
 		if (errno != ENOENT && errno != ENOTDIR) {
 			memset(&st, 0, sizeof(st));
-			remember_dir(n, &st, full, false);
+			remember_dir(n, &st, &f, full, false);
 		}
 		return;
 	}
 	if (!(S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)))
 		return;
-	remember_dir(n, &st, full, S_ISREG(st.st_mode));
+	fid_of(pfd, ".git", &f);
+	remember_dir(n, &st, &f, full, S_ISREG(st.st_mode));
 }
 
 /* A name made in the held directory `pfd` (path `dir`): a `.git`, or the
@@ -641,10 +683,13 @@ static void remember_made(struct notify *n, int pfd, const char *dir, const char
 	    !strcmp(base_of(dir), ".git") || !git_dir_at(pfd) || git_listed(n, pfd) ||
 	    fstat(pfd, &st))
 		return;
-	remember_dir(n, &st, dir, false);
+	struct fid f;
+	fid_of(pfd, "", &f);
+	remember_dir(n, &st, &f, dir, false);
 }
 
-static void remember_dir(struct notify *n, const struct stat *sp, const char *full, bool file)
+static void remember_dir(struct notify *n, const struct stat *sp, const struct fid *f,
+			 const char *full, bool file)
 {
 	struct stat st = *sp;
 
@@ -660,7 +705,8 @@ static void remember_dir(struct notify *n, const struct stat *sp, const char *fu
 	char *copy = strdup(full);
 	if (!copy)
 		return;
-	n->git[n->ngit++] = (struct gitdir){ st.st_dev, st.st_ino, copy, file };
+	n->git[n->ngit++] = (struct gitdir){ .dev = st.st_dev, .ino = st.st_ino, .fid = *f,
+					     .path = copy, .file = file };
 }
 
 /* A rename of `from` to `to` (both paths in the sandbox's view, as the
@@ -1161,27 +1207,14 @@ static bool socket_id(int dfd, const char *name, struct own_socket *id)
 	*id = (struct own_socket){ .dev = makedev(sx.stx_dev_major, sx.stx_dev_minor),
 				   .ino = sx.stx_ino,
 				   .born = t->tv_sec * 1000000000LL + t->tv_nsec };
-	/* the inode's generation, where the file system gives handles (a
-	 * file system without them, or a larger handle: the times alone) */
-	union {
-		struct file_handle fh;
-		char b[sizeof(struct file_handle) + OWN_HANDLE_MAX];
-	} h;
-	int mnt;
-	h.fh.handle_bytes = OWN_HANDLE_MAX;
-	if (!name_to_handle_at(dfd, name, &h.fh, &mnt, name[0] ? 0 : AT_EMPTY_PATH)) {
-		id->htype = h.fh.handle_type ? h.fh.handle_type : -1;
-		id->hlen = h.fh.handle_bytes;
-		memcpy(id->handle, h.fh.f_handle, id->hlen);
-	}
+	fid_of(dfd, name, &id->fid);
 	return true;
 }
 
 static bool same_socket(const struct own_socket *a, const struct own_socket *b)
 {
 	return a->dev == b->dev && a->ino == b->ino && a->born == b->born &&
-	       a->htype == b->htype && a->hlen == b->hlen &&
-	       !memcmp(a->handle, b->handle, a->hlen);
+	       same_fid(&a->fid, &b->fid);
 }
 
 static void remember_socket(struct notify *n, int dfd, const char *name)

@@ -489,5 +489,34 @@ EOF
 	else bad "$made repositories made, $named named"; fi
 else skip "no python3"; fi
 
+# A .git the run made is known by its inode; the run removes its own (rm
+# -rf: not notified) and git on the host makes a repository in the
+# workspace meanwhile: ext4 gives the new .git a freed inode, and it was
+# taken for the run's: its config written from the sandbox (a
+# core.hooksPath), the notice naming only the removed ones. The file
+# handle (the inode's generation) tells them apart.
+t host_repository_on_a_freed_inode_is_not_the_runs
+if command -v git >/dev/null && command -v python3 >/dev/null; then
+	python3 - "$SBX" "$W" "$B" <<'EOF'
+import subprocess, sys
+sbx, w, b = sys.argv[1:4]
+script = r'''for i in $(seq 30); do mkdir -p d$i/.git; done; rm -rf d*; echo freed; read line
+printf '[core]\n\thooksPath = /tmp/evil\n' >> host/.git/config && echo "config: written" || echo "config: refused"
+echo END'''
+p = subprocess.Popen([sbx, "-q", "--no-shim", "--", "sh", "-c", script], cwd=w, stdin=subprocess.PIPE,
+                     stdout=subprocess.PIPE, stderr=open(b + "/err", "wb"))
+out = open(b + "/out", "wb")
+for line in p.stdout:
+    out.write(line)
+    if line.strip() == b"freed":
+        subprocess.run(["git", "init", "-q", "host"], cwd=w)
+        p.stdin.write(b"go\n"); p.stdin.flush()
+p.wait()
+EOF
+	if has END out && has '^config: refused$' out && ! grep -q hooksPath host/.git/config &&
+	   hasf "denied write of $W/host/.git/config" err; then ok
+	else bad "$(tr '\n' ' ' < "$B/out") config: $(grep hooksPath host/.git/config)"; fi
+else skip "no git or python3"; fi
+
 echo "# $(id -un): $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
