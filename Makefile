@@ -41,7 +41,8 @@ NET_SRCS := supervisor/net/host.c supervisor/net/http.c supervisor/net/socks.c \
 SUPERVISOR_SRCS := supervisor/main.c supervisor/options.c supervisor/config.c supervisor/probe.c supervisor/print.c supervisor/plan.c \
 	supervisor/run.c supervisor/util.c supervisor/reports.c supervisor/learn.c \
 	supervisor/standin.c supervisor/hostfs.c supervisor/runlimits.c supervisor/profile.c supervisor/gitprov.c \
-	supervisor/notify.c supervisor/notify-net.c supervisor/notify-deny.c $(NET_SRCS) \
+	supervisor/notify.c supervisor/notify-call.c supervisor/notify-paths.c \
+	supervisor/notify-net.c supervisor/notify-deny.c $(NET_SRCS) \
 	shim/wire.c shim/elfcheck.c
 # every mount of sbx-init's lands on what the supervisor saw (pathwalk.h)
 SUPERVISOR_SRCS += supervisor/mountids.c supervisor/pathwalk.c
@@ -205,7 +206,7 @@ UNIT_EXTRA_OBJS := build/supervisor/mountids.o build/supervisor/pathwalk.o build
 	build/supervisor/reports.o build/supervisor/learn.o build/supervisor/util.o \
 	build/supervisor/plan.o build/supervisor/standin.o build/supervisor/hostfs.o \
 	build/supervisor/runlimits.o build/supervisor/profile.o build/supervisor/notify.o build/supervisor/notify-net.o \
-	build/supervisor/notify-deny.o \
+	build/supervisor/notify-deny.o build/supervisor/notify-call.o build/supervisor/notify-paths.o \
 	build/shim/wire.o build/shim/resolve-test.o build/shim/namemap.o build/shim/elfcheck.o $(NET_SRCS:%.c=build/%.o) \
 	$(filter-out build/supervisor/cli/sbxctl.o,$(CTL_SRCS:%.c=build/%.o)) \
 	build/supervisor/config.o build/supervisor/probe.o

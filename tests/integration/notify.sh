@@ -81,6 +81,38 @@ if have_probe; then
 	else bad "$(tr '\n' ' ' < "$B/out") modes $(stat -c %a x/g x/y 2>&1 | tr '\n' ' ')"; fi
 fi
 
+# The supervisor makes a file with the caller's umask, read at each
+# creation (it holds /proc/PID/status open between them): one process that
+# changes its umask between two files gets each file's own. O_EXCL creates
+# are made in one try (create_new): a name there, a dangling link there,
+# answer EEXIST and nothing is made where the link leads; a protected name
+# is still refused and reported.
+t umask_changes_and_exclusive_creates_are_honoured_boundary
+cat > umask.py <<'PY'
+import os
+def mk(name, flags=os.O_WRONLY | os.O_CREAT | os.O_EXCL):
+    try:
+        os.close(os.open(name, flags, 0o666)); return "ok"
+    except OSError as e:
+        return e.strerror
+os.umask(0o022); a = mk("u022")
+os.umask(0o077); b = mk("u077")
+os.umask(0o002); c = mk("u002", os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+os.mkdir("d002")
+print("made", a, b, c)
+print("exists", mk("u022"))
+print("dangling", mk("dangling"))
+print("protected", mk(".mcp.json"))
+PY
+ln -s gone-target dangling
+sx -q --no-shim -- python3 umask.py
+if has '^made ok ok ok$' out && [ "$(stat -c %a u022)" = 644 ] && [ "$(stat -c %a u077)" = 600 ] &&
+   [ "$(stat -c %a u002)" = 664 ] && [ "$(stat -c %a d002)" = 775 ] &&
+   has '^exists File exists$' out && has '^dangling File exists$' out && [ ! -e gone-target ] &&
+   has '^protected Read-only file system$' out && [ ! -e .mcp.json ] &&
+   hasf "denied write of $W/.mcp.json" err; then ok
+else bad "$(tr '\n' ' ' < "$B/out") modes: $(stat -c '%n=%a' u0* d002 2>&1 | tr '\n' ' ')"; fi
+
 # SQLite opens with O_RDWR | O_CREAT | O_NOFOLLOW, the file made first and
 # then the one that is there (Codex's state database): both writable, and a
 # link at the name still refused with ELOOP, as the kernel answers.
@@ -104,6 +136,24 @@ if have_probe; then
 	   grep -q '^symlink: Read-only file system$' "$B/out" &&
 	   hasf "denied write of $W/.git by \`deny_write = .git/hooks/\`" err; then ok
 	else bad "$(tr '\n' ' ' < "$B/out") left: $(ls -A | tr '\n' ' ')"; fi
+fi
+
+# The other order: the hook first, in a directory no rule can tell is a
+# git directory yet, then HEAD, objects/ and refs/ around it. The last of
+# them is refused (by any program: a static one here) while hooks/ holds
+# a hook; a directory with git's samples only is completed and named.
+t git_directory_completed_around_a_hook_refused_static
+if have_probe; then
+	nx sh -c "mkdir -p e/hooks e/objects e/refs f/hooks f/objects f/refs; echo evil > e/hooks/pre-receive;
+		touch f/hooks/update.sample; echo 'ref: refs/heads/main' > src;
+		$P rename src e/HEAD; $P link src e/HEAD; $P symlink src e/HEAD; $P create e/HEAD;
+		$P create f/HEAD; echo END"
+	if has END out && [ ! -e e/HEAD ] && [ ! -L e/HEAD ] && [ -e f/HEAD ] &&
+	   [ "$(grep -c 'Read-only file system$' "$B/out")" -eq 4 ] &&
+	   hasf "denied write of $W/e/HEAD by \`deny_write = .git/hooks/\`" err &&
+	   has "git repositor.* created during the run.*$W/f" err && ! has "created during the run.*$W/e" err
+	then ok
+	else bad "$(tr '\n' ' ' < "$B/out") left: $(ls -A e f | tr '\n' ' ')"; fi
 fi
 
 # ---- git inside the sandbox keeps working; its own files, not a hook
@@ -240,6 +290,41 @@ c = socket.socket(socket.AF_UNIX); c.connect("/tmp/in.sock"); a, _ = s.accept();
 p, q = socket.socketpair(); p.send(b"y")
 print("inside", a.recv(1).decode(), q.recv(1).decode())'
 	if has '^inside x y$' out; then ok; else bad "$(cat "$B/out" "$B/err" | head -5)"; fi
+else skip "no python3"; fi
+
+# A server the run starts on a Unix socket in the workspace (a language
+# server, a test fixture, a dev server's control socket) takes its
+# clients inside the run: the socket is the run's own (the supervisor
+# bound it). A host program's socket in the same workspace stays refused
+# without allow_unix_sockets.
+t unix_socket_the_run_bound_in_the_workspace_takes_its_clients
+if command -v python3 >/dev/null; then
+	python3 - "$W/host.sock" "$B/got-host" <<'PY' &
+import socket, sys
+s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(4); s.settimeout(20)
+try:
+    c, _ = s.accept(); open(sys.argv[2], "w").write(c.recv(16).decode())
+except OSError:
+    pass
+PY
+	hsrv=$!
+	for _ in $(seq 100); do [ -S "$W/host.sock" ] && break; sleep 0.1; done
+	sx -q --no-shim -- python3 -c '
+import os, socket, subprocess
+s = socket.socket(socket.AF_UNIX); s.bind("run.sock"); s.listen(4)
+c = socket.socket(socket.AF_UNIX); c.connect("run.sock"); a, _ = s.accept(); c.send(b"x")
+r = subprocess.run(["python3", "-c", "import socket; k = socket.socket(socket.AF_UNIX); k.connect(\"run.sock\"); k.send(b\"y\")"])
+b, _ = s.accept()
+print("inside", a.recv(1).decode(), b.recv(1).decode())
+h = socket.socket(socket.AF_UNIX)
+try:
+    h.connect("host.sock"); h.send(b"leak"); print("host reached")
+except OSError as e:
+    print("host", e.strerror)'
+	kill $hsrv 2>/dev/null; wait $hsrv 2>/dev/null
+	if has '^inside x y$' out && has '^host Permission denied$' out && [ ! -s "$B/got-host" ] &&
+	   hasf "denied unix socket $W/host.sock" err; then ok
+	else bad "$(cat "$B/out" | tr '\n' ' ') host got: $(cat "$B/got-host" 2>/dev/null)"; fi
 else skip "no python3"; fi
 
 # ---- the network for static binaries (notify-net.c): a connect to an
