@@ -704,7 +704,7 @@ int sandbox_wait(struct sandbox *sb, struct plan *pl, struct run_in *ri, bool *r
 	pid_t init_pid = 0;
 	struct listeners ls = { 0 };
 	int notify_in[2] = { -1, -1 };
-	bool notify_bad = false;
+	bool notify_bad = false, attached = false;
 
 	*ready = false;
 	ri->stopped = false;
@@ -767,6 +767,12 @@ int sandbox_wait(struct sandbox *sb, struct plan *pl, struct run_in *ri, bool *r
 			}
 			if (!was && ri->reports && reports_pending(ri->reports))
 				clock_gettime(CLOCK_MONOTONIC, &held_since);
+			/* Hung up: no process is under the filter any more (the
+			 * last of COMMAND's and the holder were reaped; pid 1
+			 * is not under it), so no request can come. Polled
+			 * still, it would wake this loop at once until "gone". */
+			if (pf[4].revents & (POLLHUP | POLLERR | POLLNVAL))
+				pf[4].fd = -1;
 		}
 		if (np == 0 && ri->reports) {
 			reports_flush(ri->reports);
@@ -809,10 +815,11 @@ int sandbox_wait(struct sandbox *sb, struct plan *pl, struct run_in *ri, bool *r
 			 * not ask for, a malformed one, or "ready" without it
 			 * stops the run: COMMAND's calls would wait for an
 			 * answer no one gives. */
-			if (notify_in[1] >= 0 && pf[4].fd < 0 && !notify_bad) {
+			if (notify_in[1] >= 0 && !attached && !notify_bad) {
 				/* notify_attach owns both, also when it refuses */
 				if (ri->notify && !notify_attach(ri->notify, notify_in[0], notify_in[1])) {
 					pf[4].fd = notify_fd(ri->notify);
+					attached = true;
 				} else {
 					if (!ri->notify) {
 						close(notify_in[0]);
@@ -822,7 +829,7 @@ int sandbox_wait(struct sandbox *sb, struct plan *pl, struct run_in *ri, bool *r
 				}
 				notify_in[0] = notify_in[1] = -1;
 			}
-			if (notify_bad || (ri->notify && init_pid > 0 && pf[4].fd < 0)) {
+			if (notify_bad || (ri->notify && init_pid > 0 && !attached)) {
 				msg("sandbox set-up failed: the seccomp notify listener from "
 				    "sbx-init: %s; nothing was run", strerror(EPROTO));
 				failed = true;

@@ -37,9 +37,10 @@
  * cannot close them, and every process reaches them as
  * /proc/<holder>/fd/N (SBX_SHIM gets `;policy=N;report=N;counters=N;
  * holder=<pid>`). pid 1 itself is made non-dumpable and runs under the
- * same seccomp filter as COMMAND before anything of COMMAND's exists, so
+ * same deny table as COMMAND before anything of COMMAND's exists, so
  * COMMAND can neither ptrace it (to forge "ready"/"gone" on the control
- * socket) nor use it to make calls the filter refuses.
+ * socket) nor use it to make calls the table refuses. With the notify
+ * layer (--notify) pid 1 is also the rename actor (start_notified()).
  * --env settings (LD_PRELOAD and SBX_SHIM) are COMMAND's alone.
  * Built static, against musl where it is installed (Makefile: glibc's
  * start-up costs a quarter millisecond per exec in a virtual machine).
@@ -47,6 +48,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
 #include <linux/capability.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -301,33 +304,6 @@ static pid_t fork_child(int sfd, int ctl_fd)
 	return pid;
 }
 
-/* The second filter (gen-notify.c, init-notify.c): the calls that make or
- * rename a name, and connect, go to the supervisor (supervisor/notify.c),
- * which decides them by the policy. Installed on pid 1 after the deny
- * table and before COMMAND exists, so every process of COMMAND's inherits
- * both; first the rename actor is forked (init-notify.c says why it
- * exists), so that it is not under the notify filter itself. The listener
- * and the actor's socket go to the supervisor in an "F" message and are
- * closed here: when the supervisor dies the kernel answers ENOSYS (and
- * bubblewrap, with --die-with-parent, takes the sandbox down). Nothing
- * pid 1 does from here on (fork, signals, wait, send) is a notified call. */
-static void install_notify(int sfd, int ctl_fd, int block, int nobind)
-{
-	int sp[2];
-	const char *what = "";
-
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp))
-		die("the rename actor's socket", errno);
-	if (fork_child(sfd, ctl_fd) == 0) {
-		close(sp[0]);
-		init_notify_actor(sp[1]);
-	}
-	close(sp[1]);
-	int rc = init_notify_install(ctl_fd, block, nobind, sp[0], &what);
-	if (rc)
-		die(what, -rc);
-}
-
 /* Close every descriptor but the shim's three. The holder is dumpable, so
  * whatever it keeps, COMMAND can open through /proc/<holder>/fd: it must
  * keep nothing of pid 1's (the pty under the caller's terminal, anything a
@@ -367,17 +343,42 @@ static void keep_only_held(void)
 /* The holder: keeps the shim's descriptors open, dumpable, and nothing
  * else. COMMAND may kill it (same user): later processes then run without
  * reports, the boundary unchanged. */
+static void __attribute__((noreturn)) holder_main(void)
+{
+	keep_only_held();
+	prctl(PR_SET_NAME, "sbx-shim-fds", 0, 0, 0);
+	for (;;)
+		pause();
+}
+
 static pid_t start_holder(int sfd, int ctl_fd)
 {
 	pid_t h = fork_child(sfd, ctl_fd);
 
-	if (h == 0) {
-		keep_only_held();
-		prctl(PR_SET_NAME, "sbx-shim-fds", 0, 0, 0);
-		for (;;)
-			pause();
-	}
+	if (h == 0)
+		holder_main();
 	return h;
+}
+
+/* The holder made by the child that becomes COMMAND, once it is under the
+ * notify filter: fork(), but as pid 1's child (CLONE_PARENT), which reaps
+ * it and at the end kills it. A raw clone: the holder only makes system
+ * calls, never touches libc's thread state. Dumpable from birth, as one
+ * pid 1 forks: that child made itself dumpable again, holding then only
+ * what COMMAND gets and the shim's three. */
+static pid_t clone_holder(void)
+{
+#if defined(__s390__) || defined(__s390x__)
+	long h = syscall(SYS_clone, 0L, (long)(CLONE_PARENT | SIGCHLD), 0L, 0L, 0L);
+#else
+	long h = syscall(SYS_clone, (long)(CLONE_PARENT | SIGCHLD), 0L, 0L, 0L, 0L);
+#endif
+
+	if (h < 0)
+		die("fork (the shim's holder)", errno);
+	if (h == 0)
+		holder_main();
+	return (pid_t)h;
 }
 
 static int shim_env(void)
@@ -661,11 +662,69 @@ static void start_command(char **cmd, const sigset_t *orig)
 	_exit(e == ENOENT ? 127 : 126);
 }
 
+/* The notify layer (gen-notify.c, init-notify.c): the calls that make or
+ * rename a name, and connect, go to the supervisor (supervisor/notify.c),
+ * which decides them by the policy. The filter is installed in the child
+ * that becomes COMMAND, after the deny table it inherits and before its
+ * exec, so every process of COMMAND's is under both; pid 1 is not under
+ * it, and is the rename actor (init-notify.c says why), serving the
+ * supervisor's renames from its loop. The child hands the listener to pid
+ * 1, which sends it with the supervisor's end of the actor's socket in an
+ * "F" message before "ready". Neither keeps a copy: when the supervisor
+ * dies the kernel answers ENOSYS (and bubblewrap, with --die-with-parent,
+ * takes the sandbox down). The holder is made by that child after the
+ * filter, so it is under it as well: COMMAND can ptrace the holder (it is
+ * dumpable, for /proc/<holder>/fd). Returns COMMAND's pid; *act is pid
+ * 1's end of the actor's socket. */
+static pid_t start_notified(int sfd, char **cmd, const sigset_t *orig, int *act)
+{
+	int as[2], ls[2], fd, rc;
+	pid_t child;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, as))
+		die("the rename actor's socket", errno);
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ls))
+		die("the notify listener's socket", errno);
+	child = fork_child(sfd, ctl);
+	if (child == 0) {
+		close(as[0]);
+		close(as[1]);
+		close(ls[0]);
+		if ((fd = init_notify_filter(block_unix, notify_nobind)) < 0)
+			die("seccomp notify filter", -fd);
+		if ((rc = init_notify_send_fd(ls[1], 'L', fd)))
+			die("the notify listener to pid 1", -rc);
+		close(fd);
+		close(ls[1]);
+		if (nheld) {
+			if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0))
+				die("dumpable", errno);
+			name_holder(clone_holder());
+			for (int k = 0; k < nheld; k++)
+				close(held[k]); /* the holder has them */
+		}
+		start_command(cmd, orig);
+	}
+	close(ls[1]);
+	for (int k = 0; k < nheld; k++)
+		close(held[k]); /* the child's and the holder's now */
+	fd = init_notify_recv_fd(ls[0], 'L');
+	close(ls[0]);
+	if (fd == -EPIPE)
+		_exit(125); /* the child could not install it, and said why */
+	if (fd < 0)
+		die("the notify listener from COMMAND's process", -fd);
+	if ((rc = init_notify_send_listener(ctl, fd, as[1])))
+		die("control socket", -rc);
+	*act = as[0];
+	return child;
+}
+
 int main(int argc, char **argv)
 {
 	sigset_t orig, set;
 	pid_t child;
-	int status = 0, i;
+	int status = 0, i, act = -1;
 
 	/* ssh's ProxyCommand (GIT_SSH_COMMAND): a client, never pid 1's
 	 * duties, so before the check below. */
@@ -741,9 +800,7 @@ int main(int argc, char **argv)
 	apply_filter(block_unix && !notify, notify);
 	if (nested)
 		apply_nested_filter();
-	if (notify)
-		install_notify(sfd, ctl, block_unix, notify_nobind);
-	if (nheld) {
+	if (nheld && !notify) {
 		name_holder(start_holder(sfd, ctl));
 		for (int k = 0; k < nheld; k++)
 			close(held[k]); /* the holder has them */
@@ -753,10 +810,13 @@ int main(int argc, char **argv)
 	 * dumpable, so /proc/<holder>/fd can be opened.) */
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))
 		die("dumpable", errno);
-
-	child = fork_child(sfd, ctl);
-	if (child == 0)
-		start_command(argv + i, &orig);
+	if (notify) {
+		child = start_notified(sfd, argv + i, &orig, &act);
+	} else {
+		child = fork_child(sfd, ctl);
+		if (child == 0)
+			start_command(argv + i, &orig);
+	}
 
 	/* Ready: the supervisor learns our pid (SCM_CREDENTIALS, translated
 	 * into its pid namespace) and that COMMAND is starting. */
@@ -767,6 +827,21 @@ int main(int argc, char **argv)
 
 	for (;;) {
 		struct signalfd_siginfo si;
+		/* with the notify layer, the supervisor's renames too */
+		struct pollfd pf[2] = { { sfd, POLLIN, 0 }, { act, POLLIN, 0 } };
+		if (act >= 0) {
+			if (poll(pf, 2, -1) < 0) {
+				if (errno == EINTR)
+					continue;
+				die("poll", errno);
+			}
+			if (pf[1].revents && init_notify_act_one(act)) {
+				close(act); /* the supervisor gave the actor up */
+				act = -1;
+			}
+			if (!pf[0].revents)
+				continue;
+		}
 		ssize_t n = read(sfd, &si, sizeof(si));
 
 		if (n != (ssize_t)sizeof(si)) {
