@@ -157,8 +157,15 @@ static void apply_nested_filter(void)
 		die("seccomp filter (nested mode, UDP)", errno);
 }
 
-/* The deny table: with the notify layer, the variant whose reported rows
- * go to the supervisor (gen-filters.c, NOTIFIED). */
+static void no_new_privs(void)
+{
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		die("no_new_privs", errno);
+}
+
+/* The deny table: with the notify layer (pid 1's own), the variant whose
+ * reported rows go to a listener (gen-filters.c, NOTIFIED; pid 1 has none:
+ * ENOSYS, and it makes none of those calls). */
 static void apply_filter(int block_unix, int notified)
 {
 	struct sock_fprog prog;
@@ -173,8 +180,7 @@ static void apply_filter(int block_unix, int notified)
 		prog.len = sizeof(sbx_filter_unix_allow) / sizeof(sbx_filter_unix_allow[0]);
 		prog.filter = (struct sock_filter *)sbx_filter_unix_allow;
 	}
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
-		die("no_new_privs", errno);
+	no_new_privs();
 	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog))
 		die("seccomp filter", errno);
 }
@@ -664,22 +670,27 @@ static void start_command(char **cmd, const sigset_t *orig)
 
 /* The notify layer (gen-notify.c, init-notify.c): the calls that make or
  * rename a name, and connect, go to the supervisor (supervisor/notify.c),
- * which decides them by the policy. The filter is installed in the child
- * that becomes COMMAND, after the deny table it inherits and before its
- * exec, so every process of COMMAND's is under both; pid 1 is not under
- * it, and is the rename actor (init-notify.c says why), serving the
- * supervisor's renames from its loop. The child hands the listener to pid
- * 1, which sends it with the supervisor's end of the actor's socket in an
- * "F" message before "ready". Neither keeps a copy: when the supervisor
- * dies the kernel answers ENOSYS (and bubblewrap, with --die-with-parent,
- * takes the sandbox down). The holder is made by that child after the
- * filter, so it is under it as well: COMMAND can ptrace the holder (it is
- * dumpable, for /proc/<holder>/fd). Returns COMMAND's pid; *act is pid
- * 1's end of the actor's socket. */
+ * which decides them by the policy. Its program carries the deny table
+ * too, and is installed alone in the child that becomes COMMAND, before
+ * its exec, so every process of COMMAND's is under it; pid 1 takes the
+ * table itself meanwhile (the two installs run side by side), and is the
+ * rename actor (init-notify.c says why), serving the supervisor's renames
+ * from its loop. The child hands the listener to pid 1 and waits for its
+ * answer, which comes once pid 1 is under the table: nothing of
+ * COMMAND's exists before that. pid 1 sends the listener with the
+ * supervisor's end of the actor's socket in an "F" message before
+ * "ready"; neither keeps a copy: when the supervisor dies the kernel
+ * answers ENOSYS (and bubblewrap, with --die-with-parent, takes the
+ * sandbox down). The holder is made by that child after the filter, so
+ * it is under it as well: COMMAND can ptrace the holder (it is dumpable,
+ * for /proc/<holder>/fd). no_new_privs is set, and pid 1 non-dumpable,
+ * before the fork. Returns COMMAND's pid; *act is pid 1's end of the
+ * actor's socket. */
 static pid_t start_notified(int sfd, char **cmd, const sigset_t *orig, int *act)
 {
 	int as[2], ls[2], fd, rc;
 	pid_t child;
+	char ok;
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, as))
 		die("the rename actor's socket", errno);
@@ -695,7 +706,6 @@ static pid_t start_notified(int sfd, char **cmd, const sigset_t *orig, int *act)
 		if ((rc = init_notify_send_fd(ls[1], 'L', fd)))
 			die("the notify listener to pid 1", -rc);
 		close(fd);
-		close(ls[1]);
 		if (nheld) {
 			if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0))
 				die("dumpable", errno);
@@ -703,17 +713,26 @@ static pid_t start_notified(int sfd, char **cmd, const sigset_t *orig, int *act)
 			for (int k = 0; k < nheld; k++)
 				close(held[k]); /* the holder has them */
 		}
+		/* pid 1 under the table (or gone: it said why) */
+		while ((rc = (int)recv(ls[1], &ok, 1, 0)) < 0 && errno == EINTR)
+			;
+		if (rc != 1 || ok != 'k')
+			_exit(125);
+		close(ls[1]);
 		start_command(cmd, orig);
 	}
 	close(ls[1]);
 	for (int k = 0; k < nheld; k++)
 		close(held[k]); /* the child's and the holder's now */
+	apply_filter(0, 1);
 	fd = init_notify_recv_fd(ls[0], 'L');
-	close(ls[0]);
 	if (fd == -EPIPE)
 		_exit(125); /* the child could not install it, and said why */
 	if (fd < 0)
 		die("the notify listener from COMMAND's process", -fd);
+	if (send(ls[0], "k", 1, MSG_NOSIGNAL) != 1)
+		die("the notify layer's socket", errno);
+	close(ls[0]);
 	if ((rc = init_notify_send_listener(ctl, fd, as[1])))
 		die("control socket", -rc);
 	*act = as[0];
@@ -792,14 +811,21 @@ int main(int argc, char **argv)
 		dprintf(STDERR_FILENO, "sbx: terminal kept; TIOCSTI/TIOCLINUX blocked "
 			"by seccomp%s\n", block_unix ? ", unix sockets blocked" : "");
 
-	/* Everything from here on, pid 1 included, under the filter. With
-	 * the notify filter, socket(AF_UNIX) is the supervisor's to decide at
-	 * connect() (gen-notify.c), so the deny table leaves it out. */
+	/* Everything from here on, pid 1 included, under the table. With
+	 * the notify layer, COMMAND's program is gen-notify.c's, which holds
+	 * the table (socket(AF_UNIX) is then the supervisor's to decide at
+	 * connect()), and pid 1 takes the table while that child installs
+	 * it. */
 	if (notify && ctl < 0)
 		die("the notify filter needs a control socket", EINVAL);
-	apply_filter(block_unix && !notify, notify);
-	if (nested)
-		apply_nested_filter();
+	if (notify) {
+		/* the table comes with the fork (start_notified()) */
+		no_new_privs();
+	} else {
+		apply_filter(block_unix, 0);
+		if (nested)
+			apply_nested_filter();
+	}
 	if (nheld && !notify) {
 		name_holder(start_holder(sfd, ctl));
 		for (int k = 0; k < nheld; k++)
