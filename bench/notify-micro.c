@@ -7,6 +7,10 @@
  *   stat         stat(FILE)                     never notified
  *   write_open   open(FILE, O_WRONLY) + close   notified (the supervisor opens)
  *   create       open(DIR/x, O_CREAT|O_WRONLY|O_TRUNC) + close, on an existing file
+ *   new_file     open(/tmp/nN, O_CREAT|O_EXCL|O_WRONLY) + close: a new file each
+ *                time, as a checkout makes them (N/4 of them, on the sandbox's
+ *                own tmpfs, so no file system's allocator is timed with it;
+ *                removed afterwards, untimed)
  *   mkdir        mkdir(DIR/d) + rmdir           mkdir notified, rmdir not
  *   refused      bpf(): the seccomp table refuses it; notified with the
  *                layer (the bare round trip: answered EPERM, reported once)
@@ -82,6 +86,21 @@ int main(int argc, char **argv)
 		close(fd);
 	}
 	printf("create=%.1f ", (now() - t) / n);
+	long nn = n / 4 > 0 ? n / 4 : 1;
+	char nf[64];
+	t = now();
+	for (long i = 0; i < nn; i++) {
+		snprintf(nf, sizeof(nf), "/tmp/n%ld", i);
+		int fd = open(nf, O_CREAT | O_EXCL | O_WRONLY, 0644);
+		if (fd < 0)
+			return fail(nf);
+		close(fd);
+	}
+	printf("new_file=%.1f ", (now() - t) / nn);
+	for (long i = 0; i < nn; i++) {
+		snprintf(nf, sizeof(nf), "/tmp/n%ld", i);
+		unlink(nf);
+	}
 	t = now();
 	for (long i = 0; i < n; i++)
 		if (mkdir(d, 0755) || rmdir(d))

@@ -106,7 +106,11 @@ struct answer notify_deny(struct call *c, const struct seccomp_data *d)
 		if (sbx_deny_calls[i].nr == d->nr)
 			call = sbx_deny_calls[i].name;
 	if (c->n->r) {
+		notify_umask_own(c->n);
 		notify_comm_of(c->pid, comm, sizeof(comm));
+		/* the name was the caller's if it still waits */
+		if (!notify_call_valid(c))
+			return ERR(ENOENT);
 		snprintf(rule, sizeof(rule), "the seccomp table (%s)", sbx_deny_rows[row].calls);
 		reports_syscall(c->n->r, c->pid, comm, call ? call : "a system call", NULL,
 				sbx_deny_rows[row].why, rule, sbx_deny_rows[row].err);
@@ -141,6 +145,7 @@ static void refused(struct call *c, const char *call, const char *target)
 	if (!c->n->r)
 		return;
 	notify_comm_of(c->pid, comm, sizeof(comm));
+	notify_umask_own(c->n);
 	reports_syscall(c->n->r, c->pid, comm, call, target, LOCAL_BINDING_WHY,
 			LOCAL_BINDING_RULE, EACCES);
 }

@@ -5,6 +5,7 @@
 #define SBX_NOTIFY_INT_H
 
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/capability.h>
 #include <linux/seccomp.h>
 #include <stdbool.h>
@@ -106,6 +107,12 @@ struct notify {
 	int actor; /* the rename actor's socket (init-notify.c), -1 once lost */
 	int root_fd; /* the sandbox's root (sandbox_root) */
 	struct __user_cap_data_struct caps[2]; /* a root supervisor's own */
+	bool low;          /* caps lowered for this serve (serve_begin) */
+	mode_t umask_own;  /* the supervisor's umask */
+	mode_t umask_now;  /* the one set now (a program's, during a serve) */
+	struct { pid_t pid; int fd; } status[8]; /* /proc/PID/status held (prog_umask) */
+	unsigned status_next;
+	struct { int fd; char dir[PATH_MAX]; char path[PATH_MAX]; } last_dir; /* create_new */
 	char **refused; /* notify_refuse(): paths never made, sorted */
 	size_t nrefused;
 	struct net_loop *net;  /* the proxy's loop, or NULL (no proxy this run) */
@@ -121,6 +128,12 @@ struct call {
 	int root; /* the sandbox's root (notify->root_fd) */
 };
 
+/* Put the supervisor's own umask back (a program's may be set while a
+ * request is served): before anything of ours may be made, a report. */
+void notify_umask_own(struct notify *n);
+/* Forget the directory create_new holds (a rename, a new directory or
+ * link may change what its path leads to). */
+void notify_forget_last_dir(struct notify *n);
 /* Is the request still waiting (the pid still the caller's)? */
 bool notify_call_valid(const struct call *c);
 /* n bytes at addr in the caller's memory. 0 or -EFAULT. */

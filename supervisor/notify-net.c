@@ -117,6 +117,7 @@ static void say_refused(struct call *c, const struct net_host *h, unsigned port,
 				.host = h->text, .port = port, .rule = d->rule,
 				.reason = d->reason, .fix = d->fix, .address = "", .client = "",
 				.pid = c->pid, .comm = comm };
+	notify_umask_own(c->n);
 	reports_proxy(c->n->r, &ev);
 }
 
@@ -261,6 +262,7 @@ static void host_of(const struct notify *n, const struct sockaddr *sa, struct ne
 struct answer notify_net_connect(struct call *c, int s, int sockfd, unsigned long long aaddr,
 				 unsigned alen)
 {
+	notify_umask_own(c->n); /* nothing is made here: the proxy may log */
 	struct notify *n = c->n;
 	struct sockaddr_storage ss;
 	struct net_host h;

@@ -64,6 +64,12 @@
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
 #endif
+#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
+#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
+#endif
+#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
+#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP 1
+#endif
 #define PIDFD_THREAD_FLAG O_EXCL /* PIDFD_THREAD, Linux 6.9 */
 #ifndef RENAME_EXCHANGE
 #define RENAME_EXCHANGE (1 << 1)
@@ -84,21 +90,53 @@ static void caps_effective(const struct notify *n, bool on)
 }
 
 /* Around every act on the program's files: its umask (when something is
- * made), and no capability. */
+ * made), and no capability. A root supervisor's effective set is lowered
+ * for a whole serve (serve_begin), so a request pays no capset; the umask
+ * is set only when it differs from the last one set, and the
+ * supervisor's own is put back when the serve ends (serve_end): its
+ * other files (the log, --learn's output) never get a program's. */
 #define NO_UMASK ((mode_t)-1)
 static mode_t act_begin(struct notify *n, mode_t umask_)
 {
-	if (n->root)
+	if (n->root && !n->low)
 		caps_effective(n, false);
-	return umask_ == NO_UMASK ? NO_UMASK : umask(umask_);
+	if (umask_ != NO_UMASK && umask_ != n->umask_now) {
+		umask(umask_);
+		n->umask_now = umask_;
+	}
+	return umask_;
 }
 
 static void act_end(struct notify *n, mode_t old)
 {
-	if (old != NO_UMASK)
-		umask(old);
-	if (n->root)
+	(void)old;
+	if (n->root && !n->low)
 		caps_effective(n, true);
+}
+
+void notify_umask_own(struct notify *n)
+{
+	if (n->umask_now != n->umask_own) {
+		umask(n->umask_own);
+		n->umask_now = n->umask_own;
+	}
+}
+
+static void serve_begin(struct notify *n)
+{
+	if (n->root && !n->low) {
+		caps_effective(n, false);
+		n->low = true;
+	}
+}
+
+static void serve_end(struct notify *n)
+{
+	notify_umask_own(n);
+	if (n->low) {
+		n->low = false;
+		caps_effective(n, true);
+	}
 }
 
 /* ---- the program's memory and view */
@@ -170,28 +208,58 @@ static int open_in_root(const struct call *c, const char *path, int flags, bool 
 	/* walked as the program walks it: a root supervisor's
 	 * CAP_DAC_READ_SEARCH would pass a directory the program cannot
 	 * search (mode 0700, another owner) and make or open what is in it */
-	if (c->n->root)
+	if (c->n->root && !c->n->low)
 		caps_effective(c->n, false);
 	long fd = syscall(SYS_openat2, c->root, path, &how, sizeof(how));
 	int e = errno;
-	if (c->n->root)
+	if (c->n->root && !c->n->low)
 		caps_effective(c->n, true);
 	return fd < 0 ? -e : (int)fd;
 }
 
-/* The program's umask (/proc/PID/status, Linux 4.7). */
+/* The program's umask (/proc/PID/status, Linux 4.7). The status files
+ * of the last few callers are held open and read again from the start:
+ * one pread instead of open, read, close. A held file is the process's,
+ * not its number's: once that process is gone the read fails (ESRCH) and
+ * the number is opened again, so a reused pid is never read as the old. */
+static int status_fd(struct notify *n, pid_t pid, bool fresh)
+{
+	char p[64];
+	unsigned k = sizeof(n->status) / sizeof(n->status[0]);
+
+	for (unsigned i = 0; i < k; i++)
+		if (n->status[i].pid == pid && n->status[i].fd >= 0) {
+			if (!fresh)
+				return n->status[i].fd;
+			close(n->status[i].fd);
+			n->status[i].fd = -1;
+		}
+	snprintf(p, sizeof(p), "/proc/%d/status", (int)pid);
+	int fd = OPEN(p, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	unsigned slot = n->status_next++ % k;
+	if (n->status[slot].fd >= 0)
+		close(n->status[slot].fd);
+	n->status[slot].pid = pid;
+	n->status[slot].fd = fd;
+	return fd;
+}
+
 static mode_t prog_umask(const struct call *c)
 {
-	char p[64], buf[2048];
-	snprintf(p, sizeof(p), "/proc/%d/status", (int)c->pid);
-	int fd = OPEN(p, O_RDONLY);
+	char buf[2048];
 	mode_t m = 022;
-	if (fd < 0)
-		return m;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n > 0) {
-		buf[n] = '\0';
+	ssize_t r = -1;
+
+	for (int fresh = 0; fresh < 2 && r <= 0; fresh++) {
+		int fd = status_fd(c->n, c->pid, fresh);
+		if (fd < 0)
+			return m;
+		r = pread(fd, buf, sizeof(buf) - 1, 0);
+	}
+	if (r > 0) {
+		buf[r] = '\0';
 		char *u = strstr(buf, "\nUmask:\t");
 		if (u)
 			m = (mode_t)strtoul(u + 8, NULL, 8) & 0777;
@@ -224,7 +292,9 @@ static int base_dir(const struct call *c, int dirfd, char *out, size_t outsz)
 }
 
 /* `path` (from the program) made absolute in its view, unfolded: `..`
- * and links are left for the kernel to resolve. */
+ * and links are left for the kernel to resolve. Then the request is
+ * checked still waiting: what was read (the path, the cwd) was the
+ * caller's; the callers read their strings first and check only here. */
 static int abs_path(const struct call *c, int dirfd, const char *path, char *out, size_t outsz)
 {
 	char base[PATH_MAX];
@@ -235,12 +305,13 @@ static int abs_path(const struct call *c, int dirfd, const char *path, char *out
 		if (strlen(path) >= outsz)
 			return -ENAMETOOLONG;
 		strcpy(out, path);
-		return 0;
+		/* the path read was the caller's if it still waits */
+		return notify_call_valid(c) ? 0 : -ENOENT;
 	}
 	int rc = base_dir(c, dirfd, base, sizeof(base));
 	if (rc)
 		return rc;
-	/* the cwd was the caller's if it still waits */
+	/* the path read and the cwd were the caller's if it still waits */
 	if (!notify_call_valid(c))
 		return -ENOENT;
 	if ((size_t)snprintf(out, outsz, "%s/%s", strcmp(base, "/") ? base : "", path) >= outsz)
@@ -256,15 +327,33 @@ struct parent {
 	char path[PATH_MAX];
 	char name[NAME_MAX + 1];
 	bool slash;
+	bool cached; /* the notify's last_dir's: not ours to close */
 };
 
-static int parent_open(const struct call *c, const char *abs, struct parent *pa)
+/* The last directory a new file was made in (create_new), held with its
+ * kernel path: a checkout or a build makes many files in one directory in
+ * a row. What a path string leads to changes only by a rename, a new
+ * directory or link where one was removed, or a mount; the program's
+ * renames, mkdirs and links are all ours to make (notified), and each
+ * forgets it (forget_last_dir), a mount it cannot make. A directory
+ * removed meanwhile (rmdir is not notified) is still held: making in it
+ * fails (ENOENT), and create_new then looks the path up again. */
+void notify_forget_last_dir(struct notify *n)
+{
+	if (n->last_dir.fd >= 0)
+		close(n->last_dir.fd);
+	n->last_dir.fd = -1;
+}
+
+static int parent_open_as(const struct call *c, const char *abs, struct parent *pa, bool cache)
 {
 	char dir[PATH_MAX];
 	size_t len = strlen(abs);
+	struct notify *n = c->n;
 
 	pa->fd = -1;
 	pa->slash = false;
+	pa->cached = false;
 	while (len > 1 && abs[len - 1] == '/') {
 		len--;
 		pa->slash = true;
@@ -282,6 +371,13 @@ static int parent_open(const struct call *c, const char *abs, struct parent *pa)
 		strcpy(dir, "/");
 	if (!pa->name[0])
 		strcpy(pa->name, "."); /* "/" itself */
+	if (cache && n->last_dir.fd >= 0 && !strcmp(dir, n->last_dir.dir) &&
+	    strlen(n->last_dir.path) + 1 + strlen(pa->name) < PATH_MAX) {
+		pa->fd = n->last_dir.fd;
+		strcpy(pa->path, n->last_dir.path);
+		pa->cached = true;
+		return 0;
+	}
 	int fd = open_in_root(c, dir, O_PATH | O_DIRECTORY, false);
 	if (fd < 0)
 		return fd;
@@ -296,12 +392,24 @@ static int parent_open(const struct call *c, const char *abs, struct parent *pa)
 		return rc;
 	}
 	pa->fd = fd;
+	if (cache) {
+		notify_forget_last_dir(n);
+		n->last_dir.fd = fd;
+		strcpy(n->last_dir.dir, dir);
+		strcpy(n->last_dir.path, pa->path);
+		pa->cached = true;
+	}
 	return 0;
+}
+
+static int parent_open(const struct call *c, const char *abs, struct parent *pa)
+{
+	return parent_open_as(c, abs, pa, false);
 }
 
 static void parent_close(struct parent *pa)
 {
-	if (pa->fd >= 0)
+	if (pa->fd >= 0 && !pa->cached)
 		close(pa->fd);
 	pa->fd = -1;
 }
@@ -504,6 +612,7 @@ static void report_why(const struct call *c, char decision, enum wire_op op,
 
 	if (!c->n->r || (decision == WIRE_ALLOW && !c->n->trace))
 		return;
+	notify_umask_own(c->n); /* a log file made now is ours */
 	notify_comm_of(c->pid, comm, sizeof(comm));
 	reports_boundary(c->n->r, decision, op, c->pid, comm, target, err, why);
 }
@@ -605,14 +714,16 @@ static int fd_link_open(const struct call *c, const char *abs, int *out)
  * spent by now), through /proc/self/fd: the object we checked, not a path
  * again. A FIFO for writing must not block us: tried non-blocking, and
  * queued when its reader is not there yet. */
-static struct answer reopen(struct call *c, int opath, int flags, mode_t mode)
+static struct answer reopen(struct call *c, int opath, int flags, mode_t mode,
+			    const struct stat *known)
 {
 	char l[64];
 	struct stat st;
 	/* O_NOFOLLOW is spent too: `opath` is no link (open_existing), and
 	 * /proc/self/fd/N is one, which it would refuse (ELOOP) */
 	int fl = (flags & ~(O_CREAT | O_EXCL | O_TRUNC | O_NOFOLLOW)) | O_CLOEXEC | O_NOCTTY;
-	bool fifo = !fstat(opath, &st) && S_ISFIFO(st.st_mode) && !(flags & O_NONBLOCK);
+	bool have = known ? (st = *known, true) : !fstat(opath, &st);
+	bool fifo = have && S_ISFIFO(st.st_mode) && !(flags & O_NONBLOCK);
 	bool fifo_wr = fifo && (flags & O_ACCMODE) == O_WRONLY;
 	/* one opened for reading (O_CREAT or O_TRUNC made it a notified
 	 * call) would wait for a writer, and the whole supervisor with it,
@@ -677,11 +788,17 @@ static long caller_tgid(const struct call *c)
  * filter: its code overwritten, it makes any name) would be handed over,
  * where the kernel refuses the program. Other /proc files (/proc/sys, on a
  * read-only mount) are left to the kernel. */
-static bool proc_foreign(const struct call *c, int o, const char *full)
+static bool proc_foreign(const struct call *c, int o, const char *full,
+			 const struct statfs *known)
 {
-	struct statfs sf;
+	struct statfs own;
+	const struct statfs *sf = known;
 
-	if (fstatfs(o, &sf) || sf.f_type != PROC_SUPER_MAGIC)
+	if (!sf && fstatfs(o, &own))
+		return false;
+	if (!sf)
+		sf = &own;
+	if (sf->f_type != PROC_SUPER_MAGIC)
 		return false;
 	if (strncmp(full, "/proc/", 6))
 		return true; /* no name in the sandbox's /proc: not one to open */
@@ -711,24 +828,74 @@ static struct answer open_existing(struct call *c, int o, int flags, mode_t mode
 	if (pr && pr != -ENOENT)
 		return ERR(-pr); /* a name we cannot judge */
 	bool named = pr == 0;
-	if (named && proc_foreign(c, o, full)) {
+	struct statfs sf;
+	bool have_sf = !fstatfs(o, &sf);
+	if (named && have_sf && proc_foreign(c, o, full, &sf)) {
 		report(c, WIRE_DENY, WIRE_WRITE, full, EACCES);
 		return ERR(EACCES);
 	}
-	struct statvfs vf;
 	/* on a read-only mount (a write-protect, the read-only root) the
 	 * kernel refuses the write itself, and the shim names it: that
-	 * answer stands, from the boundary that made it */
-	bool kernel_says = !fstatvfs(o, &vf) && (vf.f_flag & ST_RDONLY);
+	 * answer stands, from the boundary that made it (f_flags: the
+	 * mount's flags, Linux 2.6.36) */
+	bool kernel_says = have_sf && (sf.f_flags & 0x0020 /* ST_VALID */) && (sf.f_flags & ST_RDONLY);
 	if (named && !tmpfile && !kernel_says && !may_make(c->n, -1, full, false, &why) &&
 	    !git_writable(c, full)) {
 		report_why(c, WIRE_DENY, WIRE_WRITE, full, DENY_ERRNO, why);
 		return ERR(DENY_ERRNO);
 	}
-	struct answer a = reopen(c, o, flags, mode);
+	struct answer a = reopen(c, o, flags, mode, &st);
 	if (!a.err && !a.wait && named)
 		report(c, WIRE_ALLOW, WIRE_WRITE, full, 0);
 	return a;
+}
+
+/* open(O_CREAT | O_EXCL): the file made in the held parent under the
+ * name we checked, in one try instead of a look first. EEXIST is the
+ * answer (a name there, a link too, as the kernel says); anything else
+ * (a refusal, an error) gives no descriptor, and do_open takes the long
+ * way, which decides and reports as before. */
+static struct answer create_new(struct call *c, const char *abs, int flags, mode_t mode)
+{
+	char full[PATH_MAX];
+	const struct sbx_rule *why;
+	struct parent pa;
+	long fd = -1;
+	int e = ENOENT;
+
+	for (int fresh = 0; fresh < 2 && fd < 0 && e == ENOENT; fresh++) {
+		if (fresh)
+			notify_forget_last_dir(c->n); /* removed meanwhile? looked up again */
+		if (parent_open_as(c, abs, &pa, true))
+			return ERR(ENOENT);
+		bool was_cached = pa.cached && !fresh;
+		join(pa.path, pa.name, full, sizeof(full));
+		if (pa.slash || dot_name(pa.name) || !may_make(c->n, pa.fd, full, false, &why)) {
+			parent_close(&pa);
+			return ERR(EPERM);
+		}
+		struct open_how how = { .flags = (unsigned long long)((flags & ~O_NOCTTY) | O_EXCL |
+								      O_CLOEXEC | O_NOCTTY),
+					.mode = mode & 07777,
+					.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH };
+		mode_t old = act_begin(c->n, prog_umask(c));
+		fd = syscall(SYS_openat2, pa.fd, pa.name, &how, sizeof(how));
+		e = errno;
+		act_end(c->n, old);
+		if (fd < 0)
+			parent_close(&pa);
+		if (fd < 0 && !was_cached)
+			break;
+	}
+	if (fd < 0)
+		return ERR(e);
+	/* a `.git` file makes wherever its gitdir: points the repository of
+	 * this directory: named at the end */
+	if (!strcmp(pa.name, ".git"))
+		remember_git(c->n, pa.fd, full);
+	parent_close(&pa);
+	report(c, WIRE_ALLOW, WIRE_WRITE, full, 0);
+	return (struct answer){ .fd = (int)fd, .fd_flags = (flags & O_CLOEXEC) ? O_CLOEXEC : 0 };
 }
 
 /* open/openat/creat with a write or create flag. */
@@ -743,8 +910,6 @@ static struct answer do_open(struct call *c, int dirfd, unsigned long long paddr
 
 	if ((rc = read_str(c, paddr, path, sizeof(path))))
 		return ERR(-rc);
-	if (!notify_call_valid(c))
-		return ERR(ENOENT);
 	if ((rc = abs_path(c, dirfd, path, abs, sizeof(abs))))
 		return ERR(-rc);
 	if ((rc = fd_link_open(c, abs, &o)) <= 0) {
@@ -755,6 +920,14 @@ static struct answer do_open(struct call *c, int dirfd, unsigned long long paddr
 		return a;
 	}
 	bool tmpfile = (flags & O_TMPFILE) == O_TMPFILE;
+	/* O_EXCL: the program expects a new file (git's checkout and locks,
+	 * temporary files); without it the name is as often there already,
+	 * and the look first is cheaper */
+	if ((flags & O_CREAT) && (flags & O_EXCL) && !tmpfile) {
+		a = create_new(c, abs, flags, mode);
+		if (a.fd >= 0 || a.err == EEXIST)
+			return a;
+	}
 	for (int hop = 0; hop <= MAX_HOPS; hop++) {
 		/* what is there now, links followed, held without opening it */
 		o = open_in_root(c, abs, O_PATH | (tmpfile ? O_DIRECTORY : 0),
@@ -839,8 +1012,6 @@ static struct answer do_truncate(struct call *c, unsigned long long paddr, long 
 
 	if ((rc = read_str(c, paddr, path, sizeof(path))))
 		return ERR(-rc);
-	if (!notify_call_valid(c))
-		return ERR(ENOENT);
 	if (len < 0)
 		return ERR(EINVAL);
 	if ((rc = abs_path(c, AT_FDCWD, path, abs, sizeof(abs))))
@@ -880,11 +1051,12 @@ static struct answer do_make(struct call *c, enum make_kind kind, int dirfd,
 	struct parent pa;
 	int rc;
 
+	/* a directory or link where one was removed: a held path may lead
+	 * elsewhere now */
+	notify_forget_last_dir(c->n);
 	if ((rc = read_str(c, paddr, path, sizeof(path))) ||
 	    (kind == MAKE_LINK && (rc = read_str(c, taddr, target, sizeof(target)))))
 		return ERR(-rc);
-	if (!notify_call_valid(c))
-		return ERR(ENOENT);
 	if ((rc = abs_path(c, dirfd, path, abs, sizeof(abs))) || (rc = parent_open(c, abs, &pa)))
 		return ERR(-rc);
 	if (dot_name(pa.name) || (pa.slash && kind != MAKE_DIR)) {
@@ -1039,7 +1211,7 @@ static int link_source(struct call *c, int o)
 	int pr = fd_path(o, full, sizeof(full));
 	if (pr)
 		return pr == -ENOENT ? 0 : -pr; /* no name; one we cannot judge */
-	if (proc_foreign(c, o, full)) {
+	if (proc_foreign(c, o, full, NULL)) {
 		report(c, WIRE_DENY, WIRE_WRITE, full, EACCES);
 		return EACCES;
 	}
@@ -1094,11 +1266,10 @@ static struct answer do_move(struct call *c, bool is_link, int olddfd, unsigned 
 	struct stat st = { 0 }, nst;
 	int rc, lo = -1;
 
+	notify_forget_last_dir(c->n); /* a path may lead elsewhere after it */
 	if ((rc = read_str(c, oaddr, opath, sizeof(opath))) ||
 	    (rc = read_str(c, naddr, npath, sizeof(npath))))
 		return ERR(-rc);
-	if (!notify_call_valid(c))
-		return ERR(ENOENT);
 	if (is_link && (flags & ~(unsigned)AT_SYMLINK_FOLLOW))
 		return ERR(EINVAL); /* AT_EMPTY_PATH: a descriptor, not a name */
 	bool follow = is_link && (flags & AT_SYMLINK_FOLLOW);
@@ -1560,10 +1731,14 @@ static int serve_one(struct notify *n)
 	}
 	c.id = n->req->id;
 	c.pid = (pid_t)n->req->pid;
-	c.root = sandbox_root(n, c.pid);
-	/* the first root must be a caller's: checked while it still waits */
-	if (!notify_call_valid(&c))
+	/* the first root must be a caller's: checked while it still waits
+	 * (every handler checks again after it read what it judges) */
+	if (n->root_fd < 0 && (c.root = sandbox_root(n, c.pid)) >= 0 && !notify_call_valid(&c)) {
+		close(n->root_fd);
+		n->root_fd = -1;
 		return 0;
+	}
+	c.root = n->root_fd;
 	a = c.root < 0 ? ERR(EPERM) : dispatch(&c, &n->req->data);
 	if (!a.wait && notify_respond(n, c.id, a) < 0)
 		return -errno;
@@ -1624,20 +1799,22 @@ int notify_serve(struct notify *n)
 {
 	if (n->fd < 0)
 		return 0;
+	int rc = 0;
+
+	serve_begin(n);
 	retry_waiting(n);
 	retry_connecting(n);
-	for (int i = 0; i < NOTIFY_BATCH; i++) {
+	for (int i = 0; i < NOTIFY_BATCH && !rc; i++) {
 		struct pollfd pf = { n->fd, POLLIN, 0 };
 		int r = poll(&pf, 1, 0);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0 || !(pf.revents & POLLIN))
-			return 0;
-		int rc = serve_one(n);
-		if (rc)
-			return rc;
+			break;
+		rc = serve_one(n);
 	}
-	return 0;
+	serve_end(n);
+	return rc;
 }
 
 int notify_timeout(const struct notify *n)
@@ -1658,6 +1835,11 @@ int notify_new(const struct policy *p, struct reports *r, bool trace, struct not
 	n->actor = -1;
 	n->root_fd = -1;
 	n->root = geteuid() == 0;
+	n->umask_own = n->umask_now = umask(022);
+	umask(n->umask_own);
+	for (size_t i = 0; i < sizeof(n->status) / sizeof(n->status[0]); i++)
+		n->status[i].fd = -1;
+	n->last_dir.fd = -1;
 	if (n->root) {
 		struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
 		if (syscall(SYS_capget, &h, n->caps))
@@ -1701,6 +1883,10 @@ int notify_attach(struct notify *n, int fd, int actor)
 	}
 	n->fd = fd;
 	n->actor = actor;
+	/* Linux 6.6: the caller and the supervisor hand the CPU to each other
+	 * (the woken task runs where the waker ran) instead of a wake-up on
+	 * another CPU per request; an older kernel says EINVAL, no harm */
+	ioctl(fd, SECCOMP_IOCTL_NOTIF_SET_FLAGS, (unsigned long)SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
 	notify_net_init(n);
 	return 0;
 }
@@ -1774,6 +1960,10 @@ void notify_free(struct notify *n)
 		close(n->actor);
 	if (n->root_fd >= 0)
 		close(n->root_fd);
+	for (size_t i = 0; i < sizeof(n->status) / sizeof(n->status[0]); i++)
+		if (n->status[i].fd >= 0)
+			close(n->status[i].fd);
+	notify_forget_last_dir(n);
 	free(n->req);
 	free(n->resp);
 	free(n);

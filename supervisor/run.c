@@ -896,7 +896,10 @@ int sandbox_wait(struct sandbox *sb, struct plan *pl, struct run_in *ri, bool *r
 		return code;
 	if (failed)
 		return SBX_EXIT_SETUP;
-	if (killed_by && !*ready)
+	/* we stopped the set-up for this signal: that is the answer, even if
+	 * sbx-init's "ready" came in meanwhile (bubblewrap's own status is
+	 * our SIGKILL) */
+	if (killed_by)
 		return 128 + killed_by;
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);

@@ -81,6 +81,38 @@ if have_probe; then
 	else bad "$(tr '\n' ' ' < "$B/out") modes $(stat -c %a x/g x/y 2>&1 | tr '\n' ' ')"; fi
 fi
 
+# The supervisor makes a file with the caller's umask, read at each
+# creation (it holds /proc/PID/status open between them): one process that
+# changes its umask between two files gets each file's own. O_EXCL creates
+# are made in one try (create_new): a name there, a dangling link there,
+# answer EEXIST and nothing is made where the link leads; a protected name
+# is still refused and reported.
+t umask_changes_and_exclusive_creates_are_honoured_boundary
+cat > umask.py <<'PY'
+import os
+def mk(name, flags=os.O_WRONLY | os.O_CREAT | os.O_EXCL):
+    try:
+        os.close(os.open(name, flags, 0o666)); return "ok"
+    except OSError as e:
+        return e.strerror
+os.umask(0o022); a = mk("u022")
+os.umask(0o077); b = mk("u077")
+os.umask(0o002); c = mk("u002", os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+os.mkdir("d002")
+print("made", a, b, c)
+print("exists", mk("u022"))
+print("dangling", mk("dangling"))
+print("protected", mk(".mcp.json"))
+PY
+ln -s gone-target dangling
+sx -q --no-shim -- python3 umask.py
+if has '^made ok ok ok$' out && [ "$(stat -c %a u022)" = 644 ] && [ "$(stat -c %a u077)" = 600 ] &&
+   [ "$(stat -c %a u002)" = 664 ] && [ "$(stat -c %a d002)" = 775 ] &&
+   has '^exists File exists$' out && has '^dangling File exists$' out && [ ! -e gone-target ] &&
+   has '^protected Read-only file system$' out && [ ! -e .mcp.json ] &&
+   hasf "denied write of $W/.mcp.json" err; then ok
+else bad "$(tr '\n' ' ' < "$B/out") modes: $(stat -c '%n=%a' u0* d002 2>&1 | tr '\n' ' ')"; fi
+
 # SQLite opens with O_RDWR | O_CREAT | O_NOFOLLOW, the file made first and
 # then the one that is there (Codex's state database): both writable, and a
 # link at the name still refused with ELOOP, as the kernel answers.
