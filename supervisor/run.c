@@ -208,7 +208,10 @@ int sandbox_spawn(struct sandbox *sb, const char *bwrap, const char *init,
 	size_t n = 0;
 	while (command[n])
 		n++;
-	argv = calloc(n + 8, sizeof(*argv));
+	/* (an array of our own for a short command: this process's first
+	 * allocation, before bubblewrap starts, would map memory) */
+	static char *small[64];
+	argv = n + 8 <= 64 ? small : calloc(n + 8, sizeof(*argv));
 	if (!argv)
 		goto fail;
 	snprintf(num, sizeof(num), "%d", args[1]);
@@ -221,20 +224,23 @@ int sandbox_spawn(struct sandbox *sb, const char *bwrap, const char *init,
 	argv[5] = ctlarg;
 	argv[6] = "--";
 	memcpy(argv + 7, command, n * sizeof(*argv));
+	argv[7 + n] = NULL;
 	/* vfork: bubblewrap's exec starts at once, and this process goes on
 	 * compiling the policy while bubblewrap loads (with fork, the child
 	 * often waited for this CPU: about 1 ms lost). */
 	sb->pid = vfork_exec(sb, argv, args[1], parent);
 	if (sb->pid < 0)
 		goto fail;
-	free(argv);
+	if (argv != small)
+		free(argv);
 	argv = NULL;
 	close(args[1]);
 	sb->args_fd = args[0];
 	return 0;
 fail:
 	e = errno;
-	free(argv);
+	if (argv != small)
+		free(argv);
 	for (int i = 0; i < 2; i++)
 		if (args[i] >= 0)
 			close(args[i]);
