@@ -367,24 +367,44 @@ static pid_t start_holder(int sfd, int ctl_fd)
 }
 
 /* The holder made by the child that becomes COMMAND, once it is under the
- * notify filter: fork(), but as pid 1's child (CLONE_PARENT), which reaps
- * it and at the end kills it. A raw clone: the holder only makes system
- * calls, never touches libc's thread state. Dumpable from birth, as one
- * pid 1 forks: that child made itself dumpable again, holding then only
- * what COMMAND gets and the shim's three. */
+ * notify filter: as pid 1's child (CLONE_PARENT), which reaps it and at
+ * the end kills it. It shares that child's memory (CLONE_VM) until the
+ * child's exec, which leaves it the old address space alone: no page
+ * table is copied, and neither side takes copy-on-write faults (a fork
+ * costs the parent 0.4-0.8 ms on a virtual machine that traps page-table
+ * changes, this 0.1 ms; docs/PERFORMANCE.md). Its descriptors are its own
+ * (no CLONE_FILES). While both run in one address space the child waits:
+ * the holder closes every descriptor but the shim's three, the pipe's
+ * write end among them, and the child goes on at that end of file, so
+ * the two never use libc (errno) at the same time; after it the holder
+ * only names itself and pauses. Dumpable from birth, as one pid 1 forks:
+ * that child made itself dumpable again, holding then only what COMMAND
+ * gets and the shim's three. */
+static char holder_stack[16384] __attribute__((aligned(16)));
+
+static int holder_fn(void *arg)
+{
+	(void)arg;
+	holder_main();
+}
+
 static pid_t clone_holder(void)
 {
-#if defined(__s390__) || defined(__s390x__)
-	long h = syscall(SYS_clone, 0L, (long)(CLONE_PARENT | SIGCHLD), 0L, 0L, 0L);
-#else
-	long h = syscall(SYS_clone, (long)(CLONE_PARENT | SIGCHLD), 0L, 0L, 0L, 0L);
-#endif
+	int p[2];
+	char c;
+	ssize_t r;
 
+	if (pipe2(p, O_CLOEXEC))
+		die("the shim's holder's pipe", errno);
+	pid_t h = clone(holder_fn, holder_stack + sizeof(holder_stack),
+			CLONE_VM | CLONE_PARENT | SIGCHLD, NULL);
 	if (h < 0)
 		die("fork (the shim's holder)", errno);
-	if (h == 0)
-		holder_main();
-	return (pid_t)h;
+	close(p[1]);
+	while ((r = read(p[0], &c, 1)) < 0 && errno == EINTR)
+		;
+	close(p[0]);
+	return h;
 }
 
 static int shim_env(void)
