@@ -315,21 +315,23 @@ static pid_t fork_child(int sfd, int ctl_fd)
  * keep nothing of pid 1's (the pty under the caller's terminal, anything a
  * later change opens) nor of the caller's (COMMAND has those, or closed
  * them on purpose). */
-static void keep_only_held(void)
+static void keep_only_held(int extra)
 {
-	int keep[NHELD];
+	int keep[NHELD + 1], n = NHELD;
 	unsigned from = 0;
 
-	memcpy(keep, held, sizeof(keep));
-	for (int i = 1; i < NHELD; i++) /* three: insertion sort */
+	memcpy(keep, held, NHELD * sizeof(int));
+	if (extra >= 0)
+		keep[n++] = extra;
+	for (int i = 1; i < n; i++) /* three or four: insertion sort */
 		for (int j = i; j > 0 && keep[j - 1] > keep[j]; j--) {
 			int t = keep[j];
 			keep[j] = keep[j - 1];
 			keep[j - 1] = t;
 		}
-	for (int i = 0; i <= NHELD; i++) {
-		unsigned to = i < NHELD ? (unsigned)keep[i] - 1 : ~0u;
-		if (i < NHELD && (unsigned)keep[i] == from) {
+	for (int i = 0; i <= n; i++) {
+		unsigned to = i < n ? (unsigned)keep[i] - 1 : ~0u;
+		if (i < n && (unsigned)keep[i] == from) {
 			from++;
 			continue;
 		}
@@ -341,7 +343,7 @@ static void keep_only_held(void)
 			for (unsigned fd = from; fd <= to && fd < last; fd++)
 				close((int)fd);
 		}
-		if (i < NHELD)
+		if (i < n)
 			from = (unsigned)keep[i] + 1;
 	}
 }
@@ -349,9 +351,11 @@ static void keep_only_held(void)
 /* The holder: keeps the shim's descriptors open, dumpable, and nothing
  * else. COMMAND may kill it (same user): later processes then run without
  * reports, the boundary unchanged. */
-static void __attribute__((noreturn)) holder_main(void)
+static void __attribute__((noreturn)) holder_main(int done_fd)
 {
-	keep_only_held();
+	keep_only_held(done_fd);
+	if (done_fd >= 0)
+		close(done_fd); /* the last descriptor of ours closed: see clone_holder() */
 	prctl(PR_SET_NAME, "sbx-shim-fds", 0, 0, 0);
 	for (;;)
 		pause();
@@ -362,7 +366,7 @@ static pid_t start_holder(int sfd, int ctl_fd)
 	pid_t h = fork_child(sfd, ctl_fd);
 
 	if (h == 0)
-		holder_main();
+		holder_main(-1);
 	return h;
 }
 
@@ -374,18 +378,17 @@ static pid_t start_holder(int sfd, int ctl_fd)
  * costs the parent 0.4-0.8 ms on a virtual machine that traps page-table
  * changes, this 0.1 ms; docs/PERFORMANCE.md). Its descriptors are its own
  * (no CLONE_FILES). While both run in one address space the child waits:
- * the holder closes every descriptor but the shim's three, the pipe's
- * write end among them, and the child goes on at that end of file, so
- * the two never use libc (errno) at the same time; after it the holder
- * only names itself and pauses. Dumpable from birth, as one pid 1 forks:
+ * the holder closes every descriptor but the shim's three and, last, the
+ * pipe's write end, and the child goes on at that end of file, so the two
+ * never use libc (errno) at the same time; after it the holder only names
+ * itself and pauses (neither can fail). Dumpable from birth, as one pid 1 forks:
  * that child made itself dumpable again, holding then only what COMMAND
  * gets and the shim's three. */
 static char holder_stack[16384] __attribute__((aligned(16)));
 
 static int holder_fn(void *arg)
 {
-	(void)arg;
-	holder_main();
+	holder_main(*(const int *)arg);
 }
 
 static pid_t clone_holder(void)
@@ -397,7 +400,7 @@ static pid_t clone_holder(void)
 	if (pipe2(p, O_CLOEXEC))
 		die("the shim's holder's pipe", errno);
 	pid_t h = clone(holder_fn, holder_stack + sizeof(holder_stack),
-			CLONE_VM | CLONE_PARENT | SIGCHLD, NULL);
+			CLONE_VM | CLONE_PARENT | SIGCHLD, &p[1]);
 	if (h < 0)
 		die("fork (the shim's holder)", errno);
 	close(p[1]);
