@@ -175,9 +175,18 @@ int main(int argc, char **argv)
 	if (hfd < 0 || sfd < 0 || net_loop_add_listener(l, hfd, NET_LISTEN_HTTP) ||
 	    net_loop_add_listener(l, sfd, NET_LISTEN_SOCKS))
 		die("cannot listen on 127.0.0.1", strerror(errno));
-	/* the sandbox's resolver, UDP and TCP at one port */
-	ufd = listen_local_type(SOCK_DGRAM, &dport);
-	tfd = ufd < 0 ? -1 : listen_local_type(SOCK_STREAM, &dport);
+	/* the sandbox's resolver, UDP and TCP at one port: the kernel's
+	 * choice for UDP may be a TCP port in use (an ephemeral port of a
+	 * connection the tests made), so a few tries */
+	for (int i = 0; i < 20; i++) {
+		dport = 0;
+		ufd = listen_local_type(SOCK_DGRAM, &dport);
+		tfd = ufd < 0 ? -1 : listen_local_type(SOCK_STREAM, &dport);
+		if (ufd < 0 || tfd >= 0)
+			break;
+		close(ufd);
+		ufd = -1;
+	}
 	if (tfd < 0 || net_loop_add_listener(l, ufd, NET_LISTEN_DNS_UDP) ||
 	    net_loop_add_listener(l, tfd, NET_LISTEN_DNS_TCP))
 		die("cannot serve DNS on 127.0.0.1", strerror(errno));

@@ -18,6 +18,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/tcp.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +37,10 @@
 #define SOCKS_READ_MAX 1024
 #define MAX_EVENTS 256
 #define CHAIN_MAX 1024          /* the upstream proxy's answer head */
+#define POOL_MAX 8              /* released queues kept for the next connections */
+#define POOL_KEEP 16384         /* ... when they dirtied at most this much */
+#define SPLICE_AFTER 65536      /* a tunnel's direction splices after this much */
+#define DEFER_ACCEPT_S 1        /* TCP_DEFER_ACCEPT on the HTTP and SOCKS listeners */
 
 enum obj { OBJ_LISTENER = 1, OBJ_END, OBJ_WATCH };
 
@@ -67,8 +72,9 @@ struct end {
 };
 
 struct buf {
-	char *b; /* NET_BUF_SIZE, allocated when first needed */
+	char *b; /* NET_BUF_SIZE, taken when first needed (buf_get) */
 	size_t off, len;
+	size_t hi; /* bytes of b ever written: its dirtied pages */
 };
 
 struct dir {
@@ -76,6 +82,7 @@ struct dir {
 	int pipe[2];       /* splice mode; -1 otherwise */
 	size_t inpipe, pipesz;
 	bool pipe_full;    /* the pipe refused more before inpipe reached pipesz */
+	uint64_t moved;    /* bytes sent from the queue (splice_start) */
 	bool eof;          /* the source will send nothing more */
 	bool shut;         /* the sink was told (SHUT_WR) */
 };
@@ -104,7 +111,10 @@ struct conn {
 	uint64_t active;   /* last byte moved (idle timeout) */
 	struct net_host host;
 	unsigned port;
-	struct sockaddr_storage addrs[NET_MAX_ADDRS];
+	/* the checked addresses, IPv4 or IPv6 only: a sockaddr_storage
+	 * each would be 800 bytes more per connection */
+	union inet_sa { struct sockaddr sa; struct sockaddr_in in; struct sockaddr_in6 in6; }
+		addrs[NET_MAX_ADDRS];
 	size_t naddrs, ai;
 	char addr_text[INET6_ADDRSTRLEN + 8];
 	struct net_lookup *lookup;          /* ST_RESOLVING */
@@ -135,6 +145,10 @@ struct net_loop {
 	struct net_watch *dead_watches;
 	struct conn *conns, *dead;
 	size_t nconns;
+	struct conn *spare;   /* freed records kept for reuse (conn_new) */
+	size_t nspare;
+	char *pool[POOL_MAX]; /* released queues kept for reuse (buf_get) */
+	size_t pool_hi[POOL_MAX], npool;
 	uint64_t now, next_sweep;
 };
 
@@ -193,30 +207,55 @@ static void report(struct conn *c, enum net_outcome o, const struct sbx_rule *ru
 
 /* A queue's 64 KiB is a mapping of its own: only the pages a connection
  * touches count, and a tunnel that moves on to splice(2) gives them back
- * to the system at once (a freed heap block stays in the process: 500
- * tunnels kept ~8 kB each that way). */
-static int buf_get(struct buf *q)
+ * at once (a freed heap block stays in the process: 500 tunnels kept
+ * ~8 kB each that way). A released queue that dirtied at most POOL_KEEP
+ * bytes waits in the loop's pool for the next connection instead of going
+ * back with munmap: every new connection needs a queue or two for its
+ * handshake, and an munmap per queue was a quarter of the supervisor's
+ * time for 2000 sequential connections (a TLB shoot-down on every CPU the
+ * process ran on). The pool holds at most POOL_MAX queues, so what it
+ * keeps resident is bounded: POOL_MAX x POOL_KEEP. A queue taken from the
+ * pool may hold an earlier connection's bytes: only [off, off+len) is ever
+ * read, and that is always this connection's. */
+static int buf_get(struct net_loop *l, struct buf *q)
 {
 	if (q->b)
 		return 0;
+	if (l->npool) {
+		q->b = l->pool[--l->npool];
+		q->hi = l->pool_hi[l->npool];
+		return 0;
+	}
 	void *m = mmap(NULL, NET_BUF_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (m == MAP_FAILED)
 		return -ENOMEM;
 	q->b = m;
+	q->hi = 0;
 	return 0;
 }
 
-static void buf_release(struct buf *q)
+/* After bytes were written into q: how far its pages are dirtied. */
+static void buf_mark(struct buf *q)
 {
-	if (q->b)
-		munmap(q->b, NET_BUF_SIZE);
-	q->b = NULL;
-	q->off = q->len = 0;
+	if (q->off + q->len > q->hi)
+		q->hi = q->off + q->len;
 }
 
-static int buf_put(struct buf *q, const void *data, size_t n)
+static void buf_release(struct net_loop *l, struct buf *q)
 {
-	if (buf_get(q))
+	if (q->b && q->hi <= POOL_KEEP && l->npool < POOL_MAX) {
+		l->pool_hi[l->npool] = q->hi;
+		l->pool[l->npool++] = q->b;
+	} else if (q->b) {
+		munmap(q->b, NET_BUF_SIZE);
+	}
+	q->b = NULL;
+	q->off = q->len = q->hi = 0;
+}
+
+static int buf_put(struct net_loop *l, struct buf *q, const void *data, size_t n)
+{
+	if (buf_get(l, q))
 		return -ENOMEM;
 	if (q->off + q->len + n > NET_BUF_SIZE) {
 		memmove(q->b, q->b + q->off, q->len);
@@ -226,6 +265,7 @@ static int buf_put(struct buf *q, const void *data, size_t n)
 		return -ENOBUFS;
 	memcpy(q->b + q->off + q->len, data, n);
 	q->len += n;
+	buf_mark(q);
 	return 0;
 }
 
@@ -300,9 +340,9 @@ static void update_events(struct conn *c)
 
 /* ---- life and death */
 
-static void dir_free(struct dir *d)
+static void dir_free(struct net_loop *l, struct dir *d)
 {
-	buf_release(&d->q);
+	buf_release(l, &d->q);
 	if (d->pipe[0] >= 0) {
 		close(d->pipe[0]);
 		close(d->pipe[1]);
@@ -335,8 +375,8 @@ static void conn_kill(struct conn *c)
 		close(c->cli.fd);
 	}
 	c->cli.fd = -1;
-	dir_free(&c->c2u);
-	dir_free(&c->u2c);
+	dir_free(c->l, &c->c2u);
+	dir_free(c->l, &c->u2c);
 	c->st = ST_DEAD;
 	if (c->prev)
 		c->prev->next = c->next;
@@ -356,8 +396,8 @@ static void linger(struct conn *c)
 {
 	close_up(c);
 	if (c->c2u.pipe[0] >= 0)
-		dir_free(&c->c2u);
-	buf_release(&c->c2u.q);
+		dir_free(c->l, &c->c2u);
+	buf_release(c->l, &c->c2u.q);
 	c->u2c.eof = true;
 	c->st = ST_LINGER;
 	c->deadline = c->l->now + LINGER_MS;
@@ -398,9 +438,9 @@ static void respond(struct conn *c, unsigned status, const char *phrase, const c
 			 "HTTP/1.1 %u %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
 			 "Connection: close\r\n\r\n", status, phrase, ctype, strlen(body));
 
-	buf_release(&c->u2c.q);
-	if (buf_put(&c->u2c.q, head, (size_t)n) || buf_put(&c->u2c.q, body, strlen(body)))
-		buf_release(&c->u2c.q);
+	buf_release(c->l, &c->u2c.q);
+	if (buf_put(c->l, &c->u2c.q, head, (size_t)n) || buf_put(c->l, &c->u2c.q, body, strlen(body)))
+		buf_release(c->l, &c->u2c.q);
 	linger(c);
 }
 
@@ -476,7 +516,7 @@ static void socks_answer(struct conn *c, uint8_t rep, const struct sockaddr *bou
 	unsigned char r[22];
 	size_t n = net_socks_reply(rep, bound, r);
 
-	if (buf_put(&c->u2c.q, r, n))
+	if (buf_put(c->l, &c->u2c.q, r, n))
 		c->u2c.q.len = 0;
 	if (last)
 		linger(c);
@@ -574,22 +614,49 @@ static void tunnel_start(struct conn *c)
 		/* nothing to answer: the bytes simply flow */
 	} else {
 		static const char ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
-		buf_put(&c->u2c.q, ok, sizeof(ok) - 1);
+		buf_put(c->l, &c->u2c.q, ok, sizeof(ok) - 1);
 	}
 	c->st = ST_TUNNEL;
-	if (c->l->cfg.no_splice)
+	/* the head's queue, empty unless the client sent early bytes */
+	if (!c->c2u.q.len)
+		buf_release(c->l, &c->c2u.q);
+}
+
+/* A tunnel's direction that has relayed SPLICE_AFTER bytes through its
+ * queue moves on to splice(2), which moves pages between the sockets
+ * without copying them through us (81 % of direct against 63 % for a
+ * 1 GiB download). Most connections never get there (a request and its
+ * answer, an idle keep-alive), and for them a pipe pair is four
+ * descriptors and eight system calls more per connection than the queue,
+ * so the pipe is made only then. Called with the queue empty, so every
+ * byte of the pipe comes after the queue's; a failure (EMFILE) just
+ * leaves the direction on its queue. */
+static void splice_start(struct conn *c, struct dir *d)
+{
+	if (c->st != ST_TUNNEL || c->l->cfg.no_splice || d->pipe[0] >= 0 ||
+	    d->moved < SPLICE_AFTER)
 		return;
-	/* splice(2) moves pages between the sockets without copying them
-	 * through us; a failure (EMFILE) just leaves this tunnel buffered */
-	struct dir *ds[2] = { &c->c2u, &c->u2c };
-	for (int i = 0; i < 2; i++) {
-		if (pipe2(ds[i]->pipe, O_NONBLOCK | O_CLOEXEC)) {
-			ds[i]->pipe[0] = ds[i]->pipe[1] = -1;
-			continue;
-		}
-		int sz = fcntl(ds[i]->pipe[0], F_GETPIPE_SZ);
-		ds[i]->pipesz = sz > 0 ? (size_t)sz : 4096;
+	if (pipe2(d->pipe, O_NONBLOCK | O_CLOEXEC)) {
+		d->pipe[0] = d->pipe[1] = -1;
+		d->moved = 0; /* not again at once */
+		return;
 	}
+	/* a user over pipe-user-pages-soft gets smaller pipes: ask */
+	int sz = fcntl(d->pipe[0], F_GETPIPE_SZ);
+	d->pipesz = sz > 0 ? (size_t)sz : 4096;
+	buf_release(c->l, &d->q);
+}
+
+static void chain_send(struct conn *c);
+
+/* The upstream connection is made: ask the user's proxy, or relay. */
+static void established(struct conn *c)
+{
+	c->up.wr = true;
+	if (c->chained)
+		chain_send(c);
+	else
+		tunnel_start(c);
 }
 
 static void dial(struct conn *c)
@@ -597,7 +664,7 @@ static void dial(struct conn *c)
 	struct net_loop *l = c->l;
 
 	while (c->ai < c->naddrs) {
-		const struct sockaddr *sa = (const struct sockaddr *)&c->addrs[c->ai++];
+		const struct sockaddr *sa = &c->addrs[c->ai++].sa;
 		socklen_t sl = sa->sa_family == AF_INET ? sizeof(struct sockaddr_in) :
 			       sizeof(struct sockaddr_in6);
 		int fd = socket(sa->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -605,7 +672,19 @@ static void dial(struct conn *c)
 		addr_text(sa, c->addr_text, sizeof(c->addr_text));
 		if (fd < 0)
 			continue;
-		if (connect(fd, sa, sl) && errno != EINPROGRESS) {
+		int rc = connect(fd, sa, sl);
+		/* On loopback (and to a host close by) the handshake is over
+		 * before connect() returns EINPROGRESS: a second connect()
+		 * says so (0 once established, EALREADY while it is not, the
+		 * failure otherwise), which saves a trip through epoll and
+		 * SO_ERROR for every such connection. */
+		if (rc && errno == EINPROGRESS) {
+			rc = connect(fd, sa, sl);
+			if (rc && errno == EALREADY)
+				errno = EINPROGRESS;
+		}
+		bool now = !rc || errno == EISCONN;
+		if (!now && errno != EINPROGRESS) {
 			int e = errno;
 			close(fd);
 			if (c->ai >= c->naddrs) {
@@ -614,15 +693,17 @@ static void dial(struct conn *c)
 			}
 			continue;
 		}
-		struct epoll_event ev = { .events = EPOLLOUT, .data.ptr = &c->up };
+		struct epoll_event ev = { .events = now ? EPOLLIN : EPOLLOUT, .data.ptr = &c->up };
 		if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, fd, &ev)) {
 			close(fd);
 			continue;
 		}
 		c->up.fd = fd;
-		c->up.ev = EPOLLOUT;
+		c->up.ev = ev.events;
 		c->up.rd = c->up.wr = false;
 		c->st = ST_CONNECTING;
+		if (now)
+			established(c);
 		return;
 	}
 	dial_failed(c, EHOSTUNREACH);
@@ -640,7 +721,7 @@ static void chain_fail(struct conn *c, const char *why)
 	char msg[300];
 
 	snprintf(msg, sizeof(msg), "the upstream proxy at %s %s", c->addr_text, why);
-	buf_release(&c->u2c.q); /* its partial answer is not the client's */
+	buf_release(c->l, &c->u2c.q); /* its partial answer is not the client's */
 	report(c, NET_EV_FAILED, c->allowed_by, msg, NULL);
 	if (handed(c, ECONNREFUSED))
 		return;
@@ -699,7 +780,7 @@ static int chain_read(struct conn *c)
 	/* a handed-over socket (net_loop_dial) must keep the tunnel's first
 	 * bytes: its answer is read one byte at a time, to its end exactly */
 	size_t want = c->done ? 1 : CHAIN_MAX - q->len;
-	ssize_t n = buf_get(q) ? -1 : recv(c->up.fd, q->b + q->len, want, 0);
+	ssize_t n = buf_get(c->l, q) ? -1 : recv(c->up.fd, q->b + q->len, want, 0);
 	char why[160];
 
 	if (n < 0 && would_block(errno)) {
@@ -711,6 +792,7 @@ static int chain_read(struct conn *c)
 		return -1;
 	}
 	q->len += (size_t)n;
+	buf_mark(q);
 	const unsigned char *b = (const unsigned char *)q->b;
 	size_t len = q->len, used;
 	if (c->l->cfg.chain_http_port) {
@@ -768,11 +850,7 @@ static void connected(struct conn *c)
 	if (getsockopt(c->up.fd, SOL_SOCKET, SO_ERROR, &err, &el))
 		err = errno;
 	if (!err) {
-		c->up.wr = true;
-		if (c->chained)
-			chain_send(c);
-		else
-			tunnel_start(c);
+		established(c);
 		return;
 	}
 	close_up(c);
@@ -812,8 +890,13 @@ static void unreachable(struct conn *c, const struct sbx_rule *rule, const char 
 /* The checked addresses: dial them, in order. */
 static void go(struct conn *c, const struct net_decision *d)
 {
-	memcpy(c->addrs, d->addrs, d->naddrs * sizeof(d->addrs[0]));
-	c->naddrs = d->naddrs;
+	c->naddrs = 0;
+	for (size_t i = 0; i < d->naddrs && i < NET_MAX_ADDRS; i++) {
+		sa_family_t f = d->addrs[i].ss_family;
+		if (f == AF_INET || f == AF_INET6) /* all the decision gives */
+			memcpy(&c->addrs[c->naddrs++], &d->addrs[i],
+			       f == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6));
+	}
 	c->ai = 0;
 	addr_text((const struct sockaddr *)&c->addrs[0], c->addr_text, sizeof(c->addr_text));
 	report(c, NET_EV_ALLOWED, d->rule, NULL, NULL);
@@ -1006,6 +1089,7 @@ static void http_head(struct conn *c)
 		memcpy(q->b, head, (size_t)n);
 		q->off = 0;
 		q->len = (size_t)n + rest;
+		buf_mark(q);
 		c->up_allow = (uint64_t)n + (req.body == NET_BODY_CHUNKED ? UINT64_MAX / 2 :
 					     req.body == NET_BODY_LENGTH ? req.content_length : 0);
 		/* a chunked body is relayed to the end: we do not find where it
@@ -1036,7 +1120,7 @@ static void socks_step(struct conn *c)
 		q->off += (size_t)rc;
 		q->len -= (size_t)rc;
 		unsigned char ans[2] = { 5, noauth ? 0x00 : 0xff };
-		buf_put(&c->u2c.q, ans, 2);
+		buf_put(c->l, &c->u2c.q, ans, 2);
 		if (!noauth) {
 			report(c, NET_EV_ERROR, NULL, "SOCKS5 client offers no method without authentication", NULL);
 			linger(c);
@@ -1088,15 +1172,23 @@ static ssize_t fill(struct conn *c, struct dir *d, struct end *src, size_t cap)
 		if (n > 0)
 			d->inpipe += (size_t)n;
 	} else {
-		if (buf_get(&d->q))
+		if (buf_get(c->l, &d->q))
 			return -ENOMEM;
 		if (d->q.off + d->q.len + r > NET_BUF_SIZE) {
 			memmove(d->q.b, d->q.b + d->q.off, d->q.len);
 			d->q.off = 0;
 		}
 		n = recv(src->fd, d->q.b + d->q.off + d->q.len, r, 0);
-		if (n > 0)
+		if (n > 0) {
 			d->q.len += (size_t)n;
+			buf_mark(&d->q);
+			/* less than asked: the socket is drained for now; the
+			 * interest mask keeps EPOLLIN, so a level-triggered
+			 * epoll says when more (or the EOF) comes, and the
+			 * recv() that would only say EAGAIN is saved */
+			if ((size_t)n < r)
+				src->rd = false;
+		}
 	}
 	if (n > 0) {
 		c->active = c->l->now;
@@ -1138,14 +1230,20 @@ static ssize_t drain(struct conn *c, struct dir *d, struct end *dst, uint64_t *a
 			dst->wr = false;
 			return 0;
 		}
+		if ((size_t)n < len)
+			dst->wr = false; /* full for now: EPOLLOUT says when not */
 		d->q.off += (size_t)n;
 		d->q.len -= (size_t)n;
+		d->moved += (uint64_t)n;
 		if (allow)
 			*allow -= (uint64_t)n;
 		if (!d->q.len) {
 			d->q.off = 0;
-			if (d->pipe[0] >= 0)
-				buf_release(&d->q); /* splice from now on: no buffer to keep */
+			/* an idle connection holds no queue (the pool has it);
+			 * a busy buffered one keeps its own (buf_release) */
+			splice_start(c, d);
+			if (d->pipe[0] >= 0 || d->q.hi <= POOL_KEEP)
+				buf_release(c->l, &d->q);
 		}
 		total += n;
 	}
@@ -1168,7 +1266,13 @@ static ssize_t drain(struct conn *c, struct dir *d, struct end *dst, uint64_t *a
 	 * past *allow are the next request's, never sent upstream) */
 	bool flushed = !d->inpipe && (!d->q.len || (allow && !*allow));
 	if (pass_eof && d->eof && flushed && !d->shut) {
-		shutdown(dst->fd, SHUT_WR);
+		/* The last EOF of a tunnel: both ends are closed next
+		 * (pump_relay), and close() says FIN as shutdown() would,
+		 * since the other direction's EOF was read from dst: nothing
+		 * unread there turns it into a reset. */
+		const struct dir *other = d == &c->c2u ? &c->u2c : &c->c2u;
+		if (c->st != ST_TUNNEL || !other->shut)
+			shutdown(dst->fd, SHUT_WR);
 		d->shut = true;
 		total++;
 	}
@@ -1206,6 +1310,7 @@ static void response_head(struct conn *c)
 	memcpy(q->b, head, (size_t)n);
 	q->off = 0;
 	q->len = (size_t)n + rest;
+	buf_mark(q);
 }
 
 /* The response is over (upstream EOF, all of it sent): next request, or close. */
@@ -1217,7 +1322,7 @@ static void http_done(struct conn *c)
 		c->c2u.shut = false;
 		c->resp_pending = c->resp_self = false;
 		c->head_scanned = 0;
-		buf_release(&c->u2c.q);
+		buf_release(c->l, &c->u2c.q);
 		c->st = ST_HTTP_HEAD;
 		c->deadline = c->l->now + c->l->cfg.handshake_ms;
 		c->addr_text[0] = '\0';
@@ -1359,7 +1464,7 @@ out:
  * ports are the exception the user made). Reported under --trace. */
 static void hostport_dial(struct conn *c, unsigned port)
 {
-	struct sockaddr_in *in = (struct sockaddr_in *)&c->addrs[0];
+	struct sockaddr_in *in = &c->addrs[0].in;
 
 	snprintf(c->host.text, sizeof(c->host.text), "127.0.0.1");
 	c->host.kind = NET_HOST_V4;
@@ -1378,6 +1483,38 @@ static void hostport_dial(struct conn *c, unsigned port)
 	update_events(c);
 }
 
+/* A connection record, from the few the loop keeps (a sequential client
+ * would otherwise have the allocator map and unmap a page for each one),
+ * or new; zeroed, with no descriptors. */
+static struct conn *conn_new(struct net_loop *l)
+{
+	struct conn *c = l->spare;
+
+	if (c) {
+		l->spare = c->next;
+		l->nspare--;
+		memset(c, 0, sizeof(*c));
+	} else if (!(c = calloc(1, sizeof(*c)))) {
+		return NULL;
+	}
+	c->l = l;
+	c->cli = (struct end){ .obj = OBJ_END, .fd = -1, .c = c };
+	c->up = (struct end){ .obj = OBJ_END, .fd = -1, .c = c };
+	c->c2u.pipe[0] = c->c2u.pipe[1] = c->u2c.pipe[0] = c->u2c.pipe[1] = -1;
+	return c;
+}
+
+static void conn_free(struct net_loop *l, struct conn *c)
+{
+	if (l->nspare >= POOL_MAX) {
+		free(c);
+		return;
+	}
+	c->next = l->spare;
+	l->spare = c;
+	l->nspare++;
+}
+
 static void accept_all(struct net_loop *l, struct listener *li)
 {
 	for (int i = 0; i < 64; i++) {
@@ -1392,16 +1529,14 @@ static void accept_all(struct net_loop *l, struct listener *li)
 			close(fd);
 			continue;
 		}
-		struct conn *c = calloc(1, sizeof(*c));
+		struct conn *c = conn_new(l);
 		struct epoll_event ev = { .events = EPOLLIN };
 		if (!c) {
 			close(fd);
 			continue;
 		}
-		c->l = l;
-		c->cli = (struct end){ .obj = OBJ_END, .fd = fd, .ev = EPOLLIN, .c = c };
-		c->up = (struct end){ .obj = OBJ_END, .fd = -1, .c = c };
-		c->c2u.pipe[0] = c->c2u.pipe[1] = c->u2c.pipe[0] = c->u2c.pipe[1] = -1;
+		c->cli.fd = fd;
+		c->cli.ev = EPOLLIN;
 		c->kind = li->kind;
 		c->st = li->kind == NET_LISTEN_HTTP ? ST_HTTP_HEAD : ST_SOCKS_GREET;
 		c->proto = li->kind == NET_LISTEN_HTTP ? NET_PROTO_CONNECT : NET_PROTO_SOCKS;
@@ -1414,7 +1549,7 @@ static void accept_all(struct net_loop *l, struct listener *li)
 		ev.data.ptr = &c->cli;
 		if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, fd, &ev)) {
 			close(fd);
-			free(c);
+			conn_free(l, c);
 			continue;
 		}
 		c->next = l->conns;
@@ -1422,8 +1557,14 @@ static void accept_all(struct net_loop *l, struct listener *li)
 			l->conns->prev = c;
 		l->conns = c;
 		l->nconns++;
-		if (li->kind == NET_LISTEN_HOSTPORT)
+		if (li->kind == NET_LISTEN_HOSTPORT) {
 			hostport_dial(c, li->port);
+		} else {
+			/* its first bytes are most likely in (TCP_DEFER_ACCEPT):
+			 * read them now rather than after another epoll_wait */
+			c->cli.rd = true;
+			pump(c);
+		}
 	}
 }
 
@@ -1552,6 +1693,17 @@ static int add_listener(struct net_loop *l, int fd, enum net_listener_kind kind,
 		rc = -errno;
 		goto fail;
 	}
+	/* An HTTP or SOCKS client speaks first: with TCP_DEFER_ACCEPT the
+	 * kernel queues a connection for accept() only once its first bytes
+	 * are in (or after about DEFER_ACCEPT_S, for one that says nothing:
+	 * the handshake timeout takes it from there), so accepting it and
+	 * reading its request are one wake-up, not two. Not for host_ports,
+	 * where the server may speak first (SSH, SMTP, MySQL). Best effort:
+	 * a listener that refuses it is served as before. */
+	if (kind == NET_LISTEN_HTTP || kind == NET_LISTEN_SOCKS) {
+		int secs = DEFER_ACCEPT_S;
+		setsockopt(fd, IPPROTO_TCP, TCP_DEFER_ACCEPT, &secs, sizeof(secs));
+	}
 	li->obj = OBJ_LISTENER;
 	li->fd = fd;
 	li->kind = kind;
@@ -1603,12 +1755,8 @@ int net_loop_dial(struct net_loop *l, const struct net_host *host, unsigned port
 	*out = NULL;
 	if (l->nconns >= l->cfg.max_conns)
 		return -EAGAIN;
-	if (!(c = calloc(1, sizeof(*c))))
+	if (!(c = conn_new(l)))
 		return -ENOMEM;
-	c->l = l;
-	c->cli = (struct end){ .obj = OBJ_END, .fd = -1, .c = c };
-	c->up = (struct end){ .obj = OBJ_END, .fd = -1, .c = c };
-	c->c2u.pipe[0] = c->c2u.pipe[1] = c->u2c.pipe[0] = c->u2c.pipe[1] = -1;
 	c->proto = NET_PROTO_SECCOMP;
 	c->kind = NET_LISTEN_SOCKS;
 	c->st = ST_RESOLVING; /* decide() moves it on */
@@ -1704,7 +1852,7 @@ static void bury(struct net_loop *l)
 	while (l->dead) {
 		struct conn *c = l->dead;
 		l->dead = c->next;
-		free(c);
+		conn_free(l, c);
 	}
 }
 
@@ -1778,6 +1926,13 @@ void net_loop_free(struct net_loop *l)
 	}
 	if (l->epfd >= 0)
 		close(l->epfd);
+	while (l->npool)
+		munmap(l->pool[--l->npool], NET_BUF_SIZE);
+	while (l->spare) {
+		struct conn *c = l->spare;
+		l->spare = c->next;
+		free(c);
+	}
 	net_names_free(l->names);
 	net_ctx_free(l->ctx);
 	free(l);

@@ -260,5 +260,37 @@ s = socket.socket(socket.AF_UNIX); s.bind("\0sbx-abstract"); print("abstract bou
 	else bad "$(tr '\n' ' ' < "$B/out") $(ls -la | grep -E 'mcp|srv') $(head -c 300 "$B/err")"; fi
 else skip "no python3"; fi
 
+# A git directory the run makes under another name than `.git` (git init
+# --bare, or any directory holding HEAD, objects/ and refs/) is judged as a
+# `.git` is: a hook in it is refused, and git run in it on the host (here
+# an update-ref, which runs reference-transaction) runs nothing of the
+# run's; the repository is named at the end. (Was attack-notify-open.sh.)
+t bare_repository_made_in_the_run_gets_no_hook_and_is_named
+if command -v git >/dev/null; then
+	sx -- sh -c 'git init -q --bare evil.git &&
+		printf "#!/bin/sh\necho ran > \"%s/PWNED\"\n" "$PWD" > evil.git/hooks/reference-transaction;
+		chmod +x evil.git/hooks/reference-transaction; echo END'
+	(cd evil.git && git update-ref refs/tags/x "$(git hash-object -w --stdin </dev/null)") >/dev/null 2>&1
+	if has END out && [ ! -e PWNED ] && [ ! -e evil.git/hooks/reference-transaction ] &&
+	   [ -f evil.git/hooks/pre-receive.sample ] &&
+	   hasf "denied write of $W/evil.git/hooks/reference-transaction by \`deny_write = .git/hooks/\`" err &&
+	   has "git repositor.* created during the run.*$W/evil.git" err; then ok
+	else bad "the hook ran on the host: $(cat PWNED 2>/dev/null); left: $(ls evil.git/hooks | tr '\n' ' ')"; fi
+else skip "no git"; fi
+
+# What people do with bare repositories still works: init, clone --mirror,
+# a push into one from a clone (git runs its hooks: the samples only).
+t bare_repositories_still_work_for_git_static
+if command -v git >/dev/null; then
+	git init -q src && git -C src -c user.name=a -c user.email=a@a commit -q --allow-empty -m one
+	sx -q -- sh -c 'git init -q --bare b.git && git clone -q --mirror src m.git &&
+		git clone -q b.git wc 2>/dev/null && cd wc &&
+		git -c user.name=a -c user.email=a@a commit -q --allow-empty -m two &&
+		git push -q origin HEAD:main && echo PUSHED'
+	if has PUSHED out && [ "$(git -C b.git log --format=%s main)" = two ] &&
+	   [ "$(git -C m.git log --format=%s)" = one ] && ! has denied err; then ok
+	else bad "$(tr '\n' ' ' < "$B/out") $(head -c 300 "$B/err")"; fi
+else skip "no git"; fi
+
 echo "# $(id -un): $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
