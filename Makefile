@@ -158,7 +158,7 @@ else
 build/sbx-init: $(INIT_SRCS:%.c=build/%.o)
 	$(CC) $(SBX_LDFLAGS) $(if $(SANITIZE),$(SANITIZE_STATIC),-static) -o $@ $^
 endif
-build/supervisor/sbx-init.o build/tests/unit/seccomp_table.o: build/gen/filters.h
+build/supervisor/sbx-init.o build/tests/unit/seccomp_table.o: build/gen/filters.h build/gen/notify-filter.h
 build/supervisor/init-notify.o: build/gen/notify-filter.h
 build/supervisor/notify-deny.o: build/gen/filters.h
 
@@ -207,7 +207,7 @@ UNIT_EXTRA_OBJS := build/supervisor/mountids.o build/supervisor/pathwalk.o build
 	build/supervisor/plan.o build/supervisor/standin.o build/supervisor/hostfs.o \
 	build/supervisor/runlimits.o build/supervisor/profile.o build/supervisor/notify.o build/supervisor/notify-net.o \
 	build/supervisor/notify-deny.o build/supervisor/notify-call.o build/supervisor/notify-paths.o \
-	build/shim/wire.o build/shim/resolve-test.o build/shim/namemap.o $(NET_SRCS:%.c=build/%.o) \
+	build/shim/wire.o build/shim/resolve-test.o build/shim/namemap.o build/shim/elfcheck.o $(NET_SRCS:%.c=build/%.o) \
 	$(filter-out build/supervisor/cli/sbxctl.o,$(CTL_SRCS:%.c=build/%.o)) \
 	build/supervisor/config.o build/supervisor/probe.o
 build/shim/resolve-test.o: shim/resolve.c

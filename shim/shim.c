@@ -772,6 +772,20 @@ static int abspath_quick(int dirfd, const char *path, char *out, size_t outsz, b
 	return shim_abspath(dirfd, path, out, outsz);
 }
 
+/* A read of one name (no `/`, not `..`: it stays in the directory) in a
+ * directory descriptor dirfds.c marked clear of deny_read rules; only
+ * while enforcing (the marks are made only then, and --trace and --learn
+ * report reads by name). */
+static bool in_clear_dir(int dirfd, const char *path, enum sbx_op op)
+{
+	if (op != SBX_OP_READ || dirfd < 0 || (path[0] == '.' && path[1] == '.' && !path[2]))
+		return false;
+	for (const char *p = path; *p; p++)
+		if (*p == '/')
+			return false;
+	return *path && shim_dirfd_read_clear(dirfd);
+}
+
 /* Does abs, its symlinks followed, lead where the policy allows? *why is
  * then the rule for where it leads. (Its own frame: the buffer is needed
  * only for a path the policy refuses as written.) */
@@ -811,15 +825,26 @@ int shim_check_open(struct pending *pd, int dirfd, const char *path,
 		absout[0] = '\0';
 	if (!path || (!*path && (how & HOW_EMPTY_OK)) || !shim_enter())
 		return 0;
-	if (!*path || abspath_quick(dirfd, path, abs, sizeof(abs), &hinted))
-		goto out;
 	pd->dirfd = dirfd;
 	pd->path = path;
 	pd->op = op;
 	pd->how = how;
+	/* a read of one name in a kept directory that no deny_read rule can
+	 * reach (dirfds.c): nothing to judge, not even the path to make.
+	 * Still looked at after a failure: a kernel's refusal is explained */
+	if (in_clear_dir(dirfd, path, op) && !absoutsz) {
+		pd->active = true;
+		goto out;
+	}
+	if (!*path || abspath_quick(dirfd, path, abs, sizeof(abs), &hinted))
+		goto out;
 again:
 	if (absout && strlen(abs) < absoutsz)
 		strcpy(absout, abs);
+	if (hinted && in_clear_dir(dirfd, path, op)) {
+		pd->active = true;
+		goto out;
+	}
 	pd->active = !(op == SBX_OP_WRITE && kernel_fs(abs));
 	if (!pd->active)
 		goto out;

@@ -153,6 +153,8 @@ void shim_dirfd_remember(int fd, const char *abs); /* "" or NULL: forget */
 void shim_dirfd_forget(int fd);
 void shim_dirfd_copy(int from, int to); /* dup, dup2, F_DUPFD: `to` as `from` */
 int shim_dirfd_path(int fd, char *out, size_t outsz); /* 0, or -1: unknown */
+/* No deny_read rule can match in the kept directory (a hint as well). */
+bool shim_dirfd_read_clear(int fd);
 
 /* After the real call, when it failed or a check was left for --learn:
  * a refusal by the kernel (EACCES, EPERM, EROFS; ENOTDIR and EEXIST at a

@@ -56,7 +56,7 @@ unserve() { sleep 0.3; kill "$srv" 2>/dev/null; wait "$srv" 2>/dev/null; }
 
 # ---- the supervisor's privileges are not the program's
 
-# /proc/PID/mem of sbx-init (pid 1) and of the rename actor: non-dumpable,
+# /proc/PID/mem of sbx-init (pid 1), which is the rename actor: non-dumpable,
 # so the kernel refuses the program. Opened by the supervisor (as root, the
 # owner of every /proc file of the sandbox's) it was handed over, and the
 # actor -- outside the notify filter -- ran the program's code: a hook
