@@ -118,11 +118,11 @@ static void apply_limits(void)
 		if (setrlimit(RLIMIT_CPU, &rl))
 			die("limit cpu_seconds", errno);
 	}
-	if (limit_nofile) {
-		rl.rlim_cur = rl.rlim_max = limit_nofile;
-		if (setrlimit(RLIMIT_NOFILE, &rl))
-			die("limit nofile", errno);
-	}
+	/* nofile: in COMMAND's process only, before its exec
+	 * (apply_nofile): the kernel refuses to pass descriptors over a
+	 * socket (ETOOMANYREFS) from a process whose RLIMIT_NOFILE is below
+	 * its user's descriptors in flight, system-wide, and the notify
+	 * listener and the proxy's listeners are passed after this */
 	/* [limits] pids where no cgroup serves: since Linux 5.14 the kernel
 	 * counts it per user namespace, so it counts this sandbox's processes
 	 * (the supervisor checked the kernel, and that we are not the real
@@ -666,8 +666,20 @@ static void await_listeners_served(void)
 		die("control socket: malformed answer to the proxy's listeners", EPROTO);
 }
 
+static void apply_nofile(void)
+{
+	struct rlimit rl;
+
+	if (limit_nofile) {
+		rl.rlim_cur = rl.rlim_max = limit_nofile;
+		if (setrlimit(RLIMIT_NOFILE, &rl))
+			die("limit nofile", errno);
+	}
+}
+
 static void start_command(char **cmd, const sigset_t *orig)
 {
+	apply_nofile();
 	for (int k = 0; k < ncommand_env; k++)
 		if (putenv(command_env[k]))
 			die("environment", errno);
