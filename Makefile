@@ -41,7 +41,8 @@ NET_SRCS := supervisor/net/host.c supervisor/net/http.c supervisor/net/socks.c \
 SUPERVISOR_SRCS := supervisor/main.c supervisor/options.c supervisor/config.c supervisor/probe.c supervisor/print.c supervisor/plan.c \
 	supervisor/run.c supervisor/util.c supervisor/reports.c supervisor/learn.c \
 	supervisor/standin.c supervisor/hostfs.c supervisor/runlimits.c supervisor/profile.c supervisor/gitprov.c \
-	supervisor/notify.c supervisor/notify-net.c supervisor/notify-deny.c $(NET_SRCS) \
+	supervisor/notify.c supervisor/notify-call.c supervisor/notify-paths.c \
+	supervisor/notify-net.c supervisor/notify-deny.c $(NET_SRCS) \
 	shim/wire.c shim/elfcheck.c
 # every mount of sbx-init's lands on what the supervisor saw (pathwalk.h)
 SUPERVISOR_SRCS += supervisor/mountids.c supervisor/pathwalk.c
@@ -157,7 +158,7 @@ else
 build/sbx-init: $(INIT_SRCS:%.c=build/%.o)
 	$(CC) $(SBX_LDFLAGS) $(if $(SANITIZE),$(SANITIZE_STATIC),-static) -o $@ $^
 endif
-build/supervisor/sbx-init.o build/tests/unit/seccomp_table.o: build/gen/filters.h
+build/supervisor/sbx-init.o build/tests/unit/seccomp_table.o: build/gen/filters.h build/gen/notify-filter.h
 build/supervisor/init-notify.o: build/gen/notify-filter.h
 build/supervisor/notify-deny.o: build/gen/filters.h
 
@@ -181,13 +182,20 @@ build/sbxctl: $(CTL_OBJS) $(POLICY_OBJS)
 # clash with our definition of open()).
 SHIM_CFLAGS = -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter \
 	-MMD -MP -fPIC -fvisibility=hidden -U_FORTIFY_SOURCE -D_FORTIFY_SOURCE=0 \
-	-fno-omit-frame-pointer $(CFLAGS)
+	-fno-omit-frame-pointer -ffunction-sections -fdata-sections $(CFLAGS)
+# Every process of the sandbox maps the shim: the fewer pages it touches
+# and the fewer system calls the loader makes, the cheaper each start
+# (docs/PERFORMANCE.md). --gc-sections drops the policy code the shim
+# links but never calls; -z norelro spares every process an mprotect (a
+# TLB flush on a paravirtualised machine) that would guard nothing: the
+# shim's looked-up libc functions are writable pointers anyway (REAL()).
+SHIM_LDFLAGS = -Wl,--gc-sections -Wl,-z,norelro
 build/shim-pic/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) $(SHIM_CFLAGS) -c -o $@ $<
 
 build/libsbx-preload.so: $(SHIM_OBJS)
-	$(CC) -shared -Wl,-z,defs -Wl,-z,now -o $@ $^ -ldl -lpthread
+	$(CC) -shared -Wl,-z,defs -Wl,-z,now $(SHIM_LDFLAGS) -o $@ $^ -ldl -lpthread
 
 # -no-pie: Criterion re-executes the runner for each test, and its
 # parameterized tests pass pointers to static data (the decision tables), which
@@ -198,8 +206,8 @@ UNIT_EXTRA_OBJS := build/supervisor/mountids.o build/supervisor/pathwalk.o build
 	build/supervisor/reports.o build/supervisor/learn.o build/supervisor/util.o \
 	build/supervisor/plan.o build/supervisor/standin.o build/supervisor/hostfs.o \
 	build/supervisor/runlimits.o build/supervisor/profile.o build/supervisor/notify.o build/supervisor/notify-net.o \
-	build/supervisor/notify-deny.o \
-	build/shim/wire.o build/shim/resolve-test.o build/shim/namemap.o $(NET_SRCS:%.c=build/%.o) \
+	build/supervisor/notify-deny.o build/supervisor/notify-call.o build/supervisor/notify-paths.o \
+	build/shim/wire.o build/shim/resolve-test.o build/shim/namemap.o build/shim/elfcheck.o $(NET_SRCS:%.c=build/%.o) \
 	$(filter-out build/supervisor/cli/sbxctl.o,$(CTL_SRCS:%.c=build/%.o)) \
 	build/supervisor/config.o build/supervisor/probe.o
 build/shim/resolve-test.o: shim/resolve.c

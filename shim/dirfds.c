@@ -14,6 +14,14 @@
  * boundary allows. --trace and --learn, which report allowed accesses by
  * name, never use it.
  *
+ * A kept directory is also marked "clear" when no deny_read rule can
+ * match it or anything in it (it is neither under a denied path nor above
+ * one, and no rule matches a name at any depth): a read of a single name
+ * in it (fstatat(fd, "x"), openat(fd, "x")) is then let through with no
+ * look at the policy at all (shim_dirfd_read_clear). The mark is a hint
+ * like the path: a stale one lets a call through early, and the kernel
+ * still decides and its refusal is still explained (shim_after).
+ *
  * Lock-free: one seqlock per slot; no allocation.
  */
 #include <stdatomic.h>
@@ -27,12 +35,54 @@
 static struct slot {
 	atomic_uint seq; /* odd while written */
 	unsigned short len; /* 0: nothing kept */
+	bool clear; /* no deny_read rule can match in it */
 	char path[PATH_ROOM];
 } slots[SLOTS];
+
+/* Can a deny_read rule match dir (length dl) or a path under it? Yes
+ * unless every rule is provably elsewhere: a literal path neither above
+ * dir nor under it, a glob whose literal lead cannot start "dir/". A rule
+ * matching names at any depth can match anywhere. */
+static bool read_clear_under(const char *dir, size_t dl)
+{
+	const struct policy *p = shim_policy();
+	const struct sbx_rule *const *r;
+	size_t n;
+
+	if (!p || dl < 2 || dir[0] != '/')
+		return false;
+	r = policy_rules(p, SBX_RULE_DENY_READ, &n);
+	for (size_t i = 0; i < n; i++) {
+		const char *pat = r[i]->pattern;
+		size_t pl = r[i]->prefix_len, k = 0;
+
+		switch (r[i]->pat) {
+		case SBX_PAT_PREFIX:
+			if (pl < 2)
+				return false; /* `/` */
+			if (dl >= pl && !memcmp(dir, pat, pl) && (dl == pl || dir[pl] == '/'))
+				return false; /* dir is in it */
+			if (pl > dl && !memcmp(pat, dir, dl) && pat[dl] == '/')
+				return false; /* it is in dir */
+			break;
+		case SBX_PAT_GLOB:
+			/* does the lead agree with "dir/" as far as both go? */
+			while (k < pl && k <= dl && pat[k] == (k < dl ? dir[k] : '/'))
+				k++;
+			if (k == pl || k == dl + 1)
+				return false;
+			break;
+		default:
+			return false;
+		}
+	}
+	return true;
+}
 
 void shim_dirfd_remember(int fd, const char *abs)
 {
 	size_t n = abs ? strlen(abs) : 0;
+	bool clear = n && n < PATH_ROOM && shim_mode() == SHIM_ENFORCE && read_clear_under(abs, n);
 	struct slot *s;
 	unsigned seq;
 
@@ -50,7 +100,23 @@ void shim_dirfd_remember(int fd, const char *abs)
 	} else {
 		s->len = 0;
 	}
+	s->clear = clear;
 	atomic_store_explicit(&s->seq, seq + 2, memory_order_release);
+}
+
+bool shim_dirfd_read_clear(int fd)
+{
+	struct slot *s;
+	unsigned seq;
+	bool clear;
+
+	if (fd < 0 || fd >= SLOTS)
+		return false;
+	s = &slots[fd];
+	seq = atomic_load_explicit(&s->seq, memory_order_acquire);
+	clear = s->len && s->clear;
+	atomic_thread_fence(memory_order_acquire);
+	return !(seq & 1) && clear && atomic_load_explicit(&s->seq, memory_order_relaxed) == seq;
 }
 
 void shim_dirfd_forget(int fd)

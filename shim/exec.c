@@ -21,38 +21,85 @@
 
 extern char **environ;
 
-/* "SBX_SHIM=..." and "LD_PRELOAD=<lib>", set once at start-up. */
-static char shim_entry[1024];
-static char preload_entry[PATH_MAX + 16];
-static const char *lib; /* inside preload_entry */
-static size_t lib_len;
+/* "SBX_SHIM=..." and "LD_PRELOAD=<lib>", set once at start-up, back to
+ * back in one buffer beside shim.c's start-up state (SHIM_START_DATA: the
+ * few hundred bytes written share the page the loader writes anyway). */
+static struct {
+	char *shim_entry, *preload_entry;
+	const char *lib; /* inside preload_entry */
+	size_t lib_len;
+	char buf[1280];
+} E SHIM_START_DATA;
+static char E_big[1024 + PATH_MAX + 16]; /* when buf is too small */
+
+#define shim_entry E.shim_entry
+#define preload_entry E.preload_entry
+#define lib E.lib
+#define lib_len E.lib_len
 
 void shim_exec_init(const char *spec, const char *libpath)
 {
 	size_t sl = strlen(spec), ll = strlen(libpath);
+	char *b = E.buf;
 
-	if (sl + 10 > sizeof(shim_entry) || ll + 12 > sizeof(preload_entry) || libpath[0] != '/')
+	if (sl + 10 > 1024 || ll + 12 > PATH_MAX + 16 || libpath[0] != '/')
 		return;
-	memcpy(shim_entry, "SBX_SHIM=", 9);
-	memcpy(shim_entry + 9, spec, sl + 1);
-	memcpy(preload_entry, "LD_PRELOAD=", 11);
-	memcpy(preload_entry + 11, libpath, ll + 1);
-	lib = preload_entry + 11;
+	if (9 + sl + 1 + 11 + ll + 1 > sizeof(E.buf))
+		b = E_big;
+	memcpy(b, "SBX_SHIM=", 9);
+	memcpy(b + 9, spec, sl + 1);
+	shim_entry = b;
+	b += 9 + sl + 1;
+	memcpy(b, "LD_PRELOAD=", 11);
+	memcpy(b + 11, libpath, ll + 1);
+	preload_entry = b;
+	lib = b + 11;
 	lib_len = ll;
 }
 
-/* Does the LD_PRELOAD value (separated by `:` or spaces) name our lib? */
+/* Does the LD_PRELOAD value (separated by `:` or spaces) name our lib?
+ * By hand: this runs in a fork child about to exec, where every page of
+ * libc first touched costs a fault (docs/PERFORMANCE.md). */
 static bool names_lib(const char *v)
 {
 	while (*v) {
-		size_t n = strcspn(v, ": ");
-		if (n == lib_len && !memcmp(v, lib, n))
-			return true;
+		size_t n = 0;
+		while (v[n] && v[n] != ':' && v[n] != ' ')
+			n++;
+		if (n == lib_len) {
+			size_t i = 0;
+			while (i < n && v[i] == lib[i])
+				i++;
+			if (i == n)
+				return true;
+		}
 		v += n;
 		while (*v == ':' || *v == ' ')
 			v++;
 	}
 	return false;
+}
+
+/* Do the first n bytes of s match p's? The names compared are the ones
+ * in E.buf ("SBX_SHIM=", "LD_PRELOAD="), not string literals: those
+ * would be a page of .rodata that a fork child faults in (the buffer's
+ * page it has from its parent). */
+static bool has_prefix(const char *s, const char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s[i] != p[i])
+			return false;
+	return true;
+}
+
+/* Room shim_env_fix needs in its buffer for envp: 0 unless LD_PRELOAD
+ * is there without our lib (it is rewritten, ours first). */
+static size_t prebuf_need(char *const *envp)
+{
+	for (char *const *e = envp; e && *e; e++)
+		if (has_prefix(*e, preload_entry, 11))
+			return names_lib(*e + 11) ? 0 : strlen(*e) + lib_len + 2;
+	return 0;
 }
 
 char **shim_env_fix(char *const *envp, char **out, char *buf, size_t bufsz)
@@ -61,12 +108,12 @@ char **shim_env_fix(char *const *envp, char **out, char *buf, size_t bufsz)
 	bool have_shim = false, have_pre = false;
 
 	for (char *const *e = envp; e && *e; e++) {
-		if (!strncmp(*e, "SBX_SHIM=", 9)) {
+		if (has_prefix(*e, shim_entry, 9)) {
 			if (have_shim)
 				continue;
 			out[n++] = shim_entry;
 			have_shim = true;
-		} else if (!strncmp(*e, "LD_PRELOAD=", 11)) {
+		} else if (has_prefix(*e, preload_entry, 11)) {
 			if (have_pre)
 				continue;
 			have_pre = true;
@@ -103,44 +150,110 @@ static size_t env_count(char *const *envp)
 	return n;
 }
 
+/* The next definitions of the exec calls a fork child makes. Looked up
+ * in the parent before each fork (shim_exec_before_fork, from the fork()
+ * wrapper), once: looked up in the child instead, every child would pay
+ * dlsym's pages (about seven page faults) right before its exec throws
+ * them away. Relaxed atomics: two threads racing store the same address. */
+static struct {
+	__typeof__(&execve) execve;
+	__typeof__(&execvpe) execvpe;
+	__typeof__(&execveat) execveat;
+	__typeof__(&fexecve) fexecve;
+} next;
+
+#define NEXT(name)                                                            \
+	({                                                                    \
+		__typeof__(&name) f_ = __atomic_load_n(&next.name, __ATOMIC_RELAXED); \
+		if (!f_) {                                                    \
+			f_ = (__typeof__(&name))shim_dlsym(#name);            \
+			__atomic_store_n(&next.name, f_, __ATOMIC_RELAXED);   \
+		}                                                             \
+		f_;                                                           \
+	})
+
+void shim_exec_before_fork(void)
+{
+	if (__atomic_load_n(&next.fexecve, __ATOMIC_RELAXED))
+		return;
+	(void)NEXT(execve);
+	(void)NEXT(execvpe);
+	(void)NEXT(execveat);
+	(void)NEXT(fexecve);
+}
+
 static bool carry(void)
 {
-	return lib && shim_ready();
+	return lib && shim_started();
 }
 
 /* The environment the child gets: `fixed`, or envp itself when the shim
- * is off. Declares the stack storage in the caller's frame. */
+ * is off. Declares the stack storage in the caller's frame, sized to what
+ * it holds: a fork child pays a fault for each page of stack it touches.
+ * (Used in the exec_* functions below, after the check, so the check's
+ * frames and these buffers share the same stack.) */
 #define FIXED_ENV(envp, fixed)                                                \
 	bool carry_ = carry();                                                \
 	size_t nenv_ = carry_ ? env_count(envp) + SHIM_ENV_EXTRA + 1 : 1;     \
+	size_t npre_ = carry_ ? prebuf_need(envp) : 0;                        \
 	char *envbuf_[nenv_];                                                 \
-	char prebuf_[PATH_MAX * 2];                                           \
+	char prebuf_[npre_ ? npre_ : 1];                                      \
 	char *const *fixed = carry_ ?                                         \
 		shim_env_fix((envp), envbuf_, prebuf_, sizeof(prebuf_)) : (envp)
 
-/* exec of a path (a bare name is found in PATH by libc: not judged here,
- * the boundary still holds). 0 or the errno to fail with. */
-/* Said before the exec (the shim is gone after it); the supervisor says it
- * once per run. */
+/* Does the path name a directory (a `/` in it)? */
+static bool has_slash(const char *p)
+{
+	for (; *p; p++)
+		if (*p == '/')
+			return true;
+	return false;
+}
+
+/* The report of a static binary (rare: its buffer only then). */
+static __attribute__((noinline)) void report_static(int dirfd, const char *path)
+{
+	char abs[PATH_MAX];
+
+	if (shim_abspath(dirfd, path, abs, sizeof(abs)) == 0)
+		shim_report(WIRE_NOTE, WIRE_EXEC, abs, 0);
+}
+
+static void shim_note_static(int dirfd, const char *path)
+{
+	if (elf_is_static(dirfd, path))
+		report_static(dirfd, path);
+}
+
+/* A bare name, as execvp() would find it, then the look (below). */
+static __attribute__((noinline)) void note_static_in_path(const char *name)
+{
+	char found[PATH_MAX];
+
+	if (elf_find_in_path(name, found, sizeof(found)))
+		shim_note_static(AT_FDCWD, found);
+}
+
+/* A static binary about to be started: said before the exec (the shim is
+ * gone after it); the supervisor says it once per run. sbx's own (the ssh
+ * ProxyCommand, sbx-init --socks-connect) is not said. */
 static void note_static(int dirfd, const char *path)
 {
-	char found[PATH_MAX], abs[PATH_MAX];
-
-	/* under the guard: the look's own system calls (through libc's
-	 * syscall(), which the shim wraps) are the shim's, not judged */
+	/* under the guard: nothing the look does is judged */
 	if (!shim_enter())
 		return;
-	if (dirfd == AT_FDCWD && !strchr(path, '/')) {
-		if (!elf_find_in_path(path, found, sizeof(found)))
-			goto out;
-		path = found;
+	if (dirfd == AT_FDCWD && !has_slash(path)) {
+		note_static_in_path(path);
+	} else {
+		const char *base = path;
+		for (const char *p = path; *p; p++)
+			if (*p == '/')
+				base = p + 1;
+		if (!(base[0] == 's' && base[1] == 'b' && base[2] == 'x' && base[3] == '-' &&
+		      base[4] == 'i' && base[5] == 'n' && base[6] == 'i' && base[7] == 't' &&
+		      !base[8]))
+			shim_note_static(dirfd, path);
 	}
-	const char *base = strrchr(path, '/');
-	/* sbx's own (the ssh ProxyCommand, sbx-init --socks-connect) */
-	if (strcmp(base ? base + 1 : path, "sbx-init") && elf_is_static(dirfd, path) &&
-	    shim_abspath(dirfd, path, abs, sizeof(abs)) == 0)
-		shim_report(WIRE_NOTE, WIRE_EXEC, abs, 0);
-out:
 	shim_leave();
 }
 
@@ -151,7 +264,7 @@ static int exec_check(int dirfd, const char *path, int how)
 
 	if (!path)
 		return 0;
-	if (dirfd == AT_FDCWD && !strchr(path, '/')) {
+	if (dirfd == AT_FDCWD && !has_slash(path)) {
 		note_static(dirfd, path);
 		return 0;
 	}
@@ -172,7 +285,7 @@ static int do_execve(const char *path, char *const argv[], char *const envp[])
 		return -1;
 	}
 	FIXED_ENV(envp, env);
-	return REAL(execve)(path, argv, env);
+	return NEXT(execve)(path, argv, env);
 }
 
 static int do_execvpe(const char *file, char *const argv[], char *const envp[])
@@ -184,7 +297,7 @@ static int do_execvpe(const char *file, char *const argv[], char *const envp[])
 		return -1;
 	}
 	FIXED_ENV(envp, env);
-	return REAL(execvpe)(file, argv, env);
+	return NEXT(execvpe)(file, argv, env);
 }
 
 SHIM_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
@@ -218,13 +331,13 @@ SHIM_EXPORT int execveat(int dirfd, const char *path, char *const argv[],
 		return -1;
 	}
 	FIXED_ENV(envp, env);
-	return REAL(execveat)(dirfd, path, argv, env, flags);
+	return NEXT(execveat)(dirfd, path, argv, env, flags);
 }
 
 SHIM_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
 	FIXED_ENV(envp, env);
-	return REAL(fexecve)(fd, argv, env);
+	return NEXT(fexecve)(fd, argv, env);
 }
 
 /* ---- the execl family: the arguments, counted, into an array on the stack */

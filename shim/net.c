@@ -187,8 +187,8 @@ static int io_all(int fd, void *buf, size_t n, bool out)
 	char *p = buf;
 
 	while (n) {
-		long r = out ? syscall(SYS_sendto, fd, p, n, MSG_NOSIGNAL, NULL, 0) :
-			       syscall(SYS_recvfrom, fd, p, n, 0, NULL, NULL);
+		long r = out ? sys_call(SYS_sendto, fd, p, n, MSG_NOSIGNAL, NULL, 0) :
+			       sys_call(SYS_recvfrom, fd, p, n, 0, NULL, NULL);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)
@@ -224,7 +224,7 @@ static int tunnel(int fd, int family, const char *host, const struct in_addr *v4
 	struct sockaddr_storage ps;
 	socklen_t pl;
 	size_t n = 4, need;
-	int fl = (int)syscall(SYS_fcntl, fd, F_GETFL), rc, v6only = 0;
+	int fl = (int)sys_call(SYS_fcntl, fd, F_GETFL), rc, v6only = 0;
 	socklen_t il = sizeof(v6only);
 
 	memset(&ps, 0, sizeof(ps));
@@ -250,7 +250,7 @@ static int tunnel(int fd, int family, const char *host, const struct in_addr *v4
 	}
 	if (fl < 0)
 		return -errno;
-	if ((fl & O_NONBLOCK) && syscall(SYS_fcntl, fd, F_SETFL, fl & ~O_NONBLOCK))
+	if ((fl & O_NONBLOCK) && sys_call(SYS_fcntl, fd, F_SETFL, fl & ~O_NONBLOCK))
 		return -errno;
 	rc = REAL(connect)(fd, (struct sockaddr *)&ps, pl) ? -errno : 0;
 	/* no authentication, then CONNECT */
@@ -294,7 +294,7 @@ static int tunnel(int fd, int family, const char *host, const struct in_addr *v4
 		if (!rc)
 			rc = need ? io_all(fd, rep + 4, need, false) : -EPROTO;
 	}
-	if ((fl & O_NONBLOCK) && syscall(SYS_fcntl, fd, F_SETFL, fl))
+	if ((fl & O_NONBLOCK) && sys_call(SYS_fcntl, fd, F_SETFL, fl))
 		rc = rc ? rc : -errno;
 	return rc;
 }

@@ -19,7 +19,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -37,20 +36,25 @@
 
 enum { ST_NEW, ST_STARTING, ST_READY, ST_OFF };
 
+/* What start-up writes, beside the GOT (SHIM_START_DATA; "start-up" below). */
 static struct {
 	atomic_int state;
 	enum shim_mode mode;
-	const struct policy *policy;
+	_Atomic(const struct policy *) policy; /* mapped at the first check */
+	char policy_path[64];        /* "/proc/2/fd/5" */
 	char report[64];             /* "/proc/2/fd/6" */
 	char counters[64];           /* "/proc/2/fd/7", mapped at the first drop */
 	_Atomic(atomic_ulong *) dropped; /* in the shared counters page */
 	pid_t pid;                   /* whose cwd the cache may hold */
 	unsigned socks;              /* the proxy's SOCKS5 port inside, or 0 */
-} S;
+} S SHIM_START_DATA;
 
 /* Initial-exec TLS: no allocation on first use (the shim is loaded at
  * start-up with LD_PRELOAD, so static TLS is always there). */
 static __thread int in_shim __attribute__((tls_model("initial-exec")));
+__thread int *shim_errno_ptr __attribute__((tls_model("initial-exec")));
+/* A fork child's pid, on the thread that forked (owns_cwd_cache). */
+static __thread pid_t forked_pid __attribute__((tls_model("initial-exec")));
 
 void *shim_dlsym(const char *name)
 {
@@ -61,32 +65,82 @@ void *shim_dlsym(const char *name)
 
 static int sys_open(const char *path, int flags)
 {
-	return (int)syscall(SYS_openat, AT_FDCWD, path, flags | O_CLOEXEC, 0);
+	return (int)sys_call(SYS_openat, AT_FDCWD, path, flags | O_CLOEXEC, 0);
 }
 
 static void sys_close(int fd)
 {
-	syscall(SYS_close, fd);
+	sys_call(SYS_close, fd);
 }
 
-/* ---- start-up */
+/* ---- start-up
+ *
+ * Every process of the sandbox runs this, most of them briefly (a shell's
+ * children, a build's compilers), and on the paravirtualised machines sbx
+ * runs on the first touch of each page costs a process some 15 µs: a page
+ * fault, or a shadow page-table fill the guest never sees
+ * (docs/PERFORMANCE.md). So start-up reads the environment by hand (no
+ * getenv(), no str* functions: pages of libc a process may never touch
+ * otherwise), writes only the one page of `S` (plus exec.c's copy of the
+ * variables a child needs) and makes one system call; the policy is mapped
+ * at the first check (policy_get), which a process that never opens,
+ * stats or starts anything never makes; fork() is wrapped instead of a
+ * pthread_atfork() registration. */
+
+extern char **environ;
+
+static size_t len_of(const char *s)
+{
+	size_t n = 0;
+
+	while (s[n])
+		n++;
+	return n;
+}
+
+static void copy_bytes(char *to, const char *from, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		to[i] = from[i];
+}
+
+/* SBX_SHIM's value, or NULL. */
+static const char *env_spec(void)
+{
+	for (char **e = environ; e && *e; e++)
+		if (shim_starts(*e, "SBX_SHIM="))
+			return *e + 9;
+	return NULL;
+}
 
 /* The value of `key=` in the ;-separated spec, copied into out. */
 static bool spec_get(const char *spec, const char *key, char *out, size_t outsz)
 {
-	size_t kl = strlen(key);
-
-	for (const char *p = spec; *p; p = *strchrnul(p, ';') ? strchrnul(p, ';') + 1 : "") {
-		if (strncmp(p, key, kl) || p[kl] != '=')
-			continue;
-		const char *v = p + kl + 1, *e = strchrnul(v, ';');
-		if ((size_t)(e - v) >= outsz)
-			return false;
-		memcpy(out, v, (size_t)(e - v));
-		out[e - v] = '\0';
-		return true;
+	for (const char *p = spec; *p;) {
+		bool hit = shim_starts(p, key) && p[len_of(key)] == '=';
+		const char *v = hit ? p + len_of(key) + 1 : p, *e = v;
+		while (*e && *e != ';')
+			e++;
+		if (hit) {
+			if ((size_t)(e - v) >= outsz)
+				return false;
+			copy_bytes(out, v, (size_t)(e - v));
+			out[e - v] = '\0';
+			return true;
+		}
+		p = *e ? e + 1 : e;
 	}
 	return false;
+}
+
+static bool all_digits(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
 }
 
 static void say(const char *what)
@@ -96,15 +150,13 @@ static void say(const char *what)
 	const char *parts[] = { "sbx: preload shim off in this process: ", what, "\n" };
 
 	for (size_t i = 0; i < 3; i++) {
-		size_t l = strlen(parts[i]);
+		size_t l = len_of(parts[i]);
 		if (n + l >= sizeof(buf))
 			l = sizeof(buf) - n - 1;
-		memcpy(buf + n, parts[i], l);
+		copy_bytes(buf + n, parts[i], l);
 		n += l;
 	}
-	if (write(STDERR_FILENO, buf, n) < 0) {
-		/* nowhere else to say it */
-	}
+	sys_call(SYS_write, STDERR_FILENO, buf, n); /* nowhere else to say it */
 }
 
 /* "/proc/<holder>/fd/<n>" for the spec's `key`. */
@@ -114,74 +166,157 @@ static bool spec_fd_path(const char *spec, const char *key, char *out, size_t ou
 	size_t a, b;
 
 	if (!spec_get(spec, key, n, sizeof(n)) || !spec_get(spec, "holder", h, sizeof(h)) ||
-	    !*n || !*h || strspn(n, "0123456789") != strlen(n) ||
-	    strspn(h, "0123456789") != strlen(h))
+	    !all_digits(n) || !all_digits(h))
 		return false;
-	a = strlen(h);
-	b = strlen(n);
+	a = len_of(h);
+	b = len_of(n);
 	if (6 + a + 4 + b + 1 > outsz)
 		return false;
-	memcpy(out, "/proc/", 6);
-	memcpy(out + 6, h, a);
-	memcpy(out + 6 + a, "/fd/", 4);
-	memcpy(out + 10 + a, n, b + 1);
+	copy_bytes(out, "/proc/", 6);
+	copy_bytes(out + 6, h, a);
+	copy_bytes(out + 6 + a, "/fd/", 4);
+	copy_bytes(out + 10 + a, n, b + 1);
 	return true;
 }
 
-static const struct policy *attach_policy(const char *path)
+/* The policy memfd read, and a view built on it (policy/blob.c). Both
+ * live in the library's own memory when they fit: read, not mapped, the
+ * blob is anonymous memory, whose page-table entries a fork copies, so a
+ * fork child's exec check reads it without a fault (a file mapping's
+ * entries are not copied: the child would fault it in again); and a
+ * mapping fewer is a system call fewer and less to tear down at exit. */
+static _Alignas(64) unsigned char blob_mem[32768];
+static _Alignas(64) unsigned char view_mem[16384];
+static atomic_flag blob_mem_taken = ATOMIC_FLAG_INIT;
+static atomic_flag view_mem_taken = ATOMIC_FLAG_INIT;
+
+struct attached {
+	const struct policy *p;
+	void *blob, *mem;
+	size_t blob_len, mem_len;
+	bool blob_mapped, mem_mapped; /* else blob_mem, view_mem */
+};
+
+/* The whole memfd into blob_mem. */
+static bool read_blob(int fd, size_t len)
+{
+	size_t got = 0;
+
+	while (got < len) {
+		long n = sys_call(SYS_pread64, fd, blob_mem + got, len - got, got);
+		if (n <= 0)
+			return false;
+		got += (size_t)n;
+	}
+	return true;
+}
+
+static void release(struct attached *a, bool blob, bool mem)
+{
+	if (mem && a->mem_mapped)
+		munmap(a->mem, a->mem_len);
+	else if (mem)
+		atomic_flag_clear(&view_mem_taken);
+	if (blob && a->blob_mapped)
+		munmap(a->blob, a->blob_len);
+	else if (blob)
+		atomic_flag_clear(&blob_mem_taken);
+}
+
+static bool attach_policy(const char *path, struct attached *a)
 {
 	struct stat st;
-	const struct policy *p = NULL;
 	size_t need;
-	void *blob, *mem;
 	int fd = sys_open(path, O_RDONLY);
 
+	a->p = NULL;
 	if (fd < 0)
-		return NULL;
-	if (fstat(fd, &st) || st.st_size <= 0 || st.st_size > (64 << 20)) {
+		return false;
+	if (sys_call(SYS_fstat, fd, &st) || st.st_size <= 0 || st.st_size > (64 << 20)) {
 		sys_close(fd);
-		return NULL;
+		return false;
 	}
-	blob = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	a->blob_len = (size_t)st.st_size;
+	a->blob_mapped = a->blob_len > sizeof(blob_mem) || atomic_flag_test_and_set(&blob_mem_taken);
+	if (a->blob_mapped) {
+		a->blob = mmap(NULL, a->blob_len, PROT_READ, MAP_PRIVATE, fd, 0);
+	} else {
+		a->blob = blob_mem;
+		if (!read_blob(fd, a->blob_len)) {
+			atomic_flag_clear(&blob_mem_taken);
+			a->blob = MAP_FAILED;
+		}
+	}
 	sys_close(fd);
-	if (blob == MAP_FAILED)
-		return NULL;
-	if (policy_blob_attach_size(blob, (size_t)st.st_size, &need) == 0) {
-		mem = mmap(NULL, need, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (mem != MAP_FAILED) {
+	if (a->blob == MAP_FAILED)
+		return false;
+	if (policy_blob_attach_size(a->blob, a->blob_len, &need) == 0) {
+		a->mem_len = need;
+		a->mem_mapped = need > sizeof(view_mem) || atomic_flag_test_and_set(&view_mem_taken);
+		a->mem = a->mem_mapped ? mmap(NULL, need, PROT_READ | PROT_WRITE,
+					      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) : view_mem;
+		if (a->mem != MAP_FAILED) {
 			/* built: from now on nobody writes it. Not made
 			 * read-only with mprotect: the program owns its memory
 			 * and could undo that (the shim is advisory), and the
 			 * call costs every process start a TLB flush */
-			if (policy_blob_attach(blob, (size_t)st.st_size, mem, need, &p) == 0)
-				return p;
-			munmap(mem, need);
+			if (policy_blob_attach(a->blob, a->blob_len, a->mem, need, &a->p) == 0)
+				return true;
+			release(a, false, true);
 		}
 	}
-	munmap(blob, (size_t)st.st_size);
-	return NULL;
+	release(a, true, false);
+	return false;
 }
 
-static void after_fork_child(void)
+static void detach_policy(struct attached *a)
 {
-	S.pid = getpid();
+	release(a, true, true);
+}
+
+/* The policy, mapped at the first call that needs it. Two threads racing
+ * here both map it; the loser unmaps its copy. A vfork child mapping it
+ * maps it for its parent too (they share the memory): that is fine. NULL
+ * when it cannot be mapped: the shim is then off in this process. */
+static const struct policy *policy_get(void)
+{
+	const struct policy *p = atomic_load_explicit(&S.policy, memory_order_acquire), *want = NULL;
+	struct attached a;
+
+	int saved = in_shim;
+	bool ok;
+
+	if (p || atomic_load_explicit(&S.state, memory_order_relaxed) != ST_READY)
+		return p;
+	in_shim = 1; /* mmap: nothing of ours runs meanwhile */
+	ok = attach_policy(S.policy_path, &a);
+	in_shim = saved;
+	if (!ok) {
+		say("cannot map the policy (SBX_SHIM policy=)");
+		atomic_store(&S.state, ST_OFF);
+		return NULL;
+	}
+	if (!atomic_compare_exchange_strong(&S.policy, &want, a.p)) {
+		detach_policy(&a);
+		return want;
+	}
+	return a.p;
 }
 
 static void shim_start(void)
 {
 	int expect = ST_NEW;
-	char path[64], mode[16];
+	char mode[16], lib[PATH_MAX];
 	const char *spec;
 
 	if (!atomic_compare_exchange_strong(&S.state, &expect, ST_STARTING))
 		return;
-	spec = getenv("SBX_SHIM");
-	if (!spec || strncmp(spec, "1;", 2)) {
+	spec = env_spec();
+	if (!spec || !shim_starts(spec, "1;")) {
 		atomic_store(&S.state, ST_OFF);
 		return;
 	}
-	if (!spec_fd_path(spec, "policy", path, sizeof(path)) ||
-	    !(S.policy = attach_policy(path))) {
+	if (!spec_fd_path(spec, "policy", S.policy_path, sizeof(S.policy_path))) {
 		say("cannot map the policy (SBX_SHIM policy=)");
 		atomic_store(&S.state, ST_OFF);
 		return;
@@ -189,73 +324,104 @@ static void shim_start(void)
 	if (!spec_fd_path(spec, "report", S.report, sizeof(S.report)))
 		S.report[0] = '\0';
 	/* the counters page is mapped when a report is first dropped: most
-	 * processes never drop one, and every mapping a process starts with
-	 * costs it (a TLB flush on a paravirtualised machine) */
+	 * processes never drop one */
 	if (!spec_fd_path(spec, "counters", S.counters, sizeof(S.counters)))
 		S.counters[0] = '\0';
-	S.mode = SHIM_ENFORCE;
 	if (spec_get(spec, "mode", mode, sizeof(mode))) {
-		if (!strcmp(mode, "trace"))
+		if (shim_starts(mode, "trace") && !mode[5])
 			S.mode = SHIM_TRACE;
-		else if (!strcmp(mode, "learn"))
+		else if (shim_starts(mode, "learn") && !mode[5])
 			S.mode = SHIM_LEARN;
 	}
 	/* what an exec must carry into the child */
-	{
-		char lib[PATH_MAX];
+	if (!spec_get(spec, "lib", lib, sizeof(lib)) || lib[0] != '/') {
 		Dl_info di;
-		if (!spec_get(spec, "lib", lib, sizeof(lib)) || lib[0] != '/') {
-			if (dladdr((void *)shim_start, &di) && di.dli_fname && di.dli_fname[0] == '/')
-				snprintf(lib, sizeof(lib), "%s", di.dli_fname);
-			else
-				lib[0] = '\0';
-		}
-		if (lib[0])
-			shim_exec_init(spec, lib);
+		if (dladdr((void *)shim_start, &di) && di.dli_fname && di.dli_fname[0] == '/' &&
+		    len_of(di.dli_fname) < sizeof(lib))
+			copy_bytes(lib, di.dli_fname, len_of(di.dli_fname) + 1);
+		else
+			lib[0] = '\0';
 	}
+	if (lib[0])
+		shim_exec_init(spec, lib);
 	/* [report] tell_program */
 	{
 		char tell[4];
-		shim_tell_init(spec_get(spec, "tell", tell, sizeof(tell)) && !strcmp(tell, "1"));
+		if (spec_get(spec, "tell", tell, sizeof(tell)) && tell[0] == '1' && !tell[1])
+			shim_tell_init(true);
 	}
 	/* the filtering proxy's SOCKS5 listener (net.c: the transparent path) */
 	{
 		char port[8];
-		char *end;
-		unsigned long v;
-		if (spec_get(spec, "socks", port, sizeof(port)) &&
-		    (v = strtoul(port, &end, 10)) > 0 && v < 65536 && !*end)
-			S.socks = (unsigned)v;
+		unsigned long v = 0;
+		if (spec_get(spec, "socks", port, sizeof(port)) && all_digits(port)) {
+			for (const char *d = port; *d; d++)
+				v = v * 10 + (unsigned long)(*d - '0');
+			if (v > 0 && v < 65536)
+				S.socks = (unsigned)v;
+		}
 	}
-	S.pid = getpid();
-	pthread_atfork(NULL, NULL, after_fork_child);
+	S.pid = (pid_t)sys_call(SYS_getpid);
 	atomic_store(&S.state, ST_READY);
 }
 
 __attribute__((constructor)) static void shim_constructor(void)
 {
-	in_shim = 1; /* getenv, mmap: nothing of ours runs meanwhile */
+	in_shim = 1; /* dladdr: nothing of ours runs meanwhile */
 	shim_start();
 	in_shim = 0;
 }
 
-bool shim_ready(void)
+/* fork(): the exec calls' next definitions looked up in the parent, once
+ * (a child about to exec would otherwise pay dlsym's pages every time),
+ * and the child's own pid for the cwd cache (owns_cwd_cache). Not pthread_atfork(): that
+ * registration costs every process start, forking or not. _Fork(),
+ * vfork() and a raw clone() run neither, as they run no atfork handler. */
+SHIM_EXPORT pid_t fork(void)
+{
+	__typeof__(&fork) next = REAL(fork);
+	pid_t pid;
+
+	if (!next) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (shim_ready())
+		shim_exec_before_fork();
+	pid = next();
+	if (pid == 0)
+		forked_pid = (pid_t)sys_call(SYS_getpid);
+	return pid;
+}
+
+static int state_now(void)
 {
 	int st = atomic_load_explicit(&S.state, memory_order_acquire);
 
 	if (st == ST_NEW) {
 		/* called before our constructor ran (another library's) */
+		int saved = in_shim;
 		in_shim = 1;
 		shim_start();
-		in_shim = 0;
+		in_shim = saved;
 		st = atomic_load_explicit(&S.state, memory_order_acquire);
 	}
-	return st == ST_READY;
+	return st;
+}
+
+bool shim_ready(void)
+{
+	return state_now() == ST_READY && policy_get();
+}
+
+bool shim_started(void)
+{
+	return state_now() == ST_READY;
 }
 
 enum shim_mode shim_mode(void) { return S.mode; }
 unsigned shim_socks_port(void) { return S.socks; }
-const struct policy *shim_policy(void) { return S.policy; }
+const struct policy *shim_policy(void) { return policy_get(); }
 
 bool shim_enter(void)
 {
@@ -281,10 +447,10 @@ void shim_leave(void)
 static struct {
 	atomic_uint seq;     /* odd while being written */
 	atomic_uint gen;     /* bumped by every chdir */
-	unsigned valid_gen;  /* the gen the buffer was filled in */
+	unsigned valid;      /* 1 + the gen the buffer was filled in; 0: never */
 	size_t len;
 	char buf[PATH_MAX];
-} cwdc = { .valid_gen = ~0u };
+} cwdc; /* all zero: in .bss, not a page of .data every process maps */
 static atomic_flag cwd_lock = ATOMIC_FLAG_INIT;
 
 void shim_cwd_changed(void)
@@ -292,43 +458,62 @@ void shim_cwd_changed(void)
 	atomic_fetch_add(&cwdc.gen, 1);
 }
 
-static int cwd_join(const char *path, char *out, size_t outsz)
-{
-	unsigned s = atomic_load_explicit(&cwdc.seq, memory_order_acquire);
-	unsigned g = atomic_load_explicit(&cwdc.gen, memory_order_acquire);
-	char tmp[PATH_MAX];
-	int rc;
+/* Is this process the one whose cwd the cache holds? The process that
+ * started the shim, or a fork child on the thread that forked (fork()
+ * keeps its pid in that thread's TLS: the TLS page is one the fork
+ * already wrote, while S's would cost the child a fault). A vfork child
+ * is neither, and must not fill the parent's cache with its own cwd. */
 
-	if (!(s & 1) && cwdc.valid_gen == g) {
-		rc = path_join_normal(cwdc.buf, cwdc.len, path, out, outsz);
-		atomic_thread_fence(memory_order_acquire);
-		if (atomic_load_explicit(&cwdc.seq, memory_order_relaxed) == s)
-			return rc;
-	}
+static bool owns_cwd_cache(void)
+{
+	pid_t me = (pid_t)sys_call(SYS_getpid);
+
+	return me == S.pid || me == forked_pid;
+}
+
+/* The cache missed: ask the kernel, keep the answer (its own frame: the
+ * buffer would otherwise sit on the stack of every relative path). */
+static __attribute__((noinline)) int cwd_refill_join(unsigned g, const char *path, char *out,
+						     size_t outsz)
+{
+	char tmp[PATH_MAX];
+
 	if (!getcwd(tmp, sizeof(tmp)) || tmp[0] != '/')
 		return -1; /* "(unreachable)" and the like: let the kernel judge */
-	if (getpid() == S.pid && !atomic_flag_test_and_set(&cwd_lock)) {
+	if (owns_cwd_cache() && !atomic_flag_test_and_set(&cwd_lock)) {
 		atomic_fetch_add_explicit(&cwdc.seq, 1, memory_order_acq_rel);
 		cwdc.len = strlen(tmp);
 		memcpy(cwdc.buf, tmp, cwdc.len + 1);
-		cwdc.valid_gen = g;
+		cwdc.valid = g + 1;
 		atomic_fetch_add_explicit(&cwdc.seq, 1, memory_order_release);
 		atomic_flag_clear(&cwd_lock);
 	}
 	return path_join(tmp, path, out, outsz);
 }
 
-int shim_abspath(int dirfd, const char *path, char *out, size_t outsz)
+static int cwd_join(const char *path, char *out, size_t outsz)
+{
+	unsigned s = atomic_load_explicit(&cwdc.seq, memory_order_acquire);
+	unsigned g = atomic_load_explicit(&cwdc.gen, memory_order_acquire);
+	int rc;
+
+	if (!(s & 1) && cwdc.valid && cwdc.valid == g + 1) {
+		rc = path_join_normal(cwdc.buf, cwdc.len, path, out, outsz);
+		atomic_thread_fence(memory_order_acquire);
+		if (atomic_load_explicit(&cwdc.seq, memory_order_relaxed) == s)
+			return rc;
+	}
+	return cwd_refill_join(g, path, out, outsz);
+}
+
+/* What the descriptor names: the kernel's own record of it. (Its own
+ * frame: the buffer would otherwise sit on the stack of every absolute
+ * path's check, and in a fork child each page of stack touched costs a
+ * fault; docs/PERFORMANCE.md.) */
+static __attribute__((noinline)) int fd_abspath(int dirfd, const char *path, char *out,
+						size_t outsz)
 {
 	char base[PATH_MAX];
-
-	if (path[0] == '/')
-		return path_join(NULL, path, out, outsz) ? -1 : 0;
-	if (dirfd == AT_FDCWD)
-		return cwd_join(path, out, outsz) ? -1 : 0;
-	if (dirfd < 0)
-		return -1;
-	/* what the descriptor names: the kernel's own record of it */
 	char link[40] = "/proc/self/fd/";
 	wire_utoa((unsigned)dirfd, link + 14);
 	ssize_t n = readlink(link, base, sizeof(base) - 1);
@@ -338,6 +523,17 @@ int shim_abspath(int dirfd, const char *path, char *out, size_t outsz)
 	if (n > 10 && !strcmp(base + n - 10, " (deleted)"))
 		return -1;
 	return path_join(base, path, out, outsz) ? -1 : 0;
+}
+
+int shim_abspath(int dirfd, const char *path, char *out, size_t outsz)
+{
+	if (path[0] == '/')
+		return path_join(NULL, path, out, outsz) ? -1 : 0;
+	if (dirfd == AT_FDCWD)
+		return cwd_join(path, out, outsz) ? -1 : 0;
+	if (dirfd < 0)
+		return -1;
+	return fd_abspath(dirfd, path, out, outsz);
 }
 
 /* ---- reports */
@@ -361,7 +557,7 @@ static bool put_report(int fd, const char *line, size_t n, long wait_ms)
 
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	for (;;) {
-		ssize_t w = syscall(SYS_write, fd, line, n);
+		ssize_t w = sys_call(SYS_write, fd, line, n);
 		if (w == (ssize_t)n)
 			return true;
 		if (w >= 0 || (errno != EAGAIN && errno != EINTR))
@@ -374,7 +570,7 @@ static bool put_report(int fd, const char *line, size_t n, long wait_ms)
 			return false;
 		struct pollfd pf = { .fd = fd, .events = POLLOUT };
 		struct timespec ts = { left / 1000, (left % 1000) * 1000000 };
-		syscall(SYS_ppoll, &pf, 1, &ts, NULL, 0);
+		sys_call(SYS_ppoll, &pf, 1, &ts, NULL, 0);
 	}
 }
 
@@ -495,7 +691,7 @@ static bool deferred(enum sbx_op op, const struct sbx_rule *why)
  * refuses these in the supervisor. */
 static bool shim_guards(const char *abs, const struct sbx_rule *why)
 {
-	const char *roots[2] = { policy_workspace(S.policy), policy_home(S.policy) };
+	const char *roots[2] = { policy_workspace(policy_get()), policy_home(policy_get()) };
 	size_t al = strlen(abs), nl = strlen(why->pattern);
 
 	if (al > 15 && !strcmp(abs + al - 15, "/.git/commondir"))
@@ -529,7 +725,7 @@ static bool exists(const char *abs)
 {
 	struct stat st;
 
-	return syscall(SYS_newfstatat, AT_FDCWD, abs, &st, AT_SYMLINK_NOFOLLOW) == 0 ||
+	return sys_call(SYS_newfstatat, AT_FDCWD, abs, &st, AT_SYMLINK_NOFOLLOW) == 0 ||
 	       errno != ENOENT;
 }
 
@@ -539,7 +735,7 @@ static bool exists_at_end(const char *abs)
 {
 	struct stat st;
 
-	return syscall(SYS_newfstatat, AT_FDCWD, abs, &st, 0) == 0 || errno != ENOENT;
+	return sys_call(SYS_newfstatat, AT_FDCWD, abs, &st, 0) == 0 || errno != ENOENT;
 }
 
 /* A refusal; a directory being made is said with a trailing `/`. The
@@ -565,7 +761,7 @@ static void report_denied(enum sbx_op op, const char *target, int how, int err,
  * that it came from there, to be asked of the kernel before a refusal. */
 static int abspath_quick(int dirfd, const char *path, char *out, size_t outsz, bool *hinted)
 {
-	char base[PATH_MAX];
+	char base[SHIM_DIRFD_PATH];
 
 	*hinted = false;
 	if (path[0] != '/' && dirfd >= 0 && S.mode == SHIM_ENFORCE &&
@@ -574,6 +770,39 @@ static int abspath_quick(int dirfd, const char *path, char *out, size_t outsz, b
 		return path_join(base, path, out, outsz) ? -1 : 0;
 	}
 	return shim_abspath(dirfd, path, out, outsz);
+}
+
+/* A read of one name (no `/`, not `..`: it stays in the directory) in a
+ * directory descriptor dirfds.c marked clear of deny_read rules; only
+ * while enforcing (the marks are made only then, and --trace and --learn
+ * report reads by name). */
+static bool in_clear_dir(int dirfd, const char *path, enum sbx_op op)
+{
+	if (op != SBX_OP_READ || dirfd < 0 || (path[0] == '.' && path[1] == '.' && !path[2]))
+		return false;
+	for (const char *p = path; *p; p++)
+		if (*p == '/')
+			return false;
+	return *path && shim_dirfd_read_clear(dirfd);
+}
+
+/* Does abs, its symlinks followed, lead where the policy allows? *why is
+ * then the rule for where it leads. (Its own frame: the buffer is needed
+ * only for a path the policy refuses as written.) */
+static __attribute__((noinline)) bool allowed_when_resolved(enum sbx_op op, const char *abs,
+							    int how, const struct sbx_rule **why)
+{
+	char real[PATH_MAX];
+
+	shim_resolve(abs, !(how & HOW_NOFOLLOW), real, sizeof(real));
+	if (!strcmp(real, abs))
+		return false;
+	if (policy_check_path(policy_get(), op, real, why) == SBX_ALLOW || deferred(op, *why)) {
+		if (S.mode != SHIM_ENFORCE)
+			shim_trace(wire_of(op), real);
+		return true;
+	}
+	return false;
 }
 
 int shim_check(struct pending *pd, int dirfd, const char *path,
@@ -585,9 +814,9 @@ int shim_check(struct pending *pd, int dirfd, const char *path,
 int shim_check_open(struct pending *pd, int dirfd, const char *path,
 		    enum sbx_op op, int how, char *absout, size_t absoutsz)
 {
-	char abs[PATH_MAX], real[PATH_MAX];
+	char abs[PATH_MAX];
 	const struct sbx_rule *why;
-	int saved = errno, rc = 0;
+	int saved = *shim_errno(), rc = 0;
 	bool hinted;
 
 	pd->active = false;
@@ -596,19 +825,30 @@ int shim_check_open(struct pending *pd, int dirfd, const char *path,
 		absout[0] = '\0';
 	if (!path || (!*path && (how & HOW_EMPTY_OK)) || !shim_enter())
 		return 0;
-	if (!*path || abspath_quick(dirfd, path, abs, sizeof(abs), &hinted))
-		goto out;
 	pd->dirfd = dirfd;
 	pd->path = path;
 	pd->op = op;
 	pd->how = how;
+	/* a read of one name in a kept directory that no deny_read rule can
+	 * reach (dirfds.c): nothing to judge, not even the path to make.
+	 * Still looked at after a failure: a kernel's refusal is explained */
+	if (in_clear_dir(dirfd, path, op) && !absoutsz) {
+		pd->active = true;
+		goto out;
+	}
+	if (!*path || abspath_quick(dirfd, path, abs, sizeof(abs), &hinted))
+		goto out;
 again:
 	if (absout && strlen(abs) < absoutsz)
 		strcpy(absout, abs);
+	if (hinted && in_clear_dir(dirfd, path, op)) {
+		pd->active = true;
+		goto out;
+	}
 	pd->active = !(op == SBX_OP_WRITE && kernel_fs(abs));
 	if (!pd->active)
 		goto out;
-	if (policy_check_path(S.policy, op, abs, &why) == SBX_ALLOW) {
+	if (policy_check_path(policy_get(), op, abs, &why) == SBX_ALLOW) {
 		if (S.mode != SHIM_ENFORCE)
 			shim_trace(wire_of(op), abs);
 		goto out;
@@ -630,13 +870,8 @@ again:
 	 * that really points somewhere allowed is never refused (but a name
 	 * the shim guards is refused as written: through a link to nothing,
 	 * the write would make it). */
-	shim_resolve(abs, !(how & HOW_NOFOLLOW), real, sizeof(real));
-	if (!guard && strcmp(real, abs) &&
-	    (policy_check_path(S.policy, op, real, &why) == SBX_ALLOW || deferred(op, why))) {
-		if (S.mode != SHIM_ENFORCE)
-			shim_trace(wire_of(op), real);
+	if (!guard && allowed_when_resolved(op, abs, how, &why))
 		goto out;
-	}
 	if (!guard && op == SBX_OP_WRITE && (how & (HOW_CREATE | HOW_EXISTING)) &&
 	    ((how & HOW_CREATE) ? exists(abs) : !exists(abs)))
 		goto out; /* the kernel's EEXIST / ENOENT, as the boundary gives */
@@ -649,7 +884,7 @@ again:
 	report_denied(op, abs, how, rc, true);
 out:
 	shim_leave();
-	errno = saved;
+	*shim_errno() = saved;
 	return rc;
 }
 
@@ -663,7 +898,7 @@ static bool placeholder_refusal(int err, const char *real, const struct sbx_rule
 	if (err == ENOTDIR)
 		return why && why->is_dir; /* `.vscode/x` with `.vscode` ours */
 	return err == EEXIST && why && why->is_dir &&
-	       syscall(SYS_newfstatat, AT_FDCWD, real, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       sys_call(SYS_newfstatat, AT_FDCWD, real, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 	       !S_ISDIR(st.st_mode);
 }
 
@@ -699,11 +934,11 @@ void shim_after(const struct pending *pd, int n, bool failed)
 			 * denies that (`.bashrc`, also when it is a link the
 			 * boundary guards at its target); else where it leads */
 			const char *target = abs;
-			bool denied = policy_check_path(S.policy, pd[i].op, abs, &why) == SBX_DENY;
+			bool denied = policy_check_path(policy_get(), pd[i].op, abs, &why) == SBX_DENY;
 			if (!denied) {
 				shim_resolve(abs, !(pd[i].how & HOW_NOFOLLOW), real, sizeof(real));
 				target = real;
-				denied = policy_check_path(S.policy, pd[i].op, real, &why) == SBX_DENY;
+				denied = policy_check_path(policy_get(), pd[i].op, real, &why) == SBX_DENY;
 			}
 			if (err == ENOTDIR || err == EEXIST)
 				denied = denied && pd[i].op == SBX_OP_WRITE &&

@@ -12,18 +12,51 @@
 #ifndef SBX_SHIM_H
 #define SBX_SHIM_H
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
 #include "policy.h"
+
+/* errno through a pointer each thread keeps (shim.c): __errno_location()
+ * is a page of libc's code that a fork child about to exec would
+ * otherwise fault in just for the shim (docs/PERFORMANCE.md). The
+ * pointer is the thread's own for its life, and a fork child's thread is
+ * its parent's copy. */
+extern __thread int *shim_errno_ptr __attribute__((tls_model("initial-exec")));
+static inline int *shim_errno(void)
+{
+	int *p = shim_errno_ptr;
+
+	if (__builtin_expect(!p, 0))
+		shim_errno_ptr = p = &errno;
+	return p;
+}
+#define SYS_ERRNO (*shim_errno())
+
+#include "sys.h"
 #include "wire.h"
+
+/* Does s start with prefix? By hand, not strncmp(): see shim_errno. */
+static inline bool shim_starts(const char *s, const char *prefix)
+{
+	while (*prefix)
+		if (*s++ != *prefix++)
+			return false;
+	return true;
+}
 
 /* Exported symbols are the interposed libc functions; everything else is
  * hidden (-fvisibility=hidden), so the shim's own names and the policy
  * code linked into it never collide with the program's. */
 #define SHIM_EXPORT __attribute__((visibility("default")))
+
+/* What start-up writes goes into .data, beside the GOT that the loader's
+ * relocations write in every process anyway: zero-initialised, it would
+ * sit in .bss and cost each process one more page (docs/PERFORMANCE.md). */
+#define SHIM_START_DATA __attribute__((section(".data.sbx_start")))
 
 /* Resolve the next definition of a libc function, once, lazily.
  * GNU C (statement expression, __typeof__): the pointer gets the exact type
@@ -94,8 +127,12 @@ struct pending {
 	bool learn;  /* --learn: the policy would refuse; report if it works */
 };
 
-/* Is the shim on in this process (policy attached, not inside itself)? */
+/* Is the shim on in this process? Maps the policy at the first call
+ * (shim.c, "start-up"). */
 bool shim_ready(void);
+/* Started from SBX_SHIM, the policy mapped or not yet: enough to carry
+ * the shim into a child. */
+bool shim_started(void);
 enum shim_mode shim_mode(void);
 const struct policy *shim_policy(void);
 
@@ -116,6 +153,8 @@ void shim_dirfd_remember(int fd, const char *abs); /* "" or NULL: forget */
 void shim_dirfd_forget(int fd);
 void shim_dirfd_copy(int from, int to); /* dup, dup2, F_DUPFD: `to` as `from` */
 int shim_dirfd_path(int fd, char *out, size_t outsz); /* 0, or -1: unknown */
+/* No deny_read rule can match in the kept directory (a hint as well). */
+bool shim_dirfd_read_clear(int fd);
 
 /* After the real call, when it failed or a check was left for --learn:
  * a refusal by the kernel (EACCES, EPERM, EROFS; ENOTDIR and EEXIST at a
@@ -181,6 +220,9 @@ void shim_tell(enum sbx_op op, const char *abs, bool made_dir, bool by_policy);
 
 /* exec.c: the environment a child must keep for the shim to follow it. */
 void shim_exec_init(const char *spec, const char *libpath);
+/* fork(): the exec calls' next definitions looked up in the parent, so a
+ * fork child does not pay for it. */
+void shim_exec_before_fork(void);
 #define SHIM_ENV_EXTRA 2 /* entries shim_env_fix may add: SBX_SHIM, LD_PRELOAD */
 /* Copy envp into out (room for count(envp) + SHIM_ENV_EXTRA + 1
  * pointers), making sure LD_PRELOAD names the shim and SBX_SHIM is ours.

@@ -50,7 +50,7 @@ static bool openat2_flags(long how, long size, int *flags)
 
 	if (!how || size < (long)sizeof(oh.flags))
 		return false;
-	if (syscall(SYS_process_vm_readv, getpid(), &local, 1, &remote, 1, 0) !=
+	if (sys_call(SYS_process_vm_readv, getpid(), &local, 1, &remote, 1, 0) !=
 	    (long)sizeof(oh.flags))
 		return false;
 	*flags = (int)oh.flags;

@@ -82,11 +82,11 @@ static bool stderr_fits(void)
 {
 	struct stat e, o;
 
-	if (syscall(SYS_fstat, 2, &e))
+	if (sys_call(SYS_fstat, 2, &e))
 		return false;
 	if (!S_ISFIFO(e.st_mode) && !S_ISREG(e.st_mode))
 		return false;
-	return syscall(SYS_fstat, 1, &o) || o.st_dev != e.st_dev || o.st_ino != e.st_ino;
+	return sys_call(SYS_fstat, 1, &o) || o.st_dev != e.st_dev || o.st_ino != e.st_ino;
 }
 
 /* ---- the line */
@@ -115,12 +115,12 @@ static int sandbox_look(void *ctx, const char *path)
 	char comp[NAME_MAX + 1];
 	struct stat st;
 	int found = -1;
-	int fd = (int)syscall(SYS_openat, AT_FDCWD, "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int fd = (int)sys_call(SYS_openat, AT_FDCWD, "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 
 	(void)ctx;
 	if (path[0] != '/' || fd < 0) {
 		if (fd >= 0)
-			syscall(SYS_close, fd);
+			sys_call(SYS_close, fd);
 		return -1;
 	}
 	if (path[strspn(path, "/")] == '\0')
@@ -137,7 +137,7 @@ static int sandbox_look(void *ctx, const char *path)
 		comp[n] = '\0';
 		p += n;
 		p += strspn(p, "/");
-		if (syscall(SYS_newfstatat, fd, comp, &st, AT_SYMLINK_NOFOLLOW)) {
+		if (sys_call(SYS_newfstatat, fd, comp, &st, AT_SYMLINK_NOFOLLOW)) {
 			found = errno == ENOENT ? 0 : -1;
 			break;
 		}
@@ -147,16 +147,16 @@ static int sandbox_look(void *ctx, const char *path)
 			found = 1;
 			break;
 		}
-		int next = (int)syscall(SYS_openat, fd, comp,
+		int next = (int)sys_call(SYS_openat, fd, comp,
 					O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
 		if (next < 0) {
 			found = errno == ENOENT || errno == ENOTDIR ? 0 : -1;
 			break;
 		}
-		syscall(SYS_close, fd);
+		sys_call(SYS_close, fd);
 		fd = next;
 	}
-	syscall(SYS_close, fd);
+	sys_call(SYS_close, fd);
 	return found;
 }
 
@@ -214,7 +214,7 @@ void shim_tell(enum sbx_op op, const char *abs, bool made_dir, bool by_policy)
 	put(&b, "\n");
 	/* one write: a pipe takes up to PIPE_BUF whole, and the line is the
 	 * program's own stderr traffic from here on */
-	if (syscall(SYS_write, 2, b.s, b.n) < 0) {
+	if (sys_call(SYS_write, 2, b.s, b.n) < 0) {
 		/* nowhere else to say it */
 	}
 out:

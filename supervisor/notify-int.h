@@ -31,6 +31,25 @@ struct net_dial;
 #define MAX_WAIT 64       /* FIFOs waiting for their reader */
 #define MAX_CONNECTING 256 /* blocking connects we made, not done yet */
 #define CONNECT_RETRY_MS 2 /* how often those are looked at */
+#define MAX_OWN_SOCKETS 256 /* Unix sockets the run bound, remembered */
+
+/* A socket file the run bound (notify_unix_bind): its servers' clients in
+ * the sandbox may connect to it wherever it is. Known by its inode and
+ * birth time (the change time where the file system keeps no birth), so
+ * a host program's socket that reuses the inode after the run removed its
+ * own is not taken for it -- and by its file handle (name_to_handle_at),
+ * which holds the inode's generation: a birth time is as coarse as the
+ * clock tick (ext4 gave a host socket bound within the tick after the
+ * run freed its own the same inode and birth time, 197 times in 200). */
+#define OWN_HANDLE_MAX 64
+struct own_socket {
+	dev_t dev;
+	ino_t ino;
+	long long born;
+	int htype;         /* the handle's type, 0 when the fs gives none */
+	unsigned hlen;
+	unsigned char handle[OWN_HANDLE_MAX];
+};
 
 struct gitdir {
 	dev_t dev;
@@ -113,6 +132,8 @@ struct notify {
 	struct { pid_t pid; int fd; } status[8]; /* /proc/PID/status held (prog_umask) */
 	unsigned status_next;
 	struct { int fd; char dir[PATH_MAX]; char path[PATH_MAX]; } last_dir; /* create_new */
+	struct own_socket *own; /* Unix sockets the run bound (MAX_OWN_SOCKETS) */
+	size_t nown;
 	char **refused; /* notify_refuse(): paths never made, sorted */
 	size_t nrefused;
 	struct net_loop *net;  /* the proxy's loop, or NULL (no proxy this run) */
@@ -128,9 +149,55 @@ struct call {
 	int root; /* the sandbox's root (notify->root_fd) */
 };
 
+/* ---- notify-call.c */
+
+/* a root supervisor's effective capabilities, lowered (false) or back */
+void notify_caps_effective(const struct notify *n, bool on);
+/* Around every act on the program's files: its umask (NO_UMASK: nothing
+ * is made) and no capability; notify_act_end after it. */
+#define NO_UMASK ((mode_t)-1)
+mode_t notify_act_begin(struct notify *n, mode_t umask_);
+void notify_act_end(struct notify *n, mode_t old);
+/* One serving turn of the listener: capabilities lowered for all of it,
+ * the supervisor's umask put back at its end. */
+void notify_serve_begin(struct notify *n);
+void notify_serve_end(struct notify *n);
+/* A NUL-terminated string at addr in the caller's memory: 0, -EFAULT,
+ * -ENAMETOOLONG. Checked with notify_call_valid() after. */
+int notify_read_str(const struct call *c, unsigned long long addr, char *out, size_t outsz);
+/* The caller's umask (its /proc/PID/status, held open). */
+mode_t notify_prog_umask(const struct call *c);
+
+/* ---- notify-paths.c: the calls that name a path */
+
+enum make_kind { MAKE_DIR, MAKE_NODE, MAKE_LINK };
+struct answer notify_open(struct call *c, int dirfd, unsigned long long paddr, int flags,
+			  mode_t mode);
+struct answer notify_truncate(struct call *c, unsigned long long paddr, long long len);
+struct answer notify_make(struct call *c, enum make_kind kind, int dirfd,
+			  unsigned long long paddr, mode_t mode, unsigned dev,
+			  unsigned long long taddr);
+struct answer notify_move(struct call *c, bool is_link, int olddfd, unsigned long long oaddr,
+			  int newdfd, unsigned long long naddr, unsigned flags);
+/* connect(): a Unix socket's by path here; an IP socket's by
+ * notify_net_connect, another family's by notify_connect_here */
+struct answer notify_connect(struct call *c, int sockfd, unsigned long long aaddr,
+			     unsigned alen);
+int notify_cmp_str(const void *a, const void *b);
+
+/* ---- notify-net.c */
+
+/* The blocking connects in progress (notify_connect_here): answered when
+ * done, dropped when their caller is gone. */
+void notify_net_retry(struct notify *n);
+
 /* Put the supervisor's own umask back (a program's may be set while a
  * request is served): before anything of ours may be made, a report. */
 void notify_umask_own(struct notify *n);
+/* Around something of the supervisor's own during a serve (a report, the
+ * proxy's dial): its umask, and as root its capabilities, until _end. */
+void notify_own_begin(struct notify *n);
+void notify_own_end(struct notify *n);
 /* Forget the directory create_new holds (a rename, a new directory or
  * link may change what its path leads to). */
 void notify_forget_last_dir(struct notify *n);

@@ -40,7 +40,9 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/netlink.h>
 #include <linux/sockios.h>
+#include <poll.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,8 +119,9 @@ static void say_refused(struct call *c, const struct net_host *h, unsigned port,
 				.host = h->text, .port = port, .rule = d->rule,
 				.reason = d->reason, .fix = d->fix, .address = "", .client = "",
 				.pid = c->pid, .comm = comm };
-	notify_umask_own(c->n);
+	notify_own_begin(c->n);
 	reports_proxy(c->n->r, &ev);
+	notify_own_end(c->n);
 }
 
 /* Refuse, saying why: the policy's word when it refuses the host, else
@@ -218,7 +221,10 @@ static struct answer dial(struct call *c, int s, int sockfd, const struct net_ho
 				.cloexec = fd_cloexec(c, sockfd), .port = port };
 	snprintf(di->host, sizeof(di->host), "%s", h->text);
 	notify_comm_of(c->pid, comm, sizeof(comm));
+	/* the proxy's own work (it may refuse and log at once) */
+	notify_own_begin(n);
 	int rc = net_loop_dial(n->net, h, port, c->pid, comm, dial_done, di, &di->d);
+	notify_own_end(n);
 	if (rc) {
 		di->used = false;
 		return ERR(-rc);
@@ -328,4 +334,92 @@ struct answer notify_net_connect(struct call *c, int s, int sockfd, unsigned lon
 		return refuse(c, &h, port, "the sandbox's network is off (no allow_domains)");
 	}
 	return dial(c, s, sockfd, &h, port);
+}
+
+/* The answer for a connect() of ours that finished on socket `s` (closed
+ * here): its error, or 0. `fl`: the flags to put back. */
+static struct answer connect_done(int s, int fl)
+{
+	int err = 0;
+	socklen_t el = sizeof(err);
+
+	if (getsockopt(s, SOL_SOCKET, SO_ERROR, &err, &el))
+		err = errno;
+	fcntl(s, F_SETFL, fl);
+	close(s);
+	return err ? ERR(err) : OK(0);
+}
+
+/* connect() on a socket that is not AF_UNIX, made here, on the socket we
+ * took (`s`, closed or kept here) with our copy of the address (`ss`,
+ * `alen` bytes). Never CONTINUE: the kernel would look the descriptor
+ * number up again, and another thread can dup2() an AF_UNIX socket onto
+ * it meanwhile, which the kernel then connects to any socket file (the
+ * docker socket) undecided -- reproduced in tests/integration/
+ * attack-notify.sh. The socket is in the sandbox's network namespace,
+ * which decides where it may go whoever connects it. A blocking connect
+ * not done at once (on loopback it is by the time connect() returns) is
+ * waited for without blocking the loop (notify_net_retry). */
+struct answer notify_connect_here(struct call *c, int s, const struct sockaddr_storage *ss,
+				  unsigned alen)
+{
+	int fl = fcntl(s, F_GETFL);
+	bool block = fl >= 0 && !(fl & O_NONBLOCK);
+
+	/* the groups of a netlink socket need CAP_NET_ADMIN in the socket's
+	 * namespace, which the sandbox's owner (we) has and the program not */
+	if (alen >= sizeof(struct sockaddr_nl) && ss->ss_family == AF_NETLINK &&
+	    ((const struct sockaddr_nl *)ss)->nl_groups) {
+		close(s);
+		return ERR(EPERM);
+	}
+	if (block)
+		fcntl(s, F_SETFL, fl | O_NONBLOCK);
+	int rc = connect(s, (const struct sockaddr *)ss, alen);
+	int e = errno;
+	if (rc == 0 || !block || e != EINPROGRESS) {
+		if (block)
+			fcntl(s, F_SETFL, fl);
+		close(s);
+		return rc ? ERR(e) : OK(0);
+	}
+	struct pollfd pf = { s, POLLOUT, 0 };
+	if (poll(&pf, 1, 0) == 1)
+		return connect_done(s, fl);
+	struct notify *n = c->n;
+	if (!n->conn && !(n->conn = calloc(MAX_CONNECTING, sizeof(*n->conn)))) {
+		fcntl(s, F_SETFL, fl);
+		close(s);
+		return ERR(ENOMEM);
+	}
+	if (n->nconn == MAX_CONNECTING) {
+		fcntl(s, F_SETFL, fl);
+		close(s);
+		return ERR(EAGAIN);
+	}
+	n->conn[n->nconn++] = (struct connecting){ c->id, s, fl };
+	return (struct answer){ .fd = -1, .wait = true };
+}
+
+/* The blocking connects in progress: answered when done; dropped when
+ * their caller is gone (a signal took it out of connect(), which goes on
+ * in the kernel, as it would). */
+void notify_net_retry(struct notify *n)
+{
+	for (size_t i = 0; i < n->nconn;) {
+		struct connecting *w = &n->conn[i];
+		uint64_t id = w->id;
+		struct pollfd pf = { w->s, POLLOUT, 0 };
+		if (ioctl(n->fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0) {
+			if (poll(&pf, 1, 0) != 1) {
+				i++;
+				continue;
+			}
+			notify_respond(n, id, connect_done(w->s, w->fl));
+		} else {
+			fcntl(w->s, F_SETFL, w->fl);
+			close(w->s);
+		}
+		*w = n->conn[--n->nconn];
+	}
 }

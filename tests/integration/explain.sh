@@ -146,6 +146,34 @@ second OK"
 	else bad "$(diff <(echo "$expect") "$B/out" | tr '\n' ' ')"; fi
 else skip "cannot build tests/progs/dirfdstale.c: $(head -2 "$B/cc" 2>/dev/null)"; fi
 
+te dirfd_clear_mark_lets_reads_through_and_never_hides_a_denied_name
+# a kept directory no deny_read rule can reach is marked clear and its
+# names are not judged (shim/dirfds.c); one that holds a denied name is not
+# marked, and a stale mark (its number reused behind the shim's back) lets
+# the call reach the boundary, which still keeps the secret
+if command -v cc >/dev/null && cc -O2 -o "$B/dirfdclear" "$SBX_BIN/progs/dirfdclear.c" 2>"$B/cc"; then
+	mkdir -p "$HOME/.config/sbx" "$W/other"
+	printf '[filesystem]\ndeny_read = ~/proj/secret.txt\n' > "$HOME/.config/sbx/sandbox.ini"
+	echo "$SECRET" > "$HOME/proj/secret.txt"
+	echo fine > "$W/other/secret.txt"
+	sx -q --log "$LOG" -- "$B/dirfdclear" "$W/other" "$HOME/proj" secret.txt
+	cp "$B/out" "$B/out-clear"
+	sx -q --log "$LOG" -- "$B/dirfdclear" "$HOME/proj" "$W/other" secret.txt
+	expect_clear="stat OK
+open OK fine
+same-fd yes"
+	expect_held="stat ERR EACCES
+open ERR EACCES
+same-fd yes
+stale OK fine"
+	if [ "$(head -3 "$B/out-clear")" = "$expect_clear" ] &&
+	   grep -qE '^stale (OK $|ERR )' "$B/out-clear" && [ "$(cat "$B/out")" = "$expect_held" ] &&
+	   ! grep -q "$SECRET" "$B/out-clear" "$B/out" "$LOG" &&
+	   [ "$(logn "r.get('decision') == 'deny' and r['target'] == H + '/proj/secret.txt'")" -ge 1 ] &&
+	   [ "$(logn "r.get('decision') == 'deny' and r['target'] != H + '/proj/secret.txt'")" = 0 ]; then ok
+	else bad "clear: $(tr '\n' '|' < "$B/out-clear") held: $(tr '\n' '|' < "$B/out")"; fi
+else skip "cannot build tests/progs/dirfdclear.c: $(head -2 "$B/cc" 2>/dev/null)"; fi
+
 # ---- the coverage table, measured (docs/REPORTS.md)
 
 te coverage_table_in_reports_md_is_what_is_measured

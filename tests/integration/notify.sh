@@ -292,6 +292,41 @@ print("inside", a.recv(1).decode(), q.recv(1).decode())'
 	if has '^inside x y$' out; then ok; else bad "$(cat "$B/out" "$B/err" | head -5)"; fi
 else skip "no python3"; fi
 
+# A server the run starts on a Unix socket in the workspace (a language
+# server, a test fixture, a dev server's control socket) takes its
+# clients inside the run: the socket is the run's own (the supervisor
+# bound it). A host program's socket in the same workspace stays refused
+# without allow_unix_sockets.
+t unix_socket_the_run_bound_in_the_workspace_takes_its_clients
+if command -v python3 >/dev/null; then
+	python3 - "$W/host.sock" "$B/got-host" <<'PY' &
+import socket, sys
+s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(4); s.settimeout(20)
+try:
+    c, _ = s.accept(); open(sys.argv[2], "w").write(c.recv(16).decode())
+except OSError:
+    pass
+PY
+	hsrv=$!
+	for _ in $(seq 100); do [ -S "$W/host.sock" ] && break; sleep 0.1; done
+	sx -q --no-shim -- python3 -c '
+import os, socket, subprocess
+s = socket.socket(socket.AF_UNIX); s.bind("run.sock"); s.listen(4)
+c = socket.socket(socket.AF_UNIX); c.connect("run.sock"); a, _ = s.accept(); c.send(b"x")
+r = subprocess.run(["python3", "-c", "import socket; k = socket.socket(socket.AF_UNIX); k.connect(\"run.sock\"); k.send(b\"y\")"])
+b, _ = s.accept()
+print("inside", a.recv(1).decode(), b.recv(1).decode())
+h = socket.socket(socket.AF_UNIX)
+try:
+    h.connect("host.sock"); h.send(b"leak"); print("host reached")
+except OSError as e:
+    print("host", e.strerror)'
+	kill $hsrv 2>/dev/null; wait $hsrv 2>/dev/null
+	if has '^inside x y$' out && has '^host Permission denied$' out && [ ! -s "$B/got-host" ] &&
+	   hasf "denied unix socket $W/host.sock" err; then ok
+	else bad "$(cat "$B/out" | tr '\n' ' ') host got: $(cat "$B/got-host" 2>/dev/null)"; fi
+else skip "no python3"; fi
+
 # ---- the network for static binaries (notify-net.c): a connect to an
 # address outside gets the proxy's decision for the name behind the
 # stand-in, and the socket the proxy dialled replaces the program's own

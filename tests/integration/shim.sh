@@ -357,6 +357,20 @@ for mode in fork vfork spawn; do
 	then ok; else bad "pid=$pid out=$(tr '\n' ' ' < "$B/out") log=$(logq L | head -c 300)"; fi
 done
 
+ts fork_child_judges_relative_paths_from_its_own_new_directory_and_parent_from_its_own
+# the cwd cache is the parent's memory copied into the child (shim.c,
+# owns_cwd_cache): the child's chdir must not leave it judging from the
+# parent's directory, nor the child's answer reach the parent
+if prog children; then
+	mkdir -p .ssh && echo "ws-canary" > .ssh/canary
+	sxl -q -- "$PROGS/children" forkcd "$HOME" .ssh/canary
+	pid=$(sed -n 's/^CHILD=//p' "$B/out" | head -1)
+	if [ -n "$pid" ] && has "CHILD-OPEN EACCES" out && has "PARENT-OPEN ws-canary" out &&
+	   no_secret && [ "$(nlines 'denied read of ~/.ssh/canary')" = 1 ] &&
+	   [ "$(logq "[(r['pid'], r['target']) for r in L if r['decision'] == 'deny'] == [($pid, H + '/.ssh/canary')]")" = True ]
+	then ok; else bad "pid=$pid out=$(tr '\n' ' ' < "$B/out") log=$(logq L | head -c 300)"; fi
+fi
+
 ts children_dropping_ld_preload_three_ways_still_reported
 sxl -q -- sh -c 'env -u LD_PRELOAD cat "$1"; LD_PRELOAD= cat "$1"; LD_PRELOAD=/nonexistent-sbx.so cat "$1"; echo AFTER' sh "$CANARY"
 if has AFTER out && no_secret &&

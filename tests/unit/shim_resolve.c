@@ -18,6 +18,11 @@
 #include "helpers.h"
 #include "shim.h"
 
+/* shim.c's per-thread errno pointer (shim.h, shim_errno()): resolve.c's
+ * system calls set errno through it, and this runner links resolve.c
+ * without shim.c. */
+__thread int *shim_errno_ptr;
+
 static char *root;
 
 /* root-relative helpers: P("a/b") is "<root>/a/b" (a rotating buffer) */
