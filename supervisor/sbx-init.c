@@ -118,11 +118,17 @@ static void apply_limits(void)
 		if (setrlimit(RLIMIT_CPU, &rl))
 			die("limit cpu_seconds", errno);
 	}
-	/* nofile: in COMMAND's process only, before its exec
-	 * (apply_nofile): the kernel refuses to pass descriptors over a
-	 * socket (ETOOMANYREFS) from a process whose RLIMIT_NOFILE is below
-	 * its user's descriptors in flight, system-wide, and the notify
-	 * listener and the proxy's listeners are passed after this */
+	/* nofile: the soft limit here (sbx-init's own descriptors count
+	 * under it: a listener it cannot make stops the run), the hard one
+	 * too in COMMAND's process before its exec (apply_nofile); passing
+	 * descriptors may need the soft one raised a moment (init_sendmsg) */
+	if (limit_nofile) {
+		if (getrlimit(RLIMIT_NOFILE, &rl))
+			die("limit nofile", errno);
+		rl.rlim_cur = limit_nofile;
+		if (rl.rlim_max < limit_nofile || setrlimit(RLIMIT_NOFILE, &rl))
+			die("limit nofile", rl.rlim_max < limit_nofile ? EPERM : errno);
+	}
 	/* [limits] pids where no cgroup serves: since Linux 5.14 the kernel
 	 * counts it per user namespace, so it counts this sandbox's processes
 	 * (the supervisor checked the kernel, and that we are not the real
@@ -636,9 +642,9 @@ static void send_listeners(void)
 	c->cmsg_type = SCM_RIGHTS;
 	c->cmsg_len = CMSG_LEN(n * sizeof(int));
 	memcpy(CMSG_DATA(c), fds, n * sizeof(int));
-	while (sendmsg(ctl, &mh, MSG_NOSIGNAL) < 0)
-		if (errno != EINTR)
-			die("control socket", errno);
+	int sent = init_sendmsg(ctl, &mh);
+	if (sent)
+		die("control socket", -sent);
 	for (size_t i = 0; i < n; i++)
 		close(fds[i]);
 }

@@ -437,6 +437,28 @@ printf '[limits]\ncpu_seconds = 7\nnofile = 77\n' > "$B/limits.ini"
 sx -q --config "$B/limits.ini" -- sh -c 'ulimit -t; ulimit -n'
 if [ "$(tr '\n' ' ' < "$B/out")" = "7 77 " ]; then ok; else bad "got: $(tr '\n' ' ' < "$B/out")"; fi
 
+# The kernel refuses to pass descriptors (ETOOMANYREFS) while the user's
+# descriptors in flight, machine-wide, outnumber the sender's
+# RLIMIT_NOFILE: with nofile = 64 and another program of the same user
+# holding 300 in flight, sbx-init could not hand the notify listener over
+# and the run failed its set-up. COMMAND still gets the limit, hard too.
+t nofile_limit_with_descriptors_in_flight_elsewhere
+python3 - "$B/inflight.ready" <<'EOF' & inflight=$!
+import array, os, socket, sys, time
+a, b = socket.socketpair()
+fds = [os.open("/dev/null", os.O_RDONLY) for _ in range(100)]
+for _ in range(3):
+    a.sendmsg([b"x"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))])
+open(sys.argv[1], "w").write("1")
+time.sleep(60)
+EOF
+for _ in $(seq 100); do [ -e "$B/inflight.ready" ] && break; sleep 0.1; done
+printf '[limits]\nnofile = 64\n' > "$B/nofile.ini"
+sx -q --config "$B/nofile.ini" -- sh -c 'ulimit -n; ulimit -Hn'
+kill $inflight 2>/dev/null; wait $inflight 2>/dev/null
+if [ -e "$B/inflight.ready" ] && [ "$(tr '\n' ' ' < "$B/out")" = "64 64 " ]; then ok
+else bad "rc=$RC out: $(tr '\n' ' ' < "$B/out") $(head -c 300 "$B/err")"; fi
+
 # sbx-init takes its mount operations over the control socket; what comes
 # there is checked like its argv, and anything malformed stops it (125)
 # before it mounts or runs anything, with the reason. It runs in user,
