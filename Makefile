@@ -158,7 +158,7 @@ else
 build/sbx-init: $(INIT_SRCS:%.c=build/%.o)
 	$(CC) $(SBX_LDFLAGS) $(if $(SANITIZE),$(SANITIZE_STATIC),-static) -o $@ $^
 endif
-build/supervisor/sbx-init.o build/tests/unit/seccomp_table.o: build/gen/filters.h
+build/supervisor/sbx-init.o build/tests/unit/seccomp_table.o: build/gen/filters.h build/gen/notify-filter.h
 build/supervisor/init-notify.o: build/gen/notify-filter.h
 build/supervisor/notify-deny.o: build/gen/filters.h
 

@@ -1,12 +1,17 @@
 /* supervisor/gen-notify.c: compile sbx-init's second seccomp program, the
  * user-notification filter, at build time (build/gen/notify-filter.h).
  *
- * A second filter, apart from gen-filters.c's deny table: sbx-init
- * installs it with SECCOMP_FILTER_FLAG_NEW_LISTENER and hands the listener
- * to the supervisor (supervisor/notify.c), which decides each notified call
- * by the policy. The kernel runs every filter and takes the strictest
- * answer, so the deny table's refusals (ERRNO) still win over a
- * notification here.
+ * The whole boundary's program for COMMAND: sbx-init installs it alone,
+ * with SECCOMP_FILTER_FLAG_NEW_LISTENER, in the child that becomes COMMAND
+ * (pid 1 takes gen-filters.c's table itself), and hands the listener to
+ * the supervisor (supervisor/notify.c), which decides each notified call
+ * by the policy. So it carries the deny table too: its reported rows
+ * notified (the supervisor answers their errno), the others with their
+ * errno (clone3), exactly what the table stacked under a notify-only
+ * program gave (tests/unit/seccomp_table.c compares them). One program
+ * rather than two: one install on the way to COMMAND's exec (a few hundred
+ * microseconds on a virtual machine: the JIT writes executable memory),
+ * and one program run per system call.
  *
  * Only calls that make, rename or link a name, and connect, are notified;
  * everything else is allowed at once, in BPF, and never leaves the kernel:
@@ -25,13 +30,14 @@
  *   the seccomp table's rows that are         as the table says (seccomp-rules.h):
  *   reported (all but clone3)                 the supervisor answers the row's errno
  *                                             and reports it (notify-deny.c)
+ *   (clone3, the table's one quiet row:       ENOSYS, as in the table)
  *
  *   refused                                   errno   in
  *   socket AF_UNIX SOCK_DGRAM or SOCK_RAW     EPERM   sbx_notify_unix_block
  *   socketpair AF_UNIX SOCK_DGRAM or SOCK_RAW EPERM   sbx_notify_unix_block
  *
- * With this filter in place the deny table's own socket(AF_UNIX) rule is
- * left out (sbx-init installs sbx_filter_unix_allow): a stream or seqpacket
+ * The table's own socket(AF_UNIX) rule (a BLOCK_UNIX row) is not taken
+ * here: a stream or seqpacket
  * socket reaches nothing until connect(), which the supervisor does itself
  * for a path allow_unix_sockets names. A datagram socket names its peer on
  * every sendto()/sendmsg(), which would have to be notified on each packet;
@@ -84,15 +90,18 @@ static int notify_write_flags(scmp_filter_ctx ctx, const char *name, unsigned ar
 	return 0;
 }
 
-/* The deny table's reported rows notify here too: the kernel takes the
- * newest filter among those that give the strictest answer, and the deny
- * table (sbx_filter_notified) answers USER_NOTIF for them without a
- * listener of its own. With this filter's listener gone, ENOSYS. */
-static int notify_rows(scmp_filter_ctx ctx)
+/* The deny table (the rows every run has): a reported row notifies, and
+ * the supervisor answers its errno (notify-deny.c; with the listener gone,
+ * ENOSYS); the rest (clone3, libc's own fallback) keep their errno. */
+static int table_rows(scmp_filter_ctx ctx)
 {
-	for (size_t i = 0; i < NRULES; i++)
-		if (rule_reported(&rules[i]) && add_rule(ctx, &rules[i], SCMP_ACT_NOTIFY))
+	for (size_t i = 0; i < NRULES; i++) {
+		const struct rule *r = &rules[i];
+		if (r->when != ALWAYS)
+			continue;
+		if (add_rule(ctx, r, rule_reported(r) ? SCMP_ACT_NOTIFY : SCMP_ACT_ERRNO(r->err)))
 			return -1;
+	}
 	return 0;
 }
 
@@ -113,7 +122,7 @@ static scmp_filter_ctx build(int block_unix, int nobind)
 	 * calls that are not notified pass a handful of comparisons */
 	if (seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2))
 		goto fail;
-	if (notify_rows(ctx))
+	if (table_rows(ctx))
 		goto fail;
 	/* allow_local_binding = false: servers inside are the supervisor's
 	 * to refuse (notify-deny.c decides on the socket itself) */

@@ -7,23 +7,23 @@
  * the caller's own mount namespace (is_local_mountpoint()), and the
  * sandbox's write-protects are mounts: renamed from the host, `.bashrc`
  * bound read-only over itself, or a pinned `.git`, would move away with
- * its protection left behind. So renames are done by the actor, a child of
- * pid 1 in the sandbox's namespaces, holding no capability, under the deny
- * table but not the notify filter (it is forked before that filter, so
- * its own calls are not sent back to the supervisor). It is
- * non-dumpable: nothing of COMMAND's can ptrace it or take its
- * descriptors. COMMAND can kill or stop it (same user): renames then fail
- * (the supervisor waits a bounded time), which is a refusal, never a
- * rename done elsewhere.
+ * its protection left behind. So renames are done by the actor, which is
+ * pid 1 itself: in the sandbox's namespaces, holding no capability (it
+ * dropped them all before COMMAND existed), under the deny table but not
+ * the notify filter (that one is installed in the child that becomes
+ * COMMAND, so pid 1's own calls are never sent back to the supervisor),
+ * non-dumpable (nothing of COMMAND's can ptrace it or take its
+ * descriptors), and unkillable from inside its pid namespace. (It was a
+ * child of its own, forked for the purpose: a process more to make and
+ * tear down at every start, about 1 ms of CPU on a virtual machine that
+ * traps page-table changes; docs/PERFORMANCE.md.)
  */
 #include <errno.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
-#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -34,7 +34,7 @@
 /* One request: the names are single components (the supervisor resolved
  * the directories): anything else is refused, so the actor can only ever
  * rename within the two directories it was handed. */
-static int act_one(int sock)
+int init_notify_act_one(int sock)
 {
 	char buf[INIT_NOTIFY_REQ_MAX + 1];
 	union {
@@ -76,37 +76,14 @@ static int act_one(int sock)
 	for (int i = 0; i < nfds; i++)
 		close(fds[i]);
 	int32_t e = err;
-	send(sock, &e, sizeof(e), MSG_NOSIGNAL);
+	/* never blocks pid 1 (the supervisor reads each answer at once) */
+	send(sock, &e, sizeof(e), MSG_NOSIGNAL | MSG_DONTWAIT);
 	return 0;
 }
 
-void init_notify_actor(int sock)
-{
-	/* nothing of pid 1's: only the supervisor's requests */
-	if (sock > 0)
-		syscall(SYS_close_range, 0u, (unsigned)sock - 1, 0u);
-	syscall(SYS_close_range, (unsigned)sock + 1, ~0u, 0u);
-	prctl(PR_SET_NAME, "sbx-rename", 0, 0, 0);
-	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-	/* pid 1 ends, the actor ends (pid 1's kill(-1) gets it too) */
-	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-	while (act_one(sock) == 0)
-		;
-	_exit(0);
-}
-
-int init_notify_install(int ctl, int block, int nobind, int act_sock, const char **what)
+int init_notify_filter(int block, int nobind)
 {
 	struct sock_fprog prog;
-	union {
-		struct cmsghdr h;
-		char b[CMSG_SPACE(2 * sizeof(int))];
-	} cm;
-	char m = 'F';
-	struct iovec iov = { &m, 1 };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
-			     .msg_control = cm.b, .msg_controllen = sizeof(cm.b) };
-	int rc = 0;
 
 #define PROG(p) (struct sock_fprog){ sizeof(p) / sizeof(p[0]), (struct sock_filter *)p }
 	if (block)
@@ -116,26 +93,82 @@ int init_notify_install(int ctl, int block, int nobind, int act_sock, const char
 #undef PROG
 	int fd = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
 			      SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
-	if (fd < 0) {
-		*what = "seccomp notify filter";
-		rc = -errno;
-		goto out;
-	}
-	int fds[2] = { fd, act_sock };
+	return fd < 0 ? -errno : fd;
+}
+
+/* Descriptors with a one-byte message (SCM_RIGHTS). */
+static int send_fds(int sock, char tag, const int *fds, int n)
+{
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(2 * sizeof(int))];
+	} cm;
+	struct iovec iov = { &tag, 1 };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = cm.b, .msg_controllen = CMSG_SPACE(n * sizeof(int)) };
+
 	memset(&cm, 0, sizeof(cm));
 	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
 	c->cmsg_level = SOL_SOCKET;
 	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(fds));
-	memcpy(CMSG_DATA(c), fds, sizeof(fds));
-	while (sendmsg(ctl, &mh, MSG_NOSIGNAL) < 0)
-		if (errno != EINTR) {
-			*what = "control socket";
-			rc = -errno;
-			break;
+	c->cmsg_len = CMSG_LEN(n * sizeof(int));
+	memcpy(CMSG_DATA(c), fds, n * sizeof(int));
+	while (sendmsg(sock, &mh, MSG_NOSIGNAL) < 0)
+		if (errno != EINTR)
+			return -errno;
+	return 0;
+}
+
+int init_notify_send_fd(int sock, char tag, int fd)
+{
+	return send_fds(sock, tag, &fd, 1);
+}
+
+int init_notify_recv_fd(int sock, char tag)
+{
+	char m = 0;
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(2 * sizeof(int))];
+	} cm;
+	struct iovec iov = { &m, 1 };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = cm.b, .msg_controllen = sizeof(cm.b) };
+	int fd = -1, bad = 0;
+	ssize_t n;
+
+	while ((n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
+		;
+	if (n < 0)
+		return -errno;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
+		size_t k = c->cmsg_type == SCM_RIGHTS && c->cmsg_level == SOL_SOCKET ?
+			(c->cmsg_len - CMSG_LEN(0)) / sizeof(int) : 0;
+		for (size_t i = 0; i < k; i++) {
+			int got;
+			memcpy(&got, CMSG_DATA(c) + i * sizeof(int), sizeof(got));
+			if (fd < 0)
+				fd = got;
+			else
+				close(got), bad = 1;
 		}
-	close(fd);
-out:
+	}
+	if (n == 0 && fd < 0)
+		return -EPIPE;
+	if (n != 1 || m != tag || bad || fd < 0 || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
+		if (fd >= 0)
+			close(fd);
+		return -EPROTO;
+	}
+	return fd;
+}
+
+int init_notify_send_listener(int ctl, int listener, int act_sock)
+{
+	int fds[2] = { listener, act_sock };
+	int rc = send_fds(ctl, 'F', fds, 2);
+
+	close(listener);
 	close(act_sock);
 	return rc;
 }

@@ -3,17 +3,28 @@
 #ifndef SBX_INIT_NOTIFY_H
 #define SBX_INIT_NOTIFY_H
 
-/* The rename actor: a child of pid 1 that runs in the sandbox's namespaces
- * without capabilities and renames for the supervisor (one request per
- * message on `sock`, answered with the errno). Never returns. */
-void init_notify_actor(int sock) __attribute__((noreturn));
+/* The rename actor is pid 1 itself (init-notify.c says why it exists and
+ * why pid 1): one request per message on `sock`, answered with the errno.
+ * 0 when one was served (or refused), -1 when the supervisor closed its
+ * end. */
+int init_notify_act_one(int sock);
 
 /* Install the notify filter (gen-notify.c; `block`: the Unix-socket
  * variant; `nobind`: listen and bind notified, allow_local_binding =
- * false) on the calling process and send its listener and the actor's
- * socket to the supervisor in an "F" message on `ctl`; both are closed
- * here. 0, or -errno with *what naming the step. */
-int init_notify_install(int ctl, int block, int nobind, int act_sock, const char **what);
+ * false) on the calling process: the listener, or -errno. Called in the
+ * child that becomes COMMAND, before its exec. */
+int init_notify_filter(int block, int nobind);
+
+/* One descriptor over `sock` (SCM_RIGHTS, the byte `tag`): 0 or -errno. */
+int init_notify_send_fd(int sock, char tag, int fd);
+
+/* The descriptor init_notify_send_fd sent: >= 0, or -errno (-EPIPE when
+ * the sender closed its end first). */
+int init_notify_recv_fd(int sock, char tag);
+
+/* The "F" message on `ctl`: the listener and the supervisor's end of the
+ * actor's socket; both are closed here. 0, or -errno. */
+int init_notify_send_listener(int ctl, int listener, int act_sock);
 
 /* The actor's protocol: a request is 'r', the renameat2 flags (4 bytes,
  * native order), the old name and the new name (each NUL-terminated, one

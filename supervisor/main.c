@@ -9,7 +9,9 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <stdint.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -416,45 +418,69 @@ static int proxy_start(const struct policy *p, struct reports *r, bool learn,
 	return net_loop_new(p, &cfg, out);
 }
 
+/* The entries of /proc/self/fd, read into a buffer on the stack: this
+ * runs before bubblewrap is started, where opendir()'s allocation (the
+ * first of the process: musl maps and unmaps memory for it) is time on
+ * the way to COMMAND. Calls fn for each number. */
+static void each_open_fd(const struct options *o, void (*fn)(const struct options *o, long fd))
+{
+	/* getdents64(2)'s records (no libc declares them alike) */
+	struct linux_dirent64 {
+		uint64_t d_ino;
+		int64_t d_off;
+		unsigned short d_reclen;
+		unsigned char d_type;
+		char d_name[];
+	};
+	char buf[4096] __attribute__((aligned(8)));
+	int self = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	long n;
+
+	if (self < 0)
+		return; /* no /proc: nothing to list, and a fresh /proc inside */
+	while ((n = syscall(SYS_getdents64, self, buf, sizeof(buf))) > 0) {
+		for (long off = 0; off < n;) {
+			struct linux_dirent64 *e = (struct linux_dirent64 *)(buf + off);
+			char *end;
+			long fd = strtol(e->d_name, &end, 10);
+			off += e->d_reclen;
+			if (!*end && end != e->d_name && fd >= 3 && fd != self)
+				fn(o, fd);
+		}
+	}
+	close(self);
+}
+
 /* Descriptors the caller gave us that would open the host's tree from
  * inside (a directory or O_PATH descriptor: `openat(fd, ".bashrc")` on the
  * host's writable mount, past every read-only bind) are not passed on,
  * unless --keep-fd names them; they are marked close-on-exec here, before
  * bubblewrap is started, so no process of the sandbox ever holds them.
  * stdio, pipes, sockets, terminals and plain files pass untouched. */
+static void hold_back_fd(const struct options *o, long fd)
+{
+	struct stat st;
+	bool keep = false;
+	int fl = fcntl((int)fd, F_GETFD), acc = fcntl((int)fd, F_GETFL);
+	if (fl < 0 || (fl & FD_CLOEXEC) || fstat((int)fd, &st))
+		return;
+	if (!S_ISDIR(st.st_mode) && !(acc >= 0 && (acc & O_PATH) == O_PATH))
+		return;
+	for (size_t i = 0; i < o->nkeep_fds; i++)
+		keep |= o->keep_fds[i] == fd;
+	if (keep) {
+		vmsg("descriptor %ld passed into the sandbox (--keep-fd)", fd);
+		return;
+	}
+	fcntl((int)fd, F_SETFD, fl | FD_CLOEXEC);
+	msg("descriptor %ld (%s) is not passed into the sandbox: it would open "
+	    "the host's files past the boundary (--keep-fd %ld passes it)", fd,
+	    S_ISDIR(st.st_mode) ? "a directory" : "an O_PATH descriptor", fd);
+}
+
 static void hold_back_fds(const struct options *o)
 {
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-	int self = d ? dirfd(d) : -1;
-
-	if (!d)
-		return; /* no /proc: nothing to list, and a fresh /proc inside */
-	while ((e = readdir(d))) {
-		struct stat st;
-		char *end;
-		long fd = strtol(e->d_name, &end, 10);
-		bool keep = false;
-
-		if (*end || end == e->d_name || fd < 3 || fd == self)
-			continue;
-		int fl = fcntl((int)fd, F_GETFD), acc = fcntl((int)fd, F_GETFL);
-		if (fl < 0 || (fl & FD_CLOEXEC) || fstat((int)fd, &st))
-			continue;
-		if (!S_ISDIR(st.st_mode) && !(acc >= 0 && (acc & O_PATH) == O_PATH))
-			continue;
-		for (size_t i = 0; i < o->nkeep_fds; i++)
-			keep |= o->keep_fds[i] == fd;
-		if (keep) {
-			vmsg("descriptor %ld passed into the sandbox (--keep-fd)", fd);
-			continue;
-		}
-		fcntl((int)fd, F_SETFD, fl | FD_CLOEXEC);
-		msg("descriptor %ld (%s) is not passed into the sandbox: it would open "
-		    "the host's files past the boundary (--keep-fd %ld passes it)", fd,
-		    S_ISDIR(st.st_mode) ? "a directory" : "an O_PATH descriptor", fd);
-	}
-	closedir(d);
+	each_open_fd(o, hold_back_fd);
 }
 
 /* bubblewrap cannot make namespaces on this machine and fallback = warn:

@@ -88,6 +88,25 @@ void notify_umask_own(struct notify *n)
 	}
 }
 
+/* Something of the supervisor's own in the middle of a serve -- a
+ * report, whose audit log is opened at the first one, or the proxy's
+ * dial -- is made with its own umask and, as root, its own capabilities
+ * (a log in a directory only those let root write was not opened when
+ * the first report came from this layer, and was when it came from the
+ * shim); lowered again at notify_own_end for the rest of the serve. */
+void notify_own_begin(struct notify *n)
+{
+	notify_umask_own(n);
+	if (n->low)
+		notify_caps_effective(n, true);
+}
+
+void notify_own_end(struct notify *n)
+{
+	if (n->low)
+		notify_caps_effective(n, false);
+}
+
 void notify_serve_begin(struct notify *n)
 {
 	if (n->root && !n->low) {

@@ -106,14 +106,15 @@ struct answer notify_deny(struct call *c, const struct seccomp_data *d)
 		if (sbx_deny_calls[i].nr == d->nr)
 			call = sbx_deny_calls[i].name;
 	if (c->n->r) {
-		notify_umask_own(c->n);
 		notify_comm_of(c->pid, comm, sizeof(comm));
 		/* the name was the caller's if it still waits */
 		if (!notify_call_valid(c))
 			return ERR(ENOENT);
 		snprintf(rule, sizeof(rule), "the seccomp table (%s)", sbx_deny_rows[row].calls);
+		notify_own_begin(c->n);
 		reports_syscall(c->n->r, c->pid, comm, call ? call : "a system call", NULL,
 				sbx_deny_rows[row].why, rule, sbx_deny_rows[row].err);
+		notify_own_end(c->n);
 	}
 	return ERR(sbx_deny_rows[row].err);
 }
@@ -145,9 +146,10 @@ static void refused(struct call *c, const char *call, const char *target)
 	if (!c->n->r)
 		return;
 	notify_comm_of(c->pid, comm, sizeof(comm));
-	notify_umask_own(c->n);
+	notify_own_begin(c->n);
 	reports_syscall(c->n->r, c->pid, comm, call, target, LOCAL_BINDING_WHY,
 			LOCAL_BINDING_RULE, EACCES);
+	notify_own_end(c->n);
 }
 
 /* Where a socket is bound, as text ("127.0.0.1:8080", "[::]:53"). */

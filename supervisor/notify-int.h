@@ -37,11 +37,18 @@ struct net_dial;
  * the sandbox may connect to it wherever it is. Known by its inode and
  * birth time (the change time where the file system keeps no birth), so
  * a host program's socket that reuses the inode after the run removed its
- * own is not taken for it. */
+ * own is not taken for it -- and by its file handle (name_to_handle_at),
+ * which holds the inode's generation: a birth time is as coarse as the
+ * clock tick (ext4 gave a host socket bound within the tick after the
+ * run freed its own the same inode and birth time, 197 times in 200). */
+#define OWN_HANDLE_MAX 64
 struct own_socket {
 	dev_t dev;
 	ino_t ino;
 	long long born;
+	int htype;         /* the handle's type, 0 when the fs gives none */
+	unsigned hlen;
+	unsigned char handle[OWN_HANDLE_MAX];
 };
 
 struct gitdir {
@@ -187,6 +194,10 @@ void notify_net_retry(struct notify *n);
 /* Put the supervisor's own umask back (a program's may be set while a
  * request is served): before anything of ours may be made, a report. */
 void notify_umask_own(struct notify *n);
+/* Around something of the supervisor's own during a serve (a report, the
+ * proxy's dial): its umask, and as root its capabilities, until _end. */
+void notify_own_begin(struct notify *n);
+void notify_own_end(struct notify *n);
 /* Forget the directory create_new holds (a rename, a new directory or
  * link may change what its path leads to). */
 void notify_forget_last_dir(struct notify *n);

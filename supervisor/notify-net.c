@@ -119,8 +119,9 @@ static void say_refused(struct call *c, const struct net_host *h, unsigned port,
 				.host = h->text, .port = port, .rule = d->rule,
 				.reason = d->reason, .fix = d->fix, .address = "", .client = "",
 				.pid = c->pid, .comm = comm };
-	notify_umask_own(c->n);
+	notify_own_begin(c->n);
 	reports_proxy(c->n->r, &ev);
+	notify_own_end(c->n);
 }
 
 /* Refuse, saying why: the policy's word when it refuses the host, else
@@ -220,7 +221,10 @@ static struct answer dial(struct call *c, int s, int sockfd, const struct net_ho
 				.cloexec = fd_cloexec(c, sockfd), .port = port };
 	snprintf(di->host, sizeof(di->host), "%s", h->text);
 	notify_comm_of(c->pid, comm, sizeof(comm));
+	/* the proxy's own work (it may refuse and log at once) */
+	notify_own_begin(n);
 	int rc = net_loop_dial(n->net, h, port, c->pid, comm, dial_done, di, &di->d);
+	notify_own_end(n);
 	if (rc) {
 		di->used = false;
 		return ERR(-rc);

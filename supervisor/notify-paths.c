@@ -382,16 +382,28 @@ static bool refused_path(const struct notify *n, const char *full, bool below)
 	return false;
 }
 
-/* Does git take the directory `dfd` for a repository? HEAD, objects/ and
- * refs/ in it, as git's own test (is_git_directory) asks. */
-static bool git_dir_at(int dfd)
+/* Is the part `name` of a git directory there in `dfd`: HEAD a file,
+ * objects/ and refs/ directories, as git's own test (is_git_directory)
+ * asks -- or a link at that name, whatever it leads to now: what a link
+ * leads to changes with no call at its name (`objects` a link to a
+ * directory made later, elsewhere, completed a repository no rule knew,
+ * its hook made meanwhile and run by git on the host). */
+static bool git_part_at(int dfd, const char *name)
 {
 	struct stat st;
 
-	return !fstatat(dfd, "HEAD", &st, AT_SYMLINK_NOFOLLOW) &&
-	       (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) &&
-	       !fstatat(dfd, "objects", &st, 0) && S_ISDIR(st.st_mode) &&
-	       !fstatat(dfd, "refs", &st, 0) && S_ISDIR(st.st_mode);
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW))
+		return false;
+	if (S_ISLNK(st.st_mode))
+		return true;
+	return strcmp(name, "HEAD") ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode);
+}
+
+/* Does git take the directory `dfd` for a repository, or will it once the
+ * links among its parts lead where they may? */
+static bool git_dir_at(int dfd)
+{
+	return git_part_at(dfd, "HEAD") && git_part_at(dfd, "objects") && git_part_at(dfd, "refs");
 }
 
 static bool git_listed(const struct notify *n, int dfd)
@@ -459,7 +471,9 @@ static bool bare_view(const struct notify *n, int fd, const char *full, char *vi
 
 /* Would making `name` (HEAD, objects or refs) in the held directory `fd`
  * make it a git directory whose hooks/ already holds a hook (made before,
- * when no rule could tell it was one)? The hook's name into `hook`. */
+ * when no rule could tell it was one)? The hook's name into `hook`. A
+ * `hooks` that is a link counts as one: what lands in the directory it
+ * leads to is judged by that directory's own path, never as a hook. */
 static bool completes_git_with_hook(int fd, const char *name, char *hook, size_t hooksz)
 {
 	static const char *const parts[] = { "HEAD", "objects", "refs" };
@@ -471,23 +485,38 @@ static bool completes_git_with_hook(int fd, const char *name, char *hook, size_t
 			found = true;
 			continue;
 		}
-		if (fstatat(fd, parts[i], &st, i ? 0 : AT_SYMLINK_NOFOLLOW))
+		if (!git_part_at(fd, parts[i]))
 			return false;
 	}
-	if (!found)
+	/* one there already (git moves HEAD.lock onto HEAD at a checkout):
+	 * the directory was a repository before, its hooks judged as it grew */
+	if (!found || git_part_at(fd, name))
 		return false;
-	int h = openat(fd, "hooks", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (!fstatat(fd, "hooks", &st, AT_SYMLINK_NOFOLLOW) && S_ISLNK(st.st_mode)) {
+		snprintf(hook, hooksz, "%s", "hooks");
+		return true;
+	}
+	/* a hooks/ we cannot list (mode 0300: still made in and searched)
+	 * holds a hook for all we know: refused, never taken for empty */
+	int h = openat(fd, "hooks", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int he = errno;
 	DIR *d = h >= 0 ? fdopendir(h) : NULL;
 	if (!d) {
 		if (h >= 0)
 			close(h);
-		return false;
+		snprintf(hook, hooksz, "%s", "hooks");
+		return h >= 0 || (he != ENOENT && he != ENOTDIR);
 	}
+	errno = 0;
 	for (struct dirent *e; !other && (e = readdir(d));) {
 		size_t l = strlen(e->d_name);
 		if (dot_name(e->d_name) || (l > 7 && !strcmp(e->d_name + l - 7, ".sample")))
 			continue;
 		snprintf(hook, hooksz, "%s", e->d_name);
+		other = true;
+	}
+	if (!other && errno) {
+		snprintf(hook, hooksz, "%s", "hooks");
 		other = true;
 	}
 	closedir(d);
@@ -558,9 +587,10 @@ static void report_why(const struct call *c, char decision, enum wire_op op,
 
 	if (!c->n->r || (decision == WIRE_ALLOW && !c->n->trace))
 		return;
-	notify_umask_own(c->n); /* a log file made now is ours */
 	notify_comm_of(c->pid, comm, sizeof(comm));
+	notify_own_begin(c->n); /* a log file made now is ours */
 	reports_boundary(c->n->r, decision, op, c->pid, comm, target, err, why);
+	notify_own_end(c->n);
 }
 
 static void report(const struct call *c, char decision, enum wire_op op, const char *target,
@@ -620,6 +650,37 @@ static void remember_dir(struct notify *n, const struct stat *sp, const char *fu
 	n->git[n->ngit++] = (struct gitdir){ st.st_dev, st.st_ino, copy, file };
 }
 
+/* A rename of `from` to `to` (both paths in the sandbox's view, as the
+ * kernel names them) moves the repositories remembered at or below it:
+ * the end's notice names each where it is, not where it was made (a bare
+ * repository made, given core.hooksPath, and moved into another name was
+ * named at a path that no longer held it). RENAME_EXCHANGE moves those
+ * at `to` the other way. */
+static void move_remembered(struct notify *n, const char *from, const char *to, bool exchange)
+{
+	size_t fl = strlen(from), tl = strlen(to);
+
+	for (size_t i = 0; i < n->ngit; i++) {
+		char *p = n->git[i].path, *moved;
+		size_t cut;
+		const char *dst;
+
+		if (!strncmp(p, from, fl) && (p[fl] == '\0' || p[fl] == '/')) {
+			cut = fl;
+			dst = to;
+		} else if (exchange && !strncmp(p, to, tl) && (p[tl] == '\0' || p[tl] == '/')) {
+			cut = tl;
+			dst = from;
+		} else {
+			continue;
+		}
+		if (asprintf(&moved, "%s%s", dst, p + cut) < 0)
+			continue;
+		free(p);
+		n->git[i].path = moved;
+	}
+}
+
 /* ---- the calls */
 
 /* /dev/stdout, /dev/fd/N, /proc/self/fd/N, /proc/PID/fd/N: links to open
@@ -663,6 +724,14 @@ static int fd_link_open(const struct call *c, const char *abs, int *out)
 		dfd = OPEN(dir, O_PATH | O_DIRECTORY);
 		if (dfd < 0)
 			return -errno;
+		/* the caller's descriptors only if it still waits: a caller
+		 * that died after the last check left its pid to whoever came
+		 * next, a host process too, whose file would be opened (and
+		 * truncated, with O_TRUNC) before the stale answer is dropped */
+		if (!notify_call_valid(c)) {
+			close(dfd);
+			return -ENOENT;
+		}
 	} else {
 		if (wl == 0 || wl > 10 || strspn(who, "0123456789") != wl)
 			return 1;
@@ -781,7 +850,10 @@ static bool proc_foreign(const struct call *c, int o, const char *full,
 		return false; /* not a process's: the kernel's */
 	char *end;
 	long n = strtol(full + 6, &end, 10);
-	return (*end != '/' && *end) || n != caller_tgid(c);
+	if ((*end != '/' && *end) || n != caller_tgid(c))
+		return true;
+	/* the status read was the caller's if it still waits */
+	return !notify_call_valid(c);
 }
 
 /* An object that is there, held by `o` (links followed): refused when a
@@ -1052,7 +1124,8 @@ struct answer notify_make(struct call *c, enum make_kind kind, int dirfd,
 		rc = symlinkat(target, pa.fd, pa.name);
 	int e = errno;
 	notify_act_end(c->n, old);
-	if (!rc && kind != MAKE_NODE)
+	/* mknod(S_IFREG) makes a file as open() does: a `.git` file, a HEAD */
+	if (!rc)
 		remember_made(c->n, pa.fd, pa.path, pa.name, full);
 	parent_close(&pa);
 	if (rc)
@@ -1072,9 +1145,30 @@ static bool socket_id(int dfd, const char *name, struct own_socket *id)
 		return false;
 	const struct statx_timestamp *t = (sx.stx_mask & STATX_BTIME) ? &sx.stx_btime :
 									 &sx.stx_ctime;
-	*id = (struct own_socket){ makedev(sx.stx_dev_major, sx.stx_dev_minor), sx.stx_ino,
-				   t->tv_sec * 1000000000LL + t->tv_nsec };
+	*id = (struct own_socket){ .dev = makedev(sx.stx_dev_major, sx.stx_dev_minor),
+				   .ino = sx.stx_ino,
+				   .born = t->tv_sec * 1000000000LL + t->tv_nsec };
+	/* the inode's generation, where the file system gives handles (a
+	 * file system without them, or a larger handle: the times alone) */
+	union {
+		struct file_handle fh;
+		char b[sizeof(struct file_handle) + OWN_HANDLE_MAX];
+	} h;
+	int mnt;
+	h.fh.handle_bytes = OWN_HANDLE_MAX;
+	if (!name_to_handle_at(dfd, name, &h.fh, &mnt, name[0] ? 0 : AT_EMPTY_PATH)) {
+		id->htype = h.fh.handle_type ? h.fh.handle_type : -1;
+		id->hlen = h.fh.handle_bytes;
+		memcpy(id->handle, h.fh.f_handle, id->hlen);
+	}
 	return true;
+}
+
+static bool same_socket(const struct own_socket *a, const struct own_socket *b)
+{
+	return a->dev == b->dev && a->ino == b->ino && a->born == b->born &&
+	       a->htype == b->htype && a->hlen == b->hlen &&
+	       !memcmp(a->handle, b->handle, a->hlen);
 }
 
 static void remember_socket(struct notify *n, int dfd, const char *name)
@@ -1101,7 +1195,7 @@ static bool own_socket(const struct notify *n, int o)
 	if (!n->nown || !socket_id(o, "", &id))
 		return false;
 	for (size_t i = 0; i < n->nown; i++)
-		if (n->own[i].dev == id.dev && n->own[i].ino == id.ino && n->own[i].born == id.born)
+		if (same_socket(&n->own[i], &id))
 			return true;
 	return false;
 }
@@ -1330,6 +1424,11 @@ struct answer notify_move(struct call *c, bool is_link, int olddfd, unsigned lon
 			goto out;
 		}
 	}
+	/* a part of a repository moved onto one already there (git's
+	 * HEAD.lock onto HEAD) makes no repository: a host's bare one is not
+	 * the run's, nor named as made during it */
+	bool replaces_part = !is_link && (!strcmp(np.name, "HEAD") || !strcmp(np.name, "objects") ||
+					  !strcmp(np.name, "refs")) && git_part_at(np.fd, np.name);
 	int e = 0;
 	if (is_link) {
 		/* the file we judged, not a name again (a symlink: itself) */
@@ -1345,7 +1444,9 @@ struct answer notify_move(struct call *c, bool is_link, int olddfd, unsigned lon
 		e = actor_rename(c->n, op.fd, op.name, np.fd, np.name, flags);
 		rc = e ? -1 : 0;
 	}
-	if (!rc) /* a .git directory or file, or a bare repository's last part */
+	if (!rc && !is_link)
+		move_remembered(c->n, ofull, nfull, (flags & RENAME_EXCHANGE) != 0);
+	if (!rc && !replaces_part) /* a .git directory or file, or a bare repository's last part */
 		remember_made(c->n, np.fd, np.path, np.name, nfull);
 	a = rc ? ERR(e) : OK(0);
 	if (!rc)

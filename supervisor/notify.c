@@ -330,25 +330,37 @@ int notify_fd(const struct notify *n)
 	return n ? n->fd : -1;
 }
 
+/* One notice line and as many more as the list needs: every repository
+ * is named (one line of 8 KiB held the first few dozen long names, and a
+ * repository made after them was named nowhere). */
 void notify_finish(struct notify *n)
 {
-	char line[8192], shown[PATH_MAX];
-	size_t o = 0;
+	char line[8192], shown[PATH_MAX], item[PATH_MAX + 128];
 
 	if (!n || !n->ngit || !n->r)
 		return;
-	o += (size_t)snprintf(line, sizeof(line), "sbx: git repositor%s created during the run "
-			      "(their config was written inside the sandbox; hooks other than "
-			      "git's samples were refused):", n->ngit == 1 ? "y" : "ies");
-	for (size_t i = 0; i < n->ngit && o < sizeof(line) - 64; i++) {
-		policy_tildify(n->p, n->git[i].path, shown, sizeof(shown));
-		o += (size_t)snprintf(line + o, sizeof(line) - o, "%s %s%s", i ? "," : "", shown,
-				      n->git[i].file ? " (a file: the repository its gitdir: "
-				      "names is the run's, hooks and all)" : "");
+	for (size_t i = 0; i < n->ngit;) {
+		size_t o = (size_t)snprintf(line, sizeof(line), i ?
+			"sbx: git repositories created during the run (continued):" :
+			"sbx: git repositor%s created during the run (their config was written "
+			"inside the sandbox; hooks other than git's samples were refused):",
+			n->ngit == 1 ? "y" : "ies");
+		for (size_t k = 0; i < n->ngit; i++, k++) {
+			policy_tildify(n->p, n->git[i].path, shown, sizeof(shown));
+			size_t il = (size_t)snprintf(item, sizeof(item), "%s %s%s", k ? "," : "", shown,
+						     n->git[i].file ? " (a file: the repository its "
+						     "gitdir: names is the run's, hooks and all)" : "");
+			if (il >= sizeof(item))
+				il = sizeof(item) - 1;
+			if (k && o + il >= sizeof(line) - 32)
+				break; /* on the next line */
+			memcpy(line + o, item, il + 1);
+			o += il;
+		}
+		if (i == n->ngit && n->git_full)
+			snprintf(line + o, sizeof(line) - o, " (and more, not kept)");
+		reports_say_notice(n->r, "git-repositories", line);
 	}
-	if (n->git_full && o < sizeof(line) - 32)
-		snprintf(line + o, sizeof(line) - o, " (and more, not kept)");
-	reports_say_notice(n->r, "git-repositories", line);
 }
 
 void notify_free(struct notify *n)

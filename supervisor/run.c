@@ -208,7 +208,10 @@ int sandbox_spawn(struct sandbox *sb, const char *bwrap, const char *init,
 	size_t n = 0;
 	while (command[n])
 		n++;
-	argv = calloc(n + 8, sizeof(*argv));
+	/* (an array of our own for a short command: this process's first
+	 * allocation, before bubblewrap starts, would map memory) */
+	static char *small[64];
+	argv = n + 8 <= 64 ? small : calloc(n + 8, sizeof(*argv));
 	if (!argv)
 		goto fail;
 	snprintf(num, sizeof(num), "%d", args[1]);
@@ -221,20 +224,23 @@ int sandbox_spawn(struct sandbox *sb, const char *bwrap, const char *init,
 	argv[5] = ctlarg;
 	argv[6] = "--";
 	memcpy(argv + 7, command, n * sizeof(*argv));
+	argv[7 + n] = NULL;
 	/* vfork: bubblewrap's exec starts at once, and this process goes on
 	 * compiling the policy while bubblewrap loads (with fork, the child
 	 * often waited for this CPU: about 1 ms lost). */
 	sb->pid = vfork_exec(sb, argv, args[1], parent);
 	if (sb->pid < 0)
 		goto fail;
-	free(argv);
+	if (argv != small)
+		free(argv);
 	argv = NULL;
 	close(args[1]);
 	sb->args_fd = args[0];
 	return 0;
 fail:
 	e = errno;
-	free(argv);
+	if (argv != small)
+		free(argv);
 	for (int i = 0; i < 2; i++)
 		if (args[i] >= 0)
 			close(args[i]);
@@ -704,7 +710,7 @@ int sandbox_wait(struct sandbox *sb, struct plan *pl, struct run_in *ri, bool *r
 	pid_t init_pid = 0;
 	struct listeners ls = { 0 };
 	int notify_in[2] = { -1, -1 };
-	bool notify_bad = false;
+	bool notify_bad = false, attached = false;
 
 	*ready = false;
 	ri->stopped = false;
@@ -767,6 +773,12 @@ int sandbox_wait(struct sandbox *sb, struct plan *pl, struct run_in *ri, bool *r
 			}
 			if (!was && ri->reports && reports_pending(ri->reports))
 				clock_gettime(CLOCK_MONOTONIC, &held_since);
+			/* Hung up: no process is under the filter any more (the
+			 * last of COMMAND's and the holder were reaped; pid 1
+			 * is not under it), so no request can come. Polled
+			 * still, it would wake this loop at once until "gone". */
+			if (pf[4].revents & (POLLHUP | POLLERR | POLLNVAL))
+				pf[4].fd = -1;
 		}
 		if (np == 0 && ri->reports) {
 			reports_flush(ri->reports);
@@ -809,10 +821,11 @@ int sandbox_wait(struct sandbox *sb, struct plan *pl, struct run_in *ri, bool *r
 			 * not ask for, a malformed one, or "ready" without it
 			 * stops the run: COMMAND's calls would wait for an
 			 * answer no one gives. */
-			if (notify_in[1] >= 0 && pf[4].fd < 0 && !notify_bad) {
+			if (notify_in[1] >= 0 && !attached && !notify_bad) {
 				/* notify_attach owns both, also when it refuses */
 				if (ri->notify && !notify_attach(ri->notify, notify_in[0], notify_in[1])) {
 					pf[4].fd = notify_fd(ri->notify);
+					attached = true;
 				} else {
 					if (!ri->notify) {
 						close(notify_in[0]);
@@ -822,7 +835,7 @@ int sandbox_wait(struct sandbox *sb, struct plan *pl, struct run_in *ri, bool *r
 				}
 				notify_in[0] = notify_in[1] = -1;
 			}
-			if (notify_bad || (ri->notify && init_pid > 0 && pf[4].fd < 0)) {
+			if (notify_bad || (ri->notify && init_pid > 0 && !attached)) {
 				msg("sandbox set-up failed: the seccomp notify listener from "
 				    "sbx-init: %s; nothing was run", strerror(EPROTO));
 				failed = true;

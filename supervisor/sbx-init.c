@@ -37,9 +37,10 @@
  * cannot close them, and every process reaches them as
  * /proc/<holder>/fd/N (SBX_SHIM gets `;policy=N;report=N;counters=N;
  * holder=<pid>`). pid 1 itself is made non-dumpable and runs under the
- * same seccomp filter as COMMAND before anything of COMMAND's exists, so
+ * same deny table as COMMAND before anything of COMMAND's exists, so
  * COMMAND can neither ptrace it (to forge "ready"/"gone" on the control
- * socket) nor use it to make calls the filter refuses.
+ * socket) nor use it to make calls the table refuses. With the notify
+ * layer (--notify) pid 1 is also the rename actor (start_notified()).
  * --env settings (LD_PRELOAD and SBX_SHIM) are COMMAND's alone.
  * Built static, against musl where it is installed (Makefile: glibc's
  * start-up costs a quarter millisecond per exec in a virtual machine).
@@ -47,6 +48,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
 #include <linux/capability.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -154,8 +157,15 @@ static void apply_nested_filter(void)
 		die("seccomp filter (nested mode, UDP)", errno);
 }
 
-/* The deny table: with the notify layer, the variant whose reported rows
- * go to the supervisor (gen-filters.c, NOTIFIED). */
+static void no_new_privs(void)
+{
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		die("no_new_privs", errno);
+}
+
+/* The deny table: with the notify layer (pid 1's own), the variant whose
+ * reported rows go to a listener (gen-filters.c, NOTIFIED; pid 1 has none:
+ * ENOSYS, and it makes none of those calls). */
 static void apply_filter(int block_unix, int notified)
 {
 	struct sock_fprog prog;
@@ -170,8 +180,7 @@ static void apply_filter(int block_unix, int notified)
 		prog.len = sizeof(sbx_filter_unix_allow) / sizeof(sbx_filter_unix_allow[0]);
 		prog.filter = (struct sock_filter *)sbx_filter_unix_allow;
 	}
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
-		die("no_new_privs", errno);
+	no_new_privs();
 	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog))
 		die("seccomp filter", errno);
 }
@@ -301,53 +310,28 @@ static pid_t fork_child(int sfd, int ctl_fd)
 	return pid;
 }
 
-/* The second filter (gen-notify.c, init-notify.c): the calls that make or
- * rename a name, and connect, go to the supervisor (supervisor/notify.c),
- * which decides them by the policy. Installed on pid 1 after the deny
- * table and before COMMAND exists, so every process of COMMAND's inherits
- * both; first the rename actor is forked (init-notify.c says why it
- * exists), so that it is not under the notify filter itself. The listener
- * and the actor's socket go to the supervisor in an "F" message and are
- * closed here: when the supervisor dies the kernel answers ENOSYS (and
- * bubblewrap, with --die-with-parent, takes the sandbox down). Nothing
- * pid 1 does from here on (fork, signals, wait, send) is a notified call. */
-static void install_notify(int sfd, int ctl_fd, int block, int nobind)
-{
-	int sp[2];
-	const char *what = "";
-
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp))
-		die("the rename actor's socket", errno);
-	if (fork_child(sfd, ctl_fd) == 0) {
-		close(sp[0]);
-		init_notify_actor(sp[1]);
-	}
-	close(sp[1]);
-	int rc = init_notify_install(ctl_fd, block, nobind, sp[0], &what);
-	if (rc)
-		die(what, -rc);
-}
-
 /* Close every descriptor but the shim's three. The holder is dumpable, so
  * whatever it keeps, COMMAND can open through /proc/<holder>/fd: it must
  * keep nothing of pid 1's (the pty under the caller's terminal, anything a
  * later change opens) nor of the caller's (COMMAND has those, or closed
  * them on purpose). */
-static void keep_only_held(void)
+static void keep_only_held(int extra)
 {
-	int keep[NHELD];
+	int keep[NHELD + 1], n = NHELD;
 	unsigned from = 0;
 
-	memcpy(keep, held, sizeof(keep));
-	for (int i = 1; i < NHELD; i++) /* three: insertion sort */
+	memcpy(keep, held, NHELD * sizeof(int));
+	if (extra >= 0)
+		keep[n++] = extra;
+	for (int i = 1; i < n; i++) /* three or four: insertion sort */
 		for (int j = i; j > 0 && keep[j - 1] > keep[j]; j--) {
 			int t = keep[j];
 			keep[j] = keep[j - 1];
 			keep[j - 1] = t;
 		}
-	for (int i = 0; i <= NHELD; i++) {
-		unsigned to = i < NHELD ? (unsigned)keep[i] - 1 : ~0u;
-		if (i < NHELD && (unsigned)keep[i] == from) {
+	for (int i = 0; i <= n; i++) {
+		unsigned to = i < n ? (unsigned)keep[i] - 1 : ~0u;
+		if (i < n && (unsigned)keep[i] == from) {
 			from++;
 			continue;
 		}
@@ -359,7 +343,7 @@ static void keep_only_held(void)
 			for (unsigned fd = from; fd <= to && fd < last; fd++)
 				close((int)fd);
 		}
-		if (i < NHELD)
+		if (i < n)
 			from = (unsigned)keep[i] + 1;
 	}
 }
@@ -367,16 +351,62 @@ static void keep_only_held(void)
 /* The holder: keeps the shim's descriptors open, dumpable, and nothing
  * else. COMMAND may kill it (same user): later processes then run without
  * reports, the boundary unchanged. */
+static void __attribute__((noreturn)) holder_main(int done_fd)
+{
+	keep_only_held(done_fd);
+	if (done_fd >= 0)
+		close(done_fd); /* the last descriptor of ours closed: see clone_holder() */
+	prctl(PR_SET_NAME, "sbx-shim-fds", 0, 0, 0);
+	for (;;)
+		pause();
+}
+
 static pid_t start_holder(int sfd, int ctl_fd)
 {
 	pid_t h = fork_child(sfd, ctl_fd);
 
-	if (h == 0) {
-		keep_only_held();
-		prctl(PR_SET_NAME, "sbx-shim-fds", 0, 0, 0);
-		for (;;)
-			pause();
-	}
+	if (h == 0)
+		holder_main(-1);
+	return h;
+}
+
+/* The holder made by the child that becomes COMMAND, once it is under the
+ * notify filter: as pid 1's child (CLONE_PARENT), which reaps it and at
+ * the end kills it. It shares that child's memory (CLONE_VM) until the
+ * child's exec, which leaves it the old address space alone: no page
+ * table is copied, and neither side takes copy-on-write faults (a fork
+ * costs the parent 0.4-0.8 ms on a virtual machine that traps page-table
+ * changes, this 0.1 ms; docs/PERFORMANCE.md). Its descriptors are its own
+ * (no CLONE_FILES). While both run in one address space the child waits:
+ * the holder closes every descriptor but the shim's three and, last, the
+ * pipe's write end, and the child goes on at that end of file, so the two
+ * never use libc (errno) at the same time; after it the holder only names
+ * itself and pauses (neither can fail). Dumpable from birth, as one pid 1 forks:
+ * that child made itself dumpable again, holding then only what COMMAND
+ * gets and the shim's three. */
+static char holder_stack[16384] __attribute__((aligned(16)));
+
+static int holder_fn(void *arg)
+{
+	holder_main(*(const int *)arg);
+}
+
+static pid_t clone_holder(void)
+{
+	int p[2];
+	char c;
+	ssize_t r;
+
+	if (pipe2(p, O_CLOEXEC))
+		die("the shim's holder's pipe", errno);
+	pid_t h = clone(holder_fn, holder_stack + sizeof(holder_stack),
+			CLONE_VM | CLONE_PARENT | SIGCHLD, &p[1]);
+	if (h < 0)
+		die("fork (the shim's holder)", errno);
+	close(p[1]);
+	while ((r = read(p[0], &c, 1)) < 0 && errno == EINTR)
+		;
+	close(p[0]);
 	return h;
 }
 
@@ -661,11 +691,82 @@ static void start_command(char **cmd, const sigset_t *orig)
 	_exit(e == ENOENT ? 127 : 126);
 }
 
+/* The notify layer (gen-notify.c, init-notify.c): the calls that make or
+ * rename a name, and connect, go to the supervisor (supervisor/notify.c),
+ * which decides them by the policy. Its program carries the deny table
+ * too, and is installed alone in the child that becomes COMMAND, before
+ * its exec, so every process of COMMAND's is under it; pid 1 takes the
+ * table itself meanwhile (the two installs run side by side), and is the
+ * rename actor (init-notify.c says why), serving the supervisor's renames
+ * from its loop. The child hands the listener to pid 1 and waits for its
+ * answer, which comes once pid 1 is under the table: nothing of
+ * COMMAND's exists before that. pid 1 sends the listener with the
+ * supervisor's end of the actor's socket in an "F" message before
+ * "ready"; neither keeps a copy: when the supervisor dies the kernel
+ * answers ENOSYS (and bubblewrap, with --die-with-parent, takes the
+ * sandbox down). The holder is made by that child after the filter, so
+ * it is under it as well: COMMAND can ptrace the holder (it is dumpable,
+ * for /proc/<holder>/fd). no_new_privs is set, and pid 1 non-dumpable,
+ * before the fork. Returns COMMAND's pid; *act is pid 1's end of the
+ * actor's socket. */
+static pid_t start_notified(int sfd, char **cmd, const sigset_t *orig, int *act)
+{
+	int as[2], ls[2], fd, rc;
+	pid_t child;
+	char ok;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, as))
+		die("the rename actor's socket", errno);
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ls))
+		die("the notify listener's socket", errno);
+	child = fork_child(sfd, ctl);
+	if (child == 0) {
+		close(as[0]);
+		close(as[1]);
+		close(ls[0]);
+		if ((fd = init_notify_filter(block_unix, notify_nobind)) < 0)
+			die("seccomp notify filter", -fd);
+		if ((rc = init_notify_send_fd(ls[1], 'L', fd)))
+			die("the notify listener to pid 1", -rc);
+		close(fd);
+		if (nheld) {
+			if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0))
+				die("dumpable", errno);
+			name_holder(clone_holder());
+			for (int k = 0; k < nheld; k++)
+				close(held[k]); /* the holder has them */
+		}
+		/* pid 1 under the table (or gone: it said why) */
+		while ((rc = (int)recv(ls[1], &ok, 1, 0)) < 0 && errno == EINTR)
+			;
+		if (rc != 1 || ok != 'k')
+			_exit(125);
+		close(ls[1]);
+		start_command(cmd, orig);
+	}
+	close(ls[1]);
+	for (int k = 0; k < nheld; k++)
+		close(held[k]); /* the child's and the holder's now */
+	apply_filter(0, 1);
+	fd = init_notify_recv_fd(ls[0], 'L');
+	if (fd == -EPIPE)
+		_exit(125); /* the child could not install it, and said why */
+	if (fd < 0)
+		die("the notify listener from COMMAND's process", -fd);
+	if (send(ls[0], "k", 1, MSG_NOSIGNAL) != 1)
+		die("the notify layer's socket", errno);
+	close(ls[0]);
+	if ((rc = init_notify_send_listener(ctl, fd, as[1])))
+		die("control socket", -rc);
+	*act = as[0];
+	return child;
+}
+
 int main(int argc, char **argv)
 {
 	sigset_t orig, set;
 	pid_t child;
-	int status = 0, i;
+	int status = 0, i, act = -1;
 
 	/* ssh's ProxyCommand (GIT_SSH_COMMAND): a client, never pid 1's
 	 * duties, so before the check below. */
@@ -733,17 +834,22 @@ int main(int argc, char **argv)
 		dprintf(STDERR_FILENO, "sbx: terminal kept; TIOCSTI/TIOCLINUX blocked "
 			"by seccomp%s\n", block_unix ? ", unix sockets blocked" : "");
 
-	/* Everything from here on, pid 1 included, under the filter. With
-	 * the notify filter, socket(AF_UNIX) is the supervisor's to decide at
-	 * connect() (gen-notify.c), so the deny table leaves it out. */
+	/* Everything from here on, pid 1 included, under the table. With
+	 * the notify layer, COMMAND's program is gen-notify.c's, which holds
+	 * the table (socket(AF_UNIX) is then the supervisor's to decide at
+	 * connect()), and pid 1 takes the table while that child installs
+	 * it. */
 	if (notify && ctl < 0)
 		die("the notify filter needs a control socket", EINVAL);
-	apply_filter(block_unix && !notify, notify);
-	if (nested)
-		apply_nested_filter();
-	if (notify)
-		install_notify(sfd, ctl, block_unix, notify_nobind);
-	if (nheld) {
+	if (notify) {
+		/* the table comes with the fork (start_notified()) */
+		no_new_privs();
+	} else {
+		apply_filter(block_unix, 0);
+		if (nested)
+			apply_nested_filter();
+	}
+	if (nheld && !notify) {
 		name_holder(start_holder(sfd, ctl));
 		for (int k = 0; k < nheld; k++)
 			close(held[k]); /* the holder has them */
@@ -753,10 +859,13 @@ int main(int argc, char **argv)
 	 * dumpable, so /proc/<holder>/fd can be opened.) */
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))
 		die("dumpable", errno);
-
-	child = fork_child(sfd, ctl);
-	if (child == 0)
-		start_command(argv + i, &orig);
+	if (notify) {
+		child = start_notified(sfd, argv + i, &orig, &act);
+	} else {
+		child = fork_child(sfd, ctl);
+		if (child == 0)
+			start_command(argv + i, &orig);
+	}
 
 	/* Ready: the supervisor learns our pid (SCM_CREDENTIALS, translated
 	 * into its pid namespace) and that COMMAND is starting. */
@@ -767,6 +876,21 @@ int main(int argc, char **argv)
 
 	for (;;) {
 		struct signalfd_siginfo si;
+		/* with the notify layer, the supervisor's renames too */
+		struct pollfd pf[2] = { { sfd, POLLIN, 0 }, { act, POLLIN, 0 } };
+		if (act >= 0) {
+			if (poll(pf, 2, -1) < 0) {
+				if (errno == EINTR)
+					continue;
+				die("poll", errno);
+			}
+			if (pf[1].revents && init_notify_act_one(act)) {
+				close(act); /* the supervisor gave the actor up */
+				act = -1;
+			}
+			if (!pf[0].revents)
+				continue;
+		}
 		ssize_t n = read(sfd, &si, sizeof(si));
 
 		if (n != (ssize_t)sizeof(si)) {

@@ -612,6 +612,16 @@ void standins_release(struct standins *s)
 	if (!s || s->released || s->dirfd < 0)
 		return;
 	s->released = true;
+	/* Nothing made or relied on (always so with the notify layer, which
+	 * refuses those names instead): the record is empty, and removing it
+	 * needs no lock. A sweep that meets it first finds it locked by us,
+	 * alive and naming nothing; one that meets it after finds no file.
+	 * (Dead runs' leftovers wait for the next start's sweep.) On the way
+	 * out of every run: about a dozen system calls fewer. */
+	if (!s->nown) {
+		unlinkat(s->dirfd, s->recname, 0);
+		return;
+	}
 	int lock = lock_records(s->dirfd);
 	if (lock < 0)
 		return; /* the record stays: the next run cleans up */

@@ -56,7 +56,7 @@ unserve() { sleep 0.3; kill "$srv" 2>/dev/null; wait "$srv" 2>/dev/null; }
 
 # ---- the supervisor's privileges are not the program's
 
-# /proc/PID/mem of sbx-init (pid 1) and of the rename actor: non-dumpable,
+# /proc/PID/mem of sbx-init (pid 1), which is the rename actor: non-dumpable,
 # so the kernel refuses the program. Opened by the supervisor (as root, the
 # owner of every /proc file of the sandbox's) it was handed over, and the
 # actor -- outside the notify filter -- ran the program's code: a hook
@@ -290,6 +290,163 @@ if command -v git >/dev/null; then
 	if has PUSHED out && [ "$(git -C b.git log --format=%s main)" = two ] &&
 	   [ "$(git -C m.git log --format=%s)" = one ] && ! has denied err; then ok
 	else bad "$(tr '\n' ' ' < "$B/out") $(head -c 300 "$B/err")"; fi
+else skip "no git"; fi
+
+# A repository completed by a part that is a link: `objects` a link to a
+# directory not made yet, so the directory was no git directory when its
+# hook was made, and became one when the link's target was made
+# elsewhere -- no hook refused, no repository named, and git on the host
+# ran the hook (reference-transaction, at an update-ref). A HEAD made by
+# mknod(S_IFREG) completed another, and a `.git` file made so named no
+# repository either. Each is named at the end; no hook is there.
+t repository_completed_through_a_link_or_mknod_gets_no_hook_and_is_named_static
+if have_probe && command -v git >/dev/null; then
+	nx sh -c "mkdir X X/refs && printf 'ref: refs/heads/main\n' > X/HEAD && ln -s ../objdir X/objects &&
+		mkdir X/hooks; printf '#!/bin/sh\necho ran > \"%s/PWNED\"\n' \"\$PWD\" > X/hooks/reference-transaction;
+		chmod +x X/hooks/reference-transaction; mkdir objdir objdir/info objdir/pack;
+		mkdir Y Y/refs Y/objects && $P mknod-reg Y/HEAD && printf 'ref: refs/heads/main\n' > Y/HEAD;
+		mkdir sub && $P mknod-reg sub/.git && echo 'gitdir: ../Y' > sub/.git; echo END"
+	(cd X && git update-ref refs/tags/x "$(git hash-object -w --stdin </dev/null)") >/dev/null 2>&1
+	if has END out && [ ! -e PWNED ] && [ ! -e X/hooks/reference-transaction ] &&
+	   has '^mknod-reg: ok$' out && has "git repositor.* created during the run.* $W/X[, ]" err &&
+	   has "git repositor.* created during the run.* $W/Y[, ]" err &&
+	   hasf "$W/sub/.git (a file" err; then ok
+	else bad "the hook ran on the host: $(cat PWNED 2>/dev/null); $(grep -i 'git repositor' "$B/err" || echo 'no notice')"; fi
+fi
+
+# A `hooks` that is a link, made before the directory is a repository,
+# leads to a directory whose files are judged by their own path: the
+# hook made there after HEAD completed the repository ran on the host,
+# while the notice said hooks were refused. A link at `hooks` counts as a
+# hook when the repository is completed.
+t hooks_link_made_before_the_repository_refused_static
+if have_probe && command -v git >/dev/null; then
+	nx sh -c "mkdir H X X/refs X/objects && ln -s ../H X/hooks;
+		printf 'ref: refs/heads/main\n' > X/HEAD || echo 'HEAD: refused';
+		printf '#!/bin/sh\necho ran > \"%s/PWNED\"\n' \"\$PWD\" > H/reference-transaction;
+		chmod +x H/reference-transaction; echo END"
+	[ -f X/HEAD ] && (cd X && git update-ref refs/tags/x "$(git hash-object -w --stdin </dev/null)") >/dev/null 2>&1
+	if has END out && [ ! -e PWNED ] && [ ! -e X/HEAD ] && has '^HEAD: refused$' out &&
+	   hasf "denied write of $W/X/HEAD" err; then ok
+	else bad "the hook ran on the host: $(cat PWNED 2>/dev/null); $(tr '\n' ' ' < "$B/out")"; fi
+fi
+
+# The end's notice names each repository where it is at the end: one
+# renamed after it was made (a bare one with core.hooksPath in its config,
+# a .git with its work tree) was named where it no longer was.
+t repository_renamed_after_it_was_made_is_named_where_it_is
+if command -v git >/dev/null; then
+	sx -- sh -c 'git init -q --bare X && git -C X config core.hooksPath "$PWD/hk" && mkdir deep &&
+		mv X deep/Y && mkdir sub && git init -q sub && mv sub other && echo END'
+	if has END out && has "git repositor.* created during the run.* $W/deep/Y[, ]" err &&
+	   hasf "$W/other/.git" err && ! hasf "$W/X" err && ! hasf "$W/sub/.git" err; then ok
+	else bad "$(grep -i 'git repositor' "$B/err" || echo 'no notice')"; fi
+else skip "no git"; fi
+
+# A root supervisor lowers its capabilities for a whole serving turn;
+# the audit log is opened at the first report, which made it without them
+# when that report came from this layer (a directory of root's with mode
+# 0555 took it only from the shim's report). Reports are the
+# supervisor's own: made with its capabilities and umask.
+t audit_log_opened_by_a_layer_report_as_by_a_shim_report
+if [ "$(id -u)" -eq 0 ]; then
+	mkdir "$B/logd" && chmod 555 "$B/logd"
+	sx -q --no-shim --log "$B/logd/audit.jsonl" -- sh -c 'echo x > .mcp.json; echo END'
+	if has END out && [ ! -e .mcp.json ] && grep -q '"decision":"deny"' "$B/logd/audit.jsonl" 2>/dev/null &&
+	   [ "$(stat -c %a "$B/logd/audit.jsonl")" = 600 ] && ! has 'cannot write the audit log' err; then ok
+	else bad "log: $(ls -la "$B/logd" | tail -n +2 | tr '\n' ' ') $(head -c 300 "$B/err")"; fi
+else skip "as root only (capabilities)"; fi
+
+# A socket the run bound is its own wherever it is, known by its inode
+# and birth time; the run frees the inode (close, unlink: not notified)
+# and a host program binds its socket in the workspace at once. ext4 gives
+# it the same inode, and a birth time as coarse as the clock tick: the
+# same, unless this kernel's fine-grained timestamps step in (with only
+# the birth time asked, Linux 6.18 let the host's socket here be taken
+# for the run's in round 2). The file handle (the inode's generation)
+# tells them apart. Nothing reaches the host's server.
+t socket_the_run_freed_never_lends_its_identity_to_a_host_socket_static
+if have_probe && command -v python3 >/dev/null; then
+	python3 - "$SBX" "$P" "$W" "$B" <<'EOF'
+import os, select, socket, subprocess, sys
+sbx, probe, w, b = sys.argv[1:5]
+host = w + "/host.sock"
+out = open(b + "/out", "wb")
+p = subprocess.Popen([sbx, "-q", "--no-shim", "--", probe, "socket-reuse", w + "/mine.sock", host, "60"],
+                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=open(b + "/err", "wb"))
+srv, got = None, b""
+def take(wait):
+    global got
+    if srv is not None and select.select([srv], [], [], wait)[0]:
+        c, _ = srv.accept(); c.settimeout(2); got += c.recv(10) or b"(connected)"
+for line in p.stdout:
+    out.write(line)
+    if line.strip() != b"freed":
+        continue
+    take(0)
+    if srv is not None:
+        os.unlink(host)
+    new = socket.socket(socket.AF_UNIX)
+    new.bind(host); new.listen(8)
+    if srv is not None:
+        srv.close()
+    srv = new
+    p.stdin.write(b"bound\n"); p.stdin.flush()
+p.wait()
+take(0.5)
+open(b + "/got", "wb").write(got)
+EOF
+	if [ ! -s "$B/got" ] && has '^socket-reuse: 60 rounds, never connected$' out &&
+	   has '^socket-reuse: connect: Permission denied$' out; then ok
+	else bad "host got: $(cat "$B/got" 2>/dev/null) $(grep -v freed "$B/out" | tr '\n' ' ')"; fi
+fi
+
+# A repository that is one already is not completed by a new HEAD: git
+# moves HEAD.lock onto HEAD at every checkout, and in a repository whose
+# hooks/ holds a hook (husky, pre-commit) that rename was refused as the
+# last part of a repository made around a hook (and a host's bare
+# repository was named as one the run made).
+t existing_repository_with_a_hook_still_moves_its_head
+if command -v git >/dev/null; then
+	git init -q . && git -c user.name=a -c user.email=a@a commit -q --allow-empty -m one
+	printf '#!/bin/sh\nexit 0\n' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit
+	mkdir -p a/b/c/d && git -C a/b/c/d init -q --bare x.git && git -C a/b/c/d/x.git symbolic-ref HEAD refs/heads/one
+	printf '#!/bin/sh\nexit 0\n' > a/b/c/d/x.git/hooks/pre-receive && chmod +x a/b/c/d/x.git/hooks/pre-receive
+	sx -q --no-shim -- sh -c 'git checkout -q -b nb && git -C a/b/c/d/x.git symbolic-ref HEAD refs/heads/two && echo END'
+	if has END out && [ "$(git symbolic-ref HEAD)" = refs/heads/nb ] &&
+	   [ "$(git -C a/b/c/d/x.git symbolic-ref HEAD)" = refs/heads/two ] && ! has denied err &&
+	   ! has 'created during the run' err; then ok
+	else bad "$(tr '\n' ' ' < "$B/out") $(head -c 300 "$B/err")"; fi
+else skip "no git"; fi
+
+# A hooks/ the supervisor cannot list (mode 0300: the program may still
+# make and search in it) was taken for one with no hook: the directory
+# made a repository around its hook, which ran on the host once the mode
+# was given back. One that cannot be read holds a hook, for all we know.
+t hooks_that_cannot_be_listed_count_as_holding_a_hook_static
+if command -v git >/dev/null; then
+	nx sh -c "mkdir X X/objects && printf 'ref: refs/heads/main\n' > X/HEAD && mkdir X/hooks &&
+		printf '#!/bin/sh\necho ran > \"%s/PWNED\"\n' \"\$PWD\" > X/hooks/reference-transaction &&
+		chmod +x X/hooks/reference-transaction && chmod 300 X/hooks;
+		mkdir X/refs || echo 'refs: refused'; chmod 755 X/hooks; echo END"
+	[ -d X/refs ] && (cd X && git update-ref refs/tags/x "$(git hash-object -w --stdin </dev/null)") >/dev/null 2>&1
+	if has END out && [ ! -e PWNED ] && [ ! -e X/refs ] && has '^refs: refused$' out &&
+	   hasf "denied write of $W/X/refs" err; then ok
+	else bad "the hook ran on the host: $(cat PWNED 2>/dev/null); $(tr '\n' ' ' < "$B/out")"; fi
+else skip "no git"; fi
+
+# The end's notice held 8 KiB: sixty repositories with long names filled
+# it, and one made after them (its config free to name core.hooksPath)
+# was named nowhere, without a word that the list was cut. The list goes
+# on over as many lines as it needs.
+t every_repository_made_is_named_however_many_came_before
+if command -v git >/dev/null; then
+	sx -q --no-shim -- sh -c 'L=$(printf "%0200d" 0); for i in $(seq 60); do d=r$i$L;
+		mkdir $d $d/objects $d/refs; echo "ref: refs/heads/main" > $d/HEAD; done;
+		git init -q --bare evil.git; echo END'
+	if has END out && has "git repositor.* created during the run.* $W/evil.git" err &&
+	   has "git repositor.* created during the run.* $W/r60" err; then ok
+	else bad "$(grep -c 'created during the run' "$B/err") notice lines, no evil.git"; fi
 else skip "no git"; fi
 
 echo "# $(id -un): $pass passed, $fail failed, $skip skipped"

@@ -34,6 +34,16 @@
  *   attackprobe tcp-self               a TCP server on loopback and a blocking and a
  *                                      non-blocking connect to it, and one to a closed
  *                                      port (the layer performs connect() itself)
+ *   attackprobe mknod-reg PATH         mknod(PATH, S_IFREG | 0644): a regular file
+ *                                      made without open()
+ *   attackprobe socket-reuse MINE HOST ROUNDS
+ *                                      each round: bind a Unix socket at MINE (made by
+ *                                      the supervisor, so remembered as the run's own),
+ *                                      close and unlink it (not notified: its inode is
+ *                                      free), print "freed", wait for a line on stdin
+ *                                      (a host program bound HOST meanwhile, likely on
+ *                                      that inode, in the same clock tick), then
+ *                                      connect to HOST and send "pwn"
  *
  * Each step prints one line (`STEP: ok` or `STEP: <strerror>`).
  */
@@ -193,9 +203,13 @@ static int actor_takeover(const char *dir)
 	char tail[8192], a[4096], b[4096];
 	size_t tl = 0, sl = (size_t)(sc_end - sc_begin);
 	unsigned long lo, hi;
+	/* the actor is pid 1 (init-notify.c); an actor of another name,
+	 * were one to come back, is taken on the same way */
 	int pid = pid_of("sbx-rename");
 
-	printf("actor: %s\n", pid > 0 ? "found" : "not found");
+	if (pid < 0)
+		pid = 1;
+	printf("actor: pid %d\n", pid);
 	int mem = pid > 0 ? mem_open(pid) : -1;
 	if (mem < 0 || text_of(pid, &lo, &hi))
 		return -1;
@@ -388,6 +402,44 @@ static int tcp_self(void)
 	return 0;
 }
 
+/* ---- a socket the run bound: its inode reused by a host program's */
+
+static int socket_reuse(const char *mine, const char *host, int rounds)
+{
+	struct sockaddr_un m = { .sun_family = AF_UNIX }, h = { .sun_family = AF_UNIX };
+	char line[64];
+
+	snprintf(m.sun_path, sizeof(m.sun_path), "%s", mine);
+	snprintf(h.sun_path, sizeof(h.sun_path), "%s", host);
+	for (int r = 1; r <= rounds; r++) {
+		int s = socket(AF_UNIX, SOCK_STREAM, 0);
+		if (s < 0 || bind(s, (struct sockaddr *)&m, sizeof(m)))
+			return say("bind", -1) < 0;
+		close(s);
+		unlink(mine);
+		printf("freed\n");
+		fflush(stdout);
+		if (!fgets(line, sizeof(line), stdin))
+			break;
+		int c = socket(AF_UNIX, SOCK_STREAM, 0);
+		if (c >= 0 && !connect(c, (struct sockaddr *)&h, sizeof(h))) {
+			printf("socket-reuse: connected to the host's socket in round %d\n", r);
+			if (write(c, "pwn", 3) != 3)
+				printf("socket-reuse: write: %s\n", strerror(errno));
+			fflush(stdout);
+			close(c);
+			return 0;
+		}
+		int e = errno;
+		if (c >= 0)
+			close(c);
+		if (r == 1)
+			printf("socket-reuse: connect: %s\n", strerror(e));
+	}
+	printf("socket-reuse: %d rounds, never connected\n", rounds);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "mem"))
@@ -440,6 +492,10 @@ int main(int argc, char **argv)
 		return long_parent(argv[2], argv[3]) ? 1 : 0;
 	if (argc == 2 && !strcmp(argv[1], "tcp-self"))
 		return tcp_self();
+	if (argc == 3 && !strcmp(argv[1], "mknod-reg"))
+		return say("mknod-reg", mknod(argv[2], S_IFREG | 0644, 0)) ? 1 : 0;
+	if (argc == 5 && !strcmp(argv[1], "socket-reuse"))
+		return socket_reuse(argv[2], argv[3], atoi(argv[4]));
 	fprintf(stderr, "attackprobe: unknown mode\n");
 	return 2;
 }

@@ -22,8 +22,10 @@
 
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
+#include <fcntl.h>
 
 #include "filters.h"
+#include "notify-filter.h"
 
 /* supervisor/notify-deny.c (declared in notify-int.h, whose names clash here) */
 int notify_deny_row(const struct seccomp_data *d);
@@ -277,5 +279,79 @@ Test(seccomp_table, msg_fastopen_refused_other_flags_pass)
 				int row = notify_deny_row(&d);
 				cr_assert(row >= 0 && sbx_deny_rows[row].err == EOPNOTSUPP);
 			}
+		}
+}
+
+/* With the notify layer COMMAND runs under one program, gen-notify.c's,
+ * installed alone (pid 1 takes the table itself): it holds the table.
+ * Every call above answers as the notified table does (its rows to the
+ * listener, clone3 ENOSYS, a foreign architecture killed, the near misses
+ * passing), in all four variants; Unix datagram sockets aside, which the
+ * _block programs refuse themselves (the table's own AF_UNIX row is not
+ * taken: a stream socket is decided at connect()). */
+static const struct notify_prog {
+	const char *name;
+	const struct sock_filter *p;
+	size_t n;
+	bool block, nobind;
+} notify_progs[] = {
+	{ "sbx_notify_unix_all", sbx_notify_unix_all, LEN(sbx_notify_unix_all), false, false },
+	{ "sbx_notify_unix_block", sbx_notify_unix_block, LEN(sbx_notify_unix_block), true, false },
+	{ "sbx_notify_unix_all_nobind", sbx_notify_unix_all_nobind,
+	  LEN(sbx_notify_unix_all_nobind), false, true },
+	{ "sbx_notify_unix_block_nobind", sbx_notify_unix_block_nobind,
+	  LEN(sbx_notify_unix_block_nobind), true, true },
+};
+
+ParameterizedTestParameters(seccomp_table, notify_programs_hold_the_table)
+{
+	return cr_make_param_array(struct call, calls, LEN(calls));
+}
+
+ParameterizedTest(struct call *c, seccomp_table, notify_programs_hold_the_table)
+{
+	struct seccomp_data d = { .nr = c->nr, .arch = c->arch };
+
+	memcpy(d.args, c->a, sizeof(c->a));
+	uint32_t table = run(sbx_filter_notified, LEN(sbx_filter_notified), &d);
+	unsigned type = (unsigned)c->a[1] & 0xf;
+	bool unix_dgram = c->arch == NATIVE && (c->nr == __NR_socket || c->nr == __NR_socketpair) &&
+			  (uint32_t)c->a[0] == AF_UNIX && (type == SOCK_DGRAM || type == SOCK_RAW);
+	for (size_t i = 0; i < LEN(notify_progs); i++) {
+		const struct notify_prog *np = &notify_progs[i];
+		uint32_t want = np->block && unix_dgram ? ERR(EPERM) : table;
+		uint32_t got = run(np->p, np->n, &d);
+		cr_assert_eq(got, want, "%s, %s: 0x%08x, the table 0x%08x", c->what, np->name, got,
+			     table);
+	}
+}
+
+/* And what only the notify layer asks: a write open, a name made or
+ * renamed, connect and bind notified; a read-only open passes in BPF;
+ * listen only where allow_local_binding = false. */
+Test(seccomp_table, notify_programs_notify_names_and_connects)
+{
+	static const struct { const char *what; int nr; uint64_t a[3]; uint32_t want, nobind; } c[] = {
+		{ "openat O_RDONLY", __NR_openat, { 0, 0, O_RDONLY }, ALLOW, ALLOW },
+		{ "openat O_CREAT", __NR_openat, { 0, 0, O_CREAT }, SECCOMP_RET_USER_NOTIF,
+		  SECCOMP_RET_USER_NOTIF },
+		{ "openat O_WRONLY, high bits", __NR_openat, { 0, 0, HI | O_WRONLY },
+		  SECCOMP_RET_USER_NOTIF, SECCOMP_RET_USER_NOTIF },
+		{ "openat high bits only", __NR_openat, { 0, 0, HI }, ALLOW, ALLOW },
+		{ "mkdirat", __NR_mkdirat, { 0, 0, 0 }, SECCOMP_RET_USER_NOTIF, SECCOMP_RET_USER_NOTIF },
+		{ "renameat2", __NR_renameat2, { 0, 0, 0 }, SECCOMP_RET_USER_NOTIF,
+		  SECCOMP_RET_USER_NOTIF },
+		{ "connect", __NR_connect, { 3, 0, 16 }, SECCOMP_RET_USER_NOTIF, SECCOMP_RET_USER_NOTIF },
+		{ "bind", __NR_bind, { 3, 0, 16 }, SECCOMP_RET_USER_NOTIF, SECCOMP_RET_USER_NOTIF },
+		{ "listen", __NR_listen, { 3, 8, 0 }, ALLOW, SECCOMP_RET_USER_NOTIF },
+		{ "read", __NR_read, { 0, 0, 0 }, ALLOW, ALLOW },
+	};
+	for (size_t i = 0; i < LEN(notify_progs); i++)
+		for (size_t k = 0; k < LEN(c); k++) {
+			struct seccomp_data d = { .nr = c[k].nr, .arch = NATIVE };
+			memcpy(d.args, c[k].a, sizeof(c[k].a));
+			uint32_t got = run(notify_progs[i].p, notify_progs[i].n, &d);
+			cr_assert_eq(got, notify_progs[i].nobind ? c[k].nobind : c[k].want,
+				     "%s, %s: 0x%08x", c[k].what, notify_progs[i].name, got);
 		}
 }
