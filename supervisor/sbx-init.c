@@ -108,26 +108,7 @@ static int parse_ull(const char *s, unsigned long long *out)
 	return errno || *end || end == s || *out == 0 ? -1 : 0;
 }
 
-/* [limits] nofile: last, once sbx-init has handed over every descriptor
- * it passes (the proxy's listeners, the notify listener): the kernel
- * refuses SCM_RIGHTS (ETOOMANYREFS) while the descriptors in flight of
- * the user's, every process's on the machine, outnumber the sender's
- * RLIMIT_NOFILE (too_many_unix_fds()), so a small nofile failed the
- * set-up whenever other runs held that many in flight. Set in pid 1 and
- * in the child that becomes COMMAND, before its exec. */
-static void apply_nofile(void)
-{
-	struct rlimit rl;
-
-	if (limit_nofile) {
-		rl.rlim_cur = rl.rlim_max = limit_nofile;
-		if (setrlimit(RLIMIT_NOFILE, &rl))
-			die("limit nofile", errno);
-	}
-}
-
-/* [limits]: on pid 1 itself, so COMMAND and all it starts inherit them
- * (nofile: apply_nofile()). */
+/* [limits]: on pid 1 itself, so COMMAND and all it starts inherit them. */
 static void apply_limits(void)
 {
 	struct rlimit rl;
@@ -136,6 +117,11 @@ static void apply_limits(void)
 		rl.rlim_cur = rl.rlim_max = limit_cpu;
 		if (setrlimit(RLIMIT_CPU, &rl))
 			die("limit cpu_seconds", errno);
+	}
+	if (limit_nofile) {
+		rl.rlim_cur = rl.rlim_max = limit_nofile;
+		if (setrlimit(RLIMIT_NOFILE, &rl))
+			die("limit nofile", errno);
 	}
 	/* [limits] pids where no cgroup serves: since Linux 5.14 the kernel
 	 * counts it per user namespace, so it counts this sandbox's processes
@@ -756,7 +742,6 @@ static pid_t start_notified(int sfd, char **cmd, const sigset_t *orig, int *act)
 		if (rc != 1 || ok != 'k')
 			_exit(125);
 		close(ls[1]);
-		apply_nofile();
 		start_command(cmd, orig);
 	}
 	close(ls[1]);
@@ -773,7 +758,6 @@ static pid_t start_notified(int sfd, char **cmd, const sigset_t *orig, int *act)
 	close(ls[0]);
 	if ((rc = init_notify_send_listener(ctl, fd, as[1])))
 		die("control socket", -rc);
-	apply_nofile();
 	*act = as[0];
 	return child;
 }
@@ -878,7 +862,6 @@ int main(int argc, char **argv)
 	if (notify) {
 		child = start_notified(sfd, argv + i, &orig, &act);
 	} else {
-		apply_nofile();
 		child = fork_child(sfd, ctl);
 		if (child == 0)
 			start_command(argv + i, &orig);
