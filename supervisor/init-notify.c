@@ -24,6 +24,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -96,6 +97,34 @@ int init_notify_filter(int block, int nobind)
 	return fd < 0 ? -errno : fd;
 }
 
+/* sendmsg() with descriptors (SCM_RIGHTS): 0 or -errno. The kernel
+ * refuses to pass descriptors (ETOOMANYREFS) while the user's descriptors
+ * in flight, machine-wide, outnumber the sender's soft RLIMIT_NOFILE: with
+ * [limits] nofile low (sbx-init sets the soft limit early, the hard one
+ * only for COMMAND) and other runs of the same user holding some, the
+ * hand-over failed. Tried once more with the soft limit at the hard one,
+ * then put back. */
+int init_sendmsg(int sock, const struct msghdr *mh)
+{
+	struct rlimit rl, hi;
+	ssize_t n;
+
+	while ((n = sendmsg(sock, mh, MSG_NOSIGNAL)) < 0 && errno == EINTR)
+		;
+	if (n >= 0)
+		return 0;
+	if (errno != ETOOMANYREFS || getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= rl.rlim_max)
+		return -errno;
+	hi = (struct rlimit){ rl.rlim_max, rl.rlim_max };
+	if (setrlimit(RLIMIT_NOFILE, &hi))
+		return -ETOOMANYREFS;
+	while ((n = sendmsg(sock, mh, MSG_NOSIGNAL)) < 0 && errno == EINTR)
+		;
+	int e = errno;
+	setrlimit(RLIMIT_NOFILE, &rl);
+	return n >= 0 ? 0 : -e;
+}
+
 /* Descriptors with a one-byte message (SCM_RIGHTS). */
 static int send_fds(int sock, char tag, const int *fds, int n)
 {
@@ -113,10 +142,7 @@ static int send_fds(int sock, char tag, const int *fds, int n)
 	c->cmsg_type = SCM_RIGHTS;
 	c->cmsg_len = CMSG_LEN(n * sizeof(int));
 	memcpy(CMSG_DATA(c), fds, n * sizeof(int));
-	while (sendmsg(sock, &mh, MSG_NOSIGNAL) < 0)
-		if (errno != EINTR)
-			return -errno;
-	return 0;
+	return init_sendmsg(sock, &mh);
 }
 
 int init_notify_send_fd(int sock, char tag, int fd)

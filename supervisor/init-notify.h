@@ -17,6 +17,10 @@ int init_notify_filter(int block, int nobind);
 
 /* One descriptor over `sock` (SCM_RIGHTS, the byte `tag`): 0 or -errno. */
 int init_notify_send_fd(int sock, char tag, int fd);
+/* sendmsg() of descriptors, once more with the soft RLIMIT_NOFILE raised
+ * to the hard one on ETOOMANYREFS: 0 or -errno. */
+struct msghdr;
+int init_sendmsg(int sock, const struct msghdr *mh);
 
 /* The descriptor init_notify_send_fd sent: >= 0, or -errno (-EPIPE when
  * the sender closed its end first). */

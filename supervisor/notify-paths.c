@@ -887,8 +887,8 @@ static long caller_tgid(const struct call *c)
  * opens such a file with rights the program does not have: as root it
  * owns the /proc entries of non-dumpable processes, and as the owner of
  * the sandbox's user namespace it passes the ptrace checks there. So
- * /proc/1/mem (sbx-init) or the rename actor's (outside the notify
- * filter: its code overwritten, it makes any name) would be handed over,
+ * /proc/1/mem (sbx-init, the rename actor, outside the notify filter:
+ * its code overwritten, it would make any name) would be handed over,
  * where the kernel refuses the program. Other /proc files (/proc/sys, on a
  * read-only mount) are left to the kernel. */
 static bool proc_foreign(const struct call *c, int o, const char *full,
@@ -1301,8 +1301,9 @@ struct answer notify_unix_bind(struct call *c, int s, const struct sockaddr_un *
 	return OK(0);
 }
 
-/* How long a rename may take the actor: COMMAND can stop it (same user),
- * and the loop must not wait for it forever. */
+/* How long a rename may take the actor (sbx-init, pid 1: COMMAND cannot
+ * stop or signal it, but a rename on a slow or hung file system may take
+ * long), and the loop must not wait for it forever. */
 #define ACTOR_WAIT_MS 5000
 
 /* renameat2 done by the actor (init-notify.c): the errno, 0 when done.
@@ -1350,8 +1351,8 @@ static int actor_rename(struct notify *n, int ofd, const char *oname, int nfd,
 lost:
 	close(n->actor);
 	n->actor = -1;
-	msg("the rename actor inside the sandbox stopped answering (stopped or killed by "
-	    "the sandboxed program?): renames are refused from now on");
+	msg("the rename actor inside the sandbox (sbx-init) stopped answering: renames "
+	    "are refused from now on");
 	return EIO;
 }
 

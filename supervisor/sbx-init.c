@@ -118,10 +118,16 @@ static void apply_limits(void)
 		if (setrlimit(RLIMIT_CPU, &rl))
 			die("limit cpu_seconds", errno);
 	}
+	/* nofile: the soft limit here (sbx-init's own descriptors count
+	 * under it: a listener it cannot make stops the run), the hard one
+	 * too in COMMAND's process before its exec (apply_nofile); passing
+	 * descriptors may need the soft one raised a moment (init_sendmsg) */
 	if (limit_nofile) {
-		rl.rlim_cur = rl.rlim_max = limit_nofile;
-		if (setrlimit(RLIMIT_NOFILE, &rl))
+		if (getrlimit(RLIMIT_NOFILE, &rl))
 			die("limit nofile", errno);
+		rl.rlim_cur = limit_nofile;
+		if (rl.rlim_max < limit_nofile || setrlimit(RLIMIT_NOFILE, &rl))
+			die("limit nofile", rl.rlim_max < limit_nofile ? EPERM : errno);
 	}
 	/* [limits] pids where no cgroup serves: since Linux 5.14 the kernel
 	 * counts it per user namespace, so it counts this sandbox's processes
@@ -636,9 +642,9 @@ static void send_listeners(void)
 	c->cmsg_type = SCM_RIGHTS;
 	c->cmsg_len = CMSG_LEN(n * sizeof(int));
 	memcpy(CMSG_DATA(c), fds, n * sizeof(int));
-	while (sendmsg(ctl, &mh, MSG_NOSIGNAL) < 0)
-		if (errno != EINTR)
-			die("control socket", errno);
+	int sent = init_sendmsg(ctl, &mh);
+	if (sent)
+		die("control socket", -sent);
 	for (size_t i = 0; i < n; i++)
 		close(fds[i]);
 }
@@ -666,8 +672,20 @@ static void await_listeners_served(void)
 		die("control socket: malformed answer to the proxy's listeners", EPROTO);
 }
 
+static void apply_nofile(void)
+{
+	struct rlimit rl;
+
+	if (limit_nofile) {
+		rl.rlim_cur = rl.rlim_max = limit_nofile;
+		if (setrlimit(RLIMIT_NOFILE, &rl))
+			die("limit nofile", errno);
+	}
+}
+
 static void start_command(char **cmd, const sigset_t *orig)
 {
+	apply_nofile();
 	for (int k = 0; k < ncommand_env; k++)
 		if (putenv(command_env[k]))
 			die("environment", errno);
