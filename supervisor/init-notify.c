@@ -104,22 +104,27 @@ int init_notify_filter(int block, int nobind)
  * only for COMMAND) and other runs of the same user holding some, the
  * hand-over failed. Tried once more with the soft limit at the hard one,
  * then put back. */
-int init_sendmsg(int sock, const struct msghdr *mh)
+static ssize_t send_again(int sock, const struct msghdr *mh)
 {
-	struct rlimit rl, hi;
 	ssize_t n;
 
 	while ((n = sendmsg(sock, mh, MSG_NOSIGNAL)) < 0 && errno == EINTR)
 		;
-	if (n >= 0)
+	return n;
+}
+
+int init_sendmsg(int sock, const struct msghdr *mh)
+{
+	struct rlimit rl, hi;
+
+	if (send_again(sock, mh) >= 0)
 		return 0;
 	if (errno != ETOOMANYREFS || getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= rl.rlim_max)
 		return -errno;
 	hi = (struct rlimit){ rl.rlim_max, rl.rlim_max };
 	if (setrlimit(RLIMIT_NOFILE, &hi))
 		return -ETOOMANYREFS;
-	while ((n = sendmsg(sock, mh, MSG_NOSIGNAL)) < 0 && errno == EINTR)
-		;
+	ssize_t n = send_again(sock, mh);
 	int e = errno;
 	setrlimit(RLIMIT_NOFILE, &rl);
 	return n >= 0 ? 0 : -e;

@@ -80,7 +80,8 @@ void notify_act_end(struct notify *n, mode_t old)
 		notify_caps_effective(n, true);
 }
 
-void notify_umask_own(struct notify *n)
+/* The supervisor's own umask back (a program's may be set in a serve). */
+static void umask_own(struct notify *n)
 {
 	if (n->umask_now != n->umask_own) {
 		umask(n->umask_own);
@@ -96,7 +97,7 @@ void notify_umask_own(struct notify *n)
  * shim); lowered again at notify_own_end for the rest of the serve. */
 void notify_own_begin(struct notify *n)
 {
-	notify_umask_own(n);
+	umask_own(n);
 	if (n->low)
 		notify_caps_effective(n, true);
 }
@@ -117,7 +118,7 @@ void notify_serve_begin(struct notify *n)
 
 void notify_serve_end(struct notify *n)
 {
-	notify_umask_own(n);
+	umask_own(n);
 	if (n->low) {
 		n->low = false;
 		notify_caps_effective(n, true);
@@ -196,7 +197,9 @@ static int status_fd(struct notify *n, pid_t pid, bool fresh)
 mode_t notify_prog_umask(const struct call *c)
 {
 	char buf[2048];
-	mode_t m = 022;
+	/* unknown (the caller gone, a zombie's status without the line):
+	 * the strictest, never a wider mode than the program asked for */
+	mode_t m = 077;
 	ssize_t r = -1;
 
 	for (int fresh = 0; fresh < 2 && r <= 0; fresh++) {

@@ -204,9 +204,6 @@ int notify_cmp_str(const void *a, const void *b);
  * done, dropped when their caller is gone. */
 void notify_net_retry(struct notify *n);
 
-/* Put the supervisor's own umask back (a program's may be set while a
- * request is served): before anything of ours may be made, a report. */
-void notify_umask_own(struct notify *n);
 /* Around something of the supervisor's own during a serve (a report, the
  * proxy's dial): its umask, and as root its capabilities, until _end. */
 void notify_own_begin(struct notify *n);

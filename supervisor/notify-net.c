@@ -268,7 +268,6 @@ static void host_of(const struct notify *n, const struct sockaddr *sa, struct ne
 struct answer notify_net_connect(struct call *c, int s, int sockfd, unsigned long long aaddr,
 				 unsigned alen)
 {
-	notify_umask_own(c->n); /* nothing is made here: the proxy may log */
 	struct notify *n = c->n;
 	struct sockaddr_storage ss;
 	struct net_host h;
