@@ -40,6 +40,9 @@
 #define POOL_MAX 8              /* released queues kept for the next connections */
 #define POOL_KEEP 16384         /* ... when they dirtied at most this much */
 #define SPLICE_AFTER 65536      /* a tunnel's direction splices after this much */
+#define BULK_AFTER (4u << 20)   /* ... and gets a big pipe after this much more */
+#define BULK_PIPE (1u << 20)    /* a big pipe's size (pipe-max-size's default) */
+#define BULK_MAX 8              /* big pipes at once: the user's pipe pages are shared */
 #define DEFER_ACCEPT_S 1        /* TCP_DEFER_ACCEPT on the HTTP and SOCKS listeners */
 
 enum obj { OBJ_LISTENER = 1, OBJ_END, OBJ_WATCH };
@@ -82,7 +85,8 @@ struct dir {
 	int pipe[2];       /* splice mode; -1 otherwise */
 	size_t inpipe, pipesz;
 	bool pipe_full;    /* the pipe refused more before inpipe reached pipesz */
-	uint64_t moved;    /* bytes sent from the queue (splice_start) */
+	uint64_t moved;    /* bytes sent from the queue, then the pipe */
+	bool bulk;         /* its pipe is a big one (bulk_grow) */
 	bool eof;          /* the source will send nothing more */
 	bool shut;         /* the sink was told (SHUT_WR) */
 };
@@ -149,6 +153,7 @@ struct net_loop {
 	size_t nspare;
 	char *pool[POOL_MAX]; /* released queues kept for reuse (buf_get) */
 	size_t pool_hi[POOL_MAX], npool;
+	unsigned nbulk;       /* directions holding a big pipe (BULK_MAX) */
 	uint64_t now, next_sweep;
 };
 
@@ -348,6 +353,9 @@ static void dir_free(struct net_loop *l, struct dir *d)
 		close(d->pipe[1]);
 	}
 	d->pipe[0] = d->pipe[1] = -1;
+	if (d->bulk)
+		l->nbulk--;
+	d->bulk = false;
 }
 
 static void close_up(struct conn *c)
@@ -645,6 +653,29 @@ static void splice_start(struct conn *c, struct dir *d)
 	int sz = fcntl(d->pipe[0], F_GETPIPE_SZ);
 	d->pipesz = sz > 0 ? (size_t)sz : 4096;
 	buf_release(c->l, &d->q);
+}
+
+/* A direction that has spliced BULK_AFTER bytes is a download or an
+ * upload, not a conversation: its pipe grows from 64 KiB to 1 MiB, so each
+ * splice(2) moves up to sixteen times more and the supervisor makes about a
+ * tenth of the calls (its CPU per GiB halved; docs/PERFORMANCE.md). A
+ * pipe's pages count against the user's pipe-user-pages-soft, which every
+ * program of theirs shares, so at most BULK_MAX directions hold a big pipe
+ * at once; past that, or when the kernel says no (EPERM over the limit),
+ * the pipe stays as it is. Growing an open pipe keeps what is in it. */
+static void bulk_grow(struct net_loop *l, struct dir *d)
+{
+	if (d->bulk || d->moved < SPLICE_AFTER + BULK_AFTER || l->nbulk >= BULK_MAX)
+		return;
+	int sz = fcntl(d->pipe[0], F_SETPIPE_SZ, (int)BULK_PIPE);
+	if (sz <= 0) {
+		d->moved = 0; /* not again at once */
+		return;
+	}
+	d->pipesz = (size_t)sz;
+	d->pipe_full = false;
+	d->bulk = true;
+	l->nbulk++;
 }
 
 static void chain_send(struct conn *c);
@@ -1257,6 +1288,8 @@ static ssize_t drain(struct conn *c, struct dir *d, struct end *dst, uint64_t *a
 		} else {
 			d->inpipe -= (size_t)n;
 			d->pipe_full = false;
+			d->moved += (uint64_t)n;
+			bulk_grow(c->l, d);
 			total += n;
 		}
 	}

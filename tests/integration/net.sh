@@ -249,13 +249,14 @@ if [ "${good:-0}" = 500 ]; then ok; echo "#   VmRSS with 500 tunnels open: ${rss
 
 t tunnels_relay_megabytes_both_ways_byte_exact
 # A tunnel's direction relays its first 64 KiB through a queue and then
-# moves to splice(2) with a pipe made on the way (loop.c splice_start):
-# 4 MiB each way, written while the answer is read, through CONNECT and
+# moves to splice(2) with a pipe made on the way (loop.c splice_start),
+# which grows to 1 MiB after 4 MiB more (bulk_grow), bytes in it or not:
+# 12 MiB each way, written while the answer is read, through CONNECT and
 # SOCKS5, must come back exactly.
 cat > both.py <<'EOF'
 import hashlib, os, socket, sys, threading
 hp, sp, echo = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
-data = os.urandom(4 << 20)
+data = os.urandom(12 << 20)
 def tunnel(socks):
     s = socket.create_connection(("127.0.0.1", sp if socks else hp)); s.settimeout(30)
     if socks:
