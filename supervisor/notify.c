@@ -207,7 +207,7 @@ static void retry_waiting(struct notify *n)
 	}
 }
 
-int notify_serve(struct notify *n)
+int notify_serve(struct notify *n, bool ready)
 {
 	if (n->fd < 0)
 		return 0;
@@ -218,10 +218,10 @@ int notify_serve(struct notify *n)
 	notify_net_retry(n);
 	for (int i = 0; i < NOTIFY_BATCH && !rc; i++) {
 		struct pollfd pf = { n->fd, POLLIN, 0 };
-		int r = poll(&pf, 1, 0);
+		int r = i == 0 && ready ? 1 : poll(&pf, 1, 0);
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r <= 0 || !(pf.revents & POLLIN))
+		if (r <= 0 || (!(i == 0 && ready) && !(pf.revents & POLLIN)))
 			break;
 		rc = serve_one(n);
 	}

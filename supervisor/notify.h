@@ -65,9 +65,12 @@ int notify_fd(const struct notify *n);
 /* Milliseconds until a waiting call should be tried again (a FIFO opened
  * for writing, waiting for its reader), or -1. */
 int notify_timeout(const struct notify *n);
-/* Handle what is pending, without blocking. 0, or -errno when the
+/* Handle what is pending, without blocking. `ready`: the caller's own
+ * poll() just saw the listener readable, so the first request is taken
+ * without asking again (a request that vanished since, its caller killed,
+ * makes the receive say ENOENT: it never blocks). 0, or -errno when the
  * listener itself failed (the run must stop: nothing else answers). */
-int notify_serve(struct notify *n);
+int notify_serve(struct notify *n, bool ready);
 /* The run is over: one line, and a log record, naming the git
  * repositories the run created (their config was written inside). */
 void notify_finish(struct notify *n);

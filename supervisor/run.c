@@ -780,7 +780,10 @@ int sandbox_wait(struct sandbox *sb, struct plan *pl, struct run_in *ri, bool *r
 			stop_run(sb, &status);
 			break;
 		}
-		if (ri->net) {
+		/* The proxy's loop, when its descriptor has events or its
+		 * timers are due: not at every wake-up (a notified call's
+		 * would pay an epoll_wait() that finds nothing). */
+		if (ri->net && (pf[3].revents || net_loop_timeout(ri->net) == 0)) {
 			/* proxy events become report lines: held like the shim's */
 			bool was = ri->reports && reports_pending(ri->reports);
 			int e = net_loop_run_once(ri->net, 0);
@@ -796,7 +799,7 @@ int sandbox_wait(struct sandbox *sb, struct plan *pl, struct run_in *ri, bool *r
 		if (ri->notify && (pf[4].revents || notify_timeout(ri->notify) >= 0)) {
 			/* the notify layer's decisions become report lines too */
 			bool was = ri->reports && reports_pending(ri->reports);
-			int e = notify_serve(ri->notify);
+			int e = notify_serve(ri->notify, pf[4].revents & POLLIN);
 			if (e) {
 				msg("sandbox: the seccomp notify listener failed: %s; stopping "
 				    "the run", strerror(-e));
