@@ -37,7 +37,8 @@ POLICY_SRCS := policy/policy.c policy/query.c policy/load.c policy/glob.c policy
 # driver and the unit tests.
 NET_SRCS := supervisor/net/host.c supervisor/net/http.c supervisor/net/socks.c \
 	supervisor/net/decide.c supervisor/net/loop.c supervisor/net/dns.c \
-	supervisor/net/names.c supervisor/net/resolve.c supervisor/net/dnsserve.c
+	supervisor/net/names.c supervisor/net/resolve.c supervisor/net/dnsserve.c \
+	supervisor/net/watch.c
 SUPERVISOR_SRCS := supervisor/main.c supervisor/options.c supervisor/config.c supervisor/probe.c supervisor/print.c supervisor/plan.c \
 	supervisor/run.c supervisor/util.c supervisor/reports.c supervisor/learn.c \
 	supervisor/standin.c supervisor/hostfs.c supervisor/runlimits.c supervisor/profile.c supervisor/gitprov.c \

@@ -41,7 +41,7 @@
 struct sock;
 
 struct net_dnsserve {
-	struct net_loop *l;
+	struct net_watches *ws; /* the loop's epoll (watch.c) */
 	const struct policy *p;
 	struct net_names *names;
 	void (*report)(void *rctx, const struct net_event *ev);
@@ -145,7 +145,7 @@ static void sock_free(struct sock *k)
 {
 	struct net_dnsserve *s = k->s;
 
-	net_loop_unwatch(s->l, k->w);
+	net_watch_del(s->ws, k->w);
 	close(k->fd);
 	if (k->prev)
 		k->prev->next = k->next;
@@ -169,7 +169,7 @@ static struct sock *sock_add(struct net_dnsserve *s, int fd, enum sock_kind kind
 	k->s = s;
 	k->fd = fd;
 	k->kind = kind;
-	if (net_loop_watch(s->l, fd, EPOLLIN, on_event, k, &k->w)) {
+	if (net_watch_add(s->ws, fd, EPOLLIN, on_event, k, &k->w)) {
 		free(k);
 		return NULL;
 	}
@@ -271,7 +271,7 @@ static void on_event(void *ctx, int fd, uint32_t events)
 	}
 }
 
-int net_dnsserve_new(struct net_loop *l, const struct policy *p, struct net_names *names,
+int net_dnsserve_new(struct net_watches *ws, const struct policy *p, struct net_names *names,
 		     void (*report)(void *rctx, const struct net_event *ev), void *rctx,
 		     struct net_dnsserve **out)
 {
@@ -279,7 +279,7 @@ int net_dnsserve_new(struct net_loop *l, const struct policy *p, struct net_name
 
 	if (!s)
 		return -ENOMEM;
-	s->l = l;
+	s->ws = ws;
 	s->p = p;
 	s->names = names;
 	s->report = report;

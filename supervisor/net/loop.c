@@ -45,23 +45,12 @@
 #define BULK_MAX 8              /* big pipes at once: the user's pipe pages are shared */
 #define DEFER_ACCEPT_S 1        /* TCP_DEFER_ACCEPT on the HTTP and SOCKS listeners */
 
-enum obj { OBJ_LISTENER = 1, OBJ_END, OBJ_WATCH };
-
 struct listener {
 	uint8_t obj;
 	int fd;
 	enum net_listener_kind kind;
 	unsigned port; /* NET_LISTEN_HOSTPORT: the host's port */
 	struct listener *next;
-};
-
-struct net_watch {
-	uint8_t obj;
-	bool dead;     /* unwatched during a batch: freed after it */
-	int fd;
-	net_watch_fn fn;
-	void *ctx;
-	struct net_watch *next; /* on the dead list */
 };
 
 struct conn;
@@ -146,7 +135,7 @@ struct net_loop {
 	struct net_dnsserve *dns;
 	int epfd;
 	struct listener *listeners;
-	struct net_watch *dead_watches;
+	struct net_watches watches; /* the resolver's and the DNS server's descriptors */
 	struct conn *conns, *dead;
 	size_t nconns;
 	struct conn *spare;   /* freed records kept for reuse (conn_new) */
@@ -1531,8 +1520,8 @@ static struct conn *conn_new(struct net_loop *l)
 		return NULL;
 	}
 	c->l = l;
-	c->cli = (struct end){ .obj = OBJ_END, .fd = -1, .c = c };
-	c->up = (struct end){ .obj = OBJ_END, .fd = -1, .c = c };
+	c->cli = (struct end){ .obj = NET_OBJ_END, .fd = -1, .c = c };
+	c->up = (struct end){ .obj = NET_OBJ_END, .fd = -1, .c = c };
 	c->c2u.pipe[0] = c->c2u.pipe[1] = c->u2c.pipe[0] = c->u2c.pipe[1] = -1;
 	return c;
 }
@@ -1696,9 +1685,10 @@ int net_loop_new(const struct policy *p, const struct net_cfg *cfg, struct net_l
 		rc = -errno;
 		goto fail;
 	}
-	if ((rc = net_resolver_new(l, cfg->test_dns, &l->resolver)) ||
+	l->watches.epfd = l->epfd;
+	if ((rc = net_resolver_new(&l->watches, cfg->test_dns, &l->resolver)) ||
 	    (rc = net_names_new(&l->names)) ||
-	    (rc = net_dnsserve_new(l, p, l->names, l->cfg.report, l->cfg.rctx, &l->dns)))
+	    (rc = net_dnsserve_new(&l->watches, p, l->names, l->cfg.report, l->cfg.rctx, &l->dns)))
 		goto fail;
 	l->now = mono_ms();
 	l->next_sweep = l->now + SWEEP_MS;
@@ -1737,7 +1727,7 @@ static int add_listener(struct net_loop *l, int fd, enum net_listener_kind kind,
 		int secs = DEFER_ACCEPT_S;
 		setsockopt(fd, IPPROTO_TCP, TCP_DEFER_ACCEPT, &secs, sizeof(secs));
 	}
-	li->obj = OBJ_LISTENER;
+	li->obj = NET_OBJ_LISTENER;
 	li->fd = fd;
 	li->kind = kind;
 	li->port = port;
@@ -1828,46 +1818,6 @@ void net_loop_dial_cancel(struct net_loop *l, struct net_dial *d)
 	conn_kill(c);
 }
 
-int net_loop_watch(struct net_loop *l, int fd, uint32_t events, net_watch_fn fn, void *ctx,
-		   struct net_watch **out)
-{
-	struct net_watch *w = calloc(1, sizeof(*w));
-	struct epoll_event ev = { .events = events };
-
-	if (!w)
-		return -ENOMEM;
-	w->obj = OBJ_WATCH;
-	w->fd = fd;
-	w->fn = fn;
-	w->ctx = ctx;
-	ev.data.ptr = w;
-	if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, fd, &ev)) {
-		int e = -errno;
-		free(w);
-		return e;
-	}
-	*out = w;
-	return 0;
-}
-
-int net_loop_watch_mod(struct net_loop *l, struct net_watch *w, uint32_t events)
-{
-	struct epoll_event ev = { .events = events, .data.ptr = w };
-
-	return epoll_ctl(l->epfd, EPOLL_CTL_MOD, w->fd, &ev) ? -errno : 0;
-}
-
-/* Freed after the batch: an event for it may still be in the batch. */
-void net_loop_unwatch(struct net_loop *l, struct net_watch *w)
-{
-	if (!w || w->dead)
-		return;
-	epoll_ctl(l->epfd, EPOLL_CTL_DEL, w->fd, NULL);
-	w->dead = true;
-	w->next = l->dead_watches;
-	l->dead_watches = w;
-}
-
 int net_loop_timeout(const struct net_loop *l)
 {
 	uint64_t now = mono_ms();
@@ -1877,11 +1827,7 @@ int net_loop_timeout(const struct net_loop *l)
 
 static void bury(struct net_loop *l)
 {
-	while (l->dead_watches) {
-		struct net_watch *w = l->dead_watches;
-		l->dead_watches = w->next;
-		free(w);
-	}
+	net_watches_bury(&l->watches);
 	while (l->dead) {
 		struct conn *c = l->dead;
 		l->dead = c->next;
@@ -1902,14 +1848,12 @@ int net_loop_run_once(struct net_loop *l, int timeout_ms)
 	l->now = mono_ms();
 	for (int i = 0; i < n; i++) {
 		uint8_t obj = *(uint8_t *)evs[i].data.ptr;
-		if (obj == OBJ_LISTENER) {
+		if (obj == NET_OBJ_LISTENER) {
 			accept_all(l, evs[i].data.ptr);
 			continue;
 		}
-		if (obj == OBJ_WATCH) {
-			struct net_watch *w = evs[i].data.ptr;
-			if (!w->dead)
-				w->fn(w->ctx, w->fd, evs[i].events);
+		if (obj == NET_OBJ_WATCH) {
+			net_watch_fire(evs[i].data.ptr, evs[i].events);
 			continue;
 		}
 		struct end *e = evs[i].data.ptr;

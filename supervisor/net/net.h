@@ -400,17 +400,6 @@ int net_loop_add_listener(struct net_loop *l, int fd, enum net_listener_kind kin
  * supervisor's others, then call net_loop_run_once(l, 0). */
 int net_loop_fd(const struct net_loop *l);
 
-/* Any other descriptor, served by the same loop: fn(ctx, fd, events) when
- * epoll reports `events` (EPOLLIN, EPOLLOUT) on fd. The loop does not own
- * fd (unwatch, then close it). Unwatching is safe from inside a callback,
- * also for another watch of the same batch. 0 or -errno. */
-struct net_watch;
-typedef void (*net_watch_fn)(void *ctx, int fd, uint32_t events);
-int net_loop_watch(struct net_loop *l, int fd, uint32_t events, net_watch_fn fn, void *ctx,
-		   struct net_watch **out);
-int net_loop_watch_mod(struct net_loop *l, struct net_watch *w, uint32_t events);
-void net_loop_unwatch(struct net_loop *l, struct net_watch *w); /* NULL is fine */
-
 /* host_ports: serve a listening TCP socket (owned from now on) whose
  * connections are relayed to the host's 127.0.0.1 at `port`. */
 int net_loop_add_hostport(struct net_loop *l, int fd, unsigned port);
@@ -446,13 +435,37 @@ void net_loop_free(struct net_loop *l); /* closes everything; NULL is fine */
 
 /* ---- internals shared by the loop's files (resolve.c, dnsserve.c) -------- */
 
+/* What the loop's epoll events point at: each object starts with one of
+ * these tags (loop.c's listeners and connection ends, watch.c's watches). */
+enum net_obj { NET_OBJ_LISTENER = 1, NET_OBJ_END, NET_OBJ_WATCH };
+
+/* Any other descriptor, served by the loop's epoll (watch.c):
+ * fn(ctx, fd, events) when epoll reports `events` (EPOLLIN, EPOLLOUT) on
+ * fd. The watch does not own fd (del, then close it). Removing a watch is
+ * safe from inside a callback, also for another watch of the same batch.
+ * 0 or -errno. */
+struct net_watch;
+struct net_watches {
+	int epfd;               /* the loop's */
+	struct net_watch *dead; /* removed during a batch (net_watches_bury) */
+};
+typedef void (*net_watch_fn)(void *ctx, int fd, uint32_t events);
+int net_watch_add(struct net_watches *ws, int fd, uint32_t events, net_watch_fn fn, void *ctx,
+		  struct net_watch **out);
+int net_watch_mod(struct net_watches *ws, struct net_watch *w, uint32_t events);
+void net_watch_del(struct net_watches *ws, struct net_watch *w); /* NULL is fine */
+/* the loop: an event whose object is a watch (not one removed meanwhile) */
+void net_watch_fire(struct net_watch *w, uint32_t events);
+/* the loop, after a batch: frees the watches removed during it */
+void net_watches_bury(struct net_watches *ws);
+
 struct net_resolver;
 struct net_lookup;
 /* rc 0: addrs (port 0) in the nameserver's order; else -ENOENT (no such
  * name), -ETIMEDOUT, -EAGAIN, with err a one-line reason. */
 typedef void (*net_resolved_fn)(void *ctx, int rc, const struct sockaddr_storage *addrs,
 				size_t n, const char *err);
-int net_resolver_new(struct net_loop *l, const char *test_dns, struct net_resolver **out);
+int net_resolver_new(struct net_watches *ws, const char *test_dns, struct net_resolver **out);
 /* Start a lookup; fn is called exactly once, possibly before this returns
  * (an /etc/hosts answer; then *out is NULL), unless cancelled. 0 or -errno
  * (then fn is never called). */
@@ -464,7 +477,7 @@ size_t net_resolver_pending(const struct net_resolver *r);
 void net_resolver_free(struct net_resolver *r);
 
 struct net_dnsserve;
-int net_dnsserve_new(struct net_loop *l, const struct policy *p, struct net_names *names,
+int net_dnsserve_new(struct net_watches *ws, const struct policy *p, struct net_names *names,
 		     void (*report)(void *rctx, const struct net_event *ev), void *rctx,
 		     struct net_dnsserve **out);
 int net_dnsserve_add(struct net_dnsserve *s, int fd, bool tcp); /* owns fd */

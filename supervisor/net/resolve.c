@@ -68,7 +68,7 @@ struct net_lookup {
 };
 
 struct net_resolver {
-	struct net_loop *l;
+	struct net_watches *ws; /* the loop's epoll (watch.c) */
 	struct sockaddr_storage ns[NS_MAX];
 	size_t nns;
 	bool fixed_ns;         /* the test-only override: no resolv.conf, no hosts */
@@ -202,13 +202,13 @@ static void read_hosts(struct net_resolver *r)
 	fclose(f);
 }
 
-int net_resolver_new(struct net_loop *l, const char *test_dns, struct net_resolver **out)
+int net_resolver_new(struct net_watches *ws, const char *test_dns, struct net_resolver **out)
 {
 	struct net_resolver *r = calloc(1, sizeof(*r));
 
 	if (!r)
 		return -ENOMEM;
-	r->l = l;
+	r->ws = ws;
 	if (test_dns && *test_dns) {
 		if (parse_server(test_dns, &r->ns[0])) {
 			free(r);
@@ -225,7 +225,7 @@ static void lookup_close(struct net_lookup *q)
 {
 	for (unsigned i = 0; i < ATTEMPTS; i++) {
 		struct try *t = &q->tries[i];
-		net_loop_unwatch(q->r->l, t->w);
+		net_watch_del(q->r->ws, t->w);
 		t->w = NULL;
 		if (t->fd >= 0)
 			close(t->fd);
@@ -302,7 +302,7 @@ static int attempt(struct net_lookup *q)
 		if (send(t->fd, msg, len, 0) < 0)
 			return -errno;
 	}
-	return net_loop_watch(r->l, t->fd, EPOLLIN, on_readable, q, &t->w);
+	return net_watch_add(r->ws, t->fd, EPOLLIN, on_readable, q, &t->w);
 }
 
 static void on_readable(void *ctx, int fd, uint32_t events)
