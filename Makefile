@@ -51,7 +51,7 @@ SUPERVISOR_SRCS += supervisor/mountids.c supervisor/pathwalk.c
 SUPERVISOR_SRCS += supervisor/landlock.c supervisor/nested.c
 INIT_SRCS := supervisor/sbx-init.c supervisor/init-mounts.c supervisor/init-connect.c \
 	supervisor/init-notify.c supervisor/pathwalk.c
-SHIM_SRCS := shim/shim.c shim/wrappers.c shim/exec.c shim/net.c shim/namemap.c shim/resolve.c shim/tell.c shim/syscall.c shim/dirfds.c \
+SHIM_SRCS := shim/core.c shim/shim.c shim/check.c shim/wrappers.c shim/exec.c shim/net.c shim/namemap.c shim/resolve.c shim/tell.c shim/syscall.c shim/dirfds.c \
 	shim/wire.c shim/elfcheck.c
 # The policy queries the shim links in (no INI parsing, no compiler).
 SHIM_POLICY_SRCS := policy/query.c policy/glob.c policy/path.c policy/blob.c policy/hint.c

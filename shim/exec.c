@@ -16,46 +16,18 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "elfcheck.h"
-#include "shim.h"
+#include "exec.h"
 
 extern char **environ;
 
-/* "SBX_SHIM=..." and "LD_PRELOAD=<lib>", set once at start-up, back to
- * back in one buffer beside shim.c's start-up state (SHIM_START_DATA: the
- * few hundred bytes written share the page the loader writes anyway). */
-static struct {
-	char *shim_entry, *preload_entry;
-	const char *lib; /* inside preload_entry */
-	size_t lib_len;
-	char buf[1280];
-} E SHIM_START_DATA;
-static char E_big[1024 + PATH_MAX + 16]; /* when buf is too small */
-
-#define shim_entry E.shim_entry
-#define preload_entry E.preload_entry
-#define lib E.lib
-#define lib_len E.lib_len
-
-void shim_exec_init(const char *spec, const char *libpath)
-{
-	size_t sl = strlen(spec), ll = strlen(libpath);
-	char *b = E.buf;
-
-	if (sl + 10 > 1024 || ll + 12 > PATH_MAX + 16 || libpath[0] != '/')
-		return;
-	if (9 + sl + 1 + 11 + ll + 1 > sizeof(E.buf))
-		b = E_big;
-	memcpy(b, "SBX_SHIM=", 9);
-	memcpy(b + 9, spec, sl + 1);
-	shim_entry = b;
-	b += 9 + sl + 1;
-	memcpy(b, "LD_PRELOAD=", 11);
-	memcpy(b + 11, libpath, ll + 1);
-	preload_entry = b;
-	lib = b + 11;
-	lib_len = ll;
-}
+/* "SBX_SHIM=..." and "LD_PRELOAD=<lib>", set once at start-up (core.c,
+ * shim_carry). */
+#define shim_entry shim_carry.shim_entry
+#define preload_entry shim_carry.preload_entry
+#define lib shim_carry.lib
+#define lib_len shim_carry.lib_len
 
 /* Does the LD_PRELOAD value (separated by `:` or spaces) name our lib?
  * By hand: this runs in a fork child about to exec, where every page of
@@ -81,7 +53,7 @@ static bool names_lib(const char *v)
 }
 
 /* Do the first n bytes of s match p's? The names compared are the ones
- * in E.buf ("SBX_SHIM=", "LD_PRELOAD="), not string literals: those
+ * in shim_carry.buf ("SBX_SHIM=", "LD_PRELOAD="), not string literals: those
  * would be a page of .rodata that a fork child faults in (the buffer's
  * page it has from its parent). */
 static bool has_prefix(const char *s, const char *p, size_t n)

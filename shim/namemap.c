@@ -25,7 +25,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "shim.h"
+#include "namemap.h"
 
 #define BASE 0xc6120000u /* 198.18.0.0 */
 

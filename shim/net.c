@@ -31,7 +31,8 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "shim.h"
+#include "core.h"
+#include "namemap.h"
 
 /* Names that never leave the machine. */
 static bool local_name(const char *h)

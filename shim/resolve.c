@@ -12,7 +12,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "shim.h"
+#include "core.h"
+#include "resolve.h"
 
 #define MAX_LINKS 40 /* the kernel's own limit (ELOOP) */
 

@@ -6,7 +6,10 @@
  * one, and in a fork child about to exec every page first touched is a
  * page fault (about 15 µs each on a paravirtualised machine). On x86_64
  * and aarch64 the instruction is issued here; elsewhere libc's syscall()
- * (through the shim's wrapper, under the guard) is used.
+ * is called by its symbol (sys_libc_syscall): in the shim the dynamic
+ * linker binds that symbol to the shim's own wrapper, which passes the
+ * call on under the guard. No file of the shim is included or named for
+ * it: sys.h stands below every other.
  *
  *   sys_call(nr, args...)   up to six arguments; -1 and errno on failure,
  *                           as syscall() returns.
@@ -20,9 +23,14 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 
-/* Where a failure's errno goes (shim.h points it at its cached errno). */
+/* Where a failure's errno goes (core.h points it at its cached errno). */
 #ifndef SYS_ERRNO
 #define SYS_ERRNO errno
+#endif
+
+#if !defined(__x86_64__) && !defined(__aarch64__)
+/* libc's variadic syscall(), by its symbol (see above). */
+long sys_libc_syscall(long nr, ...) __asm__("syscall");
 #endif
 
 static inline long sys_call6(long nr, long a, long b, long c, long d, long e, long f)
@@ -52,7 +60,7 @@ static inline long sys_call6(long nr, long a, long b, long c, long d, long e, lo
 			 : "memory");
 	ret = x0;
 #else
-	return syscall(nr, a, b, c, d, e, f);
+	return sys_libc_syscall(nr, a, b, c, d, e, f);
 #endif
 	if ((unsigned long)ret > -4096UL) {
 		SYS_ERRNO = (int)-ret;

@@ -24,7 +24,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "shim.h"
+#include "check.h"
+#include "dirfds.h"
 
 struct sc_path {
 	int dirfd;

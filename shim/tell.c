@@ -22,14 +22,8 @@
 #include <unistd.h>
 #include <fcntl.h>
 
-#include "shim.h"
-
-static bool enabled;
-
-void shim_tell_init(bool on)
-{
-	enabled = on;
-}
+#include "core.h"
+#include "tell.h"
 
 /* ---- once per target: a small lock-free set of hashes */
 
@@ -173,7 +167,7 @@ void shim_tell(enum sbx_op op, const char *abs, bool made_dir, bool by_policy)
 	struct buf b = { .n = 0 };
 	int saved = errno;
 
-	if (!enabled || policy_report_ignored(p, true, abs) ||
+	if (!shim_tell_on() || policy_report_ignored(p, true, abs) ||
 	    !first_time(told_hash(op, abs)) || !stderr_fits())
 		goto out;
 	put(&b, "sbx: ");

@@ -13,7 +13,8 @@
 
 #include <dlfcn.h>
 
-#include "shim.h"
+#include "check.h"
+#include "dirfds.h"
 
 /* Not in glibc's headers without fortification, or at all any more. */
 int __open_2(const char *path, int flags);

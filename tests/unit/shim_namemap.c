@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "helpers.h"
-#include "shim.h"
+#include "namemap.h"
 
 static const char *text(struct in_addr a)
 {

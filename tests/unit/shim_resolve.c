@@ -16,11 +16,12 @@
 #include <unistd.h>
 
 #include "helpers.h"
-#include "shim.h"
+#include "core.h"
+#include "resolve.h"
 
-/* shim.c's per-thread errno pointer (shim.h, shim_errno()): resolve.c's
+/* core.c's per-thread errno pointer (core.h, shim_errno()): resolve.c's
  * system calls set errno through it, and this runner links resolve.c
- * without shim.c. */
+ * without core.c. */
 __thread int *shim_errno_ptr;
 
 static char *root;

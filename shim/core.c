@@ -1,0 +1,662 @@
+/* shim/core.c: the shim's state in this process, and what every other
+ * file of the shim calls on it (core.h): start-up, the per-thread guard,
+ * the policy, the cwd cache and the path made absolute, the reports.
+ * The ground floor of the shim: it includes nothing of the shim but
+ * sys.h and wire.h, and no file above is called from here.
+ *
+ * sbx-preload puts the shim into COMMAND with LD_PRELOAD and one variable:
+ *
+ *   SBX_SHIM=1;policy=5;report=6;counters=7;mode=enforce;
+ *            lib=/usr/local/lib/sbx/libsbx-preload.so;holder=2[;socks=1080]
+ *
+ * A child of sbx-init's (the holder, pid 2 here) holds the three descriptors
+ * and does nothing else, so no program inherits them and none can close
+ * them: every process opens them as /proc/<holder>/fd/N. The policy is a sealed memfd holding the compiled policy as
+ * a flat blob (policy/blob.c), read once at the first check; the report
+ * pipe is opened per report, write-only and non-blocking; the counters
+ * memfd is one shared page where a dropped report is counted.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <dlfcn.h>
+
+#include "core.h"
+
+enum { ST_NEW, ST_STARTING, ST_READY, ST_OFF };
+
+/* What start-up writes, beside the GOT (SHIM_START_DATA; "start-up" below). */
+static struct {
+	atomic_int state;
+	enum shim_mode mode;
+	_Atomic(const struct policy *) policy; /* mapped at the first check */
+	char policy_path[64];        /* "/proc/2/fd/5" */
+	char report[64];             /* "/proc/2/fd/6" */
+	char counters[64];           /* "/proc/2/fd/7", mapped at the first drop */
+	_Atomic(atomic_ulong *) dropped; /* in the shared counters page */
+	pid_t pid;                   /* whose cwd the cache may hold */
+	unsigned socks;              /* the proxy's SOCKS5 port inside, or 0 */
+	bool tell;                   /* [report] tell_program (tell.c) */
+} S SHIM_START_DATA;
+
+/* What an exec carries into a child (core.h), beside S. */
+struct shim_carry shim_carry SHIM_START_DATA;
+static char carry_big[1024 + PATH_MAX + 16]; /* when its buf is too small */
+
+/* Initial-exec TLS: no allocation on first use (the shim is loaded at
+ * start-up with LD_PRELOAD, so static TLS is always there). */
+static __thread int in_shim __attribute__((tls_model("initial-exec")));
+__thread int *shim_errno_ptr __attribute__((tls_model("initial-exec")));
+/* A fork child's pid, on the thread that forked (core.h; owns_cwd_cache). */
+__thread pid_t shim_forked_pid __attribute__((tls_model("initial-exec")));
+
+void *shim_dlsym(const char *name)
+{
+	return dlsym(RTLD_NEXT, name);
+}
+
+/* ---- raw syscalls: what the shim does for itself never meets a wrapper */
+
+static int sys_open(const char *path, int flags)
+{
+	return (int)sys_call(SYS_openat, AT_FDCWD, path, flags | O_CLOEXEC, 0);
+}
+
+static void sys_close(int fd)
+{
+	sys_call(SYS_close, fd);
+}
+
+/* ---- start-up
+ *
+ * Every process of the sandbox runs this, most of them briefly (a shell's
+ * children, a build's compilers), and on the paravirtualised machines sbx
+ * runs on the first touch of each page costs a process some 15 µs: a page
+ * fault, or a shadow page-table fill the guest never sees
+ * (docs/PERFORMANCE.md). So start-up reads the environment by hand (no
+ * getenv(), no str* functions: pages of libc a process may never touch
+ * otherwise), writes only the one page of `S` (and shim_carry beside
+ * it, what exec.c carries into a child) and makes one system call; the
+ * policy is mapped at the first check (policy_get), which a process that
+ * never opens, stats or starts anything never makes; fork() is wrapped
+ * (shim.c) instead of a pthread_atfork() registration. */
+
+extern char **environ;
+
+static size_t len_of(const char *s)
+{
+	size_t n = 0;
+
+	while (s[n])
+		n++;
+	return n;
+}
+
+static void copy_bytes(char *to, const char *from, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		to[i] = from[i];
+}
+
+/* SBX_SHIM's value, or NULL. */
+static const char *env_spec(void)
+{
+	for (char **e = environ; e && *e; e++)
+		if (shim_starts(*e, "SBX_SHIM="))
+			return *e + 9;
+	return NULL;
+}
+
+/* The value of `key=` in the ;-separated spec, copied into out. */
+static bool spec_get(const char *spec, const char *key, char *out, size_t outsz)
+{
+	for (const char *p = spec; *p;) {
+		bool hit = shim_starts(p, key) && p[len_of(key)] == '=';
+		const char *v = hit ? p + len_of(key) + 1 : p, *e = v;
+		while (*e && *e != ';')
+			e++;
+		if (hit) {
+			if ((size_t)(e - v) >= outsz)
+				return false;
+			copy_bytes(out, v, (size_t)(e - v));
+			out[e - v] = '\0';
+			return true;
+		}
+		p = *e ? e + 1 : e;
+	}
+	return false;
+}
+
+static bool all_digits(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
+}
+
+static void say(const char *what)
+{
+	char buf[256];
+	size_t n = 0;
+	const char *parts[] = { "sbx: preload shim off in this process: ", what, "\n" };
+
+	for (size_t i = 0; i < 3; i++) {
+		size_t l = len_of(parts[i]);
+		if (n + l >= sizeof(buf))
+			l = sizeof(buf) - n - 1;
+		copy_bytes(buf + n, parts[i], l);
+		n += l;
+	}
+	sys_call(SYS_write, STDERR_FILENO, buf, n); /* nowhere else to say it */
+}
+
+/* "/proc/<holder>/fd/<n>" for the spec's `key`. */
+static bool spec_fd_path(const char *spec, const char *key, char *out, size_t outsz)
+{
+	char n[16], h[16];
+	size_t a, b;
+
+	if (!spec_get(spec, key, n, sizeof(n)) || !spec_get(spec, "holder", h, sizeof(h)) ||
+	    !all_digits(n) || !all_digits(h))
+		return false;
+	a = len_of(h);
+	b = len_of(n);
+	if (6 + a + 4 + b + 1 > outsz)
+		return false;
+	copy_bytes(out, "/proc/", 6);
+	copy_bytes(out + 6, h, a);
+	copy_bytes(out + 6 + a, "/fd/", 4);
+	copy_bytes(out + 10 + a, n, b + 1);
+	return true;
+}
+
+/* The policy memfd read, and a view built on it (policy/blob.c). Both
+ * live in the library's own memory when they fit: read, not mapped, the
+ * blob is anonymous memory, whose page-table entries a fork copies, so a
+ * fork child's exec check reads it without a fault (a file mapping's
+ * entries are not copied: the child would fault it in again); and a
+ * mapping fewer is a system call fewer and less to tear down at exit. */
+static _Alignas(64) unsigned char blob_mem[32768];
+static _Alignas(64) unsigned char view_mem[16384];
+static atomic_flag blob_mem_taken = ATOMIC_FLAG_INIT;
+static atomic_flag view_mem_taken = ATOMIC_FLAG_INIT;
+
+struct attached {
+	const struct policy *p;
+	void *blob, *mem;
+	size_t blob_len, mem_len;
+	bool blob_mapped, mem_mapped; /* else blob_mem, view_mem */
+};
+
+/* The whole memfd into blob_mem. */
+static bool read_blob(int fd, size_t len)
+{
+	size_t got = 0;
+
+	while (got < len) {
+		long n = sys_call(SYS_pread64, fd, blob_mem + got, len - got, got);
+		if (n <= 0)
+			return false;
+		got += (size_t)n;
+	}
+	return true;
+}
+
+static void release(struct attached *a, bool blob, bool mem)
+{
+	if (mem && a->mem_mapped)
+		munmap(a->mem, a->mem_len);
+	else if (mem)
+		atomic_flag_clear(&view_mem_taken);
+	if (blob && a->blob_mapped)
+		munmap(a->blob, a->blob_len);
+	else if (blob)
+		atomic_flag_clear(&blob_mem_taken);
+}
+
+static bool attach_policy(const char *path, struct attached *a)
+{
+	struct stat st;
+	size_t need;
+	int fd = sys_open(path, O_RDONLY);
+
+	a->p = NULL;
+	if (fd < 0)
+		return false;
+	if (sys_call(SYS_fstat, fd, &st) || st.st_size <= 0 || st.st_size > (64 << 20)) {
+		sys_close(fd);
+		return false;
+	}
+	a->blob_len = (size_t)st.st_size;
+	a->blob_mapped = a->blob_len > sizeof(blob_mem) || atomic_flag_test_and_set(&blob_mem_taken);
+	if (a->blob_mapped) {
+		a->blob = mmap(NULL, a->blob_len, PROT_READ, MAP_PRIVATE, fd, 0);
+	} else {
+		a->blob = blob_mem;
+		if (!read_blob(fd, a->blob_len)) {
+			atomic_flag_clear(&blob_mem_taken);
+			a->blob = MAP_FAILED;
+		}
+	}
+	sys_close(fd);
+	if (a->blob == MAP_FAILED)
+		return false;
+	if (policy_blob_attach_size(a->blob, a->blob_len, &need) == 0) {
+		a->mem_len = need;
+		a->mem_mapped = need > sizeof(view_mem) || atomic_flag_test_and_set(&view_mem_taken);
+		a->mem = a->mem_mapped ? mmap(NULL, need, PROT_READ | PROT_WRITE,
+					      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) : view_mem;
+		if (a->mem != MAP_FAILED) {
+			/* built: from now on nobody writes it. Not made
+			 * read-only with mprotect: the program owns its memory
+			 * and could undo that (the shim is advisory), and the
+			 * call costs every process start a TLB flush */
+			if (policy_blob_attach(a->blob, a->blob_len, a->mem, need, &a->p) == 0)
+				return true;
+			release(a, false, true);
+		}
+	}
+	release(a, true, false);
+	return false;
+}
+
+static void detach_policy(struct attached *a)
+{
+	release(a, true, true);
+}
+
+/* The policy, mapped at the first call that needs it. Two threads racing
+ * here both map it; the loser unmaps its copy. A vfork child mapping it
+ * maps it for its parent too (they share the memory): that is fine. NULL
+ * when it cannot be mapped: the shim is then off in this process. */
+static const struct policy *policy_get(void)
+{
+	const struct policy *p = atomic_load_explicit(&S.policy, memory_order_acquire), *want = NULL;
+	struct attached a;
+
+	int saved = in_shim;
+	bool ok;
+
+	if (p || atomic_load_explicit(&S.state, memory_order_relaxed) != ST_READY)
+		return p;
+	in_shim = 1; /* mmap: nothing of ours runs meanwhile */
+	ok = attach_policy(S.policy_path, &a);
+	in_shim = saved;
+	if (!ok) {
+		say("cannot map the policy (SBX_SHIM policy=)");
+		atomic_store(&S.state, ST_OFF);
+		return NULL;
+	}
+	if (!atomic_compare_exchange_strong(&S.policy, &want, a.p)) {
+		detach_policy(&a);
+		return want;
+	}
+	return a.p;
+}
+
+/* "SBX_SHIM=<spec>" and "LD_PRELOAD=<lib>" for exec.c to carry into a
+ * child (shim_carry). */
+static void carry_init(const char *spec, const char *libpath)
+{
+	size_t sl = strlen(spec), ll = strlen(libpath);
+	char *b = shim_carry.buf;
+
+	if (sl + 10 > 1024 || ll + 12 > PATH_MAX + 16 || libpath[0] != '/')
+		return;
+	if (9 + sl + 1 + 11 + ll + 1 > sizeof(shim_carry.buf))
+		b = carry_big;
+	memcpy(b, "SBX_SHIM=", 9);
+	memcpy(b + 9, spec, sl + 1);
+	shim_carry.shim_entry = b;
+	b += 9 + sl + 1;
+	memcpy(b, "LD_PRELOAD=", 11);
+	memcpy(b + 11, libpath, ll + 1);
+	shim_carry.preload_entry = b;
+	shim_carry.lib = b + 11;
+	shim_carry.lib_len = ll;
+}
+
+static void start_from_env(void)
+{
+	int expect = ST_NEW;
+	char mode[16], lib[PATH_MAX];
+	const char *spec;
+
+	if (!atomic_compare_exchange_strong(&S.state, &expect, ST_STARTING))
+		return;
+	spec = env_spec();
+	if (!spec || !shim_starts(spec, "1;")) {
+		atomic_store(&S.state, ST_OFF);
+		return;
+	}
+	if (!spec_fd_path(spec, "policy", S.policy_path, sizeof(S.policy_path))) {
+		say("cannot map the policy (SBX_SHIM policy=)");
+		atomic_store(&S.state, ST_OFF);
+		return;
+	}
+	if (!spec_fd_path(spec, "report", S.report, sizeof(S.report)))
+		S.report[0] = '\0';
+	/* the counters page is mapped when a report is first dropped: most
+	 * processes never drop one */
+	if (!spec_fd_path(spec, "counters", S.counters, sizeof(S.counters)))
+		S.counters[0] = '\0';
+	if (spec_get(spec, "mode", mode, sizeof(mode))) {
+		if (shim_starts(mode, "trace") && !mode[5])
+			S.mode = SHIM_TRACE;
+		else if (shim_starts(mode, "learn") && !mode[5])
+			S.mode = SHIM_LEARN;
+	}
+	/* what an exec must carry into the child */
+	if (!spec_get(spec, "lib", lib, sizeof(lib)) || lib[0] != '/') {
+		Dl_info di;
+		if (dladdr((void *)start_from_env, &di) && di.dli_fname && di.dli_fname[0] == '/' &&
+		    len_of(di.dli_fname) < sizeof(lib))
+			copy_bytes(lib, di.dli_fname, len_of(di.dli_fname) + 1);
+		else
+			lib[0] = '\0';
+	}
+	if (lib[0])
+		carry_init(spec, lib);
+	/* [report] tell_program */
+	{
+		char tell[4];
+		if (spec_get(spec, "tell", tell, sizeof(tell)) && tell[0] == '1' && !tell[1])
+			S.tell = true;
+	}
+	/* the filtering proxy's SOCKS5 listener (net.c: the transparent path) */
+	{
+		char port[8];
+		unsigned long v = 0;
+		if (spec_get(spec, "socks", port, sizeof(port)) && all_digits(port)) {
+			for (const char *d = port; *d; d++)
+				v = v * 10 + (unsigned long)(*d - '0');
+			if (v > 0 && v < 65536)
+				S.socks = (unsigned)v;
+		}
+	}
+	S.pid = (pid_t)sys_call(SYS_getpid);
+	atomic_store(&S.state, ST_READY);
+}
+
+void shim_start(void)
+{
+	int saved = in_shim;
+
+	in_shim = 1; /* dladdr: nothing of ours runs meanwhile */
+	start_from_env();
+	in_shim = saved;
+}
+
+static int state_now(void)
+{
+	int st = atomic_load_explicit(&S.state, memory_order_acquire);
+
+	if (st == ST_NEW) {
+		/* called before our constructor ran (another library's) */
+		shim_start();
+		st = atomic_load_explicit(&S.state, memory_order_acquire);
+	}
+	return st;
+}
+
+bool shim_ready(void)
+{
+	return state_now() == ST_READY && policy_get();
+}
+
+bool shim_started(void)
+{
+	return state_now() == ST_READY;
+}
+
+enum shim_mode shim_mode(void) { return S.mode; }
+unsigned shim_socks_port(void) { return S.socks; }
+const struct policy *shim_policy(void) { return policy_get(); }
+bool shim_tell_on(void) { return S.tell; }
+
+bool shim_enter(void)
+{
+	if (in_shim || !shim_ready())
+		return false;
+	in_shim = 1;
+	return true;
+}
+
+void shim_leave(void)
+{
+	in_shim = 0;
+}
+
+/* ---- the cwd cache
+ *
+ * Relative paths are judged against the current directory, which only
+ * chdir/fchdir change: those bump `gen`, and the next relative path refills
+ * the cache with getcwd(). A seqlock lets every thread read it without a
+ * lock. A refill is stored only by the process that owns the cache (a
+ * vfork child shares this memory, but not our current directory).
+ */
+static struct {
+	atomic_uint seq;     /* odd while being written */
+	atomic_uint gen;     /* bumped by every chdir */
+	unsigned valid;      /* 1 + the gen the buffer was filled in; 0: never */
+	size_t len;
+	char buf[PATH_MAX];
+} cwdc; /* all zero: in .bss, not a page of .data every process maps */
+static atomic_flag cwd_lock = ATOMIC_FLAG_INIT;
+
+void shim_cwd_changed(void)
+{
+	atomic_fetch_add(&cwdc.gen, 1);
+}
+
+/* Is this process the one whose cwd the cache holds? The process that
+ * started the shim, or a fork child on the thread that forked (fork()
+ * keeps its pid in that thread's TLS: the TLS page is one the fork
+ * already wrote, while S's would cost the child a fault). A vfork child
+ * is neither, and must not fill the parent's cache with its own cwd. */
+
+static bool owns_cwd_cache(void)
+{
+	pid_t me = (pid_t)sys_call(SYS_getpid);
+
+	return me == S.pid || me == shim_forked_pid;
+}
+
+/* The cache missed: ask the kernel, keep the answer (its own frame: the
+ * buffer would otherwise sit on the stack of every relative path). */
+static __attribute__((noinline)) int cwd_refill_join(unsigned g, const char *path, char *out,
+						     size_t outsz)
+{
+	char tmp[PATH_MAX];
+
+	if (!getcwd(tmp, sizeof(tmp)) || tmp[0] != '/')
+		return -1; /* "(unreachable)" and the like: let the kernel judge */
+	if (owns_cwd_cache() && !atomic_flag_test_and_set(&cwd_lock)) {
+		atomic_fetch_add_explicit(&cwdc.seq, 1, memory_order_acq_rel);
+		cwdc.len = strlen(tmp);
+		memcpy(cwdc.buf, tmp, cwdc.len + 1);
+		cwdc.valid = g + 1;
+		atomic_fetch_add_explicit(&cwdc.seq, 1, memory_order_release);
+		atomic_flag_clear(&cwd_lock);
+	}
+	return path_join(tmp, path, out, outsz);
+}
+
+static int cwd_join(const char *path, char *out, size_t outsz)
+{
+	unsigned s = atomic_load_explicit(&cwdc.seq, memory_order_acquire);
+	unsigned g = atomic_load_explicit(&cwdc.gen, memory_order_acquire);
+	int rc;
+
+	if (!(s & 1) && cwdc.valid && cwdc.valid == g + 1) {
+		rc = path_join_normal(cwdc.buf, cwdc.len, path, out, outsz);
+		atomic_thread_fence(memory_order_acquire);
+		if (atomic_load_explicit(&cwdc.seq, memory_order_relaxed) == s)
+			return rc;
+	}
+	return cwd_refill_join(g, path, out, outsz);
+}
+
+/* What the descriptor names: the kernel's own record of it. (Its own
+ * frame: the buffer would otherwise sit on the stack of every absolute
+ * path's check, and in a fork child each page of stack touched costs a
+ * fault; docs/PERFORMANCE.md.) */
+static __attribute__((noinline)) int fd_abspath(int dirfd, const char *path, char *out,
+						size_t outsz)
+{
+	char base[PATH_MAX];
+	char link[40] = "/proc/self/fd/";
+	wire_utoa((unsigned)dirfd, link + 14);
+	ssize_t n = readlink(link, base, sizeof(base) - 1);
+	if (n <= 0 || base[0] != '/')
+		return -1; /* a pipe, a socket, an anon inode: not a directory */
+	base[n] = '\0';
+	if (n > 10 && !strcmp(base + n - 10, " (deleted)"))
+		return -1;
+	return path_join(base, path, out, outsz) ? -1 : 0;
+}
+
+int shim_abspath(int dirfd, const char *path, char *out, size_t outsz)
+{
+	if (path[0] == '/')
+		return path_join(NULL, path, out, outsz) ? -1 : 0;
+	if (dirfd == AT_FDCWD)
+		return cwd_join(path, out, outsz) ? -1 : 0;
+	if (dirfd < 0)
+		return -1;
+	return fd_abspath(dirfd, path, out, outsz);
+}
+
+/* ---- reports */
+
+/* How long --learn waits for room in a full pipe for one report. */
+#define LEARN_WAIT_MS 1000
+/* A wait ran out in this process: the next reports do not wait, until one
+ * gets through again. */
+static atomic_int learn_gave_up;
+
+static long ms_between(const struct timespec *a, const struct timespec *b)
+{
+	return (b->tv_sec - a->tv_sec) * 1000 + (b->tv_nsec - a->tv_nsec) / 1000000;
+}
+
+/* One report, whole (at most PIPE_BUF bytes: a pipe takes it whole or not
+ * at all), into the non-blocking pipe; waits up to wait_ms for room. */
+static bool put_report(int fd, const char *line, size_t n, long wait_ms)
+{
+	struct timespec start, now;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (;;) {
+		ssize_t w = sys_call(SYS_write, fd, line, n);
+		if (w == (ssize_t)n)
+			return true;
+		if (w >= 0 || (errno != EAGAIN && errno != EINTR))
+			return false;
+		if (errno == EINTR)
+			continue;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		long left = wait_ms - ms_between(&start, &now);
+		if (left <= 0)
+			return false;
+		struct pollfd pf = { .fd = fd, .events = POLLOUT };
+		struct timespec ts = { left / 1000, (left % 1000) * 1000000 };
+		sys_call(SYS_ppoll, &pf, 1, &ts, NULL, 0);
+	}
+}
+
+/* The shared counters page, mapped once (two threads racing both map
+ * it; the loser unmaps its copy). NULL when it cannot be. */
+static atomic_ulong *counters_page(void)
+{
+	atomic_ulong *d = atomic_load(&S.dropped), *want = NULL;
+	void *m;
+	int fd;
+
+	if (d || !S.counters[0])
+		return d;
+	if ((fd = sys_open(S.counters, O_RDWR)) < 0)
+		return NULL;
+	m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	sys_close(fd);
+	if (m == MAP_FAILED)
+		return NULL;
+	if (!atomic_compare_exchange_strong(&S.dropped, &want, (atomic_ulong *)m)) {
+		munmap(m, 4096);
+		return want;
+	}
+	return m;
+}
+
+void shim_report(char decision, enum wire_op op, const char *target, int err)
+{
+	char line[WIRE_MAX], comm[17] = "";
+	int saved = errno, fd;
+	size_t n;
+	long wait_ms = 0;
+
+	if (!S.report[0])
+		return;
+	prctl(PR_GET_NAME, comm, 0, 0, 0);
+	n = wire_encode(line, decision, op, getpid(), comm, target, err);
+	/* The program never blocks on the pipe for long: anything in the
+	 * sandbox can fill it. A full pipe drops the report, counted. --learn
+	 * would lose what it learns, so it waits a while for the supervisor
+	 * first (once a wait ran out, not again until a report gets through:
+	 * a stopped supervisor costs a process one second, not one a call). */
+	if (S.mode == SHIM_LEARN && !atomic_load_explicit(&learn_gave_up, memory_order_relaxed))
+		wait_ms = LEARN_WAIT_MS;
+	fd = sys_open(S.report, O_WRONLY | O_NONBLOCK);
+	if (fd >= 0 && put_report(fd, line, n, wait_ms)) {
+		atomic_store_explicit(&learn_gave_up, 0, memory_order_relaxed);
+	} else {
+		if (wait_ms)
+			atomic_store_explicit(&learn_gave_up, 1, memory_order_relaxed);
+		atomic_ulong *d = counters_page();
+		if (d)
+			atomic_fetch_add_explicit(d, 1, memory_order_relaxed);
+	}
+	if (fd >= 0)
+		sys_close(fd);
+	errno = saved;
+}
+
+/* --trace/--learn: each (op, path) once per process. A lossy cache: a
+ * collision only means a repeat the supervisor folds. */
+#define SEEN_SLOTS 4096
+static atomic_ulong seen[SEEN_SLOTS];
+
+static unsigned long hash(enum wire_op op, const char *s)
+{
+	unsigned long h = 1469598103934665603UL ^ (unsigned long)op;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211UL;
+	return h | 1;
+}
+
+void shim_trace(enum wire_op op, const char *target)
+{
+	unsigned long h = hash(op, target);
+	atomic_ulong *slot = &seen[h % SEEN_SLOTS];
+
+	if (atomic_load_explicit(slot, memory_order_relaxed) == h)
+		return;
+	atomic_store_explicit(slot, h, memory_order_relaxed);
+	shim_report(WIRE_ALLOW, op, target, 0);
+}
