@@ -8,7 +8,7 @@
  * raw system call) and its number reused, so an entry may be stale. The
  * check uses it only to let a call through early; when the policy would
  * refuse the path it names, the check asks the kernel (readlink) and
- * judges again (shim.c, shim_check). A stale entry can so cost an early
+ * judges again (check.c, shim_check). A stale entry can so cost an early
  * explanation — the kernel still decides, and a refusal it makes is
  * explained from the kernel's record — but never refuse a call the
  * boundary allows. --trace and --learn, which report allowed accesses by

@@ -12,7 +12,7 @@
  *   check.c                     the check before a call, the look after
  *   wrappers.c, exec.c,         the interposed libc functions
  *   syscall.c, net.c            (symbols.def)
- *   shim.c                      start-up and fork()
+ *   shim.c                      the constructor and fork()
  *
  * The shim is advisory (README, docs/REPORTS.md): a static binary or a raw
  * syscall never meets it. The boundary is bubblewrap and seccomp.

@@ -358,7 +358,7 @@ for mode in fork vfork spawn; do
 done
 
 ts fork_child_judges_relative_paths_from_its_own_new_directory_and_parent_from_its_own
-# the cwd cache is the parent's memory copied into the child (shim.c,
+# the cwd cache is the parent's memory copied into the child (core.c,
 # owns_cwd_cache): the child's chdir must not leave it judging from the
 # parent's directory, nor the child's answer reach the parent
 if prog children; then
