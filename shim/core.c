@@ -57,7 +57,7 @@ static char carry_big[1024 + PATH_MAX + 16]; /* when its buf is too small */
 
 /* Initial-exec TLS: no allocation on first use (the shim is loaded at
  * start-up with LD_PRELOAD, so static TLS is always there). */
-static __thread int in_shim __attribute__((tls_model("initial-exec")));
+__thread int shim_on_stack __attribute__((tls_model("initial-exec")));
 __thread int *shim_errno_ptr __attribute__((tls_model("initial-exec")));
 /* A fork child's pid, on the thread that forked (core.h; owns_cwd_cache). */
 __thread pid_t shim_forked_pid __attribute__((tls_model("initial-exec")));
@@ -289,14 +289,14 @@ static const struct policy *policy_get(void)
 	const struct policy *p = atomic_load_explicit(&S.policy, memory_order_acquire), *want = NULL;
 	struct attached a;
 
-	int saved = in_shim;
+	int saved = shim_on_stack;
 	bool ok;
 
 	if (p || atomic_load_explicit(&S.state, memory_order_relaxed) != ST_READY)
 		return p;
-	in_shim = 1; /* mmap: nothing of ours runs meanwhile */
+	shim_on_stack = 1; /* mmap: nothing of ours runs meanwhile */
 	ok = attach_policy(S.policy_path, &a);
-	in_shim = saved;
+	shim_on_stack = saved;
 	if (!ok) {
 		say("cannot map the policy (SBX_SHIM policy=)");
 		atomic_store(&S.state, ST_OFF);
@@ -395,11 +395,11 @@ static void start_from_env(void)
 
 void shim_start(void)
 {
-	int saved = in_shim;
+	int saved = shim_on_stack;
 
-	in_shim = 1; /* dladdr: nothing of ours runs meanwhile */
+	shim_on_stack = 1; /* dladdr: nothing of ours runs meanwhile */
 	start_from_env();
-	in_shim = saved;
+	shim_on_stack = saved;
 }
 
 static int state_now(void)
@@ -428,19 +428,6 @@ enum shim_mode shim_mode(void) { return S.mode; }
 unsigned shim_socks_port(void) { return S.socks; }
 const struct policy *shim_policy(void) { return policy_get(); }
 bool shim_tell_on(void) { return S.tell; }
-
-bool shim_enter(void)
-{
-	if (in_shim || !shim_ready())
-		return false;
-	in_shim = 1;
-	return true;
-}
-
-void shim_leave(void)
-{
-	in_shim = 0;
-}
 
 /* ---- the cwd cache
  *

@@ -127,10 +127,24 @@ struct shim_carry {
 };
 extern struct shim_carry shim_carry SHIM_SHARED;
 
-/* The per-thread guard: shim_enter() is false when the shim is off or
- * already on this thread's stack. */
-bool shim_enter(void);
-void shim_leave(void);
+/* The per-thread guard: set while the shim is on this thread's stack
+ * (initial-exec TLS: no allocation on first use), so that a libc
+ * function the shim calls never comes back into it. shim_enter() is
+ * false when the shim is off or already on this thread's stack. Inline:
+ * every interposed call passes here. */
+extern __thread int shim_on_stack __attribute__((tls_model("initial-exec")));
+static inline bool shim_enter(void)
+{
+	if (shim_on_stack || !shim_ready())
+		return false;
+	shim_on_stack = 1;
+	return true;
+}
+
+static inline void shim_leave(void)
+{
+	shim_on_stack = 0;
+}
 
 /* cwd cache: invalidated by chdir/fchdir. */
 void shim_cwd_changed(void);
