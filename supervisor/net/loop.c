@@ -3,7 +3,7 @@
  * A connection is two ends (the sandbox's client, the upstream we dial) and
  * two directions, each with one bounded queue: at most NET_BUF_SIZE bytes in
  * a user-space buffer, or a pipe of the same size when an established tunnel
- * is relayed with splice(2). A direction reads its source only while its
+ * is relayed with splice(2) (1 MiB for a few bulk transfers: bulk_grow). A direction reads its source only while its
  * queue has room, so a side that stops reading stops the other side at
  * once (its socket buffer fills, TCP tells the sender): memory per
  * connection is fixed whatever the peers do.
