@@ -165,6 +165,19 @@ int notify_read_mem(const struct call *c, unsigned long long addr, void *out, si
 	return process_vm_readv(c->pid, &l, 1, &rm, 1, 0) == (ssize_t)n ? 0 : -EFAULT;
 }
 
+int notify_read_addr(const struct call *c, unsigned long long aaddr, unsigned *alen, void *out,
+		     size_t outsz)
+{
+	memset(out, 0, outsz);
+	if (*alen > outsz)
+		*alen = (unsigned)outsz;
+	if (*alen < sizeof(sa_family_t))
+		return EINVAL;
+	if (notify_read_mem(c, aaddr, out, *alen))
+		return EFAULT;
+	return notify_call_valid(c) ? 0 : ENOENT;
+}
+
 /* The program's umask (/proc/PID/status, Linux 4.7). The status files
  * of the last few callers are held open and read again from the start:
  * one pread instead of open, read, close. A held file is the process's,

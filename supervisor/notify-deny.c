@@ -205,16 +205,10 @@ struct answer notify_bind(struct call *c, int sockfd, unsigned long long aaddr, 
 	if (s < 0)
 		return ERR(-s);
 	sock_kind(s, &domain, &type);
-	memset(&ss, 0, sizeof(ss));
-	if (alen > sizeof(ss))
-		alen = sizeof(ss);
-	if (alen < sizeof(sa_family_t) || notify_read_mem(c, aaddr, &ss, alen)) {
+	int rd = notify_read_addr(c, aaddr, &alen, &ss, sizeof(ss));
+	if (rd) {
 		close(s);
-		return ERR(alen < sizeof(sa_family_t) ? EINVAL : EFAULT);
-	}
-	if (!notify_call_valid(c)) {
-		close(s);
-		return ERR(ENOENT);
+		return ERR(rd);
 	}
 	/* Every bind is made here, on the socket we took (a descriptor
 	 * swapped meanwhile changes nothing), with the bytes we read. A

@@ -215,6 +215,12 @@ void notify_forget_last_dir(struct notify *n);
 bool notify_call_valid(const struct call *c);
 /* n bytes at addr in the caller's memory. 0 or -EFAULT. */
 int notify_read_mem(const struct call *c, unsigned long long addr, void *out, size_t n);
+/* The address of a bind() or connect(), read from the caller into `out`
+ * (zeroed first; *alen clamped to outsz), then the request checked still
+ * waiting. 0, or the errno to answer: EINVAL (shorter than a family),
+ * EFAULT, ENOENT (the caller left the call). */
+int notify_read_addr(const struct call *c, unsigned long long aaddr, unsigned *alen, void *out,
+		     size_t outsz);
 void notify_comm_of(pid_t pid, char *out, size_t outsz);
 /* The caller's descriptor `fd`, as one of ours (pidfd_getfd), or -errno. */
 int notify_take_fd(const struct call *c, int fd);

@@ -281,16 +281,10 @@ struct answer notify_net_connect(struct call *c, int s, int sockfd, unsigned lon
 		close(s);
 		return ERR(EISCONN);
 	}
-	memset(&ss, 0, sizeof(ss));
-	if (alen > sizeof(ss))
-		alen = sizeof(ss);
-	if (alen < sizeof(sa_family_t) || notify_read_mem(c, aaddr, &ss, alen)) {
+	int e = notify_read_addr(c, aaddr, &alen, &ss, sizeof(ss));
+	if (e) {
 		close(s);
-		return ERR(alen < sizeof(sa_family_t) ? EINVAL : EFAULT);
-	}
-	if (!notify_call_valid(c)) {
-		close(s);
-		return ERR(ENOENT);
+		return ERR(e);
 	}
 	/* our copy of the address from here on. Where the kernel decides,
 	 * the connect is still made by us on the socket we took, never

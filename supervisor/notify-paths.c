@@ -1561,16 +1561,10 @@ struct answer notify_connect(struct call *c, int sockfd, unsigned long long aadd
 		}
 		return notify_connect_here(c, s, &ss, alen);
 	}
-	memset(&sun, 0, sizeof(sun));
-	if (alen > sizeof(sun))
-		alen = sizeof(sun);
-	if (alen < sizeof(sa_family_t) || notify_read_mem(c, aaddr, &sun, alen)) {
+	int rd = notify_read_addr(c, aaddr, &alen, &sun, sizeof(sun));
+	if (rd) {
 		close(s);
-		return ERR(alen < sizeof(sa_family_t) ? EINVAL : EFAULT);
-	}
-	if (!notify_call_valid(c)) {
-		close(s);
-		return ERR(ENOENT);
+		return ERR(rd);
 	}
 	if (sun.sun_family != AF_UNIX) {
 		close(s);

@@ -3,7 +3,7 @@
  * A connection is two ends (the sandbox's client, the upstream we dial) and
  * two directions, each with one bounded queue: at most NET_BUF_SIZE bytes in
  * a user-space buffer, or a pipe of the same size when an established tunnel
- * is relayed with splice(2). A direction reads its source only while its
+ * is relayed with splice(2) (1 MiB for a few bulk transfers: bulk_grow). A direction reads its source only while its
  * queue has room, so a side that stops reading stops the other side at
  * once (its socket buffer fills, TCP tells the sender): memory per
  * connection is fixed whatever the peers do.
@@ -143,6 +143,7 @@ struct net_loop {
 	char *pool[POOL_MAX]; /* released queues kept for reuse (buf_get) */
 	size_t pool_hi[POOL_MAX], npool;
 	unsigned nbulk;       /* directions holding a big pipe (BULK_MAX) */
+	bool in_batch;        /* net_loop_run_once is handling events */
 	uint64_t now, next_sweep;
 };
 
@@ -1768,6 +1769,20 @@ struct net_names *net_loop_names(struct net_loop *l)
 	return l->names;
 }
 
+static void bury(struct net_loop *l);
+
+/* A record killed from outside the loop (a refused dial, a cancel) is
+ * freed at once: the supervisor runs the loop only when its descriptor
+ * has events or its timers are due (run.c), and a program calling
+ * connect() to a refused host in a loop would otherwise pile up a record
+ * (1 KiB) a call until the next sweep. Inside a batch, an event still to
+ * come may name it: bury() after the batch does it then. */
+static void bury_outside_batch(struct net_loop *l)
+{
+	if (!l->in_batch)
+		bury(l);
+}
+
 /* A struct conn without a client socket: what the caller holds is the
  * conn itself, under the public name. */
 int net_loop_dial(struct net_loop *l, const struct net_host *host, unsigned port, int pid,
@@ -1804,6 +1819,7 @@ int net_loop_dial(struct net_loop *l, const struct net_host *host, unsigned port
 		*out = NULL; /* answered already */
 	else
 		update_events(c);
+	bury_outside_batch(l);
 	return 0;
 }
 
@@ -1811,11 +1827,11 @@ void net_loop_dial_cancel(struct net_loop *l, struct net_dial *d)
 {
 	struct conn *c = (struct conn *)d;
 
-	(void)l;
 	if (!c || c->st == ST_DEAD)
 		return;
 	c->done = NULL;
 	conn_kill(c);
+	bury_outside_batch(l);
 }
 
 int net_loop_timeout(const struct net_loop *l)
@@ -1846,6 +1862,7 @@ int net_loop_run_once(struct net_loop *l, int timeout_ms)
 	if (n < 0)
 		return errno == EINTR ? 0 : -errno;
 	l->now = mono_ms();
+	l->in_batch = true;
 	for (int i = 0; i < n; i++) {
 		uint8_t obj = *(uint8_t *)evs[i].data.ptr;
 		if (obj == NET_OBJ_LISTENER) {
@@ -1877,6 +1894,7 @@ int net_loop_run_once(struct net_loop *l, int timeout_ms)
 		sweep(l);
 		l->next_sweep = l->now + SWEEP_MS;
 	}
+	l->in_batch = false;
 	bury(l);
 	return 0;
 }

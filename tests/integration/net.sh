@@ -285,6 +285,97 @@ EOF
 res=$(timeout 60 python3 both.py "$HP" "$SP" "$ECHO" 2>&1 | tail -1)
 if [ "$res" = "True True" ]; then ok; else bad "$res"; fi
 
+t big_pipes_at_most_eight_and_given_back_when_tunnels_close
+# bulk_grow: 10 tunnels (CONNECT and SOCKS5) to the echo server, each
+# past 4 MiB both ways, their clients stalled (not reading) right after
+# the growth: exactly 8 of the 20 directions hold a 1 MiB pipe (counted
+# in the proxy's own descriptors). Then two tunnels of three finish
+# byte-exact, the third is reset with its pipes full; the proxy holds no
+# big pipe any more, and a new tunnel gets both of its directions grown:
+# the count went back to 0 (no slot leaked). 24 MiB each and small socket
+# buffers on the client, so the stall stays in the proxy.
+cat > bulk.py <<'EOF'
+import fcntl, hashlib, os, socket, sys, threading, time
+hp, sp, echo, pid = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+data = os.urandom(24 << 20); want = hashlib.sha256(data).digest()
+STALL = 5 << 20
+def big_pipes():
+    seen, n = set(), 0
+    for fd in os.listdir("/proc/%d/fd" % pid):
+        p = "/proc/%d/fd/%s" % (pid, fd)
+        try: t = os.readlink(p)
+        except OSError: continue
+        if not t.startswith("pipe:") or t in seen: continue
+        seen.add(t)
+        try: f = os.open(p, os.O_RDONLY | os.O_NONBLOCK)
+        except OSError: continue
+        try: n += fcntl.fcntl(f, 1032) >= (1 << 20)  # F_GETPIPE_SZ
+        finally: os.close(f)
+    return n
+class Tunnel:
+    def __init__(self, socks):
+        s = socket.socket()  # small buffers: the stall stays in the proxy's pipes
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 65536)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 65536)
+        s.connect(("127.0.0.1", sp if socks else hp)); s.settimeout(60)
+        if socks:
+            s.sendall(b"\x05\x01\x00\x05\x01\x00\x01\x7f\x00\x00\x01" + echo.to_bytes(2, "big"))
+            r = b""
+            while len(r) < 12: r += s.recv(12 - len(r))
+            assert r[:2] == b"\x05\x00", r
+        else:
+            s.sendall(b"CONNECT 127.0.0.1:%d HTTP/1.1\r\n\r\n" % echo)
+            h = b""
+            while b"\r\n\r\n" not in h: h += s.recv(1)
+            assert b" 200 " in h, h
+        self.s, self.ok = s, None
+        self.stalled, self.go = threading.Event(), threading.Event()
+        self.ts = [threading.Thread(target=self.send), threading.Thread(target=self.recv)]
+        for t in self.ts: t.start()
+    def send(self):
+        try:
+            for i in range(0, len(data), 100000): self.s.sendall(data[i:i + 100000])
+            self.s.shutdown(socket.SHUT_WR)
+        except OSError: pass
+    def recv(self):
+        h, n = hashlib.sha256(), 0
+        while True:
+            if n >= STALL and not self.stalled.is_set():
+                self.stalled.set(); self.go.wait()
+            try: b = self.s.recv(65536)
+            except OSError: break
+            if not b: break
+            h.update(b); n += len(b)
+        self.ok = n == len(data) and h.digest() == want
+    def finish(self):
+        self.go.set()
+        for t in self.ts: t.join()
+        self.s.close()
+        return self.ok
+    def abort(self):  # a reset while the proxy's pipes are full
+        self.s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\0\0\0\0\0\0\0")
+        self.s.shutdown(socket.SHUT_RDWR)
+        self.go.set()
+        for t in self.ts: t.join()
+        self.s.close()
+        return self.ok is False
+def settle(want_n):
+    for _ in range(100):
+        if big_pipes() == want_n: break
+        time.sleep(0.1)
+    return big_pipes()
+ts = [Tunnel(i % 2 == 1) for i in range(10)]
+for t in ts: t.stalled.wait(60)
+during = big_pipes()
+oks = [t.finish() if i % 3 else t.abort() for i, t in enumerate(ts)]
+after = settle(0)
+t = Tunnel(False); t.stalled.wait(60)
+again = big_pipes()
+print(during, all(oks), after, again, t.finish())
+EOF
+res=$(timeout 120 python3 bulk.py "$HP" "$SP" "$ECHO" "$PXPID" 2>&1 | tail -1)
+if [ "$res" = "8 True 0 2 True" ]; then ok; else bad "$res"; fi
+
 t a_client_that_stops_reading_keeps_memory_bounded
 cat > stall.py <<'EOF'
 import socket, sys, time

@@ -539,6 +539,20 @@ if have_probe; then
 	else bad "rc=$RC $(tail -2 "$B/out")"; fi
 fi
 
+t threads_killed_mid_call_by_the_hundred_leave_the_supervisor_serving_static
+# The supervisor takes a request without a second poll() when its own
+# poll() saw the listener readable (notify_serve's `ready`): a request
+# whose caller was SIGKILLed in between must make the receive fail
+# (ENOENT), never block the supervisor. 300 children of 8 threads, each
+# killed in the middle of creates and refused connects.
+if have_probe; then
+	mkdir kf
+	nx "$P" killflood kf 300 8
+	if has '^after-killflood: ok$' out && [ -f kf/after-killflood ] && [ "$RC" -eq 0 ] &&
+	   [ "$(cat kf/after-killflood)" = evil ]; then ok
+	else bad "rc=$RC $(tail -2 "$B/out")"; fi
+fi
+
 t a_flood_of_requests_is_served_and_bounded_static
 if have_probe; then
 	mkdir flood

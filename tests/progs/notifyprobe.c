@@ -14,6 +14,10 @@
  *   notifyprobe flood DIR THREADS N    THREADS threads each create N files in DIR
  *   notifyprobe churn DIR N            N children, each killed while it loops on
  *                                      creates, then one create more
+ *   notifyprobe killflood DIR N T      N children of T threads each, looping on
+ *                                      creates and on connect() to 192.0.2.7:80,
+ *                                      each child SIGKILLed 0-6 ms after it
+ *                                      started, then one create more
  *   notifyprobe hold DIR               create DIR/alive-PID, then loop on creates
  *
  * Each step prints one line (`STEP: ok` or `STEP: <strerror>`).
@@ -30,6 +34,8 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -238,6 +244,51 @@ static int churn(const char *dir, int n)
 	return say("after-churn", create(p));
 }
 
+/* killflood: threads in the middle of notified calls when SIGKILL comes,
+ * some between the supervisor's poll() and its receive */
+static const char *kf_dir;
+
+static void *kf_thread(void *arg)
+{
+	char p[4096];
+	long id = (long)arg;
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(80) };
+
+	inet_pton(AF_INET, "192.0.2.7", &sa.sin_addr);
+	for (int k = 0;; k++) {
+		if (id % 4 == 3) {
+			int s = socket(AF_INET, SOCK_STREAM, 0);
+			connect(s, (struct sockaddr *)&sa, sizeof(sa));
+			close(s);
+			continue;
+		}
+		snprintf(p, sizeof(p), "%s/k%d-%ld-%d", kf_dir, (int)getpid(), id, k % 8);
+		create(p);
+	}
+	return NULL;
+}
+
+static int killflood(const char *dir, int n, int threads)
+{
+	char p[4096];
+
+	kf_dir = dir;
+	for (int i = 0; i < n; i++) {
+		pid_t c = fork();
+		if (c == 0) {
+			pthread_t t;
+			for (long k = 1; k < threads; k++)
+				pthread_create(&t, NULL, kf_thread, (void *)k);
+			kf_thread((void *)0);
+		}
+		usleep((useconds_t)(i % 7) * 1000);
+		kill(c, SIGKILL);
+		waitpid(c, NULL, 0);
+	}
+	snprintf(p, sizeof(p), "%s/after-killflood", dir);
+	return say("after-killflood", create(p));
+}
+
 static __attribute__((noreturn)) void hold(const char *dir)
 {
 	char p[4096];
@@ -280,6 +331,8 @@ int main(int argc, char **argv)
 		return flood(argv[2], atoi(argv[3]), atoi(argv[4])) ? 1 : 0;
 	if (argc == 4 && !strcmp(argv[1], "churn"))
 		return churn(argv[2], atoi(argv[3])) ? 1 : 0;
+	if (argc == 5 && !strcmp(argv[1], "killflood"))
+		return killflood(argv[2], atoi(argv[3]), atoi(argv[4])) ? 1 : 0;
 	if (argc == 3 && !strcmp(argv[1], "hold"))
 		hold(argv[2]);
 	fprintf(stderr, "notifyprobe: unknown mode\n");

@@ -6,6 +6,7 @@
  * EPERM, and a closed port as the dial's own error. */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <malloc.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,6 +105,35 @@ Test(net_dial, refused_host_is_eperm_with_one_report_naming_the_caller)
 	cr_assert_eq(s.proto, NET_PROTO_SECCOMP);
 	cr_assert_eq(s.pid, 42);
 	cr_assert_str_eq(s.comm, "client");
+	net_loop_free(l);
+	policy_free(pol);
+	unlink(hosts);
+}
+
+/* The supervisor runs the loop only when its epoll descriptor has events
+ * or its timers are due (run.c), so a dial refused at once -- a sandboxed
+ * program calling connect() to a refused host in a loop -- must not leave
+ * its record for the loop's next run: 20,000 of them were 20 MB held until
+ * the next second's sweep. Freed (kept as a spare) at once, the heap stays
+ * flat. (mallinfo2 says nothing under ASan: there it proves nothing.) */
+Test(net_dial, refused_dials_are_freed_without_waiting_for_the_loop)
+{
+	struct seen s = { 0 };
+	struct result r = { 0 };
+	struct net_dial *d;
+	char hosts[] = "/tmp/sbx-dial-XXXXXX";
+	struct net_loop *l = loop_for("[network]\nallow_domains = allowed.test\n", &s, hosts);
+	struct net_host h;
+
+	net_host_parse("refused.test", 12, &h);
+	cr_assert_eq(net_loop_dial(l, &h, 80, 42, "client", done, &r, &d), 0);
+	size_t before = mallinfo2().uordblks;
+	for (int i = 0; i < 2000; i++)
+		cr_assert_eq(net_loop_dial(l, &h, 80, 42, "client", done, &r, &d), 0);
+	size_t after = mallinfo2().uordblks;
+	cr_assert_eq(r.calls, 2001);
+	cr_assert_lt(after, before + 100000, "heap grew by %zu bytes over 2000 refused dials",
+		     after - before);
 	net_loop_free(l);
 	policy_free(pol);
 	unlink(hosts);
