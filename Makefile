@@ -51,7 +51,9 @@ SUPERVISOR_SRCS += supervisor/mountids.c supervisor/pathwalk.c
 SUPERVISOR_SRCS += supervisor/landlock.c supervisor/nested.c
 INIT_SRCS := supervisor/sbx-init.c supervisor/init-mounts.c supervisor/init-connect.c \
 	supervisor/init-notify.c supervisor/pathwalk.c
-SHIM_SRCS := shim/core.c shim/shim.c shim/check.c shim/wrappers.c shim/exec.c shim/net.c shim/namemap.c shim/resolve.c shim/tell.c shim/syscall.c shim/dirfds.c \
+# The order is the link order: shim.c's fork() cache of libc's fork comes
+# first in .bss, on the page start-up writes anyway (docs/PERFORMANCE.md).
+SHIM_SRCS := shim/shim.c shim/core.c shim/check.c shim/wrappers.c shim/exec.c shim/net.c shim/namemap.c shim/resolve.c shim/tell.c shim/syscall.c shim/dirfds.c \
 	shim/wire.c shim/elfcheck.c
 # The policy queries the shim links in (no INI parsing, no compiler).
 SHIM_POLICY_SRCS := policy/query.c policy/glob.c policy/path.c policy/blob.c policy/hint.c
