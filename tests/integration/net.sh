@@ -564,6 +564,37 @@ fetch(process.argv[1]).then(r => r.arrayBuffer()).then(b =>
 	if [ $PXRC -eq 0 ] && [ "$(cat "$D/px.out")" = "$want" ]; then ok; else bad "rc=$PXRC $(head -c 200 "$D/px.out")"; pxerr; fi
 fi
 
+t sandboxed_pip_download_from_a_local_index_is_byte_exact
+# pip follows the proxy variables (PIP_PROXY too): a PEP 503 index on the
+# files server, a wheel made here; pip checks the #sha256 itself, and the
+# file that lands in the workspace must be the server's, byte for byte
+if command -v python3 >/dev/null && python3 -m pip --version >/dev/null 2>&1; then
+	mkdir -p "$D/simple/sbxpipdemo" "$D/pkgs"
+	python3 - "$D/pkgs/sbxpipdemo-1.0-py3-none-any.whl" <<'EOF2'
+import os, sys, zipfile
+with zipfile.ZipFile(sys.argv[1], "w") as z:
+    z.writestr("sbxpipdemo/__init__.py", "X = %r\n" % os.urandom(16).hex())
+    z.writestr("sbxpipdemo-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: sbxpipdemo\nVersion: 1.0\n")
+    z.writestr("sbxpipdemo-1.0.dist-info/WHEEL",
+               "Wheel-Version: 1.0\nGenerator: sbx-test\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
+    z.writestr("sbxpipdemo-1.0.dist-info/RECORD", "")
+EOF2
+	whl_sum=$(sha256sum < "$D/pkgs/sbxpipdemo-1.0-py3-none-any.whl" | cut -d' ' -f1)
+	printf '<html><body><a href="../../pkgs/sbxpipdemo-1.0-py3-none-any.whl#sha256=%s">sbxpipdemo-1.0-py3-none-any.whl</a></body></html>\n' \
+		"$whl_sum" > "$D/simple/sbxpipdemo/index.html"
+	chmod -R a+rX "$D/simple" "$D/pkgs"
+	rm -rf "$WS/dl"
+	px -q "${ALLOW[@]}" -- sh -c "python3 -m pip download -q --no-deps --no-cache-dir \
+		--disable-pip-version-check --index-url http://allowed.test:$FILES/simple/ \
+		--trusted-host allowed.test \
+		-d dl sbxpipdemo 2>&1; echo PIP=\$?"
+	got=$( (sha256sum < "$WS/dl/sbxpipdemo-1.0-py3-none-any.whl") 2>/dev/null | cut -d' ' -f1)
+	if [ $PXRC -eq 0 ] && grep -qx "PIP=0" "$D/px.out" && [ "$got" = "$whl_sum" ] &&
+	   [ "$(pxlog '[(r["decision"], r["target"]) for r in L]')" = "[]" ]; then ok
+	else bad "rc=$PXRC got=${got:-none} $(tr '\n' ' ' < "$D/px.out" | head -c 300)"; pxerr; fi
+	rm -rf "$WS/dl"
+else skip "no pip for $(id -un)'s python3"; fi
+
 t sandboxed_git_clone_over_smart_http_is_exact
 # git http-backend as a CGI behind a small python server (GET info/refs,
 # POST git-upload-pack: a request body relayed through the proxy)
