@@ -43,6 +43,7 @@
 #define BULK_AFTER (4u << 20)   /* ... and gets a big pipe after this much more */
 #define BULK_PIPE (1u << 20)    /* a big pipe's size (pipe-max-size's default) */
 #define BULK_MAX 8              /* big pipes at once: the user's pipe pages are shared */
+#define SPLICE_MAX 128          /* spliced directions at once (pipe pairs), same reason */
 #define DEFER_ACCEPT_S 1        /* TCP_DEFER_ACCEPT on the HTTP and SOCKS listeners */
 
 struct listener {
@@ -143,6 +144,7 @@ struct net_loop {
 	char *pool[POOL_MAX]; /* released queues kept for reuse (buf_get) */
 	size_t pool_hi[POOL_MAX], npool;
 	unsigned nbulk;       /* directions holding a big pipe (BULK_MAX) */
+	unsigned npipes;      /* directions holding a pipe pair (SPLICE_MAX) */
 	bool in_batch;        /* net_loop_run_once is handling events */
 	uint64_t now, next_sweep;
 };
@@ -341,6 +343,7 @@ static void dir_free(struct net_loop *l, struct dir *d)
 	if (d->pipe[0] >= 0) {
 		close(d->pipe[0]);
 		close(d->pipe[1]);
+		l->npipes--;
 	}
 	d->pipe[0] = d->pipe[1] = -1;
 	if (d->bulk)
@@ -628,17 +631,22 @@ static void tunnel_start(struct conn *c)
  * descriptors and eight system calls more per connection than the queue,
  * so the pipe is made only then. Called with the queue empty, so every
  * byte of the pipe comes after the queue's; a failure (EMFILE) just
- * leaves the direction on its queue. */
+ * leaves the direction on its queue. A pipe's pages count against the
+ * user's pipe-user-pages-soft (16384 pages by default), which all their
+ * programs share: past it the kernel gives every new pipe of theirs 8 KiB.
+ * So at most SPLICE_MAX directions splice at once (2048 pages, 64 KiB
+ * each); the others relay through their queues, slower but the same. */
 static void splice_start(struct conn *c, struct dir *d)
 {
 	if (c->st != ST_TUNNEL || c->l->cfg.no_splice || d->pipe[0] >= 0 ||
-	    d->moved < SPLICE_AFTER)
+	    d->moved < SPLICE_AFTER || c->l->npipes >= SPLICE_MAX)
 		return;
 	if (pipe2(d->pipe, O_NONBLOCK | O_CLOEXEC)) {
 		d->pipe[0] = d->pipe[1] = -1;
 		d->moved = 0; /* not again at once */
 		return;
 	}
+	c->l->npipes++;
 	/* a user over pipe-user-pages-soft gets smaller pipes: ask */
 	int sz = fcntl(d->pipe[0], F_GETPIPE_SZ);
 	d->pipesz = sz > 0 ? (size_t)sz : 4096;

@@ -376,6 +376,50 @@ EOF
 res=$(timeout 120 python3 bulk.py "$HP" "$SP" "$ECHO" "$PXPID" 2>&1 | tail -1)
 if [ "$res" = "8 True 0 2 True" ]; then ok; else bad "$res"; fi
 
+t spliced_directions_at_most_128_the_rest_relayed_byte_exact
+# splice_start: a pipe's pages are the user's (pipe-user-pages-soft), so
+# at most 128 directions splice at once. 80 tunnels (160 directions) to
+# the echo server, each 256 KiB there and back, byte-exact, then held
+# open: the proxy holds exactly 128 pipes (the 32 other directions relay
+# through their queues); once they close it holds none.
+cat > splicecap.py <<'EOF'
+import hashlib, os, socket, sys, threading, time
+hp, echo, pid = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+data = os.urandom(256 << 10)
+def pipes():
+    seen = set()
+    for fd in os.listdir("/proc/%d/fd" % pid):
+        try: t = os.readlink("/proc/%d/fd/%s" % (pid, fd))
+        except OSError: continue
+        if t.startswith("pipe:"): seen.add(t)
+    return len(seen)
+base = pipes()
+def tunnel():
+    s = socket.create_connection(("127.0.0.1", hp)); s.settimeout(60)
+    s.sendall(b"CONNECT 127.0.0.1:%d HTTP/1.1\r\n\r\n" % echo)
+    h = b""
+    while b"\r\n\r\n" not in h: h += s.recv(1)
+    assert b" 200 " in h, h
+    t = threading.Thread(target=s.sendall, args=(data,)); t.start()
+    got = b""
+    while len(got) < len(data):
+        b = s.recv(65536)
+        if not b: break
+        got += b
+    t.join()
+    return s, got == data  # open: its two directions past 64 KiB each
+ts = [tunnel() for _ in range(80)]
+during = pipes() - base
+for s, _ in ts:
+    s.shutdown(socket.SHUT_WR); s.recv(1); s.close()
+for _ in range(100):
+    if pipes() == base: break
+    time.sleep(0.1)
+print(during, sum(ok for _, ok in ts), pipes() - base)
+EOF
+res=$(timeout 120 python3 splicecap.py "$HP" "$ECHO" "$PXPID" 2>&1 | tail -1)
+if [ "$res" = "128 80 0" ]; then ok; else bad "pipes during / tunnels exact / pipes after: $res"; fi
+
 t a_client_that_stops_reading_keeps_memory_bounded
 cat > stall.py <<'EOF'
 import socket, sys, time
