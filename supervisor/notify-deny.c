@@ -218,6 +218,17 @@ struct answer notify_bind(struct call *c, int sockfd, unsigned long long aaddr, 
 		close(s);
 		return a;
 	}
+	/* A Unix socket with another family in our copy is never CONTINUEd:
+	 * the kernel would read the caller's memory again, which a thread
+	 * has meanwhile turned into AF_UNIX and a protected path (a socket
+	 * file named .mcp.json was made that way). Bound here, with our
+	 * copy: the kernel's own answer (EINVAL) on the socket we took. */
+	if (domain == AF_UNIX) {
+		int rc = bind(s, (struct sockaddr *)&ss, alen);
+		int e = errno;
+		close(s);
+		return rc ? ERR(e) : OK(0);
+	}
 	/* Another family (netlink, packet...) is the kernel's to bind, with
 	 * the program's own credentials: the supervisor owns the sandbox's
 	 * user namespace and would pass checks the program fails. (A swap

@@ -260,6 +260,20 @@ if have_probe && command -v python3 >/dev/null; then
 	else bad "bad got: $(head -c 100 "$B/got-bad" 2>/dev/null | tr '\n' ' ') $(cat "$B/out")"; fi
 fi
 
+# bind() reads the address again if the supervisor CONTINUEs: a Unix
+# socket whose address says AF_INET at the check and AF_UNIX plus a
+# protected name a moment later made a socket file .mcp.json in the
+# workspace (about one try in a thousand). The denial in the report shows
+# the check saw both families; nothing is bound, nothing is left.
+t toctou_bind_flipping_family_never_makes_a_protected_name
+if have_probe; then
+	sx -q --no-shim -- "$P" race-bind-family .mcp.json 3
+	if has '^race-bind: 0 bound, [1-9][0-9]* refused$' out && [ ! -e .mcp.json ] &&
+	   hasf "denied write of $W/.mcp.json by \`deny_write = .mcp.json\`" err; then ok
+	else bad "$(tr '\n' ' ' < "$B/out") left: $(ls -A | tr '\n' ' ')"; fi
+	rm -f .mcp.json
+fi
+
 # ---- Unix sockets by path
 
 t unix_socket_refused_by_default_reached_when_listed_static

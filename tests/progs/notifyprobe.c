@@ -11,6 +11,10 @@
  *                                      GOOD and BAD for S seconds while another
  *                                      opens it with O_CREAT (and unlinks GOOD)
  *   notifyprobe race-connect GOOD BAD S  the same with connect() and WORD "race"
+ *   notifyprobe race-bind-family PATH S  one thread flips a Unix socket's
+ *                                      address between AF_INET and AF_UNIX
+ *                                      (path PATH) for S seconds while another
+ *                                      binds new Unix sockets to it
  *   notifyprobe flood DIR THREADS N    THREADS threads each create N files in DIR
  *   notifyprobe churn DIR N            N children, each killed while it loops on
  *                                      creates, then one create more
@@ -188,6 +192,43 @@ static int race_connect(int seconds)
 	return 0;
 }
 
+/* bind() on a Unix socket with an address whose family a thread flips:
+ * a check that sees AF_INET must not let the kernel read it again (it
+ * would find AF_UNIX and a path nobody checked). */
+static void *flip_family(void *arg)
+{
+	while (!stop) {
+		live_addr.family = AF_INET;
+		__asm__ volatile("" ::: "memory");
+		live_addr.family = AF_UNIX;
+		__asm__ volatile("" ::: "memory");
+	}
+	return arg;
+}
+
+static int race_bind_family(const char *path, int seconds)
+{
+	pthread_t t;
+	unsigned long bound = 0, refused = 0;
+	time_t end = time(NULL) + seconds;
+
+	live_addr.family = AF_UNIX;
+	snprintf(live_addr.path, sizeof(live_addr.path), "%s", path);
+	pthread_create(&t, NULL, flip_family, NULL);
+	while (time(NULL) < end) {
+		int s = socket(AF_UNIX, SOCK_STREAM, 0);
+		if (!bind(s, (struct sockaddr *)&live_addr, sizeof(live_addr)))
+			bound++; /* left there: the host sees what was made */
+		else
+			refused++;
+		close(s);
+	}
+	stop = 1;
+	pthread_join(t, NULL);
+	printf("race-bind: %lu bound, %lu refused\n", bound, refused);
+	return 0;
+}
+
 /* ---- load */
 
 static const char *flood_dir;
@@ -327,6 +368,8 @@ int main(int argc, char **argv)
 		bad = argv[3];
 		return race_connect(atoi(argv[4]));
 	}
+	if (argc == 4 && !strcmp(argv[1], "race-bind-family"))
+		return race_bind_family(argv[2], atoi(argv[3]));
 	if (argc == 5 && !strcmp(argv[1], "flood"))
 		return flood(argv[2], atoi(argv[3]), atoi(argv[4])) ? 1 : 0;
 	if (argc == 4 && !strcmp(argv[1], "churn"))
