@@ -27,6 +27,8 @@
 #include <errno.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
@@ -197,6 +199,37 @@ struct answer notify_listen(struct call *c, int sockfd, int backlog)
  * supervisor owns the sandbox's user namespace, and so could. */
 #define UNPRIVILEGED_PORT_START 1024
 
+/* A bind of a family neither IP nor a Unix path the supervisor may make
+ * for the program (notify_bind): one where no kernel check asks who binds.
+ * A Unix socket with another family in the address: EINVAL, the kernel's.
+ * Netlink (the table lets NETLINK_ROUTE and NETLINK_SOCK_DIAG through): a
+ * port id needs nothing, nor do the groups of either, but NETLINK_ROUTE's
+ * multicast-routing ones (CAP_NET_ADMIN, which the program lacks: EPERM,
+ * as the kernel answers it). AF_ALG names an algorithm. Anything else
+ * (the seccomp table lets few families through) is refused. */
+static bool other_family_bindable(int s, int domain, const struct sockaddr_storage *ss,
+				  unsigned alen)
+{
+	if (domain == AF_UNIX || domain == AF_ALG)
+		return true;
+	if (domain != AF_NETLINK)
+		return false;
+	if (ss->ss_family != AF_NETLINK || alen < sizeof(struct sockaddr_nl))
+		return true; /* the kernel's EINVAL */
+	uint32_t groups = ((const struct sockaddr_nl *)ss)->nl_groups;
+	int proto = 0;
+	socklen_t pl = sizeof(proto);
+	if (!groups)
+		return true;
+	if (getsockopt(s, SOL_SOCKET, SO_PROTOCOL, &proto, &pl))
+		return false;
+	if (proto == NETLINK_SOCK_DIAG)
+		return true; /* its groups are anyone's (NL_CFG_F_NONROOT_RECV) */
+	/* bit g-1 is group g (netlink_bind) */
+	return proto == NETLINK_ROUTE &&
+	       !(groups & (1u << (RTNLGRP_IPV4_MROUTE_R - 1) | 1u << (RTNLGRP_IPV6_MROUTE_R - 1)));
+}
+
 struct answer notify_bind(struct call *c, int sockfd, unsigned long long aaddr, unsigned alen)
 {
 	struct sockaddr_storage ss;
@@ -218,25 +251,20 @@ struct answer notify_bind(struct call *c, int sockfd, unsigned long long aaddr, 
 		close(s);
 		return a;
 	}
-	/* A Unix socket with another family in our copy is never CONTINUEd:
-	 * the kernel would read the caller's memory again, which a thread
-	 * has meanwhile turned into AF_UNIX and a protected path (a socket
-	 * file named .mcp.json was made that way). Bound here, with our
-	 * copy: the kernel's own answer (EINVAL) on the socket we took. */
-	if (domain == AF_UNIX) {
-		int rc = bind(s, (struct sockaddr *)&ss, alen);
+	/* No bind is CONTINUEd: the kernel would read the caller's memory
+	 * again (a thread turns the family into AF_UNIX and the path into a
+	 * protected name), and look the descriptor number up again (a thread
+	 * dup2()s a Unix socket over the netlink one we checked): either way
+	 * it made a socket file .mcp.json. Every other family is bound here,
+	 * with our copy, when no check of the kernel's depends on who binds,
+	 * and refused otherwise: the program holds no capability, we hold all
+	 * of the sandbox's user namespace's. */
+	if (!inet(domain)) {
+		int rc = other_family_bindable(s, domain, &ss, alen) ?
+			 bind(s, (struct sockaddr *)&ss, alen) : (errno = EPERM, -1);
 		int e = errno;
 		close(s);
 		return rc ? ERR(e) : OK(0);
-	}
-	/* Another family (netlink, packet...) is the kernel's to bind, with
-	 * the program's own credentials: the supervisor owns the sandbox's
-	 * user namespace and would pass checks the program fails. (A swap
-	 * to an inet socket meanwhile gets it bound, never listening: listen
-	 * is decided on the object.) */
-	if (!inet(domain)) {
-		close(s);
-		return (struct answer){ .fd = -1, .cont = true };
 	}
 	if (policy_allow_local_binding(c->n->p)) {
 		int rc = 0;

@@ -274,6 +274,34 @@ if have_probe; then
 	rm -f .mcp.json
 fi
 
+# The same with the descriptor: a netlink socket at the check (its bind was
+# CONTINUEd, "the kernel's"), a Unix socket dup2()ed onto the number when
+# the kernel looked it up again, and the address by then AF_UNIX .mcp.json.
+t toctou_bind_swapping_socket_never_makes_a_protected_name
+if have_probe; then
+	sx -q --no-shim -- "$P" race-bind-swap .mcp.json 3
+	if has '^race-bind-swap: 0 bound, [1-9][0-9]* refused$' out && [ ! -e .mcp.json ] &&
+	   hasf "denied write of $W/.mcp.json by \`deny_write = .mcp.json\`" err; then ok
+	else bad "$(tr '\n' ' ' < "$B/out") left: $(ls -A | tr '\n' ' ')"; fi
+	rm -f .mcp.json
+fi
+
+# Netlink binds are the supervisor's now, with the answers the kernel gives
+# the program (which holds no capability): a port id and the groups of
+# NETLINK_ROUTE and NETLINK_SOCK_DIAG bound; the multicast-routing group
+# EPERM (the supervisor itself could bind it).
+t netlink_binds_answered_as_the_kernel_answers_the_program
+if command -v python3 >/dev/null; then
+	sx -q -- python3 -c '
+import socket
+for proto, g in ((0, 0), (0, 1), (0, 1 << 29), (4, 1)):
+    s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, proto)
+    try: s.bind((0, g)); print(proto, g, "ok", s.getsockname()[1] == g)
+    except OSError as e: print(proto, g, e.strerror)'
+	if [ "$(tr '\n' '|' < "$B/out")" = "0 0 ok True|0 1 ok True|0 536870912 Operation not permitted|4 1 ok True|" ]
+	then ok; else bad "$(tr '\n' ' ' < "$B/out") $(head -3 "$B/err")"; fi
+fi
+
 # ---- Unix sockets by path
 
 t unix_socket_refused_by_default_reached_when_listed_static

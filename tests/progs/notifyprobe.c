@@ -15,6 +15,9 @@
  *                                      address between AF_INET and AF_UNIX
  *                                      (path PATH) for S seconds while another
  *                                      binds new Unix sockets to it
+ *   notifyprobe race-bind-swap PATH S  the same with AF_NETLINK for AF_INET, and a
+ *                                      third thread dup2()ing a netlink and a
+ *                                      Unix socket in turn onto the number bound
  *   notifyprobe flood DIR THREADS N    THREADS threads each create N files in DIR
  *   notifyprobe churn DIR N            N children, each killed while it loops on
  *                                      creates, then one create more
@@ -195,10 +198,12 @@ static int race_connect(int seconds)
 /* bind() on a Unix socket with an address whose family a thread flips:
  * a check that sees AF_INET must not let the kernel read it again (it
  * would find AF_UNIX and a path nobody checked). */
+static volatile sa_family_t other_family = AF_INET;
+
 static void *flip_family(void *arg)
 {
 	while (!stop) {
-		live_addr.family = AF_INET;
+		live_addr.family = other_family;
 		__asm__ volatile("" ::: "memory");
 		live_addr.family = AF_UNIX;
 		__asm__ volatile("" ::: "memory");
@@ -226,6 +231,58 @@ static int race_bind_family(const char *path, int seconds)
 	stop = 1;
 	pthread_join(t, NULL);
 	printf("race-bind: %lu bound, %lu refused\n", bound, refused);
+	return 0;
+}
+
+/* bind() on a descriptor number a thread keeps turning from a netlink
+ * socket into a Unix one, with an address flipping between the two
+ * families: the check must not let the kernel look either up again. */
+static volatile int swap_nl = -1, swap_un = -1;
+#define SWAP_FD 100
+#define NETLINK_ROUTE 0 /* linux/netlink.h: not in every libc's headers */
+
+static void *swap_fd(void *arg)
+{
+	while (!stop) {
+		dup2(swap_nl, SWAP_FD);
+		dup2(swap_un, SWAP_FD);
+	}
+	return arg;
+}
+
+static int race_bind_swap(const char *path, int seconds)
+{
+	pthread_t t, u;
+	unsigned long bound = 0, refused = 0;
+	time_t end = time(NULL) + seconds;
+
+	live_addr.family = AF_UNIX;
+	snprintf(live_addr.path, sizeof(live_addr.path), "%s", path);
+	other_family = AF_NETLINK;
+	swap_nl = socket(AF_NETLINK, SOCK_RAW, NETLINK_ROUTE);
+	swap_un = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (swap_nl < 0 || swap_un < 0)
+		return say("race-bind-swap socket", -1) ? 1 : 0;
+	pthread_create(&t, NULL, flip_family, NULL);
+	pthread_create(&u, NULL, swap_fd, NULL);
+	while (time(NULL) < end) {
+		if (!bind(SWAP_FD, (struct sockaddr *)&live_addr, sizeof(live_addr))) {
+			if (!access(path, F_OK)) {
+				bound++; /* left there: the host sees it */
+				break;
+			}
+			/* a netlink socket took a port id: a fresh one */
+			int old = swap_nl;
+			swap_nl = socket(AF_NETLINK, SOCK_RAW, NETLINK_ROUTE);
+			close(old);
+		} else {
+			refused++;
+		}
+	}
+	stop = 1;
+	pthread_join(t, NULL);
+	pthread_join(u, NULL);
+	printf("race-bind-swap: %lu bound, %lu refused\n", bound, refused);
 	return 0;
 }
 
@@ -368,6 +425,8 @@ int main(int argc, char **argv)
 		bad = argv[3];
 		return race_connect(atoi(argv[4]));
 	}
+	if (argc == 4 && !strcmp(argv[1], "race-bind-swap"))
+		return race_bind_swap(argv[2], atoi(argv[3]));
 	if (argc == 4 && !strcmp(argv[1], "race-bind-family"))
 		return race_bind_family(argv[2], atoi(argv[3]));
 	if (argc == 5 && !strcmp(argv[1], "flood"))
