@@ -169,6 +169,11 @@ int notify_read_addr(const struct call *c, unsigned long long aaddr, unsigned *a
 		     size_t outsz)
 {
 	memset(out, 0, outsz);
+	/* longer than any address (or negative, as an int): the kernel's
+	 * move_addr_to_kernel says EINVAL, and so do we, never a clamped
+	 * copy the call goes on with */
+	if (*alen > sizeof(struct sockaddr_storage))
+		return EINVAL;
 	if (*alen > outsz)
 		*alen = (unsigned)outsz;
 	if (*alen < sizeof(sa_family_t))

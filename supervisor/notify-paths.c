@@ -1255,8 +1255,8 @@ struct answer notify_unix_bind(struct call *c, int s, const struct sockaddr_un *
 	struct parent pa;
 	int rc;
 
-	if (pl > sizeof(su->sun_path))
-		pl = sizeof(su->sun_path);
+	if (alen > sizeof(*su))
+		return ERR(EINVAL); /* as the kernel's unix_validate_addr */
 	if (!pl || !su->sun_path[0]) {
 		/* unnamed (autobind) or abstract: the socket's own network
 		 * namespace holds the name, no file is made */
@@ -1279,13 +1279,20 @@ struct answer notify_unix_bind(struct call *c, int s, const struct sockaddr_un *
 	}
 	/* sun_path takes no directory descriptor: bound from the held parent
 	 * as our working directory (this process has one thread), then back */
+	/* a name of all 108 bytes has no NUL (the kernel takes it so): its
+	 * terminator was written one byte past sun_path, on our stack */
 	struct sockaddr_un here_name = { .sun_family = AF_UNIX };
-	memcpy(here_name.sun_path, pa.name, strlen(pa.name) + 1);
+	size_t nl = strlen(pa.name);
+	if (nl > sizeof(here_name.sun_path)) {
+		parent_close(&pa);
+		return ERR(EINVAL);
+	}
+	memcpy(here_name.sun_path, pa.name, nl);
+	socklen_t hl = (socklen_t)(off + nl + (nl < sizeof(here_name.sun_path)));
 	int here = OPEN(".", O_PATH | O_DIRECTORY);
 	mode_t old = notify_act_begin(c->n, notify_prog_umask(c));
 	rc = fchdir(pa.fd) ? -1 :
-	     bind(s, (struct sockaddr *)&here_name,
-		  (socklen_t)(off + strlen(here_name.sun_path) + 1));
+	     bind(s, (struct sockaddr *)&here_name, hl);
 	int e = errno;
 	if (here < 0 || fchdir(here))
 		(void)!chdir("/");
@@ -1561,7 +1568,8 @@ struct answer notify_connect(struct call *c, int sockfd, unsigned long long aadd
 		}
 		return notify_connect_here(c, s, &ss, alen);
 	}
-	int rd = notify_read_addr(c, aaddr, &alen, &sun, sizeof(sun));
+	/* past sun_path: the kernel's unix_validate_addr says EINVAL */
+	int rd = alen > sizeof(sun) ? EINVAL : notify_read_addr(c, aaddr, &alen, &sun, sizeof(sun));
 	if (rd) {
 		close(s);
 		return ERR(rd);

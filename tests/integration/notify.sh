@@ -302,6 +302,23 @@ for proto, g in ((0, 0), (0, 1), (0, 1 << 29), (4, 1)):
 	then ok; else bad "$(tr '\n' ' ' < "$B/out") $(head -3 "$B/err")"; fi
 fi
 
+# The address lengths a program may pass to bind and connect, answered as
+# the kernel answers them outside (the same probe run on the host): past
+# any address EINVAL (was a clamped copy, connected), a Unix name of all
+# 108 bytes without a NUL bound (its terminator was written one byte past
+# our sun_path, and the bind said EINVAL), past sun_path EINVAL.
+t address_lengths_answered_as_the_kernel_answers_them
+if have_probe; then
+	mkdir -p "$B/hostside" && (cd "$B/hostside" && "$P" addrlen > "$B/host-addrlen")
+	sx -q --no-shim -- "$P" addrlen
+	name=$(printf 'a%.0s' $(seq 108))
+	if [ -s "$B/host-addrlen" ] && diff "$B/host-addrlen" "$B/out" >/dev/null &&
+	   grep -q '^unix bind len 110: ok$' "$B/out" && [ -S "$name" ] &&
+	   grep -q '^inet connect len 200: Invalid argument$' "$B/out"; then ok
+	else bad "$(diff "$B/host-addrlen" "$B/out" | tr '\n' ' ')"; fi
+	rm -f "$name"
+fi
+
 # ---- Unix sockets by path
 
 t unix_socket_refused_by_default_reached_when_listed_static

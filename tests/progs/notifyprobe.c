@@ -18,6 +18,9 @@
  *   notifyprobe race-bind-swap PATH S  the same with AF_NETLINK for AF_INET, and a
  *                                      third thread dup2()ing a netlink and a
  *                                      Unix socket in turn onto the number bound
+ *   notifyprobe addrlen                bind and connect with address lengths from
+ *                                      0 to past any address (and -1), one line
+ *                                      each: the kernel's answers, to compare
  *   notifyprobe flood DIR THREADS N    THREADS threads each create N files in DIR
  *   notifyprobe churn DIR N            N children, each killed while it loops on
  *                                      creates, then one create more
@@ -286,6 +289,48 @@ static int race_bind_swap(const char *path, int seconds)
 	return 0;
 }
 
+/* The address length, as the program chooses it: 0, short, exact, past
+ * any address (the kernel: EINVAL), -1; and a Unix name of all 108 bytes,
+ * without a NUL (bound here, in the working directory: "a..."). */
+static void addr_try(int domain, const void *addr, unsigned len, const char *what)
+{
+	int s = socket(domain, SOCK_STREAM, 0);
+	int rc = !strcmp(what, "bind") ? bind(s, addr, len) : connect(s, addr, len);
+	printf("%s %s len %d: %s\n", domain == AF_UNIX ? "unix" : "inet", what, (int)len,
+	       rc ? strerror(errno) : "ok");
+	close(s);
+}
+
+static int addrlen(void)
+{
+	static const unsigned inet_lens[] = { 0, 1, 16, 128, 129, 200, 0xffffffffu };
+	static const unsigned unix_lens[] = { 2, 110, 111, 128, 129 };
+	struct sockaddr_storage to = { 0 }, at = { 0 };
+	struct sockaddr_in *in = (struct sockaddr_in *)&to;
+	char un[256];
+	struct sockaddr_un su;
+
+	in->sin_family = AF_INET;
+	in->sin_port = htons(1);
+	in->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	((struct sockaddr_in *)&at)->sin_family = AF_INET;
+	((struct sockaddr_in *)&at)->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	for (size_t i = 0; i < sizeof(inet_lens) / sizeof(*inet_lens); i++) {
+		addr_try(AF_INET, &to, inet_lens[i], "connect");
+		addr_try(AF_INET, &at, inet_lens[i], "bind");
+	}
+	memset(&su, 'a', sizeof(su));
+	su.sun_family = AF_UNIX;
+	memset(un, 'b', sizeof(un));
+	memcpy(un, &su, sizeof(su));
+	for (size_t i = 0; i < sizeof(unix_lens) / sizeof(*unix_lens); i++) {
+		addr_try(AF_UNIX, un, unix_lens[i], "bind");
+		addr_try(AF_UNIX, un, unix_lens[i], "connect");
+	}
+	addr_try(AF_INET, NULL, 16, "connect");
+	return 0;
+}
+
 /* ---- load */
 
 static const char *flood_dir;
@@ -425,6 +470,8 @@ int main(int argc, char **argv)
 		bad = argv[3];
 		return race_connect(atoi(argv[4]));
 	}
+	if (argc == 2 && !strcmp(argv[1], "addrlen"))
+		return addrlen();
 	if (argc == 4 && !strcmp(argv[1], "race-bind-swap"))
 		return race_bind_swap(argv[2], atoi(argv[3]));
 	if (argc == 4 && !strcmp(argv[1], "race-bind-family"))
