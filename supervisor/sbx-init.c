@@ -108,19 +108,24 @@ static int parse_ull(const char *s, unsigned long long *out)
 	return errno || *end || end == s || *out == 0 ? -1 : 0;
 }
 
+/* A [limits] value as both the soft and the hard limit (0: not set). */
+static void fixed_limit(int resource, unsigned long long v, const char *what)
+{
+	struct rlimit rl = { v, v };
+
+	if (v && setrlimit(resource, &rl))
+		die(what, errno);
+}
+
 /* [limits]: on pid 1 itself, so COMMAND and all it starts inherit them. */
 static void apply_limits(void)
 {
 	struct rlimit rl;
 
-	if (limit_cpu) {
-		rl.rlim_cur = rl.rlim_max = limit_cpu;
-		if (setrlimit(RLIMIT_CPU, &rl))
-			die("limit cpu_seconds", errno);
-	}
+	fixed_limit(RLIMIT_CPU, limit_cpu, "limit cpu_seconds");
 	/* nofile: the soft limit here (sbx-init's own descriptors count
 	 * under it: a listener it cannot make stops the run), the hard one
-	 * too in COMMAND's process before its exec (apply_nofile); passing
+	 * too in COMMAND's process before its exec (start_command); passing
 	 * descriptors may need the soft one raised a moment (init_sendmsg) */
 	if (limit_nofile) {
 		if (getrlimit(RLIMIT_NOFILE, &rl))
@@ -133,11 +138,7 @@ static void apply_limits(void)
 	 * counts it per user namespace, so it counts this sandbox's processes
 	 * (the supervisor checked the kernel, and that we are not the real
 	 * root, for whom it is never enforced) */
-	if (limit_nproc) {
-		rl.rlim_cur = rl.rlim_max = limit_nproc;
-		if (setrlimit(RLIMIT_NPROC, &rl))
-			die("limit pids", errno);
-	}
+	fixed_limit(RLIMIT_NPROC, limit_nproc, "limit pids");
 }
 
 /* The nested mode's own rows (gen-filters.c, [nested]), stacked on the
@@ -676,20 +677,10 @@ static void await_listeners_served(void)
 		die("control socket: malformed answer to the proxy's listeners", EPROTO);
 }
 
-static void apply_nofile(void)
-{
-	struct rlimit rl;
-
-	if (limit_nofile) {
-		rl.rlim_cur = rl.rlim_max = limit_nofile;
-		if (setrlimit(RLIMIT_NOFILE, &rl))
-			die("limit nofile", errno);
-	}
-}
-
 static void start_command(char **cmd, const sigset_t *orig)
 {
-	apply_nofile();
+	/* nofile's hard limit too, now that no descriptor is passed any more */
+	fixed_limit(RLIMIT_NOFILE, limit_nofile, "limit nofile");
 	for (int k = 0; k < ncommand_env; k++)
 		if (putenv(command_env[k]))
 			die("environment", errno);

@@ -3,10 +3,11 @@
  * A connection is two ends (the sandbox's client, the upstream we dial) and
  * two directions, each with one bounded queue: at most NET_BUF_SIZE bytes in
  * a user-space buffer, or a pipe of the same size when an established tunnel
- * is relayed with splice(2) (1 MiB for a few bulk transfers: bulk_grow). A direction reads its source only while its
- * queue has room, so a side that stops reading stops the other side at
- * once (its socket buffer fills, TCP tells the sender): memory per
- * connection is fixed whatever the peers do.
+ * is relayed with splice(2) (1 MiB for a few bulk transfers: bulk_grow).
+ * A direction reads its source only while its queue has room, so a side
+ * that stops reading stops the other side at once (its socket buffer
+ * fills, TCP tells the sender): memory per connection is fixed whatever
+ * the peers do.
  *
  * Everything is non-blocking and level-triggered. An epoll event only says
  * "something may be possible"; pump() then moves what it can in both
@@ -134,9 +135,8 @@ struct net_loop {
 	struct net_resolver *resolver;
 	struct net_names *names;
 	struct net_dnsserve *dns;
-	int epfd;
 	struct listener *listeners;
-	struct net_watches watches; /* the resolver's and the DNS server's descriptors */
+	struct net_watches watches; /* the epoll, and the resolver's and DNS server's watches */
 	struct conn *conns, *dead;
 	size_t nconns;
 	struct conn *spare;   /* freed records kept for reuse (conn_new) */
@@ -271,7 +271,7 @@ static void set_events(struct net_loop *l, struct end *e, uint32_t want)
 	if (e->fd < 0 || e->ev == want)
 		return;
 	struct epoll_event ev = { .events = want, .data.ptr = e };
-	epoll_ctl(l->epfd, EPOLL_CTL_MOD, e->fd, &ev);
+	epoll_ctl(l->watches.epfd, EPOLL_CTL_MOD, e->fd, &ev);
 	e->ev = want;
 }
 
@@ -354,7 +354,7 @@ static void dir_free(struct net_loop *l, struct dir *d)
 static void close_up(struct conn *c)
 {
 	if (c->up.fd >= 0) {
-		epoll_ctl(c->l->epfd, EPOLL_CTL_DEL, c->up.fd, NULL);
+		epoll_ctl(c->l->watches.epfd, EPOLL_CTL_DEL, c->up.fd, NULL);
 		close(c->up.fd);
 	}
 	c->up.fd = -1;
@@ -372,7 +372,7 @@ static void conn_kill(struct conn *c)
 	c->lookup = NULL;
 	close_up(c);
 	if (c->cli.fd >= 0) {
-		epoll_ctl(l->epfd, EPOLL_CTL_DEL, c->cli.fd, NULL);
+		epoll_ctl(l->watches.epfd, EPOLL_CTL_DEL, c->cli.fd, NULL);
 		close(c->cli.fd);
 	}
 	c->cli.fd = -1;
@@ -550,7 +550,7 @@ static bool handed(struct conn *c, int err)
 		socklen_t pl = sizeof(peer);
 		fd = c->up.fd;
 		if (fd >= 0 && c->up.ev)
-			epoll_ctl(c->l->epfd, EPOLL_CTL_DEL, fd, NULL);
+			epoll_ctl(c->l->watches.epfd, EPOLL_CTL_DEL, fd, NULL);
 		c->up.fd = -1;
 		c->up.ev = 0;
 		/* connect() again on the established socket: 0 (or EISCONN),
@@ -723,7 +723,7 @@ static void dial(struct conn *c)
 			continue;
 		}
 		struct epoll_event ev = { .events = now ? EPOLLIN : EPOLLOUT, .data.ptr = &c->up };
-		if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, fd, &ev)) {
+		if (epoll_ctl(l->watches.epfd, EPOLL_CTL_ADD, fd, &ev)) {
 			close(fd);
 			continue;
 		}
@@ -1578,7 +1578,7 @@ static void accept_all(struct net_loop *l, struct listener *li)
 		c->cli.wr = true;
 		addr_text((struct sockaddr *)&peer, c->client, sizeof(c->client));
 		ev.data.ptr = &c->cli;
-		if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, fd, &ev)) {
+		if (epoll_ctl(l->watches.epfd, EPOLL_CTL_ADD, fd, &ev)) {
 			close(fd);
 			conn_free(l, c);
 			continue;
@@ -1673,7 +1673,7 @@ int net_loop_new(const struct policy *p, const struct net_cfg *cfg, struct net_l
 
 	if (!l)
 		goto fail;
-	l->epfd = -1;
+	l->watches.epfd = -1;
 	l->p = p;
 	l->cfg = *cfg;
 	if (!l->cfg.max_conns)
@@ -1689,13 +1689,12 @@ int net_loop_new(const struct policy *p, const struct net_cfg *cfg, struct net_l
 	rc = net_ctx_new(cfg->test_hosts, &l->ctx);
 	if (rc)
 		goto fail;
-	l->epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (l->epfd < 0) {
+	l->watches.epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (l->watches.epfd < 0) {
 		rc = -errno;
 		goto fail;
 	}
-	l->watches.epfd = l->epfd;
-	if ((rc = net_resolver_new(&l->watches, cfg->test_dns, &l->resolver)) ||
+		if ((rc = net_resolver_new(&l->watches, cfg->test_dns, &l->resolver)) ||
 	    (rc = net_names_new(&l->names)) ||
 	    (rc = net_dnsserve_new(&l->watches, p, l->names, l->cfg.report, l->cfg.rctx, &l->dns)))
 		goto fail;
@@ -1741,7 +1740,7 @@ static int add_listener(struct net_loop *l, int fd, enum net_listener_kind kind,
 	li->kind = kind;
 	li->port = port;
 	ev.data.ptr = li;
-	if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, fd, &ev)) {
+	if (epoll_ctl(l->watches.epfd, EPOLL_CTL_ADD, fd, &ev)) {
 		rc = -errno;
 		goto fail;
 	}
@@ -1769,7 +1768,7 @@ int net_loop_add_hostport(struct net_loop *l, int fd, unsigned port)
 
 int net_loop_fd(const struct net_loop *l)
 {
-	return l->epfd;
+	return l->watches.epfd;
 }
 
 struct net_names *net_loop_names(struct net_loop *l)
@@ -1866,7 +1865,7 @@ int net_loop_run_once(struct net_loop *l, int timeout_ms)
 
 	if (timeout_ms >= 0 && timeout_ms < t)
 		t = timeout_ms;
-	int n = epoll_wait(l->epfd, evs, MAX_EVENTS, t);
+	int n = epoll_wait(l->watches.epfd, evs, MAX_EVENTS, t);
 	if (n < 0)
 		return errno == EINTR ? 0 : -errno;
 	l->now = mono_ms();
@@ -1927,8 +1926,8 @@ void net_loop_free(struct net_loop *l)
 		close(li->fd);
 		free(li);
 	}
-	if (l->epfd >= 0)
-		close(l->epfd);
+	if (l->watches.epfd >= 0)
+		close(l->watches.epfd);
 	while (l->npool)
 		munmap(l->pool[--l->npool], NET_BUF_SIZE);
 	while (l->spare) {

@@ -446,7 +446,7 @@ enum net_obj { NET_OBJ_LISTENER = 1, NET_OBJ_END, NET_OBJ_WATCH };
  * 0 or -errno. */
 struct net_watch;
 struct net_watches {
-	int epfd;               /* the loop's */
+	int epfd;               /* the loop's epoll (loop.c makes and closes it) */
 	struct net_watch *dead; /* removed during a batch (net_watches_bury) */
 };
 typedef void (*net_watch_fn)(void *ctx, int fd, uint32_t events);

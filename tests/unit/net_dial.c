@@ -79,6 +79,14 @@ static struct net_loop *loop_for(const char *ini, struct seen *s, char *hosts)
 	return l;
 }
 
+/* loop_for's loop, its policy and its hosts file gone */
+static void loop_end(struct net_loop *l, const char *hosts)
+{
+	net_loop_free(l);
+	policy_free(pol);
+	unlink(hosts);
+}
+
 static void run_until(struct net_loop *l, const struct result *r)
 {
 	for (int i = 0; i < 300 && !r->calls; i++)
@@ -105,9 +113,7 @@ Test(net_dial, refused_host_is_eperm_with_one_report_naming_the_caller)
 	cr_assert_eq(s.proto, NET_PROTO_SECCOMP);
 	cr_assert_eq(s.pid, 42);
 	cr_assert_str_eq(s.comm, "client");
-	net_loop_free(l);
-	policy_free(pol);
-	unlink(hosts);
+	loop_end(l, hosts);
 }
 
 /* The supervisor runs the loop only when its epoll descriptor has events
@@ -134,9 +140,7 @@ Test(net_dial, refused_dials_are_freed_without_waiting_for_the_loop)
 	cr_assert_eq(r.calls, 2001);
 	cr_assert_lt(after, before + 100000, "heap grew by %zu bytes over 2000 refused dials",
 		     after - before);
-	net_loop_free(l);
-	policy_free(pol);
-	unlink(hosts);
+	loop_end(l, hosts);
 }
 
 Test(net_dial, allowed_host_is_a_connected_socket)
@@ -168,9 +172,7 @@ Test(net_dial, allowed_host_is_a_connected_socket)
 	cr_assert_eq(s.n, 0, "no refusal, no failure");
 	close(r.fd);
 	close(ls);
-	net_loop_free(l);
-	policy_free(pol);
-	unlink(hosts);
+	loop_end(l, hosts);
 }
 
 Test(net_dial, closed_port_is_the_dials_own_error)
@@ -193,9 +195,7 @@ Test(net_dial, closed_port_is_the_dials_own_error)
 	cr_assert_eq(r.fd, -1);
 	cr_assert_eq(r.err, ECONNREFUSED);
 	cr_assert_eq(s.outcome, NET_EV_FAILED);
-	net_loop_free(l);
-	policy_free(pol);
-	unlink(hosts);
+	loop_end(l, hosts);
 }
 
 Test(net_dial, standin_never_given_out_is_refused)
@@ -213,7 +213,5 @@ Test(net_dial, standin_never_given_out_is_refused)
 	cr_assert_eq(r.calls, 1);
 	cr_assert_eq(r.err, EPERM);
 	cr_assert(strstr(s.reason, "stands for no name"), "%s", s.reason);
-	net_loop_free(l);
-	policy_free(pol);
-	unlink(hosts);
+	loop_end(l, hosts);
 }
