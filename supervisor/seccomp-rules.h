@@ -44,7 +44,9 @@
 /* ALWAYS and BLOCK_UNIX rows make the table; NESTED rows are for the
  * nested mode, where Landlock, not read-only mounts, keeps files as they
  * are, and Landlock (ABI 7) has no right for a file's mode, owner or
- * extended attributes: NESTED_ROOT rows too when the run is root's (who
+ * extended attributes (none at present: the set-ID modes it refused are
+ * refused in every mode, since a workspace's files outlive the run):
+ * NESTED_ROOT rows too when the run is root's (who
  * owns the system's files, so their modes are its to change); NESTED_NET
  * rows when the network is not open there (Landlock has TCP rules only,
  * and the host's network is COMMAND's). */
@@ -173,6 +175,9 @@ static const struct rule rules[] = {
 	  1, { ARG(2, MSG_FASTOPEN, MSG_FASTOPEN) }, NULL, false },
 	{ "sendmmsg", E(EOPNOTSUPP), ALWAYS, "flags with MSG_FASTOPEN", "the same",
 	  1, { ARG(3, MSG_FASTOPEN, MSG_FASTOPEN) }, NULL, false },
+	{ "chmod fchmod fchmodat fchmodat2", E(EPERM), ALWAYS, "mode with S_ISUID or S_ISGID",
+	  "a set-ID program left in a writable root runs with the user's rights (root's) for whoever starts it on the host",
+	  0, { { 0, 0, 0 } }, add_setid, false },
 	{ "socket", E(EPERM), BLOCK_UNIX, "domain AF_UNIX",
 	  "a socket file connects through a read-only bind: the docker socket, the session bus",
 	  1, { ARG(0, LOW32, AF_UNIX) }, NULL, false },
@@ -182,9 +187,6 @@ static const struct rule rules[] = {
 	{ "socketpair", E(EPERM), BLOCK_UNIX, "AF_UNIX, type SOCK_RAW",
 	  "the kernel makes an AF_UNIX SOCK_RAW socket a datagram one (unix_create)",
 	  2, { ARG(0, LOW32, AF_UNIX), ARG(1, TYPE_MASK, SOCK_RAW) }, NULL, false },
-	{ "chmod fchmod fchmodat fchmodat2", E(EPERM), NESTED, "mode with S_ISUID or S_ISGID",
-	  "Landlock cannot keep a mode as it is: no set-user-ID program made anywhere",
-	  0, { { 0, 0, 0 } }, add_setid, false },
 	{ "chmod fchmod fchmodat fchmodat2 chown fchown lchown fchownat", E(EPERM), NESTED_ROOT, "",
 	  "root owns the system's files: a mode or owner changed there (/etc/shadow 0644) is a way out",
 	  0, { { 0, 0, 0 } }, NULL, false },

@@ -282,6 +282,52 @@ if have_sys; then
 	else bad "$(tr '\n' ' ' < "$B/out")"; fi
 fi
 
+# ---- set-ID modes: a file in the workspace outlives the run on the host,
+# where no nosuid mount covers it. A run as root made `cp /bin/sh x; chmod
+# 4755 x`, a root shell for any local user; as a user, that user's. Each
+# chmod call (chmod, fchmod, fchmodat, fchmodat2 raw) is refused, with and
+# without the notify layer, and the host's file keeps its mode. A new
+# file's mode may name the bits: the first write strips them (no
+# CAP_FSETID inside).
+setid_script() {
+	cat <<'EOF'
+chmod u+s prog; chmod g+s prog
+python3 - <<'PY'
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+fd = os.open("prog", os.O_RDONLY)
+try:
+    os.fchmod(fd, 0o4755)
+except OSError as e:
+    print("fchmod:", e.strerror)
+r = libc.syscall(452, -100, b"prog", 0o6755, 0)  # fchmodat2
+print("fchmodat2:", os.strerror(ctypes.get_errno()) if r else "ok")
+fd = os.open("new", os.O_CREAT | os.O_WRONLY, 0o4755)
+os.write(fd, b"#!/bin/sh\n")
+os.close(fd)
+PY
+EOF
+}
+t setid_modes_refused_in_the_workspace
+if ! command -v python3 >/dev/null; then skip "no python3"
+else
+	cp /bin/true host && chmod 4755 host
+	cp /bin/true prog && chmod 0755 prog
+	SBX_NOTIFY=off sx -q --no-shim -- sh -c "$(setid_script)"
+	off="$(stat -c %a prog new | tr '\n' ' ')"; cp "$B/out" "$B/off.out"; rm -f new
+	sx -q --no-shim -- sh -c "$(setid_script)"
+	if [ "$(stat -c %a host)" != 4755 ]; then skip "chmod u+s does not hold on the host here"
+	elif [ "$off" = "755 755 " ] && [ "$(stat -c %a prog)" = 755 ] &&
+	     [ "$(stat -c %a new)" = 755 ] &&
+	     has '^fchmod: Operation not permitted$' out && has '^fchmodat2: Operation not permitted$' out &&
+	     has '^fchmod: Operation not permitted$' off.out &&
+	     [ "$(grep -c "^chmod: changing permissions of 'prog': Operation not permitted" "$B/err")" -eq 2 ] &&
+	     has '^sbx: denied fchmodat — a set-ID program left in a writable root' err &&
+	     has '^sbx: denied fchmod — a set-ID program' err &&
+	     has '^sbx: denied fchmodat2 — a set-ID program' err; then ok
+	else bad "modes off: $off, on: $(stat -c %a prog new | tr '\n' ' ') $(tr '\n' ' ' <"$B/out")"; fi
+fi
+
 # ---- with the notify layer, each refusal of the table is named: one line
 # per call, reason and program however often it comes, and the errno the
 # table gives without the layer (SBX_NOTIFY=off: refused, unexplained)
