@@ -91,6 +91,9 @@ static const struct rule rules[] = {
 	{ "ioctl", E(EPERM), ALWAYS, "request TIOCLINUX",
 	  "on a virtual console, TIOCLINUX pastes the selection: the same injection",
 	  1, { ARG(1, LOW32, TIOCLINUX) }, NULL, false },
+	{ "ioctl", E(EPERM), ALWAYS, "request TIOCSETD",
+	  "a line discipline on the shared terminal outlives the run (N_NULL: the shell reads nothing); n_hdlc, n_gsm are kernel surface",
+	  1, { ARG(1, LOW32, TIOCSETD) }, NULL, false },
 	/* unshare(unsigned long) keeps all 64 bits (any above 31 is EINVAL),
 	 * clone(unsigned long, ...) the low 32 (lower_32_bits() in
 	 * kernel/fork.c): either way CLONE_NEWUSER (bit 28) is in the low word,

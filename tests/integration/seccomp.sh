@@ -282,6 +282,38 @@ if have_sys; then
 	else bad "$(tr '\n' ' ' < "$B/out")"; fi
 fi
 
+# ---- the shared terminal: a line discipline set on it stays after the
+# run. N_NULL (in every kernel) made the caller's pty swallow everything:
+# the shell that ran sbx read nothing more. Run on a pty of our own whose
+# discipline is read back from outside afterwards.
+t line_discipline_of_the_shared_terminal_kept
+if ! command -v python3 >/dev/null; then skip "no python3"
+else
+	python3 - "$SBX" "$B" >"$B/pty.out" 2>&1 <<'PY'
+import fcntl, os, pty, struct, subprocess, sys, termios
+sbx, b = sys.argv[1], sys.argv[2]
+def ldisc(fd):
+    return struct.unpack("i", fcntl.ioctl(fd, termios.TIOCGETD, struct.pack("i", 0)))[0]
+prog = ("import fcntl, struct, termios\n"
+        "try:\n"
+        "    fcntl.ioctl(0, termios.TIOCSETD, struct.pack('i', 27))\n"
+        "    print('TIOCSETD: ok')\n"
+        "except OSError as e:\n"
+        "    print('TIOCSETD:', e.strerror)\n")
+for label, cmd in (("host", ["python3", "-c", prog]),
+                   ("sandbox", [sbx, "-q", "--no-shim", "--", "python3", "-c", prog])):
+    m, s = pty.openpty()
+    r = subprocess.run(cmd, stdin=s, stdout=subprocess.PIPE, stderr=open(b + "/err", "a"))
+    print(label, r.stdout.decode().strip(), "ldisc", ldisc(s))
+    os.close(m); os.close(s)
+PY
+	if grep -q '^host TIOCSETD: ok ldisc 27$' "$B/pty.out" &&
+	   grep -q '^sandbox TIOCSETD: Operation not permitted ldisc 0$' "$B/pty.out" &&
+	   has '^sbx: denied ioctl — a line discipline on the shared terminal' err; then ok
+	elif ! grep -q '^host TIOCSETD: ok' "$B/pty.out"; then skip "no N_NULL here: $(tr '\n' ' ' <"$B/pty.out")"
+	else bad "$(tr '\n' ' ' <"$B/pty.out")"; fi
+fi
+
 # ---- set-ID modes: a file in the workspace outlives the run on the host,
 # where no nosuid mount covers it. A run as root made `cp /bin/sh x; chmod
 # 4755 x`, a root shell for any local user; as a user, that user's. Each
