@@ -94,6 +94,9 @@ static const struct rule rules[] = {
 	{ "ioctl", E(EPERM), ALWAYS, "request TIOCSETD",
 	  "a line discipline on the shared terminal outlives the run (N_NULL: the shell reads nothing); n_hdlc, n_gsm are kernel surface",
 	  1, { ARG(1, LOW32, TIOCSETD) }, NULL, false },
+	{ "ioctl", E(EPERM), ALWAYS, "request TIOCEXCL",
+	  "the shared terminal would refuse every later open after the run (sudo's, ssh's /dev/tty prompts: EBUSY)",
+	  1, { ARG(1, LOW32, TIOCEXCL) }, NULL, false },
 	/* unshare(unsigned long) keeps all 64 bits (any above 31 is EINVAL),
 	 * clone(unsigned long, ...) the low 32 (lower_32_bits() in
 	 * kernel/fork.c): either way CLONE_NEWUSER (bit 28) is in the low word,

@@ -282,34 +282,41 @@ if have_sys; then
 	else bad "$(tr '\n' ' ' < "$B/out")"; fi
 fi
 
-# ---- the shared terminal: a line discipline set on it stays after the
-# run. N_NULL (in every kernel) made the caller's pty swallow everything:
-# the shell that ran sbx read nothing more. Run on a pty of our own whose
-# discipline is read back from outside afterwards.
-t line_discipline_of_the_shared_terminal_kept
+# ---- the shared terminal: a line discipline or exclusive mode set on it
+# stays after the run. N_NULL (in every kernel) made the caller's pty
+# swallow everything: the shell that ran sbx read nothing more; TIOCEXCL
+# made every later open of it EBUSY (sudo's and ssh's prompts). Run on a
+# pty of our own whose state is read back from outside afterwards
+# (TIOCGETD, TIOCGEXCL).
+t line_discipline_and_exclusive_mode_of_the_shared_terminal_kept
 if ! command -v python3 >/dev/null; then skip "no python3"
 else
 	python3 - "$SBX" "$B" >"$B/pty.out" 2>&1 <<'PY'
 import fcntl, os, pty, struct, subprocess, sys, termios
 sbx, b = sys.argv[1], sys.argv[2]
-def ldisc(fd):
-    return struct.unpack("i", fcntl.ioctl(fd, termios.TIOCGETD, struct.pack("i", 0)))[0]
+TIOCGEXCL = 0x80045440
+def state(fd):
+    d = struct.unpack("i", fcntl.ioctl(fd, termios.TIOCGETD, struct.pack("i", 0)))[0]
+    x = struct.unpack("i", fcntl.ioctl(fd, TIOCGEXCL, struct.pack("i", 0)))[0]
+    return "ldisc %d excl %d" % (d, x)
 prog = ("import fcntl, struct, termios\n"
-        "try:\n"
-        "    fcntl.ioctl(0, termios.TIOCSETD, struct.pack('i', 27))\n"
-        "    print('TIOCSETD: ok')\n"
-        "except OSError as e:\n"
-        "    print('TIOCSETD:', e.strerror)\n")
+        "for name, arg in (('TIOCSETD', struct.pack('i', 27)), ('TIOCEXCL', 0)):\n"
+        "    try:\n"
+        "        fcntl.ioctl(0, getattr(termios, name), arg)\n"
+        "        print(name + ': ok', end='; ')\n"
+        "    except OSError as e:\n"
+        "        print(name + ': ' + e.strerror, end='; ')\n")
 for label, cmd in (("host", ["python3", "-c", prog]),
                    ("sandbox", [sbx, "-q", "--no-shim", "--", "python3", "-c", prog])):
     m, s = pty.openpty()
     r = subprocess.run(cmd, stdin=s, stdout=subprocess.PIPE, stderr=open(b + "/err", "a"))
-    print(label, r.stdout.decode().strip(), "ldisc", ldisc(s))
+    print(label, r.stdout.decode().strip(), state(s))
     os.close(m); os.close(s)
 PY
-	if grep -q '^host TIOCSETD: ok ldisc 27$' "$B/pty.out" &&
-	   grep -q '^sandbox TIOCSETD: Operation not permitted ldisc 0$' "$B/pty.out" &&
-	   has '^sbx: denied ioctl — a line discipline on the shared terminal' err; then ok
+	if grep -q '^host TIOCSETD: ok; TIOCEXCL: ok; ldisc 27 excl 1$' "$B/pty.out" &&
+	   grep -q '^sandbox TIOCSETD: Operation not permitted; TIOCEXCL: Operation not permitted; ldisc 0 excl 0$' "$B/pty.out" &&
+	   has '^sbx: denied ioctl — a line discipline on the shared terminal' err &&
+	   has '^sbx: denied ioctl — the shared terminal would refuse every later open' err; then ok
 	elif ! grep -q '^host TIOCSETD: ok' "$B/pty.out"; then skip "no N_NULL here: $(tr '\n' ' ' <"$B/pty.out")"
 	else bad "$(tr '\n' ' ' <"$B/pty.out")"; fi
 fi
