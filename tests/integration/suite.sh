@@ -417,6 +417,10 @@ for i in $(seq 0 24); do
 	env --default-signal=INT "$SBX" -q -- sh -c "trap 'exit 7' INT; : $mark; while :; do sleep 0.1; done" \
 		>/dev/null 2>&1 & p=$!
 	( sleep 60; kill -KILL $p ) 2>/dev/null & dog=$!
+	# the signal is for sbx-preload, not for env before its exec: where
+	# the caller ignores SIGINT (a job started with `&` and no job
+	# control), env has not yet reset it and the kill was lost (137)
+	for _ in $(seq 500); do [ "$(cat /proc/$p/comm 2>/dev/null)" = sbx-preload ] && break; sleep 0.01; done
 	sleep "0.0$((i / 3))$((i % 10))"
 	kill -INT $p; wait $p; codes="$codes $?"
 	kill $dog 2>/dev/null; wait $dog 2>/dev/null
