@@ -232,6 +232,63 @@ static bool too_wide(const char *path, const char *home)
 	return !strcmp(path, "/") || !strcmp(path, home) || !sbx_path_foldable(path, home);
 }
 
+/* A tool's cache or store under HOME, as a whole: a package manager
+ * refused one file there goes on to the next (npm's _cacache/tmp, then
+ * its index, then _logs), so naming the directory of the first file only
+ * leads to the next refusal. `*` is any one name (~/.cache/pip). Stores of
+ * data the tool fetches, never a directory the user's shell runs programs
+ * from (~/.cargo/bin, ~/.local/bin stay out). */
+static const char *const tool_roots[] = {
+	".npm", ".cache/*", ".cargo/registry", ".cargo/git", ".m2/repository",
+	".gradle/caches", "go/pkg/mod", ".bun/install/cache", ".local/share/pnpm/store",
+	".yarn/berry/cache",
+};
+
+/* The length of the tool root `dir` is in (or is), 0 if none: `dir` is
+ * HOME's `home_len` bytes, a `/` and the rest. */
+static size_t tool_root_len(const char *dir, size_t home_len)
+{
+	const char *rel = dir + home_len + 1;
+
+	for (size_t i = 0; i < sizeof(tool_roots) / sizeof(*tool_roots); i++) {
+		const char *r = tool_roots[i], *d = rel;
+
+		while (*r) {
+			if (*r == '*') { /* one name, not empty */
+				size_t n = strcspn(d, "/");
+				if (!n)
+					break;
+				d += n;
+				r++;
+			} else if (*r == *d) {
+				r++;
+				d++;
+			} else {
+				break;
+			}
+		}
+		if (!*r && (*d == '/' || !*d))
+			return (size_t)(d - dir);
+	}
+	return 0;
+}
+
+/* `dir` (a hint's directory) widened to the tool root it is in, when that
+ * root exists and may be opened whole. */
+static void widen_to_tool_root(const struct policy *p, char *dir, sbx_look_fn fn, void *ctx)
+{
+	const char *home = policy_home(p);
+	size_t hl = strlen(home), n;
+	char root[PATH_MAX];
+
+	if (!sbx_path_under(dir, home) || !dir[hl] || !(n = tool_root_len(dir, hl)) || !dir[n])
+		return;
+	memcpy(root, dir, n);
+	root[n] = '\0';
+	if (!too_wide(root, home) && look(p, root, fn, ctx) == 1)
+		memcpy(dir, root, n + 1);
+}
+
 /* The --allow-write that works as printed for a write refused outside the
  * writable roots: only a path that exists when the sandbox starts can be
  * made writable, or a directory named with a trailing `/`, which sbx
@@ -267,6 +324,7 @@ static void write_fix(const struct policy *p, const char *target, bool made_dir,
 		return;
 	if (at_target) {
 		snprintf(out, outsz, "%s", !too_wide(dir, home) && at_dir ? dir : target);
+		widen_to_tool_root(p, out, fn, ctx);
 		return;
 	}
 	if (made_dir && too_wide(dir, home) && at_dir && strlen(target) + 2 <= outsz) {
@@ -289,6 +347,7 @@ static void write_fix(const struct policy *p, const char *target, bool made_dir,
 	}
 	if (!too_wide(dir, home)) {
 		snprintf(out, outsz, "%s", dir);
+		widen_to_tool_root(p, out, fn, ctx);
 	} else if ((strcmp(child, target) || made_dir) && strlen(child) + 2 <= outsz) {
 		size_t l = strlen(child); /* with a `/`: sbx makes it */
 		memcpy(out, child, l);

@@ -15,8 +15,10 @@
  * sandbox, is carried through the SOCKS5 listener on the sandbox's loopback
  * with the name: the supervisor decides, resolves and dials. The program's
  * socket ends up connected to the proxy, which relays; getpeername() says
- * 127.0.0.1. A static binary, or an address given out by another process,
- * gets no route (fail closed).
+ * 127.0.0.1. A static binary (no shim) is the notify layer's: its connect()
+ * to a stand-in of the sandbox's resolver is decided by the same name and
+ * answered with a socket the supervisor connected (supervisor/notify-net.c);
+ * without the notify layer it finds no route (fail closed).
  */
 #include <arpa/inet.h>
 #include <errno.h>

@@ -533,16 +533,38 @@ int plan_make_placeholders(struct plan *pl)
 
 /* ---- scanning writable roots for protected names that exist */
 
+/* A read-denied entry masked (*stop: nothing below it to look at). */
+static int judge_read(const struct plan_in *in, struct plan *pl,
+		      struct covered *cv, const char *path, bool *stop)
+{
+	const struct sbx_rule *why;
+
+	*stop = policy_check_path(in->policy, SBX_OP_READ, path, &why) == SBX_DENY;
+	return *stop ? mask_path(in, pl, cv, path) : 0;
+}
+
+/* Does a deny_read rule name paths by a pattern (`.env`, `*.pem`,
+ * `~/proj/ ** /key`), which only a look at each entry finds? A literal
+ * path is masked as itself (mask_rules). */
+static bool reads_by_pattern(const struct policy *p)
+{
+	size_t n;
+	const struct sbx_rule *const *r = policy_rules(p, SBX_RULE_DENY_READ, &n);
+
+	for (size_t i = 0; i < n; i++)
+		if (r[i]->pat != SBX_PAT_PREFIX)
+			return true;
+	return false;
+}
+
 static int judge_entry(const struct plan_in *in, struct plan *pl,
 		       struct covered *cv, const char *path, bool *stop)
 {
 	const struct sbx_rule *why;
+	int rc = judge_read(in, pl, cv, path, stop);
 
-	*stop = false;
-	if (policy_check_path(in->policy, SBX_OP_READ, path, &why) == SBX_DENY) {
-		*stop = true;
-		return mask_path(in, pl, cv, path);
-	}
+	if (rc || *stop)
+		return rc;
 	if (policy_check_path(in->policy, SBX_OP_WRITE, path, &why) == SBX_DENY &&
 	    why && (why->kind == SBX_RULE_MANDATORY || why->kind == SBX_RULE_DENY_WRITE)) {
 		*stop = true;
@@ -803,7 +825,10 @@ static bool skipped(const char *name)
 
 /* Every directory below `root`, breadth first (the shallow ones, the
  * likeliest to be the person's own, before the budget runs out): entries
- * within SCAN_DEPTH levels judged by the policy (masked, protected), and
+ * within SCAN_DEPTH levels judged by the policy (masked, protected), below
+ * that masked where a deny_read pattern names them (reads are never
+ * notified: a static program read `ws/a/b/c/d/.env` under `deny_read =
+ * .env`; writes are, protected names deeper are the notify layer's), and
  * at every depth the git directories guarded. A git directory is not
  * walked into (its parts are guarded by name), nor a skipped name, another
  * writable root (walked as itself) or a link. */
@@ -822,6 +847,7 @@ static int walk_root(const struct plan_in *in, struct plan *pl, struct covered *
 	 * the run), and a repository kept there is nobody's to trust. */
 	unsigned deepest = stat(root, &rst) == 0 && (rst.st_mode & S_ISVTX) &&
 			   (rst.st_mode & S_IWOTH) ? SCAN_DEPTH - 1 : UINT_MAX;
+	bool deep_reads = reads_by_pattern(in->policy);
 
 	TRY(strv_addf(&todo, "0:%s", root));
 	while (!rc && at < todo.n) {
@@ -871,6 +897,8 @@ static int walk_root(const struct plan_in *in, struct plan *pl, struct covered *
 			type = entry_type(dirfd(d), e);
 			if (depth < SCAN_DEPTH)
 				rc = judge_entry(in, pl, cv, path, &stop);
+			else if (deep_reads)
+				rc = judge_read(in, pl, cv, path, &stop);
 			if (!rc && !strcmp(e->d_name, ".git")) {
 				if ((!stop || type == DT_DIR) && depth < deepest)
 					rc = guard_dotgit(in, pl, cv, path, type);

@@ -44,7 +44,9 @@
 /* ALWAYS and BLOCK_UNIX rows make the table; NESTED rows are for the
  * nested mode, where Landlock, not read-only mounts, keeps files as they
  * are, and Landlock (ABI 7) has no right for a file's mode, owner or
- * extended attributes: NESTED_ROOT rows too when the run is root's (who
+ * extended attributes (none at present: the set-ID modes it refused are
+ * refused in every mode, since a workspace's files outlive the run):
+ * NESTED_ROOT rows too when the run is root's (who
  * owns the system's files, so their modes are its to change); NESTED_NET
  * rows when the network is not open there (Landlock has TCP rules only,
  * and the host's network is COMMAND's). */
@@ -89,6 +91,12 @@ static const struct rule rules[] = {
 	{ "ioctl", E(EPERM), ALWAYS, "request TIOCLINUX",
 	  "on a virtual console, TIOCLINUX pastes the selection: the same injection",
 	  1, { ARG(1, LOW32, TIOCLINUX) }, NULL, false },
+	{ "ioctl", E(EPERM), ALWAYS, "request TIOCSETD",
+	  "a line discipline on the shared terminal outlives the run (N_NULL: the shell reads nothing); n_hdlc, n_gsm are kernel surface",
+	  1, { ARG(1, LOW32, TIOCSETD) }, NULL, false },
+	{ "ioctl", E(EPERM), ALWAYS, "request TIOCEXCL",
+	  "the shared terminal would refuse every later open after the run (sudo's, ssh's /dev/tty prompts: EBUSY)",
+	  1, { ARG(1, LOW32, TIOCEXCL) }, NULL, false },
 	/* unshare(unsigned long) keeps all 64 bits (any above 31 is EINVAL),
 	 * clone(unsigned long, ...) the low 32 (lower_32_bits() in
 	 * kernel/fork.c): either way CLONE_NEWUSER (bit 28) is in the low word,
@@ -173,6 +181,9 @@ static const struct rule rules[] = {
 	  1, { ARG(2, MSG_FASTOPEN, MSG_FASTOPEN) }, NULL, false },
 	{ "sendmmsg", E(EOPNOTSUPP), ALWAYS, "flags with MSG_FASTOPEN", "the same",
 	  1, { ARG(3, MSG_FASTOPEN, MSG_FASTOPEN) }, NULL, false },
+	{ "chmod fchmod fchmodat fchmodat2", E(EPERM), ALWAYS, "mode with S_ISUID or S_ISGID",
+	  "a set-ID program left in a writable root runs with the user's rights (root's) for whoever starts it on the host",
+	  0, { { 0, 0, 0 } }, add_setid, false },
 	{ "socket", E(EPERM), BLOCK_UNIX, "domain AF_UNIX",
 	  "a socket file connects through a read-only bind: the docker socket, the session bus",
 	  1, { ARG(0, LOW32, AF_UNIX) }, NULL, false },
@@ -182,9 +193,6 @@ static const struct rule rules[] = {
 	{ "socketpair", E(EPERM), BLOCK_UNIX, "AF_UNIX, type SOCK_RAW",
 	  "the kernel makes an AF_UNIX SOCK_RAW socket a datagram one (unix_create)",
 	  2, { ARG(0, LOW32, AF_UNIX), ARG(1, TYPE_MASK, SOCK_RAW) }, NULL, false },
-	{ "chmod fchmod fchmodat fchmodat2", E(EPERM), NESTED, "mode with S_ISUID or S_ISGID",
-	  "Landlock cannot keep a mode as it is: no set-user-ID program made anywhere",
-	  0, { { 0, 0, 0 } }, add_setid, false },
 	{ "chmod fchmod fchmodat fchmodat2 chown fchown lchown fchownat", E(EPERM), NESTED_ROOT, "",
 	  "root owns the system's files: a mode or owner changed there (/etc/shadow 0644) is a way out",
 	  0, { { 0, 0, 0 } }, NULL, false },

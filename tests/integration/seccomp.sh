@@ -282,6 +282,91 @@ if have_sys; then
 	else bad "$(tr '\n' ' ' < "$B/out")"; fi
 fi
 
+# ---- the shared terminal: a line discipline or exclusive mode set on it
+# stays after the run. N_NULL (in every kernel) made the caller's pty
+# swallow everything: the shell that ran sbx read nothing more; TIOCEXCL
+# made every later open of it EBUSY (sudo's and ssh's prompts). Run on a
+# pty of our own whose state is read back from outside afterwards
+# (TIOCGETD, TIOCGEXCL).
+t line_discipline_and_exclusive_mode_of_the_shared_terminal_kept
+if ! command -v python3 >/dev/null; then skip "no python3"
+else
+	python3 - "$SBX" "$B" >"$B/pty.out" 2>&1 <<'PY'
+import fcntl, os, pty, struct, subprocess, sys, termios
+sbx, b = sys.argv[1], sys.argv[2]
+TIOCGEXCL = 0x80045440
+def state(fd):
+    d = struct.unpack("i", fcntl.ioctl(fd, termios.TIOCGETD, struct.pack("i", 0)))[0]
+    x = struct.unpack("i", fcntl.ioctl(fd, TIOCGEXCL, struct.pack("i", 0)))[0]
+    return "ldisc %d excl %d" % (d, x)
+prog = ("import fcntl, struct, termios\n"
+        "for name, arg in (('TIOCSETD', struct.pack('i', 27)), ('TIOCEXCL', 0)):\n"
+        "    try:\n"
+        "        fcntl.ioctl(0, getattr(termios, name), arg)\n"
+        "        print(name + ': ok', end='; ')\n"
+        "    except OSError as e:\n"
+        "        print(name + ': ' + e.strerror, end='; ')\n")
+for label, cmd in (("host", ["python3", "-c", prog]),
+                   ("sandbox", [sbx, "-q", "--no-shim", "--", "python3", "-c", prog])):
+    m, s = pty.openpty()
+    r = subprocess.run(cmd, stdin=s, stdout=subprocess.PIPE, stderr=open(b + "/err", "a"))
+    print(label, r.stdout.decode().strip(), state(s))
+    os.close(m); os.close(s)
+PY
+	if grep -q '^host TIOCSETD: ok; TIOCEXCL: ok; ldisc 27 excl 1$' "$B/pty.out" &&
+	   grep -q '^sandbox TIOCSETD: Operation not permitted; TIOCEXCL: Operation not permitted; ldisc 0 excl 0$' "$B/pty.out" &&
+	   has '^sbx: denied ioctl — a line discipline on the shared terminal' err &&
+	   has '^sbx: denied ioctl — the shared terminal would refuse every later open' err; then ok
+	elif ! grep -q '^host TIOCSETD: ok' "$B/pty.out"; then skip "no N_NULL here: $(tr '\n' ' ' <"$B/pty.out")"
+	else bad "$(tr '\n' ' ' <"$B/pty.out")"; fi
+fi
+
+# ---- set-ID modes: a file in the workspace outlives the run on the host,
+# where no nosuid mount covers it. A run as root made `cp /bin/sh x; chmod
+# 4755 x`, a root shell for any local user; as a user, that user's. Each
+# chmod call (chmod, fchmod, fchmodat, fchmodat2 raw) is refused, with and
+# without the notify layer, and the host's file keeps its mode. A new
+# file's mode may name the bits: the first write strips them (no
+# CAP_FSETID inside).
+setid_script() {
+	cat <<'EOF'
+chmod u+s prog; chmod g+s prog
+python3 - <<'PY'
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+fd = os.open("prog", os.O_RDONLY)
+try:
+    os.fchmod(fd, 0o4755)
+except OSError as e:
+    print("fchmod:", e.strerror)
+r = libc.syscall(452, -100, b"prog", 0o6755, 0)  # fchmodat2
+print("fchmodat2:", os.strerror(ctypes.get_errno()) if r else "ok")
+fd = os.open("new", os.O_CREAT | os.O_WRONLY, 0o4755)
+os.write(fd, b"#!/bin/sh\n")
+os.close(fd)
+PY
+EOF
+}
+t setid_modes_refused_in_the_workspace
+if ! command -v python3 >/dev/null; then skip "no python3"
+else
+	cp /bin/true host && chmod 4755 host
+	cp /bin/true prog && chmod 0755 prog
+	SBX_NOTIFY=off sx -q --no-shim -- sh -c "$(setid_script)"
+	off="$(stat -c %a prog new | tr '\n' ' ')"; cp "$B/out" "$B/off.out"; rm -f new
+	sx -q --no-shim -- sh -c "$(setid_script)"
+	if [ "$(stat -c %a host)" != 4755 ]; then skip "chmod u+s does not hold on the host here"
+	elif [ "$off" = "755 755 " ] && [ "$(stat -c %a prog)" = 755 ] &&
+	     [ "$(stat -c %a new)" = 755 ] &&
+	     has '^fchmod: Operation not permitted$' out && has '^fchmodat2: Operation not permitted$' out &&
+	     has '^fchmod: Operation not permitted$' off.out &&
+	     [ "$(grep -c "^chmod: changing permissions of 'prog': Operation not permitted" "$B/err")" -eq 2 ] &&
+	     has '^sbx: denied fchmodat — a set-ID program left in a writable root' err &&
+	     has '^sbx: denied fchmod — a set-ID program' err &&
+	     has '^sbx: denied fchmodat2 — a set-ID program' err; then ok
+	else bad "modes off: $off, on: $(stat -c %a prog new | tr '\n' ' ') $(tr '\n' ' ' <"$B/out")"; fi
+fi
+
 # ---- with the notify layer, each refusal of the table is named: one line
 # per call, reason and program however often it comes, and the errno the
 # table gives without the layer (SBX_NOTIFY=off: refused, unexplained)

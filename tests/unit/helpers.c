@@ -1,9 +1,11 @@
 /* tests/unit/helpers.c: see helpers.h. */
 #include <errno.h>
+#include <limits.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "helpers.h"
@@ -195,4 +197,23 @@ static int remove_one(const char *path, const struct stat *st, int type,
 void remove_tree(const char *path)
 {
 	nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+void make_dirs(const char *root, const char *rel)
+{
+	char path[PATH_MAX];
+	int n = snprintf(path, sizeof(path), "%s/%s", root, rel);
+
+	cr_assert(n > 0 && (size_t)n < sizeof(path), "path too long: %s/%s", root, rel);
+	for (char *p = path + strlen(root) + 1;; p++) {
+		if (*p != '/' && *p)
+			continue;
+		char c = *p;
+		*p = '\0';
+		cr_assert(mkdir(path, 0700) == 0 || errno == EEXIST, "mkdir %s: %s", path,
+			  strerror(errno));
+		if (!c)
+			break;
+		*p = c;
+	}
 }

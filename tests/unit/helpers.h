@@ -61,6 +61,8 @@ const struct sbx_rule *find_rule(const struct policy *p, enum sbx_rule_kind kind
 char *make_tmpdir(void);
 void write_file(const char *path, const char *text);
 void remove_tree(const char *path);
+/* root/rel and every missing directory on the way (mkdir -p) */
+void make_dirs(const char *root, const char *rel);
 
 #define assert_contains(hay, needle)                                          \
 	cr_assert(strstr((hay), (needle)) != NULL,                            \

@@ -41,21 +41,14 @@ static char *p(const char *root, const char *rel)
 	return buf[k];
 }
 
-static void mkdirs(const char *root, const char *rel)
-{
-	char cmd[8500];
-	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/%s'", root, rel);
-	cr_assert_eq(system(cmd), 0);
-}
-
 /* what `git init` makes, as far as the policy looks */
 static void git_dir(const char *root, const char *rel)
 {
 	char d[4200];
 	snprintf(d, sizeof(d), "%s/objects", rel);
-	mkdirs(root, d);
+	make_dirs(root, d);
 	snprintf(d, sizeof(d), "%s/refs", rel);
-	mkdirs(root, d);
+	make_dirs(root, d);
 	snprintf(d, sizeof(d), "%s/HEAD", rel);
 	write_file(p(root, d), "ref: refs/heads/main\n");
 }
@@ -64,8 +57,8 @@ static void git_dir(const char *root, const char *rel)
 static void linked_worktree(const char *t)
 {
 	git_dir(t, "main/.git");
-	mkdirs(t, "main/.git/worktrees/wt");
-	mkdirs(t, "wt");
+	make_dirs(t, "main/.git/worktrees/wt");
+	make_dirs(t, "wt");
 	write_file(p(t, "wt/.git"), "gitdir: ../main/.git/worktrees/wt\n");
 	write_file(p(t, "main/.git/worktrees/wt/commondir"), "../..\n");
 	write_file(p(t, "main/.git/worktrees/wt/HEAD"), "ref: refs/heads/wt\n");
@@ -75,10 +68,10 @@ static void linked_worktree(const char *t)
 Test(policy_gitdirs, a_subdirectory_of_a_repository_writes_its_git_directory)
 {
 	char *t = tmpdir();
-	mkdirs(t, "home");
+	make_dirs(t, "home");
 	git_dir(t, "repo/.git");
-	mkdirs(t, "repo/.git/hooks");
-	mkdirs(t, "repo/sub");
+	make_dirs(t, "repo/.git/hooks");
+	make_dirs(t, "repo/sub");
 	struct policy *pol = compile_in(p(t, "home"), p(t, "repo/sub"));
 	cr_assert_eq(check(pol, SBX_OP_WRITE, p(t, "repo/.git/objects/ab")), SBX_ALLOW);
 	cr_assert_eq(check(pol, SBX_OP_WRITE, p(t, "repo/.git/index.lock")), SBX_ALLOW);
@@ -94,7 +87,7 @@ Test(policy_gitdirs, a_subdirectory_of_a_repository_writes_its_git_directory)
 Test(policy_gitdirs, a_linked_worktree_writes_the_common_directory)
 {
 	char *t = tmpdir();
-	mkdirs(t, "home");
+	make_dirs(t, "home");
 	linked_worktree(t);
 	struct policy *pol = compile_in(p(t, "home"), p(t, "wt"));
 	cr_assert_eq(check(pol, SBX_OP_WRITE, p(t, "main/.git/worktrees/wt/index")), SBX_ALLOW);
@@ -110,7 +103,7 @@ Test(policy_gitdirs, a_repository_at_home_or_above_is_never_opened)
 {
 	char *t = tmpdir();
 	git_dir(t, "home/.git");
-	mkdirs(t, "home/proj");
+	make_dirs(t, "home/proj");
 	struct policy *pol = compile_in(p(t, "home"), p(t, "home/proj"));
 	cr_assert_eq(check(pol, SBX_OP_WRITE, p(t, "home/.git/objects/ab")), SBX_DENY);
 	policy_free(pol);
@@ -121,9 +114,9 @@ Test(policy_gitdirs, a_repository_at_home_or_above_is_never_opened)
 Test(policy_gitdirs, isolation_strict_opens_no_git_directory)
 {
 	char *t = tmpdir();
-	mkdirs(t, "home");
+	make_dirs(t, "home");
 	git_dir(t, "repo/.git");
-	mkdirs(t, "repo/sub");
+	make_dirs(t, "repo/sub");
 	struct policy_ctx ctx = { .home = p(t, "home"), .cwd = p(t, "repo/sub"),
 				  .session_dir = p(t, "home/sess") };
 	struct policy_builder *b = NULL;
@@ -141,9 +134,9 @@ Test(policy_gitdirs, isolation_strict_opens_no_git_directory)
 Test(policy_gitdirs, a_planted_git_file_opens_nothing)
 {
 	char *t = tmpdir();
-	mkdirs(t, "home");
+	make_dirs(t, "home");
 	git_dir(t, "secret"); /* even one that looks like a git directory */
-	mkdirs(t, "ws");
+	make_dirs(t, "ws");
 	write_file(p(t, "ws/.git"), "gitdir: ../secret\n");
 	struct policy *pol = compile_in(p(t, "home"), p(t, "ws"));
 	cr_assert_eq(check(pol, SBX_OP_WRITE, p(t, "secret/objects/ab")), SBX_DENY);
@@ -158,9 +151,9 @@ Test(policy_gitdirs, a_planted_git_file_opens_nothing)
 Test(policy_gitdirs, a_git_file_naming_another_worktrees_directory_opens_nothing)
 {
 	char *t = tmpdir();
-	mkdirs(t, "home");
+	make_dirs(t, "home");
 	linked_worktree(t);
-	mkdirs(t, "ws");
+	make_dirs(t, "ws");
 	write_file(p(t, "ws/.git"), "gitdir: ../main/.git/worktrees/wt\n");
 	struct policy *pol = compile_in(p(t, "home"), p(t, "ws"));
 	cr_assert_eq(check(pol, SBX_OP_WRITE, p(t, "main/.git/objects/ab")), SBX_DENY);
@@ -175,7 +168,7 @@ Test(policy_gitdirs, a_git_file_naming_another_worktrees_directory_opens_nothing
 Test(policy_gitdirs, a_commondir_leading_elsewhere_opens_nothing)
 {
 	char *t = tmpdir();
-	mkdirs(t, "home");
+	make_dirs(t, "home");
 	linked_worktree(t);
 	git_dir(t, "other");
 	write_file(p(t, "main/.git/worktrees/wt/commondir"), p(t, "other\n"));
@@ -192,7 +185,7 @@ Test(policy_gitdirs, a_commondir_leading_elsewhere_opens_nothing)
 Test(policy_gitdirs, a_git_directory_with_a_commondir_opens_nothing)
 {
 	char *t = tmpdir();
-	mkdirs(t, "home");
+	make_dirs(t, "home");
 	git_dir(t, "other");
 	git_dir(t, "ws/.git");
 	write_file(p(t, "ws/.git/commondir"), "../../other\n");
@@ -209,10 +202,10 @@ Test(policy_gitdirs, a_git_directory_with_a_commondir_opens_nothing)
 Test(policy_gitdirs, a_submodule_writes_its_git_directory_only_when_it_points_back)
 {
 	char *t = tmpdir();
-	mkdirs(t, "home");
+	make_dirs(t, "home");
 	git_dir(t, "super/.git");
 	git_dir(t, "super/.git/modules/lib");
-	mkdirs(t, "super/lib");
+	make_dirs(t, "super/lib");
 	write_file(p(t, "super/lib/.git"), "gitdir: ../.git/modules/lib\n");
 	write_file(p(t, "super/.git/modules/lib/config"),
 		   "[core]\n\tbare = false\n\tworktree = ../../../lib\n");

@@ -196,6 +196,29 @@ Test(reports, write_outside_writable_paths_suggests_a_fix_that_works_as_printed)
 	l = line_of(p, &w, &e);
 	cr_assert_str_eq(e.fix, "--allow-write ~/.npm/");
 	assert_contains(l, "denied write of ~/.npm/ — outside");
+	/* in a tool's cache or store: the tool's root, where the next
+	 * refusal would be too (npm's _cacache/tmp, then its index) */
+	const char *made[] = { ".npm/_cacache/tmp", ".cache/pip/http", ".cargo/bin",
+			       ".cargo/registry/index", ".npmx/a" };
+	for (size_t i = 0; i < sizeof(made) / sizeof(*made); i++)
+		make_dirs(home, made[i]);
+	const char *tool[][2] = {
+		{ ".npm/_cacache/tmp/5d5e34f0", "~/.npm" },
+		{ ".npm/_cacache/tmp", "~/.npm" },
+		{ ".cache/pip/http/a/b/c", "~/.cache/pip" },
+		{ ".cache/y.bin", "~/.cache" },         /* in no tool's directory */
+		{ ".cargo/bin/ls", "" },                 /* on PATH: write-protected */
+		{ ".cargo/registry/index/x", "~/.cargo/registry" },
+		{ ".npmx/a/b", "~/.npmx/a" },            /* a longer name is another */
+	};
+	for (size_t i = 0; i < sizeof(tool) / sizeof(*tool); i++) {
+		char want[256];
+		snprintf(path, sizeof(path), "%s/%s", home, tool[i][0]);
+		w = wr(WIRE_DENY, WIRE_WRITE, path, EROFS);
+		line_of(p, &w, &e);
+		snprintf(want, sizeof(want), "%s%s", *tool[i][1] ? "--allow-write " : "", tool[i][1]);
+		cr_assert_str_eq(e.fix, want, "%s: %s", tool[i][0], e.fix);
+	}
 	/* a chain of new directories in HOME: the first, with a `/` */
 	snprintf(path, sizeof(path), "%s/.config/a/b", home);
 	w = wr(WIRE_DENY, WIRE_WRITE, path, EROFS);
