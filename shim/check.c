@@ -5,6 +5,7 @@
  * run asks, a line on the program's stderr (tell.c); after the real call
  * a refusal by the kernel is explained the same way.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -262,6 +263,29 @@ static bool placeholder_refusal(int err, const char *real, const struct sbx_rule
 	       !S_ISDIR(st.st_mode);
 }
 
+/* A directory holding something. rmdir() of one the sandbox keeps in
+ * place (a mount point: it holds a protected path) says EBUSY, where the
+ * kernel would say ENOTEMPTY without the sandbox: `git gc` prunes
+ * `.git/worktrees` that way on every run, and expects ENOTEMPTY quietly. */
+static bool dir_has_entries(const char *abs)
+{
+	char buf[512];
+	long n, fd = sys_call(SYS_openat, AT_FDCWD, abs,
+			      O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	bool any = false;
+
+	if (fd < 0)
+		return false;
+	while (!any && (n = sys_call(SYS_getdents64, fd, buf, sizeof(buf))) > 0)
+		for (long off = 0; off < n && !any;) {
+			struct dirent64 *d = (struct dirent64 *)(buf + off);
+			any = strcmp(d->d_name, ".") && strcmp(d->d_name, "..");
+			off += d->d_reclen;
+		}
+	sys_call(SYS_close, fd);
+	return any;
+}
+
 void shim_after(const struct pending *pd, int n, bool failed)
 {
 	int err = errno;
@@ -288,7 +312,11 @@ void shim_after(const struct pending *pd, int n, bool failed)
 		    (err == EBUSY && i < n - 1) /* a rename's source is not it */ ||
 		    !shim_enter())
 			continue;
-		if (shim_abspath(pd[i].dirfd, pd[i].path, abs, sizeof(abs)) == 0 &&
+		if (err == EBUSY && n == 1 && (pd[i].how & HOW_EXISTING) &&
+		    shim_abspath(pd[i].dirfd, pd[i].path, abs, sizeof(abs)) == 0 &&
+		    dir_has_entries(abs)) {
+			err = ENOTEMPTY; /* what it is without the sandbox too */
+		} else if (shim_abspath(pd[i].dirfd, pd[i].path, abs, sizeof(abs)) == 0 &&
 		    !(pd[i].op == SBX_OP_WRITE && (pd[i].how & HOW_EXISTING) && !exists(abs))) {
 			/* the path as the program wrote it, when the policy
 			 * denies that (`.bashrc`, also when it is a link the

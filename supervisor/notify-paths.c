@@ -642,6 +642,24 @@ static void report(const struct call *c, char decision, enum wire_op op, const c
 	report_why(c, decision, op, target, err, NULL);
 }
 
+/* A write the kernel refused at a read-only mount (the boundary's: the
+ * read-only root, a write-protect) of a path the policy does not let the
+ * program write: said here, for the programs the shim does not see --
+ * static and Go binaries, which make their system calls themselves, and
+ * glibc's internal calls (mkdtemp: git receive-pack's objects/incoming-*).
+ * A dynamic program's shim refused the call before the kernel saw it, so
+ * this adds no second line. `dir`: a directory being made. */
+static void kernel_refused(const struct call *c, const char *full, bool dir, int err)
+{
+	char target[PATH_MAX + 1];
+	const struct sbx_rule *why;
+
+	if (err != EROFS || policy_check_path(c->n->p, SBX_OP_WRITE, full, &why) != SBX_DENY)
+		return;
+	snprintf(target, sizeof(target), "%s%s", full, dir && strcmp(full, "/") ? "/" : "");
+	report(c, WIRE_DENY, WIRE_WRITE, target, err);
+}
+
 static void remember_dir(struct notify *n, const struct stat *st, const struct fid *f,
 			 const char *path, bool file);
 
@@ -953,6 +971,8 @@ static struct answer open_existing(struct call *c, int o, int flags, mode_t mode
 	struct answer a = reopen(c, o, flags, mode, &st);
 	if (!a.err && !a.wait && named)
 		report(c, WIRE_ALLOW, WIRE_WRITE, full, 0);
+	else if (named)
+		kernel_refused(c, full, false, a.err);
 	return a;
 }
 
@@ -1081,6 +1101,7 @@ struct answer notify_open(struct call *c, int dirfd, unsigned long long paddr, i
 		}
 		if (e != ELOOP) {
 			parent_close(&pa);
+			kernel_refused(c, full, false, e);
 			return ERR(e);
 		}
 		/* a link there (a dangling one, or one made meanwhile): the
@@ -1251,8 +1272,10 @@ struct answer notify_make(struct call *c, enum make_kind kind, int dirfd,
 	if (!rc)
 		remember_made(c->n, pa.fd, pa.path, pa.name, full);
 	parent_close(&pa);
-	if (rc)
+	if (rc) {
+		kernel_refused(c, full, kind == MAKE_DIR, e);
 		return ERR(e);
+	}
 	report(c, WIRE_ALLOW, WIRE_WRITE, full, 0);
 	return OK(0);
 }
@@ -1590,6 +1613,10 @@ struct answer notify_move(struct call *c, bool is_link, int olddfd, unsigned lon
 	a = rc ? ERR(e) : OK(0);
 	if (!rc)
 		report(c, WIRE_ALLOW, WIRE_WRITE, nfull, 0);
+	else if (!follow && policy_check_path(c->n->p, SBX_OP_WRITE, nfull, &why) != SBX_DENY)
+		kernel_refused(c, ofull, false, e); /* the old name's side refused */
+	else
+		kernel_refused(c, nfull, false, e);
 out:
 	if (lo >= 0)
 		close(lo);

@@ -1392,6 +1392,11 @@ void reports_boundary(struct reports *r, char decision, enum wire_op op, int pid
 
 	snprintf(w.comm, sizeof(w.comm), "%s", comm);
 	w.truncated = snprintf(w.target, sizeof(w.target), "%s", target) >= (int)sizeof(w.target);
+	size_t tl = strlen(w.target);
+	if (file_op(op) && !w.truncated && tl > 1 && w.target[tl - 1] == '/') {
+		w.target[tl - 1] = '\0'; /* a directory being made (mkdir) */
+		w.dir = 1;
+	}
 	take_report(r, &w, true, why);
 }
 

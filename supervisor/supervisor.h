@@ -272,7 +272,8 @@ void reports_proxy(struct reports *r, const struct net_event *ev);
  * so not re-decided; said and logged like a shim report, with layer
  * "notify" in the log and "(seccomp)" on the line. Allowed ones
  * (WIRE_ALLOW) are passed only under --trace. `why`: the rule it decided
- * by, or NULL for the path's own (borrowed). */
+ * by, or NULL for the path's own (borrowed). A file target ending in `/`
+ * is a directory being made, as on the wire (wire.h). */
 void reports_boundary(struct reports *r, char decision, enum wire_op op, int pid,
 		      const char *comm, const char *target, int err,
 		      const struct sbx_rule *why);
