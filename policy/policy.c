@@ -28,7 +28,7 @@ static const char *const default_deny_read[] = {
  * MCP and agent command definitions. Matched at any depth. */
 static const char *const mandatory_anywhere[] = {
 	".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
-	".zshrc", ".zshenv", ".zprofile", ".zlogin",
+	".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout",
 	".gitconfig", ".gitmodules", ".git/hooks/", ".git/config",
 	/* points git at another git directory, whose hooks and config are
 	 * not these: as good as writing them */
@@ -82,6 +82,22 @@ static const char *const mandatory_paths[] = {
 	"~/.claude/settings.json", "~/.codex/config.toml", "~/.cursor/",
 	"~/.config/Code/User/", "~/.vscode-server/", "~/.config/JetBrains/",
 	"~/.local/share/JetBrains/",
+	/* ... Gemini CLI's (its MCP servers and hooks: the profile gives the
+	 * sandboxed gemini a home of its own), and the settings of Cursor and
+	 * VSCodium, which are VS Code's */
+	"~/.gemini/settings.json", "~/.config/Cursor/User/", "~/.config/VSCodium/User/",
+	/* what Debian's Xsession runs as the session itself */
+	"~/.xsession",
+	/* less reads its lesskey source at start: an #env LESSOPEN runs a
+	 * program on every file less opens, as ~/.lessfilter does */
+	"~/.lesskey", "~/.config/lesskey",
+	/* interpreters' start-up code: IPython (and every Jupyter kernel)
+	 * runs its profiles' startup/ scripts and config files, Jupyter its
+	 * jupyter_*_config.py, R its ~/.Rprofile, Gradle its init scripts in
+	 * every build */
+	"~/.ipython/profile_*/startup/", "~/.ipython/profile_*/ipython_*config.py",
+	"~/.jupyter/jupyter_*_config.py", "~/.Rprofile", "~/.gradle/init.d/",
+	"~/.gradle/init.gradle",
 };
 
 /* ---- the workspace's git directories */

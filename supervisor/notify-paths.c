@@ -1450,6 +1450,18 @@ static int link_old(struct call *c, const char *oabs, const struct parent *op, b
 	return *is_lnk ? 0 : -link_source(c, *o);
 }
 
+/* Is `full`, a rename's source, a name a protected rule covers (not git's
+ * own in a git directory the run made)? */
+static bool moves_protected(const struct notify *n, int fd, const char *full,
+			    const struct sbx_rule **why)
+{
+	if (policy_check_path(n->p, SBX_OP_WRITE, full, why) == SBX_DENY && protective(*why) &&
+	    !git_exception(n, fd, full))
+		return true;
+	*why = NULL;
+	return false;
+}
+
 /* rename/renameat/renameat2 and link/linkat: a name made from another. */
 struct answer notify_move(struct call *c, bool is_link, int olddfd, unsigned long long oaddr,
 			     int newdfd, unsigned long long naddr, unsigned flags)
@@ -1494,6 +1506,15 @@ struct answer notify_move(struct call *c, bool is_link, int olddfd, unsigned lon
 					      (S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode));
 	if (!may_make(c->n, np.fd, nfull, as_dir, &why)) {
 		report_why(c, WIRE_DENY, WIRE_WRITE, nfull, DENY_ERRNO, why);
+		a = ERR(DENY_ERRNO);
+		goto out;
+	}
+	/* a protected name moved away (no mount holds it deeper than the
+	 * plan's scan): under another name its content is writable, and the
+	 * protected name is gone; at the scan's depths the mount refuses the
+	 * same (EBUSY) */
+	if (!is_link && !(flags & RENAME_EXCHANGE) && moves_protected(c->n, op.fd, ofull, &why)) {
+		report_why(c, WIRE_DENY, WIRE_WRITE, ofull, DENY_ERRNO, why);
 		a = ERR(DENY_ERRNO);
 		goto out;
 	}

@@ -55,8 +55,8 @@ unsigned run_ignored_signals(void)
 	return mask;
 }
 
-/* SIGPIPE and SIGXFSZ as our caller left them, for what we exec. */
-static bool pipe_ignored, xfsz_ignored;
+/* SIGPIPE, SIGXFSZ and SIGTTOU as our caller left them, for what we exec. */
+static bool pipe_ignored, xfsz_ignored, ttou_ignored;
 
 void run_guard_signals(void)
 {
@@ -70,6 +70,13 @@ void run_guard_signals(void)
 	xfsz_ignored = sigaction(SIGXFSZ, NULL, &sa) == 0 && sa.sa_handler == SIG_IGN;
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGXFSZ, SIG_IGN);
+	/* The terminal is COMMAND's too: a program inside can make its own
+	 * group the foreground one and set TOSTOP, and our next report line
+	 * there stopped us (SIGTTOU), and every notified call and the proxy
+	 * with us, while the shell took the terminal back with the sandbox
+	 * still running. Ignored, a background write goes through (POSIX). */
+	ttou_ignored = sigaction(SIGTTOU, NULL, &sa) == 0 && sa.sa_handler == SIG_IGN;
+	signal(SIGTTOU, SIG_IGN);
 }
 
 /* Before an exec: give COMMAND its caller's dispositions back (an ignored
@@ -80,6 +87,8 @@ static void restore_guarded(void)
 		signal(SIGPIPE, SIG_DFL);
 	if (!xfsz_ignored)
 		signal(SIGXFSZ, SIG_DFL);
+	if (!ttou_ignored)
+		signal(SIGTTOU, SIG_DFL);
 }
 
 void run_restore_signals(void)

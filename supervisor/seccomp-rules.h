@@ -97,6 +97,9 @@ static const struct rule rules[] = {
 	{ "ioctl", E(EPERM), ALWAYS, "request TIOCEXCL",
 	  "the shared terminal would refuse every later open after the run (sudo's, ssh's /dev/tty prompts: EBUSY)",
 	  1, { ARG(1, LOW32, TIOCEXCL) }, NULL, false },
+	{ "ioctl", E(EPERM), ALWAYS, "request TCXONC",
+	  "tcflow(TCOOFF) stops the shared terminal's output: sbx-preload's next line there blocked it for good, and the shell after",
+	  1, { ARG(1, LOW32, TCXONC) }, NULL, false },
 	/* unshare(unsigned long) keeps all 64 bits (any above 31 is EINVAL),
 	 * clone(unsigned long, ...) the low 32 (lower_32_bits() in
 	 * kernel/fork.c): either way CLONE_NEWUSER (bit 28) is in the low word,

@@ -47,6 +47,21 @@ if have_probe; then
 fi
 done
 
+# ---- an existing protected name deeper than the plan's scan (three
+# levels) holds no mount: moving it away left its content writable under
+# the new name and the protected name gone (at the scan's depths the mount
+# answers EBUSY). The directory holding it still moves, names and all.
+t deep_protected_names_cannot_be_moved_away_boundary
+mkdir -p a/b/c/d/.vscode && echo '{"orig":1}' > a/b/c/d/.vscode/settings.json &&
+	echo KEY=orig > a/b/c/d/.env
+sx -q --no-shim -- sh -c 'mv a/b/c/d/.env x; echo evil > x;
+	mv a/b/c/d/.vscode/settings.json y; mv a/b/c/d/.vscode vs; mv a/b/c/d a/b/c/e && echo MOVED'
+if [ "$(cat a/b/c/e/.env)" = KEY=orig ] && [ "$(cat a/b/c/e/.vscode/settings.json)" = '{"orig":1}' ] &&
+   [ ! -e y ] && [ ! -e vs ] && has '^MOVED$' out &&
+   hasf "denied write of $W/a/b/c/d/.env by \`deny_write = .env\`" err &&
+   hasf "denied write of $W/a/b/c/d/.vscode by \`deny_write = .vscode/\`" err; then ok
+else bad "left: $(find . -mindepth 1 | tr '\n' ' ')"; fi
+
 # ---- protected names in directories made during the run, at depth 1 and 6,
 # by open, by rename from an innocent name, by link and by symlink
 

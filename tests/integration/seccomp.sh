@@ -321,6 +321,53 @@ PY
 	else bad "$(tr '\n' ' ' <"$B/pty.out")"; fi
 fi
 
+# tcflow(TCOOFF) on the shared terminal stopped its output: sbx-preload's
+# next report line there blocked in write() for good, every notified call
+# with it (the run never ended), and the shell's prompt after. On a pty of
+# our own, read as a terminal would: the run ends, its lines arrive.
+t terminal_output_cannot_be_stopped_from_inside
+if ! command -v python3 >/dev/null; then skip "no python3"
+else
+	python3 - "$SBX" >"$B/pty.out" 2>&1 <<'PY'
+import os, pty, select, signal, sys, time
+sbx = sys.argv[1]
+prog = ("import os, termios\n"
+        "try:\n"
+        "    termios.tcflow(1, termios.TCOOFF)\n"
+        "    termios.tcflow(1, termios.TCOON)\n"
+        "    print('TCOOFF: ok')\n"
+        "except termios.error as e:\n"
+        "    print('TCOOFF:', e.args[1])\n"
+        "try: open(os.path.expanduser('~/.bashrc'), 'a')\n"
+        "except OSError: pass\n"
+        "open('done', 'w').write('x')\n")
+for label, cmd in (("host", ["python3", "-c", prog]), ("sandbox", [sbx, "--", "python3", "-c", prog])):
+    pid, m = pty.fork()
+    if pid == 0:
+        os.execvp(cmd[0], cmd)
+    out, end, st = b"", time.time() + 20, None
+    while time.time() < end:
+        if select.select([m], [], [], 0.2)[0]:
+            try:
+                out += os.read(m, 4096)
+            except OSError:
+                pass
+        p, s = os.waitpid(pid, os.WNOHANG)
+        if p:
+            st = s
+            break
+    if st is None:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    print(label, "ended" if st is not None else "hung", out.decode(errors="replace").replace("\r\n", " | "))
+PY
+	if grep -q '^host ended TCOOFF: ok' "$B/pty.out" &&
+	   grep -q '^sandbox ended .*TCOOFF: Operation not permitted' "$B/pty.out" &&
+	   grep -q 'sbx: denied ioctl — tcflow(TCOOFF) stops the shared terminal' "$B/pty.out" &&
+	   grep -q 'denied write of ~/.bashrc' "$B/pty.out" && [ -e done ]; then ok
+	else bad "$(tr '\n' ' ' <"$B/pty.out" | head -c 400)"; fi
+fi
+
 # ---- set-ID modes: a file in the workspace outlives the run on the host,
 # where no nosuid mount covers it. A run as root made `cp /bin/sh x; chmod
 # 4755 x`, a root shell for any local user; as a user, that user's. Each

@@ -558,6 +558,57 @@ cp "$B/sti.py" "$W/sti.py"
 timeout 30 script -qec "$SBX -q -- python3 sti.py" /dev/null > "$B/out" 2>&1
 if has "STI-REFUSED 1" out && ! has STI-ALLOWED out; then ok; else bad "$(head -c 200 "$B/out")"; fi
 
+# The terminal is COMMAND's too: a program inside made its own group the
+# foreground one with TOSTOP set, and the supervisor's next report line
+# there stopped it (SIGTTOU): the shell took the terminal back, said
+# "Stopped", and the sandbox ran on with every notified call held. On a
+# pty of our own, as a shell would run sbx: the run ends, its report said.
+t supervisor_not_stopped_by_tostop_from_inside
+cat > "$B/ttou.py" <<'EOF'
+import os, pty, signal, sys, time
+sbx, w = sys.argv[1], sys.argv[2]
+prog = ("import os, signal, termios, time\n"
+        "signal.signal(signal.SIGTTOU, signal.SIG_IGN)\n"
+        "a = termios.tcgetattr(0); a[3] |= termios.TOSTOP\n"
+        "termios.tcsetattr(0, termios.TCSANOW, a)\n"
+        "os.setpgid(0, 0); os.tcsetpgrp(0, os.getpgrp())\n"
+        "try: open(os.path.expanduser('~/.bashrc'), 'a')\n"
+        "except OSError: pass\n"
+        "time.sleep(1)\n"
+        "open('done', 'w').write('x')\n")
+pid, m = pty.fork()
+if pid == 0:
+    c = os.fork()
+    if c == 0:  # a foreground job of this "shell"
+        os.setpgid(0, 0)
+        signal.signal(signal.SIGTTOU, signal.SIG_IGN)
+        os.tcsetpgrp(0, os.getpgrp())
+        signal.signal(signal.SIGTTOU, signal.SIG_DFL)
+        os.execv(sbx, [sbx, "--", "python3", "-c", prog])
+    _, st = os.waitpid(c, os.WUNTRACED)
+    with open(w + "/shell", "w") as f:
+        f.write("stopped by %d" % os.WSTOPSIG(st) if os.WIFSTOPPED(st) else "exited %d" % st)
+    if os.WIFSTOPPED(st):
+        os.kill(c, signal.SIGKILL)
+        os.waitpid(c, 0)
+    os._exit(0)
+out = b""
+while True:
+    try:
+        d = os.read(m, 4096)
+    except OSError:
+        break
+    if not d:
+        break
+    out += d
+os.waitpid(pid, 0)
+sys.stdout.write(out.decode(errors="replace"))
+EOF
+timeout 60 python3 "$B/ttou.py" "$SBX" "$W" >"$B/out" 2>&1
+if [ "$(cat shell 2>/dev/null)" = "exited 0" ] && [ -e done ] &&
+   has 'denied write of ~/.bashrc' out; then ok
+else bad "shell: $(cat shell 2>/dev/null); $(tr '\r\n' '  ' <"$B/out" | head -c 300)"; fi
+
 t real_terminal_through_tmux_reads_dev_tty
 if command -v tmux >/dev/null; then
 	sock="sbx-it-$$-$RANDOM"

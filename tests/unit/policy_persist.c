@@ -42,6 +42,16 @@ ParameterizedTestParameters(policy_persist, refused_with_home_writable)
 		{ "/home/u/.config/JetBrains/IdeaIC2024.1/options/x.xml" },
 		{ "/home/u/.local/share/JetBrains/plugins/x.jar" },
 		{ "/w/.cursor/mcp.json" },
+		/* left out before (attack5): run later, unsandboxed */
+		{ "/home/u/.zlogout" }, { "/w/sub/.zlogout" }, { "/home/u/.xsession" },
+		{ "/home/u/.gemini/settings.json" }, { "/home/u/.config/Cursor/User/settings.json" },
+		{ "/home/u/.config/VSCodium/User/tasks.json" }, { "/home/u/.lesskey" },
+		{ "/home/u/.config/lesskey" },
+		{ "/home/u/.ipython/profile_default/startup/00-x.py" },
+		{ "/home/u/.ipython/profile_work/ipython_config.py" },
+		{ "/home/u/.ipython/profile_default/ipython_kernel_config.py" },
+		{ "/home/u/.jupyter/jupyter_server_config.py" }, { "/home/u/.Rprofile" },
+		{ "/home/u/.gradle/init.d/x.gradle" }, { "/home/u/.gradle/init.gradle" },
 		/* the list, kept */
 		{ "/home/u/.ripgreprc" }, { "/home/u/.bash_aliases" },
 		{ "/home/u/.config/autostart/x.desktop" }, { "/home/u/.config/systemd/user/x.service" },
@@ -72,6 +82,10 @@ ParameterizedTestParameters(policy_persist, neighbours_stay_writable)
 		{ "/w/.npmrc" }, { "/w/.yarnrc.yml" }, { "/w/.cargo/config.toml" },
 		{ "/w/.claude/settings.json" }, { "/w/.claude/settings.local.json" },
 		{ "/w/.envrc" },
+		/* what those tools write while they run stays theirs */
+		{ "/home/u/.gemini/tmp/x.json" }, { "/home/u/.config/Cursor/logs/x.log" },
+		{ "/home/u/.ipython/profile_default/history.sqlite" },
+		{ "/home/u/.jupyter/lab/workspaces/x.json" }, { "/home/u/.gradle/caches/x.jar" },
 	};
 	return cr_make_param_array(struct persist_case, c, ARRAY_LEN(c));
 }
