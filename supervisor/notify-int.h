@@ -187,6 +187,11 @@ enum make_kind { MAKE_DIR, MAKE_NODE, MAKE_LINK };
 struct answer notify_open(struct call *c, int dirfd, unsigned long long paddr, int flags,
 			  mode_t mode);
 struct answer notify_truncate(struct call *c, unsigned long long paddr, long long len);
+/* chmod, fchmod, fchmodat, fchmodat2 to a set-ID mode (the seccomp
+ * table's row): done on a directory, the answer in *out, 0; 1 for
+ * anything else, which the row refuses. */
+int notify_chmod_dir(struct call *c, long nr, const unsigned long long *args,
+		     struct answer *out);
 struct answer notify_make(struct call *c, enum make_kind kind, int dirfd,
 			  unsigned long long paddr, mode_t mode, unsigned dev,
 			  unsigned long long taddr);

@@ -1169,6 +1169,70 @@ struct answer notify_truncate(struct call *c, unsigned long long paddr, long lon
 	return rc ? ERR(e) : OK(0);
 }
 
+/* chmod to a set-ID mode, which the seccomp table refuses: a set-ID
+ * program left in a writable root outlives the run. A directory's bits
+ * only pick its new entries' group, and GNU chmod passes a setgid
+ * directory's S_ISGID back whenever it changes that mode (`chmod 755 d`
+ * in a shared, setgid tree was refused): a directory's mode is changed
+ * here, on the directory we opened in the caller's view, with its rights
+ * (notify_act_begin), through /proc/self/fd (an O_PATH descriptor takes
+ * no fchmod). Anything but a directory: 1, the row refuses it. */
+int notify_chmod_dir(struct call *c, long nr, const unsigned long long *args,
+		     struct answer *out)
+{
+	char path[PATH_MAX], abs[PATH_MAX], l[64];
+	int dfd = AT_FDCWD, o = -1, rc;
+	unsigned long long paddr = 0;
+	unsigned flags = 0;
+	mode_t mode;
+	struct stat st;
+
+	if (nr == SYS_fchmod) {
+		o = notify_take_fd(c, (int)args[0]);
+		mode = (mode_t)args[1];
+	} else {
+		if (nr == SYS_fchmodat || nr == 452 /* fchmodat2 */) {
+			dfd = (int)args[0];
+			paddr = args[1];
+			mode = (mode_t)args[2];
+			flags = nr == 452 ? (unsigned)args[3] : 0;
+#ifdef SYS_chmod
+		} else if (nr == SYS_chmod) {
+			paddr = args[0];
+			mode = (mode_t)args[1];
+#endif
+		} else {
+			return 1;
+		}
+		if (flags & ~(unsigned)(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH) ||
+		    notify_read_str(c, paddr, path, sizeof(path)))
+			return 1;
+		if (!path[0] && (flags & AT_EMPTY_PATH))
+			o = notify_take_fd(c, dfd);
+		else if (abs_path(c, dfd, path, abs, sizeof(abs)))
+			return 1;
+		else if ((rc = fd_link_open(c, abs, &o)) > 0)
+			o = open_in_root(c, abs, O_PATH | O_DIRECTORY,
+					 (flags & AT_SYMLINK_NOFOLLOW) != 0);
+		else if (rc < 0)
+			o = rc;
+	}
+	if (o < 0)
+		return 1;
+	if (fstat(o, &st) || !S_ISDIR(st.st_mode) || !notify_call_valid(c)) {
+		close(o);
+		return 1;
+	}
+	snprintf(l, sizeof(l), "/proc/self/fd/%d", o);
+	mode_t old = notify_act_begin(c->n, NO_UMASK);
+	rc = chmod(l, mode & 07777);
+	int e = errno;
+	notify_act_end(c->n, old);
+	close(o);
+	*out = rc ? ERR(e) : OK(0);
+	return 0;
+}
+
 /* mkdir/mkdirat, mknod/mknodat, symlink/symlinkat: one new name
  * (enum make_kind: notify-int.h). */
 

@@ -135,6 +135,10 @@ static struct answer dispatch(struct call *c, const struct seccomp_data *d)
 		return notify_truncate(c, a[0], (long long)a[1]);
 #endif
 	}
+	/* a set-ID mode, the table's row: a directory's is made here */
+	struct answer dir;
+	if (!notify_chmod_dir(c, nr, a, &dir))
+		return dir;
 	/* the seccomp table's rows (notify-deny.c): their errno, reported;
 	 * anything else, ENOSYS: never continue */
 	return notify_deny(c, d);

@@ -83,11 +83,16 @@ void shell_quote(const char *arg, char *out, size_t outsz)
 
 static void vsay(const char *fmt, va_list ap)
 {
-	char line[4096];
+	char line[4096], shown[4096];
 
 	vsnprintf(line, sizeof(line), fmt, ap);
+	/* Names in these lines come from trees the sandbox writes (the walk's
+	 * last directory, a path that changed, a read-deny past the cap): a
+	 * newline there printed a line of its own ("sbx: sandbox off"), an
+	 * ESC a terminal sequence. Escaped as the reports are. */
+	sbx_printable(line, shown, sizeof(shown), false);
 	/* One write, so lines from parallel processes do not interleave. */
-	dprintf(STDERR_FILENO, "sbx: %s\n", line);
+	dprintf(STDERR_FILENO, "sbx: %s\n", shown);
 }
 
 void msg(const char *fmt, ...)

@@ -374,10 +374,13 @@ fi
 # chmod call (chmod, fchmod, fchmodat, fchmodat2 raw) is refused, with and
 # without the notify layer, and the host's file keeps its mode. A new
 # file's mode may name the bits: the first write strips them (no
-# CAP_FSETID inside).
+# CAP_FSETID inside). A directory's bits are no program's: in a setgid
+# tree GNU chmod passes S_ISGID back at every change of a directory's mode,
+# and the notify layer makes that change (refused without the layer).
 setid_script() {
 	cat <<'EOF'
 chmod u+s prog; chmod g+s prog
+mkdir sg/sub && chmod 750 sg/sub && echo DIR-OK
 python3 - <<'PY'
 import ctypes, os
 libc = ctypes.CDLL(None, use_errno=True)
@@ -399,12 +402,14 @@ if ! command -v python3 >/dev/null; then skip "no python3"
 else
 	cp /bin/true host && chmod 4755 host
 	cp /bin/true prog && chmod 0755 prog
+	mkdir sg && chmod 2775 sg
 	SBX_NOTIFY=off sx -q --no-shim -- sh -c "$(setid_script)"
-	off="$(stat -c %a prog new | tr '\n' ' ')"; cp "$B/out" "$B/off.out"; rm -f new
+	off="$(stat -c %a prog new | tr '\n' ' ')"; cp "$B/out" "$B/off.out"; rm -rf new sg/sub
 	sx -q --no-shim -- sh -c "$(setid_script)"
 	if [ "$(stat -c %a host)" != 4755 ]; then skip "chmod u+s does not hold on the host here"
 	elif [ "$off" = "755 755 " ] && [ "$(stat -c %a prog)" = 755 ] &&
-	     [ "$(stat -c %a new)" = 755 ] &&
+	     [ "$(stat -c %a new)" = 755 ] && [ "$(stat -c %a sg/sub)" = 2750 ] && has '^DIR-OK$' out &&
+	     ! has '^DIR-OK$' off.out &&
 	     has '^fchmod: Operation not permitted$' out && has '^fchmodat2: Operation not permitted$' out &&
 	     has '^fchmod: Operation not permitted$' off.out &&
 	     [ "$(grep -c "^chmod: changing permissions of 'prog': Operation not permitted" "$B/err")" -eq 2 ] &&

@@ -330,5 +330,22 @@ kill $dog 2>/dev/null; wait $dog 2>/dev/null
 if has FILLED out && [ "$finished" = yes ] && [ "$RC" = 0 ] && [ -f "$HOME/f3" ]; then ok
 else bad "finished=$finished rc=$RC out=$(head -c 200 "$B/out")"; fi
 
+# The supervisor's own lines name paths from trees the sandbox writes: the
+# directory its walk stopped before (past 20000), a path that changed, a
+# read-deny past the cap. A name holding a newline printed a line of its
+# own ("sbx: sandbox off ..."), an ESC a terminal sequence. Planted as a
+# run could leave them, escaped as the reports are.
+t supervisor_messages_escape_planted_names
+python3 -c '
+import os
+os.mkdir("t")
+for i in range(20050):
+    os.mkdir("t/%d\nsbx: sandbox off: all clear\x1b[31m" % i)
+'
+sx -q -- true
+if has 'stopped before' err && ! has '^sbx: sandbox off' err && ! grep -q $'\x1b' "$B/err" &&
+   hasf '\x0asbx: sandbox off: all clear\x1b[31m' err && [ "$RC" = 0 ]; then ok
+else bad "$(head -c 300 "$B/err" | cat -v)"; fi
+
 echo "# $(id -un) (stream): $pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]
