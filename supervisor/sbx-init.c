@@ -76,9 +76,47 @@
 static int nested; /* --nested: no namespaces (see above) */
 static int udp_block; /* --udp=block: the nested mode with the network not open */
 
+/* The length of a control sequence at s (C0, DEL; C1 and the
+ * bidirectional overrides in their UTF-8 forms), 0 for anything else. */
+static size_t control_at(const unsigned char *s)
+{
+	if (s[0] < 0x20 || s[0] == 0x7f)
+		return 1;
+	if (s[0] == 0xc2 && s[1] >= 0x80 && s[1] <= 0x9f)
+		return 2;
+	if (s[0] == 0xd8 && s[1] == 0x9c)
+		return 2; /* U+061C */
+	if (s[0] == 0xe2 && ((s[1] == 0x80 && (s[2] == 0x8e || s[2] == 0x8f ||
+						 (s[2] >= 0xaa && s[2] <= 0xae))) ||
+			     (s[1] == 0x81 && s[2] >= 0xa6 && s[2] <= 0xa9)))
+		return 3;
+	return 0;
+}
+
+/* Paths in these lines are the plan's, found in trees the sandbox writes
+ * (a planted `x\nsbx: sandbox off` printed a line of its own, an ESC a
+ * terminal sequence): escaped, \xNN a byte, as the supervisor's are. */
 static void die(const char *what, int err)
 {
-	dprintf(STDERR_FILENO, "sbx: sandbox set-up failed: %s: %s\n", what, strerror(err));
+	static const char hex[] = "0123456789abcdef";
+	char shown[4200];
+	size_t o = 0;
+
+	for (const unsigned char *p = (const unsigned char *)what; *p && o + 13 < sizeof(shown);) {
+		size_t n = control_at(p);
+		if (!n) {
+			shown[o++] = (char)*p++;
+			continue;
+		}
+		for (size_t i = 0; i < n; i++, p++) {
+			shown[o++] = '\\';
+			shown[o++] = 'x';
+			shown[o++] = hex[*p >> 4];
+			shown[o++] = hex[*p & 15];
+		}
+	}
+	shown[o] = '\0';
+	dprintf(STDERR_FILENO, "sbx: sandbox set-up failed: %s: %s\n", shown, strerror(err));
 	_exit(125);
 }
 

@@ -152,5 +152,17 @@ if [ "$RC" -eq 137 ] && [ "$n1" -gt 0 ] && [ "$n1" -eq "$n2" ] && [ ! -e .bashrc
    [ "$(ls -A | tr '\n' ' ')" = "bg.log flood.py " ]; then ok
 else bad "rc=$RC log $n1 -> $n2, left: $(ls -A | tr '\n' ' ')"; fi
 
+# sbx-init's set-up failures name the plan's paths, found in trees the
+# sandbox writes: a name holding a newline printed a line of its own, an
+# ESC or U+202E a terminal or bidi sequence. Run as pid 1 of its own
+# namespaces, as the test above, on an operation that fails.
+t setup_failure_escapes_the_path_it_names
+timeout 30 unshare -Urmpf --mount-proc "$SBX_BIN/sbx-init" \
+	--ro=$'/nonexistent-sbx\nsbx: sandbox off\e[31m\u202e' -- true >"$B/out" 2>"$B/err"
+RC=$?
+if [ "$RC" = 125 ] && ! has '^sbx: sandbox off' err && ! grep -q $'\e' "$B/err" &&
+   hasf 'write-protect /nonexistent-sbx\x0asbx: sandbox off\x1b[31m\xe2\x80\xae: No such file or directory' err
+then ok; else bad "rc=$RC $(cat -v "$B/err" | head -c 300)"; fi
+
 echo "# $(id -un) (init): $pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]
