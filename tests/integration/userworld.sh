@@ -129,5 +129,26 @@ if has END out && ! has STEP-FAILED out && has 'RMDIR: Directory not empty' out 
    [ "$(git -C clone log -1 --format=%s)" = init ]; then ok
 else bad "rc=$RC $(grep STEP-FAILED "$B/out" | tr '\n' ' ') outside changed: $(diff <(echo "$outside") <(echo "$after") | head -4 | tr '\n' ' ') denied: $(grep denied "$B/err" | head -2 | tr '\n' ' ')"; fi
 
+# Python's multiprocessing.Manager() binds a Unix socket under /tmp and
+# tells its clients the name getsockname() gives. The notify layer binds it
+# from the checked parent directory, where the kernel keeps only the last
+# component; the shim gives the program back the name it bound (a
+# FileNotFoundError in every Manager() before). The file is where the
+# program asked, and a name relative to the working directory stays so.
+t python_multiprocessing_manager_and_unix_socket_names_as_bound
+sx -- python3 -c '
+import os, socket, tempfile
+from multiprocessing import Manager
+d = tempfile.mkdtemp()
+s = socket.socket(socket.AF_UNIX); s.bind(d + "/srv.sock"); s.listen(1)
+print("NAME", s.getsockname() == d + "/srv.sock", os.path.exists(d + "/srv.sock"))
+c = socket.socket(socket.AF_UNIX); c.connect(s.getsockname()); print("CONNECTED")
+r = socket.socket(socket.AF_UNIX); r.bind("rel.sock"); print("REL", r.getsockname())
+a = socket.socket(socket.AF_UNIX); a.bind("\0sbx-abstract"); print("ABSTRACT", a.getsockname())
+m = Manager(); x = m.dict(); x["k"] = 41; x["k"] += 1; print("MANAGER", x["k"]); m.shutdown()'
+if has 'NAME True True' out && has CONNECTED out && has 'REL rel.sock' out &&
+   hasf "ABSTRACT b'\\x00sbx-abstract'" out && has 'MANAGER 42' out && [ -S rel.sock ] && ! has denied err; then ok
+else bad "rc=$RC $(tr '\n' ' ' < "$B/out") $(tail -3 "$B/err" | tr '\n' ' ')"; fi
+
 echo "# $(id -un): $pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]
