@@ -132,6 +132,22 @@ if has END out && ! has STEP-FAILED out && has 'RMDIR: Directory not empty' out 
    [ "$(git -C clone log -1 --format=%s)" = init ]; then ok
 else bad "rc=$RC $(grep STEP-FAILED "$B/out" | tr '\n' ' ') outside changed: $(diff <(echo "$outside") <(echo "$after") | head -4 | tr '\n' ' ') denied: $(grep denied "$B/err" | head -2 | tr '\n' ' ')"; fi
 
+# `git clone --recurse-submodules` inside: the new work tree's .gitmodules
+# is that new repository's (as its config is), so the checkout and the
+# submodule's work; a .gitmodules anywhere else (no .git the run made
+# beside it) and the existing repository's stay refused.
+t clone_with_submodules_inside_works_gitmodules_elsewhere_stays_protected
+userworld sub || exit 1
+git -C "$W" push -q "$B/origin.git" main 2>/dev/null
+before=$(cat .gitmodules)
+sx -- sh -c 'git -c protocol.file.allow=always clone -q --recurse-submodules "$0" clone && git -C clone submodule status | cut -c2- && git -C clone status --porcelain | sed "s/^/DIRTY /"
+	echo evil >> .gitmodules; mkdir -p d && echo evil > d/.gitmodules; echo END' "$B/origin.git"
+if has END out && [ -s clone/.gitmodules ] && [ "$(cat clone/sub/s)" = s ] && has ' sub (' out && ! has DIRTY out &&
+   [ "$(cat .gitmodules)" = "$before" ] && [ ! -e d/.gitmodules ] &&
+   has "denied write of $W/.gitmodules by \`deny_write = .gitmodules\`" err &&
+   has "denied write of $W/d/.gitmodules by" err && ! has "clone/.gitmodules" err; then ok
+else bad "rc=$RC $(tr '\n' ' ' < "$B/out" | head -c 300) $(grep sbx: "$B/err" | head -3 | tr '\n' ' ')"; fi
+
 # Python's multiprocessing.Manager() binds a Unix socket under /tmp and
 # tells its clients the name getsockname() gives. The notify layer binds it
 # from the checked parent directory, where the kernel keeps only the last
