@@ -930,8 +930,14 @@ int main(int argc, char **argv)
 			     cleaned == 1 ? "" : "s");
 		pl.standins = standins;
 	}
-	if (!serr && plan_init(&in, &pl)) {
-		msg("out of memory while planning the sandbox");
+	int perr = serr ? 0 : plan_init(&in, &pl);
+	if (perr) {
+		if (perr == -E2BIG && pl.masks_cut[0])
+			msg("sandbox set-up failed: more than %d paths are read-denied (the next "
+			    "one: %s), each of which would be a mount: deny the directory that "
+			    "holds them instead; nothing was run", PLAN_MASKS_MAX, pl.masks_cut);
+		else
+			msg("out of memory while planning the sandbox");
 		goto out;
 	}
 	if (!serr && mount_ids_plan(&pl, why, sizeof(why))) {

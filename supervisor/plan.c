@@ -149,6 +149,14 @@ static int mask_path(const struct plan_in *in, struct plan *pl,
 	 * /tmp already hides it, and it is not there to be masked. */
 	if (path_under(path, "/tmp") && !writable_here(cv, path))
 		return 0;
+	/* Each is a mount (and a linear look-up here): a pattern matching
+	 * thousands of files (`deny_read = *.log` in a tree of logs) stops
+	 * the run with its name rather than sbx-init's "too many options",
+	 * and never leaves one readable. */
+	if (pl->read_masks >= PLAN_MASKS_MAX) {
+		snprintf(pl->masks_cut, sizeof(pl->masks_cut), "%s", path);
+		return -E2BIG;
+	}
 	TRY(strv_add(&cv->masks, path));
 	pl->read_masks++;
 	if (!S_ISDIR(st.st_mode))
@@ -1557,6 +1565,7 @@ void plan_free(struct plan *pl)
 	strv_free(&pl->gitdirs);
 	free(pl->placeholder_state);
 	pl->placeholder_state = NULL;
+
 	free(pl->placeholder_failed);
 	pl->placeholder_failed = NULL;
 }

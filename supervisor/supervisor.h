@@ -122,6 +122,10 @@ struct plan_in {
 #define SBX_HOST_PORTS_MAX 16
 
 struct covered;
+/* Read-denied paths one run may hide, each a mount (plan.c): past it the
+ * run stops, naming the first one left (plan.masks_cut). */
+#define PLAN_MASKS_MAX 4096
+
 struct plan {
 	struct strv argv;         /* bwrap ... -- sbx-init ... -- COMMAND ... */
 	size_t init_at, cmd_at;   /* where sbx-init and COMMAND start in argv */
@@ -137,6 +141,7 @@ struct plan {
 	struct strv unguarded;    /* protected names missing at start, no stand-in */
 	char *placeholder_failed; /* the one plan_make_placeholders() could not make */
 	unsigned read_masks;      /* read-denied paths hidden */
+	char masks_cut[PATH_MAX]; /* the first read-denied path past PLAN_MASKS_MAX */
 	unsigned write_protects;  /* paths bound read-only inside writable roots */
 	struct covered *covered;  /* plan.c's own, between the two phases */
 	struct strv guarded;      /* every path made read-only (for reports) */

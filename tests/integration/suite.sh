@@ -45,6 +45,22 @@ sx -q --no-shim --deny-read .env --deny-read '*.pem' -- sh -c \
 if ! has ENV out && ! has DEEP-KEY out && has END out && [ "$(cat a/b/c/d/e/.env)" = DEEP-ENV ]
 then ok; else bad "read: $(tr '\n' ' ' <"$B/out")"; fi
 
+# ... each one a mount: a pattern matching thousands (a tree of logs under
+# `deny_read = *.log`) stops the run naming the first past the cap, never
+# leaves one readable, never runs (sbx-init's "too many options" before).
+t deny_read_pattern_past_the_mask_cap_stops_the_run_and_says_so
+python3 -c '
+import os
+for i in range(4200):
+    d = "a/b/c/d%d" % (i // 100)
+    os.makedirs(d, exist_ok=True)
+    open("%s/x%d.log" % (d, i), "w").close()
+'
+sx -q --deny-read '*.log' -- sh -c 'echo RAN > ran'
+if [ "$RC" = 125 ] && [ ! -e ran ] &&
+   has '^sbx: sandbox set-up failed: more than 4096 paths are read-denied (the next one: .*\.log), each of which would be a mount: deny the directory that holds them instead; nothing was run$' err
+then ok; else bad "rc=$RC $(head -c 300 "$B/err")"; fi
+
 t mandatory_files_cannot_be_created_or_changed_boundary
 git init -q . && echo 'orig' > .bashrc && mkdir -p sub && echo 'KEY=1' > sub/.env
 before=$(cd "$W" && find . | sort)
