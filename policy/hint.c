@@ -289,6 +289,44 @@ static void widen_to_tool_root(const struct policy *p, char *dir, sbx_look_fn fn
 		memcpy(dir, root, n + 1);
 }
 
+/* Is `dir` a git directory (a bare repository, or a `.git`)? What git
+ * itself looks for: HEAD, objects/ and refs/. */
+static bool git_dir_at(const struct policy *p, const char *dir, sbx_look_fn fn, void *ctx)
+{
+	static const char *const parts[] = { "HEAD", "objects", "refs" };
+	char probe[PATH_MAX];
+
+	for (size_t i = 0; i < sizeof(parts) / sizeof(*parts); i++) {
+		int n = snprintf(probe, sizeof(probe), "%s/%s", dir, parts[i]);
+		if (n < 0 || (size_t)n >= sizeof(probe) || look(p, probe, fn, ctx) != 1)
+			return false;
+	}
+	return true;
+}
+
+/* `dir` (a hint's directory) widened to the git directory it is in: a
+ * push to a bare repository outside writes objects/incoming-*, then
+ * refs/heads/NAME.lock, then logs/, and naming the first directory only
+ * leads to the next refusal. At most a few levels up, never to HOME or a
+ * top-level directory. */
+static void widen_to_git_dir(const struct policy *p, char *dir, sbx_look_fn fn, void *ctx)
+{
+	const char *home = policy_home(p);
+	char a[PATH_MAX];
+
+	snprintf(a, sizeof(a), "%s", dir);
+	for (int up = 0; up < 6 && !too_wide(a, home); up++) {
+		if (git_dir_at(p, a, fn, ctx)) {
+			memcpy(dir, a, strlen(a) + 1); /* a prefix of dir: it fits */
+			return;
+		}
+		char *slash = strrchr(a, '/');
+		if (!slash || slash == a)
+			return;
+		*slash = '\0';
+	}
+}
+
 /* The --allow-write that works as printed for a write refused outside the
  * writable roots: only a path that exists when the sandbox starts can be
  * made writable, or a directory named with a trailing `/`, which sbx
@@ -324,6 +362,7 @@ static void write_fix(const struct policy *p, const char *target, bool made_dir,
 		return;
 	if (at_target) {
 		snprintf(out, outsz, "%s", !too_wide(dir, home) && at_dir ? dir : target);
+		widen_to_git_dir(p, out, fn, ctx);
 		widen_to_tool_root(p, out, fn, ctx);
 		return;
 	}
@@ -347,6 +386,7 @@ static void write_fix(const struct policy *p, const char *target, bool made_dir,
 	}
 	if (!too_wide(dir, home)) {
 		snprintf(out, outsz, "%s", dir);
+		widen_to_git_dir(p, out, fn, ctx);
 		widen_to_tool_root(p, out, fn, ctx);
 	} else if ((strcmp(child, target) || made_dir) && strlen(child) + 2 <= outsz) {
 		size_t l = strlen(child); /* with a `/`: sbx makes it */

@@ -286,6 +286,23 @@ static bool dir_has_entries(const char *abs)
 	return any;
 }
 
+/* Does the policy deny one of a call's names (a rename's destination)?
+ * Then that name is why the call was refused, not the others. */
+static bool a_name_denied(const struct pending *pd, int n)
+{
+	char abs[PATH_MAX];
+	bool any = false;
+
+	if (n < 2 || !shim_enter())
+		return false;
+	for (int i = 0; i < n && !any; i++)
+		any = (pd[i].active || pd[i].learn) &&
+		      shim_abspath(pd[i].dirfd, pd[i].path, abs, sizeof(abs)) == 0 &&
+		      policy_check_path(shim_policy(), pd[i].op, abs, NULL) == SBX_DENY;
+	shim_leave();
+	return any;
+}
+
 void shim_after(const struct pending *pd, int n, bool failed)
 {
 	int err = errno;
@@ -293,6 +310,10 @@ void shim_after(const struct pending *pd, int n, bool failed)
 	 * in place (a submodule's git config) */
 	bool refused = failed && (err == EACCES || err == EPERM || err == EROFS ||
 				  err == ENOTDIR || err == EEXIST || err == EBUSY);
+	/* git's `rename(.gitconfig.lock, .gitconfig)`: the lock file it
+	 * made is not what was refused, and "it did not exist when the
+	 * sandbox started" would be said of it */
+	bool other_denied = refused && (err == EROFS || err == EBUSY) && a_name_denied(pd, n);
 
 	for (int i = 0; i < n; i++) {
 		char abs[PATH_MAX], real[PATH_MAX];
@@ -335,7 +356,7 @@ void shim_after(const struct pending *pd, int n, bool failed)
 			 * reported too: the supervisor says why (a writable path
 			 * that did not exist at start cannot be bound) */
 			if (denied || (pd[i].op == SBX_OP_WRITE && (err == EROFS || err == EBUSY) &&
-				       !kernel_fs(target)))
+				       !other_denied && !kernel_fs(target)))
 				report_denied(pd[i].op, target, pd[i].how, err, denied);
 		}
 		shim_leave();

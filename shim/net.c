@@ -29,7 +29,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -177,6 +179,115 @@ SHIM_EXPORT int socketpair(int domain, int type, int protocol, int sv[2])
 
 	if (rc < 0)
 		unix_refused(domain);
+	return rc;
+}
+
+/* ---- the name a Unix socket was bound to
+ *
+ * The notify layer makes every bind() of a Unix socket by path itself,
+ * from the parent directory it checked and holds (sun_path takes no
+ * directory descriptor: supervisor/notify-paths.c), so the kernel keeps
+ * the last component only: getsockname() said `listener-x` where the
+ * program had bound `/tmp/pymp-y/listener-x`, and Python's
+ * multiprocessing.Manager() handed that name to its clients, who found
+ * nothing there. The name as the program gave it is kept here and given
+ * back, exactly as the kernel would have. Keyed by descriptor and the
+ * socket's inode: a descriptor closed and reused for another socket is
+ * another inode. Only the program's own view: the file is where the
+ * supervisor made it either way. */
+#define BOUND_MAX 32
+#define SUN_PATH_MAX sizeof(((struct sockaddr_un *)0)->sun_path)
+
+struct bound {
+	int fd;
+	ino_t ino;
+	socklen_t len; /* of the whole address, as the kernel would say */
+	char path[SUN_PATH_MAX];
+};
+
+static struct bound bound_names[BOUND_MAX];
+static unsigned bound_next;
+static bool bound_lock;
+
+/* A signal handler that binds while we hold the lock gets the kernel's
+ * answer, not a deadlock. */
+static bool bound_try_lock(void)
+{
+	return !__atomic_test_and_set(&bound_lock, __ATOMIC_ACQUIRE);
+}
+
+static void bound_unlock(void)
+{
+	__atomic_clear(&bound_lock, __ATOMIC_RELEASE);
+}
+
+static bool socket_ino(int fd, ino_t *ino)
+{
+	struct stat st;
+
+	if (sys_call(SYS_fstat, fd, &st) || !S_ISSOCK(st.st_mode))
+		return false;
+	*ino = st.st_ino;
+	return true;
+}
+
+static void bound_remember(int fd, const struct sockaddr_un *su, socklen_t len)
+{
+	size_t off = offsetof(struct sockaddr_un, sun_path), pl = (size_t)len - off;
+	struct bound b = { .fd = fd };
+
+	pl = strnlen(su->sun_path, pl < SUN_PATH_MAX ? pl : SUN_PATH_MAX);
+	if (!pl || !socket_ino(fd, &b.ino) || !bound_try_lock())
+		return;
+	memcpy(b.path, su->sun_path, pl);
+	/* the kernel counts the terminating NUL when there is room for it */
+	b.len = (socklen_t)(off + pl + (pl < SUN_PATH_MAX));
+	unsigned slot = BOUND_MAX;
+	for (unsigned i = 0; i < BOUND_MAX; i++)
+		if (bound_names[i].len && bound_names[i].fd == fd)
+			slot = i; /* the descriptor's earlier socket is gone */
+	if (slot == BOUND_MAX)
+		slot = bound_next++ % BOUND_MAX;
+	bound_names[slot] = b;
+	bound_unlock();
+}
+
+SHIM_EXPORT int bind(int fd, const struct sockaddr *sa, socklen_t len)
+{
+	int rc = REAL(bind)(fd, sa, len), saved = errno;
+
+	if (!rc && sa && sa->sa_family == AF_UNIX &&
+	    len > (socklen_t)offsetof(struct sockaddr_un, sun_path) &&
+	    ((const struct sockaddr_un *)sa)->sun_path[0] /* not abstract */)
+		bound_remember(fd, (const struct sockaddr_un *)sa, len);
+	errno = saved;
+	return rc;
+}
+
+SHIM_EXPORT int getsockname(int fd, struct sockaddr *sa, socklen_t *len)
+{
+	socklen_t room = len ? *len : 0;
+	int rc = REAL(getsockname)(fd, sa, len), saved = errno;
+	struct bound b = { .len = 0 };
+	ino_t ino;
+
+	if (rc || !sa || !len || room < sizeof(sa_family_t) || sa->sa_family != AF_UNIX ||
+	    !__atomic_load_n(&bound_next, __ATOMIC_RELAXED) || !socket_ino(fd, &ino))
+		return rc;
+	if (bound_try_lock()) {
+		for (unsigned i = 0; i < BOUND_MAX; i++)
+			if (bound_names[i].len && bound_names[i].fd == fd && bound_names[i].ino == ino)
+				b = bound_names[i];
+		bound_unlock();
+	}
+	if (b.len) {
+		/* as unix_getname(): as much as fits, and the whole length */
+		struct sockaddr_un su = { .sun_family = AF_UNIX };
+		memcpy(su.sun_path, b.path, sizeof(su.sun_path));
+		memcpy(sa, &su, room < b.len ? room : b.len);
+		*len = b.len;
+	}
+	errno = saved;
 	return rc;
 }
 

@@ -329,12 +329,26 @@ static bool git_made_here(const struct notify *n, int fd, unsigned levels)
 
 /* The exception for git: a git directory the program made during the run
  * gets what `git init` and `git clone` write, its config and the sample
- * hooks; never a hook git would run. `full` is parent `fd`'s path plus the
+ * hooks, and its work tree's .gitmodules; never a hook git would run. `full` is parent `fd`'s path plus the
  * name. */
 static bool git_exception(const struct notify *n, int fd, const char *full)
 {
 	const char *g = NULL;
+	size_t fl = strlen(full);
 
+	/* the top of a work tree the run cloned or made: its .gitmodules
+	 * (`git clone` of a repository with submodules checks it out; it is
+	 * that new repository's alone, as its config is) */
+	if (fl > 12 && !strcmp(full + fl - 12, "/.gitmodules")) {
+		struct stat st;
+		bool ok = false;
+		int git = openat(fd, ".git", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (git >= 0) {
+			ok = !fstat(git, &st) && git_made(n, git, &st);
+			close(git);
+		}
+		return ok;
+	}
 	for (const char *q = strstr(full, "/.git/"); q; q = strstr(q + 1, "/.git/"))
 		g = q;
 	if (!g || !notify_git_own(g + 6))

@@ -667,6 +667,20 @@ if [ "$fix" = "~/.npm" ] && [ "$first" -ge 1 ] && has DONE out && ! has 'denied 
 else bad "hint '$fix' after $first refusals; then rc=$RC $(grep denied "$B/err" | head -c 200)"; fi
 rm -rf "$HOME/.npm"
 
+# `git config --global` with HOME as the workspace: git makes
+# ~/.gitconfig.lock (allowed) and renames it over ~/.gitconfig (protected).
+# One refusal, of ~/.gitconfig by its rule; nothing said of the lock file
+# (it was said to have "not existed when the sandbox started", with a fix
+# that could not help), and none left behind.
+t git_config_global_refused_names_gitconfig_not_its_lock
+printf '[user]\n\tname = Keep\n' > "$HOME/.gitconfig"
+sxh -- git config --global user.email evil@example.com
+if [ $RC -ne 0 ] && [ "$(cat "$HOME/.gitconfig")" = "$(printf '[user]\n\tname = Keep')" ] &&
+   has 'denied write of ~/.gitconfig by `deny_write = .gitconfig` (built in; no setting lifts it)' err &&
+   ! has 'gitconfig.lock' err && [ ! -e "$HOME/.gitconfig.lock" ]; then ok
+else bad "rc=$RC $(grep sbx: "$B/err" | head -3 | tr '\n' ' ')"; fi
+rm -f "$HOME/.gitconfig"
+
 t startup_line_says_1_read_deny_singular
 sx -- true; e1=$(head -1 "$B/err")
 rm -rf "$HOME/.ssh" && mkdir private && echo p > private/f

@@ -219,6 +219,28 @@ Test(reports, write_outside_writable_paths_suggests_a_fix_that_works_as_printed)
 		snprintf(want, sizeof(want), "%s%s", *tool[i][1] ? "--allow-write " : "", tool[i][1]);
 		cr_assert_str_eq(e.fix, want, "%s: %s", tool[i][0], e.fix);
 	}
+	/* in a git directory outside (a push to a bare repository): the
+	 * repository, where the next write (refs/heads/NAME.lock) is too;
+	 * a directory with objects/ alone is no repository */
+	make_dirs(home, "up/bare.git/objects/incoming-1");
+	make_dirs(home, "up/bare.git/refs/heads");
+	make_dirs(home, "up/notgit/objects/x");
+	snprintf(path, sizeof(path), "%s/up/bare.git/HEAD", home);
+	write_file(path, "ref: refs/heads/main\n");
+	const char *git[][2] = {
+		{ "up/bare.git/objects/incoming-1/pack-1.pack", "~/up/bare.git" },
+		{ "up/bare.git/refs/heads/main.lock", "~/up/bare.git" },
+		{ "up/bare.git/objects/ab/new/obj", "~/up/bare.git" },
+		{ "up/notgit/objects/x/f", "~/up/notgit/objects/x" },
+	};
+	for (size_t i = 0; i < sizeof(git) / sizeof(*git); i++) {
+		char want[256];
+		snprintf(path, sizeof(path), "%s/%s", home, git[i][0]);
+		w = wr(WIRE_DENY, WIRE_WRITE, path, EROFS);
+		line_of(p, &w, &e);
+		snprintf(want, sizeof(want), "--allow-write %s", git[i][1]);
+		cr_assert_str_eq(e.fix, want, "%s: %s", git[i][0], e.fix);
+	}
 	/* a chain of new directories in HOME: the first, with a `/` */
 	snprintf(path, sizeof(path), "%s/.config/a/b", home);
 	w = wr(WIRE_DENY, WIRE_WRITE, path, EROFS);
