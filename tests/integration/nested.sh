@@ -317,7 +317,10 @@ t fallback_warn_gets_the_nested_mode
 printf '[sandbox]\nfallback = warn\n' > "$B/w.ini"
 # (and COMMAND's ignored signals are the caller's, SIGPIPE's among them,
 # though sbx-preload started itself again)
-host_ign=$(grep SigIgn /proc/self/status)
+# (the caller is box()'s chain, timeout and bubblewrap: what they give
+# a program, not this shell's own, which a run under nohup or from a job
+# started with & differs from)
+host_ign=$(timeout 60 bwrap --unshare-user --disable-userns --dev-bind / / -- grep SigIgn /proc/self/status)
 box -c "$B/w.ini" --no-shim -- sh -c "$P read $HOME/.ssh/id_ed25519; $P write $B/outside.txt x; grep SigIgn /proc/self/status"
 if ! grep -q "$SECRET" "$B/out" && [ ! -e "$B/outside.txt" ] && grep -qx "$host_ign" "$B/out" &&
    has "starting again in the nested mode" err &&
