@@ -275,31 +275,30 @@ if have_probe && command -v python3 >/dev/null; then
 	else bad "bad got: $(head -c 100 "$B/got-bad" 2>/dev/null | tr '\n' ' ') $(cat "$B/out")"; fi
 fi
 
+# race_bind_leaves_nothing PROBE-COMMAND LABEL: the probe's bind race ran
+# against .mcp.json: nothing bound, every try refused and reported, no
+# socket file left.
+race_bind_leaves_nothing() {
+	nx "$P" "$1" .mcp.json 3
+	if has "^$2: 0 bound, [1-9][0-9]* refused\$" out && [ ! -e .mcp.json ] &&
+	   hasf "denied write of $W/.mcp.json by \`deny_write = .mcp.json\`" err; then ok
+	else bad "$(tr '\n' ' ' < "$B/out") left: $(ls -A | tr '\n' ' ')"; fi
+	rm -f .mcp.json
+}
+
 # bind() reads the address again if the supervisor CONTINUEs: a Unix
 # socket whose address says AF_INET at the check and AF_UNIX plus a
 # protected name a moment later made a socket file .mcp.json in the
 # workspace (about one try in a thousand). The denial in the report shows
 # the check saw both families; nothing is bound, nothing is left.
 t toctou_bind_flipping_family_never_makes_a_protected_name
-if have_probe; then
-	sx -q --no-shim -- "$P" race-bind-family .mcp.json 3
-	if has '^race-bind: 0 bound, [1-9][0-9]* refused$' out && [ ! -e .mcp.json ] &&
-	   hasf "denied write of $W/.mcp.json by \`deny_write = .mcp.json\`" err; then ok
-	else bad "$(tr '\n' ' ' < "$B/out") left: $(ls -A | tr '\n' ' ')"; fi
-	rm -f .mcp.json
-fi
+have_probe && race_bind_leaves_nothing race-bind-family race-bind
 
 # The same with the descriptor: a netlink socket at the check (its bind was
 # CONTINUEd, "the kernel's"), a Unix socket dup2()ed onto the number when
 # the kernel looked it up again, and the address by then AF_UNIX .mcp.json.
 t toctou_bind_swapping_socket_never_makes_a_protected_name
-if have_probe; then
-	sx -q --no-shim -- "$P" race-bind-swap .mcp.json 3
-	if has '^race-bind-swap: 0 bound, [1-9][0-9]* refused$' out && [ ! -e .mcp.json ] &&
-	   hasf "denied write of $W/.mcp.json by \`deny_write = .mcp.json\`" err; then ok
-	else bad "$(tr '\n' ' ' < "$B/out") left: $(ls -A | tr '\n' ' ')"; fi
-	rm -f .mcp.json
-fi
+have_probe && race_bind_leaves_nothing race-bind-swap race-bind-swap
 
 # Netlink binds are the supervisor's now, with the answers the kernel gives
 # the program (which holds no capability): a port id and the groups of
