@@ -333,11 +333,11 @@ void shim_after(const struct pending *pd, int n, bool failed)
 		    (err == EBUSY && i < n - 1) /* a rename's source is not it */ ||
 		    !shim_enter())
 			continue;
-		if (err == EBUSY && n == 1 && (pd[i].how & HOW_EXISTING) &&
-		    shim_abspath(pd[i].dirfd, pd[i].path, abs, sizeof(abs)) == 0 &&
+		bool have = shim_abspath(pd[i].dirfd, pd[i].path, abs, sizeof(abs)) == 0;
+		if (have && err == EBUSY && n == 1 && (pd[i].how & HOW_EXISTING) &&
 		    dir_has_entries(abs)) {
 			err = ENOTEMPTY; /* what it is without the sandbox too */
-		} else if (shim_abspath(pd[i].dirfd, pd[i].path, abs, sizeof(abs)) == 0 &&
+		} else if (have &&
 		    !(pd[i].op == SBX_OP_WRITE && (pd[i].how & HOW_EXISTING) && !exists(abs))) {
 			/* the path as the program wrote it, when the policy
 			 * denies that (`.bashrc`, also when it is a link the
