@@ -232,43 +232,29 @@ static bool too_wide(const char *path, const char *home)
 	return !strcmp(path, "/") || !strcmp(path, home) || !sbx_path_foldable(path, home);
 }
 
-/* A tool's cache or store under HOME, as a whole: a package manager
- * refused one file there goes on to the next (npm's _cacache/tmp, then
- * its index, then _logs), so naming the directory of the first file only
- * leads to the next refusal. `*` is any one name (~/.cache/pip). Stores of
- * data the tool fetches, never a directory the user's shell runs programs
- * from (~/.cargo/bin, ~/.local/bin stay out). */
+/* A package manager's store of fetched data under HOME, as a whole: npm
+ * refused one file in _cacache/tmp goes on to _cacache/index-v5, so
+ * naming the directory of the first file only leads to the next refusal.
+ * Only stores whose content the tool checks against a digest before use
+ * (npm's content-addressed cache, cargo's index and .crate files, Go's
+ * module download cache): never a whole tool directory, where a program
+ * could leave what the host runs later unchecked (~/.npm/_npx,
+ * ~/.cargo/registry/src, ~/.cache/NAME's tools). */
 static const char *const tool_roots[] = {
-	".npm", ".cache/*", ".cargo/registry", ".cargo/git", ".m2/repository",
-	".gradle/caches", "go/pkg/mod", ".bun/install/cache", ".local/share/pnpm/store",
-	".yarn/berry/cache",
+	".npm/_cacache", ".cargo/registry/index", ".cargo/registry/cache",
+	"go/pkg/mod/cache/download",
 };
 
-/* The length of the tool root `dir` is in (or is), 0 if none: `dir` is
+/* The length of the store `dir` is in (or is), 0 if none: `dir` is
  * HOME's `home_len` bytes, a `/` and the rest. */
 static size_t tool_root_len(const char *dir, size_t home_len)
 {
 	const char *rel = dir + home_len + 1;
 
 	for (size_t i = 0; i < sizeof(tool_roots) / sizeof(*tool_roots); i++) {
-		const char *r = tool_roots[i], *d = rel;
-
-		while (*r) {
-			if (*r == '*') { /* one name, not empty */
-				size_t n = strcspn(d, "/");
-				if (!n)
-					break;
-				d += n;
-				r++;
-			} else if (*r == *d) {
-				r++;
-				d++;
-			} else {
-				break;
-			}
-		}
-		if (!*r && (*d == '/' || !*d))
-			return (size_t)(d - dir);
+		size_t n = strlen(tool_roots[i]);
+		if (!strncmp(rel, tool_roots[i], n) && (rel[n] == '/' || !rel[n]))
+			return home_len + 1 + n;
 	}
 	return 0;
 }

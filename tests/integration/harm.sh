@@ -653,17 +653,19 @@ else bad "$fails"; fi
 rm -rf "$HOME/planted" "$HOME/.cache" "$HOME/.npm" "$HOME/.local/share"
 
 # A package manager's cache: the first refused file is in _cacache/tmp, the
-# next ones elsewhere under ~/.npm (its index, _logs). The first line's hint
-# names ~/.npm, and with it the whole sequence goes through.
+# next ones elsewhere in that store (its index). The first line's hint names
+# ~/.npm/_cacache (a store npm checks by digest), and with it the sequence
+# goes through; ~/.npm/_npx, which npx runs, stays refused.
 t tool_cache_hint_names_the_cache_root_so_the_next_file_is_allowed_too
-rm -rf "$HOME/.npm" && mkdir -p "$HOME/.npm/_cacache/tmp" "$HOME/.npm/_logs"
-w='echo a > ~/.npm/_cacache/tmp/t1 && mkdir -p ~/.npm/_cacache/index-v5/ab && echo i > ~/.npm/_cacache/index-v5/ab/c && echo l > ~/.npm/_logs/debug.log'
+rm -rf "$HOME/.npm" && mkdir -p "$HOME/.npm/_cacache/tmp" "$HOME/.npm/_npx"
+w='echo a > ~/.npm/_cacache/tmp/t1 && mkdir -p ~/.npm/_cacache/index-v5/ab && echo i > ~/.npm/_cacache/index-v5/ab/c'
 sx -- sh -c "$w"
 fix=$(sed -n 's/.*(allow it with --allow-write \([^ )]*\)[ )].*/\1/p' "$B/err" | head -1)
 first=$(grep -c 'denied write' "$B/err")
-sx --allow-write "${fix/#\~/$HOME}" -- sh -c "$w && echo DONE"
-if [ "$fix" = "~/.npm" ] && [ "$first" -ge 1 ] && has DONE out && ! has 'denied write' err &&
-   [ "$(cat "$HOME/.npm/_cacache/index-v5/ab/c")" = i ] && [ "$(cat "$HOME/.npm/_logs/debug.log")" = l ]; then ok
+sx --allow-write "${fix/#\~/$HOME}" -- sh -c "$w && echo DONE; echo x > ~/.npm/_npx/run.js"
+if [ "$fix" = "~/.npm/_cacache" ] && [ "$first" -ge 1 ] && has DONE out &&
+   [ "$(cat "$HOME/.npm/_cacache/index-v5/ab/c")" = i ] && [ ! -e "$HOME/.npm/_npx/run.js" ] &&
+   [ "$(grep -c 'sbx: denied write of' "$B/err")" = 1 ] && has "denied write of ~/.npm/_npx/run.js" err; then ok
 else bad "hint '$fix' after $first refusals; then rc=$RC $(grep denied "$B/err" | head -c 200)"; fi
 rm -rf "$HOME/.npm"
 

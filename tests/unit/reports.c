@@ -196,20 +196,24 @@ Test(reports, write_outside_writable_paths_suggests_a_fix_that_works_as_printed)
 	l = line_of(p, &w, &e);
 	cr_assert_str_eq(e.fix, "--allow-write ~/.npm/");
 	assert_contains(l, "denied write of ~/.npm/ — outside");
-	/* in a tool's cache or store: the tool's root, where the next
-	 * refusal would be too (npm's _cacache/tmp, then its index) */
-	const char *made[] = { ".npm/_cacache/tmp", ".cache/pip/http", ".cargo/bin",
-			       ".cargo/registry/index", ".npmx/a" };
+	/* in a package manager's digest-checked store: the store, where the
+	 * next refusal would be too (npm's _cacache/tmp, then its index);
+	 * never the whole tool directory (~/.npm/_npx holds what npx runs) */
+	const char *made[] = { ".npm/_cacache/tmp", ".npm/_npx/abc", ".cache/pip/http",
+			       ".cargo/bin", ".cargo/registry/index/x", ".cargo/registry/src/idx",
+			       ".npmx/a" };
 	for (size_t i = 0; i < sizeof(made) / sizeof(*made); i++)
 		make_dirs(home, made[i]);
 	const char *tool[][2] = {
-		{ ".npm/_cacache/tmp/5d5e34f0", "~/.npm" },
-		{ ".npm/_cacache/tmp", "~/.npm" },
-		{ ".cache/pip/http/a/b/c", "~/.cache/pip" },
-		{ ".cache/y.bin", "~/.cache" },         /* in no tool's directory */
-		{ ".cargo/bin/ls", "" },                 /* on PATH: write-protected */
-		{ ".cargo/registry/index/x", "~/.cargo/registry" },
-		{ ".npmx/a/b", "~/.npmx/a" },            /* a longer name is another */
+		{ ".npm/_cacache/tmp/5d5e34f0", "~/.npm/_cacache" },
+		{ ".npm/_cacache/tmp", "~/.npm/_cacache" },
+		{ ".npm/_npx/abc/run.js", "~/.npm/_npx/abc" },         /* run by npx: no wider */
+		{ ".cache/pip/http/a/b/c", "~/.cache/pip/http" },       /* no store of ours */
+		{ ".cache/y.bin", "~/.cache" },
+		{ ".cargo/bin/ls", "" },                                /* on PATH: write-protected */
+		{ ".cargo/registry/index/x/y", "~/.cargo/registry/index" },
+		{ ".cargo/registry/src/idx/build.rs", "~/.cargo/registry/src/idx" }, /* built */
+		{ ".npmx/a/b", "~/.npmx/a" },                           /* a longer name is another */
 	};
 	for (size_t i = 0; i < sizeof(tool) / sizeof(*tool); i++) {
 		char want[256];
