@@ -21,6 +21,7 @@ struct blob_rule {
 	uint32_t value, pattern, source; /* string offsets */
 	uint32_t prefix_len;
 	uint32_t is_dir;
+	uint32_t agent;
 };
 
 struct blob_hdr {
@@ -107,6 +108,7 @@ int policy_to_blob(const struct policy *p, void **out, size_t *outlen)
 			b->pat = (uint32_t)r->pat;
 			b->prefix_len = (uint32_t)r->prefix_len;
 			b->is_dir = r->is_dir;
+			b->agent = r->agent;
 			if (str_put(&st, r->value, &b->value) ||
 			    str_put(&st, r->pattern, &b->pattern) ||
 			    str_put(&st, r->source, &b->source))
@@ -238,6 +240,7 @@ int policy_blob_attach(const void *blob, size_t len, void *mem, size_t memlen,
 			r->pattern = str_at(tab, tablen, b->pattern, &ok);
 			r->source = str_at(tab, tablen, b->source, &ok);
 			r->is_dir = b->is_dir != 0;
+			r->agent = b->agent != 0;
 			r->prefix_len = b->prefix_len;
 			if (!ok || r->prefix_len > strlen(r->pattern))
 				return -EINVAL;

@@ -89,6 +89,17 @@ struct policy {
 	char *strings; /* arena holding every rule string */
 };
 
+/* execlater.c: the executes-later table (docs/POLICY.md) */
+struct execlater_row {
+	const char *pattern; /* `name`, `dir/` at any depth; `~/x` in HOME; `/abs` */
+	const char *owner;   /* the program that runs or loads it later */
+	const char *reason;  /* what in it runs */
+	bool agent;          /* lifted below an agent profile's own state directory */
+};
+extern const struct execlater_row execlater_rows[];
+extern const size_t execlater_nrows;
+bool execlater_anywhere(const struct execlater_row *r);
+
 /* path.c */
 /* Fold `.`, `..`, `//` and a trailing `/` of an absolute path into out.
  * Returns 0, or -ENAMETOOLONG. */

@@ -23,82 +23,10 @@ static const char *const default_deny_read[] = {
 	"~/.mozilla", "~/.config/google-chrome", "~/.config/chromium",
 };
 
-/* Files that make a later, unsandboxed program run what is written there:
- * shell start-up files, git's hooks and config, editor task/launch configs,
- * MCP and agent command definitions. Matched at any depth. */
-static const char *const mandatory_anywhere[] = {
-	".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
-	".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout",
-	".gitconfig", ".gitmodules", ".git/hooks/", ".git/config",
-	/* points git at another git directory, whose hooks and config are
-	 * not these: as good as writing them */
-	".git/commondir",
-	/* read as config with extensions.worktreeConfig */
-	".git/config.worktree",
-	".vscode/", ".idea/", ".mcp.json", ".claude/commands/", ".claude/agents/",
-	/* Cursor's project MCP servers, as .mcp.json's: commands it starts */
-	".cursor/mcp.json",
-};
-
-/* Absolute mandatory denies: git's XDG config, sbx's own configuration and
- * its state (the audit log, learned policies, stand-in records: the
- * supervisor writes there, unsandboxed), and the directories the context
- * names for the last two ($XDG_CONFIG_HOME/sbx, $XDG_STATE_HOME/sbx).
- * docs/POLICY.md ("The persistence list") says why each is here, and what
+/* The executes-later table (execlater.c) gives the mandatory write
+ * denies: what a later, unsandboxed program runs or loads as configuration.
+ * docs/POLICY.md ("Executes-later") says why each row is there, and what
  * was left out and why. */
-static const char *const mandatory_paths[] = {
-	"~/.config/git/config", "~/.config/sbx/", "/etc/sbx/", "~/.local/state/sbx/",
-	/* HOME only: what a login, a desktop session or a shell other than
-	 * bash and zsh runs, and the directories on a login shell's PATH
-	 * (`~/.local/bin/git` runs before /usr/bin/git) */
-	"~/.bash_aliases", "~/.pam_environment", "~/.xprofile", "~/.xsessionrc",
-	"~/.xinitrc", "~/.ripgreprc", "~/.config/fish/", "~/.config/autostart/",
-	"~/.config/systemd/", "~/.config/environment.d/", "~/.local/bin/", "~/bin/",
-	/* what an interactive shell, its completion and readline load */
-	"~/.bash_completion", "~/.local/share/bash-completion/", "~/.inputrc",
-	/* what the session starts on demand: user units, D-Bus activation,
-	 * the launchers and MIME handlers of the desktop */
-	"~/.local/share/systemd/", "~/.local/share/dbus-1/", "~/.local/share/applications/",
-	/* Python runs *.pth lines and usercustomize from the user site at every
-	 * start, and a module there shadows an installed one */
-	"~/.local/lib/python*/site-packages/",
-	/* editors, terminals and debuggers that run their configuration */
-	"~/.vimrc", "~/.exrc", "~/.vim/", "~/.config/nvim/", "~/.local/share/nvim/",
-	"~/.emacs", "~/.emacs.el", "~/.emacs.d/", "~/.config/emacs/",
-	"~/.tmux.conf", "~/.config/tmux/", "~/.gdbinit", "~/.config/gdb/", "~/.lessfilter",
-	/* package managers' user configuration (a script-shell, a yarnPath,
-	 * a rustc-wrapper runs code in every project) and ~/.cargo/env, which
-	 * ~/.profile sources */
-	"~/.npmrc", "~/.yarnrc", "~/.yarnrc.yml", "~/.cargo/env", "~/.cargo/config",
-	"~/.cargo/config.toml", "~/.cargo/bin/",
-	/* direnv's own library, and its allow list (an entry approves a
-	 * .envrc the program wrote) */
-	"~/.config/direnv/", "~/.local/share/direnv/",
-	/* pre-commit's cached hook repositories run on the user's commits */
-	"~/.cache/pre-commit/",
-	/* agents' and editors' user configuration that starts programs:
-	 * Claude Code's hooks, Codex's and Cursor's MCP servers, VS Code's
-	 * and JetBrains' settings, tasks and extensions */
-	"~/.claude/settings.json", "~/.codex/config.toml", "~/.cursor/",
-	"~/.config/Code/User/", "~/.vscode-server/", "~/.config/JetBrains/",
-	"~/.local/share/JetBrains/",
-	/* ... Gemini CLI's (its MCP servers and hooks: the profile gives the
-	 * sandboxed gemini a home of its own), and the settings of Cursor and
-	 * VSCodium, which are VS Code's */
-	"~/.gemini/settings.json", "~/.config/Cursor/User/", "~/.config/VSCodium/User/",
-	/* what Debian's Xsession runs as the session itself */
-	"~/.xsession",
-	/* less reads its lesskey source at start: an #env LESSOPEN runs a
-	 * program on every file less opens, as ~/.lessfilter does */
-	"~/.lesskey", "~/.config/lesskey",
-	/* interpreters' start-up code: IPython (and every Jupyter kernel)
-	 * runs its profiles' startup/ scripts and config files, Jupyter its
-	 * jupyter_*_config.py, R its ~/.Rprofile, Gradle its init scripts in
-	 * every build */
-	"~/.ipython/profile_*/startup/", "~/.ipython/profile_*/ipython_*config.py",
-	"~/.jupyter/jupyter_*_config.py", "~/.Rprofile", "~/.gradle/init.d/",
-	"~/.gradle/init.gradle",
-};
 
 /* ---- the workspace's git directories */
 
@@ -431,7 +359,7 @@ struct pending {
 	enum sbx_pat pat;
 	long value, pattern, source;
 	size_t prefix_len;
-	bool is_dir;
+	bool is_dir, agent;
 };
 
 static bool is_path_kind(enum sbx_rule_kind k)
@@ -696,27 +624,43 @@ int policy_compile(struct policy_builder *b, struct policy **out,
 			goto fail;
 	}
 
-	/* Mandatory denies: the table, sbx's own directories where the
-	 * context puts them elsewhere, then every config file that was read
-	 * and the workspace's own sandbox.ini (which may not exist yet). */
+	/* Mandatory denies: the executes-later table (its rows at any depth
+	 * first, then HOME's and the absolute ones), sbx's own directories
+	 * where the context puts them elsewhere, then every config file that
+	 * was read and the workspace's own sandbox.ini (which may not exist
+	 * yet). */
 	enum { NOWN = 2 + SBX_OWN_FILES };
-	size_t na = ARRAY_SIZE(mandatory_anywhere), np = ARRAY_SIZE(mandatory_paths) + NOWN;
+	size_t nt = execlater_nrows, np = NOWN;
 	const char *own[NOWN] = { b->state_dir, b->config_dir };
 	for (size_t i = 0; i < SBX_OWN_FILES; i++)
 		own[2 + i] = b->own_files[i];
-	for (size_t i = 0; i < na + np + b->nconfig + 1; i++) {
+	/* the rows at any depth first, then the rest: the first match names
+	 * the rule, and a name at any depth is the likelier one to be met */
+	size_t *ord = calloc(nt, sizeof(*ord)), no = 0;
+	if (!ord)
+		goto fail;
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t j = 0; j < nt; j++)
+			if (execlater_anywhere(&execlater_rows[j]) == !pass)
+				ord[no++] = j;
+	for (size_t i = 0; i < nt + np + b->nconfig + 1; i++) {
 		struct pending pr = { .kind = SBX_RULE_MANDATORY,
 				      .origin = SBX_ORIGIN_MANDATORY };
-		char wsini[PATH_MAX + 16], any[64], dirv[PATH_MAX + 2];
-		const char *v;
+		char wsini[PATH_MAX + 16], any[128], dirv[PATH_MAX + 2];
+		const char *v, *shown = NULL;
 
-		if (i < na) {
-			snprintf(any, sizeof(any), "**/%s", mandatory_anywhere[i]);
-			v = any;
-		} else if (i < na + np - NOWN) {
-			v = mandatory_paths[i - na];
-		} else if (i < na + np) {
-			size_t k = i - na - (np - NOWN);
+		if (i < nt) {
+			const struct execlater_row *row = &execlater_rows[ord[i]];
+			if (execlater_anywhere(row)) {
+				snprintf(any, sizeof(any), "**/%s", row->pattern);
+				v = any;
+				shown = row->pattern;
+			} else {
+				v = row->pattern;
+			}
+			pr.agent = row->agent;
+		} else if (i < nt + np) {
+			size_t k = i - nt;
 			const char *d = own[k];
 			if (!d || d[0] != '/')
 				continue;
@@ -725,16 +669,16 @@ int policy_compile(struct policy_builder *b, struct policy **out,
 				sbx_path_tildify(d, b->home, dirv, sizeof(dirv) - 1);
 				strcat(dirv, "/");
 				bool dup = false;
-				for (size_t j = 0; j < ARRAY_SIZE(mandatory_paths); j++)
-					dup |= !strcmp(dirv, mandatory_paths[j]);
+				for (size_t j = 0; j < nt; j++)
+					dup |= !strcmp(dirv, execlater_rows[j].pattern);
 				if (dup)
 					continue;
 				v = dirv;
 			} else {
 				v = d; /* a program of sbx's: the file itself */
 			}
-		} else if (i < na + np + b->nconfig) {
-			v = b->config_files[i - na - np];
+		} else if (i < nt + np + b->nconfig) {
+			v = b->config_files[i - nt - np];
 		} else {
 			snprintf(wsini, sizeof(wsini), "%s/sandbox.ini", p->workspace);
 			v = wsini;
@@ -743,13 +687,16 @@ int policy_compile(struct policy_builder *b, struct policy **out,
 				sizeof(buf), &pr.pat, &pr.prefix_len))
 			continue;
 		pr.is_dir = v[strlen(v) - 1] == '/';
-		pr.value = arena_put(&a, i < na ? mandatory_anywhere[i] : v);
+		pr.value = arena_put(&a, shown ? shown : v);
 		pr.pattern = arena_put(&a, buf);
 		pr.source = arena_put(&a, "mandatory");
 		if (pr.value < 0 || pr.pattern < 0 || pr.source < 0 ||
-		    add_pending(&pend, &npend, &cappend, pr))
+		    add_pending(&pend, &npend, &cappend, pr)) {
+			free(ord);
 			goto fail;
+		}
 	}
+	free(ord);
 
 	/* Programs that follow XDG read their configuration from
 	 * $XDG_CONFIG_HOME when it is set (git from $XDG_CONFIG_HOME/git/config,
@@ -758,9 +705,9 @@ int policy_compile(struct policy_builder *b, struct policy **out,
 	 * $XDG_CONFIG_HOME/sbx then, which is how this knows. */
 	if (config_home(b, buf, sizeof(buf)) && !(p->config_home = strdup(buf)))
 		goto fail;
-	for (size_t i = 0; p->config_home && i < ARRAY_SIZE(mandatory_paths); i++) {
+	for (size_t i = 0; p->config_home && i < execlater_nrows; i++) {
 		struct pending pr = { .kind = SBX_RULE_MANDATORY, .origin = SBX_ORIGIN_MANDATORY };
-		const char *m = mandatory_paths[i];
+		const char *m = execlater_rows[i].pattern;
 		char v[PATH_MAX + 64], shown[PATH_MAX + 64], pat[PATH_MAX];
 
 		if (strncmp(m, "~/.config/", 10) || !strcmp(m, "~/.config/sbx/"))
@@ -838,6 +785,7 @@ int policy_compile(struct policy_builder *b, struct policy **out,
 		r->source = p->strings + pend[i].source;
 		r->prefix_len = pend[i].prefix_len;
 		r->is_dir = pend[i].is_dir;
+		r->agent = pend[i].agent;
 		p->nby_kind[r->kind]++;
 	}
 	for (int k = 0; k < SBX_RULE_KIND_COUNT; k++) {

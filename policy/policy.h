@@ -74,6 +74,10 @@ struct sbx_rule {
 	const char *source;  /* "/home/u/.config/sbx/sandbox.ini:7", "--deny-read", "default" */
 	size_t prefix_len;   /* PREFIX: strlen(pattern); GLOB: length of the literal lead */
 	bool is_dir;         /* written with a trailing `/`: names a directory */
+	/* An executes-later row an agent profile's own state directory lifts
+	 * (policy/execlater.c): not matched below a PREFIX allow_write of
+	 * origin PROFILE strictly inside HOME that holds no workspace. */
+	bool agent;
 };
 
 enum sbx_isolation {
@@ -346,6 +350,18 @@ const char *sbx_isolation_name(enum sbx_isolation iso); /* "workspace" */
  * a double star crosses components, and a double star followed by a slash
  * also matches zero components. Exposed for tests and the mount planner. */
 bool sbx_glob_match(const char *pat, const char *str, size_t len);
+
+/* Could a path below str (str, `/`, and one or more components) match
+ * pat? What a directory landing at str would make reachable: the
+ * ancestors of every match of pat (`/h/.local/lib` and `/h/.local/lib/
+ * python3.11` for `/h/.local/lib/python*` + `/site-packages`; everything
+ * below the literal part of a pattern with `**`). */
+bool sbx_glob_match_below(const char *pat, const char *str, size_t len);
+
+/* Is the mandatory rule r lifted at abspath: an executes-later row marked
+ * for agents, below an agent profile's own state directory? */
+bool policy_mandatory_lifted(const struct policy *p, const struct sbx_rule *r,
+			     const char *abspath);
 
 /* Does `rule` (a path rule) match abspath or one of its parent directories? */
 bool policy_rule_matches(const struct sbx_rule *rule, const char *abspath);

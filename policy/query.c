@@ -144,6 +144,42 @@ static enum sbx_verdict check_read(const struct policy *p, const char *t,
 	return SBX_ALLOW;
 }
 
+static bool under_dir(const char *t, size_t tlen, const char *d, size_t dl)
+{
+	return dl > 1 && tlen >= dl && !memcmp(t, d, dl) && (t[dl] == '/' || !t[dl]);
+}
+
+/* Is t below a directory an agent profile makes writable for its agent's
+ * own state (`allow_write = ~/.gemini-sbx/`), where the executes-later
+ * rows marked `agent` are lifted: the agent the profile starts reads
+ * them there, inside the sandbox. Not HOME or above, nor a directory that
+ * holds the workspace (a profile's `allow_write = ~/` would otherwise
+ * lift them in every project). */
+static bool in_agent_state(const struct policy *p, const char *t, size_t tlen)
+{
+	size_t hl = p->home ? strlen(p->home) : 0;
+	size_t wl = p->workspace ? strlen(p->workspace) : 0;
+
+	for (size_t i = 0; i < p->nby_kind[SBX_RULE_ALLOW_WRITE]; i++) {
+		const struct sbx_rule *r = p->by_kind[SBX_RULE_ALLOW_WRITE][i];
+		size_t dl = r->prefix_len;
+		if (r->origin != SBX_ORIGIN_PROFILE || r->pat != SBX_PAT_PREFIX ||
+		    !hl || dl <= hl || !under_dir(r->pattern, dl, p->home, hl) ||
+		    (wl && under_dir(p->workspace, wl, r->pattern, dl)))
+			continue;
+		if (under_dir(t, tlen, r->pattern, dl))
+			return true;
+	}
+	return false;
+}
+
+bool policy_mandatory_lifted(const struct policy *p, const struct sbx_rule *r,
+			     const char *abspath)
+{
+	return r->kind == SBX_RULE_MANDATORY && r->agent &&
+	       in_agent_state(p, abspath, strlen(abspath));
+}
+
 /* The first mandatory deny matching t. The session directory of `isolation
  * = strict` lies in sbx's state directory, which is mandatory: it (and
  * only it) stays writable, so a mandatory directory above it does not
@@ -160,6 +196,8 @@ static const struct sbx_rule *mandatory_match(const struct policy *p, const char
 	for (size_t i = 0; i < p->nby_kind[SBX_RULE_MANDATORY]; i++) {
 		const struct sbx_rule *r = p->by_kind[SBX_RULE_MANDATORY][i];
 		if (!match_len(r, t, tlen))
+			continue;
+		if (r->agent && in_agent_state(p, t, tlen))
 			continue;
 		if (in_session && r->pat == SBX_PAT_PREFIX && r->prefix_len < sl &&
 		    match_len(r, sess, sl))

@@ -733,7 +733,7 @@ ParameterizedTestParameters(policy_decide, mandatory_neighbours_stay_writable)
 		{ "/w/.bashrc.d.txt" },
 		{ "/w/my.bashrc" },
 		{ "/w/.vscodeignore" },
-		{ "/w/.claude/settings.json" },
+		{ "/w/.claude/settings.json.bak" },
 		{ "/w/.mcp.json.bak" },
 		{ "/w/sub/sandbox.ini" },
 		{ "/w/sandbox.ini.example" },

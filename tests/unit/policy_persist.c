@@ -56,6 +56,9 @@ ParameterizedTestParameters(policy_persist, refused_with_home_writable)
 		{ "/home/u/.ripgreprc" }, { "/home/u/.bash_aliases" },
 		{ "/home/u/.config/autostart/x.desktop" }, { "/home/u/.config/systemd/user/x.service" },
 		{ "/home/u/.local/bin/git" },
+		/* executes-later (issue 23): the project's agent configuration */
+		{ "/w/.claude/settings.json" }, { "/w/.claude/settings.local.json" },
+		{ "/w/.gemini/settings.json" }, { "/w/.codex/config.toml" },
 	};
 	return cr_make_param_array(struct persist_case, c, ARRAY_LEN(c));
 }
@@ -80,8 +83,7 @@ ParameterizedTestParameters(policy_persist, neighbours_stay_writable)
 		{ "/home/u/.claude/projects/x.jsonl" }, { "/home/u/.codex/sessions/x.json" },
 		{ "/home/u/.config/Code/logs/x.log" }, { "/home/u/.npm/_cacache/x" },
 		{ "/w/.npmrc" }, { "/w/.yarnrc.yml" }, { "/w/.cargo/config.toml" },
-		{ "/w/.claude/settings.json" }, { "/w/.claude/settings.local.json" },
-		{ "/w/.envrc" },
+		{ "/w/.claude/projects.md" }, { "/w/.envrc" },
 		/* what those tools write while they run stays theirs */
 		{ "/home/u/.gemini/tmp/x.json" }, { "/home/u/.config/Cursor/logs/x.log" },
 		{ "/home/u/.ipython/profile_default/history.sqlite" },
