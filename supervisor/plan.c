@@ -673,6 +673,144 @@ static int guard_gitdir(const struct plan_in *in, struct plan *pl, struct covere
 	return rc;
 }
 
+/* A key of git's [core] section in a config file: the last value set,
+ * unquoted, into out; false when none. Enough of git's syntax for what
+ * git writes and people type (`hooksPath = .githooks`, quoted values,
+ * comments); an include.path is not followed (docs/SECURITY.md). */
+static bool git_core_key(const char *file, const char *key, char *out, size_t outsz)
+{
+	char line[PATH_MAX + 64];
+	bool in_core = false, found = false;
+	size_t kl = strlen(key);
+	FILE *f = fopen(file, "re");
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		char *l = line + strspn(line, " \t");
+		l[strcspn(l, "\r\n")] = '\0';
+		if (*l == '[') {
+			in_core = !strncasecmp(l, "[core]", 6);
+			continue;
+		}
+		if (!in_core || strncasecmp(l, key, kl) || (l[kl] != ' ' && l[kl] != '\t' && l[kl] != '='))
+			continue;
+		char *v = l + kl + strspn(l + kl, " \t");
+		if (*v++ != '=')
+			continue;
+		v += strspn(v, " \t");
+		size_t o = 0;
+		bool q = false;
+		for (; *v && o + 1 < outsz; v++) {
+			if (*v == '"') {
+				q = !q;
+				continue;
+			}
+			if (!q && (*v == '#' || *v == ';'))
+				break;
+			if (*v == '\\' && v[1])
+				v++;
+			out[o++] = *v;
+		}
+		while (o && (out[o - 1] == ' ' || out[o - 1] == '\t'))
+			o--;
+		out[o] = '\0';
+		found = o > 0;
+	}
+	fclose(f);
+	return found;
+}
+
+/* Protect the directory a `core.hooksPath` names, where it lies in a
+ * writable root: git runs every hook there, on the host too. Bound
+ * read-only when it exists; kept from being made (and from a directory
+ * or link landing on the way) when it does not. Husky's layout
+ * (`core.hooksPath = .husky/_`): the wrappers there call the hooks of
+ * the directory above (`.husky/pre-commit`), so that one too. Not the
+ * worktree itself or a directory holding a writable root (`hooksPath =
+ * .` would close the whole workspace): those are left, and said so. */
+static int guard_hooks_dir(const struct plan_in *in, struct plan *pl, struct covered *cv,
+			   const char *base, const char *value)
+{
+	char joined[PATH_MAX], hp[PATH_MAX];
+	const char *home = policy_home(in->policy);
+	struct stat st;
+	int rc = 0;
+
+	if (value[0] == '~' && (value[1] == '/' || !value[1])) {
+		if (snprintf(joined, sizeof(joined), "%s%s", home, value + 1) >= (int)sizeof(joined))
+			return 0;
+	} else if (path_join(base, value, joined, sizeof(joined))) {
+		return 0;
+	}
+	sbx_path_resolve(joined, hp, sizeof(hp));
+	for (int up = 0; up < 2 && !rc; up++) {
+		if (up) {
+			char *slash = strrchr(hp, '/');
+			if (!slash || strcmp(slash, "/_") || slash == hp)
+				break;
+			*slash = '\0'; /* husky: .husky/_ calls .husky/<hook> */
+		}
+		if (!writable_here(cv, hp) || hidden(cv, hp))
+			continue;
+		if (holds_root(cv, hp) || !strcmp(hp, base)) {
+			msg("core.hooksPath names %s, which holds a writable root: its hooks are not "
+			    "kept read-only", hp);
+			continue;
+		}
+		if (lstat(hp, &st) == 0)
+			rc = protect_path(in, pl, cv, hp);
+		else if (in->notify)
+			rc = guard_missing(in, pl, cv, hp);
+		else
+			rc = placeholder(in, pl, cv, hp, false);
+	}
+	return rc;
+}
+
+/* The hooks directories git would use for the git directory gd: its own
+ * config's core.hooksPath and the user's and the system's (each one set,
+ * so the one git takes is among them), relative to where git runs hooks
+ * -- the worktree's top for a `.git` (or a submodule's core.worktree), the
+ * git directory itself for a bare repository. Those configs are kept
+ * read-only, so what they say at start holds for the run. */
+static int guard_hooks_path(const struct plan_in *in, struct plan *pl, struct covered *cv,
+			    const char *gd)
+{
+	char file[PATH_MAX + 16], val[PATH_MAX], wt[PATH_MAX], base[PATH_MAX];
+	const char *home = policy_home(in->policy), *xdg = NULL;
+	int rc = 0;
+
+	snprintf(base, sizeof(base), "%s", gd);
+	char *slash = strrchr(base, '/');
+	snprintf(file, sizeof(file), "%s/config", gd);
+	if (git_core_key(file, "worktree", wt, sizeof(wt))) {
+		char j[PATH_MAX];
+		if (!path_join(gd, wt, j, sizeof(j)))
+			sbx_path_resolve(j, base, sizeof(base));
+	} else if (slash && !strcmp(slash, "/.git")) {
+		*(slash == base ? slash + 1 : slash) = '\0';
+	}
+	for (char **e = in->environ; e && *e; e++)
+		if (!strncmp(*e, "XDG_CONFIG_HOME=/", 17))
+			xdg = *e + 16;
+	for (int i = 0; i < 4 && !rc; i++) {
+		if (i == 0)
+			snprintf(file, sizeof(file), "%s/config", gd);
+		else if (i == 1)
+			snprintf(file, sizeof(file), "%s/.gitconfig", home);
+		else if (i == 2 && xdg)
+			snprintf(file, sizeof(file), "%s/git/config", xdg);
+		else if (i == 2)
+			snprintf(file, sizeof(file), "%s/.config/git/config", home);
+		else
+			snprintf(file, sizeof(file), "/etc/gitconfig");
+		if (git_core_key(file, "hooksPath", val, sizeof(val)))
+			rc = guard_hooks_dir(in, pl, cv, base, val);
+	}
+	return rc;
+}
+
 /* The linked worktrees' git directories under `<common>/worktrees/`: each
  * one's hooks, config, commondir and config.worktree, as a `.git`'s, and
  * its `gitdir`. Reached when the common directory is writable (a run in
@@ -713,6 +851,8 @@ static int guard_repo(const struct plan_in *in, struct plan *pl, struct covered 
 			return 0;
 	TRY(strv_add(&cv->gitdirs, gd));
 	int rc = guard_gitdir(in, pl, cv, gd);
+	if (!rc)
+		rc = guard_hooks_path(in, pl, cv, gd);
 	return rc ? rc : guard_worktrees(in, pl, cv, gd);
 }
 

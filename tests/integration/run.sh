@@ -11,7 +11,7 @@ top=$(cd "$here/../.." && pwd)
 # under /tmp: inside the sandbox /tmp is a private, empty tmpfs.
 bin=$(mktemp -d /var/tmp/sbx-it-bin.XXXXXX)
 trap 'rm -rf "$bin"' EXIT
-cp "$top/build/sbx-preload" "$top/build/sbx-init" "$top/build/libsbx-preload.so" \
+cp "$top/build/sbx-preload" "$top/build/sbx-init" "$top/build/libsbx-preload.so" "$top/policy/execlater.c" \
 	"$here"/*.sh "$here"/*.py "$bin/"
 # the proxy's test driver (tests/integration/net.sh)
 [ -f "$top/build/sbx-proxy-test" ] && cp "$top/build/sbx-proxy-test" "$bin/"

@@ -6,6 +6,10 @@
  *   notifyprobe rename FROM TO         rename(2)
  *   notifyprobe link FROM TO           link(2)
  *   notifyprobe symlink TARGET LINK    symlink(2)
+ *   notifyprobe unlink PATH            unlink(2)
+ *   notifyprobe rmdir PATH             rmdir(2)
+ *   notifyprobe chmod PATH             chmod(2) to 0666
+ *   notifyprobe fchmod PATH            open(O_RDONLY), fchmod(2) to 0666
  *   notifyprobe connect PATH WORD      AF_UNIX stream connect, then write WORD
  *   notifyprobe race-open GOOD BAD S   one thread flips a path buffer between
  *                                      GOOD and BAD for S seconds while another
@@ -458,6 +462,16 @@ int main(int argc, char **argv)
 		return say("link", link(argv[2], argv[3])) ? 1 : 0;
 	if (argc == 4 && !strcmp(argv[1], "symlink"))
 		return say("symlink", symlink(argv[2], argv[3])) ? 1 : 0;
+	if (argc == 3 && !strcmp(argv[1], "unlink"))
+		return say("unlink", unlink(argv[2])) ? 1 : 0;
+	if (argc == 3 && !strcmp(argv[1], "rmdir"))
+		return say("rmdir", rmdir(argv[2])) ? 1 : 0;
+	if (argc == 3 && !strcmp(argv[1], "chmod"))
+		return say("chmod", chmod(argv[2], 0666)) ? 1 : 0;
+	if (argc == 3 && !strcmp(argv[1], "fchmod")) {
+		int fd = open(argv[2], O_RDONLY | O_CLOEXEC);
+		return say("fchmod", fd < 0 ? -1 : fchmod(fd, 0666)) ? 1 : 0;
+	}
 	if (argc == 4 && !strcmp(argv[1], "connect"))
 		return say("connect", unix_connect(argv[2], argv[3])) ? 1 : 0;
 	if (argc == 5 && !strcmp(argv[1], "race-open")) {

@@ -1,0 +1,233 @@
+#!/bin/bash
+# Executes-later (policy/execlater.c, docs/POLICY.md "Executes-later"):
+# nothing a later, unsandboxed program runs or loads as configuration can
+# be written inside, at any depth. Table-driven: every row at any depth of
+# the table, made fresh at depth 0 and 4 by open, by rename of a ready
+# directory, by a hard link and by a symlink, from a static binary (the
+# boundary alone, --no-shim) and from python3 (dynamic, the shim in it);
+# the existing ones overwritten or replaced. Then the real programs: git
+# with core.hooksPath and with husky's layout, `git commit` and `git
+# checkout` on the host after the run running nothing planted. Every
+# assertion looks at the host's tree.
+set -u
+# shellcheck source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+PROGS=$(mktemp -d /var/tmp/sbx-xprogs.XXXXXX)
+trap 'rm -rf "$PROGS"' EXIT
+chmod 755 "$PROGS"
+P=""
+if cc -static -O2 -pthread -o "$PROGS/probe" "$SBX_BIN/progs/notifyprobe.c" 2>"$PROGS/log"; then
+	P="$PROGS/probe"
+else
+	echo "# cannot build notifyprobe with cc -static: $(head -2 "$PROGS/log")"
+fi
+
+# The rows matched at any depth, as the table spells them (a trailing `/`:
+# a directory, planted into as `DIR/planted`).
+ROWS=$(sed -n 's/^[[:space:]]*{ "\([^"~/][^"]*\)", .*/\1/p' "$SBX_BIN/execlater.c")
+[ -n "$ROWS" ] || { echo "FAIL - no rows read from $SBX_BIN/execlater.c"; exit 1; }
+target() { case $1 in */) echo "${1}planted" ;; *) echo "$1" ;; esac; }
+# Made by git init/clone inside a git directory the run made (docs/POLICY.md,
+# "The git exception"): a fresh one is allowed there; the existing ones are
+# tested below.
+fresh_rows() { for r in $ROWS; do case $r in .git/config | .gitmodules) ;; *) echo "$r" ;; esac; done; }
+
+# The dynamic program: python3 runs one operation a line (the probe's
+# names), as the probe does, with the shim in it.
+cat > "$PROGS/ops.py" <<'EOF'
+import os, sys
+for line in open(sys.argv[1]):
+    op, *a = line.split()
+    try:
+        if op == "mkdirs": os.makedirs(a[0], exist_ok=True)
+        elif op == "create":
+            with open(a[0], "w") as f: f.write("evil\n")
+        elif op == "rename": os.rename(a[0], a[1])
+        elif op == "link": os.link(a[0], a[1])
+        elif op == "symlink": os.symlink(a[0], a[1])
+        print(op + ": ok")
+    except OSError as e:
+        print(op + ": " + e.strerror)
+print("END")
+EOF
+chmod 644 "$PROGS/ops.py"
+
+# script METHOD PREFIX: the operations that plant every fresh row under
+# PREFIX ("" or a/b/c/d/) by METHOD, one per line; the stage directories
+# are made beside, under names no rule knows.
+script() {
+	local m=$1 pre=$2 i=0 r tg top rest
+	for r in $(fresh_rows); do
+		i=$((i + 1))
+		tg=$pre$(target "$r")
+		top=${r%%/*}
+		rest=${r#*/}
+		[ "$rest" = "$r" ] && rest=""
+		[ -n "$pre" ] && echo "mkdirs ${pre%/}"
+		case $m in
+		open)
+			[ "${tg%/*}" != "$tg" ] && echo "mkdirs ${tg%/*}"
+			echo "create $tg" ;;
+		rename) # a ready directory (or file) renamed onto the name
+			if [ -n "$rest" ]; then
+				local in=stage$i/$(target "$rest")
+				[ "${in%/*}" != "$in" ] && echo "mkdirs ${in%/*}"
+				echo "create $in"
+				echo "rename stage$i $pre$top"
+			else
+				echo "create stage$i"
+				echo "rename stage$i $tg"
+			fi ;;
+		link)
+			[ "${tg%/*}" != "$tg" ] && echo "mkdirs ${tg%/*}"
+			echo "create stage$i"
+			echo "link stage$i $tg" ;;
+		symlink) # the name itself, and its first directory, as links
+			echo "symlink /var/tmp/nowhere-$i $tg"
+			if [ -n "$rest" ]; then
+				local in=stage$i/$(target "$rest")
+				[ "${in%/*}" != "$in" ] && echo "mkdirs ${in%/*}"
+				echo "create $in"
+				echo "symlink $PWD/stage$i $pre$top"
+			fi ;;
+		esac
+	done
+}
+# landed PREFIX: every fresh row found on the host under PREFIX
+landed() {
+	local r tg
+	for r in $(fresh_rows); do
+		tg=$W/$1$(target "$r")
+		{ [ -e "$tg" ] || [ -L "$tg" ]; } && echo -n "$1$(target "$r") "
+	done
+}
+
+for bin in static python3; do
+	for m in open rename link symlink; do
+		for pre in "" a/b/c/d/; do
+			depth=0; [ -n "$pre" ] && depth=4
+			t "every_row_${m}_at_depth_${depth}_refused_${bin}"
+			if [ $bin = static ] && [ -z "$P" ]; then skip "no static libc"; continue; fi
+			script $m "$pre" > "$B/ops"
+			if [ $bin = static ]; then
+				sed "s|^|$P |" "$B/ops" > "$B/ops.sh"
+				echo 'echo END' >> "$B/ops.sh"
+				sx -q --no-shim -- sh "$B/ops.sh"
+			else
+				sx -q -- python3 "$PROGS/ops.py" "$B/ops"
+			fi
+			l=$(landed "$pre")
+			if has '^END$' out && [ -z "$l" ]; then ok
+			else bad "rc=$RC landed on the host: $l"; fi
+		done
+	done
+done
+
+# The existing ones, deeper than the plan's read-only binds (three levels)
+# and at the top: overwritten, truncated, replaced by a rename, unchanged.
+for bin in static python3; do
+	for pre in "" a/b/c/d/e/; do
+		depth=0; [ -n "$pre" ] && depth=5
+		t "every_existing_row_kept_at_depth_${depth}_${bin}"
+		if [ $bin = static ] && [ -z "$P" ]; then skip "no static libc"; continue; fi
+		: > "$B/ops"
+		i=0
+		for r in $ROWS; do
+			i=$((i + 1))
+			tg=$pre$(target "$r")
+			mkdir -p "$W/$(dirname "$tg")"
+			echo orig > "$W/$tg"
+			printf 'create %s\ncreate stage%s\nrename stage%s %s\n' "$tg" $i $i "$tg" >> "$B/ops"
+		done
+		if [ $bin = static ]; then
+			sed "s|^|$P |" "$B/ops" > "$B/ops.sh"
+			echo 'echo END' >> "$B/ops.sh"
+			sx -q --no-shim -- sh "$B/ops.sh"
+		else
+			sx -q -- python3 "$PROGS/ops.py" "$B/ops"
+		fi
+		changed=""
+		for r in $ROWS; do
+			tg=$pre$(target "$r")
+			[ "$(cat "$W/$tg" 2>/dev/null)" = orig ] || changed="$changed $tg"
+		done
+		if has '^END$' out && [ -z "$changed" ]; then ok
+		else bad "rc=$RC changed on the host:$changed"; fi
+	done
+done
+
+# The report names the row: a static binary's write refused by seccomp.
+t report_line_names_the_row_static
+if [ -n "$P" ]; then
+	sx --no-shim -- sh -c "$P mkdirs x/.claude; $P create x/.claude/settings.json"
+	if [ ! -e x/.claude/settings.json ] &&
+	   hasf 'denied write of ~/../ws/x/.claude/settings.json' err ||
+	   grep -qF 'x/.claude/settings.json by `deny_write = .claude/settings.json`' "$B/err"; then ok
+	else bad "rc=$RC"; fi
+else skip "no static libc"; fi
+
+# ---- git: the directory core.hooksPath names, and husky's layout
+
+# repo_with_hooks DIR: a repository whose hooks (under DIR, core.hooksPath)
+# leave a marker on the host when git runs them; one commit made.
+git_id() { git -c user.name=t -c user.email=t@t "$@"; }
+marker_hook() { printf '#!/bin/sh\necho "$0" >> "%s"\n' "$1"; }
+
+t hooks_path_directory_kept_git_commit_on_host_runs_nothing_planted
+git init -q . && git config core.hooksPath .githooks
+mkdir .githooks
+marker_hook "$B/orig-ran" > .githooks/pre-commit && chmod +x .githooks/pre-commit
+echo a > a && git add a && git_id commit -qm one
+rm -f "$B/orig-ran"
+# inside: the hook rewritten, a new post-checkout, also by a static binary
+sx -q -- sh -c "printf '#!/bin/sh\ntouch $B/planted\n' > .githooks/pre-commit
+printf '#!/bin/sh\ntouch $B/planted\n' > .githooks/post-checkout; chmod +x .githooks/post-checkout
+${P:-true} create .githooks/post-merge; mv .githooks .gh-old; mkdir -p .githooks2; echo END"
+echo b > b && git add b && git_id commit -qm two && git checkout -q -b other
+if has '^END$' out && [ ! -e "$B/planted" ] && [ -s "$B/orig-ran" ] &&
+   [ ! -e .githooks/post-checkout ] && [ ! -e .githooks/post-merge ]; then ok
+else bad "rc=$RC planted=$([ -e "$B/planted" ] && echo yes) orig-ran=$(cat "$B/orig-ran" 2>/dev/null)"; fi
+
+t hooks_path_missing_directory_cannot_be_made
+git init -q . && git config core.hooksPath tools/hooks
+echo a > a && git add a && git_id commit -qm one
+sx -q -- sh -c "mkdir -p tools/hooks; printf '#!/bin/sh\ntouch $B/planted\n' > tools/hooks/pre-commit
+chmod +x tools/hooks/pre-commit; mkdir -p st/hooks; cp tools/hooks/pre-commit st/hooks/ 2>/dev/null
+printf '#!/bin/sh\ntouch $B/planted\n' > st/hooks/pre-commit; chmod +x st/hooks/pre-commit
+rmdir tools 2>/dev/null; mv st tools; ln -s \$PWD/st tools 2>/dev/null; echo END"
+echo b > b && git add b && git_id commit -qm two
+if has '^END$' out && [ ! -e "$B/planted" ] && [ ! -e tools/hooks/pre-commit ]; then ok
+else bad "rc=$RC planted=$([ -e "$B/planted" ] && echo yes) $(ls -la tools 2>&1 | head -3)"; fi
+
+# husky (v9): core.hooksPath = .husky/_, whose wrappers run .husky/<hook>
+t husky_hooks_kept_git_commit_on_host_runs_nothing_planted
+git init -q . && git config core.hooksPath .husky/_
+mkdir -p .husky/_
+printf '#!/usr/bin/env sh\nn=$(basename "$0")\ns=$(dirname "$(dirname "$0")")/$n\n[ ! -f "$s" ] && exit 0\nsh -e "$s" "$@"\n' > .husky/_/h
+for h in pre-commit post-checkout post-merge; do
+	printf '#!/usr/bin/env sh\n. "$(dirname "$0")/h"\n' > .husky/_/$h
+	chmod +x .husky/_/$h
+done
+printf 'echo ran >> "%s"\n' "$B/orig-ran" > .husky/pre-commit
+echo a > a && git add a && git_id commit -qm one
+rm -f "$B/orig-ran"
+sx -q -- sh -c "echo 'touch $B/planted' > .husky/pre-commit; echo 'touch $B/planted' > .husky/post-checkout
+${P:-true} create .husky/post-merge; echo 'touch $B/planted' > .husky/_/h; echo END"
+echo b > b && git add b && git_id commit -qm two && git checkout -q -b other
+if has '^END$' out && [ ! -e "$B/planted" ] && [ -s "$B/orig-ran" ] &&
+   [ ! -e .husky/post-checkout ] && [ ! -e .husky/post-merge ]; then ok
+else bad "rc=$RC planted=$([ -e "$B/planted" ] && echo yes) orig-ran=$(cat "$B/orig-ran" 2>/dev/null)"; fi
+
+# a repository deep in the workspace (below the plan's three levels)
+t hooks_path_of_a_deep_repository_kept
+mkdir -p a/b/c/d/r && cd a/b/c/d/r && git init -q . && git config core.hooksPath .githooks
+mkdir .githooks && marker_hook "$B/orig-ran" > .githooks/pre-commit && chmod +x .githooks/pre-commit
+echo a > a && git add a && git_id commit -qm one && cd "$W"
+sx -q -- sh -c "printf '#!/bin/sh\ntouch $B/planted\n' > a/b/c/d/r/.githooks/pre-commit; echo END"
+cd a/b/c/d/r && echo b > b && git add b && git_id commit -qm two; cd "$W"
+if has '^END$' out && [ ! -e "$B/planted" ]; then ok
+else bad "rc=$RC planted=$([ -e "$B/planted" ] && echo yes)"; fi
+
+echo "# execlater.sh: $pass passed, $fail failed, $skip skipped"
+[ $fail -eq 0 ]
