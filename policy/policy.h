@@ -141,7 +141,7 @@ struct policy_ctx {
 	void *untrusted_arg;
 	/* The caller's $PATH, or NULL: its directories under HOME (but HOME
 	 * itself and the workspace's) are mandatory denies (docs/POLICY.md,
-	 * "The persistence list"). */
+	 * "Executes-later"). */
 	const char *path_env;
 	/* sbx's own programs (sbx-preload, sbx-init, the shim, bubblewrap),
 	 * absolute or NULL: never writable inside, so no run can replace

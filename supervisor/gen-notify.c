@@ -24,6 +24,8 @@
  *   link, linkat, symlink, symlinkat          always
  *   connect                                   always (the address is behind a pointer)
  *   truncate                                  always (it writes a file named by path)
+ *   unlink, unlinkat, rmdir                   always (a protected name is not removed)
+ *   chmod, fchmod, fchmodat, fchmodat2        always (nor its mode changed)
  *   bind                                      always (a Unix socket's path makes a name)
  *   listen                                    always, in the _nobind programs
  *                                             (allow_local_binding = false)
@@ -111,6 +113,8 @@ static scmp_filter_ctx build(int block_unix, int nobind)
 		"creat", "openat2", "mkdir", "mkdirat", "mknod", "mknodat",
 		"rename", "renameat", "renameat2", "link", "linkat", "symlink",
 		"symlinkat", "connect", "truncate", "bind",
+		/* a protected name is not removed, nor its mode changed */
+		"unlink", "unlinkat", "rmdir", "chmod", "fchmod", "fchmodat", "fchmodat2",
 	};
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
 

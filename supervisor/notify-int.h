@@ -192,6 +192,14 @@ struct answer notify_truncate(struct call *c, unsigned long long paddr, long lon
  * anything else, which the row refuses. */
 int notify_chmod_dir(struct call *c, long nr, const unsigned long long *args,
 		     struct answer *out);
+/* unlink, unlinkat, rmdir: a protected name is not removed (at any depth,
+ * as it is not made); the rest removed on the held parent. */
+struct answer notify_remove(struct call *c, int dirfd, unsigned long long paddr, int flags);
+/* chmod, fchmod, fchmodat, fchmodat2: refused on a protected name (what
+ * the call would change, a link followed); any other mode but a set-ID
+ * one changed here, the answer in *out, 0; 1 for a set-ID mode on what
+ * is not protected (notify_chmod_dir, then the table's row). */
+int notify_chmod(struct call *c, long nr, const unsigned long long *args, struct answer *out);
 struct answer notify_make(struct call *c, enum make_kind kind, int dirfd,
 			  unsigned long long paddr, mode_t mode, unsigned dev,
 			  unsigned long long taddr);

@@ -356,14 +356,13 @@ static bool git_exception(const struct notify *n, int fd, const char *full)
 	return git_made_here(n, fd, strchr(g + 6, '/') ? 1 : 0);
 }
 
-static size_t ncomp(const char *s)
-{
-	size_t k = 1;
-	for (; *s; s++)
-		k += *s == '/';
-	return k;
-}
-
+/* May a directory (or a link) land at `path`? Not where what it holds
+ * could complete a protected name: `path` is an ancestor of a match of a
+ * mandatory or deny_write rule, decided by the rules' own matcher (globs
+ * in every component): `~/.local/lib/python3.11` for `~/.local/lib/
+ * python*` + `/site-packages/`, `x/.claude` for `.claude/settings.json` at
+ * any depth. What the directory holds now does not count: it can be
+ * refilled through the link, or the moment after the rename. */
 bool notify_dir_may_land(const struct policy *p, const char *path, const struct sbx_rule **why)
 {
 	static const enum sbx_rule_kind kinds[] = { SBX_RULE_MANDATORY, SBX_RULE_DENY_WRITE };
@@ -374,38 +373,22 @@ bool notify_dir_may_land(const struct policy *p, const char *path, const struct 
 		const struct sbx_rule *const *rules = policy_rules(p, kinds[k], &nr);
 		for (size_t i = 0; i < nr; i++) {
 			const struct sbx_rule *r = rules[i];
-			if (r->pat != SBX_PAT_ANYWHERE) {
-				/* a protected path below this one */
-				if (!strncmp(r->pattern, path, plen) &&
-				    (r->pattern[plen] == '/' || plen == 1)) {
-					*why = r;
-					return false;
-				}
-				continue;
+			bool below = false;
+			if (r->pat == SBX_PAT_PREFIX) {
+				below = !strncmp(r->pattern, path, plen) &&
+					(r->pattern[plen] == '/' || plen == 1);
+			} else if (r->pat == SBX_PAT_GLOB) {
+				below = sbx_glob_match_below(r->pattern, path, plen);
+			} else {
+				/* from each component on: `x/.claude` is the
+				 * start of `.claude/settings.json` */
+				for (size_t j = 1; !below && j < plen; j++)
+					below = path[j - 1] == '/' &&
+						sbx_glob_match_below(r->pattern, path + j, plen - j);
 			}
-			/* `.git/hooks`: the path's last j components are the
-			 * pattern's first j, for a j short of the whole */
-			size_t np = ncomp(r->pattern);
-			for (size_t j = 1; j < np; j++) {
-				const char *pe = r->pattern;
-				for (size_t s = 0; s < j; s++)
-					pe = strchr(pe, '/') + 1;
-				size_t pl = (size_t)(pe - r->pattern) - 1; /* first j comps */
-				const char *t = path + plen;
-				size_t seen = 0;
-				while (t > path && seen < j) {
-					t--;
-					if (*t == '/')
-						seen++;
-				}
-				if (seen < j)
-					continue;
-				char head[PATH_MAX];
-				snprintf(head, sizeof(head), "%.*s", (int)pl, r->pattern);
-				if (sbx_glob_match(head, t + 1, strlen(t + 1))) {
-					*why = r;
-					return false;
-				}
+			if (below && !policy_mandatory_lifted(p, r, path)) {
+				*why = r;
+				return false;
 			}
 		}
 	}
@@ -1793,4 +1776,150 @@ struct answer notify_connect(struct call *c, int sockfd, unsigned long long aadd
 	if (!rc)
 		report_why(c, WIRE_ALLOW, WIRE_UNIX, full, 0, why);
 	return a;
+}
+
+/* ---- removal and mode: a protected name is not removed or changed either */
+
+/* Is `full` (the held parent `fd` and its name) protected from removal and
+ * from a change of mode: the write rules (mandatory, deny_write) at any
+ * depth, as for a create, save git's own files in a git directory the
+ * run made (`rm -rf` of a repository cloned inside). Not inside a
+ * node_modules: a package manager removes what it installed there on the
+ * next install, never anything the person wrote (writing there is
+ * refused all the same). */
+static bool keeps(const struct notify *n, int fd, const char *full, bool removal,
+		  const struct sbx_rule **why)
+{
+	if (removal && strstr(full, "/node_modules/"))
+		return false;
+	return moves_protected(n, fd, full, why);
+}
+
+struct answer notify_remove(struct call *c, int dirfd, unsigned long long paddr, int flags)
+{
+	char path[PATH_MAX], abs[PATH_MAX], full[PATH_MAX];
+	const struct sbx_rule *why;
+	struct parent pa;
+	int rc;
+
+	if (flags & ~AT_REMOVEDIR)
+		return ERR(EINVAL);
+	if (flags & AT_REMOVEDIR)
+		notify_forget_last_dir(c->n);
+	if ((rc = notify_read_str(c, paddr, path, sizeof(path))))
+		return ERR(-rc);
+	if ((rc = abs_path(c, dirfd, path, abs, sizeof(abs))) || (rc = parent_open(c, abs, &pa)))
+		return ERR(-rc);
+	if (dot_name(pa.name)) {
+		parent_close(&pa);
+		return ERR(flags & AT_REMOVEDIR ? (strcmp(pa.name, ".") ? ENOTEMPTY : EINVAL) : EISDIR);
+	}
+	if (pa.slash && !(flags & AT_REMOVEDIR)) {
+		parent_close(&pa);
+		return ERR(ENOTDIR);
+	}
+	join(pa.path, pa.name, full, sizeof(full));
+	if (keeps(c->n, pa.fd, full, true, &why)) {
+		parent_close(&pa);
+		report_why(c, WIRE_DENY, WIRE_WRITE, full, DENY_ERRNO, why);
+		return ERR(DENY_ERRNO);
+	}
+	mode_t old = notify_act_begin(c->n, NO_UMASK);
+	rc = unlinkat(pa.fd, pa.name, flags);
+	int e = errno;
+	notify_act_end(c->n, old);
+	parent_close(&pa);
+	if (rc) {
+		kernel_refused(c, full, (flags & AT_REMOVEDIR) != 0, e);
+		return ERR(e);
+	}
+	report(c, WIRE_ALLOW, WIRE_WRITE, full, 0);
+	return OK(0);
+}
+
+int notify_chmod(struct call *c, long nr, const unsigned long long *args, struct answer *out)
+{
+	char path[PATH_MAX], abs[PATH_MAX], full[PATH_MAX], l[64];
+	const struct sbx_rule *why;
+	int dfd = AT_FDCWD, o = -1, rc;
+	unsigned long long paddr = 0;
+	unsigned flags = 0;
+	mode_t mode;
+	struct stat st;
+
+	if (nr == SYS_fchmod) {
+		o = notify_take_fd(c, (int)args[0]);
+		mode = (mode_t)args[1];
+	} else {
+		if (nr == SYS_fchmodat || nr == 452 /* fchmodat2 */) {
+			dfd = (int)args[0];
+			paddr = args[1];
+			mode = (mode_t)args[2];
+			flags = nr == 452 ? (unsigned)args[3] : 0;
+#ifdef SYS_chmod
+		} else if (nr == SYS_chmod) {
+			paddr = args[0];
+			mode = (mode_t)args[1];
+#endif
+		} else {
+			return 1;
+		}
+		if (flags & ~(unsigned)(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH)) {
+			*out = ERR(EINVAL);
+			return 0;
+		}
+		if ((rc = notify_read_str(c, paddr, path, sizeof(path)))) {
+			*out = ERR(-rc);
+			return 0;
+		}
+		if (!path[0] && (flags & AT_EMPTY_PATH))
+			o = notify_take_fd(c, dfd);
+		else if ((rc = abs_path(c, dfd, path, abs, sizeof(abs))))
+			o = rc;
+		else if ((rc = fd_link_open(c, abs, &o)) > 0)
+			o = open_in_root(c, abs, O_PATH, (flags & AT_SYMLINK_NOFOLLOW) != 0);
+		else if (rc < 0)
+			o = rc;
+	}
+	if (o < 0) {
+		*out = ERR(o == -1 ? EBADF : -o);
+		return 0;
+	}
+	/* what the call would change, by the name the kernel gives it (a link
+	 * followed, a descriptor's file): judged as a write there */
+	if ((rc = fd_path(o, full, sizeof(full))) || fstat(o, &st)) {
+		close(o);
+		*out = ERR(rc ? -rc : errno);
+		return 0;
+	}
+	if (S_ISLNK(st.st_mode)) {
+		close(o);
+		*out = ERR(EOPNOTSUPP);
+		return 0;
+	}
+	if (moves_protected(c->n, -1, full, &why) && !git_writable(c, full)) {
+		close(o);
+		report_why(c, WIRE_DENY, WIRE_WRITE, full, DENY_ERRNO, why);
+		*out = ERR(DENY_ERRNO);
+		return 0;
+	}
+	if (mode & (S_ISUID | S_ISGID)) {
+		close(o);
+		return 1; /* the table's row, and a directory's made there */
+	}
+	if (!notify_call_valid(c)) {
+		close(o);
+		*out = ERR(ENOENT);
+		return 0;
+	}
+	snprintf(l, sizeof(l), "/proc/self/fd/%d", o);
+	mode_t old = notify_act_begin(c->n, NO_UMASK);
+	rc = chmod(l, mode & 07777);
+	int e = errno;
+	notify_act_end(c->n, old);
+	close(o);
+	if (rc)
+		kernel_refused(c, full, S_ISDIR(st.st_mode), e);
+	*out = rc ? ERR(e) : OK(0);
+	return 0;
 }

@@ -134,9 +134,22 @@ static struct answer dispatch(struct call *c, const struct seccomp_data *d)
 	case SYS_truncate:
 		return notify_truncate(c, a[0], (long long)a[1]);
 #endif
+#ifdef SYS_unlink
+	case SYS_unlink:
+		return notify_remove(c, AT_FDCWD, a[0], 0);
+#endif
+#ifdef SYS_rmdir
+	case SYS_rmdir:
+		return notify_remove(c, AT_FDCWD, a[0], AT_REMOVEDIR);
+#endif
+	case SYS_unlinkat:
+		return notify_remove(c, (int)a[0], a[1], (int)a[2]);
 	}
-	/* a set-ID mode, the table's row: a directory's is made here */
+	/* a protected name's mode; any mode but a set-ID one made here */
 	struct answer dir;
+	if (!notify_chmod(c, nr, a, &dir))
+		return dir;
+	/* a set-ID mode, the table's row: a directory's is made here */
 	if (!notify_chmod_dir(c, nr, a, &dir))
 		return dir;
 	/* the seccomp table's rows (notify-deny.c): their errno, reported;

@@ -229,5 +229,87 @@ cd a/b/c/d/r && echo b > b && git add b && git_id commit -qm two; cd "$W"
 if has '^END$' out && [ ! -e "$B/planted" ]; then ok
 else bad "rc=$RC planted=$([ -e "$B/planted" ] && echo yes)"; fi
 
+# ---- protected means not removed, nor its mode changed, at any depth
+
+# deep(): a .env and rows of the table at depth 5, below the plan's binds
+deep() {
+	mkdir -p a/b/c/d/e/.claude a/b/c/d/e/.git/hooks
+	echo secret > a/b/c/d/e/.env && chmod 600 a/b/c/d/e/.env
+	echo '{}' > a/b/c/d/e/.claude/settings.json
+	printf '#!/bin/sh\n' > a/b/c/d/e/.git/hooks/pre-commit
+	stat -c '%n %a' $DEEP > "$B/modes"
+}
+DEEP="a/b/c/d/e/.env a/b/c/d/e/.claude/settings.json a/b/c/d/e/.git/hooks/pre-commit"
+# intact: each there, with its content and mode as deep() left them
+intact() { [ "$(cat a/b/c/d/e/.env 2>/dev/null)" = secret ] && [ "$(stat -c '%n %a' $DEEP 2>&1)" = "$(cat "$B/modes")" ]; }
+t deep_env_unlink_and_chmod_refused_static
+if [ -n "$P" ]; then
+	deep
+	sx --no-shim -- sh -c "for f in a/b/c/d/e/.env a/b/c/d/e/.claude/settings.json a/b/c/d/e/.git/hooks/pre-commit; do
+		$P unlink \$f; $P chmod \$f; $P fchmod \$f; done; $P rmdir a/b/c/d/e/.git/hooks; echo END"
+	if has '^END$' out && intact && ! grep -q ': ok' "$B/out" && hasf '/a/b/c/d/e/.env by `deny_write = .env`' err; then ok
+	else bad "rc=$RC $(tr '\n' ' ' < "$B/out")"; fi
+else skip "no static libc"; fi
+
+t deep_env_unlink_and_chmod_refused_python3
+deep
+sx -- python3 -c '
+import os
+for f in ["a/b/c/d/e/.env", "a/b/c/d/e/.claude/settings.json", "a/b/c/d/e/.git/hooks/pre-commit"]:
+    for op in (os.unlink, lambda p: os.chmod(p, 0o666)):
+        try: op(f); print("done", f)
+        except OSError as e: print(e.strerror)
+print("END")'
+if has '^END$' out && intact && ! has '^done' out; then ok
+else bad "rc=$RC $(tr '\n' ' ' < "$B/out")"; fi
+
+# what is not protected is removed and changed as ever; a repository
+# cloned inside is removed whole (git's own files in a git directory the
+# run made); a package's .vscode/ inside node_modules goes with it
+t ordinary_removal_and_chmod_work_clone_made_inside_removable
+mkdir -p node_modules/pkg/.vscode src && echo '{}' > node_modules/pkg/.vscode/settings.json
+echo x > src/f && git init -q --bare origin.git
+sx -- sh -c "chmod 600 src/f && rm src/f && rmdir src && git clone -q origin.git cl 2>/dev/null &&
+	rm -rf cl && rm -rf node_modules && echo END"
+if has '^END$' out && [ ! -e src ] && [ ! -e cl ] && [ ! -e node_modules ]; then ok
+else bad "rc=$RC $(ls -A)"; fi
+
+# ---- the real Claude Code, started in the workspace after the run
+
+# claude_after DIR: the real claude (npm), unsandboxed, once in DIR against
+# a local stand-in of the API (mock-anthropic.py); its SessionStart and
+# PreToolUse hooks run before and during the one turn.
+CLAUDE=${SBX_IT_AGENTS:+$SBX_IT_AGENTS/node_modules/.bin/claude}
+claude_after() {
+	rm -f "$B/port"
+	python3 "$SBX_BIN/mock-anthropic.py" "$B/port" "$B/api.log" "$1/a" & local mock=$!
+	for _ in $(seq 200); do [ -s "$B/port" ] && break; sleep 0.1; done
+	(cd "$1" && ANTHROPIC_BASE_URL="http://127.0.0.1:$(cat "$B/port")" ANTHROPIC_API_KEY=sk-ant-offline-test \
+		CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_AUTOUPDATER=1 \
+		timeout 120 "$CLAUDE" -p "read the file" --output-format json >"$B/cc.out" 2>"$B/cc.err")
+	kill $mock 2>/dev/null; wait $mock 2>/dev/null
+}
+hooks_json() { printf '{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"touch %s"}]}],"PreToolUse":[{"matcher":"*","hooks":[{"type":"command","command":"touch %s"}]}]}}\n' "$1" "$1"; }
+
+t claude_code_after_the_run_runs_no_hook_planted_inside
+if [ -n "$CLAUDE" ] && [ -x "$CLAUDE" ]; then
+	echo a > a
+	# the control: the same files written outside make claude run the hook
+	mkdir -p "$B/ctl/.claude" && echo a > "$B/ctl/a"
+	hooks_json "$B/control-ran" > "$B/ctl/.claude/settings.json"
+	claude_after "$B/ctl"
+	# inside: settings.json, settings.local.json, a hooks/ script, by a
+	# shell and by a static binary; a ready .claude renamed into place
+	hooks_json "$B/planted" > "$B/hooks.json"
+	sx -q --profile none -- sh -c "mkdir -p .claude x/.claude; cp $B/hooks.json .claude/settings.json
+		cp $B/hooks.json .claude/settings.local.json; ${P:-true} create .claude/settings.json
+		cp $B/hooks.json x/.claude/settings.json; mv x/.claude .claude2; mkdir st; cp $B/hooks.json st/settings.json
+		rmdir .claude; mv st .claude; echo END"
+	claude_after "$W"
+	if has '^END$' out && [ -e "$B/control-ran" ] && [ ! -e "$B/planted" ] &&
+	   [ ! -e .claude/settings.json ] && [ ! -e .claude/settings.local.json ]; then ok
+	else bad "rc=$RC control=$([ -e "$B/control-ran" ] && echo ran) planted=$([ -e "$B/planted" ] && echo ran) $(ls -A .claude 2>&1)"; fi
+else skip "Claude Code is not installed from the npm registry (SBX_IT_AGENTS: ${SBX_IT_AGENTS:-unset})"; fi
+
 echo "# execlater.sh: $pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]

@@ -1,6 +1,6 @@
 #!/bin/bash
-# The persistence list (policy/policy.c mandatory_paths, docs/POLICY.md "The
-# persistence list"): with HOME writable (workspace = HOME), nothing a later
+# The executes-later table in HOME (policy/execlater.c, docs/POLICY.md
+# "Executes-later"): with HOME writable (workspace = HOME), nothing a later
 # shell, editor, package manager, agent or desktop session runs from can be
 # written. With the shim, missing names are refused as they are made; with
 # the boundary alone (--no-shim: a static binary's view), existing files and

@@ -1,5 +1,5 @@
-/* tests/unit/policy_persist.c: the persistence list (docs/POLICY.md, "The
- * persistence list"): every name a later shell, editor, package manager,
+/* tests/unit/policy_persist.c: the executes-later table in HOME (docs/POLICY.md,
+ * "Executes-later"): every name a later shell, editor, package manager,
  * agent or desktop session runs from is a mandatory write-deny that no
  * setting lifts, with HOME writable too; its neighbours stay writable; the
  * caller's PATH directories under HOME join the list, HOME itself and a
