@@ -244,6 +244,7 @@ int policy_blob_attach(const void *blob, size_t len, void *mem, size_t memlen,
 			r->prefix_len = b->prefix_len;
 			if (!ok || r->prefix_len > strlen(r->pattern))
 				return -EINVAL;
+			rule_index(r);
 			ptrs[ri] = r;
 		}
 	}

@@ -115,6 +115,10 @@ void path_memo_free(struct path_memo *m);
  * is copied. m may be NULL. */
 void path_resolve_existing(const char *in, char *out, size_t outsz, struct path_memo *m);
 
+/* query.c: fill a rule's component-filter bits (any_lit, any_bit) from
+ * its pattern; at compile and at a blob's attach */
+void rule_index(struct sbx_rule *r);
+
 /* glob.c */
 bool glob_has_magic(const char *s);
 /* Count the wildcards, to refuse patterns whose matching could explode. */

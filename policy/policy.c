@@ -786,6 +786,7 @@ int policy_compile(struct policy_builder *b, struct policy **out,
 		r->prefix_len = pend[i].prefix_len;
 		r->is_dir = pend[i].is_dir;
 		r->agent = pend[i].agent;
+		rule_index(r);
 		p->nby_kind[r->kind]++;
 	}
 	for (int k = 0; k < SBX_RULE_KIND_COUNT; k++) {

@@ -45,10 +45,78 @@ const char *sbx_isolation_name(enum sbx_isolation iso)
 
 /* ---- queries: no allocation, no locks */
 
+/* The component filter: every component of a path hashed into 256 bits
+ * (two per name), once per query. A rule matched at any depth whose first
+ * component is a literal name (`.git/hooks`, `.claude/settings.json`, the
+ * executes-later table's) can only match a path that has that name as a
+ * component: when its two bits are not both set, it is skipped without
+ * looking at the path. The table can grow without every open() paying a
+ * scan of its path per row. */
+struct names {
+	uint64_t b[4];
+	const char *t; /* the path, hashed at the first rule that asks */
+	size_t tlen;
+	bool ready;
+};
+
+static uint32_t name_hash(const char *s, size_t n)
+{
+	uint32_t h = 2166136261u;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 16777619u;
+	return h;
+}
+
+static void names_of(const char *t, size_t tlen, struct names *nm)
+{
+	memset(nm->b, 0, sizeof(nm->b));
+	nm->ready = true;
+	for (size_t i = 0; i < tlen;) {
+		while (i < tlen && t[i] == '/')
+			i++;
+		size_t j = i;
+		while (j < tlen && t[j] != '/')
+			j++;
+		if (j > i) {
+			uint32_t h = name_hash(t + i, j - i);
+			nm->b[(h & 255) >> 6] |= 1ull << (h & 63);
+			nm->b[((h >> 8) & 255) >> 6] |= 1ull << ((h >> 8) & 63);
+		}
+		i = j;
+	}
+}
+
+void rule_index(struct sbx_rule *r)
+{
+	size_t n = strcspn(r->pattern, "/");
+
+	r->any_lit = r->pat == SBX_PAT_ANYWHERE && n > 0 &&
+		     !memchr(r->pattern, '*', n) && !memchr(r->pattern, '?', n) &&
+		     !memchr(r->pattern, '\\', n);
+	if (r->any_lit) {
+		uint32_t h = name_hash(r->pattern, n);
+		r->any_bit[0] = (unsigned char)(h & 255);
+		r->any_bit[1] = (unsigned char)((h >> 8) & 255);
+	}
+}
+
+static bool names_may(const struct sbx_rule *r, struct names *nm)
+{
+	if (nm && r->any_lit && !nm->ready)
+		names_of(nm->t, nm->tlen, nm);
+	return !nm || !r->any_lit ||
+	       ((nm->b[r->any_bit[0] >> 6] >> (r->any_bit[0] & 63)) & 1 &&
+		(nm->b[r->any_bit[1] >> 6] >> (r->any_bit[1] & 63)) & 1);
+}
+
 /* The length of the leading part of `t` the rule matched (the rule's path,
  * or the matched component range's end), or 0 when it does not match. */
-static size_t match_len(const struct sbx_rule *r, const char *t, size_t tlen)
+static size_t match_len(const struct sbx_rule *r, const char *t, size_t tlen,
+			struct names *nm)
 {
+	if (!names_may(r, nm))
+		return 0;
 	switch (r->pat) {
 	case SBX_PAT_PREFIX: {
 		size_t n = r->prefix_len;
@@ -98,19 +166,20 @@ static size_t match_len(const struct sbx_rule *r, const char *t, size_t tlen)
 
 bool policy_rule_matches(const struct sbx_rule *rule, const char *abspath)
 {
-	return match_len(rule, abspath, strlen(abspath)) > 0;
+	return match_len(rule, abspath, strlen(abspath), NULL) > 0;
 }
 
 /* The matching rule of `kind` with the longest match, or NULL. */
 static const struct sbx_rule *best_match(const struct policy *p,
 					 enum sbx_rule_kind kind,
-					 const char *t, size_t tlen, size_t *len)
+					 const char *t, size_t tlen, size_t *len,
+					 struct names *nm)
 {
 	const struct sbx_rule *best = NULL;
 
 	*len = 0;
 	for (size_t i = 0; i < p->nby_kind[kind]; i++) {
-		size_t m = match_len(p->by_kind[kind][i], t, tlen);
+		size_t m = match_len(p->by_kind[kind][i], t, tlen, nm);
 		if (m > *len) {
 			*len = m;
 			best = p->by_kind[kind][i];
@@ -121,20 +190,22 @@ static const struct sbx_rule *best_match(const struct policy *p,
 
 static const struct sbx_rule *first_match(const struct policy *p,
 					  enum sbx_rule_kind kind,
-					  const char *t, size_t tlen)
+					  const char *t, size_t tlen,
+					  struct names *nm)
 {
 	for (size_t i = 0; i < p->nby_kind[kind]; i++)
-		if (match_len(p->by_kind[kind][i], t, tlen))
+		if (match_len(p->by_kind[kind][i], t, tlen, nm))
 			return p->by_kind[kind][i];
 	return NULL;
 }
 
 static enum sbx_verdict check_read(const struct policy *p, const char *t,
-				   size_t tlen, const struct sbx_rule **why)
+				   size_t tlen, const struct sbx_rule **why,
+				   struct names *nm)
 {
 	size_t dl, al;
-	const struct sbx_rule *deny = best_match(p, SBX_RULE_DENY_READ, t, tlen, &dl);
-	const struct sbx_rule *allow = best_match(p, SBX_RULE_ALLOW_READ, t, tlen, &al);
+	const struct sbx_rule *deny = best_match(p, SBX_RULE_DENY_READ, t, tlen, &dl, nm);
+	const struct sbx_rule *allow = best_match(p, SBX_RULE_ALLOW_READ, t, tlen, &al, nm);
 
 	if (deny && (!allow || al < dl)) {
 		*why = deny;
@@ -186,7 +257,7 @@ bool policy_mandatory_lifted(const struct policy *p, const struct sbx_rule *r,
  * count for it. The names denied at any depth (`.bashrc`, `.git/hooks`)
  * still do. */
 static const struct sbx_rule *mandatory_match(const struct policy *p, const char *t,
-					      size_t tlen)
+					      size_t tlen, struct names *nm)
 {
 	const char *sess = p->session_dir;
 	size_t sl = sess ? strlen(sess) : 0;
@@ -195,12 +266,12 @@ static const struct sbx_rule *mandatory_match(const struct policy *p, const char
 
 	for (size_t i = 0; i < p->nby_kind[SBX_RULE_MANDATORY]; i++) {
 		const struct sbx_rule *r = p->by_kind[SBX_RULE_MANDATORY][i];
-		if (!match_len(r, t, tlen))
+		if (!match_len(r, t, tlen, nm))
 			continue;
 		if (r->agent && in_agent_state(p, t, tlen))
 			continue;
 		if (in_session && r->pat == SBX_PAT_PREFIX && r->prefix_len < sl &&
-		    match_len(r, sess, sl))
+		    match_len(r, sess, sl, NULL))
 			continue;
 		return r;
 	}
@@ -217,21 +288,23 @@ enum sbx_verdict policy_check_path(const struct policy *p, enum sbx_op op,
 	if (!why)
 		why = &dummy;
 	*why = NULL;
+	struct names nm = { .t = abspath, .tlen = tlen };
+
 	if (abspath[0] != '/')
 		return SBX_DENY;
 	if (op != SBX_OP_WRITE)
-		return check_read(p, abspath, tlen, why);
+		return check_read(p, abspath, tlen, why, &nm);
 
-	if ((r = mandatory_match(p, abspath, tlen)) ||
-	    (r = first_match(p, SBX_RULE_DENY_WRITE, abspath, tlen))) {
+	if ((r = mandatory_match(p, abspath, tlen, &nm)) ||
+	    (r = first_match(p, SBX_RULE_DENY_WRITE, abspath, tlen, &nm))) {
 		*why = r;
 		return SBX_DENY;
 	}
-	if (check_read(p, abspath, tlen, &r) == SBX_DENY) {
+	if (check_read(p, abspath, tlen, &r, &nm) == SBX_DENY) {
 		*why = r;
 		return SBX_DENY;
 	}
-	r = best_match(p, SBX_RULE_ALLOW_WRITE, abspath, tlen, &l);
+	r = best_match(p, SBX_RULE_ALLOW_WRITE, abspath, tlen, &l, &nm);
 	*why = r;
 	return r ? SBX_ALLOW : SBX_DENY;
 }
