@@ -19,6 +19,7 @@
  * traps page-table changes; docs/PERFORMANCE.md.)
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <stdint.h>
@@ -73,6 +74,13 @@ int init_notify_act_one(int sock)
 		if (to < buf + n && memchr(to, '\0', (size_t)(buf + n - to)) && *from && *to &&
 		    !strchr(from, '/') && !strchr(to, '/'))
 			err = syscall(SYS_renameat2, fds[0], from, fds[1], to, flags) ? errno : 0;
+	} else if (nfds == 1 && n > 5 && buf[0] == 'u' &&
+		   !(mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
+		uint32_t flags;
+		memcpy(&flags, buf + 1, 4);
+		const char *name = buf + 5;
+		if (*name && !strchr(name, '/') && (flags & ~(uint32_t)AT_REMOVEDIR) == 0)
+			err = unlinkat(fds[0], name, (int)flags) ? errno : 0;
 	}
 	for (int i = 0; i < nfds; i++)
 		close(fds[i]);

@@ -33,7 +33,11 @@ int init_notify_send_listener(int ctl, int listener, int act_sock);
 /* The actor's protocol: a request is 'r', the renameat2 flags (4 bytes,
  * native order), the old name and the new name (each NUL-terminated, one
  * component), with the two directory descriptors (SCM_RIGHTS); the answer
- * is the errno as 4 bytes (0: done). */
+ * is the errno as 4 bytes (0: done). An unlinkat is 'u', its flags (0 or
+ * AT_REMOVEDIR) and one name, with one directory descriptor: a mount
+ * point (a protected name bound read-only, a link kept as it is) is one
+ * only in the sandbox's mount namespace, so a removal made from the host
+ * would take it away. */
 #define INIT_NOTIFY_REQ_MAX (1 + 4 + 2 * 256)
 
 #endif

@@ -1405,11 +1405,20 @@ struct answer notify_unix_bind(struct call *c, int s, const struct sockaddr_un *
 /* renameat2 done by the actor (init-notify.c): the errno, 0 when done.
  * An actor that does not answer in time is given up: every rename after
  * it fails (EIO), nothing is renamed from here instead. */
+static int actor_send(struct notify *n, char op, int ofd, const char *oname, int nfd,
+		      const char *nname, unsigned flags);
 static int actor_rename(struct notify *n, int ofd, const char *oname, int nfd,
 			const char *nname, unsigned flags)
 {
+	return actor_send(n, 'r', ofd, oname, nfd, nname, flags);
+}
+
+static int actor_send(struct notify *n, char op, int ofd, const char *oname, int nfd,
+		      const char *nname, unsigned flags)
+{
 	char buf[INIT_NOTIFY_REQ_MAX];
-	size_t ol = strlen(oname) + 1, nl = strlen(nname) + 1;
+	size_t ol = strlen(oname) + 1, nl = nname ? strlen(nname) + 1 : 0;
+	size_t nfds = nname ? 2 : 1;
 	union {
 		struct cmsghdr h;
 		char b[CMSG_SPACE(2 * sizeof(int))];
@@ -1421,20 +1430,21 @@ static int actor_rename(struct notify *n, int ofd, const char *oname, int nfd,
 		return EIO;
 	if (1 + 4 + ol + nl > sizeof(buf))
 		return ENAMETOOLONG;
-	buf[0] = 'r';
+	buf[0] = op;
 	uint32_t f = flags;
 	memcpy(buf + 1, &f, 4);
 	memcpy(buf + 5, oname, ol);
-	memcpy(buf + 5 + ol, nname, nl);
+	if (nname)
+		memcpy(buf + 5 + ol, nname, nl);
 	struct iovec iov = { buf, 5 + ol + nl };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
-			     .msg_control = cm.b, .msg_controllen = sizeof(cm.b) };
+			     .msg_control = cm.b, .msg_controllen = CMSG_SPACE(nfds * sizeof(int)) };
 	memset(&cm, 0, sizeof(cm));
 	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
 	c->cmsg_level = SOL_SOCKET;
 	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(fds));
-	memcpy(CMSG_DATA(c), fds, sizeof(fds));
+	c->cmsg_len = CMSG_LEN(nfds * sizeof(int));
+	memcpy(CMSG_DATA(c), fds, nfds * sizeof(int));
 	if (sendmsg(n->actor, &mh, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
 		goto lost;
 	struct pollfd pf = { n->actor, POLLIN, 0 };
@@ -1448,7 +1458,7 @@ lost:
 	close(n->actor);
 	n->actor = -1;
 	msg("the rename actor inside the sandbox (sbx-init) stopped answering: renames "
-	    "are refused from now on");
+	    "and removals are refused from now on");
 	return EIO;
 }
 
@@ -1824,10 +1834,10 @@ struct answer notify_remove(struct call *c, int dirfd, unsigned long long paddr,
 		report_why(c, WIRE_DENY, WIRE_WRITE, full, DENY_ERRNO, why);
 		return ERR(DENY_ERRNO);
 	}
-	mode_t old = notify_act_begin(c->n, NO_UMASK);
-	rc = unlinkat(pa.fd, pa.name, flags);
-	int e = errno;
-	notify_act_end(c->n, old);
+	/* by the actor inside (pid 1): a name bound read-only there is a
+	 * mount point only in the sandbox's mount namespace */
+	int e = actor_send(c->n, 'u', pa.fd, pa.name, -1, NULL, (unsigned)flags);
+	rc = e ? -1 : 0;
 	parent_close(&pa);
 	if (rc) {
 		kernel_refused(c, full, (flags & AT_REMOVEDIR) != 0, e);

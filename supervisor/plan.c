@@ -744,6 +744,11 @@ static int guard_hooks_dir(const struct plan_in *in, struct plan *pl, struct cov
 		return 0;
 	}
 	sbx_path_resolve(joined, hp, sizeof(hp));
+	/* a link on the way (`.githooks -> hooks`) is kept as it is: removed
+	 * and replaced by a directory, it would leave the target guarded and
+	 * the name git follows free */
+	if (strcmp(joined, hp) && writable_here(cv, joined))
+		TRY(guard_way(cv, joined));
 	for (int up = 0; up < 2 && !rc; up++) {
 		if (up) {
 			char *slash = strrchr(hp, '/');

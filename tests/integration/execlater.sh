@@ -200,6 +200,16 @@ echo b > b && git add b && git_id commit -qm two
 if has '^END$' out && [ ! -e "$B/planted" ] && [ ! -e tools/hooks/pre-commit ]; then ok
 else bad "rc=$RC planted=$([ -e "$B/planted" ] && echo yes) $(ls -la tools 2>&1 | head -3)"; fi
 
+t hooks_path_through_a_link_kept_link_and_target
+git init -q . && git config core.hooksPath .githooks
+mkdir hooks && ln -s hooks .githooks
+echo a > a && git add a && git_id commit -qm one
+sx -q -- sh -c "rm .githooks; mkdir .githooks; printf '#!/bin/sh\ntouch $B/planted\n' > .githooks/pre-commit
+chmod +x .githooks/pre-commit; printf '#!/bin/sh\ntouch $B/planted\n' > hooks/pre-commit; chmod +x hooks/pre-commit; echo END"
+echo b > b && git add b && git_id commit -qm two
+if has '^END$' out && [ ! -e "$B/planted" ] && [ -L .githooks ]; then ok
+else bad "rc=$RC planted=$([ -e "$B/planted" ] && echo yes) $(ls -la .githooks 2>&1)"; fi
+
 # husky (v9): core.hooksPath = .husky/_, whose wrappers run .husky/<hook>
 t husky_hooks_kept_git_commit_on_host_runs_nothing_planted
 git init -q . && git config core.hooksPath .husky/_
