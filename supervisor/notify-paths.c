@@ -1834,9 +1834,28 @@ struct answer notify_remove(struct call *c, int dirfd, unsigned long long paddr,
 		report_why(c, WIRE_DENY, WIRE_WRITE, full, DENY_ERRNO, why);
 		return ERR(DENY_ERRNO);
 	}
-	/* by the actor inside (pid 1): a name bound read-only there is a
-	 * mount point only in the sandbox's mount namespace */
-	int e = actor_send(c->n, 'u', pa.fd, pa.name, -1, NULL, (unsigned)flags);
+	/* A name bound read-only in the sandbox (a protected file, a link
+	 * kept as it is) is a mount point only in the sandbox's mount
+	 * namespace: removed from the host, it would go. Such a one (or one
+	 * we cannot tell) is removed by the actor inside (pid 1), where the
+	 * kernel says EBUSY; the rest here, one hop less (an rm -r of 5000
+	 * files took 0.6-1.1 s through the actor, against 0.2-0.3 s before
+	 * removals were notified). Looked up from the held parent, whose
+	 * mount is the sandbox's: its mounts are what the lookup crosses. No
+	 * mount can be made inside, so one that is none now stays none. */
+	struct statx sx;
+	bool mount_root = syscall(SYS_statx, pa.fd, pa.name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT,
+				  STATX_TYPE, &sx) ||
+			  !(sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) ||
+			  (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT);
+	int e;
+	if (mount_root) {
+		e = actor_send(c->n, 'u', pa.fd, pa.name, -1, NULL, (unsigned)flags);
+	} else {
+		mode_t old = notify_act_begin(c->n, NO_UMASK);
+		e = unlinkat(pa.fd, pa.name, flags) ? errno : 0;
+		notify_act_end(c->n, old);
+	}
 	rc = e ? -1 : 0;
 	parent_close(&pa);
 	if (rc) {
