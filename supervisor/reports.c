@@ -298,9 +298,14 @@ void report_explain(const struct policy *p, const struct wire_report *w,
 
 	memset(e, 0, sizeof(*e));
 	if (w->op == WIRE_UNIX) {
-		/* socket(AF_UNIX) refused by the seccomp filter: no path yet */
+		/* socket(AF_UNIX) refused by the seccomp filter: no path yet;
+		 * or a socket's path (the notify layer's connect) */
 		e->verdict = policy_allow_all_unix_sockets(p) ? SBX_ALLOW : SBX_DENY;
-		snprintf(shown, sizeof(shown), "creation");
+		if (w->target[0] == '/')
+			policy_tildify(p, w->target, shown, sizeof(shown));
+		else
+			snprintf(shown, sizeof(shown), "%s", w->target[0] == '@' ? w->target :
+				 "creation");
 	} else if (file_op(w->op)) {
 		e->verdict = policy_check_path(p, sbx_op_of(w->op), w->target, &why);
 		policy_tildify(p, w->target, shown, sizeof(shown));
@@ -473,6 +478,12 @@ size_t report_line(const struct wire_report *w, const struct report_expl *e,
 			    "directory or a protected file)", e->guarded);
 		else if (e->verdict == SBX_ALLOW)
 			PUT(" — refused by the sandbox");
+		else if (w->op == WIRE_UNIX && w->target[0] != '/' && w->target[0] != '@')
+			/* socket(2) itself: no path to name yet */
+			PUT(" — a kind of Unix socket the sandbox refuses (datagram ones name "
+			    "their peer at each send; without the notify layer, every kind) "
+			    "(allow them all with `allow_all_unix_sockets = true` under "
+			    "[network] in sandbox.ini)");
 		else if (w->op == WIRE_UNIX)
 			PUT(" — not in allow_unix_sockets (allow that one socket with "
 			    "`allow_unix_sockets = %s` under [network] in sandbox.ini)", e->shown);
