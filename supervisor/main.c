@@ -173,8 +173,11 @@ static void startup_line(const struct policy *p, const struct plan *pl, const st
 		for (size_t i = 0; i < nw; i++)
 			names += dw[i]->pat == SBX_PAT_ANYWHERE;
 	}
-	snprintf(counts, sizeof(counts), "%u read-den%s, %u write-protected, %zu protected name%s "
-		 "at any depth%s%s%s%s", pl->read_masks, pl->read_masks == 1 ? "y" : "ies",
+	/* bubblewrap's /tmp is an empty tmpfs of the run's: the host's files
+	 * there are not missing, they are elsewhere (the nested mode has no
+	 * mounts: its /tmp is the host's) */
+	snprintf(counts, sizeof(counts), "%s%u read-den%s, %u write-protected, %zu protected name%s "
+		 "at any depth%s%s%s%s", mode ? "" : "/tmp private (empty), ", pl->read_masks, pl->read_masks == 1 ? "y" : "ies",
 		 pl->write_protects, names, names == 1 ? "" : "s", *lt ? ", limits: " : "", lt,
 		 mode ? "; " : "", mode ? mode : "");
 	switch (policy_isolation(p)) {

@@ -885,6 +885,36 @@ static struct seen *remember(struct reports *r, const char *key, size_t klen,
 static void take_report(struct reports *r, const struct wire_report *wr, bool boundary,
 			const struct sbx_rule *why);
 
+static bool proxy_seen_add(struct reports *r, const char *key, struct seen **out);
+
+/* A loopback connect refused inside (shim/net.c): the sandbox's loopback
+ * is its own, and the host's service there is one flag away. The
+ * program's claim about itself, so only words: once per port, only for
+ * the sandbox's loopback addresses, never a decision. */
+static void loopback_note(struct reports *r, const struct wire_report *w)
+{
+	char key[80], text[REPORT_LINE_MAX], comm[sizeof(w->comm) * 6];
+	unsigned long port;
+	char *end;
+	const char *colon = strrchr(w->target, ':');
+	struct seen *s;
+
+	if (!colon || (strncmp(w->target, "127.0.0.1:", 10) && strncmp(w->target, "[::1]:", 6)))
+		return;
+	port = strtoul(colon + 1, &end, 10);
+	if (*end || !port || port > 65535 || colon - w->target > 16)
+		return;
+	snprintf(key, sizeof(key), "N %.*s:%lu", (int)(colon - w->target), w->target, port);
+	if (proxy_seen_add(r, key, &s) || !may_say(r))
+		return;
+	report_printable(w->comm, comm, sizeof(comm), true);
+	snprintf(text, sizeof(text), "sbx: note: connect to %s refused — the sandbox has a "
+		 "loopback of its own, where nothing listens on port %lu; a service on the "
+		 "host's 127.0.0.1:%lu is reachable with --host-port %lu — pid %d %s",
+		 w->target, port, port, port, w->pid, comm);
+	say(r, text);
+}
+
 static void handle(struct reports *r, const char *line, size_t len)
 {
 	struct wire_report w;
@@ -907,6 +937,8 @@ static void handle(struct reports *r, const char *line, size_t len)
 				 shown, w.pid);
 			say(r, text);
 		}
+		if (w.op == WIRE_CONNECT)
+			loopback_note(r, &w);
 		return;
 	}
 	take_report(r, &w, false, NULL);
