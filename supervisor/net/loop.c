@@ -512,10 +512,10 @@ static void fail_text(struct conn *c, unsigned status, const char *phrase, const
 	}
 }
 
-static void socks_answer(struct conn *c, uint8_t rep, const struct sockaddr *bound, bool last)
+static void socks_answer(struct conn *c, uint8_t rep, bool last)
 {
-	unsigned char r[22];
-	size_t n = net_socks_reply(rep, bound, r);
+	unsigned char r[10];
+	size_t n = net_socks_reply(rep, r);
 
 	if (buf_put(c->l, &c->u2c.q, r, n))
 		c->u2c.q.len = 0;
@@ -586,7 +586,7 @@ static void dial_failed(struct conn *c, int err)
 	else if (c->proto == NET_PROTO_SOCKS)
 		socks_answer(c, err == ECONNREFUSED ? NET_SOCKS_REFUSED :
 			     err == ENETUNREACH ? NET_SOCKS_NET_UNREACH :
-			     err == ETIMEDOUT ? NET_SOCKS_TTL : NET_SOCKS_HOST_UNREACH, NULL, true);
+			     err == ETIMEDOUT ? NET_SOCKS_TTL : NET_SOCKS_HOST_UNREACH, true);
 	else if (err == ETIMEDOUT)
 		fail_text(c, 504, "Gateway Timeout", why);
 	else
@@ -595,9 +595,6 @@ static void dial_failed(struct conn *c, int err)
 
 static void tunnel_start(struct conn *c)
 {
-	struct sockaddr_storage bound;
-	socklen_t bl = sizeof(bound);
-
 	if (handed(c, 0))
 		return;
 	c->active = c->l->now;
@@ -608,9 +605,7 @@ static void tunnel_start(struct conn *c)
 		return;
 	}
 	if (c->proto == NET_PROTO_SOCKS) {
-		if (getsockname(c->up.fd, (struct sockaddr *)&bound, &bl))
-			memset(&bound, 0, sizeof(bound));
-		socks_answer(c, NET_SOCKS_OK, (struct sockaddr *)&bound, false);
+		socks_answer(c, NET_SOCKS_OK, false);
 	} else if (c->proto == NET_PROTO_HOSTPORT) {
 		/* nothing to answer: the bytes simply flow */
 	} else {
@@ -755,7 +750,7 @@ static void chain_fail(struct conn *c, const char *why)
 	if (handed(c, ECONNREFUSED))
 		return;
 	if (c->proto == NET_PROTO_SOCKS)
-		socks_answer(c, NET_SOCKS_FAIL, NULL, true);
+		socks_answer(c, NET_SOCKS_FAIL, true);
 	else
 		fail_text(c, 502, "Bad Gateway", msg);
 }
@@ -900,7 +895,7 @@ static void refuse(struct conn *c, const struct net_decision *d)
 	if (handed(c, EPERM))
 		return;
 	if (c->proto == NET_PROTO_SOCKS)
-		socks_answer(c, NET_SOCKS_NOT_ALLOWED, NULL, true);
+		socks_answer(c, NET_SOCKS_NOT_ALLOWED, true);
 	else
 		respond_denied(c, d);
 }
@@ -911,7 +906,7 @@ static void unreachable(struct conn *c, const struct sbx_rule *rule, const char 
 	if (handed(c, EHOSTUNREACH))
 		return;
 	if (c->proto == NET_PROTO_SOCKS)
-		socks_answer(c, NET_SOCKS_HOST_UNREACH, NULL, true);
+		socks_answer(c, NET_SOCKS_HOST_UNREACH, true);
 	else
 		fail_text(c, 502, "Bad Gateway", why);
 }
@@ -957,15 +952,25 @@ static void resolved(void *ctx, int rc, const struct sockaddr_storage *addrs, si
 }
 
 /* A stand-in address from the sandbox's resolver stands for its name:
- * the request is decided on that name. false: it stands for nothing
- * (answered and reported). */
+ * the request is decided on that name (also when it comes wrapped in
+ * IPv6, `64:ff9b::c613:1`: decided on its canonical form). false: it
+ * stands for nothing (answered and reported). */
 static bool standin_name(struct conn *c)
 {
+	struct sockaddr_storage ss, cs;
+	const struct in_addr *a;
 	const char *name;
 
-	if (c->host.kind != NET_HOST_V4 || !net_names_is_standin(&c->host.v4))
+	if (c->host.kind == NET_HOST_NAME)
 		return true;
-	name = c->l->names ? net_names_name(c->l->names, &c->host.v4) : NULL;
+	net_host_addr(&c->host, 0, &ss);
+	if (net_addr_canon((const struct sockaddr *)&ss, &cs) == NET_FORM_OTHER ||
+	    cs.ss_family != AF_INET)
+		return true;
+	a = &((const struct sockaddr_in *)(const void *)&cs)->sin_addr;
+	if (!net_names_is_standin(a))
+		return true;
+	name = c->l->names ? net_names_name(c->l->names, a) : NULL;
 	if (name && !net_host_parse(name, strlen(name), &c->host))
 		return true;
 	/* no rule can allow it: it is no address anywhere */
@@ -976,7 +981,7 @@ static bool standin_name(struct conn *c)
 	if (handed(c, EPERM))
 		return false;
 	if (c->proto == NET_PROTO_SOCKS)
-		socks_answer(c, NET_SOCKS_HOST_UNREACH, NULL, true);
+		socks_answer(c, NET_SOCKS_HOST_UNREACH, true);
 	else
 		respond_denied(c, &d);
 	return false;
@@ -1171,7 +1176,7 @@ static void socks_step(struct conn *c)
 		       "SOCKS5 command not supported (only CONNECT)" :
 		       rep == NET_SOCKS_BAD_ATYP ? "SOCKS5 address type not supported" :
 		       "malformed SOCKS5 request", NULL);
-		socks_answer(c, rep, NULL, true);
+		socks_answer(c, rep, true);
 		return;
 	}
 	q->off += (size_t)rc;
