@@ -735,10 +735,15 @@ static void dial(struct conn *c)
 
 /* ---- chaining to the user's own proxy (http_proxy_port, socks_proxy_port)
  *
- * The policy decided on the name; the upstream proxy resolves it and
- * dials. We ask it for the host as the client named it (an HTTP CONNECT,
- * or a SOCKS5 CONNECT by name), the plain-HTTP requests too, through a
- * CONNECT tunnel, so one path serves all three kinds of client. */
+ * A host is decided here exactly as without it: the policy, then the
+ * resolved-address check on every answer of the proxy's own resolver
+ * (a name that resolves to loopback, metadata or this host is refused;
+ * one that does not resolve is refused too: it cannot be checked). Then
+ * the upstream proxy is asked for the host as the client named it (an
+ * HTTP CONNECT, or a SOCKS5 CONNECT by name), the plain-HTTP requests
+ * too, through a CONNECT tunnel, so one path serves all three kinds of
+ * client. It resolves the name again, its own way: docs/NETWORK.md
+ * ("Chaining") says what that leaves. */
 
 static void chain_fail(struct conn *c, const char *why)
 {
@@ -911,9 +916,25 @@ static void unreachable(struct conn *c, const struct sbx_rule *rule, const char 
 		fail_text(c, 502, "Bad Gateway", why);
 }
 
-/* The checked addresses: dial them, in order. */
+/* The checked addresses: dial them, in order; or, chaining, the user's
+ * proxy on the host's 127.0.0.1, to be asked for the host. */
 static void go(struct conn *c, const struct net_decision *d)
 {
+	struct net_loop *l = c->l;
+	unsigned up = l->cfg.chain_http_port ? l->cfg.chain_http_port : l->cfg.chain_socks_port;
+	struct net_decision chain;
+
+	if (up) {
+		struct sockaddr_in *in = (struct sockaddr_in *)&chain.addrs[0];
+		memset(&chain, 0, sizeof(chain));
+		chain.rule = d->rule;
+		in->sin_family = AF_INET;
+		in->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		in->sin_port = htons((uint16_t)up);
+		chain.naddrs = 1;
+		c->chained = true;
+		d = &chain;
+	}
 	c->naddrs = 0;
 	for (size_t i = 0; i < d->naddrs && i < NET_MAX_ADDRS; i++) {
 		sa_family_t f = d->addrs[i].ss_family;
@@ -987,32 +1008,6 @@ static bool standin_name(struct conn *c)
 	return false;
 }
 
-/* Through the user's proxy: an address literal still gets the address
- * check (the sandbox names 127.0.0.1 itself), a name goes as it is. */
-static void chain_dial(struct conn *c)
-{
-	struct net_loop *l = c->l;
-	struct net_decision d;
-	unsigned port = l->cfg.chain_http_port ? l->cfg.chain_http_port : l->cfg.chain_socks_port;
-	struct sockaddr_in *in = (struct sockaddr_in *)&d.addrs[0];
-
-	if (c->host.kind != NET_HOST_NAME) {
-		net_decide(l->p, l->ctx, &c->host, c->port, &d);
-		if (d.verdict == NET_DENY) {
-			refuse(c, &d);
-			return;
-		}
-	}
-	memset(&d, 0, sizeof(d));
-	d.rule = c->allowed_by;
-	in->sin_family = AF_INET;
-	in->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	in->sin_port = htons((uint16_t)port);
-	d.naddrs = 1;
-	c->chained = true;
-	go(c, &d);
-}
-
 /* The policy's decision, acted on: refuse, or look the name up and check
  * its addresses (asynchronously), or dial the checked literal. */
 static void decide(struct conn *c)
@@ -1033,10 +1028,6 @@ static void decide(struct conn *c)
 	}
 	c->allowed_by = d.rule;
 	c->deadline = l->now + l->cfg.connect_ms;
-	if (l->cfg.chain_http_port || l->cfg.chain_socks_port) {
-		chain_dial(c);
-		return;
-	}
 	if (c->host.kind != NET_HOST_NAME) {
 		net_decide(l->p, l->ctx, &c->host, c->port, &d);
 		if (d.verdict == NET_DENY)

@@ -84,6 +84,9 @@ canary_hits() { wc -l < canary.log; }
 cat > hosts <<EOF
 # test-only name -> address map (SBX_TEST_HOSTS)
 127.0.0.1 allowed.test evil.test blocked.test rebind.test portonly.test
+# what sbx resolves far.test to (a public address: it passes the check);
+# the upstream proxy of the chaining tests resolves it its own way
+198.51.100.80 far.test
 EOF
 # allowed.test resolves to loopback, so its addresses are allowed
 # explicitly, per port; rebind.test is allowed by name only.
@@ -1064,6 +1067,62 @@ for mode in http socks; do
 	else echo "#   $mode: rc=$PXRC $(tr '\n' ' ' < "$D/px.out") upstream: $(tr '\n' ' ' < "$D/up-$mode.log")"; pxerr; fi
 done
 if [ "$ok_modes" = " http socks" ]; then ok; else bad "chained:$ok_modes"; fi
+
+t names_the_upstream_proxy_would_take_to_this_host_are_refused_before_it
+# http_proxy_port / socks_proxy_port: a name is decided as without them,
+# on what the proxy's own resolver answers. `localhost` (the real
+# /etc/hosts), `localhost.`, and names resolving to loopback, metadata and
+# private addresses never reach the user's proxy (which would resolve them
+# itself and dial this host); the literal was always refused. The upstream
+# here takes every name it is asked for to the canary: its log must stay
+# empty, the canary unhit, and each refusal reported.
+cat > "$D/ask.py" <<'EOF'
+import socket, sys
+for target in sys.argv[1:]:
+    s = socket.create_connection(("127.0.0.1", 3128), 10); s.settimeout(10)
+    s.sendall(b"CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n" % (target.encode(), target.encode()))
+    try: print(target, s.recv(200).split(b"\r\n")[0].decode())
+    except OSError as e: print(target, "ERR", e)
+    s.close()
+EOF
+printf '127.0.0.1 loop.test\n169.254.169.254 meta.test\n10.0.0.1 priv.test\n' > "$D/hosts-chain"
+ok_modes=""
+for mode in http socks; do
+	rm -f "$D/upl-$mode.port"; : > "$D/upl-$mode.log"
+	python3 "$D/upstream.py" $mode "$D/upl-$mode.port" "$D/upl-$mode.log" \
+		loop.test=127.0.0.1 meta.test=127.0.0.1 priv.test=127.0.0.1 & pids="$pids $!"
+	for _ in $(seq 100); do [ -s "$D/upl-$mode.port" ] && break; sleep 0.1; done
+	printf '[network]\nallow_domains = *\ndeny_domains = blocked.test\n%s_proxy_port = %s\n' \
+		$mode "$(cat "$D/upl-$mode.port")" > "$D/chainl-$mode.ini"
+	# the resolver of a real run: /etc/hosts, then DNS (no test hosts)
+	if grep -qE '^[[:space:]]*127\.0\.0\.1[[:space:]].*\blocalhost\b' /etc/hosts; then
+		(cd "$WS" && HOME="$D/home" timeout 60 "$SBX" -q -c "$D/chainl-$mode.ini" -- \
+			python3 "$D/ask.py" "localhost:$CANARY" "localhost.:$CANARY" "127.0.0.1:$CANARY" \
+			>"$D/px.out" 2>"$D/px.err")
+		res=$(cat "$D/px.out")
+		lerr=$(cat "$D/px.err")
+	else
+		echo "#   no localhost in /etc/hosts: its part skipped"
+		res=$(printf '%s HTTP/1.1 403 Forbidden\n' "localhost:$CANARY" "localhost.:$CANARY" "127.0.0.1:$CANARY")
+		lerr="localhost resolves to 127.0.0.1, a loopback address"
+	fi
+	(cd "$WS" && HOME="$D/home" SBX_TEST_HOSTS="$D/hosts-chain" timeout 60 "$SBX" -q \
+		-c "$D/chainl-$mode.ini" -- \
+		python3 "$D/ask.py" "loop.test:$CANARY" "meta.test:$CANARY" "priv.test:$CANARY" \
+		>"$D/px.out" 2>"$D/px.err")
+	res="$res
+$(cat "$D/px.out")"
+	n403=$(grep -c ' 403 ' <<<"$res")
+	if [ "$n403" = 6 ] && [ ! -s "$D/upl-$mode.log" ] && [ "$(canary_hits)" -eq "$hits0" ] &&
+	   [[ $lerr == *"localhost resolves to 127.0.0.1, a loopback address"* ]] &&
+	   grep -qF "denied connect to loop.test:$CANARY — loop.test resolves to 127.0.0.1, a loopback address" "$D/px.err" &&
+	   grep -qF "denied connect to meta.test:$CANARY — meta.test resolves to 169.254.169.254, a cloud metadata address" "$D/px.err" &&
+	   grep -qF "denied connect to priv.test:$CANARY — priv.test resolves to 10.0.0.1, a private address" "$D/px.err"
+	then ok_modes="$ok_modes $mode"
+	else echo "#   $mode: $(tr '\n' '|' <<<"$res") upstream got: $(tr '\n' ' ' < "$D/upl-$mode.log") canary: $(canary_hits)/$hits0"
+		pxerr 8; fi
+done
+if [ "$ok_modes" = " http socks" ]; then ok; else bad "refused before the upstream:$ok_modes"; fi
 
 t mapped_answer_for_this_hosts_own_address_is_refused_every_way
 # A name whose only answer is ::ffff:<this host's IPv4> is this host: a
