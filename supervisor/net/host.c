@@ -363,16 +363,14 @@ static enum net_addr_class classify_v6(const struct in6_addr *a)
 	if (IN6_IS_ADDR_LOOPBACK(a))
 		return NET_ADDR_LOOPBACK;
 	/* IPv4 in a form nothing here delivers as IPv6, or whose IPv4 we
-	 * cannot find: ::a.b.c.d (v4-compatible, deprecated; a sit tunnel
-	 * still takes it), 64:ff9b:1::/48 (RFC 8215: the IPv4 sits where the
-	 * operator's prefix length puts it), Teredo 2001::/32 (a relay
-	 * delivers to the client's IPv4, stored inverted). Reserved: refused
-	 * unless a rule names the address. */
-	if (IN6_IS_ADDR_V4COMPAT(a))
-		return NET_ADDR_RESERVED;
-	if (b[0] == 0 && b[1] == 0x64 && b[2] == 0xff && b[3] == 0x9b && b[4] == 0 && b[5] == 1)
-		return NET_ADDR_RESERVED;
-	if (b[0] == 0x20 && b[1] == 0x01 && b[2] == 0 && b[3] == 0)
+	 * cannot find: in ::/8, ::a.b.c.d (v4-compatible, deprecated; a sit
+	 * tunnel still takes it), ::ffff:0:a.b.c.d (SIIT's IPv4-translated)
+	 * and 64:ff9b:1::/48 (RFC 8215: the IPv4 sits where the operator's
+	 * prefix length puts it); Teredo 2001::/32 (a relay delivers to the
+	 * client's IPv4, stored inverted). Reserved: refused unless a rule
+	 * names the address. So is every other address outside the ranges
+	 * below and global unicast (2000::/3): none is routed anywhere. */
+	if (b[0] == 0 || (b[0] == 0x20 && b[1] == 0x01 && b[2] == 0 && b[3] == 0))
 		return NET_ADDR_RESERVED;
 	if (!memcmp(b, ec2, 16))
 		return NET_ADDR_METADATA;
@@ -382,7 +380,7 @@ static enum net_addr_class classify_v6(const struct in6_addr *a)
 		return NET_ADDR_PRIVATE;
 	if (b[0] == 0xff)
 		return NET_ADDR_MULTICAST;
-	if (b[0] == 0x01 && b[1] == 0 && !memcmp(b + 2, "\0\0\0\0\0\0", 6)) /* 100::/64 */
+	if ((b[0] & 0xe0) != 0x20) /* 100::/64 (discard) and the unassigned */
 		return NET_ADDR_RESERVED;
 	return NET_ADDR_PUBLIC;
 }
