@@ -1911,22 +1911,29 @@ int notify_chmod(struct call *c, long nr, const unsigned long long *args, struct
 			o = rc;
 	}
 	if (o < 0) {
-		*out = ERR(o == -1 ? EBADF : -o);
+		*out = ERR(-o);
 		return 0;
 	}
 	/* what the call would change, by the name the kernel gives it (a link
-	 * followed, a descriptor's file): judged as a write there */
-	if ((rc = fd_path(o, full, sizeof(full))) || fstat(o, &st)) {
+	 * followed, a descriptor's file): judged as a write there; a pipe's
+	 * or a socket's descriptor names no path, and nothing protected */
+	rc = 0;
+	if (fstat(o, &st) || ((rc = fd_path(o, full, sizeof(full))) &&
+			      (rc != -ENOENT || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode) ||
+			       S_ISLNK(st.st_mode)))) {
+		int e = errno;
 		close(o);
-		*out = ERR(rc ? -rc : errno);
+		*out = ERR(rc ? -rc : e);
 		return 0;
 	}
+	if (rc)
+		full[0] = '\0';
 	if (S_ISLNK(st.st_mode)) {
 		close(o);
 		*out = ERR(EOPNOTSUPP);
 		return 0;
 	}
-	if (moves_protected(c->n, -1, full, &why) && !git_writable(c, full)) {
+	if (full[0] && moves_protected(c->n, -1, full, &why) && !git_writable(c, full)) {
 		close(o);
 		report_why(c, WIRE_DENY, WIRE_WRITE, full, DENY_ERRNO, why);
 		*out = ERR(DENY_ERRNO);
@@ -1947,7 +1954,7 @@ int notify_chmod(struct call *c, long nr, const unsigned long long *args, struct
 	int e = errno;
 	notify_act_end(c->n, old);
 	close(o);
-	if (rc)
+	if (rc && full[0])
 		kernel_refused(c, full, S_ISDIR(st.st_mode), e);
 	*out = rc ? ERR(e) : OK(0);
 	return 0;

@@ -280,7 +280,8 @@ t ordinary_removal_and_chmod_work_clone_made_inside_removable
 mkdir -p node_modules/pkg/.vscode src && echo '{}' > node_modules/pkg/.vscode/settings.json
 echo x > src/f && git init -q --bare origin.git
 sx -- sh -c "chmod 600 src/f && rm src/f && rmdir src && git clone -q origin.git cl 2>/dev/null &&
-	rm -rf cl && rm -rf node_modules && echo END"
+	rm -rf cl && rm -rf node_modules &&
+	python3 -c 'import os; r, w = os.pipe(); os.fchmod(r, 0o600)' && echo END"
 if has '^END$' out && [ ! -e src ] && [ ! -e cl ] && [ ! -e node_modules ]; then ok
 else bad "rc=$RC $(ls -A)"; fi
 
