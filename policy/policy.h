@@ -43,6 +43,7 @@ enum sbx_rule_kind {
 	SBX_RULE_DENY_ENV,
 	SBX_RULE_SET_ENV,        /* `[env] set = NAME=VALUE`: COMMAND's environment */
 	SBX_RULE_HOST_PORT,       /* [network] host_ports: the host's 127.0.0.1:N reachable */
+	SBX_RULE_PROFILE_ARG,     /* [profile] args: after COMMAND's name, when it is the profile's */
 	SBX_RULE_KIND_COUNT,
 };
 

@@ -384,13 +384,10 @@ static void said_appeared(void *ctx, const char *path)
  * hook runs inside the sandbox and judges by the run's own policy
  * (supervisor/cli/hook.c). A path JSON or a shell would read otherwise is
  * never spliced in: then no hook, said with -v. */
-static bool claude_hook_settings(const char *argv0, char *out, size_t outsz)
+static bool claude_hook_settings(char *out, size_t outsz)
 {
 	char ctl[PATH_MAX];
-	const char *base = strrchr(argv0, '/');
 
-	if (strcmp(base ? base + 1 : argv0, "claude"))
-		return false;
 	if (config_find_helper("sbxctl", "SBX_SBXCTL", X_OK, ctl, sizeof(ctl))) {
 		vmsg("the claude profile's hook: no sbxctl beside sbx-preload");
 		return false;
@@ -403,6 +400,51 @@ static bool claude_hook_settings(const char *argv0, char *out, size_t outsz)
 	return (size_t)snprintf(out, outsz, "{\"hooks\":{\"PreToolUse\":[{\"matcher\":\"*\","
 				"\"hooks\":[{\"type\":\"command\",\"command\":\"%s hook claude\"}]}]}}",
 				ctl) < outsz;
+}
+
+/* Is the run's profile COMMAND's own (`sbx-preload claude`, or
+ * `--profile codex -- codex`)? Only then do its arguments go after
+ * COMMAND's name: `--profile codex -- node x.js` gets none. */
+static bool profile_is_commands(const struct options *o, const char *home)
+{
+	char name[64];
+	const char *base = strrchr(o->command[0], '/');
+
+	base = base ? base + 1 : o->command[0];
+	if (o->profile)
+		return strcmp(o->profile, "none") && !strcmp(o->profile, base);
+	return profile_for_command(o->command[0], home, name, sizeof(name)) != NULL;
+}
+
+/* The profile's arguments for COMMAND, in `insert` (NULL-terminated, at
+ * most SBX_INSERT_ARGS_MAX): `[profile] args` as written, then the
+ * claude hook's --settings (in `json`). The start line says so. */
+static void profile_args(const struct policy *p, const char *command0, const char **insert,
+			 char *json, size_t jsonsz)
+{
+	size_t n, k = 0;
+	const struct sbx_rule *const *a = policy_rules(p, SBX_RULE_PROFILE_ARG, &n);
+
+	for (size_t i = 0; i < n && k < SBX_INSERT_ARGS_MAX; i++)
+		insert[k++] = a[i]->value;
+	if (n > SBX_INSERT_ARGS_MAX)
+		msg("the profile's args: only the first %d are given to the command",
+		    SBX_INSERT_ARGS_MAX);
+	if (policy_claude_hook(p) && k + 2 <= SBX_INSERT_ARGS_MAX &&
+	    claude_hook_settings(json, jsonsz)) {
+		insert[k++] = "--settings";
+		insert[k++] = json;
+	}
+	insert[k] = NULL;
+	/* said, as COMMAND will see them (the hook's JSON by name only) */
+	char shown[512];
+	size_t o = 0;
+	for (size_t i = 0; i < k && o < sizeof(shown); i++)
+		o += (size_t)snprintf(shown + o, sizeof(shown) - o, " %s",
+				      insert[i] == json ? "'{sbx hook}'" : insert[i]);
+	if (k)
+		info("the profile runs the command as: %s%s%s", command0, shown,
+		     o >= sizeof(shown) ? "…" : " …");
 }
 
 /* --cleanup: what killed runs left, removed; nothing else touched. */
@@ -919,12 +961,9 @@ int main(int argc, char **argv)
 	 * --settings after `claude` (the profile points Claude at a config
 	 * directory of its own, where a hook the user installed is not) */
 	char hook_json[PATH_MAX + 256];
-	const char *insert[3] = { NULL, NULL, NULL };
-	if (policy_claude_hook(p) && claude_hook_settings(o.command[0], hook_json,
-							    sizeof(hook_json))) {
-		insert[0] = "--settings";
-		insert[1] = hook_json;
-	}
+	const char *insert[SBX_INSERT_ARGS_MAX + 1] = { NULL };
+	if (profile_is_commands(&o, home))
+		profile_args(p, o.command[0], insert, hook_json, sizeof(hook_json));
 	struct plan_in in = {
 		.policy = confine, .bwrap = bwrap, .init = init, .command = o.command,
 		.insert_args = insert,

@@ -235,7 +235,7 @@ static char *command_env[MAX_ENV];
 static int ncommand_env;
 /* Arguments put after COMMAND's name (--arg=: a profile's, such as the
  * claude profile's --settings with sbx's hook), in order. */
-#define MAX_INSERT 4
+#define MAX_INSERT 16 /* SBX_INSERT_ARGS_MAX */
 static char *insert_args[MAX_INSERT];
 static int ninsert_args;
 /* The shim's policy, report pipe and counters, from "go", for the holder. */

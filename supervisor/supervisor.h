@@ -78,13 +78,16 @@ void options_free(struct options *o);
 
 /* ---- plan.c: the policy as a bubblewrap command line and sbx-init's mounts */
 
+#define SBX_INSERT_ARGS_MAX 16
+
 struct plan_in {
 	const struct policy *policy;
 	const char *bwrap;     /* path to bwrap */
 	const char *init;      /* path to sbx-init */
 	char *const *command;  /* COMMAND [ARG...] */
-	/* Arguments sbx-init puts after COMMAND's name (the claude profile's
-	 * --settings with sbx's hook), at most 4; NULL-terminated or NULL. */
+	/* Arguments sbx-init puts after COMMAND's name (a profile's args, the
+	 * claude profile's --settings with sbx's hook), at most
+	 * SBX_INSERT_ARGS_MAX; NULL-terminated or NULL. */
 	const char *const *insert_args;
 	char **environ;        /* the caller's environment */
 	const char *cwd;
