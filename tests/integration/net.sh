@@ -70,14 +70,28 @@ def banner(c):                  # the first line an SSH server sends
         c.sendall(b"SSH-2.0-sbxfake\r\n"); c.recv(4096)
     except OSError: pass
     c.close()
-ports = [files.server_address[1], serve(echo), serve(canary), serve(firehose), serve(banner)]
+def record(c):                  # what an origin received, byte for byte
+    c.settimeout(5); got = b""
+    try:
+        while True:
+            b = c.recv(65536)
+            if not b: break
+            got += b
+            with open("record.log", "ab") as f: f.write(b)
+            if b"\r\n\r\n" in got and not got.startswith(b"\0"):
+                c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+                got = b"\0"    # answered once; the rest is still recorded
+    except OSError: pass
+    c.close()
+ports = [files.server_address[1], serve(echo), serve(canary), serve(firehose), serve(banner),
+         serve(record)]
 with open("ports.tmp", "w") as f: f.write(" ".join(map(str, ports)) + "\n")
 os.rename("ports.tmp", "server-ports")
 files.serve_forever()
 EOF
 python3 servers.py "$D" 2>servers.log & pids="$pids $!"
 for _ in $(seq 50); do [ -f server-ports ] && break; sleep 0.1; done
-read -r FILES ECHO CANARY FIRE BANNER < server-ports
+read -r FILES ECHO CANARY FIRE BANNER RECORD < server-ports
 : > canary.log
 canary_hits() { wc -l < canary.log; }
 
@@ -91,7 +105,7 @@ SBX_TEST_HOSTS="$D/hosts" "$PROXY" --handshake-ms 1000 \
 	--allow-domain allowed.test --allow-domain rebind.test \
 	--allow-domain "portonly.test:$FILES" \
 	--allow-domain "127.0.0.1:$FILES" --allow-domain "127.0.0.1:$ECHO" \
-	--allow-domain "127.0.0.1:$FIRE" \
+	--allow-domain "127.0.0.1:$FIRE" --allow-domain "127.0.0.1:$RECORD" \
 	--deny-domain blocked.test >proxy-ports 2>proxy.log & PXPID=$!
 pids="$pids $PXPID"
 for _ in $(seq 50); do [ -s proxy-ports ] && grep -q socks proxy-ports && break; sleep 0.1; done
@@ -192,6 +206,23 @@ b=$(raw http "$HP" "CONNECT allowed.test:$ECHO HTTP/1.1\r\nHost: evil.test:$CANA
 c=$(raw http "$HP" "GET http://allowed.test:$FILES/ HTTP/1.1\r\nHost: evil.test\r\n\r\n" | head -1)
 if [[ $a == *400* && $b == *400* && $c == *400* ]] && [ "$(canary_hits)" -eq 0 ]; then ok
 else bad "$a / $b / $c"; fi
+
+t connection_naming_a_framing_header_is_400_and_the_origin_gets_nothing
+# `Connection: content-length` would have the rewrite drop the length the
+# proxy framed the body by: the origin would read the body as a second
+# request (here a GET to another path) the proxy never checked.
+# `Connection: host` drops the Host the policy was asked about. The same
+# POST without it reaches the recorder (so the test sees what arrives).
+smuggled="GET /admin HTTP/1.1\r\nHost: allowed.test\r\n\r\n"
+: > record.log
+a=$(raw http "$HP" "POST http://allowed.test:$RECORD/ HTTP/1.1\r\nHost: allowed.test:$RECORD\r\nContent-Length: 43\r\nConnection: content-length, close\r\n\r\n$smuggled" | head -1)
+b=$(raw http "$HP" "GET http://allowed.test:$RECORD/ HTTP/1.1\r\nConnection: close, Host\r\nHost: allowed.test:$RECORD\r\n\r\n" | head -1)
+c=$(raw http "$HP" "POST http://allowed.test:$RECORD/ HTTP/1.1\r\nTransfer-Encoding: chunked\r\nConnection: transfer-encoding,close\r\n\r\n0\r\n\r\n" | head -1)
+bad_bytes=$(wc -c < record.log)
+good=$(raw http "$HP" "POST http://allowed.test:$RECORD/ HTTP/1.1\r\nHost: allowed.test:$RECORD\r\nContent-Length: 43\r\nConnection: close\r\n\r\n$smuggled" | head -1)
+if [[ $a == *" 400 "* && $b == *" 400 "* && $c == *" 400 "* && $good == *" 200 "* ]] &&
+   [ "$bad_bytes" = 0 ] && grep -q "^POST / HTTP/1.1" record.log && grep -q "Content-Length: 43" record.log
+then ok; else bad "$a / $b / $c / $good, the origin got $bad_bytes bytes: $(head -c 200 record.log | tr '\r\n' '  ')"; fi
 
 t socks_refusals_get_their_reply_codes
 port_hex=$(printf '%04x' "$CANARY")
