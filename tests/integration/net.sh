@@ -593,6 +593,32 @@ if [ $PXRC -eq 0 ] && grep -q "network: 4 domains via proxy (any port unless a r
    grep -qF "GIT_SSH_COMMAND=ssh -o 'ProxyCommand=$SBX_BIN/sbx-init --socks-connect=1080 %h %p'" "$D/px.out"
 then ok; else bad "rc=$PXRC $(tr '\n' ' ' < "$D/px.out" | head -c 300)"; pxerr; fi
 
+t callers_proxy_settings_and_their_credentials_stay_outside
+# every *_proxy / *_PROXY of the caller (any case, any tool's spelling) and
+# GIT_PROXY_COMMAND: replaced by sbx's own or removed, in a proxied run and
+# in one with no network; passed on only when the network is open
+cred="corp-user:pw-$RANDOM$RANDOM"
+callers=(HTTP_PROXY="http://$cred@corp.test:8080" https_proxy="http://$cred@corp.test:8080"
+	SOCKS_PROXY="socks5://$cred@corp.test:1080" socks_proxy="socks5://$cred@corp.test:1080"
+	ftp_proxy="http://$cred@corp.test:8080" FTP_PROXY="http://$cred@corp.test:8080"
+	RSYNC_PROXY="$cred@corp.test:873" WSS_PROXY="http://$cred@corp.test:8080"
+	Global_Agent_Http_Proxy="http://$cred@corp.test:8080" GIT_PROXY_COMMAND="/bin/corp-connect $cred")
+envs=""
+for mode in proxied off open; do
+	case $mode in
+	proxied) args=("${ALLOW[@]}") ;; off) args=() ;; open) args=(--allow-domain '*') ;;
+	esac
+	env "${callers[@]}" bash -c 'cd "$1" && shift && exec "$@"' _ "$WS" \
+		env HOME="$D/home" SBX_TEST_HOSTS="$D/hosts" timeout 60 "$SBX" -q "${args[@]}" -- env \
+		>"$D/px.out" 2>"$D/px.err"
+	envs="$envs $mode:$(grep -c -- "$cred" "$D/px.out")/$(grep -ic '_proxy=\|^GIT_PROXY_COMMAND=' "$D/px.out")"
+	[ $mode = proxied ] && proxied_http=$(grep '^HTTP_PROXY=' "$D/px.out")
+done
+# proxied: sbx's 15 (HTTP, HTTPS, ALL, NO in two cases, npm's 2, yarn's 2,
+# pip, cargo, NODE_USE_ENV_PROXY); off: none; open: the caller's 10
+if [ "$envs" = " proxied:0/15 off:0/0 open:10/10" ] && [ "$proxied_http" = "HTTP_PROXY=http://127.0.0.1:3128" ]
+then ok; else bad "credentials seen/proxy variables:$envs ($proxied_http)"; pxerr; fi
+
 t print_says_the_network_goes_via_proxy_in_a_real_run
 px --print "${ALLOW[@]}" -- true
 if [ $PXRC -eq 0 ] && grep -q "network: 4 domains via proxy .* in a real run" "$D/px.err" &&
