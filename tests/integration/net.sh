@@ -1055,6 +1055,22 @@ px -c "$D/badports.ini" -- true
 if [ $PXRC -eq 125 ] && grep -qF "badports.ini:2: \`host_ports\` must be a list of ports from 1 to 65535, not \`postgres\`" "$D/px.err"; then ok
 else bad "rc=$PXRC"; pxerr; fi
 
+t host_port_at_sbxs_own_proxy_port_is_named_before_anything_runs
+# 3128 and 1080 are the proxy's own listeners inside: one line naming the
+# port as sbx's and the key to use instead, exit 125, not sbx-init's
+# "Address in use" and a hint about user namespaces
+px --host-port 3128 -- sh -c 'echo ran > ran.marker'
+a_rc=$PXRC; a_err=$(cat "$D/px.err")
+printf '[network]\nhost_ports = 5432, 1080\n' > "$D/ownport.ini"
+px -c "$D/ownport.ini" -- sh -c 'echo ran > ran.marker'
+if [ $a_rc -eq 125 ] && [ $PXRC -eq 125 ] && [ ! -e "$WS/ran.marker" ] &&
+   [ "$(wc -l <<<"$a_err")" = 1 ] && [ "$(wc -l < "$D/px.err")" = 1 ] &&
+   [[ $a_err == "sbx: --host-port: host_ports = 3128 is the port of sbx's own HTTP proxy inside the sandbox"*"\`http_proxy_port = 3128\` in [network]"*"nothing was run" ]] &&
+   grep -qF "sbx: $D/ownport.ini:2: host_ports = 1080 is the port of sbx's own SOCKS5 proxy inside the sandbox" "$D/px.err" &&
+   grep -qF '`socks_proxy_port = 1080`' "$D/px.err"
+then ok; else bad "rc=$a_rc/$PXRC: $a_err"; pxerr; fi
+rm -f "$WS/ran.marker"
+
 t learn_turns_proxy_refusals_into_allow_domains
 rm -f "$D/learned.ini"
 px -q --learn="$D/learned.ini" -- sh -c "curl -s -o /dev/null -w '%{http_code}\n' http://allowed.test:$FILES/big.bin"
