@@ -197,6 +197,7 @@ struct reports_limits {
 	unsigned log_burst;       /* audit records at once (10000) */
 	unsigned log_per_sec;     /* ... then a second (1000) */
 	unsigned long long log_max; /* bytes the run may add to the audit log (16 MiB) */
+	unsigned fold_lines;      /* "(xN more)" lines at the end, then one counting the rest (20) */
 };
 
 struct reports_cfg {

@@ -970,6 +970,21 @@ if [ "${L[0]:-}" = "nameserver 127.0.0.53" ] && [[ ${L[1]:-} == "0 198.19."* ]] 
    [ "$(pxlog '[(r["op"], r["target"], r["decision"], r["fix"]) for r in L if r["op"] == "dns"]')" = "[('dns', 'evil.test', 'deny', '--allow-domain evil.test'), ('dns', 'blocked.test', 'deny', 'remove \`deny_domains = blocked.test\` (--deny-domain)')]" ]
 then ok; else bad "$(printf '%s | ' "${L[@]}")"; pxerr; pxlog 'L'; fi
 
+t a_flood_of_refused_lookups_ends_in_twenty_labelled_lines_and_a_count
+# 60 distinct names asked twice each (as A and AAAA would be): each is a
+# repeat to fold at the end, at most 20 lines of them, saying they were
+# lookups, then one line for the rest; the log has every one
+names=""
+for i in $(seq 60); do names="$names n$i.evil.test n$i.evil.test"; done
+px -q "${ALLOW[@]}" -- python3 "$D/dnsq.py" 127.0.0.53 $names
+folds=$(grep -c ' more)$' "$D/px.err")
+if [ "$(grep -c '^5 - ' "$D/px.out")" = 120 ] && [ "$folds" = 20 ] &&
+   [ "$(grep -c "^sbx: denied lookup of n[0-9]*\.evil\.test (by the sandbox's resolver, x1 more)$" "$D/px.err")" = 20 ] &&
+   grep -qxF "sbx: and 40 more refusals repeated (see the log)" "$D/px.err" &&
+   ! grep -q "denied connect" "$D/px.err" &&
+   [ "$(pxlog 'sum(1 for r in L if r["op"] == "dns" and r["decision"] == "deny")')" = 120 ]
+then ok; else bad "$folds fold lines: $(grep ' more)$' "$D/px.err" | head -2 | tr '\n' '|')"; pxerr 3; fi
+
 t a_resolver_stand_in_means_its_name_in_every_process
 # one process looks the name up, others connect to the address it got:
 # the map is the supervisor's, so the address keeps its name
