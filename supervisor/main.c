@@ -388,6 +388,11 @@ static void on_net_event(void *ctx, const struct net_event *ev)
 	reports_proxy(ctx, ev);
 }
 
+static void on_net_nofile(void *ctx)
+{
+	reports_nofile(ctx);
+}
+
 /* The filtering proxy for this run: a loop over the user's policy whose
  * events are reports; sbx-init hands it the listeners. SBX_TEST_HOSTS
  * (a hosts file that replaces DNS, for the integration tests) is
@@ -399,7 +404,8 @@ static int proxy_start(const struct policy *p, struct reports *r, bool learn,
 	const char *hosts = getenv("SBX_TEST_HOSTS"), *dns = getenv("SBX_TEST_DNS");
 	/* http_proxy_port / socks_proxy_port: the user's own proxy on this
 	 * host takes every allowed connection (the HTTP one when both) */
-	struct net_cfg cfg = { .report = on_net_event, .rctx = r, .learn = learn,
+	struct net_cfg cfg = { .report = on_net_event, .nofile = on_net_nofile, .rctx = r,
+			       .learn = learn,
 			       .chain_http_port = policy_http_proxy_port(p),
 			       .chain_socks_port = policy_http_proxy_port(p) ? 0 :
 						   policy_socks_proxy_port(p) };

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <termios.h>
@@ -79,6 +80,7 @@ struct reports {
 	unsigned long not_shown, not_logged, not_kept;
 	struct bucket say_b, log_b;
 	bool said_malformed, said_say_rate, said_log_rate, said_log_cap, said_full;
+	bool said_nofile;  /* reports_nofile() */
 	char *held;        /* lines kept for reports_flush() (cfg.hold) */
 	size_t nheld, capheld;
 	bool held_busy;    /* some were held because the terminal was busy */
@@ -1464,6 +1466,23 @@ void reports_syscall(struct reports *r, int pid, const char *comm, const char *c
 		return;
 	snprintf(line, sizeof(line), "sbx: denied %s%s%s — %s — pid %d %s (seccomp)", call,
 		 shown[0] ? " on " : "", shown, why, pid, shown_comm);
+	say(r, line);
+}
+
+void reports_nofile(struct reports *r)
+{
+	struct rlimit rl;
+	char line[400], lim[64] = "";
+
+	if (!r || r->said_nofile)
+		return;
+	r->said_nofile = true;
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur != RLIM_INFINITY)
+		snprintf(lim, sizeof(lim), " (%llu, RLIMIT_NOFILE)", (unsigned long long)rl.rlim_cur);
+	snprintf(line, sizeof(line), "sbx: the supervisor is out of file descriptors%s: new "
+		 "connections through the proxy wait and connects fail until some of the "
+		 "sandbox's connections close (said once)", lim);
+	log_notice(r, "out-of-descriptors", line + 5, NULL);
 	say(r, line);
 }
 

@@ -818,6 +818,59 @@ if [ $PXRC -eq 125 ] && [ ! -e "$WS/ran.marker" ] &&
    grep -q "sandbox set-up failed: the proxy's listener on 127.0.0.1 (HTTP proxy)" "$D/px.err" &&
    grep -q "nothing was run" "$D/px.err"; then ok; else bad "rc=$PXRC"; pxerr; fi
 
+t out_of_descriptors_the_proxy_backs_off_says_so_once_and_recovers
+# The program connects 40 times to the proxy and then sends each a CONNECT
+# at once (TCP_DEFER_ACCEPT queues a client for accept() only with its
+# first bytes): with the supervisor's RLIMIT_NOFILE lowered by prlimit to
+# 12 over what it holds, a few tunnels (two descriptors each) fill it and
+# accept() fails (EMFILE) with clients left in the backlog. The
+# supervisor's CPU time (utime + stime in /proc/PID/stat, not wall time)
+# over a 2 s window while they wait must stay low (the listener handed
+# back by level-triggered epoll at once, forever, spun at ~95 %); the run
+# says once that the supervisor is out of descriptors; and once the program
+# lets its connections go, a new one goes through. Past the limit the
+# program can open nothing (its connect and open calls are the notify
+# layer's, which needs descriptors too): it talks over stdin and stdout.
+cat > "$D/hold.py" <<'EOF2'
+import os, socket, sys, time, urllib.request
+ws, echo, files = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+open(os.path.join(ws, "ready"), "w").close()
+while not os.path.exists(os.path.join(ws, "limited")): time.sleep(0.02)
+held, errs = [], {}
+for i in range(40):
+    try:
+        held.append(socket.create_connection(("127.0.0.1", 3128), 5))
+    except OSError as e:
+        errs[e.errno] = errs.get(e.errno, 0) + 1
+for s in held:
+    s.sendall(b"CONNECT allowed.test:%d HTTP/1.1\r\n\r\n" % echo)
+print("HELD", len(held), "ERRS", sorted(errs.items()), flush=True)
+sys.stdin.readline()             # release
+for s in held: s.close()
+sys.stdin.readline()             # the supervisor has its descriptors back
+print("AFTER", urllib.request.urlopen("http://allowed.test:%d/hosts" % files, timeout=20).status, flush=True)
+EOF2
+rm -f "$WS/ready" "$WS/limited" "$D/ctl"; mkfifo "$D/ctl"; exec 7<>"$D/ctl"
+(cd "$WS" && HOME="$D/home" SBX_TEST_HOSTS="$D/hosts" exec "$SBX" -q "${ALLOW[@]}" -- \
+	python3 "$D/hold.py" "$WS" "$ECHO" "$FILES" <&7 >"$D/px.out" 2>"$D/px.err") & spid=$!
+for _ in $(seq 300); do [ -f "$WS/ready" ] && break; sleep 0.1; done
+nfd=$(ls /proc/$spid/fd 2>/dev/null | wc -l); lim=$((nfd + 12))
+prlimit --pid $spid --nofile=$lim:$lim && touch "$WS/limited"
+for _ in $(seq 300); do grep -q '^HELD' "$D/px.out" && break; sleep 0.1; done
+cpu() { awk '{print $14 + $15}' /proc/$spid/stat 2>/dev/null; }
+c0=$(cpu); sleep 2; c1=$(cpu)   # the window measured, not a wait for readiness
+echo release >&7
+for _ in $(seq 300); do [ "$(ls /proc/$spid/fd 2>/dev/null | wc -l)" -le $((lim - 6)) ] && break; sleep 0.1; done
+echo go >&7
+for _ in $(seq 300); do kill -0 $spid 2>/dev/null || break; sleep 0.1; done
+kill $spid 2>/dev/null; wait $spid 2>/dev/null; exec 7>&-
+ticks=$(( ${c1:-0} - ${c0:-0} ))
+said=$(grep -c "^sbx: the supervisor is out of file descriptors (.*RLIMIT_NOFILE): new connections through the proxy wait" "$D/px.err")
+if [ -n "$c0" ] && [ "$ticks" -lt 10 ] && [ "$said" = 1 ] && grep -q "^HELD 40 " "$D/px.out" &&
+   grep -qx "AFTER 200" "$D/px.out"; then ok; echo "#   supervisor CPU over 2 s while out of descriptors: $ticks ticks of $(getconf CLK_TCK)/s"
+else bad "cpu ticks=$ticks (from ${c0:-none}), said=$said, $(tr '\n' ' ' < "$D/px.out")"; pxerr; fi
+rm -f "$WS/ready" "$WS/limited" "$D/ctl"
+
 # ---- the transparent path: programs that ignore the proxy variables
 
 t transparent_curl_noproxy_is_decided_by_name_and_byte_exact
