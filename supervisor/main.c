@@ -483,6 +483,11 @@ static void on_net_event(void *ctx, const struct net_event *ev)
 	reports_proxy(ctx, ev);
 }
 
+static void on_net_nofile(void *ctx)
+{
+	reports_nofile(ctx);
+}
+
 /* The filtering proxy for this run: a loop over the user's policy whose
  * events are reports; sbx-init hands it the listeners. SBX_TEST_HOSTS
  * (a hosts file that replaces DNS, for the integration tests) is
@@ -494,7 +499,8 @@ static int proxy_start(const struct policy *p, struct reports *r, bool learn,
 	const char *hosts = getenv("SBX_TEST_HOSTS"), *dns = getenv("SBX_TEST_DNS");
 	/* http_proxy_port / socks_proxy_port: the user's own proxy on this
 	 * host takes every allowed connection (the HTTP one when both) */
-	struct net_cfg cfg = { .report = on_net_event, .rctx = r, .learn = learn,
+	struct net_cfg cfg = { .report = on_net_event, .nofile = on_net_nofile, .rctx = r,
+			       .learn = learn,
 			       .chain_http_port = policy_http_proxy_port(p),
 			       .chain_socks_port = policy_http_proxy_port(p) ? 0 :
 						   policy_socks_proxy_port(p) };
@@ -624,6 +630,40 @@ static int report_output(const struct options *o)
 		return -1;
 	}
 	return fd;
+}
+
+/* host_ports relays the sandbox's 127.0.0.1:N to the host's: N cannot be
+ * one of the ports sbx-init listens on for the proxy itself (under
+ * bubblewrap; the nested mode's are the host's, elsewhere). Said before
+ * anything runs, with what to do, rather than as sbx-init's "Address in
+ * use" after a hint about user namespaces that does not apply. */
+static bool host_port_is_ours(const struct policy *p)
+{
+	static const struct {
+		unsigned port;
+		const char *what, *var, *chain;
+	} ours[] = {
+		{ SBX_PROXY_HTTP_PORT, "HTTP", "HTTP_PROXY", "http_proxy_port" },
+		{ SBX_PROXY_SOCKS_PORT, "SOCKS5", "ALL_PROXY", "socks_proxy_port" },
+	};
+	size_t n;
+	const struct sbx_rule *const *rs = policy_rules(p, SBX_RULE_HOST_PORT, &n);
+
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < sizeof(ours) / sizeof(ours[0]); k++) {
+			char *end;
+			unsigned long v = strtoul(rs[i]->value, &end, 10);
+			if (*end || v != ours[k].port)
+				continue;
+			msg("%s: host_ports = %u is the port of sbx's own %s proxy inside the "
+			    "sandbox (%s points there), so the host's port %u cannot be relayed "
+			    "at it: a proxy of the host's there is used with `%s = %u` in "
+			    "[network] instead, any other service has to listen on another port; "
+			    "nothing was run", rs[i]->source, ours[k].port, ours[k].what,
+			    ours[k].var, ours[k].port, ours[k].chain, ours[k].port);
+			return true;
+		}
+	return false;
 }
 
 int main(int argc, char **argv)
@@ -819,6 +859,8 @@ int main(int argc, char **argv)
 			    "notify layer, which the nested mode does not run");
 	}
 	if (pending_notes(p))
+		goto out;
+	if (!nested && net_run_proxied(p, o.learn) && host_port_is_ours(p))
 		goto out;
 
 	if (!have_bwrap && !nested) {

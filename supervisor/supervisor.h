@@ -203,6 +203,7 @@ struct reports_limits {
 	unsigned log_burst;       /* audit records at once (10000) */
 	unsigned log_per_sec;     /* ... then a second (1000) */
 	unsigned long long log_max; /* bytes the run may add to the audit log (16 MiB) */
+	unsigned fold_lines;      /* "(xN more)" lines at the end, then one counting the rest (20) */
 };
 
 struct reports_cfg {
@@ -298,6 +299,10 @@ void reports_syscall(struct reports *r, int pid, const char *comm, const char *c
 /* A line of the supervisor's own, said now (held like the others) and
  * logged as a notice. */
 void reports_say_notice(struct reports *r, const char *kind, const char *line);
+/* The supervisor found no descriptor for a connection (the proxy's
+ * accept or dial, the notify layer's pidfd): one line and a notice, once
+ * a run. */
+void reports_nofile(struct reports *r);
 
 /* One distinct operation of the run, as the supervisor decided it. */
 struct report_item {

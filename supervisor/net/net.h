@@ -409,6 +409,9 @@ struct net_cfg {
 	bool learn;
 	void (*report)(void *rctx, const struct net_event *ev); /* may be NULL */
 	void *rctx;
+	/* once a run, when the loop first could not accept or dial for want of
+	 * a descriptor of its own (EMFILE, ENFILE); may be NULL */
+	void (*nofile)(void *rctx);
 };
 
 #define NET_BUF_SIZE 65536 /* per direction, per connection: the memory bound */
@@ -474,6 +477,9 @@ struct net_watch;
 struct net_watches {
 	int epfd;               /* the loop's epoll (loop.c makes and closes it) */
 	struct net_watch *dead; /* removed during a batch (net_watches_bury) */
+	/* calls that failed for want of a descriptor (EMFILE, ENFILE): the
+	 * loop says so once (net_cfg.nofile) */
+	unsigned long nofile;
 };
 typedef void (*net_watch_fn)(void *ctx, int fd, uint32_t events);
 int net_watch_add(struct net_watches *ws, int fd, uint32_t events, net_watch_fn fn, void *ctx,
