@@ -607,6 +607,35 @@ if [ $w -eq 0 ] && grep -qxF 'deny_read = ~/.x' "$HOME/$INI" && [ $b1 -eq 2 ] &&
    [ $RC -eq 2 ] && grep -qE "$B/broken.json:2:" "$B/err"; then ok
 else bad "rc=$w/$b1/$RC: $(cat "$B/e1" "$B/err")"; fi
 
+# The input's name goes into the output's first comment: a name is anyone's
+# (a downloaded settings file, a repository's), and neither a newline in it
+# nor a long name holding commas (the reader splits long lines there) may
+# become a line of settings.
+t import_srt_file_name_stays_in_its_comment
+printf '{"filesystem":{"denyRead":["~/.x"]}}' > "$B/plain.json"
+nl="$B/x"$'\n''[filesystem]'$'\n''allow_write = ~'$'\n'';.json'
+cp "$B/plain.json" "$nl"
+a=$(printf 'a%.0s' $(seq 100)); b=$(printf 'b%.0s' $(seq 150))
+mkdir -p "$B/$a,[filesystem]"
+long="$B/$a,[filesystem]/$b,allow_write = ~ ;.json"
+cp "$B/plain.json" "$long"
+fails=""
+for f in "$nl" "$long"; do
+	rm -f "$HOME/$INI"
+	ctl import-srt --write "$f"
+	wrc=$RC
+	ctl status --no-machine
+	# the policy as loaded: no allow_write from the file; the comment one line
+	if [ $wrc -ne 0 ] || [ $RC -ne 0 ] || grep -E '^ +(allow_write +)?~ ' "$B/out" |
+	   grep -qF "$INI" || [ "$(grep -c 'Converted from' "$HOME/$INI")" -ne 1 ] ||
+	   grep -qx 'allow_write = ~' "$HOME/$INI" || ! grep -qxF 'deny_read = ~/.x' "$HOME/$INI"; then
+		fails="$fails [$(printf %q "${f: -40}"): rc=$wrc/$RC $(grep -A1 allow_write "$B/out" | tr '\n' '|')]"
+	fi
+	[ "$f" = "$nl" ] && cp "$HOME/$INI" "$B/nl.ini"
+done
+if [ -z "$fails" ] && grep -qF 'x\x0a[filesystem]\x0aallow_write = ~\x0a;.json' "$B/nl.ini"; then ok
+else bad "$fails $(head -c 300 "$B/nl.ini")"; fi
+
 # ---- sbx-preload --print=json, spawned by programs without a shell
 
 t print_json_argv_runs_the_sandbox_from_python_and_node_without_a_shell
