@@ -456,6 +456,25 @@ case_ glob_pattern_escape deny 'deny_read = ~/.ssh' Glob '{"pattern":"../home/.s
 case_ grep_no_path none "" Grep '{"pattern":"TODO","output_mode":"content","-n":true}'
 case_ grep_traversal deny 'deny_read = ~/.ssh' Grep '{"pattern":"BEGIN","path":"../home/.ssh"}'
 case_ grep_inside none "" Grep "{\"pattern\":\"main\",\"path\":\"$W/src\",\"glob\":\"*.c\"}"
+# a search is judged by the tree it walks, not its top directory alone
+ln -s "$HOME" "$W/home-link"
+case_ grep_home_glob_keys deny 'a Grep of ~ would search it' Grep '{"pattern":"PRIVATE KEY","path":"~","glob":"**/id_*"}'
+case_ grep_ancestor_of_home deny 'deny_read = ~/.ssh' Grep "{\"pattern\":\"BEGIN\",\"path\":\"$B\"}"
+case_ grep_root deny 'a Grep of / would search it' Grep '{"pattern":"BEGIN","path":"/"}'
+case_ grep_through_dir_link deny 'deny_read = ~/.ssh' Grep '{"pattern":"BEGIN","path":"home-link"}'
+echo notes > "$HOME/notes.txt"
+case_ grep_one_file_in_home none "" Grep '{"pattern":"x","path":"~/.ssh-not/../notes.txt"}'
+case_ glob_home_keys deny 'a Glob of ~ would search it' Glob '{"pattern":"**/id_*","path":"~"}'
+case_ glob_pattern_climbs_to_home deny 'deny_read = ~/.ssh' Glob '{"pattern":"../home/**/*"}'
+case_ glob_absolute_home deny 'deny_read = ~/.ssh' Glob "{\"pattern\":\"$HOME/**/id_*\"}"
+case_ glob_through_dir_link deny 'deny_read = ~/.ssh' Glob '{"pattern":"**/*","path":"home-link"}'
+case_ read_dotdot_after_a_link deny 'it leads to ~/.ssh/id_ed25519' Read '{"file_path":"home-link/../home/.ssh/id_ed25519"}'
+case_ grep_dotdot_after_a_link deny 'deny_read = ~/.ssh' Grep '{"pattern":"BEGIN","path":"home-link/.."}'
+case_ glob_narrowed_by_its_lead none "" Glob "{\"pattern\":\"ws/src/**/*.c\",\"path\":\"$B\"}"
+case_ glob_pattern_not_string deny 'Glob.pattern is missing' Glob '{"pattern":7}'
+case_ glob_pattern_missing deny 'Glob.pattern is missing' Glob '{"path":"src"}'
+case_ glob_pattern_newline deny 'holds a newline' Glob '{"pattern":"src/\n**"}'
+case_ grep_path_not_string deny 'Grep.path is not a string' Grep '{"pattern":"x","path":["/"]}'
 case_ other_tool none "" WebFetch '{"url":"https://example.com","prompt":"summarise"}'
 case_ mcp_tool none "" mcp__github__create_issue '{"title":"x"}'
 case_ path_not_string deny 'is not a string' Read '{"file_path":["/etc/passwd"]}'
@@ -497,8 +516,13 @@ mkdir -p "$HOME/.config/sbx" "$W/secrets"
 printf '[filesystem]\n\ndeny_read = secrets/\n' > "$HOME/$INI"
 payload Read "{\"file_path\":\"$W/secrets/prod.key\"}" > "$B/in"
 hook < "$B/in"
-if [ "$(decision)" = deny ] && [[ $(reason) == *'`deny_read = secrets/` (~/.config/sbx/sandbox.ini:3)'* ]]; then ok
-else bad "$(cat "$B/decision")"; fi
+r1=$(cat "$B/decision")
+# a name hidden at any depth may be in any tree: a search anywhere is refused
+payload Grep '{"pattern":"password"}' > "$B/in"
+hook < "$B/in"
+if [[ $r1 == deny*'`deny_read = secrets/` (~/.config/sbx/sandbox.ini:3)'* ]] && [ "$(decision)" = deny ] &&
+   [[ $(reason) == *'`deny_read = secrets/` (~/.config/sbx/sandbox.ini:3) names, at any depth, so a Grep of '* ]]; then ok
+else bad "$r1 / $(cat "$B/decision")"; fi
 
 # The real Claude Code CLI (npm @anthropic-ai/claude-code), offline: its API
 # is a local stand-in (mock-anthropic.py) that asks for one Read; the hook is
