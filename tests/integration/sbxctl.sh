@@ -263,6 +263,28 @@ if [ "$off_out" = "$SECRET" ] && [[ $off_err == *"WITHOUT a sandbox (sandboxing 
    grep -qxF 'deny_write = *.key' "$HOME/$INI" && grep -qxF 'enabled = false' "$HOME/$INI.bak"; then ok
 else bad "off: $off_out / $off_err"; fi
 
+# `sbxctl disable` runs the command and nothing else: bubblewrap, started
+# before the policy is read, ran beside it ("bwrap: execvp .../sbx-init" on
+# every run), and the command lost the caller's directory descriptors
+# (held back from the sandbox, with a line saying so). A bubblewrap that records each start
+# (SBX_BWRAP) says whether one ran; `sbxctl enable` brings it back.
+t disable_runs_the_command_alone_enable_brings_the_sandbox_back
+real_bwrap=""
+for d in /usr/bin /usr/local/bin /bin; do [ -x "$d/bwrap" ] && { real_bwrap=$d/bwrap; break; }; done
+printf '#!/bin/sh\necho "$$" >> %s/bwrap-started\nexec %s "$@"\n' "$B" "$real_bwrap" > "$B/bwrap-spy"
+chmod 755 "$B/bwrap-spy"
+"$CTL" disable > "$B/dis" 2>&1
+SBX_BWRAP=$B/bwrap-spy sx -- sh -c 'cat ~/.ssh/id_ed25519; ls /proc/self/fd' 4<"$W"
+off_rc=$RC; cp "$B/out" "$B/off.out"; cp "$B/err" "$B/off.err"
+off_started=$([ -e "$B/bwrap-started" ] && echo yes || echo no)
+"$CTL" enable > "$B/en" 2>&1
+SBX_BWRAP=$B/bwrap-spy sx -- cat "$HOME/.ssh/id_ed25519"
+if [ $off_rc -eq 0 ] && [ $off_started = no ] && grep -qxF "$SECRET" "$B/off.out" &&
+   grep -qx 4 "$B/off.out" &&
+   [ "$(wc -l < "$B/off.err")" -eq 1 ] && grep -q '^sbx: WARNING: running sh WITHOUT a sandbox' "$B/off.err" &&
+   [ -s "$B/bwrap-started" ] && ! hasf "$SECRET" out && has 'denied read of ~/.ssh/id_ed25519' err; then ok
+else bad "rc=$off_rc bwrap started while disabled: $off_started; out: $(tr '\n' '|' < "$B/off.out"); err: $(tr '\n' '|' < "$B/off.err")"; fi
+
 t project_file_cannot_disable_the_sandbox
 printf '[sandbox]\nenabled = false\n' > "$W/sandbox.ini"
 sx -- cat "$HOME/.ssh/id_ed25519"
