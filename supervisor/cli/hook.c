@@ -320,6 +320,18 @@ static int judge_glob(const struct hook *h, const struct place *base, const char
 		deny("sbx: Glob.pattern holds a newline: not a pattern sbx can judge");
 		return 1;
 	}
+	/* `..` after a wildcard climbs out of wherever the wildcard went
+	 * (`**` then `/../../x`): no literal lead says where that is */
+	for (const char *c = pattern + cut; *c; c = *c ? c + 1 : c) {
+		c = strstr(c, "..");
+		if (!c)
+			break;
+		if ((c == pattern || c[-1] == '/') && (c[2] == '/' || !c[2])) {
+			deny("sbx: Glob.pattern climbs with `..` after a wildcard, so where it "
+			     "searches cannot be judged; name the directory in path instead");
+			return 1;
+		}
+	}
 	if (cut >= sizeof(lead))
 		cut = sizeof(lead) - 1;
 	memcpy(lead, pattern, cut);

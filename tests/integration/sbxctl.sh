@@ -492,6 +492,7 @@ case_ glob_absolute_home deny 'deny_read = ~/.ssh' Glob "{\"pattern\":\"$HOME/**
 case_ glob_through_dir_link deny 'deny_read = ~/.ssh' Glob '{"pattern":"**/*","path":"home-link"}'
 case_ read_dotdot_after_a_link deny 'it leads to ~/.ssh/id_ed25519' Read '{"file_path":"home-link/../home/.ssh/id_ed25519"}'
 case_ grep_dotdot_after_a_link deny 'deny_read = ~/.ssh' Grep '{"pattern":"BEGIN","path":"home-link/.."}'
+case_ glob_dotdot_after_a_wildcard deny 'climbs with `..` after a wildcard' Glob '{"pattern":"**/../../home/.ssh/*"}'
 case_ glob_narrowed_by_its_lead none "" Glob "{\"pattern\":\"ws/src/**/*.c\",\"path\":\"$B\"}"
 case_ glob_pattern_not_string deny 'Glob.pattern is missing' Glob '{"pattern":7}'
 case_ glob_pattern_missing deny 'Glob.pattern is missing' Glob '{"path":"src"}'
