@@ -66,7 +66,7 @@ UNIT_OBJS := $(UNIT_SRCS:%.c=build/%.o)
 
 BINS := build/sbx-preload build/sbx-init build/libsbx-preload.so build/sbx-proxy-test build/sbxctl
 
-.PHONY: all deps deps-test run check check-unit check-docs check-integration coverage-table bench bench-proxy bench-filter bench-landlock fuzz install clean
+.PHONY: all deps deps-test run check check-unit check-docs check-integration check-agents coverage-table bench bench-proxy bench-filter bench-landlock fuzz install clean
 all: $(BINS)
 
 deps:
@@ -237,6 +237,12 @@ check-docs: build/gen-filters
 
 check-integration: all
 	./tests/integration/run.sh
+
+# The real agents end to end against a scripted model (issue 24): apart
+# from `make check`, as they download the agents from the npm registry.
+check-agents: deps-test
+	@$(MAKE) --no-print-directory all
+	SUITES=agents-e2e.sh ./tests/integration/run.sh
 
 # The shim's coverage table in docs/REPORTS.md, measured again
 # (tests/integration/coverage.sh; explain.sh fails when they differ).

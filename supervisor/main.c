@@ -173,8 +173,23 @@ static void startup_line(const struct policy *p, const struct plan *pl, const st
 	policy_tildify(p, policy_workspace(p), ws, sizeof(ws));
 	network_text(p, net, sizeof(net));
 	limits_text(lim, lt, sizeof(lt));
-	snprintf(counts, sizeof(counts), "%u read-den%s, %u write-protected%s%s%s%s", pl->read_masks,
-		 pl->read_masks == 1 ? "y" : "ies", pl->write_protects, *lt ? ", limits: " : "", lt,
+	/* the paths guarded by a mount now, and the names refused wherever
+	 * they are made (a fresh workspace has no path to mount yet, and
+	 * "0 write-protected" there read as "nothing is") */
+	size_t names = 0;
+	static const enum sbx_rule_kind named[] = { SBX_RULE_DENY_WRITE, SBX_RULE_MANDATORY };
+	for (size_t k = 0; k < sizeof(named) / sizeof(named[0]); k++) {
+		size_t nw;
+		const struct sbx_rule *const *dw = policy_rules(p, named[k], &nw);
+		for (size_t i = 0; i < nw; i++)
+			names += dw[i]->pat == SBX_PAT_ANYWHERE;
+	}
+	/* bubblewrap's /tmp is an empty tmpfs of the run's: the host's files
+	 * there are not missing, they are elsewhere (the nested mode has no
+	 * mounts: its /tmp is the host's) */
+	snprintf(counts, sizeof(counts), "%s%u read-den%s, %u write-protected, %zu protected name%s "
+		 "at any depth%s%s%s%s", mode ? "" : "/tmp private (empty), ", pl->read_masks, pl->read_masks == 1 ? "y" : "ies",
+		 pl->write_protects, names, names == 1 ? "" : "s", *lt ? ", limits: " : "", lt,
 		 mode ? "; " : "", mode ? mode : "");
 	switch (policy_isolation(p)) {
 	case SBX_ISOLATION_STRICT:
@@ -353,11 +368,22 @@ static void said_removed(void *ctx, const char *path, const char *run)
 /* A protected name the boundary could not guard before it existed (no
  * stand-in at the top of a workspace) was made: the shim refuses that, so
  * a program it does not see (a static binary, a raw system call) did. */
+struct appeared_ctx {
+	const char *home;
+	const struct notify *notify;
+};
+
 static void said_appeared(void *ctx, const char *path)
 {
+	const struct appeared_ctx *a = ctx;
 	char shown[PATH_MAX * 4];
 
-	shown_path(path, ctx, shown, sizeof(shown));
+	/* a repository the run made is named as such by notify_finish():
+	 * its config and hooks are the run's, and the notify layer saw them
+	 * made (the shim does not explain what it lets through) */
+	if (notify_made_repo(a->notify, path))
+		return;
+	shown_path(path, a->home, shown, sizeof(shown));
 	msg("%s appeared during the run although it is protected: a program the "
 	    "shim does not see (a static binary?) made it; review it before an "
 	    "editor, agent or shell uses it", shown);
@@ -1175,7 +1201,8 @@ int main(int argc, char **argv)
 		rc = SBX_EXIT_SETUP;
 		goto out;
 	}
-	plan_appeared(&pl, said_appeared, (void *)home);
+	struct appeared_ctx actx = { .home = home, .notify = notify };
+	plan_appeared(&pl, said_appeared, &actx);
 	notify_finish(notify);
 	if (reports)
 		reports_finish(reports, shim.counters ?

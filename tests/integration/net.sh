@@ -992,6 +992,32 @@ if grep -qx "ECHO to-the-host-port" "$D/px.out" && grep -qx "REFUSED 111" "$D/px
    grep -q "network off.*\|network: 0 domains via proxy" "$D/px.err"; then ok
 else bad "rc=$PXRC $(tr '\n' ' ' < "$D/px.out")"; pxerr 12; fi
 
+# The sandbox's loopback is its own: a connect to a port nothing inside
+# serves is refused by the kernel. The person's line and the program's own
+# stderr (tell_program) name the port and --host-port; a blocking connect
+# (python3), a non-blocking one that learns it from SO_ERROR (curl), and
+# following the hint reaches the host's service.
+t loopback_refused_inside_names_host_port_and_following_it_works
+px -q -- python3 -c '
+import socket, sys
+try:
+    socket.create_connection(("127.0.0.1", int(sys.argv[1])), 5); print("CONNECTED")
+except OSError as e:
+    print("REFUSED", e.errno)' "$ECHO"
+py_out=$(cat "$D/px.out"); py_err=$(cat "$D/px.err")
+px -q --tell-program -- sh -c 'curl -sS --noproxy "*" "http://127.0.0.1:$1/" 2>curl.err; cat curl.err' sh "$ECHO"
+curl_out=$(cat "$D/px.out"); curl_err=$(cat "$D/px.err")
+note="sbx: note: connect to 127.0.0.1:$ECHO refused — the sandbox has a loopback of its own, where nothing listens on port $ECHO; a service on the host's 127.0.0.1:$ECHO is reachable with --host-port $ECHO"
+px -q --host-port "$ECHO" -- python3 -c '
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), 5)
+s.sendall(b"followed"); s.shutdown(socket.SHUT_WR); print("ECHO", s.recv(64).decode())' "$ECHO"
+if [ "$py_out" = "REFUSED 111" ] && [[ $py_err == *"$note — pid "*python3* ]] &&
+   [[ $curl_out == *"sbx: connect to 127.0.0.1:$ECHO refused: the sandbox has a loopback of its own"*"--host-port $ECHO"* ]] &&
+   [[ $curl_err == *"$note — pid "*curl* ]] && grep -qx "ECHO followed" "$D/px.out" &&
+   ! grep -q 'note: connect' "$D/px.err"; then ok
+else bad "py: $py_out / $py_err | curl: $curl_out / $curl_err | followed: $(cat "$D/px.out")"; pxerr; fi
+
 t host_ports_key_must_be_ports
 printf '[network]\nhost_ports = 5432, postgres\n' > "$D/badports.ini"
 px -c "$D/badports.ini" -- true
