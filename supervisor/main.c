@@ -676,10 +676,14 @@ int main(int argc, char **argv)
 	 * fallback = warn, so it started us again for the nested mode */
 	const char *nested_env = getenv("SBX_NESTED");
 	nested = nested_env && *nested_env && strcmp(nested_env, "0");
-	bool held_back = have_init && !off && !o.print && (have_bwrap || nested);
+	/* `sbxctl disable`: nothing of a sandbox is started, not even the
+	 * early bubblewrap (the user's file alone is read for it; the full
+	 * policy below decides and says the rest) */
+	bool disabled = !off && config_user_disabled(&o, home, cwd);
+	bool held_back = have_init && !off && !disabled && !o.print && (have_bwrap || nested);
 	if (held_back)
 		hold_back_fds(&o);
-	if (have_bwrap && have_init && !off && !o.print && !nested) {
+	if (have_bwrap && have_init && !off && !disabled && !o.print && !nested) {
 		int e = sandbox_spawn(&sb, bwrap, init, o.command);
 		if (e) {
 			msg("sandbox set-up failed: starting bubblewrap: %s", strerror(-e));
@@ -752,6 +756,17 @@ int main(int argc, char **argv)
 		}
 		rc = unsandboxed(&o, &sb, why);
 		goto out;
+	}
+	if (disabled && have_init && !o.print && (have_bwrap || nested)) {
+		/* the user's file said false and a project's true (it may
+		 * narrow): what was not started early is started now */
+		hold_back_fds(&o);
+		held_back = true;
+		int e = have_bwrap && !nested ? sandbox_spawn(&sb, bwrap, init, o.command) : 0;
+		if (e) {
+			msg("sandbox set-up failed: starting bubblewrap: %s", strerror(-e));
+			goto out;
+		}
 	}
 	if (o.no_shim && mode != REPORTS_ENFORCE) {
 		msg("%s works through the preload shim; drop --no-shim",

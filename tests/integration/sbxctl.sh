@@ -285,6 +285,16 @@ if [ $off_rc -eq 0 ] && [ $off_started = no ] && grep -qxF "$SECRET" "$B/off.out
    [ -s "$B/bwrap-started" ] && ! hasf "$SECRET" out && has 'denied read of ~/.ssh/id_ed25519' err; then ok
 else bad "rc=$off_rc bwrap started while disabled: $off_started; out: $(tr '\n' '|' < "$B/off.out"); err: $(tr '\n' '|' < "$B/off.err")"; fi
 
+# a project's sandbox.ini may turn it back on (it narrows): bubblewrap,
+# not started for the user's `enabled = false`, is started then
+t project_file_enables_a_disabled_sandbox
+"$CTL" disable > "$B/dis" 2>&1
+printf '[sandbox]\nenabled = true\n' > "$W/sandbox.ini"
+sx -- cat "$HOME/.ssh/id_ed25519"
+if [ $RC -ne 0 ] && ! hasf "$SECRET" out && has 'denied read of ~/.ssh/id_ed25519' err &&
+   ! has WITHOUT err; then ok
+else bad "rc=$RC"; fi
+
 t project_file_cannot_disable_the_sandbox
 printf '[sandbox]\nenabled = false\n' > "$W/sandbox.ini"
 sx -- cat "$HOME/.ssh/id_ed25519"
