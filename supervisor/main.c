@@ -1,4 +1,5 @@
 /* supervisor/main.c: sbx-preload — build the policy, then the boundary, then run. */
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <pwd.h>
@@ -387,6 +388,32 @@ static void said_appeared(void *ctx, const char *path)
 	msg("%s appeared during the run although it is protected: a program the "
 	    "shim does not see (a static binary?) made it; review it before an "
 	    "editor, agent or shell uses it", shown);
+}
+
+/* The --settings JSON that loads `sbxctl hook claude` (the sbxctl beside
+ * sbx-preload), when COMMAND is Claude Code: true with it in `out`. The
+ * hook runs inside the sandbox and judges by the run's own policy
+ * (supervisor/cli/hook.c). A path JSON or a shell would read otherwise is
+ * never spliced in: then no hook, said with -v. */
+static bool claude_hook_settings(const char *argv0, char *out, size_t outsz)
+{
+	char ctl[PATH_MAX];
+	const char *base = strrchr(argv0, '/');
+
+	if (strcmp(base ? base + 1 : argv0, "claude"))
+		return false;
+	if (config_find_helper("sbxctl", "SBX_SBXCTL", X_OK, ctl, sizeof(ctl))) {
+		vmsg("the claude profile's hook: no sbxctl beside sbx-preload");
+		return false;
+	}
+	for (const char *c = ctl; *c; c++)
+		if (!(isalnum((unsigned char)*c) || strchr("/._-+@", *c))) {
+			vmsg("the claude profile's hook: sbxctl's path %s needs quoting; not loaded", ctl);
+			return false;
+		}
+	return (size_t)snprintf(out, outsz, "{\"hooks\":{\"PreToolUse\":[{\"matcher\":\"*\","
+				"\"hooks\":[{\"type\":\"command\",\"command\":\"%s hook claude\"}]}]}}",
+				ctl) < outsz;
 }
 
 /* --cleanup: what killed runs left, removed; nothing else touched. */
@@ -951,8 +978,20 @@ int main(int argc, char **argv)
 		    SBX_HOST_PORTS_MAX);
 		goto out;
 	}
+	/* [profile] claude_hook: Claude Code's own tools (Read, Write, Edit,
+	 * Grep, Glob) are judged by sbx's PreToolUse hook, loaded with
+	 * --settings after `claude` (the profile points Claude at a config
+	 * directory of its own, where a hook the user installed is not) */
+	char hook_json[PATH_MAX + 256];
+	const char *insert[3] = { NULL, NULL, NULL };
+	if (policy_claude_hook(p) && claude_hook_settings(o.command[0], hook_json,
+							    sizeof(hook_json))) {
+		insert[0] = "--settings";
+		insert[1] = hook_json;
+	}
 	struct plan_in in = {
 		.policy = confine, .bwrap = bwrap, .init = init, .command = o.command,
+		.insert_args = insert,
 		.environ = environ, .cwd = cwd, .ctl_fd = o.print ? -1 : sb.ctl_child,
 		.ignored_signals = o.print || nested ? run_ignored_signals() : sb.ignored,
 		.make_placeholders = !o.print, .state_dir = state_fd >= 0 ? sdir : NULL,

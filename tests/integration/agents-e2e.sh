@@ -17,19 +17,22 @@ agent() { # agent NAME: true when the real NAME is installed, else skip
 	fi
 }
 
-# claude_run SCRIPT-JSON: `sbx-preload claude -p` in $W against the scripted
-# model; every tool result the model received, one JSON string a line, in
-# $B/results; the agent's own output in $B/cc.out, sbx's lines in $B/err.
+# claude_run SCRIPT-JSON [SBX-OPTION...]: `sbx-preload claude -p` in $W
+# against the scripted model; every tool result the model received, one
+# JSON string a line, in $B/results; the agent's own output in $B/cc.out,
+# sbx's lines in $B/err. TOOLS: the tools Claude may use unasked.
+TOOLS=Bash
 claude_run() {
 	printf '%s\n' "$1" > "$B/script.json"
+	shift
 	rm -f "$B/port" "$B/api.log"
 	python3 "$SBX_BIN/fake-model.py" "$B/port" "$B/api.log" "$B/script.json" & local model=$!
 	for _ in $(seq 200); do [ -s "$B/port" ] && break; sleep 0.1; done
 	local port
 	port=$(cat "$B/port")
 	(cd "$W" && PATH="$AG/node_modules/.bin:$PATH" ANTHROPIC_BASE_URL="http://127.0.0.1:$port" \
-		ANTHROPIC_API_KEY=sk-ant-offline-test timeout 180 "$SBX" --host-port "$port" \
-		claude -p "do the task" --allowedTools Bash >"$B/cc.out" 2>"$B/err")
+		ANTHROPIC_API_KEY=sk-ant-offline-test timeout 180 "$SBX" --host-port "$port" "$@" \
+		claude -p "do the task" --allowedTools "$TOOLS" >"$B/cc.out" 2>"$B/err")
 	RC=$?
 	kill $model 2>/dev/null; wait $model 2>/dev/null
 	python3 - "$B/api.log" > "$B/results" <<'EOF'
@@ -80,6 +83,31 @@ if agent claude; then
 	   [ ! -e "$W/.git/hooks/post-commit" ] &&
 	   [[ $r2 == *"sbx: write to "*".git/hooks/post-commit refused by policy"* ]]; then ok
 	else bad "rc=$RC log=$(git -C "$W" log -1 --format=%s) r1=[$r1] r2=[$r2]"; fi
+fi
+
+# Claude Code's own tools run inside claude, where the shim cannot tell the
+# model anything: the claude profile gives it sbx's PreToolUse hook
+# (--settings), which judges by this run's policy: the profile's rules, the
+# flags (a --deny-read only this run has) and the built-in ones.
+t claude_own_tools_refused_with_the_reason_by_the_profiles_hook
+if agent claude; then
+	echo "flagged-$RANDOM" > "$W/flagged.txt"
+	TOOLS=Read,Write
+	claude_run "[{\"tool\": \"Read\", \"input\": {\"file_path\": \"$HOME/.ssh/id_ed25519\"}},
+	 {\"tool\": \"Write\", \"input\": {\"file_path\": \"$HOME/outside.txt\", \"content\": \"x\"}},
+	 {\"tool\": \"Read\", \"input\": {\"file_path\": \"$W/flagged.txt\"}},
+	 {\"tool\": \"Write\", \"input\": {\"file_path\": \"$W/made.txt\", \"content\": \"made-by-the-model\"}}]" \
+		--deny-read "$W/flagged.txt"
+	TOOLS=Bash
+	r1=$(result 1); r2=$(result 2); r3=$(result 3)
+	if [ $RC -eq 0 ] &&
+	   [[ $r1 == *"sbx: the sandbox denies reading ~/.ssh/id_ed25519: \`deny_read = ~/.ssh\`"* ]] &&
+	   [[ $r2 == *"sbx: the sandbox denies writing ~/outside.txt: it is outside every writable area"* ]] &&
+	   [[ $r3 == *"sbx: the sandbox denies reading"*"flagged.txt"*"--deny-read"* ]] &&
+	   [ "$(cat "$W/made.txt" 2>/dev/null)" = made-by-the-model ] &&
+	   [ ! -e "$HOME/outside.txt" ] && ! grep -qF "$SECRET" "$B/api.log" &&
+	   ! grep -qF "$(cat "$W/flagged.txt")" "$B/api.log"; then ok
+	else bad "rc=$RC r1=[$r1] r2=[$r2] r3=[$r3] made=$(cat "$W/made.txt" 2>/dev/null)"; fi
 fi
 
 echo "# $(id -un) (agents-e2e): $pass passed, $fail failed, $skip skipped"
