@@ -548,7 +548,16 @@ static char *reader_next(char *str, int num, void *stream)
 
 	const char *eol = strchrnul(r->p, '\n');
 	size_t len = (size_t)(eol - r->p);
-	if (off + len > room) {
+	const char *first = r->p + strspn(r->p, " \t");
+	if (!r->in_line && (*first == ';' || *first == '#') && len > room) {
+		/* A comment stays one comment, whatever its length: split at
+		 * a comma, its rest would be read as a line of its own (a
+		 * long file name holding `,[filesystem]` and `,allow_write =
+		 * ~` became a section and a setting). Its tail is dropped. */
+		memcpy(str, r->p, room);
+		off = room;
+		r->p = *eol ? eol + 1 : eol;
+	} else if (off + len > room) {
 		/* split after the last comma that fits */
 		size_t fit = room - off, cut = 0;
 		for (size_t i = 0; i < fit; i++)

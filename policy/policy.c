@@ -528,6 +528,11 @@ static int scalar_bool(const struct policy_builder *b, enum scalar_id id, bool d
 	return s && parse_bool(s, &v) == 0 ? v : dflt;
 }
 
+bool policy_builder_enabled(const struct policy_builder *b)
+{
+	return scalar_bool(b, SC_ENABLED, true);
+}
+
 static uint64_t scalar_num(const struct policy_builder *b, enum scalar_id id,
 			   bool size)
 {

@@ -182,6 +182,10 @@ int policy_builder_scalar(const struct policy_builder *b, const char *section,
 			  const char *key, const char **value, const char **source,
 			  enum sbx_origin *origin);
 
+/* What policy_enabled() will say, before compilation: sbx-preload asks it
+ * of the user layer alone to start nothing for a disabled run. */
+bool policy_builder_enabled(const struct policy_builder *b);
+
 /* Freeze: expand paths, derive writable roots, add mandatory denies.
  * Consumes b (also on failure). */
 int policy_compile(struct policy_builder *b, struct policy **out,

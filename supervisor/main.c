@@ -63,8 +63,19 @@ static void say_advice(void *ctx, const char *line)
 	msg("%s", line);
 }
 
-static int unsandboxed(const struct options *o, const char *why)
+static void held_back_undo(void);
+
+/* COMMAND as it is, and nothing else: nothing made for the sandbox
+ * outlives the exec. `sb` may be NULL (nothing spawned). */
+static int unsandboxed(const struct options *o, struct sandbox *sb, const char *why)
 {
+	/* bubblewrap is started before the policy is known (main()); left
+	 * running, it ran beside COMMAND (`sbxctl disable`: "bwrap: execvp
+	 * .../sbx-init" at every run). The caller's descriptors held back
+	 * from it go to COMMAND as they came. */
+	if (sb && sb->sfd >= 0)
+		sandbox_abort(sb);
+	held_back_undo();
 	restore_nofile();
 	msg("WARNING: running %s WITHOUT a sandbox (%s): it can read, write and "
 	    "reach everything you can", o->command[0], why);
@@ -558,6 +569,19 @@ static void each_open_fd(const struct options *o, void (*fn)(const struct option
  * unless --keep-fd names them; they are marked close-on-exec here, before
  * bubblewrap is started, so no process of the sandbox ever holds them.
  * stdio, pipes, sockets, terminals and plain files pass untouched. */
+static struct held {
+	long fd;
+	bool dir;
+} *held;           /* marked close-on-exec */
+static size_t nheld;
+
+static void held_say(long fd, bool dir)
+{
+	msg("descriptor %ld (%s) is not passed into the sandbox: it would open "
+	    "the host's files past the boundary (--keep-fd %ld passes it)", fd,
+	    dir ? "a directory" : "an O_PATH descriptor", fd);
+}
+
 static void hold_back_fd(const struct options *o, long fd)
 {
 	struct stat st;
@@ -574,9 +598,33 @@ static void hold_back_fd(const struct options *o, long fd)
 		return;
 	}
 	fcntl((int)fd, F_SETFD, fl | FD_CLOEXEC);
-	msg("descriptor %ld (%s) is not passed into the sandbox: it would open "
-	    "the host's files past the boundary (--keep-fd %ld passes it)", fd,
-	    S_ISDIR(st.st_mode) ? "a directory" : "an O_PATH descriptor", fd);
+	/* said once a sandbox is sure to run (held_back_say), given back
+	 * when none does (held_back_undo) */
+	struct held *h = realloc(held, (nheld + 1) * sizeof(*held));
+	if (!h) {
+		held_say(fd, S_ISDIR(st.st_mode));
+		return;
+	}
+	held = h;
+	held[nheld++] = (struct held){ fd, S_ISDIR(st.st_mode) };
+}
+
+static void held_back_say(void)
+{
+	for (size_t i = 0; i < nheld; i++)
+		held_say(held[i].fd, held[i].dir);
+}
+
+static void held_back_undo(void)
+{
+	for (size_t i = 0; i < nheld; i++) {
+		int fl = fcntl((int)held[i].fd, F_GETFD);
+		if (fl >= 0)
+			fcntl((int)held[i].fd, F_SETFD, fl & ~FD_CLOEXEC);
+	}
+	free(held);
+	held = NULL;
+	nheld = 0;
 }
 
 static void hold_back_fds(const struct options *o)
@@ -737,10 +785,14 @@ int main(int argc, char **argv)
 	 * fallback = warn, so it started us again for the nested mode */
 	const char *nested_env = getenv("SBX_NESTED");
 	nested = nested_env && *nested_env && strcmp(nested_env, "0");
-	bool held_back = have_init && !off && !o.print && (have_bwrap || nested);
+	/* `sbxctl disable`: nothing of a sandbox is started, not even the
+	 * early bubblewrap (the user's file alone is read for it; the full
+	 * policy below decides and says the rest) */
+	bool disabled = !off && config_user_disabled(&o, home, cwd);
+	bool held_back = have_init && !off && !disabled && !o.print && (have_bwrap || nested);
 	if (held_back)
 		hold_back_fds(&o);
-	if (have_bwrap && have_init && !off && !o.print && !nested) {
+	if (have_bwrap && have_init && !off && !disabled && !o.print && !nested) {
 		int e = sandbox_spawn(&sb, bwrap, init, o.command);
 		if (e) {
 			msg("sandbox set-up failed: starting bubblewrap: %s", strerror(-e));
@@ -797,7 +849,7 @@ int main(int argc, char **argv)
 			    o.no_sandbox ? "--no-sandbox" : "SBX_NO_SANDBOX");
 			goto out;
 		}
-		rc = unsandboxed(&o, o.no_sandbox ? "--no-sandbox" : "SBX_NO_SANDBOX");
+		rc = unsandboxed(&o, &sb, o.no_sandbox ? "--no-sandbox" : "SBX_NO_SANDBOX");
 		goto out;
 	}
 	if (!policy_enabled(p)) {
@@ -811,8 +863,19 @@ int main(int argc, char **argv)
 			    o.learn ? "--learn" : "--print");
 			goto out;
 		}
-		rc = unsandboxed(&o, why);
+		rc = unsandboxed(&o, &sb, why);
 		goto out;
+	}
+	if (disabled && have_init && !o.print && (have_bwrap || nested)) {
+		/* the user's file said false and a project's true (it may
+		 * narrow): what was not started early is started now */
+		hold_back_fds(&o);
+		held_back = true;
+		int e = have_bwrap && !nested ? sandbox_spawn(&sb, bwrap, init, o.command) : 0;
+		if (e) {
+			msg("sandbox set-up failed: starting bubblewrap: %s", strerror(-e));
+			goto out;
+		}
 	}
 	if (o.no_shim && mode != REPORTS_ENFORCE) {
 		msg("%s works through the preload shim; drop --no-shim",
@@ -843,7 +906,7 @@ int main(int argc, char **argv)
 				char uwhy[600];
 				snprintf(uwhy, sizeof(uwhy), "the nested mode cannot run: %s; "
 					 "fallback = warn", nwhy);
-				rc = unsandboxed(&o, uwhy);
+				rc = unsandboxed(&o, &sb, uwhy);
 				goto out;
 			}
 			msg("the nested mode cannot run: %s; nothing was run", nwhy);
@@ -858,6 +921,7 @@ int main(int argc, char **argv)
 			msg("unix sockets stay blocked: allow_unix_sockets needs the seccomp "
 			    "notify layer, which the nested mode does not run");
 	}
+	held_back_say(); /* a sandbox runs from here on */
 	if (pending_notes(p))
 		goto out;
 	if (!nested && net_run_proxied(p, o.learn) && host_port_is_ours(p))
@@ -865,7 +929,7 @@ int main(int argc, char **argv)
 
 	if (!have_bwrap && !nested) {
 		if (policy_fallback(p) == SBX_FALLBACK_WARN && !o.learn) {
-			rc = unsandboxed(&o, "bubblewrap is not installed; fallback = warn");
+			rc = unsandboxed(&o, &sb, "bubblewrap is not installed; fallback = warn");
 			goto out;
 		}
 		if (bwrap_env && *bwrap_env) {
@@ -1253,7 +1317,7 @@ int main(int argc, char **argv)
 			restart_nested(&o, argv);
 		}
 		if (probe == BWRAP_CANNOT) {
-			rc = unsandboxed(&o, "bubblewrap cannot run on this machine; fallback = warn");
+			rc = unsandboxed(&o, &sb, "bubblewrap cannot run on this machine; fallback = warn");
 			goto out;
 		}
 		if (policy_fallback(p) == SBX_FALLBACK_WARN && !o.learn)

@@ -8,7 +8,9 @@
 #define SBX_SECCOMP_RULES_H
 
 #include <errno.h>
+#include <linux/kd.h>
 #include <linux/netlink.h>
+#include <linux/vt.h>
 #include <sched.h>
 #include <seccomp.h>
 #include <stdbool.h>
@@ -82,6 +84,7 @@ static int add_personality(scmp_filter_ctx ctx, const struct rule *r, int nr, ui
 static int add_netlink(scmp_filter_ctx ctx, const struct rule *r, int nr, uint32_t action);
 static int add_setid(scmp_filter_ctx ctx, const struct rule *r, int nr, uint32_t action);
 static int add_stream_other(scmp_filter_ctx ctx, const struct rule *r, int nr, uint32_t action);
+static int add_requests(scmp_filter_ctx ctx, const struct rule *r, int nr, uint32_t action);
 
 /* The table. Keep each `why` to one line: it is the documentation. */
 static const struct rule rules[] = {
@@ -100,6 +103,28 @@ static const struct rule rules[] = {
 	{ "ioctl", E(EPERM), ALWAYS, "request TCXONC",
 	  "tcflow(TCOOFF) stops the shared terminal's output: sbx-preload's next line there blocked it for good, and the shell after",
 	  1, { ARG(1, LOW32, TCXONC) }, NULL, false },
+	/* The Linux console (drivers/tty/vt): every request that sets a
+	 * state the console keeps after the run, as TIOCSETD is for any
+	 * terminal. A program whose terminal is a console may make them
+	 * (vt_ioctl.c's `perm`: its controlling tty). The gets (KDGKBMODE,
+	 * KDGETMODE, KDGKBTYPE, VT_GETSTATE...) stay: programs ask them to
+	 * learn whether they run on a console. add_requests() reads the
+	 * requests from the row's own text. */
+	{ "ioctl", E(EPERM), ALWAYS, "request KDSKBMODE, KDSKBMETA, KDSKBLED, KDSETLED, KDSKBENT, "
+	  "KDSKBSENT, KDSKBDIACR, KDSKBDIACRUC, KDSETKEYCODE, KDKBDREP, KDSIGACCEPT",
+	  "the console's keyboard (mode, keymap, LEDs, repeat) outlives the run: KDSKBMODE K_OFF left it dead",
+	  0, { { 0, 0, 0 } }, add_requests, false },
+	{ "ioctl", E(EPERM), ALWAYS, "request KDSETMODE, KDFONTOP, PIO_FONT, PIO_FONTX, PIO_FONTRESET, "
+	  "PIO_CMAP, PIO_SCRNMAP, PIO_UNISCRNMAP, PIO_UNIMAP, PIO_UNIMAPCLR",
+	  "the console's screen (graphics mode, font, colours, character maps) outlives the run: KD_GRAPHICS leaves it blank",
+	  0, { { 0, 0, 0 } }, add_requests, false },
+	{ "ioctl", E(EPERM), ALWAYS, "request VT_ACTIVATE, VT_SETACTIVATE, VT_SETMODE, VT_RELDISP, "
+	  "VT_LOCKSWITCH, VT_UNLOCKSWITCH, VT_DISALLOCATE, VT_RESIZE, VT_RESIZEX",
+	  "which console is shown and how it switches: another console brought up, or switching locked, after the run",
+	  0, { { 0, 0, 0 } }, add_requests, false },
+	{ "ioctl", E(EPERM), ALWAYS, "request KIOCSOUND, KDMKTONE",
+	  "the console's speaker: KIOCSOUND sounds until told to stop, after the run too",
+	  0, { { 0, 0, 0 } }, add_requests, false },
 	/* unshare(unsigned long) keeps all 64 bits (any above 31 is EINVAL),
 	 * clone(unsigned long, ...) the low 32 (lower_32_bits() in
 	 * kernel/fork.c): either way CLONE_NEWUSER (bit 28) is in the low word,
@@ -287,6 +312,44 @@ static int add_stream_other(scmp_filter_ctx ctx, const struct rule *r, int nr, u
 			if (add_cond(ctx, action, nr, 2, c))
 				return -1;
 		}
+	return 0;
+}
+
+/* ioctl(fd, request): one rule per request the row names in its own text
+ * (`request A, B, ...`), so the table and the filter cannot differ; a name
+ * not known here stops the build. request is an unsigned int: the low 32
+ * bits. */
+static int add_requests(scmp_filter_ctx ctx, const struct rule *r, int nr, uint32_t action)
+{
+	static const struct { const char *name; unsigned long req; } known[] = {
+#define REQ(n) { #n, n }
+		REQ(KDSKBMODE), REQ(KDSKBMETA), REQ(KDSKBLED), REQ(KDSETLED), REQ(KDSKBENT),
+		REQ(KDSKBSENT), REQ(KDSKBDIACR), REQ(KDSKBDIACRUC), REQ(KDSETKEYCODE),
+		REQ(KDKBDREP), REQ(KDSIGACCEPT), REQ(KDSETMODE), REQ(KDFONTOP), REQ(PIO_FONT),
+		REQ(PIO_FONTX), REQ(PIO_FONTRESET), REQ(PIO_CMAP), REQ(PIO_SCRNMAP),
+		REQ(PIO_UNISCRNMAP), REQ(PIO_UNIMAP), REQ(PIO_UNIMAPCLR), REQ(VT_ACTIVATE),
+		REQ(VT_SETACTIVATE), REQ(VT_SETMODE), REQ(VT_RELDISP), REQ(VT_LOCKSWITCH),
+		REQ(VT_UNLOCKSWITCH), REQ(VT_DISALLOCATE), REQ(VT_RESIZE), REQ(VT_RESIZEX),
+		REQ(KIOCSOUND), REQ(KDMKTONE),
+#undef REQ
+	};
+	char names[512], *save = NULL;
+
+	if (strncmp(r->refused, "request ", 8) ||
+	    (size_t)snprintf(names, sizeof(names), "%s", r->refused + 8) >= sizeof(names))
+		return -1;
+	for (char *n = strtok_r(names, ", ", &save); n; n = strtok_r(NULL, ", ", &save)) {
+		size_t i;
+		for (i = 0; i < sizeof(known) / sizeof(*known) && strcmp(known[i].name, n); i++)
+			;
+		if (i == sizeof(known) / sizeof(*known)) {
+			fprintf(stderr, "gen-filters: no request number for %s\n", n);
+			return -1;
+		}
+		struct cond c = { 1, LOW32, known[i].req };
+		if (add_cond(ctx, action, nr, 1, &c))
+			return -1;
+	}
 	return 0;
 }
 

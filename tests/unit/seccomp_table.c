@@ -9,8 +9,10 @@
 #include <errno.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
+#include <linux/kd.h>
 #include <linux/netlink.h>
 #include <linux/seccomp.h>
+#include <linux/vt.h>
 #include <sched.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -118,6 +120,13 @@ static struct call calls[] = {
 		SAME("ioctl TIOCSTI, high bits", __NR_ioctl, 0, HI | TIOCSTI, 0, ERR(EPERM)),
 		SAME("ioctl TIOCLINUX", __NR_ioctl, 0, TIOCLINUX, 0, ERR(EPERM)),
 		SAME("ioctl TCGETS", __NR_ioctl, 0, TCGETS, 0, ALLOW),
+		SAME("ioctl KDSKBMODE", __NR_ioctl, 0, KDSKBMODE, 4 /* K_OFF */, ERR(EPERM)),
+		SAME("ioctl KDSKBMODE, high bits", __NR_ioctl, 0, HI | KDSKBMODE, 4, ERR(EPERM)),
+		SAME("ioctl KDSETMODE", __NR_ioctl, 0, KDSETMODE, 1 /* KD_GRAPHICS */, ERR(EPERM)),
+		SAME("ioctl VT_ACTIVATE", __NR_ioctl, 0, VT_ACTIVATE, 2, ERR(EPERM)),
+		SAME("ioctl KIOCSOUND", __NR_ioctl, 0, KIOCSOUND, 1000, ERR(EPERM)),
+		SAME("ioctl KDGKBMODE (a get)", __NR_ioctl, 0, KDGKBMODE, 0, ALLOW),
+		SAME("ioctl KDGKBTYPE (a get)", __NR_ioctl, 0, KDGKBTYPE, 0, ALLOW),
 		SAME("unshare NEWUSER", __NR_unshare, CLONE_NEWUSER | CLONE_NEWNS, 0, 0, ERR(EPERM)),
 		SAME("unshare NEWNS (the kernel refuses: no capability)", __NR_unshare, CLONE_NEWNS, 0, 0, ALLOW),
 		SAME("clone NEWUSER", __NR_clone, CLONE_NEWUSER, 0, 0, ERR(EPERM)),
@@ -202,6 +211,39 @@ ParameterizedTest(struct call *c, seccomp_table, each_row_refuses_and_near_misse
 		     c->what, decide(false, c));
 	cr_assert_eq(decide(true, c), c->without_unix, "%s (unix sockets blocked): 0x%08x",
 		     c->what, decide(true, c));
+}
+
+/* The Linux console: every request that sets a state the console keeps
+ * after the run is refused, on any descriptor (the kernel's answer on a
+ * terminal that is no console would be ENOTTY); every get passes. */
+Test(seccomp_table, console_settings_refused_gets_pass)
+{
+	static const unsigned long set[] = {
+		KDSKBMODE, KDSKBMETA, KDSKBLED, KDSETLED, KDSKBENT, KDSKBSENT, KDSKBDIACR,
+		KDSKBDIACRUC, KDSETKEYCODE, KDKBDREP, KDSIGACCEPT, KDSETMODE, KDFONTOP,
+		PIO_FONT, PIO_FONTX, PIO_FONTRESET, PIO_CMAP, PIO_SCRNMAP, PIO_UNISCRNMAP,
+		PIO_UNIMAP, PIO_UNIMAPCLR, VT_ACTIVATE, VT_SETACTIVATE, VT_SETMODE, VT_RELDISP,
+		VT_LOCKSWITCH, VT_UNLOCKSWITCH, VT_DISALLOCATE, VT_RESIZE, VT_RESIZEX,
+		KIOCSOUND, KDMKTONE,
+	};
+	static const unsigned long get[] = {
+		KDGKBMODE, KDGKBMETA, KDGKBLED, KDGETLED, KDGKBENT, KDGKBSENT, KDGKBDIACR,
+		KDGKBDIACRUC, KDGETKEYCODE, KDGETMODE, KDGKBTYPE, GIO_FONT, GIO_FONTX, GIO_CMAP,
+		GIO_SCRNMAP, GIO_UNISCRNMAP, GIO_UNIMAP, VT_OPENQRY, VT_GETMODE, VT_GETSTATE,
+		VT_WAITACTIVE, VT_GETHIFONTMASK, VT_WAITEVENT,
+	};
+
+	for (size_t i = 0; i < LEN(set); i++)
+		for (int hi = 0; hi < 2; hi++) {
+			struct call c = { "set", NATIVE, __NR_ioctl, { 0, (hi ? HI : 0) | set[i], 0 },
+					  0, 0 };
+			cr_assert_eq(decide(false, &c), ERR(EPERM), "request 0x%lx", set[i]);
+			cr_assert_eq(decide(true, &c), ERR(EPERM), "request 0x%lx", set[i]);
+		}
+	for (size_t i = 0; i < LEN(get); i++) {
+		struct call c = { "get", NATIVE, __NR_ioctl, { 0, get[i], 0 }, 0, 0 };
+		cr_assert_eq(decide(true, &c), ALLOW, "request 0x%lx", get[i]);
+	}
 }
 
 /* Every netlink protocol the kernel knows: only the two glibc, ip and ss
