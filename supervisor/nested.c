@@ -182,7 +182,7 @@ static int network(struct nested *n, const struct policy *p)
 static void weaker_text(struct nested *n, const struct policy *p)
 {
 	size_t len = 0;
-	const char *parts[10];
+	const char *parts[16];
 	size_t k = 0;
 
 	parts[k++] = "the host's /tmp, /dev/shm and processes";
@@ -195,6 +195,15 @@ static void weaker_text(struct nested *n, const struct policy *p)
 	parts[k++] = "denied directories listable";
 	if (getuid() == 0 || geteuid() == 0)
 		parts[k++] = "no chmod or chown at all (root)";
+	/* what this kernel's Landlock cannot hold (docs/SECURITY.md, "The
+	 * nested mode", per ABI) */
+	if (n->abi < 2)
+		parts[k++] = "no file moved or linked to another directory (Landlock ABI 1)";
+	if (n->abi < 3)
+		parts[k++] = "truncation by path and O_TRUNC without write refused everywhere, "
+			     "the workspace too (Landlock ABI < 3 has no truncate right)";
+	if (n->abi < 5)
+		parts[k++] = "device ioctls not filtered (Landlock ABI < 5)";
 	if (n->abi < 6)
 		parts[k++] = "abstract Unix sockets and signals not scoped (Landlock ABI < 6)";
 	n->weaker[0] = '\0';
@@ -259,18 +268,18 @@ int nested_go(const struct nested *n, struct sandbox *sb, const struct plan *pl,
 	int rc = strv_add(&go.argv, "nested");
 
 	go.init_at = 0;
-	for (size_t i = pl->init_at; !rc && i < pl->cmd_at; i++)
-		if (i == pl->init_at || init_own(pl->argv.v[i]) || !strcmp(pl->argv.v[i], "--"))
+	/* sbx-init, its own options, then (the plan's last before COMMAND
+	 * is the "--" that ends them) the [nested, network not open] and
+	 * [nested, Landlock ABI < 3] rows (seccomp-rules.h), and "--" */
+	for (size_t i = pl->init_at; !rc && i + 1 < pl->cmd_at; i++)
+		if (i == pl->init_at || init_own(pl->argv.v[i]))
 			rc = strv_add(&go.argv, pl->argv.v[i]);
-	/* before the "--" that ends sbx-init's options */
-	if (!rc && n->udp_block && go.argv.n > 1) {
+	if (!rc && n->udp_block)
+		rc = strv_add(&go.argv, "--udp=block");
+	if (!rc && n->abi < 3)
+		rc = strv_add(&go.argv, "--trunc=block");
+	if (!rc)
 		rc = strv_add(&go.argv, "--");
-		if (!rc) {
-			free(go.argv.v[go.argv.n - 2]);
-			go.argv.v[go.argv.n - 2] = strdup("--udp=block");
-			rc = go.argv.v[go.argv.n - 2] ? 0 : -ENOMEM;
-		}
-	}
 	go.init_at = 1;
 	go.cmd_at = go.argv.n;
 	go.placeholder_state = &none;

@@ -24,7 +24,7 @@ struct nested {
 	struct landlock_spec spec;
 	struct strv env;         /* COMMAND's environment (the plan's --setenv...) */
 	char cwd[PATH_MAX];
-	char weaker[512];        /* what the start-up line says is weaker */
+	char weaker[1024];       /* what the start-up line says is weaker */
 	const char *why;         /* why this run is nested (main's, static) */
 };
 #define NESTED_NONE ((struct nested){ .listen = { -1, -1 } })

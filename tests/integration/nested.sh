@@ -252,6 +252,87 @@ print(d.decode().split("\r\n\r\n", 1)[1].strip())' "$HPORT" >"$B/out" 2>"$B/err"
 	else bad "rc=$curl_rc/$RC gets=$got/$got2 curl=$(echo "$curl_out" | head -c 200) python=$(head -c 200 "$B/out")"; fi
 fi
 
+t other_stream_protocols_and_families_refused_network_off
+# Landlock's TCP rules see socket(AF_INET/6, SOCK_STREAM, 0 or 6) only:
+# SMC (IPPROTO_SMC 256, AF_SMC 43) falls back to plain TCP to anywhere,
+# MPTCP (262) and SCTP (SOCK_SEQPACKET) are other protocols, AF_RXRPC (33)
+# sends UDP; TCP and NETLINK_ROUTE stay. EPERM is the table's; a kernel
+# without them says EPROTONOSUPPORT, EAFNOSUPPORT or ESOCKTNOSUPPORT, so
+# the refusal shows here whether this kernel has SMC or not.
+nini
+nx -q --no-shim -- sh -c "for a in '2 1 256' '10 1 256' '43 1 0' '2 1 262' '10 1 262' '2 5 0' '2 5 132' '33 2 2'; do $P socket \$a; done; $P socket 2 1 0; $P socket 2 1 6; $P socket 10 1 0; $P socket 16 3 0"
+static_out=$(cat "$B/out")
+nx -q -- python3 -c '
+import socket
+for a in ((2, 1, 256), (43, 1, 0)):
+    try: socket.socket(*a); print("made")
+    except OSError as e: print(e.errno)'
+py_out=$(cat "$B/out")
+if [ "$(echo "$static_out" | head -8 | grep -cx 'socket: EPERM')" -eq 8 ] &&
+   [ "$(echo "$static_out" | tail -4 | grep -cx 'socket made')" -eq 4 ] &&
+   [ "$(echo "$py_out" | grep -cx 1)" -eq 2 ]; then ok
+else bad "static=$(echo $static_out) python=$(echo $py_out)"; fi
+
+# ---- what this kernel's Landlock cannot hold: the ABI forced lower
+# (build/tests/sbx-preload-abi reads SBX_TEST_LANDLOCK_ABI; the ruleset and
+# seccomp rows sbx makes for that ABI, applied by this kernel). Below ABI 4
+# there are no TCP rules: these runs open the network (allow_domains = *),
+# as a Debian 12 or Ubuntu 22.04 host's container would have to.
+
+SBX_ABI="$SBX_BIN/sbx-preload-abi"
+# ax N ARGS: sbx-preload with Landlock ABI N, the config in $B/n.ini
+ax() {
+	local n=$1
+	shift
+	SBX_TEST_LANDLOCK_ABI=$n timeout 60 "$SBX_ABI" -c "$B/n.ini" "$@" >"$B/out" 2>"$B/err"
+	RC=$?
+}
+for n in 1 2 3; do
+t "truncation_outside_refused_landlock_abi_$n"
+if [ ! -x "$SBX_ABI" ]; then skip "no sbx-preload-abi (make build/tests/sbx-preload-abi)"
+elif [ "$abi" -lt "$n" ]; then skip "this kernel's Landlock is ABI $abi"
+else
+	nini "[network]
+allow_domains = *"
+	echo "# mine" > "$HOME/.bashrc"
+	git init -q . && printf '#!/bin/sh\nexit 0\n' > .git/hooks/pre-commit
+	cp .git/hooks/pre-commit "$B/hook.orig"
+	echo kept > "$B/outside.txt"
+	targets="$HOME/.bashrc $HOME/.ssh/id_ed25519 $W/.git/hooks/pre-commit $B/outside.txt"
+	ax "$n" -- true
+	line=$(cat "$B/err")
+	# a static program without the shim: truncate(2), an O_TRUNC open
+	# for reading and for neither (access mode 3), openat2's
+	cmds=""
+	for f in $targets; do cmds="$cmds $P truncate $f; $P otrunc $f 0; $P otrunc $f 3; $P openat2 $f;"; done
+	ax "$n" -q --no-shim -- sh -c "$cmds"
+	static_out=$(cat "$B/out")
+	# a dynamic one (python3), without the shim too: the boundary's answer
+	ax "$n" -q --no-shim -- python3 -c '
+import os, sys
+for f in sys.argv[1:]:
+    for how in ("truncate", "open"):
+        try:
+            if how == "truncate": os.truncate(f, 0)
+            else: os.close(os.open(f, os.O_RDONLY | os.O_TRUNC))
+            print(how, f, "done")
+        except OSError as e: print(how, f, e.errno)' $targets
+	py_out=$(cat "$B/out")
+	# the workspace: a file opened for writing is truncated as before
+	echo "long content" > "$W/in.txt"
+	ax "$n" -q --no-shim -- python3 -c 'open("in.txt", "w").write("new"); f = open("in.txt", "r+"); f.truncate(1)'
+	said_trunc=$(echo "$line" | grep -c "truncation by path and O_TRUNC without write refused everywhere")
+	want_said=$([ "$n" -lt 3 ] && echo 1 || echo 0)
+	if [ "$(cat "$HOME/.bashrc")" = "# mine" ] && [ "$(cat "$HOME/.ssh/id_ed25519")" = "$SECRET" ] &&
+	   cmp -s .git/hooks/pre-commit "$B/hook.orig" && [ "$(cat "$B/outside.txt")" = kept ] &&
+	   [ -n "$static_out" ] && ! echo "$static_out" | grep -qE "truncated|opened" &&
+	   [ "$(echo "$py_out" | wc -l)" -eq 8 ] && ! echo "$py_out" | grep -q done &&
+	   [ "$(cat "$W/in.txt")" = n ] && echo "$line" | grep -q "Landlock ABI $n and the seccomp table" &&
+	   [ "$said_trunc" -eq "$want_said" ]; then ok
+	else bad "bashrc=$(cat "$HOME/.bashrc") static=$(echo $static_out) python=$(echo $py_out) in=$(cat "$W/in.txt") said=$said_trunc"; fi
+fi
+done
+
 # ---- scoping (Landlock ABI 6): signals and abstract Unix sockets
 
 t signal_to_a_process_outside_refused
