@@ -40,6 +40,18 @@ int nested_check(struct nested *n, const struct policy *p, char *why, size_t why
 	return 0;
 }
 
+bool nested_host_ports(const struct policy *p, char *why, size_t whysz)
+{
+	unsigned one;
+
+	if (policy_network_open(p) || !net_host_ports(p, &one, 1))
+		return false;
+	snprintf(why, whysz, "host_ports cannot be held to the host's 127.0.0.1 in the nested "
+		 "mode (Landlock filters TCP by port, not address: port %u would be reached on "
+		 "every address)", one);
+	return true;
+}
+
 /* One listener on the host's 127.0.0.1, at a port the kernel picks. */
 static int listen_any(unsigned *port)
 {
@@ -74,12 +86,73 @@ int nested_listen(struct nested *n)
 	return 0;
 }
 
+/* ---- who may use the listeners
+ *
+ * They are on the host's loopback, where every local user's process can
+ * connect. A connection is served only when the socket at its other end
+ * is this run's user's: its entry in /proc/net/tcp (or tcp6: an IPv6
+ * socket connected to 127.0.0.1 by its mapped form), found by the two
+ * addresses, names our user and an inode (a socket a process still holds:
+ * a closed one's or a TIME_WAIT one's says uid 0 and inode 0). Processes
+ * of the same user outside the run are not told apart: they can already
+ * do all the user can (ptrace the run). */
+
+/* Does `table` hold the socket at `local` connected to `rem`, owned by
+ * `uid` and held by a process? */
+static bool entry_owned(const char *table, const char *local, const char *rem, uid_t uid)
+{
+	FILE *f = fopen(table, "re");
+	char line[512];
+	bool ok = false;
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		char l[80], r[80];
+		unsigned long u, ino;
+		if (sscanf(line, "%*s %79s %79s %*s %*s %*s %*s %lu %*s %lu", l, r, &u, &ino) != 4 ||
+		    strcmp(l, local) || strcmp(r, rem))
+			continue;
+		ok = u == (unsigned long)uid && ino != 0;
+		break;
+	}
+	fclose(f);
+	return ok;
+}
+
+static bool peer_ok(int fd)
+{
+	static bool said;
+	struct sockaddr_in me, peer;
+	socklen_t ml = sizeof(me), pl = sizeof(peer);
+	char l4[32], r4[32], l6[64], r6[64];
+
+	if (getsockname(fd, (struct sockaddr *)&me, &ml) ||
+	    getpeername(fd, (struct sockaddr *)&peer, &pl) || me.sin_family != AF_INET ||
+	    peer.sin_family != AF_INET)
+		return false;
+	/* as the kernel prints them: each 32-bit word as a number, the port
+	 * in host order */
+	snprintf(l4, sizeof(l4), "%08X:%04X", (unsigned)peer.sin_addr.s_addr, ntohs(peer.sin_port));
+	snprintf(r4, sizeof(r4), "%08X:%04X", (unsigned)me.sin_addr.s_addr, ntohs(me.sin_port));
+	snprintf(l6, sizeof(l6), "0000000000000000%08X%s", (unsigned)htonl(0xffff), l4);
+	snprintf(r6, sizeof(r6), "0000000000000000%08X%s", (unsigned)htonl(0xffff), r4);
+	if (entry_owned("/proc/net/tcp", l4, r4, geteuid()) ||
+	    entry_owned("/proc/net/tcp6", l6, r6, geteuid()))
+		return true;
+	if (!said)
+		msg("refused a connection to the proxy's listener on the host's 127.0.0.1 from a "
+		    "process of another user's (the nested mode's listeners serve this run's only)");
+	said = true;
+	return false;
+}
+
 int nested_serve(struct nested *n, struct net_loop *net)
 {
 	static const enum net_listener_kind kinds[2] = { NET_LISTEN_HTTP, NET_LISTEN_SOCKS };
 
 	for (int i = 0; i < 2; i++) {
-		int e = net_loop_add_listener(net, n->listen[i], kinds[i]);
+		int e = net_loop_add_listener_checked(net, n->listen[i], kinds[i], peer_ok);
 		n->listen[i] = -1; /* the loop's, also when it refused it */
 		if (e)
 			return e;
@@ -156,11 +229,11 @@ static int environment(struct nested *n, const struct plan *pl, char *why, size_
 	return 0;
 }
 
-/* The network as Landlock can hold it: TCP connect (and bind) by port. */
+/* The network as Landlock can hold it: TCP connect (and bind) by port.
+ * Not host_ports: a port granted is granted on every address
+ * (nested_host_ports). */
 static int network(struct nested *n, const struct policy *p)
 {
-	unsigned ports[SBX_HOST_PORTS_MAX];
-	size_t np = net_host_ports(p, ports, SBX_HOST_PORTS_MAX);
 	int rc = 0;
 
 	if (policy_network_open(p))
@@ -173,9 +246,6 @@ static int network(struct nested *n, const struct policy *p)
 		if (!rc)
 			rc = landlock_spec_port(&n->spec, n->socks_port);
 	}
-	/* host_ports: the host's 127.0.0.1:N is right there */
-	for (size_t i = 0; !rc && i < np && i < SBX_HOST_PORTS_MAX; i++)
-		rc = landlock_spec_port(&n->spec, ports[i]);
 	return rc;
 }
 

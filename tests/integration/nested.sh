@@ -38,11 +38,12 @@ nx() { sx -c "$B/n.ini" "$@"; }
 # a static program's result line
 said() { grep -qx -- "$1" "$B/out"; }
 
-# A loopback TCP server outside the sandbox that counts connections.
+# A loopback TCP server outside the sandbox that counts connections (on
+# 127.0.0.1, or the address given).
 start_counter() {
-	python3 - "$B/hits" "$B/port" <<'EOF' &
+	python3 - "$B/hits" "$B/port" "${1:-127.0.0.1}" <<'EOF' &
 import socket, sys
-s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(16)
+s = socket.socket(); s.bind((sys.argv[3], 0)); s.listen(16)
 open(sys.argv[2] + ".tmp", "w").write(str(s.getsockname()[1]))
 import os; os.rename(sys.argv[2] + ".tmp", sys.argv[2])
 while True:
@@ -272,6 +273,67 @@ if [ "$(echo "$static_out" | head -8 | grep -cx 'socket: EPERM')" -eq 8 ] &&
    [ "$(echo "$static_out" | tail -4 | grep -cx 'socket made')" -eq 4 ] &&
    [ "$(echo "$py_out" | grep -cx 1)" -eq 2 ]; then ok
 else bad "static=$(echo $static_out) python=$(echo $py_out)"; fi
+
+t host_ports_refused_they_would_open_the_port_on_every_address
+# Landlock grants a TCP port on every address: host_ports = N would reach
+# 127.0.0.2:N, or any server's N. Refused (125), or left out with
+# fallback = warn; never granted.
+start_counter 127.0.0.2
+nini "[network]
+host_ports = $PORT"
+nx -q --no-shim -- sh -c "$P write $W/ran yes; $P connect $PORT 127.0.0.2"
+r1=$RC e1=$(cat "$B/err") h1=$(hits)
+printf '[sandbox]\nnested = true\nfallback = warn\n[network]\nhost_ports = %s\n' "$PORT" > "$B/n.ini"
+nx --no-shim -- "$P" connect "$PORT" 127.0.0.2
+if [ $r1 -eq 125 ] && [ ! -e "$W/ran" ] && [ "$h1" -eq 0 ] &&
+   echo "$e1" | grep -q "host_ports cannot be held to the host's 127.0.0.1 in the nested mode" &&
+   said "connect: EACCES" && [ "$(hits)" -eq 0 ] && has "they are not served (fallback = warn)" err; then ok
+else bad "r1=$r1 hits=$h1/$(hits) e1=$e1 out=$(cat "$B/out")"; fi
+
+# proxy_other_user RUNNER OTHER: a nested run as RUNNER with the proxy;
+# RUNNER outside the run and OTHER each send the same CONNECT to its HTTP
+# listener on the host's 127.0.0.1. Sets MINE and THEIRS: the first bytes
+# each got back.
+cat > "$PROGS/connect.py" <<'EOF'
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
+s.sendall(b"CONNECT denied.test:443 HTTP/1.1\r\nHost: denied.test:443\r\n\r\n")
+try:
+    print(s.recv(12).decode() or "closed")
+except OSError as e:
+    print("error", e.errno)
+EOF
+chmod 644 "$PROGS/connect.py"
+proxy_other_user() {
+	local d run port
+	d=$(mktemp -d /var/tmp/sbx-it-u.XXXXXX)
+	mkdir -p "$d/home" "$d/ws"
+	printf '[sandbox]\nnested = true\n[network]\nallow_domains = allowed.test\n' > "$d/n.ini"
+	chown -R "$1" "$d"
+	runuser -u "$1" -- env HOME="$d/home" sh -c "cd $d/ws && timeout 60 $SBX -c $d/n.ini -q -- sh -c 'echo \"\$HTTP_PROXY\" > p.tmp && mv p.tmp proxy; while [ ! -e done ]; do sleep 0.1; done'" 2>"$B/err" &
+	run=$!
+	for _ in $(seq 100); do [ -s "$d/ws/proxy" ] && break; sleep 0.1; done
+	port=$(sed -n 's|^http://127.0.0.1:\([0-9]*\).*|\1|p' "$d/ws/proxy")
+	MINE=$(runuser -u "$1" -- python3 "$PROGS/connect.py" "$port")
+	THEIRS=$(runuser -u "$2" -- python3 "$PROGS/connect.py" "$port")
+	touch "$d/ws/done"
+	wait $run
+	rm -rf "$d"
+}
+
+t proxy_listener_refuses_another_local_user
+if [ "$(id -u)" -ne 0 ] || ! id sbxtest >/dev/null 2>&1; then
+	skip "as root with the user sbxtest (run.sh makes it), who play each other's other user"
+else
+	proxy_other_user root sbxtest
+	m1=$MINE t1=$THEIRS e1=$(cat "$B/err")
+	proxy_other_user sbxtest root
+	if [ "$m1" = "HTTP/1.1 403" ] && [ "$MINE" = "HTTP/1.1 403" ] &&
+	   case "$t1$THEIRS" in *HTTP*) false ;; *) true ;; esac &&
+	   echo "$e1" | grep -q "refused a connection to the proxy's listener on the host's 127.0.0.1 from a process of another user's" &&
+	   has "refused a connection to the proxy's listener" err; then ok
+	else bad "root's run: mine=$m1 theirs=$t1; sbxtest's run: mine=$MINE theirs=$THEIRS"; fi
+fi
 
 # ---- what this kernel's Landlock cannot hold: the ABI forced lower
 # (build/tests/sbx-preload-abi reads SBX_TEST_LANDLOCK_ABI; the ruleset and

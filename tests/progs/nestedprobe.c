@@ -5,7 +5,7 @@
  *   nestedprobe read PATH          print the file's first line
  *   nestedprobe write PATH TEXT    create or truncate PATH, write TEXT
  *   nestedprobe append PATH TEXT   append TEXT to an existing PATH
- *   nestedprobe connect PORT       TCP connect to 127.0.0.1:PORT
+ *   nestedprobe connect PORT [IP]  TCP connect to 127.0.0.1:PORT (or IP:PORT)
  *   nestedprobe udp PORT           a UDP datagram to 127.0.0.1:PORT
  *   nestedprobe abstract NAME      connect to the abstract Unix socket @NAME
  *   nestedprobe kill PID           SIGTERM to PID
@@ -76,10 +76,12 @@ int main(int argc, char **argv)
 		return put(argv[2], argv[3], O_CREAT | O_TRUNC);
 	if (argc == 4 && !strcmp(argv[1], "append"))
 		return put(argv[2], argv[3], O_APPEND);
-	if (argc == 3 && !strcmp(argv[1], "connect")) {
+	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "connect")) {
 		struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(atoi(argv[2])),
 					 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 		int s = socket(AF_INET, SOCK_STREAM, 0);
+		if (argc == 4 && inet_pton(AF_INET, argv[3], &a.sin_addr) != 1)
+			return 2;
 		if (s < 0)
 			return fail("socket");
 		if (connect(s, (struct sockaddr *)&a, sizeof(a)))
