@@ -236,7 +236,7 @@ static const struct rule rules[] = {
 	{ "truncate", E(EACCES), NESTED_NOTRUNC, "",
 	  "truncates by path, which no filter can read: ~/.bashrc, a git hook, a read-denied key emptied",
 	  0, { { 0, 0, 0 } }, NULL, false },
-	{ "open openat", E(EACCES), NESTED_NOTRUNC, "flags with O_TRUNC, access mode O_RDONLY or 3",
+	{ "open openat open_by_handle_at", E(EACCES), NESTED_NOTRUNC, "flags with O_TRUNC, access mode O_RDONLY or 3",
 	  "the same through an open Landlock lets pass as a read (or as neither)",
 	  0, { { 0, 0, 0 } }, add_trunc_open, false },
 	{ "openat2", E(ENOSYS), NESTED_NOTRUNC, "",
@@ -350,9 +350,11 @@ static int add_family_other(scmp_filter_ctx ctx, const struct rule *r, int nr, u
 	return seccomp_rule_add(ctx, action, nr, 1, SCMP_A0(SCMP_CMP_GT, 63)) ? -1 : 0;
 }
 
-/* open(path, flags[, mode]) and openat(dfd, path, flags[, mode]): O_TRUNC
- * with access mode O_RDONLY (0) or 3 (neither read nor write for
- * Landlock, read and write for the kernel's permission check). */
+/* open(path, flags[, mode]), openat(dfd, path, flags[, mode]) and
+ * open_by_handle_at(mount_fd, handle, flags) (which needs
+ * CAP_DAC_READ_SEARCH, dropped: depth): O_TRUNC with access mode O_RDONLY
+ * (0) or 3 (neither read nor write for Landlock, read and write for the
+ * kernel's permission check). */
 static int add_trunc_open(scmp_filter_ctx ctx, const struct rule *r, int nr, uint32_t action)
 {
 	unsigned arg = nr == seccomp_syscall_resolve_name("open") ? 1 : 2;

@@ -402,6 +402,8 @@ static struct nested_call nested_calls[] = {
 	NC("open O_RDONLY|O_TRUNC", __NR_open, 0x1000, O_RDONLY | O_TRUNC, 0, ALLOW, ERR(EACCES)),
 	NC("open O_WRONLY|O_TRUNC", __NR_open, 0x1000, O_WRONLY | O_TRUNC, 0, ALLOW, ALLOW),
 #endif
+	NC("open_by_handle_at O_RDONLY|O_TRUNC", __NR_open_by_handle_at, 3, 0x1000, O_TRUNC, ALLOW,
+	   ERR(EACCES)),
 	NC("openat2", __NR_openat2, AT_FDCWD, 0x1000, 0x2000, ALLOW, ERR(ENOSYS)),
 };
 
