@@ -2,8 +2,12 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/inet_diag.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,34 +94,100 @@ int nested_listen(struct nested *n)
  *
  * They are on the host's loopback, where every local user's process can
  * connect. A connection is served only when the socket at its other end
- * is this run's user's: its entry in /proc/net/tcp (or tcp6: an IPv6
- * socket connected to 127.0.0.1 by its mapped form), found by the two
- * addresses, names our user and an inode (a socket a process still holds:
- * a closed one's or a TIME_WAIT one's says uid 0 and inode 0). Processes
- * of the same user outside the run are not told apart: they can already
- * do all the user can (ptrace the run). */
+ * is this run's user's and still held by a process (an inode: a closed
+ * one's, or a TIME_WAIT one's, says uid 0 and inode 0). The kernel is
+ * asked for that one socket by its four (NETLINK_SOCK_DIAG: microseconds);
+ * where that cannot answer (no inet_diag in this kernel) /proc/net/tcp is
+ * read (milliseconds to tens of them: the whole table). Also an IPv6
+ * socket connected to 127.0.0.1 by its mapped form. Processes of the same
+ * user outside the run are not told apart: they can already do all the
+ * user can (ptrace the run). */
 
-/* Does `table` hold the socket at `local` connected to `rem`, owned by
- * `uid` and held by a process? */
-static bool entry_owned(const char *table, const char *local, const char *rem, uid_t uid)
+/* The owner and inode of the TCP socket of `family` at laddr:lport
+ * connected to raddr:rport (addresses and ports in network order), from
+ * the kernel: 0, or -errno (-ENOENT: none, or no inet_diag here). */
+static int diag_owner(int family, const void *laddr, uint16_t lport, const void *raddr,
+		      uint16_t rport, uint32_t *uid, uint32_t *ino)
+{
+	struct {
+		struct nlmsghdr nlh;
+		struct inet_diag_req_v2 r;
+	} req = { .nlh = { .nlmsg_len = sizeof(req), .nlmsg_type = SOCK_DIAG_BY_FAMILY,
+			   .nlmsg_flags = NLM_F_REQUEST },
+		  .r = { .sdiag_family = (uint8_t)family, .sdiag_protocol = IPPROTO_TCP,
+			 .idiag_states = ~0u } };
+	union {
+		struct nlmsghdr h;
+		char buf[1024];
+	} ans;
+	struct sockaddr_nl nl = { .nl_family = AF_NETLINK }, from;
+	socklen_t fl = sizeof(from);
+	size_t alen = family == AF_INET ? 4 : 16;
+	int s = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG), rc = -ENOENT;
+	ssize_t n;
+
+	if (s < 0)
+		return -errno;
+	req.r.id.idiag_sport = lport;
+	req.r.id.idiag_dport = rport;
+	memcpy(req.r.id.idiag_src, laddr, alen);
+	memcpy(req.r.id.idiag_dst, raddr, alen);
+	req.r.id.idiag_cookie[0] = req.r.id.idiag_cookie[1] = INET_DIAG_NOCOOKIE;
+	if (sendto(s, &req, sizeof(req), 0, (struct sockaddr *)&nl, sizeof(nl)) < 0) {
+		rc = -errno;
+		goto out;
+	}
+	/* the kernel answers within sendto(): nothing to wait for */
+	n = recvfrom(s, &ans, sizeof(ans), MSG_DONTWAIT, (struct sockaddr *)&from, &fl);
+	if (n < 0) {
+		rc = -errno;
+		goto out;
+	}
+	if (from.nl_pid != 0 || !NLMSG_OK(&ans.h, (size_t)n))
+		goto out; /* not the kernel's */
+	if (ans.h.nlmsg_type == NLMSG_ERROR &&
+	    ans.h.nlmsg_len >= NLMSG_LENGTH(sizeof(struct nlmsgerr))) {
+		const struct nlmsgerr *e = NLMSG_DATA(&ans.h);
+		rc = e->error < 0 ? e->error : -ENOENT;
+	} else if (ans.h.nlmsg_type == SOCK_DIAG_BY_FAMILY &&
+		   ans.h.nlmsg_len >= NLMSG_LENGTH(sizeof(struct inet_diag_msg))) {
+		const struct inet_diag_msg *m = NLMSG_DATA(&ans.h);
+		if (m->id.idiag_sport == lport && m->id.idiag_dport == rport &&
+		    !memcmp(m->id.idiag_src, laddr, alen) && !memcmp(m->id.idiag_dst, raddr, alen)) {
+			*uid = m->idiag_uid;
+			*ino = m->idiag_inode;
+			rc = 0;
+		}
+	}
+out:
+	close(s);
+	return rc;
+}
+
+/* The same from `table` (/proc/net/tcp or tcp6) by its text: the socket
+ * at `local` connected to `rem`. 0 or -ENOENT. */
+static int table_owner(const char *table, const char *local, const char *rem, uint32_t *uid,
+		       uint32_t *ino)
 {
 	FILE *f = fopen(table, "re");
 	char line[512];
-	bool ok = false;
+	int rc = -ENOENT;
 
 	if (!f)
-		return false;
+		return -ENOENT;
 	while (fgets(line, sizeof(line), f)) {
 		char l[80], r[80];
-		unsigned long u, ino;
-		if (sscanf(line, "%*s %79s %79s %*s %*s %*s %*s %lu %*s %lu", l, r, &u, &ino) != 4 ||
+		unsigned long u, i;
+		if (sscanf(line, "%*s %79s %79s %*s %*s %*s %*s %lu %*s %lu", l, r, &u, &i) != 4 ||
 		    strcmp(l, local) || strcmp(r, rem))
 			continue;
-		ok = u == (unsigned long)uid && ino != 0;
+		*uid = (uint32_t)u;
+		*ino = (uint32_t)i;
+		rc = 0;
 		break;
 	}
 	fclose(f);
-	return ok;
+	return rc;
 }
 
 static bool peer_ok(int fd)
@@ -125,20 +195,35 @@ static bool peer_ok(int fd)
 	static bool said;
 	struct sockaddr_in me, peer;
 	socklen_t ml = sizeof(me), pl = sizeof(peer);
-	char l4[32], r4[32], l6[64], r6[64];
+	uint32_t uid = 0, ino = 0;
+	struct in6_addr pm = { 0 }, mm = { 0 };
+	int rc;
 
 	if (getsockname(fd, (struct sockaddr *)&me, &ml) ||
 	    getpeername(fd, (struct sockaddr *)&peer, &pl) || me.sin_family != AF_INET ||
 	    peer.sin_family != AF_INET)
 		return false;
-	/* as the kernel prints them: each 32-bit word as a number, the port
-	 * in host order */
-	snprintf(l4, sizeof(l4), "%08X:%04X", (unsigned)peer.sin_addr.s_addr, ntohs(peer.sin_port));
-	snprintf(r4, sizeof(r4), "%08X:%04X", (unsigned)me.sin_addr.s_addr, ntohs(me.sin_port));
-	snprintf(l6, sizeof(l6), "0000000000000000%08X%s", (unsigned)htonl(0xffff), l4);
-	snprintf(r6, sizeof(r6), "0000000000000000%08X%s", (unsigned)htonl(0xffff), r4);
-	if (entry_owned("/proc/net/tcp", l4, r4, geteuid()) ||
-	    entry_owned("/proc/net/tcp6", l6, r6, geteuid()))
+	/* the mapped forms, for an IPv6 socket at the other end */
+	pm.s6_addr32[2] = mm.s6_addr32[2] = htonl(0xffff);
+	pm.s6_addr32[3] = peer.sin_addr.s_addr;
+	mm.s6_addr32[3] = me.sin_addr.s_addr;
+	rc = diag_owner(AF_INET, &peer.sin_addr, peer.sin_port, &me.sin_addr, me.sin_port, &uid, &ino);
+	if (rc)
+		rc = diag_owner(AF_INET6, &pm, peer.sin_port, &mm, me.sin_port, &uid, &ino);
+	if (rc) {
+		/* as the kernel prints them: each 32-bit word as a number,
+		 * the port in host order */
+		char l4[32], r4[32], l6[64], r6[64];
+		snprintf(l4, sizeof(l4), "%08X:%04X", (unsigned)peer.sin_addr.s_addr,
+			 ntohs(peer.sin_port));
+		snprintf(r4, sizeof(r4), "%08X:%04X", (unsigned)me.sin_addr.s_addr, ntohs(me.sin_port));
+		snprintf(l6, sizeof(l6), "0000000000000000%08X%s", (unsigned)htonl(0xffff), l4);
+		snprintf(r6, sizeof(r6), "0000000000000000%08X%s", (unsigned)htonl(0xffff), r4);
+		rc = table_owner("/proc/net/tcp", l4, r4, &uid, &ino);
+		if (rc)
+			rc = table_owner("/proc/net/tcp6", l6, r6, &uid, &ino);
+	}
+	if (!rc && uid == (uint32_t)geteuid() && ino != 0)
 		return true;
 	if (!said)
 		msg("refused a connection to the proxy's listener on the host's 127.0.0.1 from a "

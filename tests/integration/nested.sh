@@ -307,13 +307,17 @@ except OSError as e:
     print("error", e.errno)
 EOF
 chmod 644 "$PROGS/connect.py"
+# With a third argument, sbx-preload runs under a filter that refuses
+# NETLINK_SOCK_DIAG sockets (a kernel without inet_diag), so the owner is
+# found in /proc/net/tcp instead.
 proxy_other_user() {
-	local d run port
+	local d run port wrap=""
 	d=$(mktemp -d /var/tmp/sbx-it-u.XXXXXX)
 	mkdir -p "$d/home" "$d/ws"
 	printf '[sandbox]\nnested = true\n[network]\nallow_domains = allowed.test\n' > "$d/n.ini"
 	chown -R "$1" "$d"
-	runuser -u "$1" -- env HOME="$d/home" sh -c "cd $d/ws && timeout 60 $SBX -c $d/n.ini -q -- sh -c 'echo \"\$HTTP_PROXY\" > p.tmp && mv p.tmp proxy; while [ ! -e done ]; do sleep 0.1; done'" 2>"$B/err" &
+	[ -n "${3:-}" ] && wrap="bwrap --dev-bind / / --seccomp 9 --"
+	runuser -u "$1" -- env HOME="$d/home" sh -c "cd $d/ws && timeout 60 $wrap $SBX -c $d/n.ini -q -- sh -c 'echo \"\$HTTP_PROXY\" > p.tmp && mv p.tmp proxy; while [ ! -e done ]; do sleep 0.1; done' 9<$PROGS/nodiag.bpf" 2>"$B/err" &
 	run=$!
 	for _ in $(seq 100); do [ -s "$d/ws/proxy" ] && break; sleep 0.1; done
 	port=$(sed -n 's|^http://127.0.0.1:\([0-9]*\).*|\1|p' "$d/ws/proxy")
@@ -323,6 +327,25 @@ proxy_other_user() {
 	wait $run
 	rm -rf "$d"
 }
+
+cat > "$PROGS/nodiag.c" <<'EOF'
+#include <errno.h>
+#include <linux/netlink.h>
+#include <seccomp.h>
+#include <sys/socket.h>
+int main(void)
+{
+	scmp_filter_ctx c = seccomp_init(SCMP_ACT_ALLOW);
+	if (!c || seccomp_rule_add(c, SCMP_ACT_ERRNO(EPROTONOSUPPORT), SCMP_SYS(socket), 2,
+				   SCMP_A0(SCMP_CMP_EQ, AF_NETLINK),
+				   SCMP_A2(SCMP_CMP_EQ, NETLINK_SOCK_DIAG)) ||
+	    seccomp_export_bpf(c, 1))
+		return 1;
+	return 0;
+}
+EOF
+cc -o "$PROGS/nodiag" "$PROGS/nodiag.c" -lseccomp 2>/dev/null && "$PROGS/nodiag" > "$PROGS/nodiag.bpf"
+chmod 644 "$PROGS/nodiag.bpf" 2>/dev/null
 
 t proxy_listener_refuses_another_local_user
 if [ "$(id -u)" -ne 0 ] || ! id sbxtest >/dev/null 2>&1; then
@@ -336,6 +359,18 @@ else
 	   echo "$e1" | grep -q "refused a connection to the proxy's listener on the host's 127.0.0.1 from a process of another user's" &&
 	   has "refused a connection to the proxy's listener" err; then ok
 	else bad "root's run: mine=$m1 theirs=$t1; sbxtest's run: mine=$MINE theirs=$THEIRS"; fi
+fi
+
+t proxy_listener_refuses_another_local_user_found_in_proc_net_tcp
+if [ "$(id -u)" -ne 0 ] || ! id sbxtest >/dev/null 2>&1; then
+	skip "as root with the user sbxtest (run.sh makes it), who play each other's other user"
+elif [ ! -s "$PROGS/nodiag.bpf" ] || ! bwrap --dev-bind / / -- true 2>/dev/null; then
+	skip "cannot build a filter with libseccomp, or run bwrap here"
+else
+	proxy_other_user sbxtest root nodiag
+	if [ "$MINE" = "HTTP/1.1 403" ] && case "$THEIRS" in *HTTP*) false ;; *) true ;; esac &&
+	   has "refused a connection to the proxy's listener" err; then ok
+	else bad "sbxtest's run: mine=$MINE theirs=$THEIRS"; fi
 fi
 
 # ---- what this kernel's Landlock cannot hold: the ABI forced lower
