@@ -1084,7 +1084,7 @@ int main(int argc, char **argv)
 	}
 	/* said before "go": COMMAND cannot have written anything yet */
 	if (!serr) {
-		char layers[1024];
+		char layers[1536]; /* nested_text: the weaker list is up to 1 KiB */
 		if (nested)
 			nested_text(&nest, layers, sizeof(layers));
 		startup_line(confine, &pl, &lim, nested ? layers : NULL);
