@@ -35,8 +35,11 @@
  * the bits the kernel keeps: it truncates an `int` or `unsigned int` to the
  * low 32 bits, so a comparison of all 64 would let 0x100000001 pass as
  * AF_UNIX (CVE-2019-10063 in flatpak was the same with ioctl's request).
- * Every comparison here is a masked one for that reason (LOW32, or a mask
- * of bits within it).
+ * Every equality here is a masked one for that reason (LOW32, or a mask
+ * of bits within it). The two "above" comparisons (a protocol above
+ * IPPROTO_TCP, a family above 63: seccomp-rules.h) take all 64 bits,
+ * which refuses more, never less: a value with a high bit set is above
+ * either, whatever its low word.
  */
 #include <errno.h>
 #include <linux/netlink.h>
