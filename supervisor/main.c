@@ -912,6 +912,14 @@ int main(int argc, char **argv)
 			msg("the nested mode cannot run: %s; nothing was run", nwhy);
 			goto out;
 		}
+		if (nested_host_ports(p, nwhy, sizeof(nwhy))) {
+			if (policy_fallback(p) != SBX_FALLBACK_WARN || o.learn) {
+				msg("%s; nothing was run (remove host_ports, or set fallback = warn "
+				    "in [sandbox] to run without them)", nwhy);
+				goto out;
+			}
+			msg("%s; they are not served (fallback = warn)", nwhy);
+		}
 		/* the caller's directory descriptors, as under bubblewrap */
 		if (!held_back)
 			hold_back_fds(&o);
@@ -1221,7 +1229,7 @@ int main(int argc, char **argv)
 	}
 	/* said before "go": COMMAND cannot have written anything yet */
 	if (!serr) {
-		char layers[1024];
+		char layers[1536]; /* nested_text: the weaker list is up to 1 KiB */
 		if (nested)
 			nested_text(&nest, layers, sizeof(layers));
 		startup_line(confine, &pl, &lim, nested ? layers : NULL);

@@ -311,6 +311,10 @@ void report_explain(const struct policy *p, const struct wire_report *w,
 		else
 			snprintf(shown, sizeof(shown), "%s", w->target[0] == '@' ? w->target :
 				 "creation");
+	} else if (w->op == WIRE_SOCKET) {
+		/* a socket the seccomp table refuses: no rule allows it */
+		e->verdict = SBX_DENY;
+		snprintf(shown, sizeof(shown), "%s", w->target);
 	} else if (file_op(w->op)) {
 		e->verdict = policy_check_path(p, sbx_op_of(w->op), w->target, &why);
 		policy_tildify(p, w->target, shown, sizeof(shown));
@@ -339,7 +343,7 @@ void report_explain(const struct policy *p, const struct wire_report *w,
 	else
 		e->decision = w->decision == WIRE_DENY ? WIRE_DENY : WIRE_ALLOW;
 	e->claimed = w->decision != e->decision ? w->decision : 0;
-	if (w->op == WIRE_UNIX)
+	if (w->op == WIRE_UNIX || w->op == WIRE_SOCKET)
 		return; /* no rule and no flag: report_line says what allows it */
 	if (why && e->verdict == SBX_ALLOW && why->kind == SBX_RULE_ALLOW_WRITE &&
 	    w->op == WIRE_WRITE && w->decision == WIRE_DENY) {
@@ -442,6 +446,7 @@ static const char *verb(enum wire_op op)
 	case WIRE_CONNECT: return "connect to";
 	case WIRE_DNS: return "lookup of";
 	case WIRE_UNIX: return "unix socket";
+	case WIRE_SOCKET: return "socket";
 	default: return NULL;
 	}
 }
@@ -492,6 +497,10 @@ size_t report_line(const struct wire_report *w, const struct report_expl *e,
 		else if (w->op == WIRE_UNIX)
 			PUT(" — not in allow_unix_sockets (allow that one socket with "
 			    "`allow_unix_sockets = %s` under [network] in sandbox.ini)", e->shown);
+		else if (w->op == WIRE_SOCKET)
+			PUT(" — the seccomp table refuses it: in the nested mode every socket "
+			    "Landlock's TCP rules do not see (only allow_domains = * allows it; "
+			    "docs/SECURITY.md, \"The nested mode\")");
 		else if (file_op(w->op))
 			PUT(" — outside the writable paths");
 		else
@@ -1106,6 +1115,7 @@ void reports_finish(struct reports *r, unsigned long dropped)
 		[WIRE_CONNECT] = { "denied connect", "denied connects" },
 		[WIRE_DNS] = { "denied lookup", "denied lookups" },
 		[WIRE_UNIX] = { "denied unix socket", "denied unix sockets" },
+		[WIRE_SOCKET] = { "denied socket", "denied sockets" },
 	};
 
 	if (r->len && !r->skipping)

@@ -54,6 +54,7 @@ struct listener {
 	enum net_listener_kind kind;
 	unsigned port; /* NET_LISTEN_HOSTPORT: the host's port */
 	bool paused;   /* out of descriptors: not watched until resume_at */
+	bool (*peer_ok)(int fd); /* net_loop_add_listener_checked */
 	struct listener *next;
 };
 
@@ -1597,6 +1598,10 @@ static void accept_all(struct net_loop *l, struct listener *li)
 				pause_listener(l, li);
 			return; /* EAGAIN; else the backlog waits */
 		}
+		if (li->peer_ok && !li->peer_ok(fd)) {
+			close(fd);
+			continue;
+		}
 		if (l->nconns >= l->cfg.max_conns) {
 			/* over the cap: closed at once, so a flood costs nothing */
 			close(fd);
@@ -1799,6 +1804,19 @@ int net_loop_add_listener(struct net_loop *l, int fd, enum net_listener_kind kin
 	if (kind == NET_LISTEN_HOSTPORT)
 		return -EINVAL; /* needs its port: net_loop_add_hostport */
 	return add_listener(l, fd, kind, 0);
+}
+
+int net_loop_add_listener_checked(struct net_loop *l, int fd, enum net_listener_kind kind,
+				  bool (*peer_ok)(int fd))
+{
+	int rc;
+
+	if (kind != NET_LISTEN_HTTP && kind != NET_LISTEN_SOCKS)
+		return -EINVAL;
+	rc = add_listener(l, fd, kind, 0);
+	if (!rc)
+		l->listeners->peer_ok = peer_ok; /* add_listener put it first */
+	return rc;
 }
 
 int net_loop_add_hostport(struct net_loop *l, int fd, unsigned port)

@@ -425,6 +425,11 @@ int net_loop_new(const struct policy *p, const struct net_cfg *cfg,
  * closes it). It may live in another network namespace: the loop accepts
  * there and dials in its own. */
 int net_loop_add_listener(struct net_loop *l, int fd, enum net_listener_kind kind);
+/* The same, for a listener other users' processes reach (the nested mode's,
+ * on the host's loopback): each accepted connection is closed unless
+ * peer_ok(fd) says it is served (nested.c). */
+int net_loop_add_listener_checked(struct net_loop *l, int fd, enum net_listener_kind kind,
+				  bool (*peer_ok)(int fd));
 /* One descriptor that is readable when the loop has work: poll it with the
  * supervisor's others, then call net_loop_run_once(l, 0). */
 int net_loop_fd(const struct net_loop *l);
