@@ -13,15 +13,6 @@
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-/* Credential stores: read-denied unless the user re-allows them. */
-static const char *const default_deny_read[] = {
-	"~/.ssh", "~/.aws", "~/.gnupg", "~/.azure", "~/.kube",
-	"~/.docker/config.json", "~/.config/gcloud", "~/.config/gh",
-	"~/.netrc", "~/.git-credentials", "~/.password-store",
-	"~/.local/share/keyrings", "~/.pypirc", "~/.cargo/credentials.toml",
-	"~/.vault-token", "~/.terraform.d/credentials.tfrc.json",
-	"~/.mozilla", "~/.config/google-chrome", "~/.config/chromium",
-};
 
 /* Files that make a later, unsandboxed program run what is written there:
  * shell start-up files, git's hooks and config, editor task/launch configs,
@@ -337,14 +328,16 @@ int policy_builder_new(const struct policy_ctx *ctx, struct policy_builder **out
 	    (ctx->state_dir && !b->state_dir) || (ctx->config_dir && !b->config_dir) ||
 	    (ctx->path_env && !b->path_env))
 		goto fail;
-	for (size_t i = 0; i < ARRAY_SIZE(default_deny_read); i++)
-		if (builder_add_rule(b, SBX_RULE_DENY_READ, default_deny_read[i],
+	/* the credential table (credentials.c): read-denied unless lifted */
+	for (size_t i = 0; i < sbx_ncredentials; i++)
+		if (builder_add_rule(b, SBX_RULE_DENY_READ, sbx_credentials[i].path,
 				     SBX_ORIGIN_DEFAULT, "default"))
 			goto fail;
+	/* secret-looking variables are withheld by their names
+	 * (sbx_env_secret_name()), not by deny_env rules: keep_env lifts
+	 * those, never a deny_env */
 	if (builder_add_rule(b, SBX_RULE_ALLOW_WRITE, "/tmp", SBX_ORIGIN_DEFAULT, "default") ||
-	    builder_add_rule(b, SBX_RULE_DENY_WRITE, ".env", SBX_ORIGIN_DEFAULT, "default") ||
-	    builder_add_rule(b, SBX_RULE_DENY_ENV, "AWS_SECRET_ACCESS_KEY", SBX_ORIGIN_DEFAULT, "default") ||
-	    builder_add_rule(b, SBX_RULE_DENY_ENV, "AWS_SESSION_TOKEN", SBX_ORIGIN_DEFAULT, "default"))
+	    builder_add_rule(b, SBX_RULE_DENY_WRITE, ".env", SBX_ORIGIN_DEFAULT, "default"))
 		goto fail;
 	*out = b;
 	return 0;
@@ -677,11 +670,11 @@ int policy_compile(struct policy_builder *b, struct policy **out,
 		} else {
 			/* domains and env names: lower-case domains, keep env names */
 			snprintf(buf, sizeof(buf), "%s", r->value);
-			if (r->kind != SBX_RULE_DENY_ENV)
+			if (r->kind != SBX_RULE_DENY_ENV && r->kind != SBX_RULE_KEEP_ENV)
 				for (char *c = buf; *c; c++)
 					*c = (char)(*c >= 'A' && *c <= 'Z' ? *c + 32 : *c);
 			size_t l = strlen(buf);
-			if (r->kind != SBX_RULE_DENY_ENV && l > 1 && buf[l - 1] == '.')
+			if (r->kind != SBX_RULE_DENY_ENV && r->kind != SBX_RULE_KEEP_ENV && l > 1 && buf[l - 1] == '.')
 				buf[l - 1] = '\0';
 			pr.pat = SBX_PAT_GLOB;
 			if (r->kind == SBX_RULE_ALLOW_DOMAIN && !strcmp(buf, "*"))
