@@ -163,5 +163,17 @@ envrun -- sh -c "env > '$W/ran'"
 if [ $RC -eq 125 ] && [ ! -e "$W/ran" ] && hasf 'sandbox.ini:2: `keep_env` would widen the policy' err; then ok
 else bad "rc=$RC"; fi
 
+t sbxctl_status_names_the_withheld_variables_not_their_values
+CANARY_ENV="E$RANDOM$RANDOM"
+printf '[env]\ndeny_env = MY_VAR\nkeep_env = NPM_TOKEN\n' > "$B/st.ini"
+timeout 60 env -i PATH="$PATH" HOME="$HOME" GITHUB_TOKEN="VAL-GITHUB_TOKEN-$CANARY_ENV" \
+	NPM_TOKEN="VAL-NPM_TOKEN-$CANARY_ENV" MY_VAR="VAL-MY_VAR-$CANARY_ENV" PLAIN=1 \
+	"$SBX_BIN/sbxctl" status --no-machine -c "$B/st.ini" > "$B/out" 2> "$B/err"
+if grep -qE '^  \(withheld here\) +GITHUB_TOKEN +its name looks secret' "$B/out" &&
+   grep -qE '^ +MY_VAR +deny_env = MY_VAR \(.*st.ini:2\)' "$B/out" &&
+   grep -qE '^  keep_env +NPM_TOKEN +.*st.ini:3' "$B/out" &&
+   ! grep -qE '^ .*(PLAIN|  NPM_TOKEN +its name)' "$B/out" && ! hasf "$CANARY_ENV" out; then ok
+else bad "$(sed -n '/^\[env\]/,$p' "$B/out" | head -8)"; fi
+
 echo "# $(id -un): $pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]
