@@ -773,6 +773,29 @@ int policy_compile(struct policy_builder *b, struct policy **out,
 			goto fail;
 	}
 
+	/* ... and so are the credential table's: gh, hub, glab, rclone, git's
+	 * credential store keep their logins at $XDG_CONFIG_HOME/NAME when it
+	 * is set */
+	for (size_t i = 0; p->config_home && i < sbx_ncredentials; i++) {
+		struct pending pr = { .kind = SBX_RULE_DENY_READ, .origin = SBX_ORIGIN_DEFAULT };
+		const char *c = sbx_credentials[i].path;
+		char v[PATH_MAX + 64], shown[PATH_MAX + 64], pat[PATH_MAX];
+
+		if (strncmp(c, "~/.config/", 10))
+			continue;
+		if (snprintf(v, sizeof(v), "%s/%s", p->config_home, c + 10) >= (int)sizeof(v) ||
+		    expand_rule(b, p->workspace, SBX_RULE_DENY_READ, v, pat, sizeof(pat),
+				&pr.pat, &pr.prefix_len))
+			continue;
+		sbx_path_tildify(v, b->home, shown, sizeof(shown));
+		pr.value = arena_put(&a, shown);
+		pr.pattern = arena_put(&a, pat);
+		pr.source = arena_put(&a, "default");
+		if (pr.value < 0 || pr.pattern < 0 || pr.source < 0 ||
+		    add_pending(&pend, &npend, &cappend, pr))
+			goto fail;
+	}
+
 	/* The directories on the caller's PATH under HOME (`~/go/bin`,
 	 * `~/.npm-global/bin`): a `git` put there runs instead of the
 	 * system's in the user's next shell. Not HOME itself (that would

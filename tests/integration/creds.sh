@@ -101,6 +101,24 @@ done
 lifted=$(awk '$2 != "-"' "$PROGS/rows" | wc -l)
 if [ -z "$fails" ] && [ "$lifted" -ge 3 ]; then ok; else bad "$fails"; fi
 
+t credential_rows_under_xdg_config_home_masked_there_too
+if prog readfile-static; then
+	X=$B/xdg
+	: > "$B/paths"; : > "$B/canaries"
+	while read -r rel _; do
+		case $rel in .config/*) ;; *) continue ;; esac
+		c="XDG-CANARY-$RANDOM$RANDOM"
+		mkdir -p "$(dirname "$X/${rel#.config/}")"
+		echo "$c" > "$X/${rel#.config/}"
+		echo "$X/${rel#.config/}" >> "$B/paths"; echo "$c" >> "$B/canaries"
+	done < "$PROGS/rows"
+	mapfile -t paths < "$B/paths"
+	XDG_CONFIG_HOME=$X sx -- sh -c 'cat "$@"; "$0" "$@"' "$PROGS/readfile-static" "${paths[@]}"
+	if [ "${#paths[@]}" -ge 5 ] && [ -z "$(leaked out)" ] && [ -z "$(leaked err)" ] &&
+	   [ "$(grep -c 'Permission denied' "$B/err")" -eq "${#paths[@]}" ]; then ok
+	else bad "${#paths[@]} rows, leaked: $(leaked out | head -3)"; fi
+fi
+
 # ---- the environment
 
 # envrun ARGS: sbx-preload ARGS with only the variables given here (and the

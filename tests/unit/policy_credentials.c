@@ -124,3 +124,33 @@ Test(policy_credentials, every_row_is_in_the_documented_table)
 		cr_assert_not_null(strstr(doc, cell), "docs/POLICY.md has no row %s", cell);
 	}
 }
+
+Test(policy_credentials, xdg_config_home_rows_are_denied_there_too,
+     .description = "gh, rclone, git's credential store read $XDG_CONFIG_HOME when it is set")
+{
+	struct policy_ctx ctx = test_ctx;
+	struct policy_builder *b = NULL;
+	struct policy *p = NULL;
+	struct sbx_err err = { "" };
+	size_t nconfig = 0, n = 0;
+
+	ctx.config_dir = "/srv/xdg/config/sbx";
+	cr_assert_eq(policy_builder_new(&ctx, &b), 0);
+	cr_assert_eq(policy_compile(b, &p, &err), 0, "%s", err.msg);
+	for (size_t i = 0; i < sbx_ncredentials; i++) {
+		char path[512];
+		const struct sbx_rule *why = NULL;
+		if (strncmp(sbx_credentials[i].path, "~/.config/", 10))
+			continue;
+		nconfig++;
+		snprintf(path, sizeof(path), "/srv/xdg/config/%s", sbx_credentials[i].path + 10);
+		cr_assert_eq(policy_check_path(p, SBX_OP_READ, path, &why), SBX_DENY, "%s", path);
+		cr_assert_eq(why->origin, SBX_ORIGIN_DEFAULT);
+		cr_assert_str_eq(why->pattern, path);
+	}
+	policy_rules(p, SBX_RULE_DENY_READ, &n);
+	cr_assert_eq(n, sbx_ncredentials + nconfig);
+	cr_assert(nconfig >= 5, "gh, hub, glab, rclone, git credentials, ...: %zu", nconfig);
+	cr_assert_eq(policy_check_path(p, SBX_OP_READ, "/srv/xdg/config/other.conf", NULL), SBX_ALLOW);
+	policy_free(p);
+}
