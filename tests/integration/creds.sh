@@ -128,6 +128,7 @@ envrun() {
 	local a=()
 	for n in $SECRETS; do a+=("$n=VAL-$n-$CANARY_ENV"); done
 	[ -n "${SBX_PROFILE_DIR:-}" ] && a+=("SBX_PROFILE_DIR=$SBX_PROFILE_DIR")
+	[ -n "${SBX_NESTED:-}" ] && a+=("SBX_NESTED=$SBX_NESTED")
 	timeout 60 env -i PATH="$PATH" HOME="$HOME" LANG=C.UTF-8 "${a[@]}" \
 		AWS_ACCESS_KEY_ID=AKIDPUBLIC TOKENIZERS_PARALLELISM=false "$SBX" "$@" >"$B/out" 2>"$B/err"
 	RC=$?
@@ -180,6 +181,15 @@ CANARY_ENV="E$RANDOM$RANDOM"
 envrun -- sh -c "env > '$W/ran'"
 if [ $RC -eq 125 ] && [ ! -e "$W/ran" ] && hasf 'sandbox.ini:2: `keep_env` would widen the policy' err; then ok
 else bad "rc=$RC"; fi
+
+t nested_mode_withholds_the_same_variables
+CANARY_ENV="E$RANDOM$RANDOM"
+envrun -- true; rcfull=$RC
+SBX_NESTED=1 envrun -- sh -c 'env; cat /proc/self/environ | tr "\0" "\n"'
+if [ $RC -eq 125 ] && has 'Landlock' err; then skip "no Landlock here: $(head -c 150 "$B/err")"
+elif [ $RC -eq 0 ] && [ $rcfull -eq 0 ] && [ -z "$(env_leaked)" ] && hasf 'nested mode' err &&
+     hasf ', 10 secret variables withheld' err; then ok
+else bad "rc=$RC leaked: $(env_leaked | tr '\n' ' ')"; fi
 
 t sbxctl_status_names_the_withheld_variables_not_their_values
 CANARY_ENV="E$RANDOM$RANDOM"
