@@ -32,7 +32,8 @@ SANITIZE_STATIC := $(if $(findstring address,$(SANITIZE)),-static-libasan) \
 	$(if $(findstring undefined,$(SANITIZE)),-static-libubsan)
 endif
 
-POLICY_SRCS := policy/policy.c policy/query.c policy/load.c policy/glob.c policy/path.c policy/blob.c policy/hint.c
+POLICY_SRCS := policy/policy.c policy/query.c policy/load.c policy/glob.c policy/path.c policy/blob.c policy/hint.c \
+	policy/credentials.c
 # The filtering proxy (supervisor/net/net.h): in sbx-preload, its test
 # driver and the unit tests.
 NET_SRCS := supervisor/net/host.c supervisor/net/http.c supervisor/net/socks.c \

@@ -91,6 +91,8 @@ static const struct key keys[] = {
 	{ "limits", "nofile", K_SCALAR, 0, SC_NOFILE, C_COUNT, N_ORDERED },
 	{ "env", "home", K_SCALAR, 0, SC_HOME, C_HOME, N_ORDERED },
 	{ "env", "deny_env", K_LIST, SBX_RULE_DENY_ENV, 0, C_NONE, N_ANY },
+	/* passes a secret-looking variable on: a project may not */
+	{ "env", "keep_env", K_LIST, SBX_RULE_KEEP_ENV, 0, C_NONE, N_REFUSE },
 	{ "env", "set", K_LIST, SBX_RULE_SET_ENV, 0, C_ENVSET, N_REFUSE },
 };
 

@@ -188,10 +188,14 @@ static void startup_line(const struct policy *p, const struct plan *pl, const st
 	/* bubblewrap's /tmp is an empty tmpfs of the run's: the host's files
 	 * there are not missing, they are elsewhere (the nested mode has no
 	 * mounts: its /tmp is the host's) */
+	char env[64] = "";
+	if (pl->withheld.n)
+		snprintf(env, sizeof(env), ", %zu secret variable%s withheld", pl->withheld.n,
+			 pl->withheld.n == 1 ? "" : "s");
 	snprintf(counts, sizeof(counts), "%s%u read-den%s, %u write-protected, %zu protected name%s "
-		 "at any depth%s%s%s%s", mode ? "" : "/tmp private (empty), ", pl->read_masks, pl->read_masks == 1 ? "y" : "ies",
-		 pl->write_protects, names, names == 1 ? "" : "s", *lt ? ", limits: " : "", lt,
-		 mode ? "; " : "", mode ? mode : "");
+		 "at any depth%s%s%s%s%s", mode ? "" : "/tmp private (empty), ", pl->read_masks,
+		 pl->read_masks == 1 ? "y" : "ies", pl->write_protects, names, names == 1 ? "" : "s",
+		 env, *lt ? ", limits: " : "", lt, mode ? "; " : "", mode ? mode : "");
 	switch (policy_isolation(p)) {
 	case SBX_ISOLATION_STRICT:
 		policy_tildify(p, policy_session_dir(p), sess, sizeof(sess));
@@ -211,6 +215,29 @@ static void startup_line(const struct policy *p, const struct plan *pl, const st
 			     gitdirs_text(p, git, sizeof(git)), net, counts);
 		break;
 	}
+}
+
+/* --verbose: which of the caller's variables COMMAND does not get, and
+ * why (never their values). */
+static void withheld_text(const struct policy *p, const struct plan *pl)
+{
+	char secret[2048] = "", denied[2048] = "";
+	size_t ls = 0, ld = 0;
+
+	for (size_t i = 0; i < pl->withheld.n; i++) {
+		const char *name = pl->withheld.v[i];
+		bool deny = policy_env_fate(p, name, NULL) == SBX_ENV_DENIED;
+		char *buf = deny ? denied : secret;
+		size_t *l = deny ? &ld : &ls;
+		int k = snprintf(buf + *l, sizeof(secret) - *l, "%s%s", *l ? ", " : "", name);
+		if (k > 0 && (size_t)k < sizeof(secret) - *l)
+			*l += (size_t)k;
+	}
+	if (ls)
+		vmsg("withheld from COMMAND's environment, their names look secret: %s "
+		     "(--keep-env NAME or [env] keep_env passes one)", secret);
+	if (ld)
+		vmsg("withheld from COMMAND's environment by deny_env: %s", denied);
 }
 
 /* Say, once and without -v, what the policy asks for that this build
@@ -1233,6 +1260,7 @@ int main(int argc, char **argv)
 		if (nested)
 			nested_text(&nest, layers, sizeof(layers));
 		startup_line(confine, &pl, &lim, nested ? layers : NULL);
+		withheld_text(confine, &pl);
 		note_static_command(&o, use_shim, home, reports);
 		if (o.learn)
 			info("learning: writes allowed in HOME too, secrets and protected "

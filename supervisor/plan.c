@@ -1320,14 +1320,37 @@ static int environment(const struct plan_in *in, struct plan *pl)
 	 * proxy is how the host gets out. */
 	bool drop_proxies = in->proxy || !policy_network_open(p);
 
+	size_t nset;
+	const struct sbx_rule *const *set = policy_rules(p, SBX_RULE_SET_ENV, &nset);
+
 	for (char **e = in->environ; e && *e; e++) {
-		char name[256];
 		const char *eq = strchr(*e, '=');
-		if (!eq || (size_t)(eq - *e) >= sizeof(name))
+		char *name = eq && eq > *e ? strndup(*e, (size_t)(eq - *e)) : NULL;
+		bool reset = false;
+		int rc = 0;
+
+		if (!eq || eq == *e)
 			continue;
-		snprintf(name, sizeof(name), "%.*s", (int)(eq - *e), *e);
-		if (policy_env_denied(p, name, NULL) || (drop_proxies && proxy_setting(name)))
-			TRY(add2(pl, "--unsetenv", name));
+		if (!name)
+			return -ENOMEM;
+		if (policy_env_denied(p, name, NULL)) {
+			rc = add2(pl, "--unsetenv", name);
+			/* `[env] set` puts it back with the profile's own value:
+			 * not the caller's, so not counted as withheld */
+			for (size_t i = 0; i < nset && !reset; i++) {
+				char sname[256];
+				const char *v;
+				reset = !policy_set_env_split(set[i], sname, sizeof(sname), &v) &&
+					!strcmp(sname, name);
+			}
+			if (!rc && !reset)
+				rc = strv_add(&pl->withheld, name);
+		} else if (drop_proxies && proxy_setting(name)) {
+			rc = add2(pl, "--unsetenv", name);
+		}
+		free(name);
+		if (rc < 0)
+			return -ENOMEM;
 	}
 	TRY(add3(pl, "--setenv", "SBX_SANDBOX", "1"));
 	TRY(set_environment(p, pl));
@@ -1583,6 +1606,7 @@ void plan_free(struct plan *pl)
 	strv_free(&pl->placeholders_pending);
 	strv_free(&pl->refused_new);
 	strv_free(&pl->unguarded);
+	strv_free(&pl->withheld);
 	strv_free(&pl->guarded);
 	strv_free(&pl->gitdirs);
 	free(pl->placeholder_state);

@@ -149,6 +149,10 @@ struct plan {
 	unsigned read_masks;      /* read-denied paths hidden */
 	char masks_cut[PATH_MAX]; /* the first read-denied path past PLAN_MASKS_MAX */
 	unsigned write_protects;  /* paths bound read-only inside writable roots */
+	/* the caller's variables COMMAND does not get (deny_env, or a
+	 * secret-looking name no keep_env keeps), as "NAME" in order; the
+	 * start-up line counts them, --verbose names them */
+	struct strv withheld;
 	struct covered *covered;  /* plan.c's own, between the two phases */
 	struct strv guarded;      /* every path made read-only (for reports) */
 	struct strv gitdirs;      /* git directories in the writable roots (gitprov.h) */

@@ -26,6 +26,8 @@ mkdir -p "$bin/share" && cp -r "$top/docs/man" "$bin/share/man"
 [ -d "$top/tests/progs" ] && cp -r "$top/tests/progs" "$bin/progs"
 # the coverage table explain.sh measures and compares
 mkdir -p "$bin/docs" && cp "$top/docs/REPORTS.md" "$bin/docs/"
+# the credential table creds.sh reads every row of
+mkdir -p "$bin/policy" && cp "$top/policy/credentials.c" "$bin/policy/"
 # `make run`'s demonstration, laid out as in the checkout (scripts/, build/)
 mkdir "$bin/scripts" && cp "$top/scripts/demo.sh" "$bin/scripts/" && ln -s . "$bin/build"
 # the built-in agent profiles, where an install keeps them (../share from bin/)
@@ -37,7 +39,7 @@ chmod -R a+rX "$bin"
 # SUITES="net.sh harm.sh" runs only those (make check-integration SUITES=...);
 # SBX_IT_USERS=self or SBX_IT_USERS=sbxtest runs only one of the two users.
 suites=""
-for s in ${SUITES:-suite.sh shim.sh seccomp.sh stream.sh learn.sh init.sh mounts.sh harm.sh userworld.sh gitguard.sh net.sh limits.sh persist.sh sbxctl.sh notify.sh attack-notify.sh nested.sh agents.sh explain.sh}; do
+for s in ${SUITES:-suite.sh shim.sh seccomp.sh stream.sh learn.sh init.sh mounts.sh harm.sh userworld.sh gitguard.sh net.sh limits.sh persist.sh creds.sh sbxctl.sh notify.sh attack-notify.sh nested.sh agents.sh explain.sh}; do
 	[ -f "$here/$s" ] && suites="$suites $s"
 done
 # The real agents (agents.sh) come from the npm registry, installed once
