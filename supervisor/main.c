@@ -456,15 +456,21 @@ static void each_open_fd(const struct options *o, void (*fn)(const struct option
  * host's writable mount, past every read-only bind) are not passed on,
  * unless --keep-fd names them; they are marked close-on-exec here, before
  * bubblewrap is started, so no process of the sandbox ever holds them.
- * stdio, pipes, sockets, terminals and plain files pass untouched. */
+ * Nor is a terminal past stdio (`3<>/dev/tty`): the sandbox has a terminal
+ * of its own (relay.c), and a program holding the person's reads what is
+ * typed there whenever it likes (not its controlling terminal: no job
+ * control stops it). stdio, pipes, sockets and plain files pass
+ * untouched. */
 static void hold_back_fd(const struct options *o, long fd)
 {
 	struct stat st;
-	bool keep = false;
+	bool keep = false, tty = false;
 	int fl = fcntl((int)fd, F_GETFD), acc = fcntl((int)fd, F_GETFL);
 	if (fl < 0 || (fl & FD_CLOEXEC) || fstat((int)fd, &st))
 		return;
-	if (!S_ISDIR(st.st_mode) && !(acc >= 0 && (acc & O_PATH) == O_PATH))
+	if (S_ISCHR(st.st_mode))
+		tty = isatty((int)fd);
+	if (!tty && !S_ISDIR(st.st_mode) && !(acc >= 0 && (acc & O_PATH) == O_PATH))
 		return;
 	for (size_t i = 0; i < o->nkeep_fds; i++)
 		keep |= o->keep_fds[i] == fd;
@@ -473,9 +479,14 @@ static void hold_back_fd(const struct options *o, long fd)
 		return;
 	}
 	fcntl((int)fd, F_SETFD, fl | FD_CLOEXEC);
-	msg("descriptor %ld (%s) is not passed into the sandbox: it would open "
-	    "the host's files past the boundary (--keep-fd %ld passes it)", fd,
-	    S_ISDIR(st.st_mode) ? "a directory" : "an O_PATH descriptor", fd);
+	if (tty)
+		msg("descriptor %ld (a terminal) is not passed into the sandbox: a program "
+		    "holding it reads what is typed there (the sandbox has a terminal of "
+		    "its own; --keep-fd %ld passes it)", fd, fd);
+	else
+		msg("descriptor %ld (%s) is not passed into the sandbox: it would open "
+		    "the host's files past the boundary (--keep-fd %ld passes it)", fd,
+		    S_ISDIR(st.st_mode) ? "a directory" : "an O_PATH descriptor", fd);
 }
 
 static void hold_back_fds(const struct options *o)
