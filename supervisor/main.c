@@ -1002,6 +1002,9 @@ int main(int argc, char **argv)
 					    .run_id = run_id, .mode = mode,
 					    .out_fd = report_out, .hold = true,
 					    .tty = policy_report_stderr(p),
+					    /* a relayed terminal is raw by us: the
+					     * program's own terminal says (relay.c) */
+					    .tty_busy = relay_tty_busy,
 					    .guarded = pl.guarded.v, .nguarded = pl.guarded.n };
 		if (reports_new(&rcfg, &reports)) {
 			msg("out of memory");

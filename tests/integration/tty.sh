@@ -282,16 +282,19 @@ else bad "$(tr '\n' '|' < piped.txt)"; fi
 # ---- our own lines in raw mode
 
 # A report while the relay has the pane raw (the program reads a line: its
-# pty is cooked, so the line is said at once) starts at the left edge: \r\n,
-# not a bare \n.
-t report_line_in_raw_mode_starts_at_the_left
+# pty is cooked, so [report] stderr = auto says it at once, not held as
+# for a full-screen program) starts at the left edge: \r\n, not a bare
+# \n. The write comes after a first line was read: the relay is raw then.
+t report_line_in_raw_mode_said_at_once_at_the_left
 shell
-line "'$SBX' -- sh -c 'echo READY; echo x > ~/.denied-$$ 2>/dev/null; read x'; echo \$? > rc.txt"
+line "'$SBX' -- sh -c 'echo READY; read a; echo x > ~/.denied-$$ 2>/dev/null; echo WROTE; read b'; echo \$? > rc.txt"
 waitfor 'pane | grep -q "^READY"'
+typ "go" Enter
+waitfor 'pane | grep -q "^WROTE"'
 waitfor 'pane | grep -q "^sbx: denied write"'
+pane > pane.txt
 typ "" Enter
 waitfor '[ -s rc.txt ]'
-pane > pane.txt
 endshell
 if grep -q '^sbx: denied write of ~/.denied' pane.txt; then ok
 else bad "$(tr '\n' '|' < pane.txt | head -c 400)"; fi
