@@ -258,17 +258,25 @@ void relay_poll_run(const struct pollfd *pf)
 	ssize_t n;
 
 	/* the program's output, written as far as the terminal takes it
-	 * (the rest when it has room: POLLOUT). A pty gives a few KiB a
-	 * read: up to 16 reads a turn while both sides keep up, so a
-	 * program drawing at full speed costs fewer polls. */
+	 * (the rest when it has room: POLLOUT; the master is not read
+	 * meanwhile, so a slow terminal slows the writer). A pty gives at
+	 * most a few KiB a read: up to 16 of them gathered into one write,
+	 * and up to 4 such rounds a turn while both sides keep up, so a
+	 * program drawing at full speed costs fewer writes, wake-ups of the
+	 * terminal's reader and polls. */
 	bool readable = pf[1].revents & (POLLIN | POLLHUP | POLLERR);
-	for (int i = 0; i < 16; i++) {
-		if (readable && !R.outn && !R.master_done) {
-			n = read(R.master, R.out, sizeof(R.out));
-			if (n > 0)
-				R.outn = (size_t)n, R.outoff = 0;
-			else if (n == 0 || (errno != EAGAIN && errno != EINTR))
+	for (int round = 0; round < 4; round++) {
+		for (int i = 0; readable && i < 16 && !R.master_done &&
+				R.outn < sizeof(R.out) && !R.outoff; i++) {
+			n = read(R.master, R.out + R.outn, sizeof(R.out) - R.outn);
+			if (n > 0) {
+				R.outn += (size_t)n;
+				continue;
+			}
+			if (n == 0 || (errno != EAGAIN && errno != EINTR))
 				R.master_done = true;
+			readable = false; /* nothing more now */
+			break;
 		}
 		if (!R.outn)
 			break;
