@@ -57,6 +57,8 @@ static struct {
 	bool raw;            /* the terminal is in raw mode by us: saved holds its modes */
 	bool master_done, input_done;
 	bool cmd_stopped;    /* COMMAND stopped (relay_stop): to go on at our SIGCONT */
+	bool stuck;          /* the terminal took nothing for a second: not waited for
+			      * again until the loop's own write goes through */
 	struct termios saved;
 	char out[65536];     /* master -> terminal, not written yet */
 	size_t outn, outoff;
@@ -198,18 +200,23 @@ void relay_start(void)
 	take_input();
 }
 
-/* Write all of it to the terminal, waiting for room. */
+/* Write all of it to the terminal, waiting for room: a second at most,
+ * then never again (a terminal that takes nothing, a frozen emulator:
+ * the rest is dropped, not the end of the run held for a second per
+ * read of the master). */
 static void write_all(const char *s, size_t n)
 {
-	while (n) {
+	while (n && !R.stuck) {
 		ssize_t w = write(R.tfd, s, n);
 		if (w > 0) {
 			s += w;
 			n -= (size_t)w;
 		} else if (w < 0 && errno == EAGAIN) {
 			struct pollfd pf = { R.tfd, POLLOUT, 0 };
-			if (poll(&pf, 1, 1000) == 0 || (pf.revents & (POLLERR | POLLHUP | POLLNVAL)))
-				return; /* a terminal that takes nothing: dropped */
+			if (poll(&pf, 1, 1000) == 0 || (pf.revents & (POLLERR | POLLHUP | POLLNVAL))) {
+				R.stuck = true;
+				return;
+			}
 		} else if (w < 0 && errno == EINTR) {
 			continue;
 		} else {
@@ -281,6 +288,8 @@ void relay_poll_run(const struct pollfd *pf)
 		if (!R.outn)
 			break;
 		n = write(R.tfd, R.out + R.outoff, R.outn - R.outoff);
+		if (n > 0)
+			R.stuck = false; /* it takes again */
 		if (n > 0 && (R.outoff += (size_t)n) == R.outn)
 			R.outn = R.outoff = 0;
 		else if (n < 0 && errno != EAGAIN && errno != EINTR)
