@@ -20,10 +20,11 @@ fi
 
 SOCK=""
 tm() { tmux -L "$SOCK" "$@"; }
-# waitfor COMMAND: until it succeeds, 20 s at most (a condition, not a pause)
+# waitfor COMMAND [N]: until it succeeds, N/20 s at most (400: 20 s; a
+# condition, not a pause)
 waitfor() {
 	local i
-	for i in $(seq 400); do
+	for i in $(seq "${2:-400}"); do
 		eval "$1" && return 0
 		sleep 0.05
 	done
@@ -278,6 +279,57 @@ if grep -q 'fd/0 -> .*in.txt' piped.txt && grep -q 'fd/1 -> pipe:' piped.txt &&
    grep -q 'fd/2 -> /dev/pts/' piped.txt && ! grep -q "fd/2 -> $PTY\$" piped.txt &&
    grep -qx from-file piped.txt; then ok
 else bad "$(tr '\n' '|' < piped.txt)"; fi
+
+# ---- an agent's UI
+
+# Claude Code (from the npm registry, agents-install.sh) under its profile,
+# against a scripted model on the host's loopback (fake-model.py): its UI
+# drawn through the relay, a prompt typed, the tool call it makes runs
+# inside (the file on the host), the answer drawn; Ctrl-Z suspends it and
+# the run (the shell says Stopped), fg brings it back; the pane's modes
+# are the shell's after it exits.
+t claude_code_ui_through_the_relay
+AG=${SBX_IT_AGENTS:-/var/tmp/sbx-it-agents}
+if [ -x "$AG/node_modules/.bin/claude" ] && [ -f "$SBX_BIN/fake-model.py" ]; then
+	key=sk-ant-offline-test-0123456789abcdefghij
+	mkdir -p "$HOME/.claude-sbx"
+	# onboarding done, the folder trusted, the offline key approved: the
+	# state earlier runs leave
+	python3 -c 'import json, sys
+k, ws, out = sys.argv[1:4]
+json.dump({"hasCompletedOnboarding": True,
+           "customApiKeyResponses": {"approved": [k[-20:]], "rejected": []},
+           "projects": {ws: {"hasTrustDialogAccepted": True, "allowedTools": ["Bash"]}}},
+          open(out, "w"))' "$key" "$W" "$HOME/.claude-sbx/.claude.json"
+	echo '[{"tool": "Bash", "input": {"command": "echo UI-OK > ui.txt", "description": "write"}}]' > "$B/script.json"
+	python3 "$SBX_BIN/fake-model.py" "$B/port" "$B/api.log" "$B/script.json" & model=$!
+	waitfor '[ -s "$B/port" ]'
+	port=$(cat "$B/port")
+	shell
+	before=$(modes)
+	line "PATH='$AG/node_modules/.bin':\$PATH ANTHROPIC_BASE_URL=http://127.0.0.1:$port ANTHROPIC_API_KEY=$key '$SBX' -q --host-port $port claude --allowedTools Bash 2> cc.err"
+	ui=no drawn=no stopped=no back=no
+	if waitfor 'pane | grep -q "for shortcuts"' 1800; then
+		ui=yes
+		typ "do the task"
+		waitfor 'pane | grep -q "do the task"'
+		typ Enter
+		waitfor '[ -s ui.txt ] && pane | grep -q "● done"' 1800 && drawn=yes
+		typ C-z
+		waitfor 'pane | grep -q "Stopped"' && stopped=yes
+		line "fg; echo \$? > rc.txt"
+		waitfor '! pane | grep -q "Stopped" && pane | grep -q "for shortcuts"' 1200 && back=yes
+		typ C-c
+		typ C-c
+	fi
+	waitfor '[ -s rc.txt ]' 1200
+	after=$(modes)
+	endshell
+	kill $model 2>/dev/null; wait $model 2>/dev/null
+	if [ $ui = yes ] && [ $drawn = yes ] && [ $stopped = yes ] && [ $back = yes ] &&
+	   [ "$(cat ui.txt 2>/dev/null)" = UI-OK ] && [ "$after" = "$before" ] && [ -s rc.txt ]; then ok
+	else bad "ui=$ui drawn=$drawn stopped=$stopped back=$back ui.txt=$(cat ui.txt 2>/dev/null) rc=$(cat rc.txt 2>/dev/null) $(head -c 200 cc.err 2>/dev/null)"; fi
+else skip "Claude Code is not installed from the npm registry ($AG)"; fi
 
 # ---- our own lines in raw mode
 
