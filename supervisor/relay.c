@@ -186,8 +186,10 @@ static void take_input(void)
 
 static void give_back_modes(void)
 {
+	/* TCSANOW: output was processed as it was written, so nothing is
+	 * waited for (TCSADRAIN would hold us on a frozen terminal) */
 	if (R.raw)
-		tcsetattr(R.tfd, TCSADRAIN, &R.saved);
+		tcsetattr(R.tfd, TCSANOW, &R.saved);
 	R.raw = false;
 	R.reading = false;
 }
