@@ -41,7 +41,7 @@ NET_SRCS := supervisor/net/host.c supervisor/net/http.c supervisor/net/socks.c \
 	supervisor/net/names.c supervisor/net/resolve.c supervisor/net/dnsserve.c \
 	supervisor/net/watch.c
 SUPERVISOR_SRCS := supervisor/main.c supervisor/options.c supervisor/config.c supervisor/probe.c supervisor/print.c supervisor/plan.c \
-	supervisor/run.c supervisor/util.c supervisor/reports.c supervisor/learn.c \
+	supervisor/run.c supervisor/relay.c supervisor/util.c supervisor/reports.c supervisor/learn.c \
 	supervisor/standin.c supervisor/hostfs.c supervisor/runlimits.c supervisor/profile.c supervisor/gitprov.c \
 	supervisor/notify.c supervisor/notify-call.c supervisor/notify-paths.c \
 	supervisor/notify-net.c supervisor/notify-deny.c $(NET_SRCS) \

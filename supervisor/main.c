@@ -595,28 +595,40 @@ static void each_open_fd(const struct options *o, void (*fn)(const struct option
  * host's writable mount, past every read-only bind) are not passed on,
  * unless --keep-fd names them; they are marked close-on-exec here, before
  * bubblewrap is started, so no process of the sandbox ever holds them.
- * stdio, pipes, sockets, terminals and plain files pass untouched. */
+ * Nor is a terminal past stdio (`3<>/dev/tty`): the sandbox has a terminal
+ * of its own (relay.c), and a program holding the person's reads what is
+ * typed there whenever it likes (not its controlling terminal: no job
+ * control stops it). stdio, pipes, sockets and plain files pass
+ * untouched. */
+enum held_kind { HELD_DIR, HELD_PATH, HELD_TTY };
 static struct held {
 	long fd;
-	bool dir;
+	enum held_kind kind;
 } *held;           /* marked close-on-exec */
 static size_t nheld;
 
-static void held_say(long fd, bool dir)
+static void held_say(long fd, enum held_kind kind)
 {
-	msg("descriptor %ld (%s) is not passed into the sandbox: it would open "
-	    "the host's files past the boundary (--keep-fd %ld passes it)", fd,
-	    dir ? "a directory" : "an O_PATH descriptor", fd);
+	if (kind == HELD_TTY)
+		msg("descriptor %ld (a terminal) is not passed into the sandbox: a program "
+		    "holding it reads what is typed there (the sandbox has a terminal of "
+		    "its own; --keep-fd %ld passes it)", fd, fd);
+	else
+		msg("descriptor %ld (%s) is not passed into the sandbox: it would open "
+		    "the host's files past the boundary (--keep-fd %ld passes it)", fd,
+		    kind == HELD_DIR ? "a directory" : "an O_PATH descriptor", fd);
 }
 
 static void hold_back_fd(const struct options *o, long fd)
 {
 	struct stat st;
-	bool keep = false;
+	bool keep = false, tty = false;
 	int fl = fcntl((int)fd, F_GETFD), acc = fcntl((int)fd, F_GETFL);
 	if (fl < 0 || (fl & FD_CLOEXEC) || fstat((int)fd, &st))
 		return;
-	if (!S_ISDIR(st.st_mode) && !(acc >= 0 && (acc & O_PATH) == O_PATH))
+	if (S_ISCHR(st.st_mode))
+		tty = isatty((int)fd);
+	if (!tty && !S_ISDIR(st.st_mode) && !(acc >= 0 && (acc & O_PATH) == O_PATH))
 		return;
 	for (size_t i = 0; i < o->nkeep_fds; i++)
 		keep |= o->keep_fds[i] == fd;
@@ -627,19 +639,20 @@ static void hold_back_fd(const struct options *o, long fd)
 	fcntl((int)fd, F_SETFD, fl | FD_CLOEXEC);
 	/* said once a sandbox is sure to run (held_back_say), given back
 	 * when none does (held_back_undo) */
+	enum held_kind kind = tty ? HELD_TTY : S_ISDIR(st.st_mode) ? HELD_DIR : HELD_PATH;
 	struct held *h = realloc(held, (nheld + 1) * sizeof(*held));
 	if (!h) {
-		held_say(fd, S_ISDIR(st.st_mode));
+		held_say(fd, kind);
 		return;
 	}
 	held = h;
-	held[nheld++] = (struct held){ fd, S_ISDIR(st.st_mode) };
+	held[nheld++] = (struct held){ fd, kind };
 }
 
 static void held_back_say(void)
 {
 	for (size_t i = 0; i < nheld; i++)
-		held_say(held[i].fd, held[i].dir);
+		held_say(held[i].fd, held[i].kind);
 }
 
 static void held_back_undo(void)
@@ -1236,6 +1249,9 @@ int main(int argc, char **argv)
 					    .run_id = run_id, .mode = mode,
 					    .out_fd = report_out, .hold = true,
 					    .tty = policy_report_stderr(p),
+					    /* a relayed terminal is raw by us: the
+					     * program's own terminal says (relay.c) */
+					    .tty_busy = relay_tty_busy,
 					    .guarded = pl.guarded.v, .nguarded = pl.guarded.n };
 		if (reports_new(&rcfg, &reports)) {
 			msg("out of memory");

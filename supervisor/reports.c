@@ -759,24 +759,15 @@ static bool may_write_now(const struct reports *r)
 
 static void write_held(struct reports *r)
 {
-	size_t off = 0;
-
 	/* said once per batch held back, so the person knows these lines
 	 * are late, not happening now */
 	if (r->held_busy && r->nheld)
-		dprintf(r->cfg.out_fd, "sbx: reports held while %s:\n",
+		sbx_dprintf(r->cfg.out_fd, "sbx: reports held while %s:\n",
 			r->cfg.tty == SBX_REPORT_END ? "COMMAND ran ([report] stderr = end)" :
 			"the terminal was in full-screen use");
 	r->held_busy = false;
 
-	while (off < r->nheld) {
-		ssize_t w = write(r->cfg.out_fd, r->held + off, r->nheld - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			break; /* stderr gone: nothing else to do with them */
-		off += (size_t)w;
-	}
+	sbx_write_text(r->cfg.out_fd, r->held, r->nheld); /* stops where stderr is gone */
 	r->nheld = 0;
 }
 
@@ -813,7 +804,7 @@ static void say(struct reports *r, const char *text)
 			return;
 		}
 		reports_flush(r);
-		dprintf(r->cfg.out_fd, "%s\n", text);
+		sbx_dprintf(r->cfg.out_fd, "%s\n", text);
 		return;
 	}
 	memcpy(r->held + r->nheld, text, len);
@@ -1134,7 +1125,7 @@ void reports_finish(struct reports *r, unsigned long dropped)
 		HASH_ITER(hh, r->seen, s, tmp)
 			if (s->count > 1 && s->decision == WIRE_DENY && s->line && s->shown) {
 				if (repeats++ < r->lim.fold_lines)
-					dprintf(r->cfg.out_fd, "%s (x%lu more)\n", s->line, s->count - 1);
+					sbx_dprintf(r->cfg.out_fd, "%s (x%lu more)\n", s->line, s->count - 1);
 				else
 					unsaid++;
 			}
@@ -1144,14 +1135,14 @@ void reports_finish(struct reports *r, unsigned long dropped)
 		if (repeats++ >= r->lim.fold_lines)
 			unsaid++;
 		else if (s->op == WIRE_DNS)
-			dprintf(r->cfg.out_fd, "sbx: denied lookup of %s (by the sandbox's resolver, "
+			sbx_dprintf(r->cfg.out_fd, "sbx: denied lookup of %s (by the sandbox's resolver, "
 				"x%lu more)\n", s->target, s->count - 1);
 		else
-			dprintf(r->cfg.out_fd, "sbx: denied connect to %s (%s, x%lu more)\n", s->target,
+			sbx_dprintf(r->cfg.out_fd, "sbx: denied connect to %s (%s, x%lu more)\n", s->target,
 				s->boundary ? "seccomp" : "via the proxy", s->count - 1);
 	}
 	if (unsaid)
-		dprintf(r->cfg.out_fd, "sbx: and %lu more refusals repeated (see the log)\n", unsaid);
+		sbx_dprintf(r->cfg.out_fd, "sbx: and %lu more refusals repeated (see the log)\n", unsaid);
 	for (int op = 0; op < WIRE_OP_COUNT; op++)
 		if (r->denied[op])
 			count(sum, sizeof(sum), r->denied[op], names[op][0], names[op][1]);
@@ -1195,9 +1186,9 @@ void reports_finish(struct reports *r, unsigned long dropped)
 	if (r->cfg.log_path && r->log_fd >= 0) {
 		policy_tildify(r->cfg.policy, r->cfg.log_path, logshown,
 				 sizeof(logshown));
-		dprintf(r->cfg.out_fd, "sbx: %s — see %s\n", sum, logshown);
+		sbx_dprintf(r->cfg.out_fd, "sbx: %s — see %s\n", sum, logshown);
 	} else {
-		dprintf(r->cfg.out_fd, "sbx: %s\n", sum);
+		sbx_dprintf(r->cfg.out_fd, "sbx: %s\n", sum);
 	}
 }
 
