@@ -47,10 +47,11 @@ enum scalar_id {
 /* Directories already resolved during one compilation (the rules share
  * HOME and the workspace): path_resolve_existing() starts from the longest
  * one that is a prefix. Zero-initialise; path_memo_free() after. */
-#define PATH_MEMO_N 8
+#define PATH_MEMO_N 16
 struct path_memo {
 	struct path_memo_entry {
 		char *in, *out;
+		bool missing; /* `in` does not exist: nothing below it does */
 	} e[PATH_MEMO_N];
 	size_t n, next;
 };

@@ -124,7 +124,8 @@ int path_expand(const char *value, const char *home, const char *base,
 
 /* The deepest existing prefix of `in` this walk saw, as written and as
  * resolved, for the next path that starts the same way. */
-static void memo_put(struct path_memo *m, const char *in, size_t len, const char *res)
+static void memo_put_as(struct path_memo *m, const char *in, size_t len, const char *res,
+			bool missing)
 {
 	struct path_memo_entry *e;
 	char *a, *b;
@@ -146,6 +147,12 @@ static void memo_put(struct path_memo *m, const char *in, size_t len, const char
 	free(e->out);
 	e->in = a;
 	e->out = b;
+	e->missing = missing;
+}
+
+static void memo_put(struct path_memo *m, const char *in, size_t len, const char *res)
+{
+	memo_put_as(m, in, len, res, false);
 }
 
 void path_memo_free(struct path_memo *m)
@@ -165,14 +172,25 @@ void path_resolve_existing(const char *in, char *out, size_t outsz, struct path_
 	bool spliced = false; /* todo is no longer the rest of `in` */
 	int links = 0;
 
-	/* Start from the longest directory already resolved. */
+	/* Start from the longest directory already resolved. One known to be
+	 * missing ends the walk there: the credential table's rows share a
+	 * few parents (~/.gemini, ~/.config/composer), and each row would
+	 * look the same missing name up again (one readlink each). */
+	bool missing = false;
 	for (size_t i = 0; m && i < m->n; i++) {
 		size_t n = strlen(m->e[i].in);
 		if (n > skip && !strncmp(in, m->e[i].in, n) && (in[n] == '/' || in[n] == '\0') &&
 		    strlen(m->e[i].out) < sizeof(res)) {
 			skip = n;
+			missing = m->e[i].missing;
 			snprintf(res, sizeof(res), "%s", strcmp(m->e[i].out, "/") ? m->e[i].out : "");
 		}
+	}
+	if (missing) {
+		if (snprintf(cand, sizeof(cand), "%s%s", res, in + skip) >= (int)sizeof(cand) ||
+		    path_normalize(cand, out, outsz))
+			goto as_is;
+		return;
 	}
 	if (snprintf(todo, sizeof(todo), "%s", in + skip) >= (int)sizeof(todo))
 		goto as_is;
@@ -201,6 +219,7 @@ void path_resolve_existing(const char *in, char *out, size_t outsz, struct path_
 		if (snprintf(cand, sizeof(cand), "%s/%.*s", res, (int)n, c) >= (int)sizeof(res))
 			goto as_is;
 		ssize_t k = readlink(cand, link, sizeof(link) - 1);
+		int why = k < 0 ? errno : 0;
 		if (k >= 0 && ++links <= 40) {
 			/* follow it: its target, then what was left */
 			char next[PATH_MAX * 2];
@@ -214,7 +233,7 @@ void path_resolve_existing(const char *in, char *out, size_t outsz, struct path_
 			c = todo;
 			continue;
 		}
-		if (k < 0 && errno == EINVAL) {
+		if (k < 0 && why == EINVAL) {
 			memcpy(res, cand, strlen(cand) + 1); /* there, not a link */
 			c = end;
 			continue;
@@ -225,8 +244,15 @@ void path_resolve_existing(const char *in, char *out, size_t outsz, struct path_
 		if (snprintf(cand, sizeof(cand), "%s/%s", res, c) >= (int)sizeof(cand) ||
 		    path_normalize(cand, out, outsz))
 			goto as_is;
-		if (!spliced)
+		if (!spliced) {
 			memo_put(m, in, consumed > 0 ? consumed - 1 : 0, res);
+			/* and the missing name itself */
+			if (k < 0 && why == ENOENT) {
+				char gone[PATH_MAX * 2];
+				snprintf(gone, sizeof(gone), "%s/%.*s", res, (int)n, c);
+				memo_put_as(m, in, (size_t)(end - todo) + skip, gone, true);
+			}
+		}
 		return;
 	}
 	if (!spliced) {

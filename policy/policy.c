@@ -13,15 +13,6 @@
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-/* Credential stores: read-denied unless the user re-allows them. */
-static const char *const default_deny_read[] = {
-	"~/.ssh", "~/.aws", "~/.gnupg", "~/.azure", "~/.kube",
-	"~/.docker/config.json", "~/.config/gcloud", "~/.config/gh",
-	"~/.netrc", "~/.git-credentials", "~/.password-store",
-	"~/.local/share/keyrings", "~/.pypirc", "~/.cargo/credentials.toml",
-	"~/.vault-token", "~/.terraform.d/credentials.tfrc.json",
-	"~/.mozilla", "~/.config/google-chrome", "~/.config/chromium",
-};
 
 /* The executes-later table (execlater.c) gives the mandatory write
  * denies: what a later, unsandboxed program runs or loads as configuration.
@@ -265,14 +256,16 @@ int policy_builder_new(const struct policy_ctx *ctx, struct policy_builder **out
 	    (ctx->state_dir && !b->state_dir) || (ctx->config_dir && !b->config_dir) ||
 	    (ctx->path_env && !b->path_env))
 		goto fail;
-	for (size_t i = 0; i < ARRAY_SIZE(default_deny_read); i++)
-		if (builder_add_rule(b, SBX_RULE_DENY_READ, default_deny_read[i],
+	/* the credential table (credentials.c): read-denied unless lifted */
+	for (size_t i = 0; i < sbx_ncredentials; i++)
+		if (builder_add_rule(b, SBX_RULE_DENY_READ, sbx_credentials[i].path,
 				     SBX_ORIGIN_DEFAULT, "default"))
 			goto fail;
+	/* secret-looking variables are withheld by their names
+	 * (sbx_env_secret_name()), not by deny_env rules: keep_env lifts
+	 * those, never a deny_env */
 	if (builder_add_rule(b, SBX_RULE_ALLOW_WRITE, "/tmp", SBX_ORIGIN_DEFAULT, "default") ||
-	    builder_add_rule(b, SBX_RULE_DENY_WRITE, ".env", SBX_ORIGIN_DEFAULT, "default") ||
-	    builder_add_rule(b, SBX_RULE_DENY_ENV, "AWS_SECRET_ACCESS_KEY", SBX_ORIGIN_DEFAULT, "default") ||
-	    builder_add_rule(b, SBX_RULE_DENY_ENV, "AWS_SESSION_TOKEN", SBX_ORIGIN_DEFAULT, "default"))
+	    builder_add_rule(b, SBX_RULE_DENY_WRITE, ".env", SBX_ORIGIN_DEFAULT, "default"))
 		goto fail;
 	*out = b;
 	return 0;
@@ -456,6 +449,11 @@ static int scalar_bool(const struct policy_builder *b, enum scalar_id id, bool d
 	return s && parse_bool(s, &v) == 0 ? v : dflt;
 }
 
+bool policy_builder_enabled(const struct policy_builder *b)
+{
+	return scalar_bool(b, SC_ENABLED, true);
+}
+
 static uint64_t scalar_num(const struct policy_builder *b, enum scalar_id id,
 			   bool size)
 {
@@ -606,11 +604,13 @@ int policy_compile(struct policy_builder *b, struct policy **out,
 		} else {
 			/* domains and env names: lower-case domains, keep env names */
 			snprintf(buf, sizeof(buf), "%s", r->value);
-			if (r->kind != SBX_RULE_DENY_ENV)
+			bool as_is = r->kind == SBX_RULE_DENY_ENV || r->kind == SBX_RULE_KEEP_ENV ||
+				     r->kind == SBX_RULE_PROFILE_ARG;
+			if (!as_is)
 				for (char *c = buf; *c; c++)
 					*c = (char)(*c >= 'A' && *c <= 'Z' ? *c + 32 : *c);
 			size_t l = strlen(buf);
-			if (r->kind != SBX_RULE_DENY_ENV && l > 1 && buf[l - 1] == '.')
+			if (!as_is && l > 1 && buf[l - 1] == '.')
 				buf[l - 1] = '\0';
 			pr.pat = SBX_PAT_GLOB;
 			if (r->kind == SBX_RULE_ALLOW_DOMAIN && !strcmp(buf, "*"))
@@ -722,6 +722,29 @@ int policy_compile(struct policy_builder *b, struct policy **out,
 		pr.value = arena_put(&a, shown);
 		pr.pattern = arena_put(&a, pat);
 		pr.source = arena_put(&a, "mandatory");
+		if (pr.value < 0 || pr.pattern < 0 || pr.source < 0 ||
+		    add_pending(&pend, &npend, &cappend, pr))
+			goto fail;
+	}
+
+	/* ... and so are the credential table's: gh, hub, glab, rclone, git's
+	 * credential store keep their logins at $XDG_CONFIG_HOME/NAME when it
+	 * is set */
+	for (size_t i = 0; p->config_home && i < sbx_ncredentials; i++) {
+		struct pending pr = { .kind = SBX_RULE_DENY_READ, .origin = SBX_ORIGIN_DEFAULT };
+		const char *c = sbx_credentials[i].path;
+		char v[PATH_MAX + 64], shown[PATH_MAX + 64], pat[PATH_MAX];
+
+		if (strncmp(c, "~/.config/", 10))
+			continue;
+		if (snprintf(v, sizeof(v), "%s/%s", p->config_home, c + 10) >= (int)sizeof(v) ||
+		    expand_rule(b, p->workspace, SBX_RULE_DENY_READ, v, pat, sizeof(pat),
+				&pr.pat, &pr.prefix_len))
+			continue;
+		sbx_path_tildify(v, b->home, shown, sizeof(shown));
+		pr.value = arena_put(&a, shown);
+		pr.pattern = arena_put(&a, pat);
+		pr.source = arena_put(&a, "default");
 		if (pr.value < 0 || pr.pattern < 0 || pr.source < 0 ||
 		    add_pending(&pend, &npend, &cappend, pr))
 			goto fail;

@@ -43,6 +43,8 @@ enum sbx_rule_kind {
 	SBX_RULE_DENY_ENV,
 	SBX_RULE_SET_ENV,        /* `[env] set = NAME=VALUE`: COMMAND's environment */
 	SBX_RULE_HOST_PORT,       /* [network] host_ports: the host's 127.0.0.1:N reachable */
+	SBX_RULE_PROFILE_ARG,     /* [profile] args: after COMMAND's name, when it is the profile's */
+	SBX_RULE_KEEP_ENV,        /* [env] keep_env: a secret-looking variable passed on */
 	SBX_RULE_KIND_COUNT,
 };
 
@@ -190,6 +192,10 @@ int policy_builder_scalar(const struct policy_builder *b, const char *section,
 			  const char *key, const char **value, const char **source,
 			  enum sbx_origin *origin);
 
+/* What policy_enabled() will say, before compilation: sbx-preload asks it
+ * of the user layer alone to start nothing for a disabled run. */
+bool policy_builder_enabled(const struct policy_builder *b);
+
 /* Freeze: expand paths, derive writable roots, add mandatory denies.
  * Consumes b (also on failure). */
 int policy_compile(struct policy_builder *b, struct policy **out,
@@ -244,9 +250,38 @@ int sbx_split_target(const char *target, char *host, size_t hostsz, unsigned *po
 int policy_set_env_split(const struct sbx_rule *r, char *name, size_t namesz,
 			 const char **value);
 
-/* Is this environment variable name removed by deny_env? */
+/* What becomes of the caller's variable NAME (docs/POLICY.md, "The
+ * environment"): a deny_env rule removes it (*why: that rule; no keep_env
+ * lifts it); else a secret-looking name (sbx_env_secret_name()) is
+ * withheld unless a keep_env rule keeps it (*why: that rule); else it
+ * passes (*why NULL). */
+enum sbx_env_fate {
+	SBX_ENV_PASS,
+	SBX_ENV_KEPT,   /* looks secret, kept by keep_env */
+	SBX_ENV_DENIED, /* deny_env */
+	SBX_ENV_SECRET, /* looks secret: withheld */
+};
+enum sbx_env_fate policy_env_fate(const struct policy *p, const char *name,
+				  const struct sbx_rule **why);
+/* Is NAME removed from COMMAND's environment (SBX_ENV_DENIED or
+ * SBX_ENV_SECRET)? *why: the deny_env rule, or NULL. */
 bool policy_env_denied(const struct policy *p, const char *name,
 		       const struct sbx_rule **why);
+
+/* ---- credentials.c: what authenticates someone or holds what they typed */
+
+/* One row of the built-in credential table: read-denied by default. */
+struct sbx_credential {
+	const char *path;    /* as a rule writes it: "~/.claude/.credentials.json" */
+	const char *owner;   /* the tool that keeps it there */
+	const char *reason;  /* what in it authenticates someone, or was typed */
+	const char *profile; /* the agent profile whose allow_read lifts it, or NULL */
+};
+extern const struct sbx_credential sbx_credentials[];
+extern const size_t sbx_ncredentials;
+/* Does an environment variable's name say it holds a secret (GITHUB_TOKEN,
+ * OPENAI_API_KEY, PGPASSWORD)? The rule: credentials.c. */
+bool sbx_env_secret_name(const char *name);
 
 /* The rules of one kind, in the order they were added. */
 const struct sbx_rule *const *policy_rules(const struct policy *p,

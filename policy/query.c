@@ -4,7 +4,6 @@
  * it runs unchanged in the supervisor, in `sbx check` and inside the preload
  * shim, where it is called on every open() of the sandboxed program.
  */
-#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -27,6 +26,8 @@ const char *sbx_rule_key(enum sbx_rule_kind kind)
 		[SBX_RULE_DENY_ENV] = "deny_env",
 		[SBX_RULE_SET_ENV] = "set",
 		[SBX_RULE_HOST_PORT] = "host_ports",
+		[SBX_RULE_PROFILE_ARG] = "args",
+		[SBX_RULE_KEEP_ENV] = "keep_env",
 	};
 	return (unsigned)kind < SBX_RULE_KIND_COUNT ? names[kind] : "?";
 }
@@ -446,18 +447,6 @@ int policy_set_env_split(const struct sbx_rule *r, char *name, size_t namesz,
 	name[eq - r->pattern] = '\0';
 	*value = eq + 1;
 	return 0;
-}
-
-bool policy_env_denied(const struct policy *p, const char *name,
-		       const struct sbx_rule **why)
-{
-	for (size_t i = 0; i < p->nby_kind[SBX_RULE_DENY_ENV]; i++)
-		if (fnmatch(p->by_kind[SBX_RULE_DENY_ENV][i]->pattern, name, 0) == 0) {
-			if (why)
-				*why = p->by_kind[SBX_RULE_DENY_ENV][i];
-			return true;
-		}
-	return false;
 }
 
 const struct sbx_rule *const *policy_rules(const struct policy *p,

@@ -935,6 +935,42 @@ static bool proc_foreign(const struct call *c, int o, const char *full,
 	return !notify_call_valid(c);
 }
 
+/* /dev/tty (5:0) is the terminal that controls whoever opens it: opened
+ * by us, it was ours, the person's terminal, which a program inside then
+ * read without job control (in the background too: `exec 3<>/dev/tty`).
+ * The caller's own instead: its controlling terminal's number from
+ * /proc/PID/stat (a pty: the sandbox's own, relay.c, or one a program
+ * inside made), opened as /dev/pts/N in its root, kept only if it is that
+ * device and the caller still waits; none: ENXIO, as the kernel says. */
+static struct answer ctty_open(struct call *c, int flags)
+{
+	char p[64], buf[1024];
+	int fd, tty_nr = 0;
+	char state;
+	struct stat st;
+
+	snprintf(p, sizeof(p), "/proc/%d/stat", (int)c->pid);
+	if ((fd = OPEN(p, O_RDONLY)) < 0)
+		return ERR(ENXIO);
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	/* after the name, which may hold anything: the last ')' ends it */
+	char *q = n > 0 ? (buf[n] = '\0', strrchr(buf, ')')) : NULL;
+	if (!q || sscanf(q + 1, " %c %*d %*d %*d %d", &state, &tty_nr) != 2 || tty_nr == 0 ||
+	    major((dev_t)tty_nr) != 136 /* UNIX98_PTY_SLAVE_MAJOR */)
+		return ERR(ENXIO);
+	snprintf(p, sizeof(p), "/dev/pts/%u", minor((dev_t)tty_nr));
+	fd = open_in_root(c, p, (flags & ~(O_CREAT | O_EXCL | O_TRUNC | O_TMPFILE)) | O_NOCTTY, true);
+	if (fd < 0)
+		return ERR(ENXIO);
+	if (fstat(fd, &st) || !S_ISCHR(st.st_mode) || st.st_rdev != (dev_t)tty_nr ||
+	    !notify_call_valid(c)) {
+		close(fd);
+		return ERR(ENXIO);
+	}
+	return (struct answer){ .fd = fd, .fd_flags = (flags & O_CLOEXEC) ? O_CLOEXEC : 0 };
+}
+
 /* An object that is there, held by `o` (links followed): refused when a
  * protected rule names where it is (and it is not git's own in a git
  * directory the run made), else opened again with the program's flags. */
@@ -948,6 +984,8 @@ static struct answer open_existing(struct call *c, int o, int flags, mode_t mode
 		return ERR(errno);
 	if (S_ISLNK(st.st_mode))
 		return ERR(ELOOP); /* O_NOFOLLOW on a link */
+	if (S_ISCHR(st.st_mode) && st.st_rdev == makedev(5, 0))
+		return ctty_open(c, flags);
 	/* not a path (a pipe, a socket, a terminal, a memfd or a removed
 	 * file): no name to judge */
 	int pr = st.st_nlink > 0 ? fd_path(o, full, sizeof(full)) : -ENOENT;

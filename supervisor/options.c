@@ -37,6 +37,9 @@ static const char usage[] =
 "      --print-profile NAME  show profile NAME: where it is, and its rules\n"
 "      --host-port N       the sandbox's 127.0.0.1:N reaches the host's 127.0.0.1:N\n"
 "                          (a local database, a dev server; any TCP protocol)\n"
+"      --keep-env NAME     pass the variable NAME (a glob) to COMMAND although\n"
+"                          its name looks secret (*_TOKEN, *_API_KEY, *_KEY,\n"
+"                          *SECRET*, *PASSWORD*...: those are withheld)\n"
 "\n"
 "Running:\n"
 "      --no-sandbox        run COMMAND unsandboxed, with a warning\n"
@@ -80,10 +83,10 @@ static const char usage[] =
 "  SBX_NO_SANDBOX=1        same as --no-sandbox\n"
 "  SBX_ALLOWED_DOMAINS=a,b added to allow_domains\n"
 "\n"
-"In force now: every [filesystem] key, isolation, fallback, [env] home and\n"
-"deny_env, allow_domains and deny_domains (through the filtering proxy, or\n"
-"`*` alone: network on), allow_all_unix_sockets, [report] (log, ignore_paths,\n"
-"ignore_domains), [limits] (pids and memory by a cgroup, or pids by\n"
+"In force now: every [filesystem] key, isolation, fallback, [env] home,\n"
+"deny_env and keep_env, allow_domains and deny_domains (through the filtering\n"
+"proxy, or `*` alone: network on), allow_all_unix_sockets, [report] (log,\n"
+"ignore_paths, ignore_domains), [limits] (pids and memory by a cgroup, or pids by\n"
 "RLIMIT_NPROC; see docs/POLICY.md \"Limits\"), nested (the weaker mode for\n"
 "machines without user namespaces: Landlock and the seccomp table; SBX_NESTED=1\n"
 "asks for it too). Parsed and checked, taking effect with later parts (seccomp\n"
@@ -102,7 +105,7 @@ enum {
 	OPT_ALLOW_DOMAIN, OPT_DENY_DOMAIN, OPT_NO_SANDBOX, OPT_NO_SHIM,
 	OPT_LOG, OPT_TRACE, OPT_LEARN, OPT_PRINT, OPT_DEBUG, OPT_VERSION,
 	OPT_CLEANUP, OPT_KEEP_FD, OPT_PROFILE, OPT_PRINT_PROFILE, OPT_REPORT_FD,
-	OPT_REPORT_FILE, OPT_HOST_PORT, OPT_TELL_PROGRAM, OPT_NO_TELL_PROGRAM,
+	OPT_REPORT_FILE, OPT_HOST_PORT, OPT_KEEP_ENV, OPT_TELL_PROGRAM, OPT_NO_TELL_PROGRAM,
 };
 
 static const struct option longopts[] = {
@@ -115,6 +118,7 @@ static const struct option longopts[] = {
 	{ "allow-domain", required_argument, NULL, OPT_ALLOW_DOMAIN },
 	{ "deny-domain", required_argument, NULL, OPT_DENY_DOMAIN },
 	{ "host-port", required_argument, NULL, OPT_HOST_PORT },
+	{ "keep-env", required_argument, NULL, OPT_KEEP_ENV },
 	{ "no-sandbox", no_argument, NULL, OPT_NO_SANDBOX },
 	{ "no-shim", no_argument, NULL, OPT_NO_SHIM },
 	{ "log", required_argument, NULL, OPT_LOG },
@@ -149,6 +153,7 @@ static const struct {
 	{ OPT_ALLOW_DOMAIN, "network", "allow_domains", "--allow-domain" },
 	{ OPT_DENY_DOMAIN, "network", "deny_domains", "--deny-domain" },
 	{ OPT_HOST_PORT, "network", "host_ports", "--host-port" },
+	{ OPT_KEEP_ENV, "env", "keep_env", "--keep-env" },
 	{ OPT_TELL_PROGRAM, "report", "tell_program", "--tell-program" },
 	{ OPT_NO_TELL_PROGRAM, "report", "tell_program", "--no-tell-program" },
 };

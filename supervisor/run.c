@@ -55,8 +55,9 @@ unsigned run_ignored_signals(void)
 	return mask;
 }
 
-/* SIGPIPE, SIGXFSZ and SIGTTOU as our caller left them, for what we exec. */
-static bool pipe_ignored, xfsz_ignored, ttou_ignored;
+/* SIGPIPE, SIGXFSZ, SIGTTOU and SIGTTIN as our caller left them, for what
+ * we exec. */
+static bool pipe_ignored, xfsz_ignored, ttou_ignored, ttin_ignored;
 
 void run_guard_signals(void)
 {
@@ -77,6 +78,11 @@ void run_guard_signals(void)
 	 * still running. Ignored, a background write goes through (POSIX). */
 	ttou_ignored = sigaction(SIGTTOU, NULL, &sa) == 0 && sa.sa_handler == SIG_IGN;
 	signal(SIGTTOU, SIG_IGN);
+	/* The relay (relay.c) reads the terminal only in the foreground; if
+	 * something outside takes the foreground meanwhile, its read gives
+	 * EIO instead of stopping us with the sandbox's duties. */
+	ttin_ignored = sigaction(SIGTTIN, NULL, &sa) == 0 && sa.sa_handler == SIG_IGN;
+	signal(SIGTTIN, SIG_IGN);
 }
 
 /* Before an exec: give COMMAND its caller's dispositions back (an ignored
@@ -89,6 +95,8 @@ static void restore_guarded(void)
 		signal(SIGXFSZ, SIG_DFL);
 	if (!ttou_ignored)
 		signal(SIGTTOU, SIG_DFL);
+	if (!ttin_ignored)
+		signal(SIGTTIN, SIG_DFL);
 }
 
 void run_restore_signals(void)
@@ -124,6 +132,8 @@ static void child_exec(const struct sandbox *sb, char *const *argv, int args_chi
 		_exit(SBX_EXIT_SETUP);
 	if (fcntl(sb->ctl_child, F_SETFD, 0) || (args_child >= 0 && fcntl(args_child, F_SETFD, 0)))
 		goto fail;
+	/* the sandbox's own terminal in place of the person's */
+	relay_child();
 	/* The nested mode: sbx-init and all it starts under the ruleset */
 	if (sb->ruleset >= 0) {
 		int e;
@@ -163,13 +173,28 @@ static int spawn_prepare(struct sandbox *sb)
 	int one = 1, ctl[2] = { -1, -1 }, e;
 	sigset_t set;
 
+	/* the pty first: bubblewrap's child gets it as its standard streams.
+	 * None: the person's terminal would be COMMAND's (fail closed). */
+	if ((e = relay_open())) {
+		msg("sandbox set-up failed: a terminal of the sandbox's own (a pty from "
+		    "/dev/ptmx): %s; nothing was run", strerror(-e));
+		return e;
+	}
 	sb->ignored = run_ignored_signals();
 	sigemptyset(&set);
 	for (size_t i = 0; i < SBX_NFORWARDED; i++)
 		sigaddset(&set, sbx_forwarded[i]);
 	sigaddset(&set, SIGCHLD);
-	if (sigprocmask(SIG_BLOCK, &set, &sb->orig))
-		return -errno;
+	/* job control of the run (relay.c): fg and bg; a SIGTSTP stops the
+	 * run through its terminal, not us alone */
+	sigaddset(&set, SIGCONT);
+	if (relay_on())
+		sigaddset(&set, SIGTSTP);
+	if (sigprocmask(SIG_BLOCK, &set, &sb->orig)) {
+		e = errno;
+		relay_end();
+		return -e;
+	}
 	sb->sfd = signalfd(-1, &set, SFD_CLOEXEC);
 	if (sb->sfd < 0 || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ctl) ||
 	    setsockopt(ctl[0], SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) ||
@@ -182,6 +207,7 @@ static int spawn_prepare(struct sandbox *sb)
 		if (sb->sfd >= 0)
 			close(sb->sfd);
 		sigprocmask(SIG_SETMASK, &sb->orig, NULL);
+		relay_end();
 		*sb = SANDBOX_NONE;
 		return -e;
 	}
@@ -198,6 +224,7 @@ static void spawn_undo(struct sandbox *sb)
 		if (*fds[i] >= 0)
 			close(*fds[i]);
 	sigprocmask(SIG_SETMASK, &sb->orig, NULL);
+	relay_end();
 	*sb = SANDBOX_NONE;
 }
 
@@ -240,6 +267,7 @@ int sandbox_spawn(struct sandbox *sb, const char *bwrap, const char *init,
 	sb->pid = vfork_exec(sb, argv, args[1], parent);
 	if (sb->pid < 0)
 		goto fail;
+	relay_spawned();
 	if (argv != small)
 		free(argv);
 	argv = NULL;
@@ -286,6 +314,8 @@ int sandbox_spawn_nested(struct sandbox *sb, const char *init, char *const *comm
 	sb->cwd = cwd;
 	sb->pid = vfork_exec(sb, argv, -1, parent);
 	e = errno;
+	if (sb->pid >= 0)
+		relay_spawned();
 	free(argv);
 	sb->ruleset = -1;
 	sb->envp = NULL;
@@ -350,6 +380,9 @@ static int send_msg(int fd, struct msghdr *mh)
 	return 0;
 }
 
+/* COMMAND was started in the background of its pty (--tty-bg) */
+static bool started_bg;
+
 /* sbx-init's options (those after its --ctl, before its "--") in "A"
  * messages of whole NUL-terminated strings. */
 static int send_init_opts(struct sandbox *sb, const struct plan *pl)
@@ -374,6 +407,19 @@ static int send_init_opts(struct sandbox *sb, const struct plan *pl)
 		}
 		memcpy(buf + used, a, len);
 		used += len;
+	}
+	/* COMMAND starts in the background of its pty when we are in the
+	 * terminal's (relay.c): its first read stops it, not steals */
+	if (!rc && (started_bg = relay_background())) {
+		static const char bg[] = "--tty-bg";
+		if (used + sizeof(bg) > sizeof(buf)) {
+			struct iovec iov = { buf, used };
+			struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+			rc = send_msg(sb->ctl, &mh);
+			used = 1;
+		}
+		memcpy(buf + used, bg, sizeof(bg));
+		used += sizeof(bg);
 	}
 	if (!rc && used > 1) {
 		struct iovec iov = { buf, used };
@@ -467,6 +513,7 @@ void sandbox_abort(struct sandbox *sb)
 			*fds[i] = -1;
 		}
 	sigprocmask(SIG_SETMASK, &sb->orig, NULL);
+	relay_end();
 	sb->pid = -1;
 }
 
@@ -484,10 +531,14 @@ struct listeners {
 	size_t nfds, nkinds;
 };
 
+/* "S" and the signal: COMMAND stopped (sbx-init's loop); 0 when none came. */
+static int stopped_by;
+
 /* Read sbx-init's message: "R" (ready; its pid comes with it, as we see
  * it, and where the kernel gives one, a pidfd: *init_pidfd), "N" (the
- * proxy's listeners, into *ls) or "X" and the exit status (every process
- * of COMMAND's is gone, *gone set). */
+ * proxy's listeners, into *ls), "S" and a signal (COMMAND stopped:
+ * stopped_by) or "X" and the exit status (every process of COMMAND's is
+ * gone, *gone set). */
 static int read_ctl(int fd, pid_t *init_pid, int *init_pidfd, bool *gone, int *code,
 		    struct listeners *ls, int notify_in[2], bool *notify_bad)
 {
@@ -513,6 +564,8 @@ static int read_ctl(int fd, pid_t *init_pid, int *init_pidfd, bool *gone, int *c
 		*gone = true;
 		*code = (unsigned char)buf[1];
 	}
+	if (buf[0] == 'S' && n == 2 && *init_pid > 0 && buf[1] > 0 && buf[1] < 32)
+		stopped_by = buf[1];
 	if (buf[0] == 'N') {
 		/* a second one, or one after "ready", is out of order */
 		ls->bad |= !listeners || (mh.msg_flags & (MSG_CTRUNC | MSG_TRUNC)) ||
@@ -756,7 +809,8 @@ int sandbox_wait(struct sandbox *sb, struct plan *pl, struct run_in *ri, bool *r
 
 	*ready = false;
 	ri->stopped = false;
-	struct pollfd pf[5] = { { sb->sfd, POLLIN, 0 }, { sb->ctl, POLLIN, 0 },
+	/* [5..7]: the terminal relay's (relay.c) */
+	struct pollfd pf[8] = { { sb->sfd, POLLIN, 0 }, { sb->ctl, POLLIN, 0 },
 				{ ri->reports ? ri->report_fd : -1, POLLIN, 0 },
 				{ ri->net ? net_loop_fd(ri->net) : -1, POLLIN, 0 },
 				{ -1, POLLIN, 0 } };
@@ -779,7 +833,8 @@ int sandbox_wait(struct sandbox *sb, struct plan *pl, struct run_in *ri, bool *r
 		if (ri->notify && notify_timeout(ri->notify) >= 0 &&
 		    (timeout < 0 || notify_timeout(ri->notify) < timeout))
 			timeout = notify_timeout(ri->notify);
-		int np = poll(pf, 5, timeout);
+		relay_poll_set(pf + 5);
+		int np = poll(pf, 8, timeout);
 		if (np < 0) {
 			if (errno == EINTR)
 				continue;
@@ -789,6 +844,8 @@ int sandbox_wait(struct sandbox *sb, struct plan *pl, struct run_in *ri, bool *r
 			stop_run(sb, &status);
 			break;
 		}
+		if (np > 0)
+			relay_poll_run(pf + 5);
 		/* The proxy's loop, when its descriptor has events or its
 		 * timers are due: not at every wake-up (a notified call's
 		 * would pay an epoll_wait() that finds nothing). */
@@ -888,8 +945,19 @@ int sandbox_wait(struct sandbox *sb, struct plan *pl, struct run_in *ri, bool *r
 				stop_run(sb, &status);
 				break;
 			}
-			if (init_pid > 0)
+			if (init_pid > 0 && !*ready) {
 				*ready = true;
+				relay_start();
+				/* brought to the foreground since "go" */
+				if (started_bg && !relay_background())
+					send(sb->ctl, "Cf", 2, MSG_NOSIGNAL);
+			}
+			/* COMMAND stopped (Ctrl-Z on its terminal, a read in
+			 * the background): the run stops as one job, and goes
+			 * on at our SIGCONT */
+			if (stopped_by && relay_on() && relay_stop(stopped_by))
+				send(sb->ctl, "Cf", 2, MSG_NOSIGNAL);
+			stopped_by = 0;
 		}
 		if (gone || !pf[0].revents)
 			continue;
@@ -912,10 +980,26 @@ int sandbox_wait(struct sandbox *sb, struct plan *pl, struct run_in *ri, bool *r
 			}
 			continue;
 		}
-		/* A signal the terminal sent reached COMMAND already, as a
-		 * member of the foreground process group; relay only what a
-		 * process sent us (kill, timeout, a parent agent). */
-		if ((int)si.ssi_code <= 0)
+		/* The sandbox is a session of its own (sbx-init's setsid):
+		 * nothing the person's terminal sends reaches COMMAND but
+		 * through us. With its own terminal: the size onto it (the
+		 * kernel signals its foreground), the signal keys of a
+		 * terminal left cooked to its foreground, as that terminal's
+		 * would; fg and bg told to sbx-init. */
+		if (sig == SIGCONT) {
+			bool fg;
+			if (relay_continued(&fg))
+				send(sb->ctl, fg ? "Cf" : "Cb", 2, MSG_NOSIGNAL);
+			continue;
+		}
+		if (sig == SIGWINCH && relay_on()) {
+			relay_winch();
+			continue;
+		}
+		if ((sig == SIGTSTP || ((sig == SIGINT || sig == SIGQUIT) &&
+					si.ssi_code == SI_KERNEL)) && relay_signal(sig) == 0)
+			continue;
+		if (sig != SIGTSTP)
 			relay(init_pid, init_pidfd, sig);
 	}
 	/* bwrap ended first: sbx-init may have written before exiting. */
@@ -939,6 +1023,9 @@ int sandbox_wait(struct sandbox *sb, struct plan *pl, struct run_in *ri, bool *r
 	 * process of the sandbox was reaped, so all of it is in the pipe. */
 	if (ri->reports && pf[2].fd >= 0)
 		drain_reports(ri, 0);
+	/* the rest of COMMAND's output, then the person's terminal as it was,
+	 * before any line of ours that follows (the summary) */
+	relay_end();
 	close(sb->sfd);
 	close(sb->ctl);
 	sb->sfd = sb->ctl = -1;

@@ -7,9 +7,10 @@
  *   sbx-init [--ctl=FD] [--unix=allow|block] [--ignored=MASK]
  *            [--limit-cpu=SECONDS] [--limit-nofile=N] [--limit-nproc=N]
  *            [--listen-http=PORT --listen-socks=PORT [--listen-dns] [--listen-port=N]...]
- *            [--env=NAME=VALUE]... [--verbose] [--notify[=no-local-binding]] [MOUNT-OP...] -- COMMAND [ARG...]
+ *            [--env=NAME=VALUE]... [--verbose] [--notify[=no-local-binding]] [--tty-bg]
+ *            [MOUNT-OP...] -- COMMAND [ARG...]
  *   sbx-init --socks-connect=PORT HOST PORT   (ssh's ProxyCommand, any process)
- *   sbx-init --nested --ctl=FD [--udp=block] [OPTION...] -- COMMAND [ARG...]
+ *   sbx-init --nested --ctl=FD [--udp=block] [--trunc=block] [OPTION...] -- COMMAND [ARG...]
  * --nested (argv only): the nested mode (docs/SECURITY.md): no bubblewrap,
  * no namespaces; sbx-preload's child put itself under the run's Landlock
  * ruleset and execed this. Not pid 1: no mount operation and no listener
@@ -25,6 +26,12 @@
  * proxy's listening sockets in the sandbox's network namespace and hands
  * them to the supervisor ("N", init-connect.c); COMMAND starts only after
  * the supervisor's answer.
+ * It starts a session of its own; the terminal of its standard streams
+ * (the sandbox's own pty, the supervisor's relay.c) becomes its controlling
+ * terminal, COMMAND a job of it: its foreground process group unless
+ * --tty-bg (the relay is in the person's background: a read stops it),
+ * a stop told to the supervisor ("S"), which says when to go on ("Cf"
+ * in the foreground, "Cb" in the background).
  * It makes the mounts (init-mounts.c: /dev, masks, write-protects), drops
  * every capability, itself included, before COMMAND exists, tells the
  * supervisor the sandbox stands (a message on the control socket, which
@@ -58,12 +65,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "filters.h"
@@ -75,6 +84,7 @@
 
 static int nested; /* --nested: no namespaces (see above) */
 static int udp_block; /* --udp=block: the nested mode with the network not open */
+static int trunc_block; /* --trunc=block: the nested mode on a Landlock before ABI 3 */
 
 /* The length of a control sequence at s (C0, DEL; C1 and the
  * bidirectional overrides in their UTF-8 forms), 0 for anything else. */
@@ -194,12 +204,18 @@ static void apply_nested_filter(void)
 	}
 	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog))
 		die("seccomp filter (nested mode)", errno);
+	if (trunc_block) {
+		prog.len = sizeof(sbx_filter_nested_trunc) / sizeof(sbx_filter_nested_trunc[0]);
+		prog.filter = (struct sock_filter *)sbx_filter_nested_trunc;
+		if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog))
+			die("seccomp filter (nested mode, truncation)", errno);
+	}
 	if (!udp_block)
 		return;
 	prog.len = sizeof(sbx_filter_nested_net) / sizeof(sbx_filter_nested_net[0]);
 	prog.filter = (struct sock_filter *)sbx_filter_nested_net;
 	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog))
-		die("seccomp filter (nested mode, UDP)", errno);
+		die("seccomp filter (nested mode, network)", errno);
 }
 
 static void no_new_privs(void)
@@ -235,7 +251,7 @@ static char *command_env[MAX_ENV];
 static int ncommand_env;
 /* Arguments put after COMMAND's name (--arg=: a profile's, such as the
  * claude profile's --settings with sbx's hook), in order. */
-#define MAX_INSERT 4
+#define MAX_INSERT 16 /* SBX_INSERT_ARGS_MAX */
 static char *insert_args[MAX_INSERT];
 static int ninsert_args;
 /* The shim's policy, report pipe and counters, from "go", for the holder. */
@@ -494,6 +510,11 @@ static char *opts[MAX_OPTS];
 static int nopts;
 static struct init_mounts mounts;
 static int ctl = -1, block_unix = 1, verbose, notify, notify_nobind;
+/* The sandbox's terminal (the supervisor's relay.c): the descriptor of it
+ * we made our controlling one, -1 when there is none; --tty-bg: COMMAND
+ * starts in its background (the relay is in the person's); SIGTTOU as
+ * our caller left it (we ignore it, to hand the foreground around). */
+static int tty_fd = -1, tty_bg, ttou_was_ignored;
 static unsigned ignored;
 static unsigned listen_http, listen_socks; /* the proxy's ports; 0: no proxy */
 static struct init_listen_plan listen_plan; /* the resolver, host ports */
@@ -548,8 +569,12 @@ static int take_opt(char *a, bool from_ctl)
 		insert_args[ninsert_args++] = (char *)a + 6;
 	else if (!strcmp(a, "--verbose"))
 		verbose = 1;
+	else if (!strcmp(a, "--tty-bg"))
+		tty_bg = 1;
 	else if (nested && !strcmp(a, "--udp=block"))
 		udp_block = 1;
+	else if (nested && !strcmp(a, "--trunc=block"))
+		trunc_block = 1;
 	else if (!strcmp(a, "--notify"))
 		notify = 1;
 	else if (!strcmp(a, "--notify=no-local-binding"))
@@ -737,6 +762,16 @@ static void start_command(char **cmd, const sigset_t *orig)
 		signal(s, (s < 32 && (ignored & (1u << s))) ? SIG_IGN : SIG_DFL);
 	}
 	signal(SIGCHLD, SIG_DFL);
+	/* A job of the sandbox's terminal, as a shell starts one: its own
+	 * process group, the terminal's foreground unless the relay is in the
+	 * background (a read then stops it: SIGTTIN). Made here and in pid 1
+	 * (take_terminal), whichever comes first. */
+	if (tty_fd >= 0) {
+		setpgid(0, 0);
+		if (!tty_bg)
+			tcsetpgrp(tty_fd, getpid()); /* SIGTTOU still ignored */
+	}
+	signal(SIGTTOU, ttou_was_ignored ? SIG_IGN : SIG_DFL);
 	if (sigprocmask(SIG_SETMASK, orig, NULL))
 		die("signal mask", errno);
 	/* the profile's arguments after COMMAND's name */
@@ -833,6 +868,25 @@ static pid_t start_notified(int sfd, char **cmd, const sigset_t *orig, int *act)
 	return child;
 }
 
+/* The supervisor's "Cf"/"Cb": the run goes on in the foreground or the
+ * background of its terminal (COMMAND's process group, or ours, which
+ * nothing reads in) -- after a stop, or at fg of a background run. */
+static void take_terminal(pid_t child)
+{
+	char m[4];
+	ssize_t n = recv(ctl, m, sizeof(m), MSG_DONTWAIT);
+
+	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+		tty_fd = -1; /* the supervisor is gone: nothing more to hear */
+		return;
+	}
+	if (n != 2 || m[0] != 'C' || (m[1] != 'f' && m[1] != 'b'))
+		return;
+	tcsetpgrp(tty_fd, m[1] == 'f' ? child : getpgrp());
+	kill(-child, SIGCONT);
+	kill(child, SIGCONT);
+}
+
 int main(int argc, char **argv)
 {
 	sigset_t orig, set;
@@ -864,6 +918,26 @@ int main(int argc, char **argv)
 	if (i >= argc) {
 		dprintf(STDERR_FILENO, "sbx-init: no command\n");
 		_exit(125);
+	}
+
+	/* A session of our own: nothing of the sandbox's has the person's
+	 * terminal as its controlling one, so none can take its foreground
+	 * and read the typing, nor open it as /dev/tty. The terminal of our
+	 * standard streams (the sandbox's own pty, relay.c) becomes ours:
+	 * TIOCSCTTY without force takes only one no session has, so a
+	 * terminal passed in directly (a run of --print's line) stays the
+	 * person's, and COMMAND runs without one. */
+	if (setsid() < 0)
+		die("setsid", errno);
+	for (int fd = 0; fd < 3 && tty_fd < 0; fd++)
+		if (isatty(fd))
+			tty_fd = ioctl(fd, TIOCSCTTY, 0) == 0 ? fd : -2;
+	if (tty_fd < 0)
+		tty_fd = -1;
+	{
+		struct sigaction sa;
+		ttou_was_ignored = sigaction(SIGTTOU, NULL, &sa) == 0 && sa.sa_handler == SIG_IGN;
+		signal(SIGTTOU, SIG_IGN);
 	}
 
 	/* the nested mode: orphans come to us; the forwarded signals were
@@ -902,8 +976,9 @@ int main(int argc, char **argv)
 		await_listeners_served();
 
 	if (verbose)
-		dprintf(STDERR_FILENO, "sbx: terminal kept; TIOCSTI/TIOCLINUX blocked "
-			"by seccomp%s\n", block_unix ? ", unix sockets blocked" : "");
+		dprintf(STDERR_FILENO, "sbx: %s; TIOCSTI/TIOCLINUX blocked by seccomp%s\n",
+			tty_fd >= 0 ? "a terminal of the sandbox's own, relayed" :
+			"no controlling terminal", block_unix ? ", unix sockets blocked" : "");
 
 	/* Everything from here on, pid 1 included, under the table. With
 	 * the notify layer, COMMAND's program is gen-notify.c's, which holds
@@ -937,6 +1012,11 @@ int main(int argc, char **argv)
 		if (child == 0)
 			start_command(argv + i, &orig);
 	}
+	if (tty_fd >= 0) {
+		setpgid(child, child);
+		if (!tty_bg)
+			tcsetpgrp(tty_fd, child);
+	}
 
 	/* Ready: the supervisor learns our pid (SCM_CREDENTIALS, translated
 	 * into its pid namespace) and that COMMAND is starting. */
@@ -947,42 +1027,52 @@ int main(int argc, char **argv)
 
 	for (;;) {
 		struct signalfd_siginfo si;
-		/* with the notify layer, the supervisor's renames too */
-		struct pollfd pf[2] = { { sfd, POLLIN, 0 }, { act, POLLIN, 0 } };
-		if (act >= 0) {
-			if (poll(pf, 2, -1) < 0) {
-				if (errno == EINTR)
-					continue;
-				die("poll", errno);
-			}
-			if (pf[1].revents && init_notify_act_one(act)) {
-				close(act); /* the supervisor gave the actor up */
-				act = -1;
-			}
-			if (!pf[0].revents)
+		/* with the notify layer, the supervisor's renames too; with a
+		 * terminal, its fg and bg ("C") */
+		struct pollfd pf[3] = { { sfd, POLLIN, 0 }, { act, POLLIN, 0 },
+					{ tty_fd >= 0 ? ctl : -1, POLLIN, 0 } };
+		if (poll(pf, 3, -1) < 0) {
+			if (errno == EINTR)
 				continue;
+			die("poll", errno);
 		}
+		if (pf[1].revents && init_notify_act_one(act)) {
+			close(act); /* the supervisor gave the actor up */
+			act = -1;
+		}
+		if (pf[2].revents)
+			take_terminal(child);
+		if (!pf[0].revents)
+			continue;
 		ssize_t n = read(sfd, &si, sizeof(si));
 
 		if (n != (ssize_t)sizeof(si)) {
-			if (n < 0 && errno == EINTR)
+			if (n < 0 && (errno == EINTR || errno == EAGAIN))
 				continue;
 			die("signalfd read", n < 0 ? errno : EIO);
 		}
 		if (si.ssi_signo == SIGCHLD) {
 			pid_t p;
 			int st;
-			while ((p = waitpid(-1, &st, WNOHANG)) > 0) {
+			while ((p = waitpid(-1, &st, WNOHANG | WUNTRACED)) > 0) {
 				if (p != child)
-					continue; /* an orphan, reaped */
+					continue; /* an orphan, reaped (or stopped: not ours to tell) */
+				if (WIFSTOPPED(st)) {
+					/* the run stops as one job: the supervisor
+					 * stops, and says when to go on */
+					char m[2] = { 'S', (char)WSTOPSIG(st) };
+					if (ctl >= 0)
+						send(ctl, m, 2, MSG_NOSIGNAL);
+					continue;
+				}
 				status = st;
 				goto done;
 			}
 			continue;
 		}
 		/* Relay only what a process sent (the supervisor). A signal
-		 * from the terminal (SI_KERNEL) went to COMMAND too, as a
-		 * member of the foreground process group. */
+		 * from the sandbox's terminal (SI_KERNEL) went to its
+		 * foreground process group. */
 		if ((int)si.ssi_code <= 0)
 			kill(child, (int)si.ssi_signo);
 	}

@@ -38,6 +38,12 @@ void msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));  /* always
 void info(const char *fmt, ...) __attribute__((format(printf, 1, 2))); /* not with -q */
 void vmsg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));  /* --verbose */
 void dmsg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));  /* --debug */
+/* Text for the person (msg(), the reports' lines): written whole to fd, or
+ * through the hook while a terminal is relayed (relay.c: in order with
+ * COMMAND's output, \r\n in raw mode). */
+extern void (*sbx_text_hook)(int fd, const char *s, size_t n);
+void sbx_write_text(int fd, const char *s, size_t n);
+int sbx_dprintf(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Find an executable in $PATH (or take an absolute/relative path as is). */
 /* bubblewrap: $SBX_BWRAP (absolute only: -EINVAL otherwise) or the first
@@ -78,13 +84,16 @@ void options_free(struct options *o);
 
 /* ---- plan.c: the policy as a bubblewrap command line and sbx-init's mounts */
 
+#define SBX_INSERT_ARGS_MAX 16
+
 struct plan_in {
 	const struct policy *policy;
 	const char *bwrap;     /* path to bwrap */
 	const char *init;      /* path to sbx-init */
 	char *const *command;  /* COMMAND [ARG...] */
-	/* Arguments sbx-init puts after COMMAND's name (the claude profile's
-	 * --settings with sbx's hook), at most 4; NULL-terminated or NULL. */
+	/* Arguments sbx-init puts after COMMAND's name (a profile's args, the
+	 * claude profile's --settings with sbx's hook), at most
+	 * SBX_INSERT_ARGS_MAX; NULL-terminated or NULL. */
 	const char *const *insert_args;
 	char **environ;        /* the caller's environment */
 	const char *cwd;
@@ -146,6 +155,10 @@ struct plan {
 	unsigned read_masks;      /* read-denied paths hidden */
 	char masks_cut[PATH_MAX]; /* the first read-denied path past PLAN_MASKS_MAX */
 	unsigned write_protects;  /* paths bound read-only inside writable roots */
+	/* the caller's variables COMMAND does not get (deny_env, or a
+	 * secret-looking name no keep_env keeps), as "NAME" in order; the
+	 * start-up line counts them, --verbose names them */
+	struct strv withheld;
 	struct covered *covered;  /* plan.c's own, between the two phases */
 	struct strv guarded;      /* every path made read-only (for reports) */
 	struct strv gitdirs;      /* git directories in the writable roots (gitprov.h) */
@@ -200,6 +213,7 @@ struct reports_limits {
 	unsigned log_burst;       /* audit records at once (10000) */
 	unsigned log_per_sec;     /* ... then a second (1000) */
 	unsigned long long log_max; /* bytes the run may add to the audit log (16 MiB) */
+	unsigned fold_lines;      /* "(xN more)" lines at the end, then one counting the rest (20) */
 };
 
 struct reports_cfg {
@@ -295,6 +309,10 @@ void reports_syscall(struct reports *r, int pid, const char *comm, const char *c
 /* A line of the supervisor's own, said now (held like the others) and
  * logged as a notice. */
 void reports_say_notice(struct reports *r, const char *kind, const char *line);
+/* The supervisor found no descriptor for a connection (the proxy's
+ * accept or dial, the notify layer's pidfd): one line and a notice, once
+ * a run. */
+void reports_nofile(struct reports *r);
 
 /* One distinct operation of the run, as the supervisor decided it. */
 struct report_item {
@@ -419,6 +437,46 @@ int sandbox_go(struct sandbox *sb, const struct plan *pl, const int *fds, size_t
 /* Kill and reap bubblewrap before anything ran (a configuration error
  * found after the spawn); restores the signal mask. */
 void sandbox_abort(struct sandbox *sb);
+
+/* ---- relay.c: the sandbox's own terminal (its comment says why) */
+
+/* A pty for the sandbox when one of fd 0/1/2 is a terminal (nothing
+ * otherwise). Before the spawn. 0, or -errno (nothing left open). */
+int relay_open(void);
+bool relay_on(void);
+/* In the spawn's child: the slave onto the standard streams that are
+ * the terminal. Async-signal-safe. */
+void relay_child(void);
+/* In the parent after the spawn: our copy of the slave closed. */
+void relay_spawned(void);
+/* The typing is relayed and we are not the terminal's foreground: COMMAND
+ * is to start in the background of its pty (sbx-init's --tty-bg). */
+bool relay_background(void);
+/* COMMAND runs: the typing relayed from now on, while in the foreground. */
+void relay_start(void);
+/* The loop's three descriptors (the terminal in, the master, the terminal
+ * out), set before poll() and served after it. */
+struct pollfd;
+void relay_poll_set(struct pollfd *pf);
+void relay_poll_run(const struct pollfd *pf);
+/* SIGWINCH: the terminal's size onto the pty. */
+void relay_winch(void);
+/* A signal key of the person's (SIGINT, SIGQUIT, SIGTSTP) to the pty's
+ * foreground process group. -1 when not relaying. */
+int relay_signal(int sig);
+/* COMMAND stopped with sig: the terminal's modes back, and stop ourselves
+ * as a job does (returns once continued, or at once in an orphaned
+ * process group). true: it stopped in the background of its pty while we
+ * are in the foreground: sbx-init is to go on in the foreground now. */
+bool relay_stop(int sig);
+/* SIGCONT came: true when sbx-init is to be told to go on (COMMAND was
+ * stopped, or the foreground changed); *fg: in the foreground now. */
+bool relay_continued(bool *fg);
+/* reports_cfg.tty_busy: is the program's terminal in raw mode? */
+bool relay_tty_busy(int fd);
+/* The rest of COMMAND's output written, the terminal's modes back, all
+ * closed. Idempotent; every way out calls it. */
+void relay_end(void);
 
 struct net_loop;
 struct run_in {

@@ -92,7 +92,50 @@ static void vsay(const char *fmt, va_list ap)
 	 * ESC a terminal sequence. Escaped as the reports are. */
 	sbx_printable(line, shown, sizeof(shown), false);
 	/* One write, so lines from parallel processes do not interleave. */
-	dprintf(STDERR_FILENO, "sbx: %s\n", shown);
+	sbx_dprintf(STDERR_FILENO, "sbx: %s\n", shown);
+}
+
+void (*sbx_text_hook)(int fd, const char *s, size_t n);
+
+void sbx_write_text(int fd, const char *s, size_t n)
+{
+	if (sbx_text_hook) {
+		sbx_text_hook(fd, s, n);
+		return;
+	}
+	while (n) {
+		ssize_t w = write(fd, s, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return;
+		s += w;
+		n -= (size_t)w;
+	}
+}
+
+int sbx_dprintf(int fd, const char *fmt, ...)
+{
+	char small[8192], *buf = small;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(small, sizeof(small), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return n;
+	if ((size_t)n >= sizeof(small)) {
+		if (!(buf = malloc((size_t)n + 1)))
+			return -1;
+		va_start(ap, fmt);
+		vsnprintf(buf, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+	}
+	sbx_write_text(fd, buf, (size_t)n);
+	if (buf != small)
+		free(buf);
+	return n;
 }
 
 void msg(const char *fmt, ...)

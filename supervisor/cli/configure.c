@@ -48,17 +48,24 @@ static const char configure_usage[] =
 "Exit status: 0 written; 1 not confirmed or cancelled; 2 usage, no terminal\n"
 "without --yes, or the file could not be written.\n";
 
-/* The developer hosts offered for `network = custom`. */
+/* The developer hosts offered for `network = custom`, and the caches
+ * their tools need to download anything: only stores the tool checks by
+ * digest before it uses an entry (docs/POLICY.md), never a directory a
+ * later program runs from (npm's ~/.npm/_npx, cargo's registry/src, a
+ * build cache). A trailing `/`: made when missing. */
 static const struct preset {
-	const char *name, *label, *domains;
+	const char *name, *label, *domains, *caches;
 } presets[] = {
 	{ "git", "git forges (GitHub, GitLab, Bitbucket, Codeberg)",
-	  "github.com, *.github.com, *.githubusercontent.com, gitlab.com, bitbucket.org, codeberg.org" },
-	{ "npm", "npm registry", "registry.npmjs.org, registry.yarnpkg.com" },
-	{ "pypi", "PyPI", "pypi.org, files.pythonhosted.org" },
-	{ "crates", "crates.io", "crates.io, index.crates.io, static.crates.io" },
-	{ "go", "Go module proxy", "proxy.golang.org, sum.golang.org" },
-	{ "rubygems", "RubyGems", "rubygems.org, index.rubygems.org" },
+	  "github.com, *.github.com, *.githubusercontent.com, gitlab.com, bitbucket.org, codeberg.org",
+	  NULL },
+	{ "npm", "npm registry", "registry.npmjs.org, registry.yarnpkg.com", "~/.npm/_cacache/" },
+	{ "pypi", "PyPI", "pypi.org, files.pythonhosted.org", NULL },
+	{ "crates", "crates.io", "crates.io, index.crates.io, static.crates.io",
+	  "~/.cargo/registry/index/, ~/.cargo/registry/cache/" },
+	{ "go", "Go module proxy", "proxy.golang.org, sum.golang.org",
+	  "~/go/pkg/mod/cache/download/" },
+	{ "rubygems", "RubyGems", "rubygems.org, index.rubygems.org", NULL },
 };
 #define NPRESETS (sizeof(presets) / sizeof(*presets))
 
@@ -193,6 +200,10 @@ static char *render(const struct answers *a)
 			strv_add(&w, a->writable.v[i]);
 	for (size_t i = 0; i < a->allow_write.n; i++)
 		strv_add(&w, a->allow_write.v[i]);
+	/* the presets' download caches (digest-checked stores only) */
+	for (size_t i = 0; a->net == NET_CUSTOM && i < NPRESETS; i++)
+		if (a->preset[i] && presets[i].caches)
+			split_into(&w, "writable path", presets[i].caches);
 	put_list(f, "allow_write", &w);
 	strv_free(&w);
 	fprintf(f, "; Never writable, even inside the writable areas (a bare name matches at "
@@ -243,7 +254,14 @@ static int ask(struct tui *t, struct answers *a)
 	int rc;
 
 #define TRY(x) do { if ((rc = (x))) return rc; } while (0)
-	TRY(tui_text(t, "Workspace root", a->workspace, a->workspace, sizeof(a->workspace)));
+	for (;;) {
+		TRY(tui_text(t, "Workspace root", a->workspace, line, sizeof(line)));
+		if (strlen(line) >= sizeof(a->workspace))
+			fprintf(stderr, "sbxctl configure: that workspace is too long\n");
+		else if (!check_item("workspace", line))
+			break;
+	}
+	snprintf(a->workspace, sizeof(a->workspace), "%s", line);
 	choice = a->iso;
 	TRY(tui_select(t, "Isolation: what may the sandboxed program write?", iso_names,
 		       iso_help, 3, &choice));

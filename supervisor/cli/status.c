@@ -46,6 +46,8 @@ static const struct {
 	{ "env", "home", "real" },
 };
 
+static void withheld_rows(bool c, const struct policy *p);
+
 struct scalar_seen {
 	char *value, *source;
 };
@@ -193,6 +195,8 @@ int cmd_status(int argc, char **argv)
 	printf("\n[env]\n");
 	print_scalars(c, p, seen, "env");
 	rules_rows(c, p, SBX_RULE_DENY_ENV, NULL);
+	rules_rows(c, p, SBX_RULE_KEEP_ENV, NULL);
+	withheld_rows(c, p);
 	if (machine) {
 		printf("\nmachine\n");
 		ctl_machine(c);
@@ -205,6 +209,35 @@ out:
 	}
 	policy_free(p);
 	return rc;
+}
+
+/* Which of this shell's variables a run from here would not pass, and
+ * why: a name that looks secret, or deny_env (never a value). */
+static void withheld_rows(bool c, const struct policy *p)
+{
+	extern char **environ;
+	bool any = false;
+
+	for (char **e = environ; e && *e; e++) {
+		const char *eq = strchr(*e, '=');
+		const struct sbx_rule *why;
+		char name[256], src[PATH_MAX + 64];
+		if (!eq || eq == *e || (size_t)(eq - *e) >= sizeof(name))
+			continue;
+		snprintf(name, sizeof(name), "%.*s", (int)(eq - *e), *e);
+		enum sbx_env_fate f = policy_env_fate(p, name, &why);
+		if (f == SBX_ENV_PASS || f == SBX_ENV_KEPT)
+			continue;
+		if (f == SBX_ENV_DENIED)
+			snprintf(src, sizeof(src), "deny_env = %s (%s)", why->value, why->source);
+		else
+			snprintf(src, sizeof(src), "its name looks secret (--keep-env %s passes it)",
+				 name);
+		row(c, any ? "" : "(withheld here)", name, src);
+		any = true;
+	}
+	if (!any)
+		row(c, "(withheld here)", "(none of this shell's variables)", "");
 }
 
 /* ---- enable / disable: one line of the user's file changed */

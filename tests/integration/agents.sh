@@ -187,6 +187,55 @@ sys.exit(1)' "$B/out" "$HOME/.codex-sbx" && [ -s "$HOME/.codex-sbx/state_5.sqlit
 	else bad "$(head -c 300 "$B/out")"; fi
 fi
 
+# The real Claude Code under its profile against a stand-in for the API on
+# the host's loopback (mock-anthropic.py, reached with --host-port): the
+# profile keeps ANTHROPIC_API_KEY (the requests carry it), withholds
+# GITHUB_TOKEN, and the Read the model asks for of the person's own login
+# (~/.claude/.credentials.json) gives the model nothing of it.
+ta claude_answers_under_its_profile_with_its_key_kept_never_the_users_login
+if agent claude; then
+	mkdir -p "$HOME/.claude-sbx" "$HOME/.claude"
+	echo '{"hasCompletedOnboarding":true}' > "$HOME/.claude-sbx/.claude.json"
+	LOGIN="CLAUDE-LOGIN-$RANDOM$RANDOM"
+	printf '{"claudeAiOauth":{"accessToken":"%s"}}\n' "$LOGIN" > "$HOME/.claude/.credentials.json"
+	KEY="sk-ant-kept-$RANDOM$RANDOM"
+	python3 "$SBX_BIN/mock-anthropic.py" "$B/port" "$B/api.log" "$HOME/.claude/.credentials.json" &
+	mock=$!
+	for _ in $(seq 200); do [ -s "$B/port" ] && break; sleep 0.1; done
+	port=$(cat "$B/port")
+	PATH="$AG/node_modules/.bin:$ORIG_PATH" ANTHROPIC_BASE_URL="http://127.0.0.1:$port" \
+		ANTHROPIC_API_KEY="$KEY" GITHUB_TOKEN="gh-$LOGIN" \
+		timeout 180 "$SBX" --host-port "$port" claude -p "read the file" --allowedTools Read --output-format json \
+		>"$B/out" 2>"$B/err"
+	RC=$?
+	kill $mock; wait $mock 2>/dev/null
+	keyed=$(python3 -c 'import json,sys
+n=0
+for l in open(sys.argv[1]):
+    h={k.lower(): v for k, v in json.loads(l)["headers"].items()}
+    n += h.get("x-api-key") == sys.argv[2]
+print(n)' "$B/api.log" "$KEY" 2>/dev/null)
+	if [ $RC -eq 0 ] && has '"result":"done"' out && [ "${keyed:-0}" -ge 1 ] &&
+	   ! grep -qF "$LOGIN" "$B/api.log" && hasf ', 1 secret variable withheld' err; then ok
+	else bad "rc=$RC keyed=$keyed login-in-api=$(grep -c "$LOGIN" "$B/api.log" 2>/dev/null) $(head -c 200 "$B/out")"; fi
+fi
+
+# The real Codex reads the login of its own CODEX_HOME under its profile
+# (the credential row ~/.codex-sbx/auth.json, lifted by codex.ini), and
+# nothing of it under another profile.
+ta codex_reads_its_own_login_under_its_profile_only
+if agent codex; then
+	export PATH="$AG/node_modules/.bin:$ORIG_PATH"
+	mkdir -p "$HOME/.codex-sbx"
+	printf '{"OPENAI_API_KEY":"sk-test-canary%s"}\n' "$RANDOM$RANDOM" > "$HOME/.codex-sbx/auth.json"
+	tail4=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["OPENAI_API_KEY"][-4:])' "$HOME/.codex-sbx/auth.json")
+	sx codex login status; own=$RC; cat "$B/out" "$B/err" > "$B/own" # it answers on stderr
+	CODEX_HOME="$HOME/.codex-sbx" sx --profile mcp -- codex login status
+	if [ $own -eq 0 ] && grep -qF "$tail4" "$B/own" && [ $RC -ne 0 ] && ! hasf "$tail4" out &&
+	   ! hasf "$tail4" err; then ok
+	else bad "own rc=$own ($(head -c 100 "$B/own")) mcp rc=$RC ($(head -c 100 "$B/out"))"; fi
+fi
+
 ta gemini_starts_under_its_profile
 if agent gemini; then
 	export PATH="$AG/node_modules/.bin:$ORIG_PATH"

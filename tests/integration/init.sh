@@ -19,11 +19,12 @@ fi
 
 # ---- the caller's terminal
 
-# `tty` and ttyname(3) inside name the caller's terminal, the very pane's
-# pty; /dev/pts lists it and the sandbox's own ptmx only (not the other
-# terminal this tmux holds); /dev/ptmx gives ptys of the sandbox's own,
-# numbered around the caller's; /dev/tty still works.
-t caller_terminal_keeps_its_name_inside_tmux
+# `tty` and ttyname(3) inside name the sandbox's own terminal (relay.c: a
+# pty of its own, never the pane's); /dev/pts lists it and the sandbox's
+# own ptmx only (not the pane's, not the other terminal this tmux holds);
+# /dev/ptmx gives ptys of the sandbox's own, numbered around it; /dev/tty
+# is it.
+t own_terminal_keeps_its_name_inside_tmux
 if command -v tmux >/dev/null; then
 	sock="sbx-it-$$-$RANDOM"
 	cat > ttyname.py <<'EOF'
@@ -43,11 +44,12 @@ EOF
 		"cd '$W' && HOME='$HOME' '$SBX' -q -- sh -c 'tty; python3 ttyname.py' > out.txt 2>&1; echo \$? > rc.txt")
 	for _ in $(seq 100); do [ -s rc.txt ] && break; sleep 0.1; done
 	tmux -L "$sock" kill-server 2>/dev/null
-	n=${pane#/dev/pts/}
+	inner=$(head -1 out.txt)
+	n=${inner#/dev/pts/}
 	own=$(sed -n 's/^OWN //p' out.txt)
-	if [ "$(head -1 out.txt)" = "$pane" ] && grep -qx "NAME $pane" out.txt &&
+	if [[ $inner == /dev/pts/* ]] && [ "$inner" != "$pane" ] && grep -qx "NAME $inner" out.txt &&
 	   grep -qx "PTS $(printf '%s\n' "$n" ptmx | sort | tr '\n' ' ' | sed 's/ $//')" out.txt &&
-	   [[ $own == /dev/pts/* ]] && [ "$own" != "$pane" ] && grep -qx DEVTTY-OK out.txt &&
+	   [[ $own == /dev/pts/* ]] && [ "$own" != "$inner" ] && grep -qx DEVTTY-OK out.txt &&
 	   [ "$(cat rc.txt)" = 0 ]; then ok
 	else bad "pane=$pane: $(tr '\n' '|' < out.txt | head -c 400)"; fi
 else skip "no tmux"; fi

@@ -2,7 +2,7 @@
 """A stand-in for the Anthropic Messages API, so the real Claude Code CLI can
 be driven offline (tests/integration/sbxctl.sh): it answers the first turn
 with one Read tool call of TARGET and every later turn with "done", and logs
-each request's JSON body as one line to LOG. The test then reads, in the
+each request's headers and JSON body as one line to LOG. The test then reads, in the
 logged second request, the tool_result Claude Code sent back: the file's
 content when its PreToolUse hook let the call through, the hook's reason
 when it refused it.
@@ -28,7 +28,8 @@ class Handler(BaseHTTPRequestHandler):
         n = int(self.headers.get("content-length", 0))
         body = json.loads(self.rfile.read(n) or b"{}")
         with open(LOG, "a") as f:
-            f.write(json.dumps({"path": self.path, "body": body}) + "\n")
+            f.write(json.dumps({"path": self.path, "headers": dict(self.headers),
+                                "body": body}) + "\n")
         if not self.path.startswith("/v1/messages") or "count_tokens" in self.path:
             self.reply_json({"input_tokens": 10})
             return

@@ -13,6 +13,9 @@ bin=$(mktemp -d /var/tmp/sbx-it-bin.XXXXXX)
 trap 'rm -rf "$bin"' EXIT
 cp "$top/build/sbx-preload" "$top/build/sbx-init" "$top/build/libsbx-preload.so" "$top/policy/execlater.c" \
 	"$here"/*.sh "$here"/*.py "$bin/"
+# sbx-preload with a Landlock ABI forced lower (SBX_TEST_LANDLOCK_ABI;
+# tests/integration/nested.sh), beside sbx-init as an install has it
+[ -f "$top/build/tests/sbx-preload-abi" ] && cp "$top/build/tests/sbx-preload-abi" "$bin/"
 # the proxy's test driver (tests/integration/net.sh)
 [ -f "$top/build/sbx-proxy-test" ] && cp "$top/build/sbx-proxy-test" "$bin/"
 # the management command (tests/integration/sbxctl.sh)
@@ -23,6 +26,8 @@ mkdir -p "$bin/share" && cp -r "$top/docs/man" "$bin/share/man"
 [ -d "$top/tests/progs" ] && cp -r "$top/tests/progs" "$bin/progs"
 # the coverage table explain.sh measures and compares
 mkdir -p "$bin/docs" && cp "$top/docs/REPORTS.md" "$bin/docs/"
+# the credential table creds.sh reads every row of
+mkdir -p "$bin/policy" && cp "$top/policy/credentials.c" "$bin/policy/"
 # `make run`'s demonstration, laid out as in the checkout (scripts/, build/)
 mkdir "$bin/scripts" && cp "$top/scripts/demo.sh" "$bin/scripts/" && ln -s . "$bin/build"
 # the built-in agent profiles, where an install keeps them (../share from bin/)
@@ -34,7 +39,7 @@ chmod -R a+rX "$bin"
 # SUITES="net.sh harm.sh" runs only those (make check-integration SUITES=...);
 # SBX_IT_USERS=self or SBX_IT_USERS=sbxtest runs only one of the two users.
 suites=""
-for s in ${SUITES:-suite.sh shim.sh seccomp.sh stream.sh learn.sh init.sh mounts.sh harm.sh userworld.sh gitguard.sh net.sh limits.sh persist.sh execlater.sh sbxctl.sh notify.sh attack-notify.sh nested.sh agents.sh explain.sh}; do
+for s in ${SUITES:-suite.sh shim.sh seccomp.sh stream.sh learn.sh init.sh mounts.sh harm.sh userworld.sh gitguard.sh net.sh limits.sh persist.sh execlater.sh creds.sh sbxctl.sh notify.sh attack-notify.sh nested.sh tty.sh agents.sh explain.sh}; do
 	[ -f "$here/$s" ] && suites="$suites $s"
 done
 # The real agents (agents.sh) come from the npm registry, installed once

@@ -70,7 +70,11 @@ ParameterizedTest(struct persist_case *c, policy_persist, refused_with_home_writ
 
 	cr_assert_not_null(why, "%s: denied without a rule", c->path);
 	cr_assert_eq(why->kind, SBX_RULE_MANDATORY, "%s: decided by %s", c->path, why->value);
-	cr_assert_eq(check(p, SBX_OP_READ, c->path), SBX_ALLOW, "%s must stay readable", c->path);
+	/* npm's and Yarn's user files also hold registry tokens: rows of the
+	 * credential table, read-denied too (docs/POLICY.md, "Credentials") */
+	bool token = !strcmp(c->path, "/home/u/.npmrc") || !strcmp(c->path, "/home/u/.yarnrc.yml");
+	cr_assert_eq(check(p, SBX_OP_READ, c->path), token ? SBX_DENY : SBX_ALLOW,
+		     "%s must %s", c->path, token ? "be read-denied" : "stay readable");
 	policy_free(p);
 }
 
@@ -86,7 +90,7 @@ ParameterizedTestParameters(policy_persist, neighbours_stay_writable)
 		{ "/w/.claude/projects.md" }, { "/w/.envrc" },
 		/* what those tools write while they run stays theirs */
 		{ "/home/u/.gemini/tmp/x.json" }, { "/home/u/.config/Cursor/logs/x.log" },
-		{ "/home/u/.ipython/profile_default/history.sqlite" },
+		{ "/home/u/.ipython/profile_default/log/x.log" },
 		{ "/home/u/.jupyter/lab/workspaces/x.json" }, { "/home/u/.gradle/caches/x.jar" },
 	};
 	return cr_make_param_array(struct persist_case, c, ARRAY_LEN(c));

@@ -53,7 +53,7 @@ Test(policy_profile, user_deny_write_wins_over_a_profile_allow_write)
 					   "[filesystem]\nallow_write = ~/.claude-sbx/\n");
 
 	cr_assert_eq(check(p, SBX_OP_WRITE, "/home/u/.claude-sbx/settings.json"), SBX_DENY);
-	cr_assert_eq(check(p, SBX_OP_WRITE, "/home/u/.claude-sbx/.claude.json"), SBX_ALLOW);
+	cr_assert_eq(check(p, SBX_OP_WRITE, "/home/u/.claude-sbx/projects/x.jsonl"), SBX_ALLOW);
 	policy_free(p);
 }
 

@@ -1,0 +1,207 @@
+#!/bin/bash
+# Credentials by principle (docs/POLICY.md, "Credentials", "The
+# environment"): every row of the credential table (policy/credentials.c,
+# read here from the source) is made on the host at its documented place in
+# the test HOME with a canary, then read inside by a dynamic program (cat:
+# the shim refuses it and the report names the row) and a static one
+# (tests/progs/readfile.c built -static: the boundary's mask gives it
+# nothing); no canary byte may come out. A row a profile lifts is readable
+# under that profile only. Secret-looking variables are withheld and
+# counted; a profile or --keep-env keeps its own.
+set -u
+# shellcheck source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+PROGS=$(mktemp -d /var/tmp/sbx-progs.XXXXXX)
+trap 'rm -rf "$PROGS"' EXIT
+chmod 755 "$PROGS"
+command -v cc >/dev/null &&
+	cc -static -O2 -D_GNU_SOURCE -o "$PROGS/readfile-static" "$SBX_BIN/progs/readfile.c" 2>"$PROGS/log"
+prog() { [ -x "$PROGS/$1" ] || { skip "tests/progs/$1 not built: $(head -2 "$PROGS/log" 2>/dev/null)"; return 1; }; }
+
+# The table: "PATH PROFILE" per row (PROFILE "-" when none lifts it).
+python3 - "$SBX_BIN/policy/credentials.c" > "$PROGS/rows" <<'EOF'
+import re, sys
+src = open(sys.argv[1]).read()
+body = src[src.index("sbx_credentials[] = {"):]
+body = body[:body.index("\n};")]
+for m in re.finditer(r'\{ "(~/[^"]+)", "[^"]+", "[^"]+", (?:NULL|"(\w+)") \}', body):
+    print(m.group(1)[2:], m.group(2) or "-")
+EOF
+NROWS=$(wc -l < "$PROGS/rows")
+[ "$NROWS" -ge 80 ] || echo "# the credential table read from policy/credentials.c has $NROWS rows"
+
+# plant FORM: every row at its place under $HOME, each with its own canary:
+# FORM file (the row is a file) or dir (a directory holding `canary`).
+# Fills $B/paths (what to read) and $B/canaries.
+plant() {
+	: > "$B/paths"; : > "$B/canaries"; : > "$B/map"
+	while read -r rel _; do
+		local c="CANARY-$RANDOM$RANDOM-$(printf %s "$rel" | tr -c 'a-zA-Z0-9' _)" p="$HOME/$rel"
+		if [ "$1" = dir ] || [ -d "$p" ]; then
+			mkdir -p "$p" && echo "$c" > "$p/canary" && echo "$p/canary" >> "$B/paths"
+		else
+			mkdir -p "$(dirname "$p")" && echo "$c" > "$p" && echo "$p" >> "$B/paths"
+		fi
+		echo "$c" >> "$B/canaries"
+		echo "$rel $c" >> "$B/map"
+	done < "$PROGS/rows"
+}
+# leaked FILE: the canaries found in FILE (none: empty)
+leaked() { grep -oFf "$B/canaries" "$B/$1" | sort -u; }
+# reported: every row's refusal named, by that row
+reported() {
+	local missing=0
+	while read -r rel _; do
+		grep -qF "by \`deny_read = ~/$rel\` (built-in default)" "$B/err" || {
+			missing=$((missing + 1)); echo "no report for ~/$rel" >> "$B/why"; }
+	done < "$PROGS/rows"
+	[ $missing -eq 0 ]
+}
+
+for form in file dir; do
+	t "credential_rows_as_${form}s_unreadable_by_cat_shim_reports_each_row"
+	plant $form
+	# the report lines are the terminal's: all of them, live
+	mapfile -t paths < "$B/paths"
+	sx -- cat "${paths[@]}"
+	: > "$B/why"
+	if [ -z "$(leaked out)" ] && [ -z "$(leaked err)" ] && reported &&
+	   [ "$(grep -c 'Permission denied' "$B/err")" -eq "$NROWS" ]; then ok
+	else bad "leaked: $(leaked out | head -3) $(head -3 "$B/why")"; fi
+
+	t "credential_rows_as_${form}s_unreadable_by_static_binary_boundary_mask"
+	if prog readfile-static; then
+		plant $form
+		mapfile -t paths < "$B/paths"
+		sx -q -- "$PROGS/readfile-static" "${paths[@]}"
+		# a static program is past the shim: the mask answers, no canary
+		# and no report (it never asks)
+		if [ -z "$(leaked out)" ] && [ "$(grep -c '^OK \|^ERR ' "$B/out")" -eq "$NROWS" ] &&
+		   ! has 'denied read' err; then ok
+		else bad "leaked: $(leaked out | head -3) rc=$RC $(head -c 200 "$B/out")"; fi
+	fi
+done
+
+t credential_rows_lifted_by_their_own_profile_only
+plant file
+fails=""
+for prof in claude codex gemini mcp; do
+	mapfile -t paths < "$B/paths"
+	sx -q --profile "$prof" -- cat "${paths[@]}"
+	while read -r rel owner; do
+		c=$(awk -v r="$rel" '$1 == r { print $2 }' "$B/map")
+		if [ "$owner" = "$prof" ]; then
+			hasf "$c" out || fails="$fails $prof:~/$rel-not-lifted"
+		else
+			hasf "$c" out && fails="$fails $prof:~/$rel-leaked"
+		fi
+	done < "$PROGS/rows"
+done
+lifted=$(awk '$2 != "-"' "$PROGS/rows" | wc -l)
+if [ -z "$fails" ] && [ "$lifted" -ge 3 ]; then ok; else bad "$fails"; fi
+
+t credential_rows_under_xdg_config_home_masked_there_too
+if prog readfile-static; then
+	X=$B/xdg
+	: > "$B/paths"; : > "$B/canaries"
+	while read -r rel _; do
+		case $rel in .config/*) ;; *) continue ;; esac
+		c="XDG-CANARY-$RANDOM$RANDOM"
+		mkdir -p "$(dirname "$X/${rel#.config/}")"
+		echo "$c" > "$X/${rel#.config/}"
+		echo "$X/${rel#.config/}" >> "$B/paths"; echo "$c" >> "$B/canaries"
+	done < "$PROGS/rows"
+	mapfile -t paths < "$B/paths"
+	XDG_CONFIG_HOME=$X sx -- sh -c 'cat "$@"; "$0" "$@"' "$PROGS/readfile-static" "${paths[@]}"
+	if [ "${#paths[@]}" -ge 5 ] && [ -z "$(leaked out)" ] && [ -z "$(leaked err)" ] &&
+	   [ "$(grep -c 'Permission denied' "$B/err")" -eq "${#paths[@]}" ]; then ok
+	else bad "${#paths[@]} rows, leaked: $(leaked out | head -3)"; fi
+fi
+
+# ---- the environment
+
+# envrun ARGS: sbx-preload ARGS with only the variables given here (and the
+# suite's own PATH, HOME, LANG), so the count is exactly ours
+SECRETS="GITHUB_TOKEN NPM_TOKEN ANTHROPIC_API_KEY OPENAI_API_KEY GEMINI_API_KEY AWS_SECRET_ACCESS_KEY PGPASSWORD GOOGLE_APPLICATION_CREDENTIALS CI_JOB_JWT MYSQL_PWD"
+envrun() {
+	local a=()
+	for n in $SECRETS; do a+=("$n=VAL-$n-$CANARY_ENV"); done
+	[ -n "${SBX_PROFILE_DIR:-}" ] && a+=("SBX_PROFILE_DIR=$SBX_PROFILE_DIR")
+	[ -n "${SBX_NESTED:-}" ] && a+=("SBX_NESTED=$SBX_NESTED")
+	timeout 60 env -i PATH="$PATH" HOME="$HOME" LANG=C.UTF-8 "${a[@]}" \
+		AWS_ACCESS_KEY_ID=AKIDPUBLIC TOKENIZERS_PARALLELISM=false "$SBX" "$@" >"$B/out" 2>"$B/err"
+	RC=$?
+}
+# what of the secret values came out (one line per variable)
+env_leaked() { grep -o "VAL-[A-Z_]*-$CANARY_ENV" "$B/out" | sort -u; }
+
+t secret_variables_withheld_from_env_and_proc_counted_on_the_start_line
+CANARY_ENV="E$RANDOM$RANDOM"
+# env, and every process's environment inside (sbx-init's included)
+envrun -- sh -c 'env; cat /proc/[0-9]*/environ 2>/dev/null | tr "\0" "\n"'
+if [ -z "$(env_leaked)" ] && has '^AWS_ACCESS_KEY_ID=AKIDPUBLIC$' out &&
+   has '^TOKENIZERS_PARALLELISM=false$' out &&
+   hasf ', 10 secret variables withheld' err && ! hasf "$CANARY_ENV" err; then ok
+else bad "leaked: $(env_leaked | tr '\n' ' ') $(grep 'sandbox on' "$B/err")"; fi
+
+t verbose_names_the_withheld_variables_never_their_values
+CANARY_ENV="E$RANDOM$RANDOM"
+envrun -v -- true
+line=$(grep -F "withheld from COMMAND's environment, their names look secret: " "$B/err")
+missing=""
+for n in $SECRETS; do [[ $line == *" $n"[,\ ]* ]] || missing="$missing $n"; done
+if [ -n "$line" ] && [ -z "$missing" ] && [[ $line != *AWS_ACCESS_KEY_ID* ]] &&
+   ! hasf "$CANARY_ENV" err; then ok
+else bad "missing:$missing line: $line"; fi
+
+t claude_profile_keeps_anthropic_api_key_only
+CANARY_ENV="E$RANDOM$RANDOM"
+envrun --profile claude -- env
+if [ "$(env_leaked)" = "VAL-ANTHROPIC_API_KEY-$CANARY_ENV" ] && hasf ', 9 secret variables withheld' err; then ok
+else bad "passed: $(env_leaked | tr '\n' ' ')"; fi
+
+t codex_and_gemini_profiles_keep_their_own_keys_only
+CANARY_ENV="E$RANDOM$RANDOM"
+envrun --profile codex -- env; codex=$(env_leaked | tr '\n' ' ')
+envrun --profile gemini -- env; gemini=$(env_leaked | tr '\n' ' ')
+if [ "$codex" = "VAL-OPENAI_API_KEY-$CANARY_ENV " ] && [ "$gemini" = "VAL-GEMINI_API_KEY-$CANARY_ENV " ]; then ok
+else bad "codex: $codex gemini: $gemini"; fi
+
+t keep_env_flag_keeps_one_and_deny_env_still_wins
+CANARY_ENV="E$RANDOM$RANDOM"
+printf '[env]\ndeny_env = NPM_TOKEN\n' > "$B/deny.ini"
+envrun -c "$B/deny.ini" --keep-env GITHUB_TOKEN --keep-env NPM_TOKEN -- env
+if [ "$(env_leaked)" = "VAL-GITHUB_TOKEN-$CANARY_ENV" ] && hasf ', 9 secret variables withheld' err; then ok
+else bad "passed: $(env_leaked | tr '\n' ' ') $(grep 'sandbox on' "$B/err")"; fi
+
+t keep_env_in_a_project_file_is_refused_nothing_runs
+printf '[env]\nkeep_env = GITHUB_TOKEN\n' > "$W/sandbox.ini"
+CANARY_ENV="E$RANDOM$RANDOM"
+envrun -- sh -c "env > '$W/ran'"
+if [ $RC -eq 125 ] && [ ! -e "$W/ran" ] && hasf 'sandbox.ini:2: `keep_env` would widen the policy' err; then ok
+else bad "rc=$RC"; fi
+
+t nested_mode_withholds_the_same_variables
+CANARY_ENV="E$RANDOM$RANDOM"
+envrun -- true; rcfull=$RC
+SBX_NESTED=1 envrun -- sh -c 'env; cat /proc/self/environ | tr "\0" "\n"'
+if [ $RC -eq 125 ] && has 'Landlock' err; then skip "no Landlock here: $(head -c 150 "$B/err")"
+elif [ $RC -eq 0 ] && [ $rcfull -eq 0 ] && [ -z "$(env_leaked)" ] && hasf 'nested mode' err &&
+     hasf ', 10 secret variables withheld' err; then ok
+else bad "rc=$RC leaked: $(env_leaked | tr '\n' ' ')"; fi
+
+t sbxctl_status_names_the_withheld_variables_not_their_values
+CANARY_ENV="E$RANDOM$RANDOM"
+printf '[env]\ndeny_env = MY_VAR\nkeep_env = NPM_TOKEN\n' > "$B/st.ini"
+timeout 60 env -i PATH="$PATH" HOME="$HOME" GITHUB_TOKEN="VAL-GITHUB_TOKEN-$CANARY_ENV" \
+	NPM_TOKEN="VAL-NPM_TOKEN-$CANARY_ENV" MY_VAR="VAL-MY_VAR-$CANARY_ENV" PLAIN=1 \
+	"$SBX_BIN/sbxctl" status --no-machine -c "$B/st.ini" > "$B/out" 2> "$B/err"
+if grep -qE '^  \(withheld here\) +GITHUB_TOKEN +its name looks secret' "$B/out" &&
+   grep -qE '^ +MY_VAR +deny_env = MY_VAR \(.*st.ini:2\)' "$B/out" &&
+   grep -qE '^  keep_env +NPM_TOKEN +.*st.ini:3' "$B/out" &&
+   ! grep -qE '^ .*(PLAIN|  NPM_TOKEN +its name)' "$B/out" && ! hasf "$CANARY_ENV" out; then ok
+else bad "$(sed -n '/^\[env\]/,$p' "$B/out" | head -8)"; fi
+
+echo "# $(id -un): $pass passed, $fail failed, $skip skipped"
+[ $fail -eq 0 ]
