@@ -109,6 +109,21 @@ bool glob_has_magic(const char *s);
 /* Count the wildcards, to refuse patterns whose matching could explode. */
 unsigned glob_star_count(const char *s);
 
+/* home.c: what a later program runs in HOME (docs/POLICY.md, "HOME is an
+ * allow-list when writable"), one row each */
+enum {
+	HOME_NEVER = SBX_HOME_ROW_NEVER,   /* no hint or learned rule opens it: it says what it is */
+	HOME_SAY = SBX_HOME_ROW_SAY,     /* offered, with what it is (a build cache a build trusts) */
+	HOME_VISIBLE = 4, /* not hidden: a rule of its own keeps it read-only */
+};
+struct home_row {
+	const char *where; /* relative to HOME; `*` within a component */
+	const char *what;  /* what a later program does with it */
+	unsigned flags;
+};
+extern const struct home_row home_rows[];
+extern const size_t home_nrows;
+
 /* load.c */
 void err_set(struct sbx_err *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

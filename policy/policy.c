@@ -520,6 +520,37 @@ static int add_pending(struct pending **pv, size_t *n, size_t *cap,
 	return 0;
 }
 
+/* HOME's allow-list (home.c): `~/.*` and the visible rows of the table,
+ * as rules of their own kind, which query.c applies only where HOME or a
+ * root above it is what allows the write. A place the workspace (or
+ * another writable root) lies in is not one: that root names it. */
+static int add_home_kept(struct policy_builder *b, struct arena *a, const struct policy *p,
+			 struct pending **pend, size_t *npend, size_t *cappend)
+{
+	char buf[PATH_MAX], v[PATH_MAX];
+
+	if (!strcmp(p->home, "/"))
+		return 0;
+	for (size_t i = 0; i <= home_nrows; i++) {
+		struct pending pr = { .kind = SBX_RULE_HOME_KEPT, .origin = SBX_ORIGIN_MANDATORY };
+		if (i < home_nrows && !(home_rows[i].flags & HOME_VISIBLE))
+			continue;
+		snprintf(v, sizeof(v), "~/%s%s", i < home_nrows ? home_rows[i].where : ".*",
+			 i < home_nrows ? "/" : "");
+		if (expand_rule(b, p->workspace, SBX_RULE_DENY_WRITE, v, buf, sizeof(buf),
+				&pr.pat, &pr.prefix_len))
+			continue;
+		pr.is_dir = i < home_nrows;
+		pr.value = arena_put(a, v);
+		pr.pattern = arena_put(a, buf);
+		pr.source = arena_put(a, "HOME's allow-list");
+		if (pr.value < 0 || pr.pattern < 0 || pr.source < 0 ||
+		    add_pending(pend, npend, cappend, pr))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 static int scalar_bool(const struct policy_builder *b, enum scalar_id id, bool dflt)
 {
 	bool v;
@@ -814,6 +845,12 @@ int policy_compile(struct policy_builder *b, struct policy **out,
 		    add_pending(&pend, &npend, &cappend, pr))
 			goto fail;
 	}
+
+	/* HOME is an allow-list when writable (home.c): its hidden entries,
+	 * and the visible places a later program runs from (~/go/bin, a
+	 * conda installation), unless an allow_write names them */
+	if (add_home_kept(b, &a, p, &pend, &npend, &cappend))
+		goto fail;
 
 	/* `allow_domains = *` opens the host's network only when no
 	 * deny_domains rule needs holding: the boundary can hold one only

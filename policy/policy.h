@@ -43,6 +43,10 @@ enum sbx_rule_kind {
 	SBX_RULE_DENY_ENV,
 	SBX_RULE_SET_ENV,        /* `[env] set = NAME=VALUE`: COMMAND's environment */
 	SBX_RULE_HOST_PORT,       /* [network] host_ports: the host's 127.0.0.1:N reachable */
+	/* HOME's allow-list (policy/home.c): a path matching one is write-denied
+	 * when the allow_write that would allow it is HOME or above it; an
+	 * allow_write naming the place or a path inside it lifts it */
+	SBX_RULE_HOME_KEPT,
 	SBX_RULE_KIND_COUNT,
 };
 
@@ -336,6 +340,26 @@ typedef int (*sbx_look_fn)(void *ctx, const char *path);
 void policy_hint_fix(const struct policy *p, enum sbx_op op, const char *target,
 		     bool made_dir, const struct sbx_rule *why, sbx_look_fn look, void *ctx,
 		     char *out, size_t outsz);
+
+/* Is `path` (absolute, normal) in a place of HOME a later program runs
+ * from (policy/home.c: an interpreter, a toolchain, a plug-in directory, a
+ * directory on PATH), or with `above` does one lie below it? Its row, or
+ * -1; *where: the place as `~/.pyenv`; *flags: HOME_* (internal.h): 1 the
+ * place is never offered by a hint or learned, 2 it is, said what it is. */
+int policy_home_row(const struct policy *p, const char *path, bool above,
+		    char *where, size_t wsz, unsigned *flags);
+/* What a later program does with a row's place, in words. */
+const char *policy_home_row_what(int row);
+#define SBX_HOME_ROW_NEVER 1
+#define SBX_HOME_ROW_SAY 2
+
+/* When policy_hint_fix() offers nothing because the flag would open a
+ * place of HOME a later program runs from (policy_home_row): that place
+ * and what it is, printable ("~/.pyenv: pyenv's Python interpreters: ...");
+ * else "". */
+void policy_hint_runs_later(const struct policy *p, enum sbx_op op, const char *target,
+			    bool made_dir, const struct sbx_rule *why, sbx_look_fn fn,
+			    void *ctx, char *out, size_t outsz);
 
 /* Names for messages. */
 const char *sbx_rule_key(enum sbx_rule_kind kind);      /* "deny_read" */

@@ -250,7 +250,8 @@ static void join(const char *dir, const char *name, char *out, size_t outsz)
 
 static bool protective(const struct sbx_rule *r)
 {
-	return r && (r->kind == SBX_RULE_MANDATORY || r->kind == SBX_RULE_DENY_WRITE);
+	return r && (r->kind == SBX_RULE_MANDATORY || r->kind == SBX_RULE_DENY_WRITE ||
+		     r->kind == SBX_RULE_HOME_KEPT);
 }
 
 bool notify_git_own(const char *rest)

@@ -565,6 +565,23 @@ static bool reads_by_pattern(const struct policy *p)
 	return false;
 }
 
+/* Where a link at a kept place of HOME leads, when that is a directory or
+ * file in a writable root the policy would let a write reach (a visible
+ * folder of HOME): bound read-only as the place itself is, so a write
+ * through the link lands nowhere. One hop of links resolved whole (the
+ * kernel follows them all). */
+static int protect_kept_target(const struct plan_in *in, struct plan *pl,
+			       struct covered *cv, const char *path)
+{
+	char real[PATH_MAX];
+	struct stat st;
+
+	if (lstat(path, &st) || !S_ISLNK(st.st_mode) || !realpath(path, real) ||
+	    !writable_here(cv, real) || in_list(&cv->protect, real))
+		return 0;
+	return protect_path(in, pl, cv, real);
+}
+
 static int judge_entry(const struct plan_in *in, struct plan *pl,
 		       struct covered *cv, const char *path, bool *stop)
 {
@@ -574,9 +591,16 @@ static int judge_entry(const struct plan_in *in, struct plan *pl,
 	if (rc || *stop)
 		return rc;
 	if (policy_check_path(in->policy, SBX_OP_WRITE, path, &why) == SBX_DENY &&
-	    why && (why->kind == SBX_RULE_MANDATORY || why->kind == SBX_RULE_DENY_WRITE)) {
+	    why && (why->kind == SBX_RULE_MANDATORY || why->kind == SBX_RULE_DENY_WRITE ||
+		    why->kind == SBX_RULE_HOME_KEPT)) {
 		*stop = true;
-		return protect_path(in, pl, cv, path);
+		rc = protect_path(in, pl, cv, path);
+		/* a kept place of HOME that is a link (`~/.pyenv ->
+		 * tools/pyenv`): where it leads is kept too, when a
+		 * writable root holds it (the link's own name is) */
+		if (!rc && why->kind == SBX_RULE_HOME_KEPT)
+			rc = protect_kept_target(in, pl, cv, path);
+		return rc;
 	}
 	return 0;
 }

@@ -249,6 +249,9 @@ struct report_expl {
 	char source[PATH_MAX];     /* "~/.config/sbx/sandbox.ini:7", "default" */
 	char note[PATH_MAX];       /* the source, or "built-in default" */
 	char fix[PATH_MAX + 32];   /* "--allow-write ~/x", or "" */
+	/* no fix because it would open a place of HOME a later program runs
+	 * from: "~/.pyenv: what it is" (policy_hint_runs_later), or "" */
+	char runs_later[PATH_MAX + 512];
 	char shown[PATH_MAX];      /* the target as the person writes it, printable */
 	bool unbound;              /* allowed by `rule`, refused: not there at start */
 	bool boundary;             /* decided by the notify layer (seccomp), not the shim */
