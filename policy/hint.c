@@ -396,9 +396,23 @@ static void write_fix(const struct policy *p, const char *target, bool made_dir,
  * when that row is never offered: the fix's directory lies in one or
  * holds one (`~/.local/share` holds pnpm's home), or the target lies in
  * one. -1: none. */
-static int never_row(const struct policy *p, const char *target, const char *fixdir,
-		     char *where, size_t wsz, bool *above)
+struct look_ctx {
+	const struct policy *p;
+	sbx_look_fn fn;
+	void *ctx;
+};
+
+static int look_at(void *c, const char *path)
 {
+	const struct look_ctx *l = c;
+
+	return look(l->p, path, l->fn, l->ctx);
+}
+
+static int never_row(const struct policy *p, const char *target, const char *fixdir,
+		     sbx_look_fn fn, void *ctx, char *where, size_t wsz, bool *above)
+{
+	struct look_ctx l = { p, fn, ctx };
 	unsigned flags = 0;
 	int row;
 
@@ -406,8 +420,7 @@ static int never_row(const struct policy *p, const char *target, const char *fix
 	if (fixdir[0] && (row = policy_home_row(p, fixdir, false, where, wsz, &flags)) >= 0 &&
 	    (flags & SBX_HOME_ROW_NEVER))
 		return row;
-	if (fixdir[0] && (row = policy_home_row(p, fixdir, true, where, wsz, &flags)) >= 0 &&
-	    (flags & SBX_HOME_ROW_NEVER)) {
+	if (fixdir[0] && (row = policy_home_holds(p, fixdir, look_at, &l, where, wsz)) >= 0) {
 		*above = true;
 		return row;
 	}
@@ -437,7 +450,7 @@ void policy_hint_runs_later(const struct policy *p, enum sbx_op op, const char *
 	if (!write_fixable(op, why))
 		return;
 	write_fix(p, target, made_dir, fn, ctx, dir, sizeof(dir), &later);
-	if ((row = never_row(p, target, dir, where, sizeof(where), &above)) < 0)
+	if ((row = never_row(p, target, dir, fn, ctx, where, sizeof(where), &above)) < 0)
 		return;
 	policy_tildify(p, dir, up, sizeof(up));
 	snprintf(shown, sizeof(shown), "%s%s%s: %s", above ? up : "", above ? " holds " : "",
@@ -466,7 +479,7 @@ void policy_hint_fix(const struct policy *p, enum sbx_op op, const char *target,
 		/* never a place a later program runs from: what it is is
 		 * said instead (policy_hint_runs_later) */
 		bool above;
-		if (!dir[0] || never_row(p, target, dir, tmp, sizeof(tmp), &above) >= 0)
+		if (!dir[0] || never_row(p, target, dir, fn, ctx, tmp, sizeof(tmp), &above) >= 0)
 			return;
 		policy_tildify(p, dir, tmp, sizeof(tmp));
 		sbx_printable(tmp, shown, sizeof(shown), true);

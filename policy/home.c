@@ -20,6 +20,7 @@
  * Shared with the shim (hint.c tells the refused program the same words):
  * no allocation, no libc state.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "internal.h"
@@ -232,4 +233,34 @@ int policy_home_row(const struct policy *p, const char *path, bool above,
 const char *policy_home_row_what(int row)
 {
 	return row >= 0 && (size_t)row < home_nrows ? home_rows[row].what : "";
+}
+
+int policy_home_holds(const struct policy *p, const char *dir, sbx_look_fn fn, void *ctx,
+		      char *where, size_t wsz)
+{
+	const char *home = policy_home(p);
+	size_t hl = strlen(home), dl = strlen(dir);
+
+	while (dl > 1 && dir[dl - 1] == '/')
+		dl--; /* a directory as a hint writes it, `~/.local/share/` */
+	if (hl < 2 || dl <= hl || strncmp(dir, home, hl) || dir[hl] != '/')
+		return -1;
+	const char *rel = dir + hl + 1;
+	size_t rl = dl - hl - 1;
+	for (size_t i = 0; i < home_nrows; i++) {
+		const char *pat = home_rows[i].where;
+		char path[PATH_MAX];
+		if (!(home_rows[i].flags & HOME_NEVER) || strncmp(pat, rel, rl) || pat[rl] != '/')
+			continue;
+		/* a row with a wildcard counts as there; a literal one only when
+		 * it is (opening the directory above one that is not there
+		 * opens nothing a program runs yet) */
+		if (snprintf(path, sizeof(path), "%s/%s", home, pat) >= (int)sizeof(path) ||
+		    (!strpbrk(pat, "*?") && fn(ctx, path) != 1))
+			continue;
+		if (where && wsz > 3)
+			snprintf(where, wsz, "~/%s", pat);
+		return (int)i;
+	}
+	return -1;
 }

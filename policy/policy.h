@@ -348,6 +348,11 @@ void policy_hint_fix(const struct policy *p, enum sbx_op op, const char *target,
  * place is never offered by a hint or learned, 2 it is, said what it is. */
 int policy_home_row(const struct policy *p, const char *path, bool above,
 		    char *where, size_t wsz, unsigned *flags);
+/* A never-offered row that lies below the directory `dir` in HOME and is
+ * there (`fn` says; a row with a wildcard always counts): opening `dir`
+ * would open it. Its index and *where, or -1. */
+int policy_home_holds(const struct policy *p, const char *dir, sbx_look_fn fn, void *ctx,
+		      char *where, size_t wsz);
 /* What a later program does with a row's place, in words. */
 const char *policy_home_row_what(int row);
 #define SBX_HOME_ROW_NEVER 1

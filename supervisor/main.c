@@ -1017,8 +1017,9 @@ int main(int argc, char **argv)
 		startup_line(confine, &pl, &lim, nested ? layers : NULL);
 		note_static_command(&o, use_shim, home, reports);
 		if (o.learn)
-			info("learning: writes allowed in HOME too, secrets and protected "
-			     "files still closed; what the policy would refuse is recorded");
+			info("learning: what the policy would refuse is recorded; writes "
+			     "outside the writable paths are refused (nothing of HOME "
+			     "changes), secrets and protected files stay closed");
 	}
 	/* the nested mode: COMMAND starts at "go", so the proxy serves
 	 * before it (its listeners have queued nothing yet) */

@@ -1273,6 +1273,14 @@ struct answer notify_make(struct call *c, enum make_kind kind, int dirfd,
 		return ERR(dot_name(pa.name) ? EEXIST : ENOENT);
 	}
 	join(pa.path, pa.name, full, sizeof(full));
+	/* a name that is there makes nothing: EEXIST, as the kernel says,
+	 * and no report (`mkdir -p ~/.local/x` meets ~/.local, which HOME's
+	 * allow-list keeps, on its way) */
+	struct stat there;
+	if (!fstatat(pa.fd, pa.name, &there, AT_SYMLINK_NOFOLLOW)) {
+		parent_close(&pa);
+		return ERR(EEXIST);
+	}
 	/* a link acts as the directory it may lead to */
 	if (!may_make(c->n, pa.fd, full, kind == MAKE_LINK, &why)) {
 		parent_close(&pa);

@@ -308,6 +308,7 @@ struct report_item {
 	 * where it leads), or a lookup of a plain host name. Never a read,
 	 * an exec, a connect or a cut target. */
 	bool candidate;
+	bool dir; /* a directory being made (mkdir) */
 };
 /* Every distinct operation of the run, for --learn (not the ones a full
  * table no longer kept: a notice says so). */
