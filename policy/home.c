@@ -49,8 +49,8 @@ const struct home_row home_rows[] = {
 			     "python and as each tool", HOME_NEVER },
 	{ ".local/share/virtualenvs", "pipenv's virtual environments: they run at every "
 				      "pipenv run", HOME_NEVER },
-	{ ".local/lib/python*", "Python's user site: a .pth there runs in every later "
-				"python3", HOME_NEVER },
+	{ ".local/lib/python*/site-packages", "Python's user site: a .pth there runs in "
+					      "every later python3", HOME_NEVER },
 	{ ".nvm", "nvm's Node.js versions and their global packages: every later node, "
 		  "npm and npx runs them", HOME_NEVER },
 	{ ".volta", "Volta's Node.js tools: every later node, npm and npx runs them",
@@ -257,6 +257,12 @@ int policy_home_holds(const struct policy *p, const char *dir, sbx_look_fn fn, v
 		 * opens nothing a program runs yet) */
 		if (snprintf(path, sizeof(path), "%s/%s", home, pat) >= (int)sizeof(path) ||
 		    (!strpbrk(pat, "*?") && fn(ctx, path) != 1))
+			continue;
+		/* one no setting lifts (~/.local/bin, the user site) stays
+		 * closed whatever opens the directory above it */
+		const struct sbx_rule *why;
+		if (policy_check_path(p, SBX_OP_WRITE, path, &why) == SBX_DENY && why &&
+		    why->kind == SBX_RULE_MANDATORY)
 			continue;
 		if (where && wsz > 3)
 			snprintf(where, wsz, "~/%s", pat);

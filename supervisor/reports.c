@@ -430,7 +430,7 @@ static void learn_decide(const struct reports *r, const struct wire_report *w,
 			 * a write to /etc refused stays a denial. */
 			const char *home = policy_home(box);
 			if (w->op != WIRE_WRITE || (bwhy && bwhy->kind != SBX_RULE_HOME_KEPT) ||
-			    !sbx_path_under(w->target, home) || !strcmp(w->target, home))
+			    !sbx_path_under(w->target, home))
 				return;
 			e->claimed = 0;
 		}

@@ -103,7 +103,7 @@ Test(policy_homekept, table_names_the_place_and_what_runs_it)
 	cr_assert_str_eq(where, "~/.zcompdump-host");
 	cr_assert_geq(policy_home_row(p, "/home/u/.local/lib/python3.11/site-packages", false,
 				      where, sizeof(where), NULL), 0);
-	cr_assert_str_eq(where, "~/.local/lib/python3.11");
+	cr_assert_str_eq(where, "~/.local/lib/python3.11/site-packages");
 	/* above: a directory that would open a row below it */
 	cr_assert_lt(policy_home_row(p, "/home/u/.local/share", false, NULL, 0, NULL), 0);
 	cr_assert_geq(policy_home_row(p, "/home/u/.local/share", true, where, sizeof(where), NULL), 0);
