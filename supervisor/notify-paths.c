@@ -365,6 +365,27 @@ static size_t ncomp(const char *s)
 	return k;
 }
 
+/* A place HOME's allow-list keeps (policy/home.c) below `path`, where it
+ * is kept now (HOME writable, the place not named): a directory landing at
+ * `path` would bring it in (`mv stage ~/go` with stage/bin/x). false then. */
+static bool home_kept_below(const struct policy *p, const char *path,
+			    const struct sbx_rule **why)
+{
+	const struct sbx_rule *const *rules, *w;
+	size_t nr, plen = strlen(path);
+
+	rules = policy_rules(p, SBX_RULE_HOME_KEPT, &nr);
+	for (size_t i = 0; i < nr; i++) {
+		const struct sbx_rule *r = rules[i];
+		if (!strncmp(r->pattern, path, plen) && (r->pattern[plen] == '/' || plen == 1) &&
+		    policy_check_path(p, SBX_OP_WRITE, r->pattern, &w) == SBX_DENY && w == r) {
+			*why = r;
+			return false;
+		}
+	}
+	return true;
+}
+
 bool notify_dir_may_land(const struct policy *p, const char *path, const struct sbx_rule **why)
 {
 	static const enum sbx_rule_kind kinds[] = { SBX_RULE_MANDATORY, SBX_RULE_DENY_WRITE };
@@ -410,7 +431,7 @@ bool notify_dir_may_land(const struct policy *p, const char *path, const struct 
 			}
 		}
 	}
-	return true;
+	return home_kept_below(p, path, why);
 }
 
 /* May a name be made (or written) at `full`, below held directory `fd`?

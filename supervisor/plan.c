@@ -230,6 +230,8 @@ static int guard_way(struct covered *cv, const char *path)
 			c = todo + n;
 		}
 	}
+	if (!strcmp(done, "/"))
+		done[0] = '\0'; /* a root of `/` (allow_write = /): not `//var` */
 	while (*c) {
 		while (*c == '/')
 			c++;
@@ -1212,6 +1214,12 @@ static int protect_rules(const struct plan_in *in, struct plan *pl,
 		if (stat(cv->unmasked.v[i], &st) == 0 && S_ISDIR(st.st_mode))
 			rc = walk_root(in, pl, cv, cv->unmasked.v[i]);
 	}
+	/* HOME's own entries, where a writable root holds HOME deeper than
+	 * the walk judges (allow_write = / with HOME four levels down): the
+	 * ones its allow-list keeps are bound read-only (one each) */
+	const char *home = policy_home(in->policy);
+	if (!rc && strcmp(home, "/") && writable_here(cv, home) && !is_root(cv, home))
+		rc = scan(in, pl, cv, home, 1);
 	/* the workspace's and HOME's own repositories (their .git may lie
 	 * outside a writable root's walk: a root inside the workspace) */
 	for (size_t j = 0; j < 2 && !rc; j++) {

@@ -93,6 +93,29 @@ if has '^END$' out && ! runs_python user && [ ! -e "$HOME/.local/lib/python$PYV"
    [ -f "$HOME/stage3/evil.sh" ]; then ok
 else bad "rc=$RC user site: $(ls -la "$HOME/.local/lib" | tail -n +2 | tr '\n' ' ') $(grep denied "$B/err" | head -c 300)"; fi
 
+# A directory landing above a kept visible place brings it in: `mv stage
+# ~/go` with stage/bin/git would plant ~/go/bin/git, on PATH.
+t directory_landing_above_a_kept_place_refused
+sxh -- sh -c 'mkdir -p ~/stage/bin && printf "#!/bin/sh\nid\n" > ~/stage/bin/git && mv ~/stage ~/go; echo END'
+if has '^END$' out && [ ! -e "$HOME/go" ] && [ -f "$HOME/stage/bin/git" ] &&
+   hasf 'denied write of ~/go by `~/go/bin/ kept read-only`' err; then ok
+else bad "rc=$RC $(ls -A "$HOME" | tr '\n' ' ') $(grep denied "$B/err" | head -c 300)"; fi
+
+# HOME deeper below a writable root than the start-up walk judges
+# (allow_write = a directory three levels above HOME): its kept entries are
+# still bound read-only; the mounts alone (SBX_NOTIFY=off, a static
+# binary) refuse the write.
+t home_deep_below_a_root_kept_by_the_mounts_alone
+if have_wf; then
+	top=$B/deep && mkdir -p "$top/a/b" && mv "$HOME" "$top/a/b/home" && export HOME=$top/a/b/home
+	echo orig > "$HOME/.ssh/config-keep" && mkdir -p "$HOME/$PYSITE"
+	(cd "$W" && SBX_NOTIFY=off sx --allow-write "$top" -- "$WF" pwned "$HOME/$PYSITE/x.pth" \
+		"$HOME/.ssh/config-keep" "$HOME/visible")
+	if [ -z "$(ls "$HOME/$PYSITE")" ] && [ "$(cat "$HOME/.ssh/config-keep")" = orig ] &&
+	   [ "$(cat "$HOME/visible")" = pwned ]; then ok
+	else bad "rc=$RC $(tr '\n' ' ' < "$B/out")"; fi
+fi
+
 # A kept place that is a link into the visible part of HOME: what it
 # leads to is kept too (a write through ~/.pyenv -> tools/pyenv would land
 # in a writable folder otherwise).
