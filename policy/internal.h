@@ -40,6 +40,7 @@ enum scalar_id {
 	SC_ENABLED,
 	SC_REPORT_STDERR,
 	SC_TELL_PROGRAM,
+	SC_CLAUDE_HOOK,  /* [profile] claude_hook: profiles only */
 	SC_COUNT,
 };
 
@@ -77,6 +78,7 @@ struct policy {
 	enum sbx_home home_mode;
 	enum sbx_report_stderr report_stderr; /* supervisor only: not in the blob */
 	bool tell_program; /* [report] tell_program; the shim learns it from SBX_SHIM */
+	bool claude_hook;  /* [profile] claude_hook */
 	bool nested, network_open, local_binding, all_unix;
 	bool enabled; /* [sandbox] enabled (sbxctl enable/disable) */
 	unsigned http_port, socks_port;

@@ -81,6 +81,7 @@ static const struct key keys[] = {
 	{ "report", "stderr", K_SCALAR, 0, SC_REPORT_STDERR, C_REPORT_STDERR, N_REFUSE },
 	/* the refused program is told too: no widening either way */
 	{ "report", "tell_program", K_SCALAR, 0, SC_TELL_PROGRAM, C_BOOL, N_ANY },
+	{ "profile", "claude_hook", K_SCALAR, 0, SC_CLAUDE_HOOK, C_BOOL, N_ANY },
 	{ "report", "ignore_paths", K_LIST, SBX_RULE_IGNORE_PATH, 0, C_PATH, N_REFUSE },
 	{ "report", "ignore_domains", K_LIST, SBX_RULE_IGNORE_DOMAIN, 0, C_NONE, N_REFUSE },
 	{ "limits", "memory", K_SCALAR, 0, SC_MEMORY, C_SIZE, N_ORDERED },
@@ -391,7 +392,7 @@ static char *trim(char *s)
 static bool profile_may_set(const struct key *k)
 {
 	return !strcmp(k->section, "filesystem") || !strcmp(k->section, "env") ||
-	       !strcmp(k->section, "report") ||
+	       !strcmp(k->section, "report") || !strcmp(k->section, "profile") ||
 	       (!strcmp(k->section, "network") && k->type == K_LIST &&
 		k->kind != SBX_RULE_ALLOW_UNIX_SOCKET);
 }
@@ -404,12 +405,19 @@ int builder_apply(struct policy_builder *b, const char *section,
 	const char *expected = NULL;
 	bool project = layer == POLICY_LAYER_PROJECT;
 
-	if (layer == POLICY_LAYER_PROFILE && !strcmp(section, "profile")) {
+	if (!strcmp(section, "profile")) {
+		if (layer != POLICY_LAYER_PROFILE) {
+			err_set(err, "%s: unknown section [profile] (it belongs in an agent "
+				"profile, ~/.config/sbx/profiles/NAME.ini)", source);
+			return -EINVAL;
+		}
 		if (!strcmp(name, "description"))
 			return 0; /* for --print-profile; the policy has no use for it */
-		err_set(err, "%s: unknown key `%s` in [profile] (it holds `description`)",
-			source, name);
-		return -EINVAL;
+		if (strcmp(name, "claude_hook")) {
+			err_set(err, "%s: unknown key `%s` in [profile] (it holds `description` "
+				"and `claude_hook`)", source, name);
+			return -EINVAL;
+		}
 	}
 	if (k && layer == POLICY_LAYER_PROFILE && !profile_may_set(k)) {
 		err_set(err, "%s: a profile may not set `%s` in [%s] (profiles set "

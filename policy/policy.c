@@ -607,6 +607,7 @@ int policy_compile(struct policy_builder *b, struct policy **out,
 			   !strcmp(rs, "live") ? SBX_REPORT_LIVE :
 			   !strcmp(rs, "end") ? SBX_REPORT_END : SBX_REPORT_OFF;
 	p->tell_program = scalar_bool(b, SC_TELL_PROGRAM, false);
+	p->claude_hook = scalar_bool(b, SC_CLAUDE_HOOK, false);
 	p->nested = scalar_bool(b, SC_NESTED, false);
 	p->enabled = scalar_bool(b, SC_ENABLED, true);
 	p->local_binding = scalar_bool(b, SC_ALLOW_LOCAL_BINDING, true);

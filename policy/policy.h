@@ -270,6 +270,10 @@ enum sbx_report_stderr policy_report_stderr(const struct policy *p);
 /* [report] tell_program: the shim also writes a refusal's line to the
  * refused program's own stderr (docs/REPORTS.md, "The agent sees why"). */
 bool policy_tell_program(const struct policy *p);
+/* [profile] claude_hook (agent profiles only): sbx-preload gives a `claude`
+ * command sbxctl's PreToolUse hook with --settings, so Claude Code's own
+ * tools (Read, Write, Edit, Grep, Glob) are refused with the reason too. */
+bool policy_claude_hook(const struct policy *p);
 
 enum sbx_limit {
 	SBX_LIMIT_MEMORY,      /* bytes */

@@ -403,6 +403,7 @@ unsigned policy_socks_proxy_port(const struct policy *p) { return p->socks_port;
 const char *policy_log_path(const struct policy *p) { return p->log; }
 enum sbx_report_stderr policy_report_stderr(const struct policy *p) { return p->report_stderr; }
 bool policy_tell_program(const struct policy *p) { return p->tell_program; }
+bool policy_claude_hook(const struct policy *p) { return p->claude_hook; }
 
 uint64_t policy_limit(const struct policy *p, enum sbx_limit which)
 {

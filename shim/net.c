@@ -25,6 +25,8 @@
 #include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +39,7 @@
 
 #include "core.h"
 #include "namemap.h"
+#include "tell.h"
 
 /* Names that never leave the machine. */
 static bool local_name(const char *h)
@@ -475,9 +478,60 @@ static int transparent(int fd, const struct sockaddr *sa, socklen_t len)
 	return rc;
 }
 
+/* ---- a service on the host's loopback
+ *
+ * The sandbox has a loopback of its own: a connect to 127.0.0.1:5432 where
+ * nothing inside listens is refused by the kernel, with no word of why,
+ * though the host's database or dev server is right there and
+ * `--host-port 5432` reaches it. A refused loopback connect is said as a
+ * note (a claim about the program itself: the supervisor says it once per
+ * target, never decides by it) and, with tell_program, to the program's
+ * stderr. A non-blocking connect learns its refusal later, from
+ * getsockopt(SO_ERROR): the loopback connects in progress are remembered
+ * per descriptor in a small lossy table (a miss only costs the note). */
+#define LOOP_SLOTS 32
+static atomic_ulong loop_pending[LOOP_SLOTS]; /* (fd + 1) << 17 | v6 << 16 | port */
+
+static unsigned loopback_port(const struct sockaddr *sa, socklen_t len, bool *v6)
+{
+	if (!sa)
+		return 0;
+	if (sa->sa_family == AF_INET && len >= (socklen_t)sizeof(struct sockaddr_in)) {
+		const struct sockaddr_in *in = (const void *)sa;
+		*v6 = false;
+		return (ntohl(in->sin_addr.s_addr) >> 24) == 127 ? ntohs(in->sin_port) : 0;
+	}
+	if (sa->sa_family == AF_INET6 && len >= (socklen_t)sizeof(struct sockaddr_in6)) {
+		const struct sockaddr_in6 *in6 = (const void *)sa;
+		const uint8_t *b = in6->sin6_addr.s6_addr;
+		*v6 = !IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr);
+		if (IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr) ||
+		    (IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr) && b[12] == 127))
+			return ntohs(in6->sin6_port);
+	}
+	return 0;
+}
+
+static void loopback_refused(unsigned port, bool v6)
+{
+	char target[32], line[400];
+
+	if (!port || !shim_ready() || !shim_enter())
+		return;
+	snprintf(target, sizeof(target), v6 ? "[::1]:%u" : "127.0.0.1:%u", port);
+	shim_report(WIRE_NOTE, WIRE_CONNECT, target, ECONNREFUSED);
+	snprintf(line, sizeof(line), "sbx: connect to %s refused: the sandbox has a loopback "
+		 "of its own, where nothing listens on port %u; if the service runs on the "
+		 "host, ask the user to allow it with --host-port %u\n", target, port, port);
+	shim_tell_note(target, line);
+	shim_leave();
+}
+
 SHIM_EXPORT int connect(int fd, const struct sockaddr *sa, socklen_t len)
 {
 	int saved = errno, t = transparent(fd, sa, len);
+	unsigned port;
+	bool v6 = false;
 
 	if (t <= 0) {
 		errno = t ? -t : saved;
@@ -487,7 +541,41 @@ SHIM_EXPORT int connect(int fd, const struct sockaddr *sa, socklen_t len)
 		errno = EPERM;
 		return -1;
 	}
-	return REAL(connect)(fd, sa, len);
+	int rc = REAL(connect)(fd, sa, len);
+	if (rc == 0 || fd < 0 || !(port = loopback_port(sa, len, &v6)))
+		return rc;
+	saved = errno;
+	if (saved == ECONNREFUSED) {
+		loopback_refused(port, v6);
+	} else if (saved == EINPROGRESS) {
+		atomic_store_explicit(&loop_pending[(unsigned)fd % LOOP_SLOTS],
+				      ((unsigned long)fd + 1) << 17 | (unsigned long)v6 << 16 | port,
+				      memory_order_relaxed);
+	}
+	errno = saved;
+	return rc;
+}
+
+SHIM_EXPORT int getsockopt(int fd, int level, int name, void *val, socklen_t *len)
+{
+	int rc = REAL(getsockopt)(fd, level, name, val, len), saved = errno;
+
+	if (rc || level != SOL_SOCKET || name != SO_ERROR || fd < 0 || !val || !len ||
+	    *len < (socklen_t)sizeof(int))
+		return rc;
+	atomic_ulong *slot = &loop_pending[(unsigned)fd % LOOP_SLOTS];
+	unsigned long v = atomic_load_explicit(slot, memory_order_relaxed);
+	if (!v || (v >> 17) != (unsigned long)fd + 1)
+		return rc;
+	int err;
+	memcpy(&err, val, sizeof(err));
+	if (err == EINPROGRESS || err == EALREADY)
+		return rc; /* still going */
+	/* the outcome is known: said at most once */
+	if (atomic_compare_exchange_strong(slot, &v, 0) && err == ECONNREFUSED)
+		loopback_refused((unsigned)(v & 0xffff), (v >> 16) & 1);
+	errno = saved;
+	return rc;
 }
 
 SHIM_EXPORT ssize_t sendto(int fd, const void *buf, size_t n, int flags,

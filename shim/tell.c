@@ -62,10 +62,14 @@ static bool first_time(unsigned long h)
 /* ---- where the line may go
  *
  * fd 2 only, and only when it is a pipe or a regular file: what an agent's
- * tool captures (Claude Code, Codex and Gemini CLI run commands with
- * pipes; `2> log` is a file). Never
- *  - when fd 2 is the same file as fd 1 (`2>&1`, one pipe for both): the
- *    line would land on stdout, which may be a protocol (MCP's JSON-RPC);
+ * tool captures (Codex and Gemini CLI run commands with a pipe each for
+ * stdout and stderr; Claude Code gives its Bash tool one regular file for
+ * both; `2> log` is a file). Never
+ *  - when fd 2 is the same pipe as fd 1 and stdin is a pipe or a socket:
+ *    stdout may then be a protocol with stdin's peer (MCP's JSON-RPC over
+ *    stdio), and the line would land inside it. One regular file for both,
+ *    or one pipe with no one talking on stdin (`cmd 2>&1 | tee`, stdin a
+ *    file, a terminal or /dev/null), is a log a person or a model reads;
  *  - a socket: inetd-style and socket-activated programs speak on it;
  *  - a terminal: the person at it already reads sbx's own line there, and
  *    a full-screen program draws on it;
@@ -74,13 +78,20 @@ static bool first_time(unsigned long h)
  * the line like any other program. */
 static bool stderr_fits(void)
 {
-	struct stat e, o;
+	struct stat e, o, i;
 
 	if (sys_call(SYS_fstat, 2, &e))
 		return false;
-	if (!S_ISFIFO(e.st_mode) && !S_ISREG(e.st_mode))
+	if (S_ISREG(e.st_mode))
+		return true;
+	if (!S_ISFIFO(e.st_mode))
 		return false;
-	return sys_call(SYS_fstat, 1, &o) || o.st_dev != e.st_dev || o.st_ino != e.st_ino;
+	if (sys_call(SYS_fstat, 1, &o) || o.st_dev != e.st_dev || o.st_ino != e.st_ino)
+		return true;
+	/* one pipe for both: a protocol only where someone talks on stdin */
+	if (sys_call(SYS_fstat, 0, &i))
+		return true;
+	return !S_ISFIFO(i.st_mode) && !S_ISSOCK(i.st_mode);
 }
 
 /* ---- the line */
@@ -221,5 +232,16 @@ void shim_tell(enum sbx_op op, const char *abs, bool made_dir, bool by_policy)
 		/* nowhere else to say it */
 	}
 out:
+	errno = saved;
+}
+
+void shim_tell_note(const char *key, const char *line)
+{
+	int saved = errno;
+
+	if (shim_tell_on() && first_time(told_hash((enum sbx_op)(SBX_OP_EXEC + 1) /* a note */, key)) && stderr_fits() &&
+	    sys_call(SYS_write, 2, line, strlen(line)) < 0) {
+		/* nowhere else to say it */
+	}
 	errno = saved;
 }

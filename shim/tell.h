@@ -12,5 +12,9 @@
  * by_policy false: the boundary refused what the policy allows. errno
  * kept. */
 void shim_tell(enum sbx_op op, const char *abs, bool made_dir, bool by_policy);
+/* A note that is not a refusal (a loopback port nothing inside serves):
+ * `line` (newline-terminated) on the program's own stderr, once per `key`,
+ * where shim_tell() would write. errno kept. */
+void shim_tell_note(const char *key, const char *line);
 
 #endif

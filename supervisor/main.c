@@ -1,4 +1,5 @@
 /* supervisor/main.c: sbx-preload — build the policy, then the boundary, then run. */
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <pwd.h>
@@ -162,8 +163,23 @@ static void startup_line(const struct policy *p, const struct plan *pl, const st
 	policy_tildify(p, policy_workspace(p), ws, sizeof(ws));
 	network_text(p, net, sizeof(net));
 	limits_text(lim, lt, sizeof(lt));
-	snprintf(counts, sizeof(counts), "%u read-den%s, %u write-protected%s%s%s%s", pl->read_masks,
-		 pl->read_masks == 1 ? "y" : "ies", pl->write_protects, *lt ? ", limits: " : "", lt,
+	/* the paths guarded by a mount now, and the names refused wherever
+	 * they are made (a fresh workspace has no path to mount yet, and
+	 * "0 write-protected" there read as "nothing is") */
+	size_t names = 0;
+	static const enum sbx_rule_kind named[] = { SBX_RULE_DENY_WRITE, SBX_RULE_MANDATORY };
+	for (size_t k = 0; k < sizeof(named) / sizeof(named[0]); k++) {
+		size_t nw;
+		const struct sbx_rule *const *dw = policy_rules(p, named[k], &nw);
+		for (size_t i = 0; i < nw; i++)
+			names += dw[i]->pat == SBX_PAT_ANYWHERE;
+	}
+	/* bubblewrap's /tmp is an empty tmpfs of the run's: the host's files
+	 * there are not missing, they are elsewhere (the nested mode has no
+	 * mounts: its /tmp is the host's) */
+	snprintf(counts, sizeof(counts), "%s%u read-den%s, %u write-protected, %zu protected name%s "
+		 "at any depth%s%s%s%s", mode ? "" : "/tmp private (empty), ", pl->read_masks, pl->read_masks == 1 ? "y" : "ies",
+		 pl->write_protects, names, names == 1 ? "" : "s", *lt ? ", limits: " : "", lt,
 		 mode ? "; " : "", mode ? mode : "");
 	switch (policy_isolation(p)) {
 	case SBX_ISOLATION_STRICT:
@@ -342,14 +358,51 @@ static void said_removed(void *ctx, const char *path, const char *run)
 /* A protected name the boundary could not guard before it existed (no
  * stand-in at the top of a workspace) was made: the shim refuses that, so
  * a program it does not see (a static binary, a raw system call) did. */
+struct appeared_ctx {
+	const char *home;
+	const struct notify *notify;
+};
+
 static void said_appeared(void *ctx, const char *path)
 {
+	const struct appeared_ctx *a = ctx;
 	char shown[PATH_MAX * 4];
 
-	shown_path(path, ctx, shown, sizeof(shown));
+	/* a repository the run made is named as such by notify_finish():
+	 * its config and hooks are the run's, and the notify layer saw them
+	 * made (the shim does not explain what it lets through) */
+	if (notify_made_repo(a->notify, path))
+		return;
+	shown_path(path, a->home, shown, sizeof(shown));
 	msg("%s appeared during the run although it is protected: a program the "
 	    "shim does not see (a static binary?) made it; review it before an "
 	    "editor, agent or shell uses it", shown);
+}
+
+/* The --settings JSON that loads `sbxctl hook claude` (the sbxctl beside
+ * sbx-preload), when COMMAND is Claude Code: true with it in `out`. The
+ * hook runs inside the sandbox and judges by the run's own policy
+ * (supervisor/cli/hook.c). A path JSON or a shell would read otherwise is
+ * never spliced in: then no hook, said with -v. */
+static bool claude_hook_settings(const char *argv0, char *out, size_t outsz)
+{
+	char ctl[PATH_MAX];
+	const char *base = strrchr(argv0, '/');
+
+	if (strcmp(base ? base + 1 : argv0, "claude"))
+		return false;
+	if (config_find_helper("sbxctl", "SBX_SBXCTL", X_OK, ctl, sizeof(ctl))) {
+		vmsg("the claude profile's hook: no sbxctl beside sbx-preload");
+		return false;
+	}
+	for (const char *c = ctl; *c; c++)
+		if (!(isalnum((unsigned char)*c) || strchr("/._-+@", *c))) {
+			vmsg("the claude profile's hook: sbxctl's path %s needs quoting; not loaded", ctl);
+			return false;
+		}
+	return (size_t)snprintf(out, outsz, "{\"hooks\":{\"PreToolUse\":[{\"matcher\":\"*\","
+				"\"hooks\":[{\"type\":\"command\",\"command\":\"%s hook claude\"}]}]}}",
+				ctl) < outsz;
 }
 
 /* --cleanup: what killed runs left, removed; nothing else touched. */
@@ -861,8 +914,20 @@ int main(int argc, char **argv)
 		    SBX_HOST_PORTS_MAX);
 		goto out;
 	}
+	/* [profile] claude_hook: Claude Code's own tools (Read, Write, Edit,
+	 * Grep, Glob) are judged by sbx's PreToolUse hook, loaded with
+	 * --settings after `claude` (the profile points Claude at a config
+	 * directory of its own, where a hook the user installed is not) */
+	char hook_json[PATH_MAX + 256];
+	const char *insert[3] = { NULL, NULL, NULL };
+	if (policy_claude_hook(p) && claude_hook_settings(o.command[0], hook_json,
+							    sizeof(hook_json))) {
+		insert[0] = "--settings";
+		insert[1] = hook_json;
+	}
 	struct plan_in in = {
 		.policy = confine, .bwrap = bwrap, .init = init, .command = o.command,
+		.insert_args = insert,
 		.environ = environ, .cwd = cwd, .ctl_fd = o.print ? -1 : sb.ctl_child,
 		.ignored_signals = o.print || nested ? run_ignored_signals() : sb.ignored,
 		.make_placeholders = !o.print, .state_dir = state_fd >= 0 ? sdir : NULL,
@@ -1127,7 +1192,8 @@ int main(int argc, char **argv)
 		rc = SBX_EXIT_SETUP;
 		goto out;
 	}
-	plan_appeared(&pl, said_appeared, (void *)home);
+	struct appeared_ctx actx = { .home = home, .notify = notify };
+	plan_appeared(&pl, said_appeared, &actx);
 	notify_finish(notify);
 	if (reports)
 		reports_finish(reports, shim.counters ?

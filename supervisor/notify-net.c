@@ -239,24 +239,10 @@ static struct answer dial(struct call *c, int s, int sockfd, const struct net_ho
  * resolver (when the proxy runs), else the address itself. */
 static void host_of(const struct notify *n, const struct sockaddr *sa, struct net_host *h)
 {
-	memset(h, 0, sizeof(*h));
-	if (sa->sa_family == AF_INET) {
-		h->kind = NET_HOST_V4;
-		h->v4 = ((const struct sockaddr_in *)sa)->sin_addr;
-	} else {
-		const struct in6_addr *a6 = &((const struct sockaddr_in6 *)sa)->sin6_addr;
-		if (IN6_IS_ADDR_V4MAPPED(a6)) {
-			h->kind = NET_HOST_V4;
-			memcpy(&h->v4, a6->s6_addr + 12, 4);
-		} else {
-			h->kind = NET_HOST_V6;
-			h->v6 = *a6;
-		}
-	}
-	if (h->kind == NET_HOST_V4)
-		inet_ntop(AF_INET, &h->v4, h->text, sizeof(h->text));
-	else
-		inet_ntop(AF_INET6, &h->v6, h->text, sizeof(h->text));
+	/* as the proxy's clients name it (mapped folded); the decision reads
+	 * its canonical form (net_addr_canon), as for every address */
+	if (net_host_from_addr(sa, false, h))
+		return;
 	if (h->kind == NET_HOST_V4 && n->net && net_names_is_standin(&h->v4)) {
 		const char *name = net_names_name(net_loop_names(n->net), &h->v4);
 		struct net_host named;

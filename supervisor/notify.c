@@ -367,6 +367,17 @@ void notify_finish(struct notify *n)
 	}
 }
 
+bool notify_made_repo(const struct notify *n, const char *path)
+{
+	for (size_t i = 0; n && i < n->ngit; i++) {
+		const char *g = n->git[i].path;
+		size_t gl = strlen(g);
+		if (!n->git[i].file && !strncmp(path, g, gl) && (path[gl] == '\0' || path[gl] == '/'))
+			return true;
+	}
+	return false;
+}
+
 void notify_free(struct notify *n)
 {
 	if (!n)

@@ -74,6 +74,9 @@ int notify_serve(struct notify *n, bool ready);
 /* The run is over: one line, and a log record, naming the git
  * repositories the run created (their config was written inside). */
 void notify_finish(struct notify *n);
+/* Is `path` (the sandbox's view) at or inside a git repository the run
+ * created? notify_finish() names those; NULL n: false. */
+bool notify_made_repo(const struct notify *n, const char *path);
 void notify_free(struct notify *n); /* NULL is fine */
 
 /* Exposed for the unit tests: may a directory (or a symlink, which acts as

@@ -1453,6 +1453,8 @@ int plan_bwrap(const struct plan_in *in, struct plan *pl)
 			       theirs ? ":" : "", theirs ? theirs : ""));
 		STEP(strv_addf(&pl->argv, "--env=SBX_SHIM=%s", in->shim_spec));
 	}
+	for (size_t i = 0; in->insert_args && in->insert_args[i] && i < 4; i++)
+		STEP(strv_addf(&pl->argv, "--arg=%s", in->insert_args[i]));
 	if (in->ignored_signals) {
 		snprintf(num, sizeof(num), "--ignored=%u", in->ignored_signals);
 		STEP(strv_add(&pl->argv, num));

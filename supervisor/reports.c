@@ -299,9 +299,14 @@ void report_explain(const struct policy *p, const struct wire_report *w,
 
 	memset(e, 0, sizeof(*e));
 	if (w->op == WIRE_UNIX) {
-		/* socket(AF_UNIX) refused by the seccomp filter: no path yet */
+		/* socket(AF_UNIX) refused by the seccomp filter: no path yet;
+		 * or a socket's path (the notify layer's connect) */
 		e->verdict = policy_allow_all_unix_sockets(p) ? SBX_ALLOW : SBX_DENY;
-		snprintf(shown, sizeof(shown), "creation");
+		if (w->target[0] == '/')
+			policy_tildify(p, w->target, shown, sizeof(shown));
+		else
+			snprintf(shown, sizeof(shown), "%s", w->target[0] == '@' ? w->target :
+				 "creation");
 	} else if (file_op(w->op)) {
 		e->verdict = policy_check_path(p, sbx_op_of(w->op), w->target, &why);
 		policy_tildify(p, w->target, shown, sizeof(shown));
@@ -496,6 +501,12 @@ size_t report_line(const struct wire_report *w, const struct report_expl *e,
 			    "directory or a protected file)", e->guarded);
 		else if (e->verdict == SBX_ALLOW)
 			PUT(" — refused by the sandbox");
+		else if (w->op == WIRE_UNIX && w->target[0] != '/' && w->target[0] != '@')
+			/* socket(2) itself: no path to name yet */
+			PUT(" — a kind of Unix socket the sandbox refuses (datagram ones name "
+			    "their peer at each send; without the notify layer, every kind) "
+			    "(allow them all with `allow_all_unix_sockets = true` under "
+			    "[network] in sandbox.ini)");
 		else if (w->op == WIRE_UNIX)
 			PUT(" — not in allow_unix_sockets (allow that one socket with "
 			    "`allow_unix_sockets = %s` under [network] in sandbox.ini)", e->shown);
@@ -901,6 +912,36 @@ static struct seen *remember(struct reports *r, const char *key, size_t klen,
 static void take_report(struct reports *r, const struct wire_report *wr, bool boundary,
 			const struct sbx_rule *why);
 
+static bool proxy_seen_add(struct reports *r, const char *key, struct seen **out);
+
+/* A loopback connect refused inside (shim/net.c): the sandbox's loopback
+ * is its own, and the host's service there is one flag away. The
+ * program's claim about itself, so only words: once per port, only for
+ * the sandbox's loopback addresses, never a decision. */
+static void loopback_note(struct reports *r, const struct wire_report *w)
+{
+	char key[80], text[REPORT_LINE_MAX], comm[sizeof(w->comm) * 6];
+	unsigned long port;
+	char *end;
+	const char *colon = strrchr(w->target, ':');
+	struct seen *s;
+
+	if (!colon || (strncmp(w->target, "127.0.0.1:", 10) && strncmp(w->target, "[::1]:", 6)))
+		return;
+	port = strtoul(colon + 1, &end, 10);
+	if (*end || !port || port > 65535 || colon - w->target > 16)
+		return;
+	snprintf(key, sizeof(key), "N %.*s:%lu", (int)(colon - w->target), w->target, port);
+	if (proxy_seen_add(r, key, &s) || !may_say(r))
+		return;
+	report_printable(w->comm, comm, sizeof(comm), true);
+	snprintf(text, sizeof(text), "sbx: note: connect to %s refused — the sandbox has a "
+		 "loopback of its own, where nothing listens on port %lu; a service on the "
+		 "host's 127.0.0.1:%lu is reachable with --host-port %lu — pid %d %s",
+		 w->target, port, port, port, w->pid, comm);
+	say(r, text);
+}
+
 static void handle(struct reports *r, const char *line, size_t len)
 {
 	struct wire_report w;
@@ -923,6 +964,8 @@ static void handle(struct reports *r, const char *line, size_t len)
 				 shown, w.pid);
 			say(r, text);
 		}
+		if (w.op == WIRE_CONNECT)
+			loopback_note(r, &w);
 		return;
 	}
 	take_report(r, &w, false, NULL);

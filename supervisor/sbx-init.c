@@ -233,6 +233,11 @@ static void apply_filter(int block_unix, int notified)
 #define MAX_ENV 4
 static char *command_env[MAX_ENV];
 static int ncommand_env;
+/* Arguments put after COMMAND's name (--arg=: a profile's, such as the
+ * claude profile's --settings with sbx's hook), in order. */
+#define MAX_INSERT 4
+static char *insert_args[MAX_INSERT];
+static int ninsert_args;
 /* The shim's policy, report pipe and counters, from "go", for the holder. */
 #define NHELD 3
 static int held[NHELD], nheld;
@@ -539,6 +544,8 @@ static int take_opt(char *a, bool from_ctl)
 		listen_plan.nports++;
 	else if (!strncmp(a, "--env=", 6) && strchr(a + 7, '=') && ncommand_env < MAX_ENV)
 		command_env[ncommand_env++] = a + 6;
+	else if (!strncmp(a, "--arg=", 6) && ninsert_args < MAX_INSERT)
+		insert_args[ninsert_args++] = (char *)a + 6;
 	else if (!strcmp(a, "--verbose"))
 		verbose = 1;
 	else if (nested && !strcmp(a, "--udp=block"))
@@ -732,6 +739,19 @@ static void start_command(char **cmd, const sigset_t *orig)
 	signal(SIGCHLD, SIG_DFL);
 	if (sigprocmask(SIG_SETMASK, orig, NULL))
 		die("signal mask", errno);
+	/* the profile's arguments after COMMAND's name */
+	char *withargs[ninsert_args ? 4096 : 1];
+	if (ninsert_args) {
+		int n = 0;
+		while (cmd[n])
+			n++;
+		if (n + ninsert_args >= 4096)
+			die("too many arguments", E2BIG);
+		withargs[0] = cmd[0];
+		memcpy(withargs + 1, insert_args, (size_t)ninsert_args * sizeof(*withargs));
+		memcpy(withargs + 1 + ninsert_args, cmd + 1, (size_t)n * sizeof(*withargs));
+		cmd = withargs;
+	}
 	/* the seccomp filter is pid 1's, inherited */
 	execvp(cmd[0], cmd);
 	int e = errno;

@@ -83,6 +83,9 @@ struct plan_in {
 	const char *bwrap;     /* path to bwrap */
 	const char *init;      /* path to sbx-init */
 	char *const *command;  /* COMMAND [ARG...] */
+	/* Arguments sbx-init puts after COMMAND's name (the claude profile's
+	 * --settings with sbx's hook), at most 4; NULL-terminated or NULL. */
+	const char *const *insert_args;
 	char **environ;        /* the caller's environment */
 	const char *cwd;
 	int ctl_fd;            /* fd sbx-init reports on, -1 for --print */

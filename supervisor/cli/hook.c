@@ -17,6 +17,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -41,6 +45,52 @@ static const char hook_usage[] =
 "Exit status: 0 (the decision is in the output); 2 usage.\n";
 
 #define HOOK_INPUT_MAX (4 << 20) /* a Write's content can be large */
+
+/* Inside a run (the claude profile loads this hook with --settings), the
+ * run's own compiled policy: the one the shim maps, through the holder's
+ * descriptor named in SBX_SHIM (shim/core.c), so the hook judges with the
+ * profile, the flags and the project file exactly as the sandbox does.
+ * Anything in the sandbox can set SBX_SHIM: a forged policy can only
+ * silence the hook's refusals, which the boundary makes all the same. A
+ * view over the mapping: never policy_free()d. NULL outside a run. */
+static const struct policy *run_policy(void)
+{
+	const char *spec = getenv("SBX_SHIM");
+	char path[64];
+	unsigned long fd = 0, holder = 0;
+	struct stat st;
+	size_t need;
+	const struct policy *p = NULL;
+
+	if (!spec || strncmp(spec, "1;", 2))
+		return NULL;
+	for (const char *f = spec; f && *f; f = strchr(f, ';') ? strchr(f, ';') + 1 : NULL) {
+		if (!strncmp(f, "policy=", 7))
+			fd = strtoul(f + 7, NULL, 10);
+		else if (!strncmp(f, "holder=", 7))
+			holder = strtoul(f + 7, NULL, 10);
+	}
+	if (!fd || !holder || fd > 65535 || holder > 4194304)
+		return NULL;
+	snprintf(path, sizeof(path), "/proc/%lu/fd/%lu", holder, fd);
+	int pfd = open(path, O_RDONLY | O_CLOEXEC);
+	if (pfd < 0)
+		return NULL;
+	void *blob = MAP_FAILED, *mem = NULL;
+	if (fstat(pfd, &st) == 0 && st.st_size > 0 && st.st_size <= (64 << 20))
+		blob = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, pfd, 0);
+	close(pfd);
+	if (blob == MAP_FAILED)
+		return NULL;
+	if (policy_blob_attach_size(blob, (size_t)st.st_size, &need) ||
+	    !(mem = aligned_alloc(_Alignof(max_align_t), (need + 15) & ~(size_t)15)) ||
+	    policy_blob_attach(blob, (size_t)st.st_size, mem, need, &p)) {
+		free(mem);
+		munmap(blob, (size_t)st.st_size);
+		return NULL;
+	}
+	return p; /* kept mapped until the hook exits */
+}
 
 static void deny(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -318,14 +368,16 @@ int cmd_hook(int argc, char **argv)
 		deny("sbx: the hook's cwd is too long; refused");
 		goto out;
 	}
-	/* the policy sbx-preload would build in that directory (a missing
-	 * directory is its own error: the workspace must exist) */
-	if (ctl_policy(config, NULL, cwdn, &p, NULL, user_file, sizeof(user_file))) {
+	/* inside a run, the run's own policy; else the policy sbx-preload
+	 * would build in that directory (a missing directory is its own
+	 * error: the workspace must exist) */
+	const struct policy *run = config ? NULL : run_policy();
+	if (!run && ctl_policy(config, NULL, cwdn, &p, NULL, user_file, sizeof(user_file))) {
 		deny("sbx: the sandbox policy does not load (run `sbxctl doctor` in %s); "
 		     "refusing until it does", cwdn);
 		goto out;
 	}
-	struct hook h = { .p = p, .cwd = cwdn, .home = config_home_dir() };
+	struct hook h = { .p = run ? run : p, .cwd = cwdn, .home = config_home_dir() };
 	decide(&h, json_string_value(tool), in);
 out:
 	json_decref(root);

@@ -212,34 +212,6 @@ void net_ctx_free(struct net_ctx *c)
 
 /* ---- the policy */
 
-static bool same_addr(const struct sockaddr *a, const struct sockaddr *b)
-{
-	if (a->sa_family != b->sa_family)
-		return false;
-	if (a->sa_family == AF_INET)
-		return ((const struct sockaddr_in *)(const void *)a)->sin_addr.s_addr ==
-		       ((const struct sockaddr_in *)(const void *)b)->sin_addr.s_addr;
-	return !memcmp(&((const struct sockaddr_in6 *)(const void *)a)->sin6_addr,
-		       &((const struct sockaddr_in6 *)(const void *)b)->sin6_addr, 16);
-}
-
-static void host_sockaddr(const struct net_host *h, unsigned port,
-			  struct sockaddr_storage *ss)
-{
-	memset(ss, 0, sizeof(*ss));
-	if (h->kind == NET_HOST_V4) {
-		struct sockaddr_in *in = (void *)ss;
-		in->sin_family = AF_INET;
-		in->sin_addr = h->v4;
-		in->sin_port = htons((uint16_t)port);
-	} else {
-		struct sockaddr_in6 *in6 = (void *)ss;
-		in6->sin6_family = AF_INET6;
-		in6->sin6_addr = h->v6;
-		in6->sin6_port = htons((uint16_t)port);
-	}
-}
-
 /* A CIDR rule (`10.1.0.0/16`, `10.1.0.0/16:5432`, `[fd00::/8]:443`,
  * `fd00::/8`) holding the address h on this port? */
 static bool cidr_matches(const char *pat, const struct net_host *h, unsigned port)
@@ -306,6 +278,42 @@ static bool explicit_rule(const struct sbx_rule *r)
 	return r && r->pattern[0] != '*';
 }
 
+/* Does deny_domains name this address (as text, bracketed, or a range
+ * holding it)? */
+static bool denied(const struct policy *p, const struct net_host *h, unsigned port,
+		   const struct sbx_rule **why)
+{
+	char alt[260];
+	const char *texts[2] = { h->text, NULL };
+	const struct sbx_rule *w = NULL;
+	size_t nt = 1;
+
+	/* rules may write an IPv6 literal bare (`::1`) or bracketed (`[::1]:8080`) */
+	if (h->kind == NET_HOST_V6) {
+		snprintf(alt, sizeof(alt), "[%s]", h->text);
+		texts[nt++] = alt;
+	}
+	for (size_t i = 0; i < nt; i++)
+		if (policy_check_domain(p, texts[i], port, &w) == SBX_DENY && w) {
+			*why = w;
+			return true;
+		}
+	const struct sbx_rule *const *rs;
+	size_t n;
+	rs = policy_rules(p, SBX_RULE_DENY_DOMAIN, &n);
+	for (size_t i = 0; i < n; i++)
+		if (cidr_matches(rs[i]->pattern, h, port)) {
+			*why = rs[i];
+			return true;
+		}
+	return false;
+}
+
+/* The policy's word on a host. An address is decided on its canonical
+ * form (net_addr_canon: `64:ff9b::a00:1` is 10.0.0.1), so no spelling of
+ * it is allowed where the address is not; a deny rule that names the form
+ * as written (`deny_domains = 64:ff9b::/96`) refuses it too: deny wins
+ * on either form, allow only on the canonical one. */
 static enum sbx_verdict check(const struct policy *p, const struct net_host *h,
 			      unsigned port, const struct sbx_rule **why)
 {
@@ -315,27 +323,27 @@ static enum sbx_verdict check(const struct policy *p, const struct net_host *h,
 	enum sbx_verdict v[2] = { SBX_DENY, SBX_DENY };
 	const struct sbx_rule *ws[2] = { NULL, NULL };
 	size_t nt = 1;
+	struct net_host canon;
 
-	/* rules may write an IPv6 literal bare (`::1`) or bracketed (`[::1]:8080`) */
+	if (h->kind == NET_HOST_V6) {
+		struct sockaddr_storage ss;
+		net_host_addr(h, port, &ss);
+		if (net_host_from_addr((const struct sockaddr *)&ss, true, &canon) == 0 &&
+		    canon.kind == NET_HOST_V4) {
+			if (denied(p, h, port, why))
+				return SBX_DENY;
+			h = &canon;
+			texts[0] = h->text;
+		}
+	}
+	if (denied(p, h, port, why))
+		return SBX_DENY;
 	if (h->kind == NET_HOST_V6) {
 		snprintf(alt, sizeof(alt), "[%s]", h->text);
 		texts[nt++] = alt;
 	}
-	for (size_t i = 0; i < nt; i++) {
+	for (size_t i = 0; i < nt; i++)
 		v[i] = policy_check_domain(p, texts[i], port, &ws[i]);
-		if (v[i] == SBX_DENY && ws[i]) {
-			*why = ws[i];
-			return SBX_DENY;
-		}
-	}
-	const struct sbx_rule *const *rs;
-	size_t n;
-	rs = policy_rules(p, SBX_RULE_DENY_DOMAIN, &n);
-	for (size_t i = 0; i < n; i++)
-		if (cidr_matches(rs[i]->pattern, h, port)) {
-			*why = rs[i];
-			return SBX_DENY;
-		}
 	for (size_t i = 0; i < nt; i++)
 		if (v[i] == SBX_ALLOW) {
 			/* prefer an explicit rule over `*` for the address check */
@@ -343,6 +351,8 @@ static enum sbx_verdict check(const struct policy *p, const struct net_host *h,
 			if (explicit_rule(ws[i]))
 				return SBX_ALLOW;
 		}
+	const struct sbx_rule *const *rs;
+	size_t n;
 	rs = policy_rules(p, SBX_RULE_ALLOW_DOMAIN, &n);
 	for (size_t i = 0; i < n; i++)
 		if (cidr_matches(rs[i]->pattern, h, port)) {
@@ -361,6 +371,13 @@ static void deny_text(struct net_decision *d, const struct net_host *h)
 		snprintf(d->fix, sizeof(d->fix), "remove `%s = %s` (%s)",
 			 sbx_rule_key(d->rule->kind), d->rule->value, d->rule->source);
 	} else {
+		/* allow rules are read on an address's canonical form */
+		struct sockaddr_storage ss;
+		struct net_host canon;
+		net_host_addr(h, 0, &ss);
+		if (h->kind == NET_HOST_V6 &&
+		    !net_host_from_addr((const struct sockaddr *)&ss, true, &canon))
+			h = &canon;
 		snprintf(d->reason, sizeof(d->reason), "not in allow_domains");
 		snprintf(d->fix, sizeof(d->fix), "--allow-domain %s%s%s",
 			 h->kind == NET_HOST_V6 ? "[" : "", h->text,
@@ -387,35 +404,41 @@ static bool is_self(struct net_ctx *c, const struct sockaddr *sa)
 	if (now_s() - c->self_at >= SELF_REFRESH_S)
 		refresh_self(c); /* on failure the last list stays: still a check */
 	for (size_t i = 0; i < c->nself; i++)
-		if (same_addr((const struct sockaddr *)&c->self[i], sa))
+		if (net_addr_same((const struct sockaddr *)&c->self[i], sa))
 			return true;
 	for (size_t i = 0; i < c->nextra; i++)
-		if (same_addr((const struct sockaddr *)&c->extra[i], sa))
+		if (net_addr_same((const struct sockaddr *)&c->extra[i], sa))
 			return true;
 	return false;
 }
 
-static void sockaddr_host(const struct sockaddr *sa, struct net_host *h)
-{
-	char t[INET6_ADDRSTRLEN];
-
-	if (sa->sa_family == AF_INET)
-		inet_ntop(AF_INET, &((const struct sockaddr_in *)(const void *)sa)->sin_addr, t, sizeof(t));
-	else
-		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr, t, sizeof(t));
-	if (net_host_parse(t, strlen(t), h))
-		memset(h, 0, sizeof(*h));
-}
-
-/* 0 when the address may be dialled; else the decision says why not. */
+/* 0 when the address may be dialled; else the decision says why not.
+ * Decided on the canonical form (net_addr_canon): `::ffff:<this host>`
+ * is this host, `64:ff9b::7f00:1` is loopback. */
 static int check_addr(const struct policy *p, struct net_ctx *c, const struct net_host *target,
 		      const struct sockaddr *sa, unsigned port, struct net_decision *d)
 {
-	struct net_host ah;
+	struct net_host ah, canon;
+	struct sockaddr_storage cs;
 	const struct sbx_rule *why = NULL;
+	enum net_addr_form form = net_addr_canon(sa, &cs);
 	enum net_addr_class cls = net_addr_classify(sa);
+	char shown[2 * INET6_ADDRSTRLEN + 4];
 
-	sockaddr_host(sa, &ah);
+	if (form == NET_FORM_OTHER || net_host_from_addr(sa, false, &ah) ||
+	    net_host_from_addr(sa, true, &canon)) {
+		d->rule = NULL;
+		snprintf(d->reason, sizeof(d->reason), "%s resolves to something that is not an "
+			 "IP address", target->text);
+		d->fix[0] = '\0';
+		return -EACCES;
+	}
+	/* as answered, and what it carries when that is another address */
+	if (form == NET_FORM_NAT64 || form == NET_FORM_6TO4)
+		snprintf(shown, sizeof(shown), "%.*s (%.*s)", INET6_ADDRSTRLEN - 1, ah.text,
+			 INET_ADDRSTRLEN - 1, canon.text);
+	else
+		snprintf(shown, sizeof(shown), "%.*s", INET6_ADDRSTRLEN - 1, ah.text);
 	if (cls == NET_ADDR_PUBLIC && is_self(c, sa))
 		cls = NET_ADDR_SELF;
 	enum sbx_verdict v = check(p, &ah, port, &why);
@@ -424,7 +447,7 @@ static int check_addr(const struct policy *p, struct net_ctx *c, const struct ne
 		deny_text(d, &ah);
 		if (target->kind == NET_HOST_NAME)
 			snprintf(d->reason, sizeof(d->reason), "%s resolves to %s, denied by `%s = %s` (%s)",
-				 target->text, ah.text, sbx_rule_key(why->kind), why->value, why->source);
+				 target->text, shown, sbx_rule_key(why->kind), why->value, why->source);
 		return -EACCES;
 	}
 	if (cls == NET_ADDR_PUBLIC || (v == SBX_ALLOW && explicit_rule(why)))
@@ -432,13 +455,14 @@ static int check_addr(const struct policy *p, struct net_ctx *c, const struct ne
 	d->rule = NULL;
 	if (target->kind == NET_HOST_NAME)
 		snprintf(d->reason, sizeof(d->reason), "%s resolves to %s, a %s address",
-			 target->text, ah.text, net_addr_class_name(cls));
+			 target->text, shown, net_addr_class_name(cls));
 	else
 		snprintf(d->reason, sizeof(d->reason), "%s is a %s address",
-			 ah.text, net_addr_class_name(cls));
+			 shown, net_addr_class_name(cls));
+	/* an allow rule is read on the canonical form: name that one */
 	snprintf(d->fix, sizeof(d->fix), "--allow-domain %s%s%s:%u (that address itself)",
-		 ah.kind == NET_HOST_V6 ? "[" : "", ah.text, ah.kind == NET_HOST_V6 ? "]" : "",
-		 port);
+		 canon.kind == NET_HOST_V6 ? "[" : "", canon.text,
+		 canon.kind == NET_HOST_V6 ? "]" : "", port);
 	return -EACCES;
 }
 
@@ -473,7 +497,7 @@ static int resolve(struct net_ctx *c, const char *name, struct sockaddr_storage 
 			continue;
 		bool dup = false;
 		for (size_t i = 0; i < *n && !dup; i++)
-			dup = same_addr((const struct sockaddr *)&(*out)[i], a->ai_addr);
+			dup = net_addr_same((const struct sockaddr *)&(*out)[i], a->ai_addr);
 		if (!dup && (rc = add_addr(out, n, a->ai_addr)))
 			goto out;
 	}
@@ -513,7 +537,13 @@ void net_decide_check(const struct policy *p, struct net_ctx *c, const struct ne
 			d->naddrs = 0;
 			return;
 		}
-		if (d->naddrs < NET_MAX_ADDRS)
+		/* one address answered twice (an A and its mapped AAAA) is
+		 * dialled once, as first answered */
+		bool dup = false;
+		for (size_t k = 0; k < d->naddrs && !dup; k++)
+			dup = net_addr_same((const struct sockaddr *)&d->addrs[k],
+					    (const struct sockaddr *)&a);
+		if (!dup && d->naddrs < NET_MAX_ADDRS)
 			d->addrs[d->naddrs++] = a;
 	}
 	d->rule = allowed_by;
@@ -547,7 +577,7 @@ void net_decide(const struct policy *p, struct net_ctx *c, const struct net_host
 	const struct sbx_rule *allowed_by = d->rule;
 	if (h->kind != NET_HOST_NAME) {
 		struct sockaddr_storage a;
-		host_sockaddr(h, port, &a);
+		net_host_addr(h, port, &a);
 		net_decide_check(p, c, h, port, allowed_by, &a, 1, d);
 		return;
 	}

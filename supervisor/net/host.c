@@ -4,7 +4,10 @@
  * `[::ffff:127.0.0.1]`). The policy and the resolved-address check must see
  * the address itself, or `allow_domains = *` plus a denied literal would be
  * a spelling contest, so every spelling is folded to one canonical text
- * here, before anything is decided. Pure: no I/O, no allocation.
+ * here, before anything is decided. Likewise an address: IPv4 carried in
+ * IPv6 (mapped, NAT64, 6to4) is decided as the IPv4 address it carries
+ * (net_addr_canon, the one place that knows the forms). Pure: no I/O, no
+ * allocation.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -110,6 +113,24 @@ static void set_v4(struct net_host *h, struct in_addr a)
 	inet_ntop(AF_INET, &a, h->text, sizeof(h->text));
 }
 
+/* An IPv4-mapped address is the IPv4 address itself wherever it is
+ * dialled (the kernel delivers it there), so the host is that: one host,
+ * one text. NAT64 and 6to4 stay IPv6 hosts (they are dialled as such,
+ * through their gateway); decisions see them canonical (net_addr_canon). */
+static void set_v6(struct net_host *h, const struct in6_addr *a)
+{
+	struct sockaddr_in6 in6 = { .sin6_family = AF_INET6, .sin6_addr = *a };
+	struct sockaddr_storage c;
+
+	if (net_addr_canon((const struct sockaddr *)&in6, &c) == NET_FORM_MAPPED) {
+		set_v4(h, ((const struct sockaddr_in *)(const void *)&c)->sin_addr);
+		return;
+	}
+	h->kind = NET_HOST_V6;
+	h->v6 = *a;
+	inet_ntop(AF_INET6, a, h->text, sizeof(h->text));
+}
+
 static int parse_v6(const char *s, size_t n, struct net_host *h)
 {
 	char buf[INET6_ADDRSTRLEN + 1];
@@ -122,15 +143,7 @@ static int parse_v6(const char *s, size_t n, struct net_host *h)
 	buf[n] = '\0';
 	if (inet_pton(AF_INET6, buf, &a) != 1)
 		return -EINVAL;
-	if (IN6_IS_ADDR_V4MAPPED(&a)) {
-		struct in_addr v4;
-		memcpy(&v4, &a.s6_addr[12], 4);
-		set_v4(h, v4);
-		return 0;
-	}
-	h->kind = NET_HOST_V6;
-	h->v6 = a;
-	inet_ntop(AF_INET6, &a, h->text, sizeof(h->text));
+	set_v6(h, &a);
 	return 0;
 }
 
@@ -231,6 +244,90 @@ int net_hostport_parse(const char *s, size_t n, unsigned default_port,
 	return net_host_parse(s, n, host);
 }
 
+/* ---- address forms: one canonical form for every decision */
+
+enum net_addr_form net_addr_canon(const struct sockaddr *sa, struct sockaddr_storage *out)
+{
+	static const uint8_t nat64[12] = { 0, 0x64, 0xff, 0x9b }; /* 64:ff9b::/96 */
+	struct sockaddr_in *o4 = (void *)out;
+	enum net_addr_form form;
+	const uint8_t *v4;
+
+	memset(out, 0, sizeof(*out));
+	if (sa->sa_family == AF_INET) {
+		memcpy(out, sa, sizeof(struct sockaddr_in));
+		return NET_FORM_V4;
+	}
+	if (sa->sa_family != AF_INET6)
+		return NET_FORM_OTHER;
+
+	const struct sockaddr_in6 *in6 = (const void *)sa;
+	const uint8_t *b = in6->sin6_addr.s6_addr;
+	if (IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr)) {
+		form = NET_FORM_MAPPED;
+		v4 = b + 12;
+	} else if (!memcmp(b, nat64, 12)) {
+		form = NET_FORM_NAT64;
+		v4 = b + 12;
+	} else if (b[0] == 0x20 && b[1] == 0x02) {
+		form = NET_FORM_6TO4;
+		v4 = b + 2;
+	} else {
+		memcpy(out, sa, sizeof(struct sockaddr_in6));
+		return NET_FORM_V6;
+	}
+	o4->sin_family = AF_INET;
+	o4->sin_port = in6->sin6_port;
+	memcpy(&o4->sin_addr, v4, 4);
+	return form;
+}
+
+bool net_addr_same(const struct sockaddr *a, const struct sockaddr *b)
+{
+	struct sockaddr_storage ca, cb;
+
+	if (net_addr_canon(a, &ca) == NET_FORM_OTHER || net_addr_canon(b, &cb) == NET_FORM_OTHER ||
+	    ca.ss_family != cb.ss_family)
+		return false;
+	if (ca.ss_family == AF_INET)
+		return ((const struct sockaddr_in *)(const void *)&ca)->sin_addr.s_addr ==
+		       ((const struct sockaddr_in *)(const void *)&cb)->sin_addr.s_addr;
+	return !memcmp(&((const struct sockaddr_in6 *)(const void *)&ca)->sin6_addr,
+		       &((const struct sockaddr_in6 *)(const void *)&cb)->sin6_addr, 16);
+}
+
+int net_host_from_addr(const struct sockaddr *sa, bool canon, struct net_host *h)
+{
+	struct sockaddr_storage c;
+
+	memset(h, 0, sizeof(*h));
+	if (net_addr_canon(sa, &c) == NET_FORM_OTHER)
+		return -EINVAL;
+	if (canon)
+		sa = (const struct sockaddr *)&c;
+	if (sa->sa_family == AF_INET)
+		set_v4(h, ((const struct sockaddr_in *)(const void *)sa)->sin_addr);
+	else
+		set_v6(h, &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr);
+	return 0;
+}
+
+void net_host_addr(const struct net_host *h, unsigned port, struct sockaddr_storage *ss)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (h->kind == NET_HOST_V4) {
+		struct sockaddr_in *in = (void *)ss;
+		in->sin_family = AF_INET;
+		in->sin_addr = h->v4;
+		in->sin_port = htons((uint16_t)port);
+	} else if (h->kind == NET_HOST_V6) {
+		struct sockaddr_in6 *in6 = (void *)ss;
+		in6->sin6_family = AF_INET6;
+		in6->sin6_addr = h->v6;
+		in6->sin6_port = htons((uint16_t)port);
+	}
+}
+
 /* ---- address classes */
 
 static enum net_addr_class classify_v4(uint32_t a) /* host order */
@@ -256,35 +353,24 @@ static enum net_addr_class classify_v4(uint32_t a) /* host order */
 	return NET_ADDR_PUBLIC;
 }
 
-enum net_addr_class net_addr_classify(const struct sockaddr *sa)
+static enum net_addr_class classify_v6(const struct in6_addr *a)
 {
-	if (sa->sa_family == AF_INET) {
-		const struct sockaddr_in *in = (const void *)sa;
-		return classify_v4(ntohl(in->sin_addr.s_addr));
-	}
-	if (sa->sa_family != AF_INET6)
-		return NET_ADDR_RESERVED;
-
-	const struct in6_addr *a = &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr;
 	const uint8_t *b = a->s6_addr;
-	static const uint8_t nat64[12] = { 0, 0x64, 0xff, 0x9b };
 	static const uint8_t ec2[16] = { 0xfd, 0, 0x0e, 0xc2, [15] = 0x54, [14] = 0x02 };
-	uint32_t v4;
 
 	if (IN6_IS_ADDR_UNSPECIFIED(a))
 		return NET_ADDR_UNSPECIFIED;
 	if (IN6_IS_ADDR_LOOPBACK(a))
 		return NET_ADDR_LOOPBACK;
-	/* IPv4 carried inside: the kernel or a gateway will deliver to it */
-	if (IN6_IS_ADDR_V4MAPPED(a) || !memcmp(b, nat64, 12)) {
-		memcpy(&v4, b + 12, 4);
-		return classify_v4(ntohl(v4));
-	}
-	if (b[0] == 0x20 && b[1] == 0x02) { /* 6to4 */
-		memcpy(&v4, b + 2, 4);
-		return classify_v4(ntohl(v4));
-	}
-	if (IN6_IS_ADDR_V4COMPAT(a))
+	/* IPv4 in a form nothing here delivers as IPv6, or whose IPv4 we
+	 * cannot find: in ::/8, ::a.b.c.d (v4-compatible, deprecated; a sit
+	 * tunnel still takes it), ::ffff:0:a.b.c.d (SIIT's IPv4-translated)
+	 * and 64:ff9b:1::/48 (RFC 8215: the IPv4 sits where the operator's
+	 * prefix length puts it); Teredo 2001::/32 (a relay delivers to the
+	 * client's IPv4, stored inverted). Reserved: refused unless a rule
+	 * names the address. So is every other address outside the ranges
+	 * below and global unicast (2000::/3): none is routed anywhere. */
+	if (b[0] == 0 || (b[0] == 0x20 && b[1] == 0x01 && b[2] == 0 && b[3] == 0))
 		return NET_ADDR_RESERVED;
 	if (!memcmp(b, ec2, 16))
 		return NET_ADDR_METADATA;
@@ -294,9 +380,23 @@ enum net_addr_class net_addr_classify(const struct sockaddr *sa)
 		return NET_ADDR_PRIVATE;
 	if (b[0] == 0xff)
 		return NET_ADDR_MULTICAST;
-	if (b[0] == 0x01 && b[1] == 0 && !memcmp(b + 2, "\0\0\0\0\0\0", 6)) /* 100::/64 */
+	if ((b[0] & 0xe0) != 0x20) /* 100::/64 (discard) and the unassigned */
 		return NET_ADDR_RESERVED;
 	return NET_ADDR_PUBLIC;
+}
+
+enum net_addr_class net_addr_classify(const struct sockaddr *sa)
+{
+	struct sockaddr_storage c;
+
+	switch (net_addr_canon(sa, &c)) {
+	case NET_FORM_OTHER:
+		return NET_ADDR_RESERVED;
+	case NET_FORM_V6:
+		return classify_v6(&((const struct sockaddr_in6 *)(const void *)&c)->sin6_addr);
+	default:
+		return classify_v4(ntohl(((const struct sockaddr_in *)(const void *)&c)->sin_addr.s_addr));
+	}
 }
 
 const char *net_addr_class_name(enum net_addr_class c)

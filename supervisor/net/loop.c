@@ -512,10 +512,10 @@ static void fail_text(struct conn *c, unsigned status, const char *phrase, const
 	}
 }
 
-static void socks_answer(struct conn *c, uint8_t rep, const struct sockaddr *bound, bool last)
+static void socks_answer(struct conn *c, uint8_t rep, bool last)
 {
-	unsigned char r[22];
-	size_t n = net_socks_reply(rep, bound, r);
+	unsigned char r[10];
+	size_t n = net_socks_reply(rep, r);
 
 	if (buf_put(c->l, &c->u2c.q, r, n))
 		c->u2c.q.len = 0;
@@ -586,7 +586,7 @@ static void dial_failed(struct conn *c, int err)
 	else if (c->proto == NET_PROTO_SOCKS)
 		socks_answer(c, err == ECONNREFUSED ? NET_SOCKS_REFUSED :
 			     err == ENETUNREACH ? NET_SOCKS_NET_UNREACH :
-			     err == ETIMEDOUT ? NET_SOCKS_TTL : NET_SOCKS_HOST_UNREACH, NULL, true);
+			     err == ETIMEDOUT ? NET_SOCKS_TTL : NET_SOCKS_HOST_UNREACH, true);
 	else if (err == ETIMEDOUT)
 		fail_text(c, 504, "Gateway Timeout", why);
 	else
@@ -595,9 +595,6 @@ static void dial_failed(struct conn *c, int err)
 
 static void tunnel_start(struct conn *c)
 {
-	struct sockaddr_storage bound;
-	socklen_t bl = sizeof(bound);
-
 	if (handed(c, 0))
 		return;
 	c->active = c->l->now;
@@ -608,9 +605,7 @@ static void tunnel_start(struct conn *c)
 		return;
 	}
 	if (c->proto == NET_PROTO_SOCKS) {
-		if (getsockname(c->up.fd, (struct sockaddr *)&bound, &bl))
-			memset(&bound, 0, sizeof(bound));
-		socks_answer(c, NET_SOCKS_OK, (struct sockaddr *)&bound, false);
+		socks_answer(c, NET_SOCKS_OK, false);
 	} else if (c->proto == NET_PROTO_HOSTPORT) {
 		/* nothing to answer: the bytes simply flow */
 	} else {
@@ -740,10 +735,15 @@ static void dial(struct conn *c)
 
 /* ---- chaining to the user's own proxy (http_proxy_port, socks_proxy_port)
  *
- * The policy decided on the name; the upstream proxy resolves it and
- * dials. We ask it for the host as the client named it (an HTTP CONNECT,
- * or a SOCKS5 CONNECT by name), the plain-HTTP requests too, through a
- * CONNECT tunnel, so one path serves all three kinds of client. */
+ * A host is decided here exactly as without it: the policy, then the
+ * resolved-address check on every answer of the proxy's own resolver
+ * (a name that resolves to loopback, metadata or this host is refused;
+ * one that does not resolve is refused too: it cannot be checked). Then
+ * the upstream proxy is asked for the host as the client named it (an
+ * HTTP CONNECT, or a SOCKS5 CONNECT by name), the plain-HTTP requests
+ * too, through a CONNECT tunnel, so one path serves all three kinds of
+ * client. It resolves the name again, its own way: docs/NETWORK.md
+ * ("Chaining") says what that leaves. */
 
 static void chain_fail(struct conn *c, const char *why)
 {
@@ -755,7 +755,7 @@ static void chain_fail(struct conn *c, const char *why)
 	if (handed(c, ECONNREFUSED))
 		return;
 	if (c->proto == NET_PROTO_SOCKS)
-		socks_answer(c, NET_SOCKS_FAIL, NULL, true);
+		socks_answer(c, NET_SOCKS_FAIL, true);
 	else
 		fail_text(c, 502, "Bad Gateway", msg);
 }
@@ -900,7 +900,7 @@ static void refuse(struct conn *c, const struct net_decision *d)
 	if (handed(c, EPERM))
 		return;
 	if (c->proto == NET_PROTO_SOCKS)
-		socks_answer(c, NET_SOCKS_NOT_ALLOWED, NULL, true);
+		socks_answer(c, NET_SOCKS_NOT_ALLOWED, true);
 	else
 		respond_denied(c, d);
 }
@@ -911,14 +911,30 @@ static void unreachable(struct conn *c, const struct sbx_rule *rule, const char 
 	if (handed(c, EHOSTUNREACH))
 		return;
 	if (c->proto == NET_PROTO_SOCKS)
-		socks_answer(c, NET_SOCKS_HOST_UNREACH, NULL, true);
+		socks_answer(c, NET_SOCKS_HOST_UNREACH, true);
 	else
 		fail_text(c, 502, "Bad Gateway", why);
 }
 
-/* The checked addresses: dial them, in order. */
+/* The checked addresses: dial them, in order; or, chaining, the user's
+ * proxy on the host's 127.0.0.1, to be asked for the host. */
 static void go(struct conn *c, const struct net_decision *d)
 {
+	struct net_loop *l = c->l;
+	unsigned up = l->cfg.chain_http_port ? l->cfg.chain_http_port : l->cfg.chain_socks_port;
+	struct net_decision chain;
+
+	if (up) {
+		struct sockaddr_in *in = (struct sockaddr_in *)&chain.addrs[0];
+		memset(&chain, 0, sizeof(chain));
+		chain.rule = d->rule;
+		in->sin_family = AF_INET;
+		in->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		in->sin_port = htons((uint16_t)up);
+		chain.naddrs = 1;
+		c->chained = true;
+		d = &chain;
+	}
 	c->naddrs = 0;
 	for (size_t i = 0; i < d->naddrs && i < NET_MAX_ADDRS; i++) {
 		sa_family_t f = d->addrs[i].ss_family;
@@ -957,15 +973,25 @@ static void resolved(void *ctx, int rc, const struct sockaddr_storage *addrs, si
 }
 
 /* A stand-in address from the sandbox's resolver stands for its name:
- * the request is decided on that name. false: it stands for nothing
- * (answered and reported). */
+ * the request is decided on that name (also when it comes wrapped in
+ * IPv6, `64:ff9b::c613:1`: decided on its canonical form). false: it
+ * stands for nothing (answered and reported). */
 static bool standin_name(struct conn *c)
 {
+	struct sockaddr_storage ss, cs;
+	const struct in_addr *a;
 	const char *name;
 
-	if (c->host.kind != NET_HOST_V4 || !net_names_is_standin(&c->host.v4))
+	if (c->host.kind == NET_HOST_NAME)
 		return true;
-	name = c->l->names ? net_names_name(c->l->names, &c->host.v4) : NULL;
+	net_host_addr(&c->host, 0, &ss);
+	if (net_addr_canon((const struct sockaddr *)&ss, &cs) == NET_FORM_OTHER ||
+	    cs.ss_family != AF_INET)
+		return true;
+	a = &((const struct sockaddr_in *)(const void *)&cs)->sin_addr;
+	if (!net_names_is_standin(a))
+		return true;
+	name = c->l->names ? net_names_name(c->l->names, a) : NULL;
 	if (name && !net_host_parse(name, strlen(name), &c->host))
 		return true;
 	/* no rule can allow it: it is no address anywhere */
@@ -976,36 +1002,10 @@ static bool standin_name(struct conn *c)
 	if (handed(c, EPERM))
 		return false;
 	if (c->proto == NET_PROTO_SOCKS)
-		socks_answer(c, NET_SOCKS_HOST_UNREACH, NULL, true);
+		socks_answer(c, NET_SOCKS_HOST_UNREACH, true);
 	else
 		respond_denied(c, &d);
 	return false;
-}
-
-/* Through the user's proxy: an address literal still gets the address
- * check (the sandbox names 127.0.0.1 itself), a name goes as it is. */
-static void chain_dial(struct conn *c)
-{
-	struct net_loop *l = c->l;
-	struct net_decision d;
-	unsigned port = l->cfg.chain_http_port ? l->cfg.chain_http_port : l->cfg.chain_socks_port;
-	struct sockaddr_in *in = (struct sockaddr_in *)&d.addrs[0];
-
-	if (c->host.kind != NET_HOST_NAME) {
-		net_decide(l->p, l->ctx, &c->host, c->port, &d);
-		if (d.verdict == NET_DENY) {
-			refuse(c, &d);
-			return;
-		}
-	}
-	memset(&d, 0, sizeof(d));
-	d.rule = c->allowed_by;
-	in->sin_family = AF_INET;
-	in->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	in->sin_port = htons((uint16_t)port);
-	d.naddrs = 1;
-	c->chained = true;
-	go(c, &d);
 }
 
 /* The policy's decision, acted on: refuse, or look the name up and check
@@ -1028,10 +1028,6 @@ static void decide(struct conn *c)
 	}
 	c->allowed_by = d.rule;
 	c->deadline = l->now + l->cfg.connect_ms;
-	if (l->cfg.chain_http_port || l->cfg.chain_socks_port) {
-		chain_dial(c);
-		return;
-	}
 	if (c->host.kind != NET_HOST_NAME) {
 		net_decide(l->p, l->ctx, &c->host, c->port, &d);
 		if (d.verdict == NET_DENY)
@@ -1171,7 +1167,7 @@ static void socks_step(struct conn *c)
 		       "SOCKS5 command not supported (only CONNECT)" :
 		       rep == NET_SOCKS_BAD_ATYP ? "SOCKS5 address type not supported" :
 		       "malformed SOCKS5 request", NULL);
-		socks_answer(c, rep, NULL, true);
+		socks_answer(c, rep, true);
 		return;
 	}
 	q->off += (size_t)rc;

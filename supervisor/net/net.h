@@ -74,9 +74,33 @@ enum net_addr_class {
 	NET_ADDR_SELF,        /* one of this host's own addresses (getifaddrs) */
 };
 /* The class of an AF_INET or AF_INET6 address (never NET_ADDR_SELF: that
- * needs the host's interfaces). IPv4 inside IPv6 (mapped, NAT64 64:ff9b::/96,
- * 6to4 2002::/16) is judged as the IPv4 address it carries. */
+ * needs the host's interfaces), judged on its net_addr_canon() form. */
 enum net_addr_class net_addr_classify(const struct sockaddr *sa);
+
+/* How an address carries IPv4 (docs/NETWORK.md "Address forms"). */
+enum net_addr_form {
+	NET_FORM_V4,     /* AF_INET */
+	NET_FORM_V6,     /* AF_INET6 carrying no IPv4 address we deliver to */
+	NET_FORM_MAPPED, /* ::ffff:a.b.c.d: the kernel delivers to a.b.c.d */
+	NET_FORM_NAT64,  /* 64:ff9b::a.b.c.d (RFC 6052): a NAT64 gateway does */
+	NET_FORM_6TO4,   /* 2002:AABB:CCDD::/48 (RFC 3056): a 6to4 relay does */
+	NET_FORM_OTHER,  /* neither family: *out is AF_UNSPEC */
+};
+/* The one form every address decision is made on: IPv4 carried in IPv6
+ * (mapped, NAT64, 6to4) as the AF_INET address it carries, port kept;
+ * any other address copied as it is. Classifying, "this host's own",
+ * the policy's rules and de-duplication all compare these, never the
+ * bytes as answered (::ffff:<this host> is this host). What is dialled
+ * stays what was answered (NAT64 needs its gateway). Pure. */
+enum net_addr_form net_addr_canon(const struct sockaddr *sa, struct sockaddr_storage *out);
+/* Do a and b name one address (on their canonical forms; ports aside)? */
+bool net_addr_same(const struct sockaddr *a, const struct sockaddr *b);
+/* The host an AF_INET/AF_INET6 address is, as net_host_parse() would
+ * give it for its text (mapped folded to NET_HOST_V4, NAT64 and 6to4 kept
+ * as NET_HOST_V6); canon: the canonical form's host instead. 0, -EINVAL. */
+int net_host_from_addr(const struct sockaddr *sa, bool canon, struct net_host *h);
+/* An address host (V4/V6) as a sockaddr with `port`. */
+void net_host_addr(const struct net_host *h, unsigned port, struct sockaddr_storage *out);
 const char *net_addr_class_name(enum net_addr_class c); /* "loopback" */
 
 /* ---- HTTP/1.1 request and response heads ---------------------------------- */
@@ -176,9 +200,11 @@ struct net_socks_req {
 int net_socks_parse_request(const unsigned char *buf, size_t len,
 			    struct net_socks_req *req, uint8_t *rep);
 
-/* A reply (VER REP RSV ATYP BND.ADDR BND.PORT) into out; `bound` may be NULL
- * (0.0.0.0:0). Returns its length (10 or 22). */
-size_t net_socks_reply(uint8_t rep, const struct sockaddr *bound, unsigned char out[22]);
+/* A reply (VER REP RSV ATYP BND.ADDR BND.PORT) into out: BND is always
+ * 0.0.0.0:0, as RFC 1928 allows. The address the proxy dialled from is
+ * one of this host's own, and the sandbox has no use for it but to aim
+ * at this host. Returns its length (10). */
+size_t net_socks_reply(uint8_t rep, unsigned char out[10]);
 
 /* ---- the decision --------------------------------------------------------- */
 

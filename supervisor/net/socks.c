@@ -92,24 +92,12 @@ int net_socks_parse_request(const unsigned char *buf, size_t len,
 	return (int)need;
 }
 
-size_t net_socks_reply(uint8_t rep, const struct sockaddr *bound, unsigned char out[22])
+size_t net_socks_reply(uint8_t rep, unsigned char out[10])
 {
 	out[0] = 5;
 	out[1] = rep;
 	out[2] = 0;
-	if (bound && bound->sa_family == AF_INET6) {
-		const struct sockaddr_in6 *in6 = (const void *)bound;
-		out[3] = 4;
-		memcpy(out + 4, &in6->sin6_addr, 16);
-		memcpy(out + 20, &in6->sin6_port, 2);
-		return 22;
-	}
 	out[3] = 1;
 	memset(out + 4, 0, 6);
-	if (bound && bound->sa_family == AF_INET) {
-		const struct sockaddr_in *in = (const void *)bound;
-		memcpy(out + 4, &in->sin_addr, 4);
-		memcpy(out + 8, &in->sin_port, 2);
-	}
 	return 10;
 }

@@ -3,8 +3,10 @@
 # into DIR (kept between runs: npm only checks what is there). Never fails
 # the run: without the registry, agents.sh skips those tests and says why.
 dir=$1
-pkgs="@anthropic-ai/claude-code @openai/codex @google/gemini-cli
-      @modelcontextprotocol/server-filesystem @modelcontextprotocol/sdk"
+# Pinned: a test of what an agent sends its model is a test of that
+# version; a new release is taken on purpose, with these tests run again.
+pkgs="@anthropic-ai/claude-code@2.1.197 @openai/codex@0.171.0 @google/gemini-cli@0.61.0
+      @modelcontextprotocol/server-filesystem@2026.8.31 @modelcontextprotocol/sdk@1.32.2"
 command -v npm >/dev/null || { echo "# agents: npm is not installed"; exit 0; }
 mkdir -p "$dir" || exit 0
 # shellcheck disable=SC2086

@@ -36,8 +36,18 @@ print(n)' "$LOG" "$1" 2>/dev/null || echo "no log"
 agent_tool() {
 	cat > "$W/agent.py" <<'EOF'
 import subprocess, sys
-merged = sys.argv[1] == "merged"
+mode = sys.argv[1]
+if mode == "file":  # Claude Code's Bash tool: one regular file for both
+    with open("tool-out", "wb") as f:
+        subprocess.run(["sh", "-c", sys.argv[2]], stdin=subprocess.DEVNULL,
+                       stdout=f, stderr=subprocess.STDOUT)
+    open("tool-err", "wb").close()
+    sys.exit(0)
+merged = mode.startswith("merged")
+# merged: one pipe for both, stdin a pipe too (a protocol's shape, MCP);
+# merged-null: one pipe for both, nobody on stdin (`cmd 2>&1 | tee`)
 r = subprocess.run(["sh", "-c", sys.argv[2]], stdout=subprocess.PIPE,
+                   stdin=subprocess.DEVNULL if mode == "merged-null" else subprocess.PIPE,
                    stderr=subprocess.STDOUT if merged else subprocess.PIPE)
 open("tool-out", "wb").write(r.stdout)
 open("tool-err", "wb").write(r.stderr or b"")
@@ -76,8 +86,9 @@ te tell_program_from_sandbox_ini_and_never_on_stdout_when_merged
 agent_tool
 mkdir -p "$HOME/.config/sbx" && printf '[report]\ntell_program = true\n' > "$HOME/.config/sbx/sandbox.ini"
 sx -q --log "$LOG" -- python3 agent.py merged "$TWICE"
-# one pipe for both (2>&1): the line would land on stdout, which may be a
-# protocol; the program's own error lines are its business
+# one pipe for both (2>&1) with stdin a pipe too: stdout may be a protocol
+# with stdin's peer (MCP), the line would land inside it; the program's own
+# error lines are its business
 if ! grep -q '^sbx: ' "$W/tool-out" && [ "$(grep -c 'Read-only file system' "$W/tool-out")" = 2 ] &&
    grep -qx stdout-line "$W/tool-out" && hasf 'denied write of ~/proj/notes.txt' err; then
 	agent_tool
@@ -85,6 +96,21 @@ if ! grep -q '^sbx: ' "$W/tool-out" && [ "$(grep -c 'Read-only file system' "$W/
 	if [ "$(grep -cxF "$W1" "$W/tool-err")" = 1 ]; then ok
 	else bad "from sandbox.ini: tool-err=$(head -c 300 "$W/tool-err" | tr '\n' '|')"; fi
 else bad "merged: tool-out=$(head -c 300 "$W/tool-out" | tr '\n' '|')"; fi
+
+te tell_program_reaches_one_file_for_both_and_a_pipe_nobody_talks_on
+# Claude Code's Bash tool gives the command one regular file for stdout and
+# stderr: the model reads only that file, so the line must be in it. One
+# pipe for both with nothing on stdin is a log too (`cmd 2>&1 | tee`).
+agent_tool
+sx -q --log "$LOG" --tell-program -- python3 agent.py file "$TWICE"
+file_n=$(grep -cxF "$R1" "$W/tool-out"); file_w=$(grep -cxF "$W1" "$W/tool-out")
+file_so=$(grep -cx stdout-line "$W/tool-out")
+agent_tool
+sx -q --log "$LOG" --tell-program -- python3 agent.py merged-null "$TWICE"
+if [ "$file_n" = 1 ] && [ "$file_w" = 1 ] && [ "$file_so" = 1 ] &&
+   [ "$(grep -cxF "$R1" "$W/tool-out")" = 1 ] && [ "$(grep -c '^sbx: ' "$W/tool-out")" = 2 ] &&
+   grep -qx stdout-line "$W/tool-out" && ! grep -q TOPSECRET "$W/tool-out"; then ok
+else bad "file: read=$file_n write=$file_w stdout=$file_so; merged-null: $(head -c 400 "$W/tool-out" | tr '\n' '|')"; fi
 
 te tell_program_in_the_agent_profiles
 out=""

@@ -229,5 +229,21 @@ if [ "$a" = y ] && [ -z "$b" ] && [ "$hint" = "--allow-write $W/w1/.git" ] && ha
    [ "$(git -C w1 log -1 --format=%s side)" = later ]; then ok
 else bad "added=$a first-commit=$b hint='$hint' rc=$RC $(head -c 300 "$B/err")"; fi
 
+# ---- what the person is told about a repository the run made
+
+# git init and a commit in a fresh workspace: the run made .git/config and
+# .git/hooks itself, seen by the notify layer and named at the end as a
+# repository the run created; no line claims a program the shim does not
+# see made them. The start line counts the names protected wherever they
+# are made, not only the paths mounted now (0 in a fresh workspace).
+t git_init_in_a_fresh_workspace_named_once_not_as_appeared
+sx -- sh -c 'git init -q -b main && git -c user.name=a -c user.email=a@b -c commit.gpgsign=false commit -q --allow-empty -m first && echo DONE'
+names=$(head -1 "$B/err" | sed -n 's/.* \([0-9][0-9]*\) protected names at any depth.*/\1/p')
+if has DONE out && [ "$(git -C "$W" log -1 --format=%s)" = first ] &&
+   ! hasf 'appeared during the run' err &&
+   [ "$(grep -c 'git repository created during the run' "$B/err")" = 1 ] &&
+   [ -n "$names" ] && [ "$names" -gt 10 ]; then ok
+else bad "rc=$RC names='$names' $(grep sbx: "$B/err" | head -4 | tr '\n' ' ')"; fi
+
 echo "# $(id -un): $pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]

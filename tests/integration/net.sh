@@ -84,6 +84,9 @@ canary_hits() { wc -l < canary.log; }
 cat > hosts <<EOF
 # test-only name -> address map (SBX_TEST_HOSTS)
 127.0.0.1 allowed.test evil.test blocked.test rebind.test portonly.test
+# what sbx resolves far.test to (a public address: it passes the check);
+# the upstream proxy of the chaining tests resolves it its own way
+198.51.100.80 far.test
 EOF
 # allowed.test resolves to loopback, so its addresses are allowed
 # explicitly, per port; rebind.test is allowed by name only.
@@ -200,6 +203,13 @@ bind=$(raw socks "$SP" "050200017f000001$port_hex")
 udp=$(raw socks "$SP" "050300017f000001$port_hex")
 if [[ $deny == "0500 0502"* && $bind == "0500 0507"* && $udp == "0500 0507"* ]] &&
    [ "$(canary_hits)" -eq 0 ]; then ok; else bad "deny=$deny bind=$bind udp=$udp"; fi
+
+t socks_reply_names_no_address_of_the_host
+# BND.ADDR/BND.PORT of a granted SOCKS5 CONNECT: all zeros (RFC 1928
+# allows it). The proxy's source address is the host's own, the one thing
+# an attack on "this host's own address" needs to know.
+ok_reply=$(raw socks "$SP" "050100017f000001$(printf '%04x' "$ECHO")")
+if [ "$ok_reply" = "0500 05000001000000000000" ]; then ok; else bad "$ok_reply"; fi
 
 t five_hundred_concurrent_tunnels_relay_correctly
 cat > many.py <<'EOF'
@@ -992,6 +1002,32 @@ if grep -qx "ECHO to-the-host-port" "$D/px.out" && grep -qx "REFUSED 111" "$D/px
    grep -q "network off.*\|network: 0 domains via proxy" "$D/px.err"; then ok
 else bad "rc=$PXRC $(tr '\n' ' ' < "$D/px.out")"; pxerr 12; fi
 
+# The sandbox's loopback is its own: a connect to a port nothing inside
+# serves is refused by the kernel. The person's line and the program's own
+# stderr (tell_program) name the port and --host-port; a blocking connect
+# (python3), a non-blocking one that learns it from SO_ERROR (curl), and
+# following the hint reaches the host's service.
+t loopback_refused_inside_names_host_port_and_following_it_works
+px -q -- python3 -c '
+import socket, sys
+try:
+    socket.create_connection(("127.0.0.1", int(sys.argv[1])), 5); print("CONNECTED")
+except OSError as e:
+    print("REFUSED", e.errno)' "$ECHO"
+py_out=$(cat "$D/px.out"); py_err=$(cat "$D/px.err")
+px -q --tell-program -- sh -c 'curl -sS --noproxy "*" "http://127.0.0.1:$1/" 2>curl.err; cat curl.err' sh "$ECHO"
+curl_out=$(cat "$D/px.out"); curl_err=$(cat "$D/px.err")
+note="sbx: note: connect to 127.0.0.1:$ECHO refused — the sandbox has a loopback of its own, where nothing listens on port $ECHO; a service on the host's 127.0.0.1:$ECHO is reachable with --host-port $ECHO"
+px -q --host-port "$ECHO" -- python3 -c '
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), 5)
+s.sendall(b"followed"); s.shutdown(socket.SHUT_WR); print("ECHO", s.recv(64).decode())' "$ECHO"
+if [ "$py_out" = "REFUSED 111" ] && [[ $py_err == *"$note — pid "*python3* ]] &&
+   [[ $curl_out == *"sbx: connect to 127.0.0.1:$ECHO refused: the sandbox has a loopback of its own"*"--host-port $ECHO"* ]] &&
+   [[ $curl_err == *"$note — pid "*curl* ]] && grep -qx "ECHO followed" "$D/px.out" &&
+   ! grep -q 'note: connect' "$D/px.err"; then ok
+else bad "py: $py_out / $py_err | curl: $curl_out / $curl_err | followed: $(cat "$D/px.out")"; pxerr; fi
+
 t host_ports_key_must_be_ports
 printf '[network]\nhost_ports = 5432, postgres\n' > "$D/badports.ini"
 px -c "$D/badports.ini" -- true
@@ -1057,6 +1093,129 @@ for mode in http socks; do
 	else echo "#   $mode: rc=$PXRC $(tr '\n' ' ' < "$D/px.out") upstream: $(tr '\n' ' ' < "$D/up-$mode.log")"; pxerr; fi
 done
 if [ "$ok_modes" = " http socks" ]; then ok; else bad "chained:$ok_modes"; fi
+
+t names_the_upstream_proxy_would_take_to_this_host_are_refused_before_it
+# http_proxy_port / socks_proxy_port: a name is decided as without them,
+# on what the proxy's own resolver answers. `localhost` (the real
+# /etc/hosts), `localhost.`, and names resolving to loopback, metadata and
+# private addresses never reach the user's proxy (which would resolve them
+# itself and dial this host); the literal was always refused. The upstream
+# here takes every name it is asked for to the canary: its log must stay
+# empty, the canary unhit, and each refusal reported.
+cat > "$D/ask.py" <<'EOF'
+import socket, sys
+for target in sys.argv[1:]:
+    s = socket.create_connection(("127.0.0.1", 3128), 10); s.settimeout(10)
+    s.sendall(b"CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n" % (target.encode(), target.encode()))
+    try: print(target, s.recv(200).split(b"\r\n")[0].decode())
+    except OSError as e: print(target, "ERR", e)
+    s.close()
+EOF
+printf '127.0.0.1 loop.test\n169.254.169.254 meta.test\n10.0.0.1 priv.test\n' > "$D/hosts-chain"
+ok_modes=""
+for mode in http socks; do
+	rm -f "$D/upl-$mode.port"; : > "$D/upl-$mode.log"
+	python3 "$D/upstream.py" $mode "$D/upl-$mode.port" "$D/upl-$mode.log" \
+		loop.test=127.0.0.1 meta.test=127.0.0.1 priv.test=127.0.0.1 & pids="$pids $!"
+	for _ in $(seq 100); do [ -s "$D/upl-$mode.port" ] && break; sleep 0.1; done
+	printf '[network]\nallow_domains = *\ndeny_domains = blocked.test\n%s_proxy_port = %s\n' \
+		$mode "$(cat "$D/upl-$mode.port")" > "$D/chainl-$mode.ini"
+	# the resolver of a real run: /etc/hosts, then DNS (no test hosts)
+	if grep -qE '^[[:space:]]*127\.0\.0\.1[[:space:]].*\blocalhost\b' /etc/hosts; then
+		(cd "$WS" && HOME="$D/home" timeout 60 "$SBX" -q -c "$D/chainl-$mode.ini" -- \
+			python3 "$D/ask.py" "localhost:$CANARY" "localhost.:$CANARY" "127.0.0.1:$CANARY" \
+			>"$D/px.out" 2>"$D/px.err")
+		res=$(cat "$D/px.out")
+		lerr=$(cat "$D/px.err")
+	else
+		echo "#   no localhost in /etc/hosts: its part skipped"
+		res=$(printf '%s HTTP/1.1 403 Forbidden\n' "localhost:$CANARY" "localhost.:$CANARY" "127.0.0.1:$CANARY")
+		lerr="localhost resolves to 127.0.0.1, a loopback address"
+	fi
+	(cd "$WS" && HOME="$D/home" SBX_TEST_HOSTS="$D/hosts-chain" timeout 60 "$SBX" -q \
+		-c "$D/chainl-$mode.ini" -- \
+		python3 "$D/ask.py" "loop.test:$CANARY" "meta.test:$CANARY" "priv.test:$CANARY" \
+		>"$D/px.out" 2>"$D/px.err")
+	res="$res
+$(cat "$D/px.out")"
+	n403=$(grep -c ' 403 ' <<<"$res")
+	if [ "$n403" = 6 ] && [ ! -s "$D/upl-$mode.log" ] && [ "$(canary_hits)" -eq "$hits0" ] &&
+	   [[ $lerr == *"localhost resolves to 127.0.0.1, a loopback address"* ]] &&
+	   grep -qF "denied connect to loop.test:$CANARY — loop.test resolves to 127.0.0.1, a loopback address" "$D/px.err" &&
+	   grep -qF "denied connect to meta.test:$CANARY — meta.test resolves to 169.254.169.254, a cloud metadata address" "$D/px.err" &&
+	   grep -qF "denied connect to priv.test:$CANARY — priv.test resolves to 10.0.0.1, a private address" "$D/px.err"
+	then ok_modes="$ok_modes $mode"
+	else echo "#   $mode: $(tr '\n' '|' <<<"$res") upstream got: $(tr '\n' ' ' < "$D/upl-$mode.log") canary: $(canary_hits)/$hits0"
+		pxerr 8; fi
+done
+if [ "$ok_modes" = " http socks" ]; then ok; else bad "refused before the upstream:$ok_modes"; fi
+
+t mapped_answer_for_this_hosts_own_address_is_refused_every_way
+# A name whose only answer is ::ffff:<this host's IPv4> is this host: a
+# server on 0.0.0.0 answers it. In a network namespace of the test's own
+# whose loopback also carries 203.0.113.9 (this host's "public" address,
+# which getifaddrs lists), a canary on 0.0.0.0 must see nothing of
+# CONNECT, plain HTTP, SOCKS5 (the proxy's driver) nor the transparent
+# path (a sandboxed program's own connect, sbx-preload in that namespace).
+cat > "$D/selfaddr.sh" <<'EOF'
+set -u
+D=$1 BIN=$2
+cd "$D" || exit 1
+python3 -c '
+import socket, threading, os
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("0.0.0.0", 0)); s.listen(64)
+open("canary.tmp", "w").write(str(s.getsockname()[1])); os.rename("canary.tmp", "canary.port")
+while True:
+    c, a = s.accept()
+    with open("hits.log", "a") as f: f.write("%s\n" % a[0])
+    c.close()' & cpid=$!
+for _ in $(seq 100); do [ -s canary.port ] && break; sleep 0.1; done
+C=$(cat canary.port); : > hits.log
+printf '::ffff:203.0.113.9 mapped.test\n203.0.113.9 plain.test\n' > hosts
+# the way in works: the canary answers this host's address (not a vacuous test)
+python3 -c 'import socket,sys; socket.create_connection(("::ffff:203.0.113.9", int(sys.argv[1])), 5).recv(1)' "$C" &&
+	echo "reachable $(wc -l < hits.log)"
+: > hits.log
+SBX_TEST_HOSTS="$D/hosts" "$BIN/sbx-proxy-test" --allow-domain mapped.test --allow-domain plain.test \
+	>ports 2>proxy.log & ppid=$!
+for _ in $(seq 100); do grep -q '^dns' ports 2>/dev/null && break; sleep 0.1; done
+HP=$(awk '/^http/{print $2}' ports); SP=$(awk '/^socks/{print $2}' ports)
+echo "connect $(curl -s -m 10 -o /dev/null -p -x "http://127.0.0.1:$HP" -w '%{http_connect}' "http://mapped.test:$C/")"
+echo "http $(curl -s -m 10 -o /dev/null -x "http://127.0.0.1:$HP" -w '%{http_code}' "http://mapped.test:$C/")"
+curl -s -m 10 -o /dev/null --socks5-hostname "127.0.0.1:$SP" "http://mapped.test:$C/"; echo "socks $?"
+echo "a-record $(curl -s -m 10 -o /dev/null -p -x "http://127.0.0.1:$HP" -w '%{http_connect}' "http://plain.test:$C/")"
+mkdir -p ws home
+(cd ws && HOME="$D/home" SBX_TEST_HOSTS="$D/hosts" timeout 60 "$BIN/sbx-preload" -q \
+	--allow-domain mapped.test -- python3 -c '
+import socket, sys
+try:
+    socket.create_connection(("mapped.test", int(sys.argv[1])), 5); print("transparent CONNECTED")
+except OSError as e:
+    print("transparent REFUSED", e.errno)' "$C" 2>../px.err)
+kill $ppid $cpid 2>/dev/null; wait 2>/dev/null
+echo "hits $(wc -l < hits.log)"
+EOF
+mkdir -p "$D/self"
+if [ "$(id -u)" = 0 ]; then
+	innet() { unshare -n sh -c 'ip link set lo up && ip addr add 203.0.113.9/32 dev lo && exec "$@"' sh "$@"; }
+else
+	# a user: a user namespace to own the network one, then back to this
+	# user inside it (sbx-preload runs as the user it is)
+	innet() {
+		unshare -rn sh -c 'u=$1 g=$2; shift 2; ip link set lo up && ip addr add 203.0.113.9/32 dev lo &&
+			exec unshare -U --map-user="$u" --map-group="$g" "$@"' sh "$(id -u)" "$(id -g)" "$@"
+	}
+fi
+if ! innet true 2>/dev/null; then skip "cannot make a network namespace here"
+else
+	innet bash "$D/selfaddr.sh" "$D/self" "$SBX_BIN" > "$D/self/out" 2>&1
+	r=$(tr '\n' '|' < "$D/self/out")
+	if [ "$r" = "reachable 1|connect 403|http 403|socks 97|a-record 403|transparent REFUSED 1|hits 0|" ] &&
+	   [ "$(grep -c "mapped.test resolves to 203.0.113.9, a this host's own address" "$D/self/proxy.log")" = 3 ] &&
+	   grep -qF "mapped.test resolves to 203.0.113.9, a this host's own address" "$D/self/px.err"
+	then ok; else bad "$r"; sed 's/^/#   /' "$D/self/proxy.log" | head -5; sed 's/^/#   /' "$D/self/px.err" | head -5; fi
+fi
 
 t no_proxy_without_allow_domains_nor_with_star
 px -q -- sh -c 'echo "[$HTTP_PROXY]"'

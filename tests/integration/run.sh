@@ -40,7 +40,7 @@ done
 # The real agents (agents.sh) come from the npm registry, installed once
 # here for both users into a directory every user can read; agents.sh skips
 # their tests, saying why, when the registry cannot be reached.
-case " $suites " in *" agents.sh "* | *" explain.sh "*)
+case " $suites " in *" agents.sh "* | *" explain.sh "* | *" agents-e2e.sh "*)
 	export SBX_IT_AGENTS=${SBX_IT_AGENTS:-/var/tmp/sbx-it-agents}
 	bash "$here/agents-install.sh" "$SBX_IT_AGENTS" ;;
 esac

@@ -384,6 +384,20 @@ if [ "$blocked_rc" -ne 0 ] && [ -z "$seen_before" ] && [[ $blocked_err == *"Perm
    [[ $blocked_err == *"denied unix socket $W/sock"* ]] &&
    has UNIX-HELLO out; then ok; else bad "blocked_rc=$blocked_rc seen='$seen_before' allowed rc=$RC"; fi
 
+t unix_datagram_socket_refused_names_the_key_that_allows_it
+# socket(AF_UNIX, SOCK_DGRAM) has no path yet: the line names the key that
+# allows such sockets, never `allow_unix_sockets = creation`
+sx -q -- python3 -c 'import socket
+try:
+    socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); print("MADE")
+except PermissionError: print("REFUSED")'
+if has REFUSED out && hasf 'denied unix socket creation' err &&
+   hasf '`allow_all_unix_sockets = true` under [network]' err && ! hasf 'allow_unix_sockets = creation' err; then
+	printf '[network]\nallow_all_unix_sockets = true\n' > "$B/allow.ini"
+	sx -q -c "$B/allow.ini" -- python3 -c 'import socket; socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); print("MADE")'
+	if has MADE out; then ok; else bad "allowed: $(cat "$B/out" "$B/err")"; fi
+else bad "out=$(cat "$B/out") err=$(cat "$B/err")"; fi
+
 # ---- exit status, signals, descriptors, terminals
 
 t exit_status_passes_through

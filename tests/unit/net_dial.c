@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <malloc.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -213,5 +214,41 @@ Test(net_dial, standin_never_given_out_is_refused)
 	cr_assert_eq(r.calls, 1);
 	cr_assert_eq(r.err, EPERM);
 	cr_assert(strstr(s.reason, "stands for no name"), "%s", s.reason);
+	loop_end(l, hosts);
+}
+
+/* http_proxy_port: the user's proxy takes the connection by name, but
+ * the name is decided first on what it resolves to here; one that
+ * resolves to loopback never reaches the upstream (it would resolve it
+ * itself and dial this host). */
+Test(net_dial, chained_name_resolving_to_loopback_never_reaches_the_upstream)
+{
+	struct seen s = { 0 };
+	struct result r = { 0 };
+	struct net_dial *d;
+	struct net_loop *l;
+	char hosts[] = "/tmp/sbx-dial-XXXXXX";
+	unsigned up;
+	int ls = listener(&up), fd = mkstemp(hosts);
+	struct net_host h;
+
+	cr_assert(fd >= 0);
+	dprintf(fd, "127.0.0.1 refused.test\n");
+	close(fd);
+	struct net_cfg cfg = { .report = on_event, .rctx = &s, .test_hosts = hosts,
+			       .connect_ms = 3000, .chain_http_port = up };
+	pol = compile_ini("[network]\nallow_domains = *\ndeny_domains = blocked.test\n");
+	cr_assert_eq(net_loop_new(pol, &cfg, &l), 0);
+	net_host_parse("refused.test", 12, &h);
+	cr_assert_eq(net_loop_dial(l, &h, 80, 7, "c", done, &r, &d), 0);
+	run_until(l, &r);
+	cr_assert_eq(r.calls, 1);
+	cr_assert_eq(r.err, EPERM);
+	cr_assert_eq(s.outcome, NET_EV_DENIED);
+	assert_contains(s.reason, "refused.test resolves to 127.0.0.1, a loopback address");
+	/* the upstream was never dialled */
+	struct pollfd pf = { .fd = ls, .events = POLLIN };
+	cr_assert_eq(poll(&pf, 1, 0), 0, "the upstream proxy got a connection");
+	close(ls);
 	loop_end(l, hosts);
 }

@@ -168,6 +168,13 @@ ParameterizedTestParameters(net_addr, classes)
 		{ "64:ff9b::5db8:d822", NET_ADDR_PUBLIC },
 		{ "2002:7f00:1::", NET_ADDR_LOOPBACK },
 		{ "::127.0.0.1", NET_ADDR_RESERVED },
+		/* IPv4 carried where nothing here reads it, and the unrouted */
+		{ "::ffff:0:7f00:1", NET_ADDR_RESERVED },
+		{ "64:ff9b:1::7f00:1", NET_ADDR_RESERVED },
+		{ "2001:0:4136:e378:8000:63bf:3fff:fdd2", NET_ADDR_RESERVED },
+		{ "100::1", NET_ADDR_RESERVED },
+		{ "4000::1", NET_ADDR_RESERVED },
+		{ "2001:db8::1", NET_ADDR_PUBLIC },
 	};
 	return cr_make_param_array(struct class_case, cases, ARRAY_LEN(cases));
 }

@@ -103,6 +103,19 @@ Test(policy_profile, profile_section_is_unknown_in_a_user_file)
 	cr_assert(strstr(e, "unknown section [profile]"), "%s", e);
 }
 
+Test(policy_profile, claude_hook_is_a_profile_key_only)
+{
+	struct policy *p = compile_profile(NULL, "[profile]\ndescription = x\nclaude_hook = true\n");
+	cr_assert(policy_claude_hook(p));
+	policy_free(p);
+	p = compile_profile(NULL, "[profile]\ndescription = x\n");
+	cr_assert(!policy_claude_hook(p));
+	policy_free(p);
+	const char *e = compile_ini_error("[profile]\nclaude_hook = true\n");
+	cr_assert_not_null(e);
+	cr_assert(strstr(e, "unknown section [profile]"), "%s", e);
+}
+
 Test(policy_profile, set_env_expands_tilde_in_the_value)
 {
 	struct policy *p = compile_profile(NULL, "[env]\nset = CLAUDE_CONFIG_DIR=~/.claude-sbx\n"

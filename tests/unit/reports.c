@@ -292,6 +292,27 @@ Test(reports, user_deny_write_says_remove_that_rule)
 	policy_free(p);
 }
 
+/* socket(AF_UNIX) refused before any path: the fix is the key that allows
+ * them, never `allow_unix_sockets = creation` (a word, not a path) */
+Test(reports, unix_socket_creation_names_the_key_not_a_path)
+{
+	struct policy *p = compile_ini(NULL);
+	struct wire_report w = wr(WIRE_DENY, WIRE_UNIX, "socket", EPERM);
+	struct report_expl e;
+	const char *l = line_of(p, &w, &e);
+
+	cr_assert_eq(strstr(l, "allow_unix_sockets = creation"), NULL, "%s", l);
+	cr_assert_str_eq(l, "sbx: denied unix socket creation — a kind of Unix socket the "
+			    "sandbox refuses (datagram ones name their peer at each send; without "
+			    "the notify layer, every kind) (allow them all with "
+			    "`allow_all_unix_sockets = true` under [network] in sandbox.ini) — "
+			    "pid 4121 node");
+	w = wr(WIRE_DENY, WIRE_UNIX, "/run/x.sock", 0);
+	l = line_of(p, &w, &e);
+	cr_assert_neq(strstr(l, "`allow_unix_sockets = /run/x.sock`"), NULL, "%s", l);
+	policy_free(p);
+}
+
 Test(reports, dns_deny_suggests_allow_domain_for_the_host)
 {
 	struct policy *p = compile_ini(NULL);

@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""A scripted stand-in for the Anthropic Messages API, so a real agent (Claude
+Code from the npm registry) can be driven offline end to end
+(tests/integration/agents-e2e.sh). SCRIPT is a JSON list of tool calls,
+[{"tool": "Bash", "input": {...}}, ...]: the answer to a request is the call
+after the last tool_result the conversation holds, then "done". Every request
+body is logged as one JSON line to LOG; the test reads there the tool results
+the agent sent back, which is what the model would have seen.
+
+    fake-model.py PORTFILE LOG SCRIPT    (listens on 127.0.0.1, a free port)
+"""
+import json
+import os
+import sys
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+PORTFILE, LOG, SCRIPT = sys.argv[1:4]
+steps = json.load(open(SCRIPT))
+class H(BaseHTTPRequestHandler):
+    def log_message(self, *a): pass
+    def do_GET(self):
+        self.send_response(404); self.end_headers()
+    def do_POST(self):
+        n = int(self.headers.get("content-length", 0))
+        body = json.loads(self.rfile.read(n) or b"{}")
+        with open(LOG, "a") as f:
+            f.write(json.dumps({"path": self.path, "body": body}) + "\n")
+        if not self.path.startswith("/v1/messages") or "count_tokens" in self.path:
+            return self.reply({"input_tokens": 10})
+        msgs = body.get("messages", [])
+        # which step: count tool_results in the conversation
+        done = sum(1 for m in msgs if isinstance(m.get("content"), list)
+                   for c in m["content"] if c.get("type") == "tool_result")
+        tools = [t.get("name") for t in body.get("tools", [])]
+        if tools and done < len(steps):
+            s = steps[done]
+            content = [{"type": "tool_use", "id": "toolu_%02d" % done, "name": s["tool"], "input": s["input"]}]
+            stop = "tool_use"
+        else:
+            content = [{"type": "text", "text": "done"}]; stop = "end_turn"
+        msg = {"id": "msg_f", "type": "message", "role": "assistant", "model": body.get("model", "m"),
+               "content": [], "stop_reason": None, "stop_sequence": None,
+               "usage": {"input_tokens": 10, "output_tokens": 5}}
+        if not body.get("stream"):
+            msg["content"], msg["stop_reason"] = content, stop
+            return self.reply(msg)
+        self.send_response(200); self.send_header("content-type", "text/event-stream"); self.end_headers()
+        self.ev("message_start", {"type": "message_start", "message": msg})
+        for i, c in enumerate(content):
+            if c["type"] == "tool_use":
+                blk = {"type": "tool_use", "id": c["id"], "name": c["name"], "input": {}}
+                d = {"type": "input_json_delta", "partial_json": json.dumps(c["input"])}
+            else:
+                blk = {"type": "text", "text": ""}; d = {"type": "text_delta", "text": c["text"]}
+            self.ev("content_block_start", {"type": "content_block_start", "index": i, "content_block": blk})
+            self.ev("content_block_delta", {"type": "content_block_delta", "index": i, "delta": d})
+            self.ev("content_block_stop", {"type": "content_block_stop", "index": i})
+        self.ev("message_delta", {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None}, "usage": {"output_tokens": 5}})
+        self.ev("message_stop", {"type": "message_stop"})
+    def reply(self, o):
+        d = json.dumps(o).encode(); self.send_response(200)
+        self.send_header("content-type", "application/json"); self.send_header("content-length", str(len(d)))
+        self.end_headers(); self.wfile.write(d)
+    def ev(self, n, d):
+        self.wfile.write(("event: %s\ndata: %s\n\n" % (n, json.dumps(d))).encode())
+srv = ThreadingHTTPServer(("127.0.0.1", 0), H)
+open(PORTFILE + ".tmp", "w").write(str(srv.server_address[1])); os.rename(PORTFILE + ".tmp", PORTFILE)
+srv.serve_forever()
