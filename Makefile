@@ -45,6 +45,8 @@ SUPERVISOR_SRCS := supervisor/main.c supervisor/options.c supervisor/config.c su
 	supervisor/notify.c supervisor/notify-call.c supervisor/notify-paths.c \
 	supervisor/notify-net.c supervisor/notify-deny.c $(NET_SRCS) \
 	shim/wire.c shim/elfcheck.c
+# a login shell's PATH under HOME, read from its start-up files (HOME's allow-list)
+SUPERVISOR_SRCS += supervisor/loginpath.c
 # every mount of sbx-init's lands on what the supervisor saw (pathwalk.h)
 SUPERVISOR_SRCS += supervisor/mountids.c supervisor/pathwalk.c
 # the nested mode: the same plan as a Landlock ruleset (landlock.h)
@@ -206,6 +208,7 @@ build/libsbx-preload.so: $(SHIM_OBJS)
 # The unit tests also cover the supervisor's report handling and the shim's
 # path and wire code (compiled here as ordinary objects).
 UNIT_EXTRA_OBJS := build/supervisor/mountids.o build/supervisor/pathwalk.o build/supervisor/landlock.o \
+	build/supervisor/loginpath.o \
 	build/supervisor/reports.o build/supervisor/learn.o build/supervisor/util.o \
 	build/supervisor/plan.o build/supervisor/standin.o build/supervisor/hostfs.o \
 	build/supervisor/runlimits.o build/supervisor/profile.o build/supervisor/notify.o build/supervisor/notify-net.o \

@@ -55,7 +55,7 @@ struct path_memo {
 	size_t n, next;
 };
 struct policy_builder {
-	char *home, *cwd, *session_dir, *state_dir, *config_dir, *path_env;
+	char *home, *cwd, *session_dir, *state_dir, *config_dir, *path_env, *login_path;
 	bool (*untrusted_gitdir)(void *arg, const char *gd); /* policy_ctx's */
 	void *untrusted_arg;
 	char *own_files[SBX_OWN_FILES];

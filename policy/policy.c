@@ -329,13 +329,14 @@ int policy_builder_new(const struct policy_ctx *ctx, struct policy_builder **out
 	b->untrusted_gitdir = ctx->untrusted_gitdir;
 	b->untrusted_arg = ctx->untrusted_arg;
 	b->path_env = ctx->path_env ? strdup(ctx->path_env) : NULL;
+	b->login_path = ctx->login_path ? strdup(ctx->login_path) : NULL;
 	for (size_t i = 0; i < SBX_OWN_FILES; i++)
 		if (ctx->own_files[i] && ctx->own_files[i][0] == '/' &&
 		    !(b->own_files[i] = strdup(ctx->own_files[i])))
 			goto fail;
 	if (!b->home || !b->cwd || (ctx->session_dir && !b->session_dir) ||
 	    (ctx->state_dir && !b->state_dir) || (ctx->config_dir && !b->config_dir) ||
-	    (ctx->path_env && !b->path_env))
+	    (ctx->path_env && !b->path_env) || (ctx->login_path && !b->login_path))
 		goto fail;
 	for (size_t i = 0; i < ARRAY_SIZE(default_deny_read); i++)
 		if (builder_add_rule(b, SBX_RULE_DENY_READ, default_deny_read[i],
@@ -376,6 +377,7 @@ void policy_builder_free(struct policy_builder *b)
 	free(b->state_dir);
 	free(b->config_dir);
 	free(b->path_env);
+	free(b->login_path);
 	for (size_t i = 0; i < SBX_OWN_FILES; i++)
 		free(b->own_files[i]);
 	free(b);
@@ -544,6 +546,33 @@ static int add_home_kept(struct policy_builder *b, struct arena *a, const struct
 		pr.value = arena_put(a, v);
 		pr.pattern = arena_put(a, buf);
 		pr.source = arena_put(a, "HOME's allow-list");
+		if (pr.value < 0 || pr.pattern < 0 || pr.source < 0 ||
+		    add_pending(pend, npend, cappend, pr))
+			return -ENOMEM;
+	}
+	/* a login shell's PATH under HOME, as its start-up files say */
+	for (const char *s = b->login_path; s && *s; s += *s == ':') {
+		struct pending pr = { .kind = SBX_RULE_HOME_KEPT, .origin = SBX_ORIGIN_MANDATORY };
+		size_t n = strcspn(s, ":");
+		char dir[PATH_MAX], norm[PATH_MAX];
+		bool take = n && n < sizeof(dir) && s[0] == '/';
+		if (take) {
+			memcpy(dir, s, n);
+			dir[n] = '\0';
+		}
+		s += n;
+		if (!take || path_normalize(dir, norm, sizeof(norm)) || !under(norm, b->home) ||
+		    !strcmp(norm, b->home))
+			continue;
+		sbx_path_tildify(norm, b->home, v, sizeof(v) - 1);
+		strcat(v, "/");
+		if (expand_rule(b, p->workspace, SBX_RULE_DENY_WRITE, v, buf, sizeof(buf),
+				&pr.pat, &pr.prefix_len) || !under(buf, p->home) || !strcmp(buf, p->home))
+			continue;
+		pr.is_dir = true;
+		pr.value = arena_put(a, v);
+		pr.pattern = arena_put(a, buf);
+		pr.source = arena_put(a, "HOME's allow-list (on a login shell's PATH)");
 		if (pr.value < 0 || pr.pattern < 0 || pr.source < 0 ||
 		    add_pending(pend, npend, cappend, pr))
 			return -ENOMEM;

@@ -143,6 +143,11 @@ struct policy_ctx {
 	 * itself and the workspace's) are mandatory denies (docs/POLICY.md,
 	 * "The persistence list"). */
 	const char *path_env;
+	/* The directories a login shell puts on PATH under HOME, read from its
+	 * start-up files (supervisor/loginpath.c), colon-separated, or NULL:
+	 * kept by HOME's allow-list (read-only when HOME is writable, unless
+	 * named). */
+	const char *login_path;
 	/* sbx's own programs (sbx-preload, sbx-init, the shim, bubblewrap),
 	 * absolute or NULL: never writable inside, so no run can replace
 	 * what the next run trusts to build its boundary. */

@@ -180,6 +180,11 @@ void plan_remove_placeholders(struct plan *pl);
  * refuses them) and exist now: each passed to fn; how many. */
 size_t plan_appeared(const struct plan *pl, void (*fn)(void *ctx, const char *path), void *ctx);
 
+/* ---- loginpath.c: the directories a login shell puts on PATH under HOME,
+ * read from its start-up files as text (never by running the shell), as
+ * `HOME/a:HOME/b` in out (cut whole where it does not fit; "" for none). */
+void loginpath_read(const char *home, char *out, size_t outsz);
+
 /* ---- reports.c: the shim's reports, re-decided, folded, logged
  *
  * The report pipe is hostile input (docs/REPORTS.md, "The report stream is

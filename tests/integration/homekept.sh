@@ -101,6 +101,19 @@ if has '^END$' out && [ ! -e "$HOME/go" ] && [ -f "$HOME/stage/bin/git" ] &&
    hasf 'denied write of ~/go by `~/go/bin/ kept read-only`' err; then ok
 else bad "rc=$RC $(ls -A "$HOME" | tr '\n' ' ') $(grep denied "$B/err" | head -c 300)"; fi
 
+# A directory a login shell puts on PATH (read from ~/.profile as text,
+# never by running it), visible and not on the caller's PATH: kept, so no
+# `git` planted there runs in the user's next login shell.
+t login_shell_path_dir_kept_without_running_the_shell
+mkdir -p "$HOME/scripts"
+printf 'PATH="$HOME/scripts:$PATH"\n' > "$HOME/.profile"
+sxh -- sh -c 'printf "#!/bin/sh\necho PLANTED\n" > ~/scripts/git; chmod +x ~/scripts/git 2>/dev/null;
+	echo n > ~/notes.txt; echo END'
+if has '^END$' out && [ ! -e "$HOME/scripts/git" ] && [ "$(cat "$HOME/notes.txt")" = n ] &&
+   ! HOME=$HOME sh -lc 'git --version' 2>/dev/null | grep -q PLANTED &&
+   hasf 'denied write of ~/scripts/git by `~/scripts/ kept read-only`' err; then ok
+else bad "rc=$RC $(ls -A "$HOME/scripts") $(grep denied "$B/err" | head -c 300)"; fi
+
 # HOME deeper below a writable root than the start-up walk judges
 # (allow_write = a directory three levels above HOME): its kept entries are
 # still bound read-only; the mounts alone (SBX_NOTIFY=off, a static

@@ -6,6 +6,8 @@
  * not writable. And the table a hint and --learn ask. */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #include "helpers.h"
 
@@ -179,4 +181,49 @@ Test(policy_homekept, hint_under_home_writable_names_the_hidden_place)
 			       all_there, NULL, said, sizeof(said));
 	assert_contains(said, "~/.docker/cli-plugins: Docker CLI plug-ins");
 	policy_free(p);
+}
+
+Test(policy_homekept, login_shell_path_dirs_are_kept_with_home_writable)
+{
+	struct policy_ctx ctx = test_ctx;
+	struct policy_builder *b = NULL;
+	struct sbx_err err = { "" };
+
+	ctx.login_path = "/home/u/scripts:/home/u:/usr/local/bin:/home/u/.deno/bin";
+	cr_assert_eq(policy_builder_new(&ctx, &b), 0);
+	cr_assert_eq(policy_builder_load_string(b, HOME_WS, TEST_DISPLAY, POLICY_LAYER_USER, &err), 0,
+		     "%s", err.msg);
+	struct policy *p = compile_builder(b);
+	const struct sbx_rule *why = check_why(p, SBX_OP_WRITE, "/home/u/scripts/git", SBX_DENY);
+	cr_assert_eq(why->kind, SBX_RULE_HOME_KEPT);
+	cr_assert_str_eq(why->value, "~/scripts/");
+	/* HOME itself on it closes nothing; the rest of HOME stays writable */
+	cr_assert_eq(check(p, SBX_OP_WRITE, "/home/u/notes.txt"), SBX_ALLOW);
+	cr_assert_eq(check(p, SBX_OP_WRITE, "/home/u/scripts2/x"), SBX_ALLOW);
+	policy_free(p);
+}
+
+/* loginpath.c: the start-up files read as text, never run */
+void loginpath_read(const char *home, char *out, size_t outsz);
+
+Test(policy_homekept, login_path_read_from_start_up_files)
+{
+	char *home = make_tmpdir(), f[4096], out[4096];
+
+	snprintf(f, sizeof(f), "%s/.profile", home);
+	write_file(f, "# PATH=\"$HOME/commented:$PATH\"\n"
+		      "if [ -d \"$HOME/bin\" ] ; then\n    PATH=\"$HOME/bin:$PATH\"\nfi\n"
+		      "export PATH=${HOME}/.deno/bin:~/tools/x:$PATH\n"
+		      "alias ll='ls ~/notpath'\n"
+		      "PATH=$HOME/$VAR/bin:$PATH\n");
+	make_dirs(home, ".config/fish");
+	snprintf(f, sizeof(f), "%s/.config/fish/config.fish", home);
+	write_file(f, "fish_add_path $HOME/.fishbin\n");
+	loginpath_read(home, out, sizeof(out));
+	char want[4096];
+	snprintf(want, sizeof(want), "%s/bin:%s/.deno/bin:%s/tools/x:%s/.fishbin", home, home, home,
+		 home);
+	cr_assert_str_eq(out, want);
+	remove_tree(home);
+	free(home);
 }
