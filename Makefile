@@ -142,6 +142,27 @@ build/sbx-preload: $(SUPERVISOR_OBJS) $(POLICY_OBJS)
 	$(CC) $(SBX_LDFLAGS) -o $@ $^ $(SBX_LDLIBS)
 endif
 
+# The nested mode's tests force a Landlock ABI below the kernel's
+# (SBX_TEST_LANDLOCK_ABI=N: the ruleset and seccomp rows sbx makes for ABI
+# N, applied by the real kernel; tests/integration/nested.sh). Only this
+# copy of sbx-preload reads it: probe.c built with SBX_TEST_LANDLOCK_ABI.
+# Never installed; check-integration builds it.
+ifneq ($(and $(MUSL),$(INIH_A)),)
+build/tests/abi/probe.o: supervisor/probe.c build/kheaders/.made
+	@mkdir -p $(@D)
+	$(MUSL) $(CPPFLAGS) $(SBX_CPPFLAGS) -DSBX_TEST_LANDLOCK_ABI -isystem build/kheaders $(SBX_CFLAGS) -c -o $@ $<
+build/tests/sbx-preload-abi: $(filter-out build/musl/supervisor/probe.o,$(SUPERVISOR_SRCS:%.c=build/musl/%.o)) \
+		build/tests/abi/probe.o $(POLICY_SRCS:%.c=build/musl/%.o)
+	$(MUSL) -static -o $@ $^ $(INIH_A)
+else
+build/tests/abi/probe.o: supervisor/probe.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) -DSBX_TEST_LANDLOCK_ABI $(SBX_CFLAGS) -c -o $@ $<
+build/tests/sbx-preload-abi: $(filter-out build/supervisor/probe.o,$(SUPERVISOR_OBJS)) \
+		build/tests/abi/probe.o $(POLICY_OBJS)
+	$(CC) $(SBX_LDFLAGS) -o $@ $^ $(SBX_LDLIBS)
+endif
+
 # The proxy's test driver, built as sbx-preload is (static musl where
 # installed), so what is tested is the resolver sbx-preload will have.
 NET_DRIVER_SRCS := $(NET_SRCS) supervisor/net/driver.c
@@ -238,7 +259,7 @@ check-unit: build/tests/unit-tests
 check-docs: build/gen-filters
 	./scripts/check-docs.sh
 
-check-integration: all
+check-integration: all build/tests/sbx-preload-abi
 	./tests/integration/run.sh
 
 # The real agents end to end against a scripted model (issue 24): apart

@@ -82,6 +82,7 @@ static const struct key keys[] = {
 	/* the refused program is told too: no widening either way */
 	{ "report", "tell_program", K_SCALAR, 0, SC_TELL_PROGRAM, C_BOOL, N_ANY },
 	{ "profile", "claude_hook", K_SCALAR, 0, SC_CLAUDE_HOOK, C_BOOL, N_ANY },
+	{ "profile", "args", K_LIST, SBX_RULE_PROFILE_ARG, 0, C_NONE, N_ANY },
 	{ "report", "ignore_paths", K_LIST, SBX_RULE_IGNORE_PATH, 0, C_PATH, N_REFUSE },
 	{ "report", "ignore_domains", K_LIST, SBX_RULE_IGNORE_DOMAIN, 0, C_NONE, N_REFUSE },
 	{ "limits", "memory", K_SCALAR, 0, SC_MEMORY, C_SIZE, N_ORDERED },
@@ -413,9 +414,9 @@ int builder_apply(struct policy_builder *b, const char *section,
 		}
 		if (!strcmp(name, "description"))
 			return 0; /* for --print-profile; the policy has no use for it */
-		if (strcmp(name, "claude_hook")) {
-			err_set(err, "%s: unknown key `%s` in [profile] (it holds `description` "
-				"and `claude_hook`)", source, name);
+		if (strcmp(name, "claude_hook") && strcmp(name, "args")) {
+			err_set(err, "%s: unknown key `%s` in [profile] (it holds `description`, "
+				"`args` and `claude_hook`)", source, name);
 			return -EINVAL;
 		}
 	}
@@ -547,7 +548,16 @@ static char *reader_next(char *str, int num, void *stream)
 
 	const char *eol = strchrnul(r->p, '\n');
 	size_t len = (size_t)(eol - r->p);
-	if (off + len > room) {
+	const char *first = r->p + strspn(r->p, " \t");
+	if (!r->in_line && (*first == ';' || *first == '#') && len > room) {
+		/* A comment stays one comment, whatever its length: split at
+		 * a comma, its rest would be read as a line of its own (a
+		 * long file name holding `,[filesystem]` and `,allow_write =
+		 * ~` became a section and a setting). Its tail is dropped. */
+		memcpy(str, r->p, room);
+		off = room;
+		r->p = *eol ? eol + 1 : eol;
+	} else if (off + len > room) {
 		/* split after the last comma that fits */
 		size_t fit = room - off, cut = 0;
 		for (size_t i = 0; i < fit; i++)

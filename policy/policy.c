@@ -588,6 +588,11 @@ static int scalar_bool(const struct policy_builder *b, enum scalar_id id, bool d
 	return s && parse_bool(s, &v) == 0 ? v : dflt;
 }
 
+bool policy_builder_enabled(const struct policy_builder *b)
+{
+	return scalar_bool(b, SC_ENABLED, true);
+}
+
 static uint64_t scalar_num(const struct policy_builder *b, enum scalar_id id,
 			   bool size)
 {
@@ -738,11 +743,12 @@ int policy_compile(struct policy_builder *b, struct policy **out,
 		} else {
 			/* domains and env names: lower-case domains, keep env names */
 			snprintf(buf, sizeof(buf), "%s", r->value);
-			if (r->kind != SBX_RULE_DENY_ENV)
+			bool as_is = r->kind == SBX_RULE_DENY_ENV || r->kind == SBX_RULE_PROFILE_ARG;
+			if (!as_is)
 				for (char *c = buf; *c; c++)
 					*c = (char)(*c >= 'A' && *c <= 'Z' ? *c + 32 : *c);
 			size_t l = strlen(buf);
-			if (r->kind != SBX_RULE_DENY_ENV && l > 1 && buf[l - 1] == '.')
+			if (!as_is && l > 1 && buf[l - 1] == '.')
 				buf[l - 1] = '\0';
 			pr.pat = SBX_PAT_GLOB;
 			if (r->kind == SBX_RULE_ALLOW_DOMAIN && !strcmp(buf, "*"))

@@ -43,6 +43,7 @@ enum sbx_rule_kind {
 	SBX_RULE_DENY_ENV,
 	SBX_RULE_SET_ENV,        /* `[env] set = NAME=VALUE`: COMMAND's environment */
 	SBX_RULE_HOST_PORT,       /* [network] host_ports: the host's 127.0.0.1:N reachable */
+	SBX_RULE_PROFILE_ARG,     /* [profile] args: after COMMAND's name, when it is the profile's */
 	/* HOME's allow-list (policy/home.c): a path matching one is write-denied
 	 * when the allow_write that would allow it is HOME or above it; an
 	 * allow_write naming the place or a path inside it lifts it */
@@ -189,6 +190,10 @@ const char *policy_builder_workspace(const struct policy_builder *b);
 int policy_builder_scalar(const struct policy_builder *b, const char *section,
 			  const char *key, const char **value, const char **source,
 			  enum sbx_origin *origin);
+
+/* What policy_enabled() will say, before compilation: sbx-preload asks it
+ * of the user layer alone to start nothing for a disabled run. */
+bool policy_builder_enabled(const struct policy_builder *b);
 
 /* Freeze: expand paths, derive writable roots, add mandatory denies.
  * Consumes b (also on failure). */

@@ -27,6 +27,7 @@ const char *sbx_rule_key(enum sbx_rule_kind kind)
 		[SBX_RULE_DENY_ENV] = "deny_env",
 		[SBX_RULE_SET_ENV] = "set",
 		[SBX_RULE_HOST_PORT] = "host_ports",
+		[SBX_RULE_PROFILE_ARG] = "args",
 		[SBX_RULE_HOME_KEPT] = "kept read-only in HOME",
 	};
 	return (unsigned)kind < SBX_RULE_KIND_COUNT ? names[kind] : "?";

@@ -167,12 +167,49 @@ static void unix_refused(int domain)
 	errno = err;
 }
 
+/* A socket of another kind the seccomp table refuses with EPERM: in the
+ * nested mode with the network not open, whatever Landlock's TCP rules do
+ * not see (an inet socket but a TCP stream: SMC, MPTCP, SCTP; a family
+ * but Unix, inet and netlink). Said with the three numbers, named where
+ * they are common. Not the rows the notify layer reports itself in the
+ * normal mode (AF_PACKET, SOCK_RAW, SOCK_PACKET). */
+static void socket_refused(int domain, int type, int protocol)
+{
+	int err = errno, t = type & 0xf;
+	char target[96];
+	size_t n = 0;
+
+	if (err != EPERM || domain == AF_UNIX || domain == AF_PACKET || t == SOCK_RAW ||
+	    t == 10 /* SOCK_PACKET */ || !shim_ready() || !shim_enter())
+		return;
+#define ADD(s) (memcpy(target + n, (s), strlen(s)), n += strlen(s))
+	if (domain == AF_INET || domain == AF_INET6) {
+		ADD(domain == AF_INET ? "AF_INET" : "AF_INET6");
+	} else {
+		ADD("domain ");
+		n += wire_utoa((unsigned)domain, target + n);
+	}
+	ADD(t == SOCK_STREAM ? ", SOCK_STREAM" : t == SOCK_DGRAM ? ", SOCK_DGRAM" :
+	    t == SOCK_SEQPACKET ? ", SOCK_SEQPACKET" : ", type ");
+	if (t != SOCK_STREAM && t != SOCK_DGRAM && t != SOCK_SEQPACKET)
+		n += wire_utoa((unsigned)t, target + n);
+	ADD(", protocol ");
+	n += wire_utoa((unsigned)protocol, target + n);
+#undef ADD
+	target[n] = '\0';
+	shim_report(WIRE_DENY, WIRE_SOCKET, target, EPERM);
+	shim_leave();
+	errno = err;
+}
+
 SHIM_EXPORT int socket(int domain, int type, int protocol)
 {
 	int fd = REAL(socket)(domain, type, protocol);
 
-	if (fd < 0)
+	if (fd < 0) {
 		unix_refused(domain);
+		socket_refused(domain, type, protocol);
+	}
 	return fd;
 }
 

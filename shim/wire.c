@@ -6,6 +6,7 @@
 static const char *const op_names[WIRE_OP_COUNT] = {
 	[WIRE_READ] = "read", [WIRE_WRITE] = "write", [WIRE_EXEC] = "exec",
 	[WIRE_CONNECT] = "connect", [WIRE_DNS] = "dns", [WIRE_UNIX] = "unix",
+	[WIRE_SOCKET] = "socket",
 };
 
 const char *wire_op_name(enum wire_op op)

@@ -33,6 +33,7 @@ enum wire_op {
 	WIRE_CONNECT,
 	WIRE_DNS,
 	WIRE_UNIX,
+	WIRE_SOCKET, /* a socket() the seccomp table refuses (not AF_UNIX's) */
 	WIRE_OP_COUNT,
 };
 

@@ -189,6 +189,21 @@ int config_builder(const struct options *o, const struct policy_ctx *ctx, bool l
 	return 0;
 }
 
+bool config_user_disabled(const struct options *o, const char *home, const char *cwd)
+{
+	struct policy_ctx ctx = { .home = home, .cwd = cwd };
+	struct policy_builder *b = NULL;
+	struct sbx_err err = { "" };
+	char used[PATH_MAX];
+	bool off = false;
+
+	if (!policy_builder_new(&ctx, &b) &&
+	    !load_user_config(b, o, home, used, sizeof(used), &err))
+		off = !policy_builder_enabled(b);
+	policy_builder_free(b);
+	return off;
+}
+
 int config_build_policy(const struct options *o, const struct policy_ctx *ctx,
 			bool learn_box, char *user_file, size_t ufsz, struct policy **out,
 			struct sbx_err *err)

@@ -38,6 +38,10 @@ int config_find_helper(const char *name, const char *env_name, int mode, char *o
 int config_builder(const struct options *o, const struct policy_ctx *ctx, bool learn_box,
 		   char *user_file, size_t ufsz, struct policy_builder **out,
 		   struct sbx_err *err);
+/* Does the user layer alone (the only one that may) say `enabled =
+ * false`? Cheap: that file is read, nothing compiled, nothing printed; a
+ * file that does not load says no (the full build then names its error). */
+bool config_user_disabled(const struct options *o, const char *home, const char *cwd);
 /* The same, compiled. */
 int config_build_policy(const struct options *o, const struct policy_ctx *ctx,
 			bool learn_box, char *user_file, size_t ufsz, struct policy **out,

@@ -10,12 +10,15 @@
  *                          sbx_filter_notified (with the notify layer: its
  *                          rows are reported, see build()), the
  *                          supervisor's row finder (sbx_deny_rows_prog,
- *                          sbx_deny_rows, sbx_deny_calls), and three that
+ *                          sbx_deny_rows, sbx_deny_calls), and four that
  *                          sbx-init stacks on them in the nested mode only
  *                          (rows marked [nested], and [nested, root] for a
  *                          run as root): sbx_filter_nested,
- *                          sbx_filter_nested_root, and sbx_filter_nested_net
- *                          (UDP, when the network is not open)
+ *                          sbx_filter_nested_root, sbx_filter_nested_net
+ *                          (UDP and what Landlock's TCP rules do not see,
+ *                          when the network is not open) and
+ *                          sbx_filter_nested_trunc (truncation, on a
+ *                          Landlock before ABI 3)
  *   gen-filters --table    the table as Markdown, as docs/SECURITY.md shows
  *                          it (`make check-docs` compares the two)
  * Every other system call is allowed: the boundary is the namespaces and
@@ -32,8 +35,11 @@
  * the bits the kernel keeps: it truncates an `int` or `unsigned int` to the
  * low 32 bits, so a comparison of all 64 would let 0x100000001 pass as
  * AF_UNIX (CVE-2019-10063 in flatpak was the same with ioctl's request).
- * Every comparison here is a masked one for that reason (LOW32, or a mask
- * of bits within it).
+ * Every equality here is a masked one for that reason (LOW32, or a mask
+ * of bits within it). The two "above" comparisons (a protocol above
+ * IPPROTO_TCP, a family above 63: seccomp-rules.h) take all 64 bits,
+ * which refuses more, never less: a value with a high bit set is above
+ * either, whatever its low word.
  */
 #include <errno.h>
 #include <linux/netlink.h>
@@ -67,7 +73,7 @@
  *                           second copy of them;
  *   NESTED_*                the nested mode's own rows (holds()). */
 enum variant { UNIX_ALLOW, UNIX_BLOCK, NOTIFIED, ROWS, NESTED_USER, NESTED_ROOT_PROG,
-	       NESTED_NET_PROG };
+	       NESTED_NET_PROG, NESTED_TRUNC_PROG };
 
 /* Which rows a program holds. */
 static bool holds(enum variant v, const struct rule *r)
@@ -86,6 +92,8 @@ static bool holds(enum variant v, const struct rule *r)
 		return r->when == NESTED || r->when == NESTED_ROOT;
 	case NESTED_NET_PROG:
 		return r->when == NESTED_NET;
+	case NESTED_TRUNC_PROG:
+		return r->when == NESTED_NOTRUNC;
 	}
 	return false;
 }
@@ -202,7 +210,8 @@ static void table(void)
 		printf("| `%s` | %s%s | %s | %s |\n", r->calls,
 		       r->when == BLOCK_UNIX ? "[block] " : r->when == NESTED ? "[nested] " :
 		       r->when == NESTED_ROOT ? "[nested, root] " :
-		       r->when == NESTED_NET ? "[nested, network not open] " : "",
+		       r->when == NESTED_NET ? "[nested, network not open] " :
+		       r->when == NESTED_NOTRUNC ? "[nested, Landlock ABI < 3] " : "",
 		       *r->refused ? r->refused : "always", r->errname, r->why);
 	}
 	printf("| any call through another architecture's entry point (i386, x32; arm32 on aarch64) "
@@ -224,5 +233,6 @@ int main(int argc, char **argv)
 	return emit("sbx_filter_unix_allow", UNIX_ALLOW) | emit("sbx_filter_unix_block", UNIX_BLOCK) |
 	       emit("sbx_filter_notified", NOTIFIED) | emit("sbx_filter_nested", NESTED_USER) |
 	       emit("sbx_filter_nested_root", NESTED_ROOT_PROG) |
-	       emit("sbx_filter_nested_net", NESTED_NET_PROG) | emit_rows();
+	       emit("sbx_filter_nested_net", NESTED_NET_PROG) |
+	       emit("sbx_filter_nested_trunc", NESTED_TRUNC_PROG) | emit_rows();
 }

@@ -63,8 +63,19 @@ static void say_advice(void *ctx, const char *line)
 	msg("%s", line);
 }
 
-static int unsandboxed(const struct options *o, const char *why)
+static void held_back_undo(void);
+
+/* COMMAND as it is, and nothing else: nothing made for the sandbox
+ * outlives the exec. `sb` may be NULL (nothing spawned). */
+static int unsandboxed(const struct options *o, struct sandbox *sb, const char *why)
 {
+	/* bubblewrap is started before the policy is known (main()); left
+	 * running, it ran beside COMMAND (`sbxctl disable`: "bwrap: execvp
+	 * .../sbx-init" at every run). The caller's descriptors held back
+	 * from it go to COMMAND as they came. */
+	if (sb && sb->sfd >= 0)
+		sandbox_abort(sb);
+	held_back_undo();
 	restore_nofile();
 	msg("WARNING: running %s WITHOUT a sandbox (%s): it can read, write and "
 	    "reach everything you can", o->command[0], why);
@@ -384,13 +395,10 @@ static void said_appeared(void *ctx, const char *path)
  * hook runs inside the sandbox and judges by the run's own policy
  * (supervisor/cli/hook.c). A path JSON or a shell would read otherwise is
  * never spliced in: then no hook, said with -v. */
-static bool claude_hook_settings(const char *argv0, char *out, size_t outsz)
+static bool claude_hook_settings(char *out, size_t outsz)
 {
 	char ctl[PATH_MAX];
-	const char *base = strrchr(argv0, '/');
 
-	if (strcmp(base ? base + 1 : argv0, "claude"))
-		return false;
 	if (config_find_helper("sbxctl", "SBX_SBXCTL", X_OK, ctl, sizeof(ctl))) {
 		vmsg("the claude profile's hook: no sbxctl beside sbx-preload");
 		return false;
@@ -403,6 +411,51 @@ static bool claude_hook_settings(const char *argv0, char *out, size_t outsz)
 	return (size_t)snprintf(out, outsz, "{\"hooks\":{\"PreToolUse\":[{\"matcher\":\"*\","
 				"\"hooks\":[{\"type\":\"command\",\"command\":\"%s hook claude\"}]}]}}",
 				ctl) < outsz;
+}
+
+/* Is the run's profile COMMAND's own (`sbx-preload claude`, or
+ * `--profile codex -- codex`)? Only then do its arguments go after
+ * COMMAND's name: `--profile codex -- node x.js` gets none. */
+static bool profile_is_commands(const struct options *o, const char *home)
+{
+	char name[64];
+	const char *base = strrchr(o->command[0], '/');
+
+	base = base ? base + 1 : o->command[0];
+	if (o->profile)
+		return strcmp(o->profile, "none") && !strcmp(o->profile, base);
+	return profile_for_command(o->command[0], home, name, sizeof(name)) != NULL;
+}
+
+/* The profile's arguments for COMMAND, in `insert` (NULL-terminated, at
+ * most SBX_INSERT_ARGS_MAX): `[profile] args` as written, then the
+ * claude hook's --settings (in `json`). The start line says so. */
+static void profile_args(const struct policy *p, const char *command0, const char **insert,
+			 char *json, size_t jsonsz)
+{
+	size_t n, k = 0;
+	const struct sbx_rule *const *a = policy_rules(p, SBX_RULE_PROFILE_ARG, &n);
+
+	for (size_t i = 0; i < n && k < SBX_INSERT_ARGS_MAX; i++)
+		insert[k++] = a[i]->value;
+	if (n > SBX_INSERT_ARGS_MAX)
+		msg("the profile's args: only the first %d are given to the command",
+		    SBX_INSERT_ARGS_MAX);
+	if (policy_claude_hook(p) && k + 2 <= SBX_INSERT_ARGS_MAX &&
+	    claude_hook_settings(json, jsonsz)) {
+		insert[k++] = "--settings";
+		insert[k++] = json;
+	}
+	insert[k] = NULL;
+	/* said, as COMMAND will see them (the hook's JSON by name only) */
+	char shown[512];
+	size_t o = 0;
+	for (size_t i = 0; i < k && o < sizeof(shown); i++)
+		o += (size_t)snprintf(shown + o, sizeof(shown) - o, " %s",
+				      insert[i] == json ? "'{sbx hook}'" : insert[i]);
+	if (k)
+		info("the profile runs the command as: %s%s%s", command0, shown,
+		     o >= sizeof(shown) ? "…" : " …");
 }
 
 /* --cleanup: what killed runs left, removed; nothing else touched. */
@@ -441,6 +494,11 @@ static void on_net_event(void *ctx, const struct net_event *ev)
 	reports_proxy(ctx, ev);
 }
 
+static void on_net_nofile(void *ctx)
+{
+	reports_nofile(ctx);
+}
+
 /* The filtering proxy for this run: a loop over the user's policy whose
  * events are reports; sbx-init hands it the listeners. SBX_TEST_HOSTS
  * (a hosts file that replaces DNS, for the integration tests) is
@@ -452,7 +510,8 @@ static int proxy_start(const struct policy *p, struct reports *r, bool learn,
 	const char *hosts = getenv("SBX_TEST_HOSTS"), *dns = getenv("SBX_TEST_DNS");
 	/* http_proxy_port / socks_proxy_port: the user's own proxy on this
 	 * host takes every allowed connection (the HTTP one when both) */
-	struct net_cfg cfg = { .report = on_net_event, .rctx = r, .learn = learn,
+	struct net_cfg cfg = { .report = on_net_event, .nofile = on_net_nofile, .rctx = r,
+			       .learn = learn,
 			       .chain_http_port = policy_http_proxy_port(p),
 			       .chain_socks_port = policy_http_proxy_port(p) ? 0 :
 						   policy_socks_proxy_port(p) };
@@ -510,6 +569,19 @@ static void each_open_fd(const struct options *o, void (*fn)(const struct option
  * unless --keep-fd names them; they are marked close-on-exec here, before
  * bubblewrap is started, so no process of the sandbox ever holds them.
  * stdio, pipes, sockets, terminals and plain files pass untouched. */
+static struct held {
+	long fd;
+	bool dir;
+} *held;           /* marked close-on-exec */
+static size_t nheld;
+
+static void held_say(long fd, bool dir)
+{
+	msg("descriptor %ld (%s) is not passed into the sandbox: it would open "
+	    "the host's files past the boundary (--keep-fd %ld passes it)", fd,
+	    dir ? "a directory" : "an O_PATH descriptor", fd);
+}
+
 static void hold_back_fd(const struct options *o, long fd)
 {
 	struct stat st;
@@ -526,9 +598,33 @@ static void hold_back_fd(const struct options *o, long fd)
 		return;
 	}
 	fcntl((int)fd, F_SETFD, fl | FD_CLOEXEC);
-	msg("descriptor %ld (%s) is not passed into the sandbox: it would open "
-	    "the host's files past the boundary (--keep-fd %ld passes it)", fd,
-	    S_ISDIR(st.st_mode) ? "a directory" : "an O_PATH descriptor", fd);
+	/* said once a sandbox is sure to run (held_back_say), given back
+	 * when none does (held_back_undo) */
+	struct held *h = realloc(held, (nheld + 1) * sizeof(*held));
+	if (!h) {
+		held_say(fd, S_ISDIR(st.st_mode));
+		return;
+	}
+	held = h;
+	held[nheld++] = (struct held){ fd, S_ISDIR(st.st_mode) };
+}
+
+static void held_back_say(void)
+{
+	for (size_t i = 0; i < nheld; i++)
+		held_say(held[i].fd, held[i].dir);
+}
+
+static void held_back_undo(void)
+{
+	for (size_t i = 0; i < nheld; i++) {
+		int fl = fcntl((int)held[i].fd, F_GETFD);
+		if (fl >= 0)
+			fcntl((int)held[i].fd, F_SETFD, fl & ~FD_CLOEXEC);
+	}
+	free(held);
+	held = NULL;
+	nheld = 0;
 }
 
 static void hold_back_fds(const struct options *o)
@@ -582,6 +678,40 @@ static int report_output(const struct options *o)
 		return -1;
 	}
 	return fd;
+}
+
+/* host_ports relays the sandbox's 127.0.0.1:N to the host's: N cannot be
+ * one of the ports sbx-init listens on for the proxy itself (under
+ * bubblewrap; the nested mode's are the host's, elsewhere). Said before
+ * anything runs, with what to do, rather than as sbx-init's "Address in
+ * use" after a hint about user namespaces that does not apply. */
+static bool host_port_is_ours(const struct policy *p)
+{
+	static const struct {
+		unsigned port;
+		const char *what, *var, *chain;
+	} ours[] = {
+		{ SBX_PROXY_HTTP_PORT, "HTTP", "HTTP_PROXY", "http_proxy_port" },
+		{ SBX_PROXY_SOCKS_PORT, "SOCKS5", "ALL_PROXY", "socks_proxy_port" },
+	};
+	size_t n;
+	const struct sbx_rule *const *rs = policy_rules(p, SBX_RULE_HOST_PORT, &n);
+
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < sizeof(ours) / sizeof(ours[0]); k++) {
+			char *end;
+			unsigned long v = strtoul(rs[i]->value, &end, 10);
+			if (*end || v != ours[k].port)
+				continue;
+			msg("%s: host_ports = %u is the port of sbx's own %s proxy inside the "
+			    "sandbox (%s points there), so the host's port %u cannot be relayed "
+			    "at it: a proxy of the host's there is used with `%s = %u` in "
+			    "[network] instead, any other service has to listen on another port; "
+			    "nothing was run", rs[i]->source, ours[k].port, ours[k].what,
+			    ours[k].var, ours[k].port, ours[k].chain, ours[k].port);
+			return true;
+		}
+	return false;
 }
 
 int main(int argc, char **argv)
@@ -655,10 +785,14 @@ int main(int argc, char **argv)
 	 * fallback = warn, so it started us again for the nested mode */
 	const char *nested_env = getenv("SBX_NESTED");
 	nested = nested_env && *nested_env && strcmp(nested_env, "0");
-	bool held_back = have_init && !off && !o.print && (have_bwrap || nested);
+	/* `sbxctl disable`: nothing of a sandbox is started, not even the
+	 * early bubblewrap (the user's file alone is read for it; the full
+	 * policy below decides and says the rest) */
+	bool disabled = !off && config_user_disabled(&o, home, cwd);
+	bool held_back = have_init && !off && !disabled && !o.print && (have_bwrap || nested);
 	if (held_back)
 		hold_back_fds(&o);
-	if (have_bwrap && have_init && !off && !o.print && !nested) {
+	if (have_bwrap && have_init && !off && !disabled && !o.print && !nested) {
 		int e = sandbox_spawn(&sb, bwrap, init, o.command);
 		if (e) {
 			msg("sandbox set-up failed: starting bubblewrap: %s", strerror(-e));
@@ -719,7 +853,7 @@ int main(int argc, char **argv)
 			    o.no_sandbox ? "--no-sandbox" : "SBX_NO_SANDBOX");
 			goto out;
 		}
-		rc = unsandboxed(&o, o.no_sandbox ? "--no-sandbox" : "SBX_NO_SANDBOX");
+		rc = unsandboxed(&o, &sb, o.no_sandbox ? "--no-sandbox" : "SBX_NO_SANDBOX");
 		goto out;
 	}
 	if (!policy_enabled(p)) {
@@ -733,8 +867,19 @@ int main(int argc, char **argv)
 			    o.learn ? "--learn" : "--print");
 			goto out;
 		}
-		rc = unsandboxed(&o, why);
+		rc = unsandboxed(&o, &sb, why);
 		goto out;
+	}
+	if (disabled && have_init && !o.print && (have_bwrap || nested)) {
+		/* the user's file said false and a project's true (it may
+		 * narrow): what was not started early is started now */
+		hold_back_fds(&o);
+		held_back = true;
+		int e = have_bwrap && !nested ? sandbox_spawn(&sb, bwrap, init, o.command) : 0;
+		if (e) {
+			msg("sandbox set-up failed: starting bubblewrap: %s", strerror(-e));
+			goto out;
+		}
 	}
 	if (o.no_shim && mode != REPORTS_ENFORCE) {
 		msg("%s works through the preload shim; drop --no-shim",
@@ -765,11 +910,19 @@ int main(int argc, char **argv)
 				char uwhy[600];
 				snprintf(uwhy, sizeof(uwhy), "the nested mode cannot run: %s; "
 					 "fallback = warn", nwhy);
-				rc = unsandboxed(&o, uwhy);
+				rc = unsandboxed(&o, &sb, uwhy);
 				goto out;
 			}
 			msg("the nested mode cannot run: %s; nothing was run", nwhy);
 			goto out;
+		}
+		if (nested_host_ports(p, nwhy, sizeof(nwhy))) {
+			if (policy_fallback(p) != SBX_FALLBACK_WARN || o.learn) {
+				msg("%s; nothing was run (remove host_ports, or set fallback = warn "
+				    "in [sandbox] to run without them)", nwhy);
+				goto out;
+			}
+			msg("%s; they are not served (fallback = warn)", nwhy);
 		}
 		/* the caller's directory descriptors, as under bubblewrap */
 		if (!held_back)
@@ -780,12 +933,15 @@ int main(int argc, char **argv)
 			msg("unix sockets stay blocked: allow_unix_sockets needs the seccomp "
 			    "notify layer, which the nested mode does not run");
 	}
+	held_back_say(); /* a sandbox runs from here on */
 	if (pending_notes(p))
+		goto out;
+	if (!nested && net_run_proxied(p, o.learn) && host_port_is_ours(p))
 		goto out;
 
 	if (!have_bwrap && !nested) {
 		if (policy_fallback(p) == SBX_FALLBACK_WARN && !o.learn) {
-			rc = unsandboxed(&o, "bubblewrap is not installed; fallback = warn");
+			rc = unsandboxed(&o, &sb, "bubblewrap is not installed; fallback = warn");
 			goto out;
 		}
 		if (bwrap_env && *bwrap_env) {
@@ -923,12 +1079,9 @@ int main(int argc, char **argv)
 	 * --settings after `claude` (the profile points Claude at a config
 	 * directory of its own, where a hook the user installed is not) */
 	char hook_json[PATH_MAX + 256];
-	const char *insert[3] = { NULL, NULL, NULL };
-	if (policy_claude_hook(p) && claude_hook_settings(o.command[0], hook_json,
-							    sizeof(hook_json))) {
-		insert[0] = "--settings";
-		insert[1] = hook_json;
-	}
+	const char *insert[SBX_INSERT_ARGS_MAX + 1] = { NULL };
+	if (profile_is_commands(&o, home))
+		profile_args(p, o.command[0], insert, hook_json, sizeof(hook_json));
 	struct plan_in in = {
 		.policy = confine, .bwrap = bwrap, .init = init, .command = o.command,
 		.insert_args = insert,
@@ -1080,7 +1233,7 @@ int main(int argc, char **argv)
 	}
 	/* said before "go": COMMAND cannot have written anything yet */
 	if (!serr) {
-		char layers[1024];
+		char layers[1536]; /* nested_text: the weaker list is up to 1 KiB */
 		if (nested)
 			nested_text(&nest, layers, sizeof(layers));
 		startup_line(confine, &pl, &lim, nested ? layers : NULL);
@@ -1177,7 +1330,7 @@ int main(int argc, char **argv)
 			restart_nested(&o, argv);
 		}
 		if (probe == BWRAP_CANNOT) {
-			rc = unsandboxed(&o, "bubblewrap cannot run on this machine; fallback = warn");
+			rc = unsandboxed(&o, &sb, "bubblewrap cannot run on this machine; fallback = warn");
 			goto out;
 		}
 		if (policy_fallback(p) == SBX_FALLBACK_WARN && !o.learn)

@@ -2,8 +2,12 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/inet_diag.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +44,18 @@ int nested_check(struct nested *n, const struct policy *p, char *why, size_t why
 	return 0;
 }
 
+bool nested_host_ports(const struct policy *p, char *why, size_t whysz)
+{
+	unsigned one;
+
+	if (policy_network_open(p) || !net_host_ports(p, &one, 1))
+		return false;
+	snprintf(why, whysz, "host_ports cannot be held to the host's 127.0.0.1 in the nested "
+		 "mode (Landlock filters TCP by port, not address: port %u would be reached on "
+		 "every address)", one);
+	return true;
+}
+
 /* One listener on the host's 127.0.0.1, at a port the kernel picks. */
 static int listen_any(unsigned *port)
 {
@@ -74,12 +90,154 @@ int nested_listen(struct nested *n)
 	return 0;
 }
 
+/* ---- who may use the listeners
+ *
+ * They are on the host's loopback, where every local user's process can
+ * connect. A connection is served only when the socket at its other end
+ * is this run's user's and still held by a process (an inode: a closed
+ * one's, or a TIME_WAIT one's, says uid 0 and inode 0). The kernel is
+ * asked for that one socket by its four (NETLINK_SOCK_DIAG: microseconds);
+ * where that cannot answer (no inet_diag in this kernel) /proc/net/tcp is
+ * read (milliseconds to tens of them: the whole table). Also an IPv6
+ * socket connected to 127.0.0.1 by its mapped form. Processes of the same
+ * user outside the run are not told apart: they can already do all the
+ * user can (ptrace the run). */
+
+/* The owner and inode of the TCP socket of `family` at laddr:lport
+ * connected to raddr:rport (addresses and ports in network order), from
+ * the kernel: 0, or -errno (-ENOENT: none, or no inet_diag here). */
+static int diag_owner(int family, const void *laddr, uint16_t lport, const void *raddr,
+		      uint16_t rport, uint32_t *uid, uint32_t *ino)
+{
+	struct {
+		struct nlmsghdr nlh;
+		struct inet_diag_req_v2 r;
+	} req = { .nlh = { .nlmsg_len = sizeof(req), .nlmsg_type = SOCK_DIAG_BY_FAMILY,
+			   .nlmsg_flags = NLM_F_REQUEST },
+		  .r = { .sdiag_family = (uint8_t)family, .sdiag_protocol = IPPROTO_TCP,
+			 .idiag_states = ~0u } };
+	union {
+		struct nlmsghdr h;
+		char buf[1024];
+	} ans;
+	struct sockaddr_nl nl = { .nl_family = AF_NETLINK }, from;
+	socklen_t fl = sizeof(from);
+	size_t alen = family == AF_INET ? 4 : 16;
+	int s = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG), rc = -ENOENT;
+	ssize_t n;
+
+	if (s < 0)
+		return -errno;
+	req.r.id.idiag_sport = lport;
+	req.r.id.idiag_dport = rport;
+	memcpy(req.r.id.idiag_src, laddr, alen);
+	memcpy(req.r.id.idiag_dst, raddr, alen);
+	req.r.id.idiag_cookie[0] = req.r.id.idiag_cookie[1] = INET_DIAG_NOCOOKIE;
+	if (sendto(s, &req, sizeof(req), 0, (struct sockaddr *)&nl, sizeof(nl)) < 0) {
+		rc = -errno;
+		goto out;
+	}
+	/* the kernel answers within sendto(): nothing to wait for */
+	n = recvfrom(s, &ans, sizeof(ans), MSG_DONTWAIT, (struct sockaddr *)&from, &fl);
+	if (n < 0) {
+		rc = -errno;
+		goto out;
+	}
+	if (from.nl_pid != 0 || !NLMSG_OK(&ans.h, (size_t)n))
+		goto out; /* not the kernel's */
+	if (ans.h.nlmsg_type == NLMSG_ERROR &&
+	    ans.h.nlmsg_len >= NLMSG_LENGTH(sizeof(struct nlmsgerr))) {
+		const struct nlmsgerr *e = NLMSG_DATA(&ans.h);
+		rc = e->error < 0 ? e->error : -ENOENT;
+	} else if (ans.h.nlmsg_type == SOCK_DIAG_BY_FAMILY &&
+		   ans.h.nlmsg_len >= NLMSG_LENGTH(sizeof(struct inet_diag_msg))) {
+		const struct inet_diag_msg *m = NLMSG_DATA(&ans.h);
+		if (m->id.idiag_sport == lport && m->id.idiag_dport == rport &&
+		    !memcmp(m->id.idiag_src, laddr, alen) && !memcmp(m->id.idiag_dst, raddr, alen)) {
+			*uid = m->idiag_uid;
+			*ino = m->idiag_inode;
+			rc = 0;
+		}
+	}
+out:
+	close(s);
+	return rc;
+}
+
+/* The same from `table` (/proc/net/tcp or tcp6) by its text: the socket
+ * at `local` connected to `rem`. 0 or -ENOENT. */
+static int table_owner(const char *table, const char *local, const char *rem, uint32_t *uid,
+		       uint32_t *ino)
+{
+	FILE *f = fopen(table, "re");
+	char line[512];
+	int rc = -ENOENT;
+
+	if (!f)
+		return -ENOENT;
+	while (fgets(line, sizeof(line), f)) {
+		char l[80], r[80];
+		unsigned long u, i;
+		if (sscanf(line, "%*s %79s %79s %*s %*s %*s %*s %lu %*s %lu", l, r, &u, &i) != 4 ||
+		    strcmp(l, local) || strcmp(r, rem))
+			continue;
+		*uid = (uint32_t)u;
+		*ino = (uint32_t)i;
+		rc = 0;
+		break;
+	}
+	fclose(f);
+	return rc;
+}
+
+static bool peer_ok(int fd)
+{
+	static bool said;
+	struct sockaddr_in me, peer;
+	socklen_t ml = sizeof(me), pl = sizeof(peer);
+	uint32_t uid = 0, ino = 0;
+	struct in6_addr pm = { 0 }, mm = { 0 };
+	int rc;
+
+	if (getsockname(fd, (struct sockaddr *)&me, &ml) ||
+	    getpeername(fd, (struct sockaddr *)&peer, &pl) || me.sin_family != AF_INET ||
+	    peer.sin_family != AF_INET)
+		return false;
+	/* the mapped forms, for an IPv6 socket at the other end */
+	pm.s6_addr32[2] = mm.s6_addr32[2] = htonl(0xffff);
+	pm.s6_addr32[3] = peer.sin_addr.s_addr;
+	mm.s6_addr32[3] = me.sin_addr.s_addr;
+	rc = diag_owner(AF_INET, &peer.sin_addr, peer.sin_port, &me.sin_addr, me.sin_port, &uid, &ino);
+	if (rc)
+		rc = diag_owner(AF_INET6, &pm, peer.sin_port, &mm, me.sin_port, &uid, &ino);
+	if (rc) {
+		/* as the kernel prints them: each 32-bit word as a number,
+		 * the port in host order */
+		char l4[32], r4[32], l6[64], r6[64];
+		snprintf(l4, sizeof(l4), "%08X:%04X", (unsigned)peer.sin_addr.s_addr,
+			 ntohs(peer.sin_port));
+		snprintf(r4, sizeof(r4), "%08X:%04X", (unsigned)me.sin_addr.s_addr, ntohs(me.sin_port));
+		snprintf(l6, sizeof(l6), "0000000000000000%08X%s", (unsigned)htonl(0xffff), l4);
+		snprintf(r6, sizeof(r6), "0000000000000000%08X%s", (unsigned)htonl(0xffff), r4);
+		rc = table_owner("/proc/net/tcp", l4, r4, &uid, &ino);
+		if (rc)
+			rc = table_owner("/proc/net/tcp6", l6, r6, &uid, &ino);
+	}
+	if (!rc && uid == (uint32_t)geteuid() && ino != 0)
+		return true;
+	if (!said)
+		msg("refused a connection to the proxy's listener on the host's 127.0.0.1 from a "
+		    "process of another user's (the nested mode's listeners serve this run's only)");
+	said = true;
+	return false;
+}
+
 int nested_serve(struct nested *n, struct net_loop *net)
 {
 	static const enum net_listener_kind kinds[2] = { NET_LISTEN_HTTP, NET_LISTEN_SOCKS };
 
 	for (int i = 0; i < 2; i++) {
-		int e = net_loop_add_listener(net, n->listen[i], kinds[i]);
+		int e = net_loop_add_listener_checked(net, n->listen[i], kinds[i], peer_ok);
 		n->listen[i] = -1; /* the loop's, also when it refused it */
 		if (e)
 			return e;
@@ -156,11 +314,11 @@ static int environment(struct nested *n, const struct plan *pl, char *why, size_
 	return 0;
 }
 
-/* The network as Landlock can hold it: TCP connect (and bind) by port. */
+/* The network as Landlock can hold it: TCP connect (and bind) by port.
+ * Not host_ports: a port granted is granted on every address
+ * (nested_host_ports). */
 static int network(struct nested *n, const struct policy *p)
 {
-	unsigned ports[SBX_HOST_PORTS_MAX];
-	size_t np = net_host_ports(p, ports, SBX_HOST_PORTS_MAX);
 	int rc = 0;
 
 	if (policy_network_open(p))
@@ -173,16 +331,13 @@ static int network(struct nested *n, const struct policy *p)
 		if (!rc)
 			rc = landlock_spec_port(&n->spec, n->socks_port);
 	}
-	/* host_ports: the host's 127.0.0.1:N is right there */
-	for (size_t i = 0; !rc && i < np && i < SBX_HOST_PORTS_MAX; i++)
-		rc = landlock_spec_port(&n->spec, ports[i]);
 	return rc;
 }
 
 static void weaker_text(struct nested *n, const struct policy *p)
 {
 	size_t len = 0;
-	const char *parts[10];
+	const char *parts[16];
 	size_t k = 0;
 
 	parts[k++] = "the host's /tmp, /dev/shm and processes";
@@ -195,6 +350,15 @@ static void weaker_text(struct nested *n, const struct policy *p)
 	parts[k++] = "denied directories listable";
 	if (getuid() == 0 || geteuid() == 0)
 		parts[k++] = "no chmod or chown at all (root)";
+	/* what this kernel's Landlock cannot hold (docs/SECURITY.md, "The
+	 * nested mode", per ABI) */
+	if (n->abi < 2)
+		parts[k++] = "no file moved or linked to another directory (Landlock ABI 1)";
+	if (n->abi < 3)
+		parts[k++] = "truncation by path and O_TRUNC without write refused everywhere, "
+			     "the workspace too (Landlock ABI < 3 has no truncate right)";
+	if (n->abi < 5)
+		parts[k++] = "device ioctls not filtered (Landlock ABI < 5)";
 	if (n->abi < 6)
 		parts[k++] = "abstract Unix sockets and signals not scoped (Landlock ABI < 6)";
 	n->weaker[0] = '\0';
@@ -259,18 +423,18 @@ int nested_go(const struct nested *n, struct sandbox *sb, const struct plan *pl,
 	int rc = strv_add(&go.argv, "nested");
 
 	go.init_at = 0;
-	for (size_t i = pl->init_at; !rc && i < pl->cmd_at; i++)
-		if (i == pl->init_at || init_own(pl->argv.v[i]) || !strcmp(pl->argv.v[i], "--"))
+	/* sbx-init, its own options, then (the plan's last before COMMAND
+	 * is the "--" that ends them) the [nested, network not open] and
+	 * [nested, Landlock ABI < 3] rows (seccomp-rules.h), and "--" */
+	for (size_t i = pl->init_at; !rc && i + 1 < pl->cmd_at; i++)
+		if (i == pl->init_at || init_own(pl->argv.v[i]))
 			rc = strv_add(&go.argv, pl->argv.v[i]);
-	/* before the "--" that ends sbx-init's options */
-	if (!rc && n->udp_block && go.argv.n > 1) {
+	if (!rc && n->udp_block)
+		rc = strv_add(&go.argv, "--udp=block");
+	if (!rc && n->abi < 3)
+		rc = strv_add(&go.argv, "--trunc=block");
+	if (!rc)
 		rc = strv_add(&go.argv, "--");
-		if (!rc) {
-			free(go.argv.v[go.argv.n - 2]);
-			go.argv.v[go.argv.n - 2] = strdup("--udp=block");
-			rc = go.argv.v[go.argv.n - 2] ? 0 : -ENOMEM;
-		}
-	}
 	go.init_at = 1;
 	go.cmd_at = go.argv.n;
 	go.placeholder_state = &none;

@@ -24,7 +24,7 @@ struct nested {
 	struct landlock_spec spec;
 	struct strv env;         /* COMMAND's environment (the plan's --setenv...) */
 	char cwd[PATH_MAX];
-	char weaker[512];        /* what the start-up line says is weaker */
+	char weaker[1024];       /* what the start-up line says is weaker */
 	const char *why;         /* why this run is nested (main's, static) */
 };
 #define NESTED_NONE ((struct nested){ .listen = { -1, -1 } })
@@ -32,6 +32,13 @@ struct nested {
 /* May the nested mode run here: Landlock's ABI probed into n->abi. 0, or
  * -EOPNOTSUPP with `why` saying what is missing. */
 int nested_check(struct nested *n, const struct policy *p, char *why, size_t whysz);
+
+/* Does the policy ask for host_ports the nested mode cannot hold (any,
+ * unless the network is open: Landlock's TCP rules are by port, so the
+ * host's 127.0.0.1:N cannot be granted without N on every address)?
+ * true with `why` saying so; the run then goes without them (fallback =
+ * warn) or not at all. */
+bool nested_host_ports(const struct policy *p, char *why, size_t whysz);
 
 /* The proxy's listeners, on the host's loopback (there is no other one
  * here) at ports the kernel picks, so two runs and the host's own
@@ -52,7 +59,8 @@ int nested_go(const struct nested *n, struct sandbox *sb, const struct plan *pl,
 	      const int *fds, size_t nfds);
 
 /* The listeners handed to the proxy's loop (which owns them from then
- * on). 0 or -errno. */
+ * on), serving only connections from this run's user's processes (the
+ * host's loopback is every local user's). 0 or -errno. */
 int nested_serve(struct nested *n, struct net_loop *net);
 
 /* What the start-up line says after "sandbox on": the layers, and what is

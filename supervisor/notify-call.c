@@ -260,6 +260,13 @@ int notify_take_fd(const struct call *c, int fd)
 		pid_t g = tgid_of(c->pid);
 		pfd = g > 0 ? (int)syscall(SYS_pidfd_open, g, 0) : -1;
 	}
+	if (pfd < 0 && (errno == EMFILE || errno == ENFILE)) {
+		/* ours, not the caller's: said once; the call fails with
+		 * what happened rather than "no such process" */
+		int e = errno;
+		reports_nofile(c->n->r);
+		return -e;
+	}
 	if (pfd < 0)
 		return -ESRCH;
 	/* the pid was the caller's when the pidfd was made */
@@ -270,6 +277,8 @@ int notify_take_fd(const struct call *c, int fd)
 	int s = (int)syscall(SYS_pidfd_getfd, pfd, fd, 0);
 	int e = errno;
 	close(pfd);
+	if (s < 0 && (e == EMFILE || e == ENFILE))
+		reports_nofile(c->n->r);
 	return s < 0 ? -e : s;
 }
 

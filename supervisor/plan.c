@@ -1328,9 +1328,29 @@ static int set_environment(const struct policy *p, struct plan *pl)
 	return 0;
 }
 
+/* A variable that sends a client through a proxy of the caller's:
+ * `*_proxy` in any case (HTTP_PROXY, socks_proxy, ftp_proxy, RSYNC_PROXY,
+ * WSS_PROXY, npm_config_https_proxy, GLOBAL_AGENT_HTTP_PROXY, ...) and
+ * git's GIT_PROXY_COMMAND (a command it runs to connect). By what the name
+ * says, so a tool's own spelling is covered without a list. */
+static bool proxy_setting(const char *name)
+{
+	size_t n = strlen(name);
+
+	return (n > 6 && !strcasecmp(name + n - 6, "_proxy")) ||
+	       !strcasecmp(name, "GIT_PROXY_COMMAND");
+}
+
 static int environment(const struct plan_in *in, struct plan *pl)
 {
 	const struct policy *p = in->policy;
+	/* The caller's proxy settings go where the sandbox's network does
+	 * not: its proxy is unreachable from the sandbox's namespace, and
+	 * its credentials (http://user:secret@proxy) are no business of
+	 * COMMAND's. Removed here; proxy_environment() then sets sbx's own
+	 * where it has one. With the network open they stay: the caller's
+	 * proxy is how the host gets out. */
+	bool drop_proxies = in->proxy || !policy_network_open(p);
 
 	for (char **e = in->environ; e && *e; e++) {
 		char name[256];
@@ -1338,7 +1358,7 @@ static int environment(const struct plan_in *in, struct plan *pl)
 		if (!eq || (size_t)(eq - *e) >= sizeof(name))
 			continue;
 		snprintf(name, sizeof(name), "%.*s", (int)(eq - *e), *e);
-		if (policy_env_denied(p, name, NULL))
+		if (policy_env_denied(p, name, NULL) || (drop_proxies && proxy_setting(name)))
 			TRY(add2(pl, "--unsetenv", name));
 	}
 	TRY(add3(pl, "--setenv", "SBX_SANDBOX", "1"));
@@ -1453,7 +1473,7 @@ int plan_bwrap(const struct plan_in *in, struct plan *pl)
 			       theirs ? ":" : "", theirs ? theirs : ""));
 		STEP(strv_addf(&pl->argv, "--env=SBX_SHIM=%s", in->shim_spec));
 	}
-	for (size_t i = 0; in->insert_args && in->insert_args[i] && i < 4; i++)
+	for (size_t i = 0; in->insert_args && in->insert_args[i] && i < SBX_INSERT_ARGS_MAX; i++)
 		STEP(strv_addf(&pl->argv, "--arg=%s", in->insert_args[i]));
 	if (in->ignored_signals) {
 		snprintf(num, sizeof(num), "--ignored=%u", in->ignored_signals);

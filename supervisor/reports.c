@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <termios.h>
@@ -41,6 +42,7 @@
 #define LOG_BURST 10000
 #define LOG_PER_SEC 1000
 #define LOG_MAX (16ull << 20)
+#define FOLD_LINES 20 /* "(xN more)" lines at the end, then one line counting the rest */
 
 struct seen {
 	char *key;          /* decision, op, cut mark, target: one allocation */
@@ -50,6 +52,7 @@ struct seen {
 	bool candidate;
 	bool dir;           /* a directory being made (the shim's trailing /) */
 	bool shown;         /* its first line reached the terminal */
+	bool boundary;      /* proxy_seen: a program's own connect (seccomp), not the proxy's */
 	unsigned long count;
 	char *line;         /* denials: as printed the first time, without the pid */
 	UT_hash_handle hh;
@@ -78,6 +81,7 @@ struct reports {
 	unsigned long not_shown, not_logged, not_kept;
 	struct bucket say_b, log_b;
 	bool said_malformed, said_say_rate, said_log_rate, said_log_cap, said_full;
+	bool said_nofile;  /* reports_nofile() */
 	char *held;        /* lines kept for reports_flush() (cfg.hold) */
 	size_t nheld, capheld;
 	bool held_busy;    /* some were held because the terminal was busy */
@@ -130,6 +134,7 @@ int reports_new(const struct reports_cfg *cfg, struct reports **out)
 	DEFAULT(log_burst, LOG_BURST);
 	DEFAULT(log_per_sec, LOG_PER_SEC);
 	DEFAULT(log_max, LOG_MAX);
+	DEFAULT(fold_lines, FOLD_LINES);
 #undef DEFAULT
 	r->say_b = (struct bucket){ now_ms(r), r->lim.say_burst * 1000ULL };
 	r->log_b = (struct bucket){ now_ms(r), r->lim.log_burst * 1000ULL };
@@ -307,6 +312,10 @@ void report_explain(const struct policy *p, const struct wire_report *w,
 		else
 			snprintf(shown, sizeof(shown), "%s", w->target[0] == '@' ? w->target :
 				 "creation");
+	} else if (w->op == WIRE_SOCKET) {
+		/* a socket the seccomp table refuses: no rule allows it */
+		e->verdict = SBX_DENY;
+		snprintf(shown, sizeof(shown), "%s", w->target);
 	} else if (file_op(w->op)) {
 		e->verdict = policy_check_path(p, sbx_op_of(w->op), w->target, &why);
 		policy_tildify(p, w->target, shown, sizeof(shown));
@@ -335,7 +344,7 @@ void report_explain(const struct policy *p, const struct wire_report *w,
 	else
 		e->decision = w->decision == WIRE_DENY ? WIRE_DENY : WIRE_ALLOW;
 	e->claimed = w->decision != e->decision ? w->decision : 0;
-	if (w->op == WIRE_UNIX)
+	if (w->op == WIRE_UNIX || w->op == WIRE_SOCKET)
 		return; /* no rule and no flag: report_line says what allows it */
 	if (why && e->verdict == SBX_ALLOW && why->kind == SBX_RULE_ALLOW_WRITE &&
 	    w->op == WIRE_WRITE && w->decision == WIRE_DENY) {
@@ -460,6 +469,7 @@ static const char *verb(enum wire_op op)
 	case WIRE_CONNECT: return "connect to";
 	case WIRE_DNS: return "lookup of";
 	case WIRE_UNIX: return "unix socket";
+	case WIRE_SOCKET: return "socket";
 	default: return NULL;
 	}
 }
@@ -510,6 +520,10 @@ size_t report_line(const struct wire_report *w, const struct report_expl *e,
 		else if (w->op == WIRE_UNIX)
 			PUT(" — not in allow_unix_sockets (allow that one socket with "
 			    "`allow_unix_sockets = %s` under [network] in sandbox.ini)", e->shown);
+		else if (w->op == WIRE_SOCKET)
+			PUT(" — the seccomp table refuses it: in the nested mode every socket "
+			    "Landlock's TCP rules do not see (only allow_domains = * allows it; "
+			    "docs/SECURITY.md, \"The nested mode\")");
 		else if (file_op(w->op))
 			PUT(" — outside the writable paths");
 		else
@@ -1132,6 +1146,7 @@ void reports_finish(struct reports *r, unsigned long dropped)
 		[WIRE_CONNECT] = { "denied connect", "denied connects" },
 		[WIRE_DNS] = { "denied lookup", "denied lookups" },
 		[WIRE_UNIX] = { "denied unix socket", "denied unix sockets" },
+		[WIRE_SOCKET] = { "denied socket", "denied sockets" },
 	};
 
 	if (r->len && !r->skipping)
@@ -1142,21 +1157,32 @@ void reports_finish(struct reports *r, unsigned long dropped)
 		return;
 	}
 	write_held(r);
-	/* the repeats of what was shown, as many lines as a burst at most */
+	/* The repeats of what was shown, the shim's and the proxy's: a few
+	 * lines (a flood of distinct names each asked twice, A and AAAA, made
+	 * one each), then a count; the log has every one. Each says what was
+	 * refused: a lookup, a connect through the proxy, a program's own. */
 	if (r->cfg.mode != REPORTS_LEARN)
 		HASH_ITER(hh, r->seen, s, tmp)
 			if (s->count > 1 && s->decision == WIRE_DENY && s->line && s->shown) {
-				if (repeats++ < r->lim.say_burst)
+				if (repeats++ < r->lim.fold_lines)
 					dprintf(r->cfg.out_fd, "%s (x%lu more)\n", s->line, s->count - 1);
 				else
 					unsaid++;
 			}
+	HASH_ITER(hh, r->proxy_seen, s, tmp) {
+		if (s->count < 2 || s->decision != WIRE_DENY || !s->shown)
+			continue;
+		if (repeats++ >= r->lim.fold_lines)
+			unsaid++;
+		else if (s->op == WIRE_DNS)
+			dprintf(r->cfg.out_fd, "sbx: denied lookup of %s (by the sandbox's resolver, "
+				"x%lu more)\n", s->target, s->count - 1);
+		else
+			dprintf(r->cfg.out_fd, "sbx: denied connect to %s (%s, x%lu more)\n", s->target,
+				s->boundary ? "seccomp" : "via the proxy", s->count - 1);
+	}
 	if (unsaid)
-		dprintf(r->cfg.out_fd, "sbx: %lu more reports were repeated (see the log)\n", unsaid);
-	HASH_ITER(hh, r->proxy_seen, s, tmp)
-		if (s->count > 1 && s->decision == WIRE_DENY)
-			dprintf(r->cfg.out_fd, "sbx: denied connect to %s (via the proxy, x%lu more)\n",
-				s->key + 2, s->count - 1);
+		dprintf(r->cfg.out_fd, "sbx: and %lu more refusals repeated (see the log)\n", unsaid);
 	for (int op = 0; op < WIRE_OP_COUNT; op++)
 		if (r->denied[op])
 			count(sum, sizeof(sum), r->denied[op], names[op][0], names[op][1]);
@@ -1365,10 +1391,12 @@ void reports_proxy(struct reports *r, const struct net_event *ev)
 		free(text);
 	}
 
-	/* the line, once per outcome and target */
+	/* the line, once per outcome, kind (a lookup, a connect through the
+	 * proxy, a program's own) and target */
 	struct seen *s;
-	snprintf(key, sizeof(key), "%c %s", deny ? WIRE_DENY : ev->outcome == NET_EV_ALLOWED ?
-		 WIRE_ALLOW : ev->outcome == NET_EV_FAILED ? 'F' : 'E', target);
+	snprintf(key, sizeof(key), "%c%c %s", deny ? WIRE_DENY : ev->outcome == NET_EV_ALLOWED ?
+		 WIRE_ALLOW : ev->outcome == NET_EV_FAILED ? 'F' : 'E', dns ? 'l' : sc ? 's' : 'p',
+		 target);
 	if (ignored) {
 		r->ignored++;
 		return;
@@ -1382,9 +1410,13 @@ void reports_proxy(struct reports *r, const struct net_event *ev)
 	if (s) {
 		s->candidate = ev->candidate && r->cfg.mode == REPORTS_LEARN && ev->host[0];
 		s->target = s->key + (strlen(key) - strlen(target)); /* the target, inside key */
+		s->op = dns ? WIRE_DNS : WIRE_CONNECT;
+		s->boundary = sc;
 	}
 	if (!may_say(r))
 		return;
+	if (s)
+		s->shown = true;
 	char reason[700], fix[450]; /* the decision's, 640 and 400 at most */
 	report_printable(ev->reason, reason, sizeof(reason), true);
 	report_printable(ev->fix, fix, sizeof(fix), true);
@@ -1519,6 +1551,23 @@ void reports_syscall(struct reports *r, int pid, const char *comm, const char *c
 		return;
 	snprintf(line, sizeof(line), "sbx: denied %s%s%s — %s — pid %d %s (seccomp)", call,
 		 shown[0] ? " on " : "", shown, why, pid, shown_comm);
+	say(r, line);
+}
+
+void reports_nofile(struct reports *r)
+{
+	struct rlimit rl;
+	char line[400], lim[64] = "";
+
+	if (!r || r->said_nofile)
+		return;
+	r->said_nofile = true;
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur != RLIM_INFINITY)
+		snprintf(lim, sizeof(lim), " (%llu, RLIMIT_NOFILE)", (unsigned long long)rl.rlim_cur);
+	snprintf(line, sizeof(line), "sbx: the supervisor is out of file descriptors%s: new "
+		 "connections through the proxy wait and connects fail until some of the "
+		 "sandbox's connections close (said once)", lim);
+	log_notice(r, "out-of-descriptors", line + 5, NULL);
 	say(r, line);
 }
 

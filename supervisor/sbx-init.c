@@ -9,7 +9,7 @@
  *            [--listen-http=PORT --listen-socks=PORT [--listen-dns] [--listen-port=N]...]
  *            [--env=NAME=VALUE]... [--verbose] [--notify[=no-local-binding]] [MOUNT-OP...] -- COMMAND [ARG...]
  *   sbx-init --socks-connect=PORT HOST PORT   (ssh's ProxyCommand, any process)
- *   sbx-init --nested --ctl=FD [--udp=block] [OPTION...] -- COMMAND [ARG...]
+ *   sbx-init --nested --ctl=FD [--udp=block] [--trunc=block] [OPTION...] -- COMMAND [ARG...]
  * --nested (argv only): the nested mode (docs/SECURITY.md): no bubblewrap,
  * no namespaces; sbx-preload's child put itself under the run's Landlock
  * ruleset and execed this. Not pid 1: no mount operation and no listener
@@ -75,6 +75,7 @@
 
 static int nested; /* --nested: no namespaces (see above) */
 static int udp_block; /* --udp=block: the nested mode with the network not open */
+static int trunc_block; /* --trunc=block: the nested mode on a Landlock before ABI 3 */
 
 /* The length of a control sequence at s (C0, DEL; C1 and the
  * bidirectional overrides in their UTF-8 forms), 0 for anything else. */
@@ -194,12 +195,18 @@ static void apply_nested_filter(void)
 	}
 	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog))
 		die("seccomp filter (nested mode)", errno);
+	if (trunc_block) {
+		prog.len = sizeof(sbx_filter_nested_trunc) / sizeof(sbx_filter_nested_trunc[0]);
+		prog.filter = (struct sock_filter *)sbx_filter_nested_trunc;
+		if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog))
+			die("seccomp filter (nested mode, truncation)", errno);
+	}
 	if (!udp_block)
 		return;
 	prog.len = sizeof(sbx_filter_nested_net) / sizeof(sbx_filter_nested_net[0]);
 	prog.filter = (struct sock_filter *)sbx_filter_nested_net;
 	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog))
-		die("seccomp filter (nested mode, UDP)", errno);
+		die("seccomp filter (nested mode, network)", errno);
 }
 
 static void no_new_privs(void)
@@ -235,7 +242,7 @@ static char *command_env[MAX_ENV];
 static int ncommand_env;
 /* Arguments put after COMMAND's name (--arg=: a profile's, such as the
  * claude profile's --settings with sbx's hook), in order. */
-#define MAX_INSERT 4
+#define MAX_INSERT 16 /* SBX_INSERT_ARGS_MAX */
 static char *insert_args[MAX_INSERT];
 static int ninsert_args;
 /* The shim's policy, report pipe and counters, from "go", for the holder. */
@@ -550,6 +557,8 @@ static int take_opt(char *a, bool from_ctl)
 		verbose = 1;
 	else if (nested && !strcmp(a, "--udp=block"))
 		udp_block = 1;
+	else if (nested && !strcmp(a, "--trunc=block"))
+		trunc_block = 1;
 	else if (!strcmp(a, "--notify"))
 		notify = 1;
 	else if (!strcmp(a, "--notify=no-local-binding"))

@@ -8,7 +8,10 @@
 #define SBX_SECCOMP_RULES_H
 
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/kd.h>
 #include <linux/netlink.h>
+#include <linux/vt.h>
 #include <sched.h>
 #include <seccomp.h>
 #include <stdbool.h>
@@ -49,8 +52,11 @@
  * NESTED_ROOT rows too when the run is root's (who
  * owns the system's files, so their modes are its to change); NESTED_NET
  * rows when the network is not open there (Landlock has TCP rules only,
- * and the host's network is COMMAND's). */
-enum when { ALWAYS, BLOCK_UNIX, NESTED, NESTED_ROOT, NESTED_NET };
+ * and the host's network is COMMAND's); NESTED_NOTRUNC rows when the
+ * kernel's Landlock is older than ABI 3 (Linux 6.2), which has no right
+ * for truncation: truncate(2) and an O_TRUNC open of a file opened for
+ * reading pass Landlock there. */
+enum when { ALWAYS, BLOCK_UNIX, NESTED, NESTED_ROOT, NESTED_NET, NESTED_NOTRUNC };
 
 /* One comparison: argument `arg` masked with `mask` equals `value`. */
 struct cond {
@@ -82,6 +88,9 @@ static int add_personality(scmp_filter_ctx ctx, const struct rule *r, int nr, ui
 static int add_netlink(scmp_filter_ctx ctx, const struct rule *r, int nr, uint32_t action);
 static int add_setid(scmp_filter_ctx ctx, const struct rule *r, int nr, uint32_t action);
 static int add_stream_other(scmp_filter_ctx ctx, const struct rule *r, int nr, uint32_t action);
+static int add_requests(scmp_filter_ctx ctx, const struct rule *r, int nr, uint32_t action);
+static int add_family_other(scmp_filter_ctx ctx, const struct rule *r, int nr, uint32_t action);
+static int add_trunc_open(scmp_filter_ctx ctx, const struct rule *r, int nr, uint32_t action);
 
 /* The table. Keep each `why` to one line: it is the documentation. */
 static const struct rule rules[] = {
@@ -100,6 +109,28 @@ static const struct rule rules[] = {
 	{ "ioctl", E(EPERM), ALWAYS, "request TCXONC",
 	  "tcflow(TCOOFF) stops the shared terminal's output: sbx-preload's next line there blocked it for good, and the shell after",
 	  1, { ARG(1, LOW32, TCXONC) }, NULL, false },
+	/* The Linux console (drivers/tty/vt): every request that sets a
+	 * state the console keeps after the run, as TIOCSETD is for any
+	 * terminal. A program whose terminal is a console may make them
+	 * (vt_ioctl.c's `perm`: its controlling tty). The gets (KDGKBMODE,
+	 * KDGETMODE, KDGKBTYPE, VT_GETSTATE...) stay: programs ask them to
+	 * learn whether they run on a console. add_requests() reads the
+	 * requests from the row's own text. */
+	{ "ioctl", E(EPERM), ALWAYS, "request KDSKBMODE, KDSKBMETA, KDSKBLED, KDSETLED, KDSKBENT, "
+	  "KDSKBSENT, KDSKBDIACR, KDSKBDIACRUC, KDSETKEYCODE, KDKBDREP, KDSIGACCEPT",
+	  "the console's keyboard (mode, keymap, LEDs, repeat) outlives the run: KDSKBMODE K_OFF left it dead",
+	  0, { { 0, 0, 0 } }, add_requests, false },
+	{ "ioctl", E(EPERM), ALWAYS, "request KDSETMODE, KDFONTOP, PIO_FONT, PIO_FONTX, PIO_FONTRESET, "
+	  "PIO_CMAP, PIO_SCRNMAP, PIO_UNISCRNMAP, PIO_UNIMAP, PIO_UNIMAPCLR",
+	  "the console's screen (graphics mode, font, colours, character maps) outlives the run: KD_GRAPHICS leaves it blank",
+	  0, { { 0, 0, 0 } }, add_requests, false },
+	{ "ioctl", E(EPERM), ALWAYS, "request VT_ACTIVATE, VT_SETACTIVATE, VT_SETMODE, VT_RELDISP, "
+	  "VT_LOCKSWITCH, VT_UNLOCKSWITCH, VT_DISALLOCATE, VT_RESIZE, VT_RESIZEX",
+	  "which console is shown and how it switches: another console brought up, or switching locked, after the run",
+	  0, { { 0, 0, 0 } }, add_requests, false },
+	{ "ioctl", E(EPERM), ALWAYS, "request KIOCSOUND, KDMKTONE",
+	  "the console's speaker: KIOCSOUND sounds until told to stop, after the run too",
+	  0, { { 0, 0, 0 } }, add_requests, false },
 	/* unshare(unsigned long) keeps all 64 bits (any above 31 is EINVAL),
 	 * clone(unsigned long, ...) the low 32 (lower_32_bits() in
 	 * kernel/fork.c): either way CLONE_NEWUSER (bit 28) is in the low word,
@@ -209,9 +240,33 @@ static const struct rule rules[] = {
 	{ "socket", E(EPERM), NESTED_NET, "AF_INET6, type SOCK_DGRAM",
 	  "the same for IPv6",
 	  2, { ARG(0, LOW32, AF_INET6), ARG(1, TYPE_MASK, SOCK_DGRAM) }, NULL, false },
-	{ "socket", E(EPROTONOSUPPORT), NESTED_NET, "AF_INET or AF_INET6, protocol IPPROTO_SCTP or IPPROTO_MPTCP",
-	  "connections Landlock's TCP rules do not see; EPROTONOSUPPORT as a kernel without them",
+	/* The nested mode's network, past Landlock: its TCP rules see a
+	 * socket(AF_INET or AF_INET6, SOCK_STREAM, 0 or IPPROTO_TCP) and
+	 * nothing else; under bubblewrap the network namespace holds every
+	 * other protocol and family (only loopback is there), so these rows
+	 * are the nested mode's. */
+	{ "socket", E(EPERM), NESTED_NET, "AF_INET or AF_INET6: type SOCK_STREAM with a protocol but 0 and IPPROTO_TCP (MPTCP, SCTP, SMC = 256), or a type but SOCK_STREAM (SOCK_SEQPACKET: SCTP, SOCK_DCCP)",
+	  "connections Landlock's TCP rules do not see: SMC falls back to plain TCP, to any address and port",
 	  0, { { 0, 0, 0 } }, add_stream_other, false },
+	{ "socket", E(EPERM), NESTED_NET, "a domain but AF_UNIX, AF_INET, AF_INET6 and AF_NETLINK (AF_SMC, AF_RXRPC, AF_TIPC, AF_RDS...)",
+	  "the same for other families: AF_SMC falls back to TCP, AF_RXRPC sends UDP; the nested mode has no network namespace to hold them",
+	  0, { { 0, 0, 0 } }, add_family_other, false },
+	/* Landlock before ABI 3 (Linux 6.2: Debian 12, Ubuntu 22.04) checks
+	 * an open by its access mode, and truncation not at all. ftruncate
+	 * needs a descriptor open for writing, which Landlock checked when it
+	 * was opened, and an O_TRUNC open for writing needs the write right:
+	 * both stay. A filter cannot read the path, so these are refused
+	 * everywhere, the writable roots too (a program opens the file for
+	 * writing to truncate it). */
+	{ "truncate", E(EACCES), NESTED_NOTRUNC, "",
+	  "truncates by path, which no filter can read: ~/.bashrc, a git hook, a read-denied key emptied",
+	  0, { { 0, 0, 0 } }, NULL, false },
+	{ "open openat open_by_handle_at", E(EACCES), NESTED_NOTRUNC, "flags with O_TRUNC, access mode O_RDONLY or 3",
+	  "the same through an open Landlock lets pass as a read (or as neither)",
+	  0, { { 0, 0, 0 } }, add_trunc_open, false },
+	{ "openat2", E(ENOSYS), NESTED_NOTRUNC, "",
+	  "its flags sit behind a pointer no filter can read; ENOSYS as a kernel before 5.6, libc's open() never uses it",
+	  0, { { 0, 0, 0 } }, NULL, false },
 };
 
 static int add_cond(scmp_filter_ctx ctx, uint32_t action, int nr, unsigned n,
@@ -274,19 +329,106 @@ static int add_setid(scmp_filter_ctx ctx, const struct rule *r, int nr, uint32_t
 	return 0;
 }
 
-/* socket(AF_INET or AF_INET6, any type, IPPROTO_SCTP or IPPROTO_MPTCP) */
+/* socket(AF_INET or AF_INET6, type, protocol): refused for SOCK_STREAM
+ * with a protocol above IPPROTO_TCP (6; those below it are no stream
+ * protocol, the kernel refuses them), and for every type but SOCK_STREAM
+ * the table does not refuse already (SOCK_DGRAM has its own rows,
+ * SOCK_RAW and SOCK_PACKET are refused always). The protocol is an int:
+ * a value with high bits set is above 6 as the filter compares, so one
+ * the kernel would take for TCP is refused too (fail closed). */
 static int add_stream_other(scmp_filter_ctx ctx, const struct rule *r, int nr, uint32_t action)
 {
 	static const unsigned domains[] = { AF_INET, AF_INET6 };
-	static const unsigned protos[] = { 132 /* IPPROTO_SCTP */, 262 /* IPPROTO_MPTCP */ };
 
 	(void)r;
-	for (size_t d = 0; d < 2; d++)
-		for (size_t p = 0; p < 2; p++) {
-			struct cond c[2] = { { 0, LOW32, domains[d] }, { 2, LOW32, protos[p] } };
+	for (size_t d = 0; d < 2; d++) {
+		struct scmp_arg_cmp stream[3] = {
+			SCMP_A0(SCMP_CMP_MASKED_EQ, LOW32, domains[d]),
+			SCMP_A1(SCMP_CMP_MASKED_EQ, TYPE_MASK, SOCK_STREAM),
+			SCMP_A2(SCMP_CMP_GT, 6 /* IPPROTO_TCP */),
+		};
+		if (seccomp_rule_add_array(ctx, action, nr, 3, stream))
+			return -1;
+		for (unsigned t = 0; t <= TYPE_MASK; t++) {
+			struct cond c[2] = { { 0, LOW32, domains[d] }, { 1, TYPE_MASK, t } };
+			if (t == SOCK_STREAM || t == SOCK_DGRAM || t == SOCK_RAW || t == SOCK_PACKET)
+				continue;
 			if (add_cond(ctx, action, nr, 2, c))
 				return -1;
 		}
+	}
+	return 0;
+}
+
+/* socket(domain, ...) for every domain but the four kept: each below 64
+ * (AF_MAX is 46 in Linux 6.18), and any above. */
+static int add_family_other(scmp_filter_ctx ctx, const struct rule *r, int nr, uint32_t action)
+{
+	(void)r;
+	for (unsigned d = 0; d < 64; d++) {
+		struct cond c = { 0, LOW32, d };
+		if (d == AF_UNIX || d == AF_INET || d == AF_INET6 || d == AF_NETLINK)
+			continue;
+		if (add_cond(ctx, action, nr, 1, &c))
+			return -1;
+	}
+	return seccomp_rule_add(ctx, action, nr, 1, SCMP_A0(SCMP_CMP_GT, 63)) ? -1 : 0;
+}
+
+/* open(path, flags[, mode]), openat(dfd, path, flags[, mode]) and
+ * open_by_handle_at(mount_fd, handle, flags) (which needs
+ * CAP_DAC_READ_SEARCH, dropped: depth): O_TRUNC with access mode O_RDONLY
+ * (0) or 3 (neither read nor write for Landlock, read and write for the
+ * kernel's permission check). */
+static int add_trunc_open(scmp_filter_ctx ctx, const struct rule *r, int nr, uint32_t action)
+{
+	unsigned arg = nr == seccomp_syscall_resolve_name("open") ? 1 : 2;
+	static const unsigned long modes[] = { O_RDONLY, O_ACCMODE };
+
+	(void)r;
+	for (size_t i = 0; i < 2; i++) {
+		struct cond c = { arg, O_TRUNC | O_ACCMODE, O_TRUNC | modes[i] };
+		if (add_cond(ctx, action, nr, 1, &c))
+			return -1;
+	}
+	return 0;
+}
+
+/* ioctl(fd, request): one rule per request the row names in its own text
+ * (`request A, B, ...`), so the table and the filter cannot differ; a name
+ * not known here stops the build. request is an unsigned int: the low 32
+ * bits. */
+static int add_requests(scmp_filter_ctx ctx, const struct rule *r, int nr, uint32_t action)
+{
+	static const struct { const char *name; unsigned long req; } known[] = {
+#define REQ(n) { #n, n }
+		REQ(KDSKBMODE), REQ(KDSKBMETA), REQ(KDSKBLED), REQ(KDSETLED), REQ(KDSKBENT),
+		REQ(KDSKBSENT), REQ(KDSKBDIACR), REQ(KDSKBDIACRUC), REQ(KDSETKEYCODE),
+		REQ(KDKBDREP), REQ(KDSIGACCEPT), REQ(KDSETMODE), REQ(KDFONTOP), REQ(PIO_FONT),
+		REQ(PIO_FONTX), REQ(PIO_FONTRESET), REQ(PIO_CMAP), REQ(PIO_SCRNMAP),
+		REQ(PIO_UNISCRNMAP), REQ(PIO_UNIMAP), REQ(PIO_UNIMAPCLR), REQ(VT_ACTIVATE),
+		REQ(VT_SETACTIVATE), REQ(VT_SETMODE), REQ(VT_RELDISP), REQ(VT_LOCKSWITCH),
+		REQ(VT_UNLOCKSWITCH), REQ(VT_DISALLOCATE), REQ(VT_RESIZE), REQ(VT_RESIZEX),
+		REQ(KIOCSOUND), REQ(KDMKTONE),
+#undef REQ
+	};
+	char names[512], *save = NULL;
+
+	if (strncmp(r->refused, "request ", 8) ||
+	    (size_t)snprintf(names, sizeof(names), "%s", r->refused + 8) >= sizeof(names))
+		return -1;
+	for (char *n = strtok_r(names, ", ", &save); n; n = strtok_r(NULL, ", ", &save)) {
+		size_t i;
+		for (i = 0; i < sizeof(known) / sizeof(*known) && strcmp(known[i].name, n); i++)
+			;
+		if (i == sizeof(known) / sizeof(*known)) {
+			fprintf(stderr, "gen-filters: no request number for %s\n", n);
+			return -1;
+		}
+		struct cond c = { 1, LOW32, known[i].req };
+		if (add_cond(ctx, action, nr, 1, &c))
+			return -1;
+	}
 	return 0;
 }
 

@@ -78,13 +78,16 @@ void options_free(struct options *o);
 
 /* ---- plan.c: the policy as a bubblewrap command line and sbx-init's mounts */
 
+#define SBX_INSERT_ARGS_MAX 16
+
 struct plan_in {
 	const struct policy *policy;
 	const char *bwrap;     /* path to bwrap */
 	const char *init;      /* path to sbx-init */
 	char *const *command;  /* COMMAND [ARG...] */
-	/* Arguments sbx-init puts after COMMAND's name (the claude profile's
-	 * --settings with sbx's hook), at most 4; NULL-terminated or NULL. */
+	/* Arguments sbx-init puts after COMMAND's name (a profile's args, the
+	 * claude profile's --settings with sbx's hook), at most
+	 * SBX_INSERT_ARGS_MAX; NULL-terminated or NULL. */
 	const char *const *insert_args;
 	char **environ;        /* the caller's environment */
 	const char *cwd;
@@ -205,6 +208,7 @@ struct reports_limits {
 	unsigned log_burst;       /* audit records at once (10000) */
 	unsigned log_per_sec;     /* ... then a second (1000) */
 	unsigned long long log_max; /* bytes the run may add to the audit log (16 MiB) */
+	unsigned fold_lines;      /* "(xN more)" lines at the end, then one counting the rest (20) */
 };
 
 struct reports_cfg {
@@ -303,6 +307,10 @@ void reports_syscall(struct reports *r, int pid, const char *comm, const char *c
 /* A line of the supervisor's own, said now (held like the others) and
  * logged as a notice. */
 void reports_say_notice(struct reports *r, const char *kind, const char *line);
+/* The supervisor found no descriptor for a connection (the proxy's
+ * accept or dial, the notify layer's pidfd): one line and a notice, once
+ * a run. */
+void reports_nofile(struct reports *r);
 
 /* One distinct operation of the run, as the supervisor decided it. */
 struct report_item {

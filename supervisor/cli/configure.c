@@ -243,7 +243,14 @@ static int ask(struct tui *t, struct answers *a)
 	int rc;
 
 #define TRY(x) do { if ((rc = (x))) return rc; } while (0)
-	TRY(tui_text(t, "Workspace root", a->workspace, a->workspace, sizeof(a->workspace)));
+	for (;;) {
+		TRY(tui_text(t, "Workspace root", a->workspace, line, sizeof(line)));
+		if (strlen(line) >= sizeof(a->workspace))
+			fprintf(stderr, "sbxctl configure: that workspace is too long\n");
+		else if (!check_item("workspace", line))
+			break;
+	}
+	snprintf(a->workspace, sizeof(a->workspace), "%s", line);
 	choice = a->iso;
 	TRY(tui_select(t, "Isolation: what may the sandboxed program write?", iso_names,
 		       iso_help, 3, &choice));

@@ -32,7 +32,8 @@ static const char hook_usage[] =
 "A Claude Code PreToolUse hook: reads the tool call as JSON on stdin and, when\n"
 "the sandbox's policy refuses it, answers with a deny decision on stdout.\n"
 "  - Bash with dangerouslyDisableSandbox: refused (the sandbox is not optional)\n"
-"  - Read, Glob, Grep (file_path, path): judged as reads\n"
+"  - Read, Glob, Grep (file_path, path): judged as reads; a Glob or Grep also\n"
+"    by the tree it searches (refused when that holds what deny_read hides)\n"
 "  - Write, Edit, MultiEdit, NotebookEdit (file_path, notebook_path): as writes\n"
 "Paths are judged after `~`, the hook's cwd, `..` and symlinks are resolved, as\n"
 "written and where they lead. The policy is the one sbx-preload would use in\n"
@@ -167,49 +168,71 @@ static const struct tool {
 	{ "Grep", "path", SBX_OP_READ, true },
 };
 
-struct hook {
-	const struct policy *p;
-	const char *cwd, *home;
+/* A path as a tool may meet it: `lex` with `..` folded on the names (as
+ * Node's path.resolve folds it before the kernel sees the result) and
+ * `raw`, unfolded (as the kernel, ripgrep or a shell meet it: `..` after a
+ * link goes to the parent of the link's target). */
+struct place {
+	char lex[PATH_MAX];
+	char raw[PATH_MAX * 2];
 };
 
-/* The decision on one path; 0 allowed, 1 refused (said). */
-static int judge(const struct hook *h, const char *tool, const char *field, enum sbx_op op,
-		 const char *path)
-{
-	char tilde[PATH_MAX], abs[PATH_MAX], real[PATH_MAX], shown[PATH_MAX], pshown[PATH_MAX];
-	char rshown[PATH_MAX];
-	const struct sbx_rule *why = NULL;
+struct hook {
+	const struct policy *p;
+	const char *home;
+	struct place cwd;
+};
 
-	ctl_printable(path, pshown, sizeof(pshown));
-	if (strlen(path) != strcspn(path, "\n\r") || strlen(path) >= PATH_MAX) {
-		deny("sbx: %s.%s `%s` is not a path sbx can judge (a newline, or too long)",
-		     tool, field, pshown);
-		return 1;
-	}
-	if (path[0] == '~' && (path[1] == '/' || !path[1])) {
-		if ((size_t)snprintf(tilde, sizeof(tilde), "%s%s", h->home, path + 1) >= sizeof(tilde)) {
-			deny("sbx: %s.%s is too long to judge", tool, field);
-			return 1;
-		}
-		path = tilde;
-	}
-	if (path_join(h->cwd, path, abs, sizeof(abs))) {
-		deny("sbx: %s.%s `%s` is too long to judge", tool, field, pshown);
-		return 1;
-	}
-	/* as written (`.env` by name), then where its links lead (a link in
-	 * the workspace to ~/.ssh): either refused is a refusal */
-	enum sbx_verdict v = policy_check_path(h->p, op, abs, &why);
-	sbx_path_resolve(abs, real, sizeof(real));
-	if (v == SBX_ALLOW && strcmp(real, abs))
-		v = policy_check_path(h->p, op, real, &why);
-	else
-		snprintf(real, sizeof(real), "%s", abs);
-	if (v == SBX_ALLOW)
+/* `path` (absolute, or relative to `base`) as a place; -ENAMETOOLONG. */
+static int place_at(const struct place *base, const char *path, struct place *out)
+{
+	if (path_join(base->lex, path, out->lex, sizeof(out->lex)))
+		return -ENAMETOOLONG;
+	if ((size_t)snprintf(out->raw, sizeof(out->raw), "%s%s%s", path[0] == '/' ? "" : base->raw,
+			     path[0] == '/' ? "" : "/", path) >= sizeof(out->raw))
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+/* Every absolute, normal path a place may turn out to be: as written,
+ * where its links lead, and where its links lead with `..` taken after
+ * them. */
+#define NCAND 3
+static void candidates(const struct place *pl, char c[NCAND][PATH_MAX])
+{
+	snprintf(c[0], PATH_MAX, "%s", pl->lex);
+	sbx_path_resolve(pl->lex, c[1], PATH_MAX);
+	sbx_path_resolve(pl->raw, c[2], PATH_MAX);
+}
+
+/* Is `dir` an ancestor of (or the same as) `path`? Both absolute, normal. */
+static bool holds(const char *dir, const char *path)
+{
+	size_t n = strlen(dir);
+
+	if (n == 1) /* `/` */
+		return true;
+	return !strncmp(dir, path, n) && (path[n] == '/' || !path[n]);
+}
+
+/* The policy's decision on a place (each candidate); 0 allowed, 1 refused
+ * (said). */
+static int verdict(const struct hook *h, const char *tool, enum sbx_op op,
+		   const struct place *pl)
+{
+	char c[NCAND][PATH_MAX], tilde[PATH_MAX], shown[PATH_MAX], rshown[PATH_MAX];
+	const struct sbx_rule *why = NULL;
+	size_t i;
+
+	candidates(pl, c);
+	for (i = 0; i < NCAND; i++)
+		if (policy_check_path(h->p, op, c[i], &why) != SBX_ALLOW)
+			break;
+	if (i == NCAND)
 		return 0;
-	policy_tildify(h->p, abs, tilde, sizeof(tilde));
+	policy_tildify(h->p, c[0], tilde, sizeof(tilde));
 	ctl_printable(tilde, shown, sizeof(shown));
-	policy_tildify(h->p, real, tilde, sizeof(tilde));
+	policy_tildify(h->p, c[i], tilde, sizeof(tilde));
 	ctl_printable(tilde, rshown, sizeof(rshown));
 	char lead[PATH_MAX + 32] = "";
 	if (strcmp(shown, rshown))
@@ -228,17 +251,136 @@ static int judge(const struct hook *h, const char *tool, const char *field, enum
 	return 1;
 }
 
-/* A Glob pattern may itself name where it looks (an absolute pattern, one
- * starting with `~` or climbing with `..`): its literal leading directory
- * is judged as a read. */
-static int judge_pattern(const struct hook *h, const char *base, const char *pattern)
+/* The decision on one path a tool names (its place in *out); 0 allowed,
+ * 1 refused (said). */
+static int judge(const struct hook *h, const char *tool, const char *field, enum sbx_op op,
+		 const struct place *base, const char *path, struct place *out)
+{
+	char tilde[PATH_MAX], pshown[PATH_MAX];
+
+	ctl_printable(path, pshown, sizeof(pshown));
+	if (strlen(path) != strcspn(path, "\n\r") || strlen(path) >= PATH_MAX) {
+		deny("sbx: %s.%s `%s` is not a path sbx can judge (a newline, or too long)",
+		     tool, field, pshown);
+		return 1;
+	}
+	if (path[0] == '~' && (path[1] == '/' || !path[1])) {
+		if ((size_t)snprintf(tilde, sizeof(tilde), "%s%s", h->home, path + 1) >= sizeof(tilde)) {
+			deny("sbx: %s.%s is too long to judge", tool, field);
+			return 1;
+		}
+		path = tilde;
+	}
+	if (place_at(base, path, out)) {
+		deny("sbx: %s.%s `%s` is too long to judge", tool, field, pshown);
+		return 1;
+	}
+	/* as written (`.env` by name), then where its links lead (a link in
+	 * the workspace to ~/.ssh): either refused is a refusal */
+	return verdict(h, tool, op, out);
+}
+
+/* Could a search of the tree at `root` (absolute, normal) reach into what
+ * `r`, a deny_read rule, hides? A path rule: when root holds its path (as
+ * written or where its links lead). A glob: when root and the glob's
+ * literal leading directory are on one line (either holds the other). A
+ * name matched at any depth: always, since any directory may hold one. The
+ * tree itself is not walked: a search is judged by where it starts. */
+static bool reaches(const struct sbx_rule *r, const char *root)
+{
+	char lead[PATH_MAX], real[PATH_MAX];
+
+	switch (r->pat) {
+	case SBX_PAT_PREFIX:
+		sbx_path_resolve(r->pattern, real, sizeof(real));
+		return holds(root, r->pattern) || holds(root, real);
+	case SBX_PAT_GLOB: {
+		size_t n = r->prefix_len < sizeof(lead) ? r->prefix_len : sizeof(lead) - 1;
+		memcpy(lead, r->pattern, n);
+		lead[n] = '\0';
+		char *slash = strrchr(lead, '/');
+		if (slash)
+			slash[slash == lead ? 1 : 0] = '\0';
+		else
+			snprintf(lead, sizeof(lead), "/");
+		return holds(root, lead) || holds(lead, root);
+	}
+	case SBX_PAT_ANYWHERE:
+		return true;
+	}
+	return true;
+}
+
+/* A Grep or Glob searches a tree, not a file: refused when the tree may
+ * hold something a deny_read hides (reaches()), wherever the place turns
+ * out to be. A file (Grep can search one) is no tree: verdict() has
+ * decided it. */
+static int judge_tree(const struct hook *h, const char *tool, const struct place *root)
+{
+	char c[NCAND][PATH_MAX], shown[PATH_MAX], tilde[PATH_MAX];
+	const struct sbx_rule *const *rules;
+	bool file = true;
+	struct stat st;
+	size_t n;
+
+	candidates(root, c);
+	for (size_t k = 0; k < NCAND; k++)
+		file &= stat(c[k], &st) == 0 && !S_ISDIR(st.st_mode);
+	if (file)
+		return 0;
+	rules = policy_rules(h->p, SBX_RULE_DENY_READ, &n);
+	for (size_t i = 0; i < n; i++) {
+		const struct sbx_rule *r = rules[i];
+		bool hit = false;
+		for (size_t k = 0; k < NCAND; k++)
+			hit |= reaches(r, c[k]);
+		if (!hit)
+			continue;
+		policy_tildify(h->p, c[0], tilde, sizeof(tilde));
+		ctl_printable(tilde, shown, sizeof(shown));
+		if (r->pat == SBX_PAT_ANYWHERE)
+			deny("sbx: the sandbox denies reading what `deny_read = %s` (%s) names, at "
+			     "any depth, so a %s of %s may reach one. This %s call would fail "
+			     "inside the sandbox too; Read the files you need by name, or ask the "
+			     "user to change the policy if it is needed", r->value, r->source, tool,
+			     shown, tool);
+		else
+			deny("sbx: the sandbox denies reading %s: `deny_read = %s` (%s), and a %s "
+			     "of %s would search it. This %s call would fail inside the sandbox "
+			     "too; search a directory that does not hold it, or ask the user to "
+			     "change the policy if it is needed", r->value, r->value, r->source,
+			     tool, shown, tool);
+		return 1;
+	}
+	return 0;
+}
+
+/* Where a Glob looks: the directory of its pattern's literal lead (the
+ * components before the first wildcard or escape) under `base`; an
+ * absolute pattern, `~` or `..` take it elsewhere. Judged as a read, then
+ * as a tree. */
+static int judge_glob(const struct hook *h, const struct place *base, const char *pattern)
 {
 	char lead[PATH_MAX];
-	size_t cut = strcspn(pattern, "*?[{");
+	size_t cut = strcspn(pattern, "*?[{\\");
+	struct place at;
 
-	if (pattern[0] != '/' && pattern[0] != '~' && strncmp(pattern, "..", 2) &&
-	    !strstr(pattern, "/.."))
-		return 0;
+	if (strlen(pattern) != strcspn(pattern, "\n\r")) {
+		deny("sbx: Glob.pattern holds a newline: not a pattern sbx can judge");
+		return 1;
+	}
+	/* `..` after a wildcard climbs out of wherever the wildcard went
+	 * (`**` then `/../../x`): no literal lead says where that is */
+	for (const char *c = pattern + cut; *c; c = *c ? c + 1 : c) {
+		c = strstr(c, "..");
+		if (!c)
+			break;
+		if ((c == pattern || c[-1] == '/') && (c[2] == '/' || !c[2])) {
+			deny("sbx: Glob.pattern climbs with `..` after a wildcard, so where it "
+			     "searches cannot be judged; name the directory in path instead");
+			return 1;
+		}
+	}
 	if (cut >= sizeof(lead))
 		cut = sizeof(lead) - 1;
 	memcpy(lead, pattern, cut);
@@ -248,11 +390,12 @@ static int judge_pattern(const struct hook *h, const char *base, const char *pat
 		if (slash)
 			slash[slash == lead ? 1 : 0] = '\0';
 		else
-			return 0;
+			lead[0] = '\0';
 	}
-	struct hook at = *h;
-	at.cwd = base;
-	return judge(&at, "Glob", "pattern", SBX_OP_READ, lead);
+	if (!lead[0])
+		snprintf(lead, sizeof(lead), ".");
+	return judge(h, "Glob", "pattern", SBX_OP_READ, base, lead, &at) ||
+	       judge_tree(h, "Glob", &at);
 }
 
 static int decide(const struct hook *h, const char *tool, json_t *input)
@@ -279,7 +422,7 @@ static int decide(const struct hook *h, const char *tool, json_t *input)
 				deny("sbx: %s has no %s to judge", tool, tools[i].field);
 				return 1;
 			}
-			path = h->cwd;
+			path = ".";
 		} else if (!json_is_string(f)) {
 			deny("sbx: %s.%s is not a string", tool, tools[i].field);
 			return 1;
@@ -290,16 +433,20 @@ static int decide(const struct hook *h, const char *tool, json_t *input)
 		} else {
 			path = json_string_value(f);
 		}
-		if (judge(h, tool, tools[i].field, tools[i].op, path))
+		struct place at;
+		if (judge(h, tool, tools[i].field, tools[i].op, &h->cwd, path, &at))
 			return 1;
+		if (!tools[i].optional)
+			return 0;
+		/* Glob, Grep: a search of a tree */
+		if (!strcmp(tool, "Grep"))
+			return judge_tree(h, tool, &at);
 		json_t *pat = json_object_get(input, "pattern");
-		if (!strcmp(tool, "Glob") && json_is_string(pat)) {
-			char base[PATH_MAX];
-			if (path_join(h->cwd, path, base, sizeof(base)))
-				return 0;
-			return judge_pattern(h, base, json_string_value(pat));
+		if (!json_is_string(pat) || strlen(json_string_value(pat)) != json_string_length(pat)) {
+			deny("sbx: Glob.pattern is missing, not a string or holds a NUL byte");
+			return 1;
 		}
-		return 0;
+		return judge_glob(h, &at, json_string_value(pat));
 	}
 	return 0; /* a tool that names no file of ours */
 }
@@ -377,7 +524,9 @@ int cmd_hook(int argc, char **argv)
 		     "refusing until it does", cwdn);
 		goto out;
 	}
-	struct hook h = { .p = run ? run : p, .cwd = cwdn, .home = config_home_dir() };
+	struct hook h = { .p = run ? run : p, .home = config_home_dir() };
+	snprintf(h.cwd.lex, sizeof(h.cwd.lex), "%s", cwdn);
+	snprintf(h.cwd.raw, sizeof(h.cwd.raw), "%s", cwdn);
 	decide(&h, json_string_value(tool), in);
 out:
 	json_decref(root);

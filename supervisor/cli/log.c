@@ -32,7 +32,7 @@ static const char log_usage[] =
 "      --since WHEN     only records from WHEN on: 2026-11-27, 2026-11-27T10:00\n"
 "                       (UTC, as the log writes it), or an age: 30s, 10m, 2h, 7d\n"
 "      --op OP          only this operation: read, write, exec, connect, dns,\n"
-"                       unix, notice (repeatable)\n"
+"                       unix, socket, notice (repeatable)\n"
 "      --decision D     only deny, allow or would-deny (repeatable)\n"
 "      --json           the matching records as JSON lines, for scripts\n"
 "  -c, --config FILE    the policy file that names the log (as sbx-preload)\n"
@@ -377,7 +377,7 @@ int cmd_log(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char *const ops[] = { "read", "write", "exec", "connect", "dns", "unix",
-					   "notice" };
+					   "socket", "notice" };
 	static const char *const decisions[] = { "deny", "allow", "would-deny" };
 	struct reader rd = { .color = ctl_color(stdout) };
 	const char *config = NULL;

@@ -232,9 +232,14 @@ static int convert(struct conv *c, json_t *root)
 		return -1;
 	}
 	unknown_keys(c, root, "", top_known);
+	/* the file's name is anyone's: a newline in it would end the comment
+	 * and start a line of settings, so control characters are escaped
+	 * (and the reader keeps a long comment one comment: policy/load.c) */
+	char name[PATH_MAX];
+	ctl_printable(c->file, name, sizeof(name));
 	fprintf(c->out, "; Converted from %s by `sbxctl import-srt`.\n"
 		"; srt writes only where allowWrite says: isolation = custom does the same.\n\n",
-		c->file);
+		name);
 	fprintf(c->out, "[sandbox]\nisolation = custom\n");
 	boolean(c, root, "enableWeakerNestedSandbox", "", "nested");
 	fprintf(c->out, "\n[filesystem]\n");

@@ -58,6 +58,7 @@ struct sock {
 	int fd;
 	struct net_watch *w;
 	uint64_t quiet_ms; /* S_TCP: since its last bytes, in sweeps of 1 s */
+	bool paused;       /* S_TCP_LISTEN: no descriptor for accept(), unwatched till the tick */
 	size_t len;
 	unsigned char buf[2 + 512]; /* S_TCP: one length-prefixed query */
 	struct sock *prev, *next;
@@ -202,8 +203,18 @@ static void tcp_accept(struct sock *k)
 {
 	for (int i = 0; i < 16; i++) {
 		int fd = accept4(k->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-		if (fd < 0)
+		if (fd < 0) {
+			/* the client stays in the backlog and the listener
+			 * readable: unwatched until the next tick, not
+			 * handed back by epoll at once, forever (loop.c's
+			 * pause_listener) */
+			if (errno == EMFILE || errno == ENFILE)
+				k->s->ws->nofile++;
+			if ((errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
+			     errno == ENOMEM) && !net_watch_mod(k->s->ws, k->w, 0))
+				k->paused = true;
 			return;
+		}
 		struct sock *c = k->s->ntcp < TCP_MAX ? sock_add(k->s, fd, S_TCP) : NULL;
 		if (!c) {
 			close(fd);
@@ -299,12 +310,15 @@ int net_dnsserve_add(struct net_dnsserve *s, int fd, bool tcp)
 	return 0;
 }
 
-/* Called about once a second: a TCP client quiet for TCP_IDLE_MS goes. */
+/* Called about once a second: a TCP client quiet for TCP_IDLE_MS goes;
+ * a listener paused for want of a descriptor is watched again. */
 void net_dnsserve_tick(struct net_dnsserve *s, uint64_t now_ms)
 {
 	(void)now_ms;
 	for (struct sock *k = s->socks, *next; k; k = next) {
 		next = k->next;
+		if (k->kind == S_TCP_LISTEN && k->paused && !net_watch_mod(s->ws, k->w, EPOLLIN))
+			k->paused = false;
 		if (k->kind != S_TCP)
 			continue;
 		k->quiet_ms += 1000;

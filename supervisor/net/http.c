@@ -6,7 +6,9 @@
  * rather than guessed at: a bare CR or LF, obs-fold, whitespace before the
  * colon, two Host headers, Content-Length next to Transfer-Encoding, two
  * different lengths, userinfo in the target, a Host header naming another
- * host than the target. Pure: no I/O, no allocation.
+ * host than the target, a Connection header naming a framing header (the
+ * rewrite drops what Connection names, so the next reader would frame the
+ * message differently from the checks here). Pure: no I/O, no allocation.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -50,6 +52,18 @@ static bool has_token(const char *list, size_t n, const char *tok, size_t tn)
 			return true;
 	}
 	return false;
+}
+
+/* A Connection (or Proxy-Connection) list naming Host, Content-Length or
+ * Transfer-Encoding: those headers are hop-by-hop then, and copy_headers()
+ * drops them after the checks that read them (`Connection: content-length`
+ * turns a checked body into the start of the next request; `Connection:
+ * host` sends a request without the Host the policy was asked about). No
+ * client needs it, so it is refused, not guessed at. */
+static bool names_framing(const char *v, size_t n)
+{
+	return has_token(v, n, "host", 4) || has_token(v, n, "content-length", 14) ||
+	       has_token(v, n, "transfer-encoding", 17);
 }
 
 /* Find the end of a head: 0 need more, -EINVAL for a bare CR or LF or a
@@ -253,6 +267,8 @@ int net_http_parse_request(const char *buf, size_t len, struct net_http_req *r,
 				goto out;
 			}
 		} else if (ieq(name, nl, "connection") || ieq(name, nl, "proxy-connection")) {
+			if (names_framing(val, vlen))
+				goto out;
 			conn_close |= has_token(val, vlen, "close", 5);
 		} else if (ieq(name, nl, "accept")) {
 			for (size_t k = 0; k + 16 <= vlen; k++)
@@ -393,6 +409,9 @@ int net_http_parse_response(const char *buf, size_t len, bool head_request,
 			chunked = vl >= 7 && !strncasecmp(val + vl - 7, "chunked", 7);
 			if (!chunked)
 				return -EINVAL;
+		} else if ((ieq(name, nl, "connection") || ieq(name, nl, "proxy-connection")) &&
+			   names_framing(val, vl)) {
+			return -EINVAL; /* the client would frame it without them */
 		}
 		h = he + 2;
 	}

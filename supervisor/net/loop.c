@@ -46,12 +46,15 @@
 #define BULK_MAX 8              /* big pipes at once: the user's pipe pages are shared */
 #define SPLICE_MAX 128          /* spliced directions at once (pipe pairs), same reason */
 #define DEFER_ACCEPT_S 1        /* TCP_DEFER_ACCEPT on the HTTP and SOCKS listeners */
+#define ACCEPT_PAUSE_MS 250     /* a listener unwatched after accept() found no descriptor */
 
 struct listener {
 	uint8_t obj;
 	int fd;
 	enum net_listener_kind kind;
 	unsigned port; /* NET_LISTEN_HOSTPORT: the host's port */
+	bool paused;   /* out of descriptors: not watched until resume_at */
+	bool (*peer_ok)(int fd); /* net_loop_add_listener_checked */
 	struct listener *next;
 };
 
@@ -147,6 +150,9 @@ struct net_loop {
 	unsigned npipes;      /* directions holding a pipe pair (SPLICE_MAX) */
 	bool in_batch;        /* net_loop_run_once is handling events */
 	uint64_t now, next_sweep;
+	unsigned npaused;     /* listeners paused for want of a descriptor */
+	uint64_t resume_at;   /* ... watched again then, or when a connection closes */
+	bool said_nofile;     /* cfg.nofile called */
 };
 
 static bool would_block(int e) { return e == EAGAIN || e == EWOULDBLOCK; }
@@ -389,6 +395,8 @@ static void conn_kill(struct conn *c)
 	c->prev = NULL;
 	l->dead = c;
 	l->nconns--;
+	if (l->npaused)
+		l->resume_at = 0; /* descriptors free: the listeners may try again */
 }
 
 /* Send what is queued for the client, then close (reading and dropping
@@ -686,6 +694,7 @@ static void established(struct conn *c)
 static void dial(struct conn *c)
 {
 	struct net_loop *l = c->l;
+	int serr = EHOSTUNREACH; /* no address could even get a socket */
 
 	while (c->ai < c->naddrs) {
 		const struct sockaddr *sa = &c->addrs[c->ai++].sa;
@@ -694,8 +703,13 @@ static void dial(struct conn *c)
 		int fd = socket(sa->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 
 		addr_text(sa, c->addr_text, sizeof(c->addr_text));
-		if (fd < 0)
+		if (fd < 0) {
+			if (errno == EMFILE || errno == ENFILE) {
+				serr = errno; /* said as it is, not as "no route" */
+				l->watches.nofile++;
+			}
 			continue;
+		}
 		int rc = connect(fd, sa, sl);
 		/* On loopback (and to a host close by) the handshake is over
 		 * before connect() returns EINPROGRESS: a second connect()
@@ -730,7 +744,7 @@ static void dial(struct conn *c)
 			established(c);
 		return;
 	}
-	dial_failed(c, EHOSTUNREACH);
+	dial_failed(c, serr);
 }
 
 /* ---- chaining to the user's own proxy (http_proxy_port, socks_proxy_port)
@@ -1542,6 +1556,36 @@ static void conn_free(struct net_loop *l, struct conn *c)
 	l->nspare++;
 }
 
+/* accept() failed for want of a descriptor (or memory) while a client
+ * waits in the backlog: the listener stays readable, and level-triggered
+ * epoll would hand it back at once, forever (a sandbox holding
+ * connections past the supervisor's RLIMIT_NOFILE made it spin at 95 %
+ * CPU). So it is not watched for ACCEPT_PAUSE_MS, or until a connection
+ * closes; its clients wait in the backlog meanwhile. */
+static void pause_listener(struct net_loop *l, struct listener *li)
+{
+	struct epoll_event ev = { .events = 0, .data.ptr = li };
+
+	if (errno == EMFILE || errno == ENFILE)
+		l->watches.nofile++;
+	if (li->paused || epoll_ctl(l->watches.epfd, EPOLL_CTL_MOD, li->fd, &ev))
+		return;
+	li->paused = true;
+	l->npaused++;
+	l->resume_at = l->now + ACCEPT_PAUSE_MS;
+}
+
+static void resume_listeners(struct net_loop *l)
+{
+	for (struct listener *li = l->listeners; li && l->npaused; li = li->next) {
+		struct epoll_event ev = { .events = EPOLLIN, .data.ptr = li };
+		if (!li->paused || epoll_ctl(l->watches.epfd, EPOLL_CTL_MOD, li->fd, &ev))
+			continue;
+		li->paused = false;
+		l->npaused--;
+	}
+}
+
 static void accept_all(struct net_loop *l, struct listener *li)
 {
 	for (int i = 0; i < 64; i++) {
@@ -1549,8 +1593,15 @@ static void accept_all(struct net_loop *l, struct listener *li)
 		socklen_t pl = sizeof(peer);
 		int fd = accept4(li->fd, (struct sockaddr *)&peer, &pl, SOCK_NONBLOCK | SOCK_CLOEXEC);
 
-		if (fd < 0)
-			return; /* EAGAIN, or EMFILE: the backlog waits */
+		if (fd < 0) {
+			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+				pause_listener(l, li);
+			return; /* EAGAIN; else the backlog waits */
+		}
+		if (li->peer_ok && !li->peer_ok(fd)) {
+			close(fd);
+			continue;
+		}
 		if (l->nconns >= l->cfg.max_conns) {
 			/* over the cap: closed at once, so a flood costs nothing */
 			close(fd);
@@ -1755,6 +1806,19 @@ int net_loop_add_listener(struct net_loop *l, int fd, enum net_listener_kind kin
 	return add_listener(l, fd, kind, 0);
 }
 
+int net_loop_add_listener_checked(struct net_loop *l, int fd, enum net_listener_kind kind,
+				  bool (*peer_ok)(int fd))
+{
+	int rc;
+
+	if (kind != NET_LISTEN_HTTP && kind != NET_LISTEN_SOCKS)
+		return -EINVAL;
+	rc = add_listener(l, fd, kind, 0);
+	if (!rc)
+		l->listeners->peer_ok = peer_ok; /* add_listener put it first */
+	return rc;
+}
+
 int net_loop_add_hostport(struct net_loop *l, int fd, unsigned port)
 {
 	if (!port || port > 65535)
@@ -1773,6 +1837,18 @@ struct net_names *net_loop_names(struct net_loop *l)
 }
 
 static void bury(struct net_loop *l);
+
+/* The first time a call found no descriptor (the loop's, the resolver
+ * server's): once a run, through the caller (it is a fact about the
+ * supervisor, not about a connection). */
+static void say_nofile(struct net_loop *l)
+{
+	if (!l->watches.nofile || l->said_nofile)
+		return;
+	l->said_nofile = true;
+	if (l->cfg.nofile)
+		l->cfg.nofile(l->cfg.rctx);
+}
 
 /* A record killed from outside the loop (a refused dial, a cancel) is
  * freed at once: the supervisor runs the loop only when its descriptor
@@ -1823,6 +1899,7 @@ int net_loop_dial(struct net_loop *l, const struct net_host *host, unsigned port
 	else
 		update_events(c);
 	bury_outside_batch(l);
+	say_nofile(l);
 	return 0;
 }
 
@@ -1839,9 +1916,11 @@ void net_loop_dial_cancel(struct net_loop *l, struct net_dial *d)
 
 int net_loop_timeout(const struct net_loop *l)
 {
-	uint64_t now = mono_ms();
+	uint64_t now = mono_ms(), next = l->next_sweep;
 
-	return now >= l->next_sweep ? 0 : (int)(l->next_sweep - now);
+	if (l->npaused && l->resume_at < next)
+		next = l->resume_at;
+	return now >= next ? 0 : (int)(next - now);
 }
 
 static void bury(struct net_loop *l)
@@ -1897,8 +1976,14 @@ int net_loop_run_once(struct net_loop *l, int timeout_ms)
 		sweep(l);
 		l->next_sweep = l->now + SWEEP_MS;
 	}
+	if (l->npaused && l->now >= l->resume_at) {
+		resume_listeners(l);
+		if (l->npaused) /* epoll refused: try again later, not at once */
+			l->resume_at = l->now + ACCEPT_PAUSE_MS;
+	}
 	l->in_batch = false;
 	bury(l);
+	say_nofile(l);
 	return 0;
 }
 

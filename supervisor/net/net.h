@@ -409,6 +409,9 @@ struct net_cfg {
 	bool learn;
 	void (*report)(void *rctx, const struct net_event *ev); /* may be NULL */
 	void *rctx;
+	/* once a run, when the loop first could not accept or dial for want of
+	 * a descriptor of its own (EMFILE, ENFILE); may be NULL */
+	void (*nofile)(void *rctx);
 };
 
 #define NET_BUF_SIZE 65536 /* per direction, per connection: the memory bound */
@@ -422,6 +425,11 @@ int net_loop_new(const struct policy *p, const struct net_cfg *cfg,
  * closes it). It may live in another network namespace: the loop accepts
  * there and dials in its own. */
 int net_loop_add_listener(struct net_loop *l, int fd, enum net_listener_kind kind);
+/* The same, for a listener other users' processes reach (the nested mode's,
+ * on the host's loopback): each accepted connection is closed unless
+ * peer_ok(fd) says it is served (nested.c). */
+int net_loop_add_listener_checked(struct net_loop *l, int fd, enum net_listener_kind kind,
+				  bool (*peer_ok)(int fd));
 /* One descriptor that is readable when the loop has work: poll it with the
  * supervisor's others, then call net_loop_run_once(l, 0). */
 int net_loop_fd(const struct net_loop *l);
@@ -474,6 +482,9 @@ struct net_watch;
 struct net_watches {
 	int epfd;               /* the loop's epoll (loop.c makes and closes it) */
 	struct net_watch *dead; /* removed during a batch (net_watches_bury) */
+	/* calls that failed for want of a descriptor (EMFILE, ENFILE): the
+	 * loop says so once (net_cfg.nofile) */
+	unsigned long nofile;
 };
 typedef void (*net_watch_fn)(void *ctx, int fd, uint32_t events);
 int net_watch_add(struct net_watches *ws, int fd, uint32_t events, net_watch_fn fn, void *ctx,

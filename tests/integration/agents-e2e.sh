@@ -110,5 +110,28 @@ if agent claude; then
 	else bad "rc=$RC r1=[$r1] r2=[$r2] r3=[$r3] made=$(cat "$W/made.txt" 2>/dev/null)"; fi
 fi
 
+# Codex under its profile: its own sandbox off (sbx is the sandbox: inside,
+# its bubblewrap could not start and every command would fail), and none
+# of its start-up traffic (plugin marketplace clone, analytics, update
+# check), each a refusal that drowned real ones.
+t codex_runs_with_its_own_sandbox_off_and_starts_quietly
+if agent codex; then
+	printf '[]\n' > "$B/script.json"
+	python3 "$SBX_BIN/fake-model.py" "$B/port" "$B/api.log" "$B/script.json" & model=$!
+	for _ in $(seq 200); do [ -s "$B/port" ] && break; sleep 0.1; done
+	port=$(cat "$B/port")
+	(cd "$W" && PATH="$AG/node_modules/.bin:$PATH" OPENAI_API_KEY=sk-offline-test timeout 180 \
+		"$SBX" --host-port "$port" codex exec --skip-git-repo-check -c model_provider=fake \
+		-c "model_providers.fake={name=\"fake\",base_url=\"http://127.0.0.1:$port/v1\",wire_api=\"responses\",env_key=\"OPENAI_API_KEY\"}" \
+		"say done" </dev/null >"$B/out" 2>"$B/err")
+	RC=$?
+	kill $model 2>/dev/null; wait $model 2>/dev/null
+	if [ $RC -eq 0 ] && grep -qx done "$B/out" && hasf 'sandbox: danger-full-access' err &&
+	   hasf 'sbx: the profile runs the command as: codex -c sandbox_mode="danger-full-access"' err &&
+	   grep -q '"/v1/responses"' "$B/api.log" && ! grep -q '^sbx: denied' "$B/err" &&
+	   ! hasf 'github.com' err && ! hasf 'chatgpt.com' err; then ok
+	else bad "rc=$RC out=$(head -c 200 "$B/out") sbx: $(grep '^sbx:' "$B/err" | head -6 | tr '\n' '|')"; fi
+fi
+
 echo "# $(id -un) (agents-e2e): $pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]

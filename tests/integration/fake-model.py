@@ -5,7 +5,8 @@ Code from the npm registry) can be driven offline end to end
 [{"tool": "Bash", "input": {...}}, ...]: the answer to a request is the call
 after the last tool_result the conversation holds, then "done". Every request
 body is logged as one JSON line to LOG; the test reads there the tool results
-the agent sent back, which is what the model would have seen.
+the agent sent back, which is what the model would have seen. The OpenAI
+Responses API (Codex, /v1/responses) is answered with "done" only.
 
     fake-model.py PORTFILE LOG SCRIPT    (listens on 127.0.0.1, a free port)
 """
@@ -24,6 +25,8 @@ class H(BaseHTTPRequestHandler):
         body = json.loads(self.rfile.read(n) or b"{}")
         with open(LOG, "a") as f:
             f.write(json.dumps({"path": self.path, "body": body}) + "\n")
+        if self.path.endswith("/responses"):
+            return self.openai_responses()
         if not self.path.startswith("/v1/messages") or "count_tokens" in self.path:
             return self.reply({"input_tokens": 10})
         msgs = body.get("messages", [])
@@ -56,6 +59,21 @@ class H(BaseHTTPRequestHandler):
             self.ev("content_block_stop", {"type": "content_block_stop", "index": i})
         self.ev("message_delta", {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None}, "usage": {"output_tokens": 5}})
         self.ev("message_stop", {"type": "message_stop"})
+    def openai_responses(self):
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.send_header("connection", "close")
+        self.end_headers()
+        item = {"type": "message", "role": "assistant", "id": "msg_1",
+                "content": [{"type": "output_text", "text": "done"}]}
+        usage = {"input_tokens": 1, "input_tokens_details": None, "output_tokens": 1,
+                 "output_tokens_details": None, "total_tokens": 2}
+        for d in ({"type": "response.created", "response": {"id": "resp_1"}},
+                  {"type": "response.output_item.done", "item": item},
+                  {"type": "response.completed", "response": {"id": "resp_1", "usage": usage}}):
+            self.wfile.write(("event: %s\ndata: %s\n\n" % (d["type"], json.dumps(d))).encode())
+        self.close_connection = True
+
     def reply(self, o):
         d = json.dumps(o).encode(); self.send_response(200)
         self.send_header("content-type", "application/json"); self.send_header("content-length", str(len(d)))

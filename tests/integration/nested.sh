@@ -38,11 +38,12 @@ nx() { sx -c "$B/n.ini" "$@"; }
 # a static program's result line
 said() { grep -qx -- "$1" "$B/out"; }
 
-# A loopback TCP server outside the sandbox that counts connections.
+# A loopback TCP server outside the sandbox that counts connections (on
+# 127.0.0.1, or the address given).
 start_counter() {
-	python3 - "$B/hits" "$B/port" <<'EOF' &
+	python3 - "$B/hits" "$B/port" "${1:-127.0.0.1}" <<'EOF' &
 import socket, sys
-s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(16)
+s = socket.socket(); s.bind((sys.argv[3], 0)); s.listen(16)
 open(sys.argv[2] + ".tmp", "w").write(str(s.getsockname()[1]))
 import os; os.rename(sys.argv[2] + ".tmp", sys.argv[2])
 while True:
@@ -251,6 +252,186 @@ print(d.decode().split("\r\n\r\n", 1)[1].strip())' "$HPORT" >"$B/out" 2>"$B/err"
 	   grep -qx "$(cat site/page)" "$B/out" && [ "$got2" -eq 2 ]; then ok
 	else bad "rc=$curl_rc/$RC gets=$got/$got2 curl=$(echo "$curl_out" | head -c 200) python=$(head -c 200 "$B/out")"; fi
 fi
+
+t other_stream_protocols_and_families_refused_network_off
+# Landlock's TCP rules see socket(AF_INET/6, SOCK_STREAM, 0 or 6) only:
+# SMC (IPPROTO_SMC 256, AF_SMC 43) falls back to plain TCP to anywhere,
+# MPTCP (262) and SCTP (SOCK_SEQPACKET) are other protocols, AF_RXRPC (33)
+# sends UDP; TCP and NETLINK_ROUTE stay. EPERM is the table's; a kernel
+# without them says EPROTONOSUPPORT, EAFNOSUPPORT or ESOCKTNOSUPPORT, so
+# the refusal shows here whether this kernel has SMC or not. With the
+# shim, a dynamic program's refusal is said (WIRE_SOCKET).
+nini
+nx -q --no-shim -- sh -c "for a in '2 1 256' '10 1 256' '43 1 0' '2 1 262' '10 1 262' '2 5 0' '2 5 132' '33 2 2'; do $P socket \$a; done; $P socket 2 1 0; $P socket 2 1 6; $P socket 10 1 0; $P socket 16 3 0"
+static_out=$(cat "$B/out")
+nx -q -- python3 -c '
+import socket
+for a in ((2, 1, 256), (43, 1, 0)):
+    try: socket.socket(*a); print("made")
+    except OSError as e: print(e.errno)'
+py_out=$(cat "$B/out")
+if [ "$(echo "$static_out" | head -8 | grep -cx 'socket: EPERM')" -eq 8 ] &&
+   [ "$(echo "$static_out" | tail -4 | grep -cx 'socket made')" -eq 4 ] &&
+   [ "$(echo "$py_out" | grep -cx 1)" -eq 2 ] &&
+   hasf "sbx: denied socket AF_INET, SOCK_STREAM, protocol 256 — the seccomp table refuses it" err &&
+   hasf "sbx: denied socket domain 43, SOCK_STREAM, protocol 0" err; then ok
+else bad "static=$(echo $static_out) python=$(echo $py_out)"; fi
+
+t host_ports_refused_they_would_open_the_port_on_every_address
+# Landlock grants a TCP port on every address: host_ports = N would reach
+# 127.0.0.2:N, or any server's N. Refused (125), or left out with
+# fallback = warn; never granted.
+start_counter 127.0.0.2
+nini "[network]
+host_ports = $PORT"
+nx -q --no-shim -- sh -c "$P write $W/ran yes; $P connect $PORT 127.0.0.2"
+r1=$RC e1=$(cat "$B/err") h1=$(hits)
+printf '[sandbox]\nnested = true\nfallback = warn\n[network]\nhost_ports = %s\n' "$PORT" > "$B/n.ini"
+nx --no-shim -- "$P" connect "$PORT" 127.0.0.2
+if [ $r1 -eq 125 ] && [ ! -e "$W/ran" ] && [ "$h1" -eq 0 ] &&
+   echo "$e1" | grep -q "host_ports cannot be held to the host's 127.0.0.1 in the nested mode" &&
+   said "connect: EACCES" && [ "$(hits)" -eq 0 ] && has "they are not served (fallback = warn)" err; then ok
+else bad "r1=$r1 hits=$h1/$(hits) e1=$e1 out=$(cat "$B/out")"; fi
+
+# proxy_other_user RUNNER OTHER: a nested run as RUNNER with the proxy;
+# RUNNER outside the run and OTHER each send the same CONNECT to its HTTP
+# listener on the host's 127.0.0.1. Sets MINE and THEIRS: the first bytes
+# each got back.
+cat > "$PROGS/connect.py" <<'EOF'
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
+s.sendall(b"CONNECT denied.test:443 HTTP/1.1\r\nHost: denied.test:443\r\n\r\n")
+try:
+    print(s.recv(12).decode() or "closed")
+except OSError as e:
+    print("error", e.errno)
+EOF
+chmod 644 "$PROGS/connect.py"
+# With a third argument, sbx-preload runs under a filter that refuses
+# NETLINK_SOCK_DIAG sockets (a kernel without inet_diag), so the owner is
+# found in /proc/net/tcp instead.
+proxy_other_user() {
+	local d run port wrap=""
+	d=$(mktemp -d /var/tmp/sbx-it-u.XXXXXX)
+	mkdir -p "$d/home" "$d/ws"
+	printf '[sandbox]\nnested = true\n[network]\nallow_domains = allowed.test\n' > "$d/n.ini"
+	chown -R "$1" "$d"
+	[ -n "${3:-}" ] && wrap="bwrap --dev-bind / / --seccomp 9 --"
+	runuser -u "$1" -- env HOME="$d/home" sh -c "cd $d/ws && timeout 60 $wrap $SBX -c $d/n.ini -q -- sh -c 'echo \"\$HTTP_PROXY\" > p.tmp && mv p.tmp proxy; while [ ! -e done ]; do sleep 0.1; done' 9<$PROGS/nodiag.bpf" 2>"$B/err" &
+	run=$!
+	for _ in $(seq 100); do [ -s "$d/ws/proxy" ] && break; sleep 0.1; done
+	port=$(sed -n 's|^http://127.0.0.1:\([0-9]*\).*|\1|p' "$d/ws/proxy")
+	MINE=$(runuser -u "$1" -- python3 "$PROGS/connect.py" "$port")
+	THEIRS=$(runuser -u "$2" -- python3 "$PROGS/connect.py" "$port")
+	touch "$d/ws/done"
+	wait $run
+	rm -rf "$d"
+}
+
+cat > "$PROGS/nodiag.c" <<'EOF'
+#include <errno.h>
+#include <linux/netlink.h>
+#include <seccomp.h>
+#include <sys/socket.h>
+int main(void)
+{
+	scmp_filter_ctx c = seccomp_init(SCMP_ACT_ALLOW);
+	if (!c || seccomp_rule_add(c, SCMP_ACT_ERRNO(EPROTONOSUPPORT), SCMP_SYS(socket), 2,
+				   SCMP_A0(SCMP_CMP_EQ, AF_NETLINK),
+				   SCMP_A2(SCMP_CMP_EQ, NETLINK_SOCK_DIAG)) ||
+	    seccomp_export_bpf(c, 1))
+		return 1;
+	return 0;
+}
+EOF
+cc -o "$PROGS/nodiag" "$PROGS/nodiag.c" -lseccomp 2>/dev/null && "$PROGS/nodiag" > "$PROGS/nodiag.bpf"
+chmod 644 "$PROGS/nodiag.bpf" 2>/dev/null
+
+t proxy_listener_refuses_another_local_user
+if [ "$(id -u)" -ne 0 ] || ! id sbxtest >/dev/null 2>&1; then
+	skip "as root with the user sbxtest (run.sh makes it), who play each other's other user"
+else
+	proxy_other_user root sbxtest
+	m1=$MINE t1=$THEIRS e1=$(cat "$B/err")
+	proxy_other_user sbxtest root
+	if [ "$m1" = "HTTP/1.1 403" ] && [ "$MINE" = "HTTP/1.1 403" ] &&
+	   case "$t1$THEIRS" in *HTTP*) false ;; *) true ;; esac &&
+	   echo "$e1" | grep -q "refused a connection to the proxy's listener on the host's 127.0.0.1 from a process of another user's" &&
+	   has "refused a connection to the proxy's listener" err; then ok
+	else bad "root's run: mine=$m1 theirs=$t1; sbxtest's run: mine=$MINE theirs=$THEIRS"; fi
+fi
+
+t proxy_listener_refuses_another_local_user_found_in_proc_net_tcp
+if [ "$(id -u)" -ne 0 ] || ! id sbxtest >/dev/null 2>&1; then
+	skip "as root with the user sbxtest (run.sh makes it), who play each other's other user"
+elif [ ! -s "$PROGS/nodiag.bpf" ] || ! bwrap --dev-bind / / -- true 2>/dev/null; then
+	skip "cannot build a filter with libseccomp, or run bwrap here"
+else
+	proxy_other_user sbxtest root nodiag
+	if [ "$MINE" = "HTTP/1.1 403" ] && case "$THEIRS" in *HTTP*) false ;; *) true ;; esac &&
+	   has "refused a connection to the proxy's listener" err; then ok
+	else bad "sbxtest's run: mine=$MINE theirs=$THEIRS"; fi
+fi
+
+# ---- what this kernel's Landlock cannot hold: the ABI forced lower
+# (build/tests/sbx-preload-abi reads SBX_TEST_LANDLOCK_ABI; the ruleset and
+# seccomp rows sbx makes for that ABI, applied by this kernel). Below ABI 4
+# there are no TCP rules: these runs open the network (allow_domains = *),
+# as a Debian 12 or Ubuntu 22.04 host's container would have to.
+
+SBX_ABI="$SBX_BIN/sbx-preload-abi"
+# ax N ARGS: sbx-preload with Landlock ABI N, the config in $B/n.ini
+ax() {
+	local n=$1
+	shift
+	SBX_TEST_LANDLOCK_ABI=$n timeout 60 "$SBX_ABI" -c "$B/n.ini" "$@" >"$B/out" 2>"$B/err"
+	RC=$?
+}
+for n in 1 2 3; do
+t "truncation_outside_refused_landlock_abi_$n"
+if [ ! -x "$SBX_ABI" ]; then skip "no sbx-preload-abi (make build/tests/sbx-preload-abi)"
+elif [ "$abi" -lt "$n" ]; then skip "this kernel's Landlock is ABI $abi"
+else
+	nini "[network]
+allow_domains = *"
+	echo "# mine" > "$HOME/.bashrc"
+	git init -q . && printf '#!/bin/sh\nexit 0\n' > .git/hooks/pre-commit
+	cp .git/hooks/pre-commit "$B/hook.orig"
+	echo kept > "$B/outside.txt"
+	targets="$HOME/.bashrc $HOME/.ssh/id_ed25519 $W/.git/hooks/pre-commit $B/outside.txt"
+	ax "$n" -- true
+	line=$(cat "$B/err")
+	# a static program without the shim: truncate(2), an O_TRUNC open
+	# for reading and for neither (access mode 3), openat2's
+	cmds=""
+	for f in $targets; do cmds="$cmds $P truncate $f; $P otrunc $f 0; $P otrunc $f 3; $P openat2 $f;"; done
+	ax "$n" -q --no-shim -- sh -c "$cmds"
+	static_out=$(cat "$B/out")
+	# a dynamic one (python3), without the shim too: the boundary's answer
+	ax "$n" -q --no-shim -- python3 -c '
+import os, sys
+for f in sys.argv[1:]:
+    for how in ("truncate", "open"):
+        try:
+            if how == "truncate": os.truncate(f, 0)
+            else: os.close(os.open(f, os.O_RDONLY | os.O_TRUNC))
+            print(how, f, "done")
+        except OSError as e: print(how, f, e.errno)' $targets
+	py_out=$(cat "$B/out")
+	# the workspace: a file opened for writing is truncated as before
+	echo "long content" > "$W/in.txt"
+	ax "$n" -q --no-shim -- python3 -c 'open("in.txt", "w").write("new"); f = open("in.txt", "r+"); f.truncate(1)'
+	said_trunc=$(echo "$line" | grep -c "truncation by path and O_TRUNC without write refused everywhere")
+	want_said=$([ "$n" -lt 3 ] && echo 1 || echo 0)
+	if [ "$(cat "$HOME/.bashrc")" = "# mine" ] && [ "$(cat "$HOME/.ssh/id_ed25519")" = "$SECRET" ] &&
+	   cmp -s .git/hooks/pre-commit "$B/hook.orig" && [ "$(cat "$B/outside.txt")" = kept ] &&
+	   [ -n "$static_out" ] && ! echo "$static_out" | grep -qE "truncated|opened" &&
+	   [ "$(echo "$py_out" | wc -l)" -eq 8 ] && ! echo "$py_out" | grep -q done &&
+	   [ "$(cat "$W/in.txt")" = n ] && echo "$line" | grep -q "Landlock ABI $n and the seccomp table" &&
+	   [ "$said_trunc" -eq "$want_said" ]; then ok
+	else bad "bashrc=$(cat "$HOME/.bashrc") static=$(echo $static_out) python=$(echo $py_out) in=$(cat "$W/in.txt") said=$said_trunc"; fi
+fi
+done
 
 # ---- scoping (Landlock ABI 6): signals and abstract Unix sockets
 

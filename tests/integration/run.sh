@@ -13,6 +13,9 @@ bin=$(mktemp -d /var/tmp/sbx-it-bin.XXXXXX)
 trap 'rm -rf "$bin"' EXIT
 cp "$top/build/sbx-preload" "$top/build/sbx-init" "$top/build/libsbx-preload.so" \
 	"$here"/*.sh "$here"/*.py "$bin/"
+# sbx-preload with a Landlock ABI forced lower (SBX_TEST_LANDLOCK_ABI;
+# tests/integration/nested.sh), beside sbx-init as an install has it
+[ -f "$top/build/tests/sbx-preload-abi" ] && cp "$top/build/tests/sbx-preload-abi" "$bin/"
 # the proxy's test driver (tests/integration/net.sh)
 [ -f "$top/build/sbx-proxy-test" ] && cp "$top/build/sbx-proxy-test" "$bin/"
 # the management command (tests/integration/sbxctl.sh)

@@ -232,6 +232,30 @@ if [ "$(cat "$B/exit" 2>/dev/null)" = 0 ] && grep -qxF 'isolation = custom' "$B/
 else bad "exit=$(cat "$B/exit" 2>/dev/null): $(tr '\n' '|' < "$B/s")"; fi
 fi
 
+# The workspace answer goes on a line of its own: a `;` in it started an
+# inline comment there (written as typed, read back as `~/p`); it is
+# refused and asked again, as the list answers are.
+t wizard_workspace_answer_that_would_break_the_file_is_asked_again
+if [ -z "$HAVE_TMUX" ]; then skip "no tmux"; else
+tm_run env TERM=dumb "$CTL" configure
+wait_for 'Workspace root' && keys '~/p ; x' Enter
+wait_for 'may not be empty, hold a comma' && keys "$W" Enter
+wait_for 'Choice [2]:' && keys Enter
+wait_for 'Numbers to toggle' && keys Enter
+wait_for 'Other places to hide' && keys Enter
+wait_for 'Extra writable paths' && keys Enter
+wait_for 'Never writable' && keys Enter
+wait_for 'Network: what may' && wait_for 'Choice [3]:' && keys 2 Enter
+wait_for 'bind localhost ports' && keys Enter
+wait_for 'Write it?' && keys y Enter
+wait_exit
+tm_done
+settings "$HOME/$INI" > "$B/s" 2>/dev/null
+if [ "$(cat "$B/exit" 2>/dev/null)" = 0 ] && grep -qxF "workspace = $W" "$B/s" &&
+   ! grep -qF '~/p' "$HOME/$INI"; then ok
+else bad "exit=$(cat "$B/exit" 2>/dev/null): $(tr '\n' '|' < "$B/s")"; fi
+fi
+
 # Ctrl-C in a list: nothing written, the terminal as it was (echo back on)
 t wizard_ctrl_c_writes_nothing_and_restores_the_terminal
 if [ -z "$HAVE_TMUX" ]; then skip "no tmux"; else
@@ -262,6 +286,38 @@ if [ "$off_out" = "$SECRET" ] && [[ $off_err == *"WITHOUT a sandbox (sandboxing 
    grep -qxF 'enabled = true' "$HOME/$INI" && grep -qxF '; mine' "$HOME/$INI" &&
    grep -qxF 'deny_write = *.key' "$HOME/$INI" && grep -qxF 'enabled = false' "$HOME/$INI.bak"; then ok
 else bad "off: $off_out / $off_err"; fi
+
+# `sbxctl disable` runs the command and nothing else: bubblewrap, started
+# before the policy is read, ran beside it ("bwrap: execvp .../sbx-init" on
+# every run), and the command lost the caller's directory descriptors
+# (held back from the sandbox, with a line saying so). A bubblewrap that records each start
+# (SBX_BWRAP) says whether one ran; `sbxctl enable` brings it back.
+t disable_runs_the_command_alone_enable_brings_the_sandbox_back
+real_bwrap=""
+for d in /usr/bin /usr/local/bin /bin; do [ -x "$d/bwrap" ] && { real_bwrap=$d/bwrap; break; }; done
+printf '#!/bin/sh\necho "$$" >> %s/bwrap-started\nexec %s "$@"\n' "$B" "$real_bwrap" > "$B/bwrap-spy"
+chmod 755 "$B/bwrap-spy"
+"$CTL" disable > "$B/dis" 2>&1
+SBX_BWRAP=$B/bwrap-spy sx -- sh -c 'cat ~/.ssh/id_ed25519; ls /proc/self/fd' 4<"$W"
+off_rc=$RC; cp "$B/out" "$B/off.out"; cp "$B/err" "$B/off.err"
+off_started=$([ -e "$B/bwrap-started" ] && echo yes || echo no)
+"$CTL" enable > "$B/en" 2>&1
+SBX_BWRAP=$B/bwrap-spy sx -- cat "$HOME/.ssh/id_ed25519"
+if [ $off_rc -eq 0 ] && [ $off_started = no ] && grep -qxF "$SECRET" "$B/off.out" &&
+   grep -qx 4 "$B/off.out" &&
+   [ "$(wc -l < "$B/off.err")" -eq 1 ] && grep -q '^sbx: WARNING: running sh WITHOUT a sandbox' "$B/off.err" &&
+   [ -s "$B/bwrap-started" ] && ! hasf "$SECRET" out && has 'denied read of ~/.ssh/id_ed25519' err; then ok
+else bad "rc=$off_rc bwrap started while disabled: $off_started; out: $(tr '\n' '|' < "$B/off.out"); err: $(tr '\n' '|' < "$B/off.err")"; fi
+
+# a project's sandbox.ini may turn it back on (it narrows): bubblewrap,
+# not started for the user's `enabled = false`, is started then
+t project_file_enables_a_disabled_sandbox
+"$CTL" disable > "$B/dis" 2>&1
+printf '[sandbox]\nenabled = true\n' > "$W/sandbox.ini"
+sx -- cat "$HOME/.ssh/id_ed25519"
+if [ $RC -ne 0 ] && ! hasf "$SECRET" out && has 'denied read of ~/.ssh/id_ed25519' err &&
+   ! has WITHOUT err; then ok
+else bad "rc=$RC"; fi
 
 t project_file_cannot_disable_the_sandbox
 printf '[sandbox]\nenabled = false\n' > "$W/sandbox.ini"
@@ -456,6 +512,26 @@ case_ glob_pattern_escape deny 'deny_read = ~/.ssh' Glob '{"pattern":"../home/.s
 case_ grep_no_path none "" Grep '{"pattern":"TODO","output_mode":"content","-n":true}'
 case_ grep_traversal deny 'deny_read = ~/.ssh' Grep '{"pattern":"BEGIN","path":"../home/.ssh"}'
 case_ grep_inside none "" Grep "{\"pattern\":\"main\",\"path\":\"$W/src\",\"glob\":\"*.c\"}"
+# a search is judged by the tree it walks, not its top directory alone
+ln -s "$HOME" "$W/home-link"
+case_ grep_home_glob_keys deny 'a Grep of ~ would search it' Grep '{"pattern":"PRIVATE KEY","path":"~","glob":"**/id_*"}'
+case_ grep_ancestor_of_home deny 'deny_read = ~/.ssh' Grep "{\"pattern\":\"BEGIN\",\"path\":\"$B\"}"
+case_ grep_root deny 'a Grep of / would search it' Grep '{"pattern":"BEGIN","path":"/"}'
+case_ grep_through_dir_link deny 'deny_read = ~/.ssh' Grep '{"pattern":"BEGIN","path":"home-link"}'
+echo notes > "$HOME/notes.txt"
+case_ grep_one_file_in_home none "" Grep '{"pattern":"x","path":"~/.ssh-not/../notes.txt"}'
+case_ glob_home_keys deny 'a Glob of ~ would search it' Glob '{"pattern":"**/id_*","path":"~"}'
+case_ glob_pattern_climbs_to_home deny 'deny_read = ~/.ssh' Glob '{"pattern":"../home/**/*"}'
+case_ glob_absolute_home deny 'deny_read = ~/.ssh' Glob "{\"pattern\":\"$HOME/**/id_*\"}"
+case_ glob_through_dir_link deny 'deny_read = ~/.ssh' Glob '{"pattern":"**/*","path":"home-link"}'
+case_ read_dotdot_after_a_link deny 'it leads to ~/.ssh/id_ed25519' Read '{"file_path":"home-link/../home/.ssh/id_ed25519"}'
+case_ grep_dotdot_after_a_link deny 'deny_read = ~/.ssh' Grep '{"pattern":"BEGIN","path":"home-link/.."}'
+case_ glob_dotdot_after_a_wildcard deny 'climbs with `..` after a wildcard' Glob '{"pattern":"**/../../home/.ssh/*"}'
+case_ glob_narrowed_by_its_lead none "" Glob "{\"pattern\":\"ws/src/**/*.c\",\"path\":\"$B\"}"
+case_ glob_pattern_not_string deny 'Glob.pattern is missing' Glob '{"pattern":7}'
+case_ glob_pattern_missing deny 'Glob.pattern is missing' Glob '{"path":"src"}'
+case_ glob_pattern_newline deny 'holds a newline' Glob '{"pattern":"src/\n**"}'
+case_ grep_path_not_string deny 'Grep.path is not a string' Grep '{"pattern":"x","path":["/"]}'
 case_ other_tool none "" WebFetch '{"url":"https://example.com","prompt":"summarise"}'
 case_ mcp_tool none "" mcp__github__create_issue '{"title":"x"}'
 case_ path_not_string deny 'is not a string' Read '{"file_path":["/etc/passwd"]}'
@@ -497,8 +573,13 @@ mkdir -p "$HOME/.config/sbx" "$W/secrets"
 printf '[filesystem]\n\ndeny_read = secrets/\n' > "$HOME/$INI"
 payload Read "{\"file_path\":\"$W/secrets/prod.key\"}" > "$B/in"
 hook < "$B/in"
-if [ "$(decision)" = deny ] && [[ $(reason) == *'`deny_read = secrets/` (~/.config/sbx/sandbox.ini:3)'* ]]; then ok
-else bad "$(cat "$B/decision")"; fi
+r1=$(cat "$B/decision")
+# a name hidden at any depth may be in any tree: a search anywhere is refused
+payload Grep '{"pattern":"password"}' > "$B/in"
+hook < "$B/in"
+if [[ $r1 == deny*'`deny_read = secrets/` (~/.config/sbx/sandbox.ini:3)'* ]] && [ "$(decision)" = deny ] &&
+   [[ $(reason) == *'`deny_read = secrets/` (~/.config/sbx/sandbox.ini:3) names, at any depth, so a Grep of '* ]]; then ok
+else bad "$r1 / $(cat "$B/decision")"; fi
 
 # The real Claude Code CLI (npm @anthropic-ai/claude-code), offline: its API
 # is a local stand-in (mock-anthropic.py) that asks for one Read; the hook is
@@ -606,6 +687,35 @@ if [ $w -eq 0 ] && grep -qxF 'deny_read = ~/.x' "$HOME/$INI" && [ $b1 -eq 2 ] &&
    grep -qF 'network.allowedDomains is not a list of strings' "$B/e1" &&
    [ $RC -eq 2 ] && grep -qE "$B/broken.json:2:" "$B/err"; then ok
 else bad "rc=$w/$b1/$RC: $(cat "$B/e1" "$B/err")"; fi
+
+# The input's name goes into the output's first comment: a name is anyone's
+# (a downloaded settings file, a repository's), and neither a newline in it
+# nor a long name holding commas (the reader splits long lines there) may
+# become a line of settings.
+t import_srt_file_name_stays_in_its_comment
+printf '{"filesystem":{"denyRead":["~/.x"]}}' > "$B/plain.json"
+nl="$B/x"$'\n''[filesystem]'$'\n''allow_write = ~'$'\n'';.json'
+cp "$B/plain.json" "$nl"
+a=$(printf 'a%.0s' $(seq 100)); b=$(printf 'b%.0s' $(seq 150))
+mkdir -p "$B/$a,[filesystem]"
+long="$B/$a,[filesystem]/$b,allow_write = ~ ;.json"
+cp "$B/plain.json" "$long"
+fails=""
+for f in "$nl" "$long"; do
+	rm -f "$HOME/$INI"
+	ctl import-srt --write "$f"
+	wrc=$RC
+	ctl status --no-machine
+	# the policy as loaded: no allow_write from the file; the comment one line
+	if [ $wrc -ne 0 ] || [ $RC -ne 0 ] || grep -E '^ +(allow_write +)?~ ' "$B/out" |
+	   grep -qF "$INI" || [ "$(grep -c 'Converted from' "$HOME/$INI")" -ne 1 ] ||
+	   grep -qx 'allow_write = ~' "$HOME/$INI" || ! grep -qxF 'deny_read = ~/.x' "$HOME/$INI"; then
+		fails="$fails [$(printf %q "${f: -40}"): rc=$wrc/$RC $(grep -A1 allow_write "$B/out" | tr '\n' '|')]"
+	fi
+	[ "$f" = "$nl" ] && cp "$HOME/$INI" "$B/nl.ini"
+done
+if [ -z "$fails" ] && grep -qF 'x\x0a[filesystem]\x0aallow_write = ~\x0a;.json' "$B/nl.ini"; then ok
+else bad "$fails $(head -c 300 "$B/nl.ini")"; fi
 
 # ---- sbx-preload --print=json, spawned by programs without a shell
 

@@ -321,6 +321,42 @@ PY
 	else bad "$(tr '\n' ' ' <"$B/pty.out")"; fi
 fi
 
+# ---- the Linux console: KDSKBMODE K_OFF left a console's keyboard dead
+# after the run (KDSETMODE KD_GRAPHICS its screen blank; VT_ACTIVATE brings
+# up another console). No console here: on a pty of our own the kernel
+# answers ENOTTY (the host line proves it, and that the request got through
+# to the kernel), so the sandbox's EPERM is the filter's; a get (KDGKBMODE)
+# still reaches the kernel inside.
+t console_settings_refused_by_the_filter_not_the_kernel
+if ! command -v python3 >/dev/null; then skip "no python3"
+else
+	python3 - "$SBX" "$B" >"$B/pty.out" 2>&1 <<'PY'
+import os, pty, subprocess, sys
+sbx, b = sys.argv[1], sys.argv[2]
+prog = ("import fcntl\n"
+        "for name, req, arg in (('KDSKBMODE', 0x4B45, 4), ('KDSETMODE', 0x4B3A, 1),\n"
+        "                       ('VT_ACTIVATE', 0x5606, 2), ('KDGKBMODE', 0x4B44, 0)):\n"
+        "    try:\n"
+        "        fcntl.ioctl(0, req, arg)\n"
+        "        print(name + ': ok', end='; ')\n"
+        "    except OSError as e:\n"
+        "        print(name + ': ' + e.strerror, end='; ')\n")
+for label, cmd in (("host", ["python3", "-c", prog]),
+                   ("sandbox", [sbx, "-q", "--no-shim", "--", "python3", "-c", prog])):
+    m, s = pty.openpty()
+    r = subprocess.run(cmd, stdin=s, stdout=subprocess.PIPE, stderr=open(b + "/err", "a"))
+    print(label, r.stdout.decode().strip())
+    os.close(m); os.close(s)
+PY
+	tty='Inappropriate ioctl for device' eperm='Operation not permitted'
+	if grep -qx "host KDSKBMODE: $tty; KDSETMODE: $tty; VT_ACTIVATE: $tty; KDGKBMODE: $tty;" "$B/pty.out" &&
+	   grep -qx "sandbox KDSKBMODE: $eperm; KDSETMODE: $eperm; VT_ACTIVATE: $eperm; KDGKBMODE: $tty;" "$B/pty.out" &&
+	   has "^sbx: denied ioctl — the console's keyboard (mode, keymap, LEDs, repeat) outlives the run" err &&
+	   has "^sbx: denied ioctl — the console's screen" err &&
+	   has "^sbx: denied ioctl — which console is shown" err; then ok
+	else bad "$(tr '\n' ' ' <"$B/pty.out")"; fi
+fi
+
 # tcflow(TCOOFF) on the shared terminal stopped its output: sbx-preload's
 # next report line there blocked in write() for good, every notified call
 # with it (the run never ended), and the shell's prompt after. On a pty of

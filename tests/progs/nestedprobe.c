@@ -5,10 +5,15 @@
  *   nestedprobe read PATH          print the file's first line
  *   nestedprobe write PATH TEXT    create or truncate PATH, write TEXT
  *   nestedprobe append PATH TEXT   append TEXT to an existing PATH
- *   nestedprobe connect PORT       TCP connect to 127.0.0.1:PORT
+ *   nestedprobe connect PORT [IP]  TCP connect to 127.0.0.1:PORT (or IP:PORT)
  *   nestedprobe udp PORT           a UDP datagram to 127.0.0.1:PORT
  *   nestedprobe abstract NAME      connect to the abstract Unix socket @NAME
  *   nestedprobe kill PID           SIGTERM to PID
+ *   nestedprobe truncate PATH      truncate(2) PATH to 0 bytes
+ *   nestedprobe otrunc PATH MODE   open PATH with O_TRUNC and access mode
+ *                                  MODE (0 O_RDONLY, 1, 2, 3), by openat
+ *   nestedprobe openat2 PATH       openat2(O_RDONLY|O_TRUNC) on PATH
+ *   nestedprobe socket D T P       socket(D, T, P), numbers
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -18,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -26,6 +32,9 @@ static int fail(const char *what)
 	static const struct { int e; const char *name; } names[] = {
 		{ EACCES, "EACCES" }, { EPERM, "EPERM" }, { EROFS, "EROFS" },
 		{ ENOENT, "ENOENT" }, { ECONNREFUSED, "ECONNREFUSED" },
+		{ ENOSYS, "ENOSYS" }, { EPROTONOSUPPORT, "EPROTONOSUPPORT" },
+		{ EAFNOSUPPORT, "EAFNOSUPPORT" }, { ESOCKTNOSUPPORT, "ESOCKTNOSUPPORT" },
+		{ EINVAL, "EINVAL" },
 	};
 	int e = errno;
 
@@ -67,10 +76,12 @@ int main(int argc, char **argv)
 		return put(argv[2], argv[3], O_CREAT | O_TRUNC);
 	if (argc == 4 && !strcmp(argv[1], "append"))
 		return put(argv[2], argv[3], O_APPEND);
-	if (argc == 3 && !strcmp(argv[1], "connect")) {
+	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "connect")) {
 		struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(atoi(argv[2])),
 					 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 		int s = socket(AF_INET, SOCK_STREAM, 0);
+		if (argc == 4 && inet_pton(AF_INET, argv[3], &a.sin_addr) != 1)
+			return 2;
 		if (s < 0)
 			return fail("socket");
 		if (connect(s, (struct sockaddr *)&a, sizeof(a)))
@@ -105,6 +116,35 @@ int main(int argc, char **argv)
 		if (kill(atoi(argv[2]), SIGTERM))
 			return fail("kill");
 		printf("killed\n");
+		return 0;
+	}
+	if (argc == 3 && !strcmp(argv[1], "truncate")) {
+		if (truncate(argv[2], 0))
+			return fail("truncate");
+		printf("truncated\n");
+		return 0;
+	}
+	if (argc == 4 && !strcmp(argv[1], "otrunc")) {
+		int fd = openat(AT_FDCWD, argv[2], O_TRUNC | O_CLOEXEC | atoi(argv[3]));
+		if (fd < 0)
+			return fail("open");
+		printf("opened\n");
+		return 0;
+	}
+	if (argc == 3 && !strcmp(argv[1], "openat2")) {
+		/* struct open_how: flags, mode, resolve */
+		unsigned long long how[3] = { O_RDONLY | O_TRUNC | O_CLOEXEC, 0, 0 };
+		long fd = syscall(437 /* SYS_openat2 */, AT_FDCWD, argv[2], how, sizeof(how));
+		if (fd < 0)
+			return fail("openat2");
+		printf("opened\n");
+		return 0;
+	}
+	if (argc == 5 && !strcmp(argv[1], "socket")) {
+		int s = socket(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]));
+		if (s < 0)
+			return fail("socket");
+		printf("socket made\n");
 		return 0;
 	}
 	fprintf(stderr, "usage: see tests/progs/nestedprobe.c\n");

@@ -60,3 +60,23 @@ Test(policy_builder_scalar, names_where_a_scalar_was_set)
 	cr_assert_eq(policy_builder_scalar(b, "filesystem", "deny_read", &v, &src, &o), -ENOENT);
 	policy_builder_free(b);
 }
+
+/* sbx-preload asks the user layer's builder before it starts bubblewrap:
+ * its answer is the compiled policy's, in every spelling. */
+Test(policy_enabled, builder_answers_as_the_compiled_policy)
+{
+	static const char *const ini[] = { "", "[sandbox]\nenabled = no\n",
+					   "[sandbox]\nenabled = off\n",
+					   "[sandbox]\nenabled = false\nenabled = true\n" };
+
+	for (size_t i = 0; i < sizeof(ini) / sizeof(*ini); i++) {
+		struct policy_builder *b = builder_ini(ini[i]);
+		bool before = policy_builder_enabled(b);
+		struct policy *p = compile_builder(b);
+		cr_assert_eq(before, policy_enabled(p), "%s", ini[i]);
+		policy_free(p);
+	}
+	struct policy_builder *b = builder_ini("[sandbox]\nenabled = 0\n");
+	cr_assert_not(policy_builder_enabled(b));
+	policy_builder_free(b);
+}

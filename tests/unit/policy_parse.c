@@ -1,6 +1,7 @@
 /* tests/unit/policy_parse.c: every key of every section is read, in every
  * spelling docs/POLICY.md "Syntax" allows. */
 #include <stdio.h>
+#include <string.h>
 
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
@@ -476,6 +477,26 @@ Test(policy_parse, inline_comment_after_space_semicolon)
 	cr_assert_eq(policy_isolation(p), SBX_ISOLATION_STRICT);
 	cr_assert_not_null(find_rule(p, SBX_RULE_DENY_READ, "/srv/a"));
 	assert_verdict(p, SBX_OP_READ, "/srv/a", SBX_DENY);
+	policy_free(p);
+}
+
+/* The reader hands inih a long line in pieces split at commas: a comment
+ * must not be one of them (its rest was read as a section and a setting;
+ * sbxctl import-srt writes the input's file name into one). */
+Test(policy_parse, a_long_comment_holding_commas_stays_a_comment)
+{
+	char ini[1024], a[151], b[151];
+
+	memset(a, 'a', 150);
+	a[150] = '\0';
+	memset(b, 'b', 150);
+	b[150] = '\0';
+	snprintf(ini, sizeof(ini), "; Converted from /tmp/%s,[filesystem]/%s,allow_write = ~ ;"
+		 ".json by `sbxctl import-srt`.\n[sandbox]\nisolation = custom\n", a, b);
+	struct policy *p = compile_ini(ini);
+
+	cr_assert_null(find_rule(p, SBX_RULE_ALLOW_WRITE, "~"));
+	assert_verdict(p, SBX_OP_WRITE, TEST_HOME "/x", SBX_DENY);
 	policy_free(p);
 }
 

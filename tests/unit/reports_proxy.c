@@ -238,3 +238,52 @@ Test(reports_proxy, an_allowed_host_that_cannot_be_reached_is_said_not_to_be_the
 	free(log);
 	close_stream(&s);
 }
+
+Test(reports_proxy, a_flood_of_repeated_lookups_folds_into_twenty_lines_and_a_count)
+{
+	struct pstream s;
+	char host[64];
+
+	open_stream(&s, "[network]\nallow_domains = github.com\n", REPORTS_ENFORCE);
+	for (int i = 0; i < 100; i++) {
+		snprintf(host, sizeof(host), "n%d.evil.example", i);
+		decide_and_report(&s, host, 0, NET_PROTO_DNS); /* A */
+		decide_and_report(&s, host, 0, NET_PROTO_DNS); /* and AAAA */
+	}
+	reports_finish(s.r, 0);
+
+	char *out = slurp(s.out_path);
+	cr_assert_eq(count(out, "sbx: denied lookup of n"), 100 + 20, "%s", out);
+	cr_assert_eq(count(out, " (by the sandbox's resolver, x1 more)\n"), 20, "%s", out);
+	assert_contains(out, "sbx: and 80 more refusals repeated (see the log)\n");
+	assert_not_contains(out, "denied connect");
+	assert_contains(out, "sbx: 200 denied lookups — see ");
+	free(out);
+	close_stream(&s);
+}
+
+Test(reports_proxy, each_fold_says_what_was_refused)
+{
+	struct pstream s;
+	struct net_event sc = {
+		.outcome = NET_EV_DENIED, .proto = NET_PROTO_SECCOMP, .host = "evil.example",
+		.port = 443, .reason = "not in allow_domains", .fix = "--allow-domain evil.example",
+		.address = "", .client = "pid 7", .pid = 7, .comm = "static-net",
+	};
+
+	open_stream(&s, "[network]\nallow_domains = github.com\n", REPORTS_ENFORCE);
+	for (int i = 0; i < 3; i++) {
+		decide_and_report(&s, "evil.example", 0, NET_PROTO_DNS);
+		decide_and_report(&s, "evil.example", 443, NET_PROTO_CONNECT);
+		reports_proxy(s.r, &sc);
+	}
+	reports_finish(s.r, 0);
+
+	char *out = slurp(s.out_path);
+	assert_contains(out, "sbx: denied lookup of evil.example (by the sandbox's resolver, x2 more)\n");
+	assert_contains(out, "sbx: denied connect to evil.example:443 (via the proxy, x2 more)\n");
+	assert_contains(out, "sbx: denied connect to evil.example:443 (seccomp, x2 more)\n");
+	cr_assert_eq(count(out, " more)\n"), 3, "%s", out);
+	free(out);
+	close_stream(&s);
+}

@@ -9,8 +9,10 @@
 #include <errno.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
+#include <linux/kd.h>
 #include <linux/netlink.h>
 #include <linux/seccomp.h>
+#include <linux/vt.h>
 #include <sched.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -118,6 +120,13 @@ static struct call calls[] = {
 		SAME("ioctl TIOCSTI, high bits", __NR_ioctl, 0, HI | TIOCSTI, 0, ERR(EPERM)),
 		SAME("ioctl TIOCLINUX", __NR_ioctl, 0, TIOCLINUX, 0, ERR(EPERM)),
 		SAME("ioctl TCGETS", __NR_ioctl, 0, TCGETS, 0, ALLOW),
+		SAME("ioctl KDSKBMODE", __NR_ioctl, 0, KDSKBMODE, 4 /* K_OFF */, ERR(EPERM)),
+		SAME("ioctl KDSKBMODE, high bits", __NR_ioctl, 0, HI | KDSKBMODE, 4, ERR(EPERM)),
+		SAME("ioctl KDSETMODE", __NR_ioctl, 0, KDSETMODE, 1 /* KD_GRAPHICS */, ERR(EPERM)),
+		SAME("ioctl VT_ACTIVATE", __NR_ioctl, 0, VT_ACTIVATE, 2, ERR(EPERM)),
+		SAME("ioctl KIOCSOUND", __NR_ioctl, 0, KIOCSOUND, 1000, ERR(EPERM)),
+		SAME("ioctl KDGKBMODE (a get)", __NR_ioctl, 0, KDGKBMODE, 0, ALLOW),
+		SAME("ioctl KDGKBTYPE (a get)", __NR_ioctl, 0, KDGKBTYPE, 0, ALLOW),
 		SAME("unshare NEWUSER", __NR_unshare, CLONE_NEWUSER | CLONE_NEWNS, 0, 0, ERR(EPERM)),
 		SAME("unshare NEWNS (the kernel refuses: no capability)", __NR_unshare, CLONE_NEWNS, 0, 0, ALLOW),
 		SAME("clone NEWUSER", __NR_clone, CLONE_NEWUSER, 0, 0, ERR(EPERM)),
@@ -202,6 +211,39 @@ ParameterizedTest(struct call *c, seccomp_table, each_row_refuses_and_near_misse
 		     c->what, decide(false, c));
 	cr_assert_eq(decide(true, c), c->without_unix, "%s (unix sockets blocked): 0x%08x",
 		     c->what, decide(true, c));
+}
+
+/* The Linux console: every request that sets a state the console keeps
+ * after the run is refused, on any descriptor (the kernel's answer on a
+ * terminal that is no console would be ENOTTY); every get passes. */
+Test(seccomp_table, console_settings_refused_gets_pass)
+{
+	static const unsigned long set[] = {
+		KDSKBMODE, KDSKBMETA, KDSKBLED, KDSETLED, KDSKBENT, KDSKBSENT, KDSKBDIACR,
+		KDSKBDIACRUC, KDSETKEYCODE, KDKBDREP, KDSIGACCEPT, KDSETMODE, KDFONTOP,
+		PIO_FONT, PIO_FONTX, PIO_FONTRESET, PIO_CMAP, PIO_SCRNMAP, PIO_UNISCRNMAP,
+		PIO_UNIMAP, PIO_UNIMAPCLR, VT_ACTIVATE, VT_SETACTIVATE, VT_SETMODE, VT_RELDISP,
+		VT_LOCKSWITCH, VT_UNLOCKSWITCH, VT_DISALLOCATE, VT_RESIZE, VT_RESIZEX,
+		KIOCSOUND, KDMKTONE,
+	};
+	static const unsigned long get[] = {
+		KDGKBMODE, KDGKBMETA, KDGKBLED, KDGETLED, KDGKBENT, KDGKBSENT, KDGKBDIACR,
+		KDGKBDIACRUC, KDGETKEYCODE, KDGETMODE, KDGKBTYPE, GIO_FONT, GIO_FONTX, GIO_CMAP,
+		GIO_SCRNMAP, GIO_UNISCRNMAP, GIO_UNIMAP, VT_OPENQRY, VT_GETMODE, VT_GETSTATE,
+		VT_WAITACTIVE, VT_GETHIFONTMASK, VT_WAITEVENT,
+	};
+
+	for (size_t i = 0; i < LEN(set); i++)
+		for (int hi = 0; hi < 2; hi++) {
+			struct call c = { "set", NATIVE, __NR_ioctl, { 0, (hi ? HI : 0) | set[i], 0 },
+					  0, 0 };
+			cr_assert_eq(decide(false, &c), ERR(EPERM), "request 0x%lx", set[i]);
+			cr_assert_eq(decide(true, &c), ERR(EPERM), "request 0x%lx", set[i]);
+		}
+	for (size_t i = 0; i < LEN(get); i++) {
+		struct call c = { "get", NATIVE, __NR_ioctl, { 0, get[i], 0 }, 0, 0 };
+		cr_assert_eq(decide(true, &c), ALLOW, "request 0x%lx", get[i]);
+	}
 }
 
 /* Every netlink protocol the kernel knows: only the two glibc, ip and ss
@@ -354,4 +396,72 @@ Test(seccomp_table, notify_programs_notify_names_and_connects)
 			cr_assert_eq(got, notify_progs[i].nobind ? c[k].nobind : c[k].want,
 				     "%s, %s: 0x%08x", c[k].what, notify_progs[i].name, got);
 		}
+}
+
+/* The nested mode's programs sbx-init stacks on the table (sbx-init.c,
+ * apply_nested_filter): sbx_filter_nested_net when the network is not
+ * open (only what Landlock's TCP rules see: a TCP stream socket of the
+ * inet families), sbx_filter_nested_trunc on a Landlock before ABI 3
+ * (truncation by path, an O_TRUNC open that is not for writing). */
+struct nested_call {
+	const char *what;
+	int nr;
+	uint64_t a[3];
+	uint32_t net, trunc; /* each program's answer */
+};
+
+#define NC(what, nr, a0, a1, a2, net, trunc) { what, nr, { a0, a1, a2 }, net, trunc }
+
+static struct nested_call nested_calls[] = {
+	NC("TCP", __NR_socket, AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0, ALLOW, ALLOW),
+	NC("TCP by its number", __NR_socket, AF_INET6, SOCK_STREAM, 6, ALLOW, ALLOW),
+	NC("IPPROTO_SMC", __NR_socket, AF_INET, SOCK_STREAM, 256, ERR(EPERM), ALLOW),
+	NC("IPPROTO_SMC, IPv6", __NR_socket, AF_INET6, SOCK_STREAM | SOCK_NONBLOCK, 256, ERR(EPERM), ALLOW),
+	NC("MPTCP", __NR_socket, AF_INET, SOCK_STREAM, 262, ERR(EPERM), ALLOW),
+	NC("SCTP, seqpacket, protocol 0", __NR_socket, AF_INET, SOCK_SEQPACKET, 0, ERR(EPERM), ALLOW),
+	NC("SCTP, stream", __NR_socket, AF_INET6, SOCK_STREAM, 132, ERR(EPERM), ALLOW),
+	NC("DCCP", __NR_socket, AF_INET, 6 /* SOCK_DCCP */, 0, ERR(EPERM), ALLOW),
+	NC("TCP with high bits in the protocol (fail closed)", __NR_socket, AF_INET, SOCK_STREAM,
+	   HI | 6, ERR(EPERM), ALLOW),
+	NC("AF_SMC", __NR_socket, 43, SOCK_STREAM, 0, ERR(EPERM), ALLOW),
+	NC("AF_RXRPC", __NR_socket, 33, SOCK_DGRAM, 2, ERR(EPERM), ALLOW),
+	NC("AF_TIPC", __NR_socket, 30, SOCK_RDM, 0, ERR(EPERM), ALLOW),
+	NC("a family above AF_MAX", __NR_socket, 200, SOCK_STREAM, 0, ERR(EPERM), ALLOW),
+	NC("AF_SMC in the low word, high bits", __NR_socket, HI | 43, SOCK_STREAM, 0, ERR(EPERM), ALLOW),
+	NC("AF_UNIX", __NR_socket, AF_UNIX, SOCK_STREAM, 0, ALLOW, ALLOW),
+	NC("AF_NETLINK", __NR_socket, AF_NETLINK, SOCK_RAW, NETLINK_ROUTE, ALLOW, ALLOW),
+	NC("truncate", __NR_truncate, 0x1000, 0, 0, ALLOW, ERR(EACCES)),
+	NC("ftruncate (a descriptor open for writing)", __NR_ftruncate, 3, 0, 0, ALLOW, ALLOW),
+	NC("openat O_RDONLY|O_TRUNC", __NR_openat, AT_FDCWD, 0x1000, O_RDONLY | O_TRUNC, ALLOW,
+	   ERR(EACCES)),
+	NC("openat access mode 3, O_TRUNC", __NR_openat, AT_FDCWD, 0x1000, 3 | O_TRUNC, ALLOW,
+	   ERR(EACCES)),
+	NC("openat O_WRONLY|O_TRUNC (Landlock's write right)", __NR_openat, AT_FDCWD, 0x1000,
+	   O_WRONLY | O_CREAT | O_TRUNC, ALLOW, ALLOW),
+	NC("openat O_RDWR|O_TRUNC", __NR_openat, AT_FDCWD, 0x1000, O_RDWR | O_TRUNC, ALLOW, ALLOW),
+	NC("openat O_RDONLY", __NR_openat, AT_FDCWD, 0x1000, O_RDONLY | O_CLOEXEC, ALLOW, ALLOW),
+#ifdef __NR_open
+	NC("open O_RDONLY|O_TRUNC", __NR_open, 0x1000, O_RDONLY | O_TRUNC, 0, ALLOW, ERR(EACCES)),
+	NC("open O_WRONLY|O_TRUNC", __NR_open, 0x1000, O_WRONLY | O_TRUNC, 0, ALLOW, ALLOW),
+#endif
+	NC("open_by_handle_at O_RDONLY|O_TRUNC", __NR_open_by_handle_at, 3, 0x1000, O_TRUNC, ALLOW,
+	   ERR(EACCES)),
+	NC("openat2", __NR_openat2, AT_FDCWD, 0x1000, 0x2000, ALLOW, ERR(ENOSYS)),
+};
+
+ParameterizedTestParameters(seccomp_table, nested_programs_refuse_what_landlock_cannot)
+{
+	return cr_make_param_array(struct nested_call, nested_calls, LEN(nested_calls));
+}
+
+ParameterizedTest(struct nested_call *c, seccomp_table, nested_programs_refuse_what_landlock_cannot)
+{
+	struct seccomp_data d = { .nr = c->nr, .arch = NATIVE };
+	uint32_t net, trunc;
+
+	memcpy(d.args, c->a, sizeof(c->a));
+	net = run(sbx_filter_nested_net, LEN(sbx_filter_nested_net), &d);
+	trunc = run(sbx_filter_nested_trunc, LEN(sbx_filter_nested_trunc), &d);
+	cr_assert_eq(net, c->net, "%s (network not open): 0x%08x", c->what, net);
+	cr_assert_eq(trunc, c->trunc, "%s (Landlock ABI < 3): 0x%08x", c->what, trunc);
 }

@@ -68,6 +68,7 @@ Test(shim_wire, every_decision_and_op_round_trips)
 		{ WIRE_CONNECT, "connect", "[2001:db8::1]:443" },
 		{ WIRE_DNS, "dns", "example.com:443" },
 		{ WIRE_UNIX, "unix", "/run/user/1000/bus" },
+		{ WIRE_SOCKET, "socket", "AF_INET, SOCK_STREAM, protocol 256" },
 	};
 
 	for (size_t d = 0; d < sizeof(decisions); d++)
