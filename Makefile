@@ -33,7 +33,7 @@ SANITIZE_STATIC := $(if $(findstring address,$(SANITIZE)),-static-libasan) \
 endif
 
 POLICY_SRCS := policy/policy.c policy/execlater.c policy/query.c policy/load.c policy/glob.c policy/path.c policy/blob.c policy/hint.c \
-	policy/credentials.c
+	policy/credentials.c policy/home.c
 # The filtering proxy (supervisor/net/net.h): in sbx-preload, its test
 # driver and the unit tests.
 NET_SRCS := supervisor/net/host.c supervisor/net/http.c supervisor/net/socks.c \
@@ -46,6 +46,8 @@ SUPERVISOR_SRCS := supervisor/main.c supervisor/options.c supervisor/config.c su
 	supervisor/notify.c supervisor/notify-call.c supervisor/notify-paths.c \
 	supervisor/notify-net.c supervisor/notify-deny.c $(NET_SRCS) \
 	shim/wire.c shim/elfcheck.c
+# a login shell's PATH under HOME, read from its start-up files (HOME's allow-list)
+SUPERVISOR_SRCS += supervisor/loginpath.c
 # every mount of sbx-init's lands on what the supervisor saw (pathwalk.h)
 SUPERVISOR_SRCS += supervisor/mountids.c supervisor/pathwalk.c
 # the nested mode: the same plan as a Landlock ruleset (landlock.h)
@@ -57,7 +59,7 @@ INIT_SRCS := supervisor/sbx-init.c supervisor/init-mounts.c supervisor/init-conn
 SHIM_SRCS := shim/shim.c shim/core.c shim/check.c shim/wrappers.c shim/exec.c shim/net.c shim/namemap.c shim/resolve.c shim/tell.c shim/syscall.c shim/dirfds.c \
 	shim/wire.c shim/elfcheck.c
 # The policy queries the shim links in (no INI parsing, no compiler).
-SHIM_POLICY_SRCS := policy/query.c policy/glob.c policy/path.c policy/blob.c policy/hint.c
+SHIM_POLICY_SRCS := policy/query.c policy/glob.c policy/path.c policy/blob.c policy/hint.c policy/home.c
 SHIM_OBJS := $(SHIM_SRCS:%.c=build/shim-pic/%.o) $(SHIM_POLICY_SRCS:%.c=build/shim-pic/%.o)
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 
@@ -228,6 +230,7 @@ build/libsbx-preload.so: $(SHIM_OBJS)
 # The unit tests also cover the supervisor's report handling and the shim's
 # path and wire code (compiled here as ordinary objects).
 UNIT_EXTRA_OBJS := build/supervisor/mountids.o build/supervisor/pathwalk.o build/supervisor/landlock.o \
+	build/supervisor/loginpath.o \
 	build/supervisor/reports.o build/supervisor/learn.o build/supervisor/util.o \
 	build/supervisor/plan.o build/supervisor/standin.o build/supervisor/hostfs.o \
 	build/supervisor/runlimits.o build/supervisor/profile.o build/supervisor/notify.o build/supervisor/notify-net.o \

@@ -191,7 +191,11 @@ void sbx_shell_word(const char *in, char *out, size_t outsz)
 const char *policy_rule_note(const struct sbx_rule *r)
 {
 	switch (r->origin) {
-	case SBX_ORIGIN_MANDATORY: return "built in; no setting lifts it";
+	case SBX_ORIGIN_MANDATORY:
+		if (r->kind == SBX_RULE_HOME_KEPT)
+			return "HOME is writable, its hidden entries and the places a later "
+			       "program runs from are not, unless an allow_write names them";
+		return "built in; no setting lifts it";
 	case SBX_ORIGIN_DEFAULT:
 		/* deny wins over allow for writes: a default deny_write stays */
 		return r->kind == SBX_RULE_DENY_WRITE ? "built-in default; no setting lifts it" :
@@ -202,6 +206,10 @@ const char *policy_rule_note(const struct sbx_rule *r)
 
 void policy_rule_text(const struct sbx_rule *r, char *out, size_t outsz)
 {
+	if (r->kind == SBX_RULE_HOME_KEPT) {
+		snprintf(out, outsz, "%s kept read-only", r->value);
+		return;
+	}
 	snprintf(out, outsz, "%s = %s",
 		 r->kind == SBX_RULE_MANDATORY ? "deny_write" : sbx_rule_key(r->kind), r->value);
 }
@@ -384,6 +392,72 @@ static void write_fix(const struct policy *p, const char *target, bool made_dir,
 	}
 }
 
+/* The row of HOME's table (home.c) a write fix for `target` would open,
+ * when that row is never offered: the fix's directory lies in one or
+ * holds one (`~/.local/share` holds pnpm's home), or the target lies in
+ * one. -1: none. */
+struct look_ctx {
+	const struct policy *p;
+	sbx_look_fn fn;
+	void *ctx;
+};
+
+static int look_at(void *c, const char *path)
+{
+	const struct look_ctx *l = c;
+
+	return look(l->p, path, l->fn, l->ctx);
+}
+
+static int never_row(const struct policy *p, const char *target, const char *fixdir,
+		     sbx_look_fn fn, void *ctx, char *where, size_t wsz, bool *above)
+{
+	struct look_ctx l = { p, fn, ctx };
+	unsigned flags = 0;
+	int row;
+
+	*above = false;
+	if (fixdir[0] && (row = policy_home_row(p, fixdir, false, where, wsz, &flags)) >= 0 &&
+	    (flags & SBX_HOME_ROW_NEVER))
+		return row;
+	if (fixdir[0] && (row = policy_home_holds(p, fixdir, look_at, &l, where, wsz)) >= 0) {
+		*above = true;
+		return row;
+	}
+	if ((row = policy_home_row(p, target, false, where, wsz, &flags)) >= 0 &&
+	    (flags & SBX_HOME_ROW_NEVER))
+		return row;
+	return -1;
+}
+
+/* Is a write refused for `why` one a --allow-write may lift: outside the
+ * writable paths, or HOME's allow-list (an allow_write naming the place
+ * lifts it)? */
+static bool write_fixable(enum sbx_op op, const struct sbx_rule *why)
+{
+	return op == SBX_OP_WRITE && (!why || why->kind == SBX_RULE_HOME_KEPT);
+}
+
+void policy_hint_runs_later(const struct policy *p, enum sbx_op op, const char *target,
+			    bool made_dir, const struct sbx_rule *why, sbx_look_fn fn,
+			    void *ctx, char *out, size_t outsz)
+{
+	char dir[PATH_MAX], where[PATH_MAX], up[PATH_MAX], shown[PATH_MAX * 2 + 512];
+	bool later, above;
+	int row;
+
+	out[0] = '\0';
+	if (!write_fixable(op, why))
+		return;
+	write_fix(p, target, made_dir, fn, ctx, dir, sizeof(dir), &later);
+	if ((row = never_row(p, target, dir, fn, ctx, where, sizeof(where), &above)) < 0)
+		return;
+	policy_tildify(p, dir, up, sizeof(up));
+	snprintf(shown, sizeof(shown), "%s%s%s: %s", above ? up : "", above ? " holds " : "",
+		 where, policy_home_row_what(row));
+	sbx_printable(shown, out, outsz, true);
+}
+
 void policy_hint_fix(const struct policy *p, enum sbx_op op, const char *target,
 		     bool made_dir, const struct sbx_rule *why, sbx_look_fn fn, void *ctx,
 		     char *out, size_t outsz)
@@ -399,10 +473,13 @@ void policy_hint_fix(const struct policy *p, enum sbx_op op, const char *target,
 		sbx_printable(tmp, shown, sizeof(shown), true);
 		sbx_shell_word(shown, word, sizeof(word));
 		n = snprintf(out, outsz, "--allow-read %s", word);
-	} else if (op == SBX_OP_WRITE && !why) {
+	} else if (write_fixable(op, why)) {
 		bool later;
 		write_fix(p, target, made_dir, fn, ctx, dir, sizeof(dir), &later);
-		if (!dir[0])
+		/* never a place a later program runs from: what it is is
+		 * said instead (policy_hint_runs_later) */
+		bool above;
+		if (!dir[0] || never_row(p, target, dir, fn, ctx, tmp, sizeof(tmp), &above) >= 0)
 			return;
 		policy_tildify(p, dir, tmp, sizeof(tmp));
 		sbx_printable(tmp, shown, sizeof(shown), true);

@@ -56,7 +56,7 @@ struct path_memo {
 	size_t n, next;
 };
 struct policy_builder {
-	char *home, *cwd, *session_dir, *state_dir, *config_dir, *path_env;
+	char *home, *cwd, *session_dir, *state_dir, *config_dir, *path_env, *login_path;
 	bool (*untrusted_gitdir)(void *arg, const char *gd); /* policy_ctx's */
 	void *untrusted_arg;
 	char *own_files[SBX_OWN_FILES];
@@ -126,6 +126,21 @@ void rule_index(struct sbx_rule *r);
 bool glob_has_magic(const char *s);
 /* Count the wildcards, to refuse patterns whose matching could explode. */
 unsigned glob_star_count(const char *s);
+
+/* home.c: what a later program runs in HOME (docs/POLICY.md, "HOME is an
+ * allow-list when writable"), one row each */
+enum {
+	HOME_NEVER = SBX_HOME_ROW_NEVER,   /* no hint or learned rule opens it: it says what it is */
+	HOME_SAY = SBX_HOME_ROW_SAY,     /* offered, with what it is (a build cache a build trusts) */
+	HOME_VISIBLE = 4, /* not hidden: a rule of its own keeps it read-only */
+};
+struct home_row {
+	const char *where; /* relative to HOME; `*` within a component */
+	const char *what;  /* what a later program does with it */
+	unsigned flags;
+};
+extern const struct home_row home_rows[];
+extern const size_t home_nrows;
 
 /* load.c */
 void err_set(struct sbx_err *err, const char *fmt, ...)

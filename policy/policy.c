@@ -248,13 +248,14 @@ int policy_builder_new(const struct policy_ctx *ctx, struct policy_builder **out
 	b->untrusted_gitdir = ctx->untrusted_gitdir;
 	b->untrusted_arg = ctx->untrusted_arg;
 	b->path_env = ctx->path_env ? strdup(ctx->path_env) : NULL;
+	b->login_path = ctx->login_path ? strdup(ctx->login_path) : NULL;
 	for (size_t i = 0; i < SBX_OWN_FILES; i++)
 		if (ctx->own_files[i] && ctx->own_files[i][0] == '/' &&
 		    !(b->own_files[i] = strdup(ctx->own_files[i])))
 			goto fail;
 	if (!b->home || !b->cwd || (ctx->session_dir && !b->session_dir) ||
 	    (ctx->state_dir && !b->state_dir) || (ctx->config_dir && !b->config_dir) ||
-	    (ctx->path_env && !b->path_env))
+	    (ctx->path_env && !b->path_env) || (ctx->login_path && !b->login_path))
 		goto fail;
 	/* the credential table (credentials.c): read-denied unless lifted */
 	for (size_t i = 0; i < sbx_ncredentials; i++)
@@ -297,6 +298,7 @@ void policy_builder_free(struct policy_builder *b)
 	free(b->state_dir);
 	free(b->config_dir);
 	free(b->path_env);
+	free(b->login_path);
 	for (size_t i = 0; i < SBX_OWN_FILES; i++)
 		free(b->own_files[i]);
 	free(b);
@@ -438,6 +440,64 @@ static int add_pending(struct pending **pv, size_t *n, size_t *cap,
 		*cap = nc;
 	}
 	(*pv)[(*n)++] = p;
+	return 0;
+}
+
+/* HOME's allow-list (home.c): `~/.*` and the visible rows of the table,
+ * as rules of their own kind, which query.c applies only where HOME or a
+ * root above it is what allows the write. A place the workspace (or
+ * another writable root) lies in is not one: that root names it. */
+static int add_home_kept(struct policy_builder *b, struct arena *a, const struct policy *p,
+			 struct pending **pend, size_t *npend, size_t *cappend)
+{
+	char buf[PATH_MAX], v[PATH_MAX];
+
+	if (!strcmp(p->home, "/"))
+		return 0;
+	for (size_t i = 0; i <= home_nrows; i++) {
+		struct pending pr = { .kind = SBX_RULE_HOME_KEPT, .origin = SBX_ORIGIN_MANDATORY };
+		if (i < home_nrows && !(home_rows[i].flags & HOME_VISIBLE))
+			continue;
+		snprintf(v, sizeof(v), "~/%s%s", i < home_nrows ? home_rows[i].where : ".*",
+			 i < home_nrows ? "/" : "");
+		if (expand_rule(b, p->workspace, SBX_RULE_DENY_WRITE, v, buf, sizeof(buf),
+				&pr.pat, &pr.prefix_len))
+			continue;
+		pr.is_dir = i < home_nrows;
+		pr.value = arena_put(a, v);
+		pr.pattern = arena_put(a, buf);
+		pr.source = arena_put(a, "HOME's allow-list");
+		if (pr.value < 0 || pr.pattern < 0 || pr.source < 0 ||
+		    add_pending(pend, npend, cappend, pr))
+			return -ENOMEM;
+	}
+	/* a login shell's PATH under HOME, as its start-up files say */
+	for (const char *s = b->login_path; s && *s; s += *s == ':') {
+		struct pending pr = { .kind = SBX_RULE_HOME_KEPT, .origin = SBX_ORIGIN_MANDATORY };
+		size_t n = strcspn(s, ":");
+		char dir[PATH_MAX], norm[PATH_MAX];
+		bool take = n && n < sizeof(dir) && s[0] == '/';
+		if (take) {
+			memcpy(dir, s, n);
+			dir[n] = '\0';
+		}
+		s += n;
+		if (!take || path_normalize(dir, norm, sizeof(norm)) || !under(norm, b->home) ||
+		    !strcmp(norm, b->home))
+			continue;
+		sbx_path_tildify(norm, b->home, v, sizeof(v) - 1);
+		strcat(v, "/");
+		if (expand_rule(b, p->workspace, SBX_RULE_DENY_WRITE, v, buf, sizeof(buf),
+				&pr.pat, &pr.prefix_len) || !under(buf, p->home) || !strcmp(buf, p->home))
+			continue;
+		pr.is_dir = true;
+		pr.value = arena_put(a, v);
+		pr.pattern = arena_put(a, buf);
+		pr.source = arena_put(a, "HOME's allow-list (on a login shell's PATH)");
+		if (pr.value < 0 || pr.pattern < 0 || pr.source < 0 ||
+		    add_pending(pend, npend, cappend, pr))
+			return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -785,6 +845,12 @@ int policy_compile(struct policy_builder *b, struct policy **out,
 		    add_pending(&pend, &npend, &cappend, pr))
 			goto fail;
 	}
+
+	/* HOME is an allow-list when writable (home.c): its hidden entries,
+	 * and the visible places a later program runs from (~/go/bin, a
+	 * conda installation), unless an allow_write names them */
+	if (add_home_kept(b, &a, p, &pend, &npend, &cappend))
+		goto fail;
 
 	/* `allow_domains = *` opens the host's network only when no
 	 * deny_domains rule needs holding: the boundary can hold one only

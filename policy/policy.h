@@ -45,6 +45,10 @@ enum sbx_rule_kind {
 	SBX_RULE_HOST_PORT,       /* [network] host_ports: the host's 127.0.0.1:N reachable */
 	SBX_RULE_PROFILE_ARG,     /* [profile] args: after COMMAND's name, when it is the profile's */
 	SBX_RULE_KEEP_ENV,        /* [env] keep_env: a secret-looking variable passed on */
+	/* HOME's allow-list (policy/home.c): a path matching one is write-denied
+	 * when the allow_write that would allow it is HOME or above it; an
+	 * allow_write naming the place or a path inside it lifts it */
+	SBX_RULE_HOME_KEPT,
 	SBX_RULE_KIND_COUNT,
 };
 
@@ -150,6 +154,11 @@ struct policy_ctx {
 	 * itself and the workspace's) are mandatory denies (docs/POLICY.md,
 	 * "Executes-later"). */
 	const char *path_env;
+	/* The directories a login shell puts on PATH under HOME, read from its
+	 * start-up files (supervisor/loginpath.c), colon-separated, or NULL:
+	 * kept by HOME's allow-list (read-only when HOME is writable, unless
+	 * named). */
+	const char *login_path;
 	/* sbx's own programs (sbx-preload, sbx-init, the shim, bubblewrap),
 	 * absolute or NULL: never writable inside, so no run can replace
 	 * what the next run trusts to build its boundary. */
@@ -384,6 +393,31 @@ typedef int (*sbx_look_fn)(void *ctx, const char *path);
 void policy_hint_fix(const struct policy *p, enum sbx_op op, const char *target,
 		     bool made_dir, const struct sbx_rule *why, sbx_look_fn look, void *ctx,
 		     char *out, size_t outsz);
+
+/* Is `path` (absolute, normal) in a place of HOME a later program runs
+ * from (policy/home.c: an interpreter, a toolchain, a plug-in directory, a
+ * directory on PATH), or with `above` does one lie below it? Its row, or
+ * -1; *where: the place as `~/.pyenv`; *flags: HOME_* (internal.h): 1 the
+ * place is never offered by a hint or learned, 2 it is, said what it is. */
+int policy_home_row(const struct policy *p, const char *path, bool above,
+		    char *where, size_t wsz, unsigned *flags);
+/* A never-offered row that lies below the directory `dir` in HOME and is
+ * there (`fn` says; a row with a wildcard always counts): opening `dir`
+ * would open it. Its index and *where, or -1. */
+int policy_home_holds(const struct policy *p, const char *dir, sbx_look_fn fn, void *ctx,
+		      char *where, size_t wsz);
+/* What a later program does with a row's place, in words. */
+const char *policy_home_row_what(int row);
+#define SBX_HOME_ROW_NEVER 1
+#define SBX_HOME_ROW_SAY 2
+
+/* When policy_hint_fix() offers nothing because the flag would open a
+ * place of HOME a later program runs from (policy_home_row): that place
+ * and what it is, printable ("~/.pyenv: pyenv's Python interpreters: ...");
+ * else "". */
+void policy_hint_runs_later(const struct policy *p, enum sbx_op op, const char *target,
+			    bool made_dir, const struct sbx_rule *why, sbx_look_fn fn,
+			    void *ctx, char *out, size_t outsz);
 
 /* Names for messages. */
 const char *sbx_rule_key(enum sbx_rule_kind kind);      /* "deny_read" */

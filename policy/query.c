@@ -28,6 +28,7 @@ const char *sbx_rule_key(enum sbx_rule_kind kind)
 		[SBX_RULE_HOST_PORT] = "host_ports",
 		[SBX_RULE_PROFILE_ARG] = "args",
 		[SBX_RULE_KEEP_ENV] = "keep_env",
+		[SBX_RULE_HOME_KEPT] = "kept read-only in HOME",
 	};
 	return (unsigned)kind < SBX_RULE_KIND_COUNT ? names[kind] : "?";
 }
@@ -306,6 +307,16 @@ enum sbx_verdict policy_check_path(const struct policy *p, enum sbx_op op,
 		return SBX_DENY;
 	}
 	r = best_match(p, SBX_RULE_ALLOW_WRITE, abspath, tlen, &l, &nm);
+	/* HOME is an allow-list (home.c): allowed only by HOME, or a root
+	 * above it, a kept place stays read-only; a rule naming the place or
+	 * a path inside it matches longer than HOME */
+	if (r && l <= strlen(p->home) && p->home[1]) {
+		const struct sbx_rule *k = first_match(p, SBX_RULE_HOME_KEPT, abspath, tlen, &nm);
+		if (k) {
+			*why = k;
+			return SBX_DENY;
+		}
+	}
 	*why = r;
 	return r ? SBX_ALLOW : SBX_DENY;
 }

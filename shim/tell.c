@@ -207,9 +207,18 @@ void shim_tell(enum sbx_op op, const char *abs, bool made_dir, bool by_policy)
 		}
 		put(&b, ")");
 		policy_hint_fix(p, op, abs, made_dir, why, sandbox_look, NULL, fix, sizeof(fix));
+		text[0] = '\0';
+		if (!fix[0])
+			policy_hint_runs_later(p, op, abs, made_dir, why, sandbox_look, NULL,
+					       text, sizeof(text));
 		if (fix[0]) {
 			put(&b, "; ask the user to allow it with ");
 			put(&b, fix);
+		} else if (text[0]) {
+			/* a place a later program runs from: said, never offered */
+			put(&b, "; ");
+			put(&b, text);
+			put(&b, " — no flag is offered for it");
 		} else if (why && strstr(policy_rule_note(why), "no setting")) {
 			put(&b, "; no setting allows it");
 		} else if (why && why->kind == SBX_RULE_DENY_WRITE) {

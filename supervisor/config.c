@@ -136,7 +136,7 @@ int config_own_dir(const char *home, const char *xdg_var, const char *dflt, char
 }
 
 /* The policy from every source, in order. learn_box: the relaxed one a
- * --learn run is confined by (writes allowed in HOME too). 0; -1 with err
+ * --learn run is confined by (writes allowed in /var/tmp too). 0; -1 with err
  * set; -2 when a message was printed. */
 int config_builder(const struct options *o, const struct policy_ctx *ctx, bool learn_box,
 		   char *user_file, size_t ufsz, struct policy_builder **out,
@@ -178,12 +178,12 @@ int config_builder(const struct options *o, const struct policy_ctx *ctx, bool l
 		TRY_B(policy_builder_set(b, o->settings[i].section, o->settings[i].key,
 					 o->settings[i].value, SBX_ORIGIN_FLAG,
 					 o->settings[i].flag, err));
-	if (learn_box) {
-		TRY_B(policy_builder_set(b, "filesystem", "allow_write", ctx->home,
-					 SBX_ORIGIN_FLAG, "--learn", err));
+	/* --learn writes nothing to the host's HOME: a write there outside
+	 * the writable paths is refused and recorded to be learned
+	 * (reports.c, learn_decide), never made (docs/POLICY.md) */
+	if (learn_box && !path_under(ctx->home, "/var/tmp") && !path_under("/var/tmp", ctx->home))
 		TRY_B(policy_builder_set(b, "filesystem", "allow_write", "/var/tmp",
 					 SBX_ORIGIN_FLAG, "--learn", err));
-	}
 #undef TRY_B
 	*out = b;
 	return 0;

@@ -42,6 +42,7 @@ struct learned {
 	struct strv kept;    /* comments: what stays denied */
 	struct strv addrs;   /* connects by address */
 	struct strv refused; /* comments: what could not be written safely */
+	struct strv made;    /* directories a refused mkdir wanted: written with a / */
 	int err;
 };
 
@@ -104,6 +105,15 @@ static const char *value_unsafe(const char *v, bool path)
 	return NULL;
 }
 
+/* Every row counts as there for a learned rule: the file is used later,
+ * when a place missing now may have been made (a hint is for now). */
+static int any_row(void *ctx, const char *path)
+{
+	(void)ctx;
+	(void)path;
+	return 1;
+}
+
 const char *learn_refuse_path(const struct policy *p, const char *path)
 {
 	static char why[PATH_MAX + 128];
@@ -126,9 +136,26 @@ const char *learn_refuse_path(const struct policy *p, const char *path)
 		snprintf(why, sizeof(why), "a link on the way leads it to %s", shown);
 		return why;
 	}
-	if (policy_check_path(p, SBX_OP_WRITE, path, &rule) == SBX_DENY && rule) {
+	if (policy_check_path(p, SBX_OP_WRITE, path, &rule) == SBX_DENY && rule &&
+	    rule->kind != SBX_RULE_HOME_KEPT) {
 		snprintf(why, sizeof(why), "`%s = %s` protects it", sbx_rule_key(rule->kind),
 			 rule->value);
+		return why;
+	}
+	/* a place of HOME a later program runs from, or a directory holding
+	 * one: never proposed, said what it is (policy/home.c) */
+	char where[PATH_MAX];
+	unsigned flags = 0;
+	int row = policy_home_row(p, path, false, where, sizeof(where), &flags);
+	bool above = false;
+	if (row < 0 || !(flags & SBX_HOME_ROW_NEVER)) {
+		row = policy_home_holds(p, path, any_row, NULL, where, sizeof(where));
+		flags = SBX_HOME_ROW_NEVER;
+		above = true;
+	}
+	if (row >= 0 && (flags & SBX_HOME_ROW_NEVER)) {
+		snprintf(why, sizeof(why), "%s%s: %s; not proposed", above ? "it holds " : "",
+			 where, policy_home_row_what(row));
 		return why;
 	}
 	return value_unsafe(path, true);
@@ -201,7 +228,10 @@ static void collect(void *ctx, const struct report_item *it)
 		sbx_path_resolve(target, real, sizeof(real));
 		if (policy_check_path(l->p, SBX_OP_WRITE, real, &rule) == SBX_ALLOW)
 			return; /* it lands in a writable root */
-		if (rule) {
+		/* HOME's allow-list is lifted by naming the place: a rule
+		 * to learn, unless a later program runs from there
+		 * (learn_refuse_path says so) */
+		if (rule && rule->kind != SBX_RULE_HOME_KEPT) {
 			char shown[PATH_MAX];
 			policy_tildify(l->p, real, shown, sizeof(shown));
 			snprintf(line, sizeof(line), "write of %s (leads to %s) — %s = %s",
@@ -215,9 +245,15 @@ static void collect(void *ctx, const struct report_item *it)
 		char *slash = strrchr(dir, '/');
 		if (slash && slash != dir)
 			*slash = '\0';
-		if ((stat(real, &st) == 0 && S_ISDIR(st.st_mode)) ||
+		/* a directory the learning run was refused making (HOME is
+		 * not writable in it): itself, written with its / (sbx
+		 * makes it) */
+		bool made = it->dir && lstat(real, &st) && errno == ENOENT;
+		if (made || (stat(real, &st) == 0 && S_ISDIR(st.st_mode)) ||
 		    !learn_foldable(dir, policy_home(l->p)) || learn_refuse_path(l->p, dir))
 			snprintf(dir, sizeof(dir), "%s", real);
+		if (made)
+			add_unique(l, &l->made, real);
 		add_unique(l, &l->dirs, dir);
 		return;
 	}
@@ -322,21 +358,49 @@ static void comment(FILE *f, const char *lead, const char *text)
 	fprintf(f, ";%s %s\n", lead, c);
 }
 
+/* What a learned directory in HOME's allow-list is, as a comment above its
+ * line (docs/POLICY.md, "HOME is an allow-list when writable"): a row of
+ * policy/home.c offered with what it is (a build cache a build trusts), or
+ * a hidden entry sbx knows nothing of. Nothing for the rest. */
+static void home_note(FILE *f, const struct policy *p, const char *dir)
+{
+	const char *home = policy_home(p);
+	size_t hl = strlen(home);
+	char where[PATH_MAX], c[PATH_MAX + 512];
+	unsigned flags = 0;
+	int row = policy_home_row(p, dir, true, where, sizeof(where), &flags);
+
+	if (row >= 0) {
+		snprintf(c, sizeof(c), "%s: %s", where, policy_home_row_what(row));
+		comment(f, "", c);
+	} else if (hl > 1 && !strncmp(dir, home, hl) && dir[hl] == '/' && dir[hl + 1] == '.') {
+		char top[PATH_MAX];
+		snprintf(top, sizeof(top), "~/%.*s", (int)strcspn(dir + hl + 1, "/"), dir + hl + 1);
+		snprintf(c, sizeof(c), "%s: a hidden entry of HOME, read-only unless named; "
+			 "sbx does not know what keeps it: check that no program runs what is "
+			 "there", top);
+		comment(f, "", c);
+	}
+}
+
 static void write_list(FILE *f, const struct policy *p, const char *key,
-		       const struct strv *s, bool paths)
+		       const struct strv *s, bool paths, const struct strv *made)
 {
 	for (size_t i = 0; i < s->n; i++) {
 		char shown[PATH_MAX];
 		struct stat st;
-		if (paths)
+		if (paths) {
 			policy_tildify(p, s->v[i], shown, sizeof(shown));
-		else
+			home_note(f, p, s->v[i]);
+		} else {
 			snprintf(shown, sizeof(shown), "%s", s->v[i]);
+		}
 		/* a directory is written with its trailing /: sbx makes it
 		 * when it is missing, so the policy also works from a HOME
 		 * that does not have it yet */
 		fprintf(f, "%s = %s%s\n", key, shown,
-			paths && lstat(s->v[i], &st) == 0 && S_ISDIR(st.st_mode) ? "/" : "");
+			paths && ((lstat(s->v[i], &st) == 0 && S_ISDIR(st.st_mode)) ||
+				  in_strv(made, s->v[i])) ? "/" : "");
 	}
 }
 
@@ -422,11 +486,11 @@ static int render(const struct learn_in *in, struct learned *l, char **text, siz
 		fprintf(f, "; nothing: the run stayed inside the policy\n");
 	if (l->dirs.n) {
 		fprintf(f, "[filesystem]\n");
-		write_list(f, in->policy, "allow_write", &l->dirs, true);
+		write_list(f, in->policy, "allow_write", &l->dirs, true, &l->made);
 	}
 	if (l->domains.n) {
 		fprintf(f, "[network]\n");
-		write_list(f, in->policy, "allow_domains", &l->domains, false);
+		write_list(f, in->policy, "allow_domains", &l->domains, false, &l->made);
 	}
 	for (size_t i = 0; i < l->addrs.n; i++) {
 		char c[COMMENT_MAX];
@@ -496,5 +560,6 @@ out:
 	strv_free(&l.kept);
 	strv_free(&l.addrs);
 	strv_free(&l.refused);
+	strv_free(&l.made);
 	return rc;
 }

@@ -866,9 +866,13 @@ int main(int argc, char **argv)
 	self[selfn > 0 ? selfn : 0] = '\0';
 	bool have_lib = !config_find_helper("libsbx-preload.so", "SBX_SHIM_LIB", R_OK, shim.lib,
 				     sizeof(shim.lib));
+	/* a login shell's PATH under HOME, from its start-up files (kept by
+	 * HOME's allow-list when HOME is writable) */
+	static char login_path[8192];
+	loginpath_read(home, login_path, sizeof(login_path));
 	struct policy_ctx ctx = { .home = home, .cwd = cwd, .session_dir = session,
 				  .state_dir = sdir, .config_dir = cdir,
-				  .path_env = getenv("PATH"),
+				  .path_env = getenv("PATH"), .login_path = login_path,
 				  .own_files = { selfn > 0 ? self : NULL,
 						 have_init ? init : NULL,
 						 have_lib ? shim.lib : NULL,
@@ -1279,8 +1283,9 @@ int main(int argc, char **argv)
 		withheld_text(confine, &pl);
 		note_static_command(&o, use_shim, home, reports);
 		if (o.learn)
-			info("learning: writes allowed in HOME too, secrets and protected "
-			     "files still closed; what the policy would refuse is recorded");
+			info("learning: what the policy would refuse is recorded; writes "
+			     "outside the writable paths are refused (nothing of HOME "
+			     "changes), secrets and protected files stay closed");
 	}
 	/* the nested mode: COMMAND starts at "go", so the proxy serves
 	 * before it (its listeners have queued nothing yet) */

@@ -250,7 +250,8 @@ static void join(const char *dir, const char *name, char *out, size_t outsz)
 
 static bool protective(const struct sbx_rule *r)
 {
-	return r && (r->kind == SBX_RULE_MANDATORY || r->kind == SBX_RULE_DENY_WRITE);
+	return r && (r->kind == SBX_RULE_MANDATORY || r->kind == SBX_RULE_DENY_WRITE ||
+		     r->kind == SBX_RULE_HOME_KEPT);
 }
 
 bool notify_git_own(const char *rest)
@@ -356,6 +357,31 @@ static bool git_exception(const struct notify *n, int fd, const char *full)
 	return git_made_here(n, fd, strchr(g + 6, '/') ? 1 : 0);
 }
 
+/* A place HOME's allow-list keeps (policy/home.c) below `path`, where it
+ * is kept now (HOME writable, the place not named): a directory landing at
+ * `path` would bring it in (`mv stage ~/go` with stage/bin/x). false then. */
+static bool home_kept_below(const struct policy *p, const char *path,
+			    const struct sbx_rule **why)
+{
+	const struct sbx_rule *const *rules, *w;
+	size_t nr, plen = strlen(path);
+
+	rules = policy_rules(p, SBX_RULE_HOME_KEPT, &nr);
+	for (size_t i = 0; i < nr; i++) {
+		const struct sbx_rule *r = rules[i];
+		bool below = r->pat == SBX_PAT_GLOB ?
+			     sbx_glob_match_below(r->pattern, path, plen) :
+			     !strncmp(r->pattern, path, plen) && (r->pattern[plen] == '/' || plen == 1);
+		/* kept now: a glob's (`~/.zcompdump*`) is, by its rule's kind */
+		if (below && (r->pat == SBX_PAT_GLOB ||
+			      (policy_check_path(p, SBX_OP_WRITE, r->pattern, &w) == SBX_DENY && w == r))) {
+			*why = r;
+			return false;
+		}
+	}
+	return true;
+}
+
 /* May a directory (or a link) land at `path`? Not where what it holds
  * could complete a protected name: `path` is an ancestor of a match of a
  * mandatory or deny_write rule, decided by the rules' own matcher (globs
@@ -392,7 +418,7 @@ bool notify_dir_may_land(const struct policy *p, const char *path, const struct 
 			}
 		}
 	}
-	return true;
+	return home_kept_below(p, path, why);
 }
 
 /* May a name be made (or written) at `full`, below held directory `fd`?
@@ -1293,6 +1319,14 @@ struct answer notify_make(struct call *c, enum make_kind kind, int dirfd,
 		return ERR(dot_name(pa.name) ? EEXIST : ENOENT);
 	}
 	join(pa.path, pa.name, full, sizeof(full));
+	/* a name that is there makes nothing: EEXIST, as the kernel says,
+	 * and no report (`mkdir -p ~/.local/x` meets ~/.local, which HOME's
+	 * allow-list keeps, on its way) */
+	struct stat there;
+	if (!fstatat(pa.fd, pa.name, &there, AT_SYMLINK_NOFOLLOW)) {
+		parent_close(&pa);
+		return ERR(EEXIST);
+	}
 	/* a link acts as the directory it may lead to */
 	if (!may_make(c->n, pa.fd, full, kind == MAKE_LINK, &why)) {
 		parent_close(&pa);

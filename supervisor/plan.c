@@ -230,6 +230,8 @@ static int guard_way(struct covered *cv, const char *path)
 			c = todo + n;
 		}
 	}
+	if (!strcmp(done, "/"))
+		done[0] = '\0'; /* a root of `/` (allow_write = /): not `//var` */
 	while (*c) {
 		while (*c == '/')
 			c++;
@@ -565,6 +567,23 @@ static bool reads_by_pattern(const struct policy *p)
 	return false;
 }
 
+/* Where a link at a kept place of HOME leads, when that is a directory or
+ * file in a writable root the policy would let a write reach (a visible
+ * folder of HOME): bound read-only as the place itself is, so a write
+ * through the link lands nowhere. One hop of links resolved whole (the
+ * kernel follows them all). */
+static int protect_kept_target(const struct plan_in *in, struct plan *pl,
+			       struct covered *cv, const char *path)
+{
+	char real[PATH_MAX];
+	struct stat st;
+
+	if (lstat(path, &st) || !S_ISLNK(st.st_mode) || !realpath(path, real) ||
+	    !writable_here(cv, real) || in_list(&cv->protect, real))
+		return 0;
+	return protect_path(in, pl, cv, real);
+}
+
 static int judge_entry(const struct plan_in *in, struct plan *pl,
 		       struct covered *cv, const char *path, bool *stop)
 {
@@ -574,9 +593,16 @@ static int judge_entry(const struct plan_in *in, struct plan *pl,
 	if (rc || *stop)
 		return rc;
 	if (policy_check_path(in->policy, SBX_OP_WRITE, path, &why) == SBX_DENY &&
-	    why && (why->kind == SBX_RULE_MANDATORY || why->kind == SBX_RULE_DENY_WRITE)) {
+	    why && (why->kind == SBX_RULE_MANDATORY || why->kind == SBX_RULE_DENY_WRITE ||
+		    why->kind == SBX_RULE_HOME_KEPT)) {
 		*stop = true;
-		return protect_path(in, pl, cv, path);
+		rc = protect_path(in, pl, cv, path);
+		/* a kept place of HOME that is a link (`~/.pyenv ->
+		 * tools/pyenv`): where it leads is kept too, when a
+		 * writable root holds it (the link's own name is) */
+		if (!rc && why->kind == SBX_RULE_HOME_KEPT)
+			rc = protect_kept_target(in, pl, cv, path);
+		return rc;
 	}
 	return 0;
 }
@@ -1333,6 +1359,12 @@ static int protect_rules(const struct plan_in *in, struct plan *pl,
 		if (stat(cv->unmasked.v[i], &st) == 0 && S_ISDIR(st.st_mode))
 			rc = walk_root(in, pl, cv, cv->unmasked.v[i]);
 	}
+	/* HOME's own entries, where a writable root holds HOME deeper than
+	 * the walk judges (allow_write = / with HOME four levels down): the
+	 * ones its allow-list keeps are bound read-only (one each) */
+	const char *home = policy_home(in->policy);
+	if (!rc && strcmp(home, "/") && writable_here(cv, home) && !is_root(cv, home))
+		rc = scan(in, pl, cv, home, 1);
 	/* the workspace's and HOME's own repositories (their .git may lie
 	 * outside a writable root's walk: a root inside the workspace) */
 	for (size_t j = 0; j < 2 && !rc; j++) {

@@ -50,6 +50,7 @@ struct seen {
 	char decision;      /* the supervisor's */
 	enum wire_op op;
 	bool candidate;
+	bool dir;           /* a directory being made (the shim's trailing /) */
 	bool shown;         /* its first line reached the terminal */
 	bool boundary;      /* proxy_seen: a program's own connect (seccomp), not the proxy's */
 	unsigned long count;
@@ -362,6 +363,10 @@ void report_explain(const struct policy *p, const struct wire_report *w,
 	if (file_op(w->op)) {
 		policy_hint_fix(p, sbx_op_of(w->op), w->target, w->dir, why, host_look, NULL,
 				e->fix, sizeof(e->fix));
+		if (!e->fix[0])
+			policy_hint_runs_later(p, sbx_op_of(w->op), w->target, w->dir, why,
+					       host_look, NULL, e->runs_later,
+					       sizeof(e->runs_later));
 	} else if (!file_op(w->op) && !why) {
 		snprintf(tmp, sizeof(tmp), "--allow-domain %s", w->op == WIRE_DNS ? host : w->target);
 		report_printable(tmp, e->fix, sizeof(e->fix), true);
@@ -414,25 +419,43 @@ static void learn_decide(const struct reports *r, const struct wire_report *w,
 			 struct report_expl *e)
 {
 	const struct policy *box = r->cfg.relaxed ? r->cfg.relaxed : r->cfg.policy;
-	const struct sbx_rule *why = NULL;
+	const struct sbx_rule *why = NULL, *bwhy = NULL;
 	char real[PATH_MAX];
 
-	if (e->decision != WIRE_LEARN)
+	/* a write refused in HOME (the shim's D after the kernel's EROFS,
+	 * or the notify layer's) may be one to record, below */
+	if (e->decision != WIRE_LEARN && !(e->decision == WIRE_DENY && w->op == WIRE_WRITE))
 		return;
 	if (file_op(w->op)) {
 		enum sbx_op op = sbx_op_of(w->op);
-		if (policy_check_path(box, op, w->target, NULL) == SBX_DENY) {
+		/* HOME's allow-list is lifted by naming the place: what the
+		 * run wrote there may be learned (learn.c decides which) */
+		bool named = e->has_rule && e->kind == SBX_RULE_HOME_KEPT;
+		bool refused = policy_check_path(box, op, w->target, &bwhy) == SBX_DENY;
+		if (!refused && e->decision == WIRE_DENY)
+			return; /* refused for another reason: not learned */
+		if (refused) {
 			e->decision = WIRE_DENY;
-			e->claimed = WIRE_LEARN;
-			return;
+			e->claimed = w->decision == WIRE_LEARN ? WIRE_LEARN : 0;
+			/* The learning run writes nothing to HOME (nothing of
+			 * it changes on the host): a write refused there for
+			 * no rule is still what the run needed, recorded to be
+			 * learned. Only there, as when the run could write it:
+			 * a write to /etc refused stays a denial. */
+			const char *home = policy_home(box);
+			if (w->op != WIRE_WRITE || (bwhy && bwhy->kind != SBX_RULE_HOME_KEPT) ||
+			    !sbx_path_under(w->target, home))
+				return;
+			e->claimed = 0;
 		}
-		if (w->op != WIRE_WRITE || e->has_rule || w->truncated)
+		if (w->op != WIRE_WRITE || (e->has_rule && !named) || w->truncated)
 			return;
 		/* and where it leads: a link made during the run must not
 		 * turn a learned directory into a way to a protected one */
 		sbx_path_resolve(w->target, real, sizeof(real));
-		if (policy_check_path(box, op, real, NULL) == SBX_DENY ||
-		    (policy_check_path(r->cfg.policy, op, real, &why) == SBX_DENY && why))
+		if ((!refused && policy_check_path(box, op, real, NULL) == SBX_DENY) ||
+		    (policy_check_path(r->cfg.policy, op, real, &why) == SBX_DENY && why &&
+		     why->kind != SBX_RULE_HOME_KEPT))
 			return;
 		e->candidate = true;
 		return;
@@ -507,6 +530,9 @@ size_t report_line(const struct wire_report *w, const struct report_expl *e,
 			PUT(" — not in allow_domains");
 		if (e->fix[0])
 			PUT(" (%s %s)", d == WIRE_LEARN ? "learned:" : "allow it with", e->fix);
+		else if (e->runs_later[0])
+			PUT(" (%s — no flag is offered for it: change it outside the sandbox)",
+			    e->runs_later);
 		else if (e->has_rule && e->kind == SBX_RULE_DENY_WRITE &&
 			 !strstr(e->note, "no setting"))
 			PUT(" (remove that rule to allow it)");
@@ -872,6 +898,7 @@ static struct seen *remember(struct reports *r, const char *key, size_t klen,
 	s->decision = e->decision;
 	s->op = w->op;
 	s->candidate = e->candidate;
+	s->dir = w->dir;
 	s->count = 1;
 	if (keep_line && (s->line = strdup(text))) {
 		/* folded repeats may come from other processes: no pid */
@@ -987,6 +1014,10 @@ static void take_report(struct reports *r, const struct wire_report *wr, bool bo
 		e.claimed = 0;
 		e.boundary = true;
 		boundary_explain(r->cfg.policy, &w, &e, why);
+		/* a write the notify layer refused in HOME: recorded to be
+		 * learned as the shim's are (learn_decide) */
+		if (r->cfg.mode == REPORTS_LEARN && w.decision == WIRE_DENY && w.op == WIRE_WRITE)
+			learn_decide(r, &w, &e);
 	} else if (r->cfg.mode == REPORTS_LEARN) {
 		learn_decide(r, &w, &e);
 	}
@@ -1201,7 +1232,8 @@ void reports_each(const struct reports *r,
 
 	for (s = r->seen; s; s = s->hh.next) {
 		struct report_item it = { .decision = s->decision, .op = s->op,
-					  .target = s->target, .candidate = s->candidate };
+					  .target = s->target, .candidate = s->candidate,
+					  .dir = s->dir };
 		fn(ctx, &it);
 	}
 	/* the proxy's refusals of hosts no rule names (net_event.candidate):

@@ -193,6 +193,11 @@ void plan_remove_placeholders(struct plan *pl);
  * refuses them) and exist now: each passed to fn; how many. */
 size_t plan_appeared(const struct plan *pl, void (*fn)(void *ctx, const char *path), void *ctx);
 
+/* ---- loginpath.c: the directories a login shell puts on PATH under HOME,
+ * read from its start-up files as text (never by running the shell), as
+ * `HOME/a:HOME/b` in out (cut whole where it does not fit; "" for none). */
+void loginpath_read(const char *home, char *out, size_t outsz);
+
 /* ---- reports.c: the shim's reports, re-decided, folded, logged
  *
  * The report pipe is hostile input (docs/REPORTS.md, "The report stream is
@@ -266,6 +271,9 @@ struct report_expl {
 	char source[PATH_MAX];     /* "~/.config/sbx/sandbox.ini:7", "default" */
 	char note[PATH_MAX];       /* the source, or "built-in default" */
 	char fix[PATH_MAX + 32];   /* "--allow-write ~/x", or "" */
+	/* no fix because it would open a place of HOME a later program runs
+	 * from: "~/.pyenv: what it is" (policy_hint_runs_later), or "" */
+	char runs_later[PATH_MAX + 512];
 	char shown[PATH_MAX];      /* the target as the person writes it, printable */
 	bool unbound;              /* allowed by `rule`, refused: not there at start */
 	bool boundary;             /* decided by the notify layer (seccomp), not the shim */
@@ -326,6 +334,7 @@ struct report_item {
 	 * where it leads), or a lookup of a plain host name. Never a read,
 	 * an exec, a connect or a cut target. */
 	bool candidate;
+	bool dir; /* a directory being made (mkdir) */
 };
 /* Every distinct operation of the run, for --learn (not the ones a full
  * table no longer kept: a notice says so). */

@@ -159,9 +159,12 @@ if has END out && [ ! -e "$HOME/.config/git/config" ] && [ ! -e "$HOME/.claude/c
    hasf 'denied write of ~/.config/git/config' err && hasf 'denied write of ~/.claude/commands' err; then ok
 else bad "rc=$RC $(ls -A "$HOME/.config/git" "$HOME/.claude" 2>&1 | tr '\n' ' ')"; fi
 
+# (HOME's hidden entries are kept unless named: ~/.config/ and ~/.claude/
+# named, made empty by sbx at start; ~/.config/git is missing)
 t protected_name_with_missing_parent_refused_by_the_boundary_no_shim
 rm -rf "$HOME/.config" "$HOME/.claude"
-sxh --no-shim -- sh -c 'mkdir -p ~/.config/git ~/.claude/commands; echo "[core] fsmonitor = id" > ~/.config/git/config
+sxh --no-shim --allow-write "$HOME/.config/" --allow-write "$HOME/.claude/" -- sh -c \
+	'mkdir -p ~/.config/git ~/.claude/commands; echo "[core] fsmonitor = id" > ~/.config/git/config
 	echo evil > ~/.claude/commands/x.md; echo END'
 if has END out && [ -d "$HOME/.config/git" ] && [ ! -e "$HOME/.config/git/config" ] &&
    [ -d "$HOME/.claude" ] && [ ! -e "$HOME/.claude/commands" ] &&

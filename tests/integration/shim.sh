@@ -481,13 +481,17 @@ secret = [d for d in allow_write + allow_read if ".ssh" in d or "canary" in d]
 print("OK" if not bad and not too_wide and not secret else "BAD %s %s %s" % (bad, too_wide, secret))
 EOF
 }
-# the run to learn: writes in HOME (a new directory tree and a file)
-learn_writes() { echo "mkdir -p ~/.cache/x/y && echo $1 > ~/.cache/x/y/data && echo $1 > ~/notes.txt && echo WRITES-DONE"; }
+# the run to learn: writes in HOME (a new directory tree and a file), each
+# tried (the learning run writes nothing to HOME: each is refused and
+# recorded)
+learn_writes() { echo "mkdir -p ~/.cache/x/y; echo $1 > ~/.cache/x/y/data; echo $1 > ~/notes.txt; echo WRITES-DONE"; }
 
 ts learn_writes_allow_write_for_home_writes_never_the_secret_and_replays_clean
+echo 0 > "$HOME/notes.txt"
 sxl -q --learn="$B/learned.ini" -- sh -c "$(learn_writes 1); cat \"\$1\"" sh "$CANARY"
 learned_ok=$(learned_ini_ok "$B/learned.ini")
-learn_run_wrote=$([ "$(cat "$HOME/.cache/x/y/data" 2>/dev/null)" = 1 ] && [ "$(cat "$HOME/notes.txt" 2>/dev/null)" = 1 ] && echo yes)
+# nothing of HOME changed while learning
+learn_run_wrote=$([ ! -e "$HOME/.cache" ] && [ "$(cat "$HOME/notes.txt" 2>/dev/null)" = 0 ] && echo yes)
 learn_no_secret=$(no_secret && echo yes)
 # the same run again, from where the learning run left HOME
 sxl -q --config "$B/learned.ini" -- sh -c "$(learn_writes 2)"
@@ -516,7 +520,7 @@ then ok; else bad "log=$(logq "[(r['decision'], r['errno']) for r in L if r['tar
 ts learned_policy_replays_from_the_home_the_learning_run_started_with
 sxl -q --learn="$B/learned.ini" -- sh -c "$(learn_writes 1)"
 learned_ok=$(learned_ini_ok "$B/learned.ini")
-rm -rf "$HOME/.cache" "$HOME/notes.txt"   # HOME as it was before the learning run
+# HOME is as it was before the learning run: it wrote nothing there
 sxl -q --config "$B/learned.ini" -- sh -c "mkdir -p ~/.cache/x/y && echo 2 > ~/.cache/x/y/data && echo DIR-DONE; echo 2 > ~/notes.txt"
 if [ "$learned_ok" = OK ] && grep -q '^allow_write = ~/.cache/$' "$B/learned.ini" && has DIR-DONE out &&
    [ "$(cat "$HOME/.cache/x/y/data" 2>/dev/null)" = 2 ] && [ ! -e "$HOME/notes.txt" ] &&

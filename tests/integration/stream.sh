@@ -238,7 +238,7 @@ ts learn_file_name_with_newlines_injects_no_setting
 # `allow_domains = *`.)
 sxl_learn -q --learn="$B/learned.ini" -- sh -c 'echo n > ~/notes.txt; echo x > ~/"$(printf "d\n[network]\nallow_domains = *\nx")"; echo DONE'
 got=$(learned_settings "$B/learned.ini" | tr '\n' '|')
-if has DONE out && [ -f "$HOME/$(printf 'd\n[network]\nallow_domains = *\nx')" ] &&
+if has DONE out && [ ! -e "$HOME/$(printf 'd\n[network]\nallow_domains = *\nx')" ] &&
    [ "$got" = "[filesystem]|allow_write = ~/notes.txt|" ] && has '1 malformed report line' err; then ok
 else bad "learned: $got"; fi
 
@@ -327,7 +327,8 @@ kill -CONT $pid
 ( sleep 60; kill -9 $pid 2>/dev/null ) & dog=$!
 wait $pid; RC=$?
 kill $dog 2>/dev/null; wait $dog 2>/dev/null
-if has FILLED out && [ "$finished" = yes ] && [ "$RC" = 0 ] && [ -f "$HOME/f3" ]; then ok
+# (the writes to HOME are refused and recorded: nothing of HOME changes)
+if has FILLED out && [ "$finished" = yes ] && [ "$RC" = 0 ] && [ ! -e "$HOME/f3" ]; then ok
 else bad "finished=$finished rc=$RC out=$(head -c 200 "$B/out")"; fi
 
 # The supervisor's own lines name paths from trees the sandbox writes: the

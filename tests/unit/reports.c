@@ -1050,12 +1050,13 @@ static void each(void *c, const struct report_item *it)
 
 	ctx->n++;
 	if (it->decision == WIRE_LEARN && it->op == WIRE_WRITE && it->candidate &&
-	    !strcmp(it->target, "/home/u/notes.txt"))
+	    !strcmp(it->target, "/var/tmp/notes.txt"))
 		ctx->learned_notes = true;
 }
 
-/* --learn's relaxed policy: HOME writable too, as main.c builds it */
-#define RELAXED_INI "[filesystem]\nallow_write = /home/u, /var/tmp\n"
+/* what main.c confines a --learn run by: the user's policy and /var/tmp,
+ * not HOME (nothing of it changes on the host) */
+#define RELAXED_INI "[filesystem]\nallow_write = /var/tmp\n"
 
 Test(reports_stream, learn_mode_prints_denials_only_and_keeps_every_report)
 {
@@ -1064,8 +1065,8 @@ Test(reports_stream, learn_mode_prints_denials_only_and_keeps_every_report)
 	struct stream_opts o = { .relaxed_ini = RELAXED_INI };
 
 	stream_open_with(&s, NULL, REPORTS_LEARN, &o);
-	feed(&s, "SBX1 L write 3 sh /home/u/notes.txt 0\n");
-	feed(&s, "SBX1 L write 3 sh /home/u/notes.txt 0\n");
+	feed(&s, "SBX1 L write 3 sh /var/tmp/notes.txt 0\n");
+	feed(&s, "SBX1 L write 3 sh /var/tmp/notes.txt 0\n");
 	feed(&s, "SBX1 A read 3 sh /w/a 0\n");
 	feed(&s, "SBX1 D read 3 cat /home/u/.ssh/id_ed25519 13\n");
 	reports_finish(s.r, 0);
@@ -1379,8 +1380,12 @@ struct learn_case {
 Test(reports_learn, only_what_the_relaxed_run_allowed_and_no_rule_names_is_a_candidate)
 {
 	static const struct learn_case cases[] = {
-		/* genuine: outside the writable paths, inside the learning run's */
-		{ "SBX1 L write 3 sh /home/u/notes.txt 0", WIRE_WRITE, "/home/u/notes.txt", "L", true },
+		/* genuine: outside the writable paths, refused in HOME and
+		 * recorded (the learning run writes nothing there) */
+		{ "SBX1 L write 3 sh /home/u/notes.txt 0", WIRE_WRITE, "/home/u/notes.txt", "D", true },
+		{ "SBX1 L write 3 sh /home/u/.cache/x/y 0", WIRE_WRITE, "/home/u/.cache/x/y", "D", true },
+		/* inside the learning run's writable paths */
+		{ "SBX1 L write 3 sh /var/tmp/x 0", WIRE_WRITE, "/var/tmp/x", "L", true },
 		{ "SBX1 L dns 3 curl github.com:443 0", WIRE_DNS, "github.com:443", "L", true },
 		{ "SBX1 L dns 3 curl Pypi.Org. 0", WIRE_DNS, "Pypi.Org.", "L", true },
 		/* the learning run's boundary refuses these: they did not happen */
@@ -1392,7 +1397,7 @@ Test(reports_learn, only_what_the_relaxed_run_allowed_and_no_rule_names_is_a_can
 		{ "SBX1 L read 3 sh /home/u/.aws/credentials 0", WIRE_READ,
 		  "/home/u/.aws/credentials", "D", false },
 		/* a rule of the user's names it: theirs to lift, never learned */
-		{ "SBX1 L write 3 sh /home/u/keep/x 0", WIRE_WRITE, "/home/u/keep/x", "L", false },
+		{ "SBX1 L write 3 sh /home/u/keep/x 0", WIRE_WRITE, "/home/u/keep/x", "D", false },
 		{ "SBX1 L dns 3 curl blocked.example 0", WIRE_DNS, "blocked.example", "L", false },
 		/* not a host name allow_domains should get */
 		{ "SBX1 L dns 3 curl *:443 0", WIRE_DNS, "*:443", "L", false },
@@ -1402,7 +1407,7 @@ Test(reports_learn, only_what_the_relaxed_run_allowed_and_no_rule_names_is_a_can
 		{ "SBX1 L dns 3 curl -bad.example 0", WIRE_DNS, "-bad.example", "L", false },
 		{ "SBX1 L dns 3 curl a..example 0", WIRE_DNS, "a..example", "L", false },
 		/* a cut path is not what was written */
-		{ "SBX1 L write 3 sh /home/u/cut/pa+ 0", WIRE_WRITE, "/home/u/cut/pa", "L", false },
+		{ "SBX1 L write 3 sh /home/u/cut/pa+ 0", WIRE_WRITE, "/home/u/cut/pa", "D", false },
 		/* a connect by address: listed, never learned */
 		{ "SBX1 L connect 3 curl 10.0.0.1:80 0", WIRE_CONNECT, "10.0.0.1:80", "L", false },
 		/* refused, said so: not would-deny */
