@@ -64,6 +64,15 @@ static struct {
 	size_t outn, outoff;
 	char in[4096];       /* terminal -> master, not written yet */
 	size_t inn, inoff;
+	/* where the program's output left the terminal's parser (sane()) */
+	enum { P_GROUND, P_ESC, P_CSI, P_STRING, P_STRING_ESC } pstate;
+	char csi[16];        /* a CSI's parameters so far, to tell an SGR reset */
+	size_t ncsi;
+	bool c2;             /* the last byte in the ground was C2 (a UTF-8 C1 may follow) */
+	bool esc_paren;      /* ESC ( seen: the next byte designates G0 */
+	bool sgr;            /* attributes set (colours, concealed, ...) */
+	bool shifted;        /* SO: G1 in use */
+	bool g0_other;       /* G0 is not ASCII (ESC ( 0: line drawing) */
 } R = { .tfd = -1, .master = -1, .slave = -1 };
 
 /* Our lines (util.c's sbx_write_text) come here while the relay is on. */
@@ -202,6 +211,100 @@ void relay_start(void)
 	take_input();
 }
 
+/* Follow the program's output through the terminal's parser (ECMA-48, as
+ * xterm, VTE and tmux read it), far enough to know what would swallow or
+ * hide our lines: a control string left open (`ESC ]` without its end
+ * takes every byte after it into a window title, ours too), a sequence
+ * cut short, attributes left set (concealed, black on black), another
+ * character set (line drawing). A UTF-8 C1 control (C2 80..9F) is taken
+ * as an open string: not known, so cancelled. */
+static void follow(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == 0x18 || c == 0x1a) { /* CAN, SUB: back to the ground, anywhere */
+			R.pstate = P_GROUND;
+			continue;
+		}
+		switch (R.pstate) {
+		case P_GROUND:
+			if (c == 0x1b)
+				R.pstate = P_ESC, R.esc_paren = false;
+			else if (c == 0x0e || c == 0x0f)
+				R.shifted = c == 0x0e;
+			else if (R.c2 && c >= 0x80 && c <= 0x9f)
+				R.pstate = P_STRING;
+			R.c2 = c == 0xc2; /* also across two reads */
+			break;
+		case P_STRING_ESC:
+			if (c == '\\') {
+				R.pstate = P_GROUND;
+				break;
+			}
+			/* the ESC began a sequence: c is its next byte */
+			R.pstate = P_ESC, R.esc_paren = false;
+			/* fall through */
+		case P_ESC:
+			if (c == 0x1b)
+				R.esc_paren = false;
+			else if (c == '[')
+				R.pstate = P_CSI, R.ncsi = 0;
+			else if (c == ']' || c == 'P' || c == '_' || c == '^' || c == 'X')
+				R.pstate = P_STRING;
+			else if (c >= 0x20 && c <= 0x2f)
+				R.esc_paren = c == '(';
+			else {
+				if (R.esc_paren)
+					R.g0_other = c != 'B';
+				R.pstate = P_GROUND;
+			}
+			break;
+		case P_CSI:
+			if (c == 0x1b) {
+				R.pstate = P_ESC, R.esc_paren = false;
+			} else if (c >= 0x40 && c <= 0x7e) {
+				if (c == 'm')
+					R.sgr = !(R.ncsi == 0 || (R.ncsi == 1 && R.csi[0] == '0'));
+				R.pstate = P_GROUND;
+			} else if (R.ncsi < sizeof(R.csi)) {
+				R.csi[R.ncsi++] = (char)c;
+			}
+			break;
+		case P_STRING:
+			if (c == 0x07)
+				R.pstate = P_GROUND;
+			else if (c == 0x1b)
+				R.pstate = P_STRING_ESC;
+			break;
+		}
+	}
+}
+
+static void write_all(const char *s, size_t n);
+
+/* Before a line of ours, and as the run ends: what the program left open
+ * or set on the person's terminal, undone, so that nothing it wrote hides
+ * what sbx says (CAN ends any sequence or string; then the attributes and
+ * the character set). Nothing at all when it left none. */
+static void sane(void)
+{
+	char b[16];
+	size_t k = 0;
+
+	if (R.pstate != P_GROUND)
+		b[k++] = 0x18;
+	if (R.sgr)
+		memcpy(b + k, "\033[0m", 4), k += 4;
+	if (R.shifted)
+		b[k++] = 0x0f;
+	if (R.g0_other)
+		memcpy(b + k, "\033(B", 3), k += 3;
+	R.pstate = P_GROUND;
+	R.sgr = R.shifted = R.g0_other = R.c2 = false;
+	if (k)
+		write_all(b, k);
+}
+
 /* Write all of it to the terminal, waiting for room: a second at most,
  * then never again (a terminal that takes nothing, a frozen emulator:
  * the rest is dropped, not the end of the run held for a second per
@@ -238,6 +341,7 @@ static void flush_out(unsigned reads)
 	for (unsigned i = 0; !R.master_done && (!reads || i < reads); i++) {
 		ssize_t n = read(R.master, R.out, sizeof(R.out));
 		if (n > 0) {
+			follow(R.out, (size_t)n);
 			write_all(R.out, (size_t)n);
 			continue;
 		}
@@ -279,6 +383,7 @@ void relay_poll_run(const struct pollfd *pf)
 				R.outn < sizeof(R.out) && !R.outoff; i++) {
 			n = read(R.master, R.out + R.outn, sizeof(R.out) - R.outn);
 			if (n > 0) {
+				follow(R.out + R.outn, (size_t)n);
 				R.outn += (size_t)n;
 				continue;
 			}
@@ -365,6 +470,7 @@ bool relay_stop(int sig)
 			take_input();
 		return true;
 	}
+	sane(); /* the shell's lines, while stopped, are not taken in */
 	give_back_modes();
 	R.cmd_stopped = true;
 	stop_self(sig == SIGTTIN || sig == SIGTTOU ? sig : SIGTSTP);
@@ -418,8 +524,10 @@ static void hook(int fd, const char *s, size_t n)
 		}
 		return;
 	}
-	/* in order: after what the program wrote before it */
+	/* in order: after what the program wrote before it, and not inside
+	 * what it left open */
 	flush_out(4);
+	sane();
 	if (!R.raw) {
 		write_all(s, n);
 		return;
@@ -444,8 +552,10 @@ void relay_end(void)
 	/* everything COMMAND wrote (a read waits for the pty's pending
 	 * buffer work: nothing is left behind); bounded, should anything
 	 * still write */
-	if (R.on && R.master >= 0)
+	if (R.on && R.master >= 0) {
 		flush_out(256);
+		sane(); /* the summary, and the shell's prompt, are not taken in */
+	}
 	give_back_modes();
 	if (R.slave >= 0)
 		close(R.slave);

@@ -928,13 +928,18 @@ static void loopback_note(struct reports *r, const struct wire_report *w)
 	char key[80], text[REPORT_LINE_MAX], comm[sizeof(w->comm) * 6];
 	unsigned long port;
 	char *end;
-	const char *colon = strrchr(w->target, ':');
+	const char *digits = !strncmp(w->target, "127.0.0.1:", 10) ? w->target + 10 :
+			     !strncmp(w->target, "[::1]:", 6) ? w->target + 6 : NULL;
+	const char *colon = digits ? digits - 1 : NULL;
 	struct seen *s;
 
-	if (!colon || (strncmp(w->target, "127.0.0.1:", 10) && strncmp(w->target, "[::1]:", 6)))
+	/* exactly the address and a port: the target is the line's, and
+	 * anything between them (a C1 control, a bidi override) would reach
+	 * the person's terminal as it came */
+	if (!digits || *digits < '1' || *digits > '9' || strspn(digits, "0123456789") > 5)
 		return;
-	port = strtoul(colon + 1, &end, 10);
-	if (*end || !port || port > 65535 || colon - w->target > 16)
+	port = strtoul(digits, &end, 10);
+	if (*end || !port || port > 65535)
 		return;
 	snprintf(key, sizeof(key), "N %.*s:%lu", (int)(colon - w->target), w->target, port);
 	if (proxy_seen_add(r, key, &s) || !may_say(r))

@@ -203,6 +203,23 @@ if has FORGED out && [ "$n_real" -ge 1 ] 2>/dev/null &&
    [ "$(term_clean "$B/err" sbx)" = clean ] && hasf '\u009b' err && has 'pid 3 e\\x1b' err; then ok
 else bad "n_real=$n_real log=$(logq "[(r['comm'], r['target']) for r in reports()]" | head -c 400) term=$(term_clean "$B/err" sbx)"; fi
 
+ts forged_loopback_notes_name_only_the_sandboxs_loopback_and_a_port
+# The loopback note (a connect refused on the sandbox's own loopback) is a
+# claim anything inside can forge: its target must be 127.0.0.1:PORT or
+# [::1]:PORT exactly. Forged with bytes between the address and the port
+# (a C1 CSI that colours the person's terminal, a right-to-left override,
+# a second colon), none of it reaches the terminal; the genuine form does.
+exprs='[b"SBX1 N connect 3 sh 127.0.0.1:\xc2\x9b31m:80 0\n",
+ b"SBX1 N connect 3 sh 127.0.0.1:\xe2\x80\xaeab:81 0\n",
+ b"SBX1 N connect 3 sh [::1]:x:82 0\n",
+ b"SBX1 N connect 3 sh 127.0.0.10:83 0\n",
+ b"SBX1 N connect 3 sh 127.0.0.1:84 0\n"]'
+sxl -- sh -c "$(forge "$exprs")"
+if has FORGED out && [ "$(grep -c 'sbx: note: connect to' "$B/err")" = 1 ] &&
+   hasf 'sbx: note: connect to 127.0.0.1:84 refused' err &&
+   [ "$(term_clean "$B/err" sbx)" = clean ]; then ok
+else bad "$(grep 'note: connect' "$B/err" | cat -v | head -c 400)"; fi
+
 # ---- --learn takes nothing from a forged line
 
 # learned_settings FILE: the settings (not comments) of a learned file, one

@@ -351,5 +351,23 @@ endshell
 if grep -q '^sbx: denied write of ~/.denied' pane.txt; then ok
 else bad "$(tr '\n' '|' < pane.txt | head -c 400)"; fi
 
+# What the program leaves open or set on the terminal hides no line of
+# sbx's: an OSC it never ends (the terminal takes every byte after it into
+# a window title: before the relay, the denial, the summary and the
+# shell's next lines all vanished), concealed text, the line-drawing
+# character set. The relay cancels them before its lines and at the end
+# (a CAN, an SGR reset, G0 back to ASCII); the pane shows each line, in
+# plain attributes (capture-pane -e).
+t report_lines_not_swallowed_by_what_the_program_left_open
+shell
+line "'$SBX' -- sh -c 'printf \"\\033]2;\"; cat ~/.ssh/id_ed25519; printf \"\\033[8m\\033(0\"'; echo \"RC=\$?\""
+waitfor 'pane | grep -q "^RC="' 200
+tm capture-pane -e -p -t s > pane.txt
+endshell
+if grep -q '^sbx: denied read of ~/.ssh/id_ed25519' pane.txt &&
+   grep -q '^sbx: 1 denied read' pane.txt && grep -q '^RC=0$' pane.txt &&
+   ! grep -q "$SECRET" pane.txt && ! grep -q $'\e\\[[0-9;]*8m\\|\e(0' pane.txt; then ok
+else bad "$(tr '\n' '|' < pane.txt | cat -v | head -c 600)"; fi
+
 echo "# $(id -un) (tty): $pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]
