@@ -146,8 +146,10 @@ static int mask_path(const struct plan_in *in, struct plan *pl,
 	if (in_list(&cv->masks, path) || stat(path, &st))
 		return 0;
 	/* Under the host's /tmp and not bound back in: the sandbox's private
-	 * /tmp already hides it, and it is not there to be masked. */
-	if (path_under(path, "/tmp") && !writable_here(cv, path))
+	 * /tmp already hides it, and it is not there to be masked. Not in the
+	 * nested mode: there /tmp is the host's, and only the mask (Landlock's
+	 * hole) keeps the path unread. */
+	if (!in->nested && path_under(path, "/tmp") && !writable_here(cv, path))
 		return 0;
 	/* Each is a mount (and a linear look-up here): a pattern matching
 	 * thousands of files (`deny_read = *.log` in a tree of logs) stops

@@ -91,6 +91,19 @@ ln -s "$HOME/.ssh" keys
 nx -q --no-shim -- "$P" read keys/id_ed25519
 if ! grep -q "$SECRET" "$B/out" && said "open: EACCES"; then ok; else bad "out=$(cat "$B/out")"; fi
 
+# /tmp is the host's here (no private one hides it): a deny_read there is a
+# Landlock hole like any other, also through a link the program made
+t deny_read_under_the_hosts_tmp_refused
+T_TMP=$(mktemp -d /tmp/sbx-it-tmpdeny.XXXXXX)
+echo "$SECRET" > "$T_TMP/secret"
+nini "[filesystem]
+deny_read = $T_TMP/secret"
+ln -s "$T_TMP/secret" link
+nx -q --no-shim -- sh -c "$P read $T_TMP/secret; $P read link"
+rm -rf "$T_TMP"
+if ! grep -q "$SECRET" "$B/out" && [ "$(grep -cx "open: EACCES" "$B/out")" -eq 2 ]; then ok
+else bad "out=$(cat "$B/out")"; fi
+
 t reads_elsewhere_work
 nini
 echo "plain-$RANDOM" > "$HOME/notes"
