@@ -124,6 +124,17 @@ echo original > "$B/kept.txt"
 nx -q --no-shim -- "$P" write "$B/kept.txt" changed
 if [ "$(cat "$B/kept.txt")" = original ]; then ok; else bad "now $(cat "$B/kept.txt")"; fi
 
+# and a deny_write there is a hole in the host's /tmp, a write root here
+t deny_write_under_the_hosts_tmp_refused
+T_TMP=$(mktemp -d /tmp/sbx-it-tmpdeny.XXXXXX)
+echo original > "$T_TMP/kept"
+nini "[filesystem]
+deny_write = $T_TMP/kept"
+nx -q --no-shim -- "$P" write "$T_TMP/kept" changed
+now=$(cat "$T_TMP/kept")
+rm -rf "$T_TMP"
+if [ "$now" = original ] && said "open: EACCES"; then ok; else bad "now $now out=$(cat "$B/out")"; fi
+
 t write_inside_the_workspace_works
 nini
 mkdir sub
