@@ -127,6 +127,35 @@ const struct sbx_credential sbx_credentials[] = {
 
 const size_t sbx_ncredentials = sizeof(sbx_credentials) / sizeof(sbx_credentials[0]);
 
+/* The same files where the tool's own variable puts them: the row is the
+ * file, wherever the person keeps it (`CARGO_HOME=/opt/cargo`). Read from
+ * the caller's environment when the policy is built (policy_ctx.environ). */
+const struct sbx_credential_env sbx_credential_envs[] = {
+	{ "CLAUDE_CONFIG_DIR", ".credentials.json", false, "Claude Code", "OAuth tokens of the Claude login" },
+	{ "CLAUDE_CONFIG_DIR", ".claude.json", false, "Claude Code", "its API key and MCP servers' env" },
+	{ "CODEX_HOME", "auth.json", false, "Codex CLI", "the OpenAI API key or ChatGPT tokens" },
+	{ "CODEX_HOME", ".credentials.json", false, "Codex CLI", "MCP servers' OAuth tokens" },
+	{ "GEMINI_CLI_HOME", ".gemini/oauth_creds.json", false, "Gemini CLI", "Google OAuth tokens" },
+	{ "GNUPGHOME", "", false, "GnuPG", "private keys" },
+	{ "AWS_SHARED_CREDENTIALS_FILE", "", false, "AWS CLI and SDKs", "access keys" },
+	{ "AZURE_CONFIG_DIR", "", false, "Azure CLI", "tokens" },
+	{ "CLOUDSDK_CONFIG", "", false, "Google Cloud SDK", "OAuth tokens, service account keys" },
+	{ "GOOGLE_APPLICATION_CREDENTIALS", "", false, "Google Cloud client libraries", "a service account's private key" },
+	{ "KUBECONFIG", "", true, "kubectl", "cluster certificates and tokens" },
+	{ "DOCKER_CONFIG", "config.json", false, "Docker", "registry logins" },
+	{ "REGISTRY_AUTH_FILE", "", false, "Podman, Skopeo, Buildah", "registry logins" },
+	{ "GH_CONFIG_DIR", "", false, "GitHub CLI", "OAuth token (hosts.yml)" },
+	{ "NPM_CONFIG_USERCONFIG", "", false, "npm", "registry tokens" },
+	{ "CARGO_HOME", "credentials.toml", false, "Cargo", "crates.io token" },
+	{ "CARGO_HOME", "credentials", false, "Cargo (before 1.39)", "crates.io token" },
+	{ "GEM_HOST_API_KEY_FILE", "", false, "RubyGems", "rubygems.org API key" },
+	{ "PGPASSFILE", "", false, "PostgreSQL clients", "passwords by host" },
+	{ "NETRC", "", false, "curl, git, ftp", "logins and passwords by host" },
+	{ "HISTFILE", "", false, "bash, zsh", "every command typed" },
+};
+
+const size_t sbx_ncredential_envs = sizeof(sbx_credential_envs) / sizeof(sbx_credential_envs[0]);
+
 /* ---- secret-looking environment variable names */
 
 static char up(char c)

@@ -229,6 +229,34 @@ static bool config_home(struct policy_builder *b, char *out, size_t outsz)
 
 /* ---- builder */
 
+/* The rows of one sbx_credential_envs entry: its variable's value (each
+ * of a list's), an absolute path, plus the file below it. Not a value that
+ * holds HOME or the current directory (`GNUPGHOME=$HOME`): that row would
+ * hide everything, and the table's own rows there stand. */
+static int credential_env_rows(struct policy_builder *b, char *const *env,
+			       const struct sbx_credential_env *ce)
+{
+	size_t vl = strlen(ce->var);
+	const char *v = NULL;
+
+	for (char *const *e = env; *e && !v; e++)
+		if (!strncmp(*e, ce->var, vl) && (*e)[vl] == '=')
+			v = *e + vl + 1;
+	while (v && *v) {
+		size_t n = ce->list ? strcspn(v, ":") : strlen(v);
+		char path[PATH_MAX];
+		if (v[0] == '/' && n < PATH_MAX &&
+		    snprintf(path, sizeof(path), "%.*s%s%s", (int)n, v, *ce->file ? "/" : "",
+			     ce->file) < (int)sizeof(path) &&
+		    !sbx_path_under(b->home, path) && !sbx_path_under(b->cwd, path) &&
+		    builder_add_rule(b, SBX_RULE_DENY_READ, path, SBX_ORIGIN_DEFAULT, "default"))
+			return -ENOMEM;
+		v += n;
+		v += *v == ':';
+	}
+	return 0;
+}
+
 int policy_builder_new(const struct policy_ctx *ctx, struct policy_builder **out)
 {
 	struct policy_builder *b = calloc(1, sizeof(*b));
@@ -261,6 +289,10 @@ int policy_builder_new(const struct policy_ctx *ctx, struct policy_builder **out
 	for (size_t i = 0; i < sbx_ncredentials; i++)
 		if (builder_add_rule(b, SBX_RULE_DENY_READ, sbx_credentials[i].path,
 				     SBX_ORIGIN_DEFAULT, "default"))
+			goto fail;
+	/* ... and where the tool's own variable moves them */
+	for (size_t i = 0; ctx->environ && i < sbx_ncredential_envs; i++)
+		if (credential_env_rows(b, ctx->environ, &sbx_credential_envs[i]))
 			goto fail;
 	/* secret-looking variables are withheld by their names
 	 * (sbx_env_secret_name()), not by deny_env rules: keep_env lifts

@@ -159,6 +159,9 @@ struct policy_ctx {
 	 * kept by HOME's allow-list (read-only when HOME is writable, unless
 	 * named). */
 	const char *login_path;
+	/* The caller's environment, or NULL: where a tool's own variable
+	 * (sbx_credential_envs) moves its credentials, they are denied too. */
+	char *const *environ;
 	/* sbx's own programs (sbx-preload, sbx-init, the shim, bubblewrap),
 	 * absolute or NULL: never writable inside, so no run can replace
 	 * what the next run trusts to build its boundary. */
@@ -288,6 +291,17 @@ struct sbx_credential {
 };
 extern const struct sbx_credential sbx_credentials[];
 extern const size_t sbx_ncredentials;
+/* A variable that moves a tool's credentials elsewhere than the table's
+ * place (CARGO_HOME, DOCKER_CONFIG): read-denied where it points. */
+struct sbx_credential_env {
+	const char *var;    /* the tool's own variable */
+	const char *file;   /* below the directory it names, or "" when it names the file */
+	bool list;          /* a colon-separated list of files (KUBECONFIG) */
+	const char *owner;  /* the tool */
+	const char *reason; /* what is there */
+};
+extern const struct sbx_credential_env sbx_credential_envs[];
+extern const size_t sbx_ncredential_envs;
 /* Does an environment variable's name say it holds a secret (GITHUB_TOKEN,
  * OPENAI_API_KEY, PGPASSWORD)? The rule: credentials.c. */
 bool sbx_env_secret_name(const char *name);

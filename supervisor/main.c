@@ -871,7 +871,7 @@ int main(int argc, char **argv)
 	static char login_path[8192];
 	loginpath_read(home, login_path, sizeof(login_path));
 	struct policy_ctx ctx = { .home = home, .cwd = cwd, .session_dir = session,
-				  .state_dir = sdir, .config_dir = cdir,
+				  .state_dir = sdir, .config_dir = cdir, .environ = environ,
 				  .path_env = getenv("PATH"), .login_path = login_path,
 				  .own_files = { selfn > 0 ? self : NULL,
 						 have_init ? init : NULL,

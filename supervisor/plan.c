@@ -66,6 +66,7 @@ struct covered {
 	struct strv pins;    /* directories on the way to a protected path */
 	struct strv gitdirs; /* git directories guarded (guard_repo) */
 	unsigned walked;     /* directories read looking for them */
+	bool host_tmp;       /* the nested mode: /tmp is the host's, writable */
 	unsigned nguarded;   /* git directories whose parts were guarded */
 	bool guard_cut;      /* ... and more were found than GIT_GUARD_MAX */
 	char walk_cut_at[PATH_MAX]; /* the first directory left unread, or "" */
@@ -117,9 +118,12 @@ static bool hidden(const struct covered *cv, const char *path)
 	return in_list(&cv->masks, path) && !in_list(&cv->unmasked, path);
 }
 
+/* In a writable root. The nested mode has no private /tmp: the host's is
+ * writable whole (landlock_spec_from_plan), so what is masked or
+ * protected there must be said to Landlock as anywhere else. */
 static bool writable_here(const struct covered *cv, const char *path)
 {
-	return in_list(&cv->roots, path);
+	return in_list(&cv->roots, path) || (cv->host_tmp && path_under(path, "/tmp"));
 }
 
 /* A writable root lies at or below path. */
@@ -146,7 +150,8 @@ static int mask_path(const struct plan_in *in, struct plan *pl,
 	if (in_list(&cv->masks, path) || stat(path, &st))
 		return 0;
 	/* Under the host's /tmp and not bound back in: the sandbox's private
-	 * /tmp already hides it, and it is not there to be masked. */
+	 * /tmp already hides it, and it is not there to be masked (in the
+	 * nested mode /tmp is the host's: writable_here) */
 	if (path_under(path, "/tmp") && !writable_here(cv, path))
 		return 0;
 	/* Each is a mount (and a linear look-up here): a pattern matching
@@ -1685,6 +1690,7 @@ int plan_init(const struct plan_in *in, struct plan *pl)
 	size_t pin_at = pl->init_ops.n; /* after the roots, /dev and /proc */
 	int rc;
 
+	cv->host_tmp = in->nested;
 	STEP(mask_rules(in, pl, cv));
 	/* The stand-in records: nothing inside needs them, and a program that
 	 * can open the lock file can flock() it, read-only as it is. */

@@ -119,6 +119,38 @@ if prog readfile-static; then
 	else bad "${#paths[@]} rows, leaked: $(leaked out | head -3)"; fi
 fi
 
+# A tool's own variable that moves its credentials (CARGO_HOME, DOCKER_CONFIG,
+# KUBECONFIG's list): the row follows it, read from policy/credentials.c
+python3 - "$SBX_BIN/policy/credentials.c" > "$PROGS/envrows" <<'EOF'
+import re, sys
+src = open(sys.argv[1]).read()
+body = src[src.index("sbx_credential_envs[] = {"):]
+body = body[:body.index("\n};")]
+for m in re.finditer(r'\{ "(\w+)", "([^"]*)", (true|false),', body):
+    print(m.group(1), m.group(2) or "-", m.group(3))
+EOF
+t credential_rows_moved_by_their_tools_variable_masked_there
+if prog readfile-static; then
+	R=$B/moved
+	: > "$B/paths"; : > "$B/canaries"; vars=()
+	while read -r var file list; do
+		c="MOVED-CANARY-$RANDOM$RANDOM-$var"
+		d=$R/$var
+		if [ "$file" = - ]; then p=$d; else p=$d/$file; fi
+		mkdir -p "$(dirname "$p")" && echo "$c" > "$p"
+		echo "$p" >> "$B/paths"; echo "$c" >> "$B/canaries"
+		# a list names a missing file first, then the real one
+		if [ "$list" = true ]; then v="$R/none:$p"; elif [ "$file" = - ]; then v=$p; else v=$d; fi
+		vars+=("$var=$v")
+	done < "$PROGS/envrows"
+	mapfile -t paths < "$B/paths"
+	env "${vars[@]}" timeout 60 "$SBX" -- sh -c 'cat "$@"; "$0" "$@"' "$PROGS/readfile-static" "${paths[@]}" \
+		>"$B/out" 2>"$B/err"
+	if [ "${#paths[@]}" -ge 15 ] && [ -z "$(leaked out)" ] && [ -z "$(leaked err)" ] &&
+	   [ "$(grep -c 'Permission denied' "$B/err")" -eq "${#paths[@]}" ]; then ok
+	else bad "${#paths[@]} rows, leaked: $(leaked out | head -3)"; fi
+fi
+
 # ---- the environment
 
 # envrun ARGS: sbx-preload ARGS with only the variables given here (and the

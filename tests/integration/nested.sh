@@ -91,6 +91,19 @@ ln -s "$HOME/.ssh" keys
 nx -q --no-shim -- "$P" read keys/id_ed25519
 if ! grep -q "$SECRET" "$B/out" && said "open: EACCES"; then ok; else bad "out=$(cat "$B/out")"; fi
 
+# /tmp is the host's here (no private one hides it): a deny_read there is a
+# Landlock hole like any other, also through a link the program made
+t deny_read_under_the_hosts_tmp_refused
+T_TMP=$(mktemp -d /tmp/sbx-it-tmpdeny.XXXXXX)
+echo "$SECRET" > "$T_TMP/secret"
+nini "[filesystem]
+deny_read = $T_TMP/secret"
+ln -s "$T_TMP/secret" link
+nx -q --no-shim -- sh -c "$P read $T_TMP/secret; $P read link"
+rm -rf "$T_TMP"
+if ! grep -q "$SECRET" "$B/out" && [ "$(grep -cx "open: EACCES" "$B/out")" -eq 2 ]; then ok
+else bad "out=$(cat "$B/out")"; fi
+
 t reads_elsewhere_work
 nini
 echo "plain-$RANDOM" > "$HOME/notes"
@@ -110,6 +123,17 @@ nini
 echo original > "$B/kept.txt"
 nx -q --no-shim -- "$P" write "$B/kept.txt" changed
 if [ "$(cat "$B/kept.txt")" = original ]; then ok; else bad "now $(cat "$B/kept.txt")"; fi
+
+# and a deny_write there is a hole in the host's /tmp, a write root here
+t deny_write_under_the_hosts_tmp_refused
+T_TMP=$(mktemp -d /tmp/sbx-it-tmpdeny.XXXXXX)
+echo original > "$T_TMP/kept"
+nini "[filesystem]
+deny_write = $T_TMP/kept"
+nx -q --no-shim -- "$P" write "$T_TMP/kept" changed
+now=$(cat "$T_TMP/kept")
+rm -rf "$T_TMP"
+if [ "$now" = original ] && said "open: EACCES"; then ok; else bad "now $now out=$(cat "$B/out")"; fi
 
 t write_inside_the_workspace_works
 nini
