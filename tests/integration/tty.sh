@@ -211,10 +211,16 @@ if command -v vim >/dev/null; then
 	shell
 	before=$(modes)
 	line "'$SBX' -q -- vim -u NONE -i NONE -N v.txt"
-	waitfor 'pane | grep -q "v.txt"'
+	# vim's own screen (its "~" lines): drawn once it has made its
+	# terminal raw. Not "v.txt": the shell's echo of the command line has
+	# it at once, and keys typed before vim is raw sit in a cooked line
+	# that Ctrl-Z's SIGTSTP flushes (the kernel's ISIG without NOFLSH).
+	waitfor 'pane | grep -q "^~"'
 	typ "ihello from vim" Escape
-	# out of insert mode (where Ctrl-Z is a character)
-	waitfor 'pane | grep -q "hello from vim" && ! pane | grep -q -- "-- INSERT --"'
+	# in vim's buffer (the line's start: not the echo "ihello from vim"
+	# of a terminal still cooked), out of insert mode (where Ctrl-Z is a
+	# character)
+	waitfor 'pane | grep -q "^hello from vim" && ! pane | grep -q -- "-- INSERT --"'
 	typ C-z
 	waitfor 'pane | grep -q "Stopped"'
 	line "fg; echo \$? > rc.txt"
