@@ -229,10 +229,25 @@ static bool config_home(struct policy_builder *b, char *out, size_t outsz)
 
 /* ---- builder */
 
+/* Could this be where a tool keeps a person's file? Not the system's
+ * pseudo-filesystems and devices (`HISTFILE=/dev/null`, the usual way to
+ * keep no history, made /dev/null unreadable for every program), nor a
+ * top-level directory (`GNUPGHOME=/etc` would hide the system). */
+static bool user_store(const char *path)
+{
+	static const char *const system[] = { "/dev", "/proc", "/sys", "/run" };
+
+	for (size_t i = 0; i < sizeof(system) / sizeof(system[0]); i++)
+		if (sbx_path_under(path, system[i]) || !strcmp(path, system[i]))
+			return false;
+	return strchr(path + 1, '/') != NULL;
+}
+
 /* The rows of one sbx_credential_envs entry: its variable's value (each
  * of a list's), an absolute path, plus the file below it. Not a value that
  * holds HOME or the current directory (`GNUPGHOME=$HOME`): that row would
- * hide everything, and the table's own rows there stand. */
+ * hide everything, and the table's own rows there stand; nor one that is
+ * no user's store (user_store()). */
 static int credential_env_rows(struct policy_builder *b, char *const *env,
 			       const struct sbx_credential_env *ce)
 {
@@ -249,6 +264,7 @@ static int credential_env_rows(struct policy_builder *b, char *const *env,
 		    snprintf(path, sizeof(path), "%.*s%s%s", (int)n, v, *ce->file ? "/" : "",
 			     ce->file) < (int)sizeof(path) &&
 		    !sbx_path_under(b->home, path) && !sbx_path_under(b->cwd, path) &&
+		    user_store(path) &&
 		    builder_add_rule(b, SBX_RULE_DENY_READ, path, SBX_ORIGIN_DEFAULT, "default"))
 			return -ENOMEM;
 		v += n;

@@ -154,3 +154,25 @@ Test(policy_credentials, xdg_config_home_rows_are_denied_there_too,
 	cr_assert_eq(policy_check_path(p, SBX_OP_READ, "/srv/xdg/config/other.conf", NULL), SBX_ALLOW);
 	policy_free(p);
 }
+
+Test(policy_credentials, a_variable_naming_a_device_or_the_system_denies_nothing,
+     .description = "HISTFILE=/dev/null (no history kept) left /dev/null unreadable for every program")
+{
+	char *env[] = { "HISTFILE=/dev/null", "GNUPGHOME=/etc", "KUBECONFIG=/proc/self/environ:/srv/kube/cfg",
+			"NETRC=/srv/me/netrc", NULL };
+	struct policy_ctx ctx = test_ctx;
+	struct policy_builder *b = NULL;
+	struct policy *p = NULL;
+	struct sbx_err err = { "" };
+
+	ctx.environ = env;
+	cr_assert_eq(policy_builder_new(&ctx, &b), 0);
+	cr_assert_eq(policy_compile(b, &p, &err), 0, "%s", err.msg);
+	cr_assert_eq(policy_check_path(p, SBX_OP_READ, "/dev/null", NULL), SBX_ALLOW);
+	cr_assert_eq(policy_check_path(p, SBX_OP_READ, "/etc/passwd", NULL), SBX_ALLOW);
+	cr_assert_eq(policy_check_path(p, SBX_OP_READ, "/proc/self/environ", NULL), SBX_ALLOW);
+	/* a user's store named the same way still is one */
+	cr_assert_eq(policy_check_path(p, SBX_OP_READ, "/srv/kube/cfg", NULL), SBX_DENY);
+	cr_assert_eq(policy_check_path(p, SBX_OP_READ, "/srv/me/netrc", NULL), SBX_DENY);
+	policy_free(p);
+}
