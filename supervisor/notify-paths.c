@@ -1230,6 +1230,54 @@ struct answer notify_truncate(struct call *c, unsigned long long paddr, long lon
 	return rc ? ERR(e) : OK(0);
 }
 
+/* What a chmod-family call names, opened O_PATH (O_DIRECTORY with `dir`)
+ * in the caller's view: 0 with *fd and *mode; 1 when nr is no chmod;
+ * -errno when the call itself is wrong or its target cannot be opened. */
+static int chmod_target(struct call *c, long nr, const unsigned long long *args, bool dir,
+			mode_t *mode, int *fd)
+{
+	char path[PATH_MAX], abs[PATH_MAX];
+	int dfd = AT_FDCWD, o = -1, rc;
+	unsigned long long paddr = 0;
+	unsigned flags = 0;
+
+	if (nr == SYS_fchmod) {
+		o = notify_take_fd(c, (int)args[0]);
+		*mode = (mode_t)args[1];
+	} else {
+		if (nr == SYS_fchmodat || nr == 452 /* fchmodat2 */) {
+			dfd = (int)args[0];
+			paddr = args[1];
+			*mode = (mode_t)args[2];
+			flags = nr == 452 ? (unsigned)args[3] : 0;
+#ifdef SYS_chmod
+		} else if (nr == SYS_chmod) {
+			paddr = args[0];
+			*mode = (mode_t)args[1];
+#endif
+		} else {
+			return 1;
+		}
+		if (flags & ~(unsigned)(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
+			return -EINVAL;
+		if ((rc = notify_read_str(c, paddr, path, sizeof(path))))
+			return rc;
+		if (!path[0] && (flags & AT_EMPTY_PATH))
+			o = notify_take_fd(c, dfd);
+		else if ((rc = abs_path(c, dfd, path, abs, sizeof(abs))))
+			o = rc;
+		else if ((rc = fd_link_open(c, abs, &o)) > 0)
+			o = open_in_root(c, abs, O_PATH | (dir ? O_DIRECTORY : 0),
+					 (flags & AT_SYMLINK_NOFOLLOW) != 0);
+		else if (rc < 0)
+			o = rc;
+	}
+	if (o < 0)
+		return o;
+	*fd = o;
+	return 0;
+}
+
 /* chmod to a set-ID mode, which the seccomp table refuses: a set-ID
  * program left in a writable root outlives the run. A directory's bits
  * only pick its new entries' group, and GNU chmod passes a setgid
@@ -1241,44 +1289,12 @@ struct answer notify_truncate(struct call *c, unsigned long long paddr, long lon
 int notify_chmod_dir(struct call *c, long nr, const unsigned long long *args,
 		     struct answer *out)
 {
-	char path[PATH_MAX], abs[PATH_MAX], l[64];
-	int dfd = AT_FDCWD, o = -1, rc;
-	unsigned long long paddr = 0;
-	unsigned flags = 0;
-	mode_t mode;
+	char l[64];
+	int o = -1, rc;
+	mode_t mode = 0;
 	struct stat st;
 
-	if (nr == SYS_fchmod) {
-		o = notify_take_fd(c, (int)args[0]);
-		mode = (mode_t)args[1];
-	} else {
-		if (nr == SYS_fchmodat || nr == 452 /* fchmodat2 */) {
-			dfd = (int)args[0];
-			paddr = args[1];
-			mode = (mode_t)args[2];
-			flags = nr == 452 ? (unsigned)args[3] : 0;
-#ifdef SYS_chmod
-		} else if (nr == SYS_chmod) {
-			paddr = args[0];
-			mode = (mode_t)args[1];
-#endif
-		} else {
-			return 1;
-		}
-		if (flags & ~(unsigned)(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH) ||
-		    notify_read_str(c, paddr, path, sizeof(path)))
-			return 1;
-		if (!path[0] && (flags & AT_EMPTY_PATH))
-			o = notify_take_fd(c, dfd);
-		else if (abs_path(c, dfd, path, abs, sizeof(abs)))
-			return 1;
-		else if ((rc = fd_link_open(c, abs, &o)) > 0)
-			o = open_in_root(c, abs, O_PATH | O_DIRECTORY,
-					 (flags & AT_SYMLINK_NOFOLLOW) != 0);
-		else if (rc < 0)
-			o = rc;
-	}
-	if (o < 0)
+	if (chmod_target(c, nr, args, true, &mode, &o))
 		return 1;
 	if (fstat(o, &st) || !S_ISDIR(st.st_mode) || !notify_call_valid(c)) {
 		close(o);
@@ -1945,50 +1961,16 @@ struct answer notify_remove(struct call *c, int dirfd, unsigned long long paddr,
 
 int notify_chmod(struct call *c, long nr, const unsigned long long *args, struct answer *out)
 {
-	char path[PATH_MAX], abs[PATH_MAX], full[PATH_MAX], l[64];
+	char full[PATH_MAX], l[64];
 	const struct sbx_rule *why;
-	int dfd = AT_FDCWD, o = -1, rc;
-	unsigned long long paddr = 0;
-	unsigned flags = 0;
-	mode_t mode;
+	int o = -1, rc;
+	mode_t mode = 0;
 	struct stat st;
 
-	if (nr == SYS_fchmod) {
-		o = notify_take_fd(c, (int)args[0]);
-		mode = (mode_t)args[1];
-	} else {
-		if (nr == SYS_fchmodat || nr == 452 /* fchmodat2 */) {
-			dfd = (int)args[0];
-			paddr = args[1];
-			mode = (mode_t)args[2];
-			flags = nr == 452 ? (unsigned)args[3] : 0;
-#ifdef SYS_chmod
-		} else if (nr == SYS_chmod) {
-			paddr = args[0];
-			mode = (mode_t)args[1];
-#endif
-		} else {
-			return 1;
-		}
-		if (flags & ~(unsigned)(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH)) {
-			*out = ERR(EINVAL);
-			return 0;
-		}
-		if ((rc = notify_read_str(c, paddr, path, sizeof(path)))) {
-			*out = ERR(-rc);
-			return 0;
-		}
-		if (!path[0] && (flags & AT_EMPTY_PATH))
-			o = notify_take_fd(c, dfd);
-		else if ((rc = abs_path(c, dfd, path, abs, sizeof(abs))))
-			o = rc;
-		else if ((rc = fd_link_open(c, abs, &o)) > 0)
-			o = open_in_root(c, abs, O_PATH, (flags & AT_SYMLINK_NOFOLLOW) != 0);
-		else if (rc < 0)
-			o = rc;
-	}
-	if (o < 0) {
-		*out = ERR(-o);
+	if ((rc = chmod_target(c, nr, args, false, &mode, &o)) > 0)
+		return 1;
+	if (rc < 0) {
+		*out = ERR(-rc);
 		return 0;
 	}
 	/* what the call would change, by the name the kernel gives it (a link

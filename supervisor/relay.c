@@ -513,15 +513,7 @@ static void hook(int fd, const char *s, size_t n)
 	struct stat st;
 
 	if (!R.on || fstat(fd, &st) || !S_ISCHR(st.st_mode) || st.st_rdev != R.rdev) {
-		while (n) {
-			ssize_t w = write(fd, s, n);
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w <= 0)
-				return;
-			s += w;
-			n -= (size_t)w;
-		}
+		sbx_write_plain(fd, s, n);
 		return;
 	}
 	/* in order: after what the program wrote before it, and not inside

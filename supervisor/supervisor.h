@@ -43,6 +43,8 @@ void dmsg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));  /* --deb
  * COMMAND's output, \r\n in raw mode). */
 extern void (*sbx_text_hook)(int fd, const char *s, size_t n);
 void sbx_write_text(int fd, const char *s, size_t n);
+/* All of s to fd, past EINTR, as it is (no hook); stops where fd fails. */
+void sbx_write_plain(int fd, const char *s, size_t n);
 int sbx_dprintf(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Find an executable in $PATH (or take an absolute/relative path as is). */

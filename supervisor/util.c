@@ -99,10 +99,14 @@ void (*sbx_text_hook)(int fd, const char *s, size_t n);
 
 void sbx_write_text(int fd, const char *s, size_t n)
 {
-	if (sbx_text_hook) {
+	if (sbx_text_hook)
 		sbx_text_hook(fd, s, n);
-		return;
-	}
+	else
+		sbx_write_plain(fd, s, n);
+}
+
+void sbx_write_plain(int fd, const char *s, size_t n)
+{
 	while (n) {
 		ssize_t w = write(fd, s, n);
 		if (w < 0 && errno == EINTR)
