@@ -69,7 +69,7 @@ UNIT_OBJS := $(UNIT_SRCS:%.c=build/%.o)
 
 BINS := build/sbx-preload build/sbx-init build/libsbx-preload.so build/sbx-proxy-test build/sbxctl
 
-.PHONY: all deps deps-test run check check-unit check-docs check-integration check-agents coverage-table bench bench-proxy bench-filter bench-landlock fuzz install clean
+.PHONY: all deps deps-test run check check-unit check-docs check-integration check-agents test-progs coverage-table bench bench-proxy bench-filter bench-landlock fuzz install clean
 all: $(BINS)
 
 deps:
@@ -260,8 +260,33 @@ check-unit: build/tests/unit-tests
 check-docs: build/gen-filters
 	./scripts/check-docs.sh
 
-check-integration: all build/tests/sbx-preload-abi
+check-integration: all build/tests/sbx-preload-abi test-progs
 	./tests/integration/run.sh
+
+# The programs the integration suites run (tests/progs/), built once here
+# rather than by each suite for each user: NAME (dynamic), NAME.static
+# (static glibc), notifyprobe.musl (static musl, where installed) and
+# goclient (a static Go program, where Go is installed). Never sanitized:
+# they stand for the programs users run.
+TEST_PROG_NAMES := $(patsubst tests/progs/%.c,%,$(wildcard tests/progs/*.c))
+TEST_PROG_CFLAGS := -O2 -Wall -pthread
+TEST_PROGS := $(TEST_PROG_NAMES:%=build/tests/progs/%) $(TEST_PROG_NAMES:%=build/tests/progs/%.static) \
+	$(if $(MUSL_GCC),build/tests/progs/notifyprobe.musl) \
+	$(if $(shell command -v go 2>/dev/null),build/tests/progs/goclient)
+test-progs: $(TEST_PROGS)
+build/tests/progs/%: tests/progs/%.c
+	@mkdir -p $(@D)
+	$(CC) $(TEST_PROG_CFLAGS) -o $@ $<
+build/tests/progs/%.static: tests/progs/%.c
+	@mkdir -p $(@D)
+	$(CC) -static $(TEST_PROG_CFLAGS) -o $@ $<
+build/tests/progs/%.musl: tests/progs/%.c
+	@mkdir -p $(@D)
+	$(MUSL_GCC) -static $(TEST_PROG_CFLAGS) -o $@ $<
+# the pure Go resolver (/etc/resolv.conf), no cgo: a static binary
+build/tests/progs/goclient: tests/progs/goclient.go
+	@mkdir -p $(@D)
+	cd tests/progs && GO111MODULE=off CGO_ENABLED=0 go build -o $(CURDIR)/$@ goclient.go
 
 # The real agents end to end against a scripted model (issue 24): apart
 # from `make check`, as they download the agents from the npm registry.

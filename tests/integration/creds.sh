@@ -15,8 +15,7 @@ set -u
 PROGS=$(mktemp -d /var/tmp/sbx-progs.XXXXXX)
 trap 'rm -rf "$PROGS"' EXIT
 chmod 755 "$PROGS"
-command -v cc >/dev/null &&
-	cc -static -O2 -D_GNU_SOURCE -o "$PROGS/readfile-static" "$SBX_BIN/progs/readfile.c" 2>"$PROGS/log"
+built readfile.static "$PROGS/readfile-static" 2>"$PROGS/log"
 prog() { [ -x "$PROGS/$1" ] || { skip "tests/progs/$1 not built: $(head -2 "$PROGS/log" 2>/dev/null)"; return 1; }; }
 
 # The table: "PATH PROFILE" per row (PROFILE "-" when none lifts it).

@@ -26,5 +26,9 @@ skip() { echo "skip - $T: $*"; skip=$((skip + 1)); done_; }
 # sx ARGS: run sbx-preload, stdout in $B/out, stderr in $B/err, status in RC
 sx() { timeout 60 "$SBX" "$@" >"$B/out" 2>"$B/err"; RC=$?; }
 has() { grep -q -- "$1" "$B/$2"; }
+# built NAME OUT: the test program NAME as make built it once (tests/progs/
+# NAME.c into build/tests/progs/NAME, NAME.static, NAME.musl; goclient),
+# copied to OUT: a file of the user who runs the suite, as if built here
+built() { cp "$SBX_BIN/progs/bin/$1" "$2"; }
 # hasf TEXT FILE: like has, for a fixed string (backquotes, dots, brackets)
 hasf() { grep -qF -- "$1" "$B/$2"; }

@@ -14,7 +14,7 @@ set -u
 PROGS=$(mktemp -d /var/tmp/sbx-progs.XXXXXX)
 trap 'touch "$PROGS/stop-all"; rm -rf "$PROGS"' EXIT
 for p in forkbomb memhog; do
-	cc -static -O2 -o "$PROGS/$p" "$SBX_BIN/progs/$p.c" 2>"$PROGS/log" ||
+	built "$p.static" "$PROGS/$p" 2>"$PROGS/log" ||
 		echo "# cannot build tests/progs/$p.c: $(head -3 "$PROGS/log")"
 done
 chmod -R a+rX "$PROGS"

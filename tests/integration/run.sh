@@ -7,6 +7,9 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 
+# the test programs, built once (Makefile: test-progs), up to date
+make -C "$top" -s --no-print-directory test-progs >&2 || echo "# the test programs could not all be built"
+
 # A copy every user can reach (the checkout may sit under /root), and not
 # under /tmp: inside the sandbox /tmp is a private, empty tmpfs.
 bin=$(mktemp -d /var/tmp/sbx-it-bin.XXXXXX)
@@ -24,6 +27,8 @@ cp "$top/build/sbx-preload" "$top/build/sbx-init" "$top/build/libsbx-preload.so"
 mkdir -p "$bin/share" && cp -r "$top/docs/man" "$bin/share/man"
 [ -d "$top/share/completion" ] && cp -r "$top/share/completion" "$bin/share/completion"
 [ -d "$top/tests/progs" ] && cp -r "$top/tests/progs" "$bin/progs"
+# the test programs, built once by make (build/tests/progs: Makefile)
+[ -d "$top/build/tests/progs" ] && mkdir -p "$bin/progs" && cp -r "$top/build/tests/progs" "$bin/progs/bin"
 # the coverage table explain.sh measures and compares
 mkdir -p "$bin/docs" && cp "$top/docs/REPORTS.md" "$bin/docs/"
 # the credential table creds.sh reads every row of

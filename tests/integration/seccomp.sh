@@ -16,7 +16,7 @@ PROGS=$(mktemp -d /var/tmp/sbx-progs.XXXXXX)
 trap 'rm -rf "$PROGS"' EXIT
 # Static, so no shim; non-PIE, so its data is addressable by int $0x80.
 P=$PROGS/sockescape
-cc -static -no-pie -O2 -o "$P" "$SBX_BIN/progs/sockescape.c" 2>"$PROGS/log" ||
+built sockescape.static "$P" 2>"$PROGS/log" ||
 	echo "# cannot build tests/progs/sockescape.c: $(head -3 "$PROGS/log")"
 have_prog() {
 	[ -x "$P" ] || { skip "tests/progs/sockescape not built (no static libc?)"; return 1; }
@@ -169,7 +169,7 @@ fi
 # machine's settings; the errno says which layer answered where the kernel
 # would answer differently without the filter.
 S=$PROGS/sysescape
-cc -static -O2 -o "$S" "$SBX_BIN/progs/sysescape.c" 2>"$PROGS/log2" ||
+built sysescape.static "$S" 2>"$PROGS/log2" ||
 	echo "# cannot build tests/progs/sysescape.c: $(head -3 "$PROGS/log2")"
 have_sys() { [ -x "$S" ] || { skip "tests/progs/sysescape not built (no static libc?)"; return 1; }; }
 # inside MODE: the program under the sandbox, no shim (static anyway)
