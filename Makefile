@@ -248,9 +248,12 @@ run: deps
 	@$(MAKE) --no-print-directory all
 	@./scripts/demo.sh $(if $(CMD),"$(CMD)")
 
+# Built with a job per core; then the unit tests beside the integration
+# suites (run.sh runs those SBX_IT_JOBS at once: they mostly wait).
+NPROC := $(shell nproc 2>/dev/null || echo 2)
 check: deps-test
-	@$(MAKE) --no-print-directory all build/tests/unit-tests
-	@$(MAKE) --no-print-directory check-docs check-unit check-integration
+	@$(MAKE) --no-print-directory -j$(NPROC) all build/tests/unit-tests build/tests/sbx-preload-abi test-progs
+	@$(MAKE) --no-print-directory -j3 check-docs check-unit check-integration
 
 check-unit: build/tests/unit-tests
 	build/tests/unit-tests --jobs 2
@@ -288,11 +291,13 @@ build/tests/progs/goclient: tests/progs/goclient.go
 	@mkdir -p $(@D)
 	cd tests/progs && GO111MODULE=off CGO_ENABLED=0 go build -o $(CURDIR)/$@ goclient.go
 
-# The real agents end to end against a scripted model (issue 24): apart
-# from `make check`, as they download the agents from the npm registry.
+# The tests that install from the npm registry (pinned versions: the real
+# agents, the MCP server, Claude Code; `agents` rows of
+# tests/integration/placement): apart from `make check`, which stays
+# offline and repeatable.
 check-agents: deps-test
-	@$(MAKE) --no-print-directory all
-	SUITES=agents-e2e.sh ./tests/integration/run.sh
+	@$(MAKE) --no-print-directory -j$(NPROC) all test-progs
+	SBX_IT_TARGET=agents ./tests/integration/run.sh
 
 # The shim's coverage table in docs/REPORTS.md, measured again
 # (tests/integration/coverage.sh; explain.sh fails when they differ).

@@ -79,6 +79,8 @@ ctl configure --workspace "$W" --isolation workspace --network custom --preset n
 settings "$HOME/$INI" > "$B/s"
 if [ $RC -ne 0 ] || ! grep -qxF 'allow_write = /tmp, ~/.npm/_cacache/' "$B/s"; then
 	bad "rc=$RC: $(tr '\n' '|' < "$B/s")"
+elif [ -z "${SBX_IT_AGENTS:-}" ]; then
+	skip "installs from the npm registry: make check-agents runs it"
 elif ! command -v npm >/dev/null || ! timeout 20 npm view is-number@7.0.0 version >/dev/null 2>&1; then
 	skip "the npm registry cannot be reached from here"
 else
@@ -606,14 +608,9 @@ else bad "$r1 / $(cat "$B/decision")"; fi
 # installed as docs/RECIPES.md says, in settings.json. What Claude Code sent
 # back as the tool's result is what the model would have seen (versions word
 # the refusal's prefix differently; the reason is ours).
+# (the pinned one make check-agents installs: agents-install.sh)
 find_claude() {
-	command -v claude 2>/dev/null && return
-	local npmdir=/var/tmp/sbx-it-npm-$(id -u)
-	[ -x "$npmdir/node_modules/.bin/claude" ] && { echo "$npmdir/node_modules/.bin/claude"; return; }
-	command -v npm >/dev/null || return 1
-	timeout 300 npm install --prefix "$npmdir" --no-audit --no-fund --loglevel=error \
-		@anthropic-ai/claude-code >/dev/null 2>&1 &&
-		[ -x "$npmdir/node_modules/.bin/claude" ] && echo "$npmdir/node_modules/.bin/claude"
+	[ -x "${SBX_IT_AGENTS:-}/node_modules/.bin/claude" ] && echo "$SBX_IT_AGENTS/node_modules/.bin/claude"
 }
 # claude_read TARGET: run Claude Code once; the tool_result it sent back in $B/result
 claude_read() {
@@ -640,7 +637,7 @@ EOF
 
 t claude_code_itself_runs_the_hook_from_settings_json
 CLAUDE=$(find_claude)
-if [ -z "$CLAUDE" ]; then skip "no Claude Code CLI (npm @anthropic-ai/claude-code unreachable)"; else
+if [ -z "$CLAUDE" ]; then skip "no Claude Code CLI (make check-agents installs it from the npm registry)"; else
 mkdir -p "$HOME/.claude"
 printf '{"hooks":{"PreToolUse":[{"matcher":"*","hooks":[{"type":"command","command":"%s hook claude"}]}]}}\n' \
 	"$CTL" > "$HOME/.claude/settings.json"
