@@ -179,7 +179,7 @@ t standin_lock_held_outside_is_waited_for_boundedly_and_said
 mkdir -p "$HOME/$STATE/standins" && : > "$HOME/$STATE/standins/lock"
 flock -x "$HOME/$STATE/standins/lock" sleep 20 &
 holder=$!
-sleep 0.3
+for _ in $(seq 100); do flock -n "$HOME/$STATE/standins/lock" true || break; sleep 0.05; done
 start=$SECONDS
 timeout 30 "$SBX" -- sh -c 'echo SECOND-RAN' >"$B/out" 2>"$B/err"; RC=$?
 took=$((SECONDS - start))
