@@ -25,7 +25,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 
 # the test programs, built once (Makefile: test-progs), up to date
-make -C "$top" -s --no-print-directory test-progs >&2 || echo "# the test programs could not all be built"
+MAKEFLAGS= make -C "$top" -s --no-print-directory test-progs >&2 || echo "# the test programs could not all be built"
 
 # A copy every user can reach (the checkout may sit under /root), and not
 # under /tmp: inside the sandbox /tmp is a private, empty tmpfs.
@@ -159,29 +159,40 @@ started_one() { # started_one LOG GLOB: a test matching GLOB printed its result 
 }
 
 # The longest first (the size of the suite stands for its length), up to
-# SBX_IT_JOBS at once: the tests mostly wait on processes and I/O.
+# SBX_IT_JOBS at once: the tests mostly wait on processes and I/O. A suite
+# with a `heavy` row (floods with a time bound) never runs beside another.
 order=$(for r in $runs; do
 	u=${r%%:*} s=${r#*:} n=$(stat -c %s "$here/$s")
 	echo "$n $r"
 done | sort -rn | cut -d' ' -f2)
+read -r -a pending <<<"$(echo $order)"
 max=${SBX_IT_JOBS:-$((2 * $(nproc)))}
 declare -A started pid_of
-running=0
-echo "# integration tests: $(echo $runs | wc -w) runs, $max at once"
-for r in $order; do
-	if [ $running -ge "$max" ]; then
-		wait -n -p done_pid; st=$?
-		finished ${pid_of[$done_pid]/:/ } $st $((SECONDS - started[$done_pid]))
-		running=$((running - 1))
-	fi
-	run ${r/:/ } &
-	pid_of[$!]=$r started[$!]=$SECONDS
-	running=$((running + 1))
-done
-while [ $running -gt 0 ]; do
+running=0 heavy=0
+heavy_run() { [ -n "$(placed "${1#*:}" heavy)" ]; }
+echo "# integration tests: ${#pending[@]} runs, $max at once"
+while :; do
+	while [ $running -lt "$max" ]; do
+		pick=""
+		for i in "${!pending[@]}"; do
+			[ $heavy -gt 0 ] && heavy_run "${pending[$i]}" && continue
+			pick=$i
+			break
+		done
+		[ -n "$pick" ] || break
+		r=${pending[$pick]}
+		unset "pending[$pick]"
+		run ${r/:/ } &
+		pid_of[$!]=$r started[$!]=$SECONDS
+		running=$((running + 1))
+		heavy_run "$r" && heavy=$((heavy + 1))
+	done
+	[ $running -gt 0 ] || break
 	wait -n -p done_pid; st=$?
-	finished ${pid_of[$done_pid]/:/ } $st $((SECONDS - started[$done_pid]))
+	r=${pid_of[$done_pid]}
+	finished ${r/:/ } $st $((SECONDS - started[$done_pid]))
 	running=$((running - 1))
+	heavy_run "$r" && heavy=$((heavy - 1))
 done
 grep -h '^FAIL - ' "$jobdir"/*.log | sed 's/^/# /' | head -50 | grep . && echo "# failed: see above"
 exit $rc
