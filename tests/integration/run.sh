@@ -7,7 +7,8 @@
 # differs for root run a second time as root (`root` rows of
 # tests/integration/placement). The tests that install from a package
 # registry (`agents` rows) skip, saying so, in `make check`; `make
-# check-agents` runs them alone, as both users.
+# check-agents` runs their suites with the packages installed, as both
+# users.
 #
 #   SUITES="net.sh harm.sh"  only those suites
 #   SBX_IT_USERS=sbxtest     only the unprivileged run
