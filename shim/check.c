@@ -373,8 +373,10 @@ void shim_after(const struct pending *pd, int n, bool failed)
 			}
 			/* a write the policy allows but the kernel refused is
 			 * reported too: the supervisor says why (a writable path
-			 * that did not exist at start cannot be bound) */
-			if (denied || (pd[i].op == SBX_OP_WRITE && (err == EROFS || err == EBUSY) &&
+			 * that did not exist at start cannot be bound; the nested
+			 * mode refuses every extended attribute) */
+			if (denied || (pd[i].op == SBX_OP_WRITE && (err == EROFS || err == EBUSY ||
+								    (err == EPERM && (pd[i].how & HOW_ATTR))) &&
 				       !other_denied && !kernel_fs(target)))
 				report_denied(pd[i].op, target, pd[i].how, err, denied);
 		}

@@ -525,6 +525,11 @@ size_t report_line(const struct wire_report *w, const struct report_expl *e,
 			    "started, and only an existing path can be made writable "
 			    "(create it first, or allow a directory with a trailing /, "
 			    "which sbx creates)", e->rule, e->source);
+		else if (e->nested_eperm)
+			PUT(" — the nested mode refuses every change of extended attributes "
+			    "(ACLs) and, as root, of modes and owners: Landlock has no right for "
+			    "them and a seccomp filter cannot read the path (docs/SECURITY.md, "
+			    "\"The nested mode\")");
 		else if (e->guarded)
 			PUT(" — the sandbox keeps %s read-only (it guards a git "
 			    "directory or a protected file)", e->guarded);
@@ -1044,6 +1049,13 @@ static void take_report(struct reports *r, const struct wire_report *wr, bool bo
 			learn_decide(r, &w, &e);
 	} else if (r->cfg.mode == REPORTS_LEARN) {
 		learn_decide(r, &w, &e);
+	}
+	/* the nested mode's [nested] rows refuse what the policy allows: a
+	 * file's extended attributes, and root's chmod and chown */
+	if (r->cfg.nested && !boundary && w.op == WIRE_WRITE && w.err == EPERM &&
+	    e.verdict == SBX_ALLOW && e.decision == WIRE_DENY) {
+		e.nested_eperm = true;
+		e.unbound = false;
 	}
 	if (e.unbound && file_op(w.op))
 		for (size_t i = 0; i < r->cfg.nguarded; i++)
