@@ -1554,8 +1554,10 @@ lost:
 /* The file a hard link would give a second name, held: 0, or the errno
  * when it is one a protected rule names (a name deeper than the walk's
  * three levels is not bound read-only: written by the new name, it would
- * change) or another process's /proc file. No name (an O_TMPFILE, a
- * removed file): nothing to judge. */
+ * change), one the policy denies reading (a `deny_read` name the mounts
+ * do not hide, in a node_modules or past the walk: read by the new name,
+ * it would be read; EACCES, as for the read) or another process's /proc
+ * file. No name (an O_TMPFILE, a removed file): nothing to judge. */
 static int link_source(struct call *c, int o)
 {
 	char full[PATH_MAX];
@@ -1569,6 +1571,10 @@ static int link_source(struct call *c, int o)
 		return pr == -ENOENT ? 0 : -pr; /* no name; one we cannot judge */
 	if (proc_foreign(c, o, full, NULL)) {
 		report(c, WIRE_DENY, WIRE_WRITE, full, EACCES);
+		return EACCES;
+	}
+	if (policy_check_path(c->n->p, SBX_OP_READ, full, &why) == SBX_DENY) {
+		report_why(c, WIRE_DENY, WIRE_READ, full, EACCES, why);
 		return EACCES;
 	}
 	if (!may_make(c->n, -1, full, false, &why) && !git_writable(c, full)) {
