@@ -1628,6 +1628,19 @@ static bool moves_protected(const struct notify *n, int fd, const char *full,
 	return false;
 }
 
+/* Does a rename take a file the policy denies reading (`from`) to a name
+ * it does not deny (`to`)? EACCES, reported as the read it is; else 0. */
+static int moves_denied_read(const struct call *c, const char *from, const char *to)
+{
+	const struct sbx_rule *why;
+
+	if (policy_check_path(c->n->p, SBX_OP_READ, from, &why) != SBX_DENY ||
+	    policy_check_path(c->n->p, SBX_OP_READ, to, NULL) == SBX_DENY)
+		return 0;
+	report_why(c, WIRE_DENY, WIRE_READ, from, EACCES, why);
+	return EACCES;
+}
+
 /* rename/renameat/renameat2 and link/linkat: a name made from another. */
 struct answer notify_move(struct call *c, bool is_link, int olddfd, unsigned long long oaddr,
 			     int newdfd, unsigned long long naddr, unsigned flags)
@@ -1682,6 +1695,16 @@ struct answer notify_move(struct call *c, bool is_link, int olddfd, unsigned lon
 	if (!is_link && !(flags & RENAME_EXCHANGE) && moves_protected(c->n, op.fd, ofull, &why)) {
 		report_why(c, WIRE_DENY, WIRE_WRITE, ofull, DENY_ERRNO, why);
 		a = ERR(DENY_ERRNO);
+		goto out;
+	}
+	/* a file the policy denies reading, moved to a name it does not (one
+	 * the mounts do not hide: a `*.pem` in a node_modules): read there,
+	 * as through a link (link_source) */
+	if (!is_link && (rc = moves_denied_read(c, ofull, nfull)) == 0 &&
+	    (flags & RENAME_EXCHANGE))
+		rc = moves_denied_read(c, nfull, ofull);
+	if (!is_link && rc) {
+		a = ERR(rc);
 		goto out;
 	}
 	if (!is_link && (flags & RENAME_EXCHANGE)) {
@@ -1786,6 +1809,25 @@ struct answer notify_xattr(struct call *c, long nr, const unsigned long long *ar
 	if (full[0] && moves_protected(c->n, -1, full, &why) && !git_writable(c, full)) {
 		report_why(c, WIRE_DENY, WIRE_WRITE, full, DENY_ERRNO, why);
 		a = ERR(DENY_ERRNO);
+		goto out;
+	}
+	/* A default ACL is inherited by every entry made in the directory
+	 * later, by the person's own programs too: the `.git/config` git
+	 * writes next (a new file renamed over it), a `.env` made there,
+	 * each open to another user. Any directory may hold a protected name
+	 * (`.env` is one at any depth), so none takes one. */
+	if (set && !strcmp(name, "system.posix_acl_default")) {
+		char comm[32];
+		if (c->n->r) {
+			notify_comm_of(c->pid, comm, sizeof(comm));
+			notify_own_begin(c->n);
+			reports_syscall(c->n->r, c->pid, comm, "a default ACL", full,
+					"every entry made in the directory later inherits it, "
+					"protected names too (a .env, git's next config)",
+					"extended attributes (docs/SECURITY.md)", EPERM);
+			notify_own_end(c->n);
+		}
+		a = ERR(EPERM);
 		goto out;
 	}
 	if (size && !(value = malloc(size))) {

@@ -1051,9 +1051,13 @@ static void take_report(struct reports *r, const struct wire_report *wr, bool bo
 		learn_decide(r, &w, &e);
 	}
 	/* the nested mode's [nested] rows refuse what the policy allows: a
-	 * file's extended attributes, and root's chmod and chown */
-	if (r->cfg.nested && !boundary && w.op == WIRE_WRITE && w.err == EPERM &&
-	    e.verdict == SBX_ALLOW && e.decision == WIRE_DENY) {
+	 * file's extended attributes, and root's chmod and chown. Elsewhere
+	 * the shim's EPERM of an attribute the policy allows is the notify
+	 * layer's refusal (a default ACL), which that layer says itself. */
+	if (!boundary && w.op == WIRE_WRITE && w.err == EPERM && e.verdict == SBX_ALLOW &&
+	    e.decision == WIRE_DENY) {
+		if (!r->cfg.nested)
+			return;
 		e.nested_eperm = true;
 		e.unbound = false;
 	}

@@ -237,11 +237,11 @@ else bad "$(sed -n '/^\[env\]/,$p' "$B/out" | head -8)"; fi
 
 # ---- hard links: a second name is the same file
 
-# A credential read through a hard link. Made during the run: a link of a
-# deny_read file the mounts do not hide (`*.pem` in a node_modules, which
-# the walk never enters) gave a static program the key under a new name
-# (before 2026-11-29 the notify layer judged a link's source only as a
-# write); a masked row (~/.aws/credentials) cannot be linked (a mount, or
+# A credential read through a hard link. Made during the run: a link (or a
+# rename) of a deny_read file the mounts do not hide (`*.pem` in a
+# node_modules, which the walk never enters) gave a program the key under
+# a new name (before 2026-11-29 the notify layer judged a link's or a
+# rename's source only as a write); a masked row (~/.aws/credentials) cannot be linked (a mount, or
 # in the nested mode a Landlock hole: EXDEV/EACCES). Made before the run:
 # `notes/creds.bak`, a second name of ~/.aws/credentials in the
 # workspace, read the key in both modes; now the walk finds it by
@@ -257,7 +257,9 @@ hard_links() {
 	printf '%s\n' "$1" > "$B/mode.ini"
 	sx -c "$B/mode.ini" --deny-read '*.pem' -- sh -c "
 		cat notes/creds.bak; $S link node_modules/pkg/k.pem sub/x1; $S link $HOME/.aws/credentials sub/x2
-		ln $HOME/.aws/credentials sub/x3 && cat sub/x3; echo END"
+		ln $HOME/.aws/credentials sub/x3 && cat sub/x3
+		python3 -c 'import os; os.rename(\"node_modules/pkg/k.pem\", \"sub/x4\")' 2>/dev/null
+		cat sub/x4 2>/dev/null; echo END"
 	CANARIES="$aws"
 	[ "$2" = pem ] && CANARIES="$aws|$pem"
 }
@@ -274,6 +276,7 @@ cc -static -O2 -o "$PROGS/nestedprobe" "$SBX_BIN/progs/nestedprobe.c" 2>/dev/nul
 if [ -n "$S" ]; then
 	hard_links "" pem
 	if hard_links_held && [ ! -e sub/x1 ] && grep -qx 'link: EACCES' "$B/out" &&
+	   [ ! -e sub/x4 ] && [ -e node_modules/pkg/k.pem ] &&
 	   hasf '/node_modules/pkg/k.pem by `deny_read = *.pem` (--deny-read) — pid' err; then ok
 	else bad "out=$(tr '\n' ' ' < "$B/out" | head -c 300)"; fi
 else skip "no static libc"; fi
