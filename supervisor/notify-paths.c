@@ -1795,6 +1795,10 @@ struct answer notify_xattr(struct call *c, long nr, const unsigned long long *ar
 	}
 	if (o < 0)
 		return ERR(-o);
+	if (byfd && (fcntl(o, F_GETFL) & O_PATH)) {
+		close(o);
+		return ERR(EBADF); /* as the kernel answers fsetxattr on one */
+	}
 	/* what the call would change, by its name (a pipe's or a socket's
 	 * descriptor names none, and nothing protected) */
 	rc = 0;
