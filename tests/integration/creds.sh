@@ -271,7 +271,7 @@ hard_links_held() {
 
 t hard_link_to_a_credential_refused_and_earlier_links_hidden
 S=""
-cc -static -O2 -o "$PROGS/nestedprobe" "$SBX_BIN/progs/nestedprobe.c" 2>/dev/null && S="$PROGS/nestedprobe"
+built nestedprobe.static "$PROGS/nestedprobe" 2>/dev/null && S="$PROGS/nestedprobe"
 if [ -n "$S" ]; then
 	hard_links "" pem
 	if hard_links_held && [ ! -e sub/x1 ] && grep -qx 'link: EACCES' "$B/out" &&
