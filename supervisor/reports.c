@@ -76,6 +76,7 @@ struct reports {
 	struct seen *seen;
 	size_t nseen, seen_bytes;
 	unsigned long denied[WIRE_OP_COUNT], learned, allowed, malformed, ignored;
+	unsigned long quiet; /* refusals a quiet rule kept off the terminal */
 	unsigned long denied_calls; /* reports_syscall(): once per call and program */
 	unsigned long contradicted; /* lines whose claim the policy contradicts */
 	unsigned long not_shown, not_logged, not_kept;
@@ -723,8 +724,24 @@ static void log_commit(struct reports *r, const char *text, size_t len)
 	log_write(r, text, len);
 }
 
+/* The end of a record: "ignored", and the quiet rule that kept it off
+ * the terminal (ignore_paths / ignore_domains) with its source, so the
+ * log says which setting hid it and `sbxctl status` can list it. */
+static void json_quiet(FILE *f, const struct sbx_rule *q)
+{
+	char rule[PATH_MAX + 32];
+
+	fprintf(f, ",\"ignored\":%s", q ? "true" : "false");
+	if (!q)
+		return;
+	policy_rule_text(q, rule, sizeof(rule));
+	json_opt(f, "quiet_rule", rule);
+	json_opt(f, "quiet_source", q->source);
+}
+
 static void log_report(struct reports *r, const struct wire_report *w,
-		       const struct report_expl *e, bool ignored, bool boundary)
+		       const struct report_expl *e, const struct sbx_rule *quiet,
+		       bool boundary)
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -746,8 +763,9 @@ static void log_report(struct reports *r, const struct wire_report *w,
 	json_opt(f, "errno", errno_name(w->err));
 	json_opt(f, "fix", e->fix);
 	json_opt(f, "run", r->cfg.run_id);
-	fprintf(f, ",\"truncated\":%s,\"ignored\":%s}\n", w->truncated ? "true" : "false",
-		ignored ? "true" : "false");
+	fprintf(f, ",\"truncated\":%s", w->truncated ? "true" : "false");
+	json_quiet(f, quiet);
+	fputs("}\n", f);
 	fclose(f);
 	log_commit(r, text, len);
 	free(text);
@@ -1010,7 +1028,7 @@ static void take_report(struct reports *r, const struct wire_report *wr, bool bo
 	struct report_expl e;
 	struct seen *s;
 	char key[WIRE_TARGET_MAX + 8], text[REPORT_LINE_MAX];
-	bool ignored;
+	const struct sbx_rule *quiet;
 
 	report_explain(r->cfg.policy, &w, &e);
 	if (boundary) {
@@ -1036,10 +1054,11 @@ static void take_report(struct reports *r, const struct wire_report *wr, bool bo
 			}
 	if (e.claimed)
 		r->contradicted++;
-	ignored = policy_report_ignored(r->cfg.policy, file_op(w.op), w.target);
-	log_report(r, &w, &e, ignored, boundary);
-	if (ignored) {
+	quiet = policy_report_quiet(r->cfg.policy, file_op(w.op), w.target);
+	log_report(r, &w, &e, quiet, boundary);
+	if (quiet) {
 		r->ignored++;
+		r->quiet += e.decision == WIRE_DENY;
 		return;
 	}
 	if (e.decision == WIRE_DENY)
@@ -1187,6 +1206,11 @@ void reports_finish(struct reports *r, unsigned long dropped)
 	if (r->learned)
 		count(sum, sizeof(sum), r->learned, "access the policy would refuse",
 		      "accesses the policy would refuse");
+	/* apart from the refusals said: what quiet rules kept off the
+	 * terminal, and where to see them */
+	if (r->quiet)
+		count(sum, sizeof(sum), r->quiet, "expected refusal not shown (sbxctl status)",
+		      "expected refusals not shown (sbxctl status)");
 	if (dropped)
 		count(sum, sizeof(sum), dropped, "report dropped (the supervisor fell behind)",
 		      "reports dropped (the supervisor fell behind)");
@@ -1329,7 +1353,8 @@ void reports_proxy(struct reports *r, const struct net_event *ev)
 					    "seccomp" };
 	char target[300], line[REPORT_LINE_MAX], rule[640] = "", key[320], *text = NULL, stamp[40];
 	bool v6 = strchr(ev->host, ':') != NULL, deny = ev->outcome == NET_EV_DENIED;
-	bool trace = r->cfg.mode == REPORTS_TRACE, ignored, dns = ev->proto == NET_PROTO_DNS;
+	bool trace = r->cfg.mode == REPORTS_TRACE, dns = ev->proto == NET_PROTO_DNS;
+	const struct sbx_rule *quiet;
 	/* a static program's connect, carried by the notify layer: the
 	 * boundary's, and its caller is known */
 	bool sc = ev->proto == NET_PROTO_SECCOMP;
@@ -1351,7 +1376,7 @@ void reports_proxy(struct reports *r, const struct net_event *ev)
 	snprintf(raw, sizeof(raw), "%s", target);
 	report_printable(raw, target, sizeof(target), true);
 	/* [report] ignore_domains: logged, not said */
-	ignored = ev->host[0] && policy_report_ignored(r->cfg.policy, false, target);
+	quiet = ev->host[0] ? policy_report_quiet(r->cfg.policy, false, target) : NULL;
 	if (ev->rule)
 		snprintf(rule, sizeof(rule), "%s = %s", sbx_rule_key(ev->rule->kind),
 			 ev->rule->value);
@@ -1381,7 +1406,8 @@ void reports_proxy(struct reports *r, const struct net_event *ev)
 		json_opt(f, "address", ev->address);
 		json_opt(f, "client", ev->client);
 		json_opt(f, "run", r->cfg.run_id);
-		fprintf(f, ",\"ignored\":%s}\n", ignored ? "true" : "false");
+		json_quiet(f, quiet);
+		fputs("}\n", f);
 		fclose(f);
 		log_commit(r, text, len);
 		free(text);
@@ -1393,8 +1419,9 @@ void reports_proxy(struct reports *r, const struct net_event *ev)
 	snprintf(key, sizeof(key), "%c%c %s", deny ? WIRE_DENY : ev->outcome == NET_EV_ALLOWED ?
 		 WIRE_ALLOW : ev->outcome == NET_EV_FAILED ? 'F' : 'E', dns ? 'l' : sc ? 's' : 'p',
 		 target);
-	if (ignored) {
+	if (quiet) {
 		r->ignored++;
+		r->quiet += deny;
 		return;
 	}
 	if (ev->outcome == NET_EV_ERROR && !trace && sbx_verbosity < V_VERBOSE)

@@ -1025,8 +1025,11 @@ Test(reports_stream, ignore_paths_silences_stderr_but_logs_ignored)
 	assert_contains(out, "1 malformed report line");
 	char *l = log_line_with(log, "/w/build/out.o");
 	cr_assert_not_null(l);
-	assert_contains(l, "\"ignored\":true");
+	assert_contains(l, "\"ignored\":true,\"quiet_rule\":\"ignore_paths = /w/build\","
+			"\"quiet_source\":\"test.ini:2\"}");
 	free(l);
+	/* the summary counts the refusals said and, apart, those kept quiet */
+	assert_contains(out, "sbx: 1 denied write, 2 expected refusals not shown (sbxctl status),");
 	l = log_line_with(log, "telemetry.example");
 	cr_assert_not_null(l);
 	assert_contains(l, "\"ignored\":true");
