@@ -39,13 +39,13 @@ chmod -R a+rX "$bin"
 # SUITES="net.sh harm.sh" runs only those (make check-integration SUITES=...);
 # SBX_IT_USERS=self or SBX_IT_USERS=sbxtest runs only one of the two users.
 suites=""
-for s in ${SUITES:-suite.sh shim.sh seccomp.sh stream.sh learn.sh init.sh mounts.sh harm.sh userworld.sh gitguard.sh net.sh limits.sh persist.sh execlater.sh creds.sh homekept.sh sbxctl.sh notify.sh attack-notify.sh nested.sh tty.sh agents.sh explain.sh}; do
+for s in ${SUITES:-suite.sh shim.sh seccomp.sh stream.sh learn.sh init.sh mounts.sh harm.sh userworld.sh gitguard.sh net.sh limits.sh persist.sh execlater.sh creds.sh homekept.sh sbxctl.sh notify.sh attack-notify.sh nested.sh tty.sh agents.sh quiet.sh explain.sh}; do
 	[ -f "$here/$s" ] && suites="$suites $s"
 done
 # The real agents (agents.sh) come from the npm registry, installed once
 # here for both users into a directory every user can read; agents.sh skips
 # their tests, saying why, when the registry cannot be reached.
-case " $suites " in *" agents.sh "* | *" explain.sh "* | *" agents-e2e.sh "* | *" execlater.sh "*)
+case " $suites " in *" agents.sh "* | *" quiet.sh "* | *" explain.sh "* | *" agents-e2e.sh "* | *" execlater.sh "*)
 	export SBX_IT_AGENTS=${SBX_IT_AGENTS:-/var/tmp/sbx-it-agents}
 	bash "$here/agents-install.sh" "$SBX_IT_AGENTS" ;;
 esac
