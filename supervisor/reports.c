@@ -1577,6 +1577,23 @@ void reports_syscall(struct reports *r, int pid, const char *comm, const char *c
 	say(r, line);
 }
 
+void reports_nested_sandbox(struct reports *r, int pid, const char *comm, const char *parent,
+			    const char *call, const char *rule, int err)
+{
+	char who[16 * 6], by[16 * 6], why[512];
+
+	report_printable(comm ? comm : "", who, sizeof(who), true);
+	report_printable(parent ? parent : "", by, sizeof(by), true);
+	/* sbx is the sandbox: the fix is the agent's own sandbox off, which
+	 * the codex profile does (share/sbx/profiles/codex.ini) */
+	snprintf(why, sizeof(why), "%s%s%s%s tried to start its own sandbox (a new user "
+		 "namespace): sbx is the sandbox; turn the program's own sandbox off "
+		 "(Codex: --sandbox danger-full-access, which the codex profile sets: "
+		 "sbx-preload codex)", who[0] ? who : "a program", by[0] ? " (started by " : "",
+		 by, by[0] ? ")" : "");
+	reports_syscall(r, pid, comm, call, NULL, why, rule, err);
+}
+
 void reports_nofile(struct reports *r)
 {
 	struct rlimit rl;

@@ -316,6 +316,12 @@ void reports_boundary(struct reports *r, char decision, enum wire_op op, int pid
  * repeats counted. `target` may be NULL, `rule` names what refused it. */
 void reports_syscall(struct reports *r, int pid, const char *comm, const char *call,
 		     const char *target, const char *why, const char *rule, int err);
+/* A program that tried to make a user namespace (unshare, clone with
+ * CLONE_NEWUSER): a sandbox of its own, which cannot start inside sbx. Said
+ * as such, with the setting that turns an agent's own sandbox off; once
+ * per call and program, as reports_syscall. `parent` may be "". */
+void reports_nested_sandbox(struct reports *r, int pid, const char *comm, const char *parent,
+			    const char *call, const char *rule, int err);
 /* A line of the supervisor's own, said now (held like the others) and
  * logged as a notice. */
 void reports_say_notice(struct reports *r, const char *kind, const char *line);

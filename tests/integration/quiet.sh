@@ -127,6 +127,20 @@ if command -v vim >/dev/null && command -v tmux >/dev/null; then
 	else bad "f.txt=$(cat "$W/f.txt" 2>/dev/null) recs=[$recs]"; fi
 else skip "vim or tmux is not installed"; fi
 
+# ---- a sandbox inside sbx
+
+# unshare -U and bubblewrap each try a user namespace of their own, which
+# the seccomp table refuses: the line says what they tried and what
+# turns an agent's own sandbox off, naming the program and who started it.
+t nested_sandbox_refusal_names_itself_and_the_fix
+if command -v unshare >/dev/null && command -v bwrap >/dev/null; then
+	sx -- sh -c 'unshare -U true; bwrap --unshare-user --ro-bind / / true; echo done'
+	if hasf 'sbx: denied unshare — unshare (started by sh) tried to start its own sandbox (a new user namespace): sbx is the sandbox; turn the program'"'"'s own sandbox off (Codex: --sandbox danger-full-access, which the codex profile sets: sbx-preload codex)' err &&
+	   hasf 'sbx: denied clone — bwrap (started by sh) tried to start its own sandbox (a new user namespace)' err &&
+	   ! hasf 'the same, at fork time' err && [ "$(cat "$B/out")" = done ]; then ok
+	else bad "$(grep '^sbx: denied' "$B/err" | head -2)"; fi
+else skip "unshare or bwrap is not installed"; fi
+
 # ---- the agents' starts under their profiles
 
 # Claude Code after a first prompt: its claude-cli:// desktop entry
