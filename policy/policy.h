@@ -440,6 +440,15 @@ void policy_hint_runs_later(const struct policy *p, enum sbx_op op, const char *
 			    bool made_dir, const struct sbx_rule *why, sbx_look_fn fn,
 			    void *ctx, char *out, size_t outsz);
 
+/* When policy_hint_fix() offers nothing because the refused write is a new
+ * name right in HOME or a top-level directory that stands for a file
+ * beside it (`~/.viminfo.tmp` for `~/.viminfo`): the program replaces that
+ * file by rename, and nothing narrower than the whole directory lets it.
+ * That file as `~/.viminfo`, printable; else "". */
+void policy_hint_renames(const struct policy *p, enum sbx_op op, const char *target,
+			 bool made_dir, const struct sbx_rule *why, sbx_look_fn fn, void *ctx,
+			 char *out, size_t outsz);
+
 /* Names for messages. */
 const char *sbx_rule_key(enum sbx_rule_kind kind);      /* "deny_read" */
 const char *sbx_op_name(enum sbx_op op);                /* "read" */

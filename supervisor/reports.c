@@ -368,6 +368,11 @@ void report_explain(const struct policy *p, const struct wire_report *w,
 			policy_hint_runs_later(p, sbx_op_of(w->op), w->target, w->dir, why,
 					       host_look, NULL, e->runs_later,
 					       sizeof(e->runs_later));
+		if (!e->fix[0] && !e->runs_later[0]) {
+			policy_hint_renames(p, sbx_op_of(w->op), w->target, w->dir, why,
+					    host_look, NULL, tmp, sizeof(tmp));
+			report_printable(tmp, e->renames, sizeof(e->renames), true);
+		}
 	} else if (!file_op(w->op) && !why) {
 		snprintf(tmp, sizeof(tmp), "--allow-domain %s", w->op == WIRE_DNS ? host : w->target);
 		report_printable(tmp, e->fix, sizeof(e->fix), true);
@@ -534,6 +539,18 @@ size_t report_line(const struct wire_report *w, const struct report_expl *e,
 		else if (e->runs_later[0])
 			PUT(" (%s — no flag is offered for it: change it outside the sandbox)",
 			    e->runs_later);
+		else if (e->renames[0]) {
+			/* "once the file exists" would not work: the name is new
+			 * at every save, and the rename needs its directory */
+			char dir[PATH_MAX];
+			const char *slash = strrchr(e->renames, '/');
+			snprintf(dir, sizeof(dir), "%.*s", slash && slash != e->renames ?
+				 (int)(slash - e->renames) : 1, e->renames);
+			PUT(" (the program replaces %s by renaming this new name over it, and "
+			    "only all of %s would let it, which no hint offers: give the "
+			    "program a file in a directory of its own, or quiet this with "
+			    "`ignore_paths = %s` under [report])", e->renames, dir, e->shown);
+		}
 		else if (e->has_rule && e->kind == SBX_RULE_DENY_WRITE &&
 			 !strstr(e->note, "no setting"))
 			PUT(" (remove that rule to allow it)");

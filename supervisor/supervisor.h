@@ -276,6 +276,9 @@ struct report_expl {
 	/* no fix because it would open a place of HOME a later program runs
 	 * from: "~/.pyenv: what it is" (policy_hint_runs_later), or "" */
 	char runs_later[PATH_MAX + 512];
+	/* no fix because the new name is renamed over this file beside it,
+	 * right in HOME or a top-level directory (policy_hint_renames), or "" */
+	char renames[PATH_MAX];
 	char shown[PATH_MAX];      /* the target as the person writes it, printable */
 	bool unbound;              /* allowed by `rule`, refused: not there at start */
 	bool boundary;             /* decided by the notify layer (seccomp), not the shim */

@@ -127,6 +127,45 @@ if command -v vim >/dev/null && command -v tmux >/dev/null; then
 	else bad "f.txt=$(cat "$W/f.txt" 2>/dev/null) recs=[$recs]"; fi
 else skip "vim or tmux is not installed"; fi
 
+# ---- hints that work when followed
+
+# A program that replaces a file in HOME by renaming a new name over it
+# (vim's ~/.viminfo.tmp, Claude's ~/.claude.json.tmp.PID.HEX): the old
+# hint, "--allow-write ~/.notes.tmp once the file exists", failed when
+# followed (the name binds, the rename over ~/.notes does not). The line
+# says what happens and offers what works: a quiet rule, which followed
+# in a second run leaves the refusal logged and the terminal quiet.
+t rename_into_home_gets_a_hint_that_works_when_followed
+echo old > "$HOME/.notes"
+save='echo new > ~/.notes.tmp && mv ~/.notes.tmp ~/.notes; true'
+sx -- sh -c "$save"
+first=$(grep '^sbx: denied write of ~/.notes.tmp' "$B/err")
+# the old hint, followed: still refused (kept here as the reason)
+touch "$HOME/.notes.tmp"
+sx --allow-write "$HOME/.notes.tmp" -- sh -c "$save"
+old_way=$(cat "$HOME/.notes")
+rm -f "$HOME/.notes.tmp"
+mkdir -p "$HOME/.config/sbx"
+printf '[report]\nignore_paths = ~/.notes.tmp\n' > "$HOME/.config/sbx/sandbox.ini"
+sx -- sh -c "$save"
+if [[ $first == *"(the program replaces ~/.notes by renaming this new name over it, and only all of ~ would let it, which no hint offers: give the program a file in a directory of its own, or quiet this with \`ignore_paths = ~/.notes.tmp\` under [report])"* ]] &&
+   [[ $first != *"once the file exists"* ]] && [ "$old_way" = old ] &&
+   ! grep -q '^sbx: denied' "$B/err" && hasf '1 expected refusal not shown (sbxctl status)' err &&
+   grep -q '"target":"'"$HOME"'/.notes.tmp".*"quiet_rule":"ignore_paths = ~/.notes.tmp"' \
+	"$HOME/.local/state/sbx/audit.jsonl" && [ "$(cat "$HOME/.notes")" = old ]; then ok
+else bad "first=[$first] old_way=$old_way"; fi
+
+# A new file right in HOME that is written in place: "once the file
+# exists" stays, and works when followed.
+t new_file_in_home_written_in_place_hint_works_when_followed
+sx -- sh -c 'echo kept > ~/notes.txt; true'
+hint=$(grep -o 'allow it with --allow-write [^ ]* once the file exists' "$B/err")
+touch "$HOME/notes.txt"
+sx --allow-write "$HOME/notes.txt" -- sh -c 'echo kept > ~/notes.txt'
+if [ "$hint" = 'allow it with --allow-write ~/notes.txt once the file exists' ] &&
+   [ "$(cat "$HOME/notes.txt")" = kept ]; then ok
+else bad "hint=[$hint] rc=$RC"; fi
+
 # ---- a sandbox inside sbx
 
 # unshare -U and bubblewrap each try a user namespace of their own, which
