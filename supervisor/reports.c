@@ -364,10 +364,8 @@ void report_explain(const struct policy *p, const struct wire_report *w,
 	if (file_op(w->op)) {
 		policy_hint_fix(p, sbx_op_of(w->op), w->target, w->dir, why, host_look, NULL,
 				e->fix, sizeof(e->fix));
-		if (!e->fix[0])
-			policy_hint_runs_later(p, sbx_op_of(w->op), w->target, w->dir, why,
-					       host_look, NULL, e->runs_later,
-					       sizeof(e->runs_later));
+		policy_hint_runs_later(p, sbx_op_of(w->op), w->target, w->dir, why, host_look,
+				       NULL, e->runs_later, sizeof(e->runs_later));
 		if (!e->fix[0] && !e->runs_later[0]) {
 			policy_hint_renames(p, sbx_op_of(w->op), w->target, w->dir, why,
 					    host_look, NULL, tmp, sizeof(tmp));
@@ -534,7 +532,10 @@ size_t report_line(const struct wire_report *w, const struct report_expl *e,
 			PUT(" — outside the writable paths");
 		else
 			PUT(" — not in allow_domains");
-		if (e->fix[0])
+		if (e->fix[0] && e->runs_later[0])
+			PUT(" (%s %s — %s)", d == WIRE_LEARN ? "learned:" : "allow it with",
+			    e->fix, e->runs_later);
+		else if (e->fix[0])
 			PUT(" (%s %s)", d == WIRE_LEARN ? "learned:" : "allow it with", e->fix);
 		else if (e->runs_later[0])
 			PUT(" (%s — no flag is offered for it: change it outside the sandbox)",
@@ -550,10 +551,10 @@ size_t report_line(const struct wire_report *w, const struct report_expl *e,
 			    "only all of %s would let it, which no hint offers: give the "
 			    "program a file in a directory of its own, or quiet this with "
 			    "`ignore_paths = %s` under [report])", e->renames, dir, e->shown);
-		}
-		else if (e->has_rule && e->kind == SBX_RULE_DENY_WRITE &&
-			 !strstr(e->note, "no setting"))
+		} else if (e->has_rule && e->kind == SBX_RULE_DENY_WRITE &&
+			   !strstr(e->note, "no setting")) {
 			PUT(" (remove that rule to allow it)");
+		}
 	}
 	/* the line said otherwise: say so, the decision above is ours */
 	if (e->claimed == WIRE_ALLOW && d == WIRE_DENY)
