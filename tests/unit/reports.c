@@ -189,6 +189,27 @@ Test(reports, write_outside_writable_paths_suggests_a_fix_that_works_as_printed)
 	fclose(f);
 	line_of(p, &w, &e);
 	cr_assert_str_eq(e.fix, "--allow-write ~/notes.txt");
+	/* a new name beside it that stands for it (a save by rename): no
+	 * flag (the file allowed would not let the name be made, nor the
+	 * rename), the file named instead, and a quiet rule offered */
+	static const char *const temps[] = { "notes.txt.tmp", "notes.txt.tmp.4121.9f3",
+					     "notes.txt.new", "notes.txt~" };
+	for (size_t i = 0; i < sizeof(temps) / sizeof(*temps); i++) {
+		snprintf(path, sizeof(path), "%s/%s", home, temps[i]);
+		w = wr(WIRE_DENY, WIRE_WRITE, path, EROFS);
+		l = line_of(p, &w, &e);
+		cr_assert_str_eq(e.fix, "", "%s", temps[i]);
+		cr_assert_str_eq(e.renames, "~/notes.txt", "%s", temps[i]);
+		assert_contains(l, "(the program replaces ~/notes.txt by renaming this new name "
+				"over it, and only all of ~ would let it");
+		assert_contains(l, "`ignore_paths = ~/");
+	}
+	/* the same name with nothing beside it: an ordinary new file */
+	snprintf(path, sizeof(path), "%s/other.tmp", home);
+	w = wr(WIRE_DENY, WIRE_WRITE, path, EROFS);
+	line_of(p, &w, &e);
+	cr_assert_str_eq(e.renames, "");
+	assert_contains(e.fix, "--allow-write ~/other.tmp once the file exists");
 	/* a directory made right in HOME (the shim's `/`): itself, with a `/` */
 	snprintf(path, sizeof(path), "%s/.npm", home);
 	w = wr(WIRE_DENY, WIRE_WRITE, path, EROFS);
