@@ -422,6 +422,34 @@ if [ $r1 -eq 1 ] && [ $RC -eq 1 ] && grep -qE '^FAIL +policy +does not load' "$B
    hasf 'is not a directory' err; then ok
 else bad "rc=$r1/$RC: $(tr '\n' '|' < "$B/out")"; fi
 
+# Under the claude profile Claude reads ~/.claude-sbx, not ~/.claude: a
+# hook set up in ~/.claude/settings.json (as for claude without sbx) is not
+# loaded when the profile's claude_hook is off. doctor names the file and
+# the fix; followed, a run hands claude the hook (a stand-in claude prints
+# what it got).
+t doctor_says_where_a_claude_hook_lives_that_the_profile_does_not_read
+mkdir -p "$HOME/.claude" "$HOME/.config/sbx/profiles" "$B/bin"
+printf '{"hooks":{"PreToolUse":[{"matcher":"*","hooks":[{"type":"command","command":"sbxctl hook claude"}]}]}}\n' \
+	> "$HOME/.claude/settings.json"
+printf '[env]\nset = CLAUDE_CONFIG_DIR=~/.claude-sbx\n[filesystem]\nallow_write = ~/.claude-sbx/\n' \
+	> "$HOME/.config/sbx/profiles/claude.ini"
+printf '#!/bin/sh\necho "dir=$CLAUDE_CONFIG_DIR args=$*" > "$PWD/got"\n' > "$B/bin/claude"
+chmod +x "$B/bin/claude"
+ctl doctor
+w1=$(grep 'claude hook' "$B/out")
+PATH="$B/bin:$PATH" sx claude
+got1=$(cat "$W/got" 2>/dev/null)
+printf '[profile]\nclaude_hook = true\n' >> "$HOME/.config/sbx/profiles/claude.ini"
+ctl doctor
+w2=$(grep 'claude hook' "$B/out")
+PATH="$B/bin:$PATH" sx claude
+got2=$(cat "$W/got" 2>/dev/null)
+if [[ $w1 == "warn  claude hook        in ~/.claude/settings.json, which claude under the claude profile does not read (it reads ~/.claude-sbx/settings.json): set \`claude_hook = true\` under [profile] in ~/.config/sbx/profiles/claude.ini" ]] &&
+   [[ $got1 == "dir=$HOME/.claude-sbx args=" ]] &&
+   [[ $w2 == "ok    claude hook        the claude profile loads it (claude_hook = true, ~/.config/sbx/profiles/claude.ini); the one in ~/.claude/settings.json is for claude run without sbx" ]] &&
+   [[ $got2 == *"--settings {"*"hook claude"* ]]; then ok
+else bad "w1=[$w1] got1=[$got1] w2=[$w2] got2=[$got2]"; fi
+
 # ---- log: what a real run wrote
 
 t log_summary_groups_a_real_runs_denials
