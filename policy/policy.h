@@ -275,9 +275,20 @@ enum sbx_env_fate {
 	SBX_ENV_KEPT,   /* looks secret, kept by keep_env */
 	SBX_ENV_DENIED, /* deny_env */
 	SBX_ENV_SECRET, /* looks secret: withheld */
+	SBX_ENV_SECRET_VALUE, /* a harmless name, a value shaped like a credential: withheld */
 };
 enum sbx_env_fate policy_env_fate(const struct policy *p, const char *name,
 				  const struct sbx_rule **why);
+struct sbx_secret_shape;
+/* The same for NAME=VALUE: a value shaped like a credential
+ * (sbx_env_secret_value(); *shape: its row) is withheld too, unless
+ * keep_env keeps the name (SBX_ENV_KEPT, *shape still the row). value
+ * may be NULL (the name alone). Never prints or keeps the value. */
+enum sbx_env_fate policy_env_var_fate(const struct policy *p, const char *name,
+				      const char *value, const struct sbx_rule **why,
+				      const struct sbx_secret_shape **shape);
+/* Is NAME=VALUE removed from COMMAND's environment? */
+bool policy_env_var_denied(const struct policy *p, const char *name, const char *value);
 /* Is NAME removed from COMMAND's environment (SBX_ENV_DENIED or
  * SBX_ENV_SECRET)? *why: the deny_env rule, or NULL. */
 bool policy_env_denied(const struct policy *p, const char *name,
@@ -312,6 +323,23 @@ extern const size_t sbx_ncredential_envs;
 /* Does an environment variable's name say it holds a secret (GITHUB_TOKEN,
  * OPENAI_API_KEY, PGPASSWORD)? The rule: credentials.c. */
 bool sbx_env_secret_name(const char *name);
+/* One shape of a credential in a variable's value (credentials.c's
+ * table): what the person is told, whose format it is, and why. */
+struct sbx_secret_shape {
+	const char *what;   /* "a GitHub personal access token" */
+	const char *owner;  /* the issuer or the tools that read it */
+	const char *reason; /* the documented format, and what it opens */
+	/* the match (credentials.c) */
+	unsigned char kind;
+	const char *prefix; /* `[abc]`: one of those characters */
+	unsigned char min, max, set;
+};
+extern const struct sbx_secret_shape sbx_secret_shapes[];
+extern const size_t sbx_nsecret_shapes;
+/* Is the value shaped like a credential, whatever the name holding it
+ * (postgres://u:pw@db/x, ghp_..., sk-ant-..., a JWT, a PEM private key)?
+ * Its row, or NULL. Allocation-free. */
+const struct sbx_secret_shape *sbx_env_secret_value(const char *value);
 
 /* The rules of one kind, in the order they were added. */
 const struct sbx_rule *const *policy_rules(const struct policy *p,
