@@ -32,7 +32,7 @@ SANITIZE_STATIC := $(if $(findstring address,$(SANITIZE)),-static-libasan) \
 	$(if $(findstring undefined,$(SANITIZE)),-static-libubsan)
 endif
 
-POLICY_SRCS := policy/policy.c policy/execlater.c policy/query.c policy/load.c policy/glob.c policy/path.c policy/blob.c policy/hint.c \
+POLICY_SRCS := policy/policy.c policy/execlater.c policy/query.c policy/match.c policy/load.c policy/glob.c policy/path.c policy/blob.c policy/hint.c \
 	policy/credentials.c policy/home.c
 # The filtering proxy (supervisor/net/net.h): in sbx-preload, its test
 # driver and the unit tests.
@@ -59,7 +59,7 @@ INIT_SRCS := supervisor/sbx-init.c supervisor/init-mounts.c supervisor/init-conn
 SHIM_SRCS := shim/shim.c shim/core.c shim/check.c shim/wrappers.c shim/exec.c shim/net.c shim/namemap.c shim/resolve.c shim/tell.c shim/syscall.c shim/dirfds.c \
 	shim/wire.c shim/elfcheck.c
 # The policy queries the shim links in (no INI parsing, no compiler).
-SHIM_POLICY_SRCS := policy/query.c policy/glob.c policy/path.c policy/blob.c policy/hint.c policy/home.c
+SHIM_POLICY_SRCS := policy/query.c policy/match.c policy/glob.c policy/path.c policy/blob.c policy/hint.c policy/home.c
 SHIM_OBJS := $(SHIM_SRCS:%.c=build/shim-pic/%.o) $(SHIM_POLICY_SRCS:%.c=build/shim-pic/%.o)
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 
