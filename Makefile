@@ -300,13 +300,17 @@ bench-landlock: build/bench/landlock-micro
 # each; clang only, not part of `make check`.
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
-FUZZ_TARGETS := http socks host dns addr
+FUZZ_TARGETS := http socks host dns addr matcher
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-D_GNU_SOURCE -Ipolicy -Isupervisor -Isupervisor/net
 build/fuzz/%: tests/fuzz/%.c supervisor/net/host.c supervisor/net/http.c supervisor/net/socks.c \
 		supervisor/net/dns.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^
+# the compiled path matcher against trying every rule (tests/unit/matcher_ref.h)
+build/fuzz/matcher: tests/fuzz/matcher.c $(POLICY_SRCS)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^ -linih
 fuzz:
 	@./scripts/deps.sh --fuzz
 	@$(MAKE) --no-print-directory $(FUZZ_TARGETS:%=build/fuzz/%)
