@@ -69,7 +69,7 @@ UNIT_OBJS := $(UNIT_SRCS:%.c=build/%.o)
 
 BINS := build/sbx-preload build/sbx-init build/libsbx-preload.so build/sbx-proxy-test build/sbxctl
 
-.PHONY: all deps deps-test run check check-unit check-docs check-integration check-agents coverage-table bench bench-proxy bench-filter bench-landlock fuzz install clean
+.PHONY: all deps deps-test run check check-unit check-docs check-integration check-agents coverage-table bench bench-proxy bench-filter bench-landlock bench-match fuzz install clean
 all: $(BINS)
 
 deps:
@@ -295,6 +295,14 @@ build/bench/landlock-micro: bench/landlock-micro.c build/supervisor/landlock.o \
 	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) $(SBX_CFLAGS) -o $@ $^ $(SBX_LDFLAGS)
 bench-landlock: build/bench/landlock-micro
 	build/bench/landlock-micro
+
+# What one path question costs as the policy grows: the compiled matcher
+# against trying every rule (the matcher before policy/match.c).
+build/bench/match-micro: bench/match-micro.c $(POLICY_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) $(SBX_CFLAGS) -o $@ $(filter %.c %.o,$^) $(SBX_LDFLAGS) -linih
+bench-match: build/bench/match-micro
+	build/bench/match-micro
 
 # libFuzzer harnesses for the proxy's parsers (tests/fuzz/), FUZZ_SECONDS
 # each; clang only, not part of `make check`.

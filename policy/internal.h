@@ -70,12 +70,23 @@ struct policy_builder {
 
 /* match.c: the path rules of a policy as one hash table (its comment) */
 struct match_slot;
+struct match_run {
+	uint32_t off, len; /* in the rule's pattern; len 0: none */
+	uint16_t gram[3];  /* three of its byte pairs, as match_gram() hashes them */
+	uint16_t ngram;
+};
+/* A pair of bytes as a bit of a query's 1024-bit set of the path's pairs. */
+static inline unsigned match_gram(unsigned char a, unsigned char b)
+{
+	return ((a * 0x9e37u) ^ (b * 0x85ebu) ^ (b >> 3)) & 1023u;
+}
 struct matcher {
 	uint64_t seed;
 	uint32_t mask, probe; /* slots - 1; the longest probe the build made */
 	uint64_t lead_lens, tail_lens; /* bit l - 1: some LEAD / TAIL key is l bytes */
 	struct match_slot *slots;
 	uint32_t *lists; /* rules by slot, then each kind's always-tried ones */
+	struct match_run *runs; /* by flat index: an always-tried glob's literal run */
 	uint32_t always_first[SBX_RULE_KIND_COUNT], always_n[SBX_RULE_KIND_COUNT];
 	const struct sbx_rule *const *flat; /* every rule, grouped by kind in order */
 	uint32_t kind_off[SBX_RULE_KIND_COUNT + 1]; /* kind k: flat[kind_off[k], kind_off[k + 1]) */

@@ -77,7 +77,8 @@ static size_t slots_for(size_t nrules)
 
 size_t match_size(size_t nrules)
 {
-	return slots_for(nrules) * sizeof(struct match_slot) + ALIGN8(2 * nrules * sizeof(uint32_t));
+	return slots_for(nrules) * sizeof(struct match_slot) + ALIGN8(2 * nrules * sizeof(uint32_t)) +
+	       nrules * sizeof(struct match_run);
 }
 
 /* fmix64 of MurmurHash3: FNV-1a's low bits alone are poor. */
@@ -107,6 +108,37 @@ static uint64_t fnv_back(uint64_t h, const char *s, size_t n)
 	for (size_t i = n; i-- > 0;)
 		h = (h ^ (unsigned char)s[i]) * FNV_PRIME;
 	return h;
+}
+
+/* The longest run of literal characters within one component of the
+ * pattern: every match holds it as it is (a double star's `/` may match
+ * nothing, so runs stop at `/` too). For a rule tried always, a path
+ * without it is passed over after one memmem(), not a glob match at every
+ * start and end. */
+static struct match_run literal_run(const char *pat)
+{
+	struct match_run best = { .len = 0 };
+
+	for (size_t i = 0; pat[i];) {
+		size_t n = strcspn(pat + i, "*?\\/");
+		if (n > best.len)
+			best = (struct match_run){ .off = (uint32_t)i, .len = (uint32_t)n };
+		i += n;
+		if (pat[i] == '\\' && pat[i + 1])
+			i++; /* an escaped character starts no run */
+		if (pat[i])
+			i++;
+	}
+	/* its first, middle and last pairs: a path that lacks one is passed
+	 * over in a bit test (query.c) */
+	if (best.len >= 2) {
+		const unsigned char *r = (const unsigned char *)pat + best.off;
+		size_t at[3] = { 0, (best.len - 2) / 2, best.len - 2 };
+		for (int k = 0; k < 3; k++)
+			if (k == 0 || at[k] != at[k - 1])
+				best.gram[best.ngram++] = (uint16_t)match_gram(r[at[k]], r[at[k] + 1]);
+	}
+	return best;
 }
 
 /* The pattern's last component, when it is literal and every match ends
@@ -243,6 +275,7 @@ void match_build(struct matcher *m, void *mem, const struct sbx_rule *const *fla
 	m->slots = mem;
 	m->lists = (uint32_t *)(m->slots + nslots);
 	slot_of = m->lists + nrules; /* scratch: each rule's slot, or ~0 */
+	m->runs = (struct match_run *)((char *)m->lists + ALIGN8(2 * nrules * sizeof(uint32_t)));
 	memset(m->slots, 0, nslots * sizeof(*m->slots));
 
 	for (int k = 0; k < SBX_RULE_KIND_COUNT; k++) {
@@ -283,9 +316,14 @@ void match_build(struct matcher *m, void *mem, const struct sbx_rule *const *fla
 	}
 	for (int k = 0; k < SBX_RULE_KIND_COUNT; k++) {
 		m->always_first[k] = at;
-		for (uint32_t i = m->kind_off[k]; i < m->kind_off[k + 1]; i++)
-			if (slot_of[i] == ~0u)
-				m->lists[at++] = i;
+		for (uint32_t i = m->kind_off[k]; i < m->kind_off[k + 1]; i++) {
+			m->runs[i] = (struct match_run){ .len = 0 };
+			if (slot_of[i] != ~0u)
+				continue;
+			m->lists[at++] = i;
+			if (indexed_kind(k) && flat[i]->pat != SBX_PAT_PREFIX)
+				m->runs[i] = literal_run(flat[i]->pattern);
+		}
 		m->always_n[k] = at - m->always_first[k];
 	}
 }

@@ -51,12 +51,19 @@ const char *sbx_isolation_name(enum sbx_isolation iso)
  * merged in order with each kind's always-tried ones. */
 struct query {
 	const struct matcher *m; /* NULL: try every rule */
+	const char *t;
+	size_t tlen;
+	bool grams_ready;
+	uint64_t grams[16]; /* the path's byte pairs (match_gram), at the first need */
 	struct match_hits h;
 };
 
 static void query_init(struct query *q, const struct policy *p, const char *t, size_t tlen)
 {
 	q->m = p->match.slots ? &p->match : NULL;
+	q->t = t;
+	q->tlen = tlen;
+	q->grams_ready = false;
 	if (q->m)
 		match_collect(q->m, t, tlen, &q->h);
 	if (q->m && q->h.all)
@@ -93,19 +100,41 @@ static struct rule_iter rules_of(const struct policy *p, enum sbx_rule_kind kind
 	return it;
 }
 
-static const struct sbx_rule *rule_next(struct rule_iter *it, const struct query *q)
+/* Does the path hold the run's pairs, then the run? */
+static bool run_in(struct query *q, const struct match_run *run, const char *pat)
+{
+	if (!run->len)
+		return true;
+	if (!q->grams_ready) {
+		memset(q->grams, 0, sizeof(q->grams));
+		for (size_t i = 1; i < q->tlen; i++) {
+			unsigned g = match_gram((unsigned char)q->t[i - 1], (unsigned char)q->t[i]);
+			q->grams[g >> 6] |= 1ull << (g & 63);
+		}
+		q->grams_ready = true;
+	}
+	for (unsigned k = 0; k < run->ngram; k++)
+		if (!((q->grams[run->gram[k] >> 6] >> (run->gram[k] & 63)) & 1))
+			return false;
+	return memmem(q->t, q->tlen, pat + run->off, run->len) != NULL;
+}
+
+static const struct sbx_rule *rule_next(struct rule_iter *it, struct query *q)
 {
 	uint32_t f;
 
 	if (!q || !q->m)
 		return it->i < it->p->nby_kind[it->kind] ? it->p->by_kind[it->kind][it->i++] : NULL;
-	if (it->a < it->ae && (it->b == it->be || *it->a < *it->b))
-		f = *it->a++;
-	else if (it->b < it->be)
+	for (;;) {
+		if (it->a < it->ae && (it->b == it->be || *it->a < *it->b))
+			return q->m->flat[*it->a++];
+		if (it->b == it->be)
+			return NULL;
+		/* always tried, unless its literal run is not in the path */
 		f = *it->b++;
-	else
-		return NULL;
-	return q->m->flat[f];
+		if (run_in(q, &q->m->runs[f], q->m->flat[f]->pattern))
+			return q->m->flat[f];
+	}
 }
 
 /* The length of the leading part of `t` the rule matched (the rule's path,
@@ -171,7 +200,7 @@ bool policy_rule_matches(const struct sbx_rule *rule, const char *abspath)
 static const struct sbx_rule *best_match(const struct policy *p,
 					 enum sbx_rule_kind kind,
 					 const char *t, size_t tlen, size_t *len,
-					 const struct query *q)
+					 struct query *q)
 {
 	const struct sbx_rule *best = NULL, *r;
 	struct rule_iter it = rules_of(p, kind, q);
@@ -190,7 +219,7 @@ static const struct sbx_rule *best_match(const struct policy *p,
 static const struct sbx_rule *first_match(const struct policy *p,
 					  enum sbx_rule_kind kind,
 					  const char *t, size_t tlen,
-					  const struct query *q)
+					  struct query *q)
 {
 	const struct sbx_rule *r;
 	struct rule_iter it = rules_of(p, kind, q);
@@ -203,7 +232,7 @@ static const struct sbx_rule *first_match(const struct policy *p,
 
 static enum sbx_verdict check_read(const struct policy *p, const char *t,
 				   size_t tlen, const struct sbx_rule **why,
-				   const struct query *q)
+				   struct query *q)
 {
 	size_t dl, al;
 	const struct sbx_rule *deny = best_match(p, SBX_RULE_DENY_READ, t, tlen, &dl, q);
@@ -259,7 +288,7 @@ bool policy_mandatory_lifted(const struct policy *p, const struct sbx_rule *r,
  * count for it. The names denied at any depth (`.bashrc`, `.git/hooks`)
  * still do. */
 static const struct sbx_rule *mandatory_match(const struct policy *p, const char *t,
-					      size_t tlen, const struct query *q)
+					      size_t tlen, struct query *q)
 {
 	const char *sess = p->session_dir;
 	size_t sl = sess ? strlen(sess) : 0;

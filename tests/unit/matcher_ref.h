@@ -9,7 +9,7 @@
 
 #include "internal.h"
 
-static size_t ref_match_len(const struct sbx_rule *r, const char *t, size_t tlen)
+static inline size_t ref_match_len(const struct sbx_rule *r, const char *t, size_t tlen)
 {
 	switch (r->pat) {
 	case SBX_PAT_PREFIX: {
@@ -53,7 +53,7 @@ static size_t ref_match_len(const struct sbx_rule *r, const char *t, size_t tlen
 	return 0;
 }
 
-static const struct sbx_rule *ref_best(const struct policy *p, enum sbx_rule_kind kind,
+static inline const struct sbx_rule *ref_best(const struct policy *p, enum sbx_rule_kind kind,
 				       const char *t, size_t tlen, size_t *len)
 {
 	const struct sbx_rule *best = NULL;
@@ -69,7 +69,7 @@ static const struct sbx_rule *ref_best(const struct policy *p, enum sbx_rule_kin
 	return best;
 }
 
-static const struct sbx_rule *ref_first(const struct policy *p, enum sbx_rule_kind kind,
+static inline const struct sbx_rule *ref_first(const struct policy *p, enum sbx_rule_kind kind,
 					const char *t, size_t tlen)
 {
 	for (size_t i = 0; i < p->nby_kind[kind]; i++)
@@ -78,7 +78,7 @@ static const struct sbx_rule *ref_first(const struct policy *p, enum sbx_rule_ki
 	return NULL;
 }
 
-static enum sbx_verdict ref_read(const struct policy *p, const char *t, size_t tlen,
+static inline enum sbx_verdict ref_read(const struct policy *p, const char *t, size_t tlen,
 				 const struct sbx_rule **why)
 {
 	size_t dl, al;
@@ -93,7 +93,7 @@ static enum sbx_verdict ref_read(const struct policy *p, const char *t, size_t t
 	return SBX_ALLOW;
 }
 
-static const struct sbx_rule *ref_mandatory(const struct policy *p, const char *t, size_t tlen)
+static inline const struct sbx_rule *ref_mandatory(const struct policy *p, const char *t, size_t tlen)
 {
 	const char *sess = p->session_dir;
 	size_t sl = sess ? strlen(sess) : 0;
@@ -114,7 +114,7 @@ static const struct sbx_rule *ref_mandatory(const struct policy *p, const char *
 	return NULL;
 }
 
-static enum sbx_verdict ref_check_path(const struct policy *p, enum sbx_op op,
+static inline enum sbx_verdict ref_check_path(const struct policy *p, enum sbx_op op,
 				       const char *abspath, const struct sbx_rule **why)
 {
 	const struct sbx_rule *r;
@@ -146,14 +146,14 @@ static enum sbx_verdict ref_check_path(const struct policy *p, enum sbx_op op,
 	return r ? SBX_ALLOW : SBX_DENY;
 }
 
-static bool ref_ignored(const struct policy *p, const char *path)
+static inline bool ref_ignored(const struct policy *p, const char *path)
 {
 	return ref_first(p, SBX_RULE_IGNORE_PATH, path, strlen(path)) != NULL;
 }
 
 /* Where a rule sits (kind and index), comparable across a policy and its
  * blob view; -1 for none. */
-static long ref_rule_pos(const struct policy *p, const struct sbx_rule *r)
+static inline long ref_rule_pos(const struct policy *p, const struct sbx_rule *r)
 {
 	if (!r)
 		return -1;

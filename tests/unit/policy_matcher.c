@@ -293,6 +293,28 @@ Test(policy_matcher, a_path_finds_only_the_rules_its_names_key)
 	free(ini);
 }
 
+/* A path made of one protected name, a thousand times over (a name the
+ * sandboxed program may create at every level): its rules are found once
+ * each, and the answer is the first level's. */
+Test(policy_matcher, a_name_repeated_finds_its_rules_once)
+{
+	struct policy *p = compile_ini(every_form);
+	char path[PATH_MAX] = "";
+	struct match_hits h;
+
+	while (strlen(path) + 6 < sizeof(path))
+		strcat(path, "/x.pem");
+	match_collect(&p->match, path, strlen(path), &h);
+	cr_assert(!h.all);
+	cr_assert_leq(h.n, 8, "%u rules found", h.n);
+	const struct sbx_rule *want, *got;
+	cr_assert_eq(policy_check_path(p, SBX_OP_READ, path, &got),
+		     ref_check_path(p, SBX_OP_READ, path, &want));
+	cr_assert_eq(got, want);
+	cr_assert_str_eq(got->pattern, "*.pem");
+	policy_free(p);
+}
+
 /* A path that finds more rules than a query keeps is judged by trying
  * them all: the same answers. */
 Test(policy_matcher, a_path_finding_every_rule_is_judged_by_all_of_them)
