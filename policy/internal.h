@@ -86,7 +86,8 @@ struct matcher {
 	uint64_t lead_lens, tail_lens; /* bit l - 1: some LEAD / TAIL key is l bytes */
 	struct match_slot *slots;
 	uint32_t *lists; /* rules by slot, then each kind's always-tried ones */
-	struct match_run *runs; /* by flat index: an always-tried glob's literal run */
+	uint32_t always_base; /* where the always-tried ones start in lists */
+	struct match_run *runs; /* lists[always_base + j]'s literal run: runs[j] */
 	uint32_t always_first[SBX_RULE_KIND_COUNT], always_n[SBX_RULE_KIND_COUNT];
 	const struct sbx_rule *const *flat; /* every rule, grouped by kind in order */
 	uint32_t kind_off[SBX_RULE_KIND_COUNT + 1]; /* kind k: flat[kind_off[k], kind_off[k + 1]) */

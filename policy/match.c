@@ -48,13 +48,17 @@ enum key_type {
 	KEY_TAIL,
 };
 
+/* 24 bytes: the shim builds the table in every process it starts in */
 struct match_slot {
-	uint64_t hash;     /* 0: empty */
+	uint32_t check;    /* the hash's high half, never 0; 0: empty */
 	uint32_t rule;     /* flat index of a rule whose pattern holds the key */
-	uint32_t off, len; /* the key: that pattern's bytes [off, off + len) */
+	uint32_t off;      /* the key: that pattern's bytes [off, off + len) */
+	uint32_t len_type; /* len | type << 29 */
 	uint32_t first, n; /* the rules with this key: lists[first, first + n) */
-	uint32_t type;
 };
+#define SLOT_LEN(s) ((s)->len_type & ((1u << 29) - 1))
+#define SLOT_TYPE(s) ((s)->len_type >> 29)
+#define CHECK(h) ((uint32_t)((h) >> 32) | 1u)
 
 static bool indexed_kind(int k)
 {
@@ -77,8 +81,8 @@ static size_t slots_for(size_t nrules)
 
 size_t match_size(size_t nrules)
 {
-	return slots_for(nrules) * sizeof(struct match_slot) + ALIGN8(2 * nrules * sizeof(uint32_t)) +
-	       nrules * sizeof(struct match_run);
+	return ALIGN8(slots_for(nrules) * sizeof(struct match_slot)) +
+	       ALIGN8(2 * nrules * sizeof(uint32_t)) + nrules * sizeof(struct match_run);
 }
 
 /* fmix64 of MurmurHash3: FNV-1a's low bits alone are poor. */
@@ -247,8 +251,8 @@ static struct match_slot *find(const struct matcher *m, uint64_t h, enum key_typ
 {
 	for (uint32_t d = 0;; d++) {
 		struct match_slot *s = &m->slots[(h + d) & m->mask];
-		if (!s->hash || (s->hash == h && s->type == (uint32_t)type && s->len == len &&
-				 !memcmp(slot_key(m, s), key, len))) {
+		if (!s->check || (s->check == CHECK(h) && SLOT_TYPE(s) == (uint32_t)type &&
+				  SLOT_LEN(s) == len && !memcmp(slot_key(m, s), key, len))) {
 			*dist = d;
 			return s;
 		}
@@ -273,7 +277,7 @@ void match_build(struct matcher *m, void *mem, const struct sbx_rule *const *fla
 	m->probe = 0;
 	m->lead_lens = m->tail_lens = 0;
 	m->slots = mem;
-	m->lists = (uint32_t *)(m->slots + nslots);
+	m->lists = (uint32_t *)((char *)mem + ALIGN8(nslots * sizeof(struct match_slot)));
 	slot_of = m->lists + nrules; /* scratch: each rule's slot, or ~0 */
 	m->runs = (struct match_run *)((char *)m->lists + ALIGN8(2 * nrules * sizeof(uint32_t)));
 	memset(m->slots, 0, nslots * sizeof(*m->slots));
@@ -283,14 +287,14 @@ void match_build(struct matcher *m, void *mem, const struct sbx_rule *const *fla
 			uint32_t off, len, d;
 			enum key_type type = indexed_kind(k) ? rule_key(flat[i], &off, &len) : KEY_NONE;
 			slot_of[i] = ~0u;
-			if (type == KEY_NONE)
+			if (type == KEY_NONE || len >= 1u << 29)
 				continue;
 			const char *key = flat[i]->pattern + off;
 			uint64_t h = key_hash(seed, type, key, len);
 			struct match_slot *s = find(m, h, type, key, len, &d);
-			if (!s->hash) {
-				*s = (struct match_slot){ .hash = h, .rule = i, .off = off, .len = len,
-							  .type = type };
+			if (!s->check) {
+				*s = (struct match_slot){ .check = CHECK(h), .rule = i, .off = off,
+							  .len_type = len | (uint32_t)type << 29 };
 				if (d > m->probe)
 					m->probe = d;
 				if (type == KEY_LEAD)
@@ -314,15 +318,16 @@ void match_build(struct matcher *m, void *mem, const struct sbx_rule *const *fla
 			m->lists[s->first + s->n++] = i;
 		}
 	}
+	m->always_base = at;
 	for (int k = 0; k < SBX_RULE_KIND_COUNT; k++) {
 		m->always_first[k] = at;
 		for (uint32_t i = m->kind_off[k]; i < m->kind_off[k + 1]; i++) {
-			m->runs[i] = (struct match_run){ .len = 0 };
 			if (slot_of[i] != ~0u)
 				continue;
+			m->runs[at - m->always_base] =
+				indexed_kind(k) && flat[i]->pat != SBX_PAT_PREFIX ?
+					literal_run(flat[i]->pattern) : (struct match_run){ .len = 0 };
 			m->lists[at++] = i;
-			if (indexed_kind(k) && flat[i]->pat != SBX_PAT_PREFIX)
-				m->runs[i] = literal_run(flat[i]->pattern);
 		}
 		m->always_n[k] = at - m->always_first[k];
 	}
@@ -357,9 +362,9 @@ static void look(const struct matcher *m, uint64_t h, enum key_type type, const 
 {
 	for (uint32_t d = 0; d <= m->probe; d++) {
 		const struct match_slot *s = &m->slots[(h + d) & m->mask];
-		if (!s->hash)
+		if (!s->check)
 			return;
-		if (s->hash == h && s->type == (uint32_t)type && s->len == len &&
+		if (s->check == CHECK(h) && SLOT_TYPE(s) == (uint32_t)type && SLOT_LEN(s) == len &&
 		    !memcmp(slot_key(m, s), key, len)) {
 			add_hits(m, s, hits);
 			return;

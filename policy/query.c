@@ -131,8 +131,9 @@ static const struct sbx_rule *rule_next(struct rule_iter *it, struct query *q)
 		if (it->b == it->be)
 			return NULL;
 		/* always tried, unless its literal run is not in the path */
+		const struct match_run *run = &q->m->runs[it->b - q->m->lists - q->m->always_base];
 		f = *it->b++;
-		if (run_in(q, &q->m->runs[f], q->m->flat[f]->pattern))
+		if (run_in(q, run, q->m->flat[f]->pattern))
 			return q->m->flat[f];
 	}
 }
