@@ -84,11 +84,6 @@ struct sbx_rule {
 	 * (policy/execlater.c): not matched below a PREFIX allow_write of
 	 * origin PROFILE strictly inside HOME that holds no workspace. */
 	bool agent;
-	/* ANYWHERE with a literal first component: its two bits in a path's
-	 * component filter (query.c), so a path none of whose components is
-	 * that name skips the rule in two bit tests, not a scan */
-	bool any_lit;
-	unsigned char any_bit[2];
 };
 
 enum sbx_isolation {
