@@ -33,7 +33,7 @@ SANITIZE_STATIC := $(if $(findstring address,$(SANITIZE)),-static-libasan) \
 endif
 
 POLICY_SRCS := policy/policy.c policy/execlater.c policy/query.c policy/load.c policy/glob.c policy/path.c policy/blob.c policy/hint.c \
-	policy/credentials.c policy/home.c
+	policy/credentials.c policy/home.c policy/gitconfig.c
 # The filtering proxy (supervisor/net/net.h): in sbx-preload, its test
 # driver and the unit tests.
 NET_SRCS := supervisor/net/host.c supervisor/net/http.c supervisor/net/socks.c \
