@@ -44,7 +44,7 @@ SUPERVISOR_SRCS := supervisor/main.c supervisor/options.c supervisor/config.c su
 	supervisor/run.c supervisor/relay.c supervisor/util.c supervisor/reports.c supervisor/learn.c \
 	supervisor/standin.c supervisor/hostfs.c supervisor/runlimits.c supervisor/profile.c supervisor/gitprov.c \
 	supervisor/notify.c supervisor/notify-call.c supervisor/notify-paths.c \
-	supervisor/notify-net.c supervisor/notify-deny.c $(NET_SRCS) \
+	supervisor/notify-net.c supervisor/notify-deny.c supervisor/notify-gitcfg.c $(NET_SRCS) \
 	shim/wire.c shim/elfcheck.c
 # a login shell's PATH under HOME, read from its start-up files (HOME's allow-list)
 SUPERVISOR_SRCS += supervisor/loginpath.c
@@ -235,6 +235,7 @@ UNIT_EXTRA_OBJS := build/supervisor/mountids.o build/supervisor/pathwalk.o build
 	build/supervisor/plan.o build/supervisor/standin.o build/supervisor/hostfs.o \
 	build/supervisor/runlimits.o build/supervisor/profile.o build/supervisor/notify.o build/supervisor/notify-net.o \
 	build/supervisor/notify-deny.o build/supervisor/notify-call.o build/supervisor/notify-paths.o \
+	build/supervisor/notify-gitcfg.o \
 	build/shim/wire.o build/shim/resolve-test.o build/shim/namemap.o build/shim/elfcheck.o $(NET_SRCS:%.c=build/%.o) \
 	$(filter-out build/supervisor/cli/sbxctl.o,$(CTL_SRCS:%.c=build/%.o)) \
 	build/supervisor/config.o build/supervisor/probe.o
