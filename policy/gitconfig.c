@@ -617,3 +617,110 @@ int gitcfg_risky_change(const struct gitcfg *old, const struct gitcfg *new,
 		return 1;
 	}
 }
+
+/* ---- a config and the files it pulls in */
+
+#include <fcntl.h>
+#include <limits.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* git's own limit on nested includes (config.c, MAX_INCLUDE_DEPTH) */
+#define GITCFG_INCLUDE_DEPTH 10
+#define GITCFG_MAX_FILES 64
+
+struct walk {
+	const char *home;
+	gitcfg_file_fn *cb;
+	void *ctx;
+	char *seen[GITCFG_MAX_FILES];
+	size_t nseen;
+};
+
+/* A regular file's bytes (a FIFO or a device planted as a config must not
+ * hold the start-up: opened non-blocking, refused). */
+static int slurp(const char *path, char **out, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	struct stat st;
+	char *b = NULL;
+	size_t n = 0;
+
+	*out = NULL;
+	*len = 0;
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size > (off_t)GITCFG_MAX_BYTES ||
+	    !(b = malloc((size_t)st.st_size + 1))) {
+		close(fd);
+		return -EINVAL;
+	}
+	for (ssize_t r; n < (size_t)st.st_size &&
+	     (r = read(fd, b + n, (size_t)st.st_size - n)) != 0;) {
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	*out = b;
+	*len = n;
+	return 0;
+}
+
+static void walk_file(struct walk *w, const char *path, unsigned depth)
+{
+	struct gitcfg *g = NULL;
+	char *buf = NULL;
+	size_t len = 0;
+
+	if (depth > GITCFG_INCLUDE_DEPTH || w->nseen == GITCFG_MAX_FILES)
+		return;
+	for (size_t i = 0; i < w->nseen; i++)
+		if (!strcmp(w->seen[i], path))
+			return;
+	if (!(w->seen[w->nseen] = strdup(path)))
+		return;
+	w->nseen++;
+	bool there = slurp(path, &buf, &len) == 0;
+	if (there)
+		gitcfg_parse(buf, len, &g, NULL);
+	if (there)
+		free(buf);
+	w->cb(path, there, g, w->ctx);
+	/* every include, whatever its condition: a condition that holds for
+	 * some git run is enough (more files, never fewer) */
+	for (size_t i = 0; g && i < g->n; i++) {
+		const char *k = g->v[i].key, *v = g->v[i].value;
+		size_t kl = strlen(k);
+		char dir[PATH_MAX], inc[PATH_MAX];
+		if (!v || !v[0] || kl < 5 || strcmp(k + kl - 5, ".path") ||
+		    (strcmp(k, "include.path") && strncmp(k, "includeif.", 10)))
+			continue;
+		if (v[0] == '~' && v[1] == '/') {
+			if (!w->home || snprintf(inc, sizeof(inc), "%s%s", w->home, v + 1) >= (int)sizeof(inc))
+				continue;
+		} else {
+			/* relative to the including file's directory */
+			snprintf(dir, sizeof(dir), "%s", path);
+			char *slash = strrchr(dir, '/');
+			if (!slash)
+				continue;
+			*(slash == dir ? slash + 1 : slash) = '\0';
+			if (path_join(dir, v, inc, sizeof(inc)))
+				continue;
+		}
+		walk_file(w, inc, depth + 1);
+	}
+	gitcfg_free(g);
+}
+
+void gitcfg_each_file(const char *file, const char *home, gitcfg_file_fn *cb, void *ctx)
+{
+	struct walk w = { .home = home, .cb = cb, .ctx = ctx };
+
+	walk_file(&w, file, 0);
+	for (size_t i = 0; i < w.nseen; i++)
+		free(w.seen[i]);
+}

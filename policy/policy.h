@@ -498,6 +498,14 @@ const struct gitcfg_row *gitcfg_row_of(const char *key, const char *value);
  * 1 yes: the first such key into `key`, its row into *row. A new or
  * changed core.worktree is let through when worktree_ok says so (where it
  * leads the sandbox may write anyway); NULL: never. */
+/* A config file and every file it pulls in (include.path, and
+ * includeIf.*.path whatever the condition: more files, never fewer), each
+ * once, to git's depth of 10; relative paths from the including file's
+ * directory, `~/` from `home`. cb gets each path, whether it could be read
+ * as a regular file, and its entries (NULL when not there or not one git
+ * reads). Reads with O_NONBLOCK; never follows more than 64 files. */
+typedef void gitcfg_file_fn(const char *path, bool there, const struct gitcfg *g, void *ctx);
+void gitcfg_each_file(const char *file, const char *home, gitcfg_file_fn *cb, void *ctx);
 int gitcfg_risky_change(const struct gitcfg *old, const struct gitcfg *new,
 			bool (*worktree_ok)(const char *value, void *ctx), void *ctx,
 			char *key, size_t keysz, const struct gitcfg_row **row);

@@ -337,6 +337,25 @@ if [ "$a" = y ] && [ "$(git -C r submodule status | cut -c1)" = " " ] && [ -e wt
    [ ! -e "$B/pwned" ] && hasf 'submodule.lib.update would run a program' err; then ok
 else bad "init+wt=$a $(tr '\n' ' ' < "$B/out") $(grep -v '^sbx: sandbox' "$B/err" | head -3 | tr '\n' ' ')"; fi
 
+# core.hooksPath named where the start-up used not to look (issue 23): in
+# a file the repository's config includes (include.path, includeIf), and
+# in config.worktree with extensions.worktreeConfig. Each directory keeps
+# its hooks, and the included file in the workspace is kept too (else a
+# program rewrites it to name any directory); git on the host commits
+# without running anything planted.
+t hooks_path_through_include_includeif_and_config_worktree_is_kept_no_shim
+mkrepo "$W/r" && mkdir r/.hk1 r/.hk2 r/.hk3 &&
+printf '[core]\n\thooksPath = .hk1\n' > proj.gitconfig && printf '[core]\n\thooksPath = .hk2\n' > inc2 &&
+git -C r config include.path ../../proj.gitconfig && git -C r config "includeIf.gitdir:$W/.path" ../../inc2 &&
+git -C r config extensions.worktreeConfig true && git -C r config --worktree core.hooksPath .hk3
+cp proj.gitconfig "$B/proj.orig"
+sx --no-shim -- sh -c 'for d in .hk1 .hk2 .hk3; do printf "#!/bin/sh\ntouch $1/pwned$d\n" > r/$d/pre-commit; chmod +x r/$d/pre-commit; done
+	printf "[core]\n\thooksPath = .hk4\n" > proj.gitconfig; echo END' sh "$B"
+echo n > r/n && git -C r add n && git -C r commit -qm host >/dev/null 2>&1
+if has END out && [ -z "$(find r/.hk1 r/.hk2 r/.hk3 -type f)" ] && cmp -s proj.gitconfig "$B/proj.orig" &&
+   ! ls "$B" | grep -q pwned && [ "$(git -C r log -1 --format=%s)" = host ]; then ok
+else bad "rc=$RC hooks: $(ls r/.hk1 r/.hk2 r/.hk3 | tr '\n' ' ') proj: $(tail -1 proj.gitconfig) pwned: $(ls "$B" | grep pwned)"; fi
+
 rm -rf "$GP"
 echo "# $(id -un): $pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]
