@@ -356,6 +356,36 @@ if has END out && [ -z "$(find r/.hk1 r/.hk2 r/.hk3 -type f)" ] && cmp -s proj.g
    ! ls "$B" | grep -q pwned && [ "$(git -C r log -1 --format=%s)" = host ]; then ok
 else bad "rc=$RC hooks: $(ls r/.hk1 r/.hk2 r/.hk3 | tr '\n' ' ') proj: $(tail -1 proj.gitconfig) pwned: $(ls "$B" | grep pwned)"; fi
 
+# sbxctl check and a run agree on every path git's guard covers, side by
+# side: for each, check's answer (its exit status) and what a write by the
+# boundary alone does (the file on the host after `>>`). Paths a rule
+# names (.git/config, a submodule's config and hooks), paths the start-up
+# finds on the disk (a bare repository's, a linked worktree's entry, a .git
+# file, a hooksPath directory, an included file), and two that are free.
+t sbxctl_check_and_a_run_agree_on_every_git_guarded_path
+mkrepo "$B/sub" && mkrepo "$W/r" && git -C r -c protocol.file.allow=always submodule add -q "$B/sub" lib &&
+git -C r commit -qm sub && git -C r worktree add -q ../wt -b side && mkdir r/.githooks &&
+git -C r config core.hooksPath .githooks && echo '[user]' > r/proj.inc && git -C r config include.path ../proj.inc &&
+git init -q --bare bare.git
+paths="r/.git/config r/.git/hooks/pre-commit r/.git/commondir r/.git/config.worktree r/.gitmodules
+	r/.git/modules/lib/config r/.git/modules/lib/hooks/post-checkout r/.git/worktrees/wt/gitdir
+	r/.git/worktrees/wt/commondir r/.git/worktrees/wt/config.worktree wt/.git r/lib/.git
+	r/.githooks/pre-commit r/proj.inc bare.git/config bare.git/hooks/post-receive
+	r/src.c r/.git/description"
+for f in $paths; do [ -e "$f" ] && md5sum "$f" > "$B/sum.$(echo "$f" | tr / _)"; done
+sx --no-shim -- sh -c 'for f in $0; do echo x >> "$f" 2>/dev/null; done; echo END' "$(echo $paths)"
+table=""; agree=y
+for f in $paths; do
+	"$SBX_BIN/sbxctl" check -q -w "$W" --write "$W/$f" >/dev/null 2>&1; c=$([ $? = 1 ] && echo deny || echo allow)
+	s="$B/sum.$(echo "$f" | tr / _)"
+	if [ -f "$s" ]; then r=$(md5sum -c --status "$s" && echo deny || echo allow)
+	else r=$([ -e "$f" ] && echo allow || echo deny); fi
+	want=deny; case $f in r/src.c|r/.git/description) want=allow ;; esac
+	[ "$c" = "$r" ] && [ "$c" = "$want" ] || agree=n
+	table="$table $f:$c/$r"
+done
+if has END out && [ $agree = y ]; then ok; else bad "path:check/run$table"; fi
+
 rm -rf "$GP"
 echo "# $(id -un): $pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]
