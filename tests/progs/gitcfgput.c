@@ -10,6 +10,8 @@
  *   symlink  config.lock is a symbolic link to FILE;
  *   hardlink config.lock is a hard link to FILE.
  * Prints `OK` or `ERR <errno name>` for the rename, then (keep) `WROTE`.
+ * $GITCFG_LOOP=N repeats a `put` N times in one process and prints the
+ * time per rename (docs/PERFORMANCE.md).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -17,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static int copy(int to, const char *file)
@@ -46,6 +49,19 @@ int main(int argc, char **argv)
 	}
 	snprintf(lock, sizeof(lock), "%s/%s.lock", argv[2], name);
 	snprintf(dst, sizeof(dst), "%s/%s", argv[2], name);
+	if (getenv("GITCFG_LOOP") && !strcmp(argv[1], "put")) {
+		long n = atol(getenv("GITCFG_LOOP"));
+		struct timespec a, b;
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		for (long i = 0; i < n; i++) {
+			fd = open(lock, O_RDWR | O_CREAT | O_EXCL, 0644);
+			if (fd < 0 || copy(fd, argv[3]) || close(fd) || rename(lock, dst))
+				return perror("loop"), 1;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		printf("%.1f us per rename\n", ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)) / 1e3 / (double)n);
+		return 0;
+	}
 	if (!strcmp(argv[1], "symlink")) {
 		if (symlink(argv[3], lock))
 			return perror("symlink"), 1;
