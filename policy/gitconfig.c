@@ -25,8 +25,8 @@
  * reads up to it and stops without an error on some paths).
  *
  * The keys are a table of patterns with what each one does, kept as the
- * explanation of the principle: a key whose value names a program to run
- * or a file to load or write. The principle itself is the last row: a
+ * explanation of the principle: a key whose value names a program to run,
+ * a file to load, or a place git writes. The principle itself is the last row: a
  * section git does not document belongs to some other tool (git-lfs,
  * git-annex...), which may run what it says; a change there is refused
  * too, so a key missing from the table fails closed.
@@ -65,8 +65,8 @@ const struct gitcfg_row gitcfg_rows[] = {
 	{ "core.editor", "run a program", "commit, rebase -i, tag -a" },
 	{ "core.askPass", "run a program", "any prompt for a password" },
 	{ "core.alternateRefsCommand", "run a program", "fetch and receive-pack with alternates" },
-	{ "core.worktree", "make git write outside the sandbox",
-	  "checkout, reset, stash: the work tree git writes (allowed where the sandbox may write anyway)" },
+	{ "core.worktree", "make git write elsewhere",
+	  "checkout, reset, stash write the work tree there: a directory of the sandbox's now may be a link to HOME later" },
 	{ "core.excludesFile", "load another file", "status, add" },
 	{ "core.attributesFile", "load another file", "attributes pick filter and diff drivers" },
 	{ "credential", "run a program", "credential.helper runs at every authenticated fetch and push" },
@@ -577,14 +577,12 @@ static const struct gitcfg_entry *next_kept(const struct gitcfg *g, size_t *i,
 	return NULL;
 }
 
-int gitcfg_risky_change(const struct gitcfg *old, const struct gitcfg *new,
-			bool (*worktree_ok)(const char *value, void *ctx), void *ctx,
-			char *key, size_t keysz, const struct gitcfg_row **row)
+int gitcfg_risky_change(const struct gitcfg *old, const struct gitcfg *new, char *key,
+			size_t keysz, const struct gitcfg_row **row)
 {
 	size_t i = 0, j = 0;
 
-	/* the kept entries of both, in order, must be the same; a
-	 * core.worktree that changed is judged by where it leads */
+	/* the kept entries of both, in order, must be the same */
 	for (;;) {
 		const struct gitcfg_row *ro = NULL, *rn = NULL;
 		const struct gitcfg_entry *a = next_kept(old, &i, &ro);
@@ -594,26 +592,10 @@ int gitcfg_risky_change(const struct gitcfg *old, const struct gitcfg *new,
 		if (a && b && !strcmp(a->key, b->key) && same_value(a->value, b->value))
 			continue;
 		const struct gitcfg_entry *d = b ? b : a;
-		const struct gitcfg_row *r = b ? rn : ro;
-		if (b && !strcmp(b->key, "core.worktree") && b->value && worktree_ok &&
-		    worktree_ok(b->value, ctx)) {
-			/* this one is fine; the old one it replaced (if it
-			 * was one) is passed over too */
-			if (a && !strcmp(a->key, "core.worktree"))
-				continue;
-			if (a)
-				i--; /* judged again against the next */
-			continue;
-		}
-		if (a && !b && !strcmp(a->key, "core.worktree") && worktree_ok) {
-			/* removed: git then takes the work tree from where it
-			 * runs, as without the key */
-			continue;
-		}
 		if (key && keysz)
 			snprintf(key, keysz, "%s", d->key);
 		if (row)
-			*row = r;
+			*row = b ? rn : ro;
 		return 1;
 	}
 }

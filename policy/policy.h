@@ -494,10 +494,6 @@ const char *gitcfg_get(const struct gitcfg *g, const char *key, bool *set);
 /* The row that keeps an entry (a section git does not know has a row of
  * its own), or NULL. */
 const struct gitcfg_row *gitcfg_row_of(const char *key, const char *value);
-/* Would replacing `old` (NULL: no file) by `new` change a kept key? 0 no;
- * 1 yes: the first such key into `key`, its row into *row. A new or
- * changed core.worktree is let through when worktree_ok says so (where it
- * leads the sandbox may write anyway); NULL: never. */
 /* A config file and every file it pulls in (include.path, and
  * includeIf.*.path whatever the condition: more files, never fewer), each
  * once, to git's depth of 10; relative paths from the including file's
@@ -506,8 +502,10 @@ const struct gitcfg_row *gitcfg_row_of(const char *key, const char *value);
  * reads). Reads with O_NONBLOCK; never follows more than 64 files. */
 typedef void gitcfg_file_fn(const char *path, bool there, const struct gitcfg *g, void *ctx);
 void gitcfg_each_file(const char *file, const char *home, gitcfg_file_fn *cb, void *ctx);
-int gitcfg_risky_change(const struct gitcfg *old, const struct gitcfg *new,
-			bool (*worktree_ok)(const char *value, void *ctx), void *ctx,
-			char *key, size_t keysz, const struct gitcfg_row **row);
+/* Would replacing `old` (NULL: no file) by `new` add, change or remove a
+ * kept key? 0 no; 1 yes: the first such key into `key`, its row into
+ * *row. */
+int gitcfg_risky_change(const struct gitcfg *old, const struct gitcfg *new, char *key,
+			size_t keysz, const struct gitcfg_row **row);
 
 #endif

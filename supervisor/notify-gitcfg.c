@@ -89,24 +89,6 @@ static int read_all(int fd, char **out, size_t *len, size_t max)
 	return 0;
 }
 
-struct wt_ctx {
-	const struct policy *p;
-	const char *gitdir;
-};
-
-/* core.worktree: git writes the work tree there (checkout, reset). Let
- * through where the sandbox may write anyway (a submodule's `../../../
- * lib`), relative to the git directory as git takes it. */
-static bool worktree_ok(const char *value, void *arg)
-{
-	const struct wt_ctx *w = arg;
-	char joined[PATH_MAX];
-
-	if (!value[0] || path_join(w->gitdir, value, joined, sizeof(joined)))
-		return false;
-	return policy_check_path(w->p, SBX_OP_WRITE, joined, NULL) == SBX_ALLOW;
-}
-
 static void refuse_line(const struct call *c, const char *target, const char *why)
 {
 	char comm[32];
@@ -158,7 +140,7 @@ static int write_new(int dfd, const char *buf, size_t len, mode_t mode, char *na
 }
 
 struct answer notify_gitcfg_rename(struct call *c, int ofd, const char *oname, int nfd,
-				   const char *nname, const char *ndir, const char *nfull,
+				   const char *nname, const char *nfull,
 				   unsigned flags)
 {
 	char *nbuf = NULL, *obuf = NULL, line[PATH_MAX + 256], key[256], tmp[64];
@@ -220,8 +202,7 @@ struct answer notify_gitcfg_rename(struct call *c, int ofd, const char *oname, i
 		refuse_line(c, nfull, line);
 		goto out;
 	}
-	struct wt_ctx w = { c->n->p, ndir };
-	if (gitcfg_risky_change(og, ng, worktree_ok, &w, key, sizeof(key), &row)) {
+	if (gitcfg_risky_change(og, ng, key, sizeof(key), &row)) {
 		char shown[200];
 		report_printable(key, shown, sizeof(shown), true);
 		snprintf(line, sizeof(line), "%s would %s: refused (%s; set it outside the sandbox "

@@ -216,9 +216,9 @@ int notify_cmp_str(const void *a, const void *b);
 /* A regular file renamed onto a git config the policy keeps (notify_move
  * decided it is one): done by the supervisor when the new content changes
  * no key that runs a program or loads a file, else refused with the key
- * named. `ndir` is the target's directory in the sandbox's view. */
+ * named. */
 struct answer notify_gitcfg_rename(struct call *c, int ofd, const char *oname, int nfd,
-				   const char *nname, const char *ndir, const char *nfull,
+				   const char *nname, const char *nfull,
 				   unsigned flags);
 
 /* ---- notify-net.c */

@@ -1738,7 +1738,7 @@ struct answer notify_move(struct call *c, bool is_link, int olddfd, unsigned lon
 	if (!is_link && !as_dir && S_ISREG(st.st_mode) && !(flags & ~(unsigned)RENAME_NOREPLACE) &&
 	    git_config_vetted(c->n, np.fd, np.name, nfull) &&
 	    !moves_protected(c->n, op.fd, ofull, &why)) {
-		a = notify_gitcfg_rename(c, op.fd, op.name, np.fd, np.name, np.path, nfull, flags);
+		a = notify_gitcfg_rename(c, op.fd, op.name, np.fd, np.name, nfull, flags);
 		if (!a.err)
 			report(c, WIRE_ALLOW, WIRE_WRITE, nfull, 0);
 		goto out;

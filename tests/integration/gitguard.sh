@@ -284,7 +284,7 @@ if [ "$res" = yy ]; then ok; else bad "$res"; fi
 
 t program_running_keys_refused_by_name_and_host_git_runs_nothing
 mkremote "$W/r"; git -C r remote add origin https://example.invalid/o; cp r/.git/config "$B/config.orig"
-keys="core.fsmonitor core.hooksPath core.pager core.sshCommand credential.helper filter.x.clean
+keys="core.fsmonitor core.hooksPath core.pager core.sshCommand core.worktree credential.helper filter.x.clean
 	diff.x.textconv alias.st include.path protocol.ext.allow remote.origin.uploadpack sequence.editor"
 sx -- sh -c 'cd r; for k in $0; do git config "$k" "!touch $1/pwned-$k" 2>/dev/null && echo "SET $k"; done; echo END' \
 	"$(echo $keys)" "$B"
