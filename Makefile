@@ -297,13 +297,17 @@ build/bench/landlock-micro: bench/landlock-micro.c build/supervisor/landlock.o \
 bench-landlock: build/bench/landlock-micro
 	build/bench/landlock-micro
 
-# libFuzzer harnesses for the proxy's parsers (tests/fuzz/), FUZZ_SECONDS
+# libFuzzer harnesses for the proxy's parsers and git's config parser
+# (tests/fuzz/), FUZZ_SECONDS
 # each; clang only, not part of `make check`.
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
-FUZZ_TARGETS := http socks host dns addr
+FUZZ_TARGETS := http socks host dns addr gitconfig
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-D_GNU_SOURCE -Ipolicy -Isupervisor -Isupervisor/net
+build/fuzz/gitconfig: tests/fuzz/gitconfig.c policy/gitconfig.c policy/path.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^
 build/fuzz/%: tests/fuzz/%.c supervisor/net/host.c supervisor/net/http.c supervisor/net/socks.c \
 		supervisor/net/dns.c
 	@mkdir -p $(@D)

@@ -408,6 +408,17 @@ static bool git_config_vetted(const struct notify *n, int fd, const char *name,
 	for (size_t i = 0; i < nu; i++)
 		if (policy_rule_matches(user[i], full))
 			return false;
+	/* the directory must be one the program may make a name in (the
+	 * supervisor's new file goes there): not a place HOME's allow-list
+	 * keeps (a ~/.dotfiles with HOME writable), nor one outside the
+	 * writable roots on a writable mount */
+	char sib[PATH_MAX];
+	size_t fl = strlen(full), bl = strlen(name);
+	if (fl - bl + 12 >= sizeof(sib))
+		return false;
+	snprintf(sib, sizeof(sib), "%.*s.sbx-gitcfg", (int)(fl - bl), full);
+	if (policy_check_path(n->p, SBX_OP_WRITE, sib, NULL) != SBX_ALLOW)
+		return false;
 	return !git_exception(n, fd, full);
 }
 
