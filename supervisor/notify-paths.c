@@ -360,13 +360,13 @@ static bool git_exception(const struct notify *n, int fd, const char *full)
 		g = q;
 	if (g && notify_git_own(g + 6))
 		return git_made_here(n, fd, strchr(g + 6, '/') ? 1 : 0);
-	/* the config of a git directory under another name the run made
-	 * (a submodule's under .git/modules/, cloned by `git submodule
-	 * update --init`): as a .git's */
+	/* the config and sample hooks of a git directory under another name
+	 * the run made (a submodule's under .git/modules/, cloned by `git
+	 * submodule update --init`): as a .git's (notify_git_own) */
 	const char *base = strrchr(full, '/');
 	if (!base)
 		return false;
-	if (!strcmp(base, "/config") || !strcmp(base, "/config.worktree") || !strcmp(base, "/hooks"))
+	if (!strcmp(base, "/config") || !strcmp(base, "/hooks"))
 		return git_made_here(n, fd, 0);
 	/* its sample hooks, as git init copies them */
 	size_t bl = strlen(base);
