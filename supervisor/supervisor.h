@@ -277,6 +277,9 @@ struct report_expl {
 	/* no fix because it would open a place of HOME a later program runs
 	 * from: "~/.pyenv: what it is" (policy_hint_runs_later), or "" */
 	char runs_later[PATH_MAX + 512];
+	/* no fix because the new name is renamed over this file beside it,
+	 * right in HOME or a top-level directory (policy_hint_renames), or "" */
+	char renames[PATH_MAX];
 	char shown[PATH_MAX];      /* the target as the person writes it, printable */
 	bool unbound;              /* allowed by `rule`, refused: not there at start */
 	bool boundary;             /* decided by the notify layer (seccomp), not the shim */
@@ -321,6 +324,12 @@ void reports_boundary(struct reports *r, char decision, enum wire_op op, int pid
  * repeats counted. `target` may be NULL, `rule` names what refused it. */
 void reports_syscall(struct reports *r, int pid, const char *comm, const char *call,
 		     const char *target, const char *why, const char *rule, int err);
+/* A program that tried to make a user namespace (unshare, clone with
+ * CLONE_NEWUSER): a sandbox of its own, which cannot start inside sbx. Said
+ * as such, with the setting that turns an agent's own sandbox off; once
+ * per call and program, as reports_syscall. `parent` may be "". */
+void reports_nested_sandbox(struct reports *r, int pid, const char *comm, const char *parent,
+			    const char *call, const char *rule, int err);
 /* A line of the supervisor's own, said now (held like the others) and
  * logged as a notice. */
 void reports_say_notice(struct reports *r, const char *kind, const char *line);

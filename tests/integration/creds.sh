@@ -15,8 +15,7 @@ set -u
 PROGS=$(mktemp -d /var/tmp/sbx-progs.XXXXXX)
 trap 'rm -rf "$PROGS"' EXIT
 chmod 755 "$PROGS"
-command -v cc >/dev/null &&
-	cc -static -O2 -D_GNU_SOURCE -o "$PROGS/readfile-static" "$SBX_BIN/progs/readfile.c" 2>"$PROGS/log"
+built readfile.static "$PROGS/readfile-static" 2>"$PROGS/log"
 prog() { [ -x "$PROGS/$1" ] || { skip "tests/progs/$1 not built: $(head -2 "$PROGS/log" 2>/dev/null)"; return 1; }; }
 
 # The table: "PATH PROFILE" per row (PROFILE "-" when none lifts it).
@@ -272,7 +271,7 @@ hard_links_held() {
 
 t hard_link_to_a_credential_refused_and_earlier_links_hidden
 S=""
-cc -static -O2 -o "$PROGS/nestedprobe" "$SBX_BIN/progs/nestedprobe.c" 2>/dev/null && S="$PROGS/nestedprobe"
+built nestedprobe.static "$PROGS/nestedprobe" 2>/dev/null && S="$PROGS/nestedprobe"
 if [ -n "$S" ]; then
 	hard_links "" pem
 	if hard_links_held && [ ! -e sub/x1 ] && grep -qx 'link: EACCES' "$B/out" &&
