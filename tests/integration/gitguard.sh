@@ -258,9 +258,7 @@ else bad "rc=$RC names='$names' $(grep sbx: "$B/err" | head -4 | tr '\n' ' ')"; 
 # runs something is refused by name, and git on the host runs nothing.
 
 GP=$(mktemp -d /var/tmp/sbx-gitcfg.XXXXXX)
-GSRC="$SBX_BIN/progs/gitcfgput.c"
-[ -f "$GSRC" ] || GSRC="$(dirname "${BASH_SOURCE[0]}")/../progs/gitcfgput.c"
-cc -O2 -static -o "$GP/gitcfgput" "$GSRC" 2>/dev/null || rm -f "$GP/gitcfgput"
+built gitcfgput.static "$GP/gitcfgput" 2>/dev/null || rm -f "$GP/gitcfgput"
 
 # a repository with a remote-tracking branch to set as upstream
 mkremote() {
