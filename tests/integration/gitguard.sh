@@ -310,6 +310,20 @@ if has END out && [ "$(head -2 "$B/out" | tr '\n' ' ')" = "ERR EROFS ERR EROFS "
 else bad "out: $(tr '\n' ' ' < "$B/out") config: $(grep -i -A1 'fsmonitor\|user' r/.git/config | tr '\n' ' ')"; fi
 fi
 
+# A file the policy denies reading, renamed onto a kept config: the
+# supervisor would read it for the program and land its bytes, readable,
+# at .git/config (a `*.pem` deeper than the walk, shaped as a config; before
+# 2026-11-29 it did, and removed the key). Refused the plain way, the key
+# left where it was, with the boundary alone.
+t denied_read_file_renamed_onto_a_kept_config_is_not_read_for_it_no_shim
+mkrepo "$W/r"; cp r/.git/config "$B/config.orig"; c="PEMCANARY-$RANDOM$RANDOM"
+mkdir -p node_modules/pkg/a/b; printf '[user]\n\temail = %s\n' "$c" > node_modules/pkg/a/b/k.pem
+sx --no-shim --deny-read '*.pem' -- sh -c "python3 -c 'import os; os.rename(\"node_modules/pkg/a/b/k.pem\", \"r/.git/config\")' 2>/dev/null || echo REFUSED
+	cat r/.git/config; echo END"
+if has END out && has REFUSED out && ! grep -q "$c" "$B/out" "$B/err" r/.git/config && cmp -s r/.git/config "$B/config.orig" &&
+   grep -q "$c" node_modules/pkg/a/b/k.pem; then ok
+else bad "rc=$RC $(tr '\n' ' ' < "$B/out" | head -c 300)"; fi
+
 # A repository with a submodule, cloned before the run with the submodule
 # not yet initialised: `git submodule update --init` and `git worktree add`
 # work inside; the submodule's own config then takes user.email but not a
