@@ -324,6 +324,21 @@ if has END out && has REFUSED out && ! grep -q "$c" "$B/out" "$B/err" r/.git/con
    grep -q "$c" node_modules/pkg/a/b/k.pem; then ok
 else bad "rc=$RC $(tr '\n' ' ' < "$B/out" | head -c 300)"; fi
 
+# core.bare: a relative core.hooksPath (husky's `.husky/_`) is read from
+# the work tree's top, which the start-up keeps, but in a bare repository
+# from wherever git is started. Before 2026-11-29 `git config core.bare
+# true` landed, and `git fetch` on the host in src/ ran the
+# reference-transaction hook the program planted in src/.hk.
+t core_bare_refused_so_a_relative_hooks_path_stays_where_it_was_kept
+mkrepo "$B/up" && git clone -q "$B/up" "$W/r" && git -C r config core.hooksPath .hk && mkdir r/.hk
+cp r/.git/config "$B/config.orig"
+sx -- sh -c "cd r && mkdir -p src/.hk && printf '#!/bin/sh\ntouch $B/pwned\n' > src/.hk/reference-transaction &&
+	chmod +x src/.hk/reference-transaction && echo PLANTED; git config core.bare true && echo SET; echo END"
+git -C "$B/up" commit -q --allow-empty -m more && (cd r/src && git fetch -q >/dev/null 2>&1)
+if has END out && has PLANTED out && ! has SET out && cmp -s r/.git/config "$B/config.orig" &&
+   [ ! -e "$B/pwned" ] && hasf 'core.bare would run a program: refused' err; then ok
+else bad "rc=$RC pwned=$([ -e "$B/pwned" ] && echo YES) $(tr '\n' ' ' < "$B/out") $(grep -v '^sbx: sandbox' "$B/err" | head -2 | tr '\n' ' ')"; fi
+
 # A repository with a submodule, cloned before the run with the submodule
 # not yet initialised: `git submodule update --init` and `git worktree add`
 # work inside; the submodule's own config then takes user.email but not a
