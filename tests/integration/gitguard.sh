@@ -383,6 +383,20 @@ if has END out && [ -z "$(find r/.hk1 r/.hk2 r/.hk3 -type f)" ] && cmp -s proj.g
    ! ls "$B" | grep -q pwned && [ "$(git -C r log -1 --format=%s)" = host ]; then ok
 else bad "rc=$RC hooks: $(ls r/.hk1 r/.hk2 r/.hk3 | tr '\n' ' ') proj: $(tail -1 proj.gitconfig) pwned: $(ls "$B" | grep pwned)"; fi
 
+# A relative core.hooksPath is read from the top of the work tree git runs
+# in: a linked worktree's own (`git worktree add`), also when its
+# repository is outside the workspace. Before 2026-11-29 only the main
+# work tree's was kept: wt/.hk/pre-commit and wt2/.hk/pre-commit, planted
+# inside, ran at the next commit on the host.
+t relative_hooks_path_kept_in_each_linked_worktree_no_shim
+mkrepo "$W/r" && git -C r config core.hooksPath .hk && mkdir r/.hk && git -C r worktree add -q ../wt -b side
+mkrepo "$B/m2" && git -C "$B/m2" config core.hooksPath .hk && git -C "$B/m2" worktree add -q "$W/wt2" -b side
+sx --no-shim -- sh -c "for d in wt wt2; do mkdir -p \$d/.hk; echo touch $B/pwned-\$d > \$d/.hk/pre-commit; chmod +x \$d/.hk/pre-commit; done; echo END"
+git -C wt commit -q --allow-empty -m x 2>/dev/null; git -C wt2 commit -q --allow-empty -m x 2>/dev/null
+if has END out && ! ls "$B" | grep -q pwned && [ ! -e wt/.hk/pre-commit ] && [ ! -e wt2/.hk/pre-commit ] &&
+   [ "$(git -C wt log -1 --format=%s)" = x ]; then ok
+else bad "rc=$RC pwned: $(ls "$B" | grep pwned | tr '\n' ' ') $(grep -v '^sbx: sandbox' "$B/err" | head -2 | tr '\n' ' ')"; fi
+
 # sbxctl check and a run agree on every path git's guard covers, side by
 # side: for each, check's answer (its exit status) and what a write by the
 # boundary alone does (the file on the host after `>>`). Paths a rule
