@@ -22,6 +22,7 @@
 #include "mountids.h"
 #include "net/net.h"
 #include "standin.h"
+#include "walkrec.h"
 #include "supervisor.h"
 
 /* How deep below a writable root we look for protected names that already
@@ -622,13 +623,13 @@ static int judge_entry(const struct plan_in *in, struct plan *pl,
  * `.git` files and links lead to, bare repositories (any directory holding
  * HEAD, objects/ and refs/: `~/.dotfiles`), the submodules' under modules/
  * at any depth, and the linked worktrees' under worktrees/. The walk that
- * finds them is bounded (GIT_WALK_DIRS, GIT_GUARD_MAX) and says where it
+ * finds them is bounded (WALK_DIRS, GIT_GUARD_MAX) and says where it
  * stopped; docs/POLICY.md has what is guarded and what is not. */
 
 /* Directories read in all while looking for git directories below the
  * writable roots and in modules/ (about 10 us each, paid at every start,
  * while bubblewrap sets up): past it, sbx says where it stopped. */
-#define GIT_WALK_DIRS 20000
+#define WALK_DIRS 20000
 /* Git directories guarded in one run: each costs a few mount operations,
  * and a tree full of planted repositories must not make sbx-init refuse
  * its options (MAX_OPTS) or take seconds. */
@@ -638,7 +639,7 @@ static int judge_entry(const struct plan_in *in, struct plan *pl,
  * first one left unread is remembered for the message). */
 static bool walk_budget(struct covered *cv, const char *dir)
 {
-	if (cv->walked < GIT_WALK_DIRS) {
+	if (cv->walked < WALK_DIRS) {
 		cv->walked++;
 		return true;
 	}
@@ -1007,6 +1008,116 @@ static bool skipped(const char *name)
 	return false;
 }
 
+/* One walk of a writable root (walk_root). */
+struct walk {
+	const struct plan_in *in;
+	struct plan *pl;
+	struct covered *cv;
+	struct strv todo;      /* "DEPTH:PATH", breadth first */
+	size_t at;
+	unsigned deepest;
+	bool deep_reads;
+	struct walkrec *rec;   /* the record (walkrec.h), or NULL */
+};
+
+/* One entry of `dir` (at `depth`): judged, guarded, queued. Whatever the
+ * entry is, this does nothing unless it returns *matters: an entry the
+ * policy acts on, a `.git`, a directory. Only those are recorded, and
+ * replayed through here when the directory has not changed. */
+static int walk_entry(struct walk *w, const char *dir, unsigned depth, const char *name,
+		      unsigned char type, bool *matters)
+{
+	char path[PATH_MAX];
+	bool stop = false;
+	int rc = 0;
+
+	*matters = false;
+	if (!strcmp(name, ".") || !strcmp(name, ".."))
+		return 0;
+	if (snprintf(path, sizeof(path), "%s/%s", strcmp(dir, "/") ? dir : "", name) >=
+	    (int)sizeof(path))
+		return 0;
+	if (depth < SCAN_DEPTH)
+		rc = judge_entry(w->in, w->pl, w->cv, path, &stop);
+	else if (w->deep_reads)
+		rc = judge_read(w->in, w->pl, w->cv, path, &stop);
+	*matters = stop || type == DT_DIR;
+	if (!rc && !strcmp(name, ".git")) {
+		*matters = true;
+		if ((!stop || type == DT_DIR) && depth < w->deepest)
+			rc = guard_dotgit(w->in, w->pl, w->cv, path, type);
+		return rc;
+	}
+	if (rc || stop || type != DT_DIR || skipped(name) || is_root(w->cv, path) ||
+	    depth + 1 > w->deepest)
+		return rc;
+	/* never more queued than can still be read */
+	if (w->todo.n - w->at + w->cv->walked >= WALK_DIRS) {
+		if (!w->cv->walk_cut_at[0])
+			snprintf(w->cv->walk_cut_at, sizeof(w->cv->walk_cut_at), "%s", path);
+		return 0;
+	}
+	return strv_addf(&w->todo, "%u:%s", depth + 1, path);
+}
+
+/* A directory the record has, unchanged since: its entries that matter,
+ * as recorded, without reading it. */
+static int walk_recorded(struct walk *w, const char *dir, unsigned depth,
+			 const struct walkrec_dir *d)
+{
+	const char *name;
+	unsigned char type;
+	size_t at = 0;
+	bool matters;
+	int rc = walkrec_keep(w->rec, d);
+
+	if ((walkrec_dir_flags(d) & WALKREC_GITDIR) && depth <= w->deepest)
+		return rc ? rc : guard_repo_tree(w->in, w->pl, w->cv, dir);
+	while (!rc && walkrec_dir_entry(d, &at, &name, &type))
+		rc = walk_entry(w, dir, depth, name, type, &matters);
+	return rc;
+}
+
+/* A directory read (and recorded, when it was read whole). */
+static int walk_read(struct walk *w, const char *dir, unsigned depth, int fd,
+		     const struct stat *st)
+{
+	bool gitdir = is_gitdir_at(fd), listed = !(gitdir && depth <= w->deepest);
+	int rc = w->rec ? walkrec_begin(w->rec, dir, depth, st,
+					(gitdir ? WALKREC_GITDIR : 0) |
+					(listed ? WALKREC_LISTED : 0)) : 0;
+	struct dirent *e;
+	DIR *d;
+
+	if (rc || !listed) {
+		close(fd);
+		if (w->rec)
+			walkrec_end(w->rec, !rc);
+		return rc ? rc : guard_repo_tree(w->in, w->pl, w->cv, dir);
+	}
+	if (!(d = fdopendir(fd))) {
+		close(fd);
+		if (w->rec)
+			walkrec_end(w->rec, false);
+		return 0;
+	}
+	for (;;) {
+		bool matters;
+		errno = 0;
+		if (rc || !(e = readdir(d)))
+			break;
+		unsigned char type = entry_type(dirfd(d), e);
+		rc = walk_entry(w, dir, depth, e->d_name, type, &matters);
+		if (!rc && matters && w->rec)
+			rc = walkrec_entry(w->rec, e->d_name, type);
+	}
+	/* read whole (readdir ended without an error) */
+	if (w->rec)
+		walkrec_end(w->rec, !rc && !errno);
+	closedir(d);
+	return rc;
+}
+
 /* Every directory below `root`, breadth first (the shallow ones, the
  * likeliest to be the person's own, before the budget runs out): entries
  * within SCAN_DEPTH levels judged by the policy (masked, protected), below
@@ -1015,12 +1126,13 @@ static bool skipped(const char *name)
  * .env`; writes are, protected names deeper are the notify layer's), and
  * at every depth the git directories guarded. A git directory is not
  * walked into (its parts are guarded by name), nor a skipped name, another
- * writable root (walked as itself) or a link. */
+ * writable root (walked as itself) or a link. A directory whose identity
+ * and ctime the record (walkrec.h) has is not read again: what mattered in
+ * it is replayed. */
 static int walk_root(const struct plan_in *in, struct plan *pl, struct covered *cv,
 		     const char *root)
 {
-	struct strv todo = { 0 };
-	size_t at = 0;
+	struct walk w = { .in = in, .pl = pl, .cv = cv, .rec = in->walkrec };
 	struct stat rst;
 	int rc = 0;
 
@@ -1029,81 +1141,55 @@ static int walk_root(const struct plan_in *in, struct plan *pl, struct covered *
 	 * included, and no deeper: what is in it comes and goes with other
 	 * programs (a directory gone between the plan and the mounts stops
 	 * the run), and a repository kept there is nobody's to trust. */
-	unsigned deepest = stat(root, &rst) == 0 && (rst.st_mode & S_ISVTX) &&
-			   (rst.st_mode & S_IWOTH) ? SCAN_DEPTH - 1 : UINT_MAX;
-	bool deep_reads = reads_by_pattern(in->policy);
+	w.deepest = stat(root, &rst) == 0 && (rst.st_mode & S_ISVTX) &&
+		    (rst.st_mode & S_IWOTH) ? SCAN_DEPTH - 1 : UINT_MAX;
+	w.deep_reads = reads_by_pattern(in->policy);
 
-	TRY(strv_addf(&todo, "0:%s", root));
-	while (!rc && at < todo.n) {
-		char *item = todo.v[at], *dir;
+	TRY(strv_addf(&w.todo, "0:%s", root));
+	while (!rc && w.at < w.todo.n) {
+		char *item = w.todo.v[w.at], *dir;
 		unsigned depth = (unsigned)strtoul(item, &dir, 10);
+		const struct walkrec_dir *known;
 		struct stat dst;
-		DIR *d;
-		struct dirent *e;
 		int fd;
 
-		todo.v[at++] = NULL;
+		w.todo.v[w.at++] = NULL;
 		dir++;
 		if (!walk_budget(cv, dir))
 			goto next;
-		fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0)
+		/* one lstat tells an unchanged directory (no link: a link
+		 * is not walked into) */
+		if (lstat(dir, &dst) || !S_ISDIR(dst.st_mode))
 			goto next;
 		/* Another user's directory that only its owner may write (a
 		 * shared writable root: /var/tmp under --learn): COMMAND can
 		 * change nothing in it, and a root caller's sandbox, whose
 		 * user namespace maps no other user, could not even reach
 		 * what a protect there would bind (sbx-init would fail). */
-		if (depth > 0 && fstat(fd, &dst) == 0 && dst.st_uid != geteuid() &&
-		    !(dst.st_mode & (S_IWGRP | S_IWOTH))) {
+		if (depth > 0 && dst.st_uid != geteuid() && !(dst.st_mode & (S_IWGRP | S_IWOTH)))
+			goto next;
+		/* (a git directory recorded without its entries is replayed
+		 * only where it is guarded as one) */
+		if ((known = walkrec_find(w.rec, dir, depth, &dst)) &&
+		    ((walkrec_dir_flags(known) & WALKREC_LISTED) || depth <= w.deepest)) {
+			rc = walk_recorded(&w, dir, depth, known);
+			goto next;
+		}
+		fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			goto next;
+		/* what is read is what is recorded: the identity of the
+		 * directory opened, which may have been swapped since */
+		if (fstat(fd, &dst) ||
+		    (depth > 0 && dst.st_uid != geteuid() && !(dst.st_mode & (S_IWGRP | S_IWOTH)))) {
 			close(fd);
 			goto next;
 		}
-		if (depth <= deepest && is_gitdir_at(fd)) {
-			close(fd);
-			rc = guard_repo_tree(in, pl, cv, dir);
-			goto next;
-		}
-		if (!(d = fdopendir(fd))) {
-			close(fd);
-			goto next;
-		}
-		while (!rc && (e = readdir(d))) {
-			char path[PATH_MAX];
-			unsigned char type;
-			bool stop = false;
-
-			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-				continue;
-			if (snprintf(path, sizeof(path), "%s/%s", strcmp(dir, "/") ? dir : "",
-				     e->d_name) >= (int)sizeof(path))
-				continue;
-			type = entry_type(dirfd(d), e);
-			if (depth < SCAN_DEPTH)
-				rc = judge_entry(in, pl, cv, path, &stop);
-			else if (deep_reads)
-				rc = judge_read(in, pl, cv, path, &stop);
-			if (!rc && !strcmp(e->d_name, ".git")) {
-				if ((!stop || type == DT_DIR) && depth < deepest)
-					rc = guard_dotgit(in, pl, cv, path, type);
-				continue;
-			}
-			if (rc || stop || type != DT_DIR || skipped(e->d_name) || is_root(cv, path) ||
-			    depth + 1 > deepest)
-				continue;
-			/* never more queued than can still be read */
-			if (todo.n - at + cv->walked >= GIT_WALK_DIRS) {
-				if (!cv->walk_cut_at[0])
-					snprintf(cv->walk_cut_at, sizeof(cv->walk_cut_at), "%s", path);
-				continue;
-			}
-			rc = strv_addf(&todo, "%u:%s", depth + 1, path);
-		}
-		closedir(d);
+		rc = walk_read(&w, dir, depth, fd, &dst);
 next:
 		free(item);
 	}
-	strv_free(&todo);
+	strv_free(&w.todo);
 	return rc;
 }
 
@@ -1347,6 +1433,17 @@ static int protect_rules(const struct plan_in *in, struct plan *pl,
 			}
 		}
 	}
+	/* The walk's record is trusted only where no writable root holds
+	 * it: a program of this run or a later one could plant one there */
+	if (in->walkrec) {
+		char recdir[PATH_MAX];
+		snprintf(recdir, sizeof(recdir), "%s", walkrec_path(in->walkrec));
+		*strrchr(recdir, '/') = '\0';
+		if (writable_here(cv, recdir) || holds_root(cv, recdir)) {
+			vmsg("the walk's record %s lies in a writable root: not used", recdir);
+			walkrec_disable(in->walkrec);
+		}
+	}
 	/* Existing protected names in every writable root (the workspace
 	 * first: the walk's budget goes to it before HOME or /var/tmp), and
 	 * in the writable children bound back into a mask (the walk stops at
@@ -1394,7 +1491,7 @@ static int protect_rules(const struct plan_in *in, struct plan *pl,
 		msg("looked for git repositories in %u directories of the writable roots "
 		    "and stopped before %s: the hooks and config of one further on are not "
 		    "kept read-only (choose a smaller workspace with -w DIR)",
-		    (unsigned)GIT_WALK_DIRS, shown);
+		    (unsigned)WALK_DIRS, shown);
 	}
 	if (cv->guard_cut)
 		msg("more than %u git directories in the writable roots: the hooks and "

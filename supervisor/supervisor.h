@@ -124,6 +124,9 @@ struct plan_in {
 	const char *state_dir;
 	/* [limits] pids as RLIMIT_NPROC, set by sbx-init (runlimits.h); 0: none */
 	uint64_t limit_nproc;
+	/* What the last walk of this workspace found (walkrec.h), or NULL:
+	 * read and added to by the walk; main saves it */
+	struct walkrec *walkrec;
 };
 
 /* The proxy's ports on the sandbox's own loopback (127.0.0.1 and [::1]).

@@ -39,7 +39,7 @@ chmod -R a+rX "$bin"
 # SUITES="net.sh harm.sh" runs only those (make check-integration SUITES=...);
 # SBX_IT_USERS=self or SBX_IT_USERS=sbxtest runs only one of the two users.
 suites=""
-for s in ${SUITES:-suite.sh shim.sh seccomp.sh stream.sh learn.sh init.sh mounts.sh harm.sh userworld.sh gitguard.sh net.sh limits.sh persist.sh execlater.sh creds.sh homekept.sh sbxctl.sh notify.sh attack-notify.sh nested.sh tty.sh agents.sh explain.sh}; do
+for s in ${SUITES:-suite.sh shim.sh seccomp.sh stream.sh learn.sh init.sh mounts.sh harm.sh userworld.sh gitguard.sh net.sh limits.sh persist.sh execlater.sh creds.sh homekept.sh walkrec.sh sbxctl.sh notify.sh attack-notify.sh nested.sh tty.sh agents.sh explain.sh}; do
 	[ -f "$here/$s" ] && suites="$suites $s"
 done
 # The real agents (agents.sh) come from the npm registry, installed once
