@@ -71,6 +71,10 @@ struct covered {
 	unsigned nguarded;   /* git directories whose parts were guarded */
 	bool guard_cut;      /* ... and more were found than GIT_GUARD_MAX */
 	char walk_cut_at[PATH_MAX]; /* the first directory left unread, or "" */
+	/* core.hooksPath of the user's and the system's git config, read at
+	 * the first git directory (guard_hooks_path) */
+	bool hooks_read;
+	char hooks_path[3][PATH_MAX];
 	/* The parents placeholder() resolved, "" when not a directory (they
 	 * are the workspace, HOME and a few below them, asked for in turn:
 	 * realpath() costs a readlink per component). */
@@ -831,20 +835,31 @@ static int guard_hooks_path(const struct plan_in *in, struct plan *pl, struct co
 	for (char **e = in->environ; e && *e; e++)
 		if (!strncmp(*e, "XDG_CONFIG_HOME=/", 17))
 			xdg = *e + 16;
-	for (int i = 0; i < 4 && !rc; i++) {
-		if (i == 0)
-			snprintf(file, sizeof(file), "%s/config", gd);
-		else if (i == 1)
-			snprintf(file, sizeof(file), "%s/.gitconfig", home);
-		else if (i == 2 && xdg)
-			snprintf(file, sizeof(file), "%s/git/config", xdg);
-		else if (i == 2)
-			snprintf(file, sizeof(file), "%s/.config/git/config", home);
-		else
-			snprintf(file, sizeof(file), "/etc/gitconfig");
-		if (git_core_key(file, "hooksPath", val, sizeof(val)))
-			rc = guard_hooks_dir(in, pl, cv, base, val);
+	/* the user's and the system's read once per start, not once per
+	 * git directory (a tree of many repositories read them thousands of
+	 * times) */
+	if (!cv->hooks_read) {
+		cv->hooks_read = true;
+		for (int i = 0; i < 3; i++) {
+			if (i == 0)
+				snprintf(file, sizeof(file), "%s/.gitconfig", home);
+			else if (i == 1 && xdg)
+				snprintf(file, sizeof(file), "%s/git/config", xdg);
+			else if (i == 1)
+				snprintf(file, sizeof(file), "%s/.config/git/config", home);
+			else
+				snprintf(file, sizeof(file), "/etc/gitconfig");
+			if (!git_core_key(file, "hooksPath", cv->hooks_path[i],
+					  sizeof(cv->hooks_path[i])))
+				cv->hooks_path[i][0] = '\0';
+		}
 	}
+	snprintf(file, sizeof(file), "%s/config", gd);
+	if (git_core_key(file, "hooksPath", val, sizeof(val)))
+		rc = guard_hooks_dir(in, pl, cv, base, val);
+	for (int i = 0; i < 3 && !rc; i++)
+		if (cv->hooks_path[i][0])
+			rc = guard_hooks_dir(in, pl, cv, base, cv->hooks_path[i]);
 	return rc;
 }
 
@@ -1018,32 +1033,52 @@ struct walk {
 	unsigned deepest;
 	bool deep_reads;
 	struct walkrec *rec;   /* the record (walkrec.h), or NULL */
+	uid_t uid;             /* ours (a system call each time under musl) */
+};
+
+/* An entry recorded as one the policy does nothing with (a directory
+ * walked into): its type's high bit. The policy is the record's key, so
+ * the decision is the same; it is not asked again on a replay. */
+#define QUIET WALKREC_TYPE_CALLER
+
+/* What an entry is to the walk (walk_entry). */
+enum matters {
+	MATTERS_NOT,  /* nothing is done with it: not recorded */
+	MATTERS_ACTS, /* the policy acts on it, or a `.git` */
+	MATTERS_DIR,  /* a directory the policy says nothing of: walked into */
 };
 
 /* One entry of `dir` (at `depth`): judged, guarded, queued. Whatever the
- * entry is, this does nothing unless it returns *matters: an entry the
- * policy acts on, a `.git`, a directory. Only those are recorded, and
- * replayed through here when the directory has not changed. */
+ * entry is, this does nothing when it says MATTERS_NOT; only the others
+ * are recorded, and replayed through here when the directory has not
+ * changed (`type` with QUIET: the policy is not asked again). */
 static int walk_entry(struct walk *w, const char *dir, unsigned depth, const char *name,
-		      unsigned char type, bool *matters)
+		      unsigned char type, enum matters *matters)
 {
 	char path[PATH_MAX];
-	bool stop = false;
+	bool stop = false, quiet = type & QUIET;
 	int rc = 0;
 
-	*matters = false;
+	*matters = MATTERS_NOT;
+	type &= (unsigned char)~QUIET;
 	if (!strcmp(name, ".") || !strcmp(name, ".."))
 		return 0;
-	if (snprintf(path, sizeof(path), "%s/%s", strcmp(dir, "/") ? dir : "", name) >=
-	    (int)sizeof(path))
+	/* (no snprintf: this runs for every directory of the tree) */
+	size_t dl = strcmp(dir, "/") ? strlen(dir) : 0, nl = strlen(name);
+	if (dl + 1 + nl >= sizeof(path))
 		return 0;
-	if (depth < SCAN_DEPTH)
+	memcpy(path, dir, dl);
+	path[dl] = '/';
+	memcpy(path + dl + 1, name, nl + 1);
+	if (quiet)
+		;
+	else if (depth < SCAN_DEPTH)
 		rc = judge_entry(w->in, w->pl, w->cv, path, &stop);
 	else if (w->deep_reads)
 		rc = judge_read(w->in, w->pl, w->cv, path, &stop);
-	*matters = stop || type == DT_DIR;
+	*matters = stop ? MATTERS_ACTS : type == DT_DIR ? MATTERS_DIR : MATTERS_NOT;
 	if (!rc && !strcmp(name, ".git")) {
-		*matters = true;
+		*matters = MATTERS_ACTS;
 		if ((!stop || type == DT_DIR) && depth < w->deepest)
 			rc = guard_dotgit(w->in, w->pl, w->cv, path, type);
 		return rc;
@@ -1057,7 +1092,10 @@ static int walk_entry(struct walk *w, const char *dir, unsigned depth, const cha
 			snprintf(w->cv->walk_cut_at, sizeof(w->cv->walk_cut_at), "%s", path);
 		return 0;
 	}
-	return strv_addf(&w->todo, "%u:%s", depth + 1, path);
+	char item[PATH_MAX + 16];
+	int n = snprintf(item, 16, "%u:", depth + 1);
+	memcpy(item + n, path, dl + 1 + nl + 1);
+	return strv_add(&w->todo, item);
 }
 
 /* A directory the record has, unchanged since: its entries that matter,
@@ -1068,7 +1106,7 @@ static int walk_recorded(struct walk *w, const char *dir, unsigned depth,
 	const char *name;
 	unsigned char type;
 	size_t at = 0;
-	bool matters;
+	enum matters matters;
 	int rc = walkrec_keep(w->rec, d);
 
 	if ((walkrec_dir_flags(d) & WALKREC_GITDIR) && depth <= w->deepest)
@@ -1102,14 +1140,15 @@ static int walk_read(struct walk *w, const char *dir, unsigned depth, int fd,
 		return 0;
 	}
 	for (;;) {
-		bool matters;
+		enum matters matters;
 		errno = 0;
 		if (rc || !(e = readdir(d)))
 			break;
 		unsigned char type = entry_type(dirfd(d), e);
 		rc = walk_entry(w, dir, depth, e->d_name, type, &matters);
-		if (!rc && matters && w->rec)
-			rc = walkrec_entry(w->rec, e->d_name, type);
+		if (!rc && matters != MATTERS_NOT && w->rec)
+			rc = walkrec_entry(w->rec, e->d_name, matters == MATTERS_DIR ?
+					   type | QUIET : type);
 	}
 	/* read whole (readdir ended without an error) */
 	if (w->rec)
@@ -1132,7 +1171,7 @@ static int walk_read(struct walk *w, const char *dir, unsigned depth, int fd,
 static int walk_root(const struct plan_in *in, struct plan *pl, struct covered *cv,
 		     const char *root)
 {
-	struct walk w = { .in = in, .pl = pl, .cv = cv, .rec = in->walkrec };
+	struct walk w = { .in = in, .pl = pl, .cv = cv, .rec = in->walkrec, .uid = geteuid() };
 	struct stat rst;
 	int rc = 0;
 
@@ -1145,28 +1184,52 @@ static int walk_root(const struct plan_in *in, struct plan *pl, struct covered *
 		    (rst.st_mode & S_IWOTH) ? SCAN_DEPTH - 1 : UINT_MAX;
 	w.deep_reads = reads_by_pattern(in->policy);
 
+	/* The directory that holds the one looked at, held open: the queue
+	 * has a directory's subdirectories one after the other, so each is
+	 * looked up by its one name there, not by its whole path again (a
+	 * path lookup per component was most of a walk from the record) */
+	char held[PATH_MAX] = "";
+	int hfd = -1;
+
 	TRY(strv_addf(&w.todo, "0:%s", root));
 	while (!rc && w.at < w.todo.n) {
 		char *item = w.todo.v[w.at], *dir;
 		unsigned depth = (unsigned)strtoul(item, &dir, 10);
 		const struct walkrec_dir *known;
 		struct stat dst;
-		int fd;
+		const char *name;
+		int fd, at = AT_FDCWD;
 
 		w.todo.v[w.at++] = NULL;
 		dir++;
 		if (!walk_budget(cv, dir))
 			goto next;
+		name = dir;
+		if (depth > 0) {
+			/* below the root: DIR is PARENT/NAME, as queued */
+			const char *slash = strrchr(dir, '/');
+			size_t pl_ = (size_t)(slash - dir);
+			if (pl_ != strlen(held) || memcmp(held, dir, pl_)) {
+				if (hfd >= 0)
+					close(hfd);
+				snprintf(held, sizeof(held), "%.*s", (int)pl_, dir);
+				hfd = open(held[0] ? held : "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+			}
+			if (hfd < 0)
+				goto next;
+			at = hfd;
+			name = slash + 1;
+		}
 		/* one lstat tells an unchanged directory (no link: a link
 		 * is not walked into) */
-		if (lstat(dir, &dst) || !S_ISDIR(dst.st_mode))
+		if (fstatat(at, name, &dst, AT_SYMLINK_NOFOLLOW) || !S_ISDIR(dst.st_mode))
 			goto next;
 		/* Another user's directory that only its owner may write (a
 		 * shared writable root: /var/tmp under --learn): COMMAND can
 		 * change nothing in it, and a root caller's sandbox, whose
 		 * user namespace maps no other user, could not even reach
 		 * what a protect there would bind (sbx-init would fail). */
-		if (depth > 0 && dst.st_uid != geteuid() && !(dst.st_mode & (S_IWGRP | S_IWOTH)))
+		if (depth > 0 && dst.st_uid != w.uid && !(dst.st_mode & (S_IWGRP | S_IWOTH)))
 			goto next;
 		/* (a git directory recorded without its entries is replayed
 		 * only where it is guarded as one) */
@@ -1175,13 +1238,13 @@ static int walk_root(const struct plan_in *in, struct plan *pl, struct covered *
 			rc = walk_recorded(&w, dir, depth, known);
 			goto next;
 		}
-		fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0)
 			goto next;
 		/* what is read is what is recorded: the identity of the
 		 * directory opened, which may have been swapped since */
 		if (fstat(fd, &dst) ||
-		    (depth > 0 && dst.st_uid != geteuid() && !(dst.st_mode & (S_IWGRP | S_IWOTH)))) {
+		    (depth > 0 && dst.st_uid != w.uid && !(dst.st_mode & (S_IWGRP | S_IWOTH)))) {
 			close(fd);
 			goto next;
 		}
@@ -1189,6 +1252,8 @@ static int walk_root(const struct plan_in *in, struct plan *pl, struct covered *
 next:
 		free(item);
 	}
+	if (hfd >= 0)
+		close(hfd);
 	strv_free(&w.todo);
 	return rc;
 }

@@ -50,6 +50,10 @@ struct walkrec {
 	/* the record made */
 	unsigned char *out;
 	size_t outlen, outcap, nnew, kept, read, fresh;
+	/* the directories of the record read that were found unchanged: kept
+	 * as they are, copied only when the record is saved */
+	uint32_t *keptv;
+	size_t nkept, keptcap, keptbytes;
 	size_t begin_at;       /* the directory being read, SIZE_MAX: left out */
 	bool full;
 	/* devices whose ctime is the kernel's own */
@@ -179,6 +183,7 @@ static bool name_ok(const unsigned char *s, size_t len, bool path)
 
 static bool type_ok(unsigned t)
 {
+	t &= ~(unsigned)WALKREC_TYPE_CALLER;
 	return t == DT_DIR || t == DT_REG || t == DT_LNK || t == DT_UNKNOWN || t == DT_FIFO ||
 	       t == DT_SOCK || t == DT_CHR || t == DT_BLK;
 }
@@ -367,6 +372,7 @@ void walkrec_free(struct walkrec *r)
 	free(r->buf);
 	free(r->index);
 	free(r->out);
+	free(r->keptv);
 	free(r);
 }
 
@@ -454,7 +460,7 @@ bool walkrec_dir_entry(const struct walkrec_dir *d, size_t *at, const char **nam
 
 static int put(struct walkrec *r, const void *p, size_t n)
 {
-	if (r->outlen + n > WALKREC_MAX - HDR_LEN - r->keylen) {
+	if (r->keptbytes + r->outlen + n > WALKREC_MAX - HDR_LEN - r->keylen) {
 		r->full = true; /* the rest is read again next time */
 		return -E2BIG;
 	}
@@ -476,15 +482,27 @@ static int put(struct walkrec *r, const void *p, size_t n)
 int walkrec_keep(struct walkrec *r, const struct walkrec_dir *d)
 {
 	const unsigned char *x = (const unsigned char *)d;
-	int rc;
+	size_t n = DIR_LEN + rd16(x + 32) + rd32(x + 36);
 
 	if (r->disabled || r->full)
 		return 0;
 	r->kept++;
-	rc = put(r, x, DIR_LEN + rd16(x + 32) + rd32(x + 36));
-	if (!rc)
-		r->nnew++;
-	return rc == -E2BIG ? 0 : rc;
+	if (r->keptbytes + r->outlen + n > WALKREC_MAX - HDR_LEN - r->keylen) {
+		r->full = true;
+		return 0;
+	}
+	if (r->nkept == r->keptcap) {
+		size_t cap = r->keptcap ? r->keptcap * 2 : 1024;
+		uint32_t *v = realloc(r->keptv, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		r->keptv = v;
+		r->keptcap = cap;
+	}
+	r->keptv[r->nkept++] = (uint32_t)(x - r->buf);
+	r->keptbytes += n;
+	r->nnew++;
+	return 0;
 }
 
 int walkrec_begin(struct walkrec *r, const char *path, unsigned depth, const struct stat *st,
@@ -604,22 +622,35 @@ int walkrec_save(struct walkrec *r, int state_fd, const char *state_dir, char *w
 	if (!r || r->disabled || r->nnew > UINT32_MAX ||
 	    (!r->fresh && r->kept == r->nold && r->nnew == r->nold))
 		return 0;
+	unsigned char *body = malloc(r->keptbytes + r->outlen + 1);
+	size_t blen = 0;
+	if (!body)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->nkept; i++) {
+		const unsigned char *x = r->buf + r->keptv[i];
+		size_t n = DIR_LEN + rd16(x + 32) + rd32(x + 36);
+		memcpy(body + blen, x, n);
+		blen += n;
+	}
+	memcpy(body + blen, r->out, r->outlen);
+	blen += r->outlen;
 	memcpy(hdr, magic, sizeof(magic));
 	v32 = WALKREC_VERSION;
 	memcpy(hdr + 8, &v32, 4);
 	v32 = (uint32_t)r->keylen;
 	memcpy(hdr + 12, &v32, 4);
-	v64 = HDR_LEN + r->keylen + r->outlen;
+	v64 = HDR_LEN + r->keylen + blen;
 	memcpy(hdr + 16, &v64, 8);
 	v32 = (uint32_t)r->nnew;
 	memcpy(hdr + 32, &v32, 4);
-	v64 = checksum(hdr, (const unsigned char *)r->key, r->keylen, r->out, r->outlen);
+	v64 = checksum(hdr, (const unsigned char *)r->key, r->keylen, body, blen);
 	memcpy(hdr + 24, &v64, 8);
 
 	dfd = hostfs_dir_openat(state_fd, state_dir, WALKREC_DIR, HOSTFS_CREATE | HOSTFS_MINE,
 				&err);
 	if (dfd < 0) {
 		snprintf(why, whysz, "%s", err.msg);
+		free(body);
 		return dfd;
 	}
 	char shown[PATH_MAX + 8];
@@ -627,7 +658,7 @@ int walkrec_save(struct walkrec *r, int state_fd, const char *state_dir, char *w
 	rc = hostfs_replace_begin(dfd, shown, r->name, 0600, &rep, &err);
 	if (!rc && ((rc = write_all(rep.fd, hdr, HDR_LEN)) ||
 		    (rc = write_all(rep.fd, r->key, r->keylen)) ||
-		    (rc = write_all(rep.fd, r->out, r->outlen)))) {
+		    (rc = write_all(rep.fd, body, blen)))) {
 		snprintf(err.msg, sizeof(err.msg), "writing %s: %s", r->path, strerror(-rc));
 		hostfs_replace_abort(&rep);
 	} else if (!rc) {
@@ -636,5 +667,6 @@ int walkrec_save(struct walkrec *r, int state_fd, const char *state_dir, char *w
 	if (rc)
 		snprintf(why, whysz, "%s", err.msg);
 	close(dfd);
+	free(body);
 	return rc;
 }

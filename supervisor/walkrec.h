@@ -73,7 +73,9 @@ void walkrec_disable(struct walkrec *r);
 const struct walkrec_dir *walkrec_find(struct walkrec *r, const char *path, unsigned depth,
 				       const struct stat *st);
 unsigned walkrec_dir_flags(const struct walkrec_dir *d);
-/* Its entries, one at a time from *at (0 first): false after the last. */
+/* Its entries, one at a time from *at (0 first): false after the last.
+ * An entry's type is its DT_* value, with this bit the walk's own. */
+#define WALKREC_TYPE_CALLER 0x80
 bool walkrec_dir_entry(const struct walkrec_dir *d, size_t *at, const char **name,
 		       unsigned char *type);
 
