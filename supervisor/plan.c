@@ -630,13 +630,17 @@ static int judge_entry(const struct plan_in *in, struct plan *pl,
  * finds them is bounded (WALK_DIRS, GIT_GUARD_MAX) and says where it
  * stopped; docs/POLICY.md has what is guarded and what is not. */
 
-/* Directories read in all while looking for git directories below the
- * writable roots and in modules/ (about 10 us each, paid at every start,
- * while bubblewrap sets up): past it, sbx says where it stopped. */
-#define WALK_DIRS 20000
+/* Directories visited in all below the writable roots and in modules/:
+ * past it, sbx says where it stopped. A directory the walk's record has
+ * unchanged costs one stat (2-3 us), one read anew 10-25 us (matching its
+ * entries), once, the first time (walkrec.h): 100,000 is about 0.3 s a
+ * start from the record, 2.5 s the first time. It was 20,000 read anew
+ * at every start. */
+#define WALK_DIRS 100000
 /* Git directories guarded in one run: each costs a few mount operations,
- * and a tree full of planted repositories must not make sbx-init refuse
- * its options (MAX_OPTS) or take seconds. */
+ * which the record does not save, and a tree full of planted repositories
+ * must not make sbx-init refuse its options (MAX_OPTS, 16,384) or take
+ * seconds. */
 #define GIT_GUARD_MAX 2000
 
 /* One more directory may be read (false: the budget is spent, and the
