@@ -1130,8 +1130,8 @@ int main(int argc, char **argv)
 		struct timespec walk_now;
 		char why_not[PATH_MAX + 256];
 		clock_gettime(CLOCK_REALTIME, &walk_now);
-		if (walkrec_open(state_fd, sdir, confine, &walk_now, &walk, why_not,
-				 sizeof(why_not))) {
+		if (walkrec_open(state_fd, sdir, confine, plan_walk_id(), &walk_now, &walk,
+				 why_not, sizeof(why_not))) {
 			msg("out of memory");
 			goto out;
 		}

@@ -1019,6 +1019,17 @@ static int guard_dotgit(const struct plan_in *in, struct plan *pl, struct covere
 	return stat(real, &st) == 0 && S_ISDIR(st.st_mode) ? guard_repo_tree(in, pl, cv, real) : 0;
 }
 
+/* What the walk's record depends on besides the policy (walkrec.h): how
+ * deep entries are judged whole and which names are not walked into.
+ * Change the last number with anything else a recorded entry's meaning
+ * depends on. */
+const char *plan_walk_id(void)
+{
+	_Static_assert(SCAN_DEPTH == 3, "plan_walk_id() names SCAN_DEPTH");
+	_Static_assert(sizeof(scan_skip) / sizeof(*scan_skip) == 3, "and scan_skip");
+	return "scan 3, skip node_modules objects .cache, walk 1";
+}
+
 static bool skipped(const char *name)
 {
 	for (size_t i = 0; i < sizeof(scan_skip) / sizeof(*scan_skip); i++)

@@ -185,6 +185,9 @@ int plan_build(const struct plan_in *in, struct plan *out);
 void print_plan_json(const struct plan *pl, const char *cwd);
 int plan_bwrap(const struct plan_in *in, struct plan *out);
 int plan_init(const struct plan_in *in, struct plan *pl);
+/* What the walk's record depends on besides the policy, as text for its
+ * key (walkrec.h). */
+const char *plan_walk_id(void);
 /* Make the planned stand-ins (after bubblewrap has its arguments, while it
  * sets up the namespaces), through pl->standins. 0, or -errno: -ENOMEM,
  * -ENOLCK (no record kept), or an error COMMAND might not meet (ENOSPC,

@@ -134,7 +134,7 @@ static int key_add(char **k, size_t *len, size_t *cap, const char *fmt, ...)
  * directory of `isolation = strict` is new each run: written as a token
  * (it decides only paths inside it, and nothing in sbx's state directory
  * is recorded). */
-static int make_key(const struct policy *p, char **out, size_t *outlen)
+static int make_key(const struct policy *p, const char *walk, char **out, size_t *outlen)
 {
 	static const enum sbx_rule_kind kinds[] = {
 		SBX_RULE_DENY_READ, SBX_RULE_ALLOW_READ, SBX_RULE_ALLOW_WRITE,
@@ -143,8 +143,9 @@ static int make_key(const struct policy *p, char **out, size_t *outlen)
 	const char *sess = policy_session_dir(p), *ws = policy_workspace(p);
 	char *k = NULL;
 	size_t len = 0, cap = 0;
-	int rc = key_add(&k, &len, &cap, "sbx walk %u\nworkspace %zu:%s\nhome %zu:%s\n",
-			 WALKREC_VERSION, strlen(ws), ws, strlen(policy_home(p)), policy_home(p));
+	int rc = key_add(&k, &len, &cap, "sbx walk %u: %s\nworkspace %zu:%s\nhome %zu:%s\n",
+			 WALKREC_VERSION, walk, strlen(ws), ws, strlen(policy_home(p)),
+			 policy_home(p));
 
 	for (size_t i = 0; !rc && i < sizeof(kinds) / sizeof(*kinds); i++) {
 		size_t n;
@@ -234,11 +235,12 @@ static bool parse(struct walkrec *r, size_t at, uint32_t ndirs)
 	return at == r->len;
 }
 
-static int start(const struct policy *p, const struct timespec *now, struct walkrec **out)
+static int start(const struct policy *p, const char *walk, const struct timespec *now,
+		 struct walkrec **out)
 {
 	struct walkrec *r = calloc(1, sizeof(*r));
 
-	if (!r || make_key(p, &r->key, &r->keylen)) {
+	if (!r || make_key(p, walk, &r->key, &r->keylen)) {
 		free(r);
 		return -ENOMEM;
 	}
@@ -286,7 +288,7 @@ static void take(struct walkrec *r, unsigned char *buf, size_t len, char *why, s
 	r->nold = rd32(buf + 32);
 }
 
-int walkrec_open_buf(const void *buf, size_t len, const struct policy *p,
+int walkrec_open_buf(const void *buf, size_t len, const struct policy *p, const char *walk,
 		     const struct timespec *now, struct walkrec **out, char *why, size_t whysz)
 {
 	unsigned char *copy = malloc(len ? len : 1);
@@ -295,7 +297,7 @@ int walkrec_open_buf(const void *buf, size_t len, const struct policy *p,
 	if (!copy)
 		return -ENOMEM;
 	memcpy(copy, buf, len);
-	if ((rc = start(p, now, out))) {
+	if ((rc = start(p, walk, now, out))) {
 		free(copy);
 		return rc;
 	}
@@ -304,7 +306,7 @@ int walkrec_open_buf(const void *buf, size_t len, const struct policy *p,
 	return 0;
 }
 
-int walkrec_open(int state_fd, const char *state_dir, const struct policy *p,
+int walkrec_open(int state_fd, const char *state_dir, const struct policy *p, const char *walk,
 		 const struct timespec *now, struct walkrec **out, char *why, size_t whysz)
 {
 	struct hostfs_err err;
@@ -312,7 +314,7 @@ int walkrec_open(int state_fd, const char *state_dir, const struct policy *p,
 	unsigned char *buf = NULL;
 	struct stat st;
 	size_t len = 0;
-	int dfd, fd = -1, rc = start(p, now, out);
+	int dfd, fd = -1, rc = start(p, walk, now, out);
 
 	if (rc)
 		return rc;

@@ -51,13 +51,14 @@ struct walkrec_dir; /* a directory as the record has it; borrowed */
 #define WALKREC_LISTED 0x2 /* its entries were read (not only the flag) */
 
 /* The record of the workspace of `p` in the held state directory
- * (state_fd; state_dir its path), for a walk starting at `now`. A missing,
+ * (state_fd; state_dir its path), for a walk starting at `now`, of the
+ * kind `walk` names (plan_walk_id(): a record of another is ignored). A missing,
  * damaged, foreign or older record gives an empty one (`why` says which,
  * for -v). -ENOMEM, else 0 with *out set. */
-int walkrec_open(int state_fd, const char *state_dir, const struct policy *p,
+int walkrec_open(int state_fd, const char *state_dir, const struct policy *p, const char *walk,
 		 const struct timespec *now, struct walkrec **out, char *why, size_t whysz);
 /* The same from a buffer (unit tests); the buffer is copied. */
-int walkrec_open_buf(const void *buf, size_t len, const struct policy *p,
+int walkrec_open_buf(const void *buf, size_t len, const struct policy *p, const char *walk,
 		     const struct timespec *now, struct walkrec **out, char *why, size_t whysz);
 void walkrec_free(struct walkrec *r); /* NULL is fine */
 

@@ -57,7 +57,7 @@ static size_t make_record(unsigned char **buf)
 	int sfd = open(state, O_RDONLY | O_DIRECTORY);
 
 	cr_assert_geq(sfd, 0);
-	cr_assert_eq(walkrec_open(sfd, state, pol, &later, &r, why, sizeof(why)), 0);
+	cr_assert_eq(walkrec_open(sfd, state, pol, "w", &later, &r, why, sizeof(why)), 0);
 	cr_assert_eq(lstat(tree, &st), 0);
 	cr_assert_eq(walkrec_begin(r, tree, 0, &st, WALKREC_LISTED), 0);
 	cr_assert_eq(walkrec_entry(r, "a", DT_DIR), 0);
@@ -92,7 +92,7 @@ static const struct walkrec_dir *read_back(struct walkrec **r, char *why, size_t
 	struct stat st;
 	int sfd = open(state, O_RDONLY | O_DIRECTORY);
 
-	cr_assert_eq(walkrec_open(sfd, state, pol, &later, r, why, whysz), 0);
+	cr_assert_eq(walkrec_open(sfd, state, pol, "w", &later, r, why, whysz), 0);
 	close(sfd);
 	cr_assert_eq(lstat(tree, &st), 0);
 	return walkrec_find(*r, tree, 0, &st);
@@ -155,7 +155,7 @@ Test(walkrec_record, directory_changed_just_before_the_walk_is_not_recorded)
 	int sfd = open(state, O_RDONLY | O_DIRECTORY);
 
 	clock_gettime(CLOCK_REALTIME, &now);
-	cr_assert_eq(walkrec_open(sfd, state, pol, &now, &r, why, sizeof(why)), 0);
+	cr_assert_eq(walkrec_open(sfd, state, pol, "w", &now, &r, why, sizeof(why)), 0);
 	cr_assert_eq(lstat(tree, &st), 0);
 	cr_assert_eq(walkrec_begin(r, tree, 0, &st, WALKREC_LISTED), 0);
 	walkrec_end(r, true);
@@ -178,7 +178,7 @@ Test(walkrec_record, every_damaged_byte_makes_the_record_ignored)
 	for (size_t i = 0; i < n; i++) {
 		struct walkrec *r;
 		buf[i] ^= 0x20;
-		cr_assert_eq(walkrec_open_buf(buf, n, pol, &later, &r, why, sizeof(why)), 0);
+		cr_assert_eq(walkrec_open_buf(buf, n, pol, "w", &later, &r, why, sizeof(why)), 0);
 		cr_assert_null(walkrec_find(r, tree, 0, &st), "byte %zu changed, record used", i);
 		cr_assert_neq(why[0], '\0');
 		walkrec_free(r);
@@ -197,7 +197,7 @@ Test(walkrec_record, cut_short_record_is_ignored)
 	cr_assert_eq(lstat(tree, &st), 0);
 	for (size_t len = 0; len < n; len += 7) {
 		struct walkrec *r;
-		cr_assert_eq(walkrec_open_buf(buf, len, pol, &later, &r, why, sizeof(why)), 0);
+		cr_assert_eq(walkrec_open_buf(buf, len, pol, "w", &later, &r, why, sizeof(why)), 0);
 		cr_assert_null(walkrec_find(r, tree, 0, &st));
 		walkrec_free(r);
 	}
@@ -214,7 +214,7 @@ Test(walkrec_record, record_of_an_older_format_is_ignored)
 	uint32_t old = WALKREC_VERSION - 1;
 
 	memcpy(buf + 8, &old, 4);
-	cr_assert_eq(walkrec_open_buf(buf, n, pol, &later, &r, why, sizeof(why)), 0);
+	cr_assert_eq(walkrec_open_buf(buf, n, pol, "w", &later, &r, why, sizeof(why)), 0);
 	cr_assert_eq(lstat(tree, &st), 0);
 	cr_assert_null(walkrec_find(r, tree, 0, &st));
 	cr_assert_str_eq(why, "a record of another format");
@@ -231,12 +231,28 @@ Test(walkrec_record, record_made_for_another_policy_is_ignored)
 	struct stat st;
 	char why[PATH_MAX + 256];
 
-	cr_assert_eq(walkrec_open_buf(buf, n, other, &later, &r, why, sizeof(why)), 0);
+	cr_assert_eq(walkrec_open_buf(buf, n, other, "w", &later, &r, why, sizeof(why)), 0);
 	cr_assert_eq(lstat(tree, &st), 0);
 	cr_assert_null(walkrec_find(r, tree, 0, &st));
 	cr_assert_str_eq(why, "made for another workspace or policy");
 	walkrec_free(r);
 	policy_free(other);
+	free(buf);
+}
+
+Test(walkrec_record, record_of_another_walk_is_ignored)
+{
+	unsigned char *buf;
+	size_t n = make_record(&buf);
+	struct walkrec *r;
+	struct stat st;
+	char why[PATH_MAX + 256];
+
+	cr_assert_eq(walkrec_open_buf(buf, n, pol, "w2", &later, &r, why, sizeof(why)), 0);
+	cr_assert_eq(lstat(tree, &st), 0);
+	cr_assert_null(walkrec_find(r, tree, 0, &st));
+	cr_assert_str_eq(why, "made for another workspace or policy");
+	walkrec_free(r);
 	free(buf);
 }
 
