@@ -21,6 +21,7 @@
 #include "hostfs.h"
 #include "mountids.h"
 #include "net/net.h"
+#include "pathwalk.h"
 #include "standin.h"
 #include "walkrec.h"
 #include "supervisor.h"
@@ -1228,7 +1229,10 @@ static int walk_root(const struct plan_in *in, struct plan *pl, struct covered *
 				if (hfd >= 0)
 					close(hfd);
 				snprintf(held, sizeof(held), "%.*s", (int)pl_, dir);
-				hfd = open(held[0] ? held : "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+				/* through no link: the roots are real paths and
+				 * no link is queued, so one on the way was
+				 * swapped in since (pathwalk.h) */
+				hfd = pathwalk_open(held[0] ? held : "/", false);
 			}
 			if (hfd < 0)
 				goto next;
