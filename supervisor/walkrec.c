@@ -200,6 +200,8 @@ static bool parse(struct walkrec *r, size_t at, uint32_t ndirs)
 {
 	size_t icap = 16;
 
+	if (ndirs > (r->len - at) / DIR_LEN)
+		return false;
 	while (icap < (size_t)ndirs * 2)
 		icap *= 2;
 	if (!(r->index = calloc(icap, sizeof(*r->index))))
