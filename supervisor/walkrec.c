@@ -660,6 +660,9 @@ int walkrec_save(struct walkrec *r, int state_fd, const char *state_dir, char *w
 	char shown[PATH_MAX + 8];
 	snprintf(shown, sizeof(shown), "%s/%s", state_dir, WALKREC_DIR);
 	rc = hostfs_replace_begin(dfd, shown, r->name, 0600, &rep, &err);
+	/* no fsync: at the end of a run, on the way out (a record lost in a
+	 * crash costs one full walk) */
+	rep.nosync = 1;
 	if (!rc && ((rc = write_all(rep.fd, hdr, HDR_LEN)) ||
 		    (rc = write_all(rep.fd, r->key, r->keylen)) ||
 		    (rc = write_all(rep.fd, body, blen)))) {
