@@ -1261,7 +1261,8 @@ int main(int argc, char **argv)
 					    /* a relayed terminal is raw by us: the
 					     * program's own terminal says (relay.c) */
 					    .tty_busy = relay_tty_busy,
-					    .guarded = pl.guarded.v, .nguarded = pl.guarded.n };
+					    .guarded = pl.guarded.v, .nguarded = pl.guarded.n,
+					    .nested = nested };
 		if (reports_new(&rcfg, &reports)) {
 			msg("out of memory");
 			goto out;

@@ -59,6 +59,23 @@ static int init_op(struct plan *pl, const char *op, const char *path)
 
 /* ---- what is already covered, to keep the argv short and the order sane */
 
+/* A read-denied file with more than one name: a hard link made before the
+ * run (`ln ~/.aws/credentials ~/proj/notes/c`) is the same file under a
+ * name no rule names, and a mount hides a name, not a file. The masked
+ * files (and those directly in a masked directory) that have other names
+ * are remembered here; the walk of the writable roots looks for those by
+ * identity (a stat per file, only while there is one to look for) and
+ * masks each it finds; sbx says what it found and what it could not. */
+#define SHARED_MAX 32
+#define SHARED_DIR_ENTRIES 256 /* looked at in one masked directory */
+struct shared {
+	dev_t dev;
+	ino_t ino;
+	nlink_t nlink;
+	unsigned found; /* other names masked */
+	char path[PATH_MAX];
+};
+
 struct covered {
 	struct strv masks;   /* read-denied paths already hidden */
 	struct strv protect; /* paths already bound read-only */
@@ -76,6 +93,8 @@ struct covered {
 	 * the first git directory (guard_hooks_path) */
 	bool hooks_read;
 	char hooks_path[3][PATH_MAX];
+	struct shared shared[SHARED_MAX]; /* read-denied files with other names */
+	unsigned nshared;
 	/* The parents placeholder() resolved, "" when not a directory (they
 	 * are the workspace, HOME and a few below them, asked for in turn:
 	 * realpath() costs a readlink per component). */
@@ -143,6 +162,90 @@ static bool holds_root(const struct covered *cv, const char *path)
 
 /* ---- masks for read-denied paths */
 
+static void remember_shared(struct covered *cv, const char *path, const struct stat *st)
+{
+	if (!S_ISREG(st->st_mode) || st->st_nlink < 2)
+		return;
+	for (unsigned i = 0; i < cv->nshared; i++)
+		if (cv->shared[i].dev == st->st_dev && cv->shared[i].ino == st->st_ino)
+			return;
+	if (cv->nshared == SHARED_MAX)
+		return;
+	struct shared *sh = &cv->shared[cv->nshared++];
+	sh->dev = st->st_dev;
+	sh->ino = st->st_ino;
+	sh->nlink = st->st_nlink;
+	sh->found = 0;
+	snprintf(sh->path, sizeof(sh->path), "%s", path);
+}
+
+/* The files directly in a masked directory (`~/.aws/credentials`), a
+ * bounded look: the keys and logins are at its top. */
+static void remember_shared_in(struct covered *cv, const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	unsigned n = 0;
+
+	if (!d)
+		return;
+	while ((e = readdir(d)) && n++ < SHARED_DIR_ENTRIES) {
+		char path[PATH_MAX];
+		struct stat st;
+		if ((e->d_type != DT_REG && e->d_type != DT_UNKNOWN) ||
+		    snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) >= (int)sizeof(path) ||
+		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW))
+			continue;
+		remember_shared(cv, path, &st);
+	}
+	closedir(d);
+}
+
+static int mask_path(const struct plan_in *in, struct plan *pl,
+		     struct covered *cv, const char *path);
+
+/* An entry of a writable root that is another name of a remembered file:
+ * masked as that file is. */
+static int shared_name(const struct plan_in *in, struct plan *pl, struct covered *cv,
+		       int dirfd, const char *name, const char *path)
+{
+	struct stat st;
+
+	if (!cv->nshared || fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) ||
+	    !S_ISREG(st.st_mode) || st.st_nlink < 2)
+		return 0;
+	for (unsigned i = 0; i < cv->nshared; i++) {
+		struct shared *sh = &cv->shared[i];
+		if (sh->dev != st.st_dev || sh->ino != st.st_ino || in_list(&cv->masks, path))
+			continue;
+		char shown[PATH_MAX], of[PATH_MAX];
+		sbx_path_tildify(path, policy_home(in->policy), shown, sizeof(shown));
+		sbx_path_tildify(sh->path, policy_home(in->policy), of, sizeof(of));
+		msg("%s is another name (a hard link) of %s, which the policy denies reading: "
+		    "hidden too", shown, of);
+		sh->found++;
+		return mask_path(in, pl, cv, path);
+	}
+	return 0;
+}
+
+/* What the walk did not find: the other names lie elsewhere, where they
+ * read as any file does. */
+static void shared_said(const struct plan_in *in, const struct covered *cv)
+{
+	for (unsigned i = 0; i < cv->nshared; i++) {
+		const struct shared *sh = &cv->shared[i];
+		char shown[PATH_MAX];
+		if (sh->found + 1 >= sh->nlink)
+			continue;
+		sbx_path_tildify(sh->path, policy_home(in->policy), shown, sizeof(shown));
+		msg("%s, which the policy denies reading, has %u names (hard links), not all "
+		    "in the writable roots, where sbx looks for them: a name elsewhere reads it "
+		    "as any file (find them with `find / -xdev -samefile %s`, then remove them "
+		    "or name them in deny_read)", shown, (unsigned)sh->nlink, sh->path);
+	}
+}
+
 static int mask_path(const struct plan_in *in, struct plan *pl,
 		     struct covered *cv, const char *path)
 {
@@ -170,6 +273,10 @@ static int mask_path(const struct plan_in *in, struct plan *pl,
 	}
 	TRY(strv_add(&cv->masks, path));
 	pl->read_masks++;
+	if (S_ISDIR(st.st_mode))
+		remember_shared_in(cv, path);
+	else
+		remember_shared(cv, path, &st);
 	if (!S_ISDIR(st.st_mode))
 		/* reads give nothing, writes fail */
 		return init_op(pl, "--mask-file=", path);
@@ -1068,8 +1175,8 @@ enum matters {
  * entry is, this does nothing when it says MATTERS_NOT; only the others
  * are recorded, and replayed through here when the directory has not
  * changed (`type` with QUIET: the policy is not asked again). */
-static int walk_entry(struct walk *w, const char *dir, unsigned depth, const char *name,
-		      unsigned char type, enum matters *matters)
+static int walk_entry(struct walk *w, int dfd, const char *dir, unsigned depth,
+		      const char *name, unsigned char type, enum matters *matters)
 {
 	char path[PATH_MAX];
 	bool stop = false, quiet = type & QUIET;
@@ -1093,6 +1200,12 @@ static int walk_entry(struct walk *w, const char *dir, unsigned depth, const cha
 	else if (w->deep_reads)
 		rc = judge_read(w->in, w->pl, w->cv, path, &stop);
 	*matters = stop ? MATTERS_ACTS : type == DT_DIR ? MATTERS_DIR : MATTERS_NOT;
+	/* another name of a read-denied file (not the entry's own doing:
+	 * never recorded, and no directory is replayed while there are
+	 * such files, walk_root) */
+	if (!rc && !stop && type == DT_REG)
+		rc = shared_name(w->in, w->pl, w->cv, dfd >= 0 ? dfd : AT_FDCWD,
+				 dfd >= 0 ? name : path, path);
 	if (!rc && !strcmp(name, ".git")) {
 		*matters = MATTERS_ACTS;
 		if ((!stop || type == DT_DIR) && depth < w->deepest)
@@ -1128,7 +1241,7 @@ static int walk_recorded(struct walk *w, const char *dir, unsigned depth,
 	if ((walkrec_dir_flags(d) & WALKREC_GITDIR) && depth <= w->deepest)
 		return rc ? rc : guard_repo_tree(w->in, w->pl, w->cv, dir);
 	while (!rc && walkrec_dir_entry(d, &at, &name, &type))
-		rc = walk_entry(w, dir, depth, name, type, &matters);
+		rc = walk_entry(w, -1, dir, depth, name, type, &matters);
 	return rc;
 }
 
@@ -1161,7 +1274,7 @@ static int walk_read(struct walk *w, const char *dir, unsigned depth, int fd,
 		if (rc || !(e = readdir(d)))
 			break;
 		unsigned char type = entry_type(dirfd(d), e);
-		rc = walk_entry(w, dir, depth, e->d_name, type, &matters);
+		rc = walk_entry(w, dirfd(d), dir, depth, e->d_name, type, &matters);
 		if (!rc && matters != MATTERS_NOT && w->rec)
 			rc = walkrec_entry(w->rec, e->d_name, matters == MATTERS_DIR ?
 					   type | QUIET : type);
@@ -1251,8 +1364,11 @@ static int walk_root(const struct plan_in *in, struct plan *pl, struct covered *
 		if (depth > 0 && dst.st_uid != w.uid && !(dst.st_mode & (S_IWGRP | S_IWOTH)))
 			goto next;
 		/* (a git directory recorded without its entries is replayed
-		 * only where it is guarded as one) */
-		if ((known = walkrec_find(w.rec, dir, depth, &dst)) &&
+		 * only where it is guarded as one; and none while a
+		 * read-denied file has other names: whether a file of a
+		 * directory is one of them is not the directory's doing,
+		 * so every regular file is looked at, as without a record) */
+		if (!cv->nshared && (known = walkrec_find(w.rec, dir, depth, &dst)) &&
 		    ((walkrec_dir_flags(known) & WALKREC_LISTED) || depth <= w.deepest)) {
 			rc = walk_recorded(&w, dir, depth, known);
 			goto next;
@@ -1883,6 +1999,7 @@ int plan_init(const struct plan_in *in, struct plan *pl)
 		pl->read_masks = masks;
 	}
 	STEP(protect_rules(in, pl, cv));
+	shared_said(in, cv);
 	/* the pins before the masks and protects below them (parents first),
 	 * the links after every protect (a link's target may be one) */
 	if (cv->pins.n)

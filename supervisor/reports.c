@@ -334,6 +334,17 @@ void report_explain(const struct policy *p, const struct wire_report *w,
 		snprintf(shown, sizeof(shown), "%s", w->target);
 	}
 	report_printable(shown, e->shown, sizeof(e->shown), true);
+	/* A device node the kernel refused (the nested mode gives only a few,
+	 * and of the terminals only the run's own: landlock_spec_dev). A
+	 * claimed refusal: it cannot widen anything, and no setting lifts it. */
+	if (file_op(w->op) && w->decision == WIRE_DENY && !strncmp(w->target, "/dev/", 5) &&
+	    !sbx_path_under(w->target, "/dev/shm")) {
+		e->device = !strncmp(w->target, "/dev/pts/", 9) || !strncmp(w->target, "/dev/tty", 8) ||
+			    !strcmp(w->target, "/dev/console") ? 1 : 2;
+		e->verdict = SBX_DENY;
+		e->decision = WIRE_DENY;
+		return;
+	}
 	/* The decision is ours. What the policy denies is a denial (or, in a
 	 * learning run, would be), whatever the line claimed. A claimed
 	 * refusal of what the policy allows stays a refusal: the boundary
@@ -493,7 +504,15 @@ size_t report_line(const struct wire_report *w, const struct report_expl *e,
 		    v ? v : wire_op_name(w->op), v ? " " : " of ", e->shown,
 		    w->truncated ? "…" : "");
 	if (d != WIRE_ALLOW) {
-		if (e->has_rule)
+		if (e->device == 1)
+			PUT(" — not the sandbox's own terminal: a program inside reaches only "
+			    "the run's own pty, never the person's terminals (docs/SECURITY.md, "
+			    "\"The terminal is the sandbox's own\")");
+		else if (e->device)
+			PUT(" — a device the sandbox does not give (inside, /dev holds null, "
+			    "zero, full, random, urandom, tty, ptmx, shm and the run's own "
+			    "terminal)");
+		else if (e->has_rule)
 			PUT(" by `%s` (%s)", e->rule, e->note);
 		else if (e->unbound && w->err == EBUSY)
 			PUT(" — `%s` (%s) allows it, but the directory being moved or "
@@ -504,6 +523,11 @@ size_t report_line(const struct wire_report *w, const struct report_expl *e,
 			    "started, and only an existing path can be made writable "
 			    "(create it first, or allow a directory with a trailing /, "
 			    "which sbx creates)", e->rule, e->source);
+		else if (e->nested_eperm)
+			PUT(" — the nested mode refuses every change of extended attributes "
+			    "(ACLs) and, as root, of modes and owners: Landlock has no right for "
+			    "them and a seccomp filter cannot read the path (docs/SECURITY.md, "
+			    "\"The nested mode\")");
 		else if (e->guarded)
 			PUT(" — the sandbox keeps %s read-only (it guards a git "
 			    "directory or a protected file)", e->guarded);
@@ -1026,6 +1050,17 @@ static void take_report(struct reports *r, const struct wire_report *wr, bool bo
 			learn_decide(r, &w, &e);
 	} else if (r->cfg.mode == REPORTS_LEARN) {
 		learn_decide(r, &w, &e);
+	}
+	/* the nested mode's [nested] rows refuse what the policy allows: a
+	 * file's extended attributes, and root's chmod and chown. Elsewhere
+	 * the shim's EPERM of an attribute the policy allows is the notify
+	 * layer's refusal (a default ACL), which that layer says itself. */
+	if (!boundary && w.op == WIRE_WRITE && w.err == EPERM && e.verdict == SBX_ALLOW &&
+	    e.decision == WIRE_DENY) {
+		if (!r->cfg.nested)
+			return;
+		e.nested_eperm = true;
+		e.unbound = false;
 	}
 	if (e.unbound && file_op(w.op))
 		for (size_t i = 0; i < r->cfg.nguarded; i++)

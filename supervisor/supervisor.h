@@ -257,6 +257,7 @@ struct reports_cfg {
 	 * there is said to be the sandbox's, not a missing path's. */
 	char *const *guarded;
 	size_t nguarded;
+	bool nested;                 /* the nested mode (its seccomp rows explained) */
 	struct reports_limits limits;
 	/* Milliseconds on a monotonic clock, for the rate limits; NULL: the
 	 * real one (the unit tests bring their own). */
@@ -286,6 +287,10 @@ struct report_expl {
 	bool unbound;              /* allowed by `rule`, refused: not there at start */
 	bool boundary;             /* decided by the notify layer (seccomp), not the shim */
 	const char *guarded;       /* kept read-only by the boundary: this path */
+	bool nested_eperm;         /* a write the policy allows, EPERM in the nested mode */
+	/* a device node the sandbox does not give (the nested mode's /dev is
+	 * an allow-list): 1 another terminal (the person's), 2 anything else */
+	int device;
 };
 /* Long enough for any report: a 4 KiB target escaped, rule and fix. */
 #define REPORT_LINE_MAX (6 * PATH_MAX)
@@ -461,6 +466,9 @@ void sandbox_abort(struct sandbox *sb);
  * otherwise). Before the spawn. 0, or -errno (nothing left open). */
 int relay_open(void);
 bool relay_on(void);
+/* The slave's path on the host (/dev/pts/N, checked to be that node), or
+ * "" (no relay, or a pty no name here leads to). */
+const char *relay_tty_path(void);
 /* In the spawn's child: the slave onto the standard streams that are
  * the terminal. Async-signal-safe. */
 void relay_child(void);

@@ -196,6 +196,28 @@ else
 	if [ "$(stat -c %a:%u "$B/shadowlike")" = 600:0 ]; then ok; else bad "now $(stat -c %a:%u "$B/shadowlike")"; fi
 fi
 
+# Extended attributes, for every user: Landlock has no right for them and
+# a filter cannot read the path, so the table refuses them all. Before
+# 2026-11-29 only root's were refused: a user's program set an ACL on
+# ~/.bashrc granting another user write (`setfacl -m u:nobody:rw`), and
+# attributes on the workspace's files. Static (raw setxattr, fsetxattr on
+# a read-only descriptor) and setfacl with the shim (a report line).
+t attributes_refused_for_every_user_static_and_setfacl
+if command -v setfacl >/dev/null && setfattr -n user.t -v 1 "$B" 2>/dev/null; then
+	nini
+	echo rc > "$HOME/.bashrc" && echo x > plain
+	nx -q --no-shim -- sh -c "$P xattr $HOME/.bashrc user.sbx evil; $P fxattr plain user.sbx evil"
+	cp "$B/out" "$B/static"
+	nx -q -- sh -c "setfacl -m u:nobody:rw $HOME/.bashrc plain 2>&1; echo END"
+	got=$(getfattr -d -m - --absolute-names "$HOME/.bashrc" "$W/plain" 2>/dev/null)
+	if grep -qx 'setxattr: EPERM' "$B/static" && grep -qx 'fsetxattr: EPERM' "$B/static" &&
+	   has '^END$' out && ! grep -q 'user.sbx\|posix_acl' <<<"$got" &&
+	   ! getfacl -cp "$HOME/.bashrc" "$W/plain" 2>/dev/null | grep -q nobody &&
+	   hasf 'denied write of ~/.bashrc by `deny_write = .bashrc`' err &&
+	   hasf 'the nested mode refuses every change of extended attributes' err; then ok
+	else bad "static=$(tr '\n' ' ' < "$B/static") out=$(tr '\n' ' ' < "$B/out") attrs=$(tr '\n' ' ' <<<"$got")"; fi
+else skip "no setfacl (make deps-test) or no user attributes on /var/tmp"; fi
+
 # ---- the network
 
 t loopback_server_refused_network_off

@@ -86,6 +86,20 @@ sx -v --no-shim -- sh -c 'cat p/q/r/key.pem; echo END'
 if has END out && ! has "$SECRET" out; then ok
 else bad "rc=$RC $(counts) out: $(head -c 200 "$B/out")"; fi
 
+# A file of an unchanged directory that became another name (a hard link)
+# of a credential since the last run: the link was made in ~/.aws, which
+# moves that directory's ctime, not the one the name lies in. While a
+# read-denied file has other names no directory is replayed: it is found
+# and masked.
+t hard_link_made_elsewhere_to_a_file_of_an_unchanged_directory_is_masked
+policy; tree; mkdir -p notes && echo "AWS-$SECRET" > notes/creds.bak; age
+sx -v -- true
+mkdir -p "$HOME/.aws" && ln notes/creds.bak "$HOME/.aws/credentials"
+sx -v --no-shim -- sh -c 'cat notes/creds.bak; echo END'
+if has END out && ! has "$SECRET" out &&
+   hasf 'notes/creds.bak is another name (a hard link) of ~/.aws/credentials' err; then ok
+else bad "rc=$RC $(counts) out: $(head -c 200 "$B/out")"; fi
+
 # ---- the record itself
 
 # The record lies in sbx's state directory, which no run may write: the
