@@ -3,7 +3,8 @@
 # workspace reads again only the directories whose ctime moved, and
 # replays what mattered in the others. What appeared between two runs
 # (a `.env` three levels down, a `*.pem` below directories that did not
-# change, a nested repository) is masked and guarded in the second run;
+# change, a nested repository, a file that became another name of a
+# credential) is masked and guarded in the second run;
 # a record the sandbox tries to change stays as it was, and one another
 # user could have written, one of an older format, or a forged one that is
 # not the user's own file, is ignored (the run still protects). Helpers
