@@ -50,6 +50,8 @@ SUPERVISOR_SRCS := supervisor/main.c supervisor/options.c supervisor/config.c su
 SUPERVISOR_SRCS += supervisor/loginpath.c
 # every mount of sbx-init's lands on what the supervisor saw (pathwalk.h)
 SUPERVISOR_SRCS += supervisor/mountids.c supervisor/pathwalk.c
+# what the walk of the writable roots found, for the next start (walkrec.h)
+SUPERVISOR_SRCS += supervisor/walkrec.c
 # the nested mode: the same plan as a Landlock ruleset (landlock.h)
 SUPERVISOR_SRCS += supervisor/landlock.c supervisor/nested.c supervisor/mode.c
 INIT_SRCS := supervisor/sbx-init.c supervisor/init-mounts.c supervisor/init-connect.c \
@@ -232,7 +234,7 @@ build/libsbx-preload.so: $(SHIM_OBJS)
 UNIT_EXTRA_OBJS := build/supervisor/mode.o build/supervisor/mountids.o build/supervisor/pathwalk.o build/supervisor/landlock.o \
 	build/supervisor/loginpath.o \
 	build/supervisor/reports.o build/supervisor/learn.o build/supervisor/util.o \
-	build/supervisor/plan.o build/supervisor/standin.o build/supervisor/hostfs.o \
+	build/supervisor/plan.o build/supervisor/walkrec.o build/supervisor/standin.o build/supervisor/hostfs.o \
 	build/supervisor/runlimits.o build/supervisor/profile.o build/supervisor/notify.o build/supervisor/notify-net.o \
 	build/supervisor/notify-deny.o build/supervisor/notify-call.o build/supervisor/notify-paths.o \
 	build/supervisor/notify-gitcfg.o \
