@@ -32,7 +32,7 @@ SANITIZE_STATIC := $(if $(findstring address,$(SANITIZE)),-static-libasan) \
 	$(if $(findstring undefined,$(SANITIZE)),-static-libubsan)
 endif
 
-POLICY_SRCS := policy/policy.c policy/execlater.c policy/query.c policy/load.c policy/glob.c policy/path.c policy/blob.c policy/hint.c \
+POLICY_SRCS := policy/policy.c policy/execlater.c policy/query.c policy/match.c policy/load.c policy/glob.c policy/path.c policy/blob.c policy/hint.c \
 	policy/credentials.c policy/home.c
 # The filtering proxy (supervisor/net/net.h): in sbx-preload, its test
 # driver and the unit tests.
@@ -59,7 +59,7 @@ INIT_SRCS := supervisor/sbx-init.c supervisor/init-mounts.c supervisor/init-conn
 SHIM_SRCS := shim/shim.c shim/core.c shim/check.c shim/wrappers.c shim/exec.c shim/net.c shim/namemap.c shim/resolve.c shim/tell.c shim/syscall.c shim/dirfds.c \
 	shim/wire.c shim/elfcheck.c
 # The policy queries the shim links in (no INI parsing, no compiler).
-SHIM_POLICY_SRCS := policy/query.c policy/glob.c policy/path.c policy/blob.c policy/hint.c policy/home.c
+SHIM_POLICY_SRCS := policy/query.c policy/match.c policy/glob.c policy/path.c policy/blob.c policy/hint.c policy/home.c
 SHIM_OBJS := $(SHIM_SRCS:%.c=build/shim-pic/%.o) $(SHIM_POLICY_SRCS:%.c=build/shim-pic/%.o)
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 
@@ -69,7 +69,7 @@ UNIT_OBJS := $(UNIT_SRCS:%.c=build/%.o)
 
 BINS := build/sbx-preload build/sbx-init build/libsbx-preload.so build/sbx-proxy-test build/sbxctl
 
-.PHONY: all deps deps-test run check check-unit check-docs check-integration check-agents coverage-table bench bench-proxy bench-filter bench-landlock fuzz install clean
+.PHONY: all deps deps-test run check check-unit check-docs check-integration check-agents test-progs coverage-table bench bench-proxy bench-filter bench-landlock bench-match fuzz install clean
 all: $(BINS)
 
 deps:
@@ -248,9 +248,12 @@ run: deps
 	@$(MAKE) --no-print-directory all
 	@./scripts/demo.sh $(if $(CMD),"$(CMD)")
 
+# Built with a job per core; then the unit tests beside the integration
+# suites (run.sh runs those SBX_IT_JOBS at once: they mostly wait).
+NPROC := $(shell nproc 2>/dev/null || echo 2)
 check: deps-test
-	@$(MAKE) --no-print-directory all build/tests/unit-tests
-	@$(MAKE) --no-print-directory check-docs check-unit check-integration
+	@$(MAKE) --no-print-directory -j$(NPROC) all build/tests/unit-tests build/tests/sbx-preload-abi test-progs
+	@$(MAKE) --no-print-directory -j3 check-docs check-unit check-integration
 
 check-unit: build/tests/unit-tests
 	build/tests/unit-tests --jobs 2
@@ -260,14 +263,41 @@ check-unit: build/tests/unit-tests
 check-docs: build/gen-filters
 	./scripts/check-docs.sh
 
-check-integration: all build/tests/sbx-preload-abi
+check-integration: all build/tests/sbx-preload-abi test-progs
 	./tests/integration/run.sh
 
-# The real agents end to end against a scripted model (issue 24): apart
-# from `make check`, as they download the agents from the npm registry.
+# The programs the integration suites run (tests/progs/), built once here
+# rather than by each suite for each user: NAME (dynamic), NAME.static
+# (static glibc), notifyprobe.musl (static musl, where installed) and
+# goclient (a static Go program, where Go is installed). Never sanitized:
+# they stand for the programs users run.
+TEST_PROG_NAMES := $(patsubst tests/progs/%.c,%,$(wildcard tests/progs/*.c))
+TEST_PROG_CFLAGS := -O2 -Wall -pthread
+TEST_PROGS := $(TEST_PROG_NAMES:%=build/tests/progs/%) $(TEST_PROG_NAMES:%=build/tests/progs/%.static) \
+	$(if $(MUSL_GCC),build/tests/progs/notifyprobe.musl) \
+	$(if $(shell command -v go 2>/dev/null),build/tests/progs/goclient)
+test-progs: $(TEST_PROGS)
+build/tests/progs/%: tests/progs/%.c
+	@mkdir -p $(@D)
+	$(CC) $(TEST_PROG_CFLAGS) -o $@ $<
+build/tests/progs/%.static: tests/progs/%.c
+	@mkdir -p $(@D)
+	$(CC) -static $(TEST_PROG_CFLAGS) -o $@ $<
+build/tests/progs/%.musl: tests/progs/%.c
+	@mkdir -p $(@D)
+	$(MUSL_GCC) -static $(TEST_PROG_CFLAGS) -o $@ $<
+# the pure Go resolver (/etc/resolv.conf), no cgo: a static binary
+build/tests/progs/goclient: tests/progs/goclient.go
+	@mkdir -p $(@D)
+	cd tests/progs && GO111MODULE=off CGO_ENABLED=0 go build -o $(CURDIR)/$@ goclient.go
+
+# The tests that install from the npm registry (pinned versions: the real
+# agents, the MCP server, Claude Code; `agents` rows of
+# tests/integration/placement): apart from `make check`, which stays
+# offline and repeatable.
 check-agents: deps-test
-	@$(MAKE) --no-print-directory all
-	SUITES=agents-e2e.sh ./tests/integration/run.sh
+	@$(MAKE) --no-print-directory -j$(NPROC) all test-progs
+	SBX_IT_TARGET=agents ./tests/integration/run.sh
 
 # The shim's coverage table in docs/REPORTS.md, measured again
 # (tests/integration/coverage.sh; explain.sh fails when they differ).
@@ -296,17 +326,29 @@ build/bench/landlock-micro: bench/landlock-micro.c build/supervisor/landlock.o \
 bench-landlock: build/bench/landlock-micro
 	build/bench/landlock-micro
 
+# What one path question costs as the policy grows: the compiled matcher
+# against trying every rule (the matcher before policy/match.c).
+build/bench/match-micro: bench/match-micro.c $(POLICY_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) $(SBX_CFLAGS) -o $@ $(filter %.c %.o,$^) $(SBX_LDFLAGS) -linih
+bench-match: build/bench/match-micro
+	build/bench/match-micro
+
 # libFuzzer harnesses for the proxy's parsers (tests/fuzz/), FUZZ_SECONDS
 # each; clang only, not part of `make check`.
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
-FUZZ_TARGETS := http socks host dns addr
+FUZZ_TARGETS := http socks host dns addr matcher
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-D_GNU_SOURCE -Ipolicy -Isupervisor -Isupervisor/net
 build/fuzz/%: tests/fuzz/%.c supervisor/net/host.c supervisor/net/http.c supervisor/net/socks.c \
 		supervisor/net/dns.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^
+# the compiled path matcher against trying every rule (tests/unit/matcher_ref.h)
+build/fuzz/matcher: tests/fuzz/matcher.c $(POLICY_SRCS)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^ -linih
 fuzz:
 	@./scripts/deps.sh --fuzz
 	@$(MAKE) --no-print-directory $(FUZZ_TARGETS:%=build/fuzz/%)

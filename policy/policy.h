@@ -84,11 +84,6 @@ struct sbx_rule {
 	 * (policy/execlater.c): not matched below a PREFIX allow_write of
 	 * origin PROFILE strictly inside HOME that holds no workspace. */
 	bool agent;
-	/* ANYWHERE with a literal first component: its two bits in a path's
-	 * component filter (query.c), so a path none of whose components is
-	 * that name skips the rule in two bit tests, not a scan */
-	bool any_lit;
-	unsigned char any_bit[2];
 };
 
 enum sbx_isolation {
@@ -250,6 +245,9 @@ enum sbx_verdict policy_check_host(const struct policy *p, const char *host,
 /* Did the user silence reports about this target ([report] ignore_paths
  * for a path, ignore_domains for host, host:port or [v6]:port)? */
 bool policy_report_ignored(const struct policy *p, bool path, const char *target);
+/* The same, with the quiet rule that matched (the first), or NULL. */
+const struct sbx_rule *policy_report_quiet(const struct policy *p, bool path,
+					   const char *target);
 
 /* A network target as reports name it — `host`, `host:port`, `[v6]:port`
  * or a bare v6 literal — split into the host (without brackets) and the
@@ -272,9 +270,20 @@ enum sbx_env_fate {
 	SBX_ENV_KEPT,   /* looks secret, kept by keep_env */
 	SBX_ENV_DENIED, /* deny_env */
 	SBX_ENV_SECRET, /* looks secret: withheld */
+	SBX_ENV_SECRET_VALUE, /* a harmless name, a value shaped like a credential: withheld */
 };
 enum sbx_env_fate policy_env_fate(const struct policy *p, const char *name,
 				  const struct sbx_rule **why);
+struct sbx_secret_shape;
+/* The same for NAME=VALUE: a value shaped like a credential
+ * (sbx_env_secret_value(); *shape: its row) is withheld too, unless
+ * keep_env keeps the name (SBX_ENV_KEPT, *shape still the row). value
+ * may be NULL (the name alone). Never prints or keeps the value. */
+enum sbx_env_fate policy_env_var_fate(const struct policy *p, const char *name,
+				      const char *value, const struct sbx_rule **why,
+				      const struct sbx_secret_shape **shape);
+/* Is NAME=VALUE removed from COMMAND's environment? */
+bool policy_env_var_denied(const struct policy *p, const char *name, const char *value);
 /* Is NAME removed from COMMAND's environment (SBX_ENV_DENIED or
  * SBX_ENV_SECRET)? *why: the deny_env rule, or NULL. */
 bool policy_env_denied(const struct policy *p, const char *name,
@@ -288,6 +297,10 @@ struct sbx_credential {
 	const char *owner;   /* the tool that keeps it there */
 	const char *reason;  /* what in it authenticates someone, or was typed */
 	const char *profile; /* the agent profile whose allow_read lifts it, or NULL */
+	bool quiet;          /* its own tool reads it at every start and rewrites it
+			      * at exit: refused every session, so a quiet rule
+			      * (ignore_paths, source "default") keeps it off the
+			      * terminal; still refused and logged */
 };
 extern const struct sbx_credential sbx_credentials[];
 extern const size_t sbx_ncredentials;
@@ -305,6 +318,23 @@ extern const size_t sbx_ncredential_envs;
 /* Does an environment variable's name say it holds a secret (GITHUB_TOKEN,
  * OPENAI_API_KEY, PGPASSWORD)? The rule: credentials.c. */
 bool sbx_env_secret_name(const char *name);
+/* One shape of a credential in a variable's value (credentials.c's
+ * table): what the person is told, whose format it is, and why. */
+struct sbx_secret_shape {
+	const char *what;   /* "a GitHub personal access token" */
+	const char *owner;  /* the issuer or the tools that read it */
+	const char *reason; /* the documented format, and what it opens */
+	/* the match (credentials.c) */
+	unsigned char kind;
+	const char *prefix; /* `[abc]`: one of those characters */
+	unsigned char min, max, set;
+};
+extern const struct sbx_secret_shape sbx_secret_shapes[];
+extern const size_t sbx_nsecret_shapes;
+/* Is the value shaped like a credential, whatever the name holding it
+ * (postgres://u:pw@db/x, ghp_..., sk-ant-..., a JWT, a PEM private key)?
+ * Its row, or NULL. Allocation-free. */
+const struct sbx_secret_shape *sbx_env_secret_value(const char *value);
 
 /* The rules of one kind, in the order they were added. */
 const struct sbx_rule *const *policy_rules(const struct policy *p,
@@ -433,6 +463,15 @@ const char *policy_home_row_what(int row);
 void policy_hint_runs_later(const struct policy *p, enum sbx_op op, const char *target,
 			    bool made_dir, const struct sbx_rule *why, sbx_look_fn fn,
 			    void *ctx, char *out, size_t outsz);
+
+/* When policy_hint_fix() offers nothing because the refused write is a new
+ * name right in HOME or a top-level directory that stands for a file
+ * beside it (`~/.viminfo.tmp` for `~/.viminfo`): the program replaces that
+ * file by rename, and nothing narrower than the whole directory lets it.
+ * That file as `~/.viminfo`, printable; else "". */
+void policy_hint_renames(const struct policy *p, enum sbx_op op, const char *target,
+			 bool made_dir, const struct sbx_rule *why, sbx_look_fn fn, void *ctx,
+			 char *out, size_t outsz);
 
 /* Names for messages. */
 const char *sbx_rule_key(enum sbx_rule_kind kind);      /* "deny_read" */

@@ -1630,7 +1630,7 @@ static int environment(const struct plan_in *in, struct plan *pl)
 			continue;
 		if (!name)
 			return -ENOMEM;
-		if (policy_env_denied(p, name, NULL)) {
+		if (policy_env_var_denied(p, name, eq + 1)) {
 			rc = add2(pl, "--unsetenv", name);
 			/* `[env] set` puts it back with the profile's own value:
 			 * not the caller's, so not counted as withheld */

@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,6 +77,7 @@ struct reports {
 	struct seen *seen;
 	size_t nseen, seen_bytes;
 	unsigned long denied[WIRE_OP_COUNT], learned, allowed, malformed, ignored;
+	unsigned long quiet; /* refusals a quiet rule kept off the terminal */
 	unsigned long denied_calls; /* reports_syscall(): once per call and program */
 	unsigned long contradicted; /* lines whose claim the policy contradicts */
 	unsigned long not_shown, not_logged, not_kept;
@@ -85,6 +87,7 @@ struct reports {
 	char *held;        /* lines kept for reports_flush() (cfg.hold) */
 	size_t nheld, capheld;
 	bool held_busy;    /* some were held because the terminal was busy */
+	bool stalled;      /* held lines wait for room on out_fd (reports_room_fd) */
 	unsigned long not_held; /* lines past the hold buffer while it could not be written */
 	struct seen *proxy_seen; /* reports_proxy(): lines said once, repeats counted */
 };
@@ -376,6 +379,11 @@ void report_explain(const struct policy *p, const struct wire_report *w,
 				e->fix, sizeof(e->fix));
 		policy_hint_runs_later(p, sbx_op_of(w->op), w->target, w->dir, why, host_look,
 				       NULL, e->runs_later, sizeof(e->runs_later));
+		if (!e->fix[0] && !e->runs_later[0]) {
+			policy_hint_renames(p, sbx_op_of(w->op), w->target, w->dir, why,
+					    host_look, NULL, tmp, sizeof(tmp));
+			report_printable(tmp, e->renames, sizeof(e->renames), true);
+		}
 	} else if (!file_op(w->op) && !why) {
 		snprintf(tmp, sizeof(tmp), "--allow-domain %s", w->op == WIRE_DNS ? host : w->target);
 		report_printable(tmp, e->fix, sizeof(e->fix), true);
@@ -558,9 +566,21 @@ size_t report_line(const struct wire_report *w, const struct report_expl *e,
 		else if (e->runs_later[0])
 			PUT(" (%s — no flag is offered for it: change it outside the sandbox)",
 			    e->runs_later);
-		else if (e->has_rule && e->kind == SBX_RULE_DENY_WRITE &&
-			 !strstr(e->note, "no setting"))
+		else if (e->renames[0]) {
+			/* "once the file exists" would not work: the name is new
+			 * at every save, and the rename needs its directory */
+			char dir[PATH_MAX];
+			const char *slash = strrchr(e->renames, '/');
+			snprintf(dir, sizeof(dir), "%.*s", slash && slash != e->renames ?
+				 (int)(slash - e->renames) : 1, e->renames);
+			PUT(" (the program replaces %s by renaming this new name over it, and "
+			    "only all of %s would let it, which no hint offers: give the "
+			    "program a file in a directory of its own, or quiet this with "
+			    "`ignore_paths = %s` under [report])", e->renames, dir, e->shown);
+		} else if (e->has_rule && e->kind == SBX_RULE_DENY_WRITE &&
+			   !strstr(e->note, "no setting")) {
 			PUT(" (remove that rule to allow it)");
+		}
 	}
 	/* the line said otherwise: say so, the decision above is ours */
 	if (e->claimed == WIRE_ALLOW && d == WIRE_DENY)
@@ -748,8 +768,24 @@ static void log_commit(struct reports *r, const char *text, size_t len)
 	log_write(r, text, len);
 }
 
+/* The end of a record: "ignored", and the quiet rule that kept it off
+ * the terminal (ignore_paths / ignore_domains) with its source, so the
+ * log says which setting hid it and `sbxctl status` can list it. */
+static void json_quiet(FILE *f, const struct sbx_rule *q)
+{
+	char rule[PATH_MAX + 32];
+
+	fprintf(f, ",\"ignored\":%s", q ? "true" : "false");
+	if (!q)
+		return;
+	policy_rule_text(q, rule, sizeof(rule));
+	json_opt(f, "quiet_rule", rule);
+	json_opt(f, "quiet_source", q->source);
+}
+
 static void log_report(struct reports *r, const struct wire_report *w,
-		       const struct report_expl *e, bool ignored, bool boundary)
+		       const struct report_expl *e, const struct sbx_rule *quiet,
+		       bool boundary)
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -771,8 +807,9 @@ static void log_report(struct reports *r, const struct wire_report *w,
 	json_opt(f, "errno", errno_name(w->err));
 	json_opt(f, "fix", e->fix);
 	json_opt(f, "run", r->cfg.run_id);
-	fprintf(f, ",\"truncated\":%s,\"ignored\":%s}\n", w->truncated ? "true" : "false",
-		ignored ? "true" : "false");
+	fprintf(f, ",\"truncated\":%s", w->truncated ? "true" : "false");
+	json_quiet(f, quiet);
+	fputs("}\n", f);
 	fclose(f);
 	log_commit(r, text, len);
 	free(text);
@@ -808,18 +845,58 @@ static bool may_write_now(const struct reports *r)
 	}
 }
 
-static void write_held(struct reports *r)
+/* Room on out_fd now for a line (up to PIPE_BUF bytes: a pipe with room
+ * takes that whole)? */
+static bool room_now(const struct reports *r)
 {
+	struct pollfd pf = { r->cfg.out_fd, POLLOUT, 0 };
+
+	return poll(&pf, 1, 0) != 0;
+}
+
+/* The held lines out. While COMMAND runs (!wait), only as far as out_fd
+ * has room now, line by line: stderr's open file description is
+ * COMMAND's too, and a program inside may make it non-blocking (Node does
+ * with its stdio pipes); a full pipe then said EAGAIN and the line was
+ * lost (issue 24), and waiting for room here would stall every notified
+ * call and the proxy with us. The rest stays held (r->stalled) until the
+ * loop sees room (reports_room_fd). At the end (wait), all of it, waiting
+ * for room as a blocking write would (util.c). */
+static void write_held(struct reports *r, bool wait)
+{
+	size_t off = 0;
+
+	if (!r->nheld)
+		return;
+	r->stalled = false;
+	if (!wait && !room_now(r)) {
+		r->stalled = true;
+		return;
+	}
 	/* said once per batch held back, so the person knows these lines
 	 * are late, not happening now */
-	if (r->held_busy && r->nheld)
+	if (r->held_busy)
 		sbx_dprintf(r->cfg.out_fd, "sbx: reports held while %s:\n",
 			r->cfg.tty == SBX_REPORT_END ? "COMMAND ran ([report] stderr = end)" :
 			"the terminal was in full-screen use");
 	r->held_busy = false;
-
-	sbx_write_text(r->cfg.out_fd, r->held, r->nheld); /* stops where stderr is gone */
-	r->nheld = 0;
+	if (wait) {
+		sbx_write_text(r->cfg.out_fd, r->held, r->nheld); /* stops where stderr is gone */
+		r->nheld = 0;
+		return;
+	}
+	while (off < r->nheld) {
+		const char *nl = memchr(r->held + off, '\n', r->nheld - off);
+		size_t len = (nl ? (size_t)(nl - r->held) + 1 : r->nheld) - off;
+		if (off && !room_now(r)) {
+			r->stalled = true;
+			break;
+		}
+		sbx_write_text(r->cfg.out_fd, r->held + off, len);
+		off += len;
+	}
+	memmove(r->held, r->held + off, r->nheld - off);
+	r->nheld -= off;
 }
 
 /* One line for the person: now, or held for reports_flush(). */
@@ -833,11 +910,12 @@ static void say(struct reports *r, const char *text)
 	if (!now)
 		r->held_busy = true;
 	if (hold && r->nheld + len + 1 > 64 * 1024) {
-		if (!now) {
+		if (now)
+			reports_flush(r);
+		if (r->nheld + len + 1 > 64 * 1024) {
 			r->not_held++; /* the log has it */
 			return;
 		}
-		reports_flush(r);
 	}
 	if (hold && r->nheld + len + 1 > r->capheld) {
 		size_t cap = r->capheld ? r->capheld * 2 : 8192;
@@ -1035,7 +1113,7 @@ static void take_report(struct reports *r, const struct wire_report *wr, bool bo
 	struct report_expl e;
 	struct seen *s;
 	char key[WIRE_TARGET_MAX + 8], text[REPORT_LINE_MAX];
-	bool ignored;
+	const struct sbx_rule *quiet;
 
 	report_explain(r->cfg.policy, &w, &e);
 	if (boundary) {
@@ -1072,10 +1150,11 @@ static void take_report(struct reports *r, const struct wire_report *wr, bool bo
 			}
 	if (e.claimed)
 		r->contradicted++;
-	ignored = policy_report_ignored(r->cfg.policy, file_op(w.op), w.target);
-	log_report(r, &w, &e, ignored, boundary);
-	if (ignored) {
+	quiet = policy_report_quiet(r->cfg.policy, file_op(w.op), w.target);
+	log_report(r, &w, &e, quiet, boundary);
+	if (quiet) {
 		r->ignored++;
+		r->quiet += e.decision == WIRE_DENY;
 		return;
 	}
 	if (e.decision == WIRE_DENY)
@@ -1109,14 +1188,20 @@ static void take_report(struct reports *r, const struct wire_report *wr, bool bo
 bool reports_pending(const struct reports *r)
 {
 	/* lines the terminal cannot take now are not pending: the loop
-	 * would wake for nothing; the next report or the end writes them */
-	return r->nheld > 0 && may_write_now(r);
+	 * would wake for nothing; the next report or the end writes them.
+	 * Nor are lines waiting for room: the loop waits for that. */
+	return r->nheld > 0 && !r->stalled && may_write_now(r);
+}
+
+int reports_room_fd(const struct reports *r)
+{
+	return r->stalled && r->nheld ? r->cfg.out_fd : -1;
 }
 
 void reports_flush(struct reports *r)
 {
 	if (may_write_now(r))
-		write_held(r);
+		write_held(r, false);
 	else if (r->nheld)
 		r->held_busy = true;
 }
@@ -1188,7 +1273,7 @@ void reports_finish(struct reports *r, unsigned long dropped)
 		finish_log_only(r, dropped);
 		return;
 	}
-	write_held(r);
+	write_held(r, true);
 	/* The repeats of what was shown, the shim's and the proxy's: a few
 	 * lines (a flood of distinct names each asked twice, A and AAAA, made
 	 * one each), then a count; the log has every one. Each says what was
@@ -1223,6 +1308,11 @@ void reports_finish(struct reports *r, unsigned long dropped)
 	if (r->learned)
 		count(sum, sizeof(sum), r->learned, "access the policy would refuse",
 		      "accesses the policy would refuse");
+	/* apart from the refusals said: what quiet rules kept off the
+	 * terminal, and where to see them */
+	if (r->quiet)
+		count(sum, sizeof(sum), r->quiet, "expected refusal not shown (sbxctl status)",
+		      "expected refusals not shown (sbxctl status)");
 	if (dropped)
 		count(sum, sizeof(sum), dropped, "report dropped (the supervisor fell behind)",
 		      "reports dropped (the supervisor fell behind)");
@@ -1365,7 +1455,8 @@ void reports_proxy(struct reports *r, const struct net_event *ev)
 					    "seccomp" };
 	char target[300], line[REPORT_LINE_MAX], rule[640] = "", key[320], *text = NULL, stamp[40];
 	bool v6 = strchr(ev->host, ':') != NULL, deny = ev->outcome == NET_EV_DENIED;
-	bool trace = r->cfg.mode == REPORTS_TRACE, ignored, dns = ev->proto == NET_PROTO_DNS;
+	bool trace = r->cfg.mode == REPORTS_TRACE, dns = ev->proto == NET_PROTO_DNS;
+	const struct sbx_rule *quiet;
 	/* a static program's connect, carried by the notify layer: the
 	 * boundary's, and its caller is known */
 	bool sc = ev->proto == NET_PROTO_SECCOMP;
@@ -1387,7 +1478,7 @@ void reports_proxy(struct reports *r, const struct net_event *ev)
 	snprintf(raw, sizeof(raw), "%s", target);
 	report_printable(raw, target, sizeof(target), true);
 	/* [report] ignore_domains: logged, not said */
-	ignored = ev->host[0] && policy_report_ignored(r->cfg.policy, false, target);
+	quiet = ev->host[0] ? policy_report_quiet(r->cfg.policy, false, target) : NULL;
 	if (ev->rule)
 		snprintf(rule, sizeof(rule), "%s = %s", sbx_rule_key(ev->rule->kind),
 			 ev->rule->value);
@@ -1417,7 +1508,8 @@ void reports_proxy(struct reports *r, const struct net_event *ev)
 		json_opt(f, "address", ev->address);
 		json_opt(f, "client", ev->client);
 		json_opt(f, "run", r->cfg.run_id);
-		fprintf(f, ",\"ignored\":%s}\n", ignored ? "true" : "false");
+		json_quiet(f, quiet);
+		fputs("}\n", f);
 		fclose(f);
 		log_commit(r, text, len);
 		free(text);
@@ -1429,8 +1521,9 @@ void reports_proxy(struct reports *r, const struct net_event *ev)
 	snprintf(key, sizeof(key), "%c%c %s", deny ? WIRE_DENY : ev->outcome == NET_EV_ALLOWED ?
 		 WIRE_ALLOW : ev->outcome == NET_EV_FAILED ? 'F' : 'E', dns ? 'l' : sc ? 's' : 'p',
 		 target);
-	if (ignored) {
+	if (quiet) {
 		r->ignored++;
+		r->quiet += deny;
 		return;
 	}
 	if (ev->outcome == NET_EV_ERROR && !trace && sbx_verbosity < V_VERBOSE)
@@ -1584,6 +1677,23 @@ void reports_syscall(struct reports *r, int pid, const char *comm, const char *c
 	snprintf(line, sizeof(line), "sbx: denied %s%s%s — %s — pid %d %s (seccomp)", call,
 		 shown[0] ? " on " : "", shown, why, pid, shown_comm);
 	say(r, line);
+}
+
+void reports_nested_sandbox(struct reports *r, int pid, const char *comm, const char *parent,
+			    const char *call, const char *rule, int err)
+{
+	char who[16 * 6], by[16 * 6], why[512];
+
+	report_printable(comm ? comm : "", who, sizeof(who), true);
+	report_printable(parent ? parent : "", by, sizeof(by), true);
+	/* sbx is the sandbox: the fix is the agent's own sandbox off, which
+	 * the codex profile does (share/sbx/profiles/codex.ini) */
+	snprintf(why, sizeof(why), "%s%s%s%s tried to start its own sandbox (a new user "
+		 "namespace): sbx is the sandbox; turn the program's own sandbox off "
+		 "(Codex: --sandbox danger-full-access, which the codex profile sets: "
+		 "sbx-preload codex)", who[0] ? who : "a program", by[0] ? " (started by " : "",
+		 by, by[0] ? ")" : "");
+	reports_syscall(r, pid, comm, call, NULL, why, rule, err);
 }
 
 void reports_nofile(struct reports *r)

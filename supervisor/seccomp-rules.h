@@ -141,7 +141,7 @@ static const struct rule rules[] = {
 	  "a user namespace of its own holds every capability over its own mounts",
 	  1, { ARG(0, CLONE_NEWUSER, CLONE_NEWUSER) }, NULL, false },
 	{ "clone", E(EPERM), ALWAYS, "flags with CLONE_NEWUSER",
-	  "the same, at fork time",
+	  "a user namespace of its own at fork time: every capability over its own mounts",
 	  1, { ARG(CLONE_FLAGS_ARG, CLONE_NEWUSER, CLONE_NEWUSER) }, NULL, false },
 	{ "clone3", E(ENOSYS), ALWAYS, "",
 	  "its flags sit behind a pointer no filter can read; libc falls back to clone()",

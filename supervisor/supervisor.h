@@ -43,7 +43,8 @@ void dmsg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));  /* --deb
  * COMMAND's output, \r\n in raw mode). */
 extern void (*sbx_text_hook)(int fd, const char *s, size_t n);
 void sbx_write_text(int fd, const char *s, size_t n);
-/* All of s to fd, past EINTR, as it is (no hook); stops where fd fails. */
+/* All of s to fd, past EINTR, as it is (no hook), waiting for room where
+ * fd is non-blocking; stops where fd fails. */
 void sbx_write_plain(int fd, const char *s, size_t n);
 int sbx_dprintf(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -277,6 +278,9 @@ struct report_expl {
 	/* no fix because it would open a place of HOME a later program runs
 	 * from: "~/.pyenv: what it is" (policy_hint_runs_later), or "" */
 	char runs_later[PATH_MAX + 512];
+	/* no fix because the new name is renamed over this file beside it,
+	 * right in HOME or a top-level directory (policy_hint_renames), or "" */
+	char renames[PATH_MAX];
 	char shown[PATH_MAX];      /* the target as the person writes it, printable */
 	bool unbound;              /* allowed by `rule`, refused: not there at start */
 	bool boundary;             /* decided by the notify layer (seccomp), not the shim */
@@ -293,9 +297,13 @@ struct reports;
 int reports_new(const struct reports_cfg *cfg, struct reports **out);
 /* Bytes as read from the report pipe (any split). */
 void reports_feed(struct reports *r, const char *data, size_t n);
-/* Lines held (cfg.hold) and not written yet? Write them, in one write. */
+/* Lines held (cfg.hold) and not written yet? Write them, as far as the
+ * output has room now. */
 bool reports_pending(const struct reports *r);
 void reports_flush(struct reports *r);
+/* The output when held lines wait for room on it (a full non-blocking
+ * pipe): poll it for POLLOUT, then reports_flush(). -1 otherwise. */
+int reports_room_fd(const struct reports *r);
 /* The run is over: repeats, then the one-line summary. */
 void reports_finish(struct reports *r, unsigned long dropped);
 void reports_free(struct reports *r);
@@ -321,6 +329,12 @@ void reports_boundary(struct reports *r, char decision, enum wire_op op, int pid
  * repeats counted. `target` may be NULL, `rule` names what refused it. */
 void reports_syscall(struct reports *r, int pid, const char *comm, const char *call,
 		     const char *target, const char *why, const char *rule, int err);
+/* A program that tried to make a user namespace (unshare, clone with
+ * CLONE_NEWUSER): a sandbox of its own, which cannot start inside sbx. Said
+ * as such, with the setting that turns an agent's own sandbox off; once
+ * per call and program, as reports_syscall. `parent` may be "". */
+void reports_nested_sandbox(struct reports *r, int pid, const char *comm, const char *parent,
+			    const char *call, const char *rule, int err);
 /* A line of the supervisor's own, said now (held like the others) and
  * logged as a notice. */
 void reports_say_notice(struct reports *r, const char *kind, const char *line);

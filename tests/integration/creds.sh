@@ -15,8 +15,7 @@ set -u
 PROGS=$(mktemp -d /var/tmp/sbx-progs.XXXXXX)
 trap 'rm -rf "$PROGS"' EXIT
 chmod 755 "$PROGS"
-command -v cc >/dev/null &&
-	cc -static -O2 -D_GNU_SOURCE -o "$PROGS/readfile-static" "$SBX_BIN/progs/readfile.c" 2>"$PROGS/log"
+built readfile.static "$PROGS/readfile-static" 2>"$PROGS/log"
 prog() { [ -x "$PROGS/$1" ] || { skip "tests/progs/$1 not built: $(head -2 "$PROGS/log" 2>/dev/null)"; return 1; }; }
 
 # The table: "PATH PROFILE" per row (PROFILE "-" when none lifts it).
@@ -235,6 +234,56 @@ if grep -qE '^  \(withheld here\) +GITHUB_TOKEN +its name looks secret' "$B/out"
    ! grep -qE '^ .*(PLAIN|  NPM_TOKEN +its name)' "$B/out" && ! hasf "$CANARY_ENV" out; then ok
 else bad "$(sed -n '/^\[env\]/,$p' "$B/out" | head -8)"; fi
 
+# ---- values shaped like credentials, under names that look harmless
+# (policy/credentials.c, sbx_secret_shapes): each value carries the canary
+# inside its shape, so a leak is seen in `env` and /proc
+valrun() {
+	local aws
+	aws="AKIA$(printf '%s' "${CANARY_ENV}QQQQQQQQQQQQQQQQ" | cut -c1-16)"
+	timeout 60 env -i PATH="$PATH" HOME="$HOME" LANG=C.UTF-8 \
+		DATABASE_URL="postgres://app:$CANARY_ENV@db.internal:5432/prod" \
+		REDIS_URL="redis://:$CANARY_ENV@cache:6379/0" \
+		MY_CFG="ghp_Zx9RrT1yA7qLmN2pW4vB8c$CANARY_ENV" \
+		X="sk-ant-api03-Zx9RrT1yA7qLmN2pW4vB8cD0eF6gH3j$CANARY_ENV" \
+		AWS_X="$aws" \
+		SLACK_HOOK_CFG="xoxb-1234567890-$CANARY_ENV" \
+		SESSION_CFG="eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dBjftJeZ4CVPmB92K27uhb$CANARY_ENV" \
+		DEPLOY_PEM="$(printf -- '-----BEGIN OPENSSH PRIVATE KEY-----\n%s\n-----END OPENSSH PRIVATE KEY-----' "$CANARY_ENV")" \
+		MIRROR_URL="https://mirror.example/simple" PLAIN_URL="https://app@db.internal/x" \
+		"$@" >"$B/out" 2>"$B/err"
+	RC=$?
+}
+VALUED="DATABASE_URL REDIS_URL MY_CFG X AWS_X SLACK_HOOK_CFG SESSION_CFG DEPLOY_PEM"
+
+t secret_values_withheld_whatever_the_name_never_printed
+CANARY_ENV="E$RANDOM$RANDOM"
+valrun "$SBX" -v -- sh -c 'env; cat /proc/[0-9]*/environ 2>/dev/null | tr "\0" "\n"'
+line=$(grep -F "their values look like credentials: " "$B/err")
+missing=""
+for n in $VALUED; do [[ $line == *" $n ("* ]] || missing="$missing $n"; done
+if [ "$RC" = 0 ] && ! hasf "$CANARY_ENV" out && ! hasf "$CANARY_ENV" err &&
+   has '^MIRROR_URL=https://mirror.example/simple$' out && has '^PLAIN_URL=https://app@db.internal/x$' out &&
+   hasf ', 8 secret variables withheld' err && [ -z "$missing" ] &&
+   [[ $line == *"DATABASE_URL (a URL with a password)"* ]] &&
+   [[ $line == *"MY_CFG (a GitHub personal access token)"* ]] &&
+   [[ $line == *"AWS_X (an AWS access key id)"* ]] && [[ $line == *"DEPLOY_PEM (a PEM private key)"* ]]; then ok
+else bad "rc=$RC leaked: $(grep -c "$CANARY_ENV" "$B/out") missing:$missing $(grep 'sandbox on' "$B/err")"; fi
+
+t secret_value_kept_by_keep_env_and_the_rest_still_withheld
+CANARY_ENV="E$RANDOM$RANDOM"
+valrun "$SBX" --keep-env DATABASE_URL -- env
+if [ "$RC" = 0 ] && has "^DATABASE_URL=postgres://app:$CANARY_ENV@db.internal:5432/prod\$" out &&
+   [ "$(grep -c "$CANARY_ENV" "$B/out")" = 1 ] && hasf ', 7 secret variables withheld' err; then ok
+else bad "rc=$RC $(grep -c "$CANARY_ENV" "$B/out") lines with the canary"; fi
+
+t sbxctl_status_names_a_secret_value_by_its_shape_not_its_value
+CANARY_ENV="E$RANDOM$RANDOM"
+valrun "$SBX_BIN/sbxctl" status --no-machine
+if grep -qE '^ .*DATABASE_URL +its value looks like a URL with a password \(--keep-env DATABASE_URL' "$B/out" &&
+   grep -qE '^ +MY_CFG +its value looks like a GitHub personal access token' "$B/out" &&
+   ! grep -qE '^ +(MIRROR_URL|PLAIN_URL) ' "$B/out" && ! hasf "$CANARY_ENV" out; then ok
+else bad "$(sed -n '/withheld here/,+9p' "$B/out" | head -10)"; fi
+
 # ---- hard links: a second name is the same file
 
 # A credential read through a hard link. Made during the run: a link (or a
@@ -272,7 +321,7 @@ hard_links_held() {
 
 t hard_link_to_a_credential_refused_and_earlier_links_hidden
 S=""
-cc -static -O2 -o "$PROGS/nestedprobe" "$SBX_BIN/progs/nestedprobe.c" 2>/dev/null && S="$PROGS/nestedprobe"
+built nestedprobe.static "$PROGS/nestedprobe" 2>/dev/null && S="$PROGS/nestedprobe"
 if [ -n "$S" ]; then
 	hard_links "" pem
 	if hard_links_held && [ ! -e sub/x1 ] && grep -qx 'link: EACCES' "$B/out" &&

@@ -17,7 +17,7 @@ PROGS=$(mktemp -d /var/tmp/sbx-xprogs.XXXXXX)
 trap 'rm -rf "$PROGS"' EXIT
 chmod 755 "$PROGS"
 P=""
-if cc -static -O2 -pthread -o "$PROGS/probe" "$SBX_BIN/progs/notifyprobe.c" 2>"$PROGS/log"; then
+if built notifyprobe.static "$PROGS/probe" 2>"$PROGS/log"; then
 	P="$PROGS/probe"
 else
 	echo "# cannot build notifyprobe with cc -static: $(head -2 "$PROGS/log")"

@@ -22,7 +22,7 @@ cleanup() {
 trap cleanup EXIT
 chmod 755 "$PROGS"
 P="$PROGS/nestedprobe"
-if ! cc -static -O2 -o "$P" "$SBX_BIN/progs/nestedprobe.c" 2>"$PROGS/log"; then
+if ! built nestedprobe.static "$P" 2>"$PROGS/log"; then
 	echo "skip - nested: cannot build nestedprobe with cc -static: $(head -2 "$PROGS/log")"
 	exit 0
 fi

@@ -9,10 +9,12 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "helpers.h"
@@ -189,6 +191,27 @@ Test(reports, write_outside_writable_paths_suggests_a_fix_that_works_as_printed)
 	fclose(f);
 	line_of(p, &w, &e);
 	cr_assert_str_eq(e.fix, "--allow-write ~/notes.txt");
+	/* a new name beside it that stands for it (a save by rename): no
+	 * flag (the file allowed would not let the name be made, nor the
+	 * rename), the file named instead, and a quiet rule offered */
+	static const char *const temps[] = { "notes.txt.tmp", "notes.txt.tmp.4121.9f3",
+					     "notes.txt.new", "notes.txt~" };
+	for (size_t i = 0; i < sizeof(temps) / sizeof(*temps); i++) {
+		snprintf(path, sizeof(path), "%s/%s", home, temps[i]);
+		w = wr(WIRE_DENY, WIRE_WRITE, path, EROFS);
+		l = line_of(p, &w, &e);
+		cr_assert_str_eq(e.fix, "", "%s", temps[i]);
+		cr_assert_str_eq(e.renames, "~/notes.txt", "%s", temps[i]);
+		assert_contains(l, "(the program replaces ~/notes.txt by renaming this new name "
+				"over it, and only all of ~ would let it");
+		assert_contains(l, "`ignore_paths = ~/");
+	}
+	/* the same name with nothing beside it: an ordinary new file */
+	snprintf(path, sizeof(path), "%s/other.tmp", home);
+	w = wr(WIRE_DENY, WIRE_WRITE, path, EROFS);
+	line_of(p, &w, &e);
+	cr_assert_str_eq(e.renames, "");
+	assert_contains(e.fix, "--allow-write ~/other.tmp once the file exists");
 	/* a directory made right in HOME (the shim's `/`): itself, with a `/` */
 	snprintf(path, sizeof(path), "%s/.npm", home);
 	w = wr(WIRE_DENY, WIRE_WRITE, path, EROFS);
@@ -791,6 +814,81 @@ Test(reports_stream, held_lines_wait_for_flush_and_keep_their_order)
 	stream_close(&s);
 }
 
+/* stderr a pipe that a program inside made non-blocking and filled
+ * (issue 24): a flush while COMMAND runs writes nothing and loses nothing
+ * -- the lines wait, and the loop is told to wait for room
+ * (reports_room_fd) instead of being woken for them; once there is room
+ * they go out in order, and the end writes what is left before the
+ * summary. Before, the write said EAGAIN and the line was gone while the
+ * summary, written later, counted it. */
+Test(reports_stream, held_lines_wait_for_room_on_a_full_nonblocking_pipe)
+{
+	struct stream s;
+	int p[2];
+	char buf[4096], *got = NULL;
+	size_t ngot = 0;
+	FILE *m = open_memstream(&got, &ngot);
+
+	cr_assert_eq(pipe2(p, O_NONBLOCK | O_CLOEXEC), 0);
+	memset(buf, '.', sizeof(buf));
+	while (write(p[1], buf, sizeof(buf)) > 0)
+		;
+	cr_assert_eq(errno, EAGAIN);
+	stream_open(&s, NULL, REPORTS_ENFORCE);
+	reports_free(s.r);
+	struct reports_cfg cfg = { .policy = s.p, .log_path = s.log_path, .run_id = "run-1",
+				   .mode = REPORTS_ENFORCE, .out_fd = p[1], .hold = true };
+	cr_assert_eq(reports_new(&cfg, &s.r), 0);
+	feed(&s, "SBX1 D write 2 sh /etc/one 30\n");
+	feed(&s, "SBX1 D write 3 sh /etc/two 30\n");
+	cr_assert(reports_pending(s.r));
+	cr_assert_eq(reports_room_fd(s.r), -1, "nothing tried yet");
+	reports_flush(s.r);
+	cr_assert_not(reports_pending(s.r), "not pending: the loop would spin");
+	cr_assert_eq(reports_room_fd(s.r), p[1], "waiting for room");
+	/* the reader catches up, a page at a time (a line takes a page's
+	 * slot of the pipe: the next waits for the next page) */
+	for (int i = 0; i < 2; i++) {
+		cr_assert_eq(read(p[0], buf, sizeof(buf)), (ssize_t)sizeof(buf));
+		reports_flush(s.r);
+	}
+	cr_assert_eq(reports_room_fd(s.r), -1);
+	feed(&s, "SBX1 D write 4 sh /etc/three 30\n");
+	/* the end waits for room as a blocking write would: read meanwhile */
+	pid_t kid = fork();
+	if (kid == 0) {
+		reports_finish(s.r, 0);
+		_exit(0);
+	}
+	close(p[1]);
+	ssize_t n;
+	for (;;) {
+		n = read(p[0], buf, sizeof(buf));
+		if (n > 0) {
+			fwrite(buf, 1, (size_t)n, m);
+			continue;
+		}
+		if (n < 0 && errno == EAGAIN) {
+			struct pollfd pf = { p[0], POLLIN, 0 };
+			poll(&pf, 1, 1000);
+			continue;
+		}
+		break;
+	}
+	int st;
+	cr_assert_eq(waitpid(kid, &st, 0), kid);
+	fclose(m);
+	const char *one = strstr(got, "sbx: denied write of /etc/one"),
+		   *two = strstr(got, "sbx: denied write of /etc/two"),
+		   *three = strstr(got, "sbx: denied write of /etc/three"),
+		   *sum = strstr(got, "sbx: 3 denied writes");
+	cr_assert(one && two && three && sum && one < two && two < three && three < sum,
+		  "every line, in order, before the summary: %s", got + strspn(got, "."));
+	free(got);
+	close(p[0]);
+	stream_close(&s);
+}
+
 /* A refusal the boundary makes where no rule names the path (a
  * submodule's git directory): said to be the sandbox's, with no fix. */
 Test(reports_stream, guarded_paths_are_explained_as_the_sandbox_s)
@@ -1031,8 +1129,11 @@ Test(reports_stream, ignore_paths_silences_stderr_but_logs_ignored)
 	assert_contains(out, "1 malformed report line");
 	char *l = log_line_with(log, "/w/build/out.o");
 	cr_assert_not_null(l);
-	assert_contains(l, "\"ignored\":true");
+	assert_contains(l, "\"ignored\":true,\"quiet_rule\":\"ignore_paths = /w/build\","
+			"\"quiet_source\":\"test.ini:2\"}");
 	free(l);
+	/* the summary counts the refusals said and, apart, those kept quiet */
+	assert_contains(out, "sbx: 1 denied write, 2 expected refusals not shown (sbxctl status),");
 	l = log_line_with(log, "telemetry.example");
 	cr_assert_not_null(l);
 	assert_contains(l, "\"ignored\":true");
