@@ -18,14 +18,15 @@ chmod 755 "$PROGS"
 built readfile.static "$PROGS/readfile-static" 2>"$PROGS/log"
 prog() { [ -x "$PROGS/$1" ] || { skip "tests/progs/$1 not built: $(head -2 "$PROGS/log" 2>/dev/null)"; return 1; }; }
 
-# The table: "PATH PROFILE" per row (PROFILE "-" when none lifts it).
+# The table: "PATH PROFILE QUIET" per row (PROFILE "-" when none lifts it;
+# QUIET "quiet" for a row refused without a line on the terminal, logged).
 python3 - "$SBX_BIN/policy/credentials.c" > "$PROGS/rows" <<'EOF'
 import re, sys
 src = open(sys.argv[1]).read()
 body = src[src.index("sbx_credentials[] = {"):]
 body = body[:body.index("\n};")]
-for m in re.finditer(r'\{ "(~/[^"]+)", "[^"]+", "[^"]+", (?:NULL|"(\w+)") \}', body):
-    print(m.group(1)[2:], m.group(2) or "-")
+for m in re.finditer(r'\{ "(~/[^"]+)", "[^"]+", "[^"]+", (?:NULL|"(\w+)"), (true|false) \}', body):
+    print(m.group(1)[2:], m.group(2) or "-", "quiet" if m.group(3) == "true" else "-")
 EOF
 NROWS=$(wc -l < "$PROGS/rows")
 [ "$NROWS" -ge 80 ] || echo "# the credential table read from policy/credentials.c has $NROWS rows"
@@ -51,7 +52,8 @@ leaked() { grep -oFf "$B/canaries" "$B/$1" | sort -u; }
 # reported: every row's refusal named, by that row
 reported() {
 	local missing=0
-	while read -r rel _; do
+	while read -r rel _ quiet; do
+		[ "$quiet" = quiet ] && continue
 		grep -qF "by \`deny_read = ~/$rel\` (built-in default)" "$B/err" || {
 			missing=$((missing + 1)); echo "no report for ~/$rel" >> "$B/why"; }
 	done < "$PROGS/rows"
@@ -88,7 +90,7 @@ fails=""
 for prof in claude codex gemini mcp; do
 	mapfile -t paths < "$B/paths"
 	sx -q --profile "$prof" -- cat "${paths[@]}"
-	while read -r rel owner; do
+	while read -r rel owner _; do
 		c=$(awk -v r="$rel" '$1 == r { print $2 }' "$B/map")
 		if [ "$owner" = "$prof" ]; then
 			hasf "$c" out || fails="$fails $prof:~/$rel-not-lifted"
