@@ -498,4 +498,54 @@ bool policy_mandatory_lifted(const struct policy *p, const struct sbx_rule *r,
 /* Does `rule` (a path rule) match abspath or one of its parent directories? */
 bool policy_rule_matches(const struct sbx_rule *rule, const char *abspath);
 
+
+/* ---- git's config files (policy/gitconfig.c; docs/POLICY.md "Git's
+ * config files"): read as git reads them, and the keys that make a later
+ * git run a program or load another file. */
+struct gitcfg; /* one file's entries, in order */
+struct gitcfg_err {
+	unsigned line; /* 1-based; 0: the file as a whole */
+	char msg[96];
+};
+/* A key the table keeps: its pattern ("core.fsmonitor", "filter" for the
+ * whole section, "diff.*.textconv" for any subsection), what it would do
+ * ("run a program") and who reads it. */
+struct gitcfg_row {
+	const char *pattern;
+	const char *does;
+	const char *reader;
+};
+extern const struct gitcfg_row gitcfg_rows[];
+extern const size_t gitcfg_nrows;
+/* Parse a config file's bytes: 0 and *out (the caller frees it), or
+ * -EINVAL (what git would not read either; err says the line), -E2BIG
+ * (over 1 MiB or 65536 entries), -ENOMEM. Never reads past len. */
+int gitcfg_parse(const char *buf, size_t len, struct gitcfg **out, struct gitcfg_err *err);
+void gitcfg_free(struct gitcfg *g); /* NULL is fine */
+size_t gitcfg_count(const struct gitcfg *g);
+/* Entry i's key, canonical as git compares it ("remote.origin.url": the
+ * section and name lowercased, the subsection as written), and value
+ * (NULL: the key alone, which git takes as true). Borrowed. */
+const char *gitcfg_key(const struct gitcfg *g, size_t i);
+const char *gitcfg_value(const struct gitcfg *g, size_t i);
+/* The last value of a canonical key; *set (may be NULL) says whether the
+ * key is there at all. */
+const char *gitcfg_get(const struct gitcfg *g, const char *key, bool *set);
+/* The row that keeps an entry (a section git does not know has a row of
+ * its own), or NULL. */
+const struct gitcfg_row *gitcfg_row_of(const char *key, const char *value);
+/* A config file and every file it pulls in (include.path, and
+ * includeIf.*.path whatever the condition: more files, never fewer), each
+ * once, to git's depth of 10; relative paths from the including file's
+ * directory, `~/` from `home`. cb gets each path, whether it could be read
+ * as a regular file, and its entries (NULL when not there or not one git
+ * reads). Reads with O_NONBLOCK; never follows more than 64 files. */
+typedef void gitcfg_file_fn(const char *path, bool there, const struct gitcfg *g, void *ctx);
+void gitcfg_each_file(const char *file, const char *home, gitcfg_file_fn *cb, void *ctx);
+/* Would replacing `old` (NULL: no file) by `new` add, change or remove a
+ * kept key? 0 no; 1 yes: the first such key into `key`, its row into
+ * *row. */
+int gitcfg_risky_change(const struct gitcfg *old, const struct gitcfg *new, char *key,
+			size_t keysz, const struct gitcfg_row **row);
+
 #endif

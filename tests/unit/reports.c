@@ -891,10 +891,12 @@ Test(reports_stream, held_lines_wait_for_room_on_a_full_nonblocking_pipe)
 
 /* A refusal the boundary makes where no rule names the path (a
  * submodule's git directory): said to be the sandbox's, with no fix. */
+/* A refusal the boundary makes where no rule names the path (a bare
+ * repository's git directory): said to be the sandbox's, with no fix. */
 Test(reports_stream, guarded_paths_are_explained_as_the_sandbox_s)
 {
 	struct stream s;
-	char *const guarded[] = { "/w/.git/modules/sm/hooks" };
+	char *const guarded[] = { "/w/bare.git/hooks" };
 
 	stream_open(&s, NULL, REPORTS_ENFORCE);
 	reports_free(s.r);
@@ -902,12 +904,12 @@ Test(reports_stream, guarded_paths_are_explained_as_the_sandbox_s)
 				   .mode = REPORTS_ENFORCE, .out_fd = s.out_fd,
 				   .guarded = guarded, .nguarded = 1 };
 	cr_assert_eq(reports_new(&cfg, &s.r), 0);
-	feed(&s, "SBX1 D write 2 sh /w/.git/modules/sm/hooks/pre-commit 30\n");
+	feed(&s, "SBX1 D write 2 sh /w/bare.git/hooks/pre-commit 30\n");
 	feed(&s, "SBX1 D write 3 sh /w/src/new.c 30\n");
 	reports_finish(s.r, 0);
 	char *out = slurp(s.out_path);
-	assert_contains(out, "denied write of /w/.git/modules/sm/hooks/pre-commit — the sandbox "
-			     "keeps /w/.git/modules/sm/hooks read-only (it guards a git directory "
+	assert_contains(out, "denied write of /w/bare.git/hooks/pre-commit — the sandbox "
+			     "keeps /w/bare.git/hooks read-only (it guards a git directory "
 			     "or a protected file) — pid 2 sh\n");
 	assert_contains(out, "/w/src/new.c — `allow_write = ");
 	free(out);
