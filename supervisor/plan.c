@@ -199,6 +199,7 @@ static void remember_shared_in(struct covered *cv, const char *dir)
 
 static int mask_path(const struct plan_in *in, struct plan *pl,
 		     struct covered *cv, const char *path);
+static int guard_way(struct covered *cv, const char *path);
 
 /* An entry of a writable root that is another name of a remembered file:
  * masked as that file is. */
@@ -269,6 +270,11 @@ static int mask_path(const struct plan_in *in, struct plan *pl,
 	}
 	TRY(strv_add(&cv->masks, path));
 	pl->read_masks++;
+	/* its way pinned, as a protected path's: a directory on the way
+	 * renamed (`mv config cfg`) takes the file away from its name, the
+	 * mount going along, and the next run reads `cfg/credentials.json`,
+	 * which no rule names (a glob's match by name alone stays) */
+	TRY(guard_way(cv, path));
 	if (S_ISDIR(st.st_mode))
 		remember_shared_in(cv, path);
 	else

@@ -353,5 +353,32 @@ if [ -n "$S" ]; then
 	else bad "out=$(tr '\n' ' ' < "$B/out" | head -c 300)"; fi
 else skip "no static libc"; fi
 
+# A literal deny_read's file taken from its name across runs: a directory
+# on its way renamed (the mount goes along with it) left the file at a
+# name no rule names, and the next run read it (before 2026-11-29 in the
+# normal mode `mv config cfg` worked, and `cfg/credentials.json` gave the
+# canary). Now the way is pinned as a protected path's (EBUSY); in the
+# nested mode Landlock gives that way no write. The file and its name
+# must be where they were on the host, and no canary in either run.
+moved_way() {
+	local c="LITCANARY-$RANDOM$RANDOM"
+	mkdir -p config/deeper && echo "$c" > config/deeper/credentials.json
+	printf '%s\n' "$1" > "$B/mode.ini"
+	sx -c "$B/mode.ini" --deny-read "$W/config/deeper/credentials.json" -- sh -c \
+		"mv config cfg; mv cfg/deeper cfg/d2; mv config/deeper config/d2; echo END1"
+	cp "$B/out" "$B/out1"
+	sx -c "$B/mode.ini" --deny-read "$W/config/deeper/credentials.json" -- sh -c \
+		"cat cfg/deeper/credentials.json cfg/d2/credentials.json config/d2/credentials.json; echo END2"
+	if grep -qx END1 "$B/out1" && has '^END2$' out && ! grep -q "$c" "$B/out1" "$B/out" &&
+	   [ "$(cat config/deeper/credentials.json)" = "$c" ] && [ ! -e cfg ] && [ ! -e config/d2 ]; then ok
+	else bad "now: $(ls -R | tr '\n' ' ') out=$(tr '\n' ' ' < "$B/out")"; fi
+}
+
+t denied_file_not_moved_from_its_name_by_its_directory
+moved_way ""
+
+t nested_denied_file_not_moved_from_its_name_by_its_directory
+moved_way "$(printf '[sandbox]\nnested = true')"
+
 echo "# $(id -un): $pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]

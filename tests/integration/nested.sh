@@ -196,6 +196,21 @@ else
 	if [ "$(stat -c %a:%u "$B/shadowlike")" = 600:0 ]; then ok; else bad "now $(stat -c %a:%u "$B/shadowlike")"; fi
 fi
 
+# A user keeps the modes of its own files here (Landlock has no right for
+# them), but no mode lets every local user write: `chmod 666 ~/.bashrc`
+# (or `o+w` on HOME, where another user then replaces it) is the ACL the
+# attributes' row refuses, by another door. Before 2026-11-29 a user's
+# program did both (raw chmod, no shim). Group write and `chmod +x` stay.
+t world_write_mode_refused_for_every_user
+nini
+echo rc > "$HOME/.bashrc" && chmod 0644 "$HOME/.bashrc" && chmod 0700 "$HOME/.ssh"
+echo x > own && chmod 0644 own
+nx -q --no-shim -- sh -c "chmod 0666 $HOME/.bashrc; chmod o+w $HOME/.ssh; chmod 1777 own; chmod 0775 own; echo END"
+m=$(stat -c %a "$HOME/.bashrc"):$(stat -c %a "$HOME/.ssh"):$(stat -c %a own)
+want=644:700:775
+[ "$(id -u)" -eq 0 ] && want=644:700:644 # root: no chmod at all (above)
+if has '^END$' out && [ "$m" = "$want" ]; then ok; else bad "modes $m out=$(tr '\n' ' ' < "$B/out")"; fi
+
 # Extended attributes, for every user: Landlock has no right for them and
 # a filter cannot read the path, so the table refuses them all. Before
 # 2026-11-29 only root's were refused: a user's program set an ACL on
