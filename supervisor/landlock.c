@@ -108,8 +108,13 @@ int landlock_spec_from_plan(const struct plan *pl, struct landlock_spec *s)
 		else if (!strcmp(pl->argv.v[i], "--bind") && i + 2 < pl->init_at)
 			rc = add_unique(&s->write_roots, pl->argv.v[i + 2]);
 	}
-	for (size_t i = 0; !rc && i < sizeof(devices) / sizeof(*devices); i++)
-		rc = add_unique(&s->write_roots, devices[i]);
+	/* a device that is a link (a container's /dev/ptmx -> pts/ptmx,
+	 * bubblewrap's too) gets no rule of its own: /dev/pts has one */
+	for (size_t i = 0; !rc && i < sizeof(devices) / sizeof(*devices); i++) {
+		struct stat st;
+		if (lstat(devices[i], &st) || !S_ISLNK(st.st_mode))
+			rc = add_unique(&s->write_roots, devices[i]);
+	}
 	for (size_t i = pl->init_at + 1; !rc && i + 1 < pl->cmd_at; i++) {
 		const char *a = pl->argv.v[i], *p;
 		for (size_t k = 0; !rc && k < 3; k++) {
