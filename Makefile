@@ -69,7 +69,7 @@ UNIT_OBJS := $(UNIT_SRCS:%.c=build/%.o)
 
 BINS := build/sbx-preload build/sbx-init build/libsbx-preload.so build/sbx-proxy-test build/sbxctl
 
-.PHONY: all deps deps-test run check check-unit check-docs check-integration check-agents coverage-table bench bench-proxy bench-filter bench-landlock fuzz install clean
+.PHONY: all deps deps-test run check check-unit check-docs check-integration check-agents check-container coverage-table bench bench-proxy bench-filter bench-landlock fuzz install clean
 all: $(BINS)
 
 deps:
@@ -268,6 +268,13 @@ check-integration: all build/tests/sbx-preload-abi
 check-agents: deps-test
 	@$(MAKE) --no-print-directory all
 	SUITES=agents-e2e.sh ./tests/integration/run.sh
+
+# sbx inside a real container (tests/integration/container.sh, the
+# recipe in docs/RECIPES.md): podman and runc from Debian, rootful, no
+# image (a directory root with the host's /usr); apart from `make check`.
+check-container: all
+	@./scripts/deps.sh --container
+	SUITES=container.sh ./tests/integration/run.sh
 
 # The shim's coverage table in docs/REPORTS.md, measured again
 # (tests/integration/coverage.sh; explain.sh fails when they differ).

@@ -3,7 +3,8 @@
 # `deps.sh --test` adds what the test suite drives: tmux (a real terminal),
 # script (a PTY), node (unless one is already on PATH), curl, and go (a
 # static Go client for notify.sh; that test is skipped without it).
-# `deps.sh --fuzz` adds clang for `make fuzz`.
+# `deps.sh --fuzz` adds clang for `make fuzz`; `deps.sh --container` podman
+# and runc for `make check-container`.
 # As root: runs apt-get. Otherwise: prints the exact apt-get line and fails,
 # so `make run` / `make check` stop with the fix instead of a compiler error.
 set -eu
@@ -18,6 +19,9 @@ if [ "${1:-}" = --test ]; then
 fi
 # `deps.sh --fuzz` (make fuzz only): clang and its libFuzzer runtime
 [ "${1:-}" = --fuzz ] && PKGS="$PKGS clang-14 libclang-rt-14-dev"
+# `deps.sh --container` (make check-container only): podman, and runc,
+# which starts containers where crun refuses a hybrid cgroup hierarchy
+[ "${1:-}" = --container ] && PKGS="$PKGS podman runc"
 
 missing=""
 for p in $PKGS; do

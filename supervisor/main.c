@@ -1386,6 +1386,11 @@ int main(int argc, char **argv)
 		msg("the sandbox could not be set up (bubblewrap exit %d, its message "
 		    "is above); nothing was run", rc);
 		setup_advice(say_advice, NULL);
+		struct container_info ci;
+		if (probe_container("/", getenv("container"), getenv("KUBERNETES_SERVICE_HOST"), &ci))
+			msg("this is a %s container (%s): the full sandbox needs user namespaces "
+			    "and a /proc it can mount: %s (`sbxctl doctor` checks)", ci.engine,
+			    ci.evidence, container_full_flags(ci.engine));
 		if (policy_fallback(p) != SBX_FALLBACK_WARN && probe_landlock_abi() > 0)
 			msg("where user namespaces cannot be had (a container, a CI runner), "
 			    "nested = true in [sandbox] runs the weaker nested mode (Landlock and "
