@@ -153,6 +153,20 @@ for a in claude codex gemini; do
 	else bad "rc=$RC r1=[$r1] r2=[$r2] out=$(head -c 200 "$B/out")"; fi
 done
 
+# The model asks to fetch from a host the profile does not allow, through
+# the proxy (curl honours HTTPS_PROXY and asks it to CONNECT): what it
+# receives says which host, why, and the flag, not a bare 403.
+CONNECT_LINE='sbx: connect to example.com:443 refused by policy (not in allow_domains); ask the user to allow it with --allow-domain example.com'
+for a in claude codex gemini; do
+	t "${a}_model_receives_why_a_connect_was_refused"
+	agent "$a" || continue
+	"${a}_run" "$(shell_script "$a" 'curl -sS https://example.com/ -o /dev/null')"
+	r1=$(result 1)
+	if [ $RC -eq 0 ] && [[ $r1 == *"$CONNECT_LINE"* ]] && [[ $r1 == *"response 403"* ]] &&
+	   hasf 'denied connect to example.com:443' err; then ok
+	else bad "rc=$RC r1=[$r1]"; fi
+done
+
 # git's everyday work in a repository that existed before the run, through
 # each agent's shell tool: the model's commit lands on the host, and a hook
 # it plants does not (the model hears why). The hook's `$$` keeps Claude

@@ -156,6 +156,34 @@ if [ "$sock_w" = 1 ] && [ "$sock_r" = 1 ] && [ "$sock_so" = stdout-line ] &&
    [ ! -e "$HOME/proj/notes.txt" ]; then ok
 else bad "socketpair: write=$sock_w read=$sock_r stdout=[$sock_so]; inetd: $inetd lines ($inetd_ro errors); tcp: $tcp lines ($tcp_ro errors)"; fi
 
+te tell_program_a_proxied_connect_refused_by_name
+# curl, git and Python honour HTTPS_PROXY and ask the proxy to CONNECT: a
+# refused host reached them as a bare 403 ("CONNECT tunnel failed,
+# response 403"). The shim reads the first send() on a socket connected to
+# the proxy's HTTP port: a name the policy refuses gets the line, in the
+# proxy's words; a name it allows (the proxy then fails to resolve it,
+# offline) gets none; a deny_domains rule names itself. Once per target
+# per process (one curl, two fetches: one line).
+agent_tool
+CONN='curl -sS https://blocked.example/ https://blocked.example/ -o /dev/null -o /dev/null;
+python3 -c "import urllib.request; urllib.request.urlopen(\"https://py-blocked.example/\")";
+curl -sS -m 10 https://allowed.example/ -o /dev/null; curl -sS https://denied.allowed.example/ -o /dev/null; echo stdout-line'
+sx -q --log "$LOG" --tell-program --allow-domain allowed.example --allow-domain '*.allowed.example' \
+	--deny-domain denied.allowed.example -- python3 agent.py split "$CONN"
+C1='sbx: connect to blocked.example:443 refused by policy (not in allow_domains); ask the user to allow it with --allow-domain blocked.example'
+C2='sbx: connect to py-blocked.example:443 refused by policy (not in allow_domains); ask the user to allow it with --allow-domain py-blocked.example'
+C3='sbx: connect to denied.allowed.example:443 refused by policy (deny_domains = denied.allowed.example); ask the user to remove `deny_domains = denied.allowed.example` (--deny-domain)'
+off=$(sx -q --allow-domain allowed.example -- python3 agent.py split "$CONN" && grep -c '^sbx: ' "$W/tool-err")
+agent_tool
+sx -q --log "$LOG" --tell-program --allow-domain allowed.example --allow-domain '*.allowed.example' \
+	--deny-domain denied.allowed.example -- python3 agent.py split "$CONN"
+if [ "$(grep -cxF "$C1" "$W/tool-err")" = 1 ] && [ "$(grep -cxF "$C2" "$W/tool-err")" = 1 ] &&
+   [ "$(grep -cxF "$C3" "$W/tool-err")" = 1 ] && [ "$(grep -c '^sbx: ' "$W/tool-err")" = 3 ] &&
+   [ "$(grep -c 'CONNECT tunnel failed, response 403' "$W/tool-err")" = 3 ] &&
+   grep -q 'Tunnel connection failed: 403' "$W/tool-err" &&
+   [ "$(cat "$W/tool-out")" = stdout-line ] && [ "$off" = 0 ]; then ok
+else bad "off=$off tool-err=$(head -c 900 "$W/tool-err" | tr '\n' '|')"; fi
+
 te tell_program_in_the_agent_profiles
 out=""
 for p in claude codex gemini; do
