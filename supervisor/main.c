@@ -22,6 +22,7 @@
 #include "notify.h"
 #include "gitprov.h"
 #include "hostfs.h"
+#include "mode.h"
 #include "mountids.h"
 #include "nested.h"
 #include "standin.h"
@@ -677,6 +678,22 @@ static void hold_back_fds(const struct options *o)
  * sbx-preload again, in the nested mode (SBX_NESTED=auto), rather than no
  * sandbox. Nothing of this attempt ran; its stand-ins are removed. Returns
  * only when the exec failed. */
+/* mode_decide() at one stage, its words in text. */
+static struct mode_choice decide(struct mode_facts *f, enum mode_stage stage,
+				 const struct mode_words *w, char *text, size_t textsz)
+{
+	f->stage = stage;
+	struct mode_choice c = mode_decide(f);
+	mode_text(c, f, w, text, textsz);
+	return c;
+}
+
+/* mode_facts.probe: can bubblewrap (ctx, its path) make namespaces here */
+static enum bwrap_probe probe_bwrap(void *ctx)
+{
+	return bwrap_probe(ctx);
+}
+
 static void restart_nested(const struct options *o, char **argv)
 {
 	msg("bubblewrap cannot make namespaces on this machine: starting again in the "
@@ -888,35 +905,35 @@ int main(int argc, char **argv)
 		goto out;
 	const struct policy *confine = box ? box : p;
 
-	if (off) {
-		if (o.learn) {
-			msg("--learn never runs a program outside the sandbox; drop %s",
-			    o.no_sandbox ? "--no-sandbox" : "SBX_NO_SANDBOX");
-			goto out;
-		}
-		rc = unsandboxed(&o, &sb, o.no_sandbox ? "--no-sandbox" : "SBX_NO_SANDBOX");
+	/* Which sandbox, or none: the whole "fail closed or warn" matrix is
+	 * mode_decide()'s (mode.h); here its answers are carried out. */
+	struct mode_facts mf = {
+		.stage = MODE_AT_START, .off_flag = o.no_sandbox, .off_env = off && !o.no_sandbox,
+		.disabled = !policy_enabled(p), .learn = o.learn, .print = o.print,
+		.nested_env = nested, .nested_auto = nested && !strcmp(nested_env, "auto"),
+		.nested_policy = policy_nested(p), .have_bwrap = have_bwrap,
+		.bwrap_env = bwrap_env && *bwrap_env, .have_init = have_init,
+		.fallback_warn = policy_fallback(p) == SBX_FALLBACK_WARN,
+		.landlock = probe_landlock_abi() > 0, .probe = probe_bwrap, .probe_ctx = bwrap,
+	};
+	struct mode_words mw = { .user_file = user_file, .bwrap_env = bwrap_env };
+	char mtext[1024];
+	struct mode_choice mc = decide(&mf, MODE_AT_START, &mw, mtext, sizeof(mtext));
+	if (mc.mode == RUN_PLAIN) {
+		rc = unsandboxed(&o, &sb, mtext);
 		goto out;
 	}
-	if (!policy_enabled(p)) {
-		/* `sbxctl disable`: the user's own choice, in their file (a
-		 * project's sandbox.ini may not say it) */
-		char why[PATH_MAX + 96];
-		snprintf(why, sizeof(why), "sandboxing is disabled by `enabled = false` in %s; "
-			 "`sbxctl enable` turns it back on", user_file[0] ? user_file : "the config");
-		if (o.learn || o.print) {
-			msg("%s: %s never runs a program outside the sandbox", why,
-			    o.learn ? "--learn" : "--print");
-			goto out;
-		}
-		rc = unsandboxed(&o, &sb, why);
+	if (mc.mode == RUN_NOTHING) {
+		msg("%s", mtext);
 		goto out;
 	}
-	if (disabled && have_init && !o.print && (have_bwrap || nested)) {
+	nested = mc.mode == RUN_NESTED;
+	if (disabled && !o.print) {
 		/* the user's file said false and a project's true (it may
 		 * narrow): what was not started early is started now */
 		hold_back_fds(&o);
 		held_back = true;
-		int e = have_bwrap && !nested ? sandbox_spawn(&sb, bwrap, init, o.command) : 0;
+		int e = !nested ? sandbox_spawn(&sb, bwrap, init, o.command) : 0;
 		if (e) {
 			msg("sandbox set-up failed: starting bubblewrap: %s", strerror(-e));
 			goto out;
@@ -927,43 +944,31 @@ int main(int argc, char **argv)
 		    o.learn ? "--learn" : "--trace");
 		goto out;
 	}
-	/* The nested mode: asked for, or bubblewrap missing under fallback =
-	 * warn (a weaker sandbox rather than none) */
-	nest.why = nested ? (!strcmp(nested_env, "auto") ? "bubblewrap cannot make "
-			     "namespaces here; fallback = warn" : "SBX_NESTED is set") : "nested = true";
-	if (!nested && !policy_nested(p) && !have_bwrap && !o.print && !o.learn &&
-	    policy_fallback(p) == SBX_FALLBACK_WARN && probe_landlock_abi() > 0) {
-		nested = true;
-		nest.why = "bubblewrap is not installed; fallback = warn";
-	}
-	nested |= policy_nested(p);
 	if (nested) {
+		static char nested_why[128];
 		char nwhy[512];
+		mode_text(mc, &mf, &mw, nested_why, sizeof(nested_why));
+		nest.why = nested_why;
 		if (sb.sfd >= 0)
 			sandbox_abort(&sb); /* started before the policy said so */
-		if (o.print) {
-			msg("--print shows bubblewrap's command line, and the nested mode runs "
-			    "without bubblewrap; nothing was run");
-			goto out;
-		}
 		if (nested_check(&nest, p, nwhy, sizeof(nwhy))) {
-			if (policy_fallback(p) == SBX_FALLBACK_WARN && !o.learn) {
-				char uwhy[600];
-				snprintf(uwhy, sizeof(uwhy), "the nested mode cannot run: %s; "
-					 "fallback = warn", nwhy);
-				rc = unsandboxed(&o, &sb, uwhy);
-				goto out;
-			}
-			msg("the nested mode cannot run: %s; nothing was run", nwhy);
+			mw.detail = nwhy;
+			mc = decide(&mf, MODE_NESTED_UNFIT, &mw, mtext, sizeof(mtext));
+			if (mc.mode == RUN_PLAIN)
+				rc = unsandboxed(&o, &sb, mtext);
+			else
+				msg("%s", mtext);
 			goto out;
 		}
 		if (nested_host_ports(p, nwhy, sizeof(nwhy))) {
-			if (policy_fallback(p) != SBX_FALLBACK_WARN || o.learn) {
-				msg("%s; nothing was run (remove host_ports, or set fallback = warn "
-				    "in [sandbox] to run without them)", nwhy);
+			struct mode_words hw = {
+				.part = "host_ports", .detail = nwhy, .remove = "host_ports",
+				.cannot = "cannot be held to the host's 127.0.0.1 in the nested mode",
+				.not_done = "are not served in the nested mode" };
+			mc = decide(&mf, MODE_PART_MISSING, &hw, mtext, sizeof(mtext));
+			msg("%s", mtext);
+			if (mc.mode == RUN_NOTHING)
 				goto out;
-			}
-			msg("%s; they are not served (fallback = warn)", nwhy);
 		}
 		/* the caller's directory descriptors, as under bubblewrap */
 		if (!held_back)
@@ -980,28 +985,6 @@ int main(int argc, char **argv)
 	if (!nested && net_run_proxied(p, o.learn) && host_port_is_ours(p))
 		goto out;
 
-	if (!have_bwrap && !nested) {
-		if (policy_fallback(p) == SBX_FALLBACK_WARN && !o.learn) {
-			rc = unsandboxed(&o, &sb, "bubblewrap is not installed; fallback = warn");
-			goto out;
-		}
-		if (bwrap_env && *bwrap_env) {
-			msg("SBX_BWRAP names %s, which is not an executable file, so "
-			    "there is no sandbox; nothing was run", bwrap_env);
-			goto out;
-		}
-		msg("bubblewrap (bwrap) is not installed (looked in /usr/bin, "
-		    "/usr/local/bin and /bin, never in PATH; SBX_BWRAP=/path/to/bwrap "
-		    "names another), so there is no sandbox; nothing was run. Install "
-		    "it: sudo apt-get install bubblewrap (or set fallback = warn in "
-		    "[sandbox] to run unsandboxed)");
-		goto out;
-	}
-	if (!have_init) {
-		msg("sbx-init is missing (looked next to sbx-preload and in ../lib/sbx/); "
-		    "reinstall sbx");
-		goto out;
-	}
 	/* [limits] pids and memory: the run's cgroup made now, bubblewrap moved
 	 * into it before it has its options (runlimits.h) */
 	int lrc = limits_prepare(p, run_id, o.print, &lim);
@@ -1018,14 +1001,16 @@ int main(int argc, char **argv)
 			 "namespace for RLIMIT_NPROC to count in, and no cgroup of its own here");
 	}
 	const char *missing = o.print ? NULL : limits_missing(&lim);
-	if (missing && (policy_fallback(p) != SBX_FALLBACK_WARN || o.learn)) {
-		msg("[limits] %s cannot be enforced here: %s; nothing was run (remove the "
-		    "limit, or set fallback = warn in [sandbox] to run without it)", missing,
-		    lim.why_not);
-		goto out;
+	if (missing) {
+		char part[128];
+		snprintf(part, sizeof(part), "[limits] %s", missing);
+		struct mode_words lw = { .part = part, .detail = lim.why_not,
+					 .remove = "the limit" };
+		mc = decide(&mf, MODE_PART_MISSING, &lw, mtext, sizeof(mtext));
+		msg("%s", mtext);
+		if (mc.mode == RUN_NOTHING)
+			goto out;
 	}
-	if (missing)
-		msg("[limits] %s not enforced: %s (fallback = warn)", missing, lim.why_not);
 	/* --print: the line runs without us, so nothing would hold the shim's
 	 * descriptors; it is printed without the shim */
 	use_shim = !o.no_shim && !o.print;
@@ -1356,34 +1341,24 @@ int main(int argc, char **argv)
 		rc = SBX_EXIT_SETUP; /* sandbox_wait said why */
 		goto out;
 	}
-	if (!ready && rc < 128 && nested) {
-		msg("the nested sandbox could not be set up (its message is above); nothing "
-		    "was run");
-		rc = SBX_EXIT_SETUP;
-		goto out;
-	}
 	if (!ready && rc < 128) {
-		/* fallback = warn is for a machine where the boundary cannot
-		 * exist at all, never for one of ours that failed: sbx-init
-		 * ran (125: the namespaces stood) or a bare bubblewrap works */
-		enum bwrap_probe probe = BWRAP_WORKS;
-		if (policy_fallback(p) == SBX_FALLBACK_WARN && !o.learn && rc != SBX_EXIT_SETUP)
-			probe = bwrap_probe(bwrap);
-		if (probe == BWRAP_CANNOT && probe_landlock_abi() > 0) {
-			/* the nested mode rather than no sandbox: started afresh,
-			 * as nothing of this attempt ran */
+		mf.nested = nested;
+		mf.init_ran = rc == SBX_EXIT_SETUP;
+		mc = decide(&mf, MODE_SANDBOX_FAILED, &mw, mtext, sizeof(mtext));
+		/* the nested mode rather than no sandbox: started afresh, as
+		 * nothing of this attempt ran (returns only if it cannot) */
+		if (mc.mode == RUN_RESTART_NESTED)
 			restart_nested(&o, argv);
-		}
-		if (probe == BWRAP_CANNOT) {
-			rc = unsandboxed(&o, &sb, "bubblewrap cannot run on this machine; fallback = warn");
+		if (mc.mode == RUN_RESTART_NESTED || mc.mode == RUN_PLAIN) {
+			rc = unsandboxed(&o, &sb, mtext);
 			goto out;
 		}
-		if (policy_fallback(p) == SBX_FALLBACK_WARN && !o.learn)
-			msg(probe == BWRAP_UNKNOWN ?
-			    "fallback = warn does not apply: whether bubblewrap can run here "
-			    "could not be told (out of processes or memory?)" :
-			    "fallback = warn does not apply: bubblewrap works on this "
-			    "machine, this sandbox failed after it started");
+		if (mtext[0])
+			msg("%s", mtext);
+		if (nested) {
+			rc = SBX_EXIT_SETUP;
+			goto out;
+		}
 		msg("the sandbox could not be set up (bubblewrap exit %d, its message "
 		    "is above); nothing was run", rc);
 		setup_advice(say_advice, NULL);
@@ -1392,7 +1367,7 @@ int main(int argc, char **argv)
 			msg("this is a %s container (%s): the full sandbox needs user namespaces "
 			    "and a /proc it can mount: %s (`sbxctl doctor` checks)", ci.engine,
 			    ci.evidence, container_full_flags(ci.engine));
-		if (policy_fallback(p) != SBX_FALLBACK_WARN && probe_landlock_abi() > 0)
+		if (!mf.fallback_warn && mf.landlock)
 			msg("where user namespaces cannot be had (a container, a CI runner), "
 			    "nested = true in [sandbox] runs the weaker nested mode (Landlock and "
 			    "the seccomp table; docs/SECURITY.md)");

@@ -50,9 +50,8 @@ bool nested_host_ports(const struct policy *p, char *why, size_t whysz)
 
 	if (policy_network_open(p) || !net_host_ports(p, &one, 1))
 		return false;
-	snprintf(why, whysz, "host_ports cannot be held to the host's 127.0.0.1 in the nested "
-		 "mode (Landlock filters TCP by port, not address: port %u would be reached on "
-		 "every address)", one);
+	snprintf(why, whysz, "Landlock filters TCP by port, not address: port %u would be "
+		 "reached on every address", one);
 	return true;
 }
 

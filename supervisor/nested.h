@@ -36,8 +36,8 @@ int nested_check(struct nested *n, const struct policy *p, char *why, size_t why
 /* Does the policy ask for host_ports the nested mode cannot hold (any,
  * unless the network is open: Landlock's TCP rules are by port, so the
  * host's 127.0.0.1:N cannot be granted without N on every address)?
- * true with `why` saying so; the run then goes without them (fallback =
- * warn) or not at all. */
+ * true with `why` saying why; the run then goes without them (fallback =
+ * warn) or not at all (mode.h, MODE_PART_MISSING). */
 bool nested_host_ports(const struct policy *p, char *why, size_t whysz);
 
 /* The proxy's listeners, on the host's loopback (there is no other one

@@ -55,6 +55,30 @@ if [ "$(cat "$W/env" 2>/dev/null)" = "$HOME/.claude-sbx" ] &&
    hasf 'denied write of ~/.claude.json.tmp.1.abc' err; then ok
 else bad "env=$(cat "$W/env" 2>/dev/null) rc=$RC"; fi
 
+ta profiles_fill_package_caches_of_their_own_never_the_hosts
+# A later program outside trusts the host's caches (npx runs ~/.npm/_npx,
+# cargo builds ~/.cargo/registry/src, go links ~/.cache/go-build, pip
+# installs cached wheels, uvx runs ~/.cache/uv): under every agent profile
+# the package tools inside get caches only sandboxed runs read.
+host_caches=".npm/_npx/abc/node_modules/pkg/index.js .cargo/registry/src/idx/crate-1.0/build.rs
+.cache/go-build/00/00aa-d .cache/pip/wheels/ab/pkg.whl .cache/uv/archive-v0/x/bin/tool"
+for c in $host_caches; do mkdir -p "$HOME/${c%/*}"; echo orig > "$HOME/$c"; done
+fake agent-x 'for c in '"$(echo $host_caches)"'; do echo planted > ~/$c 2>/dev/null; echo new > ~/${c%/*}/new 2>/dev/null; done
+for v in npm_config_cache PIP_CACHE_DIR UV_CACHE_DIR CARGO_HOME GOCACHE GOMODCACHE; do
+	d=$(printenv $v) && mkdir -p "$d/sub" && echo filled > "$d/sub/f" && echo "$v=$d"
+done > "$PWD/env.$1"; true'
+fails=""
+for prof in claude codex gemini mcp; do
+	sx --profile "$prof" -- agent-x "$prof"
+	for c in $host_caches; do
+		[ "$(cat "$HOME/$c")" = orig ] && [ ! -e "$HOME/${c%/*}/new" ] || fails="$fails $prof:~/$c"
+	done
+	[ "$(grep -c "=$HOME/.cache/sbx-caches/" "$W/env.$prof" 2>/dev/null)" -eq 6 ] || fails="$fails $prof:env"
+	[ "$(cat "$HOME"/.cache/sbx-caches/*/sub/f 2>/dev/null | grep -c filled)" -eq 6 ] || fails="$fails $prof:filled"
+	rm -rf "$HOME/.cache/sbx-caches"
+done
+if [ -z "$fails" ]; then ok; else bad "$fails $(cat "$W"/env.* 2>/dev/null)"; fi
+
 ta profile_none_adds_nothing
 fake claude 'echo "${CLAUDE_CONFIG_DIR:-unset}" > "$PWD/env"; mkdir -p ~/.claude-sbx 2>/dev/null; true'
 sx --profile none -- claude

@@ -155,11 +155,12 @@ else bad "rc=$RC $(grep denied "$B/err" | head -c 300)"; fi
 # HOME as the workspace; the rest of HOME's hidden entries stay kept.
 t profile_state_dir_writable_with_home_as_workspace
 mkdir -p "$HOME/.claude-sbx" "$HOME/.npm/_cacache" "$HOME/.cache/pip"
-sxh --profile claude -- sh -c 'echo s > ~/.claude-sbx/state.json; echo c > ~/.npm/_cacache/x;
-	echo p > ~/.cache/pip/x; echo e > ~/.cache/evil 2>/dev/null; echo END'
+sxh --profile claude -- sh -c 'echo s > ~/.claude-sbx/state.json; mkdir -p "$npm_config_cache";
+	echo c > "$npm_config_cache/x"; echo h > ~/.npm/_cacache/x 2>/dev/null;
+	echo p > ~/.cache/pip/x 2>/dev/null; echo e > ~/.cache/evil 2>/dev/null; echo END'
 if has '^END$' out && [ "$(cat "$HOME/.claude-sbx/state.json")" = s ] &&
-   [ "$(cat "$HOME/.npm/_cacache/x")" = c ] && [ "$(cat "$HOME/.cache/pip/x")" = p ] &&
-   [ ! -e "$HOME/.cache/evil" ]; then ok
+   [ "$(cat "$HOME/.cache/sbx-caches/npm/x")" = c ] && [ ! -e "$HOME/.npm/_cacache/x" ] &&
+   [ ! -e "$HOME/.cache/pip/x" ] && [ ! -e "$HOME/.cache/evil" ]; then ok
 else bad "rc=$RC $(grep denied "$B/err" | head -c 300)"; fi
 
 # --learn writes nothing to HOME: every file, link, mode and byte of the

@@ -814,6 +814,23 @@ if [ -z "$warn" ] && [ -z "$missing" ] && grep -qF 'EXIT STATUS' "$B/page"; then
 else bad "warnings: $warn; missing:$missing"; fi
 fi
 
+t man_pages_name_every_option_of_every_help
+# The pages are written by hand: each option a --help lists (the lines of
+# its option list) is in the rendered page, so a new option cannot ship
+# without its page (five of sbx-preload's once did).
+M=$SBX_BIN/share/man
+if [ ! -d "$M" ] || ! command -v groff >/dev/null; then skip "no man pages or no groff"; else
+opts() { "$@" --help 2>&1 | grep -oE '^ {1,8}(-[a-zA-Z], )?--[a-z][a-z-]*' | grep -oE -- '--[a-z][a-z-]*' | sort -u; }
+LC_ALL=C.UTF-8 groff -man -Tutf8 "$M/sbx-preload.1" 2>/dev/null | col -b > "$B/p1"
+LC_ALL=C.UTF-8 groff -man -Tutf8 "$M/sbxctl.1" 2>/dev/null | col -b > "$B/p2"
+lacks="" n=0
+for o in $(opts "$SBX"); do n=$((n + 1)); grep -qF -- "$o" "$B/p1" || lacks="$lacks sbx-preload.1:$o"; done
+for s in configure status enable disable check doctor log 'hook claude' import-srt; do
+	for o in $(opts "$CTL" $s); do n=$((n + 1)); grep -qF -- "$o" "$B/p2" || lacks="$lacks sbxctl.1:$o($s)"; done
+done
+if [ -z "$lacks" ] && [ "$n" -gt 60 ]; then ok; else bad "n=$n lacks:$lacks"; fi
+fi
+
 t colour_only_on_a_terminal_and_never_with_no_color
 if ! command -v script >/dev/null; then skip "no script(1)"; else
 TERM=xterm script -qc "'$CTL' check --read '$HOME/.ssh/id_ed25519'" /dev/null > "$B/tty" 2>&1

@@ -880,6 +880,16 @@ line=$(cat "$B/out")
 if [[ $line == *bwrap*--unshare-net*--*sh* ]] && timeout 30 sh -c "$line" 2>>"$B/err" &&
    [ "$(cat p.txt 2>/dev/null)" = printed ]; then ok; else bad "$line"; fi
 
+t print_never_runs_the_command_with_the_sandbox_off
+# --print prints and runs nothing; SBX_NO_SANDBOX (or --no-sandbox) once
+# made it run COMMAND unsandboxed instead (supervisor/mode.c).
+rm -f ran-by-print
+SBX_NO_SANDBOX=1 sx --print -- touch ran-by-print; r1=$RC
+sx --no-sandbox --print -- touch ran-by-print; r2=$RC
+if [ ! -e ran-by-print ] && [ $r1 -eq 125 ] && [ $r2 -eq 125 ] &&
+   has "turns the sandbox off; nothing was run" err && ! has WITHOUT err; then ok
+else bad "r1=$r1 r2=$r2 ran=$([ -e ran-by-print ] && echo yes) err=$(cat "$B/err")"; fi
+
 t startup_line_shown_and_quiet_hides_it
 sx -- true; loud=$(cat "$B/err")
 sx -q -- true; quiet=$(cat "$B/err")
