@@ -117,12 +117,12 @@ codex_run() {
 # settings.json chooses the key; the workspace is trusted as a CI job
 # trusts it (GEMINI_CLI_TRUST_WORKSPACE), else --yolo falls back to asking
 # and nobody answers.
+GEMINI_SETTINGS='{"security": {"auth": {"selectedType": "gemini-api-key"}}}'
 gemini_run() {
 	model_start "$1"
 	shift
 	mkdir -p "$HOME/.gemini-sbx/.gemini"
-	printf '{"security": {"auth": {"selectedType": "gemini-api-key"}}}\n' \
-		> "$HOME/.gemini-sbx/.gemini/settings.json"
+	printf '%s\n' "$GEMINI_SETTINGS" > "$HOME/.gemini-sbx/.gemini/settings.json"
 	(cd "$W" && PATH="$AG/node_modules/.bin:$PATH" GEMINI_API_KEY=offline-test \
 		GOOGLE_GEMINI_BASE_URL="http://127.0.0.1:$port" GEMINI_CLI_TRUST_WORKSPACE=true timeout 180 \
 		"$SBX" --host-port "$port" "$@" gemini --yolo -p "do the task" </dev/null >"$B/out" 2>"$B/err")
@@ -226,6 +226,23 @@ if agent codex; then
 	   grep -q '/v1/responses' "$B/api.log" && ! grep -q '^sbx: denied' "$B/err" &&
 	   ! hasf 'github.com' err && ! hasf 'chatgpt.com' err; then ok
 	else bad "rc=$RC out=$(head -c 200 "$B/out") sbx: $(grep '^sbx:' "$B/err" | head -6 | tr '\n' '|')"; fi
+fi
+
+# Gemini CLI sends usage statistics to play.googleapis.com at every start,
+# which no rule allows: one refusal a run (in the audit log, whether or not
+# the terminal shows it), until its settings turn them off as
+# docs/RECIPES.md says.
+t gemini_starts_quietly_with_usage_statistics_off
+if agent gemini; then
+	gemini_run '[]' --log "$B/log1"
+	GEMINI_SETTINGS='{"privacy": {"usageStatisticsEnabled": false}, "security": {"auth": {"selectedType": "gemini-api-key"}}}'
+	gemini_run '[]' --log "$B/log2"
+	GEMINI_SETTINGS='{"security": {"auth": {"selectedType": "gemini-api-key"}}}'
+	loud=$(grep -c 'play.googleapis.com' "$B/log1" 2>/dev/null)
+	if [ $RC -eq 0 ] && grep -qx done "$B/out" && [ "${loud:-0}" -ge 1 ] &&
+	   ! grep -q '"deny"' "$B/log2" 2>/dev/null && ! grep -q '^sbx: denied' "$B/err" &&
+	   grep -q 'generateContent' "$B/api.log"; then ok
+	else bad "rc=$RC loud=$loud log2=$(head -c 300 "$B/log2" 2>/dev/null)"; fi
 fi
 
 echo "# $(id -un) (agents-e2e): $pass passed, $fail failed, $skip skipped"
