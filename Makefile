@@ -69,7 +69,7 @@ UNIT_OBJS := $(UNIT_SRCS:%.c=build/%.o)
 
 BINS := build/sbx-preload build/sbx-init build/libsbx-preload.so build/sbx-proxy-test build/sbxctl
 
-.PHONY: all deps deps-test run check check-unit check-docs check-integration check-agents check-container coverage-table bench bench-proxy bench-filter bench-landlock fuzz install clean
+.PHONY: all deps deps-test run check check-unit check-docs check-integration check-agents check-container check-container-recipe coverage-table bench bench-proxy bench-filter bench-landlock fuzz install clean
 all: $(BINS)
 
 deps:
@@ -275,6 +275,12 @@ check-agents: deps-test
 check-container: all
 	@./scripts/deps.sh --container
 	SUITES=container.sh ./tests/integration/run.sh
+
+# docs/RECIPES.md's Dockerfile, word for word, built with podman on a
+# debian:bookworm-slim that debootstrap makes (no registry), and run.
+check-container-recipe:
+	@./scripts/deps.sh --container
+	./scripts/container-recipe.sh
 
 # The shim's coverage table in docs/REPORTS.md, measured again
 # (tests/integration/coverage.sh; explain.sh fails when they differ).

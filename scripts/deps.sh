@@ -3,8 +3,8 @@
 # `deps.sh --test` adds what the test suite drives: tmux (a real terminal),
 # script (a PTY), node (unless one is already on PATH), curl, and go (a
 # static Go client for notify.sh; that test is skipped without it).
-# `deps.sh --fuzz` adds clang for `make fuzz`; `deps.sh --container` podman
-# and runc for `make check-container`.
+# `deps.sh --fuzz` adds clang for `make fuzz`; `deps.sh --container` podman,
+# runc and debootstrap for `make check-container` and its recipe.
 # As root: runs apt-get. Otherwise: prints the exact apt-get line and fails,
 # so `make run` / `make check` stop with the fix instead of a compiler error.
 set -eu
@@ -19,9 +19,10 @@ if [ "${1:-}" = --test ]; then
 fi
 # `deps.sh --fuzz` (make fuzz only): clang and its libFuzzer runtime
 [ "${1:-}" = --fuzz ] && PKGS="$PKGS clang-14 libclang-rt-14-dev"
-# `deps.sh --container` (make check-container only): podman, and runc,
-# which starts containers where crun refuses a hybrid cgroup hierarchy
-[ "${1:-}" = --container ] && PKGS="$PKGS podman runc"
+# `deps.sh --container` (make check-container and check-container-recipe
+# only): podman; runc, which starts containers where crun refuses a hybrid
+# cgroup hierarchy; debootstrap, for the recipe's FROM image
+[ "${1:-}" = --container ] && PKGS="$PKGS podman runc debootstrap"
 
 missing=""
 for p in $PKGS; do
