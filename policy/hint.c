@@ -450,7 +450,9 @@ void policy_hint_runs_later(const struct policy *p, enum sbx_op op, const char *
 	if (!write_fixable(op, why))
 		return;
 	write_fix(p, target, made_dir, fn, ctx, dir, sizeof(dir), &later);
-	if ((row = never_row(p, target, dir, fn, ctx, where, sizeof(where), &above)) < 0)
+	if ((row = never_row(p, target, dir, fn, ctx, where, sizeof(where), &above)) < 0 &&
+	    (!dir[0] || (row = policy_home_row(p, dir, false, where, sizeof(where), NULL)) < 0) &&
+	    (row = policy_home_row(p, target, false, where, sizeof(where), NULL)) < 0)
 		return;
 	policy_tildify(p, dir, up, sizeof(up));
 	snprintf(shown, sizeof(shown), "%s%s%s: %s", above ? up : "", above ? " holds " : "",

@@ -144,6 +144,15 @@ const struct home_row home_rows[] = {
 			  "builds", HOME_SAY },
 	{ ".ivy2", "Ivy's cache: its jars run in every later sbt or ant build", HOME_SAY },
 	{ ".sbt", "sbt's plug-ins and boot jars: they run in every later build", HOME_SAY },
+	/* package caches a later install or run trusts (the agent profiles give
+	 * the sandbox caches of its own instead: docs/AGENTS.md) */
+	{ ".npm/_npx", "npx's packages: a later npx runs them as they are", HOME_NEVER },
+	{ ".cargo/registry/src", "cargo's unpacked crate sources: later builds compile them "
+				 "and run their build scripts", HOME_SAY },
+	{ ".cache/go-build", "Go's build cache: its objects are linked into later builds",
+	  HOME_SAY },
+	{ ".cache/pip", "pip's cache: later pip installs install the wheels there", HOME_SAY },
+	{ ".cache/uv", "uv's cache: later uv and uvx install and run what is there", HOME_SAY },
 };
 const size_t home_nrows = sizeof(home_rows) / sizeof(*home_rows);
 

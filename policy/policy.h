@@ -425,10 +425,11 @@ const char *policy_home_row_what(int row);
 #define SBX_HOME_ROW_NEVER 1
 #define SBX_HOME_ROW_SAY 2
 
-/* When policy_hint_fix() offers nothing because the flag would open a
- * place of HOME a later program runs from (policy_home_row): that place
- * and what it is, printable ("~/.pyenv: pyenv's Python interpreters: ...");
- * else "". */
+/* The place of HOME's table (policy_home_row) a write fix would open, and
+ * what it is, printable ("~/.pyenv: pyenv's Python interpreters: ..."):
+ * a place a later program runs from, when policy_hint_fix() offers
+ * nothing for it; or a cache a later build or install trusts
+ * (SBX_HOME_ROW_SAY), said beside the flag that is offered. Else "". */
 void policy_hint_runs_later(const struct policy *p, enum sbx_op op, const char *target,
 			    bool made_dir, const struct sbx_rule *why, sbx_look_fn fn,
 			    void *ctx, char *out, size_t outsz);

@@ -229,13 +229,16 @@ void shim_tell(enum sbx_op op, const char *abs, bool made_dir, bool by_policy)
 		}
 		put(&b, ")");
 		policy_hint_fix(p, op, abs, made_dir, why, sandbox_look, NULL, fix, sizeof(fix));
-		text[0] = '\0';
-		if (!fix[0])
-			policy_hint_runs_later(p, op, abs, made_dir, why, sandbox_look, NULL,
-					       text, sizeof(text));
+		policy_hint_runs_later(p, op, abs, made_dir, why, sandbox_look, NULL, text,
+				       sizeof(text));
 		if (fix[0]) {
 			put(&b, "; ask the user to allow it with ");
 			put(&b, fix);
+			if (text[0]) { /* a cache a later build trusts: said */
+				put(&b, " (");
+				put(&b, text);
+				put(&b, ")");
+			}
 		} else if (text[0]) {
 			/* a place a later program runs from: said, never offered */
 			put(&b, "; ");

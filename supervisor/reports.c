@@ -363,10 +363,8 @@ void report_explain(const struct policy *p, const struct wire_report *w,
 	if (file_op(w->op)) {
 		policy_hint_fix(p, sbx_op_of(w->op), w->target, w->dir, why, host_look, NULL,
 				e->fix, sizeof(e->fix));
-		if (!e->fix[0])
-			policy_hint_runs_later(p, sbx_op_of(w->op), w->target, w->dir, why,
-					       host_look, NULL, e->runs_later,
-					       sizeof(e->runs_later));
+		policy_hint_runs_later(p, sbx_op_of(w->op), w->target, w->dir, why, host_look,
+				       NULL, e->runs_later, sizeof(e->runs_later));
 	} else if (!file_op(w->op) && !why) {
 		snprintf(tmp, sizeof(tmp), "--allow-domain %s", w->op == WIRE_DNS ? host : w->target);
 		report_printable(tmp, e->fix, sizeof(e->fix), true);
@@ -528,7 +526,10 @@ size_t report_line(const struct wire_report *w, const struct report_expl *e,
 			PUT(" — outside the writable paths");
 		else
 			PUT(" — not in allow_domains");
-		if (e->fix[0])
+		if (e->fix[0] && e->runs_later[0])
+			PUT(" (%s %s — %s)", d == WIRE_LEARN ? "learned:" : "allow it with",
+			    e->fix, e->runs_later);
+		else if (e->fix[0])
 			PUT(" (%s %s)", d == WIRE_LEARN ? "learned:" : "allow it with", e->fix);
 		else if (e->runs_later[0])
 			PUT(" (%s — no flag is offered for it: change it outside the sandbox)",

@@ -198,7 +198,7 @@ l=$(grep -v '^;' "$B/l.ini" | sed '/^$/d')
 if has '^END$' out && grep -qx 'allow_write = ~/data/' <<<"$l" &&
    grep -qx 'allow_write = ~/.cache/pip/' <<<"$l" && ! grep -q 'pyenv\|docker' <<<"$l" &&
    grep -qF "~/.pyenv: pyenv's Python interpreters" "$B/l.ini" && grep -q 'not proposed' "$B/l.ini" &&
-   grep -qF '~/.cache: a hidden entry of HOME, read-only unless named' "$B/l.ini" &&
+   grep -qF "~/.cache/pip: pip's cache: later pip installs install the wheels there" "$B/l.ini" &&
    [ ! -e "$HOME/data/a" ] && [ ! -e "$HOME/.cache/pip/y" ]; then ok
 else bad "rc=$RC learned: $(tr '\n' '|' < "$B/l.ini" | tail -c 900)"; fi
 

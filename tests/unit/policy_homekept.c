@@ -111,8 +111,8 @@ Test(policy_homekept, table_names_the_place_and_what_runs_it)
 	cr_assert_geq(policy_home_row(p, "/home/u/.local/share", true, where, sizeof(where), NULL), 0);
 	cr_assert_str_eq(where, "~/.local/share/pipx"); /* the row below it */
 	cr_assert_geq(policy_home_row(p, "/home/u/.docker", true, NULL, 0, NULL), 0);
-	/* not a row: a cache, a visible folder, outside HOME */
-	cr_assert_lt(policy_home_row(p, "/home/u/.cache/pip", true, NULL, 0, NULL), 0);
+	/* not a row: a cache no later program trusts, a visible folder, outside HOME */
+	cr_assert_lt(policy_home_row(p, "/home/u/.cache/thumbnails", true, NULL, 0, NULL), 0);
 	cr_assert_lt(policy_home_row(p, "/home/u/proj/bin", true, NULL, 0, NULL), 0);
 	cr_assert_lt(policy_home_row(p, "/opt/pyenv", true, NULL, 0, NULL), 0);
 	cr_assert_lt(policy_home_row(p, "/home/u", true, NULL, 0, NULL), 0);
@@ -157,10 +157,27 @@ Test(policy_homekept, hint_never_offers_a_place_a_later_program_runs_from)
 				       said, sizeof(said));
 		cr_assert_neq(said[0], '\0', "%s: not said", others[i]);
 	}
-	/* a cache is offered as before, and says nothing more */
+	/* a package cache a later install trusts: offered, with what it is */
 	policy_hint_fix(p, SBX_OP_WRITE, "/home/u/.cache/pip/x", false, NULL, all_there, NULL,
 			fix, sizeof(fix));
 	cr_assert_str_eq(fix, "--allow-write ~/.cache/pip");
+	policy_hint_runs_later(p, SBX_OP_WRITE, "/home/u/.cache/pip/x", false, NULL, all_there,
+			       NULL, said, sizeof(said));
+	assert_contains(said, "pip's cache: later pip installs install the wheels there");
+	/* what npx runs: never offered, not even by its parent */
+	policy_hint_fix(p, SBX_OP_WRITE, "/home/u/.npm/_npx/abc/node_modules/x/index.js", false,
+			NULL, all_there, NULL, fix, sizeof(fix));
+	cr_assert_str_eq(fix, "");
+	policy_hint_runs_later(p, SBX_OP_WRITE, "/home/u/.npm/_npx/abc/node_modules/x/index.js",
+			       false, NULL, all_there, NULL, said, sizeof(said));
+	assert_contains(said, "~/.npm/_npx: npx's packages");
+	/* a cache that is no row: offered, nothing more said */
+	policy_hint_fix(p, SBX_OP_WRITE, "/home/u/.cache/thumbnails/x", false, NULL, all_there,
+			NULL, fix, sizeof(fix));
+	cr_assert_str_eq(fix, "--allow-write ~/.cache/thumbnails");
+	policy_hint_runs_later(p, SBX_OP_WRITE, "/home/u/.cache/thumbnails/x", false, NULL,
+			       all_there, NULL, said, sizeof(said));
+	cr_assert_str_eq(said, "");
 	policy_free(p);
 }
 

@@ -207,7 +207,7 @@ Test(reports, write_outside_writable_paths_suggests_a_fix_that_works_as_printed)
 	const char *tool[][2] = {
 		{ ".npm/_cacache/tmp/5d5e34f0", "~/.npm/_cacache" },
 		{ ".npm/_cacache/tmp", "~/.npm/_cacache" },
-		{ ".npm/_npx/abc/run.js", "~/.npm/_npx/abc" },         /* run by npx: no wider */
+		{ ".npm/_npx/abc/run.js", "" },                        /* npx runs it: never */
 		{ ".cache/pip/http/a/b/c", "~/.cache/pip/http" },       /* no store of ours */
 		{ ".cache/y.bin", "~/.cache" },
 		{ ".cargo/bin/ls", "" },                                /* on PATH: write-protected */
@@ -223,6 +223,12 @@ Test(reports, write_outside_writable_paths_suggests_a_fix_that_works_as_printed)
 		snprintf(want, sizeof(want), "%s%s", *tool[i][1] ? "--allow-write " : "", tool[i][1]);
 		cr_assert_str_eq(e.fix, want, "%s: %s", tool[i][0], e.fix);
 	}
+	/* a cache a later install trusts: offered, and said what it is */
+	snprintf(path, sizeof(path), "%s/.cache/pip/http/a/b/c", home);
+	w = wr(WIRE_DENY, WIRE_WRITE, path, EROFS);
+	l = line_of(p, &w, &e);
+	assert_contains(l, "(allow it with --allow-write ~/.cache/pip/http — ~/.cache/pip: "
+			   "pip's cache: later pip installs install the wheels there)");
 	/* in a git directory outside (a push to a bare repository): the
 	 * repository, where the next write (refs/heads/NAME.lock) is too;
 	 * a directory with objects/ alone is no repository */
