@@ -69,7 +69,7 @@ UNIT_OBJS := $(UNIT_SRCS:%.c=build/%.o)
 
 BINS := build/sbx-preload build/sbx-init build/libsbx-preload.so build/sbx-proxy-test build/sbxctl
 
-.PHONY: all deps deps-test run check check-unit check-docs check-integration check-agents check-container check-container-recipe coverage-table bench bench-proxy bench-filter bench-landlock fuzz install clean
+.PHONY: all deps deps-test run check check-unit check-docs check-integration check-agents check-container check-container-recipe test-progs coverage-table bench bench-proxy bench-filter bench-landlock fuzz install clean
 all: $(BINS)
 
 deps:
@@ -248,9 +248,12 @@ run: deps
 	@$(MAKE) --no-print-directory all
 	@./scripts/demo.sh $(if $(CMD),"$(CMD)")
 
+# Built with a job per core; then the unit tests beside the integration
+# suites (run.sh runs those SBX_IT_JOBS at once: they mostly wait).
+NPROC := $(shell nproc 2>/dev/null || echo 2)
 check: deps-test
-	@$(MAKE) --no-print-directory all build/tests/unit-tests
-	@$(MAKE) --no-print-directory check-docs check-unit check-integration
+	@$(MAKE) --no-print-directory -j$(NPROC) all build/tests/unit-tests build/tests/sbx-preload-abi test-progs
+	@$(MAKE) --no-print-directory -j3 check-docs check-unit check-integration
 
 check-unit: build/tests/unit-tests
 	build/tests/unit-tests --jobs 2
@@ -260,14 +263,41 @@ check-unit: build/tests/unit-tests
 check-docs: build/gen-filters
 	./scripts/check-docs.sh
 
-check-integration: all build/tests/sbx-preload-abi
+check-integration: all build/tests/sbx-preload-abi test-progs
 	./tests/integration/run.sh
 
-# The real agents end to end against a scripted model (issue 24): apart
-# from `make check`, as they download the agents from the npm registry.
+# The programs the integration suites run (tests/progs/), built once here
+# rather than by each suite for each user: NAME (dynamic), NAME.static
+# (static glibc), notifyprobe.musl (static musl, where installed) and
+# goclient (a static Go program, where Go is installed). Never sanitized:
+# they stand for the programs users run.
+TEST_PROG_NAMES := $(patsubst tests/progs/%.c,%,$(wildcard tests/progs/*.c))
+TEST_PROG_CFLAGS := -O2 -Wall -pthread
+TEST_PROGS := $(TEST_PROG_NAMES:%=build/tests/progs/%) $(TEST_PROG_NAMES:%=build/tests/progs/%.static) \
+	$(if $(MUSL_GCC),build/tests/progs/notifyprobe.musl) \
+	$(if $(shell command -v go 2>/dev/null),build/tests/progs/goclient)
+test-progs: $(TEST_PROGS)
+build/tests/progs/%: tests/progs/%.c
+	@mkdir -p $(@D)
+	$(CC) $(TEST_PROG_CFLAGS) -o $@ $<
+build/tests/progs/%.static: tests/progs/%.c
+	@mkdir -p $(@D)
+	$(CC) -static $(TEST_PROG_CFLAGS) -o $@ $<
+build/tests/progs/%.musl: tests/progs/%.c
+	@mkdir -p $(@D)
+	$(MUSL_GCC) -static $(TEST_PROG_CFLAGS) -o $@ $<
+# the pure Go resolver (/etc/resolv.conf), no cgo: a static binary
+build/tests/progs/goclient: tests/progs/goclient.go
+	@mkdir -p $(@D)
+	cd tests/progs && GO111MODULE=off CGO_ENABLED=0 go build -o $(CURDIR)/$@ goclient.go
+
+# The tests that install from the npm registry (pinned versions: the real
+# agents, the MCP server, Claude Code; `agents` rows of
+# tests/integration/placement): apart from `make check`, which stays
+# offline and repeatable.
 check-agents: deps-test
-	@$(MAKE) --no-print-directory all
-	SUITES=agents-e2e.sh ./tests/integration/run.sh
+	@$(MAKE) --no-print-directory -j$(NPROC) all test-progs
+	SBX_IT_TARGET=agents ./tests/integration/run.sh
 
 # sbx inside a real container (tests/integration/container.sh, the
 # recipe in docs/RECIPES.md): podman and runc from Debian, rootful, no

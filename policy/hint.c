@@ -460,6 +460,56 @@ void policy_hint_runs_later(const struct policy *p, enum sbx_op op, const char *
 	sbx_printable(shown, out, outsz, true);
 }
 
+/* A new name that stands for an existing file beside it: `.viminfo.tmp`
+ * (vim), `.claude.json.tmp.4121.9f3` (Claude Code), `notes.txt.new`,
+ * `notes.txt~`. Programs that replace a file whole write such a name and
+ * rename it over the file. The file's path into `out` when it is there
+ * (fn says), else "". */
+static void replaced_by_rename(const struct policy *p, const char *target, sbx_look_fn fn,
+			       void *ctx, char *out, size_t outsz)
+{
+	static const char *const marks[] = { ".tmp", ".new", "~" };
+	const char *base = strrchr(target, '/');
+	size_t cut = 0;
+
+	out[0] = '\0';
+	if (!base || !base[1])
+		return;
+	base++;
+	for (size_t i = 0; i < sizeof(marks) / sizeof(*marks) && !cut; i++) {
+		const char *m = strstr(base + 1, marks[i]); /* a name, not a mark alone */
+		size_t ml = strlen(marks[i]);
+		/* the mark ends the name, or a `.` follows it (.tmp.PID.HEX) */
+		for (; m && !cut; m = strstr(m + 1, marks[i]))
+			if (!m[ml] || (m[ml] == '.' && marks[i][0] == '.'))
+				cut = (size_t)(m - target);
+	}
+	if (!cut || cut >= outsz)
+		return;
+	memcpy(out, target, cut);
+	out[cut] = '\0';
+	if (look(p, out, fn, ctx) != 1)
+		out[0] = '\0';
+}
+
+void policy_hint_renames(const struct policy *p, enum sbx_op op, const char *target,
+			 bool made_dir, const struct sbx_rule *why, sbx_look_fn fn, void *ctx,
+			 char *out, size_t outsz)
+{
+	char dir[PATH_MAX], file[PATH_MAX];
+	bool later;
+
+	out[0] = '\0';
+	if (!write_fixable(op, why) || made_dir)
+		return;
+	write_fix(p, target, made_dir, fn, ctx, dir, sizeof(dir), &later);
+	if (!later)
+		return;
+	replaced_by_rename(p, target, fn, ctx, file, sizeof(file));
+	if (file[0])
+		policy_tildify(p, file, out, outsz);
+}
+
 void policy_hint_fix(const struct policy *p, enum sbx_op op, const char *target,
 		     bool made_dir, const struct sbx_rule *why, sbx_look_fn fn, void *ctx,
 		     char *out, size_t outsz)
@@ -483,6 +533,14 @@ void policy_hint_fix(const struct policy *p, enum sbx_op op, const char *target,
 		bool above;
 		if (!dir[0] || never_row(p, target, dir, fn, ctx, tmp, sizeof(tmp), &above) >= 0)
 			return;
+		/* a new name a program renames over the file beside it: the
+		 * file allowed once it exists would not let the name be made,
+		 * nor the rename: no hint that fails (policy_hint_renames) */
+		if (later) {
+			replaced_by_rename(p, target, fn, ctx, tmp, sizeof(tmp));
+			if (tmp[0])
+				return;
+		}
 		policy_tildify(p, dir, tmp, sizeof(tmp));
 		sbx_printable(tmp, shown, sizeof(shown), true);
 		sbx_shell_word(shown, word, sizeof(word));

@@ -304,7 +304,10 @@ int policy_builder_new(const struct policy_ctx *ctx, struct policy_builder **out
 	/* the credential table (credentials.c): read-denied unless lifted */
 	for (size_t i = 0; i < sbx_ncredentials; i++)
 		if (builder_add_rule(b, SBX_RULE_DENY_READ, sbx_credentials[i].path,
-				     SBX_ORIGIN_DEFAULT, "default"))
+				     SBX_ORIGIN_DEFAULT, "default") ||
+		    (sbx_credentials[i].quiet &&
+		     builder_add_rule(b, SBX_RULE_IGNORE_PATH, sbx_credentials[i].path,
+				      SBX_ORIGIN_DEFAULT, "default")))
 			goto fail;
 	/* ... and where the tool's own variable moves them */
 	for (size_t i = 0; ctx->environ && i < sbx_ncredential_envs; i++)

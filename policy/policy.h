@@ -250,6 +250,9 @@ enum sbx_verdict policy_check_host(const struct policy *p, const char *host,
 /* Did the user silence reports about this target ([report] ignore_paths
  * for a path, ignore_domains for host, host:port or [v6]:port)? */
 bool policy_report_ignored(const struct policy *p, bool path, const char *target);
+/* The same, with the quiet rule that matched (the first), or NULL. */
+const struct sbx_rule *policy_report_quiet(const struct policy *p, bool path,
+					   const char *target);
 
 /* A network target as reports name it — `host`, `host:port`, `[v6]:port`
  * or a bare v6 literal — split into the host (without brackets) and the
@@ -288,6 +291,10 @@ struct sbx_credential {
 	const char *owner;   /* the tool that keeps it there */
 	const char *reason;  /* what in it authenticates someone, or was typed */
 	const char *profile; /* the agent profile whose allow_read lifts it, or NULL */
+	bool quiet;          /* its own tool reads it at every start and rewrites it
+			      * at exit: refused every session, so a quiet rule
+			      * (ignore_paths, source "default") keeps it off the
+			      * terminal; still refused and logged */
 };
 extern const struct sbx_credential sbx_credentials[];
 extern const size_t sbx_ncredentials;
@@ -433,6 +440,15 @@ const char *policy_home_row_what(int row);
 void policy_hint_runs_later(const struct policy *p, enum sbx_op op, const char *target,
 			    bool made_dir, const struct sbx_rule *why, sbx_look_fn fn,
 			    void *ctx, char *out, size_t outsz);
+
+/* When policy_hint_fix() offers nothing because the refused write is a new
+ * name right in HOME or a top-level directory that stands for a file
+ * beside it (`~/.viminfo.tmp` for `~/.viminfo`): the program replaces that
+ * file by rename, and nothing narrower than the whole directory lets it.
+ * That file as `~/.viminfo`, printable; else "". */
+void policy_hint_renames(const struct policy *p, enum sbx_op op, const char *target,
+			 bool made_dir, const struct sbx_rule *why, sbx_look_fn fn, void *ctx,
+			 char *out, size_t outsz);
 
 /* Names for messages. */
 const char *sbx_rule_key(enum sbx_rule_kind kind);      /* "deny_read" */

@@ -426,7 +426,8 @@ int sbx_split_target(const char *target, char *host, size_t hostsz, unsigned *po
 	return 0;
 }
 
-bool policy_report_ignored(const struct policy *p, bool path, const char *target)
+const struct sbx_rule *policy_report_quiet(const struct policy *p, bool path,
+					   const char *target)
 {
 	enum sbx_rule_kind k = path ? SBX_RULE_IGNORE_PATH : SBX_RULE_IGNORE_DOMAIN;
 	char host[256];
@@ -435,16 +436,21 @@ bool policy_report_ignored(const struct policy *p, bool path, const char *target
 	if (path) {
 		for (size_t i = 0; i < p->nby_kind[k]; i++)
 			if (policy_rule_matches(p->by_kind[k][i], target))
-				return true;
-		return false;
+				return p->by_kind[k][i];
+		return NULL;
 	}
 	/* a rule may name the host alone, or host:port */
 	if (sbx_split_target(target, host, sizeof(host), &port))
-		return false;
+		return NULL;
 	for (size_t i = 0; i < p->nby_kind[k]; i++)
 		if (domain_matches(p->by_kind[k][i]->pattern, host, port))
-			return true;
-	return false;
+			return p->by_kind[k][i];
+	return NULL;
+}
+
+bool policy_report_ignored(const struct policy *p, bool path, const char *target)
+{
+	return policy_report_quiet(p, path, target) != NULL;
 }
 
 int policy_set_env_split(const struct sbx_rule *r, char *name, size_t namesz,

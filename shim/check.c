@@ -31,6 +31,15 @@ static bool kernel_fs(const char *abs)
 	       !strncmp(abs, "/proc", 5) ? (abs[5] == '/' || !abs[5]) : false;
 }
 
+/* A device node other than the few every sandbox gives: refused by the
+ * boundary only in the nested mode, where the host's /dev is there (the
+ * person's terminals among it: landlock_spec_dev), so explained after the
+ * kernel's refusal, never refused here. /dev/shm holds files. */
+static bool device_node(const char *abs)
+{
+	return !strncmp(abs, "/dev/", 5) && strncmp(abs, "/dev/shm/", 9) && strcmp(abs, "/dev/shm");
+}
+
 /* A write refused only by a name rule that holds at any depth (`.env`,
  * `.git/hooks/`): the boundary guards those where they exist (and at the
  * top of the workspace and HOME even before they do), and a `git init`
@@ -206,9 +215,11 @@ again:
 		pd->active = true;
 		goto out;
 	}
-	pd->active = !(op == SBX_OP_WRITE && kernel_fs(abs));
-	if (!pd->active)
+	if (op == SBX_OP_WRITE && kernel_fs(abs)) {
+		pd->active = device_node(abs); /* explained after a refusal only */
 		goto out;
+	}
+	pd->active = true;
 	if (policy_check_path(shim_policy(), op, abs, &why) == SBX_ALLOW) {
 		if (shim_mode() != SHIM_ENFORCE)
 			shim_trace(wire_of(op), abs);
@@ -352,10 +363,20 @@ void shim_after(const struct pending *pd, int n, bool failed)
 			if (err == ENOTDIR || err == EEXIST)
 				denied = denied && pd[i].op == SBX_OP_WRITE &&
 					 placeholder_refusal(err, target, why);
+			/* a device the sandbox does not give (the person's
+			 * terminal by name): the supervisor says why */
+			if (device_node(target)) {
+				if (err == EACCES)
+					report_denied(pd[i].op, target, pd[i].how, err, false);
+				shim_leave();
+				continue;
+			}
 			/* a write the policy allows but the kernel refused is
 			 * reported too: the supervisor says why (a writable path
-			 * that did not exist at start cannot be bound) */
-			if (denied || (pd[i].op == SBX_OP_WRITE && (err == EROFS || err == EBUSY) &&
+			 * that did not exist at start cannot be bound; the nested
+			 * mode refuses every extended attribute) */
+			if (denied || (pd[i].op == SBX_OP_WRITE && (err == EROFS || err == EBUSY ||
+								    (err == EPERM && (pd[i].how & HOW_ATTR))) &&
 				       !other_denied && !kernel_fs(target)))
 				report_denied(pd[i].op, target, pd[i].how, err, denied);
 		}

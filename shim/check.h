@@ -20,6 +20,9 @@ enum {
 	/* it makes a directory (mkdir): a refusal's target is reported with
 	 * a trailing `/`, so the fix offered is one that makes a directory */
 	HOW_DIR = 1 << 4,
+	/* it sets or removes an extended attribute: the nested mode's
+	 * seccomp table refuses every one (EPERM), explained after the call */
+	HOW_ATTR = 1 << 5,
 };
 
 /* How the *at calls' flags use the path. */

@@ -26,6 +26,8 @@
  *   truncate                                  always (it writes a file named by path)
  *   unlink, unlinkat, rmdir                   always (a protected name is not removed)
  *   chmod, fchmod, fchmodat, fchmodat2        always (nor its mode changed)
+ *   setxattr, lsetxattr, fsetxattr,           always (nor its extended
+ *   removexattr, lremovexattr, fremovexattr   attributes: an ACL)
  *   bind                                      always (a Unix socket's path makes a name)
  *   listen                                    always, in the _nobind programs
  *                                             (allow_local_binding = false)
@@ -115,6 +117,9 @@ static scmp_filter_ctx build(int block_unix, int nobind)
 		"symlinkat", "connect", "truncate", "bind",
 		/* a protected name is not removed, nor its mode changed */
 		"unlink", "unlinkat", "rmdir", "chmod", "fchmod", "fchmodat", "fchmodat2",
+		/* nor its extended attributes (an ACL granting another user) */
+		"setxattr", "lsetxattr", "fsetxattr", "removexattr", "lremovexattr",
+		"fremovexattr",
 	};
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
 

@@ -70,6 +70,8 @@ struct ll_net_port {
 
 /* ---- the spec, from the plan */
 
+static bool below(const char *path, const char *dir);
+
 static int add_unique(struct strv *s, const char *path)
 {
 	for (size_t i = 0; i < s->n; i++)
@@ -85,11 +87,12 @@ static const char *after(const char *arg, const char *op)
 	return strncmp(arg, op, n) ? NULL : arg + n;
 }
 
-/* The device nodes a program writes to whatever it does (sbx-init's fresh
- * /dev binds the same ones), and POSIX shared memory. */
+/* The device nodes a program uses whatever it does (sbx-init's fresh /dev
+ * binds the same ones), and POSIX shared memory: the only entries of /dev
+ * read or written in the nested mode (landlock_spec_dev). */
 static const char *const devices[] = {
 	"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty",
-	"/dev/ptmx", "/dev/pts", "/dev/shm",
+	"/dev/ptmx", "/dev/shm",
 };
 
 int landlock_spec_from_plan(const struct plan *pl, struct landlock_spec *s)
@@ -108,13 +111,6 @@ int landlock_spec_from_plan(const struct plan *pl, struct landlock_spec *s)
 		else if (!strcmp(pl->argv.v[i], "--bind") && i + 2 < pl->init_at)
 			rc = add_unique(&s->write_roots, pl->argv.v[i + 2]);
 	}
-	/* a device that is a link (a container's /dev/ptmx -> pts/ptmx,
-	 * bubblewrap's too) gets no rule of its own: /dev/pts has one */
-	for (size_t i = 0; !rc && i < sizeof(devices) / sizeof(*devices); i++) {
-		struct stat st;
-		if (lstat(devices[i], &st) || !S_ISLNK(st.st_mode))
-			rc = add_unique(&s->write_roots, devices[i]);
-	}
 	for (size_t i = pl->init_at + 1; !rc && i + 1 < pl->cmd_at; i++) {
 		const char *a = pl->argv.v[i], *p;
 		for (size_t k = 0; !rc && k < 3; k++) {
@@ -131,6 +127,65 @@ int landlock_spec_from_plan(const struct plan *pl, struct landlock_spec *s)
 	}
 	if (rc)
 		landlock_spec_free(s);
+	return rc;
+}
+
+/* Every entry below `dir` that is neither one of `keep` nor on the way
+ * to one becomes a hole of both reads and writes; the way is listed in
+ * turn. Links are left alone (no rule reaches what a link leads to
+ * through it). */
+static int dev_holes(struct landlock_spec *s, const char *dir, char *const *keep, size_t nkeep)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int rc = 0;
+
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while (!rc && (errno = 0, e = readdir(d))) {
+		char child[PATH_MAX];
+		bool kept = false, way = false;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || e->d_type == DT_LNK)
+			continue;
+		if (snprintf(child, sizeof(child), "%s/%s", dir, e->d_name) >= (int)sizeof(child)) {
+			rc = -ENAMETOOLONG;
+			break;
+		}
+		for (size_t i = 0; i < nkeep; i++) {
+			kept |= !strcmp(keep[i], child);
+			way |= below(keep[i], child);
+		}
+		if (way)
+			rc = dev_holes(s, child, keep, nkeep);
+		else if (!kept)
+			rc = add_unique(&s->read_deny, child);
+	}
+	if (!rc && errno)
+		rc = -errno;
+	closedir(d);
+	return rc;
+}
+
+int landlock_spec_dev(struct landlock_spec *s, const char *tty)
+{
+	struct strv keep = { 0 };
+	char real[PATH_MAX];
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i <= sizeof(devices) / sizeof(*devices); i++) {
+		const char *d = i < sizeof(devices) / sizeof(*devices) ? devices[i] : tty;
+		/* where it really is (/dev/ptmx a link to pts/ptmx in a
+		 * container); one the host lacks is not granted */
+		if (!d || !*d || !realpath(d, real) || !path_under(real, "/dev"))
+			continue;
+		rc = add_unique(&keep, real);
+		if (!rc)
+			rc = add_unique(&s->write_roots, real);
+	}
+	if (!rc)
+		rc = dev_holes(s, "/dev", keep.v, keep.n);
+	strv_free(&keep);
 	return rc;
 }
 

@@ -39,6 +39,12 @@ struct landlock_spec {
  * (landlock_spec_port). 0 or -ENOMEM. */
 int landlock_spec_from_plan(const struct plan *pl, struct landlock_spec *s);
 int landlock_spec_port(struct landlock_spec *s, unsigned port); /* -E2BIG when full */
+/* /dev as an allow-list: the device nodes every program uses (null, zero,
+ * full, random, urandom, tty, ptmx, shm) and `tty` (the sandbox's own
+ * terminal, or NULL) are read and written; every other entry of /dev (the
+ * person's terminals in /dev/pts, disks, input devices...) is a hole of
+ * both. 0 or -errno. */
+int landlock_spec_dev(struct landlock_spec *s, const char *tty);
 void landlock_spec_free(struct landlock_spec *s);
 
 /* For each rule the expansion of `root` around `holes` gives: an O_PATH

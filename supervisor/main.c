@@ -423,7 +423,11 @@ static void said_appeared(void *ctx, const char *path)
  * sbx-preload), when COMMAND is Claude Code: true with it in `out`. The
  * hook runs inside the sandbox and judges by the run's own policy
  * (supervisor/cli/hook.c). A path JSON or a shell would read otherwise is
- * never spliced in: then no hook, said with -v. */
+ * never spliced in: then no hook, said with -v. The same settings turn
+ * off Claude's claude-cli:// handler registration: after the first
+ * prompt of every session it writes a desktop entry into
+ * ~/.local/share/applications/, which the desktop runs later (a
+ * protected place: refused, and a line each session). */
 static bool claude_hook_settings(char *out, size_t outsz)
 {
 	char ctl[PATH_MAX];
@@ -437,7 +441,8 @@ static bool claude_hook_settings(char *out, size_t outsz)
 			vmsg("the claude profile's hook: sbxctl's path %s needs quoting; not loaded", ctl);
 			return false;
 		}
-	return (size_t)snprintf(out, outsz, "{\"hooks\":{\"PreToolUse\":[{\"matcher\":\"*\","
+	return (size_t)snprintf(out, outsz, "{\"disableDeepLinkRegistration\":\"disable\","
+				"\"hooks\":{\"PreToolUse\":[{\"matcher\":\"*\","
 				"\"hooks\":[{\"type\":\"command\",\"command\":\"%s hook claude\"}]}]}}",
 				ctl) < outsz;
 }
@@ -1242,7 +1247,8 @@ int main(int argc, char **argv)
 					    /* a relayed terminal is raw by us: the
 					     * program's own terminal says (relay.c) */
 					    .tty_busy = relay_tty_busy,
-					    .guarded = pl.guarded.v, .nguarded = pl.guarded.n };
+					    .guarded = pl.guarded.v, .nguarded = pl.guarded.n,
+					    .nested = nested };
 		if (reports_new(&rcfg, &reports)) {
 			msg("out of memory");
 			goto out;

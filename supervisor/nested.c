@@ -347,6 +347,7 @@ static void weaker_text(struct nested *n, const struct policy *p)
 	parts[k++] = "protected names missing at start not guarded";
 	parts[k++] = "directories holding a protected path take no new names";
 	parts[k++] = "denied directories listable";
+	parts[k++] = "no new pty inside (only the run's own terminal)";
 	if (getuid() == 0 || geteuid() == 0)
 		parts[k++] = "no chmod or chown at all (root)";
 	/* what this kernel's Landlock cannot hold (docs/SECURITY.md, "The
@@ -378,14 +379,23 @@ int nested_spawn(struct nested *n, const struct policy *p, const struct plan *pl
 
 	snprintf(why, whysz, "the nested mode");
 	rc = landlock_spec_from_plan(pl, &n->spec);
+	/* the sandbox's own terminal first: it is the one terminal the
+	 * ruleset lets COMMAND open by name (docs/SECURITY.md, "The nested
+	 * mode"); spawn_prepare() finds it open */
+	if (!rc && (rc = relay_open()))
+		snprintf(why, whysz, "a terminal of the sandbox's own (a pty from /dev/ptmx)");
+	if (!rc)
+		rc = landlock_spec_dev(&n->spec, relay_tty_path());
 	if (!rc)
 		rc = network(n, p);
 	if (!rc)
 		rc = environment(n, pl, why, whysz);
 	if (!rc)
 		rc = landlock_ruleset(&n->spec, n->abi, &ruleset, why, whysz);
-	if (rc)
+	if (rc) {
+		relay_end();
 		return rc;
+	}
 	weaker_text(n, p);
 	/* a process of COMMAND's whose sbx-init is killed comes to us (no pid
 	 * namespace ends with it): nested_reap() */
@@ -393,6 +403,7 @@ int nested_spawn(struct nested *n, const struct policy *p, const struct plan *pl
 		rc = -errno;
 		snprintf(why, whysz, "becoming the run's subreaper");
 		close(ruleset);
+		relay_end();
 		return rc;
 	}
 	rc = sandbox_spawn_nested(sb, init, command, ruleset, n->env.v, n->cwd);

@@ -25,6 +25,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/netlink.h>
@@ -96,6 +97,30 @@ int notify_deny_row(const struct seccomp_data *d)
 	return (int)row - 1;
 }
 
+/* The comm of `pid`'s parent, "" when gone: a nested sandbox is often a
+ * bubblewrap its agent started (Codex's), and "bwrap" alone names no one. */
+static void parent_comm(pid_t pid, char *out, size_t outsz)
+{
+	char p[64], stat[512], *close_paren;
+	int fd, ppid = 0;
+	ssize_t n;
+
+	out[0] = '\0';
+	snprintf(p, sizeof(p), "/proc/%d/stat", (int)pid);
+	if ((fd = open(p, O_RDONLY | O_CLOEXEC)) < 0)
+		return;
+	n = read(fd, stat, sizeof(stat) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	stat[n] = '\0';
+	/* pid (comm) state ppid: comm may hold anything, so from the last ')' */
+	if (!(close_paren = strrchr(stat, ')')) || sscanf(close_paren + 1, " %*c %d", &ppid) != 1 ||
+	    ppid <= 1)
+		return;
+	notify_comm_of(ppid, out, outsz);
+}
+
 struct answer notify_deny(struct call *c, const struct seccomp_data *d)
 {
 	const char *call = NULL;
@@ -114,8 +139,18 @@ struct answer notify_deny(struct call *c, const struct seccomp_data *d)
 			return ERR(ENOENT);
 		snprintf(rule, sizeof(rule), "the seccomp table (%s)", sbx_deny_rows[row].calls);
 		notify_own_begin(c->n);
-		reports_syscall(c->n->r, c->pid, comm, call ? call : "a system call", NULL,
-				sbx_deny_rows[row].why, rule, sbx_deny_rows[row].err);
+		/* the only unshare and clone rows are those of CLONE_NEWUSER: a
+		 * program starting a sandbox of its own, said as such */
+		if (!strcmp(sbx_deny_rows[row].calls, "unshare") ||
+		    !strcmp(sbx_deny_rows[row].calls, "clone")) {
+			char parent[32];
+			parent_comm(c->pid, parent, sizeof(parent));
+			reports_nested_sandbox(c->n->r, c->pid, comm, parent, call ? call : "clone",
+					       rule, sbx_deny_rows[row].err);
+		} else {
+			reports_syscall(c->n->r, c->pid, comm, call ? call : "a system call", NULL,
+					sbx_deny_rows[row].why, rule, sbx_deny_rows[row].err);
+		}
 		notify_own_end(c->n);
 	}
 	return ERR(sbx_deny_rows[row].err);

@@ -200,6 +200,9 @@ struct answer notify_remove(struct call *c, int dirfd, unsigned long long paddr,
  * one changed here, the answer in *out, 0; 1 for a set-ID mode on what
  * is not protected (notify_chmod_dir, then the table's row). */
 int notify_chmod(struct call *c, long nr, const unsigned long long *args, struct answer *out);
+/* setxattr and the rest of its family: refused on a protected name, as
+ * chmod is; made here otherwise. */
+struct answer notify_xattr(struct call *c, long nr, const unsigned long long *args);
 struct answer notify_make(struct call *c, enum make_kind kind, int dirfd,
 			  unsigned long long paddr, mode_t mode, unsigned dev,
 			  unsigned long long taddr);

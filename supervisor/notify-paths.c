@@ -31,6 +31,7 @@
 #include <sys/uio.h>
 #include <stddef.h>
 #include <sys/un.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1553,8 +1554,10 @@ lost:
 /* The file a hard link would give a second name, held: 0, or the errno
  * when it is one a protected rule names (a name deeper than the walk's
  * three levels is not bound read-only: written by the new name, it would
- * change) or another process's /proc file. No name (an O_TMPFILE, a
- * removed file): nothing to judge. */
+ * change), one the policy denies reading (a `deny_read` name the mounts
+ * do not hide, in a node_modules or past the walk: read by the new name,
+ * it would be read; EACCES, as for the read) or another process's /proc
+ * file. No name (an O_TMPFILE, a removed file): nothing to judge. */
 static int link_source(struct call *c, int o)
 {
 	char full[PATH_MAX];
@@ -1568,6 +1571,10 @@ static int link_source(struct call *c, int o)
 		return pr == -ENOENT ? 0 : -pr; /* no name; one we cannot judge */
 	if (proc_foreign(c, o, full, NULL)) {
 		report(c, WIRE_DENY, WIRE_WRITE, full, EACCES);
+		return EACCES;
+	}
+	if (policy_check_path(c->n->p, SBX_OP_READ, full, &why) == SBX_DENY) {
+		report_why(c, WIRE_DENY, WIRE_READ, full, EACCES, why);
 		return EACCES;
 	}
 	if (!may_make(c->n, -1, full, false, &why) && !git_writable(c, full)) {
@@ -1619,6 +1626,19 @@ static bool moves_protected(const struct notify *n, int fd, const char *full,
 		return true;
 	*why = NULL;
 	return false;
+}
+
+/* Does a rename take a file the policy denies reading (`from`) to a name
+ * it does not deny (`to`)? EACCES, reported as the read it is; else 0. */
+static int moves_denied_read(const struct call *c, const char *from, const char *to)
+{
+	const struct sbx_rule *why;
+
+	if (policy_check_path(c->n->p, SBX_OP_READ, from, &why) != SBX_DENY ||
+	    policy_check_path(c->n->p, SBX_OP_READ, to, NULL) == SBX_DENY)
+		return 0;
+	report_why(c, WIRE_DENY, WIRE_READ, from, EACCES, why);
+	return EACCES;
 }
 
 /* rename/renameat/renameat2 and link/linkat: a name made from another. */
@@ -1677,6 +1697,16 @@ struct answer notify_move(struct call *c, bool is_link, int olddfd, unsigned lon
 		a = ERR(DENY_ERRNO);
 		goto out;
 	}
+	/* a file the policy denies reading, moved to a name it does not (one
+	 * the mounts do not hide: a `*.pem` in a node_modules): read there,
+	 * as through a link (link_source) */
+	if (!is_link && (rc = moves_denied_read(c, ofull, nfull)) == 0 &&
+	    (flags & RENAME_EXCHANGE))
+		rc = moves_denied_read(c, nfull, ofull);
+	if (!is_link && rc) {
+		a = ERR(rc);
+		goto out;
+	}
 	if (!is_link && (flags & RENAME_EXCHANGE)) {
 		bool new_dir = !fstatat(np.fd, np.name, &nst, AT_SYMLINK_NOFOLLOW) &&
 			       (S_ISDIR(nst.st_mode) || S_ISLNK(nst.st_mode));
@@ -1722,6 +1752,113 @@ out:
 		close(lo);
 	parent_close(&op);
 	parent_close(&np);
+	return a;
+}
+
+/* setxattr, lsetxattr, fsetxattr, removexattr, lremovexattr, fremovexattr:
+ * a protected name's extended attributes are not changed, as its mode is
+ * not (an ACL, system.posix_acl_access, let another user write a deep
+ * `.env` or hook; a user.* attribute is what some tools read). The target
+ * is held as chmod's is, judged as a write by the name the kernel gives
+ * it, and the call made here on that held file, with the caller's rights
+ * and no capability: a read-only bind still says EROFS. */
+#ifndef XATTR_NAME_MAX
+#define XATTR_NAME_MAX 255   /* linux/limits.h */
+#define XATTR_SIZE_MAX 65536
+#endif
+struct answer notify_xattr(struct call *c, long nr, const unsigned long long *args)
+{
+	bool set = nr == SYS_setxattr || nr == SYS_lsetxattr || nr == SYS_fsetxattr;
+	bool byfd = nr == SYS_fsetxattr || nr == SYS_fremovexattr;
+	bool nofollow = nr == SYS_lsetxattr || nr == SYS_lremovexattr;
+	char path[PATH_MAX], abs[PATH_MAX], full[PATH_MAX], name[XATTR_NAME_MAX + 1], l[64];
+	const struct sbx_rule *why;
+	size_t size = set ? (size_t)args[3] : 0;
+	void *value = NULL;
+	struct answer a;
+	struct stat st;
+	int o = -1, rc;
+
+	if (set && size > XATTR_SIZE_MAX)
+		return ERR(E2BIG);
+	if ((rc = notify_read_str(c, args[1], name, sizeof(name))))
+		return ERR(rc == -ENAMETOOLONG ? ERANGE : -rc);
+	if (byfd) {
+		o = notify_take_fd(c, (int)args[0]);
+	} else if ((rc = notify_read_str(c, args[0], path, sizeof(path))) ||
+		   (rc = abs_path(c, AT_FDCWD, path, abs, sizeof(abs)))) {
+		o = rc;
+	} else if ((rc = fd_link_open(c, abs, &o)) > 0) {
+		o = open_in_root(c, abs, O_PATH, nofollow);
+	} else if (rc < 0) {
+		o = rc;
+	}
+	if (o < 0)
+		return ERR(-o);
+	if (byfd && (fcntl(o, F_GETFL) & O_PATH)) {
+		close(o);
+		return ERR(EBADF); /* as the kernel answers fsetxattr on one */
+	}
+	/* what the call would change, by its name (a pipe's or a socket's
+	 * descriptor names none, and nothing protected) */
+	rc = 0;
+	if (fstat(o, &st) || ((rc = fd_path(o, full, sizeof(full))) &&
+			      (rc != -ENOENT || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode) ||
+			       S_ISLNK(st.st_mode)))) {
+		a = ERR(rc ? -rc : errno);
+		goto out;
+	}
+	if (rc)
+		full[0] = '\0';
+	if (full[0] && moves_protected(c->n, -1, full, &why) && !git_writable(c, full)) {
+		report_why(c, WIRE_DENY, WIRE_WRITE, full, DENY_ERRNO, why);
+		a = ERR(DENY_ERRNO);
+		goto out;
+	}
+	/* A default ACL is inherited by every entry made in the directory
+	 * later, by the person's own programs too: the `.git/config` git
+	 * writes next (a new file renamed over it), a `.env` made there,
+	 * each open to another user. Any directory may hold a protected name
+	 * (`.env` is one at any depth), so none takes one. */
+	if (set && !strcmp(name, "system.posix_acl_default")) {
+		char comm[32];
+		if (c->n->r) {
+			notify_comm_of(c->pid, comm, sizeof(comm));
+			notify_own_begin(c->n);
+			reports_syscall(c->n->r, c->pid, comm, "a default ACL", full,
+					"every entry made in the directory later inherits it, "
+					"protected names too (a .env, git's next config)",
+					"extended attributes (docs/SECURITY.md)", EPERM);
+			notify_own_end(c->n);
+		}
+		a = ERR(EPERM);
+		goto out;
+	}
+	if (size && !(value = malloc(size))) {
+		a = ERR(ENOMEM);
+		goto out;
+	}
+	if (size && notify_read_mem(c, args[2], value, size)) {
+		a = ERR(EFAULT);
+		goto out;
+	}
+	if (!notify_call_valid(c)) {
+		a = ERR(ENOENT);
+		goto out;
+	}
+	/* through /proc/self/fd: a held symlink (lsetxattr) is acted on
+	 * itself, the magic link is not followed past it */
+	snprintf(l, sizeof(l), "/proc/self/fd/%d", o);
+	mode_t old = notify_act_begin(c->n, NO_UMASK);
+	rc = set ? setxattr(l, name, value, size, (int)args[4]) : removexattr(l, name);
+	int e = errno;
+	notify_act_end(c->n, old);
+	if (rc && full[0])
+		kernel_refused(c, full, S_ISDIR(st.st_mode), e);
+	a = rc ? ERR(e) : OK(0);
+out:
+	free(value);
+	close(o);
 	return a;
 }
 

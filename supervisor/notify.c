@@ -144,6 +144,13 @@ static struct answer dispatch(struct call *c, const struct seccomp_data *d)
 #endif
 	case SYS_unlinkat:
 		return notify_remove(c, (int)a[0], a[1], (int)a[2]);
+	case SYS_setxattr:
+	case SYS_lsetxattr:
+	case SYS_fsetxattr:
+	case SYS_removexattr:
+	case SYS_lremovexattr:
+	case SYS_fremovexattr:
+		return notify_xattr(c, nr, a);
 	}
 	/* a protected name's mode; any mode but a set-ID one made here */
 	struct answer dir;

@@ -57,6 +57,23 @@ static int init_op(struct plan *pl, const char *op, const char *path)
 
 /* ---- what is already covered, to keep the argv short and the order sane */
 
+/* A read-denied file with more than one name: a hard link made before the
+ * run (`ln ~/.aws/credentials ~/proj/notes/c`) is the same file under a
+ * name no rule names, and a mount hides a name, not a file. The masked
+ * files (and those directly in a masked directory) that have other names
+ * are remembered here; the walk of the writable roots looks for those by
+ * identity (a stat per file, only while there is one to look for) and
+ * masks each it finds; sbx says what it found and what it could not. */
+#define SHARED_MAX 32
+#define SHARED_DIR_ENTRIES 256 /* looked at in one masked directory */
+struct shared {
+	dev_t dev;
+	ino_t ino;
+	nlink_t nlink;
+	unsigned found; /* other names masked */
+	char path[PATH_MAX];
+};
+
 struct covered {
 	struct strv masks;   /* read-denied paths already hidden */
 	struct strv protect; /* paths already bound read-only */
@@ -70,6 +87,8 @@ struct covered {
 	unsigned nguarded;   /* git directories whose parts were guarded */
 	bool guard_cut;      /* ... and more were found than GIT_GUARD_MAX */
 	char walk_cut_at[PATH_MAX]; /* the first directory left unread, or "" */
+	struct shared shared[SHARED_MAX]; /* read-denied files with other names */
+	unsigned nshared;
 	/* The parents placeholder() resolved, "" when not a directory (they
 	 * are the workspace, HOME and a few below them, asked for in turn:
 	 * realpath() costs a readlink per component). */
@@ -137,6 +156,90 @@ static bool holds_root(const struct covered *cv, const char *path)
 
 /* ---- masks for read-denied paths */
 
+static void remember_shared(struct covered *cv, const char *path, const struct stat *st)
+{
+	if (!S_ISREG(st->st_mode) || st->st_nlink < 2)
+		return;
+	for (unsigned i = 0; i < cv->nshared; i++)
+		if (cv->shared[i].dev == st->st_dev && cv->shared[i].ino == st->st_ino)
+			return;
+	if (cv->nshared == SHARED_MAX)
+		return;
+	struct shared *sh = &cv->shared[cv->nshared++];
+	sh->dev = st->st_dev;
+	sh->ino = st->st_ino;
+	sh->nlink = st->st_nlink;
+	sh->found = 0;
+	snprintf(sh->path, sizeof(sh->path), "%s", path);
+}
+
+/* The files directly in a masked directory (`~/.aws/credentials`), a
+ * bounded look: the keys and logins are at its top. */
+static void remember_shared_in(struct covered *cv, const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	unsigned n = 0;
+
+	if (!d)
+		return;
+	while ((e = readdir(d)) && n++ < SHARED_DIR_ENTRIES) {
+		char path[PATH_MAX];
+		struct stat st;
+		if ((e->d_type != DT_REG && e->d_type != DT_UNKNOWN) ||
+		    snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) >= (int)sizeof(path) ||
+		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW))
+			continue;
+		remember_shared(cv, path, &st);
+	}
+	closedir(d);
+}
+
+static int mask_path(const struct plan_in *in, struct plan *pl,
+		     struct covered *cv, const char *path);
+
+/* An entry of a writable root that is another name of a remembered file:
+ * masked as that file is. */
+static int shared_name(const struct plan_in *in, struct plan *pl, struct covered *cv,
+		       int dirfd, const char *name, const char *path)
+{
+	struct stat st;
+
+	if (!cv->nshared || fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) ||
+	    !S_ISREG(st.st_mode) || st.st_nlink < 2)
+		return 0;
+	for (unsigned i = 0; i < cv->nshared; i++) {
+		struct shared *sh = &cv->shared[i];
+		if (sh->dev != st.st_dev || sh->ino != st.st_ino || in_list(&cv->masks, path))
+			continue;
+		char shown[PATH_MAX], of[PATH_MAX];
+		sbx_path_tildify(path, policy_home(in->policy), shown, sizeof(shown));
+		sbx_path_tildify(sh->path, policy_home(in->policy), of, sizeof(of));
+		msg("%s is another name (a hard link) of %s, which the policy denies reading: "
+		    "hidden too", shown, of);
+		sh->found++;
+		return mask_path(in, pl, cv, path);
+	}
+	return 0;
+}
+
+/* What the walk did not find: the other names lie elsewhere, where they
+ * read as any file does. */
+static void shared_said(const struct plan_in *in, const struct covered *cv)
+{
+	for (unsigned i = 0; i < cv->nshared; i++) {
+		const struct shared *sh = &cv->shared[i];
+		char shown[PATH_MAX];
+		if (sh->found + 1 >= sh->nlink)
+			continue;
+		sbx_path_tildify(sh->path, policy_home(in->policy), shown, sizeof(shown));
+		msg("%s, which the policy denies reading, has %u names (hard links), not all "
+		    "in the writable roots, where sbx looks for them: a name elsewhere reads it "
+		    "as any file (find them with `find / -xdev -samefile %s`, then remove them "
+		    "or name them in deny_read)", shown, (unsigned)sh->nlink, sh->path);
+	}
+}
+
 static int mask_path(const struct plan_in *in, struct plan *pl,
 		     struct covered *cv, const char *path)
 {
@@ -164,6 +267,10 @@ static int mask_path(const struct plan_in *in, struct plan *pl,
 	}
 	TRY(strv_add(&cv->masks, path));
 	pl->read_masks++;
+	if (S_ISDIR(st.st_mode))
+		remember_shared_in(cv, path);
+	else
+		remember_shared(cv, path, &st);
 	if (!S_ISDIR(st.st_mode))
 		/* reads give nothing, writes fail */
 		return init_op(pl, "--mask-file=", path);
@@ -1083,6 +1190,8 @@ static int walk_root(const struct plan_in *in, struct plan *pl, struct covered *
 				rc = judge_entry(in, pl, cv, path, &stop);
 			else if (deep_reads)
 				rc = judge_read(in, pl, cv, path, &stop);
+			if (!rc && !stop && type == DT_REG)
+				rc = shared_name(in, pl, cv, dirfd(d), e->d_name, path);
 			if (!rc && !strcmp(e->d_name, ".git")) {
 				if ((!stop || type == DT_DIR) && depth < deepest)
 					rc = guard_dotgit(in, pl, cv, path, type);
@@ -1702,6 +1811,7 @@ int plan_init(const struct plan_in *in, struct plan *pl)
 		pl->read_masks = masks;
 	}
 	STEP(protect_rules(in, pl, cv));
+	shared_said(in, cv);
 	/* the pins before the masks and protects below them (parents first),
 	 * the links after every protect (a link's target may be one) */
 	if (cv->pins.n)

@@ -34,6 +34,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -60,6 +61,7 @@ static struct {
 	bool stuck;          /* the terminal took nothing for a second: not waited for
 			      * again until the loop's own write goes through */
 	struct termios saved;
+	char tty_path[32];   /* the slave's name on the host (relay_tty_path) */
 	char out[65536];     /* master -> terminal, not written yet */
 	size_t outn, outoff;
 	char in[4096];       /* terminal -> master, not written yet */
@@ -78,6 +80,38 @@ static struct {
 /* Our lines (util.c's sbx_write_text) come here while the relay is on. */
 static void hook(int fd, const char *s, size_t n);
 
+#define PTY_SLAVE_MAJOR 136 /* UNIX98_PTY_SLAVE_MAJOR; the minor is the index */
+
+/* The slave's name, /dev/pts/N, kept only when that path is the very node
+ * we hold (a devpts of another instance, as in some containers, leaves it
+ * nameless): the nested mode grants that one terminal by name and no other
+ * (landlock_spec_dev). */
+static void slave_name(void)
+{
+	struct stat st, at;
+	char p[32];
+	int h;
+
+	R.tty_path[0] = '\0';
+	if (fstat(R.slave, &st) || !S_ISCHR(st.st_mode) || major(st.st_rdev) < PTY_SLAVE_MAJOR ||
+	    major(st.st_rdev) > PTY_SLAVE_MAJOR + 7)
+		return;
+	snprintf(p, sizeof(p), "/dev/pts/%u",
+		 (major(st.st_rdev) - PTY_SLAVE_MAJOR) * 256 + minor(st.st_rdev));
+	h = open(p, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (h < 0)
+		return;
+	if (!fstat(h, &at) && S_ISCHR(at.st_mode) && at.st_dev == st.st_dev &&
+	    at.st_ino == st.st_ino && at.st_rdev == st.st_rdev)
+		memcpy(R.tty_path, p, sizeof(p));
+	close(h);
+}
+
+const char *relay_tty_path(void)
+{
+	return R.on ? R.tty_path : "";
+}
+
 int relay_open(void)
 {
 	int t = -1;
@@ -92,8 +126,8 @@ int relay_open(void)
 				t = fd;
 			R.slave_fds |= 1u << fd;
 		}
-	if (t < 0)
-		return 0;
+	if (t < 0 || R.on)
+		return 0; /* none, or opened already (the nested mode's ruleset needs its name) */
 	/* Our own open of the terminal, so that O_NONBLOCK on it is ours
 	 * (the caller's open file description is the shell's too); where it
 	 * cannot be opened again, a copy, written blocking. */
@@ -122,6 +156,7 @@ int relay_open(void)
 		    (R.slave = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC)) < 0)
 			goto fail;
 	}
+	slave_name();
 	/* the caller's modes and size: the program sees its terminal as it
 	 * is. Started in the background, the modes are the shell's own while
 	 * it reads the next line (readline's: no ICANON, ECHO, ICRNL): the
@@ -557,6 +592,7 @@ void relay_end(void)
 		close(R.tfd);
 	R.slave = R.master = R.tfd = -1;
 	R.on = R.started = false;
+	R.tty_path[0] = '\0';
 	if (sbx_text_hook == hook)
 		sbx_text_hook = NULL;
 }

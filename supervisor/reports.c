@@ -76,6 +76,7 @@ struct reports {
 	struct seen *seen;
 	size_t nseen, seen_bytes;
 	unsigned long denied[WIRE_OP_COUNT], learned, allowed, malformed, ignored;
+	unsigned long quiet; /* refusals a quiet rule kept off the terminal */
 	unsigned long denied_calls; /* reports_syscall(): once per call and program */
 	unsigned long contradicted; /* lines whose claim the policy contradicts */
 	unsigned long not_shown, not_logged, not_kept;
@@ -334,6 +335,17 @@ void report_explain(const struct policy *p, const struct wire_report *w,
 		snprintf(shown, sizeof(shown), "%s", w->target);
 	}
 	report_printable(shown, e->shown, sizeof(e->shown), true);
+	/* A device node the kernel refused (the nested mode gives only a few,
+	 * and of the terminals only the run's own: landlock_spec_dev). A
+	 * claimed refusal: it cannot widen anything, and no setting lifts it. */
+	if (file_op(w->op) && w->decision == WIRE_DENY && !strncmp(w->target, "/dev/", 5) &&
+	    !sbx_path_under(w->target, "/dev/shm")) {
+		e->device = !strncmp(w->target, "/dev/pts/", 9) || !strncmp(w->target, "/dev/tty", 8) ||
+			    !strcmp(w->target, "/dev/console") ? 1 : 2;
+		e->verdict = SBX_DENY;
+		e->decision = WIRE_DENY;
+		return;
+	}
 	/* The decision is ours. What the policy denies is a denial (or, in a
 	 * learning run, would be), whatever the line claimed. A claimed
 	 * refusal of what the policy allows stays a refusal: the boundary
@@ -365,6 +377,11 @@ void report_explain(const struct policy *p, const struct wire_report *w,
 				e->fix, sizeof(e->fix));
 		policy_hint_runs_later(p, sbx_op_of(w->op), w->target, w->dir, why, host_look,
 				       NULL, e->runs_later, sizeof(e->runs_later));
+		if (!e->fix[0] && !e->runs_later[0]) {
+			policy_hint_renames(p, sbx_op_of(w->op), w->target, w->dir, why,
+					    host_look, NULL, tmp, sizeof(tmp));
+			report_printable(tmp, e->renames, sizeof(e->renames), true);
+		}
 	} else if (!file_op(w->op) && !why) {
 		snprintf(tmp, sizeof(tmp), "--allow-domain %s", w->op == WIRE_DNS ? host : w->target);
 		report_printable(tmp, e->fix, sizeof(e->fix), true);
@@ -493,7 +510,15 @@ size_t report_line(const struct wire_report *w, const struct report_expl *e,
 		    v ? v : wire_op_name(w->op), v ? " " : " of ", e->shown,
 		    w->truncated ? "…" : "");
 	if (d != WIRE_ALLOW) {
-		if (e->has_rule)
+		if (e->device == 1)
+			PUT(" — not the sandbox's own terminal: a program inside reaches only "
+			    "the run's own pty, never the person's terminals (docs/SECURITY.md, "
+			    "\"The terminal is the sandbox's own\")");
+		else if (e->device)
+			PUT(" — a device the sandbox does not give (inside, /dev holds null, "
+			    "zero, full, random, urandom, tty, ptmx, shm and the run's own "
+			    "terminal)");
+		else if (e->has_rule)
 			PUT(" by `%s` (%s)", e->rule, e->note);
 		else if (e->unbound && w->err == EBUSY)
 			PUT(" — `%s` (%s) allows it, but the directory being moved or "
@@ -504,6 +529,11 @@ size_t report_line(const struct wire_report *w, const struct report_expl *e,
 			    "started, and only an existing path can be made writable "
 			    "(create it first, or allow a directory with a trailing /, "
 			    "which sbx creates)", e->rule, e->source);
+		else if (e->nested_eperm)
+			PUT(" — the nested mode refuses every change of extended attributes "
+			    "(ACLs) and, as root, of modes and owners: Landlock has no right for "
+			    "them and a seccomp filter cannot read the path (docs/SECURITY.md, "
+			    "\"The nested mode\")");
 		else if (e->guarded)
 			PUT(" — the sandbox keeps %s read-only (it guards a git "
 			    "directory or a protected file)", e->guarded);
@@ -534,9 +564,21 @@ size_t report_line(const struct wire_report *w, const struct report_expl *e,
 		else if (e->runs_later[0])
 			PUT(" (%s — no flag is offered for it: change it outside the sandbox)",
 			    e->runs_later);
-		else if (e->has_rule && e->kind == SBX_RULE_DENY_WRITE &&
-			 !strstr(e->note, "no setting"))
+		else if (e->renames[0]) {
+			/* "once the file exists" would not work: the name is new
+			 * at every save, and the rename needs its directory */
+			char dir[PATH_MAX];
+			const char *slash = strrchr(e->renames, '/');
+			snprintf(dir, sizeof(dir), "%.*s", slash && slash != e->renames ?
+				 (int)(slash - e->renames) : 1, e->renames);
+			PUT(" (the program replaces %s by renaming this new name over it, and "
+			    "only all of %s would let it, which no hint offers: give the "
+			    "program a file in a directory of its own, or quiet this with "
+			    "`ignore_paths = %s` under [report])", e->renames, dir, e->shown);
+		} else if (e->has_rule && e->kind == SBX_RULE_DENY_WRITE &&
+			   !strstr(e->note, "no setting")) {
 			PUT(" (remove that rule to allow it)");
+		}
 	}
 	/* the line said otherwise: say so, the decision above is ours */
 	if (e->claimed == WIRE_ALLOW && d == WIRE_DENY)
@@ -724,8 +766,24 @@ static void log_commit(struct reports *r, const char *text, size_t len)
 	log_write(r, text, len);
 }
 
+/* The end of a record: "ignored", and the quiet rule that kept it off
+ * the terminal (ignore_paths / ignore_domains) with its source, so the
+ * log says which setting hid it and `sbxctl status` can list it. */
+static void json_quiet(FILE *f, const struct sbx_rule *q)
+{
+	char rule[PATH_MAX + 32];
+
+	fprintf(f, ",\"ignored\":%s", q ? "true" : "false");
+	if (!q)
+		return;
+	policy_rule_text(q, rule, sizeof(rule));
+	json_opt(f, "quiet_rule", rule);
+	json_opt(f, "quiet_source", q->source);
+}
+
 static void log_report(struct reports *r, const struct wire_report *w,
-		       const struct report_expl *e, bool ignored, bool boundary)
+		       const struct report_expl *e, const struct sbx_rule *quiet,
+		       bool boundary)
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -747,8 +805,9 @@ static void log_report(struct reports *r, const struct wire_report *w,
 	json_opt(f, "errno", errno_name(w->err));
 	json_opt(f, "fix", e->fix);
 	json_opt(f, "run", r->cfg.run_id);
-	fprintf(f, ",\"truncated\":%s,\"ignored\":%s}\n", w->truncated ? "true" : "false",
-		ignored ? "true" : "false");
+	fprintf(f, ",\"truncated\":%s", w->truncated ? "true" : "false");
+	json_quiet(f, quiet);
+	fputs("}\n", f);
 	fclose(f);
 	log_commit(r, text, len);
 	free(text);
@@ -1011,7 +1070,7 @@ static void take_report(struct reports *r, const struct wire_report *wr, bool bo
 	struct report_expl e;
 	struct seen *s;
 	char key[WIRE_TARGET_MAX + 8], text[REPORT_LINE_MAX];
-	bool ignored;
+	const struct sbx_rule *quiet;
 
 	report_explain(r->cfg.policy, &w, &e);
 	if (boundary) {
@@ -1027,6 +1086,17 @@ static void take_report(struct reports *r, const struct wire_report *wr, bool bo
 	} else if (r->cfg.mode == REPORTS_LEARN) {
 		learn_decide(r, &w, &e);
 	}
+	/* the nested mode's [nested] rows refuse what the policy allows: a
+	 * file's extended attributes, and root's chmod and chown. Elsewhere
+	 * the shim's EPERM of an attribute the policy allows is the notify
+	 * layer's refusal (a default ACL), which that layer says itself. */
+	if (!boundary && w.op == WIRE_WRITE && w.err == EPERM && e.verdict == SBX_ALLOW &&
+	    e.decision == WIRE_DENY) {
+		if (!r->cfg.nested)
+			return;
+		e.nested_eperm = true;
+		e.unbound = false;
+	}
 	if (e.unbound && file_op(w.op))
 		for (size_t i = 0; i < r->cfg.nguarded; i++)
 			if (path_under(w.target, r->cfg.guarded[i])) {
@@ -1037,10 +1107,11 @@ static void take_report(struct reports *r, const struct wire_report *wr, bool bo
 			}
 	if (e.claimed)
 		r->contradicted++;
-	ignored = policy_report_ignored(r->cfg.policy, file_op(w.op), w.target);
-	log_report(r, &w, &e, ignored, boundary);
-	if (ignored) {
+	quiet = policy_report_quiet(r->cfg.policy, file_op(w.op), w.target);
+	log_report(r, &w, &e, quiet, boundary);
+	if (quiet) {
 		r->ignored++;
+		r->quiet += e.decision == WIRE_DENY;
 		return;
 	}
 	if (e.decision == WIRE_DENY)
@@ -1188,6 +1259,11 @@ void reports_finish(struct reports *r, unsigned long dropped)
 	if (r->learned)
 		count(sum, sizeof(sum), r->learned, "access the policy would refuse",
 		      "accesses the policy would refuse");
+	/* apart from the refusals said: what quiet rules kept off the
+	 * terminal, and where to see them */
+	if (r->quiet)
+		count(sum, sizeof(sum), r->quiet, "expected refusal not shown (sbxctl status)",
+		      "expected refusals not shown (sbxctl status)");
 	if (dropped)
 		count(sum, sizeof(sum), dropped, "report dropped (the supervisor fell behind)",
 		      "reports dropped (the supervisor fell behind)");
@@ -1330,7 +1406,8 @@ void reports_proxy(struct reports *r, const struct net_event *ev)
 					    "seccomp" };
 	char target[300], line[REPORT_LINE_MAX], rule[640] = "", key[320], *text = NULL, stamp[40];
 	bool v6 = strchr(ev->host, ':') != NULL, deny = ev->outcome == NET_EV_DENIED;
-	bool trace = r->cfg.mode == REPORTS_TRACE, ignored, dns = ev->proto == NET_PROTO_DNS;
+	bool trace = r->cfg.mode == REPORTS_TRACE, dns = ev->proto == NET_PROTO_DNS;
+	const struct sbx_rule *quiet;
 	/* a static program's connect, carried by the notify layer: the
 	 * boundary's, and its caller is known */
 	bool sc = ev->proto == NET_PROTO_SECCOMP;
@@ -1352,7 +1429,7 @@ void reports_proxy(struct reports *r, const struct net_event *ev)
 	snprintf(raw, sizeof(raw), "%s", target);
 	report_printable(raw, target, sizeof(target), true);
 	/* [report] ignore_domains: logged, not said */
-	ignored = ev->host[0] && policy_report_ignored(r->cfg.policy, false, target);
+	quiet = ev->host[0] ? policy_report_quiet(r->cfg.policy, false, target) : NULL;
 	if (ev->rule)
 		snprintf(rule, sizeof(rule), "%s = %s", sbx_rule_key(ev->rule->kind),
 			 ev->rule->value);
@@ -1382,7 +1459,8 @@ void reports_proxy(struct reports *r, const struct net_event *ev)
 		json_opt(f, "address", ev->address);
 		json_opt(f, "client", ev->client);
 		json_opt(f, "run", r->cfg.run_id);
-		fprintf(f, ",\"ignored\":%s}\n", ignored ? "true" : "false");
+		json_quiet(f, quiet);
+		fputs("}\n", f);
 		fclose(f);
 		log_commit(r, text, len);
 		free(text);
@@ -1394,8 +1472,9 @@ void reports_proxy(struct reports *r, const struct net_event *ev)
 	snprintf(key, sizeof(key), "%c%c %s", deny ? WIRE_DENY : ev->outcome == NET_EV_ALLOWED ?
 		 WIRE_ALLOW : ev->outcome == NET_EV_FAILED ? 'F' : 'E', dns ? 'l' : sc ? 's' : 'p',
 		 target);
-	if (ignored) {
+	if (quiet) {
 		r->ignored++;
+		r->quiet += deny;
 		return;
 	}
 	if (ev->outcome == NET_EV_ERROR && !trace && sbx_verbosity < V_VERBOSE)
@@ -1549,6 +1628,23 @@ void reports_syscall(struct reports *r, int pid, const char *comm, const char *c
 	snprintf(line, sizeof(line), "sbx: denied %s%s%s — %s — pid %d %s (seccomp)", call,
 		 shown[0] ? " on " : "", shown, why, pid, shown_comm);
 	say(r, line);
+}
+
+void reports_nested_sandbox(struct reports *r, int pid, const char *comm, const char *parent,
+			    const char *call, const char *rule, int err)
+{
+	char who[16 * 6], by[16 * 6], why[512];
+
+	report_printable(comm ? comm : "", who, sizeof(who), true);
+	report_printable(parent ? parent : "", by, sizeof(by), true);
+	/* sbx is the sandbox: the fix is the agent's own sandbox off, which
+	 * the codex profile does (share/sbx/profiles/codex.ini) */
+	snprintf(why, sizeof(why), "%s%s%s%s tried to start its own sandbox (a new user "
+		 "namespace): sbx is the sandbox; turn the program's own sandbox off "
+		 "(Codex: --sandbox danger-full-access, which the codex profile sets: "
+		 "sbx-preload codex)", who[0] ? who : "a program", by[0] ? " (started by " : "",
+		 by, by[0] ? ")" : "");
+	reports_syscall(r, pid, comm, call, NULL, why, rule, err);
 }
 
 void reports_nofile(struct reports *r)

@@ -251,6 +251,7 @@ struct reports_cfg {
 	 * there is said to be the sandbox's, not a missing path's. */
 	char *const *guarded;
 	size_t nguarded;
+	bool nested;                 /* the nested mode (its seccomp rows explained) */
 	struct reports_limits limits;
 	/* Milliseconds on a monotonic clock, for the rate limits; NULL: the
 	 * real one (the unit tests bring their own). */
@@ -276,10 +277,17 @@ struct report_expl {
 	/* no fix because it would open a place of HOME a later program runs
 	 * from: "~/.pyenv: what it is" (policy_hint_runs_later), or "" */
 	char runs_later[PATH_MAX + 512];
+	/* no fix because the new name is renamed over this file beside it,
+	 * right in HOME or a top-level directory (policy_hint_renames), or "" */
+	char renames[PATH_MAX];
 	char shown[PATH_MAX];      /* the target as the person writes it, printable */
 	bool unbound;              /* allowed by `rule`, refused: not there at start */
 	bool boundary;             /* decided by the notify layer (seccomp), not the shim */
 	const char *guarded;       /* kept read-only by the boundary: this path */
+	bool nested_eperm;         /* a write the policy allows, EPERM in the nested mode */
+	/* a device node the sandbox does not give (the nested mode's /dev is
+	 * an allow-list): 1 another terminal (the person's), 2 anything else */
+	int device;
 };
 /* Long enough for any report: a 4 KiB target escaped, rule and fix. */
 #define REPORT_LINE_MAX (6 * PATH_MAX)
@@ -316,6 +324,12 @@ void reports_boundary(struct reports *r, char decision, enum wire_op op, int pid
  * repeats counted. `target` may be NULL, `rule` names what refused it. */
 void reports_syscall(struct reports *r, int pid, const char *comm, const char *call,
 		     const char *target, const char *why, const char *rule, int err);
+/* A program that tried to make a user namespace (unshare, clone with
+ * CLONE_NEWUSER): a sandbox of its own, which cannot start inside sbx. Said
+ * as such, with the setting that turns an agent's own sandbox off; once
+ * per call and program, as reports_syscall. `parent` may be "". */
+void reports_nested_sandbox(struct reports *r, int pid, const char *comm, const char *parent,
+			    const char *call, const char *rule, int err);
 /* A line of the supervisor's own, said now (held like the others) and
  * logged as a notice. */
 void reports_say_notice(struct reports *r, const char *kind, const char *line);
@@ -455,6 +469,9 @@ void sandbox_abort(struct sandbox *sb);
  * otherwise). Before the spawn. 0, or -errno (nothing left open). */
 int relay_open(void);
 bool relay_on(void);
+/* The slave's path on the host (/dev/pts/N, checked to be that node), or
+ * "" (no relay, or a pty no name here leads to). */
+const char *relay_tty_path(void);
 /* In the spawn's child: the slave onto the standard streams that are
  * the terminal. Async-signal-safe. */
 void relay_child(void);

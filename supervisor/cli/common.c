@@ -59,9 +59,16 @@ void ctl_printable(const char *s, char *out, size_t outsz)
 int ctl_policy(const char *config, const char *workspace, const char *cwd,
 	       struct policy **p, struct policy_builder **b, char *user_file, size_t ufsz)
 {
+	return ctl_policy_profile(config, workspace, cwd, NULL, p, b, user_file, ufsz);
+}
+
+int ctl_policy_profile(const char *config, const char *workspace, const char *cwd,
+		       const char *profile, struct policy **p, struct policy_builder **b,
+		       char *user_file, size_t ufsz)
+{
 	const char *home = config_home_dir();
 	char here[PATH_MAX], sdir[PATH_MAX], cdir[PATH_MAX], session[PATH_MAX + 16];
-	struct options o = { .config = config, .workspace = workspace };
+	struct options o = { .config = config, .workspace = workspace, .profile = profile };
 	struct sbx_err err = { "" };
 	int rc;
 

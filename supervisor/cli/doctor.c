@@ -2,6 +2,7 @@
  * feature the policy needs, with the fix for each missing one) and the
  * machine part of `sbxctl status`. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -10,9 +11,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "config.h"
 #include "hostfs.h"
 #include "probe.h"
+#include "profile.h"
 #include "sbxctl.h"
 #include "supervisor.h"
 
@@ -271,6 +275,99 @@ static void check_state(struct doctor *d)
 		close(fd);
 }
 
+/* ---- where Claude Code's sbx hook lives */
+
+/* Does the Claude settings file at `path` load `sbxctl hook claude` as a
+ * PreToolUse hook? -1 when there is no such file (or it is not JSON). */
+static int has_sbx_hook(const char *path)
+{
+	json_t *root = json_load_file(path, 0, NULL), *pre, *entry, *h;
+	size_t i, j;
+	int found = 0;
+
+	if (!root)
+		return -1;
+	pre = json_object_get(json_object_get(root, "hooks"), "PreToolUse");
+	json_array_foreach(pre, i, entry)
+		json_array_foreach(json_object_get(entry, "hooks"), j, h) {
+			json_t *cmd = json_object_get(h, "command");
+			const char *c = json_is_string(cmd) ? json_string_value(cmd) : "";
+			if (strstr(c, "sbxctl") && strstr(c, "hook claude"))
+				found = 1;
+		}
+	json_decref(root);
+	return found;
+}
+
+/* Under the claude profile Claude reads its settings from the profile's
+ * CLAUDE_CONFIG_DIR (~/.claude-sbx), not ~/.claude: a hook set up in the
+ * one it does not read is not loaded. The profile loads the hook itself
+ * with claude_hook = true; say where a hook lives that a run under it
+ * does not read, and the fix. */
+static void check_claude_hook(struct doctor *d, const char *config, const char *ws)
+{
+	const char *home = config_home_dir(), *env = getenv("CLAUDE_CONFIG_DIR"), *v;
+	char ppath[PATH_MAX], pshown[PATH_MAX], own[PATH_MAX], sbxdir[PATH_MAX] = "";
+	char own_settings[PATH_MAX + 16], sbx_settings[PATH_MAX + 16], a[PATH_MAX], b[PATH_MAX];
+	struct policy *p = NULL;
+	char uf[PATH_MAX], name[64];
+	bool user;
+	size_t n;
+
+	if (!home || profile_find("claude", home, ppath, sizeof(ppath), &user))
+		return;
+	/* quietly: a policy that does not load was said above */
+	int saved = dup(2), null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (saved >= 0 && null >= 0)
+		dup2(null, 2);
+	int rc = ctl_policy_profile(config, ws, NULL, "claude", &p, NULL, uf, sizeof(uf));
+	if (saved >= 0) {
+		dup2(saved, 2);
+		close(saved);
+	}
+	if (null >= 0)
+		close(null);
+	if (rc)
+		return;
+	snprintf(own, sizeof(own), "%s", env && env[0] == '/' ? env : "");
+	if (!own[0])
+		snprintf(own, sizeof(own), "%s/.claude", home);
+	const struct sbx_rule *const *set = policy_rules(p, SBX_RULE_SET_ENV, &n);
+	for (size_t i = 0; i < n; i++)
+		if (!policy_set_env_split(set[i], name, sizeof(name), &v) &&
+		    !strcmp(name, "CLAUDE_CONFIG_DIR"))
+			snprintf(sbxdir, sizeof(sbxdir), "%s", v);
+	if (!sbxdir[0])
+		snprintf(sbxdir, sizeof(sbxdir), "%s", own);
+	snprintf(own_settings, sizeof(own_settings), "%s/settings.json", own);
+	snprintf(sbx_settings, sizeof(sbx_settings), "%s/settings.json", sbxdir);
+	policy_tildify(p, ppath, pshown, sizeof(pshown));
+	policy_tildify(p, own_settings, a, sizeof(a));
+	policy_tildify(p, sbx_settings, b, sizeof(b));
+	bool loads = policy_claude_hook(p), same = !strcmp(own_settings, sbx_settings);
+	int in_own = has_sbx_hook(own_settings), in_sbx = same ? in_own : has_sbx_hook(sbx_settings);
+	if (loads && in_sbx == 1)
+		verdict(d, 1, "claude hook", "the claude profile loads it (claude_hook = true, %s), "
+			"and %s loads it again: each tool call runs it twice; remove it from %s",
+			pshown, b, b);
+	else if (loads)
+		verdict(d, 0, "claude hook", "the claude profile loads it (claude_hook = true, %s)%s%s%s",
+			pshown, in_own == 1 && !same ? "; the one in " : "",
+			in_own == 1 && !same ? a : "",
+			in_own == 1 && !same ? " is for claude run without sbx" : "");
+	else if (in_sbx == 1)
+		verdict(d, 0, "claude hook", "in %s, which claude reads under the claude profile", b);
+	else if (in_own == 1)
+		verdict(d, 1, "claude hook", "in %s, which claude under the claude profile does not "
+			"read (it reads %s): set `claude_hook = true` under [profile] in %s",
+			a, b, user ? pshown : "~/.config/sbx/profiles/claude.ini");
+	else
+		verdict(d, 1, "claude hook", "claude under the claude profile gets no sbx hook "
+			"(claude_hook is off in %s): set `claude_hook = true` under [profile] there",
+			pshown);
+	policy_free(p);
+}
+
 int cmd_doctor(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -311,6 +408,7 @@ int cmd_doctor(int argc, char **argv)
 	else
 		check_policy(&d, p, user_file);
 	check_state(&d);
+	check_claude_hook(&d, config, ws);
 	policy_free(p);
 	printf("%u problem%s, %u warning%s: %s\n", d.fails, d.fails == 1 ? "" : "s", d.warns,
 	       d.warns == 1 ? "" : "s", d.fails ? "the sandbox cannot start" :

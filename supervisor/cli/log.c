@@ -289,7 +289,7 @@ int ctl_parse_since(const char *v, char *out, size_t outsz)
 	return 0;
 }
 
-static int log_path(const char *config, const char *given, char *out, size_t outsz)
+int ctl_log_path(const char *config, const char *given, char *out, size_t outsz)
 {
 	struct policy *p = NULL;
 	char uf[PATH_MAX], cwd[PATH_MAX];
@@ -433,7 +433,7 @@ int cmd_log(int argc, char **argv)
 			"--follow or --json\n");
 		return CTL_USAGE;
 	}
-	if (log_path(config, optind < argc ? argv[optind] : NULL, path, sizeof(path))) {
+	if (ctl_log_path(config, optind < argc ? argv[optind] : NULL, path, sizeof(path))) {
 		fprintf(stderr, "sbxctl log: cannot tell where the audit log is\n");
 		return CTL_USAGE;
 	}

@@ -41,6 +41,14 @@ struct options;
 int ctl_policy(const char *config, const char *workspace, const char *cwd,
 	       struct policy **p, struct policy_builder **b, char *user_file,
 	       size_t ufsz);
+/* The same with an agent profile added after the user's file, as a run
+ * of `sbx-preload --profile NAME` gets it (NULL: none). */
+int ctl_policy_profile(const char *config, const char *workspace, const char *cwd,
+		       const char *profile, struct policy **p, struct policy_builder **b,
+		       char *user_file, size_t ufsz);
+/* The audit log a run from here writes: --log's FILE when given, else
+ * [report] log, else $XDG_STATE_HOME/sbx/audit.jsonl. 0 or -errno. */
+int ctl_log_path(const char *config, const char *given, char *out, size_t outsz);
 
 /* Where configure/enable/disable write: --config FILE, else $SBX_CONFIG,
  * else ~/.config/sbx/sandbox.ini ($XDG_CONFIG_HOME). Absolute. */

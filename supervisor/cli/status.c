@@ -1,26 +1,33 @@
 /* supervisor/cli/status.c: `sbxctl status` (the policy in force, each value
  * with where it came from, and the machine) and `sbxctl enable|disable`. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <jansson.h>
 
 #include "config.h"
 #include "sbxctl.h"
 #include "supervisor.h"
 
 static const char status_usage[] =
-"Usage: sbxctl status [-c FILE] [-w DIR] [--no-machine]\n"
+"Usage: sbxctl status [-c FILE] [-w DIR] [--profile NAME] [--no-machine]\n"
 "The policy sbx-preload would run a command with from here: every value with\n"
 "where it came from (file:line, default, environment, mandatory), whether\n"
 "sandboxing is enabled, and what this machine offers (bubblewrap, user\n"
-"namespaces, seccomp and its user notification, Landlock).\n"
+"namespaces, seccomp and its user notification, Landlock). Under [report], the\n"
+"quiet rules (ignore_paths, ignore_domains) and what they kept off the terminal\n"
+"in the last run that had any (from the audit log).\n"
 "  -c, --config FILE   the policy file (as sbx-preload: default $SBX_CONFIG, else\n"
 "                      ~/.config/sbx/sandbox.ini, else /etc/sbx/sandbox.ini)\n"
 "  -w, --workspace DIR the workspace (default: the current directory)\n"
+"      --profile NAME  with agent profile NAME added, as `sbx-preload NAME` runs\n"
 "      --no-machine    leave the machine out\n"
 "Exit status: 0; 2 when the configuration does not load (the error says where).\n";
 
@@ -47,6 +54,7 @@ static const struct {
 };
 
 static void withheld_rows(bool c, const struct policy *p);
+static void quiet_rows(bool c, const struct policy *p, const char *config);
 
 struct scalar_seen {
 	char *value, *source;
@@ -111,9 +119,10 @@ int cmd_status(int argc, char **argv)
 		{ "config", required_argument, NULL, 'c' },
 		{ "workspace", required_argument, NULL, 'w' },
 		{ "no-machine", no_argument, NULL, 'M' },
+		{ "profile", required_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *config = NULL, *ws = NULL;
+	const char *config = NULL, *ws = NULL, *profile = NULL;
 	bool machine = true, c = ctl_color(stdout);
 	struct policy_builder *b = NULL;
 	struct policy *p = NULL;
@@ -129,6 +138,7 @@ int cmd_status(int argc, char **argv)
 		case 'c': config = optarg; break;
 		case 'w': ws = optarg; break;
 		case 'M': machine = false; break;
+		case 'P': profile = optarg; break;
 		default:
 			fprintf(stderr, "sbxctl: see `sbxctl status --help`\n");
 			return CTL_USAGE;
@@ -138,7 +148,8 @@ int cmd_status(int argc, char **argv)
 		fprintf(stderr, "sbxctl status: unexpected `%s`\n", argv[optind]);
 		return CTL_USAGE;
 	}
-	if ((rc = ctl_policy(config, ws, NULL, NULL, &b, user_file, sizeof(user_file))))
+	if ((rc = ctl_policy_profile(config, ws, NULL, profile, NULL, &b, user_file,
+				     sizeof(user_file))))
 		return rc;
 	/* where each scalar was set, read before compile consumes the builder */
 	for (size_t i = 0; i < sizeof(scalars) / sizeof(*scalars); i++) {
@@ -190,6 +201,7 @@ int cmd_status(int argc, char **argv)
 	print_scalars(c, p, seen, "report");
 	rules_rows(c, p, SBX_RULE_IGNORE_PATH, NULL);
 	rules_rows(c, p, SBX_RULE_IGNORE_DOMAIN, NULL);
+	quiet_rows(c, p, config);
 	printf("\n[limits]\n");
 	print_scalars(c, p, seen, "limits");
 	printf("\n[env]\n");
@@ -364,4 +376,139 @@ int cmd_enable(int argc, char **argv)
 	free(old);
 	free(new);
 	return rc ? CTL_USAGE : CTL_OK;
+}
+
+/* ---- what the quiet rules hid (the audit log) */
+
+#define QUIET_TAIL (8 << 20) /* the log's last 8 MiB: a run's records are together */
+#define QUIET_ROWS 40
+
+struct quiet_row {
+	char *what; /* "read ~/.viminfo" */
+	char *rule; /* "ignore_paths = ~/.viminfo (default)" */
+	unsigned long n;
+};
+
+struct quiet_run {
+	char run[64];
+	struct quiet_row rows[QUIET_ROWS];
+	size_t nrows;
+	unsigned long total;
+};
+
+static void quiet_reset(struct quiet_run *q, const char *run)
+{
+	for (size_t i = 0; i < q->nrows; i++) {
+		free(q->rows[i].what);
+		free(q->rows[i].rule);
+	}
+	q->nrows = 0;
+	q->total = 0;
+	snprintf(q->run, sizeof(q->run), "%s", run);
+}
+
+static const char *jstr(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+
+	return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+/* One record: a refusal a quiet rule hid starts or joins its run's list
+ * (a later run's replaces an earlier one's). */
+static void quiet_take(const struct policy *p, struct quiet_run *q, const char *line,
+		       size_t len)
+{
+	json_t *r = json_loadb(line, len, 0, NULL);
+	const char *run, *op, *target, *rule, *src, *decision;
+	char what[PATH_MAX + 32], shown[PATH_MAX], rtext[PATH_MAX + 64];
+
+	if (!r)
+		return;
+	run = jstr(r, "run");
+	op = jstr(r, "op");
+	target = jstr(r, "target");
+	rule = jstr(r, "quiet_rule");
+	src = jstr(r, "quiet_source");
+	decision = jstr(r, "decision");
+	if (!json_is_true(json_object_get(r, "ignored")) || !run || !op || !target ||
+	    !decision || strcmp(decision, "deny"))
+		goto out;
+	if (strcmp(run, q->run))
+		quiet_reset(q, run);
+	q->total++;
+	policy_tildify(p, target, shown, sizeof(shown));
+	snprintf(what, sizeof(what), "%s %s", op, shown);
+	for (size_t i = 0; i < q->nrows; i++)
+		if (!strcmp(q->rows[i].what, what)) {
+			q->rows[i].n++;
+			goto out;
+		}
+	if (q->nrows == QUIET_ROWS)
+		goto out;
+	snprintf(rtext, sizeof(rtext), "%s%s%s%s", rule ? rule : "ignored", src ? " (" : "",
+		 src ? src : "", src ? ")" : "");
+	q->rows[q->nrows].what = strdup(what);
+	q->rows[q->nrows].rule = strdup(rtext);
+	q->rows[q->nrows].n = 1;
+	if (q->rows[q->nrows].what && q->rows[q->nrows].rule)
+		q->nrows++;
+out:
+	json_decref(r);
+}
+
+static void quiet_rows(bool c, const struct policy *p, const char *config)
+{
+	char path[PATH_MAX], shown[PATH_MAX], *buf = NULL;
+	struct quiet_run q = { .run = "" };
+	struct stat st;
+	size_t have = 0;
+	int fd;
+
+	if (ctl_log_path(config, NULL, path, sizeof(path)))
+		return;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+	    !(buf = malloc(QUIET_TAIL + 1))) {
+		if (fd >= 0)
+			close(fd);
+		row(c, "(hidden last run)", "(no audit log here)", "");
+		return;
+	}
+	off_t from = st.st_size > QUIET_TAIL ? st.st_size - QUIET_TAIL : 0;
+	for (ssize_t n; have < QUIET_TAIL; have += (size_t)n)
+		if ((n = pread(fd, buf + have, QUIET_TAIL - have, from + (off_t)have)) <= 0)
+			break;
+	close(fd);
+	buf[have] = '\0';
+	/* from the middle of the file: the first line may be cut */
+	char *line = from ? memchr(buf, '\n', have) : buf;
+	line = line ? line + (from != 0) : buf + have;
+	while (line < buf + have) {
+		char *nl = memchr(line, '\n', (size_t)(buf + have - line));
+		size_t len = nl ? (size_t)(nl - line) : (size_t)(buf + have - line);
+		quiet_take(p, &q, line, len);
+		line += len + 1;
+	}
+	free(buf);
+	policy_tildify(p, path, shown, sizeof(shown));
+	if (!q.total) {
+		char none[PATH_MAX + 32];
+		snprintf(none, sizeof(none), "(none in %s)", shown);
+		row(c, "(hidden last run)", none, "");
+		return;
+	}
+	char head[PATH_MAX + 128];
+	snprintf(head, sizeof(head), "run %s: %lu refusal%s (%s)", q.run, q.total,
+		 q.total == 1 ? "" : "s", shown);
+	row(c, "(hidden last run)", head, "");
+	for (size_t i = 0; i < q.nrows; i++) {
+		char what[PATH_MAX + 64];
+		if (q.rows[i].n > 1)
+			snprintf(what, sizeof(what), "%s (x%lu)", q.rows[i].what, q.rows[i].n);
+		else
+			snprintf(what, sizeof(what), "%s", q.rows[i].what);
+		row(c, "", what, q.rows[i].rule);
+	}
+	quiet_reset(&q, "");
 }

@@ -12,7 +12,7 @@ PROGS=$(mktemp -d /var/tmp/sbx-aprogs.XXXXXX)
 trap 'rm -rf "$PROGS"' EXIT
 chmod 755 "$PROGS"
 P=""
-if cc -static -O2 -pthread -o "$PROGS/attackprobe" "$SBX_BIN/progs/attackprobe.c" 2>"$PROGS/log"; then
+if built attackprobe.static "$PROGS/attackprobe" 2>"$PROGS/log"; then
 	P="$PROGS/attackprobe"
 else
 	echo "# cannot build attackprobe with cc -static: $(head -2 "$PROGS/log")"

@@ -17,7 +17,7 @@ PROGS=$(mktemp -d /var/tmp/sbx-xprogs.XXXXXX)
 trap 'rm -rf "$PROGS"' EXIT
 chmod 755 "$PROGS"
 P=""
-if cc -static -O2 -pthread -o "$PROGS/probe" "$SBX_BIN/progs/notifyprobe.c" 2>"$PROGS/log"; then
+if built notifyprobe.static "$PROGS/probe" 2>"$PROGS/log"; then
 	P="$PROGS/probe"
 else
 	echo "# cannot build notifyprobe with cc -static: $(head -2 "$PROGS/log")"
@@ -272,6 +272,37 @@ for f in ["a/b/c/d/e/.env", "a/b/c/d/e/.claude/settings.json", "a/b/c/d/e/.git/h
 print("END")'
 if has '^END$' out && intact && ! has '^done' out; then ok
 else bad "rc=$RC $(tr '\n' ' ' < "$B/out")"; fi
+
+# ---- nor its extended attributes (an ACL is a change of who may write)
+
+# A static program sets an attribute on, and removes one from, protected
+# names below the plan's binds (by path and by a read-only descriptor);
+# a dynamic setfacl widens "other" to rw (an ACL; as a chmod o+w), and
+# sets a default ACL on a directory (inherited by every later entry, a
+# protected one too); outside the writable roots the read-only mount
+# answers (EROFS). Before
+# 2026-11-29 none of these was notified and each landed. On the host: no
+# new attribute, the old one kept, the modes as they were; a report line.
+# An ordinary workspace file still takes an attribute.
+t deep_protected_attributes_refused_static_and_setfacl
+if [ -n "$P" ] && command -v setfattr >/dev/null && setfattr -n user.t -v 1 "$B" 2>/dev/null; then
+	deep
+	for f in $DEEP; do setfattr -n user.keep -v mine "$f"; done
+	echo x > plain
+	sx -- sh -c "for f in $DEEP; do $P setxattr \$f; $P fsetxattr \$f; $P removexattr \$f;
+		setfacl -m o::rw \$f 2>&1; done; $P setxattr plain; setfacl -d -m o::rw a
+		$P setxattr $HOME/.ssh/known_hosts; echo END"
+	got=$(for f in $DEEP; do getfattr -d --absolute-names "$f" 2>/dev/null; done)
+	if has '^END$' out && intact && ! grep -q 'user.sbx' <<<"$got" &&
+	   [ "$(grep -c 'user.keep="mine"' <<<"$got")" = 3 ] &&
+	   [ "$(grep -c ': ok$' "$B/out")" = 1 ] && has '^setxattr: ok$' out &&
+	   [ "$(getfattr --only-values -n user.sbx plain 2>/dev/null)" = evil ] &&
+	   ! getfacl -cdp a 2>/dev/null | grep -q . && has 'denied a default ACL on .*/a — ' err &&
+	   has '^setxattr: Read-only file system$' out &&
+	   ! getfattr -n user.sbx "$HOME/.ssh/known_hosts" >/dev/null 2>&1 &&
+	   hasf '/a/b/c/d/e/.env by `deny_write = .env`' err; then ok
+	else bad "rc=$RC $(tr '\n' ' ' < "$B/out") attrs=$(tr '\n' ' ' <<<"$got")"; fi
+else skip "no static libc, no setfattr (make deps-test) or no user attributes on /var/tmp"; fi
 
 # what is not protected is removed and changed as ever; a repository
 # cloned inside is removed whole (git's own files in a git directory the

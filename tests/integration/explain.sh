@@ -202,7 +202,7 @@ else bad "tool-err=$(head -c 300 "$W/tool-err" | tr '\n' '|')"; fi
 # ---- syscall(): the path-taking numbers, judged and explained
 
 te raw_syscall_path_numbers_refused_and_reported_others_untouched
-if command -v cc >/dev/null && cc -O2 -o "$B/rawcalls" "$SBX_BIN/progs/rawcalls.c" 2>"$B/cc"; then
+if built rawcalls "$B/rawcalls" 2>"$B/cc"; then
 	touch "$W/here"
 	sx -q --log "$LOG" -- "$B/rawcalls" "$HOME" "$W"
 	expect="statx ERR EACCES
@@ -229,7 +229,7 @@ else skip "cannot build tests/progs/rawcalls.c: $(head -2 "$B/cc" 2>/dev/null)";
 # ---- directory descriptors kept by the shim (shim/dirfds.c): a hint only
 
 te dirfd_hint_refusal_explained_stale_hint_never_refuses
-if command -v cc >/dev/null && cc -O2 -o "$B/dirfdstale" "$SBX_BIN/progs/dirfdstale.c" 2>"$B/cc"; then
+if built dirfdstale "$B/dirfdstale" 2>"$B/cc"; then
 	mkdir -p "$HOME/.config/sbx" "$W/other"
 	printf '[filesystem]\ndeny_read = ~/proj/secret.txt\n' > "$HOME/.config/sbx/sandbox.ini"
 	echo "$SECRET" > "$HOME/proj/secret.txt"
@@ -249,7 +249,7 @@ te dirfd_clear_mark_lets_reads_through_and_never_hides_a_denied_name
 # names are not judged (shim/dirfds.c); one that holds a denied name is not
 # marked, and a stale mark (its number reused behind the shim's back) lets
 # the call reach the boundary, which still keeps the secret
-if command -v cc >/dev/null && cc -O2 -o "$B/dirfdclear" "$SBX_BIN/progs/dirfdclear.c" 2>"$B/cc"; then
+if built dirfdclear "$B/dirfdclear" 2>"$B/cc"; then
 	mkdir -p "$HOME/.config/sbx" "$W/other"
 	printf '[filesystem]\ndeny_read = ~/proj/secret.txt\n' > "$HOME/.config/sbx/sandbox.ini"
 	echo "$SECRET" > "$HOME/proj/secret.txt"

@@ -15,7 +15,7 @@ set -u
 PROGS=$(mktemp -d /var/tmp/sbx-progs.XXXXXX)
 trap 'rm -rf "$PROGS"' EXIT
 WF=$PROGS/writefile
-cc -static -O2 -o "$WF" "$SBX_BIN/progs/writefile.c" 2>"$PROGS/log" ||
+built writefile.static "$WF" 2>"$PROGS/log" ||
 	echo "# cannot build tests/progs/writefile.c: $(head -3 "$PROGS/log")"
 chmod -R a+rX "$PROGS"
 have_wf() { [ -x "$WF" ] || { skip "tests/progs/writefile not built (no static libc?)"; return 1; }; }

@@ -12,10 +12,8 @@ set -u
 PROGS=$(mktemp -d /var/tmp/sbx-progs.XXXXXX)
 trap 'rm -rf "$PROGS"' EXIT
 chmod 755 "$PROGS"
-if command -v cc >/dev/null; then
-	cc -O2 -Wall -o "$PROGS/nosetattr" "$SBX_BIN/progs/nosetattr.c" 2>"$PROGS/nosetattr.log" ||
-		echo "# cannot build tests/progs/nosetattr.c: $(head -3 "$PROGS/nosetattr.log")"
-fi
+built nosetattr "$PROGS/nosetattr" 2>"$PROGS/nosetattr.log" ||
+	echo "# cannot build tests/progs/nosetattr.c: $(head -3 "$PROGS/nosetattr.log")"
 
 # ---- the caller's terminal
 

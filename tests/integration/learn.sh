@@ -16,7 +16,7 @@ set -u
 PROGS=$(mktemp -d /var/tmp/sbx-progs.XXXXXX)
 trap 'rm -rf "$PROGS"' EXIT
 WF=$PROGS/writefile
-cc -static -O2 -o "$WF" "$SBX_BIN/progs/writefile.c" 2>"$PROGS/log" ||
+built writefile.static "$WF" 2>"$PROGS/log" ||
 	echo "# cannot build tests/progs/writefile.c: $(head -3 "$PROGS/log")"
 chmod -R a+rX "$PROGS"
 have_wf() { [ -x "$WF" ] || { skip "tests/progs/writefile not built (no static libc?)"; return 1; }; }
@@ -179,7 +179,7 @@ t standin_lock_held_outside_is_waited_for_boundedly_and_said
 mkdir -p "$HOME/$STATE/standins" && : > "$HOME/$STATE/standins/lock"
 flock -x "$HOME/$STATE/standins/lock" sleep 20 &
 holder=$!
-sleep 0.3
+for _ in $(seq 100); do flock -n "$HOME/$STATE/standins/lock" true || break; sleep 0.05; done
 start=$SECONDS
 timeout 30 "$SBX" -- sh -c 'echo SECOND-RAN' >"$B/out" 2>"$B/err"; RC=$?
 took=$((SECONDS - start))

@@ -10,6 +10,7 @@ TIMEOUT=$(command -v timeout)
 
 t() { # start a test
 	T=$1
+	_it_t0=$EPOCHREALTIME
 	B=$(mktemp -d /var/tmp/sbx-it.XXXXXX)
 	export HOME=$B/home
 	W=$B/ws
@@ -19,12 +20,19 @@ t() { # start a test
 	echo "known-host-line" > "$HOME/.ssh/known_hosts"
 	cd "$W" || exit 1
 }
-done_() { cd /; rm -rf "$B"; }
+done_() { cd /; rm -rf "$B"; [ -z "${SBX_IT_TIMES:-}" ] || echo "# time - $T ${_it_t0:+$(_it_secs)}"; }
+# SBX_IT_TIMES=1: each test's wall time after its result (run.sh sums them)
+_it_secs() { local n=${EPOCHREALTIME/./}; n=$(((n - ${_it_t0/./}) / 1000)); printf '%d.%03d' $((n / 1000)) $((n % 1000)); }
 ok() { echo "ok - $T"; pass=$((pass + 1)); done_; }
 bad() { echo "FAIL - $T: $*"; [ -f "$B/err" ] && sed 's/^/#   /' "$B/err" | head -5 | cut -c1-400; fail=$((fail + 1)); done_; }
 skip() { echo "skip - $T: $*"; skip=$((skip + 1)); done_; }
 # sx ARGS: run sbx-preload, stdout in $B/out, stderr in $B/err, status in RC
 sx() { timeout 60 "$SBX" "$@" >"$B/out" 2>"$B/err"; RC=$?; }
 has() { grep -q -- "$1" "$B/$2"; }
+# built NAME OUT: the test program NAME as make built it once (tests/progs/
+# NAME.c into build/tests/progs/NAME, NAME.static, NAME.musl; goclient),
+# copied to OUT: a file of the user who runs the suite, as if built here
+built() { cp "$SBX_BIN/progs/bin/$1" "$2"; }
 # hasf TEXT FILE: like has, for a fixed string (backquotes, dots, brackets)
 hasf() { grep -qF -- "$1" "$B/$2"; }
+

@@ -14,7 +14,7 @@ set -u
 PROGS=$(mktemp -d /var/tmp/sbx-progs.XXXXXX)
 trap 'touch "$PROGS/stop-all"; rm -rf "$PROGS"' EXIT
 for p in forkbomb memhog; do
-	cc -static -O2 -o "$PROGS/$p" "$SBX_BIN/progs/$p.c" 2>"$PROGS/log" ||
+	built "$p.static" "$PROGS/$p" 2>"$PROGS/log" ||
 		echo "# cannot build tests/progs/$p.c: $(head -3 "$PROGS/log")"
 done
 chmod -R a+rX "$PROGS"
@@ -92,7 +92,7 @@ else bad "rc=$RC: $(tr '\n' ' ' <"$B/err")"; fi
 # Nothing of the run's cgroups is left behind.
 t no_cgroup_left_after_runs
 left=$(find /sys/fs/cgroup -maxdepth 6 -type d -name "sbx-*-*" 2>/dev/null |
-	while read -r d; do pid=${d##*-}; kill -0 "$pid" 2>/dev/null || echo "$d"; done)
+	while read -r d; do pid=${d##*-}; [ -d "/proc/$pid" ] || echo "$d"; done)
 if [ -z "$left" ]; then ok; else bad "left: $left"; fi
 
 # The rlimits are in the start-up line and hold inside.

@@ -22,7 +22,7 @@ cleanup() {
 trap cleanup EXIT
 chmod 755 "$PROGS"
 P="$PROGS/nestedprobe"
-if ! cc -static -O2 -o "$P" "$SBX_BIN/progs/nestedprobe.c" 2>"$PROGS/log"; then
+if ! built nestedprobe.static "$P" 2>"$PROGS/log"; then
 	echo "skip - nested: cannot build nestedprobe with cc -static: $(head -2 "$PROGS/log")"
 	exit 0
 fi
@@ -195,6 +195,28 @@ else
 	nx -q --no-shim -- sh -c "chmod 0666 $B/shadowlike; chown 65534 $B/shadowlike"
 	if [ "$(stat -c %a:%u "$B/shadowlike")" = 600:0 ]; then ok; else bad "now $(stat -c %a:%u "$B/shadowlike")"; fi
 fi
+
+# Extended attributes, for every user: Landlock has no right for them and
+# a filter cannot read the path, so the table refuses them all. Before
+# 2026-11-29 only root's were refused: a user's program set an ACL on
+# ~/.bashrc granting another user write (`setfacl -m u:nobody:rw`), and
+# attributes on the workspace's files. Static (raw setxattr, fsetxattr on
+# a read-only descriptor) and setfacl with the shim (a report line).
+t attributes_refused_for_every_user_static_and_setfacl
+if command -v setfacl >/dev/null && setfattr -n user.t -v 1 "$B" 2>/dev/null; then
+	nini
+	echo rc > "$HOME/.bashrc" && echo x > plain
+	nx -q --no-shim -- sh -c "$P xattr $HOME/.bashrc user.sbx evil; $P fxattr plain user.sbx evil"
+	cp "$B/out" "$B/static"
+	nx -q -- sh -c "setfacl -m u:nobody:rw $HOME/.bashrc plain 2>&1; echo END"
+	got=$(getfattr -d -m - --absolute-names "$HOME/.bashrc" "$W/plain" 2>/dev/null)
+	if grep -qx 'setxattr: EPERM' "$B/static" && grep -qx 'fsetxattr: EPERM' "$B/static" &&
+	   has '^END$' out && ! grep -q 'user.sbx\|posix_acl' <<<"$got" &&
+	   ! getfacl -cp "$HOME/.bashrc" "$W/plain" 2>/dev/null | grep -q nobody &&
+	   hasf 'denied write of ~/.bashrc by `deny_write = .bashrc`' err &&
+	   hasf 'the nested mode refuses every change of extended attributes' err; then ok
+	else bad "static=$(tr '\n' ' ' < "$B/static") out=$(tr '\n' ' ' < "$B/out") attrs=$(tr '\n' ' ' <<<"$got")"; fi
+else skip "no setfacl (make deps-test) or no user attributes on /var/tmp"; fi
 
 # ---- the network
 

@@ -14,13 +14,12 @@ trap 'rm -rf "$PROGS"' EXIT
 chmod 755 "$PROGS"
 SRC="$SBX_BIN/progs/notifyprobe.c"
 BUILT=""
-if cc -static -O2 -pthread -o "$PROGS/probe-gcc" "$SRC" 2>"$PROGS/log"; then
+if built notifyprobe.static "$PROGS/probe-gcc" 2>"$PROGS/log"; then
 	BUILT="$PROGS/probe-gcc"
 else
 	echo "# cannot build notifyprobe with cc -static: $(head -2 "$PROGS/log")"
 fi
-if command -v musl-gcc >/dev/null &&
-   musl-gcc -static -O2 -pthread -o "$PROGS/probe-musl" "$SRC" 2>"$PROGS/log"; then
+if built notifyprobe.musl "$PROGS/probe-musl" 2>"$PROGS/log"; then
 	BUILT="$BUILT $PROGS/probe-musl"
 fi
 P=${BUILT%% *}
@@ -405,46 +404,17 @@ else skip "no python3"; fi
 # stand-in, and the socket the proxy dialled replaces the program's own
 
 NC=""
-if cc -static -O2 -o "$PROGS/netclient" "$SBX_BIN/progs/netclient.c" 2>"$PROGS/log"; then
+if built netclient.static "$PROGS/netclient" 2>"$PROGS/log"; then
 	NC="$PROGS/netclient"
 else
 	echo "# cannot build netclient with cc -static: $(head -2 "$PROGS/log")"
 fi
 GOC="" GOWHY="no go toolchain (Debian: golang-go)"
-if command -v go >/dev/null; then
-	mkdir -p "$PROGS/go" && cat > "$PROGS/go/main.go" <<'EOF'
-package main
-
-import (
-	"fmt"
-	"io"
-	"net"
-	"os"
-	"time"
-)
-
-func main() {
-	for _, target := range os.Args[1:] {
-		c, err := net.DialTimeout("tcp", target, 10*time.Second)
-		if err != nil {
-			fmt.Println("DIAL", target, err)
-			continue
-		}
-		c.Write([]byte("from-go\n"))
-		c.(*net.TCPConn).CloseWrite()
-		b, _ := io.ReadAll(c)
-		fmt.Printf("GOT %s %s", target, b)
-		c.Close()
-	}
-}
-EOF
-	# the pure Go resolver (/etc/resolv.conf), no cgo: a static binary
-	if (cd "$PROGS/go" && GOCACHE="$PROGS/gocache" GOPATH="$PROGS/gopath" GO111MODULE=off \
-	    CGO_ENABLED=0 go build -o "$PROGS/goclient" main.go) 2>"$PROGS/log"; then
-		GOC="$PROGS/goclient"
-	else
-		GOWHY="go build failed: $(head -2 "$PROGS/log" | tr '\n' ' ')"
-	fi
+# tests/progs/goclient.go: the pure Go resolver (/etc/resolv.conf), no cgo
+if built goclient "$PROGS/goclient" 2>"$PROGS/log"; then
+	GOC="$PROGS/goclient"
+elif command -v go >/dev/null; then
+	GOWHY="goclient not built: $(head -2 "$PROGS/log" | tr '\n' ' ')"
 fi
 chmod -R a+rX "$PROGS"
 

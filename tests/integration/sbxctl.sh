@@ -79,6 +79,8 @@ ctl configure --workspace "$W" --isolation workspace --network custom --preset n
 settings "$HOME/$INI" > "$B/s"
 if [ $RC -ne 0 ] || ! grep -qxF 'allow_write = /tmp, ~/.npm/_cacache/' "$B/s"; then
 	bad "rc=$RC: $(tr '\n' '|' < "$B/s")"
+elif [ -z "${SBX_IT_AGENTS:-}" ]; then
+	skip "installs from the npm registry: make check-agents runs it"
 elif ! command -v npm >/dev/null || ! timeout 20 npm view is-number@7.0.0 version >/dev/null 2>&1; then
 	skip "the npm registry cannot be reached from here"
 else
@@ -420,6 +422,34 @@ if [ $r1 -eq 1 ] && [ $RC -eq 1 ] && grep -qE '^FAIL +policy +does not load' "$B
    hasf 'is not a directory' err; then ok
 else bad "rc=$r1/$RC: $(tr '\n' '|' < "$B/out")"; fi
 
+# Under the claude profile Claude reads ~/.claude-sbx, not ~/.claude: a
+# hook set up in ~/.claude/settings.json (as for claude without sbx) is not
+# loaded when the profile's claude_hook is off. doctor names the file and
+# the fix; followed, a run hands claude the hook (a stand-in claude prints
+# what it got).
+t doctor_says_where_a_claude_hook_lives_that_the_profile_does_not_read
+mkdir -p "$HOME/.claude" "$HOME/.config/sbx/profiles" "$B/bin"
+printf '{"hooks":{"PreToolUse":[{"matcher":"*","hooks":[{"type":"command","command":"sbxctl hook claude"}]}]}}\n' \
+	> "$HOME/.claude/settings.json"
+printf '[env]\nset = CLAUDE_CONFIG_DIR=~/.claude-sbx\n[filesystem]\nallow_write = ~/.claude-sbx/\n' \
+	> "$HOME/.config/sbx/profiles/claude.ini"
+printf '#!/bin/sh\necho "dir=$CLAUDE_CONFIG_DIR args=$*" > "$PWD/got"\n' > "$B/bin/claude"
+chmod +x "$B/bin/claude"
+ctl doctor
+w1=$(grep 'claude hook' "$B/out")
+PATH="$B/bin:$PATH" sx claude
+got1=$(cat "$W/got" 2>/dev/null)
+printf '[profile]\nclaude_hook = true\n' >> "$HOME/.config/sbx/profiles/claude.ini"
+ctl doctor
+w2=$(grep 'claude hook' "$B/out")
+PATH="$B/bin:$PATH" sx claude
+got2=$(cat "$W/got" 2>/dev/null)
+if [[ $w1 == "warn  claude hook        in ~/.claude/settings.json, which claude under the claude profile does not read (it reads ~/.claude-sbx/settings.json): set \`claude_hook = true\` under [profile] in ~/.config/sbx/profiles/claude.ini" ]] &&
+   [[ $got1 == "dir=$HOME/.claude-sbx args=" ]] &&
+   [[ $w2 == "ok    claude hook        the claude profile loads it (claude_hook = true, ~/.config/sbx/profiles/claude.ini); the one in ~/.claude/settings.json is for claude run without sbx" ]] &&
+   [[ $got2 == *"--settings {"*"hook claude"* ]]; then ok
+else bad "w1=[$w1] got1=[$got1] w2=[$w2] got2=[$got2]"; fi
+
 # ---- log: what a real run wrote
 
 t log_summary_groups_a_real_runs_denials
@@ -606,14 +636,9 @@ else bad "$r1 / $(cat "$B/decision")"; fi
 # installed as docs/RECIPES.md says, in settings.json. What Claude Code sent
 # back as the tool's result is what the model would have seen (versions word
 # the refusal's prefix differently; the reason is ours).
+# (the pinned one make check-agents installs: agents-install.sh)
 find_claude() {
-	command -v claude 2>/dev/null && return
-	local npmdir=/var/tmp/sbx-it-npm-$(id -u)
-	[ -x "$npmdir/node_modules/.bin/claude" ] && { echo "$npmdir/node_modules/.bin/claude"; return; }
-	command -v npm >/dev/null || return 1
-	timeout 300 npm install --prefix "$npmdir" --no-audit --no-fund --loglevel=error \
-		@anthropic-ai/claude-code >/dev/null 2>&1 &&
-		[ -x "$npmdir/node_modules/.bin/claude" ] && echo "$npmdir/node_modules/.bin/claude"
+	[ -x "${SBX_IT_AGENTS:-}/node_modules/.bin/claude" ] && echo "$SBX_IT_AGENTS/node_modules/.bin/claude"
 }
 # claude_read TARGET: run Claude Code once; the tool_result it sent back in $B/result
 claude_read() {
@@ -640,7 +665,7 @@ EOF
 
 t claude_code_itself_runs_the_hook_from_settings_json
 CLAUDE=$(find_claude)
-if [ -z "$CLAUDE" ]; then skip "no Claude Code CLI (npm @anthropic-ai/claude-code unreachable)"; else
+if [ -z "$CLAUDE" ]; then skip "no Claude Code CLI (make check-agents installs it from the npm registry)"; else
 mkdir -p "$HOME/.claude"
 printf '{"hooks":{"PreToolUse":[{"matcher":"*","hooks":[{"type":"command","command":"%s hook claude"}]}]}}\n' \
 	"$CTL" > "$HOME/.claude/settings.json"

@@ -16,7 +16,7 @@ PROGS=$(mktemp -d /var/tmp/sbx-progs.XXXXXX)
 trap 'rm -rf "$PROGS"' EXIT
 # Static, so no shim; non-PIE, so its data is addressable by int $0x80.
 P=$PROGS/sockescape
-cc -static -no-pie -O2 -o "$P" "$SBX_BIN/progs/sockescape.c" 2>"$PROGS/log" ||
+built sockescape.static "$P" 2>"$PROGS/log" ||
 	echo "# cannot build tests/progs/sockescape.c: $(head -3 "$PROGS/log")"
 have_prog() {
 	[ -x "$P" ] || { skip "tests/progs/sockescape not built (no static libc?)"; return 1; }
@@ -60,11 +60,28 @@ EOF
 	for _ in $(seq 50); do [ -s "$B/ready" ] && break; sleep 0.1; done
 	: >"$B/got"
 }
-# settle: give the server time to record a late connection, then stop it.
-settle() { sleep 0.3; kill "$srv" 2>/dev/null; wait "$srv" 2>/dev/null; }
-# host MODE ADDR: the baseline run, outside any sandbox.
-host() { "$P" "$1" "$2" >"$B/host.out" 2>&1; sleep 0.2; }
-got() { tr '\n' '|' <"$B/got"; }
+# settle: once the server has recorded all that reached it, stop it. A
+# SYNC from the host on each socket, after the program ended, is recorded
+# after every connection and datagram queued before it (each queue is in
+# order): then nothing late can come.
+settle() {
+	python3 - "$B" "${ABSTRACT#@}" <<'EOF'
+import socket, sys
+b, name = sys.argv[1:3]
+for addr in (b + "/host.sock", "\0" + name):
+    s = socket.socket(socket.AF_UNIX); s.connect(addr); s.sendall(b"SYNC"); s.close()
+socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM).sendto(b"SYNC", b + "/host.dgram")
+EOF
+	for _ in $(seq 100); do [ "$(grep -c ' SYNC$' "$B/got")" -ge 3 ] && break; sleep 0.05; done
+	kill "$srv" 2>/dev/null; wait "$srv" 2>/dev/null
+}
+# host MODE ADDR: the baseline run, outside any sandbox, and what it sent
+# recorded (when it sent something)
+host() {
+	"$P" "$1" "$2" >"$B/host.out" 2>&1
+	for _ in $(seq 40); do [ -s "$B/got" ] && break; sleep 0.05; done
+}
+got() { grep -v ' SYNC$' "$B/got" | tr '\n' '|'; }
 
 # ---- int arguments are compared on their low 32 bits
 # (With the seccomp notify layer, socket(AF_UNIX, SOCK_STREAM) is allowed and
@@ -169,7 +186,7 @@ fi
 # machine's settings; the errno says which layer answered where the kernel
 # would answer differently without the filter.
 S=$PROGS/sysescape
-cc -static -O2 -o "$S" "$SBX_BIN/progs/sysescape.c" 2>"$PROGS/log2" ||
+built sysescape.static "$S" 2>"$PROGS/log2" ||
 	echo "# cannot build tests/progs/sysescape.c: $(head -3 "$PROGS/log2")"
 have_sys() { [ -x "$S" ] || { skip "tests/progs/sysescape not built (no static libc?)"; return 1; }; }
 # inside MODE: the program under the sandbox, no shim (static anyway)

@@ -18,13 +18,11 @@ PROGS=$(mktemp -d /var/tmp/sbx-progs.XXXXXX)
 trap 'rm -rf "$PROGS"' EXIT
 chmod 755 "$PROGS"
 SRC="$SBX_BIN/progs"
-if command -v cc >/dev/null; then
-	for p in readfile execfresh children threads closeall relpaths; do
-		cc -O2 -Wall -D_GNU_SOURCE -o "$PROGS/$p" "$SRC/$p.c" -lpthread 2>"$PROGS/$p.log" ||
-			echo "# cannot build tests/progs/$p.c: $(head -3 "$PROGS/$p.log")"
-	done
-	cc -static -O2 -D_GNU_SOURCE -o "$PROGS/readfile-static" "$SRC/readfile.c" 2>/dev/null
-fi
+for p in readfile execfresh children threads closeall relpaths; do
+	built "$p" "$PROGS/$p" 2>"$PROGS/$p.log" ||
+		echo "# cannot build tests/progs/$p.c: $(head -3 "$PROGS/$p.log")"
+done
+built readfile.static "$PROGS/readfile-static" 2>/dev/null
 # prog NAME: true when tests/progs/NAME was built (else the test is skipped)
 prog() { [ -x "$PROGS/$1" ] || { skip "tests/progs/$1 not built (no cc?)"; return 1; }; }
 

@@ -408,9 +408,12 @@ sx -q -- ./noexec.sh; c=$RC
 if [ $a -eq 42 ] && [ $b -eq 127 ] && [ $nf -eq 0 ] && [ $c -eq 126 ]; then ok; else bad "42->$a 127->$b 126->$c"; fi
 
 t sigterm_ends_command_with_143
-"$SBX" -q -- sleep 30 >/dev/null 2>&1 & p=$!
+m=30.$RANDOM$RANDOM
+"$SBX" -q -- sleep "$m" >/dev/null 2>&1 & p=$!
 ( sleep 60; kill -KILL $p ) 2>/dev/null & dog=$!
-sleep 0.5; kill -TERM $p; wait $p; RC=$?
+# the command runs inside: the signal is for a started sandbox
+for _ in $(seq 200); do pgrep -xf "sleep $m" >/dev/null && break; sleep 0.05; done
+kill -TERM $p; wait $p; RC=$?
 kill $dog 2>/dev/null; wait $dog 2>/dev/null
 if [ $RC -eq 143 ]; then ok; else bad "rc=$RC"; fi
 

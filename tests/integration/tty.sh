@@ -375,5 +375,56 @@ if grep -q '^sbx: denied read of ~/.ssh/id_ed25519' pane.txt &&
    ! grep -q "$SECRET" pane.txt && ! grep -q $'\e\\[[0-9;]*8m\\|\e(0' pane.txt; then ok
 else bad "$(tr '\n' '|' < pane.txt | cat -v | head -c 600)"; fi
 
+# ---- the person's terminal by name
+
+# A program inside opens the person's terminal by its name (the pane's
+# /dev/pts/N, which every program of the same user may open) to write
+# into it and to read what is typed there. In the nested mode there is no
+# private devpts: the host's /dev/pts was granted whole, and a marker
+# written there reached the pane. Now /dev is an allow-list there
+# (landlock_spec_dev): only the run's own pty is a terminal by name. The
+# markers are made inside (no pane line shows them before); the pane must
+# not show them, the opens fail, each with a report line; the run's own
+# terminal still takes a write by its name. $1: the mode's environment.
+# A static program (no shim) shows the boundary holds without the shim.
+person_terminal_by_name() {
+	local static=""
+	cc -static -O2 -o "$B/probe" "$SBX_BIN/progs/nestedprobe.c" 2>/dev/null && static="$B/probe"
+	shell
+	cat > probe.sh <<EOF
+echo MARK\$((40 + 2))W > $PTY
+python3 -c 'import os
+try:
+    os.open("$PTY", os.O_RDONLY | os.O_NONBLOCK); print("read: opened")
+except OSError as e:
+    print("read:", e.strerror)' > rd.txt
+[ -z "$static" ] || "$static" append $PTY "MARK\$((40 + 2))S" > st.txt
+echo OWN\$((40 + 2)) > \$(tty)
+EOF
+	line "env $1 '$SBX' -- sh probe.sh 2> err.txt; echo \$? > rc.txt"
+	waitfor '[ -s rc.txt ]'
+	pane > pane.txt
+	endshell
+}
+
+t nested_persons_terminal_by_name_refused_with_report
+person_terminal_by_name SBX_NESTED=1
+if ! grep -q MARK42 pane.txt && grep -q '^OWN42' pane.txt &&
+   grep -qx 'read: Permission denied' rd.txt && { [ ! -e "$B/probe" ] || grep -qx 'open: EACCES' st.txt; } &&
+   grep -q "^sbx: denied write of $PTY — not the sandbox's own terminal" err.txt &&
+   grep -q "^sbx: denied read of $PTY — not the sandbox's own terminal" err.txt &&
+   grep -q 'nested mode' err.txt; then ok
+else bad "pane=$(tr '\n' '|' < pane.txt | head -c 300) rd=$(cat rd.txt 2>/dev/null) static=$(cat st.txt 2>/dev/null) err=$(grep '^sbx: denied' err.txt | tr '\n' '|')"; fi
+
+# Under bubblewrap /dev/pts is a devpts of the sandbox's own: the person's
+# terminal is not there by any name (only the run's own pty is bound in).
+t bwrap_persons_terminal_not_there_by_name
+person_terminal_by_name SBX_NESTED=0
+if ! grep -q MARK42 pane.txt && grep -q '^OWN42' pane.txt &&
+   grep -Eqx 'read: (No such file or directory|Permission denied)' rd.txt &&
+   { [ ! -e "$B/probe" ] || grep -Eqx 'open: (ENOENT|EACCES)' st.txt; } &&
+   ! grep -q 'nested mode' err.txt; then ok
+else bad "pane=$(tr '\n' '|' < pane.txt | head -c 300) rd=$(cat rd.txt 2>/dev/null) static=$(cat st.txt 2>/dev/null)"; fi
+
 echo "# $(id -un) (tty): $pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]

@@ -14,6 +14,9 @@
  *                                  MODE (0 O_RDONLY, 1, 2, 3), by openat
  *   nestedprobe openat2 PATH       openat2(O_RDONLY|O_TRUNC) on PATH
  *   nestedprobe socket D T P       socket(D, T, P), numbers
+ *   nestedprobe xattr PATH NAME V  setxattr(2) NAME = V on PATH (raw call)
+ *   nestedprobe fxattr PATH NAME V fsetxattr(2) on PATH opened read-only
+ *   nestedprobe link OLD NEW       link(2) OLD to NEW, then NEW's first line
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -34,7 +37,7 @@ static int fail(const char *what)
 		{ ENOENT, "ENOENT" }, { ECONNREFUSED, "ECONNREFUSED" },
 		{ ENOSYS, "ENOSYS" }, { EPROTONOSUPPORT, "EPROTONOSUPPORT" },
 		{ EAFNOSUPPORT, "EAFNOSUPPORT" }, { ESOCKTNOSUPPORT, "ESOCKTNOSUPPORT" },
-		{ EINVAL, "EINVAL" },
+		{ EINVAL, "EINVAL" }, { EXDEV, "EXDEV" }, { EOPNOTSUPP, "EOPNOTSUPP" },
 	};
 	int e = errno;
 
@@ -145,6 +148,33 @@ int main(int argc, char **argv)
 		if (s < 0)
 			return fail("socket");
 		printf("socket made\n");
+		return 0;
+	}
+	if (argc == 5 && !strcmp(argv[1], "xattr")) {
+		if (syscall(SYS_setxattr, argv[2], argv[3], argv[4], strlen(argv[4]), 0))
+			return fail("setxattr");
+		printf("set\n");
+		return 0;
+	}
+	if (argc == 5 && !strcmp(argv[1], "fxattr")) {
+		int fd = open(argv[2], O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return fail("open");
+		if (syscall(SYS_fsetxattr, fd, argv[3], argv[4], strlen(argv[4]), 0))
+			return fail("fsetxattr");
+		printf("set\n");
+		return 0;
+	}
+	if (argc == 4 && !strcmp(argv[1], "link")) {
+		char buf[256] = "";
+		if (syscall(SYS_linkat, AT_FDCWD, argv[2], AT_FDCWD, argv[3], 0))
+			return fail("link");
+		FILE *f = fopen(argv[3], "re");
+		if (!f)
+			return fail("open");
+		if (!fgets(buf, sizeof(buf), f))
+			return fail("read");
+		printf("read: %s", buf);
 		return 0;
 	}
 	fprintf(stderr, "usage: see tests/progs/nestedprobe.c\n");

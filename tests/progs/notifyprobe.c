@@ -10,6 +10,9 @@
  *   notifyprobe rmdir PATH             rmdir(2)
  *   notifyprobe chmod PATH             chmod(2) to 0666
  *   notifyprobe fchmod PATH            open(O_RDONLY), fchmod(2) to 0666
+ *   notifyprobe setxattr PATH          setxattr(2) user.sbx = "evil"
+ *   notifyprobe fsetxattr PATH         open(O_RDONLY), fsetxattr(2) the same
+ *   notifyprobe removexattr PATH       removexattr(2) user.keep
  *   notifyprobe connect PATH WORD      AF_UNIX stream connect, then write WORD
  *   notifyprobe race-open GOOD BAD S   one thread flips a path buffer between
  *                                      GOOD and BAD for S seconds while another
@@ -48,6 +51,7 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <time.h>
@@ -472,6 +476,14 @@ int main(int argc, char **argv)
 		int fd = open(argv[2], O_RDONLY | O_CLOEXEC);
 		return say("fchmod", fd < 0 ? -1 : fchmod(fd, 0666)) ? 1 : 0;
 	}
+	if (argc == 3 && !strcmp(argv[1], "setxattr"))
+		return say("setxattr", setxattr(argv[2], "user.sbx", "evil", 4, 0)) ? 1 : 0;
+	if (argc == 3 && !strcmp(argv[1], "fsetxattr")) {
+		int fd = open(argv[2], O_RDONLY | O_CLOEXEC);
+		return say("fsetxattr", fd < 0 ? -1 : fsetxattr(fd, "user.sbx", "evil", 4, 0)) ? 1 : 0;
+	}
+	if (argc == 3 && !strcmp(argv[1], "removexattr"))
+		return say("removexattr", removexattr(argv[2], "user.keep")) ? 1 : 0;
 	if (argc == 4 && !strcmp(argv[1], "connect"))
 		return say("connect", unix_connect(argv[2], argv[3])) ? 1 : 0;
 	if (argc == 5 && !strcmp(argv[1], "race-open")) {

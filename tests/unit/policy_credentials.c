@@ -176,3 +176,34 @@ Test(policy_credentials, a_variable_naming_a_device_or_the_system_denies_nothing
 	cr_assert_eq(policy_check_path(p, SBX_OP_READ, "/srv/me/netrc", NULL), SBX_DENY);
 	policy_free(p);
 }
+
+/* What a person typed is read and rewritten by its own tool at every
+ * start (vim's ~/.viminfo, less's ~/.lesshst, bash's ~/.bash_history):
+ * refused every session, so quiet — logged, counted, never shown. A login
+ * or a key is never quiet: its refusal is news. */
+Test(policy_credentials, histories_are_quiet_by_default_logins_never)
+{
+	struct policy *p = compile_ini("");
+	char path[512];
+	const struct sbx_rule *q;
+
+	for (size_t i = 0; i < sbx_ncredentials; i++) {
+		expand(sbx_credentials[i].path, path, sizeof(path));
+		q = policy_report_quiet(p, true, path);
+		if (!sbx_credentials[i].quiet) {
+			cr_assert_null(q, "%s is a login: never quiet", path);
+			continue;
+		}
+		cr_assert_not_null(q, "%s", path);
+		cr_assert_eq(q->origin, SBX_ORIGIN_DEFAULT);
+		cr_assert_str_eq(q->value, sbx_credentials[i].path);
+	}
+	static const char *const typed[] = { "~/.viminfo", "~/.lesshst", "~/.bash_history" };
+	for (size_t i = 0; i < 3; i++) {
+		expand(typed[i], path, sizeof(path));
+		cr_assert_not_null(policy_report_quiet(p, true, path), "%s", path);
+	}
+	expand("~/.ssh/id_ed25519", path, sizeof(path));
+	cr_assert_null(policy_report_quiet(p, true, path));
+	policy_free(p);
+}

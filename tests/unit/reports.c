@@ -189,6 +189,27 @@ Test(reports, write_outside_writable_paths_suggests_a_fix_that_works_as_printed)
 	fclose(f);
 	line_of(p, &w, &e);
 	cr_assert_str_eq(e.fix, "--allow-write ~/notes.txt");
+	/* a new name beside it that stands for it (a save by rename): no
+	 * flag (the file allowed would not let the name be made, nor the
+	 * rename), the file named instead, and a quiet rule offered */
+	static const char *const temps[] = { "notes.txt.tmp", "notes.txt.tmp.4121.9f3",
+					     "notes.txt.new", "notes.txt~" };
+	for (size_t i = 0; i < sizeof(temps) / sizeof(*temps); i++) {
+		snprintf(path, sizeof(path), "%s/%s", home, temps[i]);
+		w = wr(WIRE_DENY, WIRE_WRITE, path, EROFS);
+		l = line_of(p, &w, &e);
+		cr_assert_str_eq(e.fix, "", "%s", temps[i]);
+		cr_assert_str_eq(e.renames, "~/notes.txt", "%s", temps[i]);
+		assert_contains(l, "(the program replaces ~/notes.txt by renaming this new name "
+				"over it, and only all of ~ would let it");
+		assert_contains(l, "`ignore_paths = ~/");
+	}
+	/* the same name with nothing beside it: an ordinary new file */
+	snprintf(path, sizeof(path), "%s/other.tmp", home);
+	w = wr(WIRE_DENY, WIRE_WRITE, path, EROFS);
+	line_of(p, &w, &e);
+	cr_assert_str_eq(e.renames, "");
+	assert_contains(e.fix, "--allow-write ~/other.tmp once the file exists");
 	/* a directory made right in HOME (the shim's `/`): itself, with a `/` */
 	snprintf(path, sizeof(path), "%s/.npm", home);
 	w = wr(WIRE_DENY, WIRE_WRITE, path, EROFS);
@@ -1031,8 +1052,11 @@ Test(reports_stream, ignore_paths_silences_stderr_but_logs_ignored)
 	assert_contains(out, "1 malformed report line");
 	char *l = log_line_with(log, "/w/build/out.o");
 	cr_assert_not_null(l);
-	assert_contains(l, "\"ignored\":true");
+	assert_contains(l, "\"ignored\":true,\"quiet_rule\":\"ignore_paths = /w/build\","
+			"\"quiet_source\":\"test.ini:2\"}");
 	free(l);
+	/* the summary counts the refusals said and, apart, those kept quiet */
+	assert_contains(out, "sbx: 1 denied write, 2 expected refusals not shown (sbxctl status),");
 	l = log_line_with(log, "telemetry.example");
 	cr_assert_not_null(l);
 	assert_contains(l, "\"ignored\":true");

@@ -204,7 +204,11 @@ Test(reports_proxy, ignore_domains_logs_the_refusal_as_ignored_and_says_nothing)
 	char *out = slurp(s.out_path), *log = slurp(s.log_path);
 	assert_not_contains(out, "telemetry.example");
 	assert_contains(log, "\"target\":\"telemetry.example:443\",\"decision\":\"deny\"");
-	assert_contains(log, "\"ignored\":true}");
+	assert_contains(log, "\"ignored\":true,\"quiet_rule\":\"ignore_domains = "
+			"telemetry.example\",\"quiet_source\":\"test.ini:4\"}");
+	/* counted apart, with where to see it */
+	assert_contains(out, "sbx: 1 expected refusal not shown (sbxctl status)");
+	assert_not_contains(out, "denied connect");
 	free(out);
 	free(log);
 	close_stream(&s);
