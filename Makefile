@@ -304,7 +304,7 @@ check-agents: deps-test
 # image (a directory root with the host's /usr); apart from `make check`.
 check-container: all
 	@./scripts/deps.sh --container
-	SUITES=container.sh ./tests/integration/run.sh
+	SBX_IT_CONTAINER=1 SUITES=container.sh ./tests/integration/run.sh
 
 # docs/RECIPES.md's Dockerfile, word for word, built with podman on a
 # debian:bookworm-slim that debootstrap makes (no registry), and run.

@@ -15,6 +15,8 @@ set -u
 why=""
 if [ "$(id -u)" -ne 0 ]; then
 	why="as root only: rootless podman needs /etc/subuid ranges and newuidmap"
+elif [ -z "${SBX_IT_CONTAINER:-}" ]; then
+	why="make check-container runs it (it starts podman containers)"
 elif ! command -v podman >/dev/null || ! command -v runc >/dev/null; then
 	why="podman and runc are not installed (make check-container installs them)"
 fi
