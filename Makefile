@@ -32,8 +32,8 @@ SANITIZE_STATIC := $(if $(findstring address,$(SANITIZE)),-static-libasan) \
 	$(if $(findstring undefined,$(SANITIZE)),-static-libubsan)
 endif
 
-POLICY_SRCS := policy/policy.c policy/execlater.c policy/query.c policy/load.c policy/glob.c policy/path.c policy/blob.c policy/hint.c \
-	policy/credentials.c policy/home.c
+POLICY_SRCS := policy/policy.c policy/execlater.c policy/query.c policy/match.c policy/load.c policy/glob.c policy/path.c policy/blob.c policy/hint.c \
+	policy/credentials.c policy/home.c policy/gitconfig.c
 # The filtering proxy (supervisor/net/net.h): in sbx-preload, its test
 # driver and the unit tests.
 NET_SRCS := supervisor/net/host.c supervisor/net/http.c supervisor/net/socks.c \
@@ -44,7 +44,7 @@ SUPERVISOR_SRCS := supervisor/main.c supervisor/options.c supervisor/config.c su
 	supervisor/run.c supervisor/relay.c supervisor/util.c supervisor/reports.c supervisor/learn.c \
 	supervisor/standin.c supervisor/hostfs.c supervisor/runlimits.c supervisor/profile.c supervisor/gitprov.c \
 	supervisor/notify.c supervisor/notify-call.c supervisor/notify-paths.c \
-	supervisor/notify-net.c supervisor/notify-deny.c $(NET_SRCS) \
+	supervisor/notify-net.c supervisor/notify-deny.c supervisor/notify-gitcfg.c $(NET_SRCS) \
 	shim/wire.c shim/elfcheck.c
 # a login shell's PATH under HOME, read from its start-up files (HOME's allow-list)
 SUPERVISOR_SRCS += supervisor/loginpath.c
@@ -59,7 +59,7 @@ INIT_SRCS := supervisor/sbx-init.c supervisor/init-mounts.c supervisor/init-conn
 SHIM_SRCS := shim/shim.c shim/core.c shim/check.c shim/wrappers.c shim/exec.c shim/net.c shim/namemap.c shim/resolve.c shim/tell.c shim/syscall.c shim/dirfds.c \
 	shim/wire.c shim/elfcheck.c
 # The policy queries the shim links in (no INI parsing, no compiler).
-SHIM_POLICY_SRCS := policy/query.c policy/glob.c policy/path.c policy/blob.c policy/hint.c policy/home.c
+SHIM_POLICY_SRCS := policy/query.c policy/match.c policy/glob.c policy/path.c policy/blob.c policy/hint.c policy/home.c
 SHIM_OBJS := $(SHIM_SRCS:%.c=build/shim-pic/%.o) $(SHIM_POLICY_SRCS:%.c=build/shim-pic/%.o)
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 
@@ -69,7 +69,7 @@ UNIT_OBJS := $(UNIT_SRCS:%.c=build/%.o)
 
 BINS := build/sbx-preload build/sbx-init build/libsbx-preload.so build/sbx-proxy-test build/sbxctl
 
-.PHONY: all deps deps-test run check check-unit check-docs check-integration check-agents check-container check-container-recipe test-progs coverage-table bench bench-proxy bench-filter bench-landlock fuzz install clean
+.PHONY: all deps deps-test run check check-unit check-docs check-integration check-agents check-container check-container-recipe test-progs coverage-table bench bench-proxy bench-filter bench-landlock bench-match fuzz install clean
 all: $(BINS)
 
 deps:
@@ -235,6 +235,7 @@ UNIT_EXTRA_OBJS := build/supervisor/mode.o build/supervisor/mountids.o build/sup
 	build/supervisor/plan.o build/supervisor/standin.o build/supervisor/hostfs.o \
 	build/supervisor/runlimits.o build/supervisor/profile.o build/supervisor/notify.o build/supervisor/notify-net.o \
 	build/supervisor/notify-deny.o build/supervisor/notify-call.o build/supervisor/notify-paths.o \
+	build/supervisor/notify-gitcfg.o \
 	build/shim/wire.o build/shim/resolve-test.o build/shim/namemap.o build/shim/elfcheck.o $(NET_SRCS:%.c=build/%.o) \
 	$(filter-out build/supervisor/cli/sbxctl.o,$(CTL_SRCS:%.c=build/%.o)) \
 	build/supervisor/config.o build/supervisor/probe.o
@@ -339,17 +340,33 @@ build/bench/landlock-micro: bench/landlock-micro.c build/supervisor/landlock.o \
 bench-landlock: build/bench/landlock-micro
 	build/bench/landlock-micro
 
-# libFuzzer harnesses for the proxy's parsers (tests/fuzz/), FUZZ_SECONDS
-# each; clang only, not part of `make check`.
+# What one path question costs as the policy grows: the compiled matcher
+# against trying every rule (the matcher before policy/match.c).
+build/bench/match-micro: bench/match-micro.c $(POLICY_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) $(SBX_CFLAGS) -o $@ $(filter %.c %.o,$^) $(SBX_LDFLAGS) -linih
+bench-match: build/bench/match-micro
+	build/bench/match-micro
+
+# libFuzzer harnesses for the proxy's parsers, the path matcher and git's
+# config parser (tests/fuzz/), FUZZ_SECONDS each; clang only, not part of
+# `make check`.
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
-FUZZ_TARGETS := http socks host dns addr
+FUZZ_TARGETS := http socks host dns addr matcher gitconfig
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-D_GNU_SOURCE -Ipolicy -Isupervisor -Isupervisor/net
+build/fuzz/gitconfig: tests/fuzz/gitconfig.c policy/gitconfig.c policy/path.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^
 build/fuzz/%: tests/fuzz/%.c supervisor/net/host.c supervisor/net/http.c supervisor/net/socks.c \
 		supervisor/net/dns.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^
+# the compiled path matcher against trying every rule (tests/unit/matcher_ref.h)
+build/fuzz/matcher: tests/fuzz/matcher.c $(POLICY_SRCS)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^ -linih
 fuzz:
 	@./scripts/deps.sh --fuzz
 	@$(MAKE) --no-print-directory $(FUZZ_TARGETS:%=build/fuzz/%)

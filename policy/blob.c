@@ -14,7 +14,7 @@
 
 #include "internal.h"
 
-#define BLOB_MAGIC "SBXPOL\0\1"
+#define BLOB_MAGIC "SBXPOL\0\2"
 
 struct blob_rule {
 	uint32_t kind, origin, pat;
@@ -31,6 +31,7 @@ struct blob_hdr {
 	uint32_t flags; /* BF_* */
 	uint32_t http_port, socks_port;
 	uint64_t limits[SBX_LIMIT_COUNT];
+	uint64_t match_seed; /* the matcher is built again at attach, with it */
 	uint32_t home, workspace, session_dir, log; /* string offsets, 0 = NULL */
 	uint32_t nrules;
 	uint32_t nby_kind[SBX_RULE_KIND_COUNT];
@@ -124,6 +125,7 @@ int policy_to_blob(const struct policy *p, void **out, size_t *outlen)
 	h.http_port = p->http_port;
 	h.socks_port = p->socks_port;
 	memcpy(h.limits, p->limits, sizeof(h.limits));
+	h.match_seed = p->match.seed;
 	total = sizeof(h) + nrules * sizeof(*rules) + st.len;
 	if (total > UINT32_MAX) {
 		rc = -E2BIG;
@@ -145,11 +147,19 @@ out:
 	return rc;
 }
 
-/* Memory the attached view needs besides the blob itself. */
+/* Memory the attached view needs besides the blob itself: the policy,
+ * its rules, their pointers kind by kind, the matcher's table (8-aligned:
+ * the table 8-aligned). */
+#define ALIGN8(x) (((x) + 7) & ~(size_t)7)
+static size_t view_head(uint32_t nrules)
+{
+	return ALIGN8(sizeof(struct policy) + (size_t)nrules * sizeof(struct sbx_rule) +
+		      (size_t)nrules * sizeof(struct sbx_rule *));
+}
+
 static size_t view_size(uint32_t nrules)
 {
-	return sizeof(struct policy) + (size_t)nrules * sizeof(struct sbx_rule) +
-	       (size_t)nrules * sizeof(struct sbx_rule *);
+	return view_head(nrules) + match_size(nrules);
 }
 
 /* The string at `off`, if it lies wholly inside the table. */
@@ -242,14 +252,18 @@ int policy_blob_attach(const void *blob, size_t len, void *mem, size_t memlen,
 			r->is_dir = b->is_dir != 0;
 			r->agent = b->agent != 0;
 			r->prefix_len = b->prefix_len;
-			if (!ok || r->prefix_len > strlen(r->pattern))
+			if (!ok || r->prefix_len > strlen(r->pattern) ||
+			    (r->pat == SBX_PAT_PREFIX && r->prefix_len == 0))
 				return -EINVAL;
-			rule_index(r);
 			ptrs[ri] = r;
 		}
 	}
 	if (!ok)
 		return -EINVAL;
+	/* from the rules just checked: the blob's bytes choose nothing in
+	 * it but the seed */
+	match_build(&p->match, (char *)mem + view_head(h->nrules), ptrs, p->nby_kind,
+		    h->match_seed);
 	*out = p;
 	return 0;
 }

@@ -11,7 +11,12 @@
  *   in share/sbx/profiles/NAME.ini) and no other;
  * - an environment variable whose name says it holds a secret is withheld
  *   from COMMAND unless `keep_env` (or a profile) keeps it:
- *   sbx_env_secret_name().
+ *   sbx_env_secret_name();
+ * - and so is one whose value has the shape of a credential, whatever its
+ *   name (DATABASE_URL=postgres://u:pw@db/x, MY_CFG=ghp_...): a URL with a
+ *   password, a token in a provider's documented format, a JWT, a PEM
+ *   private key. The table sbx_secret_shapes below, a row a shape with
+ *   its owner and reason: sbx_env_secret_value().
  *
  * Every row is a literal path (no glob): the plan costs one stat() a row,
  * and a row that does not exist costs nothing more (bench/startup).
@@ -259,6 +264,229 @@ bool sbx_env_secret_name(const char *name)
 	       word_is(last, lastn, "AUTH", false) || word_is(last, lastn, "PAT", false);
 }
 
+/* ---- secret-looking environment variable values
+ *
+ * A value is a credential by its shape, decided by principle: whatever the
+ * name, a value that authenticates whoever holds it is withheld like a
+ * secret-looking name. Tokens are matched where they start a word of the
+ * value (at its start, or after a character other than a letter or a
+ * digit: `Authorization: Bearer ghp_...` and `{"token":"npm_..."}` count;
+ * `task-...` does not hold `sk-`), by the prefix their issuer documents
+ * and a body long enough to be a key rather than a word. No row needs the
+ * value to be only the token. The value itself is never printed: the line
+ * names the variable and the row's `what`. */
+#define SET_ALNUM 1     /* A-Za-z0-9 */
+#define SET_WORD 2      /* A-Za-z0-9_ */
+#define SET_B64URL 3    /* A-Za-z0-9_- */
+#define SET_UPPER 4     /* A-Z0-9 */
+#define SHAPE_TOKEN 0   /* prefix, then min..max characters of set */
+#define SHAPE_URL 1     /* scheme://user:password@host */
+#define SHAPE_JWT 2     /* eyJ<header>.<payload>.<signature>, base64url */
+#define SHAPE_PEM 3     /* -----BEGIN ... PRIVATE KEY----- */
+
+const struct sbx_secret_shape sbx_secret_shapes[] = {
+	{ "a URL with a password", "any client (libpq, redis, AMQP, MongoDB, git, pip)",
+	  "scheme://user:password@host carries the password in its userinfo (RFC 3986 3.2.1 "
+	  "deprecates it for that reason): DATABASE_URL, REDIS_URL, a registry URL",
+	  SHAPE_URL, NULL, 0, 0, 0 },
+	{ "a GitHub personal access token", "GitHub",
+	  "ghp_ + 36 base62 characters, GitHub's documented format for classic personal "
+	  "access tokens: the account's repositories, as far as its scopes reach",
+	  SHAPE_TOKEN, "ghp_", 30, 0, SET_ALNUM },
+	{ "a GitHub OAuth token", "GitHub", "gho_: an OAuth app's access token for a user",
+	  SHAPE_TOKEN, "gho_", 30, 0, SET_ALNUM },
+	{ "a GitHub App user token", "GitHub", "ghu_: a GitHub App's user-to-server token",
+	  SHAPE_TOKEN, "ghu_", 30, 0, SET_ALNUM },
+	{ "a GitHub App installation token", "GitHub",
+	  "ghs_: a server-to-server token (the GITHUB_TOKEN of an Actions job is one)",
+	  SHAPE_TOKEN, "ghs_", 30, 0, SET_ALNUM },
+	{ "a GitHub refresh token", "GitHub", "ghr_: trades for new user tokens",
+	  SHAPE_TOKEN, "ghr_", 30, 0, SET_ALNUM },
+	{ "a GitHub fine-grained access token", "GitHub",
+	  "github_pat_: a fine-grained personal access token", SHAPE_TOKEN, "github_pat_", 40,
+	  0, SET_WORD },
+	{ "a GitLab personal access token", "GitLab",
+	  "glpat-: GitLab's documented prefix for personal, project and group access tokens",
+	  SHAPE_TOKEN, "glpat-", 20, 0, SET_B64URL },
+	{ "an Anthropic API key", "Anthropic",
+	  "sk-ant-: Claude API keys (sk-ant-api03-) and Claude Code's OAuth tokens "
+	  "(sk-ant-oat01-); billed to the account", SHAPE_TOKEN, "sk-ant-", 32, 0, SET_B64URL },
+	{ "an OpenAI API key", "OpenAI",
+	  "sk-proj-: a project's key, the form the platform issues now",
+	  SHAPE_TOKEN, "sk-proj-", 32, 0, SET_B64URL },
+	{ "an OpenAI API key", "OpenAI", "sk-svcacct-: a service account's key",
+	  SHAPE_TOKEN, "sk-svcacct-", 32, 0, SET_B64URL },
+	{ "an OpenAI API key", "OpenAI", "sk-admin-: an organisation admin key",
+	  SHAPE_TOKEN, "sk-admin-", 32, 0, SET_B64URL },
+	{ "an OpenAI API key", "OpenAI",
+	  "sk- + 48 letters and digits: a user key in the first format (and other "
+	  "providers' keys that copied it); 32 or more letters and digits with no "
+	  "dash, so `sk-learn-...` and the like are words", SHAPE_TOKEN, "sk-", 32, 0,
+	  SET_ALNUM },
+	{ "a Slack token", "Slack",
+	  "xoxb- (bot), xoxp- (user), xoxa- (app), xoxr- (refresh), xoxs- (session): "
+	  "Slack's documented token prefixes", SHAPE_TOKEN, "xox[abprs]-", 10, 0, SET_B64URL },
+	{ "an AWS access key id", "AWS",
+	  "AKIA + 16: a long-term access key's id; it signs nothing alone, but names the key "
+	  "and its account, and its secret is rarely far (the next variable, a file)",
+	  SHAPE_TOKEN, "AKIA", 16, 16, SET_UPPER },
+	{ "an AWS temporary access key id", "AWS",
+	  "ASIA + 16: an STS session's key id, used with its secret and session token",
+	  SHAPE_TOKEN, "ASIA", 16, 16, SET_UPPER },
+	{ "an npm access token", "npm", "npm_ + 36: npm's granular and automation tokens "
+	  "(publish rights to the account's packages)", SHAPE_TOKEN, "npm_", 36, 0, SET_ALNUM },
+	{ "a Google API key", "Google Cloud",
+	  "AIza + 35: a Google Cloud API key (Maps, Gemini API: GEMINI_API_KEY's value), "
+	  "billed to its project", SHAPE_TOKEN, "AIza", 35, 35, SET_B64URL },
+	{ "a Stripe secret key", "Stripe", "sk_live_: a live-mode secret key (charges, refunds)",
+	  SHAPE_TOKEN, "sk_live_", 20, 0, SET_ALNUM },
+	{ "a Stripe restricted key", "Stripe", "rk_live_: a live-mode restricted key",
+	  SHAPE_TOKEN, "rk_live_", 20, 0, SET_ALNUM },
+	{ "a JSON Web Token", "any issuer (OIDC, Supabase, Firebase, CI identity tokens)",
+	  "eyJ... . ... . ...: a signed bearer token, good for whoever presents it until it "
+	  "expires", SHAPE_JWT, "eyJ", 0, 0, SET_B64URL },
+	{ "a PEM private key", "OpenSSL, OpenSSH, every TLS and SSH client",
+	  "-----BEGIN ... PRIVATE KEY-----: a private key pasted into a variable (a CI "
+	  "secret, a deploy key)", SHAPE_PEM, "-----BEGIN ", 0, 0, 0 },
+};
+
+const size_t sbx_nsecret_shapes = sizeof(sbx_secret_shapes) / sizeof(sbx_secret_shapes[0]);
+
+static bool in_set(char c, unsigned char set)
+{
+	bool digit = c >= '0' && c <= '9', upper = c >= 'A' && c <= 'Z';
+
+	switch (set) {
+	case SET_UPPER: return digit || upper;
+	case SET_ALNUM: return alnum(c);
+	case SET_WORD: return alnum(c) || c == '_';
+	default: return alnum(c) || c == '_' || c == '-';
+	}
+}
+
+/* s starts with the prefix, where `[abc]` is one of those characters; the
+ * length of what it matched, or 0. */
+static size_t prefix_at(const char *s, const char *prefix)
+{
+	const char *q = s;
+
+	for (const char *p = prefix; *p; p++, q++) {
+		if (*p == '[') {
+			const char *end = strchr(p, ']');
+			if (!*q || !memchr(p + 1, *q, (size_t)(end - p - 1)))
+				return 0;
+			p = end;
+		} else if (*q != *p) {
+			return 0;
+		}
+	}
+	return (size_t)(q - s);
+}
+
+/* How many characters of set s starts with, counting no further than cap:
+ * each word start costs a bounded look, so a long value made of look-alike
+ * starts (`glpat-glpat-...`, up to the 128 KiB a variable may hold) costs
+ * linear time, not quadratic. */
+static size_t run_of(const char *s, unsigned char set, size_t cap)
+{
+	size_t n = 0;
+
+	while (n < cap && s[n] && in_set(s[n], set))
+		n++;
+	return n;
+}
+
+/* scheme://user:password@host, anywhere in v: a non-empty password in
+ * the authority's userinfo (before the first / ? # or space after ://) */
+static bool url_password(const char *v)
+{
+	for (const char *q = strstr(v, "://"); q; q = strstr(q + 1, "://")) {
+		const char *s = q;
+		while (s > v && (alnum(s[-1]) || s[-1] == '+' || s[-1] == '.' || s[-1] == '-'))
+			s--;
+		if (s == q || !((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z')))
+			continue; /* no scheme */
+		const char *a = q + 3;
+		size_t n = strcspn(a, "/?# \t\n\"'");
+		const char *at = NULL;
+		for (size_t i = 0; i < n; i++)
+			if (a[i] == '@')
+				at = a + i;
+		if (!at)
+			continue;
+		const char *colon = memchr(a, ':', (size_t)(at - a));
+		if (colon && colon + 1 < at)
+			return true;
+	}
+	return false;
+}
+
+/* eyJ<header>.<payload>.<signature>: three base64url parts, the header a
+ * JSON object ("{" encodes as eyJ...), the signature there */
+static bool jwt_at(const char *s)
+{
+	/* a header is a few dozen characters ({"alg":...,"kid":...}); a
+	 * payload a few KiB at most */
+	size_t h = run_of(s, SET_B64URL, 512);
+	if (h < 10 || s[h] != '.')
+		return false;
+	size_t pl = run_of(s + h + 1, SET_B64URL, 16384);
+	if (pl < 10 || s[h + 1 + pl] != '.')
+		return false;
+	return run_of(s + h + 2 + pl, SET_B64URL, 16) >= 16;
+}
+
+/* -----BEGIN [WORDS ]PRIVATE KEY----- (RSA, EC, DSA, OPENSSH, ENCRYPTED,
+ * or none) */
+static bool pem_at(const char *s)
+{
+	const char *p = s + strlen("-----BEGIN ");
+	size_t n = 0;
+
+	while (n < 64 && ((p[n] >= 'A' && p[n] <= 'Z') || p[n] == ' '))
+		n++;
+
+	return n >= strlen("PRIVATE KEY") && !strncmp(p + n - strlen("PRIVATE KEY"),
+							 "PRIVATE KEY", strlen("PRIVATE KEY")) &&
+	       !strncmp(p + n, "-----", 5);
+}
+
+static bool shape_at(const struct sbx_secret_shape *r, const char *s)
+{
+	size_t k = prefix_at(s, r->prefix);
+
+	if (!k)
+		return false;
+	if (r->kind == SHAPE_JWT)
+		return jwt_at(s);
+	if (r->kind == SHAPE_PEM)
+		return pem_at(s);
+	size_t n = run_of(s + k, r->set, r->max ? (size_t)r->max + 1 : r->min);
+	if (n < r->min || (r->max && n > r->max))
+		return false;
+	/* an exact length ends there (AKIA + 16, not inside a longer word) */
+	return !r->max || !alnum(s[k + n]);
+}
+
+const struct sbx_secret_shape *sbx_env_secret_value(const char *value)
+{
+	if (!value || !*value)
+		return NULL;
+	for (size_t i = 0; i < sbx_nsecret_shapes; i++) {
+		const struct sbx_secret_shape *r = &sbx_secret_shapes[i];
+		if (r->kind == SHAPE_URL) {
+			if (url_password(value))
+				return r;
+			continue;
+		}
+		/* at the start of each word of the value */
+		for (const char *q = value; *q; q++)
+			if ((q == value || !alnum(q[-1])) && *q == r->prefix[0] && shape_at(r, q))
+				return r;
+	}
+	return NULL;
+}
+
 static const struct sbx_rule *env_rule(const struct policy *p, enum sbx_rule_kind kind,
 				       const char *name)
 {
@@ -269,22 +497,38 @@ static const struct sbx_rule *env_rule(const struct policy *p, enum sbx_rule_kin
 }
 
 /* deny_env is the person's own list: no keep_env lifts it. keep_env lifts
- * only what the name alone would withhold. */
-enum sbx_env_fate policy_env_fate(const struct policy *p, const char *name,
-				  const struct sbx_rule **why)
+ * only what the name or the value alone would withhold. */
+enum sbx_env_fate policy_env_var_fate(const struct policy *p, const char *name,
+				      const char *value, const struct sbx_rule **why,
+				      const struct sbx_secret_shape **shape)
 {
 	const struct sbx_rule *r = env_rule(p, SBX_RULE_DENY_ENV, name);
+	const struct sbx_secret_shape *sh = NULL;
+	enum sbx_env_fate f = SBX_ENV_SECRET;
 
 	if (why)
 		*why = r;
+	if (shape)
+		*shape = NULL;
 	if (r)
 		return SBX_ENV_DENIED;
-	if (!sbx_env_secret_name(name))
-		return SBX_ENV_PASS;
+	if (!sbx_env_secret_name(name)) {
+		if (!(sh = sbx_env_secret_value(value)))
+			return SBX_ENV_PASS;
+		f = SBX_ENV_SECRET_VALUE;
+	}
 	r = env_rule(p, SBX_RULE_KEEP_ENV, name);
 	if (why)
 		*why = r;
-	return r ? SBX_ENV_KEPT : SBX_ENV_SECRET;
+	if (shape)
+		*shape = sh;
+	return r ? SBX_ENV_KEPT : f;
+}
+
+enum sbx_env_fate policy_env_fate(const struct policy *p, const char *name,
+				  const struct sbx_rule **why)
+{
+	return policy_env_var_fate(p, name, NULL, why, NULL);
 }
 
 bool policy_env_denied(const struct policy *p, const char *name,
@@ -296,4 +540,11 @@ bool policy_env_denied(const struct policy *p, const char *name,
 	if (why)
 		*why = f == SBX_ENV_DENIED ? r : NULL;
 	return f == SBX_ENV_DENIED || f == SBX_ENV_SECRET;
+}
+
+bool policy_env_var_denied(const struct policy *p, const char *name, const char *value)
+{
+	enum sbx_env_fate f = policy_env_var_fate(p, name, value, NULL, NULL);
+
+	return f == SBX_ENV_DENIED || f == SBX_ENV_SECRET || f == SBX_ENV_SECRET_VALUE;
 }

@@ -68,6 +68,49 @@ struct policy_builder {
 	struct path_memo memo; /* policy_compile's, freed with the builder */
 };
 
+/* match.c: the path rules of a policy as one hash table (its comment) */
+struct match_slot;
+struct match_run {
+	uint32_t off, len; /* in the rule's pattern; len 0: none */
+	uint16_t gram[3];  /* three of its byte pairs, as match_gram() hashes them */
+	uint16_t ngram;
+};
+/* A pair of bytes as a bit of a query's 1024-bit set of the path's pairs. */
+static inline unsigned match_gram(unsigned char a, unsigned char b)
+{
+	return ((a * 0x9e37u) ^ (b * 0x85ebu) ^ (b >> 3)) & 1023u;
+}
+struct matcher {
+	uint64_t seed;
+	uint32_t mask, probe; /* slots - 1; the longest probe the build made */
+	uint64_t lead_lens, tail_lens; /* bit l - 1: some LEAD / TAIL key is l bytes */
+	struct match_slot *slots;
+	uint32_t *lists; /* rules by slot, then each kind's always-tried ones */
+	uint32_t always_base; /* where the always-tried ones start in lists */
+	struct match_run *runs; /* lists[always_base + j]'s literal run: runs[j] */
+	uint32_t always_first[SBX_RULE_KIND_COUNT], always_n[SBX_RULE_KIND_COUNT];
+	const struct sbx_rule *const *flat; /* every rule, grouped by kind in order */
+	uint32_t kind_off[SBX_RULE_KIND_COUNT + 1]; /* kind k: flat[kind_off[k], kind_off[k + 1]) */
+};
+/* The rules a path's keys found, as flat indices, sorted; `all`: more
+ * than QUERY_HITS, every rule is to be tried. On the stack of a query. */
+#define QUERY_HITS 128
+struct match_hits {
+	uint32_t n;
+	bool all;
+	uint32_t v[QUERY_HITS];
+};
+/* Bytes match_build() needs for nrules rules (8-aligned memory). */
+size_t match_size(size_t nrules);
+/* Build m in mem (match_size() bytes) over flat (nby_kind rules of each
+ * kind, in kind order), which must outlive it. Allocates nothing. */
+void match_build(struct matcher *m, void *mem, const struct sbx_rule *const *flat,
+		 const size_t *nby_kind, uint64_t seed);
+/* The rules that may match the absolute path t (a superset: query.c tries
+ * each with match_len()). */
+void match_collect(const struct matcher *m, const char *t, size_t tlen,
+		   struct match_hits *hits);
+
 struct policy {
 	char *home;       /* resolved, as the kernel sees it */
 	char *home_given; /* as $HOME says (for `~` in messages) */
@@ -87,7 +130,9 @@ struct policy {
 	uint64_t limits[SBX_LIMIT_COUNT];
 	struct sbx_rule *storage; /* every rule, one allocation */
 	size_t nstorage;
-	const struct sbx_rule **by_kind[SBX_RULE_KIND_COUNT];
+	const struct sbx_rule **by_kind[SBX_RULE_KIND_COUNT]; /* into one array, kind by kind */
+	struct matcher match; /* slots and lists in match_mem (compile) or the view (attach) */
+	void *match_mem;
 	size_t nby_kind[SBX_RULE_KIND_COUNT];
 	char *strings; /* arena holding every rule string */
 };
@@ -117,10 +162,6 @@ void path_memo_free(struct path_memo *m);
  * prefix cost one per component per try). Never fails: on error the input
  * is copied. m may be NULL. */
 void path_resolve_existing(const char *in, char *out, size_t outsz, struct path_memo *m);
-
-/* query.c: fill a rule's component-filter bits (any_lit, any_bit) from
- * its pattern; at compile and at a blob's attach */
-void rule_index(struct sbx_rule *r);
 
 /* glob.c */
 bool glob_has_magic(const char *s);

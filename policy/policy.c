@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <strings.h>
 #include <time.h>
@@ -576,6 +577,20 @@ static uint64_t scalar_num(const struct policy_builder *b, enum scalar_id id,
 	return v;
 }
 
+/* The matcher's hash seed: a project's sandbox.ini cannot choose keys
+ * that collide in a table it cannot foresee (match.c). */
+static uint64_t match_seed(void)
+{
+	uint64_t seed;
+	struct timespec ts;
+
+	if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) == (ssize_t)sizeof(seed))
+		return seed;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_nsec * 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid() ^
+	       (uint64_t)(uintptr_t)&ts;
+}
+
 int policy_compile(struct policy_builder *b, struct policy **out,
 		   struct sbx_err *err)
 {
@@ -927,20 +942,24 @@ int policy_compile(struct policy_builder *b, struct policy **out,
 		r->prefix_len = pend[i].prefix_len;
 		r->is_dir = pend[i].is_dir;
 		r->agent = pend[i].agent;
-		rule_index(r);
 		p->nby_kind[r->kind]++;
 	}
-	for (int k = 0; k < SBX_RULE_KIND_COUNT; k++) {
-		p->by_kind[k] = calloc(p->nby_kind[k] ? p->nby_kind[k] : 1,
-				       sizeof(*p->by_kind[k]));
-		if (!p->by_kind[k])
-			goto fail;
+	/* one array of every rule, kind by kind, as the matcher indexes them */
+	const struct sbx_rule **flat = calloc(npend ? npend : 1, sizeof(*flat));
+	if (!flat)
+		goto fail;
+	for (int k = 0, at = 0; k < SBX_RULE_KIND_COUNT; k++) {
+		p->by_kind[k] = flat + at;
+		at += (int)p->nby_kind[k];
 		p->nby_kind[k] = 0;
 	}
 	for (size_t i = 0; i < npend; i++) {
 		struct sbx_rule *r = &p->storage[i];
 		p->by_kind[r->kind][p->nby_kind[r->kind]++] = r;
 	}
+	if (!(p->match_mem = malloc(match_size(npend))))
+		goto fail;
+	match_build(&p->match, p->match_mem, flat, p->nby_kind, match_seed());
 	free(pend);
 	policy_builder_free(b);
 	*out = p;
@@ -959,8 +978,8 @@ void policy_free(struct policy *p)
 {
 	if (!p)
 		return;
-	for (int k = 0; k < SBX_RULE_KIND_COUNT; k++)
-		free(p->by_kind[k]);
+	free(p->by_kind[0]); /* the one array (policy_compile) */
+	free(p->match_mem);
 	free(p->storage);
 	free(p->strings);
 	free(p->workspace);

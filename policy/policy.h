@@ -84,11 +84,6 @@ struct sbx_rule {
 	 * (policy/execlater.c): not matched below a PREFIX allow_write of
 	 * origin PROFILE strictly inside HOME that holds no workspace. */
 	bool agent;
-	/* ANYWHERE with a literal first component: its two bits in a path's
-	 * component filter (query.c), so a path none of whose components is
-	 * that name skips the rule in two bit tests, not a scan */
-	bool any_lit;
-	unsigned char any_bit[2];
 };
 
 enum sbx_isolation {
@@ -275,9 +270,20 @@ enum sbx_env_fate {
 	SBX_ENV_KEPT,   /* looks secret, kept by keep_env */
 	SBX_ENV_DENIED, /* deny_env */
 	SBX_ENV_SECRET, /* looks secret: withheld */
+	SBX_ENV_SECRET_VALUE, /* a harmless name, a value shaped like a credential: withheld */
 };
 enum sbx_env_fate policy_env_fate(const struct policy *p, const char *name,
 				  const struct sbx_rule **why);
+struct sbx_secret_shape;
+/* The same for NAME=VALUE: a value shaped like a credential
+ * (sbx_env_secret_value(); *shape: its row) is withheld too, unless
+ * keep_env keeps the name (SBX_ENV_KEPT, *shape still the row). value
+ * may be NULL (the name alone). Never prints or keeps the value. */
+enum sbx_env_fate policy_env_var_fate(const struct policy *p, const char *name,
+				      const char *value, const struct sbx_rule **why,
+				      const struct sbx_secret_shape **shape);
+/* Is NAME=VALUE removed from COMMAND's environment? */
+bool policy_env_var_denied(const struct policy *p, const char *name, const char *value);
 /* Is NAME removed from COMMAND's environment (SBX_ENV_DENIED or
  * SBX_ENV_SECRET)? *why: the deny_env rule, or NULL. */
 bool policy_env_denied(const struct policy *p, const char *name,
@@ -312,6 +318,23 @@ extern const size_t sbx_ncredential_envs;
 /* Does an environment variable's name say it holds a secret (GITHUB_TOKEN,
  * OPENAI_API_KEY, PGPASSWORD)? The rule: credentials.c. */
 bool sbx_env_secret_name(const char *name);
+/* One shape of a credential in a variable's value (credentials.c's
+ * table): what the person is told, whose format it is, and why. */
+struct sbx_secret_shape {
+	const char *what;   /* "a GitHub personal access token" */
+	const char *owner;  /* the issuer or the tools that read it */
+	const char *reason; /* the documented format, and what it opens */
+	/* the match (credentials.c) */
+	unsigned char kind;
+	const char *prefix; /* `[abc]`: one of those characters */
+	unsigned char min, max, set;
+};
+extern const struct sbx_secret_shape sbx_secret_shapes[];
+extern const size_t sbx_nsecret_shapes;
+/* Is the value shaped like a credential, whatever the name holding it
+ * (postgres://u:pw@db/x, ghp_..., sk-ant-..., a JWT, a PEM private key)?
+ * Its row, or NULL. Allocation-free. */
+const struct sbx_secret_shape *sbx_env_secret_value(const char *value);
 
 /* The rules of one kind, in the order they were added. */
 const struct sbx_rule *const *policy_rules(const struct policy *p,
@@ -474,5 +497,55 @@ bool policy_mandatory_lifted(const struct policy *p, const struct sbx_rule *r,
 
 /* Does `rule` (a path rule) match abspath or one of its parent directories? */
 bool policy_rule_matches(const struct sbx_rule *rule, const char *abspath);
+
+
+/* ---- git's config files (policy/gitconfig.c; docs/POLICY.md "Git's
+ * config files"): read as git reads them, and the keys that make a later
+ * git run a program or load another file. */
+struct gitcfg; /* one file's entries, in order */
+struct gitcfg_err {
+	unsigned line; /* 1-based; 0: the file as a whole */
+	char msg[96];
+};
+/* A key the table keeps: its pattern ("core.fsmonitor", "filter" for the
+ * whole section, "diff.*.textconv" for any subsection), what it would do
+ * ("run a program") and who reads it. */
+struct gitcfg_row {
+	const char *pattern;
+	const char *does;
+	const char *reader;
+};
+extern const struct gitcfg_row gitcfg_rows[];
+extern const size_t gitcfg_nrows;
+/* Parse a config file's bytes: 0 and *out (the caller frees it), or
+ * -EINVAL (what git would not read either; err says the line), -E2BIG
+ * (over 1 MiB or 65536 entries), -ENOMEM. Never reads past len. */
+int gitcfg_parse(const char *buf, size_t len, struct gitcfg **out, struct gitcfg_err *err);
+void gitcfg_free(struct gitcfg *g); /* NULL is fine */
+size_t gitcfg_count(const struct gitcfg *g);
+/* Entry i's key, canonical as git compares it ("remote.origin.url": the
+ * section and name lowercased, the subsection as written), and value
+ * (NULL: the key alone, which git takes as true). Borrowed. */
+const char *gitcfg_key(const struct gitcfg *g, size_t i);
+const char *gitcfg_value(const struct gitcfg *g, size_t i);
+/* The last value of a canonical key; *set (may be NULL) says whether the
+ * key is there at all. */
+const char *gitcfg_get(const struct gitcfg *g, const char *key, bool *set);
+/* The row that keeps an entry (a section git does not know has a row of
+ * its own), or NULL. */
+const struct gitcfg_row *gitcfg_row_of(const char *key, const char *value);
+/* A config file and every file it pulls in (include.path, and
+ * includeIf.*.path whatever the condition: more files, never fewer), each
+ * once, to git's depth of 10; relative paths from the including file's
+ * directory, `~/` from `home`. cb gets each path, whether it could be read
+ * as a regular file, and its entries (NULL when not there or not one git
+ * reads). Reads with O_NONBLOCK; never follows more than 64 files. */
+typedef void gitcfg_file_fn(const char *path, bool there, const struct gitcfg *g, void *ctx);
+void gitcfg_each_file(const char *file, const char *home, gitcfg_file_fn *cb, void *ctx);
+/* Would replacing `old` (NULL: no file) by `new` add, change or remove a
+ * kept key? 0 no; 1 yes: the first such key into `key`, its row into
+ * *row. */
+int gitcfg_risky_change(const struct gitcfg *old, const struct gitcfg *new, char *key,
+			size_t keysz, const struct gitcfg_row **row);
 
 #endif

@@ -47,83 +47,108 @@ const char *sbx_isolation_name(enum sbx_isolation iso)
 
 /* ---- queries: no allocation, no locks */
 
-/* The component filter: every component of a path hashed into 256 bits
- * (two per name), once per query. A rule matched at any depth whose first
- * component is a literal name (`.git/hooks`, `.claude/settings.json`, the
- * executes-later table's) can only match a path that has that name as a
- * component: when its two bits are not both set, it is skipped without
- * looking at the path. The table can grow without every open() paying a
- * scan of its path per row. */
-struct names {
-	uint64_t b[4];
-	const char *t; /* the path, hashed at the first rule that asks */
+/* A query's view of the rules (match.c): the ones the path's keys found,
+ * merged in order with each kind's always-tried ones. */
+struct query {
+	const struct matcher *m; /* NULL: try every rule */
+	const char *t;
 	size_t tlen;
-	bool ready;
+	bool grams_ready;
+	uint64_t grams[16]; /* the path's byte pairs (match_gram), at the first need */
+	struct match_hits h;
 };
 
-static uint32_t name_hash(const char *s, size_t n)
+static void query_init(struct query *q, const struct policy *p, const char *t, size_t tlen)
 {
-	uint32_t h = 2166136261u;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 16777619u;
-	return h;
+	q->m = p->match.slots ? &p->match : NULL;
+	q->t = t;
+	q->tlen = tlen;
+	q->grams_ready = false;
+	if (q->m)
+		match_collect(q->m, t, tlen, &q->h);
+	if (q->m && q->h.all)
+		q->m = NULL;
 }
 
-static void names_of(const char *t, size_t tlen, struct names *nm)
+/* The rules of one kind a query tries, in the order of the kind's list. */
+struct rule_iter {
+	const struct policy *p;
+	enum sbx_rule_kind kind;
+	const uint32_t *a, *ae, *b, *be; /* hits, always-tried: flat indices */
+	size_t i; /* without a matcher: the next index in by_kind */
+};
+
+static struct rule_iter rules_of(const struct policy *p, enum sbx_rule_kind kind,
+				 const struct query *q)
 {
-	memset(nm->b, 0, sizeof(nm->b));
-	nm->ready = true;
-	for (size_t i = 0; i < tlen;) {
-		while (i < tlen && t[i] == '/')
-			i++;
-		size_t j = i;
-		while (j < tlen && t[j] != '/')
-			j++;
-		if (j > i) {
-			uint32_t h = name_hash(t + i, j - i);
-			nm->b[(h & 255) >> 6] |= 1ull << (h & 63);
-			nm->b[((h >> 8) & 255) >> 6] |= 1ull << ((h >> 8) & 63);
+	struct rule_iter it = { .p = p, .kind = kind };
+
+	if (q && q->m) {
+		const struct matcher *m = q->m;
+		uint32_t lo = m->kind_off[kind], hi = m->kind_off[kind + 1], n = q->h.n;
+		const uint32_t *v = q->h.v;
+		size_t s = 0, e;
+		while (s < n && v[s] < lo)
+			s++;
+		for (e = s; e < n && v[e] < hi; e++)
+			;
+		it.a = v + s;
+		it.ae = v + e;
+		it.b = m->lists + m->always_first[kind];
+		it.be = it.b + m->always_n[kind];
+	}
+	return it;
+}
+
+/* Does the path hold the run's pairs, then the run? */
+static bool run_in(struct query *q, const struct match_run *run, const char *pat)
+{
+	if (!run->len)
+		return true;
+	if (!q->grams_ready) {
+		memset(q->grams, 0, sizeof(q->grams));
+		for (size_t i = 1; i < q->tlen; i++) {
+			unsigned g = match_gram((unsigned char)q->t[i - 1], (unsigned char)q->t[i]);
+			q->grams[g >> 6] |= 1ull << (g & 63);
 		}
-		i = j;
+		q->grams_ready = true;
 	}
+	for (unsigned k = 0; k < run->ngram; k++)
+		if (!((q->grams[run->gram[k] >> 6] >> (run->gram[k] & 63)) & 1))
+			return false;
+	return memmem(q->t, q->tlen, pat + run->off, run->len) != NULL;
 }
 
-void rule_index(struct sbx_rule *r)
+static const struct sbx_rule *rule_next(struct rule_iter *it, struct query *q)
 {
-	size_t n = strcspn(r->pattern, "/");
+	uint32_t f;
 
-	r->any_lit = r->pat == SBX_PAT_ANYWHERE && n > 0 &&
-		     !memchr(r->pattern, '*', n) && !memchr(r->pattern, '?', n) &&
-		     !memchr(r->pattern, '\\', n);
-	if (r->any_lit) {
-		uint32_t h = name_hash(r->pattern, n);
-		r->any_bit[0] = (unsigned char)(h & 255);
-		r->any_bit[1] = (unsigned char)((h >> 8) & 255);
+	if (!q || !q->m)
+		return it->i < it->p->nby_kind[it->kind] ? it->p->by_kind[it->kind][it->i++] : NULL;
+	for (;;) {
+		if (it->a < it->ae && (it->b == it->be || *it->a < *it->b))
+			return q->m->flat[*it->a++];
+		if (it->b == it->be)
+			return NULL;
+		/* always tried, unless its literal run is not in the path */
+		const struct match_run *run = &q->m->runs[it->b - q->m->lists - q->m->always_base];
+		f = *it->b++;
+		if (run_in(q, run, q->m->flat[f]->pattern))
+			return q->m->flat[f];
 	}
-}
-
-static bool names_may(const struct sbx_rule *r, struct names *nm)
-{
-	if (nm && r->any_lit && !nm->ready)
-		names_of(nm->t, nm->tlen, nm);
-	return !nm || !r->any_lit ||
-	       ((nm->b[r->any_bit[0] >> 6] >> (r->any_bit[0] & 63)) & 1 &&
-		(nm->b[r->any_bit[1] >> 6] >> (r->any_bit[1] & 63)) & 1);
 }
 
 /* The length of the leading part of `t` the rule matched (the rule's path,
  * or the matched component range's end), or 0 when it does not match. */
-static size_t match_len(const struct sbx_rule *r, const char *t, size_t tlen,
-			struct names *nm)
+static size_t match_len(const struct sbx_rule *r, const char *t, size_t tlen)
 {
-	if (!names_may(r, nm))
-		return 0;
 	switch (r->pat) {
 	case SBX_PAT_PREFIX: {
 		size_t n = r->prefix_len;
 		if (n == 1) /* `/` */
 			return 1;
+		if (n == 0) /* never compiled; refused at attach */
+			return 0;
 		/* The cheap tests first: on the hot path most rules share a
 		 * long lead with the path (HOME, the workspace) and differ
 		 * only at the end. */
@@ -168,23 +193,25 @@ static size_t match_len(const struct sbx_rule *r, const char *t, size_t tlen,
 
 bool policy_rule_matches(const struct sbx_rule *rule, const char *abspath)
 {
-	return match_len(rule, abspath, strlen(abspath), NULL) > 0;
+	return match_len(rule, abspath, strlen(abspath)) > 0;
 }
 
-/* The matching rule of `kind` with the longest match, or NULL. */
+/* The matching rule of `kind` with the longest match (the first of
+ * those), or NULL. */
 static const struct sbx_rule *best_match(const struct policy *p,
 					 enum sbx_rule_kind kind,
 					 const char *t, size_t tlen, size_t *len,
-					 struct names *nm)
+					 struct query *q)
 {
-	const struct sbx_rule *best = NULL;
+	const struct sbx_rule *best = NULL, *r;
+	struct rule_iter it = rules_of(p, kind, q);
 
 	*len = 0;
-	for (size_t i = 0; i < p->nby_kind[kind]; i++) {
-		size_t m = match_len(p->by_kind[kind][i], t, tlen, nm);
+	while ((r = rule_next(&it, q))) {
+		size_t m = match_len(r, t, tlen);
 		if (m > *len) {
 			*len = m;
-			best = p->by_kind[kind][i];
+			best = r;
 		}
 	}
 	return best;
@@ -193,21 +220,24 @@ static const struct sbx_rule *best_match(const struct policy *p,
 static const struct sbx_rule *first_match(const struct policy *p,
 					  enum sbx_rule_kind kind,
 					  const char *t, size_t tlen,
-					  struct names *nm)
+					  struct query *q)
 {
-	for (size_t i = 0; i < p->nby_kind[kind]; i++)
-		if (match_len(p->by_kind[kind][i], t, tlen, nm))
-			return p->by_kind[kind][i];
+	const struct sbx_rule *r;
+	struct rule_iter it = rules_of(p, kind, q);
+
+	while ((r = rule_next(&it, q)))
+		if (match_len(r, t, tlen))
+			return r;
 	return NULL;
 }
 
 static enum sbx_verdict check_read(const struct policy *p, const char *t,
 				   size_t tlen, const struct sbx_rule **why,
-				   struct names *nm)
+				   struct query *q)
 {
 	size_t dl, al;
-	const struct sbx_rule *deny = best_match(p, SBX_RULE_DENY_READ, t, tlen, &dl, nm);
-	const struct sbx_rule *allow = best_match(p, SBX_RULE_ALLOW_READ, t, tlen, &al, nm);
+	const struct sbx_rule *deny = best_match(p, SBX_RULE_DENY_READ, t, tlen, &dl, q);
+	const struct sbx_rule *allow = best_match(p, SBX_RULE_ALLOW_READ, t, tlen, &al, q);
 
 	if (deny && (!allow || al < dl)) {
 		*why = deny;
@@ -259,21 +289,23 @@ bool policy_mandatory_lifted(const struct policy *p, const struct sbx_rule *r,
  * count for it. The names denied at any depth (`.bashrc`, `.git/hooks`)
  * still do. */
 static const struct sbx_rule *mandatory_match(const struct policy *p, const char *t,
-					      size_t tlen, struct names *nm)
+					      size_t tlen, struct query *q)
 {
 	const char *sess = p->session_dir;
 	size_t sl = sess ? strlen(sess) : 0;
 	bool in_session = sl > 1 && tlen >= sl && !memcmp(t, sess, sl) &&
 			  (t[sl] == '/' || !t[sl]);
 
-	for (size_t i = 0; i < p->nby_kind[SBX_RULE_MANDATORY]; i++) {
-		const struct sbx_rule *r = p->by_kind[SBX_RULE_MANDATORY][i];
-		if (!match_len(r, t, tlen, nm))
+	const struct sbx_rule *r;
+	struct rule_iter it = rules_of(p, SBX_RULE_MANDATORY, q);
+
+	while ((r = rule_next(&it, q))) {
+		if (!match_len(r, t, tlen))
 			continue;
 		if (r->agent && in_agent_state(p, t, tlen))
 			continue;
 		if (in_session && r->pat == SBX_PAT_PREFIX && r->prefix_len < sl &&
-		    match_len(r, sess, sl, NULL))
+		    match_len(r, sess, sl))
 			continue;
 		return r;
 	}
@@ -290,28 +322,29 @@ enum sbx_verdict policy_check_path(const struct policy *p, enum sbx_op op,
 	if (!why)
 		why = &dummy;
 	*why = NULL;
-	struct names nm = { .t = abspath, .tlen = tlen };
+	struct query q;
 
 	if (abspath[0] != '/')
 		return SBX_DENY;
+	query_init(&q, p, abspath, tlen);
 	if (op != SBX_OP_WRITE)
-		return check_read(p, abspath, tlen, why, &nm);
+		return check_read(p, abspath, tlen, why, &q);
 
-	if ((r = mandatory_match(p, abspath, tlen, &nm)) ||
-	    (r = first_match(p, SBX_RULE_DENY_WRITE, abspath, tlen, &nm))) {
+	if ((r = mandatory_match(p, abspath, tlen, &q)) ||
+	    (r = first_match(p, SBX_RULE_DENY_WRITE, abspath, tlen, &q))) {
 		*why = r;
 		return SBX_DENY;
 	}
-	if (check_read(p, abspath, tlen, &r, &nm) == SBX_DENY) {
+	if (check_read(p, abspath, tlen, &r, &q) == SBX_DENY) {
 		*why = r;
 		return SBX_DENY;
 	}
-	r = best_match(p, SBX_RULE_ALLOW_WRITE, abspath, tlen, &l, &nm);
+	r = best_match(p, SBX_RULE_ALLOW_WRITE, abspath, tlen, &l, &q);
 	/* HOME is an allow-list (home.c): allowed only by HOME, or a root
 	 * above it, a kept place stays read-only; a rule naming the place or
 	 * a path inside it matches longer than HOME */
 	if (r && l <= strlen(p->home) && p->home[1]) {
-		const struct sbx_rule *k = first_match(p, SBX_RULE_HOME_KEPT, abspath, tlen, &nm);
+		const struct sbx_rule *k = first_match(p, SBX_RULE_HOME_KEPT, abspath, tlen, &q);
 		if (k) {
 			*why = k;
 			return SBX_DENY;
@@ -434,10 +467,10 @@ const struct sbx_rule *policy_report_quiet(const struct policy *p, bool path,
 	unsigned port;
 
 	if (path) {
-		for (size_t i = 0; i < p->nby_kind[k]; i++)
-			if (policy_rule_matches(p->by_kind[k][i], target))
-				return p->by_kind[k][i];
-		return NULL;
+		struct query q;
+		size_t tlen = strlen(target);
+		query_init(&q, p, target, tlen);
+		return first_match(p, k, target, tlen, &q);
 	}
 	/* a rule may name the host alone, or host:port */
 	if (sbx_split_target(target, host, sizeof(host), &port))

@@ -109,20 +109,22 @@ static bool exists_at_end(const char *abs)
 }
 
 /* A refusal; a directory being made is said with a trailing `/`. The
- * program hears it too when the run asks (tell.c). */
+ * program hears it too when the run asks (tell.c), after the report: a
+ * wait for room on the program's stderr never delays the person's line. */
 static void report_denied(enum sbx_op op, const char *target, int how, int err,
 			  bool by_policy)
 {
-	shim_tell(op, target, how & HOW_DIR, by_policy);
 	char dir[PATH_MAX];
+	const char *said = target;
 	size_t n = strlen(target);
 
 	if ((how & HOW_DIR) && n > 1 && n + 2 <= sizeof(dir)) {
 		memcpy(dir, target, n);
 		memcpy(dir + n, "/", 2);
-		target = dir;
+		said = dir;
 	}
-	shim_report(WIRE_DENY, wire_of(op), target, err);
+	shim_report(WIRE_DENY, wire_of(op), said, err);
+	shim_tell(op, target, how & HOW_DIR, by_policy);
 }
 
 /* (dirfd, path) made absolute, the quick way: a directory descriptor's

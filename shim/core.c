@@ -191,9 +191,11 @@ static bool spec_fd_path(const char *spec, const char *key, char *out, size_t ou
  * blob is anonymous memory, whose page-table entries a fork copies, so a
  * fork child's exec check reads it without a fault (a file mapping's
  * entries are not copied: the child would fault it in again); and a
- * mapping fewer is a system call fewer and less to tear down at exit. */
+ * mapping fewer is a system call fewer and less to tear down at exit.
+ * The view holds the matcher's table (policy/match.c): about 34 KiB for
+ * the built-in policy; untouched pages of .bss cost nothing. */
 static _Alignas(64) unsigned char blob_mem[32768];
-static _Alignas(64) unsigned char view_mem[16384];
+static _Alignas(64) unsigned char view_mem[49152];
 static atomic_flag blob_mem_taken = ATOMIC_FLAG_INIT;
 static atomic_flag view_mem_taken = ATOMIC_FLAG_INIT;
 
@@ -554,18 +556,23 @@ static long ms_between(const struct timespec *a, const struct timespec *b)
 	return (b->tv_sec - a->tv_sec) * 1000 + (b->tv_nsec - a->tv_nsec) / 1000000;
 }
 
-/* One report, whole (at most PIPE_BUF bytes: a pipe takes it whole or not
- * at all), into the non-blocking pipe; waits up to wait_ms for room. */
-static bool put_report(int fd, const char *line, size_t n, long wait_ms)
+/* All of s[0..n) into fd, past EINTR; where fd is non-blocking and full,
+ * waiting up to wait_ms for room (0: not at all). A report (at most
+ * PIPE_BUF bytes) goes into a pipe whole or not at all; a longer line may
+ * go in parts. */
+bool shim_put(int fd, const char *s, size_t n, long wait_ms)
 {
 	struct timespec start, now;
 
 	clock_gettime(CLOCK_MONOTONIC, &start);
-	for (;;) {
-		ssize_t w = sys_call(SYS_write, fd, line, n);
-		if (w == (ssize_t)n)
-			return true;
-		if (w >= 0 || (errno != EAGAIN && errno != EINTR))
+	while (n) {
+		ssize_t w = sys_call(SYS_write, fd, s, n);
+		if (w > 0) {
+			s += w;
+			n -= (size_t)w;
+			continue;
+		}
+		if (w == 0 || (errno != EAGAIN && errno != EINTR))
 			return false;
 		if (errno == EINTR)
 			continue;
@@ -577,6 +584,7 @@ static bool put_report(int fd, const char *line, size_t n, long wait_ms)
 		struct timespec ts = { left / 1000, (left % 1000) * 1000000 };
 		sys_call(SYS_ppoll, &pf, 1, &ts, NULL, 0);
 	}
+	return true;
 }
 
 /* The shared counters page, mapped once (two threads racing both map
@@ -621,7 +629,7 @@ void shim_report(char decision, enum wire_op op, const char *target, int err)
 	if (S.mode == SHIM_LEARN && !atomic_load_explicit(&learn_gave_up, memory_order_relaxed))
 		wait_ms = LEARN_WAIT_MS;
 	fd = sys_open(S.report, O_WRONLY | O_NONBLOCK);
-	if (fd >= 0 && put_report(fd, line, n, wait_ms)) {
+	if (fd >= 0 && shim_put(fd, line, n, wait_ms)) {
 		atomic_store_explicit(&learn_gave_up, 0, memory_order_relaxed);
 	} else {
 		if (wait_ms)

@@ -155,6 +155,10 @@ void shim_cwd_changed(void);
  * it cannot be told (a dirfd that names no directory, too long). */
 int shim_abspath(int dirfd, const char *path, char *out, size_t outsz);
 
+/* All of s[0..n) into fd, past EINTR, waiting up to wait_ms for room
+ * where fd is non-blocking and full. false: not all of it went. */
+bool shim_put(int fd, const char *s, size_t n, long wait_ms);
+
 /* Report; decision is WIRE_DENY, WIRE_ALLOW or WIRE_LEARN. */
 void shim_report(char decision, enum wire_op op, const char *target, int err);
 /* --trace and --learn: report an allowed access once per process. */

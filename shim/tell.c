@@ -118,6 +118,25 @@ static bool stderr_fits(void)
 
 /* ---- the line */
 
+/* How long a line waits for room on a full, non-blocking stderr (the
+ * program's choice, or another's on the same pipe: Node makes its stdio
+ * pipes non-blocking). Without a wait the line was lost on EAGAIN whenever
+ * the reader was behind; with one, a reader that stopped reading costs the
+ * program that wait once: after one ran out, no line of this process waits
+ * again until one gets through. */
+#define TELL_WAIT_MS 1000
+static atomic_int tell_gave_up;
+
+/* One write where it can: a pipe takes up to PIPE_BUF whole, and the line
+ * is the program's own stderr traffic from here on. */
+static void tell_write(const char *s, size_t n)
+{
+	long wait_ms = atomic_load_explicit(&tell_gave_up, memory_order_relaxed) ? 0 :
+		       TELL_WAIT_MS;
+
+	atomic_store_explicit(&tell_gave_up, !shim_put(2, s, n, wait_ms), memory_order_relaxed);
+}
+
 struct buf {
 	char s[2 * PATH_MAX + 512];
 	size_t n;
@@ -251,11 +270,7 @@ void shim_tell(enum sbx_op op, const char *abs, bool made_dir, bool by_policy)
 		}
 	}
 	put(&b, "\n");
-	/* one write: a pipe takes up to PIPE_BUF whole, and the line is the
-	 * program's own stderr traffic from here on */
-	if (sys_call(SYS_write, 2, b.s, b.n) < 0) {
-		/* nowhere else to say it */
-	}
+	tell_write(b.s, b.n);
 out:
 	errno = saved;
 }
@@ -264,9 +279,7 @@ void shim_tell_note(const char *key, const char *line)
 {
 	int saved = errno;
 
-	if (shim_tell_on() && first_time(told_hash((enum sbx_op)(SBX_OP_EXEC + 1) /* a note */, key)) && stderr_fits() &&
-	    sys_call(SYS_write, 2, line, strlen(line)) < 0) {
-		/* nowhere else to say it */
-	}
+	if (shim_tell_on() && first_time(told_hash((enum sbx_op)(SBX_OP_EXEC + 1) /* a note */, key)) && stderr_fits())
+		tell_write(line, strlen(line));
 	errno = saved;
 }

@@ -219,24 +219,30 @@ static void startup_line(const struct policy *p, const struct plan *pl, const st
 }
 
 /* --verbose: which of the caller's variables COMMAND does not get, and
- * why (never their values). */
+ * why (never their values: a value's shape is named by its row). */
 static void withheld_text(const struct policy *p, const struct plan *pl)
 {
-	char secret[2048] = "", denied[2048] = "";
-	size_t ls = 0, ld = 0;
+	char secret[2048] = "", denied[2048] = "", valued[4096] = "";
+	size_t ls = 0, ld = 0, lv = 0;
 
 	for (size_t i = 0; i < pl->withheld.n; i++) {
 		const char *name = pl->withheld.v[i];
-		bool deny = policy_env_fate(p, name, NULL) == SBX_ENV_DENIED;
-		char *buf = deny ? denied : secret;
-		size_t *l = deny ? &ld : &ls;
-		int k = snprintf(buf + *l, sizeof(secret) - *l, "%s%s", *l ? ", " : "", name);
-		if (k > 0 && (size_t)k < sizeof(secret) - *l)
+		const struct sbx_secret_shape *sh;
+		enum sbx_env_fate f = policy_env_var_fate(p, name, getenv(name), NULL, &sh);
+		char *buf = f == SBX_ENV_DENIED ? denied : sh ? valued : secret;
+		size_t *l = f == SBX_ENV_DENIED ? &ld : sh ? &lv : &ls;
+		size_t sz = f == SBX_ENV_DENIED ? sizeof(denied) : sh ? sizeof(valued) : sizeof(secret);
+		int k = sh ? snprintf(buf + *l, sz - *l, "%s%s (%s)", *l ? ", " : "", name, sh->what) :
+			     snprintf(buf + *l, sz - *l, "%s%s", *l ? ", " : "", name);
+		if (k > 0 && (size_t)k < sz - *l)
 			*l += (size_t)k;
 	}
 	if (ls)
 		vmsg("withheld from COMMAND's environment, their names look secret: %s "
 		     "(--keep-env NAME or [env] keep_env passes one)", secret);
+	if (lv)
+		vmsg("withheld from COMMAND's environment, their values look like credentials: %s "
+		     "(--keep-env NAME or [env] keep_env passes one)", valued);
 	if (ld)
 		vmsg("withheld from COMMAND's environment by deny_env: %s", denied);
 }

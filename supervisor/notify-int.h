@@ -214,6 +214,16 @@ struct answer notify_connect(struct call *c, int sockfd, unsigned long long aadd
 			     unsigned alen);
 int notify_cmp_str(const void *a, const void *b);
 
+/* ---- notify-gitcfg.c */
+
+/* A regular file renamed onto a git config the policy keeps (notify_move
+ * decided it is one): done by the supervisor when the new content changes
+ * no key that runs a program or loads a file, else refused with the key
+ * named. */
+struct answer notify_gitcfg_rename(struct call *c, int ofd, const char *oname, int nfd,
+				   const char *nname, const char *nfull,
+				   unsigned flags);
+
 /* ---- notify-net.c */
 
 /* The blocking connects in progress (notify_connect_here): answered when

@@ -42,6 +42,9 @@
 #ifndef RENAME_EXCHANGE
 #define RENAME_EXCHANGE (1 << 1)
 #endif
+#ifndef RENAME_NOREPLACE
+#define RENAME_NOREPLACE (1 << 0)
+#endif
 
 /* What a descriptor of ours is, as a path in the sandbox's view: the
  * kernel gives the path below the root of the mount namespace the object
@@ -344,18 +347,80 @@ static bool git_exception(const struct notify *n, int fd, const char *full)
 	if (fl > 12 && !strcmp(full + fl - 12, "/.gitmodules")) {
 		struct stat st;
 		bool ok = false;
-		int git = openat(fd, ".git", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		/* a .git directory, or the .git file `git worktree add`
+		 * makes in the new worktree */
+		int git = openat(fd, ".git", O_PATH | O_NOFOLLOW | O_CLOEXEC);
 		if (git >= 0) {
-			ok = !fstat(git, &st) && git_made(n, git, &st);
+			ok = !fstat(git, &st) && (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)) &&
+			     git_made(n, git, &st);
 			close(git);
 		}
 		return ok;
 	}
 	for (const char *q = strstr(full, "/.git/"); q; q = strstr(q + 1, "/.git/"))
 		g = q;
-	if (!g || !notify_git_own(g + 6))
+	if (g && notify_git_own(g + 6))
+		return git_made_here(n, fd, strchr(g + 6, '/') ? 1 : 0);
+	/* the config and sample hooks of a git directory under another name
+	 * the run made (a submodule's under .git/modules/, cloned by `git
+	 * submodule update --init`): as a .git's (notify_git_own) */
+	const char *base = strrchr(full, '/');
+	if (!base)
 		return false;
-	return git_made_here(n, fd, strchr(g + 6, '/') ? 1 : 0);
+	if (!strcmp(base, "/config") || !strcmp(base, "/hooks"))
+		return git_made_here(n, fd, 0);
+	/* its sample hooks, as git init copies them */
+	size_t bl = strlen(base);
+	if (bl > 8 && !strcmp(base + bl - 7, ".sample") && !strchr(base + 1, '/') &&
+	    base - full >= 6 && !strncmp(base - 6, "/hooks", 6))
+		return git_made_here(n, fd, 1);
+	return false;
+}
+
+/* Is `full` (`name` in the held directory `fd`) a git config the
+ * policy keeps by an executes-later row -- a repository's config or
+ * config.worktree, a submodule's, a linked worktree's, a work tree's
+ * .gitmodules -- that a vetted rename may replace (notify-gitcfg.c)? Not
+ * where the user's own deny_write names it, nor in a git directory the
+ * run made (the git exception's: plain), nor a bare repository's config
+ * (no row keeps it once its bind is gone: refused as before). */
+static bool git_config_vetted(const struct notify *n, int fd, const char *name,
+			      const char *full)
+{
+	static const char *const rows[] = { ".git/config", ".git/config.worktree", ".gitmodules",
+					    ".git/modules/*/config", ".git/modules/*/config.worktree",
+					    ".git/modules/*/modules/*/config",
+					    ".git/modules/*/modules/*/config.worktree",
+					    ".git/worktrees/*/config.worktree" };
+	const struct sbx_rule *why, *const *user;
+	size_t nu;
+	bool row = false;
+
+	if (strcmp(name, "config") && strcmp(name, "config.worktree") && strcmp(name, ".gitmodules"))
+		return false;
+	if (policy_check_path(n->p, SBX_OP_WRITE, full, &why) != SBX_DENY || !why ||
+	    why->kind != SBX_RULE_MANDATORY || why->pat != SBX_PAT_ANYWHERE)
+		return false;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+		row |= !strcmp(why->pattern, rows[i]);
+	if (!row)
+		return false;
+	user = policy_rules(n->p, SBX_RULE_DENY_WRITE, &nu);
+	for (size_t i = 0; i < nu; i++)
+		if (policy_rule_matches(user[i], full))
+			return false;
+	/* the directory must be one the program may make a name in (the
+	 * supervisor's new file goes there): not a place HOME's allow-list
+	 * keeps (a ~/.dotfiles with HOME writable), nor one outside the
+	 * writable roots on a writable mount */
+	char sib[PATH_MAX];
+	size_t fl = strlen(full), bl = strlen(name);
+	if (fl - bl + 12 >= sizeof(sib))
+		return false;
+	snprintf(sib, sizeof(sib), "%.*s.sbx-gitcfg", (int)(fl - bl), full);
+	if (policy_check_path(n->p, SBX_OP_WRITE, sib, NULL) != SBX_ALLOW)
+		return false;
+	return !git_exception(n, fd, full);
 }
 
 /* A place HOME's allow-list keeps (policy/home.c) below `path`, where it
@@ -724,6 +789,23 @@ static void remember_made(struct notify *n, int pfd, const char *dir, const char
 
 	if (!strcmp(name, ".git")) {
 		remember_git(n, pfd, full);
+		return;
+	}
+	/* a directory made in a git directory's modules/: a submodule's git
+	 * directory about to be cloned (`git submodule update --init`), the
+	 * run's as a `git init` is (one landing there by a rename was judged
+	 * by the rows it could complete: refused) */
+	if (!strcmp(base_of(dir), "modules") && !fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) &&
+	    S_ISDIR(st.st_mode)) {
+		int up = openat(pfd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		bool in_git = up >= 0 && git_dir_at(up) == 1;
+		if (up >= 0)
+			close(up);
+		if (in_git) {
+			struct fid f;
+			fid_of(pfd, name, &f);
+			remember_dir(n, &st, &f, full, false);
+		}
 		return;
 	}
 	if ((strcmp(name, "HEAD") && strcmp(name, "objects") && strcmp(name, "refs")) ||
@@ -1683,6 +1765,15 @@ struct answer notify_move(struct call *c, bool is_link, int olddfd, unsigned lon
 	}
 	bool as_dir = is_link ? lnk : !fstatat(op.fd, op.name, &st, AT_SYMLINK_NOFOLLOW) &&
 					      (S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode));
+	/* git's config.lock onto a config it keeps: the content decides */
+	if (!is_link && !as_dir && S_ISREG(st.st_mode) && !(flags & ~(unsigned)RENAME_NOREPLACE) &&
+	    git_config_vetted(c->n, np.fd, np.name, nfull) &&
+	    !moves_protected(c->n, op.fd, ofull, &why)) {
+		a = notify_gitcfg_rename(c, op.fd, op.name, np.fd, np.name, nfull, flags);
+		if (!a.err)
+			report(c, WIRE_ALLOW, WIRE_WRITE, nfull, 0);
+		goto out;
+	}
 	if (!may_make(c->n, np.fd, nfull, as_dir, &why)) {
 		report_why(c, WIRE_DENY, WIRE_WRITE, nfull, DENY_ERRNO, why);
 		a = ERR(DENY_ERRNO);

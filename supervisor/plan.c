@@ -814,7 +814,8 @@ static int guard_gitdir(const struct plan_in *in, struct plan *pl, struct covere
 /* A key of git's [core] section in a config file: the last value set,
  * unquoted, into out; false when none. Enough of git's syntax for what
  * git writes and people type (`hooksPath = .githooks`, quoted values,
- * comments); an include.path is not followed (docs/SECURITY.md). */
+ * comments): core.worktree. The hooks path is read with includes
+ * (guard_hooks_path). */
 static bool git_core_key(const char *file, const char *key, char *out, size_t outsz)
 {
 	char line[PATH_MAX + 64];
@@ -911,18 +912,57 @@ static int guard_hooks_dir(const struct plan_in *in, struct plan *pl, struct cov
 	return rc;
 }
 
-/* The hooks directories git would use for the git directory gd: its own
- * config's core.hooksPath and the user's and the system's (each one set,
- * so the one git takes is among them), relative to where git runs hooks
- * -- the worktree's top for a `.git` (or a submodule's core.worktree), the
- * git directory itself for a bare repository. Those configs are kept
- * read-only, so what they say at start holds for the run. */
+/* One file of the configs git reads for a git directory (gitcfg_each_file,
+ * hooks_from): its core.hooksPath values guarded; a file a config
+ * includes that lies in a writable root is config too, kept read-only
+ * (or from being made). */
+struct hooks_walk {
+	const struct plan_in *in;
+	struct plan *pl;
+	struct covered *cv;
+	const char *base, *top;
+	int rc;
+};
+
+static void hooks_from(const char *path, bool there, const struct gitcfg *g, void *arg)
+{
+	struct hooks_walk *h = arg;
+	char real[PATH_MAX];
+
+	if (h->rc)
+		return;
+	if (strcmp(path, h->top) && writable_here(h->cv, path) && !hidden(h->cv, path)) {
+		sbx_path_resolve(path, real, sizeof(real));
+		if (strcmp(real, path))
+			h->rc = guard_way(h->cv, path);
+		if (!h->rc && there)
+			h->rc = protect_path(h->in, h->pl, h->cv, path);
+		else if (!h->rc && h->in->notify)
+			h->rc = guard_missing(h->in, h->pl, h->cv, path);
+		else if (!h->rc)
+			h->rc = placeholder(h->in, h->pl, h->cv, path, false);
+	}
+	for (size_t i = 0; !h->rc && g && i < gitcfg_count(g); i++) {
+		const char *v = gitcfg_value(g, i);
+		if (!strcmp(gitcfg_key(g, i), "core.hookspath") && v && v[0])
+			h->rc = guard_hooks_dir(h->in, h->pl, h->cv, h->base, v);
+	}
+}
+
+/* The hooks directories git would use for the git directory gd: every
+ * core.hooksPath in its config, its config.worktree, the user's and the
+ * system's, and every file those include (include.path, includeIf.*.path,
+ * whatever the condition), relative to where git runs hooks -- the
+ * worktree's top for a `.git` (or a submodule's core.worktree), the git
+ * directory itself for a bare repository. Those configs are kept
+ * read-only (an included one in a writable root too), so what they say at
+ * start holds for the run. */
 static int guard_hooks_path(const struct plan_in *in, struct plan *pl, struct covered *cv,
 			    const char *gd)
 {
-	char file[PATH_MAX + 16], val[PATH_MAX], wt[PATH_MAX], base[PATH_MAX];
+	char file[PATH_MAX + 16], wt[PATH_MAX], base[PATH_MAX];
 	const char *home = policy_home(in->policy), *xdg = NULL;
-	int rc = 0;
+	struct hooks_walk h = { in, pl, cv, base, file, 0 };
 
 	snprintf(base, sizeof(base), "%s", gd);
 	char *slash = strrchr(base, '/');
@@ -937,21 +977,22 @@ static int guard_hooks_path(const struct plan_in *in, struct plan *pl, struct co
 	for (char **e = in->environ; e && *e; e++)
 		if (!strncmp(*e, "XDG_CONFIG_HOME=/", 17))
 			xdg = *e + 16;
-	for (int i = 0; i < 4 && !rc; i++) {
+	for (int i = 0; i < 5 && !h.rc; i++) {
 		if (i == 0)
 			snprintf(file, sizeof(file), "%s/config", gd);
 		else if (i == 1)
-			snprintf(file, sizeof(file), "%s/.gitconfig", home);
-		else if (i == 2 && xdg)
-			snprintf(file, sizeof(file), "%s/git/config", xdg);
+			snprintf(file, sizeof(file), "%s/config.worktree", gd);
 		else if (i == 2)
+			snprintf(file, sizeof(file), "%s/.gitconfig", home);
+		else if (i == 3 && xdg)
+			snprintf(file, sizeof(file), "%s/git/config", xdg);
+		else if (i == 3)
 			snprintf(file, sizeof(file), "%s/.config/git/config", home);
 		else
 			snprintf(file, sizeof(file), "/etc/gitconfig");
-		if (git_core_key(file, "hooksPath", val, sizeof(val)))
-			rc = guard_hooks_dir(in, pl, cv, base, val);
+		gitcfg_each_file(file, home, hooks_from, &h);
 	}
-	return rc;
+	return h.rc;
 }
 
 /* The linked worktrees' git directories under `<common>/worktrees/`: each
@@ -1624,7 +1665,7 @@ static int environment(const struct plan_in *in, struct plan *pl)
 			continue;
 		if (!name)
 			return -ENOMEM;
-		if (policy_env_denied(p, name, NULL)) {
+		if (policy_env_var_denied(p, name, eq + 1)) {
 			rc = add2(pl, "--unsetenv", name);
 			/* `[env] set` puts it back with the profile's own value:
 			 * not the caller's, so not counted as withheld */

@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,6 +87,7 @@ struct reports {
 	char *held;        /* lines kept for reports_flush() (cfg.hold) */
 	size_t nheld, capheld;
 	bool held_busy;    /* some were held because the terminal was busy */
+	bool stalled;      /* held lines wait for room on out_fd (reports_room_fd) */
 	unsigned long not_held; /* lines past the hold buffer while it could not be written */
 	struct seen *proxy_seen; /* reports_proxy(): lines said once, repeats counted */
 };
@@ -843,18 +845,58 @@ static bool may_write_now(const struct reports *r)
 	}
 }
 
-static void write_held(struct reports *r)
+/* Room on out_fd now for a line (up to PIPE_BUF bytes: a pipe with room
+ * takes that whole)? */
+static bool room_now(const struct reports *r)
 {
+	struct pollfd pf = { r->cfg.out_fd, POLLOUT, 0 };
+
+	return poll(&pf, 1, 0) != 0;
+}
+
+/* The held lines out. While COMMAND runs (!wait), only as far as out_fd
+ * has room now, line by line: stderr's open file description is
+ * COMMAND's too, and a program inside may make it non-blocking (Node does
+ * with its stdio pipes); a full pipe then said EAGAIN and the line was
+ * lost (issue 24), and waiting for room here would stall every notified
+ * call and the proxy with us. The rest stays held (r->stalled) until the
+ * loop sees room (reports_room_fd). At the end (wait), all of it, waiting
+ * for room as a blocking write would (util.c). */
+static void write_held(struct reports *r, bool wait)
+{
+	size_t off = 0;
+
+	if (!r->nheld)
+		return;
+	r->stalled = false;
+	if (!wait && !room_now(r)) {
+		r->stalled = true;
+		return;
+	}
 	/* said once per batch held back, so the person knows these lines
 	 * are late, not happening now */
-	if (r->held_busy && r->nheld)
+	if (r->held_busy)
 		sbx_dprintf(r->cfg.out_fd, "sbx: reports held while %s:\n",
 			r->cfg.tty == SBX_REPORT_END ? "COMMAND ran ([report] stderr = end)" :
 			"the terminal was in full-screen use");
 	r->held_busy = false;
-
-	sbx_write_text(r->cfg.out_fd, r->held, r->nheld); /* stops where stderr is gone */
-	r->nheld = 0;
+	if (wait) {
+		sbx_write_text(r->cfg.out_fd, r->held, r->nheld); /* stops where stderr is gone */
+		r->nheld = 0;
+		return;
+	}
+	while (off < r->nheld) {
+		const char *nl = memchr(r->held + off, '\n', r->nheld - off);
+		size_t len = (nl ? (size_t)(nl - r->held) + 1 : r->nheld) - off;
+		if (off && !room_now(r)) {
+			r->stalled = true;
+			break;
+		}
+		sbx_write_text(r->cfg.out_fd, r->held + off, len);
+		off += len;
+	}
+	memmove(r->held, r->held + off, r->nheld - off);
+	r->nheld -= off;
 }
 
 /* One line for the person: now, or held for reports_flush(). */
@@ -868,11 +910,12 @@ static void say(struct reports *r, const char *text)
 	if (!now)
 		r->held_busy = true;
 	if (hold && r->nheld + len + 1 > 64 * 1024) {
-		if (!now) {
+		if (now)
+			reports_flush(r);
+		if (r->nheld + len + 1 > 64 * 1024) {
 			r->not_held++; /* the log has it */
 			return;
 		}
-		reports_flush(r);
 	}
 	if (hold && r->nheld + len + 1 > r->capheld) {
 		size_t cap = r->capheld ? r->capheld * 2 : 8192;
@@ -1145,14 +1188,20 @@ static void take_report(struct reports *r, const struct wire_report *wr, bool bo
 bool reports_pending(const struct reports *r)
 {
 	/* lines the terminal cannot take now are not pending: the loop
-	 * would wake for nothing; the next report or the end writes them */
-	return r->nheld > 0 && may_write_now(r);
+	 * would wake for nothing; the next report or the end writes them.
+	 * Nor are lines waiting for room: the loop waits for that. */
+	return r->nheld > 0 && !r->stalled && may_write_now(r);
+}
+
+int reports_room_fd(const struct reports *r)
+{
+	return r->stalled && r->nheld ? r->cfg.out_fd : -1;
 }
 
 void reports_flush(struct reports *r)
 {
 	if (may_write_now(r))
-		write_held(r);
+		write_held(r, false);
 	else if (r->nheld)
 		r->held_busy = true;
 }
@@ -1224,7 +1273,7 @@ void reports_finish(struct reports *r, unsigned long dropped)
 		finish_log_only(r, dropped);
 		return;
 	}
-	write_held(r);
+	write_held(r, true);
 	/* The repeats of what was shown, the shim's and the proxy's: a few
 	 * lines (a flood of distinct names each asked twice, A and AAAA, made
 	 * one each), then a count; the log has every one. Each says what was

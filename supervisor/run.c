@@ -809,8 +809,9 @@ int sandbox_wait(struct sandbox *sb, struct plan *pl, struct run_in *ri, bool *r
 
 	*ready = false;
 	ri->stopped = false;
-	/* [5..7]: the terminal relay's (relay.c) */
-	struct pollfd pf[8] = { { sb->sfd, POLLIN, 0 }, { sb->ctl, POLLIN, 0 },
+	/* [5..7]: the terminal relay's (relay.c); [8]: room on the report
+	 * output for held lines (reports_room_fd) */
+	struct pollfd pf[9] = { { sb->sfd, POLLIN, 0 }, { sb->ctl, POLLIN, 0 },
 				{ ri->reports ? ri->report_fd : -1, POLLIN, 0 },
 				{ ri->net ? net_loop_fd(ri->net) : -1, POLLIN, 0 },
 				{ -1, POLLIN, 0 } };
@@ -834,7 +835,8 @@ int sandbox_wait(struct sandbox *sb, struct plan *pl, struct run_in *ri, bool *r
 		    (timeout < 0 || notify_timeout(ri->notify) < timeout))
 			timeout = notify_timeout(ri->notify);
 		relay_poll_set(pf + 5);
-		int np = poll(pf, 8, timeout);
+		pf[8] = (struct pollfd){ ri->reports ? reports_room_fd(ri->reports) : -1, POLLOUT, 0 };
+		int np = poll(pf, 9, timeout);
 		if (np < 0) {
 			if (errno == EINTR)
 				continue;
@@ -846,6 +848,8 @@ int sandbox_wait(struct sandbox *sb, struct plan *pl, struct run_in *ri, bool *r
 		}
 		if (np > 0)
 			relay_poll_run(pf + 5);
+		if (pf[8].revents)
+			reports_flush(ri->reports);
 		/* The proxy's loop, when its descriptor has events or its
 		 * timers are due: not at every wake-up (a notified call's
 		 * would pay an epoll_wait() that finds nothing). */

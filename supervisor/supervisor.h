@@ -43,7 +43,8 @@ void dmsg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));  /* --deb
  * COMMAND's output, \r\n in raw mode). */
 extern void (*sbx_text_hook)(int fd, const char *s, size_t n);
 void sbx_write_text(int fd, const char *s, size_t n);
-/* All of s to fd, past EINTR, as it is (no hook); stops where fd fails. */
+/* All of s to fd, past EINTR, as it is (no hook), waiting for room where
+ * fd is non-blocking; stops where fd fails. */
 void sbx_write_plain(int fd, const char *s, size_t n);
 int sbx_dprintf(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -296,9 +297,13 @@ struct reports;
 int reports_new(const struct reports_cfg *cfg, struct reports **out);
 /* Bytes as read from the report pipe (any split). */
 void reports_feed(struct reports *r, const char *data, size_t n);
-/* Lines held (cfg.hold) and not written yet? Write them, in one write. */
+/* Lines held (cfg.hold) and not written yet? Write them, as far as the
+ * output has room now. */
 bool reports_pending(const struct reports *r);
 void reports_flush(struct reports *r);
+/* The output when held lines wait for room on it (a full non-blocking
+ * pipe): poll it for POLLOUT, then reports_flush(). -1 otherwise. */
+int reports_room_fd(const struct reports *r);
 /* The run is over: repeats, then the one-line summary. */
 void reports_finish(struct reports *r, unsigned long dropped);
 void reports_free(struct reports *r);

@@ -1,6 +1,7 @@
 /* supervisor/util.c: small helpers the supervisor's files share. */
 #include <errno.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,12 +106,23 @@ void sbx_write_text(int fd, const char *s, size_t n)
 		sbx_write_plain(fd, s, n);
 }
 
+/* O_NONBLOCK on fd is not ours to go by: stderr's open file description
+ * is COMMAND's too, and a program inside may set it (Node makes its stdio
+ * pipes non-blocking). A full pipe then said EAGAIN, and a report line
+ * was lost while the summary, written once the reader had caught up, was
+ * not (issue 24). So EAGAIN waits for room, as a blocking write would. */
 void sbx_write_plain(int fd, const char *s, size_t n)
 {
 	while (n) {
 		ssize_t w = write(fd, s, n);
 		if (w < 0 && errno == EINTR)
 			continue;
+		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			struct pollfd pf = { fd, POLLOUT, 0 };
+			if (poll(&pf, 1, -1) < 0 && errno != EINTR)
+				return;
+			continue; /* the write says whether the reader is gone */
+		}
 		if (w <= 0)
 			return;
 		s += w;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -90,6 +91,141 @@ static void say(const struct check *c, const struct wire_report *w,
 		printf("  allow it with: %s (flag), or the key in sandbox.ini\n", e->fix);
 }
 
+/* ---- what the run's plan guards by looking at the disk (plan.c):
+ * the parts of git directories no rule names (a bare repository's, a
+ * linked worktree's entry, a .git file) and the hooks directories the
+ * configs name. The same answer as a run gives, for a path that is
+ * there now; none of it is a setting, so no fix is offered. */
+
+static bool is_file(const char *dir, const char *name, bool want_dir)
+{
+	char p[PATH_MAX];
+	struct stat st;
+
+	return snprintf(p, sizeof(p), "%s/%s", dir, name) < (int)sizeof(p) && !lstat(p, &st) &&
+	       (want_dir ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode));
+}
+
+/* git's own test (is_git_directory), or a linked worktree's entry */
+static bool git_dir(const char *d)
+{
+	return is_file(d, "HEAD", false) &&
+	       ((is_file(d, "objects", true) && is_file(d, "refs", true)) ||
+		is_file(d, "commondir", false));
+}
+
+struct hp_look {
+	const char *path, *base;
+	char found[PATH_MAX];
+};
+
+static bool under(const char *path, const char *dir)
+{
+	size_t l = strlen(dir);
+	return !strncmp(path, dir, l) && (path[l] == '/' || !path[l]) && l > 1;
+}
+
+static void hp_each(const char *file, bool there, const struct gitcfg *g, void *arg)
+{
+	struct hp_look *h = arg;
+	char j[PATH_MAX], r[PATH_MAX];
+
+	if (h->found[0])
+		return;
+	if (there && !strcmp(file, h->path)) {
+		snprintf(h->found, sizeof(h->found), "a file a git config includes");
+		return;
+	}
+	for (size_t i = 0; g && i < gitcfg_count(g); i++) {
+		const char *v = gitcfg_value(g, i);
+		if (strcmp(gitcfg_key(g, i), "core.hookspath") || !v || !v[0] ||
+		    path_join(h->base, v, j, sizeof(j)))
+			continue;
+		sbx_path_resolve(j, r, sizeof(r));
+		size_t rl = strlen(r);
+		/* husky: .husky/_ calls the hooks of .husky/ */
+		bool husky = rl > 2 && !strcmp(r + rl - 2, "/_");
+		if (under(h->path, r) || (husky && (r[rl - 2] = '\0', under(h->path, r))))
+			snprintf(h->found, sizeof(h->found), "core.hooksPath = %s", v);
+	}
+}
+
+/* Does the run guard `path` (absolute, resolved) though no rule names it?
+ * Its reason into why. */
+static bool git_guarded(const struct policy *p, const char *path, char *why, size_t whysz)
+{
+	char dir[PATH_MAX], up[PATH_MAX];
+	const char *name = strrchr(path, '/');
+
+	if (!name || name == path)
+		return false;
+	name++;
+	snprintf(dir, sizeof(dir), "%.*s", (int)(name - 1 - path), path);
+	snprintf(up, sizeof(up), "%s", dir);
+	char *s = strrchr(up, '/');
+	if (s)
+		*(s == up ? s + 1 : s) = '\0';
+	const char *upname = strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir;
+	static const char *const parts[] = { "hooks", "config", "commondir", "config.worktree" };
+	for (size_t i = 0; i < 4; i++)
+		if (!strcmp(name, parts[i]) && git_dir(dir)) {
+			snprintf(why, whysz, "the %s of the git directory %s", name, dir);
+			return true;
+		}
+	if (!strcmp(upname, "hooks") && git_dir(up)) {
+		snprintf(why, whysz, "a hook of the git directory %s", up);
+		return true;
+	}
+	if (!strcmp(name, "gitdir") && git_dir(dir) && strstr(dir, "/worktrees/")) {
+		snprintf(why, whysz, "the linked worktree entry %s", dir);
+		return true;
+	}
+	if (!strcmp(name, ".git") && is_file(dir, ".git", false)) {
+		snprintf(why, whysz, "the .git file that names the repository of %s", dir);
+		return true;
+	}
+	/* a hooks directory a repository above names (or a file its config
+	 * includes): each directory up to / that holds a .git */
+	char a[PATH_MAX];
+	snprintf(a, sizeof(a), "%s", dir);
+	for (;;) {
+		char gd[PATH_MAX + 8], f[PATH_MAX + 32];
+		snprintf(gd, sizeof(gd), "%s/.git", strcmp(a, "/") ? a : "");
+		struct stat st;
+		if (!lstat(gd, &st) && (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode))) {
+			if (S_ISREG(st.st_mode)) {
+				char buf[PATH_MAX], rel[PATH_MAX];
+				FILE *fp = fopen(gd, "re");
+				size_t n = fp ? fread(buf, 1, sizeof(buf) - 1, fp) : 0;
+				if (fp)
+					fclose(fp);
+				buf[n] = '\0';
+				buf[strcspn(buf, "\r\n")] = '\0';
+				if (strncmp(buf, "gitdir: ", 8) || path_join(a, buf + 8, rel, sizeof(rel)))
+					break;
+				sbx_path_resolve(rel, gd, sizeof(gd));
+			}
+			struct hp_look h = { .path = path, .base = a };
+			const char *files[] = { "config", "config.worktree" };
+			for (size_t i = 0; i < 2 && !h.found[0]; i++) {
+				snprintf(f, sizeof(f), "%s/%s", gd, files[i]);
+				gitcfg_each_file(f, policy_home(p), hp_each, &h);
+			}
+			if (h.found[0]) {
+				if (snprintf(why, whysz, "%s (the repository at %s)", h.found, a) < 0)
+					why[0] = '\0';
+				return true;
+			}
+			break;
+		}
+		char *sl = strrchr(a, '/');
+		if (!sl || !strcmp(a, "/"))
+			break;
+		*(sl == a ? sl + 1 : sl) = '\0';
+	}
+	return false;
+}
+
 static int check_path(const struct check *c, enum wire_op op, const char *arg)
 {
 	struct wire_report w = { .decision = WIRE_DENY, .op = op };
@@ -108,6 +244,19 @@ static int check_path(const struct check *c, enum wire_op op, const char *arg)
 	snprintf(w.target, sizeof(w.target), "%s", abs);
 	report_explain(c->p, &w, &as_written);
 	sbx_path_resolve(abs, real, sizeof(real));
+	char gwhy[2 * PATH_MAX];
+	if (op == WIRE_WRITE && as_written.verdict == SBX_ALLOW &&
+	    policy_check_path(c->p, SBX_OP_WRITE, real, NULL) == SBX_ALLOW &&
+	    git_guarded(c->p, real, gwhy, sizeof(gwhy))) {
+		if (!c->quiet) {
+			ctl_printable(gwhy, printable, sizeof(printable));
+			printf("%sdeny %s write %s\t%s\tkept read-only by the run (git on the host "
+			       "runs or reads it; no setting lifts it)\n",
+			       ctl_sgr(c->color, "\033[1;31m"), ctl_sgr(c->color, "\033[0m"),
+			       as_written.shown, printable);
+		}
+		return 1;
+	}
 	if (!strcmp(real, abs) || as_written.verdict == SBX_DENY) {
 		say(c, &w, &as_written, "");
 		return as_written.verdict == SBX_DENY;

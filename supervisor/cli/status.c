@@ -224,7 +224,8 @@ out:
 }
 
 /* Which of this shell's variables a run from here would not pass, and
- * why: a name that looks secret, or deny_env (never a value). */
+ * why: a name that looks secret, a value shaped like a credential, or
+ * deny_env (never a value). */
 static void withheld_rows(bool c, const struct policy *p)
 {
 	extern char **environ;
@@ -237,11 +238,15 @@ static void withheld_rows(bool c, const struct policy *p)
 		if (!eq || eq == *e || (size_t)(eq - *e) >= sizeof(name))
 			continue;
 		snprintf(name, sizeof(name), "%.*s", (int)(eq - *e), *e);
-		enum sbx_env_fate f = policy_env_fate(p, name, &why);
+		const struct sbx_secret_shape *sh;
+		enum sbx_env_fate f = policy_env_var_fate(p, name, eq + 1, &why, &sh);
 		if (f == SBX_ENV_PASS || f == SBX_ENV_KEPT)
 			continue;
 		if (f == SBX_ENV_DENIED)
 			snprintf(src, sizeof(src), "deny_env = %s (%s)", why->value, why->source);
+		else if (f == SBX_ENV_SECRET_VALUE) /* the row, never the value */
+			snprintf(src, sizeof(src), "its value looks like %s (--keep-env %s passes "
+				 "it)", sh->what, name);
 		else
 			snprintf(src, sizeof(src), "its name looks secret (--keep-env %s passes it)",
 				 name);

@@ -18,17 +18,22 @@ chmod 755 "$PROGS"
 built readfile.static "$PROGS/readfile-static" 2>"$PROGS/log"
 prog() { [ -x "$PROGS/$1" ] || { skip "tests/progs/$1 not built: $(head -2 "$PROGS/log" 2>/dev/null)"; return 1; }; }
 
-# The table: "PATH PROFILE" per row (PROFILE "-" when none lifts it).
+# The table: "PATH PROFILE QUIET" per row (PROFILE "-" when none lifts it;
+# QUIET "quiet" for a history, refused without a line, logged).
 python3 - "$SBX_BIN/policy/credentials.c" > "$PROGS/rows" <<'EOF'
 import re, sys
 src = open(sys.argv[1]).read()
 body = src[src.index("sbx_credentials[] = {"):]
 body = body[:body.index("\n};")]
-for m in re.finditer(r'\{ "(~/[^"]+)", "[^"]+", "[^"]+", (?:NULL|"(\w+)") \}', body):
-    print(m.group(1)[2:], m.group(2) or "-")
+for m in re.finditer(r'\{ "(~/[^"]+)", "[^"]+", "[^"]+", (?:NULL|"(\w+)"), (true|false) \}', body):
+    print(m.group(1)[2:], m.group(2) or "-", "quiet" if m.group(3) == "true" else "loud")
 EOF
 NROWS=$(wc -l < "$PROGS/rows")
-[ "$NROWS" -ge 80 ] || echo "# the credential table read from policy/credentials.c has $NROWS rows"
+# every test below walks the table: one read wrong would let them all pass
+if [ "$NROWS" -lt 80 ]; then
+	echo "FAIL - the credential table read from policy/credentials.c has $NROWS rows (80 or more expected): the reader above no longer fits the table's shape"
+	exit 1
+fi
 
 # plant FORM: every row at its place under $HOME, each with its own canary:
 # FORM file (the row is a file) or dir (a directory holding `canary`).
@@ -48,12 +53,19 @@ plant() {
 }
 # leaked FILE: the canaries found in FILE (none: empty)
 leaked() { grep -oFf "$B/canaries" "$B/$1" | sort -u; }
-# reported: every row's refusal named, by that row
+# reported: every row's refusal named, by that row: on the terminal, or
+# for a quiet row (a history) in the audit log only
 reported() {
 	local missing=0
-	while read -r rel _; do
-		grep -qF "by \`deny_read = ~/$rel\` (built-in default)" "$B/err" || {
-			missing=$((missing + 1)); echo "no report for ~/$rel" >> "$B/why"; }
+	while read -r rel _ quiet; do
+		if [ "$quiet" = quiet ]; then
+			grep -qF "\"$HOME/$rel" "$HOME/.local/state/sbx/audit.jsonl" 2>/dev/null &&
+			   ! grep -qF "~/$rel\`" "$B/err" || {
+				missing=$((missing + 1)); echo "quiet ~/$rel: shown, or not logged" >> "$B/why"; }
+		else
+			grep -qF "by \`deny_read = ~/$rel\` (built-in default)" "$B/err" || {
+				missing=$((missing + 1)); echo "no report for ~/$rel" >> "$B/why"; }
+		fi
 	done < "$PROGS/rows"
 	[ $missing -eq 0 ]
 }
@@ -88,7 +100,7 @@ fails=""
 for prof in claude codex gemini mcp; do
 	mapfile -t paths < "$B/paths"
 	sx -q --profile "$prof" -- cat "${paths[@]}"
-	while read -r rel owner; do
+	while read -r rel owner _; do
 		c=$(awk -v r="$rel" '$1 == r { print $2 }' "$B/map")
 		if [ "$owner" = "$prof" ]; then
 			hasf "$c" out || fails="$fails $prof:~/$rel-not-lifted"
@@ -233,6 +245,56 @@ if grep -qE '^  \(withheld here\) +GITHUB_TOKEN +its name looks secret' "$B/out"
    grep -qE '^  keep_env +NPM_TOKEN +.*st.ini:3' "$B/out" &&
    ! grep -qE '^ .*(PLAIN|  NPM_TOKEN +its name)' "$B/out" && ! hasf "$CANARY_ENV" out; then ok
 else bad "$(sed -n '/^\[env\]/,$p' "$B/out" | head -8)"; fi
+
+# ---- values shaped like credentials, under names that look harmless
+# (policy/credentials.c, sbx_secret_shapes): each value carries the canary
+# inside its shape, so a leak is seen in `env` and /proc
+valrun() {
+	local aws
+	aws="AKIA$(printf '%s' "${CANARY_ENV}QQQQQQQQQQQQQQQQ" | cut -c1-16)"
+	timeout 60 env -i PATH="$PATH" HOME="$HOME" LANG=C.UTF-8 \
+		DATABASE_URL="postgres://app:$CANARY_ENV@db.internal:5432/prod" \
+		REDIS_URL="redis://:$CANARY_ENV@cache:6379/0" \
+		MY_CFG="ghp_Zx9RrT1yA7qLmN2pW4vB8c$CANARY_ENV" \
+		X="sk-ant-api03-Zx9RrT1yA7qLmN2pW4vB8cD0eF6gH3j$CANARY_ENV" \
+		AWS_X="$aws" \
+		SLACK_HOOK_CFG="xoxb-1234567890-$CANARY_ENV" \
+		SESSION_CFG="eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dBjftJeZ4CVPmB92K27uhb$CANARY_ENV" \
+		DEPLOY_PEM="$(printf -- '-----BEGIN OPENSSH PRIVATE KEY-----\n%s\n-----END OPENSSH PRIVATE KEY-----' "$CANARY_ENV")" \
+		MIRROR_URL="https://mirror.example/simple" PLAIN_URL="https://app@db.internal/x" \
+		"$@" >"$B/out" 2>"$B/err"
+	RC=$?
+}
+VALUED="DATABASE_URL REDIS_URL MY_CFG X AWS_X SLACK_HOOK_CFG SESSION_CFG DEPLOY_PEM"
+
+t secret_values_withheld_whatever_the_name_never_printed
+CANARY_ENV="E$RANDOM$RANDOM"
+valrun "$SBX" -v -- sh -c 'env; cat /proc/[0-9]*/environ 2>/dev/null | tr "\0" "\n"'
+line=$(grep -F "their values look like credentials: " "$B/err")
+missing=""
+for n in $VALUED; do [[ $line == *" $n ("* ]] || missing="$missing $n"; done
+if [ "$RC" = 0 ] && ! hasf "$CANARY_ENV" out && ! hasf "$CANARY_ENV" err &&
+   has '^MIRROR_URL=https://mirror.example/simple$' out && has '^PLAIN_URL=https://app@db.internal/x$' out &&
+   hasf ', 8 secret variables withheld' err && [ -z "$missing" ] &&
+   [[ $line == *"DATABASE_URL (a URL with a password)"* ]] &&
+   [[ $line == *"MY_CFG (a GitHub personal access token)"* ]] &&
+   [[ $line == *"AWS_X (an AWS access key id)"* ]] && [[ $line == *"DEPLOY_PEM (a PEM private key)"* ]]; then ok
+else bad "rc=$RC leaked: $(grep -c "$CANARY_ENV" "$B/out") missing:$missing $(grep 'sandbox on' "$B/err")"; fi
+
+t secret_value_kept_by_keep_env_and_the_rest_still_withheld
+CANARY_ENV="E$RANDOM$RANDOM"
+valrun "$SBX" --keep-env DATABASE_URL -- env
+if [ "$RC" = 0 ] && has "^DATABASE_URL=postgres://app:$CANARY_ENV@db.internal:5432/prod\$" out &&
+   [ "$(grep -c "$CANARY_ENV" "$B/out")" = 1 ] && hasf ', 7 secret variables withheld' err; then ok
+else bad "rc=$RC $(grep -c "$CANARY_ENV" "$B/out") lines with the canary"; fi
+
+t sbxctl_status_names_a_secret_value_by_its_shape_not_its_value
+CANARY_ENV="E$RANDOM$RANDOM"
+valrun "$SBX_BIN/sbxctl" status --no-machine
+if grep -qE '^ .*DATABASE_URL +its value looks like a URL with a password \(--keep-env DATABASE_URL' "$B/out" &&
+   grep -qE '^ +MY_CFG +its value looks like a GitHub personal access token' "$B/out" &&
+   ! grep -qE '^ +(MIRROR_URL|PLAIN_URL) ' "$B/out" && ! hasf "$CANARY_ENV" out; then ok
+else bad "$(sed -n '/withheld here/,+9p' "$B/out" | head -10)"; fi
 
 # ---- hard links: a second name is the same file
 

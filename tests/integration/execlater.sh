@@ -31,6 +31,10 @@ target() { case $1 in */) echo "${1}planted" ;; *) echo "$1" ;; esac; }
 # Made by git init/clone inside a git directory the run made (docs/POLICY.md,
 # "The git exception"): a fresh one is allowed there; the existing ones are
 # tested below.
+# The git configs a rename may replace when no key that runs a program
+# changes (supervisor/notify-gitcfg.c).
+vetted() { case $1 in .gitmodules | .git/config | .git/config.worktree | .git/modules/*config* | \
+	.git/worktrees/*/config.worktree) true ;; *) false ;; esac; }
 fresh_rows() { for r in $ROWS; do case $r in .git/config | .gitmodules) ;; *) echo "$r" ;; esac; done; }
 
 # The dynamic program: python3 runs one operation a line (the probe's
@@ -138,7 +142,15 @@ for bin in static python3; do
 			tg=$pre$(target "$r")
 			mkdir -p "$W/$(dirname "$tg")"
 			echo orig > "$W/$tg"
-			printf 'create %s\ncreate stage%s\nrename stage%s %s\n' "$tg" $i $i "$tg" >> "$B/ops"
+			if vetted "$r"; then
+				# a git config: a rename lands when it sets no key that
+				# runs a program (docs/POLICY.md, "Git's config files");
+				# one that does is refused
+				printf '[core]\n\tfsmonitor = touch %s/planted\n' "$B" > "$W/stage$i"
+				printf 'create %s\nrename stage%s %s\n' "$tg" $i "$tg" >> "$B/ops"
+			else
+				printf 'create %s\ncreate stage%s\nrename stage%s %s\n' "$tg" $i $i "$tg" >> "$B/ops"
+			fi
 		done
 		if [ $bin = static ]; then
 			sed "s|^|$P |" "$B/ops" > "$B/ops.sh"

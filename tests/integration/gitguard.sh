@@ -248,5 +248,142 @@ if has DONE out && [ "$(git -C "$W" log -1 --format=%s)" = first ] &&
    [ -n "$names" ] && [ "$names" -gt 10 ]; then ok
 else bad "rc=$RC names='$names' $(grep sbx: "$B/err" | head -4 | tr '\n' ' ')"; fi
 
+# ---- 5. git's everyday writes to its own config (issue 24)
+#
+# A repository that existed at start keeps its config read-only, yet git
+# writes user.email, a remote, an upstream there through config.lock and a
+# rename: the notify layer reads the new file and lets it replace the old
+# one when no key that runs a program or loads a file changed
+# (supervisor/notify-gitcfg.c). The change lands on the host; a key that
+# runs something is refused by name, and git on the host runs nothing.
+
+GP=$(mktemp -d /var/tmp/sbx-gitcfg.XXXXXX)
+built gitcfgput.static "$GP/gitcfgput" 2>/dev/null || rm -f "$GP/gitcfgput"
+
+# a repository with a remote-tracking branch to set as upstream
+mkremote() {
+	mkrepo "$1" && git -C "$1" remote add up https://example.invalid/up &&
+	git -C "$1" update-ref refs/remotes/up/main HEAD
+}
+
+t everyday_git_config_writes_land_on_the_host_shim_and_boundary_alone
+res=""
+for mode in "" --no-shim; do
+	rm -rf "$W/r"; mkremote "$W/r"
+	sx $mode -- sh -c 'cd r && git config user.email in@sbx && git remote add up2 https://example.invalid/x &&
+		git branch --set-upstream-to=up/main main >/dev/null && echo DONE'
+	if has DONE out && ! has 'could not' err && [ "$(git -C r config user.email)" = in@sbx ] &&
+	   [ "$(git -C r config remote.up2.url)" = https://example.invalid/x ] &&
+	   [ "$(git -C r config branch.main.remote)" = up ] && ! ls -a r/.git | grep -q sbx-gitcfg; then
+		res="${res}y"
+	else res="$res[${mode:-shim}: rc=$RC $(grep -v '^sbx: sandbox' "$B/err" | head -2 | tr '\n' ' ')]"; fi
+done
+if [ "$res" = yy ]; then ok; else bad "$res"; fi
+
+t program_running_keys_refused_by_name_and_host_git_runs_nothing
+mkremote "$W/r"; git -C r remote add origin https://example.invalid/o; cp r/.git/config "$B/config.orig"
+keys="core.fsmonitor core.hooksPath core.pager core.sshCommand core.worktree credential.helper filter.x.clean
+	diff.x.textconv alias.st include.path protocol.ext.allow remote.origin.uploadpack sequence.editor"
+sx -- sh -c 'cd r; for k in $0; do git config "$k" "!touch $1/pwned-$k" 2>/dev/null && echo "SET $k"; done; echo END' \
+	"$(echo $keys)" "$B"
+git -C r status >/dev/null 2>&1; git -C r log -1 >/dev/null 2>&1; GIT_PAGER= git -C r -p log -1 >/dev/null 2>&1
+missing=""; for k in $keys; do grep -qiF "$k would" "$B/err" || missing="$missing $k"; done
+if has END out && ! has SET out && cmp -s r/.git/config "$B/config.orig" && [ -z "$missing" ] &&
+   ! ls "$B" | grep -q pwned && hasf 'core.fsmonitor would run a program: refused' err; then ok
+else bad "set: $(grep SET "$B/out" | tr '\n' ' ') unnamed:$missing pwned: $(ls "$B" | grep pwned) $(diff r/.git/config "$B/config.orig" | head -3)"; fi
+
+t static_binary_config_rename_decided_by_content_not_by_name
+if [ ! -x "$GP/gitcfgput" ]; then skip "no static C toolchain"; else
+mkrepo "$W/r"; cp r/.git/config "$B/config.orig"
+{ cat r/.git/config; printf '[user]\n\temail = static@sbx\n'; } > "$W/good.cfg"
+{ cat r/.git/config; printf '[Core]\n\tFsMonitor = "touch %s/pwned"\n' "$B"; } > "$W/evil.cfg"
+printf '[core]\n\tfsmonitor = touch %s/pwned\n' "$B" > "$W/extra.cfg"
+sx --no-shim -- sh -c "$GP/gitcfgput put r/.git evil.cfg; cp r/.git/config bad.orig
+	$GP/gitcfgput symlink r/.git \$PWD/good.cfg; $GP/gitcfgput put r/.git good.cfg; echo PUT
+	$GP/gitcfgput keep r/.git good.cfg extra.cfg; echo KEPT
+	cp good.cfg r/.git/hl.cfg; $GP/gitcfgput hardlink r/.git r/.git/hl.cfg; cat extra.cfg >> r/.git/hl.cfg; echo END"
+git -C r status >/dev/null 2>&1
+if has END out && [ "$(head -2 "$B/out" | tr '\n' ' ')" = "ERR EROFS ERR EROFS " ] && cmp -s bad.orig "$B/config.orig" &&
+   [ "$(grep -c '^OK' "$B/out")" = 3 ] && grep -q fsmonitor r/.git/hl.cfg && has WROTE out && [ "$(git -C r config user.email)" = static@sbx ] &&
+   ! grep -qi fsmonitor r/.git/config && [ ! -e "$B/pwned" ] &&
+   hasf 'core.fsmonitor would run a program: refused' err && [ ! -e r/.git/config.lock ]; then ok
+else bad "out: $(tr '\n' ' ' < "$B/out") config: $(grep -i -A1 'fsmonitor\|user' r/.git/config | tr '\n' ' ')"; fi
+fi
+
+# A repository with a submodule, cloned before the run with the submodule
+# not yet initialised: `git submodule update --init` and `git worktree add`
+# work inside; the submodule's own config then takes user.email but not a
+# key that runs something. .gitmodules takes a branch, never `update = !cmd`.
+t submodule_init_worktree_add_and_submodule_config_work_inside
+mkrepo "$B/sub" && mkrepo "$B/up" &&
+git -C "$B/up" -c protocol.file.allow=always submodule add -q "$B/sub" lib &&
+git -C "$B/up" commit -qm sub && git clone -q "$B/up" "$W/r" &&
+git -C r config user.name a && git -C r config user.email b
+sx -- sh -c 'cd r && git -c protocol.file.allow=always submodule update --init -q && echo INIT &&
+	git worktree add -q ../wt -b side && echo WT'
+a=$(has INIT out && has WT out && echo y)
+cp r/.git/modules/lib/config "$B/sub.orig"; cp r/.gitmodules "$B/gm.orig"
+sx -- sh -c "cd r && git -C lib config user.email sub@sbx && echo SUBCFG
+	git -C lib config core.fsmonitor 'touch $B/pwned' || echo SUBREFUSED
+	git config -f .gitmodules submodule.lib.branch main && echo GMOK
+	git config -f .gitmodules submodule.lib.update '!touch $B/pwned' || echo GMREFUSED"
+git -C r/lib status >/dev/null 2>&1; git -C r submodule update >/dev/null 2>&1
+if [ "$a" = y ] && [ "$(git -C r submodule status | cut -c1)" = " " ] && [ -e wt/a ] &&
+   has SUBCFG out && has SUBREFUSED out && has GMOK out && has GMREFUSED out &&
+   [ "$(git -C r/lib config user.email)" = sub@sbx ] && ! grep -q fsmonitor r/.git/modules/lib/config &&
+   [ "$(git config -f r/.gitmodules submodule.lib.branch)" = main ] && ! grep -q update r/.gitmodules &&
+   [ ! -e "$B/pwned" ] && hasf 'submodule.lib.update would run a program' err; then ok
+else bad "init+wt=$a $(tr '\n' ' ' < "$B/out") $(grep -v '^sbx: sandbox' "$B/err" | head -3 | tr '\n' ' ')"; fi
+
+# core.hooksPath named where the start-up used not to look (issue 23): in
+# a file the repository's config includes (include.path, includeIf), and
+# in config.worktree with extensions.worktreeConfig. Each directory keeps
+# its hooks, and the included file in the workspace is kept too (else a
+# program rewrites it to name any directory); git on the host commits
+# without running anything planted.
+t hooks_path_through_include_includeif_and_config_worktree_is_kept_no_shim
+mkrepo "$W/r" && mkdir r/.hk1 r/.hk2 r/.hk3 &&
+printf '[core]\n\thooksPath = .hk1\n' > proj.gitconfig && printf '[core]\n\thooksPath = .hk2\n' > inc2 &&
+git -C r config include.path ../../proj.gitconfig && git -C r config "includeIf.gitdir:$W/.path" ../../inc2 &&
+git -C r config extensions.worktreeConfig true && git -C r config --worktree core.hooksPath .hk3
+cp proj.gitconfig "$B/proj.orig"
+sx --no-shim -- sh -c 'for d in .hk1 .hk2 .hk3; do printf "#!/bin/sh\ntouch $1/pwned$d\n" > r/$d/pre-commit; chmod +x r/$d/pre-commit; done
+	printf "[core]\n\thooksPath = .hk4\n" > proj.gitconfig; echo END' sh "$B"
+echo n > r/n && git -C r add n && git -C r commit -qm host >/dev/null 2>&1
+if has END out && [ -z "$(find r/.hk1 r/.hk2 r/.hk3 -type f)" ] && cmp -s proj.gitconfig "$B/proj.orig" &&
+   ! ls "$B" | grep -q pwned && [ "$(git -C r log -1 --format=%s)" = host ]; then ok
+else bad "rc=$RC hooks: $(ls r/.hk1 r/.hk2 r/.hk3 | tr '\n' ' ') proj: $(tail -1 proj.gitconfig) pwned: $(ls "$B" | grep pwned)"; fi
+
+# sbxctl check and a run agree on every path git's guard covers, side by
+# side: for each, check's answer (its exit status) and what a write by the
+# boundary alone does (the file on the host after `>>`). Paths a rule
+# names (.git/config, a submodule's config and hooks), paths the start-up
+# finds on the disk (a bare repository's, a linked worktree's entry, a .git
+# file, a hooksPath directory, an included file), and two that are free.
+t sbxctl_check_and_a_run_agree_on_every_git_guarded_path
+mkrepo "$B/sub" && mkrepo "$W/r" && git -C r -c protocol.file.allow=always submodule add -q "$B/sub" lib &&
+git -C r commit -qm sub && git -C r worktree add -q ../wt -b side && mkdir r/.githooks &&
+git -C r config core.hooksPath .githooks && echo '[user]' > r/proj.inc && git -C r config include.path ../proj.inc &&
+git init -q --bare bare.git
+paths="r/.git/config r/.git/hooks/pre-commit r/.git/commondir r/.git/config.worktree r/.gitmodules
+	r/.git/modules/lib/config r/.git/modules/lib/hooks/post-checkout r/.git/worktrees/wt/gitdir
+	r/.git/worktrees/wt/commondir r/.git/worktrees/wt/config.worktree wt/.git r/lib/.git
+	r/.githooks/pre-commit r/proj.inc bare.git/config bare.git/hooks/post-receive
+	r/src.c r/.git/description"
+for f in $paths; do [ -e "$f" ] && md5sum "$f" > "$B/sum.$(echo "$f" | tr / _)"; done
+sx --no-shim -- sh -c 'for f in $0; do echo x >> "$f" 2>/dev/null; done; echo END' "$(echo $paths)"
+table=""; agree=y
+for f in $paths; do
+	"$SBX_BIN/sbxctl" check -q -w "$W" --write "$W/$f" >/dev/null 2>&1; c=$([ $? = 1 ] && echo deny || echo allow)
+	s="$B/sum.$(echo "$f" | tr / _)"
+	if [ -f "$s" ]; then r=$(md5sum -c --status "$s" && echo deny || echo allow)
+	else r=$([ -e "$f" ] && echo allow || echo deny); fi
+	want=deny; case $f in r/src.c|r/.git/description) want=allow ;; esac
+	[ "$c" = "$r" ] && [ "$c" = "$want" ] || agree=n
+	table="$table $f:$c/$r"
+done
+if has END out && [ $agree = y ]; then ok; else bad "path:check/run$table"; fi
+
+rm -rf "$GP"
 echo "# $(id -un): $pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]

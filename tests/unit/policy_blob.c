@@ -320,3 +320,33 @@ Test(policy_blob, hostile_headers_are_refused)
 	free(blob);
 	policy_free(p);
 }
+
+/* A literal rule of length 0 (no compiler makes one): matching it read the
+ * byte before the path. Refused at attach. */
+Test(policy_blob, a_literal_rule_of_length_zero_is_refused)
+{
+	struct policy *p = compile_ini(ini);
+	size_t len, at = 0, found = 0;
+	unsigned char *blob = to_blob(p, &len);
+	struct attached a;
+
+	/* the rule `allow_write = /data`: its kind, origin and kind of
+	 * pattern, then three string offsets, then its length, 5 */
+	for (size_t off = 0; off + 7 * 4 <= len; off += 4) {
+		uint32_t u[7];
+		memcpy(u, blob + off, sizeof(u));
+		if (u[0] == SBX_RULE_ALLOW_WRITE && u[1] == SBX_ORIGIN_FILE && u[2] == SBX_PAT_PREFIX &&
+		    u[6] == 5) {
+			at = off + 6 * 4;
+			found++;
+		}
+	}
+	cr_assert_eq(found, 1, "the rule was found %zu times", found);
+	cr_assert_eq(attach(blob, len, &a), 0);
+	free(a.mem);
+	memset(blob + at, 0, 4);
+	cr_assert_eq(attach(blob, len, &a), -EINVAL);
+	free(a.mem);
+	free(blob);
+	policy_free(p);
+}

@@ -207,3 +207,16 @@ Test(policy_credentials, histories_are_quiet_by_default_logins_never)
 	cr_assert_null(policy_report_quiet(p, true, path));
 	policy_free(p);
 }
+
+/* The claude profile keeps its own agent's key, by name, whatever shape
+ * its value has; another agent's key with the same shape does not pass. */
+Test(policy_credentials, a_profile_keeps_its_own_agents_key_with_a_credential_value)
+{
+	struct policy *p = compile_with_profile("claude");
+
+	cr_assert_not(policy_env_var_denied(p, "ANTHROPIC_API_KEY",
+					    "sk-ant-api03-Zx9RrT1yA7qLmN2pW4vB8cD0eF6gH3jK5sQ1"));
+	cr_assert(policy_env_var_denied(p, "MY_OTHER_KEY_HOLDER",
+					"sk-ant-api03-Zx9RrT1yA7qLmN2pW4vB8cD0eF6gH3jK5sQ1"));
+	policy_free(p);
+}

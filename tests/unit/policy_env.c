@@ -255,3 +255,173 @@ Test(policy_env, home_set_by_flag_replaces_the_file)
 	cr_assert_eq(policy_home_mode(p), SBX_HOME_REAL);
 	policy_free(p);
 }
+
+/* ---- values shaped like credentials (credentials.c, sbx_secret_shapes):
+ * every row matched by a value of its documented format, at the start of
+ * the value and inside it; words and look-alikes pass. The tokens are made
+ * up (right prefix, random body). */
+struct value_case {
+	const char *value;
+	const char *what; /* the row's `what`, or NULL: passes */
+};
+
+ParameterizedTestParameters(policy_env, secret_values)
+{
+	static struct value_case cases[] = {
+		/* a URL with a password in its userinfo */
+		{ "postgres://app:s3cr3t@db.internal:5432/prod", "a URL with a password" },
+		{ "redis://:pw@cache:6379/0", "a URL with a password" },
+		{ "amqp://guest:guest@localhost//", "a URL with a password" },
+		{ "https://x-access-token:abc123@github.com/o/r.git", "a URL with a password" },
+		{ "mirror=https://u:p@pypi.example/simple other", "a URL with a password" },
+		{ "postgres://app@db/prod", NULL },          /* no password */
+		{ "postgres://app:@db/prod", NULL },         /* an empty one */
+		{ "http://host:8080/path@x", NULL },         /* @ after the path */
+		{ "https://example.com/a:b@c", NULL },
+		{ "localhost:5432", NULL },
+		/* GitHub */
+		{ "ghp_Zx9RrT1yA7qLmN2pW4vB8cD0eF6gH3jK5sQ1", "a GitHub personal access token" },
+		{ "Authorization: token ghp_Zx9RrT1yA7qLmN2pW4vB8cD0eF6gH3jK5sQ1",
+		  "a GitHub personal access token" },
+		{ "gho_Zx9RrT1yA7qLmN2pW4vB8cD0eF6gH3jK5sQ1", "a GitHub OAuth token" },
+		{ "ghu_Zx9RrT1yA7qLmN2pW4vB8cD0eF6gH3jK5sQ1", "a GitHub App user token" },
+		{ "ghs_Zx9RrT1yA7qLmN2pW4vB8cD0eF6gH3jK5sQ1", "a GitHub App installation token" },
+		{ "ghr_Zx9RrT1yA7qLmN2pW4vB8cD0eF6gH3jK5sQ1", "a GitHub refresh token" },
+		{ "github_pat_11ABCDEFG0a1b2c3d4e5f6_g7h8i9j0k1l2m3n4o5p6q7r8s9t0u1v2w3x4y5z6",
+		  "a GitHub fine-grained access token" },
+		{ "ghp_short", NULL },
+		{ "xghp_Zx9RrT1yA7qLmN2pW4vB8cD0eF6gH3jK5sQ1", NULL }, /* not a word's start */
+		/* GitLab */
+		{ "glpat-Ab3dE5gH7jK9mN1pQ3sT", "a GitLab personal access token" },
+		/* Anthropic, OpenAI */
+		{ "sk-ant-api03-Zx9RrT1yA7qLmN2pW4vB8cD0eF6gH3jK5sQ1-_aBcD", "an Anthropic API key" },
+		{ "sk-ant-oat01-Zx9RrT1yA7qLmN2pW4vB8cD0eF6gH3jK5sQ1aBcD", "an Anthropic API key" },
+		{ "sk-proj-Zx9RrT1yA7qLmN2pW4vB8cD0eF6gH3jK5sQ1_aBcD-eF", "an OpenAI API key" },
+		{ "sk-svcacct-Zx9RrT1yA7qLmN2pW4vB8cD0eF6gH3jK5sQ1aBcD", "an OpenAI API key" },
+		{ "sk-Zx9RrT1yA7qLmN2pW4vB8cT3BlbkFJD0eF6gH3jK5sQ1aBcDeF", "an OpenAI API key" },
+		{ "/opt/sk-learn-tutorials-2024-and-more-words-here", NULL },
+		{ "task-Zx9RrT1yA7qLmN2pW4vB8cD0eF6gH3jK5sQ1", NULL },
+		{ "sk-", NULL },
+		/* Slack */
+		{ "xoxb-1234567890-0987654321-AbCdEfGhIjKlMnOp", "a Slack token" },
+		{ "xoxp-1234567890-0987654321", "a Slack token" },
+		{ "xoxz-1234567890-0987654321", NULL },
+		/* AWS */
+		{ "AKIAIOSFODNN7EXAMPLE", "an AWS access key id" },
+		{ "key=AKIAIOSFODNN7EXAMPLE;region=eu-west-1", "an AWS access key id" },
+		{ "ASIAY34FZKBOKMUTVV7A", "an AWS temporary access key id" },
+		{ "AKIAIOSFODNN7EXAMPLEXX", NULL }, /* 18 after AKIA: not an id */
+		{ "AKIA", NULL },
+		/* npm, Google, Stripe */
+		{ "npm_Zx9RrT1yA7qLmN2pW4vB8cD0eF6gH3jK5sQ1", "an npm access token" },
+		{ "npm_config_cache", NULL },
+		{ "AIzaSyA1bC2dE3fG4hI5jK6lM7nO8pQ9rS0tUvW", "a Google API key" },
+		{ "sk_live_51HaBcDeFgHiJkLmNoPqRsTuV", "a Stripe secret key" },
+		{ "rk_live_51HaBcDeFgHiJkLmNoPqRsTuV", "a Stripe restricted key" },
+		{ "sk_test_51HaBcDeFgHiJkLmNoPqRsTuV", NULL },
+		/* JWT, PEM */
+		{ "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dBjftJeZ4CVPmB92K27uhbUJU1p1r_wW1gFWFOEjXk",
+		  "a JSON Web Token" },
+		{ "Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dBjftJeZ4CVPmB92K27uhbUJU1p1r_wW1gFWFOEjXk",
+		  "a JSON Web Token" },
+		{ "eyJhbGciOiJub25lIn0.eyJzdWIiOiIxIn0.", NULL }, /* unsigned */
+		{ "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\n",
+		  "a PEM private key" },
+		{ "-----BEGIN PRIVATE KEY-----\nMIIEvQ\n", "a PEM private key" },
+		{ "-----BEGIN RSA PRIVATE KEY-----", "a PEM private key" },
+		{ "-----BEGIN CERTIFICATE-----\nMIIB\n", NULL },
+		{ "-----BEGIN PUBLIC KEY-----", NULL },
+		/* everyday values */
+		{ "/usr/local/bin:/usr/bin:/bin", NULL }, { "en_US.UTF-8", NULL },
+		{ "xterm-256color", NULL }, { "", NULL },
+		{ "unix:path=/run/user/1000/bus", NULL }, { "/home/u/.ssh/agent.sock", NULL },
+		{ "--max-old-space-size=4096", NULL },
+	};
+	return cr_make_param_array(struct value_case, cases, ARRAY_LEN(cases));
+}
+
+ParameterizedTest(struct value_case *c, policy_env, secret_values)
+{
+	const struct sbx_secret_shape *sh = sbx_env_secret_value(c->value);
+
+	if (!c->what)
+		cr_assert_null(sh, "%.40s: expected to pass, got %s", c->value, sh ? sh->what : "");
+	else
+		cr_assert(sh && !strcmp(sh->what, c->what), "%.40s: expected %s, got %s", c->value,
+			  c->what, sh ? sh->what : "nothing");
+}
+
+/* every row of the table has its owner and reason, and a case above */
+Test(policy_env, every_value_shape_has_an_owner_a_reason_and_a_case)
+{
+	for (size_t i = 0; i < sbx_nsecret_shapes; i++) {
+		const struct sbx_secret_shape *r = &sbx_secret_shapes[i];
+		cr_assert(r->what && *r->what && r->owner && *r->owner && r->reason && *r->reason,
+			  "row %zu", i);
+	}
+	static const char *const one_each[] = {
+		"postgres://a:b@h/d", "ghp_Zx9RrT1yA7qLmN2pW4vB8cD0eF6gH3jK5sQ1",
+		"gho_Zx9RrT1yA7qLmN2pW4vB8cD0eF6gH3jK5sQ1", "ghu_Zx9RrT1yA7qLmN2pW4vB8cD0eF6gH3jK5sQ1",
+		"ghs_Zx9RrT1yA7qLmN2pW4vB8cD0eF6gH3jK5sQ1", "ghr_Zx9RrT1yA7qLmN2pW4vB8cD0eF6gH3jK5sQ1",
+		"github_pat_11ABCDEFG0a1b2c3d4e5f6_g7h8i9j0k1l2m3n4o5p6q7r8",
+		"glpat-Ab3dE5gH7jK9mN1pQ3sT", "sk-ant-api03-Zx9RrT1yA7qLmN2pW4vB8cD0eF6gH3jK5sQ1",
+		"sk-proj-Zx9RrT1yA7qLmN2pW4vB8cD0eF6gH3jK5sQ1", "sk-svcacct-Zx9RrT1yA7qLmN2pW4vB8cD0eF6gH3jK5",
+		"sk-admin-Zx9RrT1yA7qLmN2pW4vB8cD0eF6gH3jK5sQ1", "sk-Zx9RrT1yA7qLmN2pW4vB8cD0eF6gH3jK5sQ1",
+		"xoxb-1234567890-abc", "AKIAIOSFODNN7EXAMPLE", "ASIAY34FZKBOKMUTVV7A",
+		"npm_Zx9RrT1yA7qLmN2pW4vB8cD0eF6gH3jK5sQ1", "AIzaSyA1bC2dE3fG4hI5jK6lM7nO8pQ9rS0tUvW",
+		"sk_live_51HaBcDeFgHiJkLmNoPqRsTuV", "rk_live_51HaBcDeFgHiJkLmNoPqRsTuV",
+		"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dBjftJeZ4CVPmB92K27uhbUJU1p1r_wW1gFWFOEjXk",
+		"-----BEGIN EC PRIVATE KEY-----",
+	};
+	cr_assert_eq(ARRAY_LEN(one_each), sbx_nsecret_shapes, "a value for every row");
+	for (size_t i = 0; i < sbx_nsecret_shapes; i++)
+		cr_assert_eq(sbx_env_secret_value(one_each[i]), &sbx_secret_shapes[i],
+			     "row %zu (%s)", i, sbx_secret_shapes[i].what);
+}
+
+/* A harmless name with a credential's value is withheld (its row said),
+ * keep_env keeps it by name, deny_env still wins, and a secret-looking
+ * name stays withheld by its name whatever its value. */
+Test(policy_env, a_value_shaped_like_a_credential_is_withheld_unless_kept)
+{
+	struct policy *p = compile_ini("[env]\nkeep_env = KEPT_URL\ndeny_env = GONE\n");
+	const struct sbx_secret_shape *sh = NULL;
+	const struct sbx_rule *why = NULL;
+
+	cr_assert_eq(policy_env_var_fate(p, "DATABASE_URL", "postgres://u:pw@db/x", &why, &sh),
+		     SBX_ENV_SECRET_VALUE);
+	cr_assert_null(why);
+	cr_assert(sh && !strcmp(sh->what, "a URL with a password"));
+	cr_assert(policy_env_var_denied(p, "MY_CFG", "ghp_Zx9RrT1yA7qLmN2pW4vB8cD0eF6gH3jK5sQ1"));
+	cr_assert_not(policy_env_var_denied(p, "DATABASE_URL", "postgres://u@db/x"));
+	cr_assert_eq(policy_env_var_fate(p, "KEPT_URL", "postgres://u:pw@db/x", &why, &sh),
+		     SBX_ENV_KEPT);
+	cr_assert(why && why->kind == SBX_RULE_KEEP_ENV);
+	cr_assert_not(policy_env_var_denied(p, "KEPT_URL", "postgres://u:pw@db/x"));
+	cr_assert_eq(policy_env_var_fate(p, "GONE", "harmless", NULL, NULL), SBX_ENV_DENIED);
+	cr_assert_eq(policy_env_var_fate(p, "GITHUB_TOKEN", "harmless", NULL, &sh), SBX_ENV_SECRET);
+	cr_assert_null(sh, "the name decided");
+	cr_assert_eq(policy_env_var_fate(p, "PATH", "/usr/bin:/bin", NULL, NULL), SBX_ENV_PASS);
+	/* the name alone (value NULL): as before */
+	cr_assert_eq(policy_env_fate(p, "DATABASE_URL", NULL), SBX_ENV_PASS);
+	policy_free(p);
+}
+
+/* The longest value a variable holds (128 KiB), made of look-alike word
+ * starts: nothing in it is a credential, and each start costs a bounded
+ * look (credentials.c, run_of's cap), not a scan to the end. */
+Test(policy_env, a_long_value_of_look_alikes_passes)
+{
+	size_t n = 128 * 1024;
+	char *v = malloc(n + 1);
+
+	cr_assert_not_null(v);
+	for (size_t i = 0; i < n; i++)
+		v[i] = "eyJ-"[i % 4];
+	v[n] = '\0';
+	cr_assert_null(sbx_env_secret_value(v));
+	for (size_t i = 0; i < n; i++)
+		v[i] = "AKIA"[i % 4];
+	cr_assert_null(sbx_env_secret_value(v));
+	free(v);
+}

@@ -9,10 +9,12 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "helpers.h"
@@ -812,12 +814,89 @@ Test(reports_stream, held_lines_wait_for_flush_and_keep_their_order)
 	stream_close(&s);
 }
 
+/* stderr a pipe that a program inside made non-blocking and filled
+ * (issue 24): a flush while COMMAND runs writes nothing and loses nothing
+ * -- the lines wait, and the loop is told to wait for room
+ * (reports_room_fd) instead of being woken for them; once there is room
+ * they go out in order, and the end writes what is left before the
+ * summary. Before, the write said EAGAIN and the line was gone while the
+ * summary, written later, counted it. */
+Test(reports_stream, held_lines_wait_for_room_on_a_full_nonblocking_pipe)
+{
+	struct stream s;
+	int p[2];
+	char buf[4096], *got = NULL;
+	size_t ngot = 0;
+	FILE *m = open_memstream(&got, &ngot);
+
+	cr_assert_eq(pipe2(p, O_NONBLOCK | O_CLOEXEC), 0);
+	memset(buf, '.', sizeof(buf));
+	while (write(p[1], buf, sizeof(buf)) > 0)
+		;
+	cr_assert_eq(errno, EAGAIN);
+	stream_open(&s, NULL, REPORTS_ENFORCE);
+	reports_free(s.r);
+	struct reports_cfg cfg = { .policy = s.p, .log_path = s.log_path, .run_id = "run-1",
+				   .mode = REPORTS_ENFORCE, .out_fd = p[1], .hold = true };
+	cr_assert_eq(reports_new(&cfg, &s.r), 0);
+	feed(&s, "SBX1 D write 2 sh /etc/one 30\n");
+	feed(&s, "SBX1 D write 3 sh /etc/two 30\n");
+	cr_assert(reports_pending(s.r));
+	cr_assert_eq(reports_room_fd(s.r), -1, "nothing tried yet");
+	reports_flush(s.r);
+	cr_assert_not(reports_pending(s.r), "not pending: the loop would spin");
+	cr_assert_eq(reports_room_fd(s.r), p[1], "waiting for room");
+	/* the reader catches up, a page at a time (a line takes a page's
+	 * slot of the pipe: the next waits for the next page) */
+	for (int i = 0; i < 2; i++) {
+		cr_assert_eq(read(p[0], buf, sizeof(buf)), (ssize_t)sizeof(buf));
+		reports_flush(s.r);
+	}
+	cr_assert_eq(reports_room_fd(s.r), -1);
+	feed(&s, "SBX1 D write 4 sh /etc/three 30\n");
+	/* the end waits for room as a blocking write would: read meanwhile */
+	pid_t kid = fork();
+	if (kid == 0) {
+		reports_finish(s.r, 0);
+		_exit(0);
+	}
+	close(p[1]);
+	ssize_t n;
+	for (;;) {
+		n = read(p[0], buf, sizeof(buf));
+		if (n > 0) {
+			fwrite(buf, 1, (size_t)n, m);
+			continue;
+		}
+		if (n < 0 && errno == EAGAIN) {
+			struct pollfd pf = { p[0], POLLIN, 0 };
+			poll(&pf, 1, 1000);
+			continue;
+		}
+		break;
+	}
+	int st;
+	cr_assert_eq(waitpid(kid, &st, 0), kid);
+	fclose(m);
+	const char *one = strstr(got, "sbx: denied write of /etc/one"),
+		   *two = strstr(got, "sbx: denied write of /etc/two"),
+		   *three = strstr(got, "sbx: denied write of /etc/three"),
+		   *sum = strstr(got, "sbx: 3 denied writes");
+	cr_assert(one && two && three && sum && one < two && two < three && three < sum,
+		  "every line, in order, before the summary: %s", got + strspn(got, "."));
+	free(got);
+	close(p[0]);
+	stream_close(&s);
+}
+
 /* A refusal the boundary makes where no rule names the path (a
  * submodule's git directory): said to be the sandbox's, with no fix. */
+/* A refusal the boundary makes where no rule names the path (a bare
+ * repository's git directory): said to be the sandbox's, with no fix. */
 Test(reports_stream, guarded_paths_are_explained_as_the_sandbox_s)
 {
 	struct stream s;
-	char *const guarded[] = { "/w/.git/modules/sm/hooks" };
+	char *const guarded[] = { "/w/bare.git/hooks" };
 
 	stream_open(&s, NULL, REPORTS_ENFORCE);
 	reports_free(s.r);
@@ -825,12 +904,12 @@ Test(reports_stream, guarded_paths_are_explained_as_the_sandbox_s)
 				   .mode = REPORTS_ENFORCE, .out_fd = s.out_fd,
 				   .guarded = guarded, .nguarded = 1 };
 	cr_assert_eq(reports_new(&cfg, &s.r), 0);
-	feed(&s, "SBX1 D write 2 sh /w/.git/modules/sm/hooks/pre-commit 30\n");
+	feed(&s, "SBX1 D write 2 sh /w/bare.git/hooks/pre-commit 30\n");
 	feed(&s, "SBX1 D write 3 sh /w/src/new.c 30\n");
 	reports_finish(s.r, 0);
 	char *out = slurp(s.out_path);
-	assert_contains(out, "denied write of /w/.git/modules/sm/hooks/pre-commit — the sandbox "
-			     "keeps /w/.git/modules/sm/hooks read-only (it guards a git directory "
+	assert_contains(out, "denied write of /w/bare.git/hooks/pre-commit — the sandbox "
+			     "keeps /w/bare.git/hooks read-only (it guards a git directory "
 			     "or a protected file) — pid 2 sh\n");
 	assert_contains(out, "/w/src/new.c — `allow_write = ");
 	free(out);

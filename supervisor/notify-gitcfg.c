@@ -1,0 +1,244 @@
+/* supervisor/notify-gitcfg.c: git's config files replaced by a rename
+ * (docs/POLICY.md, "Git's config files"; policy/gitconfig.c decides).
+ *
+ * git writes a config (`git config`, `remote add`, `branch
+ * --set-upstream-to`, `submodule init`) as `config.lock`, then renames it
+ * onto `config`. The config of a repository that existed at start is
+ * protected (a read-only bind inside, and the policy's executes-later
+ * rows), so that rename is refused, unless what it brings changes no key
+ * that runs a program or loads another file. Then the supervisor makes
+ * the change itself:
+ *   1. the new content is read from a descriptor of ours, opened on the
+ *      lock file without following a link, and the old from the file in
+ *      place; both parsed as git parses them and compared;
+ *   2. those bytes -- the ones judged, never the lock file again, which
+ *      the program may still hold open for writing -- go into a new file
+ *      of ours beside the target (O_EXCL, an unguessable name), which is
+ *      renamed onto the target in the supervisor's own mount namespace:
+ *      there the target is no mount point, so the rename lands (inside,
+ *      the actor would get EBUSY), and the sandbox's read-only bind of the
+ *      old file goes with the old file;
+ *   3. the lock file is removed, as the rename would have.
+ * No other notified call runs meanwhile (one request at a time), and
+ * every later write to the new file by its name is judged again by the
+ * policy's rows (notify-paths.c, may_make()); a later rename onto it
+ * passes here again. Nothing of this runs for a rename the policy refuses
+ * by a user's own deny_write, or onto a directory on a read-only mount.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "notify-int.h"
+#include "supervisor.h"
+
+#ifndef RENAME_NOREPLACE
+#define RENAME_NOREPLACE (1 << 0)
+#endif
+
+/* A config bigger than this is refused: none is, and reading one must not
+ * hold the listener long. */
+#define GITCFG_READ_MAX (1u << 20)
+
+/* All of `fd` (a regular file), at most max bytes: 0, -E2BIG, -errno. */
+static int read_all(int fd, char **out, size_t *len, size_t max)
+{
+	struct stat st;
+	size_t cap, n = 0;
+	char *b;
+
+	*out = NULL;
+	*len = 0;
+	if (fstat(fd, &st))
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	if ((unsigned long long)st.st_size > max)
+		return -E2BIG;
+	cap = (size_t)st.st_size + 1;
+	if (!(b = malloc(cap + 1)))
+		return -ENOMEM;
+	for (;;) {
+		ssize_t r = read(fd, b + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int e = errno;
+			free(b);
+			return -e;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+		if (n == cap) { /* it grew meanwhile */
+			free(b);
+			return -E2BIG;
+		}
+	}
+	*out = b;
+	*len = n;
+	return 0;
+}
+
+static void refuse_line(const struct call *c, const char *target, const char *why)
+{
+	char comm[32];
+
+	if (!c->n->r)
+		return;
+	notify_comm_of(c->pid, comm, sizeof(comm));
+	notify_own_begin(c->n);
+	reports_syscall(c->n->r, c->pid, comm, "write", target, why, "git config", DENY_ERRNO);
+	notify_own_end(c->n);
+}
+
+/* The new file beside the target, with the bytes judged; its name into
+ * `name`. -errno. */
+static int write_new(int dfd, const char *buf, size_t len, mode_t mode, char *name,
+		     size_t namesz)
+{
+	unsigned char r[8];
+	int fd = -EEXIST;
+
+	for (int tries = 0; tries < 8 && fd == -EEXIST; tries++) {
+		if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r))
+			return -EIO;
+		snprintf(name, namesz, ".sbx-gitcfg-%02x%02x%02x%02x%02x%02x%02x%02x", r[0], r[1],
+			 r[2], r[3], r[4], r[5], r[6], r[7]);
+		struct open_how how = { .flags = O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+					.mode = mode,
+					.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH };
+		long f = syscall(SYS_openat2, dfd, name, &how, sizeof(how));
+		fd = f < 0 ? -errno : (int)f;
+	}
+	if (fd < 0)
+		return fd;
+	int rc = fchmod(fd, mode) ? -errno : 0;
+	for (size_t off = 0; !rc && off < len;) {
+		ssize_t w = write(fd, buf + off, len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			rc = w < 0 ? -errno : -EIO;
+		else
+			off += (size_t)w;
+	}
+	if (close(fd) && !rc)
+		rc = -errno;
+	if (rc)
+		unlinkat(dfd, name, 0);
+	return rc;
+}
+
+struct answer notify_gitcfg_rename(struct call *c, int ofd, const char *oname, int nfd,
+				   const char *nname, const char *nfull,
+				   unsigned flags)
+{
+	char *nbuf = NULL, *obuf = NULL, line[PATH_MAX + 256], key[256], tmp[64];
+	size_t nlen = 0, olen = 0;
+	struct gitcfg *ng = NULL, *og = NULL;
+	struct gitcfg_err perr;
+	const struct gitcfg_row *row = NULL;
+	struct stat sst, tst, again;
+	struct statvfs sv;
+	struct answer a = ERR(DENY_ERRNO);
+	int sfd = -1, tfd = -1, rc;
+	bool have_old = false;
+
+	/* a directory on a read-only mount is not the sandbox's to change:
+	 * the supervisor would write where the boundary keeps it out */
+	if (fstatvfs(nfd, &sv) || (sv.f_flag & ST_RDONLY) || fstatvfs(ofd, &sv) ||
+	    (sv.f_flag & ST_RDONLY))
+		return ERR(DENY_ERRNO);
+	bool acting = true;
+	notify_act_begin(c->n, NO_UMASK);
+	sfd = openat(ofd, oname, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (sfd < 0) {
+		a = ERR(errno == ELOOP ? DENY_ERRNO : errno);
+		goto out;
+	}
+	if (fstat(sfd, &sst) || !S_ISREG(sst.st_mode)) {
+		a = ERR(DENY_ERRNO);
+		goto out;
+	}
+	tfd = openat(nfd, nname, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (tfd < 0 && errno != ENOENT) {
+		a = ERR(errno == ELOOP ? DENY_ERRNO : errno);
+		goto out;
+	}
+	have_old = tfd >= 0;
+	if (have_old && (flags & RENAME_NOREPLACE)) {
+		a = ERR(EEXIST);
+		goto out;
+	}
+	if (have_old && (fstat(tfd, &tst) || !S_ISREG(tst.st_mode))) {
+		a = ERR(DENY_ERRNO); /* not a file git reads as its config */
+		goto out;
+	}
+	if ((rc = read_all(sfd, &nbuf, &nlen, GITCFG_READ_MAX)) ||
+	    (have_old && (rc = read_all(tfd, &obuf, &olen, GITCFG_READ_MAX)))) {
+		snprintf(line, sizeof(line), "%s %s cannot be read (%s): refused",
+			 rc == -E2BIG ? "a git config" : "the git config",
+			 obuf || !nbuf ? "in place" : "written", rc == -E2BIG ? "larger than 1 MiB" :
+			 strerror(-rc));
+		refuse_line(c, nfull, line);
+		goto out;
+	}
+	notify_act_end(c->n, NO_UMASK);
+	acting = false;
+	if ((rc = gitcfg_parse(nbuf, nlen, &ng, &perr)) ||
+	    (have_old && (rc = gitcfg_parse(obuf, olen, &og, &perr)))) {
+		snprintf(line, sizeof(line), "the %s git config is not one git reads (line %u: %s): "
+			 "refused", ng ? "present" : "new", perr.line, perr.msg);
+		refuse_line(c, nfull, line);
+		goto out;
+	}
+	if (gitcfg_risky_change(og, ng, key, sizeof(key), &row)) {
+		char shown[200];
+		report_printable(key, shown, sizeof(shown), true);
+		snprintf(line, sizeof(line), "%s would %s: refused (%s; set it outside the sandbox "
+			 "if you mean it)", shown, row->does, row->reader);
+		refuse_line(c, nfull, line);
+		goto out;
+	}
+	notify_act_begin(c->n, NO_UMASK);
+	acting = true;
+	rc = write_new(nfd, nbuf, nlen, sst.st_mode & 0666, tmp, sizeof(tmp));
+	if (rc) {
+		a = ERR(-rc);
+		goto out;
+	}
+	/* in our own namespace: the target is no mount point here */
+	if (syscall(SYS_renameat2, nfd, tmp, nfd, nname, flags & RENAME_NOREPLACE)) {
+		a = ERR(errno);
+		unlinkat(nfd, tmp, 0);
+		goto out;
+	}
+	/* the lock file goes, as the rename would have taken it; only the
+	 * file we read (another one put there meanwhile is left) */
+	if (!fstatat(ofd, oname, &again, AT_SYMLINK_NOFOLLOW) && again.st_dev == sst.st_dev &&
+	    again.st_ino == sst.st_ino)
+		unlinkat(ofd, oname, 0);
+	a = OK(0);
+out:
+	if (acting)
+		notify_act_end(c->n, NO_UMASK);
+	if (sfd >= 0)
+		close(sfd);
+	if (tfd >= 0)
+		close(tfd);
+	gitcfg_free(ng);
+	gitcfg_free(og);
+	free(nbuf);
+	free(obuf);
+	return a;
+}
