@@ -71,7 +71,7 @@ UNIT_OBJS := $(UNIT_SRCS:%.c=build/%.o)
 
 BINS := build/sbx-preload build/sbx-init build/libsbx-preload.so build/sbx-proxy-test build/sbxctl
 
-.PHONY: all deps deps-test run check check-unit check-docs check-integration check-agents test-progs coverage-table bench bench-proxy bench-filter bench-landlock bench-match fuzz install clean
+.PHONY: all deps deps-test run check check-unit check-docs check-integration check-agents check-container check-container-recipe test-progs coverage-table bench bench-proxy bench-filter bench-landlock bench-match fuzz install clean
 all: $(BINS)
 
 deps:
@@ -301,6 +301,19 @@ build/tests/progs/goclient: tests/progs/goclient.go
 check-agents: deps-test
 	@$(MAKE) --no-print-directory -j$(NPROC) all test-progs
 	SBX_IT_TARGET=agents ./tests/integration/run.sh
+
+# sbx inside a real container (tests/integration/container.sh, the
+# recipe in docs/RECIPES.md): podman and runc from Debian, rootful, no
+# image (a directory root with the host's /usr); apart from `make check`.
+check-container: all
+	@./scripts/deps.sh --container
+	SBX_IT_CONTAINER=1 SUITES=container.sh ./tests/integration/run.sh
+
+# docs/RECIPES.md's Dockerfile, word for word, built with podman on a
+# debian:bookworm-slim that debootstrap makes (no registry), and run.
+check-container-recipe:
+	@./scripts/deps.sh --container
+	./scripts/container-recipe.sh
 
 # The shim's coverage table in docs/REPORTS.md, measured again
 # (tests/integration/coverage.sh; explain.sh fails when they differ).

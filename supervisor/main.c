@@ -271,8 +271,8 @@ struct shim_setup {
 	char spec[PATH_MAX + 256];
 };
 
-static int shim_prepare(const struct policy *p, enum reports_mode mode, unsigned socks_port,
-			struct shim_setup *s)
+static int shim_prepare(const struct policy *p, enum reports_mode mode, unsigned http_port,
+			unsigned socks_port, struct shim_setup *s)
 {
 	void *blob = NULL;
 	size_t len = 0, off = 0;
@@ -320,7 +320,8 @@ static int shim_prepare(const struct policy *p, enum reports_mode mode, unsigned
 		 s->lib);
 	if (net_run_proxied(p, mode == REPORTS_LEARN))
 		snprintf(s->spec + strlen(s->spec), sizeof(s->spec) - strlen(s->spec),
-			 ";socks=%u", socks_port ? socks_port : SBX_PROXY_SOCKS_PORT);
+			 ";socks=%u;http=%u", socks_port ? socks_port : SBX_PROXY_SOCKS_PORT,
+			 http_port ? http_port : SBX_PROXY_HTTP_PORT);
 	/* [report] tell_program: the refused program hears it too (shim/tell.c;
 	 * a learning run refuses nothing) */
 	if (policy_tell_program(p) && mode != REPORTS_LEARN)
@@ -1095,7 +1096,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (use_shim) {
-		int e = shim_prepare(p, mode, nest.socks_port, &shim);
+		int e = shim_prepare(p, mode, nest.http_port, nest.socks_port, &shim);
 		if (e) {
 			msg("sandbox set-up failed: preparing the shim: %s", strerror(-e));
 			goto out;
@@ -1404,6 +1405,11 @@ int main(int argc, char **argv)
 		msg("the sandbox could not be set up (bubblewrap exit %d, its message "
 		    "is above); nothing was run", rc);
 		setup_advice(say_advice, NULL);
+		struct container_info ci;
+		if (probe_container("/", getenv("container"), getenv("KUBERNETES_SERVICE_HOST"), &ci))
+			msg("this is a %s container (%s): the full sandbox needs user namespaces "
+			    "and a /proc it can mount: %s (`sbxctl doctor` checks)", ci.engine,
+			    ci.evidence, container_full_flags(ci.engine));
 		if (!mf.fallback_warn && mf.landlock)
 			msg("where user namespaces cannot be had (a container, a CI runner), "
 			    "nested = true in [sandbox] runs the weaker nested mode (Landlock and "

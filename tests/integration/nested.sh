@@ -582,6 +582,22 @@ box -c "$B/n.ini" --no-shim -- sh -c "$P read $HOME/.ssh/id_ed25519; $P write $W
 if ! grep -q "$SECRET" "$B/out" && [ ! -e "$B/outside.txt" ] && [ "$(cat "$W/in.txt")" = yes ] &&
    [ $RC -eq 1 ]; then ok
 else bad "rc=$RC out=$(cat "$B/out")"; fi
+
+t nested_runs_with_a_containers_dev_where_ptmx_is_a_link
+# Docker's and podman's /dev (and bubblewrap's --dev) make /dev/ptmx a
+# link to pts/ptmx: the run once stopped at it ("listing the directories
+# for the Landlock rules: Symbolic link loop") in every container. (No
+# new pty inside in this mode, by design: docs/SECURITY.md.)
+nini
+timeout 60 bwrap --unshare-user --disable-userns --dev-bind / / --dev /dev -- "$SBX" -c "$B/n.ini" \
+	--no-shim -- sh -c "$P read $HOME/.ssh/id_ed25519; $P write $W/in.txt yes; $P write $B/outside.txt x; echo ran" \
+	>"$B/out" 2>"$B/err"
+RC=$?
+if [ -L /dev/ptmx ] || bwrap --dev-bind / / --dev /dev -- test -L /dev/ptmx; then
+	if ! grep -q "$SECRET" "$B/out" && [ ! -e "$B/outside.txt" ] && [ "$(cat "$W/in.txt")" = yes ] &&
+	   grep -qx ran "$B/out" && [ $RC -eq 0 ]; then ok
+	else bad "rc=$RC out=$(cat "$B/out")"; fi
+else skip "bubblewrap's --dev makes no /dev/ptmx link here"; fi
 fi
 
 # ---- fail closed: no Landlock
