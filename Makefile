@@ -50,6 +50,8 @@ SUPERVISOR_SRCS := supervisor/main.c supervisor/options.c supervisor/config.c su
 SUPERVISOR_SRCS += supervisor/loginpath.c
 # every mount of sbx-init's lands on what the supervisor saw (pathwalk.h)
 SUPERVISOR_SRCS += supervisor/mountids.c supervisor/pathwalk.c
+# what the walk of the writable roots found, for the next start (walkrec.h)
+SUPERVISOR_SRCS += supervisor/walkrec.c
 # the nested mode: the same plan as a Landlock ruleset (landlock.h)
 SUPERVISOR_SRCS += supervisor/landlock.c supervisor/nested.c supervisor/mode.c
 INIT_SRCS := supervisor/sbx-init.c supervisor/init-mounts.c supervisor/init-connect.c \
@@ -69,7 +71,7 @@ UNIT_OBJS := $(UNIT_SRCS:%.c=build/%.o)
 
 BINS := build/sbx-preload build/sbx-init build/libsbx-preload.so build/sbx-proxy-test build/sbxctl
 
-.PHONY: all deps deps-test run check check-unit check-docs check-integration check-agents test-progs coverage-table bench bench-proxy bench-filter bench-landlock bench-match fuzz install clean
+.PHONY: all deps deps-test run check check-unit check-docs check-integration check-agents check-container check-container-recipe test-progs coverage-table bench bench-proxy bench-filter bench-landlock bench-match fuzz install clean
 all: $(BINS)
 
 deps:
@@ -232,7 +234,7 @@ build/libsbx-preload.so: $(SHIM_OBJS)
 UNIT_EXTRA_OBJS := build/supervisor/mode.o build/supervisor/mountids.o build/supervisor/pathwalk.o build/supervisor/landlock.o \
 	build/supervisor/loginpath.o \
 	build/supervisor/reports.o build/supervisor/learn.o build/supervisor/util.o \
-	build/supervisor/plan.o build/supervisor/standin.o build/supervisor/hostfs.o \
+	build/supervisor/plan.o build/supervisor/walkrec.o build/supervisor/standin.o build/supervisor/hostfs.o \
 	build/supervisor/runlimits.o build/supervisor/profile.o build/supervisor/notify.o build/supervisor/notify-net.o \
 	build/supervisor/notify-deny.o build/supervisor/notify-call.o build/supervisor/notify-paths.o \
 	build/supervisor/notify-gitcfg.o \
@@ -299,6 +301,19 @@ build/tests/progs/goclient: tests/progs/goclient.go
 check-agents: deps-test
 	@$(MAKE) --no-print-directory -j$(NPROC) all test-progs
 	SBX_IT_TARGET=agents ./tests/integration/run.sh
+
+# sbx inside a real container (tests/integration/container.sh, the
+# recipe in docs/RECIPES.md): podman and runc from Debian, rootful, no
+# image (a directory root with the host's /usr); apart from `make check`.
+check-container: all
+	@./scripts/deps.sh --container
+	SBX_IT_CONTAINER=1 SUITES=container.sh ./tests/integration/run.sh
+
+# docs/RECIPES.md's Dockerfile, word for word, built with podman on a
+# debian:bookworm-slim that debootstrap makes (no registry), and run.
+check-container-recipe:
+	@./scripts/deps.sh --container
+	./scripts/container-recipe.sh
 
 # The shim's coverage table in docs/REPORTS.md, measured again
 # (tests/integration/coverage.sh; explain.sh fails when they differ).

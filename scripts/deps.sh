@@ -4,7 +4,8 @@
 # script (a PTY), node (unless one is already on PATH), curl, setfacl and
 # setfattr (acl, attr: extended attributes from inside), and go (a static Go
 # client for notify.sh; that test is skipped without it).
-# `deps.sh --fuzz` adds clang for `make fuzz`.
+# `deps.sh --fuzz` adds clang for `make fuzz`; `deps.sh --container` podman,
+# runc and debootstrap for `make check-container` and its recipe.
 # As root: runs apt-get. Otherwise: prints the exact apt-get line and fails,
 # so `make run` / `make check` stop with the fix instead of a compiler error.
 set -eu
@@ -19,6 +20,10 @@ if [ "${1:-}" = --test ]; then
 fi
 # `deps.sh --fuzz` (make fuzz only): clang and its libFuzzer runtime
 [ "${1:-}" = --fuzz ] && PKGS="$PKGS clang-14 libclang-rt-14-dev"
+# `deps.sh --container` (make check-container and check-container-recipe
+# only): podman; runc, which starts containers where crun refuses a hybrid
+# cgroup hierarchy; debootstrap, for the recipe's FROM image
+[ "${1:-}" = --container ] && PKGS="$PKGS podman runc debootstrap"
 
 missing=""
 for p in $PKGS; do

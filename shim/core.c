@@ -7,7 +7,7 @@
  * sbx-preload puts the shim into COMMAND with LD_PRELOAD and one variable:
  *
  *   SBX_SHIM=1;policy=5;report=6;counters=7;mode=enforce;
- *            lib=/usr/local/lib/sbx/libsbx-preload.so;holder=2[;socks=1080]
+ *            lib=/usr/local/lib/sbx/libsbx-preload.so;holder=2[;socks=1080;http=3128]
  *
  * A child of sbx-init's (the holder, pid 2 here) holds the three descriptors
  * and does nothing else, so no program inherits them and none can close
@@ -48,6 +48,7 @@ static struct {
 	_Atomic(atomic_ulong *) dropped; /* in the shared counters page */
 	pid_t pid;                   /* whose cwd the cache may hold */
 	unsigned socks;              /* the proxy's SOCKS5 port inside, or 0 */
+	unsigned http;               /* its HTTP port inside, or 0 */
 	bool tell;                   /* [report] tell_program (tell.c) */
 } S SHIM_START_DATA;
 
@@ -391,6 +392,16 @@ static void start_from_env(void)
 				S.socks = (unsigned)v;
 		}
 	}
+	{
+		char port[8];
+		unsigned long v = 0;
+		if (spec_get(spec, "http", port, sizeof(port)) && all_digits(port)) {
+			for (const char *d = port; *d; d++)
+				v = v * 10 + (unsigned long)(*d - '0');
+			if (v > 0 && v < 65536)
+				S.http = (unsigned)v;
+		}
+	}
 	S.pid = (pid_t)sys_call(SYS_getpid);
 	atomic_store(&S.state, ST_READY);
 }
@@ -428,6 +439,7 @@ bool shim_started(void)
 
 enum shim_mode shim_mode(void) { return S.mode; }
 unsigned shim_socks_port(void) { return S.socks; }
+unsigned shim_http_port(void) { return S.http; }
 const struct policy *shim_policy(void) { return policy_get(); }
 bool shim_tell_on(void) { return S.tell; }
 

@@ -105,6 +105,8 @@ const struct policy *shim_policy(void);
 /* The SOCKS5 listener's port on the sandbox's loopback when the run has
  * the filtering proxy (SBX_SHIM's `socks=`), else 0. */
 unsigned shim_socks_port(void);
+/* the proxy's HTTP port inside (HTTP(S)_PROXY point there), or 0 */
+unsigned shim_http_port(void);
 /* `[report] tell_program` (SBX_SHIM's tell=1): tell.c writes a refusal
  * to the refused program's own stderr too. */
 bool shim_tell_on(void);

@@ -41,6 +41,12 @@
 #include "namemap.h"
 #include "tell.h"
 
+/* the sockets connected to the proxy's HTTP port (below: "a refusal by
+ * the proxy, told to the program") */
+#define PROXY_FDS 1024
+static atomic_ulong proxy_fds[PROXY_FDS / 64];
+static void proxy_mark(int fd, bool on);
+
 /* Names that never leave the machine. */
 static bool local_name(const char *h)
 {
@@ -206,6 +212,7 @@ SHIM_EXPORT int socket(int domain, int type, int protocol)
 {
 	int fd = REAL(socket)(domain, type, protocol);
 
+	proxy_mark(fd, false);
 	if (fd < 0) {
 		unix_refused(domain);
 		socket_refused(domain, type, protocol);
@@ -564,11 +571,92 @@ static void loopback_refused(unsigned port, bool v6)
 	shim_leave();
 }
 
+/* ---- a refusal by the proxy, told to the program
+ *
+ * A program that honours HTTP(S)_PROXY connects to the proxy's HTTP port
+ * and asks `CONNECT host:port`; a refused host then reaches it as a bare
+ * 403 (curl and git: "CONNECT tunnel failed, response 403"), and the line
+ * that explains it reaches only the person. With tell_program, a socket
+ * connected to that port is marked (a bit per descriptor, cleared by
+ * socket() and any other connect()) and its first send() read: when it asks
+ * for a name the policy refuses, the program hears why, in the proxy's
+ * words. The proxy decides, the shim only explains: an address, or a name
+ * the policy allows (which the proxy may still refuse by its address),
+ * gets nothing. send() only: Node writes with write()/writev(), which the
+ * shim does not wrap (every program's hottest call), and hears the 403. */
+static void proxy_mark(int fd, bool on)
+{
+	if (fd < 0 || fd >= PROXY_FDS)
+		return;
+	unsigned long bit = 1UL << (fd % 64);
+	if (on)
+		atomic_fetch_or_explicit(&proxy_fds[fd / 64], bit, memory_order_relaxed);
+	else if (atomic_load_explicit(&proxy_fds[fd / 64], memory_order_relaxed) & bit)
+		atomic_fetch_and_explicit(&proxy_fds[fd / 64], ~bit, memory_order_relaxed);
+}
+
+/* the first bytes a marked socket sends: `CONNECT host:port ` */
+static void proxy_asks(const char *buf, size_t n)
+{
+	char host[256], target[300], line[800];
+	const struct sbx_rule *why = NULL;
+	unsigned long port = 0;
+	size_t h = 0, i = 8;
+
+	if (!buf || n < 12 || memcmp(buf, "CONNECT ", 8))
+		return;
+	/* a DNS name in ASCII, nothing else (the line is printed as it is) */
+	while (i < n && h + 1 < sizeof(host) && buf[i] && strchr("abcdefghijklmnopqrstuvwxyz"
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_", buf[i]))
+		host[h++] = buf[i++];
+	host[h] = '\0';
+	if (!h || i >= n || buf[i++] != ':')
+		return;
+	while (i < n && buf[i] >= '0' && buf[i] <= '9' && port < 65536)
+		port = port * 10 + (unsigned long)(buf[i++] - '0');
+	if (i >= n || buf[i] != ' ' || !port || port > 65535 || numeric_host(host) ||
+	    local_name(host))
+		return;
+	if (!shim_ready() || shim_mode() != SHIM_ENFORCE || !shim_enter())
+		return;
+	const struct policy *p = shim_policy();
+	if (!policy_network_open(p) &&
+	    policy_check_domain(p, host, (unsigned)port, &why) != SBX_ALLOW) {
+		snprintf(target, sizeof(target), "%s:%lu", host, port);
+		if (why)
+			snprintf(line, sizeof(line), "sbx: connect to %s refused by policy "
+				 "(%s = %s); ask the user to remove `%s = %s` (%s)\n", target,
+				 sbx_rule_key(why->kind), why->value, sbx_rule_key(why->kind),
+				 why->value, why->source);
+		else
+			snprintf(line, sizeof(line), "sbx: connect to %s refused by policy (not "
+				 "in allow_domains); ask the user to allow it with --allow-domain "
+				 "%s\n", target, host);
+		shim_tell_note(target, line);
+	}
+	shim_leave();
+}
+
+SHIM_EXPORT ssize_t send(int fd, const void *buf, size_t n, int flags)
+{
+	if (fd >= 0 && fd < PROXY_FDS &&
+	    (atomic_load_explicit(&proxy_fds[fd / 64], memory_order_relaxed) & 1UL << (fd % 64))) {
+		int saved = errno;
+		proxy_mark(fd, false);
+		proxy_asks(buf, n);
+		errno = saved;
+	}
+	return REAL(send)(fd, buf, n, flags);
+}
+
 SHIM_EXPORT int connect(int fd, const struct sockaddr *sa, socklen_t len)
 {
-	int saved = errno, t = transparent(fd, sa, len);
+	int saved = errno, t;
 	unsigned port;
 	bool v6 = false;
+
+	proxy_mark(fd, false);
+	t = transparent(fd, sa, len);
 
 	if (t <= 0) {
 		errno = t ? -t : saved;
@@ -579,6 +667,11 @@ SHIM_EXPORT int connect(int fd, const struct sockaddr *sa, socklen_t len)
 		return -1;
 	}
 	int rc = REAL(connect)(fd, sa, len);
+	saved = errno;
+	if ((rc == 0 || saved == EINPROGRESS) && shim_tell_on() && shim_http_port() &&
+	    loopback_port(sa, len, &v6) == shim_http_port())
+		proxy_mark(fd, true);
+	errno = saved;
 	if (rc == 0 || fd < 0 || !(port = loopback_port(sa, len, &v6)))
 		return rc;
 	saved = errno;
@@ -618,6 +711,13 @@ SHIM_EXPORT int getsockopt(int fd, int level, int name, void *val, socklen_t *le
 SHIM_EXPORT ssize_t sendto(int fd, const void *buf, size_t n, int flags,
 			   const struct sockaddr *sa, socklen_t len)
 {
+	if (!sa && fd >= 0 && fd < PROXY_FDS &&
+	    (atomic_load_explicit(&proxy_fds[fd / 64], memory_order_relaxed) & 1UL << (fd % 64))) {
+		int saved = errno;
+		proxy_mark(fd, false);
+		proxy_asks(buf, n);
+		errno = saved;
+	}
 	if (judge_addr(sa, len)) {
 		errno = EPERM;
 		return -1;

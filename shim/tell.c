@@ -17,6 +17,7 @@
 #include <limits.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -61,37 +62,58 @@ static bool first_time(unsigned long h)
 
 /* ---- where the line may go
  *
- * fd 2 only, and only when it is a pipe or a regular file: what an agent's
- * tool captures (Codex and Gemini CLI run commands with a pipe each for
- * stdout and stderr; Claude Code gives its Bash tool one regular file for
- * both; `2> log` is a file). Never
- *  - when fd 2 is the same pipe as fd 1 and stdin is a pipe or a socket:
- *    stdout may then be a protocol with stdin's peer (MCP's JSON-RPC over
- *    stdio), and the line would land inside it. One regular file for both,
- *    or one pipe with no one talking on stdin (`cmd 2>&1 | tee`, stdin a
- *    file, a terminal or /dev/null), is a log a person or a model reads;
- *  - a socket: inetd-style and socket-activated programs speak on it;
+ * fd 2 only, and only when it is a pipe, a regular file or a socketpair
+ * used as a pipe: what an agent's tool captures (Codex runs commands with
+ * a pipe each for stdout and stderr; Gemini CLI, through Node's
+ * child_process, with an AF_UNIX stream socketpair each; Claude Code gives
+ * its Bash tool one regular file for both; `2> log` is a file). Never
+ *  - when fd 2 is the same pipe (or socket) as fd 1 and stdin is a pipe or
+ *    a socket: stdout may then be a protocol with stdin's peer (MCP's
+ *    JSON-RPC over stdio), and the line would land inside it. One regular
+ *    file for both, or one pipe with no one talking on stdin (`cmd 2>&1 |
+ *    tee`, stdin a file, a terminal or /dev/null), is a log a person or a
+ *    model reads;
+ *  - a socket that is a conversation: stdin's own socket (inetd-style
+ *    programs speak on fds 0, 1 and 2 alike), or anything but an AF_UNIX
+ *    stream (a TCP connection, datagrams);
  *  - a terminal: the person at it already reads sbx's own line there, and
  *    a full-screen program draws on it;
  *  - /dev/null or another device: nobody reads it.
  * An MCP server's stderr is free text by the protocol (a log), so it gets
  * the line like any other program. */
+static bool same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+static bool unix_stream(int fd)
+{
+	int v = 0;
+	socklen_t l = sizeof(v);
+
+	if (sys_call(SYS_getsockopt, fd, SOL_SOCKET, SO_DOMAIN, &v, &l) || v != AF_UNIX)
+		return false;
+	l = sizeof(v);
+	return !sys_call(SYS_getsockopt, fd, SOL_SOCKET, SO_TYPE, &v, &l) && v == SOCK_STREAM;
+}
+
 static bool stderr_fits(void)
 {
 	struct stat e, o, i;
+	bool have_in = !sys_call(SYS_fstat, 0, &i);
 
 	if (sys_call(SYS_fstat, 2, &e))
 		return false;
 	if (S_ISREG(e.st_mode))
 		return true;
-	if (!S_ISFIFO(e.st_mode))
+	if (S_ISSOCK(e.st_mode) && (!unix_stream(2) || (have_in && same_file(&e, &i))))
 		return false;
-	if (sys_call(SYS_fstat, 1, &o) || o.st_dev != e.st_dev || o.st_ino != e.st_ino)
+	if (!S_ISFIFO(e.st_mode) && !S_ISSOCK(e.st_mode))
+		return false;
+	if (sys_call(SYS_fstat, 1, &o) || !same_file(&o, &e))
 		return true;
 	/* one pipe for both: a protocol only where someone talks on stdin */
-	if (sys_call(SYS_fstat, 0, &i))
-		return true;
-	return !S_ISFIFO(i.st_mode) && !S_ISSOCK(i.st_mode);
+	return !have_in || (!S_ISFIFO(i.st_mode) && !S_ISSOCK(i.st_mode));
 }
 
 /* ---- the line */

@@ -368,7 +368,7 @@ int hostfs_replace_commit(struct hostfs_replace *r, struct hostfs_err *err)
 	join(at, sizeof(at), r->shown, r->name);
 	if (r->fd < 0 || !r->tmp[0])
 		return fail(err, -EBADF, "%s: nothing to replace it with", at);
-	if (fsync(r->fd))
+	if (!r->nosync && fsync(r->fd))
 		rc = fail(err, -errno, "cannot write %s: %s", at, strerror(errno));
 	if (close(r->fd) && !rc)
 		rc = fail(err, -errno, "cannot write %s: %s", at, strerror(errno));
@@ -380,7 +380,8 @@ int hostfs_replace_commit(struct hostfs_replace *r, struct hostfs_err *err)
 		return rc;
 	}
 	r->tmp[0] = '\0';
-	fsync(r->dirfd); /* the rename itself, on disk (best effort) */
+	if (!r->nosync)
+		fsync(r->dirfd); /* the rename itself, on disk (best effort) */
 	return 0;
 }
 

@@ -66,6 +66,10 @@ struct hostfs_replace {
 	int fd;             /* the temporary file, -1 when none */
 	char shown[PATH_MAX];
 	char name[NAME_MAX + 1], tmp[NAME_MAX + 1];
+	/* set after begin: no fsync, for a file whose loss in a crash is
+	 * harmless (the walk's record: checked whole when read, and ignored
+	 * when damaged); still never seen half-written */
+	int nosync;
 };
 int hostfs_replace_begin(int dirfd, const char *shown, const char *name, mode_t mode,
 			 struct hostfs_replace *r, struct hostfs_err *err);

@@ -32,6 +32,7 @@
 #include "runlimits.h"
 #include "config.h"
 #include "probe.h"
+#include "walkrec.h"
 
 extern char **environ;
 
@@ -270,8 +271,8 @@ struct shim_setup {
 	char spec[PATH_MAX + 256];
 };
 
-static int shim_prepare(const struct policy *p, enum reports_mode mode, unsigned socks_port,
-			struct shim_setup *s)
+static int shim_prepare(const struct policy *p, enum reports_mode mode, unsigned http_port,
+			unsigned socks_port, struct shim_setup *s)
 {
 	void *blob = NULL;
 	size_t len = 0, off = 0;
@@ -319,7 +320,8 @@ static int shim_prepare(const struct policy *p, enum reports_mode mode, unsigned
 		 s->lib);
 	if (net_run_proxied(p, mode == REPORTS_LEARN))
 		snprintf(s->spec + strlen(s->spec), sizeof(s->spec) - strlen(s->spec),
-			 ";socks=%u", socks_port ? socks_port : SBX_PROXY_SOCKS_PORT);
+			 ";socks=%u;http=%u", socks_port ? socks_port : SBX_PROXY_SOCKS_PORT,
+			 http_port ? http_port : SBX_PROXY_HTTP_PORT);
 	/* [report] tell_program: the refused program hears it too (shim/tell.c;
 	 * a learning run refuses nothing) */
 	if (policy_tell_program(p) && mode != REPORTS_LEARN)
@@ -803,6 +805,7 @@ int main(int argc, char **argv)
 	struct sandbox sb = SANDBOX_NONE;
 	struct standins *standins = NULL;
 	struct gitprov *gprov = NULL; /* linked worktrees sandboxed runs made */
+	struct walkrec *walk = NULL;  /* what the last walk here found */
 	struct timespec since;       /* this run's start, for gitprov_note() */
 	struct limits lim = LIMITS_NONE;
 	struct nested nest = NESTED_NONE; /* the nested mode's (nested.h) */
@@ -1093,7 +1096,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (use_shim) {
-		int e = shim_prepare(p, mode, nest.socks_port, &shim);
+		int e = shim_prepare(p, mode, nest.http_port, nest.socks_port, &shim);
 		if (e) {
 			msg("sandbox set-up failed: preparing the shim: %s", strerror(-e));
 			goto out;
@@ -1118,6 +1121,20 @@ int main(int argc, char **argv)
 	const char *insert[SBX_INSERT_ARGS_MAX + 1] = { NULL };
 	if (profile_is_commands(&o, home))
 		profile_args(p, o.command[0], insert, hook_json, sizeof(hook_json));
+	/* what the last walk of this workspace found (walkrec.h): read
+	 * before the walk, saved after the run */
+	if (!o.print && state_fd >= 0) {
+		struct timespec walk_now;
+		char why_not[PATH_MAX + 256];
+		clock_gettime(CLOCK_REALTIME, &walk_now);
+		if (walkrec_open(state_fd, sdir, confine, plan_walk_id(), &walk_now, &walk,
+				 why_not, sizeof(why_not))) {
+			msg("out of memory");
+			goto out;
+		}
+		if (why_not[0])
+			vmsg("the walk's record is not used: %s (every directory is read)", why_not);
+	}
 	struct plan_in in = {
 		.policy = confine, .bwrap = bwrap, .init = init, .command = o.command,
 		.insert_args = insert,
@@ -1127,6 +1144,7 @@ int main(int argc, char **argv)
 		.shim_lib = use_shim ? shim.lib : NULL, .shim_spec = shim.spec,
 		.proxy = proxied, .limit_nproc = limits_nproc(&lim), .notify = notify_on,
 		.nested = nested, .http_port = nest.http_port, .socks_port = nest.socks_port,
+		.walkrec = walk,
 	};
 	/* bubblewrap's options first: it goes on while the masks and
 	 * write-protects are planned and the placeholders made */
@@ -1188,7 +1206,10 @@ int main(int argc, char **argv)
 			     cleaned == 1 ? "" : "s");
 		pl.standins = standins;
 	}
+	struct timespec plan_t0, plan_t1;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &plan_t0);
 	int perr = serr ? 0 : plan_init(&in, &pl);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &plan_t1);
 	if (perr) {
 		if (perr == -E2BIG && pl.masks_cut[0])
 			msg("sandbox set-up failed: more than %d paths are read-denied (the next "
@@ -1347,6 +1368,17 @@ int main(int argc, char **argv)
 		nested_reap();
 	plan_remove_placeholders(&pl);
 	gitprov_note(gprov, state_fd, sdir, pl.gitdirs.v, pl.gitdirs.n, &since);
+	if (walk && ready) {
+		char why_not[PATH_MAX + 256];
+		size_t kept, read;
+		walkrec_counts(walk, &kept, &read);
+		vmsg("the walk read %zu directories and found %zu unchanged (the mounts "
+		     "planned in %.1f ms of CPU)", read, kept,
+		     (double)(plan_t1.tv_sec - plan_t0.tv_sec) * 1e3 +
+		     (double)(plan_t1.tv_nsec - plan_t0.tv_nsec) / 1e6);
+		if (walkrec_save(walk, state_fd, sdir, why_not, sizeof(why_not)))
+			vmsg("the walk's record is not saved: %s", why_not);
+	}
 	limits_finish(&lim, &sb.pid);
 	if (!ready && ri.stopped) {
 		rc = SBX_EXIT_SETUP; /* sandbox_wait said why */
@@ -1373,6 +1405,11 @@ int main(int argc, char **argv)
 		msg("the sandbox could not be set up (bubblewrap exit %d, its message "
 		    "is above); nothing was run", rc);
 		setup_advice(say_advice, NULL);
+		struct container_info ci;
+		if (probe_container("/", getenv("container"), getenv("KUBERNETES_SERVICE_HOST"), &ci))
+			msg("this is a %s container (%s): the full sandbox needs user namespaces "
+			    "and a /proc it can mount: %s (`sbxctl doctor` checks)", ci.engine,
+			    ci.evidence, container_full_flags(ci.engine));
 		if (!mf.fallback_warn && mf.landlock)
 			msg("where user namespaces cannot be had (a container, a CI runner), "
 			    "nested = true in [sandbox] runs the weaker nested mode (Landlock and "
@@ -1422,6 +1459,7 @@ out:
 	limits_finish(&lim, &sb.pid);
 	standins_free(standins);
 	gitprov_free(gprov);
+	walkrec_free(walk);
 	if (state_fd >= 0)
 		close(state_fd);
 	shim_release(&shim);

@@ -21,7 +21,9 @@
 #include "hostfs.h"
 #include "mountids.h"
 #include "net/net.h"
+#include "pathwalk.h"
 #include "standin.h"
+#include "walkrec.h"
 #include "supervisor.h"
 
 /* How deep below a writable root we look for protected names that already
@@ -197,6 +199,7 @@ static void remember_shared_in(struct covered *cv, const char *dir)
 
 static int mask_path(const struct plan_in *in, struct plan *pl,
 		     struct covered *cv, const char *path);
+static int guard_way(struct covered *cv, const char *path);
 
 /* An entry of a writable root that is another name of a remembered file:
  * masked as that file is. */
@@ -267,6 +270,11 @@ static int mask_path(const struct plan_in *in, struct plan *pl,
 	}
 	TRY(strv_add(&cv->masks, path));
 	pl->read_masks++;
+	/* its way pinned, as a protected path's: a directory on the way
+	 * renamed (`mv config cfg`) takes the file away from its name, the
+	 * mount going along, and the next run reads `cfg/credentials.json`,
+	 * which no rule names (a glob's match by name alone stays) */
+	TRY(guard_way(cv, path));
 	if (S_ISDIR(st.st_mode))
 		remember_shared_in(cv, path);
 	else
@@ -729,23 +737,27 @@ static int judge_entry(const struct plan_in *in, struct plan *pl,
  * `.git` files and links lead to, bare repositories (any directory holding
  * HEAD, objects/ and refs/: `~/.dotfiles`), the submodules' under modules/
  * at any depth, and the linked worktrees' under worktrees/. The walk that
- * finds them is bounded (GIT_WALK_DIRS, GIT_GUARD_MAX) and says where it
+ * finds them is bounded (WALK_DIRS, GIT_GUARD_MAX) and says where it
  * stopped; docs/POLICY.md has what is guarded and what is not. */
 
-/* Directories read in all while looking for git directories below the
- * writable roots and in modules/ (about 10 us each, paid at every start,
- * while bubblewrap sets up): past it, sbx says where it stopped. */
-#define GIT_WALK_DIRS 20000
+/* Directories visited in all below the writable roots and in modules/:
+ * past it, sbx says where it stopped. A directory the walk's record has
+ * unchanged costs one stat (2-3 us), one read anew 10-25 us (matching its
+ * entries), once, the first time (walkrec.h): 100,000 is about 0.3 s a
+ * start from the record, 2.5 s the first time. It was 20,000 read anew
+ * at every start. */
+#define WALK_DIRS 100000
 /* Git directories guarded in one run: each costs a few mount operations,
- * and a tree full of planted repositories must not make sbx-init refuse
- * its options (MAX_OPTS) or take seconds. */
+ * which the record does not save, and a tree full of planted repositories
+ * must not make sbx-init refuse its options (MAX_OPTS, 16,384) or take
+ * seconds. */
 #define GIT_GUARD_MAX 2000
 
 /* One more directory may be read (false: the budget is spent, and the
  * first one left unread is remembered for the message). */
 static bool walk_budget(struct covered *cv, const char *dir)
 {
-	if (cv->walked < GIT_WALK_DIRS) {
+	if (cv->walked < WALK_DIRS) {
 		cv->walked++;
 		return true;
 	}
@@ -1203,12 +1215,163 @@ static int guard_dotgit(const struct plan_in *in, struct plan *pl, struct covere
 	return stat(real, &st) == 0 && S_ISDIR(st.st_mode) ? guard_repo_tree(in, pl, cv, real) : 0;
 }
 
+/* What the walk's record depends on besides the policy (walkrec.h): how
+ * deep entries are judged whole and which names are not walked into.
+ * Change the last number with anything else a recorded entry's meaning
+ * depends on. */
+const char *plan_walk_id(void)
+{
+	_Static_assert(SCAN_DEPTH == 3, "plan_walk_id() names SCAN_DEPTH");
+	_Static_assert(sizeof(scan_skip) / sizeof(*scan_skip) == 3, "and scan_skip");
+	return "scan 3, skip node_modules objects .cache, walk 1";
+}
+
 static bool skipped(const char *name)
 {
 	for (size_t i = 0; i < sizeof(scan_skip) / sizeof(*scan_skip); i++)
 		if (!strcmp(name, scan_skip[i]))
 			return true;
 	return false;
+}
+
+/* One walk of a writable root (walk_root). */
+struct walk {
+	const struct plan_in *in;
+	struct plan *pl;
+	struct covered *cv;
+	struct strv todo;      /* "DEPTH:PATH", breadth first */
+	size_t at;
+	unsigned deepest;
+	bool deep_reads;
+	struct walkrec *rec;   /* the record (walkrec.h), or NULL */
+	uid_t uid;             /* ours (a system call each time under musl) */
+};
+
+/* An entry recorded as one the policy does nothing with (a directory
+ * walked into): its type's high bit. The policy is the record's key, so
+ * the decision is the same; it is not asked again on a replay. */
+#define QUIET WALKREC_TYPE_CALLER
+
+/* What an entry is to the walk (walk_entry). */
+enum matters {
+	MATTERS_NOT,  /* nothing is done with it: not recorded */
+	MATTERS_ACTS, /* the policy acts on it, or a `.git` */
+	MATTERS_DIR,  /* a directory the policy says nothing of: walked into */
+};
+
+/* One entry of `dir` (at `depth`): judged, guarded, queued. Whatever the
+ * entry is, this does nothing when it says MATTERS_NOT; only the others
+ * are recorded, and replayed through here when the directory has not
+ * changed (`type` with QUIET: the policy is not asked again). */
+static int walk_entry(struct walk *w, int dfd, const char *dir, unsigned depth,
+		      const char *name, unsigned char type, enum matters *matters)
+{
+	char path[PATH_MAX];
+	bool stop = false, quiet = type & QUIET;
+	int rc = 0;
+
+	*matters = MATTERS_NOT;
+	type &= (unsigned char)~QUIET;
+	if (!strcmp(name, ".") || !strcmp(name, ".."))
+		return 0;
+	/* (no snprintf: this runs for every directory of the tree) */
+	size_t dl = strcmp(dir, "/") ? strlen(dir) : 0, nl = strlen(name);
+	if (dl + 1 + nl >= sizeof(path))
+		return 0;
+	memcpy(path, dir, dl);
+	path[dl] = '/';
+	memcpy(path + dl + 1, name, nl + 1);
+	if (quiet)
+		;
+	else if (depth < SCAN_DEPTH)
+		rc = judge_entry(w->in, w->pl, w->cv, path, &stop);
+	else if (w->deep_reads)
+		rc = judge_read(w->in, w->pl, w->cv, path, &stop);
+	*matters = stop ? MATTERS_ACTS : type == DT_DIR ? MATTERS_DIR : MATTERS_NOT;
+	/* another name of a read-denied file (not the entry's own doing:
+	 * never recorded, and no directory is replayed while there are
+	 * such files, walk_root) */
+	if (!rc && !stop && type == DT_REG)
+		rc = shared_name(w->in, w->pl, w->cv, dfd >= 0 ? dfd : AT_FDCWD,
+				 dfd >= 0 ? name : path, path);
+	if (!rc && !strcmp(name, ".git")) {
+		*matters = MATTERS_ACTS;
+		if ((!stop || type == DT_DIR) && depth < w->deepest)
+			rc = guard_dotgit(w->in, w->pl, w->cv, path, type);
+		return rc;
+	}
+	if (rc || stop || type != DT_DIR || skipped(name) || is_root(w->cv, path) ||
+	    depth + 1 > w->deepest)
+		return rc;
+	/* never more queued than can still be read */
+	if (w->todo.n - w->at + w->cv->walked >= WALK_DIRS) {
+		if (!w->cv->walk_cut_at[0])
+			snprintf(w->cv->walk_cut_at, sizeof(w->cv->walk_cut_at), "%s", path);
+		return 0;
+	}
+	char item[PATH_MAX + 16];
+	int n = snprintf(item, 16, "%u:", depth + 1);
+	memcpy(item + n, path, dl + 1 + nl + 1);
+	return strv_add(&w->todo, item);
+}
+
+/* A directory the record has, unchanged since: its entries that matter,
+ * as recorded, without reading it. */
+static int walk_recorded(struct walk *w, const char *dir, unsigned depth,
+			 const struct walkrec_dir *d)
+{
+	const char *name;
+	unsigned char type;
+	size_t at = 0;
+	enum matters matters;
+	int rc = walkrec_keep(w->rec, d);
+
+	if ((walkrec_dir_flags(d) & WALKREC_GITDIR) && depth <= w->deepest)
+		return rc ? rc : guard_repo_tree(w->in, w->pl, w->cv, dir);
+	while (!rc && walkrec_dir_entry(d, &at, &name, &type))
+		rc = walk_entry(w, -1, dir, depth, name, type, &matters);
+	return rc;
+}
+
+/* A directory read (and recorded, when it was read whole). */
+static int walk_read(struct walk *w, const char *dir, unsigned depth, int fd,
+		     const struct stat *st)
+{
+	bool gitdir = is_gitdir_at(fd), listed = !(gitdir && depth <= w->deepest);
+	int rc = w->rec ? walkrec_begin(w->rec, dir, depth, st,
+					(gitdir ? WALKREC_GITDIR : 0) |
+					(listed ? WALKREC_LISTED : 0)) : 0;
+	struct dirent *e;
+	DIR *d;
+
+	if (rc || !listed) {
+		close(fd);
+		if (w->rec)
+			walkrec_end(w->rec, !rc);
+		return rc ? rc : guard_repo_tree(w->in, w->pl, w->cv, dir);
+	}
+	if (!(d = fdopendir(fd))) {
+		close(fd);
+		if (w->rec)
+			walkrec_end(w->rec, false);
+		return 0;
+	}
+	for (;;) {
+		enum matters matters;
+		errno = 0;
+		if (rc || !(e = readdir(d)))
+			break;
+		unsigned char type = entry_type(dirfd(d), e);
+		rc = walk_entry(w, dirfd(d), dir, depth, e->d_name, type, &matters);
+		if (!rc && matters != MATTERS_NOT && w->rec)
+			rc = walkrec_entry(w->rec, e->d_name, matters == MATTERS_DIR ?
+					   type | QUIET : type);
+	}
+	/* read whole (readdir ended without an error) */
+	if (w->rec)
+		walkrec_end(w->rec, !rc && !errno);
+	closedir(d);
+	return rc;
 }
 
 /* Every directory below `root`, breadth first (the shallow ones, the
@@ -1219,12 +1382,13 @@ static bool skipped(const char *name)
  * .env`; writes are, protected names deeper are the notify layer's), and
  * at every depth the git directories guarded. A git directory is not
  * walked into (its parts are guarded by name), nor a skipped name, another
- * writable root (walked as itself) or a link. */
+ * writable root (walked as itself) or a link. A directory whose identity
+ * and ctime the record (walkrec.h) has is not read again: what mattered in
+ * it is replayed. */
 static int walk_root(const struct plan_in *in, struct plan *pl, struct covered *cv,
 		     const char *root)
 {
-	struct strv todo = { 0 };
-	size_t at = 0;
+	struct walk w = { .in = in, .pl = pl, .cv = cv, .rec = in->walkrec, .uid = geteuid() };
 	struct stat rst;
 	int rc = 0;
 
@@ -1233,83 +1397,87 @@ static int walk_root(const struct plan_in *in, struct plan *pl, struct covered *
 	 * included, and no deeper: what is in it comes and goes with other
 	 * programs (a directory gone between the plan and the mounts stops
 	 * the run), and a repository kept there is nobody's to trust. */
-	unsigned deepest = stat(root, &rst) == 0 && (rst.st_mode & S_ISVTX) &&
-			   (rst.st_mode & S_IWOTH) ? SCAN_DEPTH - 1 : UINT_MAX;
-	bool deep_reads = reads_by_pattern(in->policy);
+	w.deepest = stat(root, &rst) == 0 && (rst.st_mode & S_ISVTX) &&
+		    (rst.st_mode & S_IWOTH) ? SCAN_DEPTH - 1 : UINT_MAX;
+	w.deep_reads = reads_by_pattern(in->policy);
 
-	TRY(strv_addf(&todo, "0:%s", root));
-	while (!rc && at < todo.n) {
-		char *item = todo.v[at], *dir;
+	/* The directory that holds the one looked at, held open: the queue
+	 * has a directory's subdirectories one after the other, so each is
+	 * looked up by its one name there, not by its whole path again (a
+	 * path lookup per component was most of a walk from the record) */
+	char held[PATH_MAX] = "";
+	int hfd = -1;
+
+	TRY(strv_addf(&w.todo, "0:%s", root));
+	while (!rc && w.at < w.todo.n) {
+		char *item = w.todo.v[w.at], *dir;
 		unsigned depth = (unsigned)strtoul(item, &dir, 10);
+		const struct walkrec_dir *known;
 		struct stat dst;
-		DIR *d;
-		struct dirent *e;
-		int fd;
+		const char *name;
+		int fd, at = AT_FDCWD;
 
-		todo.v[at++] = NULL;
+		w.todo.v[w.at++] = NULL;
 		dir++;
 		if (!walk_budget(cv, dir))
 			goto next;
-		fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0)
+		name = dir;
+		if (depth > 0) {
+			/* below the root: DIR is PARENT/NAME, as queued */
+			const char *slash = strrchr(dir, '/');
+			size_t pl_ = (size_t)(slash - dir);
+			if (pl_ != strlen(held) || memcmp(held, dir, pl_)) {
+				if (hfd >= 0)
+					close(hfd);
+				snprintf(held, sizeof(held), "%.*s", (int)pl_, dir);
+				/* through no link: the roots are real paths and
+				 * no link is queued, so one on the way was
+				 * swapped in since (pathwalk.h) */
+				hfd = pathwalk_open(held[0] ? held : "/", false);
+			}
+			if (hfd < 0)
+				goto next;
+			at = hfd;
+			name = slash + 1;
+		}
+		/* one lstat tells an unchanged directory (no link: a link
+		 * is not walked into) */
+		if (fstatat(at, name, &dst, AT_SYMLINK_NOFOLLOW) || !S_ISDIR(dst.st_mode))
 			goto next;
 		/* Another user's directory that only its owner may write (a
 		 * shared writable root: /var/tmp under --learn): COMMAND can
 		 * change nothing in it, and a root caller's sandbox, whose
 		 * user namespace maps no other user, could not even reach
 		 * what a protect there would bind (sbx-init would fail). */
-		if (depth > 0 && fstat(fd, &dst) == 0 && dst.st_uid != geteuid() &&
-		    !(dst.st_mode & (S_IWGRP | S_IWOTH))) {
+		if (depth > 0 && dst.st_uid != w.uid && !(dst.st_mode & (S_IWGRP | S_IWOTH)))
+			goto next;
+		/* (a git directory recorded without its entries is replayed
+		 * only where it is guarded as one; and none while a
+		 * read-denied file has other names: whether a file of a
+		 * directory is one of them is not the directory's doing,
+		 * so every regular file is looked at, as without a record) */
+		if (!cv->nshared && (known = walkrec_find(w.rec, dir, depth, &dst)) &&
+		    ((walkrec_dir_flags(known) & WALKREC_LISTED) || depth <= w.deepest)) {
+			rc = walk_recorded(&w, dir, depth, known);
+			goto next;
+		}
+		fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			goto next;
+		/* what is read is what is recorded: the identity of the
+		 * directory opened, which may have been swapped since */
+		if (fstat(fd, &dst) ||
+		    (depth > 0 && dst.st_uid != w.uid && !(dst.st_mode & (S_IWGRP | S_IWOTH)))) {
 			close(fd);
 			goto next;
 		}
-		if (depth <= deepest && is_gitdir_at(fd)) {
-			close(fd);
-			rc = guard_repo_tree(in, pl, cv, dir);
-			goto next;
-		}
-		if (!(d = fdopendir(fd))) {
-			close(fd);
-			goto next;
-		}
-		while (!rc && (e = readdir(d))) {
-			char path[PATH_MAX];
-			unsigned char type;
-			bool stop = false;
-
-			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-				continue;
-			if (snprintf(path, sizeof(path), "%s/%s", strcmp(dir, "/") ? dir : "",
-				     e->d_name) >= (int)sizeof(path))
-				continue;
-			type = entry_type(dirfd(d), e);
-			if (depth < SCAN_DEPTH)
-				rc = judge_entry(in, pl, cv, path, &stop);
-			else if (deep_reads)
-				rc = judge_read(in, pl, cv, path, &stop);
-			if (!rc && !stop && type == DT_REG)
-				rc = shared_name(in, pl, cv, dirfd(d), e->d_name, path);
-			if (!rc && !strcmp(e->d_name, ".git")) {
-				if ((!stop || type == DT_DIR) && depth < deepest)
-					rc = guard_dotgit(in, pl, cv, path, type);
-				continue;
-			}
-			if (rc || stop || type != DT_DIR || skipped(e->d_name) || is_root(cv, path) ||
-			    depth + 1 > deepest)
-				continue;
-			/* never more queued than can still be read */
-			if (todo.n - at + cv->walked >= GIT_WALK_DIRS) {
-				if (!cv->walk_cut_at[0])
-					snprintf(cv->walk_cut_at, sizeof(cv->walk_cut_at), "%s", path);
-				continue;
-			}
-			rc = strv_addf(&todo, "%u:%s", depth + 1, path);
-		}
-		closedir(d);
+		rc = walk_read(&w, dir, depth, fd, &dst);
 next:
 		free(item);
 	}
-	strv_free(&todo);
+	if (hfd >= 0)
+		close(hfd);
+	strv_free(&w.todo);
 	return rc;
 }
 
@@ -1553,6 +1721,17 @@ static int protect_rules(const struct plan_in *in, struct plan *pl,
 			}
 		}
 	}
+	/* The walk's record is trusted only where no writable root holds
+	 * it: a program of this run or a later one could plant one there */
+	if (in->walkrec) {
+		char recdir[PATH_MAX];
+		snprintf(recdir, sizeof(recdir), "%s", walkrec_path(in->walkrec));
+		*strrchr(recdir, '/') = '\0';
+		if (writable_here(cv, recdir) || holds_root(cv, recdir)) {
+			vmsg("the walk's record %s lies in a writable root: not used", recdir);
+			walkrec_disable(in->walkrec);
+		}
+	}
 	/* Existing protected names in every writable root (the workspace
 	 * first: the walk's budget goes to it before HOME or /var/tmp), and
 	 * in the writable children bound back into a mask (the walk stops at
@@ -1600,7 +1779,7 @@ static int protect_rules(const struct plan_in *in, struct plan *pl,
 		msg("looked for git repositories in %u directories of the writable roots "
 		    "and stopped before %s: the hooks and config of one further on are not "
 		    "kept read-only (choose a smaller workspace with -w DIR)",
-		    (unsigned)GIT_WALK_DIRS, shown);
+		    (unsigned)WALK_DIRS, shown);
 	}
 	if (cv->guard_cut)
 		msg("more than %u git directories in the writable roots: the hooks and "

@@ -1,6 +1,7 @@
 /* supervisor/probe.c: can this machine make the sandbox? For sbx-preload
  * after a failed start, and for `sbxctl doctor` and `status` (probe.h). */
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,10 +46,10 @@ void setup_advice(void (*say)(void *ctx, const char *line), void *ctx)
  * probe that could not tell (no process to fork, EAGAIN or ENOMEM inside
  * bubblewrap, a signal) is not a no: a command that exhausts the user's
  * processes must not turn fallback = warn into a run without a sandbox. */
-enum bwrap_probe bwrap_probe(const char *bwrap)
+static enum bwrap_probe probe_with(const char *bwrap, bool proc)
 {
 	char *argv[] = { (char *)bwrap, "--unshare-user", "--unshare-pid", "--unshare-net",
-			 "--ro-bind", "/", "/", "--", "/bin/true", NULL };
+			 "--ro-bind", "/", "/", "--proc", "/proc", "--", "/bin/true", NULL };
 	static const char *const definite[] = {
 		"Operation not permitted", "Permission denied", "No space left on device",
 		"Invalid argument", "Function not implemented", "No such file or directory",
@@ -63,6 +64,8 @@ enum bwrap_probe bwrap_probe(const char *bwrap)
 
 	if (pipe2(fds, O_CLOEXEC))
 		return BWRAP_UNKNOWN;
+	if (!proc)
+		memmove(&argv[7], &argv[9], 3 * sizeof(*argv));
 	if ((pid = fork()) == 0) {
 		int null = open("/dev/null", O_RDONLY);
 		if (null >= 0)
@@ -99,6 +102,121 @@ enum bwrap_probe bwrap_probe(const char *bwrap)
 		if (strstr(out, definite[i]))
 			return BWRAP_CANNOT;
 	return BWRAP_UNKNOWN;
+}
+
+enum bwrap_probe bwrap_probe(const char *bwrap)
+{
+	return probe_with(bwrap, true);
+}
+
+enum bwrap_probe bwrap_probe_namespaces(const char *bwrap)
+{
+	return probe_with(bwrap, false);
+}
+
+/* ---- containers */
+
+/* a word of at most SZ-1 of [a-z0-9._-] from S, stopping at anything else */
+static void word_of(const char *s, char *out, size_t sz)
+{
+	size_t n = 0;
+
+	while (n + 1 < sz && s[n] && strchr("abcdefghijklmnopqrstuvwxyz0123456789._-", s[n])) {
+		out[n] = s[n];
+		n++;
+	}
+	out[n] = '\0';
+}
+
+static bool read_small(const char *root, const char *rel, char *buf, size_t sz)
+{
+	char path[4096];
+	size_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s%s", strcmp(root, "/") ? root : "", rel);
+	if (!(f = fopen(path, "re")))
+		return false;
+	n = fread(buf, 1, sz - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return true;
+}
+
+int probe_container(const char *root, const char *env, const char *k8s,
+		    struct container_info *c)
+{
+	static const struct {
+		const char *needle, *engine;
+	} cgroups[] = {
+		{ "/docker/", "docker" }, { "/docker-", "docker" }, { "kubepods", "kubernetes" },
+		{ "libpod", "podman" }, { "/lxc/", "lxc" }, { "/lxc.payload", "lxc" },
+		{ "/machine.slice/", "systemd-nspawn" },
+	};
+	char buf[4096];
+	const char *e;
+
+	memset(c, 0, sizeof(*c));
+	if (read_small(root, "/run/.containerenv", buf, sizeof(buf))) {
+		/* podman writes engine="podman-4.3.1" (when it writes at all) */
+		e = strstr(buf, "engine=\"");
+		word_of(e ? e + 8 : "podman", c->engine, sizeof(c->engine));
+		/* the version after the name: podman-4.3.1, cri-o-1.28 */
+		for (char *v = c->engine; (v = strchr(v, '-')); v++)
+			if (v[1] >= '0' && v[1] <= '9') {
+				*v = '\0';
+				break;
+			}
+		if (!c->engine[0])
+			snprintf(c->engine, sizeof(c->engine), "podman");
+		snprintf(c->evidence, sizeof(c->evidence), "/run/.containerenv");
+		return 1;
+	}
+	if (read_small(root, "/.dockerenv", buf, sizeof(buf))) {
+		snprintf(c->engine, sizeof(c->engine), "docker");
+		snprintf(c->evidence, sizeof(c->evidence), "/.dockerenv");
+		return 1;
+	}
+	if (env && *env) {
+		word_of(env, c->engine, sizeof(c->engine));
+		if (!c->engine[0] || !strcmp(c->engine, "oci"))
+			snprintf(c->engine, sizeof(c->engine), "a container");
+		snprintf(c->evidence, sizeof(c->evidence), "container=%.80s", c->engine);
+		return 1;
+	}
+	if (k8s && *k8s) {
+		snprintf(c->engine, sizeof(c->engine), "kubernetes");
+		snprintf(c->evidence, sizeof(c->evidence), "KUBERNETES_SERVICE_HOST");
+		return 1;
+	}
+	if (read_small(root, "/proc/1/cgroup", buf, sizeof(buf)))
+		for (size_t i = 0; i < sizeof(cgroups) / sizeof(*cgroups); i++)
+			if (strstr(buf, cgroups[i].needle)) {
+				snprintf(c->engine, sizeof(c->engine), "%s", cgroups[i].engine);
+				snprintf(c->evidence, sizeof(c->evidence), "/proc/1/cgroup (%s)",
+					 cgroups[i].needle);
+				return 1;
+			}
+	return 0;
+}
+
+const char *container_full_flags(const char *engine)
+{
+	/* podman's default seccomp profile lets bubblewrap make user
+	 * namespaces; its masked /proc paths make the kernel refuse a new
+	 * proc mount (tested: tests/integration/container.sh). Docker's
+	 * default seccomp profile refuses unshare and clone of namespaces
+	 * without CAP_SYS_ADMIN, its AppArmor profile refuses mount. */
+	if (!strcmp(engine, "podman"))
+		return "podman run --security-opt unmask=/proc/*";
+	if (!strcmp(engine, "docker"))
+		return "docker run --security-opt seccomp=unconfined --security-opt "
+		       "apparmor=unconfined --security-opt systempaths=unconfined";
+	if (!strcmp(engine, "kubernetes"))
+		return "securityContext: seccompProfile Unconfined, appArmorProfile Unconfined, "
+		       "procMount Unmasked";
+	return "a seccomp profile that allows unshare, clone and mount of namespaces, no "
+	       "AppArmor or SELinux confinement of mount, and /proc not masked";
 }
 
 

@@ -7,9 +7,30 @@
 #include <stddef.h>
 
 /* Can bubblewrap make a sandbox here at all (user, pid and network
- * namespaces, a read-only root)? Only a definite no is BWRAP_CANNOT. */
+ * namespaces, a read-only root, a /proc of the new pid namespace, which
+ * every run mounts)? Only a definite no is BWRAP_CANNOT. */
 enum bwrap_probe { BWRAP_WORKS, BWRAP_CANNOT, BWRAP_UNKNOWN };
 enum bwrap_probe bwrap_probe(const char *bwrap);
+/* The same without the /proc: WORKS here and CANNOT above is a container
+ * that masks parts of /proc (the kernel then refuses a new proc mount). */
+enum bwrap_probe bwrap_probe_namespaces(const char *bwrap);
+
+/* Is this process in a container, and whose? Read from the markers the
+ * runtimes leave: /run/.containerenv (podman, CRI-O; its engine= line when
+ * there), /.dockerenv, the `container` variable (podman, LXC and
+ * systemd-nspawn set it; ENV), Kubernetes' service variable (K8S), and
+ * /proc/1/cgroup. ROOT is "/" (a test's tree otherwise). 1 in one, with
+ * ENGINE ("podman", "docker", "kubernetes", "lxc", "systemd-nspawn", or
+ * the variable's word) and EVIDENCE (what told it); 0 none seen. */
+struct container_info {
+	char engine[32];
+	char evidence[96];
+};
+int probe_container(const char *root, const char *env, const char *k8s,
+		    struct container_info *c);
+/* What a container of ENGINE must be given for the full sandbox (user
+ * namespaces and a /proc it can mount), as the engine's own run flags. */
+const char *container_full_flags(const char *engine);
 
 /* Why bubblewrap may be refused namespaces: each known cause found, with
  * its fix, passed to say() as one line. */

@@ -88,6 +88,7 @@ struct rule {
 static int add_personality(scmp_filter_ctx ctx, const struct rule *r, int nr, uint32_t action);
 static int add_netlink(scmp_filter_ctx ctx, const struct rule *r, int nr, uint32_t action);
 static int add_setid(scmp_filter_ctx ctx, const struct rule *r, int nr, uint32_t action);
+static int add_other_write(scmp_filter_ctx ctx, const struct rule *r, int nr, uint32_t action);
 static int add_stream_other(scmp_filter_ctx ctx, const struct rule *r, int nr, uint32_t action);
 static int add_requests(scmp_filter_ctx ctx, const struct rule *r, int nr, uint32_t action);
 static int add_family_other(scmp_filter_ctx ctx, const struct rule *r, int nr, uint32_t action);
@@ -237,6 +238,14 @@ static const struct rule rules[] = {
 	{ "chmod fchmod fchmodat fchmodat2 chown fchown lchown fchownat", E(EPERM), NESTED_ROOT, "",
 	  "root owns the system's files: a mode or owner changed there (/etc/shadow 0644) is a way out",
 	  0, { { 0, 0, 0 } }, NULL, false },
+	/* A user's own files outside the writable roots keep their modes
+	 * here (Landlock has no right for them), but none is made writable
+	 * by every local user: that is the ACL of the next row by another
+	 * door. Group write stays (a umask 002 `chmod +x` gives 0775, and a
+	 * user's private group holds only the user). */
+	{ "chmod fchmod fchmodat fchmodat2", E(EPERM), NESTED, "mode with S_IWOTH",
+	  "Landlock has no right for a file's mode and a filter cannot read the path: chmod 666 ~/.bashrc let any local user write it",
+	  0, { { 0, 0, 0 } }, add_other_write, false },
 	{ "setxattr lsetxattr fsetxattr removexattr lremovexattr fremovexattr",
 	  E(EPERM), NESTED, "",
 	  "Landlock has no right for extended attributes and a filter cannot read the path: an ACL (system.posix_acl_access) on ~/.bashrc let another user write it",
@@ -334,6 +343,18 @@ static int add_setid(scmp_filter_ctx ctx, const struct rule *r, int nr, uint32_t
 			return -1;
 	}
 	return 0;
+}
+
+/* The same calls, refused when the mode has S_IWOTH (the nested mode's
+ * row: a file every local user may write). */
+static int add_other_write(scmp_filter_ctx ctx, const struct rule *r, int nr, uint32_t action)
+{
+	unsigned arg = nr == seccomp_syscall_resolve_name("chmod") ||
+		       nr == seccomp_syscall_resolve_name("fchmod") ? 1 : 2;
+	struct cond c = { arg, S_IWOTH, S_IWOTH };
+
+	(void)r;
+	return add_cond(ctx, action, nr, 1, &c);
 }
 
 /* socket(AF_INET or AF_INET6, type, protocol): refused for SOCK_STREAM

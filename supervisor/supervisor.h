@@ -125,6 +125,9 @@ struct plan_in {
 	const char *state_dir;
 	/* [limits] pids as RLIMIT_NPROC, set by sbx-init (runlimits.h); 0: none */
 	uint64_t limit_nproc;
+	/* What the last walk of this workspace found (walkrec.h), or NULL:
+	 * read and added to by the walk; main saves it */
+	struct walkrec *walkrec;
 };
 
 /* The proxy's ports on the sandbox's own loopback (127.0.0.1 and [::1]).
@@ -183,6 +186,9 @@ int plan_build(const struct plan_in *in, struct plan *out);
 void print_plan_json(const struct plan *pl, const char *cwd);
 int plan_bwrap(const struct plan_in *in, struct plan *out);
 int plan_init(const struct plan_in *in, struct plan *pl);
+/* What the walk's record depends on besides the policy, as text for its
+ * key (walkrec.h). */
+const char *plan_walk_id(void);
 /* Make the planned stand-ins (after bubblewrap has its arguments, while it
  * sets up the namespaces), through pl->standins. 0, or -errno: -ENOMEM,
  * -ENOLCK (no record kept), or an error COMMAND might not meet (ENOSPC,

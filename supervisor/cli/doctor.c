@@ -95,16 +95,50 @@ static void verdict(struct doctor *d, int level, const char *what, const char *f
 
 struct advice_ctx {
 	struct doctor *d;
+	int level;
 };
 
 static void say_fix(void *ctx, const char *line)
 {
 	struct advice_ctx *a = ctx;
 
-	verdict(a->d, 2, "user namespaces", "%s", line);
+	verdict(a->d, a->level, "user namespaces", "%s", line);
 }
 
-static void check_machine(struct doctor *d)
+/* In a container: which, what the full sandbox needs of it, and whether
+ * the nested mode runs here instead (Landlock, ABI 4 for a network
+ * policy, and seccomp user notification for what Landlock cannot see). */
+static void check_container(struct doctor *d, const char *bwrap, const struct policy *p)
+{
+	struct container_info ci;
+	char ll[64];
+
+	if (!probe_container("/", getenv("container"), getenv("KUBERNETES_SERVICE_HOST"), &ci))
+		return;
+	bool full = bwrap[0] && bwrap_probe(bwrap) == BWRAP_WORKS;
+	int abi = probe_landlock_abi();
+	bool net = !p || !policy_network_open(p);
+	bool nested_ok = abi >= (net ? 4 : 1);
+	if (full) {
+		verdict(d, 0, "container", "%s (%s): user namespaces and /proc as the full "
+			"sandbox needs them", ci.engine, ci.evidence);
+		return;
+	}
+	verdict(d, nested_ok && p && policy_nested(p) ? 0 : nested_ok ? 1 : 2, "container",
+		"%s (%s): the full sandbox needs user namespaces and a /proc it can mount: %s; "
+		"%s%s%s, seccomp user notification %s)%s", ci.engine, ci.evidence,
+		container_full_flags(ci.engine),
+		nested_ok ? "the nested mode runs here instead (Landlock " :
+		"the nested mode cannot run here either (Landlock ", landlock_text(abi, ll, sizeof(ll)),
+		net && abi >= 1 && abi < 4 ? ", ABI 4 needed for a network policy" : "",
+		probe_seccomp_notify() ? "available" : "missing",
+		!nested_ok ? ": a kernel with Landlock (5.13, 6.7 for the network), and a "
+		"seccomp profile that allows landlock_create_ruleset" :
+		p && policy_nested(p) ? ": nested = true chooses it" :
+		": set nested = true in [sandbox] (docs/SECURITY.md \"The nested mode\")");
+}
+
+static void check_machine(struct doctor *d, const struct policy *p)
 {
 	char bwrap[PATH_MAX], ver[128], path[PATH_MAX];
 
@@ -127,14 +161,22 @@ static void check_machine(struct doctor *d)
 		if (pr == BWRAP_WORKS) {
 			verdict(d, 0, "user namespaces", "bubblewrap made a test sandbox");
 		} else {
-			unsigned before = d->fails;
-			struct advice_ctx a = { d };
-			setup_advice(say_fix, &a);
-			if (d->fails == before)
-				verdict(d, pr == BWRAP_CANNOT ? 2 : 1, "user namespaces",
+			/* not needed where the policy asks for the nested mode */
+			int level = p && policy_nested(p) ? 1 : 2;
+			unsigned before = d->fails + d->warns;
+			struct advice_ctx a = { d, level };
+			if (pr == BWRAP_CANNOT && bwrap_probe_namespaces(bwrap) == BWRAP_WORKS)
+				verdict(d, level, "user namespaces", "bubblewrap makes them but "
+					"cannot mount a /proc in them: parts of /proc are masked "
+					"(a container's default; `container` below says which "
+					"flags lift it)");
+			else
+				setup_advice(say_fix, &a);
+			if (d->fails + d->warns == before)
+				verdict(d, pr == BWRAP_CANNOT ? level : 1, "user namespaces",
 					"bubblewrap could not make a test sandbox; try: %s "
 					"--unshare-user --unshare-pid --unshare-net --ro-bind / / "
-					"true", bwrap);
+					"--proc /proc true", bwrap);
 		}
 	}
 	if (config_find_helper("sbx-init", "SBX_INIT", X_OK, path, sizeof(path)))
@@ -354,8 +396,13 @@ int cmd_doctor(int argc, char **argv)
 		fprintf(stderr, "sbxctl doctor: unexpected `%s`\n", argv[optind]);
 		return CTL_USAGE;
 	}
-	check_machine(&d);
-	if (ctl_policy(config, ws, NULL, &p, NULL, user_file, sizeof(user_file)))
+	int perr = ctl_policy(config, ws, NULL, &p, NULL, user_file, sizeof(user_file));
+	check_machine(&d, perr ? NULL : p);
+	char bwrap[PATH_MAX] = "";
+	if (find_bwrap(bwrap, sizeof(bwrap)))
+		bwrap[0] = '\0';
+	check_container(&d, bwrap, perr ? NULL : p);
+	if (perr)
 		verdict(&d, 2, "policy", "does not load (the error is above): sbx-preload "
 			"refuses to run; fix the line it names");
 	else

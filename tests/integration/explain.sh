@@ -43,6 +43,30 @@ if mode == "file":  # Claude Code's Bash tool: one regular file for both
                        stdout=f, stderr=subprocess.STDOUT)
     open("tool-err", "wb").close()
     sys.exit(0)
+if mode == "socks":  # Node's child_process (Gemini CLI's shell tool):
+    import socket      # stdout and stderr each a socketpair of their own
+    (o, oc), (e, ec) = socket.socketpair(), socket.socketpair()
+    p = subprocess.Popen(["sh", "-c", sys.argv[2]], stdin=subprocess.DEVNULL,
+                         stdout=oc.fileno(), stderr=ec.fileno())
+    oc.close(); ec.close()
+    open("tool-err", "wb").write(e.makefile("rb").read())
+    open("tool-out", "wb").write(o.makefile("rb").read())
+    sys.exit(p.wait() * 0)
+if mode in ("inetd", "tcp"):  # a conversation: one socket for all three
+    import socket             # (inetd), or stderr a TCP connection
+    if mode == "inetd":
+        a, c = socket.socketpair(); cs = [c, c, c]
+    else:
+        l = socket.create_server(("127.0.0.1", 0)); c = socket.create_connection(l.getsockname())
+        a = l.accept()[0]; cs = [subprocess.DEVNULL, subprocess.PIPE, c]
+    p = subprocess.Popen(["sh", "-c", sys.argv[2]], stdin=cs[0] if mode == "tcp" else c.fileno(),
+                         stdout=cs[1] if mode == "tcp" else c.fileno(), stderr=c.fileno())
+    c.close()
+    got = a.makefile("rb").read()
+    out = p.stdout.read() if p.stdout else b""
+    open("tool-out", "wb").write(out + got if mode == "inetd" else out)
+    open("tool-err", "wb").write(got if mode == "tcp" else b"")
+    sys.exit(p.wait() * 0)
 merged = mode.startswith("merged")
 # merged: one pipe for both, stdin a pipe too (a protocol's shape, MCP);
 # merged-null: one pipe for both, nobody on stdin (`cmd 2>&1 | tee`)
@@ -111,6 +135,54 @@ if [ "$file_n" = 1 ] && [ "$file_w" = 1 ] && [ "$file_so" = 1 ] &&
    [ "$(grep -cxF "$R1" "$W/tool-out")" = 1 ] && [ "$(grep -c '^sbx: ' "$W/tool-out")" = 2 ] &&
    grep -qx stdout-line "$W/tool-out" && ! grep -q TOPSECRET "$W/tool-out"; then ok
 else bad "file: read=$file_n write=$file_w stdout=$file_so; merged-null: $(head -c 400 "$W/tool-out" | tr '\n' '|')"; fi
+
+te tell_program_reaches_a_socketpair_as_nodes_child_process_makes_it
+# Node (libuv) gives a child's stdout and stderr an AF_UNIX socketpair
+# each, not a pipe: Gemini CLI's shell tool reads the command's output
+# there. A socket that is a conversation gets nothing: one socket for
+# stdin, stdout and stderr (inetd), or a TCP connection.
+agent_tool
+sx -q --log "$LOG" --tell-program -- python3 agent.py socks "$TWICE"
+sock_w=$(grep -cxF "$W1" "$W/tool-err"); sock_r=$(grep -cxF "$R1" "$W/tool-err")
+sock_so=$(cat "$W/tool-out")
+agent_tool
+sx -q --log "$LOG" --tell-program -- python3 agent.py inetd "$TWICE"
+inetd=$(grep -c '^sbx: ' "$W/tool-out"); inetd_ro=$(grep -c 'Read-only file system' "$W/tool-out")
+agent_tool
+sx -q --log "$LOG" --tell-program -- python3 agent.py tcp "$TWICE"
+tcp=$(grep -c '^sbx: ' "$W/tool-err"); tcp_ro=$(grep -c 'Read-only file system' "$W/tool-err")
+if [ "$sock_w" = 1 ] && [ "$sock_r" = 1 ] && [ "$sock_so" = stdout-line ] &&
+   [ "$inetd" = 0 ] && [ "$inetd_ro" = 2 ] && [ "$tcp" = 0 ] && [ "$tcp_ro" = 2 ] &&
+   [ ! -e "$HOME/proj/notes.txt" ]; then ok
+else bad "socketpair: write=$sock_w read=$sock_r stdout=[$sock_so]; inetd: $inetd lines ($inetd_ro errors); tcp: $tcp lines ($tcp_ro errors)"; fi
+
+te tell_program_a_proxied_connect_refused_by_name
+# curl, git and Python honour HTTPS_PROXY and ask the proxy to CONNECT: a
+# refused host reached them as a bare 403 ("CONNECT tunnel failed,
+# response 403"). The shim reads the first send() on a socket connected to
+# the proxy's HTTP port: a name the policy refuses gets the line, in the
+# proxy's words; a name it allows (the proxy then fails to resolve it,
+# offline) gets none; a deny_domains rule names itself. Once per target
+# per process (one curl, two fetches: one line).
+agent_tool
+CONN='curl -sS https://blocked.example/ https://blocked.example/ -o /dev/null -o /dev/null;
+python3 -c "import urllib.request; urllib.request.urlopen(\"https://py-blocked.example/\")";
+curl -sS -m 10 https://allowed.example/ -o /dev/null; curl -sS https://denied.allowed.example/ -o /dev/null; echo stdout-line'
+sx -q --log "$LOG" --tell-program --allow-domain allowed.example --allow-domain '*.allowed.example' \
+	--deny-domain denied.allowed.example -- python3 agent.py split "$CONN"
+C1='sbx: connect to blocked.example:443 refused by policy (not in allow_domains); ask the user to allow it with --allow-domain blocked.example'
+C2='sbx: connect to py-blocked.example:443 refused by policy (not in allow_domains); ask the user to allow it with --allow-domain py-blocked.example'
+C3='sbx: connect to denied.allowed.example:443 refused by policy (deny_domains = denied.allowed.example); ask the user to remove `deny_domains = denied.allowed.example` (--deny-domain)'
+off=$(sx -q --allow-domain allowed.example -- python3 agent.py split "$CONN" && grep -c '^sbx: ' "$W/tool-err")
+agent_tool
+sx -q --log "$LOG" --tell-program --allow-domain allowed.example --allow-domain '*.allowed.example' \
+	--deny-domain denied.allowed.example -- python3 agent.py split "$CONN"
+if [ "$(grep -cxF "$C1" "$W/tool-err")" = 1 ] && [ "$(grep -cxF "$C2" "$W/tool-err")" = 1 ] &&
+   [ "$(grep -cxF "$C3" "$W/tool-err")" = 1 ] && [ "$(grep -c '^sbx: ' "$W/tool-err")" = 3 ] &&
+   [ "$(grep -c 'CONNECT tunnel failed, response 403' "$W/tool-err")" = 3 ] &&
+   grep -q 'Tunnel connection failed: 403' "$W/tool-err" &&
+   [ "$(cat "$W/tool-out")" = stdout-line ] && [ "$off" = 0 ]; then ok
+else bad "off=$off tool-err=$(head -c 900 "$W/tool-err" | tr '\n' '|')"; fi
 
 te tell_program_in_the_agent_profiles
 out=""

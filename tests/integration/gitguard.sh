@@ -138,10 +138,10 @@ fi
 # and what it found before then is protected.
 t walk_limit_is_said_and_shallow_repos_still_protected
 mkrepo "$W/early" && keep "$W/early/.git"
-mkdir -p "$W/wide" && (cd "$W/wide" && mkdir $(seq 20001))
+mkdir -p "$W/wide" && (cd "$W/wide" && seq 100001 | xargs mkdir)
 sx --no-shim -- sh -c "$attack" sh early/.git
 if has END out && untouched "$W/early/.git" "$B" &&
-   has 'looked for git repositories in 20000 directories.*stopped before' err; then ok
+   has 'looked for git repositories in 100000 directories.*stopped before' err; then ok
 else bad "rc=$RC $(grep -v 'sandbox on' "$B/err" | head -c 300)"; fi
 
 # ---- 3. protected names whose parent directory does not exist at start

@@ -196,6 +196,21 @@ else
 	if [ "$(stat -c %a:%u "$B/shadowlike")" = 600:0 ]; then ok; else bad "now $(stat -c %a:%u "$B/shadowlike")"; fi
 fi
 
+# A user keeps the modes of its own files here (Landlock has no right for
+# them), but no mode lets every local user write: `chmod 666 ~/.bashrc`
+# (or `o+w` on HOME, where another user then replaces it) is the ACL the
+# attributes' row refuses, by another door. Before 2026-11-29 a user's
+# program did both (raw chmod, no shim). Group write and `chmod +x` stay.
+t world_write_mode_refused_for_every_user
+nini
+echo rc > "$HOME/.bashrc" && chmod 0644 "$HOME/.bashrc" && chmod 0700 "$HOME/.ssh"
+echo x > own && chmod 0644 own
+nx -q --no-shim -- sh -c "chmod 0666 $HOME/.bashrc; chmod o+w $HOME/.ssh; chmod 1777 own; chmod 0775 own; echo END"
+m=$(stat -c %a "$HOME/.bashrc"):$(stat -c %a "$HOME/.ssh"):$(stat -c %a own)
+want=644:700:775
+[ "$(id -u)" -eq 0 ] && want=644:700:644 # root: no chmod at all (above)
+if has '^END$' out && [ "$m" = "$want" ]; then ok; else bad "modes $m out=$(tr '\n' ' ' < "$B/out")"; fi
+
 # Extended attributes, for every user: Landlock has no right for them and
 # a filter cannot read the path, so the table refuses them all. Before
 # 2026-11-29 only root's were refused: a user's program set an ACL on
@@ -567,6 +582,22 @@ box -c "$B/n.ini" --no-shim -- sh -c "$P read $HOME/.ssh/id_ed25519; $P write $W
 if ! grep -q "$SECRET" "$B/out" && [ ! -e "$B/outside.txt" ] && [ "$(cat "$W/in.txt")" = yes ] &&
    [ $RC -eq 1 ]; then ok
 else bad "rc=$RC out=$(cat "$B/out")"; fi
+
+t nested_runs_with_a_containers_dev_where_ptmx_is_a_link
+# Docker's and podman's /dev (and bubblewrap's --dev) make /dev/ptmx a
+# link to pts/ptmx: the run once stopped at it ("listing the directories
+# for the Landlock rules: Symbolic link loop") in every container. (No
+# new pty inside in this mode, by design: docs/SECURITY.md.)
+nini
+timeout 60 bwrap --unshare-user --disable-userns --dev-bind / / --dev /dev -- "$SBX" -c "$B/n.ini" \
+	--no-shim -- sh -c "$P read $HOME/.ssh/id_ed25519; $P write $W/in.txt yes; $P write $B/outside.txt x; echo ran" \
+	>"$B/out" 2>"$B/err"
+RC=$?
+if [ -L /dev/ptmx ] || bwrap --dev-bind / / --dev /dev -- test -L /dev/ptmx; then
+	if ! grep -q "$SECRET" "$B/out" && [ ! -e "$B/outside.txt" ] && [ "$(cat "$W/in.txt")" = yes ] &&
+	   grep -qx ran "$B/out" && [ $RC -eq 0 ]; then ok
+	else bad "rc=$RC out=$(cat "$B/out")"; fi
+else skip "bubblewrap's --dev makes no /dev/ptmx link here"; fi
 fi
 
 # ---- fail closed: no Landlock

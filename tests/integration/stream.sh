@@ -349,7 +349,7 @@ if has FILLED out && [ "$finished" = yes ] && [ "$RC" = 0 ] && [ ! -e "$HOME/f3"
 else bad "finished=$finished rc=$RC out=$(head -c 200 "$B/out")"; fi
 
 # The supervisor's own lines name paths from trees the sandbox writes: the
-# directory its walk stopped before (past 20000), a path that changed, a
+# directory its walk stopped before (past 100000), a path that changed, a
 # read-deny past the cap. A name holding a newline printed a line of its
 # own ("sbx: sandbox off ..."), an ESC a terminal sequence. Planted as a
 # run could leave them, escaped as the reports are.
@@ -357,7 +357,7 @@ t supervisor_messages_escape_planted_names
 python3 -c '
 import os
 os.mkdir("t")
-for i in range(20050):
+for i in range(100050):
     os.mkdir("t/%d\nsbx: sandbox off: all clear\x1b[31m" % i)
 '
 sx -q -- true
