@@ -67,6 +67,8 @@ const struct gitcfg_row gitcfg_rows[] = {
 	{ "core.alternateRefsCommand", "run a program", "fetch and receive-pack with alternates" },
 	{ "core.worktree", "make git write elsewhere",
 	  "checkout, reset, stash write the work tree there: a directory of the sandbox's now may be a link to HOME later" },
+	{ "core.bare", "run a program",
+	  "fetch and every hook: bare, git runs from where it is started, so a relative core.hooksPath names a directory the sandbox may make" },
 	{ "core.excludesFile", "load another file", "status, add" },
 	{ "core.attributesFile", "load another file", "attributes pick filter and diff drivers" },
 	{ "credential", "run a program", "credential.helper runs at every authenticated fetch and push" },

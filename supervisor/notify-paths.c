@@ -1765,9 +1765,13 @@ struct answer notify_move(struct call *c, bool is_link, int olddfd, unsigned lon
 	}
 	bool as_dir = is_link ? lnk : !fstatat(op.fd, op.name, &st, AT_SYMLINK_NOFOLLOW) &&
 					      (S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode));
-	/* git's config.lock onto a config it keeps: the content decides */
+	/* git's config.lock onto a config it keeps: the content decides.
+	 * Never a file the policy denies reading: the supervisor reads it
+	 * and its bytes would land, readable, at the config (a deep `*.pem`
+	 * shaped as a config); such a rename goes the plain way, refused */
 	if (!is_link && !as_dir && S_ISREG(st.st_mode) && !(flags & ~(unsigned)RENAME_NOREPLACE) &&
 	    git_config_vetted(c->n, np.fd, np.name, nfull) &&
+	    policy_check_path(c->n->p, SBX_OP_READ, ofull, NULL) != SBX_DENY &&
 	    !moves_protected(c->n, op.fd, ofull, &why)) {
 		a = notify_gitcfg_rename(c, op.fd, op.name, np.fd, np.name, nfull, flags);
 		if (!a.err)

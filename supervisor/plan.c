@@ -969,31 +969,25 @@ static void hooks_from(const char *path, bool there, const struct gitcfg *g, voi
  * directory itself for a bare repository. Those configs are kept
  * read-only (an included one in a writable root too), so what they say at
  * start holds for the run. */
-static int guard_hooks_path(const struct plan_in *in, struct plan *pl, struct covered *cv,
-			    const char *gd)
+/* The configs git reads for a work tree whose git directory is `wd`
+ * (its config.worktree) and common directory `common` (its config),
+ * and the user's and the system's, walked with hooks_from: a relative
+ * core.hooksPath from `base`. */
+static int guard_hooks_from(const struct plan_in *in, struct plan *pl, struct covered *cv,
+			    const char *common, const char *wd, const char *base)
 {
-	char file[PATH_MAX + 16], wt[PATH_MAX], base[PATH_MAX];
+	char file[PATH_MAX + 16];
 	const char *home = policy_home(in->policy), *xdg = NULL;
 	struct hooks_walk h = { in, pl, cv, base, file, 0 };
 
-	snprintf(base, sizeof(base), "%s", gd);
-	char *slash = strrchr(base, '/');
-	snprintf(file, sizeof(file), "%s/config", gd);
-	if (git_core_key(file, "worktree", wt, sizeof(wt))) {
-		char j[PATH_MAX];
-		if (!path_join(gd, wt, j, sizeof(j)))
-			sbx_path_resolve(j, base, sizeof(base));
-	} else if (slash && !strcmp(slash, "/.git")) {
-		*(slash == base ? slash + 1 : slash) = '\0';
-	}
 	for (char **e = in->environ; e && *e; e++)
 		if (!strncmp(*e, "XDG_CONFIG_HOME=/", 17))
 			xdg = *e + 16;
 	for (int i = 0; i < 5 && !h.rc; i++) {
 		if (i == 0)
-			snprintf(file, sizeof(file), "%s/config", gd);
+			snprintf(file, sizeof(file), "%s/config", common);
 		else if (i == 1)
-			snprintf(file, sizeof(file), "%s/config.worktree", gd);
+			snprintf(file, sizeof(file), "%s/config.worktree", wd);
 		else if (i == 2)
 			snprintf(file, sizeof(file), "%s/.gitconfig", home);
 		else if (i == 3 && xdg)
@@ -1005,6 +999,49 @@ static int guard_hooks_path(const struct plan_in *in, struct plan *pl, struct co
 		gitcfg_each_file(file, home, hooks_from, &h);
 	}
 	return h.rc;
+}
+
+static int guard_hooks_path(const struct plan_in *in, struct plan *pl, struct covered *cv,
+			    const char *gd)
+{
+	char file[PATH_MAX + 16], wt[PATH_MAX], base[PATH_MAX];
+
+	snprintf(base, sizeof(base), "%s", gd);
+	char *slash = strrchr(base, '/');
+	snprintf(file, sizeof(file), "%s/config", gd);
+	if (git_core_key(file, "worktree", wt, sizeof(wt))) {
+		char j[PATH_MAX];
+		if (!path_join(gd, wt, j, sizeof(j)))
+			sbx_path_resolve(j, base, sizeof(base));
+	} else if (slash && !strcmp(slash, "/.git")) {
+		*(slash == base ? slash + 1 : slash) = '\0';
+	}
+	return guard_hooks_from(in, pl, cv, gd, gd, base);
+}
+
+/* A linked worktree's or a submodule's work tree `top` (where its `.git`
+ * file is), whose git directory is `wd`: git runs its hooks from `top`,
+ * so a relative core.hooksPath is guarded there too, whether or not the
+ * git directory is writable (a host-made worktree of a repository
+ * elsewhere). The common directory is `wd`'s commondir, else `wd`. */
+static int guard_hooks_of_worktree(const struct plan_in *in, struct plan *pl,
+				   struct covered *cv, const char *wd, const char *top)
+{
+	char f[PATH_MAX + 16], buf[PATH_MAX], j[PATH_MAX], common[PATH_MAX];
+	FILE *fp;
+	size_t n = 0;
+
+	snprintf(common, sizeof(common), "%s", wd);
+	snprintf(f, sizeof(f), "%s/commondir", wd);
+	if ((fp = fopen(f, "re"))) {
+		n = fread(buf, 1, sizeof(buf) - 1, fp);
+		fclose(fp);
+		buf[n] = '\0';
+		buf[strcspn(buf, "\r\n")] = '\0';
+		if (buf[0] && !path_join(wd, buf, j, sizeof(j)))
+			sbx_path_resolve(j, common, sizeof(common));
+	}
+	return guard_hooks_from(in, pl, cv, common, wd, top);
 }
 
 /* The linked worktrees' git directories under `<common>/worktrees/`: each
@@ -1032,6 +1069,21 @@ static int guard_worktrees(const struct plan_in *in, struct plan *pl, struct cov
 		snprintf(f, sizeof(f), "%s/gitdir", sub);
 		if (!rc && access(f, F_OK) == 0)
 			rc = protect_path(in, pl, cv, f);
+		/* its work tree: `gitdir` names the `.git` file there */
+		FILE *fp = rc ? NULL : fopen(f, "re");
+		if (fp) {
+			char top[PATH_MAX], real[PATH_MAX];
+			size_t n = fread(top, 1, sizeof(top) - 1, fp);
+			fclose(fp);
+			top[n] = '\0';
+			top[strcspn(top, "\r\n")] = '\0';
+			char *sl = strrchr(top, '/');
+			if (top[0] == '/' && sl && sl != top) {
+				*sl = '\0';
+				sbx_path_resolve(top, real, sizeof(real));
+				rc = guard_hooks_of_worktree(in, pl, cv, sub, real);
+			}
+		}
 	}
 	closedir(d);
 	return rc;
@@ -1131,7 +1183,11 @@ static int follow_gitfile(const struct plan_in *in, struct plan *pl, struct cove
 	if (path_join(dir[0] ? dir : "/", buf + 8, gd, sizeof(gd)))
 		return 0;
 	sbx_path_resolve(gd, dir, sizeof(dir));
-	return guard_repo_tree(in, pl, cv, dir);
+	char top[PATH_MAX];
+	snprintf(top, sizeof(top), "%s", file);
+	*strrchr(top, '/') = '\0';
+	int rc = guard_hooks_of_worktree(in, pl, cv, dir, top[0] ? top : "/");
+	return rc ? rc : guard_repo_tree(in, pl, cv, dir);
 }
 
 /* A `.git` met by the walk: a directory is a git directory; a file

@@ -310,6 +310,35 @@ if has END out && [ "$(head -2 "$B/out" | tr '\n' ' ')" = "ERR EROFS ERR EROFS "
 else bad "out: $(tr '\n' ' ' < "$B/out") config: $(grep -i -A1 'fsmonitor\|user' r/.git/config | tr '\n' ' ')"; fi
 fi
 
+# A file the policy denies reading, renamed onto a kept config: the
+# supervisor would read it for the program and land its bytes, readable,
+# at .git/config (a `*.pem` deeper than the walk, shaped as a config; before
+# 2026-11-29 it did, and removed the key). Refused the plain way, the key
+# left where it was, with the boundary alone.
+t denied_read_file_renamed_onto_a_kept_config_is_not_read_for_it_no_shim
+mkrepo "$W/r"; cp r/.git/config "$B/config.orig"; c="PEMCANARY-$RANDOM$RANDOM"
+mkdir -p node_modules/pkg/a/b; printf '[user]\n\temail = %s\n' "$c" > node_modules/pkg/a/b/k.pem
+sx --no-shim --deny-read '*.pem' -- sh -c "python3 -c 'import os; os.rename(\"node_modules/pkg/a/b/k.pem\", \"r/.git/config\")' 2>/dev/null || echo REFUSED
+	cat r/.git/config; echo END"
+if has END out && has REFUSED out && ! grep -q "$c" "$B/out" "$B/err" r/.git/config && cmp -s r/.git/config "$B/config.orig" &&
+   grep -q "$c" node_modules/pkg/a/b/k.pem; then ok
+else bad "rc=$RC $(tr '\n' ' ' < "$B/out" | head -c 300)"; fi
+
+# core.bare: a relative core.hooksPath (husky's `.husky/_`) is read from
+# the work tree's top, which the start-up keeps, but in a bare repository
+# from wherever git is started. Before 2026-11-29 `git config core.bare
+# true` landed, and `git fetch` on the host in src/ ran the
+# reference-transaction hook the program planted in src/.hk.
+t core_bare_refused_so_a_relative_hooks_path_stays_where_it_was_kept
+mkrepo "$B/up" && git clone -q "$B/up" "$W/r" && git -C r config core.hooksPath .hk && mkdir r/.hk
+cp r/.git/config "$B/config.orig"
+sx -- sh -c "cd r && mkdir -p src/.hk && printf '#!/bin/sh\ntouch $B/pwned\n' > src/.hk/reference-transaction &&
+	chmod +x src/.hk/reference-transaction && echo PLANTED; git config core.bare true && echo SET; echo END"
+git -C "$B/up" commit -q --allow-empty -m more && (cd r/src && git fetch -q >/dev/null 2>&1)
+if has END out && has PLANTED out && ! has SET out && cmp -s r/.git/config "$B/config.orig" &&
+   [ ! -e "$B/pwned" ] && hasf 'core.bare would run a program: refused' err; then ok
+else bad "rc=$RC pwned=$([ -e "$B/pwned" ] && echo YES) $(tr '\n' ' ' < "$B/out") $(grep -v '^sbx: sandbox' "$B/err" | head -2 | tr '\n' ' ')"; fi
+
 # A repository with a submodule, cloned before the run with the submodule
 # not yet initialised: `git submodule update --init` and `git worktree add`
 # work inside; the submodule's own config then takes user.email but not a
@@ -353,6 +382,20 @@ echo n > r/n && git -C r add n && git -C r commit -qm host >/dev/null 2>&1
 if has END out && [ -z "$(find r/.hk1 r/.hk2 r/.hk3 -type f)" ] && cmp -s proj.gitconfig "$B/proj.orig" &&
    ! ls "$B" | grep -q pwned && [ "$(git -C r log -1 --format=%s)" = host ]; then ok
 else bad "rc=$RC hooks: $(ls r/.hk1 r/.hk2 r/.hk3 | tr '\n' ' ') proj: $(tail -1 proj.gitconfig) pwned: $(ls "$B" | grep pwned)"; fi
+
+# A relative core.hooksPath is read from the top of the work tree git runs
+# in: a linked worktree's own (`git worktree add`), also when its
+# repository is outside the workspace. Before 2026-11-29 only the main
+# work tree's was kept: wt/.hk/pre-commit and wt2/.hk/pre-commit, planted
+# inside, ran at the next commit on the host.
+t relative_hooks_path_kept_in_each_linked_worktree_no_shim
+mkrepo "$W/r" && git -C r config core.hooksPath .hk && mkdir r/.hk && git -C r worktree add -q ../wt -b side
+mkrepo "$B/m2" && git -C "$B/m2" config core.hooksPath .hk && git -C "$B/m2" worktree add -q "$W/wt2" -b side
+sx --no-shim -- sh -c "for d in wt wt2; do mkdir -p \$d/.hk; echo touch $B/pwned-\$d > \$d/.hk/pre-commit; chmod +x \$d/.hk/pre-commit; done; echo END"
+git -C wt commit -q --allow-empty -m x 2>/dev/null; git -C wt2 commit -q --allow-empty -m x 2>/dev/null
+if has END out && ! ls "$B" | grep -q pwned && [ ! -e wt/.hk/pre-commit ] && [ ! -e wt2/.hk/pre-commit ] &&
+   [ "$(git -C wt log -1 --format=%s)" = x ]; then ok
+else bad "rc=$RC pwned: $(ls "$B" | grep pwned | tr '\n' ' ') $(grep -v '^sbx: sandbox' "$B/err" | head -2 | tr '\n' ' ')"; fi
 
 # sbxctl check and a run agree on every path git's guard covers, side by
 # side: for each, check's answer (its exit status) and what a write by the

@@ -176,20 +176,20 @@ rm -f .git
 t git_submodule_update_in_a_superproject
 # `git submodule update` rewrites the submodule's config (core.worktree, to
 # the value it has) on every run: that config is protected (a hostile one
-# runs code in the next git on the host), so the rewrite is refused and
-# said, the config is untouched, and the documented way round (a checkout
-# in the submodule, what update does) and the superproject's git work.
+# runs code in the next git on the host), and the rewrite lands because no
+# key that runs a program changed (docs/POLICY.md, "Git's config files"):
+# update works, the config says what it said, the superproject's git works.
 mkrepo "$B/sub" && echo two > "$B/sub/two" && git -C "$B/sub" add two && git -C "$B/sub" commit -qm two
 mkrepo "$W" && git -c protocol.file.allow=always submodule add -q ../sub sub >/dev/null 2>&1 &&
 	git commit -qm add-sub && git -C sub checkout -q HEAD~1
 want=$(git ls-tree HEAD sub | awk '{print $3}')
-cp .git/modules/sub/config "$B/subconfig.orig"
+git config -f .git/modules/sub/config --list | sort > "$B/subconfig.orig"
 sx -- sh -c 'git submodule update >/dev/null 2>&1 && echo UPDATE-WORKED
-	git -C sub checkout -q --detach "$(git ls-tree HEAD sub | cut -d" " -f3 | cut -f1)" &&
 	git status >/dev/null && echo s > s && git add s && git commit -qm super && echo END'
-if has END out && ! has UPDATE-WORKED out && [ -n "$want" ] &&
-   [ "$(git -C sub rev-parse HEAD)" = "$want" ] && cmp -s .git/modules/sub/config "$B/subconfig.orig" &&
-   hasf "denied write of $W/.git/modules/sub/config — the sandbox keeps" err &&
+git config -f .git/modules/sub/config --list | sort > "$B/subconfig.now"
+if has END out && has UPDATE-WORKED out && [ -n "$want" ] &&
+   [ "$(git -C sub rev-parse HEAD)" = "$want" ] && cmp -s "$B/subconfig.now" "$B/subconfig.orig" &&
+   ! has "denied write of $W/.git/modules/sub/config" err &&
    [ "$(git log -1 --format=%s)" = super ] && [ -z "$(git status --porcelain)" ]; then ok
 else bad "rc=$RC sub at $(git -C sub rev-parse --short HEAD 2>&1) want ${want:0:7}; log: $(git log --format=%s | tr '\n' ' ')"; fi
 

@@ -223,7 +223,7 @@ ParameterizedTest(struct change_case *cc, policy_gitconfig, change_allowed_only_
 Test(policy_gitconfig, core_worktree_may_not_change)
 {
 	struct gitcfg *o = parse("[core]\n\tbare = false\n\tworktree = ../../../lib\n");
-	struct gitcfg *same = parse("[core]\n\tworktree = ../../../lib\n\tbare = false\n");
+	struct gitcfg *same = parse("[core]\n\tbare = false\n\tfilemode = true\n\tworktree = ../../../lib\n");
 	struct gitcfg *far = parse("[core]\n\tbare = false\n\tworktree = ../../../x\n");
 	char key[64];
 
@@ -231,6 +231,11 @@ Test(policy_gitconfig, core_worktree_may_not_change)
 	cr_expect_eq(gitcfg_risky_change(o, far, key, sizeof(key), NULL), 1);
 	cr_expect_str_eq(key, "core.worktree");
 	cr_expect_eq(gitcfg_risky_change(NULL, same, key, sizeof(key), NULL), 1);
+	/* bare: a relative hooksPath read from wherever git starts */
+	struct gitcfg *bare = parse("[core]\n\tbare = true\n\tworktree = ../../../lib\n");
+	cr_expect_eq(gitcfg_risky_change(o, bare, key, sizeof(key), NULL), 1);
+	cr_expect_str_eq(key, "core.bare");
+	gitcfg_free(bare);
 	gitcfg_free(o);
 	gitcfg_free(same);
 	gitcfg_free(far);
