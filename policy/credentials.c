@@ -396,8 +396,14 @@ static size_t run_of(const char *s, unsigned char set, size_t cap)
 	return n;
 }
 
-/* scheme://user:password@host, anywhere in v: a non-empty password in
- * the authority's userinfo (before the first / ? # or space after ://) */
+/* scheme://user:password@host, anywhere in v: a non-empty password after
+ * the user's name (no / ? # @ in it). The password runs to the @ (at most
+ * URL_PASSWORD_MAX characters, no space or quote): a / ? or # left in it
+ * unencoded is the password's own to SQLAlchemy and others that read it
+ * so (`postgresql://app:p/ss@db`), unless the colon starts a port (digits,
+ * then the path: `http://host:8080/path@x`). Bounded, so a value of many
+ * `://` costs linear time. */
+#define URL_PASSWORD_MAX 256
 static bool url_password(const char *v)
 {
 	for (const char *q = strstr(v, "://"); q; q = strstr(q + 1, "://")) {
@@ -407,16 +413,20 @@ static bool url_password(const char *v)
 		if (s == q || !((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z')))
 			continue; /* no scheme */
 		const char *a = q + 3;
-		size_t n = strcspn(a, "/?# \t\n\"'");
-		const char *at = NULL;
-		for (size_t i = 0; i < n; i++)
-			if (a[i] == '@')
-				at = a + i;
-		if (!at)
+		size_t u = strcspn(a, ":/?#@ \t\n\"'");
+		if (a[u] != ':')
+			continue; /* no password */
+		const char *pw = a + u + 1;
+		size_t n = 0, d = 0;
+		while (n < URL_PASSWORD_MAX && pw[n] && !strchr("@ \t\n\"'", pw[n]))
+			n++;
+		if (!n || pw[n] != '@')
 			continue;
-		const char *colon = memchr(a, ':', (size_t)(at - a));
-		if (colon && colon + 1 < at)
-			return true;
+		while (d < n && pw[d] >= '0' && pw[d] <= '9')
+			d++;
+		if (d && d < n && strchr("/?#", pw[d]))
+			continue; /* a port, then the path */
+		return true;
 	}
 	return false;
 }

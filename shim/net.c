@@ -33,6 +33,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/un.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -596,15 +597,26 @@ static void proxy_mark(int fd, bool on)
 }
 
 /* the first bytes a marked socket sends: `CONNECT host:port ` */
-static void proxy_asks(const char *buf, size_t n)
+static void proxy_asks(const void *data, size_t n)
 {
 	char host[256], target[300], line[800];
+	/* `CONNECT ` + a name of 255 + `:65535 `: copied without faulting
+	 * (a buffer the program cannot read is the kernel's EFAULT to give,
+	 * not a crash of the shim's making) */
+	char buf[8 + 255 + 7];
+	struct iovec local = { buf, n < sizeof(buf) ? n : sizeof(buf) },
+		     remote = { (void *)(uintptr_t)data, n < sizeof(buf) ? n : sizeof(buf) };
 	const struct sbx_rule *why = NULL;
 	unsigned long port = 0;
 	size_t h = 0, i = 8;
+	long got;
 
-	if (!buf || n < 12 || memcmp(buf, "CONNECT ", 8))
+	if (!data || n < 12)
 		return;
+	got = sys_call(SYS_process_vm_readv, getpid(), &local, 1, &remote, 1, 0);
+	if (got < 12 || memcmp(buf, "CONNECT ", 8))
+		return;
+	n = (size_t)got;
 	/* a DNS name in ASCII, nothing else (the line is printed as it is) */
 	while (i < n && h + 1 < sizeof(host) && buf[i] && strchr("abcdefghijklmnopqrstuvwxyz"
 		"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_", buf[i]))

@@ -1481,6 +1481,77 @@ next:
 	return rc;
 }
 
+/* Some file the walk masked has other names it did not find, and that
+ * file was found only during the walk: the directories read (or replayed)
+ * before it were not looked at for its names (`a/notes.txt`, a hard link
+ * of `z/y/.env`, walked first, read the secret). */
+static bool shared_unfound(const struct covered *cv, unsigned from)
+{
+	for (unsigned i = from; i < cv->nshared; i++)
+		if (cv->shared[i].found + 1 < cv->shared[i].nlink)
+			return true;
+	return false;
+}
+
+/* ... then every regular file of the root is looked at once more, by the
+ * walk's rules (no link followed, no git directory, skipped name, other
+ * root or other user's directory entered), at most WALK_DIRS directories,
+ * until every name is found: the other names are masked (shared_name()),
+ * and what is still not found is said by shared_said(). Only in that
+ * case: a file with other names is rare, and one outside the writable
+ * roots is found before the walk, which then looks at every file. */
+static int names_root(const struct plan_in *in, struct plan *pl, struct covered *cv,
+		      const char *root, unsigned from, unsigned *budget)
+{
+	struct strv todo = { 0 };
+	size_t at = 0;
+	int rc = strv_add(&todo, root);
+	uid_t uid = geteuid();
+
+	while (!rc && at < todo.n && *budget && shared_unfound(cv, from)) {
+		char *dir = todo.v[at];
+		struct dirent *e;
+		struct stat st;
+		DIR *d;
+		int fd;
+
+		todo.v[at++] = NULL;
+		(*budget)--;
+		/* through no link (pathwalk.h, O_PATH), as the walk */
+		fd = pathwalk_open(dir, false);
+		if (fd >= 0) {
+			int pfd = fd;
+			fd = openat(pfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			close(pfd);
+		}
+		if (fd < 0 || fstat(fd, &st) || !S_ISDIR(st.st_mode) ||
+		    (strcmp(dir, root) && st.st_uid != uid && !(st.st_mode & (S_IWGRP | S_IWOTH))) ||
+		    !(d = fdopendir(fd))) {
+			if (fd >= 0)
+				close(fd);
+			free(dir);
+			continue;
+		}
+		while (!rc && (e = readdir(d))) {
+			char path[PATH_MAX];
+			unsigned char type = entry_type(dirfd(d), e);
+			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
+			    snprintf(path, sizeof(path), "%s/%s", strcmp(dir, "/") ? dir : "",
+				     e->d_name) >= (int)sizeof(path))
+				continue;
+			if (type == DT_REG)
+				rc = shared_name(in, pl, cv, dirfd(d), e->d_name, path);
+			else if (type == DT_DIR && strcmp(e->d_name, ".git") && !skipped(e->d_name) &&
+				 !is_root(cv, path))
+				rc = strv_add(&todo, path);
+		}
+		closedir(d);
+		free(dir);
+	}
+	strv_free(&todo);
+	return rc;
+}
+
 static int scan(const struct plan_in *in, struct plan *pl, struct covered *cv,
 		const char *dir, int depth)
 {
@@ -1737,6 +1808,7 @@ static int protect_rules(const struct plan_in *in, struct plan *pl,
 	 * in the writable children bound back into a mask (the walk stops at
 	 * one); git directories at any depth. */
 	const char *ws = policy_workspace(in->policy);
+	unsigned shared_from = cv->nshared; /* found before the walk */
 	for (size_t pass = 0; pass < 2 && !rc; pass++)
 		for (size_t i = 0; i < cv->roots.n && !rc; i++) {
 			struct stat st;
@@ -1749,6 +1821,12 @@ static int protect_rules(const struct plan_in *in, struct plan *pl,
 		if (stat(cv->unmasked.v[i], &st) == 0 && S_ISDIR(st.st_mode))
 			rc = walk_root(in, pl, cv, cv->unmasked.v[i]);
 	}
+	/* other names of what the walk masked, in what it read before */
+	unsigned budget = WALK_DIRS;
+	for (size_t i = 0; i < cv->roots.n + cv->unmasked.n && !rc && shared_unfound(cv, shared_from);
+	     i++)
+		rc = names_root(in, pl, cv, i < cv->roots.n ? cv->roots.v[i] :
+				cv->unmasked.v[i - cv->roots.n], shared_from, &budget);
 	/* HOME's own entries, where a writable root holds HOME deeper than
 	 * the walk judges (allow_write = / with HOME four levels down): the
 	 * ones its allow-list keeps are bound read-only (one each) */

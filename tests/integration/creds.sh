@@ -353,6 +353,23 @@ if [ -n "$S" ]; then
 	else bad "out=$(tr '\n' ' ' < "$B/out" | head -c 300)"; fi
 else skip "no static libc"; fi
 
+# A read-denied file of the workspace found by the walk after a directory
+# that holds another name of it (`a/notes.txt`, a hard link of `z/y/.env`:
+# a/ is read first, breadth first, while no such file was known yet): the
+# name read the secret, and sbx said its names were "not all in the
+# writable roots" (before 2026-11-29). Now the walk's directories are
+# looked at again for its names: hidden, said, no canary, with the shim
+# and without.
+t hard_link_walked_before_the_denied_file_it_names_is_hidden
+mkdir -p z/y a && echo "ENV-$SECRET" > z/y/.env && ln z/y/.env a/notes.txt
+sx --no-shim --deny-read .env -- sh -c 'cat a/notes.txt; echo END'
+cp "$B/out" "$B/out1"; cp "$B/err" "$B/err1"
+sx --deny-read .env -- sh -c 'cat a/notes.txt; echo END'
+if grep -qx END "$B/out1" && has '^END$' out && ! grep -q "$SECRET" "$B/out1" "$B/out" &&
+   hasf 'a/notes.txt is another name (a hard link) of' err1 &&
+   ! hasf 'not all in the writable roots' err1 && [ "$(cat a/notes.txt)" = "ENV-$SECRET" ]; then ok
+else bad "out1=$(tr '\n' ' ' < "$B/out1" | head -c 200) err1=$(head -c 300 "$B/err1")"; fi
+
 # A literal deny_read's file taken from its name across runs: a directory
 # on its way renamed (the mount goes along with it) left the file at a
 # name no rule names, and the next run read it (before 2026-11-29 in the

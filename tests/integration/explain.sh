@@ -184,6 +184,31 @@ if [ "$(grep -cxF "$C1" "$W/tool-err")" = 1 ] && [ "$(grep -cxF "$C2" "$W/tool-e
    [ "$(cat "$W/tool-out")" = stdout-line ] && [ "$off" = 0 ]; then ok
 else bad "off=$off tool-err=$(head -c 900 "$W/tool-err" | tr '\n' '|')"; fi
 
+te tell_program_a_bad_buffer_to_the_proxy_is_efault_not_a_crash
+# The shim reads the first send() to the proxy's HTTP port for `CONNECT
+# host:port`: a buffer the program cannot read either (a bad pointer) is
+# the kernel's EFAULT, as without the shim, never a crash of the program
+# (before 2026-11-29 the shim read it first: SIGSEGV). Then a line with an
+# escape in the name: no line told (only a DNS name is), the program goes on.
+agent_tool
+cat > "$W/bad.py" <<'EOF'
+import ctypes, os, socket, urllib.parse
+port = urllib.parse.urlsplit(os.environ["HTTPS_PROXY"]).port
+libc = ctypes.CDLL(None, use_errno=True)  # the shim's send() first
+s = socket.create_connection(("127.0.0.1", port))
+r = libc.send(s.fileno(), ctypes.c_void_p(16), 64, 0)
+print("send", r, os.strerror(ctypes.get_errno()), flush=True)
+s.close()
+s = socket.create_connection(("127.0.0.1", port))
+s.send(b"CONNECT evil\x1b[2J.example:443 HTTP/1.1\r\n\r\n")
+print("reply", s.recv(12), flush=True)
+EOF
+sx -q --tell-program --allow-domain allowed.example -- python3 agent.py split 'python3 bad.py; echo after'
+if grep -qx 'send -1 Bad address' "$W/tool-out" && grep -qx after "$W/tool-out" &&
+   grep -q '^reply' "$W/tool-out" && ! grep -q '^sbx: ' "$W/tool-err" &&
+   ! grep -q "$(printf '\033')" "$W/tool-err"; then ok
+else bad "tool-out=$(head -c 300 "$W/tool-out" | tr '\n' '|') tool-err=$(head -c 300 "$W/tool-err" | tr '\n' '|')"; fi
+
 te tell_program_in_the_agent_profiles
 out=""
 for p in claude codex gemini; do

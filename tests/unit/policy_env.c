@@ -276,7 +276,13 @@ ParameterizedTestParameters(policy_env, secret_values)
 		{ "mirror=https://u:p@pypi.example/simple other", "a URL with a password" },
 		{ "postgres://app@db/prod", NULL },          /* no password */
 		{ "postgres://app:@db/prod", NULL },         /* an empty one */
+		/* a password with a / ? or # left as it is: SQLAlchemy and
+		 * others take the password to the @ */
+		{ "postgresql://app:p/ss@db/prod", "a URL with a password" },
+		{ "mysql://root:pa#ss@db/x", "a URL with a password" },
+		{ "postgres://u:pa?ss@[::1]:5432/x", "a URL with a password" },
 		{ "http://host:8080/path@x", NULL },         /* @ after the path */
+		{ "http://localhost:4873/@scope/pkg", NULL }, /* a port, then the path */
 		{ "https://example.com/a:b@c", NULL },
 		{ "localhost:5432", NULL },
 		/* GitHub */
@@ -409,7 +415,8 @@ Test(policy_env, a_value_shaped_like_a_credential_is_withheld_unless_kept)
 
 /* The longest value a variable holds (128 KiB), made of look-alike word
  * starts: nothing in it is a credential, and each start costs a bounded
- * look (credentials.c, run_of's cap), not a scan to the end. */
+ * look (credentials.c, run_of's cap, URL_PASSWORD_MAX), not a scan to the
+ * end. */
 Test(policy_env, a_long_value_of_look_alikes_passes)
 {
 	size_t n = 128 * 1024;
@@ -422,6 +429,11 @@ Test(policy_env, a_long_value_of_look_alikes_passes)
 	cr_assert_null(sbx_env_secret_value(v));
 	for (size_t i = 0; i < n; i++)
 		v[i] = "AKIA"[i % 4];
+	cr_assert_null(sbx_env_secret_value(v));
+	/* URLs whose password never reaches an @: each looks at most
+	 * URL_PASSWORD_MAX characters on */
+	for (size_t i = 0; i < n; i++)
+		v[i] = "x://u:p/"[i % 8];
 	cr_assert_null(sbx_env_secret_value(v));
 	free(v);
 }
