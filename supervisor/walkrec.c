@@ -298,7 +298,8 @@ int walkrec_open_buf(const void *buf, size_t len, const struct policy *p, const 
 
 	if (!copy)
 		return -ENOMEM;
-	memcpy(copy, buf, len);
+	if (len)
+		memcpy(copy, buf, len);
 	if ((rc = start(p, walk, now, out))) {
 		free(copy);
 		return rc;
@@ -636,7 +637,8 @@ int walkrec_save(struct walkrec *r, int state_fd, const char *state_dir, char *w
 		memcpy(body + blen, x, n);
 		blen += n;
 	}
-	memcpy(body + blen, r->out, r->outlen);
+	if (r->outlen) /* (no directory read anew: r->out may be NULL) */
+		memcpy(body + blen, r->out, r->outlen);
 	blen += r->outlen;
 	memcpy(hdr, magic, sizeof(magic));
 	v32 = WALKREC_VERSION;
