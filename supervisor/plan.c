@@ -80,6 +80,11 @@ struct covered {
 	struct strv masks;   /* read-denied paths already hidden */
 	struct strv protect; /* paths already bound read-only */
 	struct strv roots;   /* writable roots that were bound */
+	/* core.hooksPath values of the user's and the system's git config
+	 * (and what they include), read once per start, guarded for each
+	 * git directory from its own top (guard_hooks_from) */
+	struct strv user_hooks;
+	bool user_hooks_read;
 	struct strv unmasked; /* writable children bound back into a mask */
 	struct strv links;   /* protected names that are symlinks (--ro-link) */
 	struct strv pins;    /* directories on the way to a protected path */
@@ -934,6 +939,7 @@ struct hooks_walk {
 	struct covered *cv;
 	const char *base, *top;
 	int rc;
+	struct strv *collect; /* NULL: guard each value; else: keep it here */
 };
 
 static void hooks_from(const char *path, bool there, const struct gitcfg *g, void *arg)
@@ -956,8 +962,10 @@ static void hooks_from(const char *path, bool there, const struct gitcfg *g, voi
 	}
 	for (size_t i = 0; !h->rc && g && i < gitcfg_count(g); i++) {
 		const char *v = gitcfg_value(g, i);
-		if (!strcmp(gitcfg_key(g, i), "core.hookspath") && v && v[0])
-			h->rc = guard_hooks_dir(h->in, h->pl, h->cv, h->base, v);
+		if (strcmp(gitcfg_key(g, i), "core.hookspath") || !v || !v[0])
+			continue;
+		h->rc = h->collect ? (strv_add(h->collect, v) ? -ENOMEM : 0) :
+			guard_hooks_dir(h->in, h->pl, h->cv, h->base, v);
 	}
 }
 
@@ -978,26 +986,36 @@ static int guard_hooks_from(const struct plan_in *in, struct plan *pl, struct co
 {
 	char file[PATH_MAX + 16];
 	const char *home = policy_home(in->policy), *xdg = NULL;
-	struct hooks_walk h = { in, pl, cv, base, file, 0 };
+	struct hooks_walk h = { in, pl, cv, base, file, 0, NULL };
 
 	for (char **e = in->environ; e && *e; e++)
 		if (!strncmp(*e, "XDG_CONFIG_HOME=/", 17))
 			xdg = *e + 16;
-	for (int i = 0; i < 5 && !h.rc; i++) {
-		if (i == 0)
-			snprintf(file, sizeof(file), "%s/config", common);
-		else if (i == 1)
-			snprintf(file, sizeof(file), "%s/config.worktree", wd);
-		else if (i == 2)
-			snprintf(file, sizeof(file), "%s/.gitconfig", home);
-		else if (i == 3 && xdg)
-			snprintf(file, sizeof(file), "%s/git/config", xdg);
-		else if (i == 3)
-			snprintf(file, sizeof(file), "%s/.config/git/config", home);
-		else
-			snprintf(file, sizeof(file), "/etc/gitconfig");
+	snprintf(file, sizeof(file), "%s/config", common);
+	gitcfg_each_file(file, home, hooks_from, &h);
+	snprintf(file, sizeof(file), "%s/config.worktree", wd);
+	if (!h.rc)
 		gitcfg_each_file(file, home, hooks_from, &h);
+	/* the user's and the system's: the same for every git directory, read
+	 * (and what they include kept) at the first one; their values are
+	 * relative to each one's top */
+	if (!h.rc && !cv->user_hooks_read) {
+		cv->user_hooks_read = true;
+		h.collect = &cv->user_hooks;
+		for (int i = 0; i < 3 && !h.rc; i++) {
+			if (i == 0)
+				snprintf(file, sizeof(file), "%s/.gitconfig", home);
+			else if (i == 1 && xdg)
+				snprintf(file, sizeof(file), "%s/git/config", xdg);
+			else if (i == 1)
+				snprintf(file, sizeof(file), "%s/.config/git/config", home);
+			else
+				snprintf(file, sizeof(file), "/etc/gitconfig");
+			gitcfg_each_file(file, home, hooks_from, &h);
+		}
 	}
+	for (size_t i = 0; !h.rc && i < cv->user_hooks.n; i++)
+		h.rc = guard_hooks_dir(in, pl, cv, base, cv->user_hooks.v[i]);
 	return h.rc;
 }
 
@@ -2236,6 +2254,7 @@ static void covered_free(struct plan *pl)
 	strv_free(&cv->masks);
 	strv_free(&cv->protect);
 	strv_free(&cv->roots);
+	strv_free(&cv->user_hooks);
 	strv_free(&cv->links);
 	strv_free(&cv->pins);
 	strv_free(&cv->unmasked);
