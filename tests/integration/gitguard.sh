@@ -12,13 +12,6 @@ set -u
 # shellcheck source=lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-# mkrepo DIR: a repository with one commit, its identity in its own config
-mkrepo() {
-	mkdir -p "$1" && git -C "$1" init -q -b main &&
-	git -C "$1" config user.name sbx-test && git -C "$1" config user.email sbx@test &&
-	git -C "$1" config commit.gpgsign false &&
-	echo a > "$1/a" && git -C "$1" add a && git -C "$1" commit -qm init
-}
 # sxh ARGS: sx with HOME as the workspace (HOME writable)
 sxh() { cd "$HOME" && sx "$@"; cd "$W" || exit 1; }
 # attack GITDIR: what a hostile program writes into a git directory: a hook

@@ -64,14 +64,7 @@ waitbg() {
 	kill -0 "$BG" 2>/dev/null && kill -KILL "$BG" 2>/dev/null
 	wait "$BG" 2>/dev/null; BGRC=$?
 }
-# mkrepo DIR: a repository with one commit, its identity in its own config
-# (made on the host, before any run: inside, .git/config is read-only)
-mkrepo() {
-	mkdir -p "$1" && git -C "$1" init -q -b main &&
-	git -C "$1" config user.name sbx-test && git -C "$1" config user.email sbx@test &&
-	git -C "$1" config commit.gpgsign false &&
-	echo a > "$1/a" && git -C "$1" add a && git -C "$1" commit -qm init
-}
+# mkrepo DIR (lib.sh) makes the repositories on the host, before any run
 # sxh ARGS: sx with HOME as the workspace (so HOME is writable: stand-ins)
 sxh() { cd "$HOME" && sx "$@"; cd "$W" || exit 1; }
 

@@ -35,4 +35,10 @@ has() { grep -q -- "$1" "$B/$2"; }
 built() { cp "$SBX_BIN/progs/bin/$1" "$2"; }
 # hasf TEXT FILE: like has, for a fixed string (backquotes, dots, brackets)
 hasf() { grep -qF -- "$1" "$B/$2"; }
-
+# mkrepo DIR: a repository with one commit, its identity in its own config
+mkrepo() {
+	mkdir -p "$1" && git -C "$1" init -q -b main &&
+	git -C "$1" config user.name sbx-test && git -C "$1" config user.email sbx@test &&
+	git -C "$1" config commit.gpgsign false &&
+	echo a > "$1/a" && git -C "$1" add a && git -C "$1" commit -qm init
+}
