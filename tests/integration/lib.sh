@@ -5,6 +5,10 @@
 # what happened on the host, not on exit codes alone.
 SBX="$SBX_BIN/sbx-preload"
 unset SBX_CONFIG SBX_NO_SANDBOX SBX_ALLOWED_DOMAINS XDG_CONFIG_HOME XDG_STATE_HOME
+# The tests play a person at a terminal, not a CI job: with CI set, Gemini
+# CLI runs headless and stops at its trusted-folder check before its UI
+# (and other tools change their output), so CI's own variable stays out.
+unset CI CONTINUOUS_INTEGRATION
 pass=0 fail=0 skip=0 T=""
 TIMEOUT=$(command -v timeout)
 
