@@ -271,6 +271,42 @@ as_is:
 	snprintf(out, outsz, "%s", in);
 }
 
+/* dir's length without its trailing slashes (`/` keeps its one) */
+static size_t dir_len(const char *dir, size_t dlen)
+{
+	while (dlen > 1 && dir[dlen - 1] == '/')
+		dlen--;
+	return dlen;
+}
+
+bool sbx_path_under_n(const char *path, size_t plen, const char *dir, size_t dlen)
+{
+	dlen = dir_len(dir, dlen);
+	if (dlen == 0)
+		return false;
+	if (dlen == 1 && dir[0] == '/')
+		return plen > 0 && path[0] == '/';
+	return plen >= dlen && !memcmp(path, dir, dlen) && (plen == dlen || path[dlen] == '/');
+}
+
+bool sbx_path_under(const char *path, const char *dir)
+{
+	return sbx_path_under_n(path, strlen(path), dir, strlen(dir));
+}
+
+bool sbx_path_below(const char *path, const char *dir)
+{
+	size_t dlen = strlen(dir);
+
+	if (!sbx_path_under(path, dir))
+		return false;
+	/* something after dir's own name that is not a slash */
+	for (const char *r = path + dir_len(dir, dlen); *r; r++)
+		if (*r != '/')
+			return true;
+	return false;
+}
+
 void sbx_path_tildify(const char *in, const char *home, char *out, size_t outsz)
 {
 	size_t h = home ? strlen(home) : 0;

@@ -70,8 +70,6 @@ struct ll_net_port {
 
 /* ---- the spec, from the plan */
 
-static bool below(const char *path, const char *dir);
-
 static int add_unique(struct strv *s, const char *path)
 {
 	for (size_t i = 0; i < s->n; i++)
@@ -154,7 +152,7 @@ static int dev_holes(struct landlock_spec *s, const char *dir, char *const *keep
 		}
 		for (size_t i = 0; i < nkeep; i++) {
 			kept |= !strcmp(keep[i], child);
-			way |= below(keep[i], child);
+			way |= sbx_path_below(keep[i], child);
 		}
 		if (way)
 			rc = dev_holes(s, child, keep, nkeep);
@@ -210,12 +208,6 @@ void landlock_spec_free(struct landlock_spec *s)
 
 /* ---- the expansion */
 
-/* Is `path` strictly below `dir`? (path_under also takes equality) */
-static bool below(const char *path, const char *dir)
-{
-	return strcmp(path, dir) && path_under(path, dir);
-}
-
 struct expand {
 	char *const *holes;
 	size_t nholes;
@@ -258,7 +250,7 @@ static int expand_dir(const struct expand *x, int fd, const char *path)
 		}
 		for (size_t i = 0; i < x->nholes && !hole; i++) {
 			hole = !strcmp(x->holes[i], child);
-			way |= below(x->holes[i], child);
+			way |= sbx_path_below(x->holes[i], child);
 		}
 		if (hole || (e->d_type == DT_LNK && !way))
 			continue; /* a link: where it leads has its own rule */
@@ -311,7 +303,7 @@ int landlock_expand(const char *root, char *const *holes, size_t nholes,
 	for (size_t i = 0; i < nholes; i++) {
 		if (!strcmp(holes[i], root))
 			return 0;
-		way |= below(holes[i], root);
+		way |= sbx_path_below(holes[i], root);
 	}
 	fd = pathwalk_open(root, false);
 	if (fd == -ENOENT)
