@@ -181,7 +181,7 @@ int config_builder(const struct options *o, const struct policy_ctx *ctx, bool l
 	/* --learn writes nothing to the host's HOME: a write there outside
 	 * the writable paths is refused and recorded to be learned
 	 * (reports.c, learn_decide), never made (docs/POLICY.md) */
-	if (learn_box && !path_under(ctx->home, "/var/tmp") && !path_under("/var/tmp", ctx->home))
+	if (learn_box && !sbx_path_under(ctx->home, "/var/tmp") && !sbx_path_under("/var/tmp", ctx->home))
 		TRY_B(policy_builder_set(b, "filesystem", "allow_write", "/var/tmp",
 					 SBX_ORIGIN_FLAG, "--learn", err));
 #undef TRY_B

@@ -175,7 +175,7 @@ int landlock_spec_dev(struct landlock_spec *s, const char *tty)
 		const char *d = i < sizeof(devices) / sizeof(*devices) ? devices[i] : tty;
 		/* where it really is (/dev/ptmx a link to pts/ptmx in a
 		 * container); one the host lacks is not granted */
-		if (!d || !*d || !realpath(d, real) || !path_under(real, "/dev"))
+		if (!d || !*d || !realpath(d, real) || !sbx_path_under(real, "/dev"))
 			continue;
 		rc = add_unique(&keep, real);
 		if (!rc)
@@ -360,10 +360,10 @@ static size_t write_holes(const struct landlock_spec *s, const char *root, char 
 	size_t n = 0;
 
 	for (size_t i = 0; i < s->write_deny.n; i++)
-		if (path_under(s->write_deny.v[i], root))
+		if (sbx_path_under(s->write_deny.v[i], root))
 			out[n++] = s->write_deny.v[i];
 	for (size_t i = 0; i < s->read_deny.n; i++)
-		if (path_under(s->read_deny.v[i], root))
+		if (sbx_path_under(s->read_deny.v[i], root))
 			out[n++] = s->read_deny.v[i];
 	return n;
 }
@@ -373,10 +373,10 @@ static size_t write_holes(const struct landlock_spec *s, const char *root, char 
 static bool root_hidden(const struct landlock_spec *s, const char *root)
 {
 	for (size_t i = 0; i < s->read_allow.n; i++)
-		if (path_under(root, s->read_allow.v[i]))
+		if (sbx_path_under(root, s->read_allow.v[i]))
 			return false;
 	for (size_t i = 0; i < s->read_deny.n; i++)
-		if (path_under(root, s->read_deny.v[i]))
+		if (sbx_path_under(root, s->read_deny.v[i]))
 			return true;
 	return false;
 }

@@ -385,7 +385,7 @@ static bool writable_inside(const struct policy *p, const char *path)
 	size_t n;
 	const struct sbx_rule *const *w = policy_rules(p, SBX_RULE_ALLOW_WRITE, &n);
 
-	if (path_under(path, "/tmp"))
+	if (sbx_path_under(path, "/tmp"))
 		return false;
 	for (size_t i = 0; i < n; i++)
 		if (policy_rule_matches(w[i], path))

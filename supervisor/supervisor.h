@@ -53,8 +53,6 @@ int sbx_dprintf(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3
  * of sbx_bwrap_dirs holding an executable `bwrap`; never $PATH. */
 extern const char *const sbx_bwrap_dirs[];
 int find_bwrap(char *out, size_t outsz);
-/* Is path `dir` itself or below it? Both absolute and normal. */
-bool path_under(const char *path, const char *dir);
 
 /* ---- options.c */
 
