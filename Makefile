@@ -54,8 +54,10 @@ SUPERVISOR_SRCS += supervisor/mountids.c supervisor/pathwalk.c
 SUPERVISOR_SRCS += supervisor/walkrec.c
 # the nested mode: the same plan as a Landlock ruleset (landlock.h)
 SUPERVISOR_SRCS += supervisor/landlock.c supervisor/nested.c supervisor/mode.c
+# the control protocol with sbx-init (control.h), in both programs
+SUPERVISOR_SRCS += supervisor/control.c
 INIT_SRCS := supervisor/sbx-init.c supervisor/init-mounts.c supervisor/init-connect.c \
-	supervisor/init-notify.c supervisor/pathwalk.c
+	supervisor/init-notify.c supervisor/pathwalk.c supervisor/control.c
 # The order is the link order: shim.c's fork() cache of libc's fork comes
 # first in .bss, on the page start-up writes anyway (docs/PERFORMANCE.md).
 SHIM_SRCS := shim/shim.c shim/core.c shim/check.c shim/wrappers.c shim/exec.c shim/net.c shim/namemap.c shim/resolve.c shim/tell.c shim/syscall.c shim/dirfds.c \
@@ -231,7 +233,7 @@ build/libsbx-preload.so: $(SHIM_OBJS)
 # must land at the same address in every worker.
 # The unit tests also cover the supervisor's report handling and the shim's
 # path and wire code (compiled here as ordinary objects).
-UNIT_EXTRA_OBJS := build/supervisor/mode.o build/supervisor/mountids.o build/supervisor/pathwalk.o build/supervisor/landlock.o \
+UNIT_EXTRA_OBJS := build/supervisor/mode.o build/supervisor/mountids.o build/supervisor/control.o build/supervisor/pathwalk.o build/supervisor/landlock.o \
 	build/supervisor/loginpath.o \
 	build/supervisor/reports.o build/supervisor/learn.o build/supervisor/util.o \
 	build/supervisor/plan.o build/supervisor/walkrec.o build/supervisor/standin.o build/supervisor/hostfs.o \
