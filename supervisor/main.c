@@ -541,14 +541,15 @@ static void on_net_nofile(void *ctx)
 }
 
 /* The filtering proxy for this run: a loop over the user's policy whose
- * events are reports; sbx-init hands it the listeners. SBX_TEST_HOSTS
- * (a hosts file that replaces DNS, for the integration tests) is
- * honoured, loudly: it can only point allowed names elsewhere, and the
- * resolved-address check still judges every address it gives. */
+ * events are reports; sbx-init hands it the listeners. In the test build
+ * only (-DSBX_TEST_HOOKS, build/tests/sbx-preload-hooks; the Makefile
+ * says which tests use it), SBX_TEST_HOSTS (a hosts file that replaces
+ * DNS) and SBX_TEST_DNS (the nameserver to ask) are honoured, loudly:
+ * they can only point allowed names elsewhere, and the resolved-address
+ * check still judges every address they give. */
 static int proxy_start(const struct policy *p, struct reports *r, bool learn,
 		       struct net_loop **out)
 {
-	const char *hosts = getenv("SBX_TEST_HOSTS"), *dns = getenv("SBX_TEST_DNS");
 	/* http_proxy_port / socks_proxy_port: the user's own proxy on this
 	 * host takes every allowed connection (the HTTP one when both) */
 	struct net_cfg cfg = { .report = on_net_event, .nofile = on_net_nofile, .rctx = r,
@@ -557,6 +558,8 @@ static int proxy_start(const struct policy *p, struct reports *r, bool learn,
 			       .chain_socks_port = policy_http_proxy_port(p) ? 0 :
 						   policy_socks_proxy_port(p) };
 
+#ifdef SBX_TEST_HOOKS
+	const char *hosts = getenv("SBX_TEST_HOSTS"), *dns = getenv("SBX_TEST_DNS");
 	if (hosts && *hosts) {
 		msg("SBX_TEST_HOSTS is set: the proxy resolves names from %s, not DNS "
 		    "(for tests only)", hosts);
@@ -567,6 +570,7 @@ static int proxy_start(const struct policy *p, struct reports *r, bool learn,
 		    "/etc/resolv.conf (for tests only)", dns);
 		cfg.test_dns = dns;
 	}
+#endif
 	raise_nofile();
 	return net_loop_new(p, &cfg, out);
 }
