@@ -1,5 +1,6 @@
 /* policy/path.c: lexical path handling for rules. */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <limits.h>
 #include <stdio.h>
@@ -269,6 +270,21 @@ void path_resolve_existing(const char *in, char *out, size_t outsz, struct path_
 		return;
 as_is:
 	snprintf(out, outsz, "%s", in);
+}
+
+int sbx_path_fmt(char *out, size_t outsz, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(out, outsz, fmt, ap);
+	va_end(ap);
+	if (n >= 0 && (size_t)n < outsz)
+		return 0;
+	if (outsz)
+		out[0] = '\0';
+	return -ENAMETOOLONG;
 }
 
 /* dir's length without its trailing slashes (`/` keeps its one) */

@@ -400,6 +400,12 @@ bool sbx_path_below(const char *path, const char *dir);
  * needs its NUL there): the shim's queries know their lengths. */
 bool sbx_path_under_n(const char *path, size_t plen, const char *dir, size_t dlen);
 
+/* snprintf() for a path: 0, or -ENAMETOOLONG when the whole of it does not
+ * fit in outsz bytes -- and then out is "" (never a path cut short, which
+ * would name another file: `/w/sandbox.ini` cut to `/w/sandbox.in`). */
+int sbx_path_fmt(char *out, size_t outsz, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* Where an absolute, normal path leads: the symlinks of its existing part
  * followed (a link to nothing too), the missing rest kept as written. */
 void sbx_path_resolve(const char *in, char *out, size_t outsz);

@@ -1,7 +1,10 @@
 /* tests/unit/policy_pathunder.c: "is this path under that directory", the
  * one helper every layer asks (policy/path.c): sbx_path_under (the
  * directory itself or below), sbx_path_below (strictly below) and the
- * length-given sbx_path_under_n. */
+ * length-given sbx_path_under_n; and sbx_path_fmt, which never cuts a
+ * path short. */
+#include <errno.h>
+#include <limits.h>
 #include <string.h>
 
 #include <criterion/criterion.h>
@@ -81,4 +84,38 @@ Test(policy_path_under, lengths_bound_both_strings)
 	cr_assert(!sbx_path_under_n("/a/bx", 5, "/a/b", 4));
 	cr_assert(!sbx_path_under_n("/a", 2, "/a/b", 0));       /* empty dir */
 	cr_assert(sbx_path_under_n("/a/b/c", 6, "/a/b/", 5));   /* trailing slash */
+}
+
+/* sbx_path_fmt: a path that does not fit is an error and an empty
+ * buffer, never a shorter path (which would name another file). */
+Test(policy_path_fmt, fits_exactly_or_fails_empty)
+{
+	char b[8];
+
+	cr_assert_eq(sbx_path_fmt(b, sizeof(b), "%s/%s", "/ab", "cd"), 0);
+	cr_assert_str_eq(b, "/ab/cd");
+	cr_assert_eq(sbx_path_fmt(b, sizeof(b), "/%s", "abcdef"), 0); /* 7 + NUL */
+	cr_assert_str_eq(b, "/abcdef");
+	cr_assert_eq(sbx_path_fmt(b, sizeof(b), "/%s", "abcdefg"), -ENAMETOOLONG);
+	cr_assert_str_eq(b, "", "a cut path was left: \"%s\"", b);
+	cr_assert_eq(sbx_path_fmt(b, sizeof(b), "%s/sandbox.ini", "/w"), -ENAMETOOLONG);
+	cr_assert_str_eq(b, "");
+	cr_assert_eq(sbx_path_fmt(b, 1, "%s", ""), 0);
+	cr_assert_eq(sbx_path_fmt(b, 1, "%s", "/"), -ENAMETOOLONG);
+	cr_assert_eq(sbx_path_fmt(NULL, 0, "%s", "/"), -ENAMETOOLONG);
+}
+
+Test(policy_path_fmt, a_path_max_path_and_one_byte_more)
+{
+	char b[PATH_MAX], name[PATH_MAX + 1];
+
+	memset(name, 'a', sizeof(name) - 1);
+	name[0] = '/';
+	name[PATH_MAX - 1] = '\0'; /* PATH_MAX - 1 bytes: fits with its NUL */
+	cr_assert_eq(sbx_path_fmt(b, sizeof(b), "%s", name), 0);
+	cr_assert_eq(strlen(b), PATH_MAX - 1);
+	name[PATH_MAX - 1] = 'a';
+	name[PATH_MAX] = '\0';
+	cr_assert_eq(sbx_path_fmt(b, sizeof(b), "%s", name), -ENAMETOOLONG);
+	cr_assert_str_eq(b, "");
 }
