@@ -11,9 +11,10 @@ int init_notify_act_one(int sock);
 
 /* Install the notify filter (gen-notify.c; `block`: the Unix-socket
  * variant; `nobind`: listen and bind notified, allow_local_binding =
- * false) on the calling process: the listener, or -errno. Called in the
- * child that becomes COMMAND, before its exec. */
-int init_notify_filter(int block, int nobind);
+ * false; `modes`: the nested mode's, a file's mode and owner only) on
+ * the calling process: the listener, or -errno. Called in the child
+ * that becomes COMMAND, before its exec. */
+int init_notify_filter(int block, int nobind, int modes);
 
 /* One descriptor over `sock` (SCM_RIGHTS, the byte `tag`): 0 or -errno. */
 int init_notify_send_fd(int sock, char tag, int fd);
