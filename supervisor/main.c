@@ -990,7 +990,7 @@ int main(int argc, char **argv)
 		policy_rules(p, SBX_RULE_ALLOW_UNIX_SOCKET, &nu);
 		if (nu && !policy_allow_all_unix_sockets(p))
 			msg("unix sockets stay blocked: allow_unix_sockets needs the seccomp "
-			    "notify layer, which the nested mode does not run");
+			    "notify layer's connect, which the nested mode does not run");
 	}
 	held_back_say(); /* a sandbox runs from here on */
 	if (pending_notes(p))
