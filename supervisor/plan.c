@@ -1561,18 +1561,22 @@ static bool shared_unfound(const struct covered *cv, unsigned from)
  * and what is still not found is said by shared_said(). Only in that
  * case: a file with other names is rare, and one outside the writable
  * roots is found before the walk, which then looks at every file.
- * `deep`: into what the walk does not enter too (git directories and
- * skipped names), for any such file still not found (from 0). */
+ * NAMES_PAST: for any such file still not found (from 0), where the walk
+ * does not look: below a skipped name or a git directory (the rest is
+ * only gone through); NAMES_ALL: everywhere (the walk stopped short). */
+enum names_look { NAMES_WALKED, NAMES_PAST, NAMES_ALL };
 static int names_root(const struct plan_in *in, struct plan *pl, struct covered *cv,
-		      const char *root, unsigned from, unsigned *budget, bool deep)
+		      const char *root, unsigned from, unsigned *budget, enum names_look look)
 {
 	struct strv todo = { 0 };
 	size_t at = 0;
-	int rc = strv_add(&todo, root);
+	/* each queued directory: '+' its files are looked at, '-' not */
+	int rc = strv_addf(&todo, "%c%s", look == NAMES_PAST ? '-' : '+', root);
 	uid_t uid = geteuid();
 
 	while (!rc && at < todo.n && *budget && shared_unfound(cv, from)) {
-		char *dir = todo.v[at];
+		char *item = todo.v[at], *dir = item + 1;
+		bool files = item[0] == '+';
 		struct dirent *e;
 		struct stat st;
 		DIR *d;
@@ -1592,25 +1596,24 @@ static int names_root(const struct plan_in *in, struct plan *pl, struct covered 
 		    !(d = fdopendir(fd))) {
 			if (fd >= 0)
 				close(fd);
-			free(dir);
+			free(item);
 			continue;
 		}
 		while (!rc && (e = readdir(d))) {
 			char path[PATH_MAX];
 			unsigned char type = entry_type(dirfd(d), e);
+			bool past = !strcmp(e->d_name, ".git") || skipped(e->d_name);
 			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
 			    snprintf(path, sizeof(path), "%s/%s", strcmp(dir, "/") ? dir : "",
 				     e->d_name) >= (int)sizeof(path))
 				continue;
-			if (type == DT_REG)
+			if (type == DT_REG && files)
 				rc = shared_name(in, pl, cv, dirfd(d), e->d_name, path);
-			else if (type == DT_DIR && (deep || (strcmp(e->d_name, ".git") &&
-							    !skipped(e->d_name))) &&
-				 !is_root(cv, path))
-				rc = strv_add(&todo, path);
+			else if (type == DT_DIR && (look != NAMES_WALKED || !past) && !is_root(cv, path))
+				rc = strv_addf(&todo, "%c%s", files || past ? '+' : '-', path);
 		}
 		closedir(d);
-		free(dir);
+		free(item);
 	}
 	strv_free(&todo);
 	return rc;
@@ -1890,14 +1893,19 @@ static int protect_rules(const struct plan_in *in, struct plan *pl,
 	for (size_t i = 0; i < cv->roots.n + cv->unmasked.n && !rc && shared_unfound(cv, shared_from);
 	     i++)
 		rc = names_root(in, pl, cv, i < cv->roots.n ? cv->roots.v[i] :
-				cv->unmasked.v[i - cv->roots.n], shared_from, &budget, false);
-	/* ... and, for one still not found, where the walk does not go
-	 * (node_modules, objects, .cache, git directories, below its depth:
-	 * `node_modules/p/notes.txt` read the key) */
+				cv->unmasked.v[i - cv->roots.n], shared_from, &budget, NAMES_WALKED);
+	/* ... and, for one still not found, where the walk does not look
+	 * (node_modules, objects, .cache, git directories: a
+	 * `node_modules/p/notes.txt` read the key); everywhere when the walk
+	 * or that look stopped short, or a root is walked only so deep */
+	enum names_look look = cv->walk_cut_at[0] || !budget ? NAMES_ALL : NAMES_PAST;
 	budget = WALK_DIRS;
-	for (size_t i = 0; i < cv->roots.n + cv->unmasked.n && !rc && shared_unfound(cv, 0); i++)
-		rc = names_root(in, pl, cv, i < cv->roots.n ? cv->roots.v[i] :
-				cv->unmasked.v[i - cv->roots.n], 0, &budget, true);
+	for (size_t i = 0; i < cv->roots.n + cv->unmasked.n && !rc && shared_unfound(cv, 0); i++) {
+		const char *r = i < cv->roots.n ? cv->roots.v[i] : cv->unmasked.v[i - cv->roots.n];
+		struct stat rst;
+		bool sticky = stat(r, &rst) == 0 && (rst.st_mode & S_ISVTX) && (rst.st_mode & S_IWOTH);
+		rc = names_root(in, pl, cv, r, 0, &budget, sticky ? NAMES_ALL : look);
+	}
 	/* HOME's own entries, where a writable root holds HOME deeper than
 	 * the walk judges (allow_write = / with HOME four levels down): the
 	 * ones its allow-list keeps are bound read-only (one each) */
