@@ -71,6 +71,7 @@ static int init_op(struct plan *pl, const char *op, const char *path)
  * sbx says what it found and what it could not. */
 #define SHARED_MAX 32
 #define SHARED_DIR_ENTRIES 512 /* looked at in one masked directory */
+#define SHARED_DIR_EACH 64      /* ... in each directory below it */
 struct shared {
 	dev_t dev;
 	ino_t ino;
@@ -191,13 +192,15 @@ static unsigned char entry_type(int dirfd, const struct dirent *e);
 /* The files in a masked directory, at any depth, breadth first (a
  * credential directory keeps its keys at its top or a few levels down:
  * `~/.aws/sso/cache/`, `~/.gnupg/private-keys-v1.d/`), a bounded look
- * (SHARED_DIR_ENTRIES entries: a browser profile's caches are not read
- * to their end). No link below it is followed. */
+ * (SHARED_DIR_ENTRIES entries, SHARED_DIR_EACH of each directory, so a
+ * large sibling -- gcloud's logs, a browser profile's caches -- does not
+ * take the look from the rest). No link below it is followed. */
 static void remember_shared_in(struct covered *cv, const char *dir)
 {
 	struct strv todo = { 0 };
 	size_t at = 0;
 	unsigned n = 0;
+	bool cut = false;
 
 	if (strv_add(&todo, dir))
 		return;
@@ -217,6 +220,7 @@ static void remember_shared_in(struct covered *cv, const char *dir)
 			free(d);
 			continue;
 		}
+		unsigned here = 0;
 		while (n < SHARED_DIR_ENTRIES && (e = readdir(dd))) {
 			char path[PATH_MAX];
 			struct stat st;
@@ -224,6 +228,10 @@ static void remember_shared_in(struct covered *cv, const char *dir)
 			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
 			    snprintf(path, sizeof(path), "%s/%s", d, e->d_name) >= (int)sizeof(path))
 				continue;
+			if (here++ == SHARED_DIR_EACH) {
+				cut = true;
+				break;
+			}
 			n++;
 			type = entry_type(dirfd(dd), e);
 			if (type == DT_DIR)
@@ -235,9 +243,10 @@ static void remember_shared_in(struct covered *cv, const char *dir)
 		closedir(dd);
 		free(d);
 	}
-	if (n >= SHARED_DIR_ENTRIES)
-		vmsg("%s has more than %u entries: those past them are not looked at for other "
-		     "names (hard links)", dir, (unsigned)SHARED_DIR_ENTRIES);
+	if (cut || n >= SHARED_DIR_ENTRIES)
+		vmsg("%s has more entries than sbx looks at for other names (hard links: %u, "
+		     "%u of each directory): not all its files were", dir,
+		     (unsigned)SHARED_DIR_ENTRIES, (unsigned)SHARED_DIR_EACH);
 	strv_free(&todo);
 }
 

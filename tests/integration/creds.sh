@@ -382,13 +382,19 @@ deep_links() {
 	echo "$tok" > "$HOME/.aws/sso/cache/tok.json" && echo "$aws" > "$HOME/.aws/credentials"
 	ln "$HOME/.aws/sso/cache/tok.json" deep/a/b/c/notes.txt
 	ln "$HOME/.aws/credentials" node_modules/pkg/lib/n.txt && ln "$HOME/.aws/credentials" .git/info/n.txt
+	# a large sibling (gcloud's logs) does not take the look from the key
+	mkdir -p "$HOME/.config/gcloud/logs" "$HOME/.config/gcloud/legacy_credentials/me"
+	for i in $(seq 700); do : > "$HOME/.config/gcloud/logs/$i.log"; done
+	echo "$tok" > "$HOME/.config/gcloud/legacy_credentials/me/adc.json"
+	ln "$HOME/.config/gcloud/legacy_credentials/me/adc.json" deep/adc.json
 	printf '%s\n' "$1" > "$B/mode.ini"
-	sx -c "$B/mode.ini" --no-shim -- sh -c "cat deep/a/b/c/notes.txt node_modules/pkg/lib/n.txt
+	sx -c "$B/mode.ini" --no-shim -- sh -c "cat deep/a/b/c/notes.txt node_modules/pkg/lib/n.txt deep/adc.json
 		cat .git/info/n.txt; ${S:+$S read deep/a/b/c/notes.txt; $S read node_modules/pkg/lib/n.txt;} echo END"
 	if has '^END$' out && ! grep -Eq "$tok|$aws" "$B/out" "$B/err" &&
 	   hasf 'deep/a/b/c/notes.txt is another name (a hard link) of ~/.aws/sso/cache/tok.json' err &&
 	   hasf 'node_modules/pkg/lib/n.txt is another name (a hard link) of ~/.aws/credentials' err &&
 	   hasf '.git/info/n.txt is another name (a hard link) of ~/.aws/credentials' err &&
+	   hasf 'deep/adc.json is another name (a hard link) of ~/.config/gcloud/legacy_credentials/me/adc.json' err &&
 	   ! hasf 'not all in the writable roots' err &&
 	   [ "$(cat deep/a/b/c/notes.txt node_modules/pkg/lib/n.txt)" = "$tok
 $aws" ]; then ok
