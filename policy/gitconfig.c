@@ -602,6 +602,27 @@ int gitcfg_risky_change(const struct gitcfg *old, const struct gitcfg *new, char
 	}
 }
 
+int gitcfg_risky_new(const struct gitcfg *new, gitcfg_worktree_fn *worktree_ok, void *ctx,
+		     char *key, size_t keysz, const struct gitcfg_row **row)
+{
+	const struct gitcfg_row *r = NULL;
+	const struct gitcfg_entry *e;
+
+	for (size_t i = 0; (e = next_kept(new, &i, &r));) {
+		if (!strcmp(e->key, "core.bare"))
+			continue;
+		if (!strcmp(e->key, "core.worktree") && e->value && worktree_ok &&
+		    worktree_ok(e->value, ctx))
+			continue;
+		if (key && keysz)
+			snprintf(key, keysz, "%s", e->key);
+		if (row)
+			*row = r;
+		return 1;
+	}
+	return 0;
+}
+
 /* ---- a config and the files it pulls in */
 
 #include <fcntl.h>

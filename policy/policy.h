@@ -547,5 +547,15 @@ void gitcfg_each_file(const char *file, const char *home, gitcfg_file_fn *cb, vo
  * *row. */
 int gitcfg_risky_change(const struct gitcfg *old, const struct gitcfg *new, char *key,
 			size_t keysz, const struct gitcfg_row **row);
+/* The config of a repository the run made (git init, clone, submodule
+ * update write it whole): may it hold what it holds? Every kept key is
+ * refused as against no file, but for the two git's own commands write
+ * into a new repository: core.bare (where git runs from names no hooks
+ * while core.hooksPath is refused), and core.worktree when
+ * worktree_ok(value, ctx) says it names a place the sandbox may write (a
+ * submodule's `../../../sub`). 0 or 1 as gitcfg_risky_change. */
+typedef bool gitcfg_worktree_fn(const char *value, void *ctx);
+int gitcfg_risky_new(const struct gitcfg *new, gitcfg_worktree_fn *worktree_ok, void *ctx,
+		     char *key, size_t keysz, const struct gitcfg_row **row);
 
 #endif

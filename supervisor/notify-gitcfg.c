@@ -89,7 +89,7 @@ static int read_all(int fd, char **out, size_t *len, size_t max)
 	return 0;
 }
 
-static void refuse_line(const struct call *c, const char *target, const char *why)
+static void refuse_line(const struct call *c, const char *target, const char *why, int err)
 {
 	char comm[32];
 
@@ -97,7 +97,7 @@ static void refuse_line(const struct call *c, const char *target, const char *wh
 		return;
 	notify_comm_of(c->pid, comm, sizeof(comm));
 	notify_own_begin(c->n);
-	reports_syscall(c->n->r, c->pid, comm, "write", target, why, "git config", DENY_ERRNO);
+	reports_syscall(c->n->r, c->pid, comm, "write", target, why, "git config", err);
 	notify_own_end(c->n);
 }
 
@@ -139,18 +139,100 @@ static int write_new(int dfd, const char *buf, size_t len, mode_t mode, char *na
 	return rc;
 }
 
+/* core.worktree in the config of a repository the run made: git on the
+ * host checks files out there later, so it must name, relatively and
+ * lexically from the git directory, a place strictly inside the work tree
+ * of the repository whose `.git/` holds this one (a submodule's
+ * `../../../sub`) that the sandbox may write now -- never HOME, a
+ * protected name, or a place outside. It is remembered: for the rest of
+ * the run no link or directory lands there or above (`rm -rf sub; ln -s
+ * ~ sub` would have the host's checkout write into HOME); a later run
+ * finds the work tree's `.git` file and keeps it, which keeps the
+ * directory. */
+#define MAX_WORKTREES 1024
+struct worktree_ctx {
+	struct notify *n;
+	const char *gitdir; /* the config's directory, as the sandbox names it */
+};
+
+bool notify_gitcfg_worktree_below(const struct notify *n, const char *path)
+{
+	for (size_t i = 0; i < n->nworktrees; i++)
+		if (sbx_path_under(n->worktrees[i], path))
+			return true;
+	return false;
+}
+
+static bool remember_worktree(struct notify *n, const char *target)
+{
+	for (size_t i = 0; i < n->nworktrees; i++)
+		if (!strcmp(n->worktrees[i], target))
+			return true;
+	if (n->nworktrees == MAX_WORKTREES)
+		return false; /* not remembered: not allowed */
+	if (!n->worktrees && !(n->worktrees = calloc(MAX_WORKTREES, sizeof(*n->worktrees))))
+		return false;
+	if (!(n->worktrees[n->nworktrees] = strdup(target)))
+		return false;
+	n->nworktrees++;
+	return true;
+}
+
+static bool worktree_ok(const char *value, void *ctx)
+{
+	const struct worktree_ctx *w = ctx;
+	const struct policy *p = w->n->p;
+	char target[PATH_MAX];
+	const char *home = policy_home(p), *g = strstr(w->gitdir, "/.git/");
+	size_t top;
+
+	if (!g || value[0] == '/' || !value[0] || path_join(w->gitdir, value, target, sizeof(target)))
+		return false;
+	top = (size_t)(g - w->gitdir);
+	if (strncmp(target, w->gitdir, top) || target[top] != '/' || !target[top + 1])
+		return false;
+	if (home && sbx_path_under(home, target))
+		return false; /* HOME itself, or a directory above it */
+	return policy_check_path(p, SBX_OP_WRITE, target, NULL) == SBX_ALLOW &&
+	       remember_worktree(w->n, target);
+}
+
+/* May `ng` be the config of the git directory `gitdir`? The run's own
+ * repository's (as_new) holds no kept key but what git writes into a new
+ * one; another's changes none of the kept keys of `og`. The line into
+ * `line` when not. */
+static bool gitcfg_judged(struct notify *n, const char *gitdir, const struct gitcfg *og,
+			  const struct gitcfg *ng, bool as_new, char *line, size_t linesz)
+{
+	const struct gitcfg_row *row = NULL;
+	struct worktree_ctx w = { .n = n, .gitdir = gitdir };
+	char key[256], shown[200];
+
+	if (!(as_new ? gitcfg_risky_new(ng, worktree_ok, &w, key, sizeof(key), &row) :
+		       gitcfg_risky_change(og, ng, key, sizeof(key), &row)))
+		return true;
+	report_printable(key, shown, sizeof(shown), true);
+	snprintf(line, linesz, "%s would %s: refused (%s; set it outside the sandbox if you mean it)",
+		 shown, row->does, row->reader);
+	return false;
+}
+
 struct answer notify_gitcfg_rename(struct call *c, int ofd, const char *oname, int nfd,
 				   const char *nname, const char *nfull,
-				   unsigned flags)
+				   unsigned flags, bool as_new)
 {
-	char *nbuf = NULL, *obuf = NULL, line[PATH_MAX + 256], key[256], tmp[64];
+	char *nbuf = NULL, *obuf = NULL, line[PATH_MAX + 256], tmp[64];
 	size_t nlen = 0, olen = 0;
 	struct gitcfg *ng = NULL, *og = NULL;
 	struct gitcfg_err perr;
-	const struct gitcfg_row *row = NULL;
 	struct stat sst, tst, again;
 	struct statvfs sv;
-	struct answer a = ERR(DENY_ERRNO);
+	/* refused as the policy refuses the name; one it judges as a
+	 * .git's config (a bare repository's) is not refused by name, and
+	 * the shim, seeing EACCES there, leaves the line to ours */
+	int deny = policy_check_path(c->n->p, SBX_OP_WRITE, nfull, NULL) == SBX_DENY ? DENY_ERRNO :
+										     EACCES;
+	struct answer a = ERR(deny);
 	int sfd = -1, tfd = -1, rc;
 	bool have_old = false;
 
@@ -158,7 +240,7 @@ struct answer notify_gitcfg_rename(struct call *c, int ofd, const char *oname, i
 	 * the supervisor would write where the boundary keeps it out */
 	if (fstatvfs(nfd, &sv) || (sv.f_flag & ST_RDONLY) || fstatvfs(ofd, &sv) ||
 	    (sv.f_flag & ST_RDONLY))
-		return ERR(DENY_ERRNO);
+		return ERR(deny);
 	bool acting = true;
 	notify_act_begin(c->n, NO_UMASK);
 	sfd = openat(ofd, oname, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
@@ -167,7 +249,7 @@ struct answer notify_gitcfg_rename(struct call *c, int ofd, const char *oname, i
 		goto out;
 	}
 	if (fstat(sfd, &sst) || !S_ISREG(sst.st_mode)) {
-		a = ERR(DENY_ERRNO);
+		a = ERR(deny);
 		goto out;
 	}
 	tfd = openat(nfd, nname, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
@@ -181,7 +263,7 @@ struct answer notify_gitcfg_rename(struct call *c, int ofd, const char *oname, i
 		goto out;
 	}
 	if (have_old && (fstat(tfd, &tst) || !S_ISREG(tst.st_mode))) {
-		a = ERR(DENY_ERRNO); /* not a file git reads as its config */
+		a = ERR(deny); /* not a file git reads as its config */
 		goto out;
 	}
 	if ((rc = read_all(sfd, &nbuf, &nlen, GITCFG_READ_MAX)) ||
@@ -190,7 +272,7 @@ struct answer notify_gitcfg_rename(struct call *c, int ofd, const char *oname, i
 			 rc == -E2BIG ? "a git config" : "the git config",
 			 obuf || !nbuf ? "in place" : "written", rc == -E2BIG ? "larger than 1 MiB" :
 			 strerror(-rc));
-		refuse_line(c, nfull, line);
+		refuse_line(c, nfull, line, deny);
 		goto out;
 	}
 	notify_act_end(c->n, NO_UMASK);
@@ -199,15 +281,13 @@ struct answer notify_gitcfg_rename(struct call *c, int ofd, const char *oname, i
 	    (have_old && (rc = gitcfg_parse(obuf, olen, &og, &perr)))) {
 		snprintf(line, sizeof(line), "the %s git config is not one git reads (line %u: %s): "
 			 "refused", ng ? "present" : "new", perr.line, perr.msg);
-		refuse_line(c, nfull, line);
+		refuse_line(c, nfull, line, deny);
 		goto out;
 	}
-	if (gitcfg_risky_change(og, ng, key, sizeof(key), &row)) {
-		char shown[200];
-		report_printable(key, shown, sizeof(shown), true);
-		snprintf(line, sizeof(line), "%s would %s: refused (%s; set it outside the sandbox "
-			 "if you mean it)", shown, row->does, row->reader);
-		refuse_line(c, nfull, line);
+	char gitdir[PATH_MAX];
+	snprintf(gitdir, sizeof(gitdir), "%.*s", (int)(strlen(nfull) - strlen(nname) - 1), nfull);
+	if (!gitcfg_judged(c->n, gitdir, og, ng, as_new, line, sizeof(line))) {
+		refuse_line(c, nfull, line, deny);
 		goto out;
 	}
 	notify_act_begin(c->n, NO_UMASK);
@@ -241,4 +321,82 @@ out:
 	free(nbuf);
 	free(obuf);
 	return a;
+}
+
+/* Making `name` (objects or refs) in the held directory `dfd` (path `dir`)
+ * may make it a directory git takes for a repository (objects/ and refs/
+ * beside each other: a bare one, or what a `.git` file or a `commondir`
+ * leads to), and the `config` there its config, written before, when no
+ * rule could tell what it would be. It is judged then as a config the run
+ * made is, and replaced by a file of ours with the bytes judged: a
+ * descriptor the program kept open on the old one writes into nothing
+ * git reads. Both here, before the call is made, with no other notified
+ * call between: afterwards a write of it by name is judged as the config
+ * it is (notify-paths.c). 0, or -errno (refused, said). */
+int notify_gitcfg_complete(struct call *c, int dfd, const char *dir, const char *name)
+{
+	const char *other = !strcmp(name, "objects") ? "refs" : !strcmp(name, "refs") ? "objects" : NULL;
+	char *buf = NULL, line[PATH_MAX + 256], target[PATH_MAX], tmp[64];
+	struct gitcfg *g = NULL;
+	struct gitcfg_err perr;
+	struct stat st, again;
+	size_t len = 0;
+	int fd = -1, rc = 0;
+
+	if (!other || !notify_git_part(dfd, other) || notify_git_part(dfd, name) == 1)
+		return 0; /* no repository made, or one that was one already */
+	if (fstatat(dfd, "config", &st, AT_SYMLINK_NOFOLLOW))
+		return errno == ENOENT ? 0 : -EACCES;
+	snprintf(target, sizeof(target), "%s/config", strcmp(dir, "/") ? dir : "");
+	bool acting = true;
+	notify_act_begin(c->n, NO_UMASK);
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(line, sizeof(line), "%s makes a repository whose config is not a file: refused",
+			 name);
+		goto refused;
+	}
+	fd = openat(dfd, "config", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+	    (rc = read_all(fd, &buf, &len, GITCFG_READ_MAX))) {
+		snprintf(line, sizeof(line), "%s makes a repository whose config cannot be read: "
+			 "refused", name);
+		goto refused;
+	}
+	notify_act_end(c->n, NO_UMASK);
+	acting = false;
+	if (gitcfg_parse(buf, len, &g, &perr)) {
+		snprintf(line, sizeof(line), "%s makes a repository of a config git does not read "
+			 "(line %u: %s): refused", name, perr.line, perr.msg);
+		goto refused;
+	}
+	if (!gitcfg_judged(c->n, dir, NULL, g, true, line, sizeof(line)))
+		goto refused;
+	notify_act_begin(c->n, NO_UMASK);
+	acting = true;
+	if ((rc = write_new(dfd, buf, len, st.st_mode & 0666, tmp, sizeof(tmp)))) {
+		rc = rc < 0 ? rc : -EIO;
+		goto out;
+	}
+	/* onto the file we read: one put there meanwhile is not ours */
+	if (fstatat(dfd, "config", &again, AT_SYMLINK_NOFOLLOW) || again.st_ino != st.st_ino ||
+	    again.st_dev != st.st_dev || renameat(dfd, tmp, dfd, "config")) {
+		unlinkat(dfd, tmp, 0);
+		rc = -EACCES;
+		snprintf(line, sizeof(line), "%s makes a repository whose config changed meanwhile: "
+			 "refused", name);
+		goto refused;
+	}
+	rc = 0;
+	goto out;
+refused:
+	refuse_line(c, target, line, EACCES);
+	rc = -EACCES;
+out:
+	if (acting)
+		notify_act_end(c->n, NO_UMASK);
+	if (fd >= 0)
+		close(fd);
+	gitcfg_free(g);
+	free(buf);
+	return rc;
 }

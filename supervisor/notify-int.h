@@ -132,6 +132,10 @@ struct notify {
 	struct gitdir *git;
 	size_t ngit;
 	bool git_full;
+	/* the core.worktree of each repository the run made, as vetted
+	 * (notify-gitcfg.c): no link or directory lands there */
+	char **worktrees;
+	size_t nworktrees;
 	struct waiting wait[MAX_WAIT];
 	size_t nwait;
 	struct connecting *conn; /* MAX_CONNECTING, made when first needed */
@@ -228,10 +232,19 @@ int notify_cmp_str(const void *a, const void *b);
 /* A regular file renamed onto a git config the policy keeps (notify_move
  * decided it is one): done by the supervisor when the new content changes
  * no key that runs a program or loads a file, else refused with the key
- * named. */
+ * named. as_new: the config of a repository the run made, judged whole
+ * (gitcfg_risky_new). */
 struct answer notify_gitcfg_rename(struct call *c, int ofd, const char *oname, int nfd,
-				   const char *nname, const char *nfull,
-				   unsigned flags);
+				   const char *nname, const char *nfull, unsigned flags,
+				   bool as_new);
+/* The config beside an objects/ or refs/ about to be made: 0, -errno */
+int notify_gitcfg_complete(struct call *c, int dfd, const char *dir, const char *name);
+/* Would a directory or link landing at `path` land at (or above) the
+ * work tree a vetted core.worktree names? */
+bool notify_gitcfg_worktree_below(const struct notify *n, const char *path);
+/* Is the part `name` of a git directory in `dfd` (notify-paths.c): 1 yes,
+ * 0 no, -1 not known */
+int notify_git_part(int dfd, const char *name);
 
 /* ---- notify-net.c */
 

@@ -262,7 +262,7 @@ bool notify_git_own(const char *rest)
 {
 	size_t n = strlen(rest);
 
-	if (!strcmp(rest, "config") || !strcmp(rest, "hooks"))
+	if (!strcmp(rest, "hooks"))
 		return true;
 	return !strncmp(rest, "hooks/", 6) && !strchr(rest + 6, '/') && n > 6 + 7 &&
 	       !strcmp(rest + n - 7, ".sample");
@@ -333,9 +333,10 @@ static bool git_made_here(const struct notify *n, int fd, unsigned levels)
 }
 
 /* The exception for git: a git directory the program made during the run
- * gets what `git init` and `git clone` write, its config and the sample
- * hooks, and its work tree's .gitmodules; never a hook git would run. `full` is parent `fd`'s path plus the
- * name. */
+ * gets what `git init` and `git clone` write plainly, its hooks/ and the
+ * sample hooks, and its work tree's .gitmodules; never a hook git would
+ * run, and its config only by a vetted rename (git_config_vetted). `full`
+ * is parent `fd`'s path plus the name. */
 static bool git_exception(const struct notify *n, int fd, const char *full)
 {
 	const char *g = NULL;
@@ -361,13 +362,13 @@ static bool git_exception(const struct notify *n, int fd, const char *full)
 		g = q;
 	if (g && notify_git_own(g + 6))
 		return git_made_here(n, fd, strchr(g + 6, '/') ? 1 : 0);
-	/* the config and sample hooks of a git directory under another name
+	/* the hooks/ and sample hooks of a git directory under another name
 	 * the run made (a submodule's under .git/modules/, cloned by `git
 	 * submodule update --init`): as a .git's (notify_git_own) */
 	const char *base = strrchr(full, '/');
 	if (!base)
 		return false;
-	if (!strcmp(base, "/config") || !strcmp(base, "/hooks"))
+	if (!strcmp(base, "/hooks"))
 		return git_made_here(n, fd, 0);
 	/* its sample hooks, as git init copies them */
 	size_t bl = strlen(base);
@@ -377,6 +378,33 @@ static bool git_exception(const struct notify *n, int fd, const char *full)
 	return false;
 }
 
+static const char *base_of(const char *p)
+{
+	const char *b = strrchr(p, '/');
+	return b ? b + 1 : p;
+}
+
+/* A `config` in a directory git may take for a repository under another
+ * name than `.git` -- objects/ and refs/ beside it: a bare repository, or
+ * what a `.git` file or a `commondir` leads to, wherever it is -- judged
+ * as `.git/config` would be (no rule names it): its path so into `view`.
+ * `fd` is the held directory (-1: not known, no view). */
+static bool config_view(int fd, const char *full, char *view, size_t viewsz)
+{
+	const char *name = base_of(full);
+	size_t dl = (size_t)(name - full);
+
+	if (fd < 0 || strcmp(name, "config") || dl < 2 || !notify_git_part(fd, "objects") ||
+	    !notify_git_part(fd, "refs"))
+		return false;
+	const char *dir = full + dl - 1, *up = dir;
+	while (up > full && *--up != '/')
+		;
+	if ((size_t)(dir - up) == 5 && !strncmp(up, "/.git", 5))
+		return false; /* a .git's own: the rows name it */
+	return (size_t)snprintf(view, viewsz, "%.*s/.git/config", (int)(up - full), full) < viewsz;
+}
+
 /* Is `full` (`name` in the held directory `fd`) a git config the
  * policy keeps by an executes-later row -- a repository's config or
  * config.worktree, a submodule's, a linked worktree's, a work tree's
@@ -384,10 +412,12 @@ static bool git_exception(const struct notify *n, int fd, const char *full)
  * where the user's own deny_write names it, nor in a git directory the
  * run made (the git exception's: plain), nor a bare repository's config
  * (no row keeps it once its bind is gone: refused as before). */
-static bool git_config_vetted(const struct notify *n, int fd, const char *name,
-			      const char *full)
+enum vetted { NOT_VETTED, VET_CHANGE, VET_NEW };
+static enum vetted git_config_vetted(const struct notify *n, int fd, const char *name,
+				     const char *full)
 {
 	static const char *const rows[] = { ".git/config", ".git/config.worktree", ".gitmodules",
+					    "config.worktree",
 					    ".git/modules/*/config", ".git/modules/*/config.worktree",
 					    ".git/modules/*/modules/*/config",
 					    ".git/modules/*/modules/*/config.worktree",
@@ -395,20 +425,24 @@ static bool git_config_vetted(const struct notify *n, int fd, const char *name,
 	const struct sbx_rule *why, *const *user;
 	size_t nu;
 	bool row = false;
+	char view[PATH_MAX];
+	const char *judged = full;
 
 	if (strcmp(name, "config") && strcmp(name, "config.worktree") && strcmp(name, ".gitmodules"))
-		return false;
-	if (policy_check_path(n->p, SBX_OP_WRITE, full, &why) != SBX_DENY || !why ||
+		return NOT_VETTED;
+	if (config_view(fd, full, view, sizeof(view)))
+		judged = view;
+	if (policy_check_path(n->p, SBX_OP_WRITE, judged, &why) != SBX_DENY || !why ||
 	    why->kind != SBX_RULE_MANDATORY || why->pat != SBX_PAT_ANYWHERE)
-		return false;
+		return NOT_VETTED;
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
 		row |= !strcmp(why->pattern, rows[i]);
 	if (!row)
-		return false;
+		return NOT_VETTED;
 	user = policy_rules(n->p, SBX_RULE_DENY_WRITE, &nu);
 	for (size_t i = 0; i < nu; i++)
 		if (policy_rule_matches(user[i], full))
-			return false;
+			return NOT_VETTED;
 	/* the directory must be one the program may make a name in (the
 	 * supervisor's new file goes there): not a place HOME's allow-list
 	 * keeps (a ~/.dotfiles with HOME writable), nor one outside the
@@ -416,11 +450,21 @@ static bool git_config_vetted(const struct notify *n, int fd, const char *name,
 	char sib[PATH_MAX];
 	size_t fl = strlen(full), bl = strlen(name);
 	if (fl - bl + 12 >= sizeof(sib))
-		return false;
+		return NOT_VETTED;
 	snprintf(sib, sizeof(sib), "%.*s.sbx-gitcfg", (int)(fl - bl), full);
 	if (policy_check_path(n->p, SBX_OP_WRITE, sib, NULL) != SBX_ALLOW)
-		return false;
-	return !git_exception(n, fd, full);
+		return NOT_VETTED;
+	/* a work tree's .gitmodules the run made: plain (git_exception) */
+	if (!strcmp(name, ".gitmodules"))
+		return git_exception(n, fd, full) ? NOT_VETTED : VET_CHANGE;
+	/* the config of a repository the run made, or one inside it (a
+	 * submodule `libs/foo` cloned into .git/modules/libs/foo): judged
+	 * whole, whatever it held a moment ago (git init's first write has
+	 * nothing before) */
+	for (unsigned up = 0; up < 8; up++)
+		if (git_made_here(n, fd, up))
+			return VET_NEW;
+	return VET_CHANGE;
 }
 
 /* A place HOME's allow-list keeps (policy/home.c) below `path`, where it
@@ -520,7 +564,7 @@ static bool refused_path(const struct notify *n, const char *full, bool below)
  * -1 not known: the directory cannot be searched now (a thread of the
  * program's took its mode away between our making a part and this look:
  * five repositories in a hundred went unnamed). */
-static int git_part(int dfd, const char *name)
+int notify_git_part(int dfd, const char *name)
 {
 	struct stat st;
 
@@ -536,7 +580,7 @@ static int git_part(int dfd, const char *name)
  * for one: judged and named as one. */
 static bool git_dir_at(int dfd)
 {
-	return git_part(dfd, "HEAD") && git_part(dfd, "objects") && git_part(dfd, "refs");
+	return notify_git_part(dfd, "HEAD") && notify_git_part(dfd, "objects") && notify_git_part(dfd, "refs");
 }
 
 static bool git_listed(const struct notify *n, int dfd)
@@ -547,12 +591,6 @@ static bool git_listed(const struct notify *n, int dfd)
 	if (!fstat(dfd, &st))
 		ok = git_made(n, dfd, &st);
 	return ok;
-}
-
-static const char *base_of(const char *p)
-{
-	const char *b = strrchr(p, '/');
-	return b ? b + 1 : p;
 }
 
 /* A git directory under another name than `.git` (a bare repository,
@@ -617,12 +655,12 @@ static bool completes_git_with_hook(int fd, const char *name, char *hook, size_t
 			found = true;
 			continue;
 		}
-		if (!git_part(fd, parts[i]))
+		if (!notify_git_part(fd, parts[i]))
 			return false;
 	}
 	/* one there already (git moves HEAD.lock onto HEAD at a checkout):
 	 * the directory was a repository before, its hooks judged as it grew */
-	if (!found || git_part(fd, name) == 1)
+	if (!found || notify_git_part(fd, name) == 1)
 		return false;
 	if (!fstatat(fd, "hooks", &st, AT_SYMLINK_NOFOLLOW) && S_ISLNK(st.st_mode)) {
 		snprintf(hook, hooksz, "%s", "hooks");
@@ -669,6 +707,10 @@ static bool may_make(const struct notify *n, int fd, const char *full, bool as_d
 	    policy_check_path(n->p, SBX_OP_WRITE, view, why) == SBX_DENY && protective(*why) &&
 	    (as_dir || !ours || !notify_git_own(strstr(view, "/.git/") + 6)))
 		return false;
+	/* a config of one under another name, written but by a vetted rename */
+	if (config_view(fd, full, view, sizeof(view)) &&
+	    policy_check_path(n->p, SBX_OP_WRITE, view, why) == SBX_DENY && protective(*why))
+		return false;
 	/* ... and one completed around a hook made before */
 	char hook[NAME_MAX + 1];
 	const char *name = base_of(full);
@@ -689,13 +731,19 @@ static bool may_make(const struct notify *n, int fd, const char *full, bool as_d
 	    (as_dir || !git_exception(n, fd, full)))
 		return false;
 	*why = NULL;
+	/* nor where a repository the run made checks its work tree out */
+	if (as_dir && notify_gitcfg_worktree_below(n, full))
+		return false;
 	return !as_dir || notify_dir_may_land(n->p, full, why);
 }
 
 /* An existing file at `full` that a protected rule names: still writable
- * when it is git's own in a git directory the run made (its config). */
+ * when it is git's own in a git directory the run made (its hooks/ and
+ * samples); its config too when only its mode changes (`mode`: git init
+ * flips a bit of it to learn whether the file system keeps modes, and
+ * writes core.fileMode by what it saw). */
 static int parent_open(const struct call *c, const char *abs, struct parent *pa);
-static bool git_writable(const struct call *c, const char *full)
+static bool git_writable(const struct call *c, const char *full, bool mode)
 {
 	struct parent pa;
 	bool ok;
@@ -704,7 +752,36 @@ static bool git_writable(const struct call *c, const char *full)
 		return false;
 	char again[PATH_MAX];
 	join(pa.path, pa.name, again, sizeof(again));
-	ok = !strcmp(again, full) && git_exception(c->n, pa.fd, full);
+	ok = !strcmp(again, full) &&
+	     (git_exception(c->n, pa.fd, full) ||
+	      (mode && !strcmp(pa.name, "config") && git_made_here(c->n, pa.fd, 0)));
+	parent_close(&pa);
+	return ok;
+}
+
+/* May the existing file at `full` be written (or linked, its bytes then
+ * written through the new name)? Not where a protected rule keeps it
+ * (git's own in a repository the run made aside), nor when it is the
+ * config of a repository under another name than .git (config_view). */
+static bool may_write_existing(const struct call *c, const char *full,
+			       const struct sbx_rule **why)
+{
+	struct parent pa;
+	char again[PATH_MAX], view[PATH_MAX];
+	bool ok = true;
+
+	if (!may_make(c->n, -1, full, false, why) && !git_writable(c, full, false))
+		return false;
+	*why = NULL;
+	if (strcmp(base_of(full), "config"))
+		return true;
+	if (parent_open(c, full, &pa))
+		return false; /* a config whose directory we cannot look at */
+	join(pa.path, pa.name, again, sizeof(again));
+	if (strcmp(again, full) ||
+	    (config_view(pa.fd, full, view, sizeof(view)) &&
+	     policy_check_path(c->n->p, SBX_OP_WRITE, view, why) == SBX_DENY && protective(*why)))
+		ok = false;
 	parent_close(&pa);
 	return ok;
 }
@@ -1112,8 +1189,7 @@ static struct answer open_existing(struct call *c, int o, int flags, mode_t mode
 	 * answer stands, from the boundary that made it (f_flags: the
 	 * mount's flags, Linux 2.6.36) */
 	bool kernel_says = have_sf && (sf.f_flags & 0x0020 /* ST_VALID */) && (sf.f_flags & ST_RDONLY);
-	if (named && !tmpfile && !kernel_says && !may_make(c->n, -1, full, false, &why) &&
-	    !git_writable(c, full)) {
+	if (named && !tmpfile && !kernel_says && !may_write_existing(c, full, &why)) {
 		report_why(c, WIRE_DENY, WIRE_WRITE, full, DENY_ERRNO, why);
 		return ERR(DENY_ERRNO);
 	}
@@ -1432,6 +1508,11 @@ struct answer notify_make(struct call *c, enum make_kind kind, int dirfd,
 		report_why(c, WIRE_DENY, WIRE_WRITE, full, DENY_ERRNO, why);
 		return ERR(DENY_ERRNO);
 	}
+	/* objects/ or refs/ (or a link at the name) beside a config */
+	if (kind != MAKE_NODE && (rc = notify_gitcfg_complete(c, pa.fd, pa.path, pa.name))) {
+		parent_close(&pa);
+		return ERR(-rc);
+	}
 	mode_t old = notify_act_begin(c->n, notify_prog_umask(c));
 	if (kind == MAKE_DIR)
 		rc = mkdirat(pa.fd, pa.name, mode);
@@ -1659,7 +1740,7 @@ static int link_source(struct call *c, int o)
 		report_why(c, WIRE_DENY, WIRE_READ, full, EACCES, why);
 		return EACCES;
 	}
-	if (!may_make(c->n, -1, full, false, &why) && !git_writable(c, full)) {
+	if (!may_write_existing(c, full, &why)) {
 		report_why(c, WIRE_DENY, WIRE_WRITE, full, DENY_ERRNO, why);
 		return DENY_ERRNO;
 	}
@@ -1704,7 +1785,10 @@ static bool moves_protected(const struct notify *n, int fd, const char *full,
 			    const struct sbx_rule **why)
 {
 	if (policy_check_path(n->p, SBX_OP_WRITE, full, why) == SBX_DENY && protective(*why) &&
-	    !git_exception(n, fd, full))
+	    !git_exception(n, fd, full) &&
+	    /* a config of the run's, moved away or removed: what comes in its
+	     * place is vetted as it was (`rm -rf` of a clone made inside) */
+	    !(fd >= 0 && !strcmp(base_of(full), "config") && git_made_here(n, fd, 0)))
 		return true;
 	*why = NULL;
 	return false;
@@ -1769,11 +1853,13 @@ struct answer notify_move(struct call *c, bool is_link, int olddfd, unsigned lon
 	 * Never a file the policy denies reading: the supervisor reads it
 	 * and its bytes would land, readable, at the config (a deep `*.pem`
 	 * shaped as a config); such a rename goes the plain way, refused */
+	enum vetted vet = NOT_VETTED;
 	if (!is_link && !as_dir && S_ISREG(st.st_mode) && !(flags & ~(unsigned)RENAME_NOREPLACE) &&
-	    git_config_vetted(c->n, np.fd, np.name, nfull) &&
+	    (vet = git_config_vetted(c->n, np.fd, np.name, nfull)) != NOT_VETTED &&
 	    policy_check_path(c->n->p, SBX_OP_READ, ofull, NULL) != SBX_DENY &&
 	    !moves_protected(c->n, op.fd, ofull, &why)) {
-		a = notify_gitcfg_rename(c, op.fd, op.name, np.fd, np.name, nfull, flags);
+		a = notify_gitcfg_rename(c, op.fd, op.name, np.fd, np.name, nfull, flags,
+					 vet == VET_NEW);
 		if (!a.err)
 			report(c, WIRE_ALLOW, WIRE_WRITE, nfull, 0);
 		goto out;
@@ -1811,11 +1897,18 @@ struct answer notify_move(struct call *c, bool is_link, int olddfd, unsigned lon
 			goto out;
 		}
 	}
+	/* objects/ or refs/ landing beside a config: judged as it is made */
+	if ((rc = notify_gitcfg_complete(c, np.fd, np.path, np.name)) ||
+	    (!is_link && (flags & RENAME_EXCHANGE) &&
+	     (rc = notify_gitcfg_complete(c, op.fd, op.path, op.name)))) {
+		a = ERR(-rc);
+		goto out;
+	}
 	/* a part of a repository moved onto one already there (git's
 	 * HEAD.lock onto HEAD) makes no repository: a host's bare one is not
 	 * the run's, nor named as made during it */
 	bool replaces_part = !is_link && (!strcmp(np.name, "HEAD") || !strcmp(np.name, "objects") ||
-					  !strcmp(np.name, "refs")) && git_part(np.fd, np.name) == 1;
+					  !strcmp(np.name, "refs")) && notify_git_part(np.fd, np.name) == 1;
 	int e = 0;
 	if (is_link) {
 		/* the file we judged, not a name again (a symlink: itself) */
@@ -1905,7 +1998,7 @@ struct answer notify_xattr(struct call *c, long nr, const unsigned long long *ar
 	}
 	if (rc)
 		full[0] = '\0';
-	if (full[0] && moves_protected(c->n, -1, full, &why) && !git_writable(c, full)) {
+	if (full[0] && moves_protected(c->n, -1, full, &why) && !git_writable(c, full, false)) {
 		report_why(c, WIRE_DENY, WIRE_WRITE, full, DENY_ERRNO, why);
 		a = ERR(DENY_ERRNO);
 		goto out;
@@ -2224,7 +2317,7 @@ int notify_chmod(struct call *c, long nr, const unsigned long long *args, struct
 		*out = ERR(EOPNOTSUPP);
 		return 0;
 	}
-	if (full[0] && moves_protected(c->n, -1, full, &why) && !git_writable(c, full)) {
+	if (full[0] && moves_protected(c->n, -1, full, &why) && !git_writable(c, full, true)) {
 		close(o);
 		report_why(c, WIRE_DENY, WIRE_WRITE, full, DENY_ERRNO, why);
 		*out = ERR(DENY_ERRNO);

@@ -364,6 +364,9 @@ int notify_refuse(struct notify *n, char *const *paths, size_t np)
 			return -ENOMEM;
 		}
 	qsort(v, np, sizeof(*v), notify_cmp_str);
+	for (size_t i = 0; i < n->nworktrees; i++)
+		free(n->worktrees[i]);
+	free(n->worktrees);
 	for (size_t i = 0; i < n->nrefused; i++)
 		free(n->refused[i]);
 	free(n->refused);
@@ -389,8 +392,8 @@ void notify_finish(struct notify *n)
 	for (size_t i = 0; i < n->ngit;) {
 		size_t o = (size_t)snprintf(line, sizeof(line), i ?
 			"sbx: git repositories created during the run (continued):" :
-			"sbx: git repositor%s created during the run (their config was written "
-			"inside the sandbox; hooks other than git's samples were refused):",
+			"sbx: git repositor%s created during the run (made inside the sandbox: "
+			"no config key that runs a program, no hook but git's samples):",
 			n->ngit == 1 ? "y" : "ies");
 		for (size_t k = 0; i < n->ngit; i++, k++) {
 			policy_tildify(n->p, n->git[i].path, shown, sizeof(shown));

@@ -80,7 +80,7 @@ int notify_timeout(const struct notify *n);
  * listener itself failed (the run must stop: nothing else answers). */
 int notify_serve(struct notify *n, bool ready);
 /* The run is over: one line, and a log record, naming the git
- * repositories the run created (their config was written inside). */
+ * repositories the run created (their configs vetted, notify-gitcfg.c). */
 void notify_finish(struct notify *n);
 /* Is `path` (the sandbox's view) at or inside a git repository the run
  * created? notify_finish() names those; NULL n: false. */
@@ -93,7 +93,8 @@ void notify_free(struct notify *n); /* NULL is fine */
  * `hooks/pre-commit` to `.git`). *why: the rule. */
 bool notify_dir_may_land(const struct policy *p, const char *path, const struct sbx_rule **why);
 /* Is `rest` (the part of a path after `/.git/`) one git writes into a git
- * directory it makes: `config`, `hooks`, `hooks/NAME.sample`? */
+ * directory it makes, plainly: `hooks`, `hooks/NAME.sample`? (Its config
+ * only by a vetted rename: notify-gitcfg.c.) */
 bool notify_git_own(const char *rest);
 
 #endif

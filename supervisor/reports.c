@@ -1640,14 +1640,16 @@ void reports_boundary(struct reports *r, char decision, enum wire_op op, int pid
 void reports_syscall(struct reports *r, int pid, const char *comm, const char *call,
 		     const char *target, const char *why, const char *rule, int err)
 {
-	char key[256], line[REPORT_LINE_MAX], shown_comm[16 * 6], shown[600], *text = NULL;
+	char key[512], line[REPORT_LINE_MAX], shown_comm[16 * 6], shown[600], *text = NULL;
 	struct seen *s;
 	size_t len = 0;
 
 	report_printable(comm ? comm : "", shown_comm, sizeof(shown_comm), true);
 	report_printable(target ? target : "", shown, sizeof(shown), true);
-	/* the reason tells rows of one call apart (socket: AF_PACKET, raw) */
-	snprintf(key, sizeof(key), "S %s %s %.120s", call, shown_comm, why);
+	/* the reason tells rows of one call apart (socket: AF_PACKET, raw);
+	 * a write's file too (git config refused in two repositories) */
+	snprintf(key, sizeof(key), "S %s %s %.120s %.100s", call, shown_comm, why,
+		 strcmp(call, "write") ? "" : shown);
 	r->denied_calls++;
 	if (proxy_seen_add(r, key, &s))
 		return;

@@ -178,12 +178,12 @@ if command -v git >/dev/null; then
 		git -c user.email=t@t -c user.name=t commit -qm one)
 	chmod -R a+rX "$B/src"
 	sx --log "$B/log.jsonl" -- sh -c 'git init -q new && cd new && echo x > f && git add f &&
-		git -c user.email=t@t -c user.name=t commit -qm init && git config sbx.t 1 && cd .. &&
+		git -c user.email=t@t -c user.name=t commit -qm init && git config user.name sbx-t && cd .. &&
 		git clone -q "$0" cl && cd cl && git -c user.email=t@t -c user.name=t commit -q --allow-empty -m two &&
 		git log --oneline | wc -l; echo hook > ../new/.git/hooks/pre-commit;
 		cp ../new/.git/hooks/pre-commit.sample ../new/.git/hooks/post-checkout; echo END' "$B/src"
 	if has END out && has '^2$' out && [ -f new/.git/hooks/pre-commit.sample ] &&
-	   [ "$(git -C new config sbx.t)" = 1 ] && [ -f cl/f ] &&
+	   [ "$(git -C new config user.name)" = sbx-t ] && [ -f cl/f ] &&
 	   [ ! -e new/.git/hooks/pre-commit ] && [ ! -e new/.git/hooks/post-checkout ] &&
 	   has "git repositories created during the run" err && hasf "$W/new/.git" err &&
 	   grep -q '"notice":"git-repositories"' "$B/log.jsonl" &&
