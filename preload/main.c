@@ -1007,7 +1007,7 @@ int main(int argc, char **argv)
 		policy_rules(p, SBX_RULE_ALLOW_UNIX_SOCKET, &nu);
 		if (nu && !policy_allow_all_unix_sockets(p))
 			msg("unix sockets stay blocked: allow_unix_sockets needs the seccomp "
-			    "notify layer, which the nested mode does not run");
+			    "notify layer's connect, which the nested mode does not run");
 	}
 	held_back_say(); /* a sandbox runs from here on */
 	if (pending_notes(p))
@@ -1079,6 +1079,12 @@ int main(int argc, char **argv)
 	 * where no mount stops what the policy leaves to the mounts
 	 * (docs/SECURITY.md, "The nested mode") */
 	notify_on = !o.print && !(nenv && !strcmp(nenv, "off")) && !nested;
+	/* there, the layer for a file's mode and owner alone: Landlock has
+	 * no right for them (notify_set_modes) */
+	nest.notify_modes = nested && !o.print && !(nenv && !strcmp(nenv, "off"));
+	if (nested && !o.print && !nest.notify_modes)
+		info("SBX_NOTIFY=off: the seccomp notify layer is off; a file's mode and owner "
+		     "are not decided by the policy (chmod 755 ~/.ssh goes through)");
 	if (!o.print && !notify_on && !nested)
 		info("SBX_NOTIFY=off: the seccomp notify layer is off; protected names in "
 		     "directories made during the run are not refused, Unix sockets stay "
@@ -1270,7 +1276,7 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (use_shim || proxied || notify_on) {
+	if (use_shim || proxied || notify_on || nest.notify_modes) {
 		/* a log the user named: its directories resolved now (theirs),
 		 * the file itself never followed (it is opened once COMMAND
 		 * runs, in a tree it may write) */
@@ -1380,10 +1386,23 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (notify_on && !serr) {
+	if ((notify_on || nest.notify_modes) && !serr) {
 		int e = notify_new(confine, reports, mode == REPORTS_TRACE, &notify);
 		if (!e && (e = notify_refuse(notify, pl.refused_new.v, pl.refused_new.n)))
 			notify_free(notify), notify = NULL;
+		if (!e && nest.notify_modes) {
+			struct strv kept = { 0 };
+			for (size_t i = 0; !e && i < nest.spec.read_deny.n; i++)
+				e = strv_add(&kept, nest.spec.read_deny.v[i]);
+			for (size_t i = 0; !e && i < nest.spec.write_deny.n; i++)
+				e = strv_add(&kept, nest.spec.write_deny.v[i]);
+			if (!e)
+				e = notify_set_modes(notify, nest.spec.write_roots.v,
+						     nest.spec.write_roots.n, kept.v, kept.n);
+			strv_free(&kept);
+			if (e)
+				notify_free(notify), notify = NULL;
+		}
 		if (e) {
 			msg("sandbox set-up failed: the seccomp notify listener: %s; nothing "
 			    "was run (Linux 5.9 or later is needed)", strerror(-e));

@@ -156,6 +156,11 @@ struct notify {
 	struct net_loop *net;  /* the proxy's loop, or NULL (no proxy this run) */
 	uint64_t netns_cookie; /* the sandbox's network namespace (0: not known) */
 	struct dialing dials[MAX_DIALS];
+	/* the nested mode (notify_set_modes): only a file's mode and owner
+	 * come here; Landlock's writable places and what the plan keeps */
+	bool modes;
+	char **modes_roots, **modes_kept;
+	size_t nmodes_roots, nmodes_kept;
 };
 
 /* One request being decided. */
@@ -204,6 +209,10 @@ struct answer notify_remove(struct call *c, int dirfd, unsigned long long paddr,
  * one changed here, the answer in *out, 0; 1 for a set-ID mode on what
  * is not protected (notify_chmod_dir, then the table's row). */
 int notify_chmod(struct call *c, long nr, const unsigned long long *args, struct answer *out);
+/* The nested mode's chmod and chown families (sbx_notify_modes): refused
+ * on what the policy or the plan keeps and outside Landlock's writable
+ * places, made here otherwise. */
+struct answer notify_modes(struct call *c, long nr, const unsigned long long *args);
 /* setxattr and the rest of its family: refused on a protected name, as
  * chmod is; made here otherwise. */
 struct answer notify_xattr(struct call *c, long nr, const unsigned long long *args);
