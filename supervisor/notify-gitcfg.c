@@ -323,8 +323,9 @@ out:
 	return a;
 }
 
-/* Making `name` (objects or refs) in the held directory `dfd` (path `dir`)
- * may make it a directory git takes for a repository (objects/ and refs/
+/* Making `name` (objects or refs, of any type: a directory, a file, a
+ * FIFO, a link; notify_git_part) in the held directory `dfd` (path `dir`)
+ * may make it a directory git takes for a repository (objects and refs
  * beside each other: a bare one, or what a `.git` file or a `commondir`
  * leads to), and the `config` there its config, written before, when no
  * rule could tell what it would be. It is judged then as a config the run

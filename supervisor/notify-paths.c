@@ -556,23 +556,26 @@ static bool refused_path(const struct notify *n, const char *full, bool below)
 }
 
 /* Is the part `name` of a git directory there in `dfd`: HEAD a file,
- * objects/ and refs/ directories, as git's own test (is_git_directory)
- * asks -- or a link at that name, whatever it leads to now: what a link
- * leads to changes with no call at its name (`objects` a link to a
- * directory made later, elsewhere, completed a repository no rule knew,
- * its hook made meanwhile and run by git on the host). 1 there, 0 not,
- * -1 not known: the directory cannot be searched now (a thread of the
- * program's took its mode away between our making a part and this look:
- * five repositories in a hundred went unnamed). */
+ * objects and refs anything at all (git's own test, is_git_directory,
+ * asks only access(X_OK) of them, which an executable file or a FIFO
+ * passes as a directory does: two executable files beside a config made
+ * a repository no rule knew, its fsmonitor run by git on the host) -- or
+ * a link at that name, whatever it leads to now: what a link leads to
+ * changes with no call at its name (`objects` a link to a directory made
+ * later, elsewhere, completed a repository no rule knew, its hook made
+ * meanwhile and run by git on the host). 1 there, 0 not, -1 not known:
+ * the directory cannot be searched now (a thread of the program's took
+ * its mode away between our making a part and this look: five
+ * repositories in a hundred went unnamed). */
 int notify_git_part(int dfd, const char *name)
 {
 	struct stat st;
 
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW))
 		return errno == ENOENT || errno == ENOTDIR ? 0 : -1;
-	if (S_ISLNK(st.st_mode))
+	if (S_ISLNK(st.st_mode) || strcmp(name, "HEAD"))
 		return 1;
-	return strcmp(name, "HEAD") ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode);
+	return S_ISREG(st.st_mode);
 }
 
 /* Does git take the directory `dfd` for a repository, or will it once the
@@ -1221,7 +1224,9 @@ static struct answer create_new(struct call *c, const char *abs, int flags, mode
 			return ERR(ENOENT);
 		bool was_cached = pa.cached && !fresh;
 		join(pa.path, pa.name, full, sizeof(full));
-		if (pa.slash || dot_name(pa.name) || !may_make(c->n, pa.fd, full, false, &why)) {
+		/* objects or refs beside a config: the long way judges it */
+		if (pa.slash || dot_name(pa.name) || !may_make(c->n, pa.fd, full, false, &why) ||
+		    !strcmp(pa.name, "objects") || !strcmp(pa.name, "refs")) {
 			parent_close(&pa);
 			return ERR(EPERM);
 		}
@@ -1306,6 +1311,11 @@ struct answer notify_open(struct call *c, int dirfd, unsigned long long paddr, i
 			parent_close(&pa);
 			report_why(c, WIRE_DENY, WIRE_WRITE, full, DENY_ERRNO, why);
 			return ERR(DENY_ERRNO);
+		}
+		/* a file at objects or refs beside a config (notify_git_part) */
+		if ((rc = notify_gitcfg_complete(c, pa.fd, pa.path, pa.name))) {
+			parent_close(&pa);
+			return ERR(-rc);
 		}
 		struct open_how how = { .flags = (unsigned long long)((flags & ~O_NOCTTY) |
 								      O_CLOEXEC | O_NOCTTY),
@@ -1508,8 +1518,8 @@ struct answer notify_make(struct call *c, enum make_kind kind, int dirfd,
 		report_why(c, WIRE_DENY, WIRE_WRITE, full, DENY_ERRNO, why);
 		return ERR(DENY_ERRNO);
 	}
-	/* objects/ or refs/ (or a link at the name) beside a config */
-	if (kind != MAKE_NODE && (rc = notify_gitcfg_complete(c, pa.fd, pa.path, pa.name))) {
+	/* objects or refs (a directory, a link, a FIFO) beside a config */
+	if ((rc = notify_gitcfg_complete(c, pa.fd, pa.path, pa.name))) {
 		parent_close(&pa);
 		return ERR(-rc);
 	}
@@ -1617,6 +1627,11 @@ struct answer notify_unix_bind(struct call *c, int s, const struct sockaddr_un *
 		parent_close(&pa);
 		report_why(c, WIRE_DENY, WIRE_WRITE, full, DENY_ERRNO, why);
 		return ERR(DENY_ERRNO);
+	}
+	/* a socket at objects or refs beside a config (notify_git_part) */
+	if ((rc = notify_gitcfg_complete(c, pa.fd, pa.path, pa.name))) {
+		parent_close(&pa);
+		return ERR(-rc);
 	}
 	/* sun_path takes no directory descriptor: bound from the held parent
 	 * as our working directory (this process has one thread), then back */

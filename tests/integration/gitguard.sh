@@ -382,6 +382,39 @@ if has END out && has ADDED out && has '^../../../lib$' out && ! has LINKED out 
    [ ! -L sup/lib ] && [ ! -e "$HOME/PLANTED" ]; then ok
 else bad "rc=$RC $(tr '\n' ' ' < "$B/out") $(grep -v '^sbx: sandbox' "$B/err" | head -3 | tr '\n' ' ')"; fi
 
+# git takes a directory for a repository when its objects and refs pass
+# access(X_OK) (setup.c, is_git_directory): an executable file, a FIFO or
+# a hard link at those names does, not only a directory. A config written
+# before them is judged when they are made, a config after them is the
+# repository's; git on the host reads it (a `.git` file leads there, the
+# directory registered in the user's index as a submodule). Before
+# 2026-11-29 only directories counted: each planted a core.fsmonitor that
+# the host's `git status` ran.
+t repository_of_executable_files_fifo_or_link_config_still_vetted
+res=""
+for mode in "" --no-shim; do
+	rm -rf "$W/r" "$B"/pwned-*; mkrepo "$W/r"
+	sx $mode -- sh -c 'cd r; B=$0; c=$(git rev-parse HEAD); printf "#!/bin/sh\n" > ../exe; chmod 755 ../exe
+		for s in s1 s2 s3; do mkdir $s ev$s; echo "ref: refs/heads/main" > $s/HEAD; echo "gitdir: ../$s" > ev$s/.git; done
+		cfg() { printf "[core]\n\tfsmonitor = touch $B/pwned-$1\n" > $1/config; }
+		cfg s1 && cp ../exe s1/objects && cp ../exe s1/refs 2>/dev/null && echo SET-s1
+		cfg s2 && mkfifo -m 755 s2/objects && ln ../exe s2/refs 2>/dev/null && echo SET-s2
+		cp ../exe s3/objects && cp ../exe s3/refs && cfg s3 2>/dev/null && echo SET-s3
+		for s in s1 s2 s3; do git update-index --add --cacheinfo 160000,$c,ev$s || echo NOREG; done
+		echo END' "$B"
+	git -C r status >/dev/null 2>&1
+	for s in s1 s2 s3; do git -C "r/ev$s" status >/dev/null 2>&1; done
+	pw=$(cd "$B" && ls -d pwned-* 2>/dev/null | tr '\n' ' ')
+	if has END out && ! has SET- out && ! has NOREG out && [ -z "$pw" ] &&
+	   [ "$(git -C r/evs3 rev-parse --git-dir 2>/dev/null)" = "$W/r/s3" ] &&
+	   [ ! -e r/s1/refs ] && [ ! -e r/s2/refs ] && [ ! -e r/s3/config ] &&
+	   hasf 's1/config — core.fsmonitor would run a program: refused' err &&
+	   hasf 's2/config — core.fsmonitor would run a program: refused' err; then
+		res="${res}y"
+	else res="$res[${mode:-shim}: pwned: $pw out: $(tr '\n' ' ' < "$B/out") $(grep -v '^sbx: sandbox' "$B/err" | head -3 | tr '\n' ' ')]"; fi
+done
+if [ "$res" = yy ]; then ok; else bad "$res"; fi
+
 # A file the policy denies reading, renamed onto a kept config: the
 # supervisor would read it for the program and land its bytes, readable,
 # at .git/config (a `*.pem` deeper than the walk, shaped as a config; before
