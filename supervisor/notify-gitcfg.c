@@ -148,12 +148,63 @@ static int write_new(int dfd, const char *buf, size_t len, mode_t mode, char *na
  * the run no link or directory lands there or above (`rm -rf sub; ln -s
  * ~ sub` would have the host's checkout write into HOME); a later run
  * finds the work tree's `.git` file and keeps it, which keeps the
- * directory. */
+ * directory. Nor through a link there now (walk_has_no_link). */
 #define MAX_WORKTREES 1024
 struct worktree_ctx {
 	struct notify *n;
 	const char *gitdir; /* the config's directory, as the sandbox names it */
+	int gitfd;	    /* ... held */
 };
+
+/* Does the relative `value`, walked from the held directory `fd` as git
+ * walks it (realpath: `..` from where the step before led), meet no link
+ * and nothing but directories, up to a name not there yet with no `..`
+ * after it? Then it leads where it says lexically. Not so, git went
+ * through a link there before the config was written (`a` -> HOME for
+ * `../../../a`, or `x/../lib` with x -> HOME: HOME's parent). */
+static bool walk_has_no_link(int fd, const char *value)
+{
+	char part[NAME_MAX + 1];
+	struct stat st;
+	int cur = fd, next;
+	bool ok = true, gone = false;
+
+	for (const char *p = value; ok && *p;) {
+		size_t l = strcspn(p, "/");
+		if (l > NAME_MAX) {
+			ok = false;
+			break;
+		}
+		memcpy(part, p, l);
+		part[l] = '\0';
+		p += l + (p[l] == '/');
+		if (!l || !strcmp(part, "."))
+			continue;
+		if (gone) { /* below a name not there: no way back up */
+			ok = strcmp(part, "..") != 0;
+			continue;
+		}
+		if (strcmp(part, "..")) {
+			if (fstatat(cur, part, &st, AT_SYMLINK_NOFOLLOW)) {
+				ok = errno == ENOENT;
+				gone = true;
+				continue;
+			}
+			if (!S_ISDIR(st.st_mode)) {
+				ok = false;
+				break;
+			}
+		}
+		next = openat(cur, part, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (cur != fd)
+			close(cur);
+		cur = next;
+		ok = cur >= 0;
+	}
+	if (cur >= 0 && cur != fd)
+		close(cur);
+	return ok;
+}
 
 bool notify_gitcfg_worktree_below(const struct notify *n, const char *path)
 {
@@ -194,18 +245,18 @@ static bool worktree_ok(const char *value, void *ctx)
 	if (home && sbx_path_under(home, target))
 		return false; /* HOME itself, or a directory above it */
 	return policy_check_path(p, SBX_OP_WRITE, target, NULL) == SBX_ALLOW &&
-	       remember_worktree(w->n, target);
+	       walk_has_no_link(w->gitfd, value) && remember_worktree(w->n, target);
 }
 
-/* May `ng` be the config of the git directory `gitdir`? The run's own
+/* May `ng` be the config of the git directory `gitdir` (held: `gitfd`)? The run's own
  * repository's (as_new) holds no kept key but what git writes into a new
  * one; another's changes none of the kept keys of `og`. The line into
  * `line` when not. */
-static bool gitcfg_judged(struct notify *n, const char *gitdir, const struct gitcfg *og,
+static bool gitcfg_judged(struct notify *n, const char *gitdir, int gitfd, const struct gitcfg *og,
 			  const struct gitcfg *ng, bool as_new, char *line, size_t linesz)
 {
 	const struct gitcfg_row *row = NULL;
-	struct worktree_ctx w = { .n = n, .gitdir = gitdir };
+	struct worktree_ctx w = { .n = n, .gitdir = gitdir, .gitfd = gitfd };
 	char key[256], shown[200];
 
 	if (!(as_new ? gitcfg_risky_new(ng, worktree_ok, &w, key, sizeof(key), &row) :
@@ -286,7 +337,7 @@ struct answer notify_gitcfg_rename(struct call *c, int ofd, const char *oname, i
 	}
 	char gitdir[PATH_MAX];
 	snprintf(gitdir, sizeof(gitdir), "%.*s", (int)(strlen(nfull) - strlen(nname) - 1), nfull);
-	if (!gitcfg_judged(c->n, gitdir, og, ng, as_new, line, sizeof(line))) {
+	if (!gitcfg_judged(c->n, gitdir, nfd, og, ng, as_new, line, sizeof(line))) {
 		refuse_line(c, nfull, line, deny);
 		goto out;
 	}
@@ -370,7 +421,7 @@ int notify_gitcfg_complete(struct call *c, int dfd, const char *dir, const char 
 			 "(line %u: %s): refused", name, perr.line, perr.msg);
 		goto refused;
 	}
-	if (!gitcfg_judged(c->n, dir, NULL, g, true, line, sizeof(line)))
+	if (!gitcfg_judged(c->n, dir, dfd, NULL, g, true, line, sizeof(line)))
 		goto refused;
 	notify_act_begin(c->n, NO_UMASK);
 	acting = true;

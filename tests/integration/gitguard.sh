@@ -382,6 +382,25 @@ if has END out && has ADDED out && has '^../../../lib$' out && ! has LINKED out 
    [ ! -L sup/lib ] && [ ! -e "$HOME/PLANTED" ]; then ok
 else bad "rc=$RC $(tr '\n' ' ' < "$B/out") $(grep -v '^sbx: sandbox' "$B/err" | head -3 | tr '\n' ' ')"; fi
 
+# ... nor through a link there already: core.worktree names the place
+# lexically, git on the host goes there through the links on the way
+# (`a` a link to HOME: `git reset --hard` in the submodule checked its
+# files out into HOME before 2026-11-29; `x/../lib` with x a link to HOME
+# leads to HOME's parent).
+t run_made_submodule_work_tree_not_through_a_link_there_before
+sx -- sh -c 'export GIT_AUTHOR_NAME=a GIT_AUTHOR_EMAIL=a@b GIT_COMMITTER_NAME=a GIT_COMMITTER_EMAIL=a@b
+	git init -q s && echo x > s/PLANTED && git -C s add . && git -C s commit -qm s && git init -q sup &&
+	git -C sup -c protocol.file.allow=always submodule add -q ../s lib && git -C sup commit -qm sub && echo ADDED
+	ln -s "$HOME" sup/a && ln -s "$HOME" sup/x && echo LINKS
+	c=sup/.git/modules/lib/config
+	git config -f $c core.worktree ../../../lib && echo SAME
+	git config -f $c core.worktree ../../../x/../lib 2>/dev/null && echo SET-x
+	git config -f $c core.worktree ../../../a 2>/dev/null && echo SET-a; echo END'
+rm -f sup/lib/PLANTED; git -C sup/lib reset -q --hard 2>/dev/null
+if has END out && has ADDED out && has LINKS out && has SAME out && ! has SET- out &&
+   [ ! -e "$HOME/PLANTED" ] && [ ! -e "$B/lib" ] && [ -f sup/lib/PLANTED ]; then ok
+else bad "rc=$RC home: $(ls "$HOME" | tr '\n' ' ') $(tr '\n' ' ' < "$B/out") $(grep -v '^sbx: sandbox' "$B/err" | head -3 | tr '\n' ' ')"; fi
+
 # git takes a directory for a repository when its objects and refs pass
 # access(X_OK) (setup.c, is_git_directory): an executable file, a FIFO or
 # a hard link at those names does, not only a directory. A config written
