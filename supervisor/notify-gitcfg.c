@@ -214,18 +214,72 @@ bool notify_gitcfg_worktree_below(const struct notify *n, const char *path)
 	return false;
 }
 
-static bool remember_worktree(struct notify *n, const char *target)
+static bool remember_worktree(struct notify *n, const char *gitdir, const char *target)
 {
 	for (size_t i = 0; i < n->nworktrees; i++)
-		if (!strcmp(n->worktrees[i], target))
+		if (!strcmp(n->worktrees[i], target) && !strcmp(n->wtgits[i], gitdir))
 			return true;
 	if (n->nworktrees == MAX_WORKTREES)
 		return false; /* not remembered: not allowed */
-	if (!n->worktrees && !(n->worktrees = calloc(MAX_WORKTREES, sizeof(*n->worktrees))))
+	if (!n->worktrees && (!(n->worktrees = calloc(MAX_WORKTREES, sizeof(*n->worktrees))) ||
+			      !(n->wtgits = calloc(MAX_WORKTREES, sizeof(*n->wtgits))))) {
+		free(n->worktrees);
+		n->worktrees = NULL;
 		return false;
-	if (!(n->worktrees[n->nworktrees] = strdup(target)))
+	}
+	char *t = strdup(target), *g = strdup(gitdir);
+	if (!t || !g) {
+		free(t);
+		free(g);
 		return false;
-	n->nworktrees++;
+	}
+	n->worktrees[n->nworktrees] = t;
+	n->wtgits[n->nworktrees++] = g;
+	return true;
+}
+
+/* `*p` at or below `from`: moved below `to`. */
+static void shift(char **p, const char *from, const char *to)
+{
+	char *moved;
+
+	if (sbx_path_under(*p, from) && asprintf(&moved, "%s%s", to, *p + strlen(from)) >= 0) {
+		free(*p);
+		*p = moved;
+	}
+}
+
+bool notify_gitcfg_worktree_moves(struct call *c, const char *from, const char *to,
+				  bool exchange, bool apply)
+{
+	struct notify *n = c->n;
+	char line[PATH_MAX + 200];
+
+	for (size_t i = 0; i < n->nworktrees; i++) {
+		if (apply) {
+			/* each path once: one under `from` now lies under `to` */
+			bool tf = sbx_path_under(n->worktrees[i], from);
+			bool gf = sbx_path_under(n->wtgits[i], from);
+			if (tf)
+				shift(&n->worktrees[i], from, to);
+			else if (exchange)
+				shift(&n->worktrees[i], to, from);
+			if (gf)
+				shift(&n->wtgits[i], from, to);
+			else if (exchange)
+				shift(&n->wtgits[i], to, from);
+			continue;
+		}
+		for (int side = 0; side < 1 + exchange; side++) {
+			const char *d = side ? to : from;
+			if (!sbx_path_under(n->wtgits[i], d) || sbx_path_under(n->worktrees[i], d))
+				continue;
+			snprintf(line, sizeof(line), "moving it moves the git directory %s away from "
+				 "the work tree its core.worktree names: refused", n->wtgits[i]);
+			refuse_line(c, d, line, EACCES);
+			return false;
+		}
+	}
 	return true;
 }
 
@@ -245,7 +299,7 @@ static bool worktree_ok(const char *value, void *ctx)
 	if (home && sbx_path_under(home, target))
 		return false; /* HOME itself, or a directory above it */
 	return policy_check_path(p, SBX_OP_WRITE, target, NULL) == SBX_ALLOW &&
-	       walk_has_no_link(w->gitfd, value) && remember_worktree(w->n, target);
+	       walk_has_no_link(w->gitfd, value) && remember_worktree(w->n, w->gitdir, target);
 }
 
 /* May `ng` be the config of the git directory `gitdir` (held: `gitfd`)? The run's own

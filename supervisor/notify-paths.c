@@ -1919,6 +1919,13 @@ struct answer notify_move(struct call *c, bool is_link, int olddfd, unsigned lon
 		a = ERR(-rc);
 		goto out;
 	}
+	/* a git directory moved away from the work tree its vetted
+	 * core.worktree names relative to it */
+	if (!is_link && !notify_gitcfg_worktree_moves(c, ofull, nfull, (flags & RENAME_EXCHANGE) != 0,
+						      false)) {
+		a = ERR(EACCES);
+		goto out;
+	}
 	/* a part of a repository moved onto one already there (git's
 	 * HEAD.lock onto HEAD) makes no repository: a host's bare one is not
 	 * the run's, nor named as made during it */
@@ -1939,8 +1946,10 @@ struct answer notify_move(struct call *c, bool is_link, int olddfd, unsigned lon
 		e = actor_rename(c->n, op.fd, op.name, np.fd, np.name, flags);
 		rc = e ? -1 : 0;
 	}
-	if (!rc && !is_link)
+	if (!rc && !is_link) {
 		move_remembered(c->n, ofull, nfull, (flags & RENAME_EXCHANGE) != 0);
+		notify_gitcfg_worktree_moves(c, ofull, nfull, (flags & RENAME_EXCHANGE) != 0, true);
+	}
 	if (!rc && !replaces_part) /* a .git directory or file, or a bare repository's last part */
 		remember_made(c->n, np.fd, np.path, np.name, nfull);
 	a = rc ? ERR(e) : OK(0);

@@ -401,6 +401,26 @@ if has END out && has ADDED out && has LINKS out && has SAME out && ! has SET- o
    [ ! -e "$HOME/PLANTED" ] && [ ! -e "$B/lib" ] && [ -f sup/lib/PLANTED ]; then ok
 else bad "rc=$RC home: $(ls "$HOME" | tr '\n' ' ') $(tr '\n' ' ' < "$B/out") $(grep -v '^sbx: sandbox' "$B/err" | head -3 | tr '\n' ' ')"; fi
 
+# ... nor by moving the git directory away from its work tree: the value
+# is relative to where the git directory is (moved under sup/m/n/o, with
+# sup/m/lib a link to HOME and a `.git` file naming it, `git reset --hard`
+# there on the host wrote into HOME before 2026-11-29); moving both
+# together (the superproject renamed) keeps the work tree's place
+# remembered.
+t run_made_submodule_git_dir_cannot_move_away_from_its_work_tree
+sx -- sh -c 'export GIT_AUTHOR_NAME=a GIT_AUTHOR_EMAIL=a@b GIT_COMMITTER_NAME=a GIT_COMMITTER_EMAIL=a@b
+	git init -q s && echo x > s/PLANTED && git -C s add . && git -C s commit -qm s && git init -q sup &&
+	git -C sup -c protocol.file.allow=always submodule add -q ../s lib && git -C sup commit -qm sub && echo ADDED
+	mkdir -p sup/m/n/o w && ln -s "$HOME" sup/m/lib && echo "gitdir: ../sup2/m/n/o/lib" > w/.git
+	mv sup/.git/modules/lib sup/m/n/o/lib 2>/dev/null && echo MOVED-gitdir
+	mv sup sup2 && echo MOVED-sup
+	rm -rf sup2/lib; ln -s "$HOME" sup2/lib 2>/dev/null && echo LINKED; echo END'
+git -C w reset -q --hard 2>/dev/null
+if has END out && has ADDED out && has MOVED-sup out && ! has MOVED-gitdir out && ! has LINKED out &&
+   [ ! -e "$HOME/PLANTED" ] && [ ! -L sup2/lib ] &&
+   hasf 'core.worktree names: refused' err; then ok
+else bad "rc=$RC home: $(ls "$HOME" | tr '\n' ' ') $(tr '\n' ' ' < "$B/out") $(grep -v '^sbx: sandbox' "$B/err" | head -3 | tr '\n' ' ')"; fi
+
 # git takes a directory for a repository when its objects and refs pass
 # access(X_OK) (setup.c, is_git_directory): an executable file, a FIFO or
 # a hard link at those names does, not only a directory. A config written
