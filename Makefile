@@ -54,8 +54,10 @@ SUPERVISOR_SRCS += supervisor/mountids.c supervisor/pathwalk.c
 SUPERVISOR_SRCS += supervisor/walkrec.c
 # the nested mode: the same plan as a Landlock ruleset (landlock.h)
 SUPERVISOR_SRCS += supervisor/landlock.c supervisor/nested.c supervisor/mode.c
+# the control protocol with sbx-init (control.h), in both programs
+SUPERVISOR_SRCS += supervisor/control.c
 INIT_SRCS := supervisor/sbx-init.c supervisor/init-mounts.c supervisor/init-connect.c \
-	supervisor/init-notify.c supervisor/pathwalk.c
+	supervisor/init-notify.c supervisor/pathwalk.c supervisor/control.c
 # The order is the link order: shim.c's fork() cache of libc's fork comes
 # first in .bss, on the page start-up writes anyway (docs/PERFORMANCE.md).
 SHIM_SRCS := shim/shim.c shim/core.c shim/check.c shim/wrappers.c shim/exec.c shim/net.c shim/namemap.c shim/resolve.c shim/tell.c shim/syscall.c shim/dirfds.c \
@@ -71,7 +73,7 @@ UNIT_OBJS := $(UNIT_SRCS:%.c=build/%.o)
 
 BINS := build/sbx-preload build/sbx-init build/libsbx-preload.so build/sbx-proxy-test build/sbxctl
 
-.PHONY: all deps deps-test run check check-unit check-docs check-integration check-agents check-container check-container-recipe test-progs coverage-table bench bench-proxy bench-filter bench-landlock bench-match fuzz install clean
+.PHONY: all deps deps-test run check check-unit check-docs check-hooks check-integration check-agents check-container check-container-recipe test-progs coverage-table bench bench-proxy bench-filter bench-landlock bench-match fuzz install clean
 all: $(BINS)
 
 deps:
@@ -145,26 +147,38 @@ build/sbx-preload: $(SUPERVISOR_OBJS) $(POLICY_OBJS)
 	$(CC) $(SBX_LDFLAGS) -o $@ $^ $(SBX_LDLIBS)
 endif
 
-# The nested mode's tests force a Landlock ABI below the kernel's
-# (SBX_TEST_LANDLOCK_ABI=N: the ruleset and seccomp rows sbx makes for ABI
-# N, applied by the real kernel; tests/integration/nested.sh). Only this
-# copy of sbx-preload reads it: probe.c built with SBX_TEST_LANDLOCK_ABI.
-# Never installed; check-integration builds it.
+# Test hooks: environment variables that exist only for the integration
+# tests, compiled (-DSBX_TEST_HOOKS) into test copies of the programs and
+# never into `make all`'s (check-hooks greps those for the names):
+#   SBX_TEST_HOSTS, SBX_TEST_DNS   sbx-preload's proxy resolves names from
+#                                  a hosts file / asks one nameserver
+#                                  (main.c; net.sh, notify.sh, nested.sh)
+#   SBX_TEST_LANDLOCK_ABI          a Landlock ABI below the kernel's
+#                                  (probe.c; nested.sh)
+#   SBX_TEST_STOP_BEFORE_RENAME    sbxctl stops between its config's
+#                                  write and rename (cli/common.c; sbxctl.sh)
+# Only the objects that read them are built twice; the test copies link
+# every other object of the shipped program, and only the tests that set
+# a hook run them (tests/integration/run.sh installs them beside the
+# shipped ones as sbx-preload-hooks and sbxctl-hooks). Never installed.
+HOOK_PRELOAD_SRCS := supervisor/main.c supervisor/probe.c
+HOOK_CTL_SRCS := supervisor/cli/common.c
+HOOK_NAMES := SBX_TEST_HOSTS SBX_TEST_DNS SBX_TEST_LANDLOCK_ABI SBX_TEST_STOP_BEFORE_RENAME
 ifneq ($(and $(MUSL),$(INIH_A)),)
-build/tests/abi/probe.o: supervisor/probe.c build/kheaders/.made
+build/tests/hooks/musl/%.o: %.c build/gen/filters.h build/gen/notify-filter.h build/kheaders/.made
 	@mkdir -p $(@D)
-	$(MUSL) $(CPPFLAGS) $(SBX_CPPFLAGS) -DSBX_TEST_LANDLOCK_ABI -isystem build/kheaders $(SBX_CFLAGS) -c -o $@ $<
-build/tests/sbx-preload-abi: $(filter-out build/musl/supervisor/probe.o,$(SUPERVISOR_SRCS:%.c=build/musl/%.o)) \
-		build/tests/abi/probe.o $(POLICY_SRCS:%.c=build/musl/%.o)
+	$(MUSL) $(CPPFLAGS) $(SBX_CPPFLAGS) -DSBX_TEST_HOOKS -isystem build/kheaders $(SBX_CFLAGS) -c -o $@ $<
+build/tests/sbx-preload-hooks: $(filter-out $(HOOK_PRELOAD_SRCS:%.c=build/musl/%.o),$(SUPERVISOR_SRCS:%.c=build/musl/%.o)) \
+		$(HOOK_PRELOAD_SRCS:%.c=build/tests/hooks/musl/%.o) $(POLICY_SRCS:%.c=build/musl/%.o)
 	$(MUSL) -static -o $@ $^ $(INIH_A)
 else
-build/tests/abi/probe.o: supervisor/probe.c
-	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) -DSBX_TEST_LANDLOCK_ABI $(SBX_CFLAGS) -c -o $@ $<
-build/tests/sbx-preload-abi: $(filter-out build/supervisor/probe.o,$(SUPERVISOR_OBJS)) \
-		build/tests/abi/probe.o $(POLICY_OBJS)
+build/tests/sbx-preload-hooks: $(filter-out $(HOOK_PRELOAD_SRCS:%.c=build/%.o),$(SUPERVISOR_OBJS)) \
+		$(HOOK_PRELOAD_SRCS:%.c=build/tests/hooks/%.o) $(POLICY_OBJS)
 	$(CC) $(SBX_LDFLAGS) -o $@ $^ $(SBX_LDLIBS)
 endif
+build/tests/hooks/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) -DSBX_TEST_HOOKS $(SBX_CFLAGS) -c -o $@ $<
 
 # The proxy's test driver, built as sbx-preload is (static musl where
 # installed), so what is tested is the resolver sbx-preload will have.
@@ -203,6 +217,17 @@ CTL_OBJS := $(CTL_SRCS:%.c=build/%.o) $(CTL_SHARED_SRCS:%.c=build/%.o)
 JANSSON_LIBS = $(or $(shell $(PKG_CONFIG) --libs jansson 2>/dev/null),-ljansson)
 build/sbxctl: $(CTL_OBJS) $(POLICY_OBJS)
 	$(CC) $(SBX_LDFLAGS) -o $@ $^ $(SBX_LDLIBS) $(JANSSON_LIBS)
+# sbxctl with its test hook (see HOOK_NAMES above)
+build/tests/sbxctl-hooks: $(filter-out $(HOOK_CTL_SRCS:%.c=build/%.o),$(CTL_OBJS)) \
+		$(HOOK_CTL_SRCS:%.c=build/tests/hooks/%.o) $(POLICY_OBJS)
+	$(CC) $(SBX_LDFLAGS) -o $@ $^ $(SBX_LDLIBS) $(JANSSON_LIBS)
+TEST_HOOK_BINS := build/tests/sbx-preload-hooks build/tests/sbxctl-hooks
+
+# No test hook in what `make all` builds for installing; and the test
+# copies do hold them, which shows the search finds what it looks for.
+check-hooks: all $(TEST_HOOK_BINS)
+	./scripts/check-hooks.sh "$(HOOK_NAMES)" build/sbx-preload build/sbx-init \
+		build/libsbx-preload.so build/sbxctl -- $(TEST_HOOK_BINS)
 
 # The preload shim is built without sanitizers (ASan must be the first DSO,
 # which a library preloaded into someone else's program can never be), as
@@ -231,7 +256,7 @@ build/libsbx-preload.so: $(SHIM_OBJS)
 # must land at the same address in every worker.
 # The unit tests also cover the supervisor's report handling and the shim's
 # path and wire code (compiled here as ordinary objects).
-UNIT_EXTRA_OBJS := build/supervisor/mode.o build/supervisor/mountids.o build/supervisor/pathwalk.o build/supervisor/landlock.o \
+UNIT_EXTRA_OBJS := build/supervisor/mode.o build/supervisor/mountids.o build/supervisor/control.o build/supervisor/pathwalk.o build/supervisor/landlock.o \
 	build/supervisor/loginpath.o \
 	build/supervisor/reports.o build/supervisor/learn.o build/supervisor/util.o \
 	build/supervisor/plan.o build/supervisor/walkrec.o build/supervisor/standin.o build/supervisor/hostfs.o \
@@ -255,8 +280,8 @@ run: deps
 # suites (run.sh runs those SBX_IT_JOBS at once: they mostly wait).
 NPROC := $(shell nproc 2>/dev/null || echo 2)
 check: deps-test
-	@$(MAKE) --no-print-directory -j$(NPROC) all build/tests/unit-tests build/tests/sbx-preload-abi test-progs
-	@$(MAKE) --no-print-directory -j3 check-docs check-unit check-integration
+	@$(MAKE) --no-print-directory -j$(NPROC) all build/tests/unit-tests $(TEST_HOOK_BINS) test-progs
+	@$(MAKE) --no-print-directory -j3 check-docs check-hooks check-unit check-integration
 
 check-unit: build/tests/unit-tests
 	build/tests/unit-tests --jobs 2
@@ -266,7 +291,7 @@ check-unit: build/tests/unit-tests
 check-docs: build/gen-filters
 	./scripts/check-docs.sh
 
-check-integration: all build/tests/sbx-preload-abi test-progs
+check-integration: all $(TEST_HOOK_BINS) test-progs
 	./tests/integration/run.sh
 
 # The programs the integration suites run (tests/progs/), built once here
@@ -403,3 +428,4 @@ clean:
 	rm -rf build
 
 -include $(wildcard build/*/*.d build/*/*/*.d)
+-include $(wildcard build/tests/hooks/*/*.d build/tests/hooks/*/*/*.d build/tests/hooks/musl/*/*/*.d)

@@ -15,15 +15,6 @@
 
 #include "policy.h"
 
-bool sbx_path_under(const char *path, const char *dir)
-{
-	size_t n = strlen(dir);
-
-	if (n == 1) /* `/` */
-		return path[0] == '/';
-	return strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0');
-}
-
 static size_t depth(const char *p)
 {
 	size_t d = 0;

@@ -388,6 +388,24 @@ int path_join(const char *base, const char *rel, char *out, size_t outsz);
 int path_join_normal(const char *base, size_t blen, const char *rel, char *out,
 		     size_t outsz);
 
+/* Is `path` the directory `dir` itself or below it, by whole components
+ * (`/a/bc` is not under `/a/b`)? `/` holds every absolute path; trailing
+ * slashes are ignored on both (`/a/` is `/a`); an empty `dir` holds
+ * nothing. Compared as written: callers pass absolute, normal paths. */
+bool sbx_path_under(const char *path, const char *dir);
+/* The same, strictly: below `dir`, not `dir` itself (`/a/` is not below
+ * `/a`). */
+bool sbx_path_below(const char *path, const char *dir);
+/* sbx_path_under() of `plen` bytes of path and `dlen` of dir (neither
+ * needs its NUL there): the shim's queries know their lengths. */
+bool sbx_path_under_n(const char *path, size_t plen, const char *dir, size_t dlen);
+
+/* snprintf() for a path: 0, or -ENAMETOOLONG when the whole of it does not
+ * fit in outsz bytes -- and then out is "" (never a path cut short, which
+ * would name another file: `/w/sandbox.ini` cut to `/w/sandbox.in`). */
+int sbx_path_fmt(char *out, size_t outsz, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* Where an absolute, normal path leads: the symlinks of its existing part
  * followed (a link to nothing too), the missing rest kept as written. */
 void sbx_path_resolve(const char *in, char *out, size_t outsz);
@@ -404,8 +422,6 @@ void policy_tildify(const struct policy *p, const char *path, char *out, size_t 
 /* ---- hint.c: a refusal in words, the same for the supervisor's report
  * line and the shim's line to the refused program */
 
-/* Is path `dir` itself or below it? Both absolute and normal. */
-bool sbx_path_under(const char *path, const char *dir);
 /* May `dir` be allowed as one directory for several paths below it? Not
  * HOME itself or anything above it, not `/` or a top-level directory. */
 bool sbx_path_foldable(const char *dir, const char *home);

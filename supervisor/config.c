@@ -74,7 +74,14 @@ static int load_project_config(struct policy_builder *b, const char *user_file,
 {
 	char path[PATH_MAX], real[PATH_MAX], ureal[PATH_MAX], shown[PATH_MAX];
 
-	snprintf(path, sizeof(path), "%s/sandbox.ini", policy_builder_workspace(b));
+	/* fail closed: a path cut short would be another file, and a project
+	 * file left unread would leave its narrowing out */
+	if (sbx_path_fmt(path, sizeof(path), "%s/sandbox.ini", policy_builder_workspace(b))) {
+		snprintf(err->msg, sizeof(err->msg), "the workspace's sandbox.ini: %.200s… "
+			 "makes a path longer than %d bytes", policy_builder_workspace(b),
+			 PATH_MAX - 1);
+		return -ENAMETOOLONG;
+	}
 	if (!realpath(path, real))
 		return 0;
 	if (user_file[0] && realpath(user_file, ureal) && !strcmp(real, ureal))
@@ -94,8 +101,8 @@ int config_find_helper(const char *name, const char *env_name, int mode,
 	const char *env = getenv(env_name);
 
 	if (env && *env) {
-		if (!realpath(env, out))
-			snprintf(out, outsz, "%s", env);
+		if (!realpath(env, out) && sbx_path_fmt(out, outsz, "%s", env))
+			return -ENAMETOOLONG;
 		return access(out, mode) ? -errno : 0;
 	}
 	if (n <= 0)
@@ -181,7 +188,7 @@ int config_builder(const struct options *o, const struct policy_ctx *ctx, bool l
 	/* --learn writes nothing to the host's HOME: a write there outside
 	 * the writable paths is refused and recorded to be learned
 	 * (reports.c, learn_decide), never made (docs/POLICY.md) */
-	if (learn_box && !path_under(ctx->home, "/var/tmp") && !path_under("/var/tmp", ctx->home))
+	if (learn_box && !sbx_path_under(ctx->home, "/var/tmp") && !sbx_path_under("/var/tmp", ctx->home))
 		TRY_B(policy_builder_set(b, "filesystem", "allow_write", "/var/tmp",
 					 SBX_ORIGIN_FLAG, "--learn", err));
 #undef TRY_B

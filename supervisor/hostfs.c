@@ -345,8 +345,10 @@ int hostfs_replace_begin(int dirfd, const char *shown, const char *name, mode_t 
 	 * the usual `NAME.tmp` is never met */
 	for (unsigned i = 0; i < 64; i++) {
 		clock_gettime(CLOCK_MONOTONIC, &ts);
-		snprintf(r->tmp, sizeof(r->tmp), ".%s.%d.%lx.tmp", name, (int)getpid(),
-			 ((unsigned long)ts.tv_nsec * 2654435761u) ^ (unsigned long)i);
+		/* up to 33 bytes around the name: a cut one would lose `.tmp` */
+		if (sbx_path_fmt(r->tmp, sizeof(r->tmp), ".%s.%d.%lx.tmp", name, (int)getpid(),
+				 ((unsigned long)ts.tv_nsec * 2654435761u) ^ (unsigned long)i))
+			return fail(err, -ENAMETOOLONG, "%s: the name is too long", at);
 		r->fd = open_leaf(dirfd, r->tmp, O_WRONLY | O_CREAT | O_EXCL, mode);
 		if (r->fd >= 0 || errno != EEXIST)
 			break;

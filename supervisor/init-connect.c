@@ -68,8 +68,8 @@ static int listen_on_addr(int family, int type, uint32_t v4, unsigned port)
 	return fd;
 }
 
-int init_listen(const struct init_listen_plan *pl, int fds[INIT_LISTEN_MAX],
-		char kinds[INIT_LISTEN_MAX], size_t *n, const char **what)
+int init_listen(const struct init_listen_plan *pl, int fds[CTL_LISTEN_MAX],
+		char kinds[CTL_LISTEN_MAX], size_t *n, const char **what)
 {
 	struct {
 		int family, type;
@@ -77,25 +77,25 @@ int init_listen(const struct init_listen_plan *pl, int fds[INIT_LISTEN_MAX],
 		unsigned port;
 		char kind;
 		const char *name;
-	} want[INIT_LISTEN_MAX] = {
-		{ AF_INET, SOCK_STREAM, INADDR_LOOPBACK, pl->http, INIT_LISTEN_HTTP, "127.0.0.1 (HTTP proxy)" },
-		{ AF_INET, SOCK_STREAM, INADDR_LOOPBACK, pl->socks, INIT_LISTEN_SOCKS, "127.0.0.1 (SOCKS5 proxy)" },
-		{ AF_INET6, SOCK_STREAM, 0, pl->http, INIT_LISTEN_HTTP, "[::1] (HTTP proxy)" },
-		{ AF_INET6, SOCK_STREAM, 0, pl->socks, INIT_LISTEN_SOCKS, "[::1] (SOCKS5 proxy)" },
+	} want[CTL_LISTEN_MAX] = {
+		{ AF_INET, SOCK_STREAM, INADDR_LOOPBACK, pl->http, CTL_LISTEN_HTTP, "127.0.0.1 (HTTP proxy)" },
+		{ AF_INET, SOCK_STREAM, INADDR_LOOPBACK, pl->socks, CTL_LISTEN_SOCKS, "127.0.0.1 (SOCKS5 proxy)" },
+		{ AF_INET6, SOCK_STREAM, 0, pl->http, CTL_LISTEN_HTTP, "[::1] (HTTP proxy)" },
+		{ AF_INET6, SOCK_STREAM, 0, pl->socks, CTL_LISTEN_SOCKS, "[::1] (SOCKS5 proxy)" },
 	};
 	size_t nw = 4;
 
 	if (pl->dns) {
 		want[nw++] = (typeof(want[0])){ AF_INET, SOCK_DGRAM, INIT_DNS_ADDR, INIT_DNS_PORT,
-			INIT_LISTEN_DNS_UDP, "127.0.0.53:53 (the sandbox's resolver, UDP)" };
+			CTL_LISTEN_DNS_UDP, "127.0.0.53:53 (the sandbox's resolver, UDP)" };
 		want[nw++] = (typeof(want[0])){ AF_INET, SOCK_STREAM, INIT_DNS_ADDR, INIT_DNS_PORT,
-			INIT_LISTEN_DNS_TCP, "127.0.0.53:53 (the sandbox's resolver, TCP)" };
+			CTL_LISTEN_DNS_TCP, "127.0.0.53:53 (the sandbox's resolver, TCP)" };
 	}
-	for (size_t i = 0; i < pl->nports && i < INIT_HOST_PORTS_MAX; i++) {
+	for (size_t i = 0; i < pl->nports && i < CTL_HOST_PORTS_MAX; i++) {
 		want[nw++] = (typeof(want[0])){ AF_INET, SOCK_STREAM, INADDR_LOOPBACK, pl->ports[i],
-			INIT_LISTEN_HOST_PORT, "127.0.0.1 (a host port)" };
+			CTL_LISTEN_HOST_PORT, "127.0.0.1 (a host port)" };
 		want[nw++] = (typeof(want[0])){ AF_INET6, SOCK_STREAM, 0, pl->ports[i],
-			INIT_LISTEN_HOST_PORT, "[::1] (a host port)" };
+			CTL_LISTEN_HOST_PORT, "[::1] (a host port)" };
 	}
 	*n = 0;
 	for (size_t i = 0; i < nw; i++) {

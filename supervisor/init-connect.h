@@ -14,15 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* The listeners sbx-init makes: the proxy's two (IPv4 and IPv6), the
- * resolver's two (UDP and TCP, 127.0.0.53:53) and two per host port. */
-#define INIT_HOST_PORTS_MAX 16
-#define INIT_LISTEN_MAX (4 + 2 + 2 * INIT_HOST_PORTS_MAX)
-#define INIT_LISTEN_HTTP 'h'
-#define INIT_LISTEN_SOCKS 's'
-#define INIT_LISTEN_DNS_UDP 'd'
-#define INIT_LISTEN_DNS_TCP 't'
-#define INIT_LISTEN_HOST_PORT 'p'
+#include "control.h" /* the listeners' kinds and counts: enum ctl_listen */
 
 /* The sandbox's resolver: where /etc/resolv.conf points. */
 #define INIT_DNS_ADDR 0x7f000035 /* 127.0.0.53 */
@@ -31,7 +23,7 @@
 struct init_listen_plan {
 	unsigned http, socks;  /* the proxy's ports */
 	bool dns;              /* the resolver's sockets too */
-	unsigned ports[INIT_HOST_PORTS_MAX]; /* host_ports */
+	unsigned ports[CTL_HOST_PORTS_MAX]; /* host_ports */
 	size_t nports;
 };
 
@@ -39,10 +31,10 @@ struct init_listen_plan {
  * [::1] at the same ports where the namespace has IPv6 on its loopback;
  * with dns, a UDP and a TCP socket on 127.0.0.53:53; per host port, a TCP
  * listener on 127.0.0.1:N (and [::1]:N). fds[i] is of kind kinds[i]
- * (INIT_LISTEN_*); *n set. 0, or -errno with *what naming the address
+ * (enum ctl_listen); *n set. 0, or -errno with *what naming the address
  * that failed (nothing left open). */
-int init_listen(const struct init_listen_plan *pl, int fds[INIT_LISTEN_MAX],
-		char kinds[INIT_LISTEN_MAX], size_t *n, const char **what);
+int init_listen(const struct init_listen_plan *pl, int fds[CTL_LISTEN_MAX],
+		char kinds[CTL_LISTEN_MAX], size_t *n, const char **what);
 
 /* The sandbox's /etc/resolv.conf: a read-only file naming 127.0.0.53,
  * mounted over the host's (a detached tmpfs, so no path of the host's or

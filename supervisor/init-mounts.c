@@ -35,6 +35,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "control.h"
 #include "init-mounts.h"
 #include "pathwalk.h"
 
@@ -702,7 +703,7 @@ static int protect_new(int i, const char *p, const char *state, const char **wha
 	struct stat st;
 	int d, fd, rc;
 
-	if (*state == '-')
+	if (*state == CTL_NEW_SKIP)
 		return 0; /* the supervisor could not make it: nor can COMMAND */
 	snprintf(dir, sizeof(dir), "%.*s", name - p > 1 ? (int)(name - p - 1) : 1, p);
 	if ((d = open_planned(i, dir, false, what)) < 0)

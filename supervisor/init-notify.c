@@ -25,11 +25,11 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "control.h"
 #include "init-notify.h"
 #include "notify-filter.h"
 
@@ -38,7 +38,7 @@
  * rename within the two directories it was handed. */
 int init_notify_act_one(int sock)
 {
-	char buf[INIT_NOTIFY_REQ_MAX + 1];
+	char buf[CTL_ACT_REQ_MAX + 1];
 	union {
 		struct cmsghdr h;
 		char b[CMSG_SPACE(2 * sizeof(int))];
@@ -67,14 +67,15 @@ int init_notify_act_one(int sock)
 		}
 	}
 	buf[n] = '\0';
-	if (nfds == 2 && n > 5 && buf[0] == 'r' && !(mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
+	if (nfds == 2 && n > 5 && buf[0] == CTL_ACT_RENAME &&
+	    !(mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
 		uint32_t flags;
 		memcpy(&flags, buf + 1, 4);
 		const char *from = buf + 5, *to = from + strnlen(from, (size_t)n - 5) + 1;
 		if (to < buf + n && memchr(to, '\0', (size_t)(buf + n - to)) && *from && *to &&
 		    !strchr(from, '/') && !strchr(to, '/'))
 			err = syscall(SYS_renameat2, fds[0], from, fds[1], to, flags) ? errno : 0;
-	} else if (nfds == 1 && n > 5 && buf[0] == 'u' &&
+	} else if (nfds == 1 && n > 5 && buf[0] == CTL_ACT_UNLINK &&
 		   !(mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
 		uint32_t flags;
 		memcpy(&flags, buf + 1, 4);
@@ -103,64 +104,6 @@ int init_notify_filter(int block, int nobind)
 	int fd = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
 			      SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
 	return fd < 0 ? -errno : fd;
-}
-
-/* sendmsg() with descriptors (SCM_RIGHTS): 0 or -errno. The kernel
- * refuses to pass descriptors (ETOOMANYREFS) while the user's descriptors
- * in flight, machine-wide, outnumber the sender's soft RLIMIT_NOFILE: with
- * [limits] nofile low (sbx-init sets the soft limit early, the hard one
- * only for COMMAND) and other runs of the same user holding some, the
- * hand-over failed. Tried once more with the soft limit at the hard one,
- * then put back. */
-static ssize_t send_again(int sock, const struct msghdr *mh)
-{
-	ssize_t n;
-
-	while ((n = sendmsg(sock, mh, MSG_NOSIGNAL)) < 0 && errno == EINTR)
-		;
-	return n;
-}
-
-int init_sendmsg(int sock, const struct msghdr *mh)
-{
-	struct rlimit rl, hi;
-
-	if (send_again(sock, mh) >= 0)
-		return 0;
-	if (errno != ETOOMANYREFS || getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= rl.rlim_max)
-		return -errno;
-	hi = (struct rlimit){ rl.rlim_max, rl.rlim_max };
-	if (setrlimit(RLIMIT_NOFILE, &hi))
-		return -ETOOMANYREFS;
-	ssize_t n = send_again(sock, mh);
-	int e = errno;
-	setrlimit(RLIMIT_NOFILE, &rl);
-	return n >= 0 ? 0 : -e;
-}
-
-/* Descriptors with a one-byte message (SCM_RIGHTS). */
-static int send_fds(int sock, char tag, const int *fds, int n)
-{
-	union {
-		struct cmsghdr h;
-		char b[CMSG_SPACE(2 * sizeof(int))];
-	} cm;
-	struct iovec iov = { &tag, 1 };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
-			     .msg_control = cm.b, .msg_controllen = CMSG_SPACE(n * sizeof(int)) };
-
-	memset(&cm, 0, sizeof(cm));
-	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(n * sizeof(int));
-	memcpy(CMSG_DATA(c), fds, n * sizeof(int));
-	return init_sendmsg(sock, &mh);
-}
-
-int init_notify_send_fd(int sock, char tag, int fd)
-{
-	return send_fds(sock, tag, &fd, 1);
 }
 
 int init_notify_recv_fd(int sock, char tag)
@@ -205,7 +148,7 @@ int init_notify_recv_fd(int sock, char tag)
 int init_notify_send_listener(int ctl, int listener, int act_sock)
 {
 	int fds[2] = { listener, act_sock };
-	int rc = send_fds(ctl, 'F', fds, 2);
+	int rc = ctl_send(ctl, CTL_NOTIFY, NULL, 0, fds, 2);
 
 	close(listener);
 	close(act_sock);

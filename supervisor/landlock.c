@@ -70,8 +70,6 @@ struct ll_net_port {
 
 /* ---- the spec, from the plan */
 
-static bool below(const char *path, const char *dir);
-
 static int add_unique(struct strv *s, const char *path)
 {
 	for (size_t i = 0; i < s->n; i++)
@@ -154,7 +152,7 @@ static int dev_holes(struct landlock_spec *s, const char *dir, char *const *keep
 		}
 		for (size_t i = 0; i < nkeep; i++) {
 			kept |= !strcmp(keep[i], child);
-			way |= below(keep[i], child);
+			way |= sbx_path_below(keep[i], child);
 		}
 		if (way)
 			rc = dev_holes(s, child, keep, nkeep);
@@ -177,7 +175,7 @@ int landlock_spec_dev(struct landlock_spec *s, const char *tty)
 		const char *d = i < sizeof(devices) / sizeof(*devices) ? devices[i] : tty;
 		/* where it really is (/dev/ptmx a link to pts/ptmx in a
 		 * container); one the host lacks is not granted */
-		if (!d || !*d || !realpath(d, real) || !path_under(real, "/dev"))
+		if (!d || !*d || !realpath(d, real) || !sbx_path_under(real, "/dev"))
 			continue;
 		rc = add_unique(&keep, real);
 		if (!rc)
@@ -209,12 +207,6 @@ void landlock_spec_free(struct landlock_spec *s)
 }
 
 /* ---- the expansion */
-
-/* Is `path` strictly below `dir`? (path_under also takes equality) */
-static bool below(const char *path, const char *dir)
-{
-	return strcmp(path, dir) && path_under(path, dir);
-}
 
 struct expand {
 	char *const *holes;
@@ -258,7 +250,7 @@ static int expand_dir(const struct expand *x, int fd, const char *path)
 		}
 		for (size_t i = 0; i < x->nholes && !hole; i++) {
 			hole = !strcmp(x->holes[i], child);
-			way |= below(x->holes[i], child);
+			way |= sbx_path_below(x->holes[i], child);
 		}
 		if (hole || (e->d_type == DT_LNK && !way))
 			continue; /* a link: where it leads has its own rule */
@@ -311,7 +303,7 @@ int landlock_expand(const char *root, char *const *holes, size_t nholes,
 	for (size_t i = 0; i < nholes; i++) {
 		if (!strcmp(holes[i], root))
 			return 0;
-		way |= below(holes[i], root);
+		way |= sbx_path_below(holes[i], root);
 	}
 	fd = pathwalk_open(root, false);
 	if (fd == -ENOENT)
@@ -368,10 +360,10 @@ static size_t write_holes(const struct landlock_spec *s, const char *root, char 
 	size_t n = 0;
 
 	for (size_t i = 0; i < s->write_deny.n; i++)
-		if (path_under(s->write_deny.v[i], root))
+		if (sbx_path_under(s->write_deny.v[i], root))
 			out[n++] = s->write_deny.v[i];
 	for (size_t i = 0; i < s->read_deny.n; i++)
-		if (path_under(s->read_deny.v[i], root))
+		if (sbx_path_under(s->read_deny.v[i], root))
 			out[n++] = s->read_deny.v[i];
 	return n;
 }
@@ -381,10 +373,10 @@ static size_t write_holes(const struct landlock_spec *s, const char *root, char 
 static bool root_hidden(const struct landlock_spec *s, const char *root)
 {
 	for (size_t i = 0; i < s->read_allow.n; i++)
-		if (path_under(root, s->read_allow.v[i]))
+		if (sbx_path_under(root, s->read_allow.v[i]))
 			return false;
 	for (size_t i = 0; i < s->read_deny.n; i++)
-		if (path_under(root, s->read_deny.v[i]))
+		if (sbx_path_under(root, s->read_deny.v[i]))
 			return true;
 	return false;
 }

@@ -123,10 +123,10 @@ const char *learn_refuse_path(const struct policy *p, const char *path)
 
 	if (path[0] != '/' || path_join(NULL, path, norm, sizeof(norm)) || strcmp(norm, path))
 		return "it is not an absolute, normal path";
-	if (path_under(home, path))
+	if (sbx_path_under(home, path))
 		return strcmp(path, home) ? "it is above HOME: every file of yours would be "
 					    "writable" : "it is HOME: every file of yours would be writable";
-	if (!path_under(path, home) && depth(path) < 2)
+	if (!sbx_path_under(path, home) && depth(path) < 2)
 		return "it is `/` or a top-level directory";
 	/* what the next run will compile it to: the policy follows links */
 	sbx_path_resolve(path, real, sizeof(real));
@@ -312,7 +312,7 @@ static void fold(struct learned *l, const char *home)
 		qsort(l->dirs.v, l->dirs.n, sizeof(char *), cmp_str);
 		for (size_t i = 0; i + 1 < l->dirs.n; i++) {
 			char c[PATH_MAX];
-			if (path_under(l->dirs.v[i + 1], l->dirs.v[i])) {
+			if (sbx_path_under(l->dirs.v[i + 1], l->dirs.v[i])) {
 				free(l->dirs.v[i + 1]);
 				memmove(&l->dirs.v[i + 1], &l->dirs.v[i + 2],
 					(l->dirs.n - i - 1) * sizeof(char *));

@@ -221,6 +221,18 @@ static void startup_line(const struct policy *p, const struct plan *pl, const st
 
 /* --verbose: which of the caller's variables COMMAND does not get, and
  * why (never their values: a value's shape is named by its row). */
+/* A path sbx would build from `base` does not fit in PATH_MAX: the run
+ * stops (a path cut short would name another file). The start of `base`
+ * names it; a path that long is seldom read to its end. */
+static void path_too_long(const char *what, const char *base)
+{
+	size_t n = strlen(base);
+
+	msg("sandbox set-up failed: %s: %.*s%s makes a path longer than %d bytes; "
+	    "nothing was run", what, (int)(n > 160 ? 160 : n), base, n > 160 ? "…" : "",
+	    PATH_MAX - 1);
+}
+
 static void withheld_text(const struct policy *p, const struct plan *pl)
 {
 	char secret[2048] = "", denied[2048] = "", valued[4096] = "";
@@ -312,7 +324,8 @@ static int shim_prepare(const struct policy *p, enum reports_mode mode, unsigned
 	fcntl(s->report_wr, F_SETPIPE_SZ, 1 << 20);
 	if (fcntl(s->report_rd, F_SETFL, O_NONBLOCK))
 		goto fail;
-	/* sbx-init adds the descriptors' numbers and the holder's pid; with
+	/* spec holds lib (shorter than PATH_MAX) and at most 60 bytes more:
+	 * never cut. sbx-init adds the descriptors' numbers and the holder's pid; with
 	 * the proxy, the shim carries connects that ignore the proxy variables
 	 * through its SOCKS5 listener (shim/net.c) */
 	snprintf(s->spec, sizeof(s->spec), "1;mode=%s;lib=%s",
@@ -385,7 +398,7 @@ static bool writable_inside(const struct policy *p, const char *path)
 	size_t n;
 	const struct sbx_rule *const *w = policy_rules(p, SBX_RULE_ALLOW_WRITE, &n);
 
-	if (path_under(path, "/tmp"))
+	if (sbx_path_under(path, "/tmp"))
 		return false;
 	for (size_t i = 0; i < n; i++)
 		if (policy_rule_matches(w[i], path))
@@ -541,14 +554,15 @@ static void on_net_nofile(void *ctx)
 }
 
 /* The filtering proxy for this run: a loop over the user's policy whose
- * events are reports; sbx-init hands it the listeners. SBX_TEST_HOSTS
- * (a hosts file that replaces DNS, for the integration tests) is
- * honoured, loudly: it can only point allowed names elsewhere, and the
- * resolved-address check still judges every address it gives. */
+ * events are reports; sbx-init hands it the listeners. In the test build
+ * only (-DSBX_TEST_HOOKS, build/tests/sbx-preload-hooks; the Makefile
+ * says which tests use it), SBX_TEST_HOSTS (a hosts file that replaces
+ * DNS) and SBX_TEST_DNS (the nameserver to ask) are honoured, loudly:
+ * they can only point allowed names elsewhere, and the resolved-address
+ * check still judges every address they give. */
 static int proxy_start(const struct policy *p, struct reports *r, bool learn,
 		       struct net_loop **out)
 {
-	const char *hosts = getenv("SBX_TEST_HOSTS"), *dns = getenv("SBX_TEST_DNS");
 	/* http_proxy_port / socks_proxy_port: the user's own proxy on this
 	 * host takes every allowed connection (the HTTP one when both) */
 	struct net_cfg cfg = { .report = on_net_event, .nofile = on_net_nofile, .rctx = r,
@@ -557,6 +571,8 @@ static int proxy_start(const struct policy *p, struct reports *r, bool learn,
 			       .chain_socks_port = policy_http_proxy_port(p) ? 0 :
 						   policy_socks_proxy_port(p) };
 
+#ifdef SBX_TEST_HOOKS
+	const char *hosts = getenv("SBX_TEST_HOSTS"), *dns = getenv("SBX_TEST_DNS");
 	if (hosts && *hosts) {
 		msg("SBX_TEST_HOSTS is set: the proxy resolves names from %s, not DNS "
 		    "(for tests only)", hosts);
@@ -567,6 +583,7 @@ static int proxy_start(const struct policy *p, struct reports *r, bool learn,
 		    "/etc/resolv.conf (for tests only)", dns);
 		cfg.test_dns = dns;
 	}
+#endif
 	raise_nofile();
 	return net_loop_new(p, &cfg, out);
 }
@@ -1071,9 +1088,12 @@ int main(int argc, char **argv)
 	 * and no stand-in can keep it from being made: a stand-in needs the
 	 * parent, and fits only ~/.config/sbx (plan.c, standin_fits) */
 	char cparent[PATH_MAX], cstandin[PATH_MAX];
-	snprintf(cparent, sizeof(cparent), "%s", cdir);
+	if (sbx_path_fmt(cparent, sizeof(cparent), "%s", cdir) ||
+	    sbx_path_fmt(cstandin, sizeof(cstandin), "%s/.config/sbx", policy_home(confine))) {
+		path_too_long("sbx's configuration directory", policy_home(confine));
+		goto out;
+	}
 	*strrchr(cparent, '/') = '\0';
-	snprintf(cstandin, sizeof(cstandin), "%s/.config/sbx", policy_home(confine));
 	/* (with the notify layer, the rule itself refuses making it) */
 	bool standin_guards = notify_on ||
 			      (!strcmp(cdir, cstandin) && access(cparent, F_OK) == 0);
@@ -1255,17 +1275,25 @@ int main(int argc, char **argv)
 		 * the file itself never followed (it is opened once COMMAND
 		 * runs, in a tree it may write) */
 		char given[PATH_MAX];
+		const char *named = o.log ? o.log : policy_log_path(p);
+		int long_path = 0;
 		if (o.log) {
 			if (path_join(cwd, o.log, given, sizeof(given)))
-				snprintf(given, sizeof(given), "%s", o.log);
+				long_path = sbx_path_fmt(given, sizeof(given), "%s", o.log);
 		} else if (policy_log_path(p)) {
-			snprintf(given, sizeof(given), "%s", policy_log_path(p));
+			long_path = sbx_path_fmt(given, sizeof(given), "%s", policy_log_path(p));
 		} else {
 			given[0] = '\0'; /* ours: nothing in it is followed */
-			snprintf(log_path, sizeof(log_path), "%s/audit.jsonl", sdir);
+			named = sdir;
+			long_path = sbx_path_fmt(log_path, sizeof(log_path), "%s/audit.jsonl", sdir);
 		}
-		if (given[0] && hostfs_trust_path(given, 1, log_path, sizeof(log_path)))
-			snprintf(log_path, sizeof(log_path), "%s", given);
+		if (!long_path && given[0] &&
+		    hostfs_trust_path(given, 1, log_path, sizeof(log_path)))
+			long_path = sbx_path_fmt(log_path, sizeof(log_path), "%s", given);
+		if (long_path) {
+			path_too_long("the audit log", named);
+			goto out;
+		}
 		struct reports_cfg rcfg = { .policy = p, .relaxed = box, .log_path = log_path,
 					    .run_id = run_id, .mode = mode,
 					    .out_fd = report_out, .hold = true,
@@ -1283,13 +1311,19 @@ int main(int argc, char **argv)
 	/* where --learn writes, settled before COMMAND runs */
 	if (o.learn) {
 		char given[PATH_MAX];
+		int long_path = 0;
 		if (o.learn_out) {
 			if (path_join(cwd, o.learn_out, given, sizeof(given)))
-				snprintf(given, sizeof(given), "%s", o.learn_out);
-			if (hostfs_trust_path(given, 1, learn_path, sizeof(learn_path)))
-				snprintf(learn_path, sizeof(learn_path), "%s", given);
+				long_path = sbx_path_fmt(given, sizeof(given), "%s", o.learn_out);
+			if (!long_path && hostfs_trust_path(given, 1, learn_path, sizeof(learn_path)))
+				long_path = sbx_path_fmt(learn_path, sizeof(learn_path), "%s", given);
 		} else { /* ours: nothing in it is followed */
-			snprintf(learn_path, sizeof(learn_path), "%s/learned/%s.ini", sdir, stamp);
+			long_path = sbx_path_fmt(learn_path, sizeof(learn_path), "%s/learned/%s.ini",
+						 sdir, stamp);
+		}
+		if (long_path) {
+			path_too_long("--learn's file", o.learn_out ? o.learn_out : sdir);
+			goto out;
 		}
 	}
 	/* said before "go": COMMAND cannot have written anything yet */

@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "control.h"
 #include "mountids.h"
 #include "pathwalk.h"
 #include "supervisor.h"
@@ -200,18 +201,13 @@ int mount_ids_plan(struct plan *pl, char *why, size_t whysz)
 int mount_ids_send(int ctl, const struct plan *pl)
 {
 	const struct mount_ids *m = pl->mount_ids;
-	enum { PER = 4095 }; /* identities per message: sbx-init reads 64 KiB */
-	static char buf[1 + PER * sizeof(struct mount_id)];
+	int rc = 0;
 
-	for (size_t at = 0; m && at < m->n; at += PER) {
-		size_t k = m->n - at < PER ? m->n - at : PER;
-		buf[0] = 'I';
-		memcpy(buf + 1, m->id + at, k * sizeof(*m->id));
-		while (send(ctl, buf, 1 + k * sizeof(*m->id), MSG_NOSIGNAL) < 0)
-			if (errno != EINTR)
-				return -errno;
+	for (size_t at = 0; !rc && m && at < m->n; at += CTL_IDS_PER) {
+		size_t k = m->n - at < CTL_IDS_PER ? m->n - at : CTL_IDS_PER;
+		rc = ctl_send(ctl, CTL_IDS, m->id + at, k * sizeof(*m->id), NULL, 0);
 	}
-	return 0;
+	return rc;
 }
 
 void mount_ids_free(struct plan *pl)

@@ -35,7 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "init-notify.h"
+#include "control.h"
 #include "notify-int.h"
 #include "supervisor.h"
 
@@ -1677,13 +1677,13 @@ static int actor_send(struct notify *n, char op, int ofd, const char *oname, int
 static int actor_rename(struct notify *n, int ofd, const char *oname, int nfd,
 			const char *nname, unsigned flags)
 {
-	return actor_send(n, 'r', ofd, oname, nfd, nname, flags);
+	return actor_send(n, CTL_ACT_RENAME, ofd, oname, nfd, nname, flags);
 }
 
 static int actor_send(struct notify *n, char op, int ofd, const char *oname, int nfd,
 		      const char *nname, unsigned flags)
 {
-	char buf[INIT_NOTIFY_REQ_MAX];
+	char buf[CTL_ACT_REQ_MAX];
 	size_t ol = strlen(oname) + 1, nl = nname ? strlen(nname) + 1 : 0;
 	size_t nfds = nname ? 2 : 1;
 	union {
@@ -2289,7 +2289,7 @@ struct answer notify_remove(struct call *c, int dirfd, unsigned long long paddr,
 			  (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT);
 	int e;
 	if (mount_root) {
-		e = actor_send(c->n, 'u', pa.fd, pa.name, -1, NULL, (unsigned)flags);
+		e = actor_send(c->n, CTL_ACT_UNLINK, pa.fd, pa.name, -1, NULL, (unsigned)flags);
 	} else {
 		mode_t old = notify_act_begin(c->n, NO_UMASK);
 		e = unlinkat(pa.fd, pa.name, flags) ? errno : 0;

@@ -133,7 +133,7 @@ static bool standin_fits(const struct plan_in *in, const char *path);
 static bool in_list(const struct strv *s, const char *path)
 {
 	for (size_t i = 0; i < s->n; i++)
-		if (path_under(path, s->v[i]))
+		if (sbx_path_under(path, s->v[i]))
 			return true;
 	return false;
 }
@@ -149,14 +149,14 @@ static bool hidden(const struct covered *cv, const char *path)
  * protected there must be said to Landlock as anywhere else. */
 static bool writable_here(const struct covered *cv, const char *path)
 {
-	return in_list(&cv->roots, path) || (cv->host_tmp && path_under(path, "/tmp"));
+	return in_list(&cv->roots, path) || (cv->host_tmp && sbx_path_under(path, "/tmp"));
 }
 
 /* A writable root lies at or below path. */
 static bool holds_root(const struct covered *cv, const char *path)
 {
 	for (size_t i = 0; i < cv->roots.n; i++)
-		if (path_under(cv->roots.v[i], path))
+		if (sbx_path_under(cv->roots.v[i], path))
 			return true;
 	return false;
 }
@@ -263,7 +263,7 @@ static int mask_path(const struct plan_in *in, struct plan *pl,
 	/* Under the host's /tmp and not bound back in: the sandbox's private
 	 * /tmp already hides it, and it is not there to be masked (in the
 	 * nested mode /tmp is the host's: writable_here) */
-	if (path_under(path, "/tmp") && !writable_here(cv, path))
+	if (sbx_path_under(path, "/tmp") && !writable_here(cv, path))
 		return 0;
 	/* Each is a mount (and a linear look-up here): a pattern matching
 	 * thousands of files (`deny_read = *.log` in a tree of logs) stops
@@ -292,13 +292,13 @@ static int mask_path(const struct plan_in *in, struct plan *pl,
 	 * (not listed), and each child is bound back. */
 	bool children = false;
 	for (size_t i = 0; i < nallow; i++)
-		if (allow[i]->pat == SBX_PAT_PREFIX && path_under(allow[i]->pattern, path) &&
+		if (allow[i]->pat == SBX_PAT_PREFIX && sbx_path_under(allow[i]->pattern, path) &&
 		    strcmp(allow[i]->pattern, path) && access(allow[i]->pattern, F_OK) == 0)
 			children = true;
 	TRY(init_op(pl, children ? "--mask-dir-x=" : "--mask-dir=", path));
 	for (size_t i = 0; children && i < nallow; i++) {
 		const char *c = allow[i]->pattern;
-		if (allow[i]->pat != SBX_PAT_PREFIX || !path_under(c, path) ||
+		if (allow[i]->pat != SBX_PAT_PREFIX || !sbx_path_under(c, path) ||
 		    !strcmp(c, path) || access(c, F_OK))
 			continue;
 		bool w = writable_here(cv, c) &&
@@ -349,7 +349,7 @@ static int guard_way(struct covered *cv, const char *path)
 	char *c = todo;
 	for (size_t i = 0; i < cv->roots.n; i++) {
 		size_t n = strlen(cv->roots.v[i]);
-		if (path_under(todo, cv->roots.v[i]) && todo + n > c && n < sizeof(done)) {
+		if (sbx_path_under(todo, cv->roots.v[i]) && todo + n > c && n < sizeof(done)) {
 			memcpy(done, todo, n);
 			done[n] = '\0';
 			c = todo + n;
@@ -1662,7 +1662,7 @@ static int bind_roots(const struct plan_in *in, struct plan *pl,
 		 * missing (as `--learn` writes them): only an existing path can
 		 * be bound. Not for --print, which touches nothing. */
 		if (w[i]->is_dir && in->make_placeholders && !tmp_part &&
-		    access(w[i]->pattern, F_OK) && !path_under(w[i]->pattern, "/tmp") &&
+		    access(w[i]->pattern, F_OK) && !sbx_path_under(w[i]->pattern, "/tmp") &&
 		    policy_check_path(in->policy, SBX_OP_WRITE, w[i]->pattern, NULL) == SBX_ALLOW) {
 			/* never through a link a program left on the way */
 			struct hostfs_err err;
@@ -1679,8 +1679,8 @@ static int bind_roots(const struct plan_in *in, struct plan *pl,
 	qsort(sorted, m, sizeof(*sorted), cmp_len);
 	for (size_t i = 0; i < m && !rc; i++) {
 		const char *r = sorted[i];
-		if (!strcmp(r, "/tmp") || path_under(r, "/dev") || path_under(r, "/proc") ||
-		    path_under(r, "/tmp") != tmp_part)
+		if (!strcmp(r, "/tmp") || sbx_path_under(r, "/dev") || sbx_path_under(r, "/proc") ||
+		    sbx_path_under(r, "/tmp") != tmp_part)
 			continue;
 		if (in_list(&cv->roots, r)) {
 			/* writable already, unless a protect above it will
@@ -2095,9 +2095,9 @@ int plan_bwrap(const struct plan_in *in, struct plan *pl)
 	STEP(add2(pl, "--tmpfs", "/tmp"));
 	/* Our own helper must stay reachable when sbx lives under /tmp (a
 	 * build tree, a test): the private /tmp hides the host's. */
-	if (path_under(in->init, "/tmp"))
+	if (sbx_path_under(in->init, "/tmp"))
 		STEP(add3(pl, "--ro-bind", in->init, in->init));
-	if (in->shim_lib && path_under(in->shim_lib, "/tmp"))
+	if (in->shim_lib && sbx_path_under(in->shim_lib, "/tmp"))
 		STEP(add3(pl, "--ro-bind", in->shim_lib, in->shim_lib));
 	STEP(bind_roots(in, pl, cv, true));
 	STEP(environment(in, pl));

@@ -290,8 +290,8 @@ int probe_landlock_abi(void)
 
 	if (abi < 0)
 		return -errno;
-#ifdef SBX_TEST_LANDLOCK_ABI
-	/* test builds only (Makefile: build/tests/sbx-preload-abi): an ABI
+#ifdef SBX_TEST_HOOKS
+	/* test builds only (Makefile: build/tests/sbx-preload-hooks): an ABI
 	 * below the kernel's, as an older kernel would say */
 	const char *force = getenv("SBX_TEST_LANDLOCK_ABI");
 	long v = force && *force ? strtol(force, NULL, 10) : 0;

@@ -43,8 +43,8 @@ int probe_seccomp(void);
 /* seccomp user notification (SECCOMP_RET_USER_NOTIF): 1 available, 0 not. */
 int probe_seccomp_notify(void);
 /* The Landlock ABI version, or -errno (-ENOSYS: not built into the kernel,
- * -EOPNOTSUPP: built in but disabled at boot). A test build
- * (-DSBX_TEST_LANDLOCK_ABI, never installed) says a lower one when
+ * -EOPNOTSUPP: built in but disabled at boot). The test build
+ * (-DSBX_TEST_HOOKS, never installed) says a lower one when
  * SBX_TEST_LANDLOCK_ABI names it. */
 int probe_landlock_abi(void);
 

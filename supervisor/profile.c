@@ -25,15 +25,16 @@ bool profile_name_ok(const char *name)
 	return true;
 }
 
-/* The user's profile directory. */
-static void user_dir(const char *home, char *out, size_t outsz)
+/* The user's profile directory: 0, or -ENAMETOOLONG (out "") when its
+ * path does not fit: then the user has none (a path cut short would name
+ * another directory). */
+static int user_dir(const char *home, char *out, size_t outsz)
 {
 	const char *xdg = getenv("XDG_CONFIG_HOME");
 
 	if (xdg && xdg[0] == '/')
-		snprintf(out, outsz, "%s/sbx/profiles", xdg);
-	else
-		snprintf(out, outsz, "%s/.config/sbx/profiles", home);
+		return sbx_path_fmt(out, outsz, "%s/sbx/profiles", xdg);
+	return sbx_path_fmt(out, outsz, "%s/.config/sbx/profiles", home);
 }
 
 /* The built-in profiles: $SBX_PROFILE_DIR, else ../share/sbx/profiles
@@ -82,9 +83,8 @@ int profile_find(const char *name, const char *home, char *path, size_t pathsz,
 
 	if (!profile_name_ok(name))
 		return -EINVAL;
-	user_dir(home, dir, sizeof(dir));
 	*user = true;
-	if (candidate(dir, name, path, pathsz))
+	if (!user_dir(home, dir, sizeof(dir)) && candidate(dir, name, path, pathsz))
 		return 0;
 	*user = false;
 	if (builtin_dir(dir, sizeof(dir)) == 0 && candidate(dir, name, path, pathsz))
@@ -149,8 +149,10 @@ static void not_found(const char *name, const char *home, struct sbx_err *err)
 			 "(letters a-z, digits, `-` and `_`; or `none`)", name);
 		return;
 	}
-	user_dir(home, udir, sizeof(udir));
-	sbx_path_tildify(udir, home, shown, sizeof(shown));
+	if (user_dir(home, udir, sizeof(udir)))
+		snprintf(shown, sizeof(shown), "(no user directory: its path is too long)");
+	else
+		sbx_path_tildify(udir, home, shown, sizeof(shown));
 	builtin_names(names, sizeof(names));
 	snprintf(err->msg, sizeof(err->msg), "no profile `%s` (looked for %.600s/%s.ini and "
 		 "a built-in one; built in: %.300s)", name, shown, name,

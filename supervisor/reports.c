@@ -1142,7 +1142,7 @@ static void take_report(struct reports *r, const struct wire_report *wr, bool bo
 	}
 	if (e.unbound && file_op(w.op))
 		for (size_t i = 0; i < r->cfg.nguarded; i++)
-			if (path_under(w.target, r->cfg.guarded[i])) {
+			if (sbx_path_under(w.target, r->cfg.guarded[i])) {
 				e.unbound = false;
 				e.guarded = r->cfg.guarded[i];
 				e.fix[0] = '\0';

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "control.h"
 #include "forwarded.h"
 #include "landlock.h"
 #include "net/net.h"
@@ -372,26 +373,18 @@ int sandbox_send_args(struct sandbox *sb, const struct plan *pl)
 	return rc;
 }
 
-static int send_msg(int fd, struct msghdr *mh)
-{
-	while (sendmsg(fd, mh, MSG_NOSIGNAL) < 0)
-		if (errno != EINTR)
-			return -errno;
-	return 0;
-}
-
 /* COMMAND was started in the background of its pty (--tty-bg) */
 static bool started_bg;
 
-/* sbx-init's options (those after its --ctl, before its "--") in "A"
- * messages of whole NUL-terminated strings. */
+/* sbx-init's options (those after its --ctl, before its "--") in
+ * CTL_OPTS messages of whole NUL-terminated strings (buf[0] is the type's
+ * room: each message is at most sizeof(buf), as sbx-init reads them). */
 static int send_init_opts(struct sandbox *sb, const struct plan *pl)
 {
 	static char buf[1 << 16];
 	size_t used = 1;
 	int rc = 0;
 
-	buf[0] = 'A';
 	for (size_t i = pl->init_at + 1; !rc && i + 1 < pl->cmd_at; i++) {
 		const char *a = pl->argv.v[i];
 		size_t len = strlen(a) + 1;
@@ -400,9 +393,7 @@ static int send_init_opts(struct sandbox *sb, const struct plan *pl)
 		if (len + 1 > sizeof(buf))
 			return -E2BIG;
 		if (used + len > sizeof(buf)) {
-			struct iovec iov = { buf, used };
-			struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-			rc = send_msg(sb->ctl, &mh);
+			rc = ctl_send(sb->ctl, CTL_OPTS, buf + 1, used - 1, NULL, 0);
 			used = 1;
 		}
 		memcpy(buf + used, a, len);
@@ -413,56 +404,29 @@ static int send_init_opts(struct sandbox *sb, const struct plan *pl)
 	if (!rc && (started_bg = relay_background())) {
 		static const char bg[] = "--tty-bg";
 		if (used + sizeof(bg) > sizeof(buf)) {
-			struct iovec iov = { buf, used };
-			struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-			rc = send_msg(sb->ctl, &mh);
+			rc = ctl_send(sb->ctl, CTL_OPTS, buf + 1, used - 1, NULL, 0);
 			used = 1;
 		}
 		memcpy(buf + used, bg, sizeof(bg));
 		used += sizeof(bg);
 	}
-	if (!rc && used > 1) {
-		struct iovec iov = { buf, used };
-		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-		rc = send_msg(sb->ctl, &mh);
-	}
+	if (!rc && used > 1)
+		rc = ctl_send(sb->ctl, CTL_OPTS, buf + 1, used - 1, NULL, 0);
 	return rc;
 }
 
 int sandbox_go(struct sandbox *sb, const struct plan *pl, const int *fds, size_t nfds)
 {
-	size_t n = 1 + pl->placeholders_pending.n;
-	char *buf = malloc(n);
-	union {
-		struct cmsghdr h;
-		char b[CMSG_SPACE(3 * sizeof(int))];
-	} cm;
-	struct iovec iov = { buf, n };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-	int rc = 0;
+	int rc;
 
-	if (!buf || nfds > 3) {
-		free(buf);
-		return -ENOMEM;
-	}
-	buf[0] = 'G';
-	memcpy(buf + 1, pl->placeholder_state, n - 1);
-	if (nfds) {
-		memset(&cm, 0, sizeof(cm));
-		mh.msg_control = cm.b;
-		mh.msg_controllen = CMSG_SPACE(nfds * sizeof(int));
-		struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(nfds * sizeof(int));
-		memcpy(CMSG_DATA(c), fds, nfds * sizeof(int));
-	}
+	if (nfds > 3)
+		return -EINVAL;
 	rc = send_init_opts(sb, pl);
 	if (!rc)
 		rc = mount_ids_send(sb->ctl, pl);
 	if (!rc)
-		rc = send_msg(sb->ctl, &mh);
-	free(buf);
+		rc = ctl_send(sb->ctl, CTL_GO, pl->placeholder_state,
+			      pl->placeholders_pending.n, fds, nfds);
 	return rc;
 }
 
@@ -517,10 +481,9 @@ void sandbox_abort(struct sandbox *sb)
 	sb->pid = -1;
 }
 
-/* The proxy's listeners from sbx-init's "N" message, at most this many:
- * the proxy's four, the resolver's two, two per host port (sbx-init's
- * INIT_LISTEN_MAX). */
-#define LISTEN_MAX (4 + 2 + 2 * 16)
+/* The proxy's listeners from sbx-init's CTL_LISTENERS message, at most
+ * this many (control.h) */
+#define LISTEN_MAX CTL_LISTEN_MAX
 
 /* What one "N" message brought: the descriptors and a kind byte for each. */
 struct listeners {
@@ -552,21 +515,21 @@ static int read_ctl(int fd, pid_t *init_pid, int *init_pidfd, bool *gone, int *c
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
 			     .msg_control = cm.b, .msg_controllen = sizeof(cm.b) };
 	ssize_t n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
-	bool listeners = n > 0 && buf[0] == 'N' && !ls->got && *init_pid <= 0;
+	bool listeners = n > 0 && buf[0] == CTL_LISTENERS && !ls->got && *init_pid <= 0;
 	/* "F": the notify filter's listener and the rename actor's socket
 	 * (sbx-init's install_notify), two descriptors, once, before "ready" */
-	bool listener = n == 1 && buf[0] == 'F' && notify_in[0] < 0 && !*notify_bad &&
+	bool listener = n == 1 && buf[0] == CTL_NOTIFY && notify_in[0] < 0 && !*notify_bad &&
 			*init_pid <= 0 && !(mh.msg_flags & (MSG_CTRUNC | MSG_TRUNC));
 
 	if (n <= 0)
 		return n == 0 || (errno != EAGAIN && errno != EINTR) ? -1 : 0;
-	if (buf[0] == 'X' && n == 2 && *init_pid > 0) {
+	if (buf[0] == CTL_GONE && n == 2 && *init_pid > 0) {
 		*gone = true;
 		*code = (unsigned char)buf[1];
 	}
-	if (buf[0] == 'S' && n == 2 && *init_pid > 0 && buf[1] > 0 && buf[1] < 32)
+	if (buf[0] == CTL_STOPPED && n == 2 && *init_pid > 0 && buf[1] > 0 && buf[1] < 32)
 		stopped_by = buf[1];
-	if (buf[0] == 'N') {
+	if (buf[0] == CTL_LISTENERS) {
 		/* a second one, or one after "ready", is out of order */
 		ls->bad |= !listeners || (mh.msg_flags & (MSG_CTRUNC | MSG_TRUNC)) ||
 			   (size_t)n - 1 > LISTEN_MAX;
@@ -580,14 +543,15 @@ static int read_ctl(int fd, pid_t *init_pid, int *init_pidfd, bool *gone, int *c
 		if (c->cmsg_type == SCM_CREDENTIALS) {
 			struct ucred uc;
 			memcpy(&uc, CMSG_DATA(c), sizeof(uc));
-			if (buf[0] == 'R')
+			if (buf[0] == CTL_READY)
 				*init_pid = uc.pid;
 		} else if (c->cmsg_type == SCM_PIDFD || c->cmsg_type == SCM_RIGHTS) {
 			size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
 			for (size_t i = 0; i < k; i++) {
 				int pfd;
 				memcpy(&pfd, CMSG_DATA(c) + i * sizeof(int), sizeof(pfd));
-				if (buf[0] == 'R' && c->cmsg_type == SCM_PIDFD && *init_pidfd < 0) {
+				if (buf[0] == CTL_READY && c->cmsg_type == SCM_PIDFD &&
+				    *init_pidfd < 0) {
 					*init_pidfd = pfd;
 				} else if (listeners && c->cmsg_type == SCM_RIGHTS &&
 					   ls->nfds < LISTEN_MAX) {
@@ -596,7 +560,8 @@ static int read_ctl(int fd, pid_t *init_pid, int *init_pidfd, bool *gone, int *c
 					   notify_in[1] < 0) {
 					notify_in[notify_in[0] < 0 ? 0 : 1] = pfd;
 				} else {
-					*notify_bad |= buf[0] == 'F' && c->cmsg_type == SCM_RIGHTS;
+					*notify_bad |= buf[0] == CTL_NOTIFY &&
+						       c->cmsg_type == SCM_RIGHTS;
 					/* a pidfd with every message; anything else
 					 * in an "N" is more than it may carry */
 					ls->bad |= listeners && c->cmsg_type == SCM_RIGHTS;
@@ -605,14 +570,22 @@ static int read_ctl(int fd, pid_t *init_pid, int *init_pidfd, bool *gone, int *c
 			}
 		}
 	}
-	if (buf[0] == 'F' && (!listener || notify_in[1] < 0))
+	if (buf[0] == CTL_NOTIFY && (!listener || notify_in[1] < 0))
 		*notify_bad = true;
 	/* Without SCM_PIDFD: a pidfd from the pid at once, while sbx-init
 	 * (which just wrote) lives; from then on a signal cannot reach
 	 * another process that got its pid. */
-	if (buf[0] == 'R' && *init_pid > 0 && *init_pidfd < 0)
+	if (buf[0] == CTL_READY && *init_pid > 0 && *init_pidfd < 0)
 		*init_pidfd = (int)syscall(SYS_pidfd_open, *init_pid, 0);
 	return 1;
+}
+
+/* CTL_CONT: COMMAND goes on in the terminal's foreground or background */
+static void tell_cont(int ctl, bool fg)
+{
+	char how = fg ? CTL_CONT_FG : CTL_CONT_BG;
+
+	ctl_send(ctl, CTL_CONT, &how, 1, NULL, 0);
 }
 
 /* Relay a signal to sbx-init by its pidfd (kill by pid only on a kernel
@@ -663,8 +636,9 @@ static bool loopback_listener(int fd, unsigned port, bool *v6)
 }
 
 /* The resolver's sockets and the host ports' listeners of an "N" message:
- * kind 'd' a UDP and 't' a TCP socket on 127.0.0.53:53 (one each, both
- * when the run has the resolver), 'p' a listener on the sandbox's
+ * kind CTL_LISTEN_DNS_UDP a UDP and _TCP a TCP socket on 127.0.0.53:53
+ * (one each, both when the run has the resolver), CTL_LISTEN_HOST_PORT
+ * a listener on the sandbox's
  * loopback at one of the planned host ports (127.0.0.1 for each, [::1]
  * where there is IPv6). Handed to the loop; 0 or -EPROTO. */
 static int check_extra(const struct run_in *ri, const int *fds, const char *kinds, size_t n)
@@ -676,16 +650,17 @@ static int check_extra(const struct run_in *ri, const int *fds, const char *kind
 	if (ri->nhost_ports > 64)
 		return -EPROTO;
 	for (size_t i = 0; i < n; i++) {
-		if (kinds[i] == 'd' || kinds[i] == 't') {
-			unsigned bit = kinds[i] == 'd' ? 1 : 2;
+		if (kinds[i] == CTL_LISTEN_DNS_UDP || kinds[i] == CTL_LISTEN_DNS_TCP) {
+			unsigned bit = kinds[i] == CTL_LISTEN_DNS_UDP ? 1 : 2;
 			if (!ri->dns || (dns & bit) ||
-			    !loopback_socket(fds[i], kinds[i] == 'd' ? SOCK_DGRAM : SOCK_STREAM,
+			    !loopback_socket(fds[i],
+					     kinds[i] == CTL_LISTEN_DNS_UDP ? SOCK_DGRAM : SOCK_STREAM,
 					     0x7f000035, 53, &v6) || v6)
 				return -EPROTO;
 			dns |= bit;
 			continue;
 		}
-		if (kinds[i] != 'p')
+		if (kinds[i] != CTL_LISTEN_HOST_PORT)
 			continue;
 		size_t k;
 		for (k = 0; k < ri->nhost_ports; k++)
@@ -716,11 +691,12 @@ static int serve_listeners(const struct run_in *ri, struct listeners *ls)
 	if (!rc)
 		rc = check_extra(ri, ls->fds, ls->kinds, ls->nfds);
 	for (i = 0; !rc && i < ls->nfds; i++) {
-		bool v6 = false, socks = ls->kinds[i] == 's';
+		bool v6 = false, socks = ls->kinds[i] == CTL_LISTEN_SOCKS;
 		unsigned bit;
-		if (ls->kinds[i] == 'd' || ls->kinds[i] == 't' || ls->kinds[i] == 'p')
+		if (ls->kinds[i] == CTL_LISTEN_DNS_UDP || ls->kinds[i] == CTL_LISTEN_DNS_TCP ||
+		    ls->kinds[i] == CTL_LISTEN_HOST_PORT)
 			continue; /* checked above */
-		if ((ls->kinds[i] != 'h' && !socks) ||
+		if ((ls->kinds[i] != CTL_LISTEN_HTTP && !socks) ||
 		    !loopback_listener(ls->fds[i], socks ? ri->socks_port : ri->http_port, &v6) ||
 		    (seen & (bit = 1u << (socks * 2 + v6)))) {
 			rc = -EPROTO;
@@ -736,16 +712,17 @@ static int serve_listeners(const struct run_in *ri, struct listeners *ls)
 			continue;
 		}
 		char k = ls->kinds[i];
-		if (k == 'p') {
+		if (k == CTL_LISTEN_HOST_PORT) {
 			struct sockaddr_in6 a;
 			socklen_t al = sizeof(a);
 			getsockname(ls->fds[i], (struct sockaddr *)&a, &al); /* checked above */
 			rc = net_loop_add_hostport(ri->net, ls->fds[i], ntohs(a.sin6_port));
 		} else {
 			rc = net_loop_add_listener(ri->net, ls->fds[i],
-						   k == 's' ? NET_LISTEN_SOCKS :
-						   k == 'd' ? NET_LISTEN_DNS_UDP :
-						   k == 't' ? NET_LISTEN_DNS_TCP : NET_LISTEN_HTTP);
+						   k == CTL_LISTEN_SOCKS ? NET_LISTEN_SOCKS :
+						   k == CTL_LISTEN_DNS_UDP ? NET_LISTEN_DNS_UDP :
+						   k == CTL_LISTEN_DNS_TCP ? NET_LISTEN_DNS_TCP :
+						   NET_LISTEN_HTTP);
 		}
 	}
 	ls->nfds = 0;
@@ -910,7 +887,7 @@ int sandbox_wait(struct sandbox *sb, struct plan *pl, struct run_in *ri, bool *r
 			if (ls.got && !had)
 				e = !ri->net ? -EPROTO : serve_listeners(ri, &ls);
 			if (!e && ls.got && !had)
-				e = send(sb->ctl, "n", 1, MSG_NOSIGNAL) == 1 ? 0 : -errno;
+				e = ctl_send(sb->ctl, CTL_LISTENERS_SERVED, NULL, 0, NULL, 0);
 			if (!e && ls.got && !had)
 				serving = true;
 			if (!e && ri->net && init_pid > 0 && !serving && !ri->served)
@@ -954,13 +931,13 @@ int sandbox_wait(struct sandbox *sb, struct plan *pl, struct run_in *ri, bool *r
 				relay_start();
 				/* brought to the foreground since "go" */
 				if (started_bg && !relay_background())
-					send(sb->ctl, "Cf", 2, MSG_NOSIGNAL);
+					tell_cont(sb->ctl, true);
 			}
 			/* COMMAND stopped (Ctrl-Z on its terminal, a read in
 			 * the background): the run stops as one job, and goes
 			 * on at our SIGCONT */
 			if (stopped_by && relay_on() && relay_stop(stopped_by))
-				send(sb->ctl, "Cf", 2, MSG_NOSIGNAL);
+				tell_cont(sb->ctl, true);
 			stopped_by = 0;
 		}
 		if (gone || !pf[0].revents)
@@ -993,7 +970,7 @@ int sandbox_wait(struct sandbox *sb, struct plan *pl, struct run_in *ri, bool *r
 		if (sig == SIGCONT) {
 			bool fg;
 			if (relay_continued(&fg))
-				send(sb->ctl, fg ? "Cf" : "Cb", 2, MSG_NOSIGNAL);
+				tell_cont(sb->ctl, fg);
 			continue;
 		}
 		if (sig == SIGWINCH && relay_on()) {

@@ -75,6 +75,7 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "control.h"
 #include "filters.h"
 #include "init-notify.h"
 #include "forwarded.h"
@@ -174,7 +175,7 @@ static void apply_limits(void)
 	/* nofile: the soft limit here (sbx-init's own descriptors count
 	 * under it: a listener it cannot make stops the run), the hard one
 	 * too in COMMAND's process before its exec (start_command); passing
-	 * descriptors may need the soft one raised a moment (init_sendmsg) */
+	 * descriptors may need the soft one raised a moment (ctl_send) */
 	if (limit_nofile) {
 		if (getrlimit(RLIMIT_NOFILE, &rl))
 			die("limit nofile", errno);
@@ -347,7 +348,7 @@ static void drop_caps_nested(void)
  * from the sandbox, and a survivor could then create the protected name. */
 static void report_gone(int ctl, int code)
 {
-	char m[2] = { 'X', (char)code };
+	char status = (char)code;
 
 	if (nested)
 		kill_descendants();
@@ -356,7 +357,7 @@ static void report_gone(int ctl, int code)
 	while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
 		;
 	if (ctl >= 0 && errno == ECHILD)
-		send(ctl, m, sizeof(m), MSG_NOSIGNAL);
+		ctl_send(ctl, CTL_GONE, &status, 1, NULL, 0);
 }
 
 /* fork(); the child keeps neither the signalfd, the control socket nor
@@ -560,7 +561,7 @@ static int take_opt(char *a, bool from_ctl)
 		;
 	else if (!strcmp(a, "--listen-dns"))
 		listen_plan.dns = true;
-	else if (!strncmp(a, "--listen-port=", 14) && listen_plan.nports < INIT_HOST_PORTS_MAX &&
+	else if (!strncmp(a, "--listen-port=", 14) && listen_plan.nports < CTL_HOST_PORTS_MAX &&
 		 !parse_port(a + 14, &listen_plan.ports[listen_plan.nports]))
 		listen_plan.nports++;
 	else if (!strncmp(a, "--env=", 6) && strchr(a + 7, '=') && ncommand_env < MAX_ENV)
@@ -596,7 +597,7 @@ static void bad_opt(const char *a)
 
 /* Wait for the supervisor: "A" messages carry our options (NUL-terminated
  * strings; the mount operations depend on the policy, which is compiled
- * while bubblewrap starts, so they cannot be in our argv), then "go": 'G',
+ * while bubblewrap starts, so they cannot be in our argv), then "go": "G",
  * one state per placeholder (--ro-new), and the shim's three descriptors
  * when COMMAND gets the shim (none otherwise). They come once the
  * supervisor has made the placeholders, usually long before bubblewrap
@@ -633,7 +634,7 @@ static void receive_go(void)
 				k = NHELD + 1;
 			memcpy(fds, CMSG_DATA(c), k * sizeof(int));
 			for (size_t j = 0; j < k; j++) {
-				if (nheld < NHELD && buf[0] == 'G') {
+				if (nheld < NHELD && buf[0] == CTL_GO) {
 					held[nheld++] = fds[j];
 				} else {
 					close(fds[j]);
@@ -645,13 +646,13 @@ static void receive_go(void)
 			_exit(125); /* the supervisor gave up (and said why) or is gone */
 		if (bad || (mh.msg_flags & (MSG_CTRUNC | MSG_TRUNC)))
 			die("control socket: malformed message", EPROTO);
-		if (buf[0] == 'I') {
+		if (buf[0] == CTL_IDS) {
 			/* what each mount is to land on (init-mounts.h) */
 			if (init_mounts_take_ids(buf + 1, (size_t)n - 1))
 				die("control socket: malformed identities", EPROTO);
 			continue;
 		}
-		if (buf[0] == 'A') {
+		if (buf[0] == CTL_OPTS) {
 			if (buf[n - 1] != '\0' || used + (size_t)n > sizeof(store))
 				die("control socket: malformed options", EPROTO);
 			memcpy(store + used, buf + 1, (size_t)n - 1);
@@ -661,11 +662,12 @@ static void receive_go(void)
 			used += (size_t)n - 1;
 			continue;
 		}
-		if (buf[0] != 'G' || (size_t)n != 1 + mounts.nnew || mounts.nnew > MAX_NEW ||
+		if (buf[0] != CTL_GO || (size_t)n != 1 + mounts.nnew || mounts.nnew > MAX_NEW ||
 		    (nheld != 0 && nheld != NHELD) || (nheld == NHELD) != (shim_env() >= 0))
 			die("control socket: malformed go message", EPROTO);
 		for (unsigned i = 0; i < mounts.nnew; i++)
-			if (buf[1 + i] != 'm' && buf[1 + i] != 'e' && buf[1 + i] != '-')
+			if (buf[1 + i] != CTL_NEW_MADE && buf[1 + i] != CTL_NEW_THERE &&
+			    buf[1 + i] != CTL_NEW_SKIP)
 				die("control socket: malformed go message", EPROTO);
 		memcpy(new_states, buf + 1, mounts.nnew);
 		new_states[mounts.nnew] = '\0';
@@ -682,22 +684,16 @@ static void receive_go(void)
  * copy: only the supervisor accepts on them. */
 static void send_listeners(void)
 {
-	int fds[INIT_LISTEN_MAX];
-	char m[1 + INIT_LISTEN_MAX];
+	int fds[CTL_LISTEN_MAX];
+	char kinds[CTL_LISTEN_MAX];
 	size_t n;
 	const char *what = "";
-	union {
-		struct cmsghdr h;
-		char b[CMSG_SPACE(INIT_LISTEN_MAX * sizeof(int))];
-	} cm;
-	struct iovec iov = { m, 0 };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
 	char buf[120];
 	int rc;
 
 	listen_plan.http = listen_http;
 	listen_plan.socks = listen_socks;
-	rc = init_listen(&listen_plan, fds, m + 1, &n, &what);
+	rc = init_listen(&listen_plan, fds, kinds, &n, &what);
 	if (rc) {
 		snprintf(buf, sizeof(buf), "the proxy's listener on %s", what);
 		die(buf, -rc);
@@ -707,17 +703,7 @@ static void send_listeners(void)
 	 * promised the policy's resolver does not start without it) */
 	if (listen_plan.dns && (rc = init_resolv_conf()) < 0)
 		die("the sandbox's /etc/resolv.conf (naming 127.0.0.53)", -rc);
-	m[0] = 'N';
-	iov.iov_len = 1 + n;
-	memset(&cm, 0, sizeof(cm));
-	mh.msg_control = cm.b;
-	mh.msg_controllen = CMSG_SPACE(n * sizeof(int));
-	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(n * sizeof(int));
-	memcpy(CMSG_DATA(c), fds, n * sizeof(int));
-	int sent = init_sendmsg(ctl, &mh);
+	int sent = ctl_send(ctl, CTL_LISTENERS, kinds, n, fds, n);
 	if (sent)
 		die("control socket", -sent);
 	for (size_t i = 0; i < n; i++)
@@ -732,7 +718,7 @@ static void await_listeners_served(void)
 	struct iovec riov = { a, sizeof(a) };
 	union {
 		struct cmsghdr h;
-		char b[CMSG_SPACE(INIT_LISTEN_MAX * sizeof(int))];
+		char b[CMSG_SPACE(CTL_LISTEN_MAX * sizeof(int))];
 	} rcm;
 	struct msghdr rh = { .msg_iov = &riov, .msg_iovlen = 1,
 			     .msg_control = rcm.b, .msg_controllen = sizeof(rcm.b) };
@@ -743,7 +729,8 @@ static void await_listeners_served(void)
 		_exit(125);
 	if (r < 0)
 		die("control socket", errno);
-	if (r != 1 || a[0] != 'n' || rh.msg_controllen || (rh.msg_flags & (MSG_CTRUNC | MSG_TRUNC)))
+	if (r != 1 || a[0] != CTL_LISTENERS_SERVED || rh.msg_controllen ||
+	    (rh.msg_flags & (MSG_CTRUNC | MSG_TRUNC)))
 		die("control socket: malformed answer to the proxy's listeners", EPROTO);
 }
 
@@ -832,7 +819,7 @@ static pid_t start_notified(int sfd, char **cmd, const sigset_t *orig, int *act)
 		close(ls[0]);
 		if ((fd = init_notify_filter(block_unix, notify_nobind)) < 0)
 			die("seccomp notify filter", -fd);
-		if ((rc = init_notify_send_fd(ls[1], 'L', fd)))
+		if ((rc = ctl_send(ls[1], CTL_IN_LISTENER, NULL, 0, &fd, 1)))
 			die("the notify listener to pid 1", -rc);
 		close(fd);
 		if (nheld) {
@@ -845,7 +832,7 @@ static pid_t start_notified(int sfd, char **cmd, const sigset_t *orig, int *act)
 		/* pid 1 under the table (or gone: it said why) */
 		while ((rc = (int)recv(ls[1], &ok, 1, 0)) < 0 && errno == EINTR)
 			;
-		if (rc != 1 || ok != 'k')
+		if (rc != 1 || ok != CTL_IN_UNDER_TABLE)
 			_exit(125);
 		close(ls[1]);
 		start_command(cmd, orig);
@@ -854,13 +841,13 @@ static pid_t start_notified(int sfd, char **cmd, const sigset_t *orig, int *act)
 	for (int k = 0; k < nheld; k++)
 		close(held[k]); /* the child's and the holder's now */
 	apply_filter(0, 1);
-	fd = init_notify_recv_fd(ls[0], 'L');
+	fd = init_notify_recv_fd(ls[0], CTL_IN_LISTENER);
 	if (fd == -EPIPE)
 		_exit(125); /* the child could not install it, and said why */
 	if (fd < 0)
 		die("the notify listener from COMMAND's process", -fd);
-	if (send(ls[0], "k", 1, MSG_NOSIGNAL) != 1)
-		die("the notify layer's socket", errno);
+	if ((rc = ctl_send(ls[0], CTL_IN_UNDER_TABLE, NULL, 0, NULL, 0)))
+		die("the notify layer's socket", -rc);
 	close(ls[0]);
 	if ((rc = init_notify_send_listener(ctl, fd, as[1])))
 		die("control socket", -rc);
@@ -880,9 +867,9 @@ static void take_terminal(pid_t child)
 		tty_fd = -1; /* the supervisor is gone: nothing more to hear */
 		return;
 	}
-	if (n != 2 || m[0] != 'C' || (m[1] != 'f' && m[1] != 'b'))
+	if (n != 2 || m[0] != CTL_CONT || (m[1] != CTL_CONT_FG && m[1] != CTL_CONT_BG))
 		return;
-	tcsetpgrp(tty_fd, m[1] == 'f' ? child : getpgrp());
+	tcsetpgrp(tty_fd, m[1] == CTL_CONT_FG ? child : getpgrp());
 	kill(-child, SIGCONT);
 	kill(child, SIGCONT);
 }
@@ -1021,8 +1008,9 @@ int main(int argc, char **argv)
 	/* Ready: the supervisor learns our pid (SCM_CREDENTIALS, translated
 	 * into its pid namespace) and that COMMAND is starting. */
 	if (ctl >= 0) {
-		if (send(ctl, "R", 1, MSG_NOSIGNAL) != 1)
-			die("control socket", errno);
+		int rc = ctl_send(ctl, CTL_READY, NULL, 0, NULL, 0);
+		if (rc)
+			die("control socket", -rc);
 	}
 
 	for (;;) {
@@ -1060,9 +1048,9 @@ int main(int argc, char **argv)
 				if (WIFSTOPPED(st)) {
 					/* the run stops as one job: the supervisor
 					 * stops, and says when to go on */
-					char m[2] = { 'S', (char)WSTOPSIG(st) };
+					char sig = (char)WSTOPSIG(st);
 					if (ctl >= 0)
-						send(ctl, m, 2, MSG_NOSIGNAL);
+						ctl_send(ctl, CTL_STOPPED, &sig, 1, NULL, 0);
 					continue;
 				}
 				status = st;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "control.h"
 #include "policy.h"
 #include "wire.h"
 
@@ -53,8 +54,6 @@ int sbx_dprintf(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3
  * of sbx_bwrap_dirs holding an executable `bwrap`; never $PATH. */
 extern const char *const sbx_bwrap_dirs[];
 int find_bwrap(char *out, size_t outsz);
-/* Is path `dir` itself or below it? Both absolute and normal. */
-bool path_under(const char *path, const char *dir);
 
 /* ---- options.c */
 
@@ -136,7 +135,7 @@ struct plan_in {
  * program writes down stays right for the next run (docs/NETWORK.md). */
 #define SBX_PROXY_HTTP_PORT 3128
 #define SBX_PROXY_SOCKS_PORT 1080
-/* [network] host_ports: at most this many (sbx-init's INIT_HOST_PORTS_MAX) */
+/* [network] host_ports: at most this many (sbx-init's CTL_HOST_PORTS_MAX) */
 #define SBX_HOST_PORTS_MAX 16
 
 struct covered;
@@ -172,10 +171,10 @@ struct plan {
 };
 
 /* What became of a placeholder; sbx-init gets them in its "go" message
- * (init-mounts.h: --ro-new). */
-#define PLACEHOLDER_MADE 'm'  /* we made it: cover it, remove it after */
-#define PLACEHOLDER_THERE 'e' /* there already (another run's, or appeared meanwhile): cover it */
-#define PLACEHOLDER_SKIP '-'  /* we could not make it, nor can COMMAND */
+ * (init-mounts.h: --ro-new; control.h: enum ctl_new_state). */
+#define PLACEHOLDER_MADE CTL_NEW_MADE
+#define PLACEHOLDER_THERE CTL_NEW_THERE
+#define PLACEHOLDER_SKIP CTL_NEW_SKIP
 
 /* The whole plan (--print); or in two phases: plan_bwrap() (bubblewrap's
  * options and sbx-init's own, cheap: bubblewrap gets them at once) then

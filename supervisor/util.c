@@ -223,8 +223,3 @@ int find_bwrap(char *out, size_t outsz)
 	}
 	return -ENOENT;
 }
-
-bool path_under(const char *path, const char *dir)
-{
-	return sbx_path_under(path, dir);
-}

@@ -152,7 +152,7 @@ static int make_key(const struct policy *p, const char *walk, char **out, size_t
 		const struct sbx_rule *const *r = policy_rules(p, kinds[i], &n);
 		for (size_t j = 0; !rc && j < n; j++) {
 			const char *pat = r[j]->pattern, *tok = "";
-			if (sess && sess[1] && path_under(pat, sess)) {
+			if (sess && sess[1] && sbx_path_under(pat, sess)) {
 				pat += strlen(sess);
 				tok = "<session>";
 			}
@@ -530,7 +530,7 @@ int walkrec_begin(struct walkrec *r, const char *path, unsigned depth, const str
 	    sec > (int64_t)r->now.tv_sec - WALKREC_RACY_SEC ||
 	    (sec == (int64_t)r->now.tv_sec - WALKREC_RACY_SEC &&
 	     (long)nsec >= r->now.tv_nsec) ||
-	    (r->state_dir[0] && path_under(path, r->state_dir)) ||
+	    (r->state_dir[0] && sbx_path_under(path, r->state_dir)) ||
 	    !ctime_kept(r, path, (uint64_t)st->st_dev))
 		return 0;
 	v = (uint64_t)st->st_dev;

@@ -119,10 +119,10 @@ struct hp_look {
 	char found[PATH_MAX];
 };
 
+/* A hooks directory of `/` holds no hook of ours worth naming */
 static bool under(const char *path, const char *dir)
 {
-	size_t l = strlen(dir);
-	return !strncmp(path, dir, l) && (path[l] == '/' || !path[l]) && l > 1;
+	return strlen(dir) > 1 && sbx_path_under(path, dir);
 }
 
 static void hp_each(const char *file, bool there, const struct gitcfg *g, void *arg)

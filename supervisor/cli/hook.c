@@ -205,16 +205,6 @@ static void candidates(const struct place *pl, char c[NCAND][PATH_MAX])
 	sbx_path_resolve(pl->raw, c[2], PATH_MAX);
 }
 
-/* Is `dir` an ancestor of (or the same as) `path`? Both absolute, normal. */
-static bool holds(const char *dir, const char *path)
-{
-	size_t n = strlen(dir);
-
-	if (n == 1) /* `/` */
-		return true;
-	return !strncmp(dir, path, n) && (path[n] == '/' || !path[n]);
-}
-
 /* The policy's decision on a place (each candidate); 0 allowed, 1 refused
  * (said). */
 static int verdict(const struct hook *h, const char *tool, enum sbx_op op,
@@ -293,7 +283,7 @@ static bool reaches(const struct sbx_rule *r, const char *root)
 	switch (r->pat) {
 	case SBX_PAT_PREFIX:
 		sbx_path_resolve(r->pattern, real, sizeof(real));
-		return holds(root, r->pattern) || holds(root, real);
+		return sbx_path_under(r->pattern, root) || sbx_path_under(real, root);
 	case SBX_PAT_GLOB: {
 		size_t n = r->prefix_len < sizeof(lead) ? r->prefix_len : sizeof(lead) - 1;
 		memcpy(lead, r->pattern, n);
@@ -303,7 +293,7 @@ static bool reaches(const struct sbx_rule *r, const char *root)
 			slash[slash == lead ? 1 : 0] = '\0';
 		else
 			snprintf(lead, sizeof(lead), "/");
-		return holds(root, lead) || holds(lead, root);
+		return sbx_path_under(lead, root) || sbx_path_under(root, lead);
 	}
 	case SBX_PAT_ANYWHERE:
 		return true;

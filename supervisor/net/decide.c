@@ -481,7 +481,7 @@ static int resolve(struct net_ctx *c, const char *name, struct sockaddr_storage 
 			    (rc = add_addr(out, n, (const struct sockaddr *)&c->hosts[i].addr)))
 				goto out;
 		if (!*n) {
-			snprintf(err, errsz, "%s is not in SBX_TEST_HOSTS", name);
+			snprintf(err, errsz, "%s is not in the test hosts file", name);
 			rc = -ENOENT;
 		}
 		goto out;
@@ -559,7 +559,7 @@ int net_ctx_test_lookup(struct net_ctx *c, const char *name, struct sockaddr_sto
 		if (!strcmp(c->hosts[i].name, name))
 			addrs[(*n)++] = c->hosts[i].addr;
 	if (!*n) {
-		snprintf(err, errsz, "%s is not in SBX_TEST_HOSTS", name);
+		snprintf(err, errsz, "%s is not in the test hosts file", name);
 		return -ENOENT;
 	}
 	return 0;

@@ -459,7 +459,7 @@ t static_client_reaches_an_allowed_host_through_the_boundary
 if [ -n "$NC" ] && command -v python3 >/dev/null; then
 	serve_tcp
 	# shellcheck disable=SC2046
-	SBX_TEST_HOSTS="$B/hosts" sx -q --no-shim $(NETPOL) -- sh -c "$NC dns allowed.test $TP;
+	SBX_TEST_HOSTS="$B/hosts" SBX="$SBX_HOOKS" sx -q --no-shim $(NETPOL) -- sh -c "$NC dns allowed.test $TP;
 		$NC dns allowed.test $TP nonblock; $NC gai allowed.test $TP unspec"
 	stop_tcp
 	# a non-blocking socket gets 0 once connected, its O_NONBLOCK kept
@@ -482,7 +482,7 @@ if [ -n "$NC" ] && command -v python3 >/dev/null; then
 	canary_tp=$TP; tsrv1=$tsrv
 	serve_tcp
 	# shellcheck disable=SC2046
-	SBX_TEST_HOSTS="$B/hosts" sx -q --no-shim $(NETPOL) -- sh -c "$NC dns allowed.test $TP unspec;
+	SBX_TEST_HOSTS="$B/hosts" SBX="$SBX_HOOKS" sx -q --no-shim $(NETPOL) -- sh -c "$NC dns allowed.test $TP unspec;
 		$NC dns allowed.test $TP fastopen=$canary_tp"
 	sleep 0.3
 	stop_tcp; tsrv=$tsrv1; stop_tcp
@@ -498,7 +498,7 @@ t static_client_refused_host_is_reported_and_never_reached
 if [ -n "$NC" ] && command -v python3 >/dev/null; then
 	serve_tcp
 	# shellcheck disable=SC2046
-	SBX_TEST_HOSTS="$B/hosts" sx -q --no-shim --log "$B/log.jsonl" $(NETPOL) -- sh -c "
+	SBX_TEST_HOSTS="$B/hosts" SBX="$SBX_HOOKS" sx -q --no-shim --log "$B/log.jsonl" $(NETPOL) -- sh -c "
 		$NC dns portonly.test $TP; $NC dns 192.0.2.7 80; $NC dns 198.19.0.250 $TP"
 	stop_tcp
 	if [ "$(grep -c '^CONNECT Operation not permitted$' "$B/out")" -eq 3 ] && [ "$(hits)" -eq 0 ] &&
@@ -514,7 +514,7 @@ t go_static_client_reaches_allowed_host_and_nothing_else
 if [ -n "$GOC" ] && command -v python3 >/dev/null; then
 	serve_tcp
 	# shellcheck disable=SC2046
-	SBX_TEST_HOSTS="$B/hosts" sx -q --no-shim $(NETPOL) -- "$GOC" "allowed.test:$TP" "portonly.test:$TP"
+	SBX_TEST_HOSTS="$B/hosts" SBX="$SBX_HOOKS" sx -q --no-shim $(NETPOL) -- "$GOC" "allowed.test:$TP" "portonly.test:$TP"
 	stop_tcp
 	if has "^GOT allowed.test:$TP served:from-go$" out && [ "$(hits)" -eq 1 ] &&
 	   has "^DIAL portonly.test:$TP .*operation not permitted" out &&

@@ -264,21 +264,21 @@ Test(landlock_expand, dev_is_an_allow_list)
 	cr_assert_eq(landlock_spec_dev(&s, NULL), 0);
 	for (size_t i = 0; i < s.write_roots.n; i++) {
 		null |= !strcmp(s.write_roots.v[i], "/dev/null");
-		cr_assert(path_under(s.write_roots.v[i], "/dev"), "%s", s.write_roots.v[i]);
+		cr_assert(sbx_path_under(s.write_roots.v[i], "/dev"), "%s", s.write_roots.v[i]);
 		for (size_t k = 0; k < s.read_deny.n; k++)
-			cr_assert(!path_under(s.write_roots.v[i], s.read_deny.v[k]) &&
-				  !path_under(s.read_deny.v[k], s.write_roots.v[i]),
+			cr_assert(!sbx_path_under(s.write_roots.v[i], s.read_deny.v[k]) &&
+				  !sbx_path_under(s.read_deny.v[k], s.write_roots.v[i]),
 				  "%s and %s", s.write_roots.v[i], s.read_deny.v[k]);
 	}
 	cr_assert(null);
 	for (size_t k = 0; k < s.read_deny.n; k++)
-		cr_assert(path_under(s.read_deny.v[k], "/dev"), "%s", s.read_deny.v[k]);
+		cr_assert(sbx_path_under(s.read_deny.v[k], "/dev"), "%s", s.read_deny.v[k]);
 	/* no terminal named: none of /dev/pts is kept */
 	struct stat st;
 	if (!lstat("/dev/pts/0", &st)) {
 		bool hidden = false;
 		for (size_t k = 0; k < s.read_deny.n; k++)
-			hidden |= path_under("/dev/pts/0", s.read_deny.v[k]);
+			hidden |= sbx_path_under("/dev/pts/0", s.read_deny.v[k]);
 		cr_assert(hidden);
 	}
 	landlock_spec_free(&s);
