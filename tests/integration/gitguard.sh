@@ -424,8 +424,8 @@ else bad "rc=$RC home: $(ls "$HOME" | tr '\n' ' ') $(tr '\n' ' ' < "$B/out") $(g
 # git takes a directory for a repository when its objects and refs pass
 # access(X_OK) (setup.c, is_git_directory): an executable file, a FIFO or
 # a hard link at those names does, not only a directory. A config written
-# before them is judged when they are made, a config after them is the
-# repository's; git on the host reads it (a `.git` file leads there, the
+# before them is judged when they are made, a config (or a hook) after
+# them is the repository's; git on the host reads it (a `.git` file leads there, the
 # directory registered in the user's index as a submodule). Before
 # 2026-11-29 only directories counted: each planted a core.fsmonitor that
 # the host's `git status` ran.
@@ -439,6 +439,7 @@ for mode in "" --no-shim; do
 		cfg s1 && cp ../exe s1/objects && cp ../exe s1/refs 2>/dev/null && echo SET-s1
 		cfg s2 && mkfifo -m 755 s2/objects && ln ../exe s2/refs 2>/dev/null && echo SET-s2
 		cp ../exe s3/objects && cp ../exe s3/refs && cfg s3 2>/dev/null && echo SET-s3
+		mkdir s3/hooks && cp ../exe s3/hooks/post-index-change 2>/dev/null && echo SET-hook
 		for s in s1 s2 s3; do git update-index --add --cacheinfo 160000,$c,ev$s || echo NOREG; done
 		echo END' "$B"
 	git -C r status >/dev/null 2>&1
@@ -447,6 +448,7 @@ for mode in "" --no-shim; do
 	if has END out && ! has SET- out && ! has NOREG out && [ -z "$pw" ] &&
 	   [ "$(git -C r/evs3 rev-parse --git-dir 2>/dev/null)" = "$W/r/s3" ] &&
 	   [ ! -e r/s1/refs ] && [ ! -e r/s2/refs ] && [ ! -e r/s3/config ] &&
+	   [ ! -e r/s3/hooks/post-index-change ] &&
 	   hasf 's1/config — core.fsmonitor would run a program: refused' err &&
 	   hasf 's2/config — core.fsmonitor would run a program: refused' err; then
 		res="${res}y"
