@@ -18,10 +18,10 @@
  *
  * Decided elsewhere, at start, by what the protected files say: the
  * directory every repository's `core.hooksPath` names (and, for husky's
- * `.husky/_`, the `.husky/` its wrappers call), supervisor/plan.c; every
+ * `.husky/_`, the `.husky/` its wrappers call), preload/plan.c; every
  * git directory under another name (a bare repository), notify-paths.c.
  */
-#include "internal.h"
+#include "policy/internal.h"
 
 #define AGENT true
 

@@ -36,7 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "policy/internal.h"
 
 /* More than any real config; a bigger one is refused, not parsed. */
 #define GITCFG_MAX_BYTES (1u << 20)

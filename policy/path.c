@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "policy/internal.h"
 
 /* Append the components of `p` to out[0..*o), folding `.`, `..` and `//`. */
 static int fold(const char *p, char *out, size_t *o, size_t outsz)

@@ -10,7 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "policy/internal.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -115,7 +115,7 @@ enum sbx_report_stderr {
 enum policy_layer {
 	POLICY_LAYER_USER,    /* --config, $SBX_CONFIG, ~/.config/sbx, /etc/sbx */
 	POLICY_LAYER_PROJECT, /* <workspace>/sandbox.ini: may only narrow */
-	/* An agent profile (supervisor/profile.c): [filesystem], [network]
+	/* An agent profile (preload/profile.c): [filesystem], [network]
 	 * allow_domains/deny_domains, [env] and [report] only, plus its own
 	 * [profile] section (description), which the policy ignores. */
 	POLICY_LAYER_PROFILE,
@@ -150,7 +150,7 @@ struct policy_ctx {
 	 * "Executes-later"). */
 	const char *path_env;
 	/* The directories a login shell puts on PATH under HOME, read from its
-	 * start-up files (supervisor/loginpath.c), colon-separated, or NULL:
+	 * start-up files (preload/loginpath.c), colon-separated, or NULL:
 	 * kept by HOME's allow-list (read-only when HOME is writable, unless
 	 * named). */
 	const char *login_path;

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "internal.h"
+#include "policy/internal.h"
 
 const char *sbx_rule_key(enum sbx_rule_kind kind)
 {

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Attacks on the seccomp notify layer (supervisor/notify.c), made as a
+# Attacks on the seccomp notify layer (preload/notify/notify.c), made as a
 # hostile sandboxed program would (tests/progs/attackprobe.c, a static
 # binary run with --no-shim: only the boundary can be what refuses). Each
 # test looks at the host for what must never be there: a file made, a byte

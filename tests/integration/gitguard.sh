@@ -247,7 +247,7 @@ else bad "rc=$RC names='$names' $(grep sbx: "$B/err" | head -4 | tr '\n' ' ')"; 
 # writes user.email, a remote, an upstream there through config.lock and a
 # rename: the notify layer reads the new file and lets it replace the old
 # one when no key that runs a program or loads a file changed
-# (supervisor/notify-gitcfg.c). The change lands on the host; a key that
+# (preload/notify/gitcfg.c). The change lands on the host; a key that
 # runs something is refused by name, and git on the host runs nothing.
 
 GP=$(mktemp -d /var/tmp/sbx-gitcfg.XXXXXX)

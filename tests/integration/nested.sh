@@ -1,5 +1,5 @@
 #!/bin/bash
-# The nested mode (supervisor/nested.c, landlock.c; docs/SECURITY.md "The
+# The nested mode (backend/linux/nested.c, landlock.c; docs/SECURITY.md "The
 # nested mode"): no bubblewrap, no namespaces; the plan as a Landlock
 # ruleset, the seccomp table, the shim. Most programs here are a static
 # binary built in the test (tests/progs/nestedprobe.c, cc -static) run with

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The filtering proxy (supervisor/net/): first through its test driver,
+# The filtering proxy (net/): first through its test driver,
 # build/sbx-proxy-test, then inside real sbx-preload runs (the proxy wired
 # into the supervisor, its listeners made by sbx-init in the sandbox's
 # namespace), with real clients (curl, python3 urllib, node, git, ssh, raw
@@ -1015,7 +1015,7 @@ if [ "$up" = up ] && [ "${before:-0}" -ge 1 ] && [ "$left" = 0 ]; then ok
 else bad "up=$up before=$before left=$left"; pgrep -fa "sleep $mark" | sed 's/^/#   /'; fi
 rm -f "$WS/up.marker"
 
-# ---- the sandbox's resolver (supervisor/net/dnsserve.c)
+# ---- the sandbox's resolver (net/dnsserve.c)
 
 # dnsq.py SERVER NAME[:tcp|:edns]...: raw DNS queries for A, as a program
 # with its own resolver makes them; prints "rcode ADDRESS|- EDE-TEXT|-" each

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The seccomp notify layer (supervisor/notify.c): protected names refused
+# The seccomp notify layer (preload/notify/notify.c): protected names refused
 # wherever and whenever they are made, Unix sockets by path, and what the
 # layer must survive (a racing thread, a dying caller, a flood, a dead
 # supervisor). The programs are static binaries built here (gcc -static,

@@ -885,7 +885,7 @@ if [[ $line == *bwrap*--unshare-net*--*sh* ]] && timeout 30 sh -c "$line" 2>>"$B
 
 t print_never_runs_the_command_with_the_sandbox_off
 # --print prints and runs nothing; SBX_NO_SANDBOX (or --no-sandbox) once
-# made it run COMMAND unsandboxed instead (supervisor/mode.c).
+# made it run COMMAND unsandboxed instead (preload/mode.c).
 rm -f ran-by-print
 SBX_NO_SANDBOX=1 sx --print -- touch ran-by-print; r1=$RC
 sx --no-sandbox --print -- touch ran-by-print; r2=$RC
@@ -900,7 +900,7 @@ if [[ $loud == *"sandbox on"*"network off"* ]] && [ -z "$quiet" ]; then ok; else
 
 t log_and_learn_paths_longer_than_path_max_stop_the_run
 # a path that does not fit is refused whole, never cut short to the name
-# of another file (supervisor/main.c, sbx_path_fmt)
+# of another file (preload/main.c, sbx_path_fmt)
 long="$W"
 for _ in $(seq 20); do long="$long/$(printf 'd%.0s' $(seq 220))"; done
 sx --log "$long/audit.jsonl" -- touch ran-with-long-log; r1=$RC; e1=$(cat "$B/err")

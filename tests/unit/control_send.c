@@ -1,5 +1,5 @@
 /* tests/unit/control_send.c: one control message as ctl_send() frames it
- * (supervisor/control.h): the type byte, the payload, the descriptors,
+ * (common/control.h): the type byte, the payload, the descriptors,
  * one datagram on the SOCK_SEQPACKET pair sbx-preload and sbx-init share. */
 #include <errno.h>
 #include <fcntl.h>
@@ -10,7 +10,7 @@
 
 #include <criterion/criterion.h>
 
-#include "control.h"
+#include "common/control.h"
 
 static int pair[2];
 

@@ -1,4 +1,4 @@
-/* supervisor/landlock.c: a denied path inside an allowed tree, said the
+/* backend/linux/landlock.c: a denied path inside an allowed tree, said the
  * only way Landlock can (rights only ever grow downwards): the directories
  * on the way get the "way" rule, every sibling along the way the whole
  * right, the hole nothing. Each test builds a small tree and checks the
@@ -13,8 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "landlock.h"
-#include "supervisor.h"
+#include "backend/linux/landlock.h"
+#include "preload/preload.h"
 
 static char dir[256];
 

@@ -1,12 +1,12 @@
 /* tests/unit/notify_decide.c: the notify layer's pure decisions
- * (supervisor/notify.h): what may land where a directory is renamed or
+ * (preload/notify/notify.h): what may land where a directory is renamed or
  * symlinked, and what git may write into a git directory it made. */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 
-#include "helpers.h"
-#include "notify.h"
-#include "policy.h"
+#include "tests/unit/helpers.h"
+#include "preload/notify/notify.h"
+#include "policy/policy.h"
 
 struct landing {
 	const char *path;

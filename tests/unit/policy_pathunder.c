@@ -10,7 +10,7 @@
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 
-#include "policy.h"
+#include "policy/policy.h"
 
 struct under_case {
 	const char *path, *dir;
