@@ -133,8 +133,9 @@ struct notify {
 	size_t ngit;
 	bool git_full;
 	/* the core.worktree of each repository the run made, as vetted
-	 * (notify-gitcfg.c): no link or directory lands there */
-	char **worktrees;
+	 * (notify-gitcfg.c): no link or directory lands there; and the git
+	 * directory it is relative to (wtgits[i]), which moves only with it */
+	char **worktrees, **wtgits;
 	size_t nworktrees;
 	struct waiting wait[MAX_WAIT];
 	size_t nwait;
@@ -242,6 +243,13 @@ int notify_gitcfg_complete(struct call *c, int dfd, const char *dir, const char 
 /* Would a directory or link landing at `path` land at (or above) the
  * work tree a vetted core.worktree names? */
 bool notify_gitcfg_worktree_below(const struct notify *n, const char *path);
+/* May the directory `from` move to `to` (or the two be exchanged), as far
+ * as the vetted core.worktrees go? Refused, said, when a git directory
+ * would move without the work tree its core.worktree names relative to
+ * it (it would lead elsewhere: a link made there before). `apply`, after
+ * the move: the remembered paths follow it. */
+bool notify_gitcfg_worktree_moves(struct call *c, const char *from, const char *to,
+				  bool exchange, bool apply);
 /* Is the part `name` of a git directory in `dfd`: 1 yes,
  * 0 no, -1 not known */
 int notify_git_part(int dfd, const char *name);

@@ -1201,7 +1201,9 @@ static struct answer create_new(struct call *c, const char *abs, int flags, mode
 			return ERR(ENOENT);
 		bool was_cached = pa.cached && !fresh;
 		join(pa.path, pa.name, full, sizeof(full));
-		if (pa.slash || dot_name(pa.name) || !may_make(c->n, pa.fd, full, false, &why)) {
+		/* objects or refs beside a config: the long way judges it */
+		if (pa.slash || dot_name(pa.name) || !may_make(c->n, pa.fd, full, false, &why) ||
+		    !strcmp(pa.name, "objects") || !strcmp(pa.name, "refs")) {
 			parent_close(&pa);
 			return ERR(EPERM);
 		}
@@ -1286,6 +1288,11 @@ struct answer notify_open(struct call *c, int dirfd, unsigned long long paddr, i
 			parent_close(&pa);
 			report_why(c, WIRE_DENY, WIRE_WRITE, full, DENY_ERRNO, why);
 			return ERR(DENY_ERRNO);
+		}
+		/* a file at objects or refs beside a config (notify_git_part) */
+		if ((rc = notify_gitcfg_complete(c, pa.fd, pa.path, pa.name))) {
+			parent_close(&pa);
+			return ERR(-rc);
 		}
 		struct open_how how = { .flags = (unsigned long long)((flags & ~O_NOCTTY) |
 								      O_CLOEXEC | O_NOCTTY),
@@ -1488,8 +1495,8 @@ struct answer notify_make(struct call *c, enum make_kind kind, int dirfd,
 		report_why(c, WIRE_DENY, WIRE_WRITE, full, DENY_ERRNO, why);
 		return ERR(DENY_ERRNO);
 	}
-	/* objects/ or refs/ (or a link at the name) beside a config */
-	if (kind != MAKE_NODE && (rc = notify_gitcfg_complete(c, pa.fd, pa.path, pa.name))) {
+	/* objects or refs (a directory, a link, a FIFO) beside a config */
+	if ((rc = notify_gitcfg_complete(c, pa.fd, pa.path, pa.name))) {
 		parent_close(&pa);
 		return ERR(-rc);
 	}
@@ -1597,6 +1604,11 @@ struct answer notify_unix_bind(struct call *c, int s, const struct sockaddr_un *
 		parent_close(&pa);
 		report_why(c, WIRE_DENY, WIRE_WRITE, full, DENY_ERRNO, why);
 		return ERR(DENY_ERRNO);
+	}
+	/* a socket at objects or refs beside a config (notify_git_part) */
+	if ((rc = notify_gitcfg_complete(c, pa.fd, pa.path, pa.name))) {
+		parent_close(&pa);
+		return ERR(-rc);
 	}
 	/* sun_path takes no directory descriptor: bound from the held parent
 	 * as our working directory (this process has one thread), then back */
@@ -1884,6 +1896,13 @@ struct answer notify_move(struct call *c, bool is_link, int olddfd, unsigned lon
 		a = ERR(-rc);
 		goto out;
 	}
+	/* a git directory moved away from the work tree its vetted
+	 * core.worktree names relative to it */
+	if (!is_link && !notify_gitcfg_worktree_moves(c, ofull, nfull, (flags & RENAME_EXCHANGE) != 0,
+						      false)) {
+		a = ERR(EACCES);
+		goto out;
+	}
 	/* a part of a repository moved onto one already there (git's
 	 * HEAD.lock onto HEAD) makes no repository: a host's bare one is not
 	 * the run's, nor named as made during it */
@@ -1904,8 +1923,10 @@ struct answer notify_move(struct call *c, bool is_link, int olddfd, unsigned lon
 		e = actor_rename(c->n, op.fd, op.name, np.fd, np.name, flags);
 		rc = e ? -1 : 0;
 	}
-	if (!rc && !is_link)
+	if (!rc && !is_link) {
 		move_remembered(c->n, ofull, nfull, (flags & RENAME_EXCHANGE) != 0);
+		notify_gitcfg_worktree_moves(c, ofull, nfull, (flags & RENAME_EXCHANGE) != 0, true);
+	}
 	if (!rc && !replaces_part) /* a .git directory or file, or a bare repository's last part */
 		remember_made(c->n, np.fd, np.path, np.name, nfull);
 	a = rc ? ERR(e) : OK(0);
