@@ -427,5 +427,7 @@ install: all
 clean:
 	rm -rf build
 
--include $(wildcard build/*/*.d build/*/*/*.d)
--include $(wildcard build/tests/hooks/*/*.d build/tests/hooks/*/*/*.d build/tests/hooks/musl/*/*/*.d)
+# every object's header dependencies, at any depth (build/musl/preload/
+# notify/*.d is five levels down: a fixed depth missed it, and a changed
+# header left stale objects in sbx-preload)
+-include $(shell find build -name '*.d' 2>/dev/null)
