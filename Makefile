@@ -58,7 +58,7 @@ INIT_SRCS := supervisor/sbx-init.c supervisor/init-mounts.c supervisor/init-conn
 	supervisor/init-notify.c supervisor/pathwalk.c
 # The order is the link order: shim.c's fork() cache of libc's fork comes
 # first in .bss, on the page start-up writes anyway (docs/PERFORMANCE.md).
-SHIM_SRCS := shim/shim.c shim/core.c shim/check.c shim/wrappers.c shim/exec.c shim/net.c shim/namemap.c shim/resolve.c shim/tell.c shim/syscall.c shim/dirfds.c \
+SHIM_SRCS := shim/shim.c shim/core.c shim/check.c shim/wrappers.c shim/exec.c shim/net.c shim/namemap.c shim/resolve.c shim/tell.c shim/syscall.c shim/dirfds.c shim/decided.c \
 	shim/wire.c shim/elfcheck.c
 # The policy queries the shim links in (no INI parsing, no compiler).
 SHIM_POLICY_SRCS := policy/query.c policy/match.c policy/glob.c policy/path.c policy/blob.c policy/hint.c policy/home.c
@@ -238,7 +238,7 @@ UNIT_EXTRA_OBJS := build/supervisor/mode.o build/supervisor/mountids.o build/sup
 	build/supervisor/runlimits.o build/supervisor/profile.o build/supervisor/notify.o build/supervisor/notify-net.o \
 	build/supervisor/notify-deny.o build/supervisor/notify-call.o build/supervisor/notify-paths.o \
 	build/supervisor/notify-gitcfg.o \
-	build/shim/wire.o build/shim/resolve-test.o build/shim/namemap.o build/shim/elfcheck.o $(NET_SRCS:%.c=build/%.o) \
+	build/shim/wire.o build/shim/resolve-test.o build/shim/namemap.o build/shim/decided.o build/shim/elfcheck.o $(NET_SRCS:%.c=build/%.o) \
 	$(filter-out build/supervisor/cli/sbxctl.o,$(CTL_SRCS:%.c=build/%.o)) \
 	build/supervisor/config.o build/supervisor/probe.o
 build/shim/resolve-test.o: shim/resolve.c
