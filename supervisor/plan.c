@@ -2042,7 +2042,6 @@ int plan_bwrap(const struct plan_in *in, struct plan *pl)
 {
 	const struct policy *p = in->policy;
 	struct covered *cv;
-	char num[64];
 	int rc;
 
 	memset(pl, 0, sizeof(*pl));
@@ -2105,6 +2104,22 @@ int plan_bwrap(const struct plan_in *in, struct plan *pl)
 
 	STEP(strv_add(&pl->argv, "--"));
 	pl->init_at = pl->argv.n;
+	rc = 0;
+out:
+	if (rc < 0)
+		plan_free(pl);
+	return rc;
+}
+
+/* sbx-init's own arguments, after bubblewrap's "--": phase two, so that
+ * what only sbx-init needs (the shim's spec, its descriptors' numbers) is
+ * made after bubblewrap has its options and goes on. */
+static int init_args(const struct plan_in *in, struct plan *pl)
+{
+	const struct policy *p = in->policy;
+	char num[64];
+	int rc;
+
 	STEP(strv_add(&pl->argv, in->init));
 	if (in->ctl_fd >= 0) {
 		snprintf(num, sizeof(num), "--ctl=%d", in->ctl_fd);
@@ -2158,8 +2173,6 @@ int plan_bwrap(const struct plan_in *in, struct plan *pl)
 		STEP(strv_add(&pl->argv, "--verbose"));
 	rc = 0;
 out:
-	if (rc < 0)
-		plan_free(pl);
 	return rc;
 }
 
@@ -2171,6 +2184,7 @@ int plan_init(const struct plan_in *in, struct plan *pl)
 	size_t pin_at = pl->init_ops.n; /* after the roots, /dev and /proc */
 	int rc;
 
+	STEP(init_args(in, pl));
 	cv->host_tmp = in->nested;
 	STEP(mask_rules(in, pl, cv));
 	/* The stand-in records: nothing inside needs them, and a program that
