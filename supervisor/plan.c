@@ -168,6 +168,7 @@ struct covered {
 	struct strv masks;   /* read-denied paths already hidden */
 	struct strv protect; /* paths already bound read-only */
 	struct pathset protect_set, pins_set; /* the same, hashed */
+	struct pathset unguarded_set; /* pl->unguarded, hashed */
 	struct strv roots;   /* writable roots that were bound */
 	/* core.hooksPath values of the user's and the system's git config
 	 * (and what they include), read once per start, guarded for each
@@ -669,14 +670,12 @@ static bool standin_fits(const struct plan_in *in, const char *path)
 /* A protected name missing at start that gets no stand-in: the shim
  * refuses it; looked at again after the run, so a program the shim does
  * not see is not silent (plan_appeared()). */
-static int unguarded(struct plan *pl, const struct covered *cv, const char *path)
+static int unguarded(struct plan *pl, struct covered *cv, const char *path)
 {
-	if (!writable_here(cv, path) || hidden(cv, path))
+	if (!writable_here(cv, path) || hidden(cv, path) ||
+	    pathset_has(&cv->unguarded_set, path, strlen(path)))
 		return 0;
-	for (size_t i = 0; i < pl->unguarded.n; i++)
-		if (!strcmp(pl->unguarded.v[i], path))
-			return 0;
-	return strv_add(&pl->unguarded, path);
+	return strv_add_set(&pl->unguarded, &cv->unguarded_set, path);
 }
 
 /* A stand-in for a protected path that does not exist yet, so it can be
@@ -2358,6 +2357,7 @@ static void covered_free(struct plan *pl)
 	strv_free(&cv->protect);
 	free(cv->protect_set.v);
 	free(cv->pins_set.v);
+	free(cv->unguarded_set.v);
 	strv_free(&cv->roots);
 	strv_free(&cv->user_hooks);
 	strv_free(&cv->links);
