@@ -18,7 +18,7 @@ CFLAGS ?= -O2 -g
 # Our flags live apart from CFLAGS, so `make CFLAGS=-O0` keeps the warnings,
 # -MMD and the pkg-config flags.
 PKGS := inih libseccomp
-SBX_CPPFLAGS = -D_GNU_SOURCE -Ipolicy -Isupervisor -Isupervisor/cli -Ishim -Ibuild/gen
+SBX_CPPFLAGS = -D_GNU_SOURCE -I. -Ibuild
 SBX_CFLAGS = -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
 	-Wformat=2 -Wno-unused-parameter -MMD -MP \
 	$(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null) $(CFLAGS)
@@ -34,32 +34,34 @@ endif
 
 POLICY_SRCS := policy/policy.c policy/execlater.c policy/query.c policy/match.c policy/load.c policy/glob.c policy/path.c policy/blob.c policy/hint.c \
 	policy/credentials.c policy/home.c policy/gitconfig.c
-# The filtering proxy (supervisor/net/net.h): in sbx-preload, its test
+# The filtering proxy (net/net.h): in sbx-preload, its test
 # driver and the unit tests.
-NET_SRCS := supervisor/net/host.c supervisor/net/http.c supervisor/net/socks.c \
-	supervisor/net/decide.c supervisor/net/loop.c supervisor/net/dns.c \
-	supervisor/net/names.c supervisor/net/resolve.c supervisor/net/dnsserve.c \
-	supervisor/net/watch.c
-SUPERVISOR_SRCS := supervisor/main.c supervisor/options.c supervisor/config.c supervisor/probe.c supervisor/print.c supervisor/plan.c \
-	supervisor/run.c supervisor/relay.c supervisor/util.c supervisor/reports.c supervisor/learn.c \
-	supervisor/standin.c supervisor/hostfs.c supervisor/runlimits.c supervisor/profile.c supervisor/gitprov.c \
-	supervisor/notify.c supervisor/notify-call.c supervisor/notify-paths.c \
-	supervisor/notify-net.c supervisor/notify-deny.c supervisor/notify-gitcfg.c $(NET_SRCS) \
-	shim/wire.c shim/elfcheck.c
+NET_SRCS := net/host.c net/http.c net/socks.c \
+	net/decide.c net/loop.c net/dns.c \
+	net/names.c net/resolve.c net/dnsserve.c \
+	net/watch.c
+SUPERVISOR_SRCS := preload/main.c preload/options.c preload/config.c common/probe.c preload/print.c preload/plan.c \
+	preload/run.c preload/relay.c preload/util.c preload/reports.c preload/learn.c \
+	preload/standin.c common/hostfs.c preload/runlimits.c preload/profile.c preload/gitprov.c \
+	preload/notify/notify.c preload/notify/call.c preload/notify/paths.c \
+	preload/notify/net.c preload/notify/deny.c preload/notify/gitcfg.c $(NET_SRCS) \
+	common/wire.c common/elfcheck.c
 # a login shell's PATH under HOME, read from its start-up files (HOME's allow-list)
-SUPERVISOR_SRCS += supervisor/loginpath.c
+SUPERVISOR_SRCS += preload/loginpath.c
 # every mount of sbx-init's lands on what the supervisor saw (pathwalk.h)
-SUPERVISOR_SRCS += supervisor/mountids.c supervisor/pathwalk.c
+SUPERVISOR_SRCS += preload/mountids.c common/pathwalk.c
 # what the walk of the writable roots found, for the next start (walkrec.h)
-SUPERVISOR_SRCS += supervisor/walkrec.c
+SUPERVISOR_SRCS += preload/walkrec.c
 # the nested mode: the same plan as a Landlock ruleset (landlock.h)
-SUPERVISOR_SRCS += supervisor/landlock.c supervisor/nested.c supervisor/mode.c
-INIT_SRCS := supervisor/sbx-init.c supervisor/init-mounts.c supervisor/init-connect.c \
-	supervisor/init-notify.c supervisor/pathwalk.c
+SUPERVISOR_SRCS += backend/linux/landlock.c backend/linux/nested.c preload/mode.c
+# the control protocol with sbx-init (control.h), in both programs
+SUPERVISOR_SRCS += common/control.c
+INIT_SRCS := init/sbx-init.c init/mounts.c init/connect.c \
+	init/notify.c common/pathwalk.c common/control.c
 # The order is the link order: shim.c's fork() cache of libc's fork comes
 # first in .bss, on the page start-up writes anyway (docs/PERFORMANCE.md).
 SHIM_SRCS := shim/shim.c shim/core.c shim/check.c shim/wrappers.c shim/exec.c shim/net.c shim/namemap.c shim/resolve.c shim/tell.c shim/syscall.c shim/dirfds.c shim/decided.c \
-	shim/wire.c shim/elfcheck.c
+	common/wire.c common/elfcheck.c
 # The policy queries the shim links in (no INI parsing, no compiler).
 SHIM_POLICY_SRCS := policy/query.c policy/match.c policy/glob.c policy/path.c policy/blob.c policy/hint.c policy/home.c
 SHIM_OBJS := $(SHIM_SRCS:%.c=build/shim-pic/%.o) $(SHIM_POLICY_SRCS:%.c=build/shim-pic/%.o)
@@ -71,7 +73,7 @@ UNIT_OBJS := $(UNIT_SRCS:%.c=build/%.o)
 
 BINS := build/sbx-preload build/sbx-init build/libsbx-preload.so build/sbx-proxy-test build/sbxctl
 
-.PHONY: all deps deps-test run check check-unit check-docs check-integration check-agents check-container check-container-recipe test-progs coverage-table bench bench-proxy bench-filter bench-landlock bench-match fuzz install clean
+.PHONY: all deps deps-test run check check-unit check-docs check-hooks check-integration check-agents check-container check-container-recipe test-progs coverage-table bench bench-proxy bench-filter bench-landlock bench-match fuzz install clean
 all: $(BINS)
 
 deps:
@@ -87,7 +89,7 @@ build/%.o: %.c
 # The seccomp programs sbx-init installs are fixed per architecture, so they
 # are compiled once, at build time, by libseccomp: sbx-init itself stays a
 # small static-data program with no parser and no library to trust.
-build/gen-filters: supervisor/gen-filters.c supervisor/seccomp-rules.h
+build/gen-filters: seccomp/gen-filters.c seccomp/rules.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) $(SBX_CFLAGS) -o $@ $< \
 		$(shell $(PKG_CONFIG) --libs libseccomp) $(SBX_LDFLAGS)
@@ -96,9 +98,9 @@ build/gen/filters.h: build/gen-filters
 	@mkdir -p $(@D)
 	build/gen-filters > $@.tmp && mv $@.tmp $@
 
-# The second program, the user-notification filter (supervisor/notify.c
+# The second program, the user-notification filter (preload/notify/notify.c
 # serves its listener), generated the same way.
-build/gen-notify: supervisor/gen-notify.c supervisor/seccomp-rules.h
+build/gen-notify: seccomp/gen-notify.c seccomp/rules.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) $(SBX_CFLAGS) -o $@ $< \
 		$(shell $(PKG_CONFIG) --libs libseccomp) $(SBX_LDFLAGS)
@@ -145,30 +147,42 @@ build/sbx-preload: $(SUPERVISOR_OBJS) $(POLICY_OBJS)
 	$(CC) $(SBX_LDFLAGS) -o $@ $^ $(SBX_LDLIBS)
 endif
 
-# The nested mode's tests force a Landlock ABI below the kernel's
-# (SBX_TEST_LANDLOCK_ABI=N: the ruleset and seccomp rows sbx makes for ABI
-# N, applied by the real kernel; tests/integration/nested.sh). Only this
-# copy of sbx-preload reads it: probe.c built with SBX_TEST_LANDLOCK_ABI.
-# Never installed; check-integration builds it.
+# Test hooks: environment variables that exist only for the integration
+# tests, compiled (-DSBX_TEST_HOOKS) into test copies of the programs and
+# never into `make all`'s (check-hooks greps those for the names):
+#   SBX_TEST_HOSTS, SBX_TEST_DNS   sbx-preload's proxy resolves names from
+#                                  a hosts file / asks one nameserver
+#                                  (main.c; net.sh, notify.sh, nested.sh)
+#   SBX_TEST_LANDLOCK_ABI          a Landlock ABI below the kernel's
+#                                  (probe.c; nested.sh)
+#   SBX_TEST_STOP_BEFORE_RENAME    sbxctl stops between its config's
+#                                  write and rename (cli/common.c; sbxctl.sh)
+# Only the objects that read them are built twice; the test copies link
+# every other object of the shipped program, and only the tests that set
+# a hook run them (tests/integration/run.sh installs them beside the
+# shipped ones as sbx-preload-hooks and sbxctl-hooks). Never installed.
+HOOK_PRELOAD_SRCS := preload/main.c common/probe.c
+HOOK_CTL_SRCS := cli/common.c
+HOOK_NAMES := SBX_TEST_HOSTS SBX_TEST_DNS SBX_TEST_LANDLOCK_ABI SBX_TEST_STOP_BEFORE_RENAME
 ifneq ($(and $(MUSL),$(INIH_A)),)
-build/tests/abi/probe.o: supervisor/probe.c build/kheaders/.made
+build/tests/hooks/musl/%.o: %.c build/gen/filters.h build/gen/notify-filter.h build/kheaders/.made
 	@mkdir -p $(@D)
-	$(MUSL) $(CPPFLAGS) $(SBX_CPPFLAGS) -DSBX_TEST_LANDLOCK_ABI -isystem build/kheaders $(SBX_CFLAGS) -c -o $@ $<
-build/tests/sbx-preload-abi: $(filter-out build/musl/supervisor/probe.o,$(SUPERVISOR_SRCS:%.c=build/musl/%.o)) \
-		build/tests/abi/probe.o $(POLICY_SRCS:%.c=build/musl/%.o)
+	$(MUSL) $(CPPFLAGS) $(SBX_CPPFLAGS) -DSBX_TEST_HOOKS -isystem build/kheaders $(SBX_CFLAGS) -c -o $@ $<
+build/tests/sbx-preload-hooks: $(filter-out $(HOOK_PRELOAD_SRCS:%.c=build/musl/%.o),$(SUPERVISOR_SRCS:%.c=build/musl/%.o)) \
+		$(HOOK_PRELOAD_SRCS:%.c=build/tests/hooks/musl/%.o) $(POLICY_SRCS:%.c=build/musl/%.o)
 	$(MUSL) -static -o $@ $^ $(INIH_A)
 else
-build/tests/abi/probe.o: supervisor/probe.c
-	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) -DSBX_TEST_LANDLOCK_ABI $(SBX_CFLAGS) -c -o $@ $<
-build/tests/sbx-preload-abi: $(filter-out build/supervisor/probe.o,$(SUPERVISOR_OBJS)) \
-		build/tests/abi/probe.o $(POLICY_OBJS)
+build/tests/sbx-preload-hooks: $(filter-out $(HOOK_PRELOAD_SRCS:%.c=build/%.o),$(SUPERVISOR_OBJS)) \
+		$(HOOK_PRELOAD_SRCS:%.c=build/tests/hooks/%.o) $(POLICY_OBJS)
 	$(CC) $(SBX_LDFLAGS) -o $@ $^ $(SBX_LDLIBS)
 endif
+build/tests/hooks/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) -DSBX_TEST_HOOKS $(SBX_CFLAGS) -c -o $@ $<
 
 # The proxy's test driver, built as sbx-preload is (static musl where
 # installed), so what is tested is the resolver sbx-preload will have.
-NET_DRIVER_SRCS := $(NET_SRCS) supervisor/net/driver.c
+NET_DRIVER_SRCS := $(NET_SRCS) net/driver.c
 ifneq ($(and $(MUSL),$(INIH_A)),)
 build/sbx-proxy-test: $(NET_DRIVER_SRCS:%.c=build/musl/%.o) $(POLICY_SRCS:%.c=build/musl/%.o)
 	$(MUSL) -static -o $@ $^ $(INIH_A)
@@ -187,22 +201,33 @@ else
 build/sbx-init: $(INIT_SRCS:%.c=build/%.o)
 	$(CC) $(SBX_LDFLAGS) $(if $(SANITIZE),$(SANITIZE_STATIC),-static) -o $@ $^
 endif
-build/supervisor/sbx-init.o build/tests/unit/seccomp_table.o: build/gen/filters.h build/gen/notify-filter.h
-build/supervisor/init-notify.o: build/gen/notify-filter.h
-build/supervisor/notify-deny.o: build/gen/filters.h
+build/init/sbx-init.o build/tests/unit/seccomp_table.o: build/gen/filters.h build/gen/notify-filter.h
+build/init/notify.o: build/gen/notify-filter.h
+build/preload/notify/deny.o: build/gen/filters.h
 
-# sbxctl (supervisor/cli/, docs/SBXCTL.md): the management command. It
+# sbxctl (cli/, docs/SBXCTL.md): the management command. It
 # shares the policy, the config loading (config.c), the machine probes
 # (probe.c), hostfs and the report code with sbx-preload, linked as the
 # same objects; built with $(CC) against jansson (JSON: the hook, the
 # audit log, import-srt). Not on the start-up path, so not static.
-CTL_SRCS := $(wildcard supervisor/cli/*.c)
-CTL_SHARED_SRCS := supervisor/config.c supervisor/probe.c supervisor/hostfs.c supervisor/profile.c \
-	supervisor/util.c supervisor/reports.c supervisor/learn.c shim/wire.c
+CTL_SRCS := $(wildcard cli/*.c)
+CTL_SHARED_SRCS := preload/config.c common/probe.c common/hostfs.c preload/profile.c \
+	preload/util.c preload/reports.c preload/learn.c common/wire.c
 CTL_OBJS := $(CTL_SRCS:%.c=build/%.o) $(CTL_SHARED_SRCS:%.c=build/%.o)
 JANSSON_LIBS = $(or $(shell $(PKG_CONFIG) --libs jansson 2>/dev/null),-ljansson)
 build/sbxctl: $(CTL_OBJS) $(POLICY_OBJS)
 	$(CC) $(SBX_LDFLAGS) -o $@ $^ $(SBX_LDLIBS) $(JANSSON_LIBS)
+# sbxctl with its test hook (see HOOK_NAMES above)
+build/tests/sbxctl-hooks: $(filter-out $(HOOK_CTL_SRCS:%.c=build/%.o),$(CTL_OBJS)) \
+		$(HOOK_CTL_SRCS:%.c=build/tests/hooks/%.o) $(POLICY_OBJS)
+	$(CC) $(SBX_LDFLAGS) -o $@ $^ $(SBX_LDLIBS) $(JANSSON_LIBS)
+TEST_HOOK_BINS := build/tests/sbx-preload-hooks build/tests/sbxctl-hooks
+
+# No test hook in what `make all` builds for installing; and the test
+# copies do hold them, which shows the search finds what it looks for.
+check-hooks: all $(TEST_HOOK_BINS)
+	./scripts/check-hooks.sh "$(HOOK_NAMES)" build/sbx-preload build/sbx-init \
+		build/libsbx-preload.so build/sbxctl -- $(TEST_HOOK_BINS)
 
 # The preload shim is built without sanitizers (ASan must be the first DSO,
 # which a library preloaded into someone else's program can never be), as
@@ -231,16 +256,16 @@ build/libsbx-preload.so: $(SHIM_OBJS)
 # must land at the same address in every worker.
 # The unit tests also cover the supervisor's report handling and the shim's
 # path and wire code (compiled here as ordinary objects).
-UNIT_EXTRA_OBJS := build/supervisor/mode.o build/supervisor/mountids.o build/supervisor/pathwalk.o build/supervisor/landlock.o \
-	build/supervisor/loginpath.o \
-	build/supervisor/reports.o build/supervisor/learn.o build/supervisor/util.o \
-	build/supervisor/plan.o build/supervisor/walkrec.o build/supervisor/standin.o build/supervisor/hostfs.o \
-	build/supervisor/runlimits.o build/supervisor/profile.o build/supervisor/notify.o build/supervisor/notify-net.o \
-	build/supervisor/notify-deny.o build/supervisor/notify-call.o build/supervisor/notify-paths.o \
-	build/supervisor/notify-gitcfg.o \
-	build/shim/wire.o build/shim/resolve-test.o build/shim/namemap.o build/shim/decided.o build/shim/elfcheck.o $(NET_SRCS:%.c=build/%.o) \
-	$(filter-out build/supervisor/cli/sbxctl.o,$(CTL_SRCS:%.c=build/%.o)) \
-	build/supervisor/config.o build/supervisor/probe.o
+UNIT_EXTRA_OBJS := build/preload/mode.o build/preload/mountids.o build/common/control.o build/common/pathwalk.o build/backend/linux/landlock.o \
+	build/preload/loginpath.o \
+	build/preload/reports.o build/preload/learn.o build/preload/util.o \
+	build/preload/plan.o build/preload/walkrec.o build/preload/standin.o build/common/hostfs.o \
+	build/preload/runlimits.o build/preload/profile.o build/preload/notify/notify.o build/preload/notify/net.o \
+	build/preload/notify/deny.o build/preload/notify/call.o build/preload/notify/paths.o \
+	build/preload/notify/gitcfg.o \
+	build/common/wire.o build/shim/resolve-test.o build/shim/namemap.o build/shim/decided.o build/common/elfcheck.o $(NET_SRCS:%.c=build/%.o) \
+	$(filter-out build/cli/sbxctl.o,$(CTL_SRCS:%.c=build/%.o)) \
+	build/preload/config.o build/common/probe.o
 build/shim/resolve-test.o: shim/resolve.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) $(SBX_CFLAGS) -c -o $@ $<
@@ -255,8 +280,8 @@ run: deps
 # suites (run.sh runs those SBX_IT_JOBS at once: they mostly wait).
 NPROC := $(shell nproc 2>/dev/null || echo 2)
 check: deps-test
-	@$(MAKE) --no-print-directory -j$(NPROC) all build/tests/unit-tests build/tests/sbx-preload-abi test-progs
-	@$(MAKE) --no-print-directory -j3 check-docs check-unit check-integration
+	@$(MAKE) --no-print-directory -j$(NPROC) all build/tests/unit-tests $(TEST_HOOK_BINS) test-progs
+	@$(MAKE) --no-print-directory -j3 check-docs check-hooks check-unit check-integration
 
 check-unit: build/tests/unit-tests
 	build/tests/unit-tests --jobs 2
@@ -266,7 +291,7 @@ check-unit: build/tests/unit-tests
 check-docs: build/gen-filters
 	./scripts/check-docs.sh
 
-check-integration: all build/tests/sbx-preload-abi test-progs
+check-integration: all $(TEST_HOOK_BINS) test-progs
 	./tests/integration/run.sh
 
 # The programs the integration suites run (tests/progs/), built once here
@@ -335,8 +360,8 @@ bench-filter: build/bench/filter-micro
 
 # What Landlock costs: the nested mode's layer, or a second one under
 # bubblewrap (the ruleset built and applied; open+close under it).
-build/bench/landlock-micro: bench/landlock-micro.c build/supervisor/landlock.o \
-		build/supervisor/pathwalk.o build/supervisor/util.o build/supervisor/probe.o
+build/bench/landlock-micro: bench/landlock-micro.c build/backend/linux/landlock.o \
+		build/common/pathwalk.o build/preload/util.o build/common/probe.o
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) $(SBX_CFLAGS) -o $@ $^ $(SBX_LDFLAGS)
 bench-landlock: build/bench/landlock-micro
@@ -357,12 +382,12 @@ FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
 FUZZ_TARGETS := http socks host dns addr matcher gitconfig
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	-D_GNU_SOURCE -Ipolicy -Isupervisor -Isupervisor/net
+	-D_GNU_SOURCE -I. -Ibuild
 build/fuzz/gitconfig: tests/fuzz/gitconfig.c policy/gitconfig.c policy/path.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^
-build/fuzz/%: tests/fuzz/%.c supervisor/net/host.c supervisor/net/http.c supervisor/net/socks.c \
-		supervisor/net/dns.c
+build/fuzz/%: tests/fuzz/%.c net/host.c net/http.c net/socks.c \
+		net/dns.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^
 # the compiled path matcher against trying every rule (tests/unit/matcher_ref.h)
@@ -403,3 +428,4 @@ clean:
 	rm -rf build
 
 -include $(wildcard build/*/*.d build/*/*/*.d)
+-include $(wildcard build/tests/hooks/*/*.d build/tests/hooks/*/*/*.d build/tests/hooks/musl/*/*/*.d)

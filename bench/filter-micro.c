@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "filters.h"
+#include "gen/filters.h"
 
 static double now(void)
 {

@@ -21,9 +21,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "landlock.h"
-#include "probe.h"
-#include "supervisor.h"
+#include "backend/linux/landlock.h"
+#include "common/probe.h"
+#include "preload/preload.h"
 
 static double now(void)
 {

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../tests/unit/matcher_ref.h"
+#include "tests/unit/matcher_ref.h"
 
 static const char *const paths[] = {
 	"/home/u/proj/src/main.c", "/home/u/proj/src/lib/util/strings.h",

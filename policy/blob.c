@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "policy/internal.h"
 
 #define BLOB_MAGIC "SBXPOL\0\2"
 

@@ -25,7 +25,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "internal.h"
+#include "policy/internal.h"
 
 const struct sbx_credential sbx_credentials[] = {
 	/* ---- the agents' own logins. Under its profile an agent keeps its

@@ -18,10 +18,10 @@
  *
  * Decided elsewhere, at start, by what the protected files say: the
  * directory every repository's `core.hooksPath` names (and, for husky's
- * `.husky/_`, the `.husky/` its wrappers call), supervisor/plan.c; every
+ * `.husky/_`, the `.husky/` its wrappers call), preload/plan.c; every
  * git directory under another name (a bare repository), notify-paths.c.
  */
-#include "internal.h"
+#include "policy/internal.h"
 
 #define AGENT true
 
@@ -45,6 +45,8 @@ const struct execlater_row execlater_rows[] = {
 	{ ".git/config", "git", "core.hooksPath, core.fsmonitor, core.pager, filters: commands", false },
 	{ ".git/commondir", "git", "points git at another git directory, its hooks and config", false },
 	{ ".git/config.worktree", "git", "read as config with extensions.worktreeConfig", false },
+	{ "config.worktree", "git",
+	  "a linked worktree's config wherever its git directory is (a .git file leads anywhere): a name only git reads", false },
 	{ ".git/modules/*/hooks/", "git", "a submodule's hooks: run at commit, checkout in it", false },
 	{ ".git/modules/*/modules/*/hooks/", "git", "a nested submodule's hooks", false },
 	{ ".git/modules/*/config", "git", "a submodule's config: the same keys as .git/config", false },

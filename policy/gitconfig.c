@@ -36,7 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "policy/internal.h"
 
 /* More than any real config; a bigger one is refused, not parsed. */
 #define GITCFG_MAX_BYTES (1u << 20)
@@ -600,6 +600,27 @@ int gitcfg_risky_change(const struct gitcfg *old, const struct gitcfg *new, char
 			*row = b ? rn : ro;
 		return 1;
 	}
+}
+
+int gitcfg_risky_new(const struct gitcfg *new, gitcfg_worktree_fn *worktree_ok, void *ctx,
+		     char *key, size_t keysz, const struct gitcfg_row **row)
+{
+	const struct gitcfg_row *r = NULL;
+	const struct gitcfg_entry *e;
+
+	for (size_t i = 0; (e = next_kept(new, &i, &r));) {
+		if (!strcmp(e->key, "core.bare"))
+			continue;
+		if (!strcmp(e->key, "core.worktree") && e->value && worktree_ok &&
+		    worktree_ok(e->value, ctx))
+			continue;
+		if (key && keysz)
+			snprintf(key, keysz, "%s", e->key);
+		if (row)
+			*row = r;
+		return 1;
+	}
+	return 0;
 }
 
 /* ---- a config and the files it pulls in */

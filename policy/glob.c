@@ -6,7 +6,7 @@
  */
 #include <string.h>
 
-#include "internal.h"
+#include "policy/internal.h"
 
 bool glob_has_magic(const char *s)
 {

@@ -2,7 +2,7 @@
  * from, and the flag that would allow it.
  *
  * One text for both places a refusal is told: the supervisor's report line
- * (supervisor/reports.c) and the shim's line to the refused program itself
+ * (preload/reports.c) and the shim's line to the refused program itself
  * (`[report] tell_program`, shim/tell.c). Both link this file, so an agent
  * reading its tool's output and the person reading sbx's line are offered
  * the same fix. No allocation; the one look at the disk a hint needs goes
@@ -13,16 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "policy.h"
-
-bool sbx_path_under(const char *path, const char *dir)
-{
-	size_t n = strlen(dir);
-
-	if (n == 1) /* `/` */
-		return path[0] == '/';
-	return strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0');
-}
+#include "policy/policy.h"
 
 static size_t depth(const char *p)
 {

@@ -12,7 +12,7 @@
  * The table below is the explanation, used in three places: the visible
  * rows become rules of their own (a hidden one is covered by `~/.*`
  * already); a hint (hint.c) never offers a flag that opens a row (it says
- * what the place is instead); and --learn (supervisor/learn.c) never
+ * what the place is instead); and --learn (preload/learn.c) never
  * proposes one, saying why in the learned file. Each row: where, relative
  * to HOME (a glob: `*` within one component), what a later program does
  * with it, and how a hint treats it.
@@ -23,7 +23,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
+#include "policy/internal.h"
 
 const struct home_row home_rows[] = {
 	/* interpreters and their packages, by version manager */

@@ -5,7 +5,7 @@
 #include <limits.h>
 #include <stdarg.h>
 
-#include "policy.h"
+#include "policy/policy.h"
 
 /* A raw list entry, before expansion. */
 struct raw_rule {

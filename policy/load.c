@@ -6,7 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "internal.h"
+#include "policy/internal.h"
 
 void err_set(struct sbx_err *err, const char *fmt, ...)
 {

@@ -34,7 +34,7 @@
  */
 #include <string.h>
 
-#include "internal.h"
+#include "policy/internal.h"
 
 /* Lead and tail keys are cut to this many bytes (a shorter key is still a
  * piece every match contains), so their lengths fit one 64-bit mask. */

@@ -1,5 +1,6 @@
 /* policy/path.c: lexical path handling for rules. */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <limits.h>
 #include <stdio.h>
@@ -7,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "policy/internal.h"
 
 /* Append the components of `p` to out[0..*o), folding `.`, `..` and `//`. */
 static int fold(const char *p, char *out, size_t *o, size_t outsz)
@@ -276,6 +277,57 @@ void path_resolve_existing(const char *in, char *out, size_t outsz, struct path_
 		return;
 as_is:
 	snprintf(out, outsz, "%s", in);
+}
+
+int sbx_path_fmt(char *out, size_t outsz, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(out, outsz, fmt, ap);
+	va_end(ap);
+	if (n >= 0 && (size_t)n < outsz)
+		return 0;
+	if (outsz)
+		out[0] = '\0';
+	return -ENAMETOOLONG;
+}
+
+/* dir's length without its trailing slashes (`/` keeps its one) */
+static size_t dir_len(const char *dir, size_t dlen)
+{
+	while (dlen > 1 && dir[dlen - 1] == '/')
+		dlen--;
+	return dlen;
+}
+
+bool sbx_path_under_n(const char *path, size_t plen, const char *dir, size_t dlen)
+{
+	dlen = dir_len(dir, dlen);
+	if (dlen == 0)
+		return false;
+	if (dlen == 1 && dir[0] == '/')
+		return plen > 0 && path[0] == '/';
+	return plen >= dlen && !memcmp(path, dir, dlen) && (plen == dlen || path[dlen] == '/');
+}
+
+bool sbx_path_under(const char *path, const char *dir)
+{
+	return sbx_path_under_n(path, strlen(path), dir, strlen(dir));
+}
+
+bool sbx_path_below(const char *path, const char *dir)
+{
+	size_t dlen = strlen(dir);
+
+	if (!sbx_path_under(path, dir))
+		return false;
+	/* something after dir's own name that is not a slash */
+	for (const char *r = path + dir_len(dir, dlen); *r; r++)
+		if (*r != '/')
+			return true;
+	return false;
 }
 
 void sbx_path_tildify(const char *in, const char *home, char *out, size_t outsz)

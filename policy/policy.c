@@ -10,7 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "policy/internal.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -55,13 +55,6 @@ static bool is_dir(const char *path)
 	struct stat st;
 
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-static bool under(const char *path, const char *dir)
-{
-	size_t n = strlen(dir);
-
-	return !strcmp(dir, "/") || (!strncmp(path, dir, n) && (path[n] == '/' || !path[n]));
 }
 
 static bool has(const char *dir, const char *name, bool want_dir)
@@ -153,7 +146,7 @@ static size_t workspace_gitdirs(struct policy_builder *b, const char *ws, const 
 			return 0;
 		*slash = '\0';
 	}
-	if (under(home, dir))
+	if (sbx_path_under(home, dir))
 		return 0; /* the repository's worktree is HOME or above it */
 	if (S_ISDIR(st.st_mode)) {
 		path_resolve_existing(dotgit, gd, sizeof(gd), &b->memo);
@@ -199,13 +192,13 @@ static size_t workspace_gitdirs(struct policy_builder *b, const char *ws, const 
 	char *slash = strrchr(top, '/');
 	if (slash && !strcmp(slash, "/.git"))
 		*(slash == top ? slash + 1 : slash) = '\0';
-	if (under(home, top) || !strcmp(common, "/"))
+	if (sbx_path_under(home, top) || !strcmp(common, "/"))
 		return 0;
 	/* the common directory covers a linked worktree's own (under its
 	 * worktrees/), which is the usual case */
-	if (!under(common, ws))
+	if (!sbx_path_under(common, ws))
 		snprintf(out[n++], PATH_MAX, "%s", common);
-	if (!under(gd, ws) && !under(gd, common))
+	if (!sbx_path_under(gd, ws) && !sbx_path_under(gd, common))
 		snprintf(out[n++], PATH_MAX, "%s", gd);
 	return n;
 }
@@ -534,13 +527,13 @@ static int add_home_kept(struct policy_builder *b, struct arena *a, const struct
 			dir[n] = '\0';
 		}
 		s += n;
-		if (!take || path_normalize(dir, norm, sizeof(norm)) || !under(norm, b->home) ||
+		if (!take || path_normalize(dir, norm, sizeof(norm)) || !sbx_path_under(norm, b->home) ||
 		    !strcmp(norm, b->home))
 			continue;
 		sbx_path_tildify(norm, b->home, v, sizeof(v) - 1);
 		strcat(v, "/");
 		if (expand_rule(b, p->workspace, SBX_RULE_DENY_WRITE, v, buf, sizeof(buf),
-				&pr.pat, &pr.prefix_len) || !under(buf, p->home) || !strcmp(buf, p->home))
+				&pr.pat, &pr.prefix_len) || !sbx_path_under(buf, p->home) || !strcmp(buf, p->home))
 			continue;
 		pr.is_dir = true;
 		pr.value = arena_put(a, v);
@@ -882,7 +875,7 @@ int policy_compile(struct policy_builder *b, struct policy **out,
 	 * close all of it), nor one in a workspace below HOME
 	 * (`node_modules/.bin`, a project's `bin/` the user put on PATH: the
 	 * program's to write). */
-	bool home_in_ws = under(p->home, p->workspace);
+	bool home_in_ws = sbx_path_under(p->home, p->workspace);
 	for (const char *s = b->path_env; s && *s; s += *s == ':') {
 		size_t n = strcspn(s, ":");
 		char dir[PATH_MAX], norm[PATH_MAX], v[PATH_MAX + 2];
@@ -895,13 +888,13 @@ int policy_compile(struct policy_builder *b, struct policy **out,
 		}
 		s += n;
 		if (!take || path_normalize(dir, norm, sizeof(norm)) ||
-		    !(under(norm, b->home) || under(norm, p->home)) || !strcmp(norm, b->home) ||
-		    !strcmp(norm, p->home) || (under(norm, p->workspace) && !home_in_ws))
+		    !(sbx_path_under(norm, b->home) || sbx_path_under(norm, p->home)) || !strcmp(norm, b->home) ||
+		    !strcmp(norm, p->home) || (sbx_path_under(norm, p->workspace) && !home_in_ws))
 			continue;
 		sbx_path_tildify(norm, b->home, v, sizeof(v) - 1);
 		strcat(v, "/");
 		if (expand_rule(b, p->workspace, SBX_RULE_MANDATORY, v, buf, sizeof(buf),
-				&pr.pat, &pr.prefix_len) || (under(buf, p->workspace) && !home_in_ws))
+				&pr.pat, &pr.prefix_len) || (sbx_path_under(buf, p->workspace) && !home_in_ws))
 			continue;
 		pr.is_dir = true;
 		pr.value = arena_put(&a, v);

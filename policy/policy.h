@@ -115,7 +115,7 @@ enum sbx_report_stderr {
 enum policy_layer {
 	POLICY_LAYER_USER,    /* --config, $SBX_CONFIG, ~/.config/sbx, /etc/sbx */
 	POLICY_LAYER_PROJECT, /* <workspace>/sandbox.ini: may only narrow */
-	/* An agent profile (supervisor/profile.c): [filesystem], [network]
+	/* An agent profile (preload/profile.c): [filesystem], [network]
 	 * allow_domains/deny_domains, [env] and [report] only, plus its own
 	 * [profile] section (description), which the policy ignores. */
 	POLICY_LAYER_PROFILE,
@@ -150,7 +150,7 @@ struct policy_ctx {
 	 * "Executes-later"). */
 	const char *path_env;
 	/* The directories a login shell puts on PATH under HOME, read from its
-	 * start-up files (supervisor/loginpath.c), colon-separated, or NULL:
+	 * start-up files (preload/loginpath.c), colon-separated, or NULL:
 	 * kept by HOME's allow-list (read-only when HOME is writable, unless
 	 * named). */
 	const char *login_path;
@@ -392,6 +392,24 @@ bool path_is_normal(const char *p, size_t len);
 int path_join_normal(const char *base, size_t blen, const char *rel, char *out,
 		     size_t outsz);
 
+/* Is `path` the directory `dir` itself or below it, by whole components
+ * (`/a/bc` is not under `/a/b`)? `/` holds every absolute path; trailing
+ * slashes are ignored on both (`/a/` is `/a`); an empty `dir` holds
+ * nothing. Compared as written: callers pass absolute, normal paths. */
+bool sbx_path_under(const char *path, const char *dir);
+/* The same, strictly: below `dir`, not `dir` itself (`/a/` is not below
+ * `/a`). */
+bool sbx_path_below(const char *path, const char *dir);
+/* sbx_path_under() of `plen` bytes of path and `dlen` of dir (neither
+ * needs its NUL there): the shim's queries know their lengths. */
+bool sbx_path_under_n(const char *path, size_t plen, const char *dir, size_t dlen);
+
+/* snprintf() for a path: 0, or -ENAMETOOLONG when the whole of it does not
+ * fit in outsz bytes -- and then out is "" (never a path cut short, which
+ * would name another file: `/w/sandbox.ini` cut to `/w/sandbox.in`). */
+int sbx_path_fmt(char *out, size_t outsz, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* Where an absolute, normal path leads: the symlinks of its existing part
  * followed (a link to nothing too), the missing rest kept as written. */
 void sbx_path_resolve(const char *in, char *out, size_t outsz);
@@ -408,8 +426,6 @@ void policy_tildify(const struct policy *p, const char *path, char *out, size_t 
 /* ---- hint.c: a refusal in words, the same for the supervisor's report
  * line and the shim's line to the refused program */
 
-/* Is path `dir` itself or below it? Both absolute and normal. */
-bool sbx_path_under(const char *path, const char *dir);
 /* May `dir` be allowed as one directory for several paths below it? Not
  * HOME itself or anything above it, not `/` or a top-level directory. */
 bool sbx_path_foldable(const char *dir, const char *home);
@@ -551,5 +567,15 @@ void gitcfg_each_file(const char *file, const char *home, gitcfg_file_fn *cb, vo
  * *row. */
 int gitcfg_risky_change(const struct gitcfg *old, const struct gitcfg *new, char *key,
 			size_t keysz, const struct gitcfg_row **row);
+/* The config of a repository the run made (git init, clone, submodule
+ * update write it whole): may it hold what it holds? Every kept key is
+ * refused as against no file, but for the two git's own commands write
+ * into a new repository: core.bare (where git runs from names no hooks
+ * while core.hooksPath is refused), and core.worktree when
+ * worktree_ok(value, ctx) says it names a place the sandbox may write (a
+ * submodule's `../../../sub`). 0 or 1 as gitcfg_risky_change. */
+typedef bool gitcfg_worktree_fn(const char *value, void *ctx);
+int gitcfg_risky_new(const struct gitcfg *new, gitcfg_worktree_fn *worktree_ok, void *ctx,
+		     char *key, size_t keysz, const struct gitcfg_row **row);
 
 #endif

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "internal.h"
+#include "policy/internal.h"
 
 const char *sbx_rule_key(enum sbx_rule_kind kind)
 {
@@ -247,11 +247,6 @@ static enum sbx_verdict check_read(const struct policy *p, const char *t,
 	return SBX_ALLOW;
 }
 
-static bool under_dir(const char *t, size_t tlen, const char *d, size_t dl)
-{
-	return dl > 1 && tlen >= dl && !memcmp(t, d, dl) && (t[dl] == '/' || !t[dl]);
-}
-
 /* Is t below a directory an agent profile makes writable for its agent's
  * own state (`allow_write = ~/.gemini-sbx/`), where the executes-later
  * rows marked `agent` are lifted: the agent the profile starts reads
@@ -267,10 +262,10 @@ static bool in_agent_state(const struct policy *p, const char *t, size_t tlen)
 		const struct sbx_rule *r = p->by_kind[SBX_RULE_ALLOW_WRITE][i];
 		size_t dl = r->prefix_len;
 		if (r->origin != SBX_ORIGIN_PROFILE || r->pat != SBX_PAT_PREFIX ||
-		    !hl || dl <= hl || !under_dir(r->pattern, dl, p->home, hl) ||
-		    (wl && under_dir(p->workspace, wl, r->pattern, dl)))
+		    hl <= 1 || dl <= hl || !sbx_path_under_n(r->pattern, dl, p->home, hl) ||
+		    (wl && sbx_path_under_n(p->workspace, wl, r->pattern, dl)))
 			continue;
-		if (under_dir(t, tlen, r->pattern, dl))
+		if (sbx_path_under_n(t, tlen, r->pattern, dl))
 			return true;
 	}
 	return false;
@@ -293,8 +288,7 @@ static const struct sbx_rule *mandatory_match(const struct policy *p, const char
 {
 	const char *sess = p->session_dir;
 	size_t sl = sess ? strlen(sess) : 0;
-	bool in_session = sl > 1 && tlen >= sl && !memcmp(t, sess, sl) &&
-			  (t[sl] == '/' || !t[sl]);
+	bool in_session = sl > 1 && sbx_path_under_n(t, tlen, sess, sl);
 
 	const struct sbx_rule *r;
 	struct rule_iter it = rules_of(p, SBX_RULE_MANDATORY, q);
@@ -516,7 +510,7 @@ void policy_tildify(const struct policy *p, const char *path, char *out, size_t 
 
 	/* the resolved HOME first; a path as a program wrote it may still go
 	 * through a link in $HOME */
-	if (h > 1 && !strncmp(path, p->home, h) && (path[h] == '/' || !path[h]))
+	if (h > 1 && sbx_path_under(path, p->home))
 		sbx_path_tildify(path, p->home, out, outsz);
 	else
 		sbx_path_tildify(path, p->home_given ? p->home_given : p->home, out, outsz);

@@ -1,7 +1,7 @@
 #!/bin/sh
 # make check-docs: the documentation's copies of tables that live in code.
 #   docs/SECURITY.md, between the seccomp-table markers: exactly what
-#   `build/gen-filters --table` prints from supervisor/gen-filters.c.
+#   `build/gen-filters --table` prints from seccomp/gen-filters.c.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 rc=0
@@ -13,11 +13,11 @@ sed -n '/<!-- seccomp-table:begin/,/<!-- seccomp-table:end/p' "$doc" | sed '1d;$
 if [ ! -s "$got" ]; then
 	echo "check-docs: $doc has no seccomp-table markers" >&2
 	rc=1
-elif ! diff -u --label "docs/SECURITY.md (seccomp table)" --label "supervisor/gen-filters.c" \
+elif ! diff -u --label "docs/SECURITY.md (seccomp table)" --label "seccomp/gen-filters.c" \
 	"$got" "$want" >&2; then
-	echo "check-docs: the seccomp table in docs/SECURITY.md differs from supervisor/gen-filters.c;" \
+	echo "check-docs: the seccomp table in docs/SECURITY.md differs from seccomp/gen-filters.c;" \
 		"paste the output of build/gen-filters --table between its markers" >&2
 	rc=1
 fi
-[ $rc -eq 0 ] && echo "check-docs: docs/SECURITY.md's seccomp table matches supervisor/gen-filters.c"
+[ $rc -eq 0 ] && echo "check-docs: docs/SECURITY.md's seccomp table matches seccomp/gen-filters.c"
 exit $rc

@@ -12,7 +12,7 @@ set -eu
 
 # Build and test dependencies, all from Debian's archive (nothing vendored).
 PKGS="build-essential pkg-config bubblewrap libinih-dev uthash-dev libseccomp-dev \
-libffi-dev libjansson-dev libcriterion-dev musl-tools python3 git util-linux procps"
+libjansson-dev libcriterion-dev musl-tools python3 git util-linux procps"
 if [ "${1:-}" = --test ]; then
 	PKGS="$PKGS tmux bsdutils curl acl attr"
 	command -v go >/dev/null 2>&1 || PKGS="$PKGS golang-go"

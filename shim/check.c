@@ -13,11 +13,11 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
-#include "check.h"
-#include "decided.h"
-#include "dirfds.h"
-#include "resolve.h"
-#include "tell.h"
+#include "shim/check.h"
+#include "shim/decided.h"
+#include "shim/dirfds.h"
+#include "shim/resolve.h"
+#include "shim/tell.h"
 
 static enum wire_op wire_of(enum sbx_op op)
 {

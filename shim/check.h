@@ -5,7 +5,7 @@
 #ifndef SBX_SHIM_CHECK_H
 #define SBX_SHIM_CHECK_H
 
-#include "core.h"
+#include "shim/core.h"
 
 /* How a path argument is used. */
 enum {

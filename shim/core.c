@@ -33,7 +33,7 @@
 
 #include <dlfcn.h>
 
-#include "core.h"
+#include "shim/core.h"
 
 enum { ST_NEW, ST_STARTING, ST_READY, ST_OFF };
 

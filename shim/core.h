@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "policy.h"
+#include "policy/policy.h"
 
 /* errno through a pointer each thread keeps (core.c): __errno_location()
  * is a page of libc's code that a fork child about to exec would
@@ -41,8 +41,8 @@ static inline int *shim_errno(void)
 }
 #define SYS_ERRNO (*shim_errno())
 
-#include "sys.h"
-#include "wire.h"
+#include "common/sys.h"
+#include "common/wire.h"
 
 /* Does s start with prefix? By hand, not strncmp(): see shim_errno. */
 static inline bool shim_starts(const char *s, const char *prefix)

@@ -26,8 +26,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "decided.h"
-#include "policy.h"
+#include "policy/policy.h"
+#include "shim/decided.h"
 
 static struct slot {
 	atomic_uint seq;  /* odd while written */

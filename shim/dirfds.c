@@ -27,8 +27,8 @@
 #include <stdatomic.h>
 #include <string.h>
 
-#include "core.h"
-#include "dirfds.h"
+#include "shim/core.h"
+#include "shim/dirfds.h"
 
 #define SLOTS 1024
 #define PATH_ROOM 256 /* longer paths are not kept: readlink then */

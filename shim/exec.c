@@ -16,9 +16,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "check.h"
-#include "elfcheck.h"
-#include "exec.h"
+#include "shim/check.h"
+#include "common/elfcheck.h"
+#include "shim/exec.h"
 
 extern char **environ;
 

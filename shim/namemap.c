@@ -1,7 +1,7 @@
 /* shim/namemap.c: allowed host names as stand-in addresses, for programs
  * that ignore the proxy variables (docs/NETWORK.md, "Transparent proxying"),
  * when the sandbox's resolver gives none: the supervisor's map (198.19/16,
- * supervisor/net/names.c, one for every process) comes first; this one is
+ * net/names.c, one for every process) comes first; this one is
  * the per-process fallback.
  *
  * In a proxied run the sandbox has no DNS and no route out: only the
@@ -25,7 +25,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "namemap.h"
+#include "shim/namemap.h"
 
 #define BASE 0xc6120000u /* 198.18.0.0 */
 

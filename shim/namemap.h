@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 #define SHIM_NAMEMAP_SLOTS 1024
-/* The sandbox resolver's stand-ins (supervisor/net/names.c): 198.19.0.0/16. */
+/* The sandbox resolver's stand-ins (net/names.c): 198.19.0.0/16. */
 #define SHIM_RESOLVER_STANDINS 0xc6130000u
 #define SHIM_NAME_MAX 256
 struct in_addr;

@@ -17,7 +17,7 @@
  * socket ends up connected to the proxy, which relays; getpeername() says
  * 127.0.0.1. A static binary (no shim) is the notify layer's: its connect()
  * to a stand-in of the sandbox's resolver is decided by the same name and
- * answered with a socket the supervisor connected (supervisor/notify-net.c);
+ * answered with a socket the supervisor connected (preload/notify/net.c);
  * without the notify layer it finds no route (fail closed).
  */
 #include <arpa/inet.h>
@@ -38,9 +38,9 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "core.h"
-#include "namemap.h"
-#include "tell.h"
+#include "shim/core.h"
+#include "shim/namemap.h"
+#include "shim/tell.h"
 
 /* the sockets connected to the proxy's HTTP port (below: "a refusal by
  * the proxy, told to the program") */
@@ -234,7 +234,7 @@ SHIM_EXPORT int socketpair(int domain, int type, int protocol, int sv[2])
  *
  * The notify layer makes every bind() of a Unix socket by path itself,
  * from the parent directory it checked and holds (sun_path takes no
- * directory descriptor: supervisor/notify-paths.c), so the kernel keeps
+ * directory descriptor: preload/notify/paths.c), so the kernel keeps
  * the last component only: getsockname() said `listener-x` where the
  * program had bound `/tmp/pymp-y/listener-x`, and Python's
  * multiprocessing.Manager() handed that name to its clients, who found

@@ -12,8 +12,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "core.h"
-#include "resolve.h"
+#include "shim/core.h"
+#include "shim/resolve.h"
 
 #define MAX_LINKS 40 /* the kernel's own limit (ELOOP) */
 

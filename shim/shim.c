@@ -22,8 +22,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "core.h"
-#include "exec.h"
+#include "shim/core.h"
+#include "shim/exec.h"
 
 /* Start-up (core.c) when the library is loaded. */
 __attribute__((constructor)) static void shim_constructor(void)

@@ -24,8 +24,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "check.h"
-#include "dirfds.h"
+#include "shim/check.h"
+#include "shim/dirfds.h"
 
 struct sc_path {
 	int dirfd;

@@ -23,8 +23,8 @@
 #include <unistd.h>
 #include <fcntl.h>
 
-#include "core.h"
-#include "tell.h"
+#include "shim/core.h"
+#include "shim/tell.h"
 
 /* ---- once per target: a small lock-free set of hashes */
 

@@ -4,7 +4,7 @@
 
 #include <stdbool.h>
 
-#include "policy.h"
+#include "policy/policy.h"
 
 /* When the run asks (shim_tell_on(), SBX_SHIM's tell=1): a refusal's line
  * also on the refused program's own stderr, once per target, explained

@@ -14,8 +14,8 @@
 
 #include <dlfcn.h>
 
-#include "check.h"
-#include "dirfds.h"
+#include "shim/check.h"
+#include "shim/dirfds.h"
 
 /* Not in glibc's headers without fortification, or at all any more. */
 int __open_2(const char *path, int flags);
@@ -89,7 +89,7 @@ static enum sbx_op fopen_op(const char *mode)
 
 #define HAND(name, file)
 
-#include "symbols.def"
+#include "shim/symbols.def"
 
 #undef PATHCALL
 #undef COMPAT

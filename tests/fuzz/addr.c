@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "net.h"
+#include "net/net.h"
 
 static void check_host(const struct sockaddr *sa, bool canon)
 {

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../unit/matcher_ref.h"
+#include "tests/unit/matcher_ref.h"
 
 static const struct policy_ctx ctx = {
 	.home = "/home/u",

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "net.h"
+#include "net/net.h"
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Attacks on the seccomp notify layer (supervisor/notify.c), made as a
+# Attacks on the seccomp notify layer (preload/notify/notify.c), made as a
 # hostile sandboxed program would (tests/progs/attackprobe.c, a static
 # binary run with --no-shim: only the boundary can be what refuses). Each
 # test looks at the host for what must never be there: a file made, a byte
@@ -336,7 +336,7 @@ fi
 # a .git with its work tree) was named where it no longer was.
 t repository_renamed_after_it_was_made_is_named_where_it_is
 if command -v git >/dev/null; then
-	sx -- sh -c 'git init -q --bare X && git -C X config core.hooksPath "$PWD/hk" && mkdir deep &&
+	sx -- sh -c 'git init -q --bare X && git -C X config user.name x && mkdir deep &&
 		mv X deep/Y && mkdir sub && git init -q sub && mv sub other && echo END'
 	if has END out && has "git repositor.* created during the run.* $W/deep/Y[, ]" err &&
 	   hasf "$W/other/.git" err && ! hasf "$W/X" err && ! hasf "$W/sub/.git" err; then ok

@@ -32,10 +32,10 @@ target() { case $1 in */) echo "${1}planted" ;; *) echo "$1" ;; esac; }
 # "The git exception"): a fresh one is allowed there; the existing ones are
 # tested below.
 # The git configs a rename may replace when no key that runs a program
-# changes (supervisor/notify-gitcfg.c).
+# changes (preload/notify/gitcfg.c).
 vetted() { case $1 in .gitmodules | .git/config | .git/config.worktree | .git/modules/*config* | \
-	.git/worktrees/*/config.worktree) true ;; *) false ;; esac; }
-fresh_rows() { for r in $ROWS; do case $r in .git/config | .gitmodules) ;; *) echo "$r" ;; esac; done; }
+	.git/worktrees/*/config.worktree | config.worktree) true ;; *) false ;; esac; }
+fresh_rows() { for r in $ROWS; do case $r in .git/config | .gitmodules | config.worktree) ;; *) echo "$r" ;; esac; done; }
 
 # The dynamic program: python3 runs one operation a line (the probe's
 # names), as the probe does, with the shim in it.

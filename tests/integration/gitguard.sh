@@ -247,7 +247,7 @@ else bad "rc=$RC names='$names' $(grep sbx: "$B/err" | head -4 | tr '\n' ' ')"; 
 # writes user.email, a remote, an upstream there through config.lock and a
 # rename: the notify layer reads the new file and lets it replace the old
 # one when no key that runs a program or loads a file changed
-# (supervisor/notify-gitcfg.c). The change lands on the host; a key that
+# (preload/notify/gitcfg.c). The change lands on the host; a key that
 # runs something is refused by name, and git on the host runs nothing.
 
 GP=$(mktemp -d /var/tmp/sbx-gitcfg.XXXXXX)
@@ -302,6 +302,85 @@ if has END out && [ "$(head -2 "$B/out" | tr '\n' ' ')" = "ERR EROFS ERR EROFS "
    hasf 'core.fsmonitor would run a program: refused' err && [ ! -e r/.git/config.lock ]; then ok
 else bad "out: $(tr '\n' ' ' < "$B/out") config: $(grep -i -A1 'fsmonitor\|user' r/.git/config | tr '\n' ' ')"; fi
 fi
+
+# A repository the run makes is the run's, but git on the host may run in
+# it later: registered in the user's index as a submodule (`git status`
+# there runs git in it), found by an editor, or entered by the person.
+# Its config holds no key that runs a program, however it is written: by
+# `git config` (config.lock and a rename, judged whole), by hand (refused),
+# in a directory that became a repository only later (objects/ and refs/
+# beside a config written before; a `.git` file leads git there), or
+# through a descriptor kept open across that moment. Before 2026-11-29
+# each of them planted a core.fsmonitor that `git status` on the host ran.
+t run_made_repositories_config_vetted_host_git_status_runs_nothing
+res=""
+for mode in "" --no-shim; do
+	rm -rf "$W/r" "$B"/pwned-*; mkrepo "$W/r"
+	sx $mode -- sh -c 'cd r; B=$0
+		git init -q evil && git -C evil -c user.email=a@b -c user.name=a commit -q --allow-empty -m e && echo INIT
+		git -C evil config user.email ok@sbx && echo BENIGN
+		git -C evil config core.fsmonitor "touch $B/pwned-cfg" 2>/dev/null && echo SET-cfg
+		printf "[core]\n\tfsmonitor = touch $B/pwned-direct\n" >> evil/.git/config 2>/dev/null && echo SET-direct
+		mkdir evil2 stage && printf "[core]\n\tfsmonitor = touch $B/pwned-stage\n" > stage/config &&
+			echo "ref: refs/heads/main" > stage/HEAD && mkdir stage/objects && mkdir stage/refs 2>/dev/null && echo SET-stage
+		printf "gitdir: ../stage\n" > evil2/.git
+		mkdir evil3 held && echo "ref: refs/heads/main" > held/HEAD && printf "gitdir: ../held\n" > evil3/.git
+		python3 -c "import os,sys
+fd = os.open(\"held/config\", os.O_RDWR | os.O_CREAT, 0o644)
+os.write(fd, b\"[core]\\n\\tbare = false\\n\")
+os.mkdir(\"held/objects\"); os.mkdir(\"held/refs\")
+os.write(fd, (\"[core]\\n\\tfsmonitor = touch %s/pwned-held\\n\" % sys.argv[1]).encode())
+print(\"HELD\")" "$B"
+		git init -q --bare b.git && git -C b.git config core.fsmonitor "touch $B/pwned-bare" 2>/dev/null && echo SET-bare
+		git clone -q evil cl 2>/dev/null && echo CLONED
+		c=$(git -C evil rev-parse HEAD)
+		for s in evil evil2 evil3; do git update-index --add --cacheinfo 160000,$c,$s || echo NOREG; done
+		echo END' "$B"
+	for s in . evil evil2 evil3 cl; do git -C "r/$s" status >/dev/null 2>&1; done
+	git -C r/b.git log >/dev/null 2>&1
+	pw=$(cd "$B" && ls -d pwned-* 2>/dev/null | tr '\n' ' ')
+	if has END out && has INIT out && has BENIGN out && has HELD out && has CLONED out && ! has SET- out &&
+	   ! has NOREG out && [ -z "$pw" ] && [ "$(git -C r/evil config user.email)" = ok@sbx ] &&
+	   [ "$(git -C r/cl config core.filemode)" = true ] &&
+	   hasf 'evil/.git/config — core.fsmonitor would run a program: refused' err &&
+	   hasf 'stage/config — core.fsmonitor would run a program: refused' err &&
+	   hasf 'b.git/config — core.fsmonitor would run a program: refused' err &&
+	   ! grep -qi fsmonitor r/evil/.git/config r/held/config r/b.git/config; then
+		res="${res}y"
+	else res="$res[${mode:-shim}: pwned: $pw out: $(tr '\n' ' ' < "$B/out") $(grep -v '^sbx: sandbox' "$B/err" | head -3 | tr '\n' ' ')]"; fi
+done
+if [ "$res" = yy ]; then ok; else bad "$res"; fi
+
+# The same from a static binary, which the shim never sees: git's
+# config.lock and rename, done by hand into a repository the run made.
+t run_made_repository_config_rename_judged_whole_static
+if [ ! -x "$GP/gitcfgput" ]; then skip "no static C toolchain"; else
+mkrepo "$W/r"
+printf '[core]\n\tbare = false\n[user]\n\temail = static@sbx\n' > "$W/good.cfg"
+printf '[core]\n\tbare = false\n\tfsmonitor = touch %s/pwned\n' "$B" > "$W/evil.cfg"
+sx --no-shim -- sh -c "git init -q r/new && $GP/gitcfgput put r/new/.git evil.cfg; $GP/gitcfgput put r/new/.git good.cfg;
+	$GP/gitcfgput symlink r/new/.git \$PWD/good.cfg; echo END"
+git -C r/new status >/dev/null 2>&1
+if has END out && [ "$(head -1 "$B/out")" = "ERR EROFS" ] && [ "$(sed -n 2p "$B/out")" = OK ] &&
+   [ "$(sed -n 3p "$B/out")" != OK ] && [ "$(git -C r/new config user.email)" = static@sbx ] &&
+   [ ! -e "$B/pwned" ] && ! grep -qi fsmonitor r/new/.git/config &&
+   hasf 'core.fsmonitor would run a program: refused' err; then ok
+else bad "out: $(tr '\n' ' ' < "$B/out") $(grep -v '^sbx: sandbox' "$B/err" | head -2 | tr '\n' ' ')"; fi
+fi
+
+# A submodule the run clones gets core.worktree = ../../../lib, which git
+# on the host checks out into later; for the rest of the run no link (or
+# directory) lands there, so it cannot become a way into HOME.
+t run_made_submodule_work_tree_cannot_become_a_link
+sx -- sh -c 'export GIT_AUTHOR_NAME=a GIT_AUTHOR_EMAIL=a@b GIT_COMMITTER_NAME=a GIT_COMMITTER_EMAIL=a@b
+	git init -q s && echo x > s/PLANTED && git -C s add . && git -C s commit -qm s && git init -q sup &&
+	git -C sup -c protocol.file.allow=always submodule add -q ../s lib && git -C sup commit -qm sub && echo ADDED
+	git -C sup/.git/modules/lib config core.worktree
+	rm -rf sup/lib; ln -s "$HOME" sup/lib 2>/dev/null && echo LINKED
+	mkdir -p stage && ln -s "$HOME" stage/x && mv stage sup/lib 2>/dev/null && echo MOVED; echo END'
+if has END out && has ADDED out && has '^../../../lib$' out && ! has LINKED out && ! has MOVED out &&
+   [ ! -L sup/lib ] && [ ! -e "$HOME/PLANTED" ]; then ok
+else bad "rc=$RC $(tr '\n' ' ' < "$B/out") $(grep -v '^sbx: sandbox' "$B/err" | head -3 | tr '\n' ' ')"; fi
 
 # A file the policy denies reading, renamed onto a kept config: the
 # supervisor would read it for the program and land its bytes, readable,

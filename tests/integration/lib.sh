@@ -4,6 +4,10 @@
 # both under /var/tmp (not /tmp: private inside the sandbox), and asserts on
 # what happened on the host, not on exit codes alone.
 SBX="$SBX_BIN/sbx-preload"
+# The same program with the test hooks compiled in (Makefile, HOOK_NAMES:
+# SBX_TEST_HOSTS, SBX_TEST_DNS, SBX_TEST_LANDLOCK_ABI): only for the tests
+# that set one; $SBX, as installed, ignores them.
+SBX_HOOKS="$SBX_BIN/sbx-preload-hooks"
 unset SBX_CONFIG SBX_NO_SANDBOX SBX_ALLOWED_DOMAINS XDG_CONFIG_HOME XDG_STATE_HOME
 # The tests play a person at a terminal, not a CI job: with CI set, Gemini
 # CLI runs headless and stops at its trusted-folder check before its UI

@@ -1,5 +1,5 @@
 #!/bin/bash
-# [limits] pids and memory (supervisor/runlimits.c): a real fork bomb and a
+# [limits] pids and memory (preload/runlimits.c): a real fork bomb and a
 # real memory hog, static (no shim), counted and checked from the host.
 # Which mechanism holds depends on the user and the machine: a cgroup (v2
 # delegation, or v1/v2 as root), else RLIMIT_NPROC for pids (Linux 5.14+,

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The nested mode (supervisor/nested.c, landlock.c; docs/SECURITY.md "The
+# The nested mode (backend/linux/nested.c, landlock.c; docs/SECURITY.md "The
 # nested mode"): no bubblewrap, no namespaces; the plan as a Landlock
 # ruleset, the seccomp table, the shim. Most programs here are a static
 # binary built in the test (tests/progs/nestedprobe.c, cc -static) run with
@@ -286,7 +286,7 @@ else
 	printf '127.0.0.1 allowed.test denied.test\n' > "$B/hosts"
 	nini "[network]
 allow_domains = allowed.test, 127.0.0.1:$HPORT"
-	SBX_TEST_HOSTS="$B/hosts" timeout 60 "$SBX" -c "$B/n.ini" -q -- sh -c \
+	SBX_TEST_HOSTS="$B/hosts" timeout 60 "$SBX_HOOKS" -c "$B/n.ini" -q -- sh -c \
 		"curl -s http://allowed.test:$HPORT/page; echo; curl -s -o /dev/null -w 'denied:%{http_code}' http://denied.test:$HPORT/page" \
 		>"$B/out" 2>"$B/err"
 	RC=$?
@@ -295,7 +295,7 @@ allow_domains = allowed.test, 127.0.0.1:$HPORT"
 	# a program that ignores the proxy variables: the shim answers the
 	# name (UDP to a nameserver is refused) and carries the connect
 	# through the proxy's SOCKS listener
-	SBX_TEST_HOSTS="$B/hosts" timeout 60 "$SBX" -c "$B/n.ini" -q -- env -u HTTP_PROXY -u http_proxy \
+	SBX_TEST_HOSTS="$B/hosts" timeout 60 "$SBX_HOOKS" -c "$B/n.ini" -q -- env -u HTTP_PROXY -u http_proxy \
 		-u ALL_PROXY -u all_proxy python3 -c '
 import socket, sys
 s = socket.create_connection(("allowed.test", int(sys.argv[1])), timeout=10)
@@ -435,12 +435,12 @@ else
 fi
 
 # ---- what this kernel's Landlock cannot hold: the ABI forced lower
-# (build/tests/sbx-preload-abi reads SBX_TEST_LANDLOCK_ABI; the ruleset and
+# (build/tests/sbx-preload-hooks reads SBX_TEST_LANDLOCK_ABI; the ruleset and
 # seccomp rows sbx makes for that ABI, applied by this kernel). Below ABI 4
 # there are no TCP rules: these runs open the network (allow_domains = *),
 # as a Debian 12 or Ubuntu 22.04 host's container would have to.
 
-SBX_ABI="$SBX_BIN/sbx-preload-abi"
+SBX_ABI="$SBX_HOOKS"
 # ax N ARGS: sbx-preload with Landlock ABI N, the config in $B/n.ini
 ax() {
 	local n=$1
@@ -450,7 +450,7 @@ ax() {
 }
 for n in 1 2 3; do
 t "truncation_outside_refused_landlock_abi_$n"
-if [ ! -x "$SBX_ABI" ]; then skip "no sbx-preload-abi (make build/tests/sbx-preload-abi)"
+if [ ! -x "$SBX_ABI" ]; then skip "no sbx-preload-hooks (make build/tests/sbx-preload-hooks)"
 elif [ "$abi" -lt "$n" ]; then skip "this kernel's Landlock is ABI $abi"
 else
 	nini "[network]

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The filtering proxy (supervisor/net/): first through its test driver,
+# The filtering proxy (net/): first through its test driver,
 # build/sbx-proxy-test, then inside real sbx-preload runs (the proxy wired
 # into the supervisor, its listeners made by sbx-init in the sandbox's
 # namespace), with real clients (curl, python3 urllib, node, git, ssh, raw
@@ -561,6 +561,8 @@ else bad "fast=$fast order=$(tr '\n' ' ' < order.log) asked=$(tr '\n' ' ' < dns-
 # ---- the proxy inside sbx-preload (the wiring): real sandboxed runs
 
 SBX="$SBX_BIN/sbx-preload"
+# with the test hooks (SBX_TEST_HOSTS, SBX_TEST_DNS; Makefile HOOK_NAMES)
+SBX_HOOKS="$SBX_BIN/sbx-preload-hooks"
 unset SBX_CONFIG SBX_NO_SANDBOX SBX_ALLOWED_DOMAINS XDG_CONFIG_HOME XDG_STATE_HOME
 # the caller's own proxy settings are not ours to test with
 unset HTTP_PROXY http_proxy HTTPS_PROXY https_proxy ALL_PROXY all_proxy NO_PROXY no_proxy
@@ -575,7 +577,7 @@ ALLOW=(--allow-domain allowed.test --allow-domain "127.0.0.1:$FILES"
 # stdout in px.out, stderr in px.err, the audit log in px.jsonl, status PXRC
 px() {
 	rm -f "$D/px.jsonl"
-	(cd "$WS" && HOME="$D/home" SBX_TEST_HOSTS="$D/hosts" timeout 60 "$SBX" \
+	(cd "$WS" && HOME="$D/home" SBX_TEST_HOSTS="$D/hosts" timeout 60 "$SBX_HOOKS" \
 		--log "$D/px.jsonl" "$@" >"$D/px.out" 2>"$D/px.err")
 	PXRC=$?
 }
@@ -603,6 +605,22 @@ if [ $PXRC -eq 0 ] && grep -q "network: 4 domains via proxy (any port unless a r
    grep -qF "GIT_SSH_COMMAND=ssh -o 'ProxyCommand=$SBX_BIN/sbx-init --socks-connect=1080 %h %p'" "$D/px.out"
 then ok; else bad "rc=$PXRC $(tr '\n' ' ' < "$D/px.out" | head -c 300)"; pxerr; fi
 
+t installed_sbx_preload_ignores_the_test_hooks
+# sbx-preload as `make install` installs it has no test hook: the name only
+# the test hosts file maps stays unknown to its proxy, and nothing says the
+# file or the nameserver was taken. The hooks build, the same run, reaches
+# the server through the map (so the run itself is sound).
+codes=""
+for b in "$SBX" "$SBX_HOOKS"; do
+	(cd "$WS" && HOME="$D/home" SBX_TEST_HOSTS="$D/hosts" SBX_TEST_DNS=127.0.0.1:9 \
+		timeout 60 "$b" "${ALLOW[@]}" -- curl -s -m 20 -o /dev/null -w '%{http_code}' \
+		"http://allowed.test:$FILES/hosts" >"$D/px.out" 2>"$D/px.err")
+	codes="$codes $(cat "$D/px.out"):$(grep -c 'SBX_TEST_HOSTS is set' "$D/px.err")"
+	codes="$codes:$(grep -c 'SBX_TEST_DNS is set' "$D/px.err")"
+done
+if [[ $codes == " "[0-9][0-9][0-9]":0:0 200:1:1" && $codes != " 200:"* ]]; then ok
+else bad "installed, hooks build (http code:hosts line:dns line):$codes"; pxerr; fi
+
 t callers_proxy_settings_and_their_credentials_stay_outside
 # every *_proxy / *_PROXY of the caller (any case, any tool's spelling) and
 # GIT_PROXY_COMMAND: replaced by sbx's own or removed, in a proxied run and
@@ -621,7 +639,7 @@ for mode in proxied off open; do
 	proxied) args=("${ALLOW[@]}") ;; off) args=() ;; open) args=(--allow-domain '*') ;;
 	esac
 	env "${callers[@]}" bash -c 'cd "$1" && shift && exec "$@"' _ "$WS" \
-		env HOME="$D/home" SBX_TEST_HOSTS="$D/hosts" timeout 60 "$SBX" -q "${args[@]}" -- env \
+		env HOME="$D/home" SBX_TEST_HOSTS="$D/hosts" timeout 60 "$SBX_HOOKS" -q "${args[@]}" -- env \
 		>"$D/px.out" 2>"$D/px.err"
 	envs="$envs $mode:$(grep -c -- "$cred" "$D/px.out")/$(grep -ic '_proxy=\|^GIT_PROXY_COMMAND=' "$D/px.out")"
 	[ $mode = proxied ] && proxied_http=$(grep '^HTTP_PROXY=' "$D/px.out")
@@ -864,7 +882,7 @@ sys.stdin.readline()             # the supervisor has its descriptors back
 print("AFTER", urllib.request.urlopen("http://allowed.test:%d/hosts" % files, timeout=20).status, flush=True)
 EOF2
 rm -f "$WS/ready" "$WS/limited" "$D/ctl"; mkfifo "$D/ctl"; exec 7<>"$D/ctl"
-(cd "$WS" && HOME="$D/home" SBX_TEST_HOSTS="$D/hosts" exec "$SBX" -q "${ALLOW[@]}" -- \
+(cd "$WS" && HOME="$D/home" SBX_TEST_HOSTS="$D/hosts" exec "$SBX_HOOKS" -q "${ALLOW[@]}" -- \
 	python3 "$D/hold.py" "$WS" "$ECHO" "$FILES" <&7 >"$D/px.out" 2>"$D/px.err") & spid=$!
 for _ in $(seq 300); do [ -f "$WS/ready" ] && break; sleep 0.1; done
 nfd=$(ls /proc/$spid/fd 2>/dev/null | wc -l); lim=$((nfd + 12))
@@ -983,7 +1001,7 @@ else bad "rc=$a_rc/$PXRC: $a_err"; pxerr; fi
 
 t sigkill_of_sbx_preload_leaves_no_sandboxed_process
 mark="300.$$$RANDOM"
-(cd "$WS" && HOME="$D/home" SBX_TEST_HOSTS="$D/hosts" exec "$SBX" -q "${ALLOW[@]}" -- \
+(cd "$WS" && HOME="$D/home" SBX_TEST_HOSTS="$D/hosts" exec "$SBX_HOOKS" -q "${ALLOW[@]}" -- \
 	sh -c "curl -sf -o /dev/null http://allowed.test:$FILES/hosts && echo up > up.marker; exec sleep $mark" \
 	>/dev/null 2>&1) & spid=$!
 for _ in $(seq 100); do [ -f "$WS/up.marker" ] && break; sleep 0.1; done
@@ -997,7 +1015,7 @@ if [ "$up" = up ] && [ "${before:-0}" -ge 1 ] && [ "$left" = 0 ]; then ok
 else bad "up=$up before=$before left=$left"; pgrep -fa "sleep $mark" | sed 's/^/#   /'; fi
 rm -f "$WS/up.marker"
 
-# ---- the sandbox's resolver (supervisor/net/dnsserve.c)
+# ---- the sandbox's resolver (net/dnsserve.c)
 
 # dnsq.py SERVER NAME[:tcp|:edns]...: raw DNS queries for A, as a program
 # with its own resolver makes them; prints "rcode ADDRESS|- EDE-TEXT|-" each
@@ -1278,7 +1296,7 @@ for mode in http socks; do
 		res=$(printf '%s HTTP/1.1 403 Forbidden\n' "localhost:$CANARY" "localhost.:$CANARY" "127.0.0.1:$CANARY")
 		lerr="localhost resolves to 127.0.0.1, a loopback address"
 	fi
-	(cd "$WS" && HOME="$D/home" SBX_TEST_HOSTS="$D/hosts-chain" timeout 60 "$SBX" -q \
+	(cd "$WS" && HOME="$D/home" SBX_TEST_HOSTS="$D/hosts-chain" timeout 60 "$SBX_HOOKS" -q \
 		-c "$D/chainl-$mode.ini" -- \
 		python3 "$D/ask.py" "loop.test:$CANARY" "meta.test:$CANARY" "priv.test:$CANARY" \
 		>"$D/px.out" 2>"$D/px.err")
@@ -1332,7 +1350,7 @@ echo "http $(curl -s -m 10 -o /dev/null -x "http://127.0.0.1:$HP" -w '%{http_cod
 curl -s -m 10 -o /dev/null --socks5-hostname "127.0.0.1:$SP" "http://mapped.test:$C/"; echo "socks $?"
 echo "a-record $(curl -s -m 10 -o /dev/null -p -x "http://127.0.0.1:$HP" -w '%{http_connect}' "http://plain.test:$C/")"
 mkdir -p ws home
-(cd ws && HOME="$D/home" SBX_TEST_HOSTS="$D/hosts" timeout 60 "$BIN/sbx-preload" -q \
+(cd ws && HOME="$D/home" SBX_TEST_HOSTS="$D/hosts" timeout 60 "$BIN/sbx-preload-hooks" -q \
 	--allow-domain mapped.test -- python3 -c '
 import socket, sys
 try:

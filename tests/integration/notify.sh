@@ -1,5 +1,5 @@
 #!/bin/bash
-# The seccomp notify layer (supervisor/notify.c): protected names refused
+# The seccomp notify layer (preload/notify/notify.c): protected names refused
 # wherever and whenever they are made, Unix sockets by path, and what the
 # layer must survive (a racing thread, a dying caller, a flood, a dead
 # supervisor). The programs are static binaries built here (gcc -static,
@@ -178,12 +178,12 @@ if command -v git >/dev/null; then
 		git -c user.email=t@t -c user.name=t commit -qm one)
 	chmod -R a+rX "$B/src"
 	sx --log "$B/log.jsonl" -- sh -c 'git init -q new && cd new && echo x > f && git add f &&
-		git -c user.email=t@t -c user.name=t commit -qm init && git config sbx.t 1 && cd .. &&
+		git -c user.email=t@t -c user.name=t commit -qm init && git config user.name sbx-t && cd .. &&
 		git clone -q "$0" cl && cd cl && git -c user.email=t@t -c user.name=t commit -q --allow-empty -m two &&
 		git log --oneline | wc -l; echo hook > ../new/.git/hooks/pre-commit;
 		cp ../new/.git/hooks/pre-commit.sample ../new/.git/hooks/post-checkout; echo END' "$B/src"
 	if has END out && has '^2$' out && [ -f new/.git/hooks/pre-commit.sample ] &&
-	   [ "$(git -C new config sbx.t)" = 1 ] && [ -f cl/f ] &&
+	   [ "$(git -C new config user.name)" = sbx-t ] && [ -f cl/f ] &&
 	   [ ! -e new/.git/hooks/pre-commit ] && [ ! -e new/.git/hooks/post-checkout ] &&
 	   has "git repositories created during the run" err && hasf "$W/new/.git" err &&
 	   grep -q '"notice":"git-repositories"' "$B/log.jsonl" &&
@@ -459,7 +459,7 @@ t static_client_reaches_an_allowed_host_through_the_boundary
 if [ -n "$NC" ] && command -v python3 >/dev/null; then
 	serve_tcp
 	# shellcheck disable=SC2046
-	SBX_TEST_HOSTS="$B/hosts" sx -q --no-shim $(NETPOL) -- sh -c "$NC dns allowed.test $TP;
+	SBX_TEST_HOSTS="$B/hosts" SBX="$SBX_HOOKS" sx -q --no-shim $(NETPOL) -- sh -c "$NC dns allowed.test $TP;
 		$NC dns allowed.test $TP nonblock; $NC gai allowed.test $TP unspec"
 	stop_tcp
 	# a non-blocking socket gets 0 once connected, its O_NONBLOCK kept
@@ -482,7 +482,7 @@ if [ -n "$NC" ] && command -v python3 >/dev/null; then
 	canary_tp=$TP; tsrv1=$tsrv
 	serve_tcp
 	# shellcheck disable=SC2046
-	SBX_TEST_HOSTS="$B/hosts" sx -q --no-shim $(NETPOL) -- sh -c "$NC dns allowed.test $TP unspec;
+	SBX_TEST_HOSTS="$B/hosts" SBX="$SBX_HOOKS" sx -q --no-shim $(NETPOL) -- sh -c "$NC dns allowed.test $TP unspec;
 		$NC dns allowed.test $TP fastopen=$canary_tp"
 	sleep 0.3
 	stop_tcp; tsrv=$tsrv1; stop_tcp
@@ -498,7 +498,7 @@ t static_client_refused_host_is_reported_and_never_reached
 if [ -n "$NC" ] && command -v python3 >/dev/null; then
 	serve_tcp
 	# shellcheck disable=SC2046
-	SBX_TEST_HOSTS="$B/hosts" sx -q --no-shim --log "$B/log.jsonl" $(NETPOL) -- sh -c "
+	SBX_TEST_HOSTS="$B/hosts" SBX="$SBX_HOOKS" sx -q --no-shim --log "$B/log.jsonl" $(NETPOL) -- sh -c "
 		$NC dns portonly.test $TP; $NC dns 192.0.2.7 80; $NC dns 198.19.0.250 $TP"
 	stop_tcp
 	if [ "$(grep -c '^CONNECT Operation not permitted$' "$B/out")" -eq 3 ] && [ "$(hits)" -eq 0 ] &&
@@ -514,7 +514,7 @@ t go_static_client_reaches_allowed_host_and_nothing_else
 if [ -n "$GOC" ] && command -v python3 >/dev/null; then
 	serve_tcp
 	# shellcheck disable=SC2046
-	SBX_TEST_HOSTS="$B/hosts" sx -q --no-shim $(NETPOL) -- "$GOC" "allowed.test:$TP" "portonly.test:$TP"
+	SBX_TEST_HOSTS="$B/hosts" SBX="$SBX_HOOKS" sx -q --no-shim $(NETPOL) -- "$GOC" "allowed.test:$TP" "portonly.test:$TP"
 	stop_tcp
 	if has "^GOT allowed.test:$TP served:from-go$" out && [ "$(hits)" -eq 1 ] &&
 	   has "^DIAL portonly.test:$TP .*operation not permitted" out &&

@@ -34,9 +34,11 @@ bin=$(mktemp -d /var/tmp/sbx-it-bin.XXXXXX)
 trap 'rm -rf "$bin"' EXIT
 cp "$top/build/sbx-preload" "$top/build/sbx-init" "$top/build/libsbx-preload.so" "$top/policy/execlater.c" \
 	"$here"/*.sh "$here"/*.py "$bin/"
-# sbx-preload with a Landlock ABI forced lower (SBX_TEST_LANDLOCK_ABI;
-# tests/integration/nested.sh), beside sbx-init as an install has it
-[ -f "$top/build/tests/sbx-preload-abi" ] && cp "$top/build/tests/sbx-preload-abi" "$bin/"
+# sbx-preload and sbxctl with the test hooks compiled in (Makefile,
+# HOOK_NAMES), beside the installed ones, for the tests that set a hook
+# (lib.sh: SBX_HOOKS); every other test runs the programs as installed
+[ -f "$top/build/tests/sbx-preload-hooks" ] && cp "$top/build/tests/sbx-preload-hooks" "$bin/"
+[ -f "$top/build/tests/sbxctl-hooks" ] && cp "$top/build/tests/sbxctl-hooks" "$bin/"
 # the proxy's test driver (tests/integration/net.sh)
 [ -f "$top/build/sbx-proxy-test" ] && cp "$top/build/sbx-proxy-test" "$bin/"
 # the management command (tests/integration/sbxctl.sh)

@@ -127,12 +127,13 @@ if cmp -s "$B/first" "$HOME/$INI.bak" && grep -qxF 'allow_domains = *' "$HOME/$I
 else bad "bak: $(grep allow_domains "$HOME/$INI.bak")"; fi
 
 # A crash between the write and the rename: the process is stopped there
-# (SBX_TEST_STOP_BEFORE_RENAME), the temporary file is complete, then it is
-# killed. The old file must be whole and unchanged.
+# (SBX_TEST_STOP_BEFORE_RENAME, a hook of the test build sbxctl-hooks
+# only), the temporary file is complete, then it is killed. The old file
+# must be whole and unchanged.
 t configure_killed_between_write_and_rename_leaves_the_old_file
 "$CTL" configure --network blocked --yes >/dev/null
 cp "$HOME/$INI" "$B/old"
-SBX_TEST_STOP_BEFORE_RENAME=1 "$CTL" configure --network allowed --yes >/dev/null 2>&1 &
+SBX_TEST_STOP_BEFORE_RENAME=1 "$SBX_BIN/sbxctl-hooks" configure --network allowed --yes >/dev/null 2>&1 &
 pid=$!
 state=""
 for _ in $(seq 300); do
@@ -149,6 +150,17 @@ if [ "$state" = T ] && [ $mid_same = yes ] && cmp -s "$B/old" "$HOME/$INI" &&
    grep -qxF 'allow_domains = ' "$HOME/$INI" && [ -n "$tmpf" ] &&
    grep -qxF 'allow_domains = *' "$tmpf"; then ok
 else bad "state=$state mid=$mid_same tmp=$tmpf: $(grep allow_domains "$HOME/$INI")"; fi
+
+# sbxctl as installed has no such hook: with the variable set it writes
+# and renames as always, and never stops.
+t installed_sbxctl_ignores_the_stop_hook
+"$CTL" configure --network blocked --yes >/dev/null
+SBX_TEST_STOP_BEFORE_RENAME=1 timeout -s KILL 20 "$CTL" configure --network allowed --yes \
+	>/dev/null 2>"$B/err"
+rc=$?
+if [ $rc = 0 ] && grep -qxF 'allow_domains = *' "$HOME/$INI" &&
+   [ -z "$(find "$HOME/.config/sbx" -name '.sandbox.ini.*.tmp')" ]; then ok
+else bad "rc=$rc: $(grep allow_domains "$HOME/$INI")"; fi
 
 # ---- the wizard in a real terminal
 

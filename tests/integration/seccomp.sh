@@ -1,5 +1,5 @@
 #!/bin/bash
-# The seccomp filter (supervisor/gen-filters.c): the Unix-socket block and
+# The seccomp filter (seccomp/gen-filters.c): the Unix-socket block and
 # what a filter that reads only the 64-bit call number and arguments would
 # miss — an int argument with high bits set, io_uring's operations, another
 # architecture's entry point, a datagram socketpair.
@@ -85,7 +85,7 @@ got() { grep -v ' SYNC$' "$B/got" | tr '\n' '|'; }
 
 # ---- int arguments are compared on their low 32 bits
 # (With the seccomp notify layer, socket(AF_UNIX, SOCK_STREAM) is allowed and
-# the connect() is what is refused, by path: supervisor/gen-notify.c.)
+# the connect() is what is refused, by path: seccomp/gen-notify.c.)
 refused_unix() {
 	{ has '^socket: Operation not permitted$' out && ! has '^connect' out; } ||
 		has '^connect: Permission denied$' out
@@ -180,7 +180,7 @@ if have_prog; then
 	fi
 fi
 
-# ---- the rest of the table (supervisor/gen-filters.c): calls no namespace
+# ---- the rest of the table (seccomp/gen-filters.c): calls no namespace
 # stops, or that reach kernel code the sandbox has no business in. Each runs
 # on the host first, so a refusal inside is the sandbox's and not this
 # machine's settings; the errno says which layer answered where the kernel

@@ -885,7 +885,7 @@ if [[ $line == *bwrap*--unshare-net*--*sh* ]] && timeout 30 sh -c "$line" 2>>"$B
 
 t print_never_runs_the_command_with_the_sandbox_off
 # --print prints and runs nothing; SBX_NO_SANDBOX (or --no-sandbox) once
-# made it run COMMAND unsandboxed instead (supervisor/mode.c).
+# made it run COMMAND unsandboxed instead (preload/mode.c).
 rm -f ran-by-print
 SBX_NO_SANDBOX=1 sx --print -- touch ran-by-print; r1=$RC
 sx --no-sandbox --print -- touch ran-by-print; r2=$RC
@@ -897,6 +897,19 @@ t startup_line_shown_and_quiet_hides_it
 sx -- true; loud=$(cat "$B/err")
 sx -q -- true; quiet=$(cat "$B/err")
 if [[ $loud == *"sandbox on"*"network off"* ]] && [ -z "$quiet" ]; then ok; else bad "loud='$loud' quiet='$quiet'"; fi
+
+t log_and_learn_paths_longer_than_path_max_stop_the_run
+# a path that does not fit is refused whole, never cut short to the name
+# of another file (preload/main.c, sbx_path_fmt)
+long="$W"
+for _ in $(seq 20); do long="$long/$(printf 'd%.0s' $(seq 220))"; done
+sx --log "$long/audit.jsonl" -- touch ran-with-long-log; r1=$RC; e1=$(cat "$B/err")
+sx --learn="$long/learned.ini" -- touch ran-with-long-learn; r2=$RC; e2=$(cat "$B/err")
+if [ $r1 -eq 125 ] && [ $r2 -eq 125 ] && [ ! -e ran-with-long-log ] && [ ! -e ran-with-long-learn ] &&
+   [[ $e1 == *"the audit log: $W/ddd"*"… makes a path longer than 4095 bytes; nothing was run"* ]] &&
+   [[ $e2 == *"--learn's file: $W/ddd"*"… makes a path longer than 4095 bytes; nothing was run"* ]] &&
+   [ -z "$(find "$W" -mindepth 1 -maxdepth 1 -name 'd*')" ]; then ok
+else bad "r1=$r1 r2=$r2 e1=${e1:0:300} e2=${e2:0:300}"; fi
 
 echo "# $(id -un): $pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The walk's record (supervisor/walkrec.h, issue 25): a second start in a
+# The walk's record (preload/walkrec.h, issue 25): a second start in a
 # workspace reads again only the directories whose ctime moved, and
 # replays what mattered in the others. What appeared between two runs
 # (a `.env` three levels down, a `*.pem` below directories that did not

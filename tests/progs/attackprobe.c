@@ -1,5 +1,5 @@
 /* tests/progs/attackprobe.c: attacks on the seccomp notify layer
- * (supervisor/notify.c), made the way a hostile sandboxed program would:
+ * (preload/notify/notify.c), made the way a hostile sandboxed program would:
  * a static binary, raw system calls, threads rewriting what the supervisor
  * reads. tests/integration/attack-notify.sh runs each one and looks at the
  * host for what it must never find.

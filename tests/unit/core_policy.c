@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "policy.h"
+#include "policy/policy.h"
 
 /* Fake roots that do not exist, so no symlink resolution interferes. */
 #define HOME "/nonexistent-sbx/home/u"

@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "helpers.h"
+#include "tests/unit/helpers.h"
 
 const struct policy_ctx test_ctx = {
 	.home = TEST_HOME,

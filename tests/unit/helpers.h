@@ -15,7 +15,7 @@
 
 #include <criterion/criterion.h>
 
-#include "policy.h"
+#include "policy/policy.h"
 
 #define TEST_HOME "/home/u"
 #define TEST_CWD "/w"

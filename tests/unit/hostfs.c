@@ -1,4 +1,4 @@
-/* supervisor/hostfs.c: the supervisor's own files on the host, reached
+/* common/hostfs.c: the supervisor's own files on the host, reached
  * only through held directories, never through a link, a hard link or a
  * directory someone else owns. Each test plants what a sandboxed program
  * could (it controls every name in the writable roots) and checks that the
@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "hostfs.h"
+#include "common/hostfs.h"
 
 static char dir[PATH_MAX];
 

@@ -1,4 +1,4 @@
-/* supervisor/landlock.c: a denied path inside an allowed tree, said the
+/* backend/linux/landlock.c: a denied path inside an allowed tree, said the
  * only way Landlock can (rights only ever grow downwards): the directories
  * on the way get the "way" rule, every sibling along the way the whole
  * right, the hole nothing. Each test builds a small tree and checks the
@@ -13,8 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "landlock.h"
-#include "supervisor.h"
+#include "backend/linux/landlock.h"
+#include "preload/preload.h"
 
 static char dir[256];
 
@@ -264,21 +264,21 @@ Test(landlock_expand, dev_is_an_allow_list)
 	cr_assert_eq(landlock_spec_dev(&s, NULL), 0);
 	for (size_t i = 0; i < s.write_roots.n; i++) {
 		null |= !strcmp(s.write_roots.v[i], "/dev/null");
-		cr_assert(path_under(s.write_roots.v[i], "/dev"), "%s", s.write_roots.v[i]);
+		cr_assert(sbx_path_under(s.write_roots.v[i], "/dev"), "%s", s.write_roots.v[i]);
 		for (size_t k = 0; k < s.read_deny.n; k++)
-			cr_assert(!path_under(s.write_roots.v[i], s.read_deny.v[k]) &&
-				  !path_under(s.read_deny.v[k], s.write_roots.v[i]),
+			cr_assert(!sbx_path_under(s.write_roots.v[i], s.read_deny.v[k]) &&
+				  !sbx_path_under(s.read_deny.v[k], s.write_roots.v[i]),
 				  "%s and %s", s.write_roots.v[i], s.read_deny.v[k]);
 	}
 	cr_assert(null);
 	for (size_t k = 0; k < s.read_deny.n; k++)
-		cr_assert(path_under(s.read_deny.v[k], "/dev"), "%s", s.read_deny.v[k]);
+		cr_assert(sbx_path_under(s.read_deny.v[k], "/dev"), "%s", s.read_deny.v[k]);
 	/* no terminal named: none of /dev/pts is kept */
 	struct stat st;
 	if (!lstat("/dev/pts/0", &st)) {
 		bool hidden = false;
 		for (size_t k = 0; k < s.read_deny.n; k++)
-			hidden |= path_under("/dev/pts/0", s.read_deny.v[k]);
+			hidden |= sbx_path_under("/dev/pts/0", s.read_deny.v[k]);
 		cr_assert(hidden);
 	}
 	landlock_spec_free(&s);

@@ -1,4 +1,4 @@
-/* supervisor/learn.c: what --learn never writes, whatever the run reported.
+/* preload/learn.c: what --learn never writes, whatever the run reported.
  * The paths below are the real paths learn.c has resolved; HOME is the
  * helpers' fake /home/u (it does not exist, so nothing resolves). */
 #include <criterion/criterion.h>
@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "helpers.h"
-#include "supervisor.h"
+#include "tests/unit/helpers.h"
+#include "preload/preload.h"
 
 struct refuse_case {
 	const char *path;

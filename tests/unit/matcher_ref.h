@@ -7,7 +7,7 @@
 
 #include <string.h>
 
-#include "internal.h"
+#include "policy/internal.h"
 
 static inline size_t ref_match_len(const struct sbx_rule *r, const char *t, size_t tlen)
 {

@@ -1,4 +1,4 @@
-/* supervisor/mode.c: the "fail closed or warn" matrix. One row per line of
+/* preload/mode.c: the "fail closed or warn" matrix. One row per line of
  * docs/SECURITY.md's table, then the two rules of the matrix checked over
  * every combination of the facts: a program runs without a sandbox only
  * when the user said so or fallback = warn lets a machine without the
@@ -8,8 +8,8 @@
 /* a row says what differs from a machine with everything */
 #pragma GCC diagnostic ignored "-Woverride-init"
 
-#include "helpers.h"
-#include "mode.h"
+#include "tests/unit/helpers.h"
+#include "preload/mode.h"
 
 static int probes;
 static enum bwrap_probe probe_answer;

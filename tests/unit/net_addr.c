@@ -12,7 +12,7 @@
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 
-#include "helpers.h"
+#include "tests/unit/helpers.h"
 #include "net/net.h"
 
 enum form { F_V4, F_MAPPED, F_NAT64, F_6TO4, F_V4COMPAT, F_V6, F_COUNT };

@@ -8,7 +8,7 @@
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 
-#include "helpers.h"
+#include "tests/unit/helpers.h"
 #include "net/net.h"
 
 #define HOSTS \
@@ -106,7 +106,7 @@ ParameterizedTestParameters(net_decide, table)
 		{ "10.0.0.0/8", "", "10.9.8.7", 22, NET_ALLOW, "10.0.0.0/8", NULL },
 		{ "*", "127.0.0.1", "0177.0.0.1", 80, NET_DENY, "127.0.0.1", "deny_domains" },
 		/* allowed but nowhere to go */
-		{ "nowhere.test", "", "nowhere.test", 443, NET_FAIL, "nowhere.test", "not in SBX_TEST_HOSTS" },
+		{ "nowhere.test", "", "nowhere.test", 443, NET_FAIL, "nowhere.test", "not in the test hosts file" },
 	};
 	return cr_make_param_array(struct decide_case, cases, ARRAY_LEN(cases));
 }

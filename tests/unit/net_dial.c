@@ -1,5 +1,5 @@
 /* tests/unit/net_dial.c: the proxy's loop dialling for the notify layer
- * (net_loop_dial, supervisor/net/loop.c): the policy's refusal comes back
+ * (net_loop_dial, net/loop.c): the policy's refusal comes back
  * as EPERM with one report marked NET_PROTO_SECCOMP (pid and comm), an
  * allowed host as a connected socket (to a listener of the test's own on
  * loopback, mapped by a test hosts file), a stand-in never given out as
@@ -17,7 +17,7 @@
 
 #include <criterion/criterion.h>
 
-#include "helpers.h"
+#include "tests/unit/helpers.h"
 #include "net/net.h"
 
 struct result {

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <criterion/criterion.h>
 
-#include "helpers.h"
+#include "tests/unit/helpers.h"
 #include "net/net.h"
 
 static size_t query(const char *name, uint16_t type, bool edns, unsigned char *out)

@@ -1,4 +1,4 @@
-/* supervisor/pathwalk.c and mountids.c: the paths sbx-init mounts on are
+/* common/pathwalk.c and mountids.c: the paths sbx-init mounts on are
  * opened without following any link, and what the supervisor records is the
  * object there. Each test plants what a program of a concurrent run could
  * (a link on the way, a link as the name) and checks the outcome. */
@@ -12,9 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "mountids.h"
-#include "pathwalk.h"
-#include "supervisor.h"
+#include "preload/mountids.h"
+#include "common/pathwalk.h"
+#include "preload/preload.h"
 
 static char dir[PATH_MAX];
 

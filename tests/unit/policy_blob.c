@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "helpers.h"
+#include "tests/unit/helpers.h"
 
 static const char *const paths[] = {
 	"/home/u/.ssh/id_ed25519", "/home/u/.ssh", "/home/u/.aws/credentials",

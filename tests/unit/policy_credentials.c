@@ -8,7 +8,7 @@
 
 #include <criterion/criterion.h>
 
-#include "helpers.h"
+#include "tests/unit/helpers.h"
 
 static const char *const profiles[] = { "claude", "codex", "gemini", "mcp" };
 

@@ -3,7 +3,7 @@
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 
-#include "helpers.h"
+#include "tests/unit/helpers.h"
 
 Test(policy_domain, nothing_allowed_by_default)
 {

@@ -2,7 +2,7 @@
  * and the builder's scalar sources (sbxctl status). */
 #include <errno.h>
 
-#include "helpers.h"
+#include "tests/unit/helpers.h"
 
 Test(policy_enabled, on_by_default)
 {

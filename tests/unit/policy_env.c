@@ -5,7 +5,7 @@
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 
-#include "helpers.h"
+#include "tests/unit/helpers.h"
 
 Test(policy_env, aws_secrets_withheld_by_their_names)
 {

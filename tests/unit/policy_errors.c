@@ -8,7 +8,7 @@
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 
-#include "helpers.h"
+#include "tests/unit/helpers.h"
 
 /* Unknown keys suggest the nearest known one. */
 

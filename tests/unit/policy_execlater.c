@@ -8,9 +8,9 @@
 #include <criterion/parameterized.h>
 #include <stdio.h>
 
-#include "helpers.h"
-#include "internal.h"
-#include "notify.h"
+#include "tests/unit/helpers.h"
+#include "policy/internal.h"
+#include "preload/notify/notify.h"
 
 Test(policy_execlater, every_row_has_an_owner_and_a_reason)
 {

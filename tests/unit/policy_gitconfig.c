@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "policy.h"
+#include "policy/policy.h"
 
 static struct gitcfg *parse(const char *text)
 {
@@ -249,4 +249,55 @@ Test(policy_gitconfig, every_row_has_words_and_a_reader)
 		cr_expect_not_null(gitcfg_row_of(gitcfg_rows[i].pattern[0] == 'l' ?
 						 "lfs.customtransfer.x.path" : "core.fsmonitor", "v"));
 	}
+}
+
+/* A repository the run made: its config is judged whole. What git init,
+ * clone and submodule update write passes; every other kept key does not,
+ * core.worktree only where the caller says it may point. */
+static bool worktree_in_lib(const char *value, void *ctx)
+{
+	(void)ctx;
+	return !strcmp(value, "../../../lib");
+}
+
+Test(policy_gitconfig, new_repository_config_holds_what_git_writes_and_nothing_that_runs)
+{
+	static const struct {
+		const char *cfg, *key;
+	} cases[] = {
+		{ "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n"
+		  "\tlogallrefupdates = true\n", NULL },
+		{ "[core]\n\tbare = true\n", NULL },
+		{ "[core]\n\tbare = false\n[remote \"origin\"]\n\turl = https://x/y\n"
+		  "\tfetch = +refs/heads/*:refs/remotes/origin/*\n[branch \"main\"]\n"
+		  "\tremote = origin\n\tmerge = refs/heads/main\n", NULL },
+		{ "[core]\n\tbare = false\n\tworktree = ../../../lib\n", NULL },
+		{ "[core]\n\tbare = false\n\tworktree = ../../../../home\n", "core.worktree" },
+		{ "[core]\n\tworktree\n", "core.worktree" }, /* no value: not a place */
+		{ "[core]\n\tbare = false\n\tfsmonitor = touch x\n", "core.fsmonitor" },
+		{ "[Core]\n\tFsMonitor = x\n", "core.fsmonitor" },
+		{ "[core]\n\thooksPath = .githooks\n", "core.hookspath" },
+		{ "[include]\n\tpath = ../x\n", "include.path" },
+		{ "[filter \"lfs\"]\n\tclean = x\n", "filter.lfs.clean" },
+		{ "[alias]\n\tst = !sh\n", "alias.st" },
+		{ "[nosuchsection]\n\tx = y\n", "nosuchsection.x" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct gitcfg *g = parse(cases[i].cfg);
+		char key[64] = "";
+		const struct gitcfg_row *row = NULL;
+		int rc = gitcfg_risky_new(g, worktree_in_lib, NULL, key, sizeof(key), &row);
+		if (!cases[i].key) {
+			cr_expect_eq(rc, 0, "refused %s in\n%s", key, cases[i].cfg);
+		} else {
+			cr_expect_eq(rc, 1, "allowed\n%s", cases[i].cfg);
+			cr_expect_str_eq(key, cases[i].key);
+			cr_expect(row && row->does);
+		}
+		gitcfg_free(g);
+	}
+	/* with no judge of core.worktree, none passes */
+	struct gitcfg *g = parse("[core]\n\tworktree = ../../../lib\n");
+	cr_expect_eq(gitcfg_risky_new(g, NULL, NULL, NULL, 0, NULL), 1);
+	gitcfg_free(g);
 }

@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "helpers.h"
+#include "tests/unit/helpers.h"
 
 /* Not under /tmp: the default `allow_write = /tmp` would open it all. */
 static char *tmpdir(void)

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "helpers.h"
+#include "tests/unit/helpers.h"
 
 struct kept_case {
 	const char *ini;

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "helpers.h"
-#include "matcher_ref.h"
+#include "tests/unit/helpers.h"
+#include "tests/unit/matcher_ref.h"
 
 /* every form a rule's value takes, in each kind that takes paths */
 static const char *const every_form =

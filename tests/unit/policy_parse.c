@@ -6,7 +6,7 @@
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 
-#include "helpers.h"
+#include "tests/unit/helpers.h"
 
 /* [sandbox] */
 

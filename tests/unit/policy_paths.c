@@ -9,7 +9,7 @@
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 
-#include "helpers.h"
+#include "tests/unit/helpers.h"
 
 /* The compiled pattern of the one rule of `kind` written as `value`. */
 static const struct sbx_rule *rule(const struct policy *p, enum sbx_rule_kind kind,

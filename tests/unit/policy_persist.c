@@ -7,7 +7,7 @@
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 
-#include "helpers.h"
+#include "tests/unit/helpers.h"
 
 struct persist_case {
 	const char *path; /* something planted there must be refused */

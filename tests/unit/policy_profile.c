@@ -1,12 +1,12 @@
 /* tests/unit/policy_profile.c: agent profiles as a policy layer
- * (POLICY_LAYER_PROFILE) and their names (supervisor/profile.c). */
+ * (POLICY_LAYER_PROFILE) and their names (preload/profile.c). */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "helpers.h"
-#include "profile.h"
+#include "tests/unit/helpers.h"
+#include "preload/profile.h"
 
 #define PROFILE_DISPLAY "profile claude: /usr/share/sbx/profiles/claude.ini"
 

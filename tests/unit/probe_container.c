@@ -1,5 +1,5 @@
 /* tests/unit/probe_container.c: which container, read from the markers
- * the runtimes leave (supervisor/probe.h probe_container), in a tree of
+ * the runtimes leave (common/probe.h probe_container), in a tree of
  * the test's own. */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "probe.h"
+#include "common/probe.h"
 
 static char root[64];
 

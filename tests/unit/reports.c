@@ -17,9 +17,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "helpers.h"
-#include "hostfs.h"
-#include "supervisor.h"
+#include "tests/unit/helpers.h"
+#include "common/hostfs.h"
+#include "preload/preload.h"
 
 /* ---- building reports */
 

@@ -1,6 +1,6 @@
 /* tests/unit/reports_proxy.c: the filtering proxy's events in the report stream.
  *
- * reports_proxy() turns a net_event (supervisor/net/net.h) into what the
+ * reports_proxy() turns a net_event (net/net.h) into what the
  * person reads -- one line per refused target, with the rule and the fix --
  * and what the audit log keeps: one JSON object with layer "proxy". The
  * events here carry the decision's own words (net_decide_policy), as the
@@ -12,9 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "helpers.h"
+#include "tests/unit/helpers.h"
 #include "net/net.h"
-#include "supervisor.h"
+#include "preload/preload.h"
 
 struct pstream {
 	char *dir;

@@ -1,5 +1,5 @@
 /* tests/unit/runlimits_parse.c: where [limits] finds its cgroups
- * (supervisor/runlimits.c): /proc/self/cgroup and /proc/self/mountinfo as
+ * (preload/runlimits.c): /proc/self/cgroup and /proc/self/mountinfo as
  * the kernel writes them on hybrid, v2-only and container hosts, and the
  * kernel version that makes RLIMIT_NPROC per user namespace. */
 #include <errno.h>
@@ -7,7 +7,7 @@
 
 #include <criterion/criterion.h>
 
-#include "runlimits.h"
+#include "preload/runlimits.h"
 
 static const char hybrid_cgroup[] =
 	"9:name=systemd:/\n8:pids:/user.slice\n7:blkio:/\n4:memory:/process_api/6ed4\n"

@@ -1,11 +1,11 @@
 /* tests/unit/sbxctl_config.c: the pieces of sbxctl that edit a
- * sandbox.ini and read --since (supervisor/cli/sbxctl.h). */
+ * sandbox.ini and read --since (cli/sbxctl.h). */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include <stdlib.h>
 
-#include "helpers.h"
-#include "sbxctl.h"
+#include "tests/unit/helpers.h"
+#include "cli/sbxctl.h"
 
 struct enabled_case {
 	const char *in, *value, *out;

@@ -1,5 +1,5 @@
 /* tests/unit/seccomp_table.c: the seccomp programs sbx-init installs
- * (build/gen/filters.h, from supervisor/gen-filters.c), run here on a small
+ * (build/gen/filters.h, from seccomp/gen-filters.c), run here on a small
  * classic-BPF interpreter against system calls as the kernel would hand
  * them over: every row of the table refuses what it says with its errno,
  * and the near misses (the other ioctl, an ICMP socket, NETLINK_ROUTE, the
@@ -26,10 +26,10 @@
 #include <criterion/parameterized.h>
 #include <fcntl.h>
 
-#include "filters.h"
-#include "notify-filter.h"
+#include "gen/filters.h"
+#include "gen/notify-filter.h"
 
-/* supervisor/notify-deny.c (declared in notify-int.h, whose names clash here) */
+/* preload/notify/deny.c (declared in notify-int.h, whose names clash here) */
 int notify_deny_row(const struct seccomp_data *d);
 
 #define LEN(a) (sizeof(a) / sizeof((a)[0]))

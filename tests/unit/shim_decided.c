@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "decided.h"
-#include "helpers.h"
+#include "tests/unit/helpers.h"
+#include "shim/decided.h"
 
 static bool has(unsigned op, const char *p)
 {

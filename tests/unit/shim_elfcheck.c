@@ -1,4 +1,4 @@
-/* tests/unit/shim_elfcheck.c: is a program static? (shim/elfcheck.c)
+/* tests/unit/shim_elfcheck.c: is a program static? (common/elfcheck.c)
  *
  * The shim asks before every exec, in the fork child, so it reads only the
  * first KiB (the ELF header and, where linkers put them, the program
@@ -19,8 +19,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "helpers.h"
-#include "elfcheck.h"
+#include "tests/unit/helpers.h"
+#include "common/elfcheck.h"
 
 static char dir[] = "/tmp/sbx-elfcheck.XXXXXX";
 

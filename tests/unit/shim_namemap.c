@@ -11,8 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "helpers.h"
-#include "namemap.h"
+#include "tests/unit/helpers.h"
+#include "shim/namemap.h"
 
 static const char *text(struct in_addr a)
 {

@@ -15,9 +15,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "helpers.h"
-#include "core.h"
-#include "resolve.h"
+#include "tests/unit/helpers.h"
+#include "shim/core.h"
+#include "shim/resolve.h"
 
 /* core.c's per-thread errno pointer (core.h, shim_errno()): resolve.c's
  * system calls set errno through it, and this runner links resolve.c

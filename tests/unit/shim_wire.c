@@ -11,7 +11,7 @@
 
 #include <criterion/criterion.h>
 
-#include "wire.h"
+#include "common/wire.h"
 
 /* Encode, check the line's shape, decode; asserts the decode succeeded. */
 static size_t round_trip(char decision, enum wire_op op, int pid, const char *comm,

@@ -1,4 +1,4 @@
-/* Stand-ins (supervisor/standin.c): made as dangling links, recorded, taken
+/* Stand-ins (preload/standin.c): made as dangling links, recorded, taken
  * over by a second live run, left for the last run relying on them, swept
  * after a run that died, and never anything else removed. A "run" here is
  * a struct standins: each holds its own record's lock, as a process would
@@ -13,9 +13,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "hostfs.h"
-#include "standin.h"
-#include "supervisor.h"
+#include "common/hostfs.h"
+#include "preload/standin.h"
+#include "preload/preload.h"
 
 static char dir[PATH_MAX], state[PATH_MAX + 16], ws[PATH_MAX + 8];
 

@@ -1,4 +1,4 @@
-/* The walk's record (supervisor/walkrec.c): a directory is replayed only
+/* The walk's record (preload/walkrec.c): a directory is replayed only
  * while its identity and ctime are as recorded; a record that is damaged,
  * of another format, made for another policy, or not the user's own file
  * is not used at all; a directory changed just before the walk is not
@@ -15,8 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "helpers.h"
-#include "walkrec.h"
+#include "tests/unit/helpers.h"
+#include "preload/walkrec.h"
 
 static char dir[PATH_MAX], state[PATH_MAX + 16], tree[PATH_MAX + 16];
 static struct policy *pol;

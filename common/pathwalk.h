@@ -1,0 +1,39 @@
+/* common/pathwalk.h: open a path without following any symlink on the
+ * way, shared by the supervisor (which records what each mount of sbx-init's
+ * is to land on) and sbx-init (which mounts exactly that, or nothing).
+ *
+ * A program of a concurrent sandbox (or an earlier one) controls every name
+ * in the trees it may write, and a parent of a writable root, of a protected
+ * or of a denied path is often one of them (a workspace inside a HOME that
+ * another run may write). A mount made by path follows a link swapped in
+ * there, and `/` or `~` ends up writable inside the sandbox. So every path a
+ * mount is made on is opened here, once, and the mount is made from the
+ * descriptor. No allocation (sbx-init). */
+#ifndef SBX_PATHWALK_H
+#define SBX_PATHWALK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+/* What a mount is to land on: the device and inode the supervisor saw. */
+struct mount_id {
+	uint64_t dev, ino;
+};
+
+/* `path` (absolute) opened O_PATH | O_CLOEXEC, never through a symlink:
+ * openat2() with RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS where the
+ * kernel has it, else one component at a time with O_NOFOLLOW. With
+ * `link_last`, the last component may itself be a link, which is then
+ * opened (not followed). A descriptor, or -errno: -ELOOP for a link on the
+ * way. */
+int pathwalk_open(const char *path, bool link_last);
+
+/* The same, always one component at a time (what pathwalk_open() does
+ * without openat2; the unit tests call it directly). */
+int pathwalk_walk(const char *path, bool link_last);
+
+/* The identity of an open descriptor; 0 or -errno. */
+int pathwalk_id(int fd, struct mount_id *id, struct stat *st);
+
+#endif

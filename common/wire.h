@@ -1,0 +1,76 @@
+/* common/wire.h: one report, as the shim hands it to the supervisor.
+ *
+ * A report is one text line, written with a single write(2) of at most
+ * PIPE_BUF bytes so it lands whole in the pipe:
+ *
+ *     SBX1 <decision> <op> <pid> <comm> <target> <errno>\n
+ *
+ * decision: D denied, A allowed (--trace), L would be denied (--learn, the
+ * call went ahead), N a note (`exec`: a static binary started). op: read write exec connect dns unix. Fields are
+ * separated by one space; bytes <= 0x20, 0x7f, `%` and `+` inside comm and
+ * target are written as %XX, so a field never holds a space or a newline.
+ * A file target with a trailing `/` is a directory being made (mkdir): the
+ * decoder drops the `/` and sets `dir`.
+ * The shim only says what happened. Anything in the sandbox can write to
+ * the pipe too, so for the supervisor a line is a claim: it decides the
+ * operation again with its own copy of the policy (the decision and the
+ * rule), and refuses more than wire_decode() does (report_parse() in
+ * preload/reports.c: no control byte in a decoded target, file targets
+ * absolute and normal, decision letters the mode sends).
+ *
+ * Used by the shim (encode, async-signal-safe, no allocation) and by the
+ * supervisor (decode, which treats every line as hostile input).
+ */
+#ifndef SBX_WIRE_H
+#define SBX_WIRE_H
+
+#include <stddef.h>
+
+enum wire_op {
+	WIRE_READ,
+	WIRE_WRITE,
+	WIRE_EXEC,
+	WIRE_CONNECT,
+	WIRE_DNS,
+	WIRE_UNIX,
+	WIRE_SOCKET, /* a socket() the seccomp table refuses (not AF_UNIX's) */
+	WIRE_OP_COUNT,
+};
+
+#define WIRE_DENY 'D'
+#define WIRE_ALLOW 'A'
+#define WIRE_LEARN 'L'
+#define WIRE_NOTE 'N' /* not a decision: exec of a static binary (the shim
+		       * will not see inside it) */
+
+#define WIRE_MAX 4096 /* PIPE_BUF on Linux: one atomic write */
+#define WIRE_TARGET_MAX 4096
+
+struct wire_report {
+	char decision;
+	enum wire_op op;
+	int pid;
+	int err;
+	char comm[32];
+	char target[WIRE_TARGET_MAX];
+	int truncated; /* the target did not fit in one line */
+	int dir;       /* a file target written with a trailing `/` (mkdir) */
+};
+
+const char *wire_op_name(enum wire_op op);
+
+/* v in decimal into out (room for 21 bytes), NUL-terminated; the length.
+ * Async-signal-safe, unlike snprintf: the shim formats with it. */
+size_t wire_utoa(unsigned long v, char *out);
+
+/* Encode into buf (WIRE_MAX bytes); returns the length, newline included.
+ * A target too long for one line is cut, and the line says so (`+` after
+ * the target). */
+size_t wire_encode(char *buf, char decision, enum wire_op op, int pid,
+		   const char *comm, const char *target, int err);
+
+/* Decode one line (without its newline). 0, or -1 when it is not a
+ * well-formed report. */
+int wire_decode(const char *line, size_t len, struct wire_report *out);
+
+#endif

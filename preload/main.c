@@ -1,0 +1,1513 @@
+/* preload/main.c: sbx-preload — build the policy, then the boundary, then run. */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "net/net.h"
+#include "preload/notify/notify.h"
+#include "preload/gitprov.h"
+#include "common/hostfs.h"
+#include "preload/mode.h"
+#include "preload/mountids.h"
+#include "backend/linux/nested.h"
+#include "preload/standin.h"
+#include "common/elfcheck.h"
+#include "preload/profile.h"
+#include "preload/preload.h"
+#include "preload/runlimits.h"
+#include "preload/config.h"
+#include "common/probe.h"
+#include "preload/walkrec.h"
+
+extern char **environ;
+
+/* The caller's RLIMIT_NOFILE, while ours is raised for the proxy (a tunnel
+ * is two sockets and, spliced, two pipes: 1024 descriptors are 170
+ * tunnels). What we exec without a sandbox gets the caller's back. */
+static struct rlimit caller_nofile;
+static bool nofile_raised;
+
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &caller_nofile) || caller_nofile.rlim_cur >= caller_nofile.rlim_max)
+		return;
+	rl = caller_nofile;
+	rl.rlim_cur = rl.rlim_max;
+	nofile_raised = !setrlimit(RLIMIT_NOFILE, &rl);
+}
+
+static void restore_nofile(void)
+{
+	if (nofile_raised)
+		setrlimit(RLIMIT_NOFILE, &caller_nofile);
+	nofile_raised = false;
+}
+
+static void say_advice(void *ctx, const char *line)
+{
+	msg("%s", line);
+}
+
+static void held_back_undo(void);
+
+/* COMMAND as it is, and nothing else: nothing made for the sandbox
+ * outlives the exec. `sb` may be NULL (nothing spawned). */
+static int unsandboxed(const struct options *o, struct sandbox *sb, const char *why)
+{
+	/* bubblewrap is started before the policy is known (main()); left
+	 * running, it ran beside COMMAND (`sbxctl disable`: "bwrap: execvp
+	 * .../sbx-init" at every run). The caller's descriptors held back
+	 * from it go to COMMAND as they came. */
+	if (sb && sb->sfd >= 0)
+		sandbox_abort(sb);
+	held_back_undo();
+	restore_nofile();
+	msg("WARNING: running %s WITHOUT a sandbox (%s): it can read, write and "
+	    "reach everything you can", o->command[0], why);
+	return run_unsandboxed(o->command);
+}
+
+/* A path for a message: HOME as `~`, every control byte and invalid UTF-8
+ * escaped (names in the workspace are the program's choice). */
+static void shown_path(const char *path, const char *home, char *out, size_t outsz)
+{
+	char tmp[PATH_MAX];
+
+	sbx_path_tildify(path, home, tmp, sizeof(tmp));
+	report_printable(tmp, out, outsz, true);
+}
+
+/* COMMAND itself static (Go, Rust with musl, codex): the shim never loads,
+ * so what the sandbox refuses it fails without a line here. Said once. */
+static void note_static_command(const struct options *o, bool use_shim, const char *home,
+				struct reports *reports)
+{
+	char found[PATH_MAX], shown[PATH_MAX * 4], text[PATH_MAX * 4 + 512];
+	const char *cmd = o->command[0];
+
+	if (!use_shim)
+		return;
+	if (!strchr(cmd, '/')) {
+		if (!elf_find_in_path(cmd, found, sizeof(found)))
+			return;
+		cmd = found;
+	}
+	if (!elf_is_static(AT_FDCWD, cmd))
+		return;
+	shown_path(cmd, home, shown, sizeof(shown));
+	snprintf(text, sizeof(text),
+		 "%s is a static binary: the shim cannot see inside it, so what the "
+		 "sandbox refuses it fails without an explanation here; the boundary's "
+		 "mounts, network and seccomp rules hold for it, the shim's own checks "
+		 "(protected names in directories made during the run) do not", shown);
+	msg("note: %s", text);
+	if (reports)
+		reports_notice(reports, "static-command", text);
+}
+
+/* The network as the start-up line and --print say it: off, open, or
+ * through the proxy with how many rules. */
+static void network_text(const struct policy *p, char *out, size_t outsz)
+{
+	size_t n, nd;
+	const struct sbx_rule *const *allow = policy_rules(p, SBX_RULE_ALLOW_DOMAIN, &n);
+	bool star = false;
+
+	policy_rules(p, SBX_RULE_DENY_DOMAIN, &nd);
+	for (size_t i = 0; i < n; i++)
+		star |= !strcmp(allow[i]->pattern, "*");
+	if (policy_network_open(p))
+		snprintf(out, outsz, "network on (allow_domains = *)");
+	else if (!policy_network_proxied(p))
+		snprintf(out, outsz, "network off");
+	else if (star)
+		snprintf(out, outsz, "network: every domain but %zu denied, via proxy", nd);
+	else
+		snprintf(out, outsz, "network: %zu domain%s via proxy (any port unless a rule "
+			 "names one)", n, n == 1 ? "" : "s");
+}
+
+/* The git directories outside the workspace that isolation = workspace
+ * made writable (a subdirectory's repository, a linked worktree's main
+ * one): named, so a run never writes where the person did not look. */
+static const char *gitdirs_text(const struct policy *p, char *out, size_t outsz)
+{
+	size_t n, len = 0;
+	const struct sbx_rule *const *w = policy_rules(p, SBX_RULE_ALLOW_WRITE, &n);
+
+	out[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		char shown[PATH_MAX];
+		if (w[i]->origin != SBX_ORIGIN_ISOLATION ||
+		    !strcmp(w[i]->pattern, policy_workspace(p)))
+			continue;
+		policy_tildify(p, w[i]->pattern, shown, sizeof(shown));
+		int k = snprintf(out + len, outsz - len, "%s%s", len ? ", " : " and its git directory ",
+				 shown);
+		if (k < 0 || (size_t)k >= outsz - len)
+			break;
+		len += (size_t)k;
+	}
+	return out;
+}
+
+static void startup_line(const struct policy *p, const struct plan *pl, const struct limits *lim,
+			 const char *mode)
+{
+	char ws[PATH_MAX], sess[PATH_MAX], net[128], counts[2048], lt[256], git[PATH_MAX * 2];
+
+	policy_tildify(p, policy_workspace(p), ws, sizeof(ws));
+	network_text(p, net, sizeof(net));
+	limits_text(lim, lt, sizeof(lt));
+	/* the paths guarded by a mount now, and the names refused wherever
+	 * they are made (a fresh workspace has no path to mount yet, and
+	 * "0 write-protected" there read as "nothing is") */
+	size_t names = 0;
+	static const enum sbx_rule_kind named[] = { SBX_RULE_DENY_WRITE, SBX_RULE_MANDATORY };
+	for (size_t k = 0; k < sizeof(named) / sizeof(named[0]); k++) {
+		size_t nw;
+		const struct sbx_rule *const *dw = policy_rules(p, named[k], &nw);
+		for (size_t i = 0; i < nw; i++)
+			names += dw[i]->pat == SBX_PAT_ANYWHERE;
+	}
+	/* bubblewrap's /tmp is an empty tmpfs of the run's: the host's files
+	 * there are not missing, they are elsewhere (the nested mode has no
+	 * mounts: its /tmp is the host's) */
+	char env[64] = "";
+	if (pl->withheld.n)
+		snprintf(env, sizeof(env), ", %zu secret variable%s withheld", pl->withheld.n,
+			 pl->withheld.n == 1 ? "" : "s");
+	snprintf(counts, sizeof(counts), "%s%u read-den%s, %u write-protected, %zu protected name%s "
+		 "at any depth%s%s%s%s%s", mode ? "" : "/tmp private (empty), ", pl->read_masks,
+		 pl->read_masks == 1 ? "y" : "ies", pl->write_protects, names, names == 1 ? "" : "s",
+		 env, *lt ? ", limits: " : "", lt, mode ? "; " : "", mode ? mode : "");
+	switch (policy_isolation(p)) {
+	case SBX_ISOLATION_STRICT:
+		policy_tildify(p, policy_session_dir(p), sess, sizeof(sess));
+		info("sandbox on — workspace %s read-only, session %s writable, %s, %s",
+		     ws, sess, net, counts);
+		break;
+	case SBX_ISOLATION_CUSTOM:
+		info("sandbox on — workspace %s read-only (isolation = custom), %s, %s",
+		     ws, net, counts);
+		break;
+	case SBX_ISOLATION_WORKSPACE:
+		if (!strcmp(policy_workspace(p), "/"))
+			info("sandbox on — workspace / read-only (it would be the whole "
+			     "machine; choose one with -w DIR), %s, %s", net, counts);
+		else
+			info("sandbox on — workspace %s writable%s, %s, %s", ws,
+			     gitdirs_text(p, git, sizeof(git)), net, counts);
+		break;
+	}
+}
+
+/* --verbose: which of the caller's variables COMMAND does not get, and
+ * why (never their values: a value's shape is named by its row). */
+/* A path sbx would build from `base` does not fit in PATH_MAX: the run
+ * stops (a path cut short would name another file). The start of `base`
+ * names it; a path that long is seldom read to its end. */
+static void path_too_long(const char *what, const char *base)
+{
+	size_t n = strlen(base);
+
+	msg("sandbox set-up failed: %s: %.*s%s makes a path longer than %d bytes; "
+	    "nothing was run", what, (int)(n > 160 ? 160 : n), base, n > 160 ? "…" : "",
+	    PATH_MAX - 1);
+}
+
+static void withheld_text(const struct policy *p, const struct plan *pl)
+{
+	char secret[2048] = "", denied[2048] = "", valued[4096] = "";
+	size_t ls = 0, ld = 0, lv = 0;
+
+	for (size_t i = 0; i < pl->withheld.n; i++) {
+		const char *name = pl->withheld.v[i];
+		const struct sbx_secret_shape *sh;
+		enum sbx_env_fate f = policy_env_var_fate(p, name, getenv(name), NULL, &sh);
+		char *buf = f == SBX_ENV_DENIED ? denied : sh ? valued : secret;
+		size_t *l = f == SBX_ENV_DENIED ? &ld : sh ? &lv : &ls;
+		size_t sz = f == SBX_ENV_DENIED ? sizeof(denied) : sh ? sizeof(valued) : sizeof(secret);
+		int k = sh ? snprintf(buf + *l, sz - *l, "%s%s (%s)", *l ? ", " : "", name, sh->what) :
+			     snprintf(buf + *l, sz - *l, "%s%s", *l ? ", " : "", name);
+		if (k > 0 && (size_t)k < sz - *l)
+			*l += (size_t)k;
+	}
+	if (ls)
+		vmsg("withheld from COMMAND's environment, their names look secret: %s "
+		     "(--keep-env NAME or [env] keep_env passes one)", secret);
+	if (lv)
+		vmsg("withheld from COMMAND's environment, their values look like credentials: %s "
+		     "(--keep-env NAME or [env] keep_env passes one)", valued);
+	if (ld)
+		vmsg("withheld from COMMAND's environment by deny_env: %s", denied);
+}
+
+/* Say, once and without -v, what the policy asks for that this build
+ * cannot give. */
+static int pending_notes(const struct policy *p)
+{
+	size_t n;
+	const char *nenv = getenv("SBX_NOTIFY");
+
+	policy_rules(p, SBX_RULE_ALLOW_UNIX_SOCKET, &n);
+	if (n && !policy_allow_all_unix_sockets(p) && nenv && !strcmp(nenv, "off"))
+		msg("unix sockets stay blocked: allow_unix_sockets needs the seccomp "
+		    "notify layer, which SBX_NOTIFY=off turns off");
+	return 0;
+}
+
+/* What the shim needs from us: the policy (a sealed memfd), the report
+ * pipe, the shared counters page, and where the library is. */
+struct shim_setup {
+	int policy_fd, report_rd, report_wr, counters_fd;
+	unsigned long *counters; /* [0]: reports dropped */
+	char lib[PATH_MAX];
+	char spec[PATH_MAX + 256];
+};
+
+static int shim_prepare(const struct policy *p, enum reports_mode mode, unsigned http_port,
+			unsigned socks_port, struct shim_setup *s)
+{
+	void *blob = NULL;
+	size_t len = 0, off = 0;
+	int fds[2];
+
+	if (policy_to_blob(p, &blob, &len))
+		return -ENOMEM;
+	s->policy_fd = memfd_create("sbx-policy", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (s->policy_fd < 0)
+		goto fail;
+	while (off < len) {
+		ssize_t n = write(s->policy_fd, (char *)blob + off, len - off);
+		if (n <= 0)
+			goto fail;
+		off += (size_t)n;
+	}
+	free(blob);
+	blob = NULL;
+	/* Nobody, not even we, changes it from now on. */
+	if (fcntl(s->policy_fd, F_ADD_SEALS,
+		  F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL))
+		goto fail;
+	s->counters_fd = memfd_create("sbx-counters", MFD_CLOEXEC);
+	if (s->counters_fd < 0 || ftruncate(s->counters_fd, 4096))
+		goto fail;
+	s->counters = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, s->counters_fd, 0);
+	if (s->counters == MAP_FAILED) {
+		s->counters = NULL;
+		goto fail;
+	}
+	if (pipe2(fds, O_CLOEXEC))
+		goto fail;
+	s->report_rd = fds[0];
+	s->report_wr = fds[1];
+	/* a deep pipe, so a burst of reports does not drop (best effort:
+	 * fs.pipe-max-size may be lower for an unprivileged user) */
+	fcntl(s->report_wr, F_SETPIPE_SZ, 1 << 20);
+	if (fcntl(s->report_rd, F_SETFL, O_NONBLOCK))
+		goto fail;
+	/* spec holds lib (shorter than PATH_MAX) and at most 60 bytes more:
+	 * never cut. sbx-init adds the descriptors' numbers and the holder's pid; with
+	 * the proxy, the shim carries connects that ignore the proxy variables
+	 * through its SOCKS5 listener (shim/net.c) */
+	snprintf(s->spec, sizeof(s->spec), "1;mode=%s;lib=%s",
+		 mode == REPORTS_LEARN ? "learn" : mode == REPORTS_TRACE ? "trace" : "enforce",
+		 s->lib);
+	if (net_run_proxied(p, mode == REPORTS_LEARN))
+		snprintf(s->spec + strlen(s->spec), sizeof(s->spec) - strlen(s->spec),
+			 ";socks=%u;http=%u", socks_port ? socks_port : SBX_PROXY_SOCKS_PORT,
+			 http_port ? http_port : SBX_PROXY_HTTP_PORT);
+	/* [report] tell_program: the refused program hears it too (shim/tell.c;
+	 * a learning run refuses nothing) */
+	if (policy_tell_program(p) && mode != REPORTS_LEARN)
+		snprintf(s->spec + strlen(s->spec), sizeof(s->spec) - strlen(s->spec), ";tell=1");
+	return 0;
+fail:
+	free(blob);
+	return -errno;
+}
+
+static void shim_release(struct shim_setup *s)
+{
+	int *fds[] = { &s->policy_fd, &s->report_rd, &s->report_wr, &s->counters_fd };
+
+	for (size_t i = 0; i < 4; i++)
+		if (*fds[i] >= 0) {
+			close(*fds[i]);
+			*fds[i] = -1;
+		}
+	if (s->counters)
+		munmap(s->counters, 4096);
+	s->counters = NULL;
+}
+
+/* The whole command line, shell-quoted: on stdout for --print, else as a
+ * --debug message. */
+static void print_line(const struct plan *pl, bool debug)
+{
+	static char line[1 << 20];
+
+	line[0] = '\0';
+	for (size_t i = 0; i < pl->argv.n; i++) {
+		if (i)
+			strncat(line, " ", sizeof(line) - strlen(line) - 1);
+		shell_quote(pl->argv.v[i], line, sizeof(line));
+	}
+	if (debug)
+		dmsg("%s", line);
+	else
+		printf("%s\n", line);
+}
+
+/* sbx's state directory (the audit log, learned policies, stand-in
+ * records, sessions), made when missing and held; -1 when it cannot be
+ * (said once: a link or a stranger's directory on the way loudly). */
+static int open_state(const char *sdir, unsigned flags)
+{
+	struct hostfs_err err;
+	int fd = hostfs_dir_open(sdir, flags | HOSTFS_MINE, &err);
+
+	if (fd == -ELOOP || fd == -EPERM)
+		msg("sbx's state directory is not used: %s", err.msg);
+	else if (fd < 0 && fd != -ENOENT)
+		vmsg("sbx's state directory is not used: %s", err.msg);
+	return fd;
+}
+
+/* Is `path` below a writable root of p (the private /tmp aside)? */
+static bool writable_inside(const struct policy *p, const char *path)
+{
+	size_t n;
+	const struct sbx_rule *const *w = policy_rules(p, SBX_RULE_ALLOW_WRITE, &n);
+
+	if (sbx_path_under(path, "/tmp"))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (policy_rule_matches(w[i], path))
+			return true;
+	return false;
+}
+
+static void said_removed(void *ctx, const char *path, const char *run)
+{
+	char shown[PATH_MAX * 4], run_shown[256];
+
+	shown_path(path, ctx, shown, sizeof(shown));
+	report_printable(run, run_shown, sizeof(run_shown), true);
+	msg("removed the stand-in %s (left by run %s, which was killed)", shown, run_shown);
+}
+
+/* A protected name the boundary could not guard before it existed (no
+ * stand-in at the top of a workspace) was made: the shim refuses that, so
+ * a program it does not see (a static binary, a raw system call) did. */
+struct appeared_ctx {
+	const char *home;
+	const struct notify *notify;
+};
+
+static void said_appeared(void *ctx, const char *path)
+{
+	const struct appeared_ctx *a = ctx;
+	char shown[PATH_MAX * 4];
+
+	/* a repository the run made is named as such by notify_finish():
+	 * its config and hooks are the run's, and the notify layer saw them
+	 * made (the shim does not explain what it lets through) */
+	if (notify_made_repo(a->notify, path))
+		return;
+	shown_path(path, a->home, shown, sizeof(shown));
+	msg("%s appeared during the run although it is protected: a program the "
+	    "shim does not see (a static binary?) made it; review it before an "
+	    "editor, agent or shell uses it", shown);
+}
+
+/* The --settings JSON that loads `sbxctl hook claude` (the sbxctl beside
+ * sbx-preload), when COMMAND is Claude Code: true with it in `out`. The
+ * hook runs inside the sandbox and judges by the run's own policy
+ * (cli/hook.c). A path JSON or a shell would read otherwise is
+ * never spliced in: then no hook, said with -v. The same settings turn
+ * off Claude's claude-cli:// handler registration: after the first
+ * prompt of every session it writes a desktop entry into
+ * ~/.local/share/applications/, which the desktop runs later (a
+ * protected place: refused, and a line each session). */
+static bool claude_hook_settings(char *out, size_t outsz)
+{
+	char ctl[PATH_MAX];
+
+	if (config_find_helper("sbxctl", "SBX_SBXCTL", X_OK, ctl, sizeof(ctl))) {
+		vmsg("the claude profile's hook: no sbxctl beside sbx-preload");
+		return false;
+	}
+	for (const char *c = ctl; *c; c++)
+		if (!(isalnum((unsigned char)*c) || strchr("/._-+@", *c))) {
+			vmsg("the claude profile's hook: sbxctl's path %s needs quoting; not loaded", ctl);
+			return false;
+		}
+	return (size_t)snprintf(out, outsz, "{\"disableDeepLinkRegistration\":\"disable\","
+				"\"hooks\":{\"PreToolUse\":[{\"matcher\":\"*\","
+				"\"hooks\":[{\"type\":\"command\",\"command\":\"%s hook claude\"}]}]}}",
+				ctl) < outsz;
+}
+
+/* Is the run's profile COMMAND's own (`sbx-preload claude`, or
+ * `--profile codex -- codex`)? Only then do its arguments go after
+ * COMMAND's name: `--profile codex -- node x.js` gets none. */
+static bool profile_is_commands(const struct options *o, const char *home)
+{
+	char name[64];
+	const char *base = strrchr(o->command[0], '/');
+
+	base = base ? base + 1 : o->command[0];
+	if (o->profile)
+		return strcmp(o->profile, "none") && !strcmp(o->profile, base);
+	return profile_for_command(o->command[0], home, name, sizeof(name)) != NULL;
+}
+
+/* The profile's arguments for COMMAND, in `insert` (NULL-terminated, at
+ * most SBX_INSERT_ARGS_MAX): `[profile] args` as written, then the
+ * claude hook's --settings (in `json`). The start line says so. */
+static void profile_args(const struct policy *p, const char *command0, const char **insert,
+			 char *json, size_t jsonsz)
+{
+	size_t n, k = 0;
+	const struct sbx_rule *const *a = policy_rules(p, SBX_RULE_PROFILE_ARG, &n);
+
+	for (size_t i = 0; i < n && k < SBX_INSERT_ARGS_MAX; i++)
+		insert[k++] = a[i]->value;
+	if (n > SBX_INSERT_ARGS_MAX)
+		msg("the profile's args: only the first %d are given to the command",
+		    SBX_INSERT_ARGS_MAX);
+	if (policy_claude_hook(p) && k + 2 <= SBX_INSERT_ARGS_MAX &&
+	    claude_hook_settings(json, jsonsz)) {
+		insert[k++] = "--settings";
+		insert[k++] = json;
+	}
+	insert[k] = NULL;
+	/* said, as COMMAND will see them (the hook's JSON by name only) */
+	char shown[512];
+	size_t o = 0;
+	for (size_t i = 0; i < k && o < sizeof(shown); i++)
+		o += (size_t)snprintf(shown + o, sizeof(shown) - o, " %s",
+				      insert[i] == json ? "'{sbx hook}'" : insert[i]);
+	if (k)
+		info("the profile runs the command as: %s%s%s", command0, shown,
+		     o >= sizeof(shown) ? "…" : " …");
+}
+
+/* --cleanup: what killed runs left, removed; nothing else touched. */
+static int cleanup_only(const char *home)
+{
+	char dir[PATH_MAX];
+	int fd, n;
+
+	if (config_own_dir(home, "XDG_STATE_HOME", ".local/state/sbx", dir, sizeof(dir))) {
+		msg("cleanup: cannot tell sbx's state directory");
+		return SBX_EXIT_SETUP;
+	}
+	fd = open_state(dir, 0);
+	if (fd == -ENOENT) {
+		info("cleanup: no stand-in left by a killed run");
+		return 0;
+	}
+	n = fd < 0 ? fd : standins_cleanup(fd, said_removed, (void *)home);
+	if (fd >= 0)
+		close(fd);
+	if (n == -ETIMEDOUT)
+		msg("cleanup: another process has held the lock of %s/standins for %d s; "
+		    "try again", dir, STANDIN_LOCK_WAIT_MS / 1000);
+	else if (n < 0)
+		msg("cleanup: cannot read the stand-in records in %s: %s", dir, strerror(-n));
+	if (n < 0)
+		return SBX_EXIT_SETUP;
+	if (n == 0)
+		info("cleanup: no stand-in left by a killed run");
+	return 0;
+}
+
+/* The proxy's events go into the run's one report stream. */
+static void on_net_event(void *ctx, const struct net_event *ev)
+{
+	reports_proxy(ctx, ev);
+}
+
+static void on_net_nofile(void *ctx)
+{
+	reports_nofile(ctx);
+}
+
+/* The filtering proxy for this run: a loop over the user's policy whose
+ * events are reports; sbx-init hands it the listeners. In the test build
+ * only (-DSBX_TEST_HOOKS, build/tests/sbx-preload-hooks; the Makefile
+ * says which tests use it), SBX_TEST_HOSTS (a hosts file that replaces
+ * DNS) and SBX_TEST_DNS (the nameserver to ask) are honoured, loudly:
+ * they can only point allowed names elsewhere, and the resolved-address
+ * check still judges every address they give. */
+static int proxy_start(const struct policy *p, struct reports *r, bool learn,
+		       struct net_loop **out)
+{
+	/* http_proxy_port / socks_proxy_port: the user's own proxy on this
+	 * host takes every allowed connection (the HTTP one when both) */
+	struct net_cfg cfg = { .report = on_net_event, .nofile = on_net_nofile, .rctx = r,
+			       .learn = learn,
+			       .chain_http_port = policy_http_proxy_port(p),
+			       .chain_socks_port = policy_http_proxy_port(p) ? 0 :
+						   policy_socks_proxy_port(p) };
+
+#ifdef SBX_TEST_HOOKS
+	const char *hosts = getenv("SBX_TEST_HOSTS"), *dns = getenv("SBX_TEST_DNS");
+	if (hosts && *hosts) {
+		msg("SBX_TEST_HOSTS is set: the proxy resolves names from %s, not DNS "
+		    "(for tests only)", hosts);
+		cfg.test_hosts = hosts;
+	}
+	if (dns && *dns) {
+		msg("SBX_TEST_DNS is set: the proxy asks the nameserver %s, not those of "
+		    "/etc/resolv.conf (for tests only)", dns);
+		cfg.test_dns = dns;
+	}
+#endif
+	raise_nofile();
+	return net_loop_new(p, &cfg, out);
+}
+
+/* The entries of /proc/self/fd, read into a buffer on the stack: this
+ * runs before bubblewrap is started, where opendir()'s allocation (the
+ * first of the process: musl maps and unmaps memory for it) is time on
+ * the way to COMMAND. Calls fn for each number. */
+static void each_open_fd(const struct options *o, void (*fn)(const struct options *o, long fd))
+{
+	/* getdents64(2)'s records (no libc declares them alike) */
+	struct linux_dirent64 {
+		uint64_t d_ino;
+		int64_t d_off;
+		unsigned short d_reclen;
+		unsigned char d_type;
+		char d_name[];
+	};
+	char buf[4096] __attribute__((aligned(8)));
+	int self = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	long n;
+
+	if (self < 0)
+		return; /* no /proc: nothing to list, and a fresh /proc inside */
+	while ((n = syscall(SYS_getdents64, self, buf, sizeof(buf))) > 0) {
+		for (long off = 0; off < n;) {
+			struct linux_dirent64 *e = (struct linux_dirent64 *)(buf + off);
+			char *end;
+			long fd = strtol(e->d_name, &end, 10);
+			off += e->d_reclen;
+			if (!*end && end != e->d_name && fd >= 3 && fd != self)
+				fn(o, fd);
+		}
+	}
+	close(self);
+}
+
+/* Descriptors the caller gave us that would open the host's tree from
+ * inside (a directory or O_PATH descriptor: `openat(fd, ".bashrc")` on the
+ * host's writable mount, past every read-only bind) are not passed on,
+ * unless --keep-fd names them; they are marked close-on-exec here, before
+ * bubblewrap is started, so no process of the sandbox ever holds them.
+ * Nor is a terminal past stdio (`3<>/dev/tty`): the sandbox has a terminal
+ * of its own (relay.c), and a program holding the person's reads what is
+ * typed there whenever it likes (not its controlling terminal: no job
+ * control stops it). stdio, pipes, sockets and plain files pass
+ * untouched. */
+enum held_kind { HELD_DIR, HELD_PATH, HELD_TTY };
+static struct held {
+	long fd;
+	enum held_kind kind;
+} *held;           /* marked close-on-exec */
+static size_t nheld;
+
+static void held_say(long fd, enum held_kind kind)
+{
+	if (kind == HELD_TTY)
+		msg("descriptor %ld (a terminal) is not passed into the sandbox: a program "
+		    "holding it reads what is typed there (the sandbox has a terminal of "
+		    "its own; --keep-fd %ld passes it)", fd, fd);
+	else
+		msg("descriptor %ld (%s) is not passed into the sandbox: it would open "
+		    "the host's files past the boundary (--keep-fd %ld passes it)", fd,
+		    kind == HELD_DIR ? "a directory" : "an O_PATH descriptor", fd);
+}
+
+static void hold_back_fd(const struct options *o, long fd)
+{
+	struct stat st;
+	bool keep = false, tty = false;
+	int fl = fcntl((int)fd, F_GETFD), acc = fcntl((int)fd, F_GETFL);
+	if (fl < 0 || (fl & FD_CLOEXEC) || fstat((int)fd, &st))
+		return;
+	if (S_ISCHR(st.st_mode))
+		tty = isatty((int)fd);
+	if (!tty && !S_ISDIR(st.st_mode) && !(acc >= 0 && (acc & O_PATH) == O_PATH))
+		return;
+	for (size_t i = 0; i < o->nkeep_fds; i++)
+		keep |= o->keep_fds[i] == fd;
+	if (keep) {
+		vmsg("descriptor %ld passed into the sandbox (--keep-fd)", fd);
+		return;
+	}
+	fcntl((int)fd, F_SETFD, fl | FD_CLOEXEC);
+	/* said once a sandbox is sure to run (held_back_say), given back
+	 * when none does (held_back_undo) */
+	enum held_kind kind = tty ? HELD_TTY : S_ISDIR(st.st_mode) ? HELD_DIR : HELD_PATH;
+	struct held *h = realloc(held, (nheld + 1) * sizeof(*held));
+	if (!h) {
+		held_say(fd, kind);
+		return;
+	}
+	held = h;
+	held[nheld++] = (struct held){ fd, kind };
+}
+
+static void held_back_say(void)
+{
+	for (size_t i = 0; i < nheld; i++)
+		held_say(held[i].fd, held[i].kind);
+}
+
+static void held_back_undo(void)
+{
+	for (size_t i = 0; i < nheld; i++) {
+		int fl = fcntl((int)held[i].fd, F_GETFD);
+		if (fl >= 0)
+			fcntl((int)held[i].fd, F_SETFD, fl & ~FD_CLOEXEC);
+	}
+	free(held);
+	held = NULL;
+	nheld = 0;
+}
+
+static void hold_back_fds(const struct options *o)
+{
+	each_open_fd(o, hold_back_fd);
+}
+
+/* bubblewrap cannot make namespaces on this machine and fallback = warn:
+ * sbx-preload again, in the nested mode (SBX_NESTED=auto), rather than no
+ * sandbox. Nothing of this attempt ran; its stand-ins are removed. Returns
+ * only when the exec failed. */
+/* mode_decide() at one stage, its words in text. */
+static struct mode_choice decide(struct mode_facts *f, enum mode_stage stage,
+				 const struct mode_words *w, char *text, size_t textsz)
+{
+	f->stage = stage;
+	struct mode_choice c = mode_decide(f);
+	mode_text(c, f, w, text, textsz);
+	return c;
+}
+
+/* mode_facts.probe: can bubblewrap (ctx, its path) make namespaces here */
+static enum bwrap_probe probe_bwrap(void *ctx)
+{
+	return bwrap_probe(ctx);
+}
+
+static void restart_nested(const struct options *o, char **argv)
+{
+	msg("bubblewrap cannot make namespaces on this machine: starting again in the "
+	    "nested mode (Landlock), as fallback = warn allows");
+	fflush(NULL);
+	if (o->report_fd > STDERR_FILENO)
+		fcntl(o->report_fd, F_SETFD, 0);
+	setenv("SBX_NESTED", "auto", 1);
+	run_restore_signals(); /* or the next one takes them for the caller's */
+	execv("/proc/self/exe", argv);
+	msg("cannot start sbx-preload again: %s", strerror(errno));
+}
+
+/* Where report lines go: stderr, --report-fd N or --report-file PATH
+ * (opened now, before anything of COMMAND's exists). Neither reaches
+ * COMMAND: a program that could write to it could forge sbx's lines. -1
+ * after a message. */
+static int report_output(const struct options *o)
+{
+	int fd = o->report_fd;
+
+	if (o->report_file) {
+		fd = open(o->report_file, O_WRONLY | O_APPEND | O_CREAT | O_NOCTTY | O_CLOEXEC, 0600);
+		if (fd < 0) {
+			msg("--report-file %s: %s", o->report_file, strerror(errno));
+			return -1;
+		}
+		return fd;
+	}
+	if (fd < 0)
+		return STDERR_FILENO;
+	int acc = fcntl(fd, F_GETFL);
+	if (acc < 0 || (acc & O_ACCMODE) == O_RDONLY) {
+		msg("--report-fd %d: %s", fd, acc < 0 ? "not an open descriptor" :
+		    "open for reading only");
+		return -1;
+	}
+	if (fd > STDERR_FILENO && fcntl(fd, F_SETFD, FD_CLOEXEC)) {
+		msg("--report-fd %d: %s", fd, strerror(errno));
+		return -1;
+	}
+	return fd;
+}
+
+/* host_ports relays the sandbox's 127.0.0.1:N to the host's: N cannot be
+ * one of the ports sbx-init listens on for the proxy itself (under
+ * bubblewrap; the nested mode's are the host's, elsewhere). Said before
+ * anything runs, with what to do, rather than as sbx-init's "Address in
+ * use" after a hint about user namespaces that does not apply. */
+static bool host_port_is_ours(const struct policy *p)
+{
+	static const struct {
+		unsigned port;
+		const char *what, *var, *chain;
+	} ours[] = {
+		{ SBX_PROXY_HTTP_PORT, "HTTP", "HTTP_PROXY", "http_proxy_port" },
+		{ SBX_PROXY_SOCKS_PORT, "SOCKS5", "ALL_PROXY", "socks_proxy_port" },
+	};
+	size_t n;
+	const struct sbx_rule *const *rs = policy_rules(p, SBX_RULE_HOST_PORT, &n);
+
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < sizeof(ours) / sizeof(ours[0]); k++) {
+			char *end;
+			unsigned long v = strtoul(rs[i]->value, &end, 10);
+			if (*end || v != ours[k].port)
+				continue;
+			msg("%s: host_ports = %u is the port of sbx's own %s proxy inside the "
+			    "sandbox (%s points there), so the host's port %u cannot be relayed "
+			    "at it: a proxy of the host's there is used with `%s = %u` in "
+			    "[network] instead, any other service has to listen on another port; "
+			    "nothing was run", rs[i]->source, ours[k].port, ours[k].what,
+			    ours[k].var, ours[k].port, ours[k].chain, ours[k].port);
+			return true;
+		}
+	return false;
+}
+
+int main(int argc, char **argv)
+{
+	struct options o;
+	struct policy *p = NULL, *box = NULL;
+	struct sbx_err err = { "" };
+	struct plan pl = { 0 };
+	struct reports *reports = NULL;
+	struct shim_setup shim = { .policy_fd = -1, .report_rd = -1, .report_wr = -1,
+				   .counters_fd = -1 };
+	char cwd[PATH_MAX], session[PATH_MAX], user_file[PATH_MAX] = "";
+	char bwrap[PATH_MAX], init[PATH_MAX], stamp[64], run_id[96];
+	char log_path[PATH_MAX], learn_path[PATH_MAX], sdir[PATH_MAX], cdir[PATH_MAX];
+	int state_fd = -1, report_out = STDERR_FILENO;
+	int rc = SBX_EXIT_SETUP, brc;
+	bool ready = false, use_shim, have_bwrap, have_init, proxied, notify_on;
+	struct net_loop *net = NULL;
+	struct notify *notify = NULL;
+	enum reports_mode mode;
+	struct sandbox sb = SANDBOX_NONE;
+	struct standins *standins = NULL;
+	struct gitprov *gprov = NULL; /* linked worktrees sandboxed runs made */
+	struct walkrec *walk = NULL;  /* what the last walk here found */
+	struct timespec since;       /* this run's start, for gitprov_note() */
+	struct limits lim = LIMITS_NONE;
+	struct nested nest = NESTED_NONE; /* the nested mode's (nested.h) */
+	bool nested = false;
+
+	int orc = options_parse(argc, argv, &o);
+	if (orc)
+		return orc > 0 ? 0 : SBX_EXIT_SETUP;
+	run_guard_signals();
+	mode = o.learn ? REPORTS_LEARN : o.trace ? REPORTS_TRACE : REPORTS_ENFORCE;
+
+	const char *home = config_home_dir();
+	if (!home) {
+		msg("cannot tell your home directory: set HOME");
+		goto out;
+	}
+	if (o.cleanup) {
+		rc = cleanup_only(home);
+		goto out;
+	}
+	if (o.print_profile) {
+		rc = profile_print(o.print_profile, home);
+		goto out;
+	}
+	if ((report_out = report_output(&o)) < 0)
+		goto out;
+	if (!getcwd(cwd, sizeof(cwd))) {
+		msg("cannot tell the current directory: %s", strerror(errno));
+		goto out;
+	}
+	/* bubblewrap starts now and waits for its arguments: its exec and
+	 * loading overlap the policy's compilation. Not for --print (nothing
+	 * runs) nor when the sandbox is off on purpose. */
+	const char *nosb = getenv("SBX_NO_SANDBOX");
+	bool off = o.no_sandbox || (nosb && *nosb && strcmp(nosb, "0"));
+	int bwrap_rc = find_bwrap(bwrap, sizeof(bwrap));
+	if (bwrap_rc == -EINVAL || bwrap_rc == -ENAMETOOLONG) {
+		msg("SBX_BWRAP must be an absolute path to bubblewrap, not \"%s\" (a name "
+		    "would be looked up in PATH, where a sandboxed program may have "
+		    "put one); nothing was run", getenv("SBX_BWRAP"));
+		goto out;
+	}
+	have_bwrap = bwrap_rc == 0;
+	const char *bwrap_env = getenv("SBX_BWRAP");
+	have_init = !config_find_helper("sbx-init", "SBX_INIT", X_OK, init, sizeof(init));
+	/* SBX_NESTED=1: the nested mode asked for (nested = true); =auto: a
+	 * run of ours found that bubblewrap cannot make namespaces here, and
+	 * fallback = warn, so it started us again for the nested mode */
+	const char *nested_env = getenv("SBX_NESTED");
+	nested = nested_env && *nested_env && strcmp(nested_env, "0");
+	/* `sbxctl disable`: nothing of a sandbox is started, not even the
+	 * early bubblewrap (the user's file alone is read for it; the full
+	 * policy below decides and says the rest) */
+	bool disabled = !off && config_user_disabled(&o, home, cwd);
+	bool held_back = have_init && !off && !disabled && !o.print && (have_bwrap || nested);
+	if (held_back)
+		hold_back_fds(&o);
+	if (have_bwrap && have_init && !off && !disabled && !o.print && !nested) {
+		int e = sandbox_spawn(&sb, bwrap, init, o.command);
+		if (e) {
+			msg("sandbox set-up failed: starting bubblewrap: %s", strerror(-e));
+			goto out;
+		}
+	}
+
+	/* (after the spawn: the local time zone costs a file read) */
+	time_t now = time(NULL);
+	struct tm tm;
+	localtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+	snprintf(run_id, sizeof(run_id), "%s-%d", stamp, (int)getpid());
+	if (config_own_dir(home, "XDG_STATE_HOME", ".local/state/sbx", sdir, sizeof(sdir)) ||
+	    config_own_dir(home, "XDG_CONFIG_HOME", ".config/sbx", cdir, sizeof(cdir)) ||
+	    snprintf(session, sizeof(session), "%s/sessions/%s", sdir, run_id) >=
+	    (int)sizeof(session)) {
+		msg("cannot tell sbx's state and configuration directories (is HOME too long?)");
+		goto out;
+	}
+
+	/* what changed in a git directory from here on may be this run's
+	 * (less a margin: file times come from a coarser clock) */
+	clock_gettime(CLOCK_REALTIME, &since);
+	since.tv_sec -= 2;
+	if (gitprov_load(sdir, &gprov))
+		goto out;
+	/* what builds the boundary is never writable inside it */
+	char self[PATH_MAX];
+	ssize_t selfn = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	self[selfn > 0 ? selfn : 0] = '\0';
+	bool have_lib = !config_find_helper("libsbx-preload.so", "SBX_SHIM_LIB", R_OK, shim.lib,
+				     sizeof(shim.lib));
+	/* a login shell's PATH under HOME, from its start-up files (kept by
+	 * HOME's allow-list when HOME is writable) */
+	static char login_path[8192];
+	loginpath_read(home, login_path, sizeof(login_path));
+	struct policy_ctx ctx = { .home = home, .cwd = cwd, .session_dir = session,
+				  .state_dir = sdir, .config_dir = cdir, .environ = environ,
+				  .path_env = getenv("PATH"), .login_path = login_path,
+				  .own_files = { selfn > 0 ? self : NULL,
+						 have_init ? init : NULL,
+						 have_lib ? shim.lib : NULL,
+						 have_bwrap ? bwrap : NULL },
+				  .untrusted_gitdir = gitprov_made_inside, .untrusted_arg = gprov };
+	brc = config_build_policy(&o, &ctx, false, user_file, sizeof(user_file), &p, &err);
+	if (brc == 0 && o.learn)
+		brc = config_build_policy(&o, &ctx, true, user_file, sizeof(user_file), &box, &err);
+	if (brc == -1)
+		goto config_error;
+	if (brc)
+		goto out;
+	const struct policy *confine = box ? box : p;
+
+	/* Which sandbox, or none: the whole "fail closed or warn" matrix is
+	 * mode_decide()'s (mode.h); here its answers are carried out. */
+	struct mode_facts mf = {
+		.stage = MODE_AT_START, .off_flag = o.no_sandbox, .off_env = off && !o.no_sandbox,
+		.disabled = !policy_enabled(p), .learn = o.learn, .print = o.print,
+		.nested_env = nested, .nested_auto = nested && !strcmp(nested_env, "auto"),
+		.nested_policy = policy_nested(p), .have_bwrap = have_bwrap,
+		.bwrap_env = bwrap_env && *bwrap_env, .have_init = have_init,
+		.fallback_warn = policy_fallback(p) == SBX_FALLBACK_WARN,
+		.landlock = probe_landlock_abi() > 0, .probe = probe_bwrap, .probe_ctx = bwrap,
+	};
+	struct mode_words mw = { .user_file = user_file, .bwrap_env = bwrap_env };
+	char mtext[1024];
+	struct mode_choice mc = decide(&mf, MODE_AT_START, &mw, mtext, sizeof(mtext));
+	if (mc.mode == RUN_PLAIN) {
+		rc = unsandboxed(&o, &sb, mtext);
+		goto out;
+	}
+	if (mc.mode == RUN_NOTHING) {
+		msg("%s", mtext);
+		goto out;
+	}
+	nested = mc.mode == RUN_NESTED;
+	if (disabled && !o.print) {
+		/* the user's file said false and a project's true (it may
+		 * narrow): what was not started early is started now */
+		hold_back_fds(&o);
+		held_back = true;
+		int e = !nested ? sandbox_spawn(&sb, bwrap, init, o.command) : 0;
+		if (e) {
+			msg("sandbox set-up failed: starting bubblewrap: %s", strerror(-e));
+			goto out;
+		}
+	}
+	if (o.no_shim && mode != REPORTS_ENFORCE) {
+		msg("%s works through the preload shim; drop --no-shim",
+		    o.learn ? "--learn" : "--trace");
+		goto out;
+	}
+	if (nested) {
+		static char nested_why[128];
+		char nwhy[512];
+		mode_text(mc, &mf, &mw, nested_why, sizeof(nested_why));
+		nest.why = nested_why;
+		if (sb.sfd >= 0)
+			sandbox_abort(&sb); /* started before the policy said so */
+		if (nested_check(&nest, p, nwhy, sizeof(nwhy))) {
+			mw.detail = nwhy;
+			mc = decide(&mf, MODE_NESTED_UNFIT, &mw, mtext, sizeof(mtext));
+			if (mc.mode == RUN_PLAIN)
+				rc = unsandboxed(&o, &sb, mtext);
+			else
+				msg("%s", mtext);
+			goto out;
+		}
+		if (nested_host_ports(p, nwhy, sizeof(nwhy))) {
+			struct mode_words hw = {
+				.part = "host_ports", .detail = nwhy, .remove = "host_ports",
+				.cannot = "cannot be held to the host's 127.0.0.1 in the nested mode",
+				.not_done = "are not served in the nested mode" };
+			mc = decide(&mf, MODE_PART_MISSING, &hw, mtext, sizeof(mtext));
+			msg("%s", mtext);
+			if (mc.mode == RUN_NOTHING)
+				goto out;
+		}
+		/* the caller's directory descriptors, as under bubblewrap */
+		if (!held_back)
+			hold_back_fds(&o);
+		size_t nu;
+		policy_rules(p, SBX_RULE_ALLOW_UNIX_SOCKET, &nu);
+		if (nu && !policy_allow_all_unix_sockets(p))
+			msg("unix sockets stay blocked: allow_unix_sockets needs the seccomp "
+			    "notify layer, which the nested mode does not run");
+	}
+	held_back_say(); /* a sandbox runs from here on */
+	if (pending_notes(p))
+		goto out;
+	if (!nested && net_run_proxied(p, o.learn) && host_port_is_ours(p))
+		goto out;
+
+	/* [limits] pids and memory: the run's cgroup made now, bubblewrap moved
+	 * into it before it has its options (runlimits.h) */
+	int lrc = limits_prepare(p, run_id, o.print, &lim);
+	if (lrc) {
+		msg("sandbox set-up failed: cannot make the cgroup for [limits]: %s; nothing "
+		    "was run", strerror(-lrc));
+		goto out;
+	}
+	/* RLIMIT_NPROC counts a user namespace's processes: without one (the
+	 * nested mode) it would count all of the user's */
+	if (nested && lim.pids_how == LIMIT_RLIMIT) {
+		lim.pids_how = LIMIT_NONE;
+		snprintf(lim.why_not, sizeof(lim.why_not), "the nested mode has no user "
+			 "namespace for RLIMIT_NPROC to count in, and no cgroup of its own here");
+	}
+	const char *missing = o.print ? NULL : limits_missing(&lim);
+	if (missing) {
+		char part[128];
+		snprintf(part, sizeof(part), "[limits] %s", missing);
+		struct mode_words lw = { .part = part, .detail = lim.why_not,
+					 .remove = "the limit" };
+		mc = decide(&mf, MODE_PART_MISSING, &lw, mtext, sizeof(mtext));
+		msg("%s", mtext);
+		if (mc.mode == RUN_NOTHING)
+			goto out;
+	}
+	/* --print: the line runs without us, so nothing would hold the shim's
+	 * descriptors; it is printed without the shim */
+	use_shim = !o.no_shim && !o.print;
+	if (use_shim && !have_lib) {
+		if (mode != REPORTS_ENFORCE) {
+			msg("the preload shim libsbx-preload.so is missing (looked next to "
+			    "sbx-preload and in ../lib/sbx/), and %s needs it; reinstall sbx",
+			    o.learn ? "--learn" : "--trace");
+			goto out;
+		}
+		msg("the preload shim libsbx-preload.so is missing: the sandbox holds, "
+		    "but refusals will not be explained; reinstall sbx");
+		use_shim = false;
+	}
+	/* sbx's state directory exists before the plan, so the boundary
+	 * keeps a real directory read-only (and its stand-in records hidden);
+	 * everything written there later goes through this descriptor */
+	if (!o.print || policy_session_dir(confine))
+		state_fd = open_state(sdir, HOSTFS_CREATE);
+	if (policy_session_dir(confine)) {
+		struct hostfs_err herr;
+		int fd = state_fd < 0 ? state_fd :
+			 hostfs_dir_openat(state_fd, sdir, session + strlen(sdir) + 1,
+					   HOSTFS_CREATE | HOSTFS_MINE, &herr);
+		if (fd < 0) {
+			msg("cannot create the session directory %s: %s", session,
+			    state_fd < 0 ? "sbx's state directory is not usable" : herr.msg);
+			goto out;
+		}
+		close(fd);
+	}
+	/* the seccomp notify layer, served by this process (not for --print);
+	 * SBX_NOTIFY=off leaves it out, for measuring what it costs */
+	const char *nenv = getenv("SBX_NOTIFY");
+	/* not in the nested mode: the layer acts for the program on the host,
+	 * where no mount stops what the policy leaves to the mounts
+	 * (docs/SECURITY.md, "The nested mode") */
+	notify_on = !o.print && !(nenv && !strcmp(nenv, "off")) && !nested;
+	if (!o.print && !notify_on && !nested)
+		info("SBX_NOTIFY=off: the seccomp notify layer is off; protected names in "
+		     "directories made during the run are not refused, Unix sockets stay "
+		     "blocked");
+	/* and so is sbx's configuration directory, where the sandbox could
+	 * write it (a sandbox.ini made inside would widen every later run)
+	 * and no stand-in can keep it from being made: a stand-in needs the
+	 * parent, and fits only ~/.config/sbx (plan.c, standin_fits) */
+	char cparent[PATH_MAX], cstandin[PATH_MAX];
+	if (sbx_path_fmt(cparent, sizeof(cparent), "%s", cdir) ||
+	    sbx_path_fmt(cstandin, sizeof(cstandin), "%s/.config/sbx", policy_home(confine))) {
+		path_too_long("sbx's configuration directory", policy_home(confine));
+		goto out;
+	}
+	*strrchr(cparent, '/') = '\0';
+	/* (with the notify layer, the rule itself refuses making it) */
+	bool standin_guards = notify_on ||
+			      (!strcmp(cdir, cstandin) && access(cparent, F_OK) == 0);
+	if (!o.print && !standin_guards && writable_inside(confine, cdir) && access(cdir, F_OK)) {
+		struct hostfs_err herr;
+		int fd = hostfs_dir_open(cdir, HOSTFS_CREATE | HOSTFS_MINE, &herr);
+		if (fd < 0)
+			vmsg("cannot make %s: %s", cdir, herr.msg);
+		else
+			close(fd);
+	}
+	/* the nested mode's proxy listens on the host's loopback, at ports
+	 * the kernel picks (the shim and COMMAND's environment name them) */
+	if (nested && net_run_proxied(p, o.learn)) {
+		int e = nested_listen(&nest);
+		if (e) {
+			msg("sandbox set-up failed: the proxy's listeners on 127.0.0.1: %s; "
+			    "nothing was run", strerror(-e));
+			goto out;
+		}
+	}
+
+	/* the proxy runs in this process: not for --print, whose line runs
+	 * without us (its network is then off) */
+	proxied = net_run_proxied(p, o.learn) && !o.print;
+	unsigned host_ports[SBX_HOST_PORTS_MAX];
+	size_t nhost_ports = net_host_ports(p, host_ports, SBX_HOST_PORTS_MAX);
+	if (nhost_ports > SBX_HOST_PORTS_MAX) {
+		msg("host_ports names %zu ports; at most %d are served", nhost_ports,
+		    SBX_HOST_PORTS_MAX);
+		goto out;
+	}
+	/* [profile] claude_hook: Claude Code's own tools (Read, Write, Edit,
+	 * Grep, Glob) are judged by sbx's PreToolUse hook, loaded with
+	 * --settings after `claude` (the profile points Claude at a config
+	 * directory of its own, where a hook the user installed is not) */
+	char hook_json[PATH_MAX + 256];
+	const char *insert[SBX_INSERT_ARGS_MAX + 1] = { NULL };
+	if (profile_is_commands(&o, home))
+		profile_args(p, o.command[0], insert, hook_json, sizeof(hook_json));
+	struct plan_in in = {
+		.policy = confine, .bwrap = bwrap, .init = init, .command = o.command,
+		.insert_args = insert,
+		.environ = environ, .cwd = cwd, .ctl_fd = o.print ? -1 : sb.ctl_child,
+		.ignored_signals = o.print || nested ? run_ignored_signals() : sb.ignored,
+		.make_placeholders = !o.print, .state_dir = state_fd >= 0 ? sdir : NULL,
+		.shim_lib = use_shim ? shim.lib : NULL, .shim_spec = shim.spec,
+		.proxy = proxied, .limit_nproc = limits_nproc(&lim), .notify = notify_on,
+		.nested = nested, .http_port = nest.http_port, .socks_port = nest.socks_port,
+		.walkrec = walk,
+	};
+	/* bubblewrap's options first: it goes on while the masks and
+	 * write-protects are planned and the placeholders made */
+	int serr = 0;
+	char why[PATH_MAX + 128];
+	if (o.print) {
+		if (plan_build(&in, &pl)) {
+			msg("out of memory while planning the sandbox");
+			goto out;
+		}
+		/* sbx-init follows no link: a protect or mask of a name that
+		 * is one is printed where it leads (mountids.h) */
+		if (mount_ids_roots(&pl, why, sizeof(why)) || mount_ids_plan(&pl, why, sizeof(why))) {
+			msg("%s", why);
+			goto out;
+		}
+		if (o.print_json)
+			print_plan_json(&pl, cwd);
+		else
+			print_line(&pl, false);
+		if (policy_network_proxied(p)) {
+			char net_said[128];
+			network_text(p, net_said, sizeof(net_said));
+			info("%s in a real run; this line runs without sbx-preload, which "
+			     "holds the proxy, so its network is off", net_said);
+		}
+		rc = 0;
+		goto out;
+	}
+	if (plan_bwrap(&in, &pl)) {
+		msg("out of memory while planning the sandbox");
+		goto out;
+	}
+	if (!nested && (lrc = limits_attach(&lim, sb.pid))) {
+		msg("sandbox set-up failed: cannot move bubblewrap into the cgroup for "
+		    "[limits]: %s; nothing was run", strerror(-lrc));
+		goto out;
+	}
+	/* the writable roots as the policy named them, before anything waits */
+	if (mount_ids_roots(&pl, why, sizeof(why))) {
+		msg("sandbox set-up failed: %s; nothing was run", why);
+		goto out;
+	}
+	serr = nested ? 0 : sandbox_send_args(&sb, &pl);
+	/* What only sbx-init and the walk need, while bubblewrap goes on
+	 * with its options: the shim's blob and spec (sbx-init's arguments,
+	 * plan_init), the walk's record. */
+	if (use_shim) {
+		int e = shim_prepare(p, mode, nest.http_port, nest.socks_port, &shim);
+		if (e) {
+			msg("sandbox set-up failed: preparing the shim: %s", strerror(-e));
+			goto out;
+		}
+	}
+	/* what the last walk of this workspace found (walkrec.h): read
+	 * before the walk, saved after the run */
+	if (!o.print && state_fd >= 0) {
+		struct timespec walk_now;
+		char why_not[PATH_MAX + 256];
+		clock_gettime(CLOCK_REALTIME, &walk_now);
+		if (walkrec_open(state_fd, sdir, confine, plan_walk_id(), &walk_now, &walk,
+				 why_not, sizeof(why_not))) {
+			msg("out of memory");
+			goto out;
+		}
+		if (why_not[0])
+			vmsg("the walk's record is not used: %s (every directory is read)", why_not);
+	}
+	in.walkrec = walk;
+	/* The record of this run's stand-ins (and what killed runs left,
+	 * removed), before the plan. */
+	if (!serr && state_fd >= 0) {
+		unsigned cleaned = 0;
+		int e = standins_open(state_fd, run_id, &cleaned, &standins);
+		if (e == -ETIMEDOUT)
+			msg("another process has held the lock of %s/standins for %d s: "
+			    "stand-ins cannot be recorded this run (a run that needs one "
+			    "will not start)", sdir, STANDIN_LOCK_WAIT_MS / 1000);
+		else if (e)
+			vmsg("no record of stand-ins can be kept in %s: %s (a run that "
+			     "needs one will not start)", sdir, strerror(-e));
+		if (cleaned)
+			info("removed %u stand-in%s a killed run had left", cleaned,
+			     cleaned == 1 ? "" : "s");
+		pl.standins = standins;
+	}
+	struct timespec plan_t0, plan_t1;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &plan_t0);
+	int perr = serr ? 0 : plan_init(&in, &pl);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &plan_t1);
+	if (perr) {
+		if (perr == -E2BIG && pl.masks_cut[0])
+			msg("sandbox set-up failed: more than %d paths are read-denied (the next "
+			    "one: %s), each of which would be a mount: deny the directory that "
+			    "holds them instead; nothing was run", PLAN_MASKS_MAX, pl.masks_cut);
+		else
+			msg("out of memory while planning the sandbox");
+		goto out;
+	}
+	if (!serr && mount_ids_plan(&pl, why, sizeof(why))) {
+		msg("sandbox set-up failed: %s; nothing was run", why);
+		goto out;
+	}
+	if (sbx_verbosity >= V_DEBUG)
+		print_line(&pl, true);
+	if (!serr && (serr = plan_make_placeholders(&pl)) && serr != -ENOMEM) {
+		msg("cannot make the stand-in that keeps %s from being created "
+		    "inside the sandbox: %s%s; nothing was run",
+		    pl.placeholder_failed ? pl.placeholder_failed : "a protected name",
+		    serr == -ENOLCK ? "no record of it can be kept (is your state "
+		    "directory writable?)" : strerror(-serr),
+		    serr == -EACCES || serr == -EPERM ?
+		    " (the directory is yours, so the sandboxed program could make it "
+		    "writable: make it writable, or create the file yourself)" : "");
+		goto out;
+	}
+	/* the nested mode: the whole plan as a Landlock ruleset, sbx-init
+	 * started under it, waiting for "go" */
+	if (nested && !serr) {
+		int e = nested_spawn(&nest, confine, &pl, init, o.command, &sb, why, sizeof(why));
+		if (e) {
+			msg("sandbox set-up failed: %s: %s; nothing was run", why, strerror(-e));
+			goto out;
+		}
+		if ((lrc = limits_attach(&lim, sb.pid))) {
+			msg("sandbox set-up failed: cannot move sbx-init into the cgroup for "
+			    "[limits]: %s; nothing was run", strerror(-lrc));
+			goto out;
+		}
+	}
+	if (use_shim || proxied || notify_on) {
+		/* a log the user named: its directories resolved now (theirs),
+		 * the file itself never followed (it is opened once COMMAND
+		 * runs, in a tree it may write) */
+		char given[PATH_MAX];
+		const char *named = o.log ? o.log : policy_log_path(p);
+		int long_path = 0;
+		if (o.log) {
+			if (path_join(cwd, o.log, given, sizeof(given)))
+				long_path = sbx_path_fmt(given, sizeof(given), "%s", o.log);
+		} else if (policy_log_path(p)) {
+			long_path = sbx_path_fmt(given, sizeof(given), "%s", policy_log_path(p));
+		} else {
+			given[0] = '\0'; /* ours: nothing in it is followed */
+			named = sdir;
+			long_path = sbx_path_fmt(log_path, sizeof(log_path), "%s/audit.jsonl", sdir);
+		}
+		if (!long_path && given[0] &&
+		    hostfs_trust_path(given, 1, log_path, sizeof(log_path)))
+			long_path = sbx_path_fmt(log_path, sizeof(log_path), "%s", given);
+		if (long_path) {
+			path_too_long("the audit log", named);
+			goto out;
+		}
+		struct reports_cfg rcfg = { .policy = p, .relaxed = box, .log_path = log_path,
+					    .run_id = run_id, .mode = mode,
+					    .out_fd = report_out, .hold = true,
+					    .tty = policy_report_stderr(p),
+					    /* a relayed terminal is raw by us: the
+					     * program's own terminal says (relay.c) */
+					    .tty_busy = relay_tty_busy,
+					    .guarded = pl.guarded.v, .nguarded = pl.guarded.n,
+					    .nested = nested };
+		if (reports_new(&rcfg, &reports)) {
+			msg("out of memory");
+			goto out;
+		}
+	}
+	/* where --learn writes, settled before COMMAND runs */
+	if (o.learn) {
+		char given[PATH_MAX];
+		int long_path = 0;
+		if (o.learn_out) {
+			if (path_join(cwd, o.learn_out, given, sizeof(given)))
+				long_path = sbx_path_fmt(given, sizeof(given), "%s", o.learn_out);
+			if (!long_path && hostfs_trust_path(given, 1, learn_path, sizeof(learn_path)))
+				long_path = sbx_path_fmt(learn_path, sizeof(learn_path), "%s", given);
+		} else { /* ours: nothing in it is followed */
+			long_path = sbx_path_fmt(learn_path, sizeof(learn_path), "%s/learned/%s.ini",
+						 sdir, stamp);
+		}
+		if (long_path) {
+			path_too_long("--learn's file", o.learn_out ? o.learn_out : sdir);
+			goto out;
+		}
+	}
+	/* said before "go": COMMAND cannot have written anything yet */
+	if (!serr) {
+		char layers[1536]; /* nested_text: the weaker list is up to 1 KiB */
+		if (nested)
+			nested_text(&nest, layers, sizeof(layers));
+		startup_line(confine, &pl, &lim, nested ? layers : NULL);
+		withheld_text(confine, &pl);
+		note_static_command(&o, use_shim, home, reports);
+		if (o.learn)
+			info("learning: what the policy would refuse is recorded; writes "
+			     "outside the writable paths are refused (nothing of HOME "
+			     "changes), secrets and protected files stay closed");
+	}
+	/* the nested mode: COMMAND starts at "go", so the proxy serves
+	 * before it (its listeners have queued nothing yet) */
+	if (nested && proxied && !serr) {
+		int e = proxy_start(p, reports, o.learn, &net);
+		if (!e)
+			e = nested_serve(&nest, net);
+		if (e) {
+			msg("sandbox set-up failed: starting the filtering proxy: %s; nothing "
+			    "was run", strerror(-e));
+			goto out;
+		}
+	}
+	/* sbx-init gives the shim's descriptors to the holder */
+	int shim_fds[3] = { shim.policy_fd, shim.report_wr, shim.counters_fd };
+	if (!serr)
+		serr = nested ? nested_go(&nest, &sb, &pl, shim_fds, use_shim ? 3 : 0) :
+				sandbox_go(&sb, &pl, shim_fds, use_shim ? 3 : 0);
+	if (use_shim) {
+		/* our copy of the write end would keep the end of file away */
+		close(shim.policy_fd);
+		close(shim.report_wr);
+		close(shim.counters_fd);
+		shim.policy_fd = shim.report_wr = shim.counters_fd = -1;
+	}
+	if (serr && serr != -EPIPE && serr != -ECONNRESET) {
+		/* EPIPE, ECONNRESET (it had our messages unread): bubblewrap
+		 * failed early; sandbox_wait says how */
+		msg("sandbox set-up failed: %s", strerror(-serr));
+		goto out;
+	}
+	/* The proxy, while sbx-init mounts: it needs the loop only when its
+	 * listeners arrive ("N"), and COMMAND waits for our answer. (In the
+	 * nested mode it was started before "go": no "N" holds COMMAND.) */
+	if (proxied && !serr && !net) {
+		int e = proxy_start(p, reports, o.learn, &net);
+		if (e) {
+			msg("sandbox set-up failed: starting the filtering proxy: %s; nothing "
+			    "was run", strerror(-e));
+			goto out;
+		}
+	}
+	if (notify_on && !serr) {
+		int e = notify_new(confine, reports, mode == REPORTS_TRACE, &notify);
+		if (!e && (e = notify_refuse(notify, pl.refused_new.v, pl.refused_new.n)))
+			notify_free(notify), notify = NULL;
+		if (e) {
+			msg("sandbox set-up failed: the seccomp notify listener: %s; nothing "
+			    "was run (Linux 5.9 or later is needed)", strerror(-e));
+			goto out;
+		}
+		notify_set_net(notify, net); /* static programs' connects */
+	}
+	struct run_in ri = { .report_fd = shim.report_rd, .reports = reports, .net = net,
+			     .notify = notify,
+			     .http_port = SBX_PROXY_HTTP_PORT,
+			     .socks_port = SBX_PROXY_SOCKS_PORT, .dns = net != NULL,
+			     .host_ports = host_ports, .nhost_ports = nhost_ports,
+			     .served = nested };
+	rc = sandbox_wait(&sb, &pl, &ri, &ready);
+	if (nested)
+		nested_reap();
+	plan_remove_placeholders(&pl);
+	gitprov_note(gprov, state_fd, sdir, pl.gitdirs.v, pl.gitdirs.n, &since);
+	if (walk && ready) {
+		char why_not[PATH_MAX + 256];
+		size_t kept, read;
+		walkrec_counts(walk, &kept, &read);
+		vmsg("the walk read %zu directories and found %zu unchanged (the mounts "
+		     "planned in %.1f ms of CPU)", read, kept,
+		     (double)(plan_t1.tv_sec - plan_t0.tv_sec) * 1e3 +
+		     (double)(plan_t1.tv_nsec - plan_t0.tv_nsec) / 1e6);
+		if (walkrec_save(walk, state_fd, sdir, why_not, sizeof(why_not)))
+			vmsg("the walk's record is not saved: %s", why_not);
+	}
+	limits_finish(&lim, &sb.pid);
+	if (!ready && ri.stopped) {
+		rc = SBX_EXIT_SETUP; /* sandbox_wait said why */
+		goto out;
+	}
+	if (!ready && rc < 128) {
+		mf.nested = nested;
+		mf.init_ran = rc == SBX_EXIT_SETUP;
+		mc = decide(&mf, MODE_SANDBOX_FAILED, &mw, mtext, sizeof(mtext));
+		/* the nested mode rather than no sandbox: started afresh, as
+		 * nothing of this attempt ran (returns only if it cannot) */
+		if (mc.mode == RUN_RESTART_NESTED)
+			restart_nested(&o, argv);
+		if (mc.mode == RUN_RESTART_NESTED || mc.mode == RUN_PLAIN) {
+			rc = unsandboxed(&o, &sb, mtext);
+			goto out;
+		}
+		if (mtext[0])
+			msg("%s", mtext);
+		if (nested) {
+			rc = SBX_EXIT_SETUP;
+			goto out;
+		}
+		msg("the sandbox could not be set up (bubblewrap exit %d, its message "
+		    "is above); nothing was run", rc);
+		setup_advice(say_advice, NULL);
+		struct container_info ci;
+		if (probe_container("/", getenv("container"), getenv("KUBERNETES_SERVICE_HOST"), &ci))
+			msg("this is a %s container (%s): the full sandbox needs user namespaces "
+			    "and a /proc it can mount: %s (`sbxctl doctor` checks)", ci.engine,
+			    ci.evidence, container_full_flags(ci.engine));
+		if (!mf.fallback_warn && mf.landlock)
+			msg("where user namespaces cannot be had (a container, a CI runner), "
+			    "nested = true in [sandbox] runs the weaker nested mode (Landlock and "
+			    "the seccomp table; docs/SECURITY.md)");
+		rc = SBX_EXIT_SETUP;
+		goto out;
+	}
+	struct appeared_ctx actx = { .home = home, .notify = notify };
+	plan_appeared(&pl, said_appeared, &actx);
+	notify_finish(notify);
+	if (reports)
+		reports_finish(reports, shim.counters ?
+			       __atomic_load_n(&shim.counters[0], __ATOMIC_RELAXED) : 0);
+	if (o.learn && reports) {
+		struct hostfs_err herr;
+		struct learn_in li = { .policy = p, .reports = reports, .user_file = user_file,
+				       .command = o.command, .flags = o.settings,
+				       .nflags = o.nsettings };
+		int e = learn_write(&li, learn_path, &herr);
+		char shown[PATH_MAX];
+		sbx_path_tildify(learn_path, home, shown, sizeof(shown));
+		if (e)
+			msg("cannot write the learned policy: %s", herr.msg);
+		else
+			msg("learned policy written to %s — review it, then run: "
+			    "sbx-preload --config %s -- %s%s", shown, shown, o.command[0],
+			    o.command[1] ? " …" : "");
+	}
+#if !defined(__SANITIZE_ADDRESS__)
+	/* The run is over and everything is said: the kernel frees the rest
+	 * faster than we would (the sanitizer builds free it all, for the
+	 * leak check). */
+	fflush(NULL);
+	_exit(rc);
+#endif
+	goto out;
+
+config_error:
+	msg("%s", err.msg[0] ? err.msg : "cannot build the policy");
+	rc = SBX_EXIT_SETUP;
+out:
+	if (sb.sfd >= 0)
+		sandbox_abort(&sb); /* not waited for: nothing ran */
+	if (nested)
+		nested_reap(); /* no pid namespace takes what sbx-init started */
+	plan_remove_placeholders(&pl);
+	limits_finish(&lim, &sb.pid);
+	standins_free(standins);
+	gitprov_free(gprov);
+	walkrec_free(walk);
+	if (state_fd >= 0)
+		close(state_fd);
+	shim_release(&shim);
+	net_loop_free(net);
+	notify_free(notify);
+	reports_free(reports);
+	nested_free(&nest);
+	plan_free(&pl);
+	policy_free(box);
+	policy_free(p);
+	options_free(&o);
+	return rc;
+}

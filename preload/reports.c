@@ -1,0 +1,1725 @@
+/* preload/reports.c: every report of a run, in one stream.
+ *
+ * The shims of all sandboxed processes write report lines (common/wire.h) into
+ * one pipe, and so can any program in the sandbox: the holder that keeps the
+ * pipe open is dumpable, so /proc/<holder>/fd/N opens for anything running
+ * as the same user. A line is therefore only a claim. It is parsed strictly
+ * (report_parse); the operation is decided again with the supervisor's own
+ * policy, never the shim's word (report_explain, learn_decide); every string
+ * is made valid UTF-8 with no control character before it reaches the
+ * terminal or the log (report_printable, report_json_string); and a flood
+ * costs bounded memory, terminal lines and log bytes (struct reports_limits).
+ * Then: one friendly line per new report on stderr, repeats folded, one JSON
+ * object per report in the audit log, and a summary at exit.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <uthash.h>
+
+#include "net/net.h"
+#include "common/hostfs.h"
+#include "preload/preload.h"
+
+/* The defaults of struct reports_limits. A genuine run stays far below
+ * them (a shim reports each (op, target) once per process); a forger
+ * meets them within a second. */
+#define SEEN_MAX 16384
+#define SEEN_BYTES (8u << 20)
+#define SAY_BURST 500
+#define SAY_PER_SEC 50
+#define LOG_BURST 10000
+#define LOG_PER_SEC 1000
+#define LOG_MAX (16ull << 20)
+#define FOLD_LINES 20 /* "(xN more)" lines at the end, then one line counting the rest */
+
+struct seen {
+	char *key;          /* decision, op, cut mark, target: one allocation */
+	const char *target; /* inside key */
+	char decision;      /* the supervisor's */
+	enum wire_op op;
+	bool candidate;
+	bool dir;           /* a directory being made (the shim's trailing /) */
+	bool shown;         /* its first line reached the terminal */
+	bool boundary;      /* proxy_seen: a program's own connect (seccomp), not the proxy's */
+	unsigned long count;
+	char *line;         /* denials: as printed the first time, without the pid */
+	UT_hash_handle hh;
+};
+
+/* A token bucket, in thousandths of a token. */
+struct bucket {
+	unsigned long long last, milli;
+};
+
+struct reports {
+	struct reports_cfg cfg;
+	struct reports_limits lim;
+	int log_fd;
+	bool log_failed, log_capped;
+	unsigned long long log_bytes; /* what this run added to the log */
+	char buf[WIRE_MAX + 1];
+	size_t len;
+	bool skipping; /* inside an over-long line */
+	bool said_static; /* a static binary started: said once per run */
+	struct seen *seen;
+	size_t nseen, seen_bytes;
+	unsigned long denied[WIRE_OP_COUNT], learned, allowed, malformed, ignored;
+	unsigned long quiet; /* refusals a quiet rule kept off the terminal */
+	unsigned long denied_calls; /* reports_syscall(): once per call and program */
+	unsigned long contradicted; /* lines whose claim the policy contradicts */
+	unsigned long not_shown, not_logged, not_kept;
+	struct bucket say_b, log_b;
+	bool said_malformed, said_say_rate, said_log_rate, said_log_cap, said_full;
+	bool said_nofile;  /* reports_nofile() */
+	char *held;        /* lines kept for reports_flush() (cfg.hold) */
+	size_t nheld, capheld;
+	bool held_busy;    /* some were held because the terminal was busy */
+	bool stalled;      /* held lines wait for room on out_fd (reports_room_fd) */
+	unsigned long not_held; /* lines past the hold buffer while it could not be written */
+	struct seen *proxy_seen; /* reports_proxy(): lines said once, repeats counted */
+};
+
+static unsigned long long mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (unsigned long long)ts.tv_sec * 1000 + (unsigned long long)ts.tv_nsec / 1000000;
+}
+
+static unsigned long long now_ms(const struct reports *r)
+{
+	return r->cfg.clock_ms ? r->cfg.clock_ms() : mono_ms();
+}
+
+/* `burst` at once, then `per_sec` a second. */
+static bool take(struct bucket *b, unsigned burst, unsigned per_sec, unsigned long long now)
+{
+	unsigned long long cap = (unsigned long long)burst * 1000;
+
+	if (now > b->last) {
+		unsigned long long add = (now - b->last) * per_sec;
+		b->milli = cap - b->milli < add ? cap : b->milli + add;
+		b->last = now;
+	}
+	if (b->milli < 1000)
+		return false;
+	b->milli -= 1000;
+	return true;
+}
+
+int reports_new(const struct reports_cfg *cfg, struct reports **out)
+{
+	struct reports *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return -ENOMEM;
+	r->cfg = *cfg;
+	r->lim = cfg->limits;
+#define DEFAULT(field, v) if (!r->lim.field) r->lim.field = (v)
+	DEFAULT(seen_max, SEEN_MAX);
+	DEFAULT(seen_bytes, SEEN_BYTES);
+	DEFAULT(say_burst, SAY_BURST);
+	DEFAULT(say_per_sec, SAY_PER_SEC);
+	DEFAULT(log_burst, LOG_BURST);
+	DEFAULT(log_per_sec, LOG_PER_SEC);
+	DEFAULT(log_max, LOG_MAX);
+	DEFAULT(fold_lines, FOLD_LINES);
+#undef DEFAULT
+	r->say_b = (struct bucket){ now_ms(r), r->lim.say_burst * 1000ULL };
+	r->log_b = (struct bucket){ now_ms(r), r->lim.log_burst * 1000ULL };
+	r->log_fd = -1;
+	*out = r;
+	return 0;
+}
+
+void reports_free(struct reports *r)
+{
+	struct seen *s, *tmp;
+
+	if (!r)
+		return;
+	HASH_ITER(hh, r->seen, s, tmp) {
+		HASH_DEL(r->seen, s);
+		free(s->key);
+		free(s->line);
+		free(s);
+	}
+	HASH_ITER(hh, r->proxy_seen, s, tmp) {
+		HASH_DEL(r->proxy_seen, s);
+		free(s->key);
+		free(s);
+	}
+	if (r->log_fd >= 0)
+		close(r->log_fd);
+	free(r->held);
+	free(r);
+}
+
+/* ---- text: strict UTF-8, no control characters */
+
+/* The text functions are policy/hint.c's, shared with the shim. */
+unsigned report_utf8_next(const char *str, size_t *len)
+{
+	return sbx_utf8_next(str, len);
+}
+
+static bool bidi_control(unsigned cp) { return sbx_bidi_control(cp); }
+static bool control(unsigned cp) { return sbx_control(cp); }
+
+size_t report_printable(const char *s, char *out, size_t outsz, bool backslash)
+{
+	return sbx_printable(s, out, outsz, backslash);
+}
+
+void report_json_string(FILE *f, const char *s)
+{
+	size_t n;
+
+	fputc('"', f);
+	for (const char *p = s; *p; p += n) {
+		/* plain ASCII in one go */
+		for (n = 0; p[n] >= 0x20 && p[n] < 0x7f && p[n] != '"' && p[n] != '\\'; n++)
+			;
+		if (n) {
+			fwrite(p, 1, n, f);
+			continue;
+		}
+		unsigned cp = report_utf8_next(p, &n);
+
+		if (cp == '"' || cp == '\\')
+			fprintf(f, "\\%c", (char)cp);
+		else if (cp == '\n')
+			fputs("\\n", f);
+		else if (cp == '\t')
+			fputs("\\t", f);
+		else if (control(cp) || bidi_control(cp) || cp == 0x2028 || cp == 0x2029)
+			fprintf(f, "\\u%04x", cp); /* 2028/2029 end a line in JavaScript */
+		else if (cp == 0xfffd && (n != 3 || memcmp(p, "\xef\xbf\xbd", 3)))
+			fputs("\\ufffd", f);
+		else
+			fwrite(p, 1, n, f);
+	}
+	fputc('"', f);
+}
+
+/* ---- parsing one line */
+
+static bool file_op(enum wire_op op)
+{
+	return op == WIRE_READ || op == WIRE_WRITE || op == WIRE_EXEC;
+}
+
+/* Absolute, and no empty, `.` or `..` component: what the shim sends (it
+ * folds paths lexically, as policy_check_path() needs them). A cut target
+ * may end anywhere in its last component. */
+static bool normal_path(const char *p, bool cut)
+{
+	if (p[0] != '/')
+		return false;
+	for (const char *s = p; *s; s++) {
+		if (*s != '/')
+			continue;
+		const char *c = s + 1;
+		size_t n = strcspn(c, "/");
+		if (!c[n] && cut)
+			break;
+		if (n == 0 && (c[0] || s != p))
+			return false; /* `//`, or a trailing `/` (but `/` itself) */
+		if ((n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
+			return false;
+	}
+	return true;
+}
+
+int report_parse(const char *line, size_t len, struct wire_report *w)
+{
+	/* wire_decode() takes each %XX once: `%250A` is the text `%0A` */
+	if (wire_decode(line, len, w))
+		return -1;
+	/* A name holding a newline or an escape is refused outright rather
+	 * than escaped: it would end a line in a learned sandbox.ini, and no
+	 * report needs one. (A genuine file so named is still refused by the
+	 * shim and the boundary; only its report is lost, counted.) */
+	for (const unsigned char *c = (const unsigned char *)w->target; *c; c++)
+		if (*c < 0x20 || *c == 0x7f)
+			return -1;
+	if (file_op(w->op) && !normal_path(w->target, w->truncated))
+		return -1;
+	return 0;
+}
+
+/* Which decisions a shim sends in each mode: refusals always, allowed
+ * accesses under --trace and --learn, would-deny under --learn, notes (a
+ * static binary started) always. Any other
+ * line is not a shim's. */
+static bool claim_expected(enum reports_mode m, char d)
+{
+	return d == WIRE_DENY || d == WIRE_NOTE || (d == WIRE_ALLOW && m != REPORTS_ENFORCE) ||
+	       (d == WIRE_LEARN && m == REPORTS_LEARN);
+}
+
+/* ---- explaining one report */
+
+static enum sbx_op sbx_op_of(enum wire_op op)
+{
+	return op == WIRE_WRITE ? SBX_OP_WRITE : op == WIRE_EXEC ? SBX_OP_EXEC : SBX_OP_READ;
+}
+
+/* What is on the host at a path, for a hint (policy_hint_fix): looked
+ * at through held directories, never through a link (hostfs.h). */
+static int host_look(void *ctx, const char *path)
+{
+	(void)ctx;
+	return hostfs_look(path);
+}
+
+/* The rule that decided, as the line names it (`deny_write = .git/hooks/`
+ * for a mandatory one too: that is how the person would write it; the
+ * words are policy/hint.c's, which the shim gives the program). */
+static void expl_rule(struct report_expl *e, const struct sbx_rule *why)
+{
+	policy_rule_text(why, e->rule, sizeof(e->rule));
+	snprintf(e->source, sizeof(e->source), "%s", why->source);
+	snprintf(e->note, sizeof(e->note), "%s", policy_rule_note(why));
+	e->kind = why->kind;
+	e->has_rule = true;
+}
+
+void report_explain(const struct policy *p, const struct wire_report *w,
+		    struct report_expl *e)
+{
+	const struct sbx_rule *why = NULL;
+	char shown[PATH_MAX], host[256], tmp[PATH_MAX + 32];
+
+	memset(e, 0, sizeof(*e));
+	if (w->op == WIRE_UNIX) {
+		/* socket(AF_UNIX) refused by the seccomp filter: no path yet;
+		 * or a socket's path (the notify layer's connect) */
+		e->verdict = policy_allow_all_unix_sockets(p) ? SBX_ALLOW : SBX_DENY;
+		if (w->target[0] == '/')
+			policy_tildify(p, w->target, shown, sizeof(shown));
+		else
+			snprintf(shown, sizeof(shown), "%s", w->target[0] == '@' ? w->target :
+				 "creation");
+	} else if (w->op == WIRE_SOCKET) {
+		/* a socket the seccomp table refuses: no rule allows it */
+		e->verdict = SBX_DENY;
+		snprintf(shown, sizeof(shown), "%s", w->target);
+	} else if (file_op(w->op)) {
+		e->verdict = policy_check_path(p, sbx_op_of(w->op), w->target, &why);
+		policy_tildify(p, w->target, shown, sizeof(shown));
+		size_t sl = strlen(shown);
+		if (w->dir && sl + 1 < sizeof(shown)) /* shown as made: `~/.cache/` */
+			memcpy(shown + sl, "/", 2);
+	} else {
+		unsigned port;
+		if (sbx_split_target(w->target, host, sizeof(host), &port))
+			e->verdict = SBX_DENY; /* not a destination: nothing allows it */
+		else if (policy_network_open(p))
+			e->verdict = SBX_ALLOW;
+		else
+			e->verdict = w->op == WIRE_DNS ? policy_check_host(p, host, &why) :
+				     policy_check_domain(p, host, port, &why);
+		snprintf(shown, sizeof(shown), "%s", w->target);
+	}
+	report_printable(shown, e->shown, sizeof(e->shown), true);
+	/* A device node the kernel refused (the nested mode gives only a few,
+	 * and of the terminals only the run's own: landlock_spec_dev). A
+	 * claimed refusal: it cannot widen anything, and no setting lifts it. */
+	if (file_op(w->op) && w->decision == WIRE_DENY && !strncmp(w->target, "/dev/", 5) &&
+	    !sbx_path_under(w->target, "/dev/shm")) {
+		e->device = !strncmp(w->target, "/dev/pts/", 9) || !strncmp(w->target, "/dev/tty", 8) ||
+			    !strcmp(w->target, "/dev/console") ? 1 : 2;
+		e->verdict = SBX_DENY;
+		e->decision = WIRE_DENY;
+		return;
+	}
+	/* The decision is ours. What the policy denies is a denial (or, in a
+	 * learning run, would be), whatever the line claimed. A claimed
+	 * refusal of what the policy allows stays a refusal: the boundary
+	 * refuses more than the policy names (a path made after the start,
+	 * a guarded git directory), and such a claim cannot widen anything. */
+	if (e->verdict == SBX_DENY)
+		e->decision = w->decision == WIRE_LEARN ? WIRE_LEARN : WIRE_DENY;
+	else
+		e->decision = w->decision == WIRE_DENY ? WIRE_DENY : WIRE_ALLOW;
+	e->claimed = w->decision != e->decision ? w->decision : 0;
+	if (w->op == WIRE_UNIX || w->op == WIRE_SOCKET)
+		return; /* no rule and no flag: report_line says what allows it */
+	if (why && e->verdict == SBX_ALLOW && why->kind == SBX_RULE_ALLOW_WRITE &&
+	    w->op == WIRE_WRITE && w->decision == WIRE_DENY) {
+		/* allowed, yet the kernel refused: the path was not there to
+		 * be made writable when the sandbox started */
+		snprintf(e->rule, sizeof(e->rule), "allow_write = %s", why->value);
+		snprintf(e->source, sizeof(e->source), "%s", why->source);
+		e->unbound = true;
+	}
+	if (why && e->verdict == SBX_DENY)
+		expl_rule(e, why);
+	if (e->verdict == SBX_ALLOW)
+		return;
+	/* how to allow it, when a setting can (the same words the shim
+	 * gives the refused program: policy/hint.c) */
+	if (file_op(w->op)) {
+		policy_hint_fix(p, sbx_op_of(w->op), w->target, w->dir, why, host_look, NULL,
+				e->fix, sizeof(e->fix));
+		policy_hint_runs_later(p, sbx_op_of(w->op), w->target, w->dir, why, host_look,
+				       NULL, e->runs_later, sizeof(e->runs_later));
+		if (!e->fix[0] && !e->runs_later[0]) {
+			policy_hint_renames(p, sbx_op_of(w->op), w->target, w->dir, why,
+					    host_look, NULL, tmp, sizeof(tmp));
+			report_printable(tmp, e->renames, sizeof(e->renames), true);
+		}
+	} else if (!file_op(w->op) && !why) {
+		snprintf(tmp, sizeof(tmp), "--allow-domain %s", w->op == WIRE_DNS ? host : w->target);
+		report_printable(tmp, e->fix, sizeof(e->fix), true);
+	}
+}
+
+/* A host name as allow_domains takes it: LDH labels (and `_`), no
+ * wildcard, no address (a last label of digits alone). */
+static bool plain_host(const char *target)
+{
+	char host[256];
+	unsigned port;
+	size_t label = 0, len;
+	bool digits = true;
+
+	if (sbx_split_target(target, host, sizeof(host), &port))
+		return false;
+	len = strlen(host);
+	if (len && host[len - 1] == '.')
+		host[--len] = '\0';
+	if (!len || len > 253)
+		return false;
+	for (size_t i = 0; i <= len; i++) {
+		char c = host[i];
+		if (c == '.' || !c) {
+			if (!label || label > 63 || host[i - 1] == '-')
+				return false;
+			if (!c)
+				break;
+			label = 0;
+			digits = true;
+			continue;
+		}
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '-' || c == '_') || (c == '-' && !label))
+			return false;
+		digits = digits && c >= '0' && c <= '9';
+		label++;
+	}
+	return !digits;
+}
+
+/* --learn: the shim judges by the user's policy and refuses nothing; the
+ * relaxed boundary is what decided. A would-deny that boundary refuses did
+ * not happen (the shim would have said D): it is a denial, never learned.
+ * What remains may become a setting only when no rule of the user's
+ * policy names it — a rule (deny_read, deny_write, mandatory, deny_domains)
+ * is the user's or sbx's word that it stays closed. */
+static void learn_decide(const struct reports *r, const struct wire_report *w,
+			 struct report_expl *e)
+{
+	const struct policy *box = r->cfg.relaxed ? r->cfg.relaxed : r->cfg.policy;
+	const struct sbx_rule *why = NULL, *bwhy = NULL;
+	char real[PATH_MAX];
+
+	/* a write refused in HOME (the shim's D after the kernel's EROFS,
+	 * or the notify layer's) may be one to record, below */
+	if (e->decision != WIRE_LEARN && !(e->decision == WIRE_DENY && w->op == WIRE_WRITE))
+		return;
+	if (file_op(w->op)) {
+		enum sbx_op op = sbx_op_of(w->op);
+		/* HOME's allow-list is lifted by naming the place: what the
+		 * run wrote there may be learned (learn.c decides which) */
+		bool named = e->has_rule && e->kind == SBX_RULE_HOME_KEPT;
+		bool refused = policy_check_path(box, op, w->target, &bwhy) == SBX_DENY;
+		if (!refused && e->decision == WIRE_DENY)
+			return; /* refused for another reason: not learned */
+		if (refused) {
+			e->decision = WIRE_DENY;
+			e->claimed = w->decision == WIRE_LEARN ? WIRE_LEARN : 0;
+			/* The learning run writes nothing to HOME (nothing of
+			 * it changes on the host): a write refused there for
+			 * no rule is still what the run needed, recorded to be
+			 * learned. Only there, as when the run could write it:
+			 * a write to /etc refused stays a denial. */
+			const char *home = policy_home(box);
+			if (w->op != WIRE_WRITE || (bwhy && bwhy->kind != SBX_RULE_HOME_KEPT) ||
+			    !sbx_path_under(w->target, home))
+				return;
+			e->claimed = 0;
+		}
+		if (w->op != WIRE_WRITE || (e->has_rule && !named) || w->truncated)
+			return;
+		/* and where it leads: a link made during the run must not
+		 * turn a learned directory into a way to a protected one */
+		sbx_path_resolve(w->target, real, sizeof(real));
+		if ((!refused && policy_check_path(box, op, real, NULL) == SBX_DENY) ||
+		    (policy_check_path(r->cfg.policy, op, real, &why) == SBX_DENY && why &&
+		     why->kind != SBX_RULE_HOME_KEPT))
+			return;
+		e->candidate = true;
+		return;
+	}
+	e->candidate = w->op == WIRE_DNS && !e->has_rule && plain_host(w->target);
+}
+
+static const char *verb(enum wire_op op)
+{
+	switch (op) {
+	case WIRE_CONNECT: return "connect to";
+	case WIRE_DNS: return "lookup of";
+	case WIRE_UNIX: return "unix socket";
+	case WIRE_SOCKET: return "socket";
+	default: return NULL;
+	}
+}
+
+size_t report_line(const struct wire_report *w, const struct report_expl *e,
+		   char *out, size_t outsz)
+{
+	char raw[REPORT_LINE_MAX];
+	size_t o = 0, outlen = sizeof(raw);
+	const char *v = verb(w->op);
+	char d = e->decision ? e->decision : w->decision;
+
+#define PUT(...)                                                              \
+	do {                                                                  \
+		int n_ = snprintf(raw + o, o < outlen ? outlen - o : 0, __VA_ARGS__); \
+		if (n_ > 0)                                                   \
+			o += (size_t)n_;                                      \
+	} while (0)
+	if (d == WIRE_ALLOW)
+		PUT("sbx: trace: %s %s", v ? v : wire_op_name(w->op), e->shown);
+	else
+		PUT("sbx: %s %s%s%s%s", d == WIRE_LEARN ? "would deny" : "denied",
+		    v ? v : wire_op_name(w->op), v ? " " : " of ", e->shown,
+		    w->truncated ? "…" : "");
+	if (d != WIRE_ALLOW) {
+		if (e->device == 1)
+			PUT(" — not the sandbox's own terminal: a program inside reaches only "
+			    "the run's own pty, never the person's terminals (docs/SECURITY.md, "
+			    "\"The terminal is the sandbox's own\")");
+		else if (e->device)
+			PUT(" — a device the sandbox does not give (inside, /dev holds null, "
+			    "zero, full, random, urandom, tty, ptmx, shm and the run's own "
+			    "terminal)");
+		else if (e->has_rule)
+			PUT(" by `%s` (%s)", e->rule, e->note);
+		else if (e->unbound && w->err == EBUSY)
+			PUT(" — `%s` (%s) allows it, but the directory being moved or "
+			    "replaced is kept in place by the sandbox: it holds a protected "
+			    "path (a git directory or a protected file)", e->rule, e->source);
+		else if (e->unbound)
+			PUT(" — `%s` (%s) allows it, but it did not exist when the sandbox "
+			    "started, and only an existing path can be made writable "
+			    "(create it first, or allow a directory with a trailing /, "
+			    "which sbx creates)", e->rule, e->source);
+		else if (e->nested_eperm)
+			PUT(" — the nested mode refuses every change of extended attributes "
+			    "(ACLs) and, as root, of modes and owners: Landlock has no right for "
+			    "them and a seccomp filter cannot read the path (docs/SECURITY.md, "
+			    "\"The nested mode\")");
+		else if (e->guarded)
+			PUT(" — the sandbox keeps %s read-only (it guards a git "
+			    "directory or a protected file)", e->guarded);
+		else if (e->verdict == SBX_ALLOW)
+			PUT(" — refused by the sandbox");
+		else if (w->op == WIRE_UNIX && w->target[0] != '/' && w->target[0] != '@')
+			/* socket(2) itself: no path to name yet */
+			PUT(" — a kind of Unix socket the sandbox refuses (datagram ones name "
+			    "their peer at each send; without the notify layer, every kind) "
+			    "(allow them all with `allow_all_unix_sockets = true` under "
+			    "[network] in sandbox.ini)");
+		else if (w->op == WIRE_UNIX)
+			PUT(" — not in allow_unix_sockets (allow that one socket with "
+			    "`allow_unix_sockets = %s` under [network] in sandbox.ini)", e->shown);
+		else if (w->op == WIRE_SOCKET)
+			PUT(" — the seccomp table refuses it: in the nested mode every socket "
+			    "Landlock's TCP rules do not see (only allow_domains = * allows it; "
+			    "docs/SECURITY.md, \"The nested mode\")");
+		else if (file_op(w->op))
+			PUT(" — outside the writable paths");
+		else
+			PUT(" — not in allow_domains");
+		if (e->fix[0] && e->runs_later[0])
+			PUT(" (%s %s — %s)", d == WIRE_LEARN ? "learned:" : "allow it with",
+			    e->fix, e->runs_later);
+		else if (e->fix[0])
+			PUT(" (%s %s)", d == WIRE_LEARN ? "learned:" : "allow it with", e->fix);
+		else if (e->runs_later[0])
+			PUT(" (%s — no flag is offered for it: change it outside the sandbox)",
+			    e->runs_later);
+		else if (e->renames[0]) {
+			/* "once the file exists" would not work: the name is new
+			 * at every save, and the rename needs its directory */
+			char dir[PATH_MAX];
+			const char *slash = strrchr(e->renames, '/');
+			snprintf(dir, sizeof(dir), "%.*s", slash && slash != e->renames ?
+				 (int)(slash - e->renames) : 1, e->renames);
+			PUT(" (the program replaces %s by renaming this new name over it, and "
+			    "only all of %s would let it, which no hint offers: give the "
+			    "program a file in a directory of its own, or quiet this with "
+			    "`ignore_paths = %s` under [report])", e->renames, dir, e->shown);
+		} else if (e->has_rule && e->kind == SBX_RULE_DENY_WRITE &&
+			   !strstr(e->note, "no setting")) {
+			PUT(" (remove that rule to allow it)");
+		}
+	}
+	/* the line said otherwise: say so, the decision above is ours */
+	if (e->claimed == WIRE_ALLOW && d == WIRE_DENY)
+		PUT(" (reported as allowed; the policy denies it)");
+	else if (e->claimed == WIRE_LEARN && d == WIRE_DENY)
+		PUT(" (reported as done; the sandbox refuses it)");
+	char comm[sizeof(w->comm) * 6];
+	report_printable(w->comm, comm, sizeof(comm), true);
+	PUT(" — pid %d %s%s", w->pid, comm, e->boundary ? " (seccomp)" : "");
+#undef PUT
+	/* the rule and its source come from configuration files, a project's
+	 * among them: no control character of theirs reaches the terminal
+	 * either (the fields above are printable already; no backslash is
+	 * doubled twice) */
+	return report_printable(raw, out, outsz, false);
+}
+
+/* ---- the audit log */
+
+static void json_opt(FILE *f, const char *key, const char *v)
+{
+	fprintf(f, ",\"%s\":", key);
+	if (v && *v)
+		report_json_string(f, v);
+	else
+		fputs("null", f);
+}
+
+/* The log is opened once COMMAND runs, in a tree it may write: never
+ * through a link, a hard link or a file not the user's (hostfs.h). */
+static int open_log(struct reports *r)
+{
+	struct hostfs_err err;
+
+	if (r->log_fd >= 0 || r->log_failed || !r->cfg.log_path)
+		return r->log_fd;
+	r->log_fd = hostfs_append_path(r->cfg.log_path, HOSTFS_CREATE, 0600, &err);
+	if (r->log_fd < 0) {
+		r->log_failed = true;
+		msg("cannot write the audit log: %s (reports go to stderr only)", err.msg);
+	}
+	return r->log_fd;
+}
+
+static const char *decision_name(char d)
+{
+	return d == WIRE_DENY ? "deny" : d == WIRE_ALLOW ? "allow" : "would-deny";
+}
+
+/* The symbolic name of an errno the shim reports ("EACCES"), or NULL.
+ * Our own table: strerrorname_np() is glibc's alone (2.32 and later), and
+ * sbx-preload is built against musl where it can be. */
+static const char *errno_name(int e)
+{
+#define E(x) { x, #x }
+	static const struct { int e; const char *name; } names[] = {
+		E(EPERM), E(ENOENT), E(ESRCH), E(EINTR), E(EIO), E(ENXIO), E(E2BIG),
+		E(ENOEXEC), E(EBADF), E(ECHILD), E(EAGAIN), E(ENOMEM), E(EACCES),
+		E(EFAULT), E(EBUSY), E(EEXIST), E(EXDEV), E(ENODEV), E(ENOTDIR),
+		E(EISDIR), E(EINVAL), E(ENFILE), E(EMFILE), E(ETXTBSY), E(EFBIG),
+		E(ENOSPC), E(ESPIPE), E(EROFS), E(EMLINK), E(EPIPE), E(ENAMETOOLONG),
+		E(ENOSYS), E(ENOTEMPTY), E(ELOOP), E(EDQUOT), E(ENOTSUP),
+		E(EAFNOSUPPORT), E(EADDRINUSE), E(EADDRNOTAVAIL), E(ENETDOWN),
+		E(ENETUNREACH), E(ECONNABORTED), E(ECONNRESET), E(ETIMEDOUT),
+		E(ECONNREFUSED), E(EHOSTUNREACH), E(EALREADY), E(EINPROGRESS),
+		E(EPROTONOSUPPORT), E(EISCONN),
+	};
+#undef E
+	for (size_t i = 0; e > 0 && i < sizeof(names) / sizeof(names[0]); i++)
+		if (names[i].e == e)
+			return names[i].name;
+	return NULL;
+}
+
+static void stamp(FILE *f)
+{
+	char when[40];
+	struct timeval tv;
+	struct tm tm;
+
+	gettimeofday(&tv, NULL);
+	gmtime_r(&tv.tv_sec, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
+	fprintf(f, "{\"time\":\"%s.%03dZ\"", when, (int)(tv.tv_usec / 1000));
+}
+
+/* One record, whole, counted against the run's cap by the caller. */
+static void log_write(struct reports *r, const char *text, size_t len)
+{
+	int fd = open_log(r);
+
+	if (fd < 0)
+		return;
+	if (write(fd, text, len) != (ssize_t)len && !r->log_failed) {
+		r->log_failed = true;
+		msg("writing the audit log %s failed: %s", r->cfg.log_path, strerror(errno));
+	}
+	r->log_bytes += len;
+}
+
+/* A record about the stream itself (a cap met, a malformed line, the
+ * summary of what was refused or lost): "op":"notice", no "decision".
+ * Each kind is written once a run (the summary at the end), so notices
+ * pass the caps. `counts`: more fields, JSON, starting with a comma. */
+static void log_notice(struct reports *r, const char *kind, const char *message,
+		       const char *counts)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (!r->cfg.log_path || r->log_failed || !(f = open_memstream(&text, &len)))
+		return;
+	stamp(f);
+	fprintf(f, ",\"layer\":\"supervisor\",\"op\":\"notice\",\"notice\":\"%s\"", kind);
+	json_opt(f, "message", message);
+	json_opt(f, "run", r->cfg.run_id);
+	fprintf(f, "%s}\n", counts ? counts : "");
+	fclose(f);
+	if (text)
+		log_write(r, text, len);
+	free(text);
+}
+
+void reports_notice(struct reports *r, const char *kind, const char *message)
+{
+	log_notice(r, kind, message, NULL);
+}
+
+static void say(struct reports *r, const char *text);
+
+/* A cap met: once on stderr, once in the log. */
+static void cap_met(struct reports *r, bool *said, const char *kind, const char *message)
+{
+	char line[512];
+
+	if (*said)
+		return;
+	*said = true;
+	snprintf(line, sizeof(line), "sbx: %s", message);
+	say(r, line);
+	log_notice(r, kind, message, NULL);
+}
+
+/* May one more record go to the log now? Within the rate (said once when
+ * not), and not after the run's cap. Every record the stream or the proxy
+ * causes passes here: both are the sandbox's doing. */
+static bool log_gate(struct reports *r)
+{
+	char m[256];
+
+	if (!r->cfg.log_path || r->log_failed)
+		return false;
+	if (r->log_capped) {
+		r->not_logged++;
+		return false;
+	}
+	if (!take(&r->log_b, r->lim.log_burst, r->lim.log_per_sec, now_ms(r))) {
+		r->not_logged++;
+		snprintf(m, sizeof(m), "more than %u reports a second: the audit log leaves "
+			 "out the rest while that lasts (counted)", r->lim.log_per_sec);
+		cap_met(r, &r->said_log_rate, "log-rate", m);
+		return false;
+	}
+	return true;
+}
+
+/* One record out, unless it would pass the run's cap (then none more). */
+static void log_commit(struct reports *r, const char *text, size_t len)
+{
+	char m[256];
+
+	if (!text)
+		return;
+	if (r->log_bytes + len > r->lim.log_max) {
+		r->not_logged++;
+		r->log_capped = true;
+		bool mib = !(r->lim.log_max & ((1u << 20) - 1));
+		snprintf(m, sizeof(m), "the audit log reached this run's cap (%llu %s): no more "
+			 "records for this run (counted)", r->lim.log_max >> (mib ? 20 : 10),
+			 mib ? "MiB" : "KiB");
+		cap_met(r, &r->said_log_cap, "log-cap", m);
+		return;
+	}
+	log_write(r, text, len);
+}
+
+/* The end of a record: "ignored", and the quiet rule that kept it off
+ * the terminal (ignore_paths / ignore_domains) with its source, so the
+ * log says which setting hid it and `sbxctl status` can list it. */
+static void json_quiet(FILE *f, const struct sbx_rule *q)
+{
+	char rule[PATH_MAX + 32];
+
+	fprintf(f, ",\"ignored\":%s", q ? "true" : "false");
+	if (!q)
+		return;
+	policy_rule_text(q, rule, sizeof(rule));
+	json_opt(f, "quiet_rule", rule);
+	json_opt(f, "quiet_source", q->source);
+}
+
+static void log_report(struct reports *r, const struct wire_report *w,
+		       const struct report_expl *e, const struct sbx_rule *quiet,
+		       bool boundary)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (!log_gate(r) || !(f = open_memstream(&text, &len)))
+		return;
+	stamp(f);
+	fprintf(f, ",\"layer\":\"%s\",\"op\":\"%s\"", boundary ? "notify" : "shim",
+		wire_op_name(w->op));
+	json_opt(f, "target", w->target);
+	fprintf(f, ",\"decision\":\"%s\"", decision_name(e->decision));
+	if (e->claimed)
+		fprintf(f, ",\"claimed\":\"%s\"", decision_name(e->claimed));
+	json_opt(f, "rule", e->has_rule ? e->rule : NULL);
+	json_opt(f, "source", e->has_rule ? e->source : NULL);
+	fprintf(f, ",\"pid\":%d", w->pid);
+	json_opt(f, "comm", w->comm);
+	json_opt(f, "errno", errno_name(w->err));
+	json_opt(f, "fix", e->fix);
+	json_opt(f, "run", r->cfg.run_id);
+	fprintf(f, ",\"truncated\":%s", w->truncated ? "true" : "false");
+	json_quiet(f, quiet);
+	fputs("}\n", f);
+	fclose(f);
+	log_commit(r, text, len);
+	free(text);
+}
+
+/* ---- one line from the pipe */
+
+/* ---- the terminal ([report] stderr) */
+
+/* A full-screen program (an agent's TUI, vim, less) puts the terminal in
+ * raw mode (no ICANON) while it draws: a line written then lands inside
+ * its screen. The supervisor's stderr is that same terminal, so it can ask
+ * without seeing the program's output. */
+static bool terminal_busy(const struct reports *r)
+{
+	struct termios t;
+
+	if (r->cfg.tty_busy)
+		return r->cfg.tty_busy(r->cfg.out_fd);
+	return tcgetattr(r->cfg.out_fd, &t) == 0 && !(t.c_lflag & ICANON);
+}
+
+/* May lines be written to out_fd now? */
+static bool may_write_now(const struct reports *r)
+{
+	switch (r->cfg.tty) {
+	case SBX_REPORT_LIVE:
+		return true;
+	case SBX_REPORT_AUTO:
+		return !terminal_busy(r);
+	default:
+		return false;
+	}
+}
+
+/* Room on out_fd now for a line (up to PIPE_BUF bytes: a pipe with room
+ * takes that whole)? */
+static bool room_now(const struct reports *r)
+{
+	struct pollfd pf = { r->cfg.out_fd, POLLOUT, 0 };
+
+	return poll(&pf, 1, 0) != 0;
+}
+
+/* The held lines out. While COMMAND runs (!wait), only as far as out_fd
+ * has room now, line by line: stderr's open file description is
+ * COMMAND's too, and a program inside may make it non-blocking (Node does
+ * with its stdio pipes); a full pipe then said EAGAIN and the line was
+ * lost (issue 24), and waiting for room here would stall every notified
+ * call and the proxy with us. The rest stays held (r->stalled) until the
+ * loop sees room (reports_room_fd). At the end (wait), all of it, waiting
+ * for room as a blocking write would (util.c). */
+static void write_held(struct reports *r, bool wait)
+{
+	size_t off = 0;
+
+	if (!r->nheld)
+		return;
+	r->stalled = false;
+	if (!wait && !room_now(r)) {
+		r->stalled = true;
+		return;
+	}
+	/* said once per batch held back, so the person knows these lines
+	 * are late, not happening now */
+	if (r->held_busy)
+		sbx_dprintf(r->cfg.out_fd, "sbx: reports held while %s:\n",
+			r->cfg.tty == SBX_REPORT_END ? "COMMAND ran ([report] stderr = end)" :
+			"the terminal was in full-screen use");
+	r->held_busy = false;
+	if (wait) {
+		sbx_write_text(r->cfg.out_fd, r->held, r->nheld); /* stops where stderr is gone */
+		r->nheld = 0;
+		return;
+	}
+	while (off < r->nheld) {
+		const char *nl = memchr(r->held + off, '\n', r->nheld - off);
+		size_t len = (nl ? (size_t)(nl - r->held) + 1 : r->nheld) - off;
+		if (off && !room_now(r)) {
+			r->stalled = true;
+			break;
+		}
+		sbx_write_text(r->cfg.out_fd, r->held + off, len);
+		off += len;
+	}
+	memmove(r->held, r->held + off, r->nheld - off);
+	r->nheld -= off;
+}
+
+/* One line for the person: now, or held for reports_flush(). */
+static void say(struct reports *r, const char *text)
+{
+	size_t len = strlen(text);
+	bool now = may_write_now(r), hold = r->cfg.hold || !now;
+
+	if (r->cfg.tty == SBX_REPORT_OFF)
+		return;
+	if (!now)
+		r->held_busy = true;
+	if (hold && r->nheld + len + 1 > 64 * 1024) {
+		if (now)
+			reports_flush(r);
+		if (r->nheld + len + 1 > 64 * 1024) {
+			r->not_held++; /* the log has it */
+			return;
+		}
+	}
+	if (hold && r->nheld + len + 1 > r->capheld) {
+		size_t cap = r->capheld ? r->capheld * 2 : 8192;
+		while (cap < r->nheld + len + 1)
+			cap *= 2;
+		char *n = realloc(r->held, cap);
+		if (n) {
+			r->held = n;
+			r->capheld = cap;
+		}
+	}
+	if (!hold || r->nheld + len + 1 > r->capheld) {
+		if (!now) {
+			r->not_held++;
+			return;
+		}
+		reports_flush(r);
+		sbx_dprintf(r->cfg.out_fd, "%s\n", text);
+		return;
+	}
+	memcpy(r->held + r->nheld, text, len);
+	r->held[r->nheld + len] = '\n';
+	r->nheld += len + 1;
+}
+
+/* May one more report line reach the terminal now? Counted and said once
+ * when not. */
+static bool may_say(struct reports *r)
+{
+	char m[256];
+
+	if (take(&r->say_b, r->lim.say_burst, r->lim.say_per_sec, now_ms(r)))
+		return true;
+	r->not_shown++;
+	snprintf(m, sizeof(m), "more than %u report lines a second: the rest are counted, "
+		 "not shown, while that lasts (the audit log keeps them)", r->lim.say_per_sec);
+	cap_met(r, &r->said_say_rate, "terminal-rate", m);
+	return false;
+}
+
+static void malformed(struct reports *r)
+{
+	r->malformed++;
+	if (r->said_malformed)
+		return;
+	r->said_malformed = true;
+	log_notice(r, "malformed", "a report line that is not one the shim writes (anything "
+		   "in the sandbox can write to the report pipe): not acted on; any more are "
+		   "counted in the summary", NULL);
+}
+
+static bool seen_room(const struct reports *r)
+{
+	return r->nseen < r->lim.seen_max && r->seen_bytes < r->lim.seen_bytes;
+}
+
+/* A distinct report into the table, within its bounds; NULL when it is
+ * full (said once). `text` may be NULL only when !seen_room(). */
+static struct seen *remember(struct reports *r, const char *key, size_t klen,
+			     const struct wire_report *w, const struct report_expl *e,
+			     const char *text)
+{
+	bool keep_line = e->decision == WIRE_DENY && r->cfg.mode != REPORTS_LEARN;
+	size_t cost = sizeof(struct seen) + klen + 1 + 2 * sizeof(void *);
+	struct seen *s;
+	char m[256];
+
+	if (seen_room(r) && keep_line)
+		cost += strlen(text) + 1;
+	if (!seen_room(r) || r->seen_bytes + cost > r->lim.seen_bytes) {
+		r->not_kept++;
+		snprintf(m, sizeof(m), "%zu distinct reports: later new ones are not folded%s "
+			 "(counted)", r->nseen, r->cfg.mode == REPORTS_LEARN ? " or learned" : "");
+		cap_met(r, &r->said_full, "table-full", m);
+		return NULL;
+	}
+	if (!(s = calloc(1, sizeof(*s))) || !(s->key = malloc(klen + 1))) {
+		free(s);
+		return NULL;
+	}
+	memcpy(s->key, key, klen + 1);
+	s->target = s->key + 3;
+	s->decision = e->decision;
+	s->op = w->op;
+	s->candidate = e->candidate;
+	s->dir = w->dir;
+	s->count = 1;
+	if (keep_line && (s->line = strdup(text))) {
+		/* folded repeats may come from other processes: no pid */
+		char *pid = NULL;
+		for (char *q = strstr(s->line, " — pid "); q; q = strstr(q + 1, " — pid "))
+			pid = q;
+		if (pid)
+			*pid = '\0';
+	}
+	HASH_ADD_KEYPTR(hh, r->seen, s->key, klen, s);
+	r->nseen++;
+	r->seen_bytes += cost;
+	return s;
+}
+
+static void take_report(struct reports *r, const struct wire_report *wr, bool boundary,
+			const struct sbx_rule *why);
+
+static bool proxy_seen_add(struct reports *r, const char *key, struct seen **out);
+
+/* A loopback connect refused inside (shim/net.c): the sandbox's loopback
+ * is its own, and the host's service there is one flag away. The
+ * program's claim about itself, so only words: once per port, only for
+ * the sandbox's loopback addresses, never a decision. */
+static void loopback_note(struct reports *r, const struct wire_report *w)
+{
+	char key[80], text[REPORT_LINE_MAX], comm[sizeof(w->comm) * 6];
+	unsigned long port;
+	char *end;
+	const char *digits = !strncmp(w->target, "127.0.0.1:", 10) ? w->target + 10 :
+			     !strncmp(w->target, "[::1]:", 6) ? w->target + 6 : NULL;
+	const char *colon = digits ? digits - 1 : NULL;
+	struct seen *s;
+
+	/* exactly the address and a port: the target is the line's, and
+	 * anything between them (a C1 control, a bidi override) would reach
+	 * the person's terminal as it came */
+	if (!digits || *digits < '1' || *digits > '9' || strspn(digits, "0123456789") > 5)
+		return;
+	port = strtoul(digits, &end, 10);
+	if (*end || !port || port > 65535)
+		return;
+	snprintf(key, sizeof(key), "N %.*s:%lu", (int)(colon - w->target), w->target, port);
+	if (proxy_seen_add(r, key, &s) || !may_say(r))
+		return;
+	report_printable(w->comm, comm, sizeof(comm), true);
+	snprintf(text, sizeof(text), "sbx: note: connect to %s refused — the sandbox has a "
+		 "loopback of its own, where nothing listens on port %lu; a service on the "
+		 "host's 127.0.0.1:%lu is reachable with --host-port %lu — pid %d %s",
+		 w->target, port, port, port, w->pid, comm);
+	say(r, text);
+}
+
+static void handle(struct reports *r, const char *line, size_t len)
+{
+	struct wire_report w;
+	char text[REPORT_LINE_MAX];
+
+	if (report_parse(line, len, &w) || !claim_expected(r->cfg.mode, w.decision)) {
+		malformed(r);
+		return;
+	}
+	if (w.decision == WIRE_NOTE) {
+		/* a claim the command can forge, and harmless: a line, once */
+		if (w.op == WIRE_EXEC && !r->said_static) {
+			char tmp[PATH_MAX], shown[PATH_MAX];
+			r->said_static = true;
+			policy_tildify(r->cfg.policy, w.target, tmp, sizeof(tmp));
+			report_printable(tmp, shown, sizeof(shown), true);
+			snprintf(text, sizeof(text), "sbx: note: %s is a static binary (pid %d): the "
+				 "shim cannot see inside it, so what the sandbox refuses it will "
+				 "fail without an explanation here (the boundary holds all the same)",
+				 shown, w.pid);
+			say(r, text);
+		}
+		if (w.op == WIRE_CONNECT)
+			loopback_note(r, &w);
+		return;
+	}
+	take_report(r, &w, false, NULL);
+}
+
+/* The notify layer's decision, in its own words: the socket's path (the
+ * shim's unix reports have none), and the rule it decided by when that is
+ * not the path's own (a directory renamed to `.git` would complete
+ * `.git/hooks/` with what it holds). */
+static void boundary_explain(const struct policy *p, const struct wire_report *w,
+			     struct report_expl *e, const struct sbx_rule *why)
+{
+	char tmp[PATH_MAX];
+
+	if (w->op == WIRE_UNIX) {
+		policy_tildify(p, w->target, tmp, sizeof(tmp));
+		report_printable(tmp, e->shown, sizeof(e->shown), true);
+	}
+	if (!why || e->decision != WIRE_DENY)
+		return;
+	expl_rule(e, why);
+	e->unbound = false;
+	e->fix[0] = '\0';
+}
+
+/* A report decided: explained, logged, folded, said. `boundary`: the
+ * notify layer's own decision (notify.h), not a claim from the pipe. */
+static void take_report(struct reports *r, const struct wire_report *wr, bool boundary,
+			const struct sbx_rule *why)
+{
+	struct wire_report w = *wr;
+	struct report_expl e;
+	struct seen *s;
+	char key[WIRE_TARGET_MAX + 8], text[REPORT_LINE_MAX];
+	const struct sbx_rule *quiet;
+
+	report_explain(r->cfg.policy, &w, &e);
+	if (boundary) {
+		/* what the supervisor did, not a claim to weigh */
+		e.decision = w.decision;
+		e.claimed = 0;
+		e.boundary = true;
+		boundary_explain(r->cfg.policy, &w, &e, why);
+		/* a write the notify layer refused in HOME: recorded to be
+		 * learned as the shim's are (learn_decide) */
+		if (r->cfg.mode == REPORTS_LEARN && w.decision == WIRE_DENY && w.op == WIRE_WRITE)
+			learn_decide(r, &w, &e);
+	} else if (r->cfg.mode == REPORTS_LEARN) {
+		learn_decide(r, &w, &e);
+	}
+	/* the nested mode's [nested] rows refuse what the policy allows: a
+	 * file's extended attributes, and root's chmod and chown. Elsewhere
+	 * the shim's EPERM of an attribute the policy allows is the notify
+	 * layer's refusal (a default ACL), which that layer says itself. */
+	if (!boundary && w.op == WIRE_WRITE && w.err == EPERM && e.verdict == SBX_ALLOW &&
+	    e.decision == WIRE_DENY) {
+		if (!r->cfg.nested)
+			return;
+		e.nested_eperm = true;
+		e.unbound = false;
+	}
+	if (e.unbound && file_op(w.op))
+		for (size_t i = 0; i < r->cfg.nguarded; i++)
+			if (sbx_path_under(w.target, r->cfg.guarded[i])) {
+				e.unbound = false;
+				e.guarded = r->cfg.guarded[i];
+				e.fix[0] = '\0';
+				break;
+			}
+	if (e.claimed)
+		r->contradicted++;
+	quiet = policy_report_quiet(r->cfg.policy, file_op(w.op), w.target);
+	log_report(r, &w, &e, quiet, boundary);
+	if (quiet) {
+		r->ignored++;
+		r->quiet += e.decision == WIRE_DENY;
+		return;
+	}
+	if (e.decision == WIRE_DENY)
+		r->denied[w.op]++;
+	else if (e.decision == WIRE_LEARN)
+		r->learned++;
+	else
+		r->allowed++;
+
+	int klen = snprintf(key, sizeof(key), "%c%c%c%s", e.decision, 'a' + (int)w.op,
+			    w.truncated ? '+' : '=', w.target);
+	HASH_FIND(hh, r->seen, key, (size_t)klen, s);
+	if (s) {
+		s->count++;
+		return;
+	}
+	/* --learn says it all at the end; the rest say it now. The line is
+	 * made only when it goes somewhere: a flood meets a full table and
+	 * an empty terminal budget at once, and then costs no line. */
+	bool say_it = (r->cfg.mode != REPORTS_LEARN || e.decision == WIRE_DENY) && may_say(r);
+	bool room = seen_room(r);
+	if (say_it || room)
+		report_line(&w, &e, text, sizeof(text));
+	s = remember(r, key, (size_t)klen, &w, &e, room ? text : NULL);
+	if (say_it)
+		say(r, text);
+	if (s)
+		s->shown = say_it;
+}
+
+bool reports_pending(const struct reports *r)
+{
+	/* lines the terminal cannot take now are not pending: the loop
+	 * would wake for nothing; the next report or the end writes them.
+	 * Nor are lines waiting for room: the loop waits for that. */
+	return r->nheld > 0 && !r->stalled && may_write_now(r);
+}
+
+int reports_room_fd(const struct reports *r)
+{
+	return r->stalled && r->nheld ? r->cfg.out_fd : -1;
+}
+
+void reports_flush(struct reports *r)
+{
+	if (may_write_now(r))
+		write_held(r, false);
+	else if (r->nheld)
+		r->held_busy = true;
+}
+
+void reports_feed(struct reports *r, const char *data, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char c = data[i];
+		if (c == '\n') {
+			if (!r->skipping)
+				handle(r, r->buf, r->len);
+			r->len = 0;
+			r->skipping = false;
+			continue;
+		}
+		if (r->skipping)
+			continue;
+		if (r->len >= WIRE_MAX) {
+			malformed(r);
+			r->skipping = true; /* longer than any report: drop to the newline */
+			continue;
+		}
+		r->buf[r->len++] = c;
+	}
+}
+
+/* ---- the end */
+
+static void count(char *out, size_t outsz, unsigned long n, const char *one,
+		  const char *many)
+{
+	size_t o = strlen(out);
+	snprintf(out + o, outsz - o, "%s%lu %s", o ? ", " : "", n, n == 1 ? one : many);
+}
+
+/* [report] stderr = off: the summary's counts go to the log only. */
+static void finish_log_only(struct reports *r, unsigned long dropped)
+{
+	char counts[256];
+
+	if (!(r->malformed || r->contradicted || r->not_logged || r->not_kept || dropped))
+		return;
+	snprintf(counts, sizeof(counts),
+		 ",\"malformed\":%lu,\"contradicted\":%lu,\"dropped\":%lu,"
+		 "\"not_logged\":%lu,\"not_folded\":%lu", r->malformed, r->contradicted,
+		 dropped, r->not_logged, r->not_kept);
+	log_notice(r, "summary", "the run's counts ([report] stderr = off)", counts);
+}
+
+void reports_finish(struct reports *r, unsigned long dropped)
+{
+	struct seen *s, *tmp;
+	char sum[1024] = "", logshown[PATH_MAX], counts[512];
+	unsigned long repeats = 0, unsaid = 0;
+	static const char *const names[WIRE_OP_COUNT][2] = {
+		[WIRE_READ] = { "denied read", "denied reads" },
+		[WIRE_WRITE] = { "denied write", "denied writes" },
+		[WIRE_EXEC] = { "denied exec", "denied execs" },
+		[WIRE_CONNECT] = { "denied connect", "denied connects" },
+		[WIRE_DNS] = { "denied lookup", "denied lookups" },
+		[WIRE_UNIX] = { "denied unix socket", "denied unix sockets" },
+		[WIRE_SOCKET] = { "denied socket", "denied sockets" },
+	};
+
+	if (r->len && !r->skipping)
+		handle(r, r->buf, r->len); /* a last line without its newline */
+	r->len = 0;
+	if (r->cfg.tty == SBX_REPORT_OFF) {
+		finish_log_only(r, dropped);
+		return;
+	}
+	write_held(r, true);
+	/* The repeats of what was shown, the shim's and the proxy's: a few
+	 * lines (a flood of distinct names each asked twice, A and AAAA, made
+	 * one each), then a count; the log has every one. Each says what was
+	 * refused: a lookup, a connect through the proxy, a program's own. */
+	if (r->cfg.mode != REPORTS_LEARN)
+		HASH_ITER(hh, r->seen, s, tmp)
+			if (s->count > 1 && s->decision == WIRE_DENY && s->line && s->shown) {
+				if (repeats++ < r->lim.fold_lines)
+					sbx_dprintf(r->cfg.out_fd, "%s (x%lu more)\n", s->line, s->count - 1);
+				else
+					unsaid++;
+			}
+	HASH_ITER(hh, r->proxy_seen, s, tmp) {
+		if (s->count < 2 || s->decision != WIRE_DENY || !s->shown)
+			continue;
+		if (repeats++ >= r->lim.fold_lines)
+			unsaid++;
+		else if (s->op == WIRE_DNS)
+			sbx_dprintf(r->cfg.out_fd, "sbx: denied lookup of %s (by the sandbox's resolver, "
+				"x%lu more)\n", s->target, s->count - 1);
+		else
+			sbx_dprintf(r->cfg.out_fd, "sbx: denied connect to %s (%s, x%lu more)\n", s->target,
+				s->boundary ? "seccomp" : "via the proxy", s->count - 1);
+	}
+	if (unsaid)
+		sbx_dprintf(r->cfg.out_fd, "sbx: and %lu more refusals repeated (see the log)\n", unsaid);
+	for (int op = 0; op < WIRE_OP_COUNT; op++)
+		if (r->denied[op])
+			count(sum, sizeof(sum), r->denied[op], names[op][0], names[op][1]);
+	if (r->denied_calls)
+		count(sum, sizeof(sum), r->denied_calls, "denied system call", "denied system calls");
+	if (r->learned)
+		count(sum, sizeof(sum), r->learned, "access the policy would refuse",
+		      "accesses the policy would refuse");
+	/* apart from the refusals said: what quiet rules kept off the
+	 * terminal, and where to see them */
+	if (r->quiet)
+		count(sum, sizeof(sum), r->quiet, "expected refusal not shown (sbxctl status)",
+		      "expected refusals not shown (sbxctl status)");
+	if (dropped)
+		count(sum, sizeof(sum), dropped, "report dropped (the supervisor fell behind)",
+		      "reports dropped (the supervisor fell behind)");
+	if (r->malformed)
+		count(sum, sizeof(sum), r->malformed, "malformed report line",
+		      "malformed report lines");
+	if (r->contradicted)
+		count(sum, sizeof(sum), r->contradicted,
+		      "report the policy contradicts (\"claimed\" in the log)",
+		      "reports the policy contradicts (\"claimed\" in the log)");
+	if (r->not_shown)
+		count(sum, sizeof(sum), r->not_shown, "report line not shown (too many a second)",
+		      "report lines not shown (too many a second)");
+	if (r->not_logged)
+		count(sum, sizeof(sum), r->not_logged, "report not logged (a cap)",
+		      "reports not logged (a cap)");
+	if (r->not_kept)
+		count(sum, sizeof(sum), r->not_kept, "report not folded (too many distinct)",
+		      "reports not folded (too many distinct)");
+	if (r->not_held)
+		count(sum, sizeof(sum), r->not_held, "report line not held (64 KiB held already)",
+		      "report lines not held (64 KiB held already)");
+	if (r->malformed || r->contradicted || r->not_shown || r->not_logged || r->not_kept ||
+	    dropped) {
+		snprintf(counts, sizeof(counts),
+			 ",\"malformed\":%lu,\"contradicted\":%lu,\"dropped\":%lu,\"not_shown\":%lu,"
+			 "\"not_logged\":%lu,\"not_folded\":%lu", r->malformed, r->contradicted,
+			 dropped, r->not_shown, r->not_logged, r->not_kept);
+		log_notice(r, "summary", sum, counts);
+	}
+	if (!sum[0])
+		return;
+	if (r->cfg.log_path && r->log_fd >= 0) {
+		policy_tildify(r->cfg.policy, r->cfg.log_path, logshown,
+				 sizeof(logshown));
+		sbx_dprintf(r->cfg.out_fd, "sbx: %s — see %s\n", sum, logshown);
+	} else {
+		sbx_dprintf(r->cfg.out_fd, "sbx: %s\n", sum);
+	}
+}
+
+/* ---- what --learn needs */
+
+void reports_each(const struct reports *r,
+		  void (*fn)(void *ctx, const struct report_item *it), void *ctx)
+{
+	const struct seen *s;
+
+	for (s = r->seen; s; s = s->hh.next) {
+		struct report_item it = { .decision = s->decision, .op = s->op,
+					  .target = s->target, .candidate = s->candidate,
+					  .dir = s->dir };
+		fn(ctx, &it);
+	}
+	/* the proxy's refusals of hosts no rule names (net_event.candidate):
+	 * learned as lookups of that host, the same setting */
+	for (s = r->proxy_seen; s; s = s->hh.next)
+		if (s->candidate) {
+			struct report_item it = { .decision = WIRE_DENY, .op = WIRE_DNS,
+						  .target = s->target, .candidate = true };
+			fn(ctx, &it);
+		}
+}
+
+/* ---- the proxy's events (net/)
+ *
+ * The proxy decides with the supervisor's own policy, so an event is not
+ * hostile input like a shim line: its rule and reason are the decision's.
+ * The host came from the sandbox, though, and is shown through printable().
+ * A refusal is one line on stderr (once per target; repeats counted at the
+ * end) and one JSON line with layer "proxy"; a connection that was allowed
+ * but failed (no such name, refused, timed out) too, so a 502 is not taken
+ * for the policy; a client error is logged, and said with --trace or -v;
+ * an allowed connection only under --trace. The process behind a
+ * connection is not known (the listener sees an address inside the
+ * sandbox): no pid, no comm. */
+/* The sandbox's resolver's lines (net/dnsserve.c): a lookup,
+ * not a connection, with the same rule, reason and fix. */
+static void dns_line(char *line, size_t sz, const struct net_event *ev, const char *target,
+		     const char *reason, const char *fix, const char *rule)
+{
+	switch (ev->outcome) {
+	case NET_EV_DENIED:
+		if (ev->rule)
+			snprintf(line, sz, "sbx: denied lookup of %s — %s (remove that rule to allow "
+				 "it) — by the sandbox's resolver (REFUSED)", target, reason);
+		else
+			snprintf(line, sz, "sbx: denied lookup of %s — %s (allow it with %s) — by "
+				 "the sandbox's resolver (REFUSED)", target, reason, fix);
+		break;
+	case NET_EV_ALLOWED:
+		snprintf(line, sz, "sbx: trace: lookup of %s by the sandbox's resolver, allowed by "
+			 "`%s` (%s), answered %s (a stand-in)", target, rule,
+			 ev->rule ? ev->rule->source : "?", ev->address);
+		break;
+	default:
+		snprintf(line, sz, "sbx: lookup of %s failed in the sandbox's resolver — %s",
+			 target, reason);
+		break;
+	}
+}
+
+/* A proxy or boundary line's key in the table of lines said once: true
+ * when there is nothing more to say (seen before: counted; or the table is
+ * full, with the same bounds as the stream's: not kept). Else *out is the
+ * new entry (NULL when memory ran out: the line is said all the same). */
+static bool proxy_seen_add(struct reports *r, const char *key, struct seen **out)
+{
+	struct seen *s;
+
+	*out = NULL;
+	HASH_FIND_STR(r->proxy_seen, key, s);
+	if (s) {
+		s->count++;
+		return true;
+	}
+	size_t cost = sizeof(*s) + strlen(key) + 1 + 2 * sizeof(void *);
+	if (!seen_room(r) || r->seen_bytes + cost > r->lim.seen_bytes) {
+		r->not_kept++;
+		cap_met(r, &r->said_full, "table-full", "too many distinct reports: later new "
+			"ones are not folded (counted)");
+		return true;
+	}
+	if ((s = calloc(1, sizeof(*s))) && (s->key = strdup(key))) {
+		s->decision = key[0];
+		s->count = 1;
+		HASH_ADD_KEYPTR(hh, r->proxy_seen, s->key, strlen(s->key), s);
+		r->nseen++;
+		r->seen_bytes += cost;
+		*out = s;
+	} else {
+		free(s);
+	}
+	return false;
+}
+
+void reports_proxy(struct reports *r, const struct net_event *ev)
+{
+	static const char *const via[] = { "CONNECT", "http", "socks5", "dns", "host_ports",
+					    "seccomp" };
+	char target[300], line[REPORT_LINE_MAX], rule[640] = "", key[320], *text = NULL, stamp[40];
+	bool v6 = strchr(ev->host, ':') != NULL, deny = ev->outcome == NET_EV_DENIED;
+	bool trace = r->cfg.mode == REPORTS_TRACE, dns = ev->proto == NET_PROTO_DNS;
+	const struct sbx_rule *quiet;
+	/* a static program's connect, carried by the notify layer: the
+	 * boundary's, and its caller is known */
+	bool sc = ev->proto == NET_PROTO_SECCOMP;
+	char who[120] = "";
+	const char *decision = deny ? "deny" : ev->outcome == NET_EV_ALLOWED ? "allow" :
+			       ev->outcome == NET_EV_FAILED ? "fail" : "error";
+	size_t len = 0;
+
+	if (ev->outcome == NET_EV_ALLOWED && !trace)
+		return;
+	if (ev->host[0] && dns) /* a lookup has no port */
+		snprintf(target, sizeof(target), "%s", ev->host);
+	else if (ev->host[0])
+		snprintf(target, sizeof(target), "%s%s%s:%u", v6 ? "[" : "", ev->host,
+			 v6 ? "]" : "", ev->port);
+	else
+		snprintf(target, sizeof(target), "?");
+	char raw[sizeof(target)];
+	snprintf(raw, sizeof(raw), "%s", target);
+	report_printable(raw, target, sizeof(target), true);
+	/* [report] ignore_domains: logged, not said */
+	quiet = ev->host[0] ? policy_report_quiet(r->cfg.policy, false, target) : NULL;
+	if (ev->rule)
+		snprintf(rule, sizeof(rule), "%s = %s", sbx_rule_key(ev->rule->kind),
+			 ev->rule->value);
+
+	/* the audit log */
+	FILE *f = log_gate(r) && open_log(r) >= 0 ? open_memstream(&text, &len) : NULL;
+	if (f) {
+		struct timeval tv;
+		struct tm tm;
+		gettimeofday(&tv, NULL);
+		gmtime_r(&tv.tv_sec, &tm);
+		strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
+		fprintf(f, "{\"time\":\"%s.%03dZ\",\"layer\":\"%s\",\"op\":\"%s\"", stamp,
+			(int)(tv.tv_usec / 1000), sc ? "notify" : "proxy", dns ? "dns" : "connect");
+		json_opt(f, "target", ev->host[0] ? target : NULL);
+		fprintf(f, ",\"decision\":\"%s\"", decision);
+		json_opt(f, "rule", ev->rule ? rule : NULL);
+		json_opt(f, "source", ev->rule ? ev->rule->source : NULL);
+		if (sc && ev->pid > 0)
+			fprintf(f, ",\"pid\":%d", ev->pid);
+		else
+			fputs(",\"pid\":null", f);
+		json_opt(f, "comm", sc ? ev->comm : NULL);
+		json_opt(f, "reason", ev->reason);
+		json_opt(f, "fix", ev->fix);
+		fprintf(f, ",\"via\":\"%s\"", via[ev->proto]);
+		json_opt(f, "address", ev->address);
+		json_opt(f, "client", ev->client);
+		json_opt(f, "run", r->cfg.run_id);
+		json_quiet(f, quiet);
+		fputs("}\n", f);
+		fclose(f);
+		log_commit(r, text, len);
+		free(text);
+	}
+
+	/* the line, once per outcome, kind (a lookup, a connect through the
+	 * proxy, a program's own) and target */
+	struct seen *s;
+	snprintf(key, sizeof(key), "%c%c %s", deny ? WIRE_DENY : ev->outcome == NET_EV_ALLOWED ?
+		 WIRE_ALLOW : ev->outcome == NET_EV_FAILED ? 'F' : 'E', dns ? 'l' : sc ? 's' : 'p',
+		 target);
+	if (quiet) {
+		r->ignored++;
+		r->quiet += deny;
+		return;
+	}
+	if (ev->outcome == NET_EV_ERROR && !trace && sbx_verbosity < V_VERBOSE)
+		return; /* logged; said with --trace or -v */
+	if (deny)
+		r->denied[dns ? WIRE_DNS : WIRE_CONNECT]++;
+	if (proxy_seen_add(r, key, &s))
+		return;
+	if (s) {
+		s->candidate = ev->candidate && r->cfg.mode == REPORTS_LEARN && ev->host[0];
+		s->target = s->key + (strlen(key) - strlen(target)); /* the target, inside key */
+		s->op = dns ? WIRE_DNS : WIRE_CONNECT;
+		s->boundary = sc;
+	}
+	if (!may_say(r))
+		return;
+	if (s)
+		s->shown = true;
+	char reason[700], fix[450]; /* the decision's, 640 and 400 at most */
+	report_printable(ev->reason, reason, sizeof(reason), true);
+	report_printable(ev->fix, fix, sizeof(fix), true);
+	if (dns) {
+		dns_line(line, sizeof(line), ev, target, reason, fix, rule);
+		say(r, line);
+		return;
+	}
+	if (sc) {
+		char comm[16 * 6];
+		report_printable(ev->comm ? ev->comm : "", comm, sizeof(comm), true);
+		snprintf(who, sizeof(who), "pid %d %s (seccomp)", ev->pid, comm);
+		switch (ev->outcome) {
+		case NET_EV_DENIED:
+			if (ev->rule)
+				snprintf(line, sizeof(line), "sbx: denied connect to %s — %s (remove "
+					 "that rule to allow it) — %s", target, reason, who);
+			else if (!fix[0])
+				snprintf(line, sizeof(line), "sbx: denied connect to %s — %s — %s",
+					 target, reason, who);
+			else
+				snprintf(line, sizeof(line), "sbx: denied connect to %s — %s (allow "
+					 "it with %s) — %s", target, reason, fix, who);
+			break;
+		case NET_EV_ALLOWED:
+			snprintf(line, sizeof(line), "sbx: trace: connect to %s by %s, allowed by "
+				 "`%s` (%s), to %s", target, who, rule,
+				 ev->rule ? ev->rule->source : "?", ev->address);
+			break;
+		default:
+			snprintf(line, sizeof(line), "sbx: connect to %s failed — %s (the policy "
+				 "allows it) — %s", target, reason, who);
+			break;
+		}
+		say(r, line);
+		return;
+	}
+	if (ev->proto == NET_PROTO_HOSTPORT) {
+		snprintf(line, sizeof(line), ev->outcome == NET_EV_ALLOWED ?
+			 "sbx: trace: connect to %s via host_ports (the host's own port)" :
+			 "sbx: connect to %s via host_ports failed — %s", target, reason);
+		say(r, line);
+		return;
+	}
+	switch (ev->outcome) {
+	case NET_EV_DENIED:
+		/* the rule's own words ("denied by `deny_domains = x` (file:3)")
+		 * or why no rule allows it, and how to change that */
+		if (ev->rule)
+			snprintf(line, sizeof(line), "sbx: denied connect to %s — %s (remove that "
+				 "rule to allow it) — via the proxy", target, reason);
+		else if (!fix[0]) /* nothing would allow it */
+			snprintf(line, sizeof(line), "sbx: denied connect to %s — %s — via the proxy",
+				 target, reason);
+		else
+			snprintf(line, sizeof(line), "sbx: denied connect to %s — %s (allow it "
+				 "with %s) — via the proxy", target, reason, fix);
+		break;
+	case NET_EV_ALLOWED:
+		snprintf(line, sizeof(line), "sbx: trace: connect to %s via the proxy (%s), "
+			 "allowed by `%s` (%s), to %s", target, via[ev->proto], rule,
+			 ev->rule ? ev->rule->source : "?", ev->address);
+		break;
+	case NET_EV_FAILED:
+		snprintf(line, sizeof(line), "sbx: connect to %s failed in the proxy — %s (the "
+			 "policy allows it)", target, reason);
+		break;
+	case NET_EV_ERROR:
+		snprintf(line, sizeof(line), "sbx: the proxy refused a %s client: %s", via[ev->proto],
+			 reason);
+		break;
+	}
+	say(r, line);
+}
+
+void reports_boundary(struct reports *r, char decision, enum wire_op op, int pid,
+		      const char *comm, const char *target, int err, const struct sbx_rule *why)
+{
+	struct wire_report w = { .decision = decision, .op = op, .pid = pid, .err = err };
+
+	snprintf(w.comm, sizeof(w.comm), "%s", comm);
+	w.truncated = snprintf(w.target, sizeof(w.target), "%s", target) >= (int)sizeof(w.target);
+	size_t tl = strlen(w.target);
+	if (file_op(op) && !w.truncated && tl > 1 && w.target[tl - 1] == '/') {
+		w.target[tl - 1] = '\0'; /* a directory being made (mkdir) */
+		w.dir = 1;
+	}
+	take_report(r, &w, true, why);
+}
+
+/* A call the boundary refuses as such (the seccomp table's rows, a server
+ * under allow_local_binding = false): said and logged once per call,
+ * reason and program (comm), as a program that is refused tends to try again; the
+ * others are counted. The words are the supervisor's; comm and target
+ * came from the sandbox and are shown printable. */
+void reports_syscall(struct reports *r, int pid, const char *comm, const char *call,
+		     const char *target, const char *why, const char *rule, int err)
+{
+	char key[512], line[REPORT_LINE_MAX], shown_comm[16 * 6], shown[600], *text = NULL;
+	struct seen *s;
+	size_t len = 0;
+
+	report_printable(comm ? comm : "", shown_comm, sizeof(shown_comm), true);
+	report_printable(target ? target : "", shown, sizeof(shown), true);
+	/* the reason tells rows of one call apart (socket: AF_PACKET, raw);
+	 * a write's file too (git config refused in two repositories) */
+	snprintf(key, sizeof(key), "S %s %s %.120s %.100s", call, shown_comm, why,
+		 strcmp(call, "write") ? "" : shown);
+	r->denied_calls++;
+	if (proxy_seen_add(r, key, &s))
+		return;
+	if (s)
+		s->target = s->key + 2;
+	FILE *f = log_gate(r) && open_log(r) >= 0 ? open_memstream(&text, &len) : NULL;
+	if (f) {
+		stamp(f);
+		fprintf(f, ",\"layer\":\"notify\",\"op\":\"syscall\"");
+		json_opt(f, "target", call);
+		fputs(",\"decision\":\"deny\"", f);
+		json_opt(f, "rule", rule);
+		json_opt(f, "source", "built-in");
+		fprintf(f, ",\"pid\":%d", pid);
+		json_opt(f, "comm", comm);
+		json_opt(f, "errno", errno_name(err));
+		json_opt(f, "reason", why);
+		json_opt(f, "address", target);
+		json_opt(f, "run", r->cfg.run_id);
+		fputs("}\n", f);
+		fclose(f);
+		log_commit(r, text, len);
+		free(text);
+	}
+	if (!may_say(r))
+		return;
+	snprintf(line, sizeof(line), "sbx: denied %s%s%s — %s — pid %d %s (seccomp)", call,
+		 shown[0] ? " on " : "", shown, why, pid, shown_comm);
+	say(r, line);
+}
+
+void reports_nested_sandbox(struct reports *r, int pid, const char *comm, const char *parent,
+			    const char *call, const char *rule, int err)
+{
+	char who[16 * 6], by[16 * 6], why[512];
+
+	report_printable(comm ? comm : "", who, sizeof(who), true);
+	report_printable(parent ? parent : "", by, sizeof(by), true);
+	/* sbx is the sandbox: the fix is the agent's own sandbox off, which
+	 * the codex profile does (share/sbx/profiles/codex.ini) */
+	snprintf(why, sizeof(why), "%s%s%s%s tried to start its own sandbox (a new user "
+		 "namespace): sbx is the sandbox; turn the program's own sandbox off "
+		 "(Codex: --sandbox danger-full-access, which the codex profile sets: "
+		 "sbx-preload codex)", who[0] ? who : "a program", by[0] ? " (started by " : "",
+		 by, by[0] ? ")" : "");
+	reports_syscall(r, pid, comm, call, NULL, why, rule, err);
+}
+
+void reports_nofile(struct reports *r)
+{
+	struct rlimit rl;
+	char line[400], lim[64] = "";
+
+	if (!r || r->said_nofile)
+		return;
+	r->said_nofile = true;
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur != RLIM_INFINITY)
+		snprintf(lim, sizeof(lim), " (%llu, RLIMIT_NOFILE)", (unsigned long long)rl.rlim_cur);
+	snprintf(line, sizeof(line), "sbx: the supervisor is out of file descriptors%s: new "
+		 "connections through the proxy wait and connects fail until some of the "
+		 "sandbox's connections close (said once)", lim);
+	log_notice(r, "out-of-descriptors", line + 5, NULL);
+	say(r, line);
+}
+
+void reports_say_notice(struct reports *r, const char *kind, const char *line)
+{
+	char shown[REPORT_LINE_MAX];
+
+	report_printable(line, shown, sizeof(shown), false);
+	log_notice(r, kind, shown, NULL);
+	say(r, shown);
+}

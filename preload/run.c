@@ -1,0 +1,1026 @@
+/* preload/run.c: start bubblewrap, relay signals, collect the status. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/control.h"
+#include "common/forwarded.h"
+#include "backend/linux/landlock.h"
+#include "net/net.h"
+#include "preload/notify/notify.h"
+#include "preload/mountids.h"
+#include "preload/preload.h"
+
+extern char **environ;
+
+/* Linux 6.5: each message on the control socket comes with a pidfd of its
+ * sender (Debian 12's headers predate them; the values are the generic
+ * ones). Older kernels refuse the option, and the pid is turned into a
+ * pidfd at once instead. */
+#ifndef SO_PASSPIDFD
+#define SO_PASSPIDFD 76
+#endif
+#ifndef SCM_PIDFD
+#define SCM_PIDFD 0x04
+#endif
+
+
+/* The ones the terminal sends to the whole foreground process group. */
+static bool terminating(int sig)
+{
+	return sig == SIGINT || sig == SIGTERM || sig == SIGHUP || sig == SIGQUIT;
+}
+
+unsigned run_ignored_signals(void)
+{
+	unsigned mask = 0;
+
+	for (size_t i = 0; i < SBX_NFORWARDED; i++) {
+		struct sigaction sa;
+		if (sigaction(sbx_forwarded[i], NULL, &sa) == 0 && sa.sa_handler == SIG_IGN)
+			mask |= 1u << sbx_forwarded[i];
+	}
+	return mask;
+}
+
+/* SIGPIPE, SIGXFSZ, SIGTTOU and SIGTTIN as our caller left them, for what
+ * we exec. */
+static bool pipe_ignored, xfsz_ignored, ttou_ignored, ttin_ignored;
+
+void run_guard_signals(void)
+{
+	struct sigaction sa;
+
+	/* A closed stderr (`sbx-preload ... 2>&1 | head -1`) or a log past
+	 * the file size limit must not kill us before our duties are done:
+	 * the stand-ins removed, COMMAND's status returned. Writes then fail
+	 * with EPIPE/EFBIG, which the callers take. */
+	pipe_ignored = sigaction(SIGPIPE, NULL, &sa) == 0 && sa.sa_handler == SIG_IGN;
+	xfsz_ignored = sigaction(SIGXFSZ, NULL, &sa) == 0 && sa.sa_handler == SIG_IGN;
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGXFSZ, SIG_IGN);
+	/* The terminal is COMMAND's too: a program inside can make its own
+	 * group the foreground one and set TOSTOP, and our next report line
+	 * there stopped us (SIGTTOU), and every notified call and the proxy
+	 * with us, while the shell took the terminal back with the sandbox
+	 * still running. Ignored, a background write goes through (POSIX). */
+	ttou_ignored = sigaction(SIGTTOU, NULL, &sa) == 0 && sa.sa_handler == SIG_IGN;
+	signal(SIGTTOU, SIG_IGN);
+	/* The relay (relay.c) reads the terminal only in the foreground; if
+	 * something outside takes the foreground meanwhile, its read gives
+	 * EIO instead of stopping us with the sandbox's duties. */
+	ttin_ignored = sigaction(SIGTTIN, NULL, &sa) == 0 && sa.sa_handler == SIG_IGN;
+	signal(SIGTTIN, SIG_IGN);
+}
+
+/* Before an exec: give COMMAND its caller's dispositions back (an ignored
+ * signal stays ignored across exec). Async-signal-safe (vfork child). */
+static void restore_guarded(void)
+{
+	if (!pipe_ignored)
+		signal(SIGPIPE, SIG_DFL);
+	if (!xfsz_ignored)
+		signal(SIGXFSZ, SIG_DFL);
+	if (!ttou_ignored)
+		signal(SIGTTOU, SIG_DFL);
+	if (!ttin_ignored)
+		signal(SIGTTIN, SIG_DFL);
+}
+
+void run_restore_signals(void)
+{
+	restore_guarded();
+}
+
+int run_unsandboxed(char *const *command)
+{
+	restore_guarded();
+	execvp(command[0], command);
+	int e = errno;
+	msg("%s: %s", command[0], e == ENOENT ? "command not found" : strerror(e));
+	return e == ENOENT ? SBX_EXIT_NOTFOUND : SBX_EXIT_NOEXEC;
+}
+
+/* In the vfork()ed child: nothing allocated, nothing of the parent's
+ * memory changed (signal dispositions and descriptors are the child's own). */
+static void child_exec(const struct sandbox *sb, char *const *argv, int args_child,
+		       pid_t parent)
+{
+	/* bwrap's outer process must outlive a Ctrl-C: the terminal signals
+	 * the whole foreground group, COMMAND decides what to do with it, and
+	 * bwrap dying would SIGKILL the sandbox (--die-with-parent). sbx-init
+	 * restores COMMAND's dispositions. */
+	for (size_t i = 0; i < SBX_NFORWARDED; i++)
+		if (terminating(sbx_forwarded[i]))
+			signal(sbx_forwarded[i], SIG_IGN);
+	restore_guarded();
+	sigprocmask(SIG_SETMASK, &sb->orig, NULL);
+	/* If we die, bwrap dies, and with it the sandbox. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+		_exit(SBX_EXIT_SETUP);
+	if (fcntl(sb->ctl_child, F_SETFD, 0) || (args_child >= 0 && fcntl(args_child, F_SETFD, 0)))
+		goto fail;
+	/* the sandbox's own terminal in place of the person's */
+	relay_child();
+	/* The nested mode: sbx-init and all it starts under the ruleset */
+	if (sb->ruleset >= 0) {
+		int e;
+		if (chdir(sb->cwd)) {
+			dprintf(STDERR_FILENO, "sbx: sandbox set-up failed: cannot enter %s: %s\n",
+				sb->cwd, strerror(errno));
+			_exit(SBX_EXIT_SETUP);
+		}
+		if ((e = landlock_restrict(sb->ruleset))) {
+			dprintf(STDERR_FILENO, "sbx: sandbox set-up failed: applying the Landlock "
+				"ruleset: %s; nothing was run\n", strerror(-e));
+			_exit(SBX_EXIT_SETUP);
+		}
+		close(sb->ruleset);
+	}
+	execve(argv[0], argv, sb->envp ? sb->envp : environ);
+fail:
+	dprintf(STDERR_FILENO, "sbx: cannot start %s: %s\n", argv[0], strerror(errno));
+	_exit(SBX_EXIT_SETUP);
+}
+
+/* Apart, so that no local of the caller lives across vfork(). */
+static __attribute__((noinline)) pid_t vfork_exec(const struct sandbox *sb, char *const *argv,
+						 int args_child, pid_t parent)
+{
+	pid_t pid = vfork();
+
+	if (pid == 0)
+		child_exec(sb, argv, args_child, parent);
+	return pid;
+}
+
+/* The signal mask, the signalfd and the control socket, for either
+ * spawn. 0 or -errno (the mask restored). */
+static int spawn_prepare(struct sandbox *sb)
+{
+	int one = 1, ctl[2] = { -1, -1 }, e;
+	sigset_t set;
+
+	/* the pty first: bubblewrap's child gets it as its standard streams.
+	 * None: the person's terminal would be COMMAND's (fail closed). */
+	if ((e = relay_open())) {
+		msg("sandbox set-up failed: a terminal of the sandbox's own (a pty from "
+		    "/dev/ptmx): %s; nothing was run", strerror(-e));
+		return e;
+	}
+	sb->ignored = run_ignored_signals();
+	sigemptyset(&set);
+	for (size_t i = 0; i < SBX_NFORWARDED; i++)
+		sigaddset(&set, sbx_forwarded[i]);
+	sigaddset(&set, SIGCHLD);
+	/* job control of the run (relay.c): fg and bg; a SIGTSTP stops the
+	 * run through its terminal, not us alone */
+	sigaddset(&set, SIGCONT);
+	if (relay_on())
+		sigaddset(&set, SIGTSTP);
+	if (sigprocmask(SIG_BLOCK, &set, &sb->orig)) {
+		e = errno;
+		relay_end();
+		return -e;
+	}
+	sb->sfd = signalfd(-1, &set, SFD_CLOEXEC);
+	if (sb->sfd < 0 || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ctl) ||
+	    setsockopt(ctl[0], SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) ||
+	    (setsockopt(ctl[0], SOL_SOCKET, SO_PASSPIDFD, &one, sizeof(one)) &&
+	     errno != ENOPROTOOPT && errno != EINVAL)) {
+		e = errno;
+		for (int i = 0; i < 2; i++)
+			if (ctl[i] >= 0)
+				close(ctl[i]);
+		if (sb->sfd >= 0)
+			close(sb->sfd);
+		sigprocmask(SIG_SETMASK, &sb->orig, NULL);
+		relay_end();
+		*sb = SANDBOX_NONE;
+		return -e;
+	}
+	sb->ctl = ctl[0];
+	sb->ctl_child = ctl[1];
+	return 0;
+}
+
+static void spawn_undo(struct sandbox *sb)
+{
+	int *fds[] = { &sb->ctl, &sb->ctl_child, &sb->sfd };
+
+	for (size_t i = 0; i < 3; i++)
+		if (*fds[i] >= 0)
+			close(*fds[i]);
+	sigprocmask(SIG_SETMASK, &sb->orig, NULL);
+	relay_end();
+	*sb = SANDBOX_NONE;
+}
+
+int sandbox_spawn(struct sandbox *sb, const char *bwrap, const char *init,
+		  char *const *command)
+{
+	int args[2] = { -1, -1 }, e;
+	char num[32], ctlarg[32], **argv = NULL;
+	pid_t parent = getpid();
+
+	*sb = SANDBOX_NONE;
+	if ((e = spawn_prepare(sb)))
+		return e;
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, args))
+		goto fail;
+	/* bubblewrap takes only options from --args: what it runs is here */
+	size_t n = 0;
+	while (command[n])
+		n++;
+	/* (an array of our own for a short command: this process's first
+	 * allocation, before bubblewrap starts, would map memory) */
+	static char *small[64];
+	argv = n + 8 <= 64 ? small : calloc(n + 8, sizeof(*argv));
+	if (!argv)
+		goto fail;
+	snprintf(num, sizeof(num), "%d", args[1]);
+	snprintf(ctlarg, sizeof(ctlarg), "--ctl=%d", sb->ctl_child);
+	argv[0] = (char *)bwrap;
+	argv[1] = "--args";
+	argv[2] = num;
+	argv[3] = "--";
+	argv[4] = (char *)init;
+	argv[5] = ctlarg;
+	argv[6] = "--";
+	memcpy(argv + 7, command, n * sizeof(*argv));
+	argv[7 + n] = NULL;
+	/* vfork: bubblewrap's exec starts at once, and this process goes on
+	 * compiling the policy while bubblewrap loads (with fork, the child
+	 * often waited for this CPU: about 1 ms lost). */
+	sb->pid = vfork_exec(sb, argv, args[1], parent);
+	if (sb->pid < 0)
+		goto fail;
+	relay_spawned();
+	if (argv != small)
+		free(argv);
+	argv = NULL;
+	close(args[1]);
+	sb->args_fd = args[0];
+	return 0;
+fail:
+	e = errno;
+	if (argv != small)
+		free(argv);
+	for (int i = 0; i < 2; i++)
+		if (args[i] >= 0)
+			close(args[i]);
+	spawn_undo(sb);
+	return -e;
+}
+
+int sandbox_spawn_nested(struct sandbox *sb, const char *init, char *const *command,
+			 int ruleset, char **envp, const char *cwd)
+{
+	char ctlarg[32], **argv = NULL;
+	pid_t parent = getpid();
+	int e;
+
+	*sb = SANDBOX_NONE;
+	if ((e = spawn_prepare(sb)))
+		return e;
+	size_t n = 0;
+	while (command[n])
+		n++;
+	argv = calloc(n + 5, sizeof(*argv));
+	if (!argv) {
+		spawn_undo(sb);
+		return -ENOMEM;
+	}
+	snprintf(ctlarg, sizeof(ctlarg), "--ctl=%d", sb->ctl_child);
+	argv[0] = (char *)init;
+	argv[1] = "--nested";
+	argv[2] = ctlarg;
+	argv[3] = "--";
+	memcpy(argv + 4, command, n * sizeof(*argv));
+	sb->ruleset = ruleset;
+	sb->envp = envp;
+	sb->cwd = cwd;
+	sb->pid = vfork_exec(sb, argv, -1, parent);
+	e = errno;
+	if (sb->pid >= 0)
+		relay_spawned();
+	free(argv);
+	sb->ruleset = -1;
+	sb->envp = NULL;
+	if (sb->pid < 0) {
+		spawn_undo(sb);
+		return -e;
+	}
+	/* sbx-init has it now */
+	close(sb->ctl_child);
+	sb->ctl_child = -1;
+	return 0;
+}
+
+static int send_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int sandbox_send_args(struct sandbox *sb, const struct plan *pl)
+{
+	int rc = 0;
+
+	/* its options, up to the "--" before sbx-init, in one piece */
+	size_t len = 0;
+	for (size_t i = 1; i + 1 < pl->init_at; i++)
+		len += strlen(pl->argv.v[i]) + 1;
+	char *buf = malloc(len + 1), *w = buf;
+	if (buf) {
+		for (size_t i = 1; i + 1 < pl->init_at; i++) {
+			size_t n = strlen(pl->argv.v[i]) + 1;
+			memcpy(w, pl->argv.v[i], n);
+			w += n;
+		}
+		rc = send_all(sb->args_fd, buf, len);
+		free(buf);
+	} else {
+		rc = -ENOMEM;
+	}
+	close(sb->args_fd);
+	sb->args_fd = -1;
+	/* bwrap has it now */
+	close(sb->ctl_child);
+	sb->ctl_child = -1;
+	return rc;
+}
+
+/* COMMAND was started in the background of its pty (--tty-bg) */
+static bool started_bg;
+
+/* sbx-init's options (those after its --ctl, before its "--") in
+ * CTL_OPTS messages of whole NUL-terminated strings (buf[0] is the type's
+ * room: each message is at most sizeof(buf), as sbx-init reads them). */
+static int send_init_opts(struct sandbox *sb, const struct plan *pl)
+{
+	static char buf[1 << 16];
+	size_t used = 1;
+	int rc = 0;
+
+	for (size_t i = pl->init_at + 1; !rc && i + 1 < pl->cmd_at; i++) {
+		const char *a = pl->argv.v[i];
+		size_t len = strlen(a) + 1;
+		if (!strncmp(a, "--ctl=", 6))
+			continue; /* in its argv */
+		if (len + 1 > sizeof(buf))
+			return -E2BIG;
+		if (used + len > sizeof(buf)) {
+			rc = ctl_send(sb->ctl, CTL_OPTS, buf + 1, used - 1, NULL, 0);
+			used = 1;
+		}
+		memcpy(buf + used, a, len);
+		used += len;
+	}
+	/* COMMAND starts in the background of its pty when we are in the
+	 * terminal's (relay.c): its first read stops it, not steals */
+	if (!rc && (started_bg = relay_background())) {
+		static const char bg[] = "--tty-bg";
+		if (used + sizeof(bg) > sizeof(buf)) {
+			rc = ctl_send(sb->ctl, CTL_OPTS, buf + 1, used - 1, NULL, 0);
+			used = 1;
+		}
+		memcpy(buf + used, bg, sizeof(bg));
+		used += sizeof(bg);
+	}
+	if (!rc && used > 1)
+		rc = ctl_send(sb->ctl, CTL_OPTS, buf + 1, used - 1, NULL, 0);
+	return rc;
+}
+
+int sandbox_go(struct sandbox *sb, const struct plan *pl, const int *fds, size_t nfds)
+{
+	int rc;
+
+	if (nfds > 3)
+		return -EINVAL;
+	rc = send_init_opts(sb, pl);
+	if (!rc)
+		rc = mount_ids_send(sb->ctl, pl);
+	if (!rc)
+		rc = ctl_send(sb->ctl, CTL_GO, pl->placeholder_state,
+			      pl->placeholders_pending.n, fds, nfds);
+	return rc;
+}
+
+/* bubblewrap killed, and with it the sandbox. Its child (pid 1 of the
+ * sandbox's pid namespace) dies with it through --die-with-parent once
+ * bubblewrap has set that up; before (it waits on an eventfd for
+ * bubblewrap to write its maps), it would wait for ever, an orphan --
+ * and as root bubblewrap's capability drop clears any parent-death signal
+ * we gave it. So: bubblewrap stopped, so it makes no child meanwhile, its
+ * children killed, then it. (A Ctrl-C in the first milliseconds left one
+ * such process behind in about one run of two.) */
+static void kill_bwrap(pid_t pid)
+{
+	siginfo_t si = { 0 };
+	char p[64], buf[256];
+
+	if (kill(pid, SIGSTOP) == 0) {
+		while (waitid(P_PID, (id_t)pid, &si, WSTOPPED | WEXITED | WNOWAIT) < 0 &&
+		       errno == EINTR)
+			;
+		snprintf(p, sizeof(p), "/proc/%d/task/%d/children", (int)pid, (int)pid);
+		int fd = open(p, O_RDONLY | O_CLOEXEC);
+		ssize_t n = fd >= 0 && si.si_code == CLD_STOPPED ? read(fd, buf, sizeof(buf) - 1) : -1;
+		if (fd >= 0)
+			close(fd);
+		for (char *q = n > 0 ? (buf[n] = '\0', buf) : NULL, *end; q && *q; q = end) {
+			long c = strtol(q, &end, 10);
+			if (end == q)
+				break;
+			if (c > 1)
+				kill((pid_t)c, SIGKILL);
+		}
+	}
+	kill(pid, SIGKILL);
+}
+
+void sandbox_abort(struct sandbox *sb)
+{
+	if (sb->pid > 0) {
+		kill_bwrap(sb->pid);
+		while (waitpid(sb->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	int *fds[] = { &sb->sfd, &sb->args_fd, &sb->ctl, &sb->ctl_child };
+	for (size_t i = 0; i < 4; i++)
+		if (*fds[i] >= 0) {
+			close(*fds[i]);
+			*fds[i] = -1;
+		}
+	sigprocmask(SIG_SETMASK, &sb->orig, NULL);
+	relay_end();
+	sb->pid = -1;
+}
+
+/* The proxy's listeners from sbx-init's CTL_LISTENERS message, at most
+ * this many (control.h) */
+#define LISTEN_MAX CTL_LISTEN_MAX
+
+/* What one "N" message brought: the descriptors and a kind byte for each. */
+struct listeners {
+	bool got;           /* an "N" came (at most one may) */
+	bool bad;           /* malformed: more descriptors than fit, truncated */
+	int fds[LISTEN_MAX];
+	char kinds[LISTEN_MAX];
+	size_t nfds, nkinds;
+};
+
+/* "S" and the signal: COMMAND stopped (sbx-init's loop); 0 when none came. */
+static int stopped_by;
+
+/* Read sbx-init's message: "R" (ready; its pid comes with it, as we see
+ * it, and where the kernel gives one, a pidfd: *init_pidfd), "N" (the
+ * proxy's listeners, into *ls), "S" and a signal (COMMAND stopped:
+ * stopped_by) or "X" and the exit status (every process of COMMAND's is
+ * gone, *gone set). */
+static int read_ctl(int fd, pid_t *init_pid, int *init_pidfd, bool *gone, int *code,
+		    struct listeners *ls, int notify_in[2], bool *notify_bad)
+{
+	char buf[2 + LISTEN_MAX];
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(struct ucred)) + CMSG_SPACE(sizeof(int)) +
+		       CMSG_SPACE(LISTEN_MAX * sizeof(int))];
+	} cm;
+	struct iovec iov = { buf, sizeof(buf) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = cm.b, .msg_controllen = sizeof(cm.b) };
+	ssize_t n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+	bool listeners = n > 0 && buf[0] == CTL_LISTENERS && !ls->got && *init_pid <= 0;
+	/* "F": the notify filter's listener and the rename actor's socket
+	 * (sbx-init's install_notify), two descriptors, once, before "ready" */
+	bool listener = n == 1 && buf[0] == CTL_NOTIFY && notify_in[0] < 0 && !*notify_bad &&
+			*init_pid <= 0 && !(mh.msg_flags & (MSG_CTRUNC | MSG_TRUNC));
+
+	if (n <= 0)
+		return n == 0 || (errno != EAGAIN && errno != EINTR) ? -1 : 0;
+	if (buf[0] == CTL_GONE && n == 2 && *init_pid > 0) {
+		*gone = true;
+		*code = (unsigned char)buf[1];
+	}
+	if (buf[0] == CTL_STOPPED && n == 2 && *init_pid > 0 && buf[1] > 0 && buf[1] < 32)
+		stopped_by = buf[1];
+	if (buf[0] == CTL_LISTENERS) {
+		/* a second one, or one after "ready", is out of order */
+		ls->bad |= !listeners || (mh.msg_flags & (MSG_CTRUNC | MSG_TRUNC)) ||
+			   (size_t)n - 1 > LISTEN_MAX;
+		ls->got = true;
+		ls->nkinds = (size_t)n - 1 <= LISTEN_MAX ? (size_t)n - 1 : 0;
+		memcpy(ls->kinds, buf + 1, ls->nkinds);
+	}
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
+		if (c->cmsg_level != SOL_SOCKET)
+			continue;
+		if (c->cmsg_type == SCM_CREDENTIALS) {
+			struct ucred uc;
+			memcpy(&uc, CMSG_DATA(c), sizeof(uc));
+			if (buf[0] == CTL_READY)
+				*init_pid = uc.pid;
+		} else if (c->cmsg_type == SCM_PIDFD || c->cmsg_type == SCM_RIGHTS) {
+			size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+			for (size_t i = 0; i < k; i++) {
+				int pfd;
+				memcpy(&pfd, CMSG_DATA(c) + i * sizeof(int), sizeof(pfd));
+				if (buf[0] == CTL_READY && c->cmsg_type == SCM_PIDFD &&
+				    *init_pidfd < 0) {
+					*init_pidfd = pfd;
+				} else if (listeners && c->cmsg_type == SCM_RIGHTS &&
+					   ls->nfds < LISTEN_MAX) {
+					ls->fds[ls->nfds++] = pfd;
+				} else if (listener && c->cmsg_type == SCM_RIGHTS &&
+					   notify_in[1] < 0) {
+					notify_in[notify_in[0] < 0 ? 0 : 1] = pfd;
+				} else {
+					*notify_bad |= buf[0] == CTL_NOTIFY &&
+						       c->cmsg_type == SCM_RIGHTS;
+					/* a pidfd with every message; anything else
+					 * in an "N" is more than it may carry */
+					ls->bad |= listeners && c->cmsg_type == SCM_RIGHTS;
+					close(pfd);
+				}
+			}
+		}
+	}
+	if (buf[0] == CTL_NOTIFY && (!listener || notify_in[1] < 0))
+		*notify_bad = true;
+	/* Without SCM_PIDFD: a pidfd from the pid at once, while sbx-init
+	 * (which just wrote) lives; from then on a signal cannot reach
+	 * another process that got its pid. */
+	if (buf[0] == CTL_READY && *init_pid > 0 && *init_pidfd < 0)
+		*init_pidfd = (int)syscall(SYS_pidfd_open, *init_pid, 0);
+	return 1;
+}
+
+/* CTL_CONT: COMMAND goes on in the terminal's foreground or background */
+static void tell_cont(int ctl, bool fg)
+{
+	char how = fg ? CTL_CONT_FG : CTL_CONT_BG;
+
+	ctl_send(ctl, CTL_CONT, &how, 1, NULL, 0);
+}
+
+/* Relay a signal to sbx-init by its pidfd (kill by pid only on a kernel
+ * without pidfds, before 5.3). */
+static void relay(pid_t pid, int pidfd, int sig)
+{
+	if (pidfd >= 0)
+		syscall(SYS_pidfd_send_signal, pidfd, sig, NULL, 0);
+	else if (pid > 0)
+		kill(pid, sig);
+}
+
+/* Is fd a listening TCP socket on the sandbox's loopback (127.0.0.1 or
+ * [::1]) at `port`? *v6 says which. sbx-init made it, before COMMAND
+ * existed; checked all the same (what comes over the socket is re-validated
+ * by the receiver). */
+static bool loopback_socket(int fd, int want_type, uint32_t v4, unsigned port, bool *v6)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	int type = 0, acc = 0, proto = 0;
+	socklen_t il = sizeof(int);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &il) || type != want_type ||
+	    (type == SOCK_STREAM &&
+	     (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &acc, &il) || !acc)) ||
+	    getsockopt(fd, SOL_SOCKET, SO_PROTOCOL, &proto, &il) ||
+	    proto != (type == SOCK_STREAM ? IPPROTO_TCP : IPPROTO_UDP) ||
+	    getsockname(fd, (struct sockaddr *)&ss, &len))
+		return false;
+	if (ss.ss_family == AF_INET) {
+		const struct sockaddr_in *in = (const void *)&ss;
+		*v6 = false;
+		return in->sin_addr.s_addr == htonl(v4) && ntohs(in->sin_port) == port;
+	}
+	if (ss.ss_family == AF_INET6) {
+		const struct sockaddr_in6 *in6 = (const void *)&ss;
+		*v6 = true;
+		return v4 == INADDR_LOOPBACK && IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr) &&
+		       ntohs(in6->sin6_port) == port;
+	}
+	return false;
+}
+
+static bool loopback_listener(int fd, unsigned port, bool *v6)
+{
+	return loopback_socket(fd, SOCK_STREAM, INADDR_LOOPBACK, port, v6);
+}
+
+/* The resolver's sockets and the host ports' listeners of an "N" message:
+ * kind CTL_LISTEN_DNS_UDP a UDP and _TCP a TCP socket on 127.0.0.53:53
+ * (one each, both when the run has the resolver), CTL_LISTEN_HOST_PORT
+ * a listener on the sandbox's
+ * loopback at one of the planned host ports (127.0.0.1 for each, [::1]
+ * where there is IPv6). Handed to the loop; 0 or -EPROTO. */
+static int check_extra(const struct run_in *ri, const int *fds, const char *kinds, size_t n)
+{
+	unsigned dns = 0;
+	uint64_t v4seen[1] = { 0 }, v6seen[1] = { 0 }; /* bit per planned port */
+	bool v6;
+
+	if (ri->nhost_ports > 64)
+		return -EPROTO;
+	for (size_t i = 0; i < n; i++) {
+		if (kinds[i] == CTL_LISTEN_DNS_UDP || kinds[i] == CTL_LISTEN_DNS_TCP) {
+			unsigned bit = kinds[i] == CTL_LISTEN_DNS_UDP ? 1 : 2;
+			if (!ri->dns || (dns & bit) ||
+			    !loopback_socket(fds[i],
+					     kinds[i] == CTL_LISTEN_DNS_UDP ? SOCK_DGRAM : SOCK_STREAM,
+					     0x7f000035, 53, &v6) || v6)
+				return -EPROTO;
+			dns |= bit;
+			continue;
+		}
+		if (kinds[i] != CTL_LISTEN_HOST_PORT)
+			continue;
+		size_t k;
+		for (k = 0; k < ri->nhost_ports; k++)
+			if (loopback_listener(fds[i], ri->host_ports[k], &v6))
+				break;
+		uint64_t *seen = v6 ? v6seen : v4seen;
+		if (k == ri->nhost_ports || (*seen & (1ull << k)))
+			return -EPROTO;
+		*seen |= 1ull << k;
+	}
+	if ((ri->dns && dns != 3) ||
+	    v4seen[0] != (ri->nhost_ports ? (ri->nhost_ports == 64 ? ~0ull :
+					      (1ull << ri->nhost_ports) - 1) : 0))
+		return -EPROTO;
+	return 0;
+}
+
+/* The listeners of an "N" message, checked -- each kind at the port the
+ * plan gave it, at most one per address family, IPv4 for both kinds --
+ * and handed to the loop, which owns them from then on. 0, or -EPROTO
+ * (the rest closed). */
+static int serve_listeners(const struct run_in *ri, struct listeners *ls)
+{
+	unsigned seen = 0; /* bit: kind (0 http, 1 socks) * 2 + v6 */
+	size_t i;
+	int rc = ls->bad || ls->nfds != ls->nkinds || ls->nfds < 2 ? -EPROTO : 0;
+
+	if (!rc)
+		rc = check_extra(ri, ls->fds, ls->kinds, ls->nfds);
+	for (i = 0; !rc && i < ls->nfds; i++) {
+		bool v6 = false, socks = ls->kinds[i] == CTL_LISTEN_SOCKS;
+		unsigned bit;
+		if (ls->kinds[i] == CTL_LISTEN_DNS_UDP || ls->kinds[i] == CTL_LISTEN_DNS_TCP ||
+		    ls->kinds[i] == CTL_LISTEN_HOST_PORT)
+			continue; /* checked above */
+		if ((ls->kinds[i] != CTL_LISTEN_HTTP && !socks) ||
+		    !loopback_listener(ls->fds[i], socks ? ri->socks_port : ri->http_port, &v6) ||
+		    (seen & (bit = 1u << (socks * 2 + v6)))) {
+			rc = -EPROTO;
+			break;
+		}
+		seen |= bit;
+	}
+	if (!rc && (seen & 5) != 5) /* 127.0.0.1 for both */
+		rc = -EPROTO;
+	for (i = 0; i < ls->nfds; i++) {
+		if (rc) {
+			close(ls->fds[i]);
+			continue;
+		}
+		char k = ls->kinds[i];
+		if (k == CTL_LISTEN_HOST_PORT) {
+			struct sockaddr_in6 a;
+			socklen_t al = sizeof(a);
+			getsockname(ls->fds[i], (struct sockaddr *)&a, &al); /* checked above */
+			rc = net_loop_add_hostport(ri->net, ls->fds[i], ntohs(a.sin6_port));
+		} else {
+			rc = net_loop_add_listener(ri->net, ls->fds[i],
+						   k == CTL_LISTEN_SOCKS ? NET_LISTEN_SOCKS :
+						   k == CTL_LISTEN_DNS_UDP ? NET_LISTEN_DNS_UDP :
+						   k == CTL_LISTEN_DNS_TCP ? NET_LISTEN_DNS_TCP :
+						   NET_LISTEN_HTTP);
+		}
+	}
+	ls->nfds = 0;
+	return rc;
+}
+
+/* How long report lines wait for a quiet pipe, and at most. */
+#define REPORT_QUIET_MS 3
+#define REPORT_HOLD_MS 50
+
+static long ms_since(const struct timespec *t)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - t->tv_sec) * 1000 + (now.tv_nsec - t->tv_nsec) / 1000000;
+}
+
+/* What the report pipe holds, up to `slices` reads of 64 KiB (0: until it
+ * is empty); false at end of file. Anything in the sandbox can write to
+ * the pipe as fast as we read, so while COMMAND runs we take one bounded
+ * slice and go back to poll(): signals and sbx-init's messages come
+ * between two slices, and the pipe is still drained at full speed. */
+#define REPORT_SLICES 16
+static bool drain_reports(const struct run_in *ri, unsigned slices)
+{
+	char buf[65536];
+
+	for (unsigned i = 0; !slices || i < slices; i++) {
+		ssize_t n = read(ri->report_fd, buf, sizeof(buf));
+		if (n > 0) {
+			reports_feed(ri->reports, buf, (size_t)n);
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		return n < 0 && errno == EAGAIN;
+	}
+	return true;
+}
+
+/* Stop a run we cannot go on with: bubblewrap killed (and with it the
+ * sandbox: --die-with-parent) and reaped. */
+static void stop_run(struct sandbox *sb, int *status)
+{
+	kill_bwrap(sb->pid);
+	while (waitpid(sb->pid, status, 0) < 0 && errno == EINTR)
+		;
+	sb->pid = -1;
+}
+
+int sandbox_wait(struct sandbox *sb, struct plan *pl, struct run_in *ri, bool *ready)
+{
+	bool gone = false;
+	int status = 0, killed_by = 0, code = 0, init_pidfd = -1;
+	bool failed = false, serving = false;
+	pid_t init_pid = 0;
+	struct listeners ls = { 0 };
+	int notify_in[2] = { -1, -1 };
+	bool notify_bad = false, attached = false;
+
+	*ready = false;
+	ri->stopped = false;
+	/* [5..7]: the terminal relay's (relay.c); [8]: room on the report
+	 * output for held lines (reports_room_fd) */
+	struct pollfd pf[9] = { { sb->sfd, POLLIN, 0 }, { sb->ctl, POLLIN, 0 },
+				{ ri->reports ? ri->report_fd : -1, POLLIN, 0 },
+				{ ri->net ? net_loop_fd(ri->net) : -1, POLLIN, 0 },
+				{ -1, POLLIN, 0 } };
+	struct timespec held_since = { 0, 0 };
+	while (!gone) {
+		/* Report lines wait until the pipe has been quiet for
+		 * REPORT_QUIET_MS (at most REPORT_HOLD_MS in all): the refused
+		 * program is usually writing its own error line just then. */
+		int timeout = -1;
+		if (ri->reports && reports_pending(ri->reports)) {
+			if (ms_since(&held_since) >= REPORT_HOLD_MS)
+				reports_flush(ri->reports);
+			else
+				timeout = REPORT_QUIET_MS;
+		}
+		/* the proxy's own timers (handshake, connect, idle) */
+		if (ri->net && (timeout < 0 || net_loop_timeout(ri->net) < timeout))
+			timeout = net_loop_timeout(ri->net);
+		/* a FIFO open waiting for its reader (notify.c) */
+		if (ri->notify && notify_timeout(ri->notify) >= 0 &&
+		    (timeout < 0 || notify_timeout(ri->notify) < timeout))
+			timeout = notify_timeout(ri->notify);
+		relay_poll_set(pf + 5);
+		pf[8] = (struct pollfd){ ri->reports ? reports_room_fd(ri->reports) : -1, POLLOUT, 0 };
+		int np = poll(pf, 9, timeout);
+		if (np < 0) {
+			if (errno == EINTR)
+				continue;
+			/* never a status 0 for a run we lost track of */
+			msg("sandbox: waiting failed: %s; stopping it", strerror(errno));
+			failed = true;
+			stop_run(sb, &status);
+			break;
+		}
+		if (np > 0)
+			relay_poll_run(pf + 5);
+		if (pf[8].revents)
+			reports_flush(ri->reports);
+		/* The proxy's loop, when its descriptor has events or its
+		 * timers are due: not at every wake-up (a notified call's
+		 * would pay an epoll_wait() that finds nothing). */
+		if (ri->net && (pf[3].revents || net_loop_timeout(ri->net) == 0)) {
+			/* proxy events become report lines: held like the shim's */
+			bool was = ri->reports && reports_pending(ri->reports);
+			int e = net_loop_run_once(ri->net, 0);
+			if (e) {
+				msg("sandbox: the proxy failed: %s; stopping the run", strerror(-e));
+				failed = true;
+				stop_run(sb, &status);
+				break;
+			}
+			if (!was && ri->reports && reports_pending(ri->reports))
+				clock_gettime(CLOCK_MONOTONIC, &held_since);
+		}
+		if (ri->notify && (pf[4].revents || notify_timeout(ri->notify) >= 0)) {
+			/* the notify layer's decisions become report lines too */
+			bool was = ri->reports && reports_pending(ri->reports);
+			int e = notify_serve(ri->notify, pf[4].revents & POLLIN);
+			if (e) {
+				msg("sandbox: the seccomp notify listener failed: %s; stopping "
+				    "the run", strerror(-e));
+				failed = true;
+				stop_run(sb, &status);
+				break;
+			}
+			if (!was && ri->reports && reports_pending(ri->reports))
+				clock_gettime(CLOCK_MONOTONIC, &held_since);
+			/* Hung up: no process is under the filter any more (the
+			 * last of COMMAND's and the holder were reaped; pid 1
+			 * is not under it), so no request can come. Polled
+			 * still, it would wake this loop at once until "gone". */
+			if (pf[4].revents & (POLLHUP | POLLERR | POLLNVAL))
+				pf[4].fd = -1;
+		}
+		if (np == 0 && ri->reports) {
+			reports_flush(ri->reports);
+			continue;
+		}
+		if (pf[2].revents) {
+			bool was = reports_pending(ri->reports);
+			if (!drain_reports(ri, REPORT_SLICES))
+				pf[2].fd = -1;
+			if (!was && reports_pending(ri->reports))
+				clock_gettime(CLOCK_MONOTONIC, &held_since);
+		}
+		if (pf[1].revents) {
+			bool had = ls.got;
+			if (read_ctl(sb->ctl, &init_pid, &init_pidfd, &gone, &code, &ls,
+				     notify_in, &notify_bad) < 0)
+				pf[1].fd = -1; /* closed: sbx-init is gone */
+			/* The proxy's listeners: served, then sbx-init is told
+			 * to go on and start COMMAND. Listeners we did not ask
+			 * for, or "ready" without them, stop the run before
+			 * COMMAND exists (sbx-init waits for our answer). */
+			int e = 0;
+			if (ls.got && !had)
+				e = !ri->net ? -EPROTO : serve_listeners(ri, &ls);
+			if (!e && ls.got && !had)
+				e = ctl_send(sb->ctl, CTL_LISTENERS_SERVED, NULL, 0, NULL, 0);
+			if (!e && ls.got && !had)
+				serving = true;
+			if (!e && ri->net && init_pid > 0 && !serving && !ri->served)
+				e = -EPROTO;
+			if (e) {
+				msg("sandbox set-up failed: the proxy's listeners from sbx-init: "
+				    "%s; nothing was run", strerror(-e));
+				failed = true;
+				init_pid = 0;
+				stop_run(sb, &status);
+				break;
+			}
+			/* The notify listener: served from now on. One we did
+			 * not ask for, a malformed one, or "ready" without it
+			 * stops the run: COMMAND's calls would wait for an
+			 * answer no one gives. */
+			if (notify_in[1] >= 0 && !attached && !notify_bad) {
+				/* notify_attach owns both, also when it refuses */
+				if (ri->notify && !notify_attach(ri->notify, notify_in[0], notify_in[1])) {
+					pf[4].fd = notify_fd(ri->notify);
+					attached = true;
+				} else {
+					if (!ri->notify) {
+						close(notify_in[0]);
+						close(notify_in[1]);
+					}
+					notify_bad = true;
+				}
+				notify_in[0] = notify_in[1] = -1;
+			}
+			if (notify_bad || (ri->notify && init_pid > 0 && !attached)) {
+				msg("sandbox set-up failed: the seccomp notify listener from "
+				    "sbx-init: %s; nothing was run", strerror(EPROTO));
+				failed = true;
+				init_pid = 0;
+				stop_run(sb, &status);
+				break;
+			}
+			if (init_pid > 0 && !*ready) {
+				*ready = true;
+				relay_start();
+				/* brought to the foreground since "go" */
+				if (started_bg && !relay_background())
+					tell_cont(sb->ctl, true);
+			}
+			/* COMMAND stopped (Ctrl-Z on its terminal, a read in
+			 * the background): the run stops as one job, and goes
+			 * on at our SIGCONT */
+			if (stopped_by && relay_on() && relay_stop(stopped_by))
+				tell_cont(sb->ctl, true);
+			stopped_by = 0;
+		}
+		if (gone || !pf[0].revents)
+			continue;
+		struct signalfd_siginfo si;
+		if (read(sb->sfd, &si, sizeof(si)) != (ssize_t)sizeof(si))
+			continue;
+		int sig = (int)si.ssi_signo;
+		if (sig == SIGCHLD) {
+			if (waitpid(sb->pid, &status, WNOHANG) == sb->pid) {
+				sb->pid = -1;
+				break;
+			}
+			continue;
+		}
+		if (!*ready) {
+			/* Nothing runs yet: a stop request ends the set-up. */
+			if (terminating(sig) && !killed_by) {
+				killed_by = sig;
+				kill_bwrap(sb->pid);
+			}
+			continue;
+		}
+		/* The sandbox is a session of its own (sbx-init's setsid):
+		 * nothing the person's terminal sends reaches COMMAND but
+		 * through us. With its own terminal: the size onto it (the
+		 * kernel signals its foreground), the signal keys of a
+		 * terminal left cooked to its foreground, as that terminal's
+		 * would; fg and bg told to sbx-init. */
+		if (sig == SIGCONT) {
+			bool fg;
+			if (relay_continued(&fg))
+				tell_cont(sb->ctl, fg);
+			continue;
+		}
+		if (sig == SIGWINCH && relay_on()) {
+			relay_winch();
+			continue;
+		}
+		if ((sig == SIGTSTP || ((sig == SIGINT || sig == SIGQUIT) &&
+					si.ssi_code == SI_KERNEL)) && relay_signal(sig) == 0)
+			continue;
+		if (sig != SIGTSTP)
+			relay(init_pid, init_pidfd, sig);
+	}
+	/* bwrap ended first: sbx-init may have written before exiting. */
+	while (!gone && !failed && pf[1].fd >= 0 &&
+	       read_ctl(sb->ctl, &init_pid, &init_pidfd, &gone, &code, &ls, notify_in,
+			&notify_bad) > 0)
+		;
+	for (size_t i = 0; i < ls.nfds; i++)
+		close(ls.fds[i]);
+	/* a malformed "F" that never reached notify_attach */
+	for (int i = 0; i < 2; i++)
+		if (notify_in[i] >= 0)
+			close(notify_in[i]);
+	ri->stopped = failed;
+	if (init_pidfd >= 0)
+		close(init_pidfd);
+	*ready = init_pid > 0;
+	if (gone)
+		plan_remove_placeholders(pl);
+	/* Whatever the sandbox wrote before it ended. "gone" came after every
+	 * process of the sandbox was reaped, so all of it is in the pipe. */
+	if (ri->reports && pf[2].fd >= 0)
+		drain_reports(ri, 0);
+	/* the rest of COMMAND's output, then the person's terminal as it was,
+	 * before any line of ours that follows (the summary) */
+	relay_end();
+	close(sb->sfd);
+	close(sb->ctl);
+	sb->sfd = sb->ctl = -1;
+	sigprocmask(SIG_SETMASK, &sb->orig, NULL);
+	if (gone)
+		return code;
+	if (failed)
+		return SBX_EXIT_SETUP;
+	/* we stopped the set-up for this signal: that is the answer, even if
+	 * sbx-init's "ready" came in meanwhile (bubblewrap's own status is
+	 * our SIGKILL) */
+	if (killed_by)
+		return 128 + killed_by;
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
