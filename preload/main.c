@@ -1121,13 +1121,6 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (use_shim) {
-		int e = shim_prepare(p, mode, nest.http_port, nest.socks_port, &shim);
-		if (e) {
-			msg("sandbox set-up failed: preparing the shim: %s", strerror(-e));
-			goto out;
-		}
-	}
 
 	/* the proxy runs in this process: not for --print, whose line runs
 	 * without us (its network is then off) */
@@ -1147,20 +1140,6 @@ int main(int argc, char **argv)
 	const char *insert[SBX_INSERT_ARGS_MAX + 1] = { NULL };
 	if (profile_is_commands(&o, home))
 		profile_args(p, o.command[0], insert, hook_json, sizeof(hook_json));
-	/* what the last walk of this workspace found (walkrec.h): read
-	 * before the walk, saved after the run */
-	if (!o.print && state_fd >= 0) {
-		struct timespec walk_now;
-		char why_not[PATH_MAX + 256];
-		clock_gettime(CLOCK_REALTIME, &walk_now);
-		if (walkrec_open(state_fd, sdir, confine, plan_walk_id(), &walk_now, &walk,
-				 why_not, sizeof(why_not))) {
-			msg("out of memory");
-			goto out;
-		}
-		if (why_not[0])
-			vmsg("the walk's record is not used: %s (every directory is read)", why_not);
-	}
 	struct plan_in in = {
 		.policy = confine, .bwrap = bwrap, .init = init, .command = o.command,
 		.insert_args = insert,
@@ -1215,6 +1194,31 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	serr = nested ? 0 : sandbox_send_args(&sb, &pl);
+	/* What only sbx-init and the walk need, while bubblewrap goes on
+	 * with its options: the shim's blob and spec (sbx-init's arguments,
+	 * plan_init), the walk's record. */
+	if (use_shim) {
+		int e = shim_prepare(p, mode, nest.http_port, nest.socks_port, &shim);
+		if (e) {
+			msg("sandbox set-up failed: preparing the shim: %s", strerror(-e));
+			goto out;
+		}
+	}
+	/* what the last walk of this workspace found (walkrec.h): read
+	 * before the walk, saved after the run */
+	if (!o.print && state_fd >= 0) {
+		struct timespec walk_now;
+		char why_not[PATH_MAX + 256];
+		clock_gettime(CLOCK_REALTIME, &walk_now);
+		if (walkrec_open(state_fd, sdir, confine, plan_walk_id(), &walk_now, &walk,
+				 why_not, sizeof(why_not))) {
+			msg("out of memory");
+			goto out;
+		}
+		if (why_not[0])
+			vmsg("the walk's record is not used: %s (every directory is read)", why_not);
+	}
+	in.walkrec = walk;
 	/* The record of this run's stand-ins (and what killed runs left,
 	 * removed), before the plan. */
 	if (!serr && state_fd >= 0) {
