@@ -44,16 +44,15 @@ enum scalar_id {
 	SC_COUNT,
 };
 
-/* Directories already resolved during one compilation (the rules share
- * HOME and the workspace): path_resolve_existing() starts from the longest
- * one that is a prefix. Zero-initialise; path_memo_free() after. */
-#define PATH_MEMO_N 16
+/* One compilation's answers of readlink() (the rules share HOME and its
+ * parents, and the credential, agent-state and executes-later tables ask
+ * the same missing names again), and of a directory asked about often,
+ * its listing: each name is looked up on the host at most once
+ * (path.c). Zero-initialise; path_memo_free() after. */
 struct path_memo {
-	struct path_memo_entry {
-		char *in, *out;
-		bool missing; /* `in` does not exist: nothing below it does */
-	} e[PATH_MEMO_N];
-	size_t n, next;
+	struct path_look *looks; /* by path */
+	struct path_dir *dirs;	 /* by directory */
+	char *listing;		 /* getdents64()'s buffer */
 };
 struct policy_builder {
 	char *home, *cwd, *session_dir, *state_dir, *config_dir, *path_env, *login_path;

@@ -7,6 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/syscall.h>
+#include <uthash.h>
 
 #include "policy/internal.h"
 
@@ -130,79 +134,171 @@ int path_expand(const char *value, const char *home, const char *base,
 	return path_normalize(tmp, out, outsz);
 }
 
-/* The deepest existing prefix of `in` this walk saw, as written and as
- * resolved, for the next path that starts the same way. */
-static void memo_put_as(struct path_memo *m, const char *in, size_t len, const char *res,
-			bool missing)
-{
-	struct path_memo_entry *e;
-	char *a, *b;
+/* readlink()'s answer for one path: a link's target, or the errno
+ * (EINVAL: there, not a link; ENOENT: missing) */
+struct path_look {
+	char *target;
+	int err;
+	bool ask; /* listed as a link or of an unknown type: readlink() it */
+	UT_hash_handle hh;
+	char path[];
+};
 
-	if (!m || len < 2)
-		return;
-	for (size_t i = 0; i < m->n; i++)
-		if (strlen(m->e[i].in) == len && !strncmp(m->e[i].in, in, len))
-			return;
-	a = strndup(in, len);
-	b = strdup(res[0] ? res : "/");
-	if (!a || !b) {
-		free(a);
-		free(b);
-		return;
-	}
-	e = &m->e[m->n < PATH_MEMO_N ? m->n++ : (m->next++ % PATH_MEMO_N)];
-	free(e->in);
-	free(e->out);
-	e->in = a;
-	e->out = b;
-	e->missing = missing;
+/* a directory whose children were looked up: how many, and whether its
+ * listing is in `looks` (a name not there is missing) */
+struct path_dir {
+	unsigned asked;
+	bool listed, tried;
+	UT_hash_handle hh;
+	char path[];
+};
+
+/* A directory is listed once this many of its names were asked about
+ * (HOME, ~/.config: the tables' rows), and not when it holds more names
+ * than one getdents64() of LIST_BUF bytes returns (a listing then costs
+ * more than the look-ups it saves). */
+#define LIST_AFTER 8
+#define LIST_BUF 32768
+
+static struct path_look *look_add(struct path_memo *m, const char *path, size_t len, int err)
+{
+	struct path_look *l = calloc(1, sizeof(*l) + len + 1);
+
+	if (!l)
+		return NULL;
+	memcpy(l->path, path, len);
+	l->err = err;
+	HASH_ADD(hh, m->looks, path[0], len, l);
+	return l;
 }
 
-static void memo_put(struct path_memo *m, const char *in, size_t len, const char *res)
+/* Every name in dir as "there" (not a link: EINVAL; a link or of an
+ * unknown type: asked of the kernel), when it can be listed and searched
+ * (a name in a directory that cannot be searched is EACCES to readlink,
+ * not missing) and all of it fits one read. */
+static void list_dir(struct path_memo *m, struct path_dir *d)
 {
-	memo_put_as(m, in, len, res, false);
+	int fd;
+	long n;
+
+	d->tried = true;
+	if (access(d->path, X_OK))
+		return;
+	fd = open(d->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (!m->listing)
+		m->listing = malloc(LIST_BUF);
+	char *buf = m->listing;
+	n = buf ? syscall(SYS_getdents64, fd, buf, LIST_BUF) : -1;
+	/* all of it: the next read is at the end (a name is at most 280
+	 * bytes there) */
+	char more[512];
+	bool all = n == 0 || (n > 0 && syscall(SYS_getdents64, fd, more, sizeof(more)) == 0);
+	close(fd);
+	bool root = !strcmp(d->path, "/");
+	for (long at = 0; n > 0 && at < n;) {
+		struct dirent64 *e = (struct dirent64 *)(buf + at);
+		char path[PATH_MAX];
+		size_t len;
+		at += e->d_reclen;
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		len = (size_t)snprintf(path, sizeof(path), "%s/%s", root ? "" : d->path, e->d_name);
+		if (len >= sizeof(path))
+			continue; /* too long to be asked about */
+		struct path_look *l;
+		HASH_FIND(hh, m->looks, path, len, l);
+		if (!l && !(l = look_add(m, path, len, EINVAL)))
+			n = -1;
+		else if (!l->target && l->err == EINVAL)
+			l->ask = e->d_type == DT_LNK || e->d_type == DT_UNKNOWN;
+	}
+	d->listed = all && n >= 0;
+}
+
+/* readlink(), answered from the memo when the path or its directory's
+ * listing is there */
+static ssize_t memo_readlink(struct path_memo *m, const char *path, size_t len, char *link,
+			     size_t size)
+{
+	const char *slash = memrchr(path, '/', len);
+	struct path_look *l = NULL;
+	struct path_dir *d = NULL;
+
+	if (!m || !slash)
+		return readlink(path, link, size);
+	HASH_FIND(hh, m->looks, path, len, l);
+	if (!l) {
+		size_t dlen = slash == path ? 1 : (size_t)(slash - path);
+		HASH_FIND(hh, m->dirs, path, dlen, d);
+		if (!d && (d = calloc(1, sizeof(*d) + dlen + 1))) {
+			memcpy(d->path, path, dlen);
+			HASH_ADD(hh, m->dirs, path[0], dlen, d);
+		}
+		if (d && !d->tried && ++d->asked >= LIST_AFTER)
+			list_dir(m, d);
+		if (d && d->listed) {
+			HASH_FIND(hh, m->looks, path, len, l);
+			if (!l && !(l = look_add(m, path, len, ENOENT)))
+				return readlink(path, link, size);
+		}
+	}
+	if (!l || l->ask) {
+		ssize_t k = readlink(path, link, size);
+		int why = k < 0 ? errno : 0;
+		if (!l)
+			l = look_add(m, path, len, why);
+		if (l) {
+			l->ask = false;
+			l->err = why;
+			if (k >= 0 && !(l->target = strndup(link, (size_t)k)))
+				l->ask = true; /* asked again next time */
+		}
+		errno = why;
+		return k;
+	}
+	if (l->target) {
+		size_t t = strlen(l->target);
+		memcpy(link, l->target, t < size ? t : size);
+		return (ssize_t)(t < size ? t : size);
+	}
+	errno = l->err;
+	return -1;
 }
 
 void path_memo_free(struct path_memo *m)
 {
-	for (size_t i = 0; m && i < m->n; i++) {
-		free(m->e[i].in);
-		free(m->e[i].out);
+	struct path_look *l, *lt;
+	struct path_dir *d, *dt;
+
+	if (!m)
+		return;
+	HASH_ITER(hh, m->looks, l, lt) {
+		HASH_DEL(m->looks, l);
+		free(l->target);
+		free(l);
 	}
-	if (m)
-		m->n = 0;
+	HASH_ITER(hh, m->dirs, d, dt) {
+		HASH_DEL(m->dirs, d);
+		free(d);
+	}
+	free(m->listing);
+	m->listing = NULL;
 }
 
 void path_resolve_existing(const char *in, char *out, size_t outsz, struct path_memo *m)
 {
-	char res[PATH_MAX] = "", todo[PATH_MAX * 2], link[PATH_MAX], cand[PATH_MAX * 2];
-	size_t skip = 0, consumed = 0;
-	bool spliced = false; /* todo is no longer the rest of `in` */
+	/* res: what is resolved so far, and the next name to look up after
+	 * it (rl: its length without that name) */
+	char res[PATH_MAX], todo[PATH_MAX * 2], link[PATH_MAX];
+	size_t rl = 0, len = strlen(in);
 	int links = 0;
 
-	/* Start from the longest directory already resolved. One known to be
-	 * missing ends the walk there: the credential table's rows share a
-	 * few parents (~/.gemini, ~/.config/composer), and each row would
-	 * look the same missing name up again (one readlink each). */
-	bool missing = false;
-	for (size_t i = 0; m && i < m->n; i++) {
-		size_t n = strlen(m->e[i].in);
-		if (n > skip && !strncmp(in, m->e[i].in, n) && (in[n] == '/' || in[n] == '\0') &&
-		    strlen(m->e[i].out) < sizeof(res)) {
-			skip = n;
-			missing = m->e[i].missing;
-			snprintf(res, sizeof(res), "%s", strcmp(m->e[i].out, "/") ? m->e[i].out : "");
-		}
-	}
-	if (missing) {
-		if (snprintf(cand, sizeof(cand), "%s%s", res, in + skip) >= (int)sizeof(cand) ||
-		    path_normalize(cand, out, outsz))
-			goto as_is;
-		return;
-	}
-	if (snprintf(todo, sizeof(todo), "%s", in + skip) >= (int)sizeof(todo))
+	if (len >= sizeof(todo))
 		goto as_is;
-	consumed = skip;
+	memcpy(todo, in, len + 1);
+	res[0] = '\0';
 	for (char *c = todo; *c;) {
 		char *end;
 		while (*c == '/')
@@ -211,70 +307,64 @@ void path_resolve_existing(const char *in, char *out, size_t outsz, struct path_
 			break;
 		end = strchrnul(c, '/');
 		size_t n = (size_t)(end - c);
-		if (!spliced)
-			consumed = (size_t)(end - todo) + skip;
 		if (n == 1 && c[0] == '.') {
 			c = end;
 			continue;
 		}
 		if (n == 2 && c[0] == '.' && c[1] == '.') {
 			char *slash = strrchr(res, '/');
-			if (slash)
+			if (slash) {
 				*slash = '\0';
+				rl = (size_t)(slash - res);
+			}
 			c = end;
 			continue;
 		}
-		if (snprintf(cand, sizeof(cand), "%s/%.*s", res, (int)n, c) >= (int)sizeof(res))
+		if (rl + 1 + n >= sizeof(res))
 			goto as_is;
-		ssize_t k = readlink(cand, link, sizeof(link) - 1);
+		res[rl] = '/';
+		memcpy(res + rl + 1, c, n);
+		res[rl + 1 + n] = '\0';
+		ssize_t k = memo_readlink(m, res, rl + 1 + n, link, sizeof(link) - 1);
 		int why = k < 0 ? errno : 0;
 		if (k >= 0 && ++links <= 40) {
 			/* follow it: its target, then what was left */
-			char next[PATH_MAX * 2];
-			link[k] = '\0';
-			if (snprintf(next, sizeof(next), "%s%s", link, end) >= (int)sizeof(next))
+			size_t rest = strlen(end);
+			res[rl] = '\0';
+			if ((size_t)k + rest >= sizeof(todo))
 				goto as_is;
+			memmove(todo + k, end, rest + 1);
+			memcpy(todo, link, (size_t)k);
 			if (link[0] == '/')
-				res[0] = '\0';
-			snprintf(todo, sizeof(todo), "%s", next);
-			spliced = true;
+				res[rl = 0] = '\0';
 			c = todo;
 			continue;
 		}
 		if (k < 0 && why == EINVAL) {
-			memcpy(res, cand, strlen(cand) + 1); /* there, not a link */
+			rl += 1 + n; /* there, not a link */
 			c = end;
 			continue;
 		}
 		/* Missing (or unreadable, or a loop): the rest as written. */
-		if (!spliced)
-			consumed = (size_t)(c - todo) + skip;
-		if (snprintf(cand, sizeof(cand), "%s/%s", res, c) >= (int)sizeof(cand) ||
-		    path_normalize(cand, out, outsz))
+		char cand[PATH_MAX * 2];
+		size_t rest = strlen(c);
+		if (rl + 1 + rest >= sizeof(cand))
 			goto as_is;
-		if (!spliced) {
-			memo_put(m, in, consumed > 0 ? consumed - 1 : 0, res);
-			/* and the missing name itself */
-			if (k < 0 && why == ENOENT) {
-				char gone[PATH_MAX * 2];
-				snprintf(gone, sizeof(gone), "%s/%.*s", res, (int)n, c);
-				memo_put_as(m, in, (size_t)(end - todo) + skip, gone, true);
-			}
-		}
+		memcpy(cand, res, rl);
+		cand[rl] = '/';
+		memcpy(cand + rl + 1, c, rest + 1);
+		if (path_normalize(cand, out, outsz))
+			goto as_is;
 		return;
 	}
-	if (!spliced) {
-		/* and its directory, which the next rule likely shares */
-		const char *slash = strrchr(in, '/'), *rslash = strrchr(res, '/');
-		if (slash && rslash && !strcmp(slash, rslash)) {
-			char dir[PATH_MAX];
-			snprintf(dir, sizeof(dir), "%.*s", (int)(rslash - res), res);
-			memo_put(m, in, (size_t)(slash - in), dir);
-		}
-		memo_put(m, in, strlen(in), res);
-	}
-	if (snprintf(out, outsz, "%s", res[0] ? res : "/") < (int)outsz)
+	if (rl == 0 && outsz > 1) {
+		memcpy(out, "/", 2);
 		return;
+	}
+	if (rl > 0 && rl < outsz) {
+		memcpy(out, res, rl + 1);
+		return;
+	}
 as_is:
 	snprintf(out, outsz, "%s", in);
 }

@@ -443,6 +443,49 @@ Test(policy_paths, resolver_memo_does_not_leak_between_rules)
 	free(dir);
 }
 
+/* A directory many rules look into (HOME) is listed once and answered
+ * from the listing (path.c): a link there must still be followed, a name
+ * not there is missing, whichever rule comes first. */
+Test(policy_paths, resolver_answers_from_a_listing_as_the_kernel_would)
+{
+	char *dir = make_tmpdir();
+	char ini[40000], p[4200], z[4200];
+	size_t at = 0;
+
+#define AT(x) (snprintf(p, sizeof(p), "%s/%s", dir, x), p)
+	cr_assert_eq(mkdir(AT("d"), 0700), 0);
+	cr_assert_eq(mkdir(AT("z"), 0700), 0);
+	cr_assert_eq(mkdir(AT("d/a"), 0700), 0);
+	FILE *f = fopen(AT("d/file"), "w");
+	cr_assert_not_null(f);
+	fclose(f);
+	snprintf(z, sizeof(z), "%s/z", dir);
+	cr_assert_eq(symlink(z, AT("d/abs")), 0);
+	cr_assert_eq(symlink("a", AT("d/rel")), 0);
+#undef AT
+	/* twelve names asked in d before and after its listing, the links
+	 * and the file last */
+	static const char *const asked[] = { "m1", "m2", "m3", "m4", "m5", "m6", "m7", "m8",
+					     "m9/x", "a/k", "abs/k", "rel/k", "file/x", "m10" };
+	static const char *const want[] = { "d/m1", "d/m2", "d/m3", "d/m4", "d/m5", "d/m6",
+					    "d/m7", "d/m8", "d/m9/x", "d/a/k", "z/k", "d/a/k",
+					    "d/file/x", "d/m10" };
+	at += (size_t)snprintf(ini, sizeof(ini), "[filesystem]\n");
+	for (size_t i = 0; i < ARRAY_LEN(asked); i++)
+		at += (size_t)snprintf(ini + at, sizeof(ini) - at, "deny_read = %s/d/%s\n", dir,
+				       asked[i]);
+	struct policy *pol = compile_ini(ini);
+	for (size_t i = 0; i < ARRAY_LEN(asked); i++) {
+		char w[4200], e[4200];
+		snprintf(w, sizeof(w), "%s/d/%s", dir, asked[i]);
+		snprintf(e, sizeof(e), "%s/%s", dir, want[i]);
+		cr_assert_str_eq(rule(pol, SBX_RULE_DENY_READ, w)->pattern, e, "%s", asked[i]);
+	}
+	policy_free(pol);
+	remove_tree(dir);
+	free(dir);
+}
+
 /* sbx_glob_match itself */
 
 struct glob_case {
