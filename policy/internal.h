@@ -65,6 +65,7 @@ struct policy_builder {
 	char **config_files; /* every sandbox.ini loaded: never writable */
 	size_t nconfig;
 	struct path_memo memo; /* policy_compile's, freed with the builder */
+	bool bare;	       /* without the defaults: never compiled */
 };
 
 /* match.c: the path rules of a policy as one hash table (its comment) */

@@ -267,7 +267,8 @@ static int credential_env_rows(struct policy_builder *b, char *const *env,
 	return 0;
 }
 
-int policy_builder_new(const struct policy_ctx *ctx, struct policy_builder **out)
+static int builder_new(const struct policy_ctx *ctx, bool defaults,
+		       struct policy_builder **out)
 {
 	struct policy_builder *b = calloc(1, sizeof(*b));
 	int rc = -ENOMEM;
@@ -295,6 +296,11 @@ int policy_builder_new(const struct policy_ctx *ctx, struct policy_builder **out
 	    (ctx->state_dir && !b->state_dir) || (ctx->config_dir && !b->config_dir) ||
 	    (ctx->path_env && !b->path_env) || (ctx->login_path && !b->login_path))
 		goto fail;
+	if (!defaults) {
+		b->bare = true;
+		*out = b;
+		return 0;
+	}
 	/* the credential table (credentials.c): read-denied unless lifted */
 	for (size_t i = 0; i < sbx_ncredentials; i++)
 		if (builder_add_rule(b, SBX_RULE_DENY_READ, sbx_credentials[i].path,
@@ -318,6 +324,16 @@ int policy_builder_new(const struct policy_ctx *ctx, struct policy_builder **out
 fail:
 	policy_builder_free(b);
 	return rc;
+}
+
+int policy_builder_new(const struct policy_ctx *ctx, struct policy_builder **out)
+{
+	return builder_new(ctx, true, out);
+}
+
+int policy_builder_new_bare(const struct policy_ctx *ctx, struct policy_builder **out)
+{
+	return builder_new(ctx, false, out);
 }
 
 void policy_builder_free(struct policy_builder *b)
@@ -596,6 +612,11 @@ int policy_compile(struct policy_builder *b, struct policy **out,
 
 	if (!p)
 		goto fail;
+	if (b->bare) {
+		err_set(err, "internal error: a builder without the defaults is never compiled");
+		rc = -EINVAL;
+		goto fail;
+	}
 
 	workspace_of(b, ws, sizeof(ws));
 	path_resolve_existing(ws, wsreal, sizeof(wsreal), &b->memo);

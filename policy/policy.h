@@ -168,6 +168,9 @@ struct policy;
 
 /* Start a builder holding the built-in defaults. */
 int policy_builder_new(const struct policy_ctx *ctx, struct policy_builder **out);
+/* One without them, for reading the files' settings alone (`enabled`
+ * before the sandbox is started): never compiled. */
+int policy_builder_new_bare(const struct policy_ctx *ctx, struct policy_builder **out);
 void policy_builder_free(struct policy_builder *b); /* NULL is fine */
 
 /* Read one sandbox.ini. A missing file is -ENOENT (err untouched), a bad one

@@ -204,7 +204,7 @@ bool config_user_disabled(const struct options *o, const char *home, const char 
 	char used[PATH_MAX];
 	bool off = false;
 
-	if (!policy_builder_new(&ctx, &b) &&
+	if (!policy_builder_new_bare(&ctx, &b) &&
 	    !load_user_config(b, o, home, used, sizeof(used), &err))
 		off = !policy_builder_enabled(b);
 	policy_builder_free(b);

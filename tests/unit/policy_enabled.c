@@ -45,6 +45,25 @@ Test(policy_enabled, bad_value_names_line_and_key)
 	assert_contains(e, "`enabled` must be true or false");
 }
 
+/* the early check before bubblewrap starts (config_user_disabled): the
+ * file's `enabled` without the defaults, and such a builder is never a
+ * policy (it would lack the credential table) */
+Test(policy_enabled, bare_builder_reads_enabled_and_is_never_compiled)
+{
+	struct policy_builder *b = NULL;
+	struct policy *p = NULL;
+	struct sbx_err err = { .msg = "" };
+
+	cr_assert_eq(policy_builder_new_bare(&test_ctx, &b), 0);
+	cr_assert(policy_builder_enabled(b));
+	cr_assert_eq(policy_builder_load_string(b, "[sandbox]\nenabled = false\n", TEST_DISPLAY,
+						POLICY_LAYER_USER, &err), 0, "%s", err.msg);
+	cr_assert_not(policy_builder_enabled(b));
+	cr_assert_neq(policy_compile(b, &p, &err), 0);
+	cr_assert_null(p);
+	assert_contains(err.msg, "never compiled");
+}
+
 Test(policy_builder_scalar, names_where_a_scalar_was_set)
 {
 	struct policy_builder *b = builder_ini("[sandbox]\nisolation = strict\n");
