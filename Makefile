@@ -53,7 +53,8 @@ SUPERVISOR_SRCS += preload/mountids.c common/pathwalk.c
 # what the walk of the writable roots found, for the next start (walkrec.h)
 SUPERVISOR_SRCS += preload/walkrec.c
 # the nested mode: the same plan as a Landlock ruleset (landlock.h)
-SUPERVISOR_SRCS += backend/linux/landlock.c backend/linux/nested.c preload/mode.c
+SUPERVISOR_SRCS += backend/linux/landlock.c backend/linux/nested.c backend/linux/linux.c \
+	preload/mode.c common/strv.c
 # the control protocol with sbx-init (control.h), in both programs
 SUPERVISOR_SRCS += common/control.c
 INIT_SRCS := init/sbx-init.c init/mounts.c init/connect.c \
@@ -212,7 +213,7 @@ build/preload/notify/deny.o: build/gen/filters.h
 # audit log, import-srt). Not on the start-up path, so not static.
 CTL_SRCS := $(wildcard cli/*.c)
 CTL_SHARED_SRCS := preload/config.c common/probe.c common/hostfs.c preload/profile.c \
-	preload/util.c preload/reports.c preload/learn.c common/wire.c
+	preload/util.c preload/reports.c preload/learn.c common/wire.c common/strv.c
 CTL_OBJS := $(CTL_SRCS:%.c=build/%.o) $(CTL_SHARED_SRCS:%.c=build/%.o)
 JANSSON_LIBS = $(or $(shell $(PKG_CONFIG) --libs jansson 2>/dev/null),-ljansson)
 build/sbxctl: $(CTL_OBJS) $(POLICY_OBJS)
@@ -258,7 +259,7 @@ build/libsbx-preload.so: $(SHIM_OBJS)
 # path and wire code (compiled here as ordinary objects).
 UNIT_EXTRA_OBJS := build/preload/mode.o build/preload/mountids.o build/common/control.o build/common/pathwalk.o build/backend/linux/landlock.o \
 	build/preload/loginpath.o \
-	build/preload/reports.o build/preload/learn.o build/preload/util.o \
+	build/preload/reports.o build/preload/learn.o build/preload/util.o build/common/strv.o \
 	build/preload/plan.o build/preload/walkrec.o build/preload/standin.o build/common/hostfs.o \
 	build/preload/runlimits.o build/preload/profile.o build/preload/notify/notify.o build/preload/notify/net.o \
 	build/preload/notify/deny.o build/preload/notify/call.o build/preload/notify/paths.o \
@@ -361,7 +362,7 @@ bench-filter: build/bench/filter-micro
 # What Landlock costs: the nested mode's layer, or a second one under
 # bubblewrap (the ruleset built and applied; open+close under it).
 build/bench/landlock-micro: bench/landlock-micro.c build/backend/linux/landlock.o \
-		build/common/pathwalk.o build/preload/util.o build/common/probe.o
+		build/common/pathwalk.o build/preload/util.o build/common/strv.o build/common/probe.o
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) $(SBX_CFLAGS) -o $@ $^ $(SBX_LDFLAGS)
 bench-landlock: build/bench/landlock-micro

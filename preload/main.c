@@ -825,7 +825,7 @@ struct run {
 	bool disabled;  /* the user's file says enabled = false */
 	bool held_back; /* the caller's directory descriptors held back */
 	bool have_bwrap, have_init;
-	struct sandbox sb;
+	struct backend be;       /* the boundary: bubblewrap from the start, or nested */
 	struct timespec since;  /* this run's start, for gitprov_note() */
 	struct gitprov *gprov;  /* linked worktrees sandboxed runs made */
 	/* policy: the user's, --learn's relaxed one, and which confines */
@@ -874,7 +874,8 @@ static void run_init(struct run *r, int argc, char **argv)
 	r->argc = argc;
 	r->argv = argv;
 	r->report_out = STDERR_FILENO;
-	r->sb = SANDBOX_NONE;
+	r->be.sb = SANDBOX_NONE;
+	r->be.nest = &r->nest;
 	r->lim = LIMITS_NONE;
 	r->nest = NESTED_NONE;
 	r->state_fd = -1;
@@ -885,12 +886,10 @@ static void run_init(struct run *r, int argc, char **argv)
 /* Everything the run holds, whichever phase ended it. */
 static void run_release(struct run *r)
 {
-	if (r->sb.sfd >= 0)
-		sandbox_abort(&r->sb); /* not waited for: nothing ran */
-	if (r->nested)
-		nested_reap(); /* no pid namespace takes what sbx-init started */
+	if (r->be.ops)
+		r->be.ops->release(&r->be); /* not waited for: nothing ran */
 	plan_remove_placeholders(&r->pl);
-	limits_finish(&r->lim, &r->sb.pid);
+	limits_finish(&r->lim, &r->be.sb.pid);
 	standins_free(r->standins);
 	gitprov_free(r->gprov);
 	walkrec_free(r->walk);
@@ -954,6 +953,9 @@ static int phase_prepare(struct run *r)
 	 * fallback = warn, so it started us again for the nested mode */
 	r->nested_env = getenv("SBX_NESTED");
 	r->nested = r->nested_env && *r->nested_env && strcmp(r->nested_env, "0");
+	r->be.ops = r->nested ? &backend_nested : &backend_bwrap;
+	r->be.init = r->init;
+	r->be.command = o->command;
 	/* `sbxctl disable`: nothing of a sandbox is started, not even the
 	 * early bubblewrap (the user's file alone is read for it; the full
 	 * policy below decides and says the rest) */
@@ -963,7 +965,7 @@ static int phase_prepare(struct run *r)
 	if (r->held_back)
 		hold_back_fds(o);
 	if (r->have_bwrap && r->have_init && !r->off && !r->disabled && !o->print && !r->nested) {
-		int e = sandbox_spawn(&r->sb, r->bwrap, r->init, o->command);
+		int e = sandbox_spawn(&r->be.sb, r->bwrap, r->init, o->command);
 		if (e) {
 			msg("sandbox set-up failed: starting bubblewrap: %s", strerror(-e));
 			return SBX_EXIT_SETUP;
@@ -1026,6 +1028,7 @@ static int phase_policy(struct run *r)
 	if (brc)
 		return SBX_EXIT_SETUP;
 	r->confine = r->box ? r->box : r->p;
+	r->be.policy = r->confine;
 	return RUN_ON;
 }
 
@@ -1037,13 +1040,13 @@ static int mode_nested(struct run *r, struct mode_choice mc)
 
 	mode_text(mc, &r->mf, &r->mw, nested_why, sizeof(nested_why));
 	r->nest.why = nested_why;
-	if (r->sb.sfd >= 0)
-		sandbox_abort(&r->sb); /* started before the policy said so */
+	if (r->be.sb.sfd >= 0)
+		sandbox_abort(&r->be.sb); /* started before the policy said so */
 	if (nested_check(&r->nest, r->p, nwhy, sizeof(nwhy))) {
 		r->mw.detail = nwhy;
 		mc = decide(&r->mf, MODE_NESTED_UNFIT, &r->mw, r->mtext, sizeof(r->mtext));
 		if (mc.mode == RUN_PLAIN)
-			return unsandboxed(&r->o, &r->sb, r->mtext);
+			return unsandboxed(&r->o, &r->be.sb, r->mtext);
 		msg("%s", r->mtext);
 		return SBX_EXIT_SETUP;
 	}
@@ -1124,18 +1127,19 @@ static int phase_mode(struct run *r)
 	r->mw = (struct mode_words){ .user_file = r->user_file, .bwrap_env = r->bwrap_env };
 	struct mode_choice mc = decide(&r->mf, MODE_AT_START, &r->mw, r->mtext, sizeof(r->mtext));
 	if (mc.mode == RUN_PLAIN)
-		return unsandboxed(o, &r->sb, r->mtext);
+		return unsandboxed(o, &r->be.sb, r->mtext);
 	if (mc.mode == RUN_NOTHING) {
 		msg("%s", r->mtext);
 		return SBX_EXIT_SETUP;
 	}
 	r->nested = mc.mode == RUN_NESTED;
+	r->be.ops = r->nested ? &backend_nested : &backend_bwrap;
 	if (r->disabled && !o->print) {
 		/* the user's file said false and a project's true (it may
 		 * narrow): what was not started early is started now */
 		hold_back_fds(o);
 		r->held_back = true;
-		int e = !r->nested ? sandbox_spawn(&r->sb, r->bwrap, r->init, o->command) : 0;
+		int e = !r->nested ? sandbox_spawn(&r->be.sb, r->bwrap, r->init, o->command) : 0;
 		if (e) {
 			msg("sandbox set-up failed: starting bubblewrap: %s", strerror(-e));
 			return SBX_EXIT_SETUP;
@@ -1288,8 +1292,8 @@ static int plan_inputs(struct run *r)
 	r->in = (struct plan_in){
 		.policy = r->confine, .bwrap = r->bwrap, .init = r->init, .command = o->command,
 		.insert_args = r->insert,
-		.environ = environ, .cwd = r->cwd, .ctl_fd = o->print ? -1 : r->sb.ctl_child,
-		.ignored_signals = o->print || r->nested ? run_ignored_signals() : r->sb.ignored,
+		.environ = environ, .cwd = r->cwd, .ctl_fd = o->print ? -1 : r->be.sb.ctl_child,
+		.ignored_signals = o->print || r->nested ? run_ignored_signals() : r->be.sb.ignored,
 		.make_placeholders = !o->print, .state_dir = r->state_fd >= 0 ? r->sdir : NULL,
 		.shim_lib = r->use_shim ? r->shim.lib : NULL, .shim_spec = r->shim.spec,
 		.proxy = r->proxied, .limit_nproc = limits_nproc(&r->lim), .notify = r->notify_on,
@@ -1364,7 +1368,7 @@ static int phase_plan(struct run *r)
 		msg("out of memory while planning the sandbox");
 		return SBX_EXIT_SETUP;
 	}
-	if (!r->nested && (lrc = limits_attach(&r->lim, r->sb.pid))) {
+	if (!r->nested && (lrc = limits_attach(&r->lim, r->be.sb.pid))) {
 		msg("sandbox set-up failed: cannot move bubblewrap into the cgroup for "
 		    "[limits]: %s; nothing was run", strerror(-lrc));
 		return SBX_EXIT_SETUP;
@@ -1374,7 +1378,7 @@ static int phase_plan(struct run *r)
 		msg("sandbox set-up failed: %s; nothing was run", why);
 		return SBX_EXIT_SETUP;
 	}
-	r->serr = r->nested ? 0 : sandbox_send_args(&r->sb, &r->pl);
+	r->serr = r->be.ops->send_plan(&r->be, &r->pl);
 	if (!r->serr && r->state_fd >= 0)
 		plan_standins(r);
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &r->plan_t0);
@@ -1482,9 +1486,7 @@ static void start_said(struct run *r)
 {
 	char layers[1536]; /* nested_text: the weaker list is up to 1 KiB */
 
-	if (r->nested)
-		nested_text(&r->nest, layers, sizeof(layers));
-	startup_line(r->confine, &r->pl, &r->lim, r->nested ? layers : NULL);
+	startup_line(r->confine, &r->pl, &r->lim, r->be.ops->layers(&r->be, layers, sizeof(layers)));
 	withheld_text(r->confine, &r->pl);
 	note_static_command(&r->o, r->use_shim, r->home, r->reports);
 	if (r->o.learn)
@@ -1502,16 +1504,18 @@ static int phase_start(struct run *r)
 	char why[PATH_MAX + 128];
 	int rc, lrc;
 
-	/* the nested mode: the whole plan as a Landlock ruleset, sbx-init
-	 * started under it, waiting for "go" */
-	if (r->nested && !r->serr) {
-		int e = nested_spawn(&r->nest, r->confine, &r->pl, r->init, o->command, &r->sb,
-				     why, sizeof(why));
+	/* the boundary built from the whole plan, sbx-init started inside,
+	 * waiting for "go" (the nested mode's Landlock ruleset; bubblewrap
+	 * runs since the prepare phase) */
+	if (!r->serr) {
+		int e = r->be.ops->start(&r->be, &r->pl, why, sizeof(why));
 		if (e) {
 			msg("sandbox set-up failed: %s: %s; nothing was run", why, strerror(-e));
 			return SBX_EXIT_SETUP;
 		}
-		if ((lrc = limits_attach(&r->lim, r->sb.pid))) {
+	}
+	if (r->nested && !r->serr) {
+		if ((lrc = limits_attach(&r->lim, r->be.sb.pid))) {
 			msg("sandbox set-up failed: cannot move sbx-init into the cgroup for "
 			    "[limits]: %s; nothing was run", strerror(-lrc));
 			return SBX_EXIT_SETUP;
@@ -1523,12 +1527,13 @@ static int phase_start(struct run *r)
 		return rc;
 	if (!r->serr)
 		start_said(r);
-	/* the nested mode: COMMAND starts at "go", so the proxy serves
-	 * before it (its listeners have queued nothing yet) */
-	if (r->nested && r->proxied && !r->serr) {
+	/* listeners of the backend's own (the nested mode's): COMMAND
+	 * starts at "go", so the proxy serves before it (its listeners have
+	 * queued nothing yet) */
+	if (r->be.ops->serve && r->proxied && !r->serr) {
 		int e = proxy_start(r->p, r->reports, o->learn, &r->net);
 		if (!e)
-			e = nested_serve(&r->nest, r->net);
+			e = r->be.ops->serve(&r->be, r->net);
 		if (e) {
 			msg("sandbox set-up failed: starting the filtering proxy: %s; nothing "
 			    "was run", strerror(-e));
@@ -1539,9 +1544,7 @@ static int phase_start(struct run *r)
 	struct shim_setup *s = &r->shim;
 	int shim_fds[3] = { s->policy_fd, s->report_wr, s->counters_fd };
 	if (!r->serr)
-		r->serr = r->nested ? nested_go(&r->nest, &r->sb, &r->pl, shim_fds,
-						r->use_shim ? 3 : 0) :
-				      sandbox_go(&r->sb, &r->pl, shim_fds, r->use_shim ? 3 : 0);
+		r->serr = r->be.ops->go(&r->be, &r->pl, shim_fds, r->use_shim ? 3 : 0);
 	if (r->use_shim) {
 		/* our copy of the write end would keep the end of file away */
 		close(s->policy_fd);
@@ -1590,9 +1593,7 @@ static int phase_wait(struct run *r)
 				 .socks_port = SBX_PROXY_SOCKS_PORT, .dns = r->net != NULL,
 				 .host_ports = r->host_ports, .nhost_ports = r->nhost_ports,
 				 .served = r->nested };
-	r->rc = sandbox_wait(&r->sb, &r->pl, &r->ri, &r->ready);
-	if (r->nested)
-		nested_reap();
+	r->rc = r->be.ops->wait(&r->be, &r->pl, &r->ri, &r->ready);
 	return RUN_ON;
 }
 
@@ -1609,7 +1610,7 @@ static int finish_failed(struct run *r)
 	if (mc.mode == RUN_RESTART_NESTED)
 		restart_nested(&r->o, r->argv);
 	if (mc.mode == RUN_RESTART_NESTED || mc.mode == RUN_PLAIN)
-		return unsandboxed(&r->o, &r->sb, r->mtext);
+		return unsandboxed(&r->o, &r->be.sb, r->mtext);
 	if (r->mtext[0])
 		msg("%s", r->mtext);
 	if (r->nested)
@@ -1666,7 +1667,7 @@ static int phase_finish(struct run *r)
 		if (walkrec_save(r->walk, r->state_fd, r->sdir, why_not, sizeof(why_not)))
 			vmsg("the walk's record is not saved: %s", why_not);
 	}
-	limits_finish(&r->lim, &r->sb.pid);
+	limits_finish(&r->lim, &r->be.sb.pid);
 	if (!r->ready && r->ri.stopped)
 		return SBX_EXIT_SETUP; /* sandbox_wait said why */
 	if (!r->ready && r->rc < 128)
