@@ -91,12 +91,14 @@ int init_notify_act_one(int sock)
 	return 0;
 }
 
-int init_notify_filter(int block, int nobind)
+int init_notify_filter(int block, int nobind, int modes)
 {
 	struct sock_fprog prog;
 
 #define PROG(p) (struct sock_fprog){ sizeof(p) / sizeof(p[0]), (struct sock_filter *)p }
-	if (block)
+	if (modes)
+		prog = PROG(sbx_notify_modes);
+	else if (block)
 		prog = nobind ? PROG(sbx_notify_unix_block_nobind) : PROG(sbx_notify_unix_block);
 	else
 		prog = nobind ? PROG(sbx_notify_unix_all_nobind) : PROG(sbx_notify_unix_all);

@@ -11,9 +11,10 @@ int init_notify_act_one(int sock);
 
 /* Install the notify filter (gen-notify.c; `block`: the Unix-socket
  * variant; `nobind`: listen and bind notified, allow_local_binding =
- * false) on the calling process: the listener, or -errno. Called in the
- * child that becomes COMMAND, before its exec. */
-int init_notify_filter(int block, int nobind);
+ * false; `modes`: the nested mode's, a file's mode and owner only) on
+ * the calling process: the listener, or -errno. Called in the child
+ * that becomes COMMAND, before its exec. */
+int init_notify_filter(int block, int nobind, int modes);
 
 /* A descriptor sent alone with the one byte `tag` (ctl_send()): >= 0, or
  * -errno (-EPIPE when the sender closed its end first). */

@@ -10,7 +10,8 @@
  *            [--env=NAME=VALUE]... [--verbose] [--notify[=no-local-binding]] [--tty-bg]
  *            [MOUNT-OP...] -- COMMAND [ARG...]
  *   sbx-init --socks-connect=PORT HOST PORT   (ssh's ProxyCommand, any process)
- *   sbx-init --nested --ctl=FD [--udp=block] [--trunc=block] [OPTION...] -- COMMAND [ARG...]
+ *   sbx-init --nested --ctl=FD [--udp=block] [--trunc=block] [--notify=modes] [OPTION...]
+ *            -- COMMAND [ARG...]
  * --nested (argv only): the nested mode (docs/SECURITY.md): no bubblewrap,
  * no namespaces; sbx-preload's child put itself under the run's Landlock
  * ruleset and execed this. Not pid 1: no mount operation and no listener
@@ -510,7 +511,7 @@ static void name_holder(pid_t h)
 static char *opts[MAX_OPTS];
 static int nopts;
 static struct init_mounts mounts;
-static int ctl = -1, block_unix = 1, verbose, notify, notify_nobind;
+static int ctl = -1, block_unix = 1, verbose, notify, notify_nobind, notify_modes;
 /* The sandbox's terminal (the supervisor's relay.c): the descriptor of it
  * we made our controlling one, -1 when there is none; --tty-bg: COMMAND
  * starts in its background (the relay is in the person's); SIGTTOU as
@@ -580,6 +581,8 @@ static int take_opt(char *a, bool from_ctl)
 		notify = 1;
 	else if (!strcmp(a, "--notify=no-local-binding"))
 		notify = notify_nobind = 1;
+	else if (nested && !strcmp(a, "--notify=modes"))
+		notify = notify_modes = 1;
 	else if (init_mounts_check(&mounts, a) <= 0)
 		return -1;
 	if (nopts == MAX_OPTS)
@@ -817,7 +820,7 @@ static pid_t start_notified(int sfd, char **cmd, const sigset_t *orig, int *act)
 		close(as[0]);
 		close(as[1]);
 		close(ls[0]);
-		if ((fd = init_notify_filter(block_unix, notify_nobind)) < 0)
+		if ((fd = init_notify_filter(block_unix, notify_nobind, notify_modes)) < 0)
 			die("seccomp notify filter", -fd);
 		if ((rc = ctl_send(ls[1], CTL_IN_LISTENER, NULL, 0, &fd, 1)))
 			die("the notify listener to pid 1", -rc);
@@ -840,7 +843,8 @@ static pid_t start_notified(int sfd, char **cmd, const sigset_t *orig, int *act)
 	close(ls[1]);
 	for (int k = 0; k < nheld; k++)
 		close(held[k]); /* the child's and the holder's now */
-	apply_filter(0, 1);
+	if (!notify_modes)
+		apply_filter(0, 1); /* (the nested mode's: before the fork) */
 	fd = init_notify_recv_fd(ls[0], CTL_IN_LISTENER);
 	if (fd == -EPIPE)
 		_exit(125); /* the child could not install it, and said why */
@@ -974,7 +978,13 @@ int main(int argc, char **argv)
 	 * it. */
 	if (notify && ctl < 0)
 		die("the notify filter needs a control socket", EINVAL);
-	if (notify) {
+	if (notify && notify_modes) {
+		/* the nested mode's: the table and the [nested] rows for pid 1
+		 * and, through the fork, for COMMAND, under the program that
+		 * notifies a file's mode and owner (start_notified()) */
+		apply_filter(block_unix, 0);
+		apply_nested_filter();
+	} else if (notify) {
 		/* the table comes with the fork (start_notified()) */
 		no_new_privs();
 	} else {

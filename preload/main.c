@@ -1067,7 +1067,7 @@ static int mode_nested(struct run *r, struct mode_choice mc)
 	policy_rules(r->p, SBX_RULE_ALLOW_UNIX_SOCKET, &nu);
 	if (nu && !policy_allow_all_unix_sockets(r->p))
 		msg("unix sockets stay blocked: allow_unix_sockets needs the seccomp "
-		    "notify layer, which the nested mode does not run");
+		    "notify layer's connect, which the nested mode does not run");
 	return RUN_ON;
 }
 
@@ -1206,6 +1206,12 @@ static int plan_dirs(struct run *r)
 	 * where no mount stops what the policy leaves to the mounts
 	 * (docs/SECURITY.md, "The nested mode") */
 	r->notify_on = !r->o.print && !(nenv && !strcmp(nenv, "off")) && !r->nested;
+	/* there, the layer for a file's mode and owner alone: Landlock has
+	 * no right for them (notify_set_modes) */
+	r->nest.notify_modes = r->nested && !r->o.print && !(nenv && !strcmp(nenv, "off"));
+	if (r->nested && !r->o.print && !r->nest.notify_modes)
+		info("SBX_NOTIFY=off: the seccomp notify layer is off; a file's mode and owner "
+		     "are not decided by the policy (chmod 755 ~/.ssh goes through)");
 	if (!r->o.print && !r->notify_on && !r->nested)
 		info("SBX_NOTIFY=off: the seccomp notify layer is off; protected names in "
 		     "directories made during the run are not refused, Unix sockets stay "
@@ -1495,6 +1501,28 @@ static void start_said(struct run *r)
 		     "changes), secrets and protected files stay closed");
 }
 
+/* The nested mode's notify layer decides a file's mode and owner by the
+ * Landlock spec's writable roots and denied paths (notify_set_modes). On
+ * failure the layer is freed. */
+static int start_notify_modes(struct run *r)
+{
+	const struct landlock_spec *spec = &r->nest.spec;
+	struct strv kept = { 0 };
+	int e = 0;
+
+	for (size_t i = 0; !e && i < spec->read_deny.n; i++)
+		e = strv_add(&kept, spec->read_deny.v[i]);
+	for (size_t i = 0; !e && i < spec->write_deny.n; i++)
+		e = strv_add(&kept, spec->write_deny.v[i]);
+	if (!e)
+		e = notify_set_modes(r->notify, spec->write_roots.v, spec->write_roots.n, kept.v,
+				     kept.n);
+	strv_free(&kept);
+	if (e)
+		notify_free(r->notify), r->notify = NULL;
+	return e;
+}
+
 /* The sandbox started: the nested mode's sbx-init spawned under its
  * ruleset, the reports ready, the start-up line said, "go" with the
  * shim's descriptors; the proxy and the notify layer served. */
@@ -1521,7 +1549,8 @@ static int phase_start(struct run *r)
 			return SBX_EXIT_SETUP;
 		}
 	}
-	if ((r->use_shim || r->proxied || r->notify_on) && (rc = start_reports(r)) != RUN_ON)
+	if ((r->use_shim || r->proxied || r->notify_on || r->nest.notify_modes) &&
+	    (rc = start_reports(r)) != RUN_ON)
 		return rc;
 	if (o->learn && (rc = start_learn_path(r)) != RUN_ON)
 		return rc;
@@ -1569,10 +1598,12 @@ static int phase_start(struct run *r)
 			return SBX_EXIT_SETUP;
 		}
 	}
-	if (r->notify_on && !r->serr) {
+	if ((r->notify_on || r->nest.notify_modes) && !r->serr) {
 		int e = notify_new(r->confine, r->reports, r->mode == REPORTS_TRACE, &r->notify);
 		if (!e && (e = notify_refuse(r->notify, r->pl.refused_new.v, r->pl.refused_new.n)))
 			notify_free(r->notify), r->notify = NULL;
+		if (!e && r->nest.notify_modes)
+			e = start_notify_modes(r);
 		if (e) {
 			msg("sandbox set-up failed: the seccomp notify listener: %s; nothing "
 			    "was run (Linux 5.9 or later is needed)", strerror(-e));

@@ -62,12 +62,16 @@ static int init_op(struct plan *pl, const char *op, const char *path)
 /* A read-denied file with more than one name: a hard link made before the
  * run (`ln ~/.aws/credentials ~/proj/notes/c`) is the same file under a
  * name no rule names, and a mount hides a name, not a file. The masked
- * files (and those directly in a masked directory) that have other names
- * are remembered here; the walk of the writable roots looks for those by
- * identity (a stat per file, only while there is one to look for) and
- * masks each it finds; sbx says what it found and what it could not. */
+ * files (and those in a masked directory, at any depth, breadth first:
+ * `~/.aws/sso/cache/x.json`) that have other names are remembered here;
+ * the walk of the writable roots looks for those by identity (a stat per
+ * file, only while there is one to look for) and masks each it finds,
+ * then, for one still not found, the parts the walk does not enter
+ * (node_modules, objects, .cache, git directories, below its depth);
+ * sbx says what it found and what it could not. */
 #define SHARED_MAX 32
-#define SHARED_DIR_ENTRIES 256 /* looked at in one masked directory */
+#define SHARED_DIR_ENTRIES 512 /* looked at in one masked directory */
+#define SHARED_DIR_EACH 64      /* ... in each directory below it */
 struct shared {
 	dev_t dev;
 	ino_t ino;
@@ -96,6 +100,7 @@ struct covered {
 	char walk_cut_at[PATH_MAX]; /* the first directory left unread, or "" */
 	struct shared shared[SHARED_MAX]; /* read-denied files with other names */
 	unsigned nshared;
+	bool shared_cut; /* more than SHARED_MAX of them */
 	/* The parents placeholder() resolved, "" when not a directory (they
 	 * are the workspace, HOME and a few below them, asked for in turn:
 	 * realpath() costs a readlink per component). */
@@ -170,8 +175,10 @@ static void remember_shared(struct covered *cv, const char *path, const struct s
 	for (unsigned i = 0; i < cv->nshared; i++)
 		if (cv->shared[i].dev == st->st_dev && cv->shared[i].ino == st->st_ino)
 			return;
-	if (cv->nshared == SHARED_MAX)
+	if (cv->nshared == SHARED_MAX) {
+		cv->shared_cut = true;
 		return;
+	}
 	struct shared *sh = &cv->shared[cv->nshared++];
 	sh->dev = st->st_dev;
 	sh->ino = st->st_ino;
@@ -180,26 +187,67 @@ static void remember_shared(struct covered *cv, const char *path, const struct s
 	snprintf(sh->path, sizeof(sh->path), "%s", path);
 }
 
-/* The files directly in a masked directory (`~/.aws/credentials`), a
- * bounded look: the keys and logins are at its top. */
+static unsigned char entry_type(int dirfd, const struct dirent *e);
+
+/* The files in a masked directory, at any depth, breadth first (a
+ * credential directory keeps its keys at its top or a few levels down:
+ * `~/.aws/sso/cache/`, `~/.gnupg/private-keys-v1.d/`), a bounded look
+ * (SHARED_DIR_ENTRIES entries, SHARED_DIR_EACH of each directory, so a
+ * large sibling -- gcloud's logs, a browser profile's caches -- does not
+ * take the look from the rest). No link below it is followed. */
 static void remember_shared_in(struct covered *cv, const char *dir)
 {
-	DIR *d = opendir(dir);
-	struct dirent *e;
+	struct strv todo = { 0 };
+	size_t at = 0;
 	unsigned n = 0;
+	bool cut = false;
 
-	if (!d)
+	if (strv_add(&todo, dir))
 		return;
-	while ((e = readdir(d)) && n++ < SHARED_DIR_ENTRIES) {
-		char path[PATH_MAX];
-		struct stat st;
-		if ((e->d_type != DT_REG && e->d_type != DT_UNKNOWN) ||
-		    snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) >= (int)sizeof(path) ||
-		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW))
+	while (at < todo.n && n < SHARED_DIR_ENTRIES) {
+		char *d = todo.v[at];
+		struct dirent *e;
+		DIR *dd;
+		int fd;
+
+		/* the directory itself as the mask found it (stat: a link
+		 * followed), nothing below it through a link */
+		fd = open(d, O_RDONLY | O_DIRECTORY | (at ? O_NOFOLLOW : 0) | O_CLOEXEC);
+		todo.v[at++] = NULL;
+		if (fd < 0 || !(dd = fdopendir(fd))) {
+			if (fd >= 0)
+				close(fd);
+			free(d);
 			continue;
-		remember_shared(cv, path, &st);
+		}
+		unsigned here = 0;
+		while (n < SHARED_DIR_ENTRIES && (e = readdir(dd))) {
+			char path[PATH_MAX];
+			struct stat st;
+			unsigned char type;
+			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
+			    snprintf(path, sizeof(path), "%s/%s", d, e->d_name) >= (int)sizeof(path))
+				continue;
+			if (here++ == SHARED_DIR_EACH) {
+				cut = true;
+				break;
+			}
+			n++;
+			type = entry_type(dirfd(dd), e);
+			if (type == DT_DIR)
+				strv_add(&todo, path); /* out of memory: a shorter look */
+			else if (type == DT_REG &&
+				 !fstatat(dirfd(dd), e->d_name, &st, AT_SYMLINK_NOFOLLOW))
+				remember_shared(cv, path, &st);
+		}
+		closedir(dd);
+		free(d);
 	}
-	closedir(d);
+	if (cut || n >= SHARED_DIR_ENTRIES)
+		vmsg("%s has more entries than sbx looks at for other names (hard links: %u, "
+		     "%u of each directory): not all its files were", dir,
+		     (unsigned)SHARED_DIR_ENTRIES, (unsigned)SHARED_DIR_EACH);
+	strv_free(&todo);
 }
 
 static int mask_path(const struct plan_in *in, struct plan *pl,
@@ -246,6 +294,10 @@ static void shared_said(const struct plan_in *in, const struct covered *cv)
 		    "as any file (find them with `find / -xdev -samefile %s`, then remove them "
 		    "or name them in deny_read)", shown, (unsigned)sh->nlink, sh->path);
 	}
+	if (cv->shared_cut)
+		msg("more than %u files the policy denies reading have other names (hard "
+		    "links): those past them are not looked for in the writable roots",
+		    (unsigned)SHARED_MAX);
 }
 
 static int mask_path(const struct plan_in *in, struct plan *pl,
@@ -1517,17 +1569,23 @@ static bool shared_unfound(const struct covered *cv, unsigned from)
  * until every name is found: the other names are masked (shared_name()),
  * and what is still not found is said by shared_said(). Only in that
  * case: a file with other names is rare, and one outside the writable
- * roots is found before the walk, which then looks at every file. */
+ * roots is found before the walk, which then looks at every file.
+ * NAMES_PAST: for any such file still not found (from 0), where the walk
+ * does not look: below a skipped name or a git directory (the rest is
+ * only gone through); NAMES_ALL: everywhere (the walk stopped short). */
+enum names_look { NAMES_WALKED, NAMES_PAST, NAMES_ALL };
 static int names_root(const struct plan_in *in, struct plan *pl, struct covered *cv,
-		      const char *root, unsigned from, unsigned *budget)
+		      const char *root, unsigned from, unsigned *budget, enum names_look look)
 {
 	struct strv todo = { 0 };
 	size_t at = 0;
-	int rc = strv_add(&todo, root);
+	/* each queued directory: '+' its files are looked at, '-' not */
+	int rc = strv_addf(&todo, "%c%s", look == NAMES_PAST ? '-' : '+', root);
 	uid_t uid = geteuid();
 
 	while (!rc && at < todo.n && *budget && shared_unfound(cv, from)) {
-		char *dir = todo.v[at];
+		char *item = todo.v[at], *dir = item + 1;
+		bool files = item[0] == '+';
 		struct dirent *e;
 		struct stat st;
 		DIR *d;
@@ -1547,24 +1605,24 @@ static int names_root(const struct plan_in *in, struct plan *pl, struct covered 
 		    !(d = fdopendir(fd))) {
 			if (fd >= 0)
 				close(fd);
-			free(dir);
+			free(item);
 			continue;
 		}
 		while (!rc && (e = readdir(d))) {
 			char path[PATH_MAX];
 			unsigned char type = entry_type(dirfd(d), e);
+			bool past = !strcmp(e->d_name, ".git") || skipped(e->d_name);
 			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
 			    snprintf(path, sizeof(path), "%s/%s", strcmp(dir, "/") ? dir : "",
 				     e->d_name) >= (int)sizeof(path))
 				continue;
-			if (type == DT_REG)
+			if (type == DT_REG && files)
 				rc = shared_name(in, pl, cv, dirfd(d), e->d_name, path);
-			else if (type == DT_DIR && strcmp(e->d_name, ".git") && !skipped(e->d_name) &&
-				 !is_root(cv, path))
-				rc = strv_add(&todo, path);
+			else if (type == DT_DIR && (look != NAMES_WALKED || !past) && !is_root(cv, path))
+				rc = strv_addf(&todo, "%c%s", files || past ? '+' : '-', path);
 		}
 		closedir(d);
-		free(dir);
+		free(item);
 	}
 	strv_free(&todo);
 	return rc;
@@ -1844,7 +1902,19 @@ static int protect_rules(const struct plan_in *in, struct plan *pl,
 	for (size_t i = 0; i < cv->roots.n + cv->unmasked.n && !rc && shared_unfound(cv, shared_from);
 	     i++)
 		rc = names_root(in, pl, cv, i < cv->roots.n ? cv->roots.v[i] :
-				cv->unmasked.v[i - cv->roots.n], shared_from, &budget);
+				cv->unmasked.v[i - cv->roots.n], shared_from, &budget, NAMES_WALKED);
+	/* ... and, for one still not found, where the walk does not look
+	 * (node_modules, objects, .cache, git directories: a
+	 * `node_modules/p/notes.txt` read the key); everywhere when the walk
+	 * or that look stopped short, or a root is walked only so deep */
+	enum names_look look = cv->walk_cut_at[0] || !budget ? NAMES_ALL : NAMES_PAST;
+	budget = WALK_DIRS;
+	for (size_t i = 0; i < cv->roots.n + cv->unmasked.n && !rc && shared_unfound(cv, 0); i++) {
+		const char *r = i < cv->roots.n ? cv->roots.v[i] : cv->unmasked.v[i - cv->roots.n];
+		struct stat rst;
+		bool sticky = stat(r, &rst) == 0 && (rst.st_mode & S_ISVTX) && (rst.st_mode & S_IWOTH);
+		rc = names_root(in, pl, cv, r, 0, &budget, sticky ? NAMES_ALL : look);
+	}
 	/* HOME's own entries, where a writable root holds HOME deeper than
 	 * the walk judges (allow_write = / with HOME four levels down): the
 	 * ones its allow-list keeps are bound read-only (one each) */

@@ -260,6 +260,9 @@ void reports_feed(struct reports *r, const char *data, size_t n);
 /* Lines held (cfg.hold) and not written yet? Write them, as far as the
  * output has room now. */
 bool reports_pending(const struct reports *r);
+/* Does the file the lines go to end inside a line of COMMAND's own (a
+ * regular file shared with it, its last byte no newline)? */
+bool reports_midline(const struct reports *r);
 void reports_flush(struct reports *r);
 /* The output when held lines wait for room on it (a full non-blocking
  * pipe): poll it for POLLOUT, then reports_flush(). -1 otherwise. */

@@ -1193,6 +1193,18 @@ bool reports_pending(const struct reports *r)
 	return r->nheld > 0 && !r->stalled && may_write_now(r);
 }
 
+bool reports_midline(const struct reports *r)
+{
+	struct stat st;
+	char last;
+
+	/* a file shared with COMMAND (2>log, an agent's tool output): its
+	 * last byte says whether the program is inside a line of its own */
+	return r->cfg.out_fd >= 0 && !fstat(r->cfg.out_fd, &st) && S_ISREG(st.st_mode) &&
+	       st.st_size > 0 && pread(r->cfg.out_fd, &last, 1, st.st_size - 1) == 1 &&
+	       last != '\n';
+}
+
 int reports_room_fd(const struct reports *r)
 {
 	return r->stalled && r->nheld ? r->cfg.out_fd : -1;

@@ -1105,8 +1105,12 @@ int sandbox_wait(struct sandbox *sb, struct plan *pl, struct run_in *ri, bool *r
 			reports_flush(ri->reports);
 		if (!serve_net(&w) || !serve_notify(&w))
 			break;
+		/* quiet, but the program's own line in a shared file is not
+		 * finished yet (a loaded machine stretches its pause past
+		 * REPORT_QUIET_MS): held on, to REPORT_HOLD_MS */
 		if (np == 0 && ri->reports) {
-			reports_flush(ri->reports);
+			if (!reports_midline(ri->reports) || ms_since(&w.held_since) >= REPORT_HOLD_MS)
+				reports_flush(ri->reports);
 			continue;
 		}
 		if (w.pf[SLOT_REPORTS].revents)

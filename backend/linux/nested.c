@@ -436,7 +436,8 @@ int nested_go(const struct nested *n, struct sandbox *sb, const struct plan *pl,
 	go.init_at = 0;
 	/* sbx-init, its own options, then (the plan's last before COMMAND
 	 * is the "--" that ends them) the [nested, network not open] and
-	 * [nested, Landlock ABI < 3] rows (seccomp-rules.h), and "--" */
+	 * [nested, Landlock ABI < 3] rows (seccomp-rules.h), the notify
+	 * program for a file's mode and owner, and "--" */
 	for (size_t i = pl->init_at; !rc && i + 1 < pl->cmd_at; i++)
 		if (i == pl->init_at || init_own(pl->argv.v[i]))
 			rc = strv_add(&go.argv, pl->argv.v[i]);
@@ -444,6 +445,8 @@ int nested_go(const struct nested *n, struct sandbox *sb, const struct plan *pl,
 		rc = strv_add(&go.argv, "--udp=block");
 	if (!rc && n->abi < 3)
 		rc = strv_add(&go.argv, "--trunc=block");
+	if (!rc && n->notify_modes)
+		rc = strv_add(&go.argv, "--notify=modes");
 	if (!rc)
 		rc = strv_add(&go.argv, "--");
 	go.init_at = 1;

@@ -19,6 +19,7 @@ struct nested {
 	int abi;                 /* the kernel's Landlock ABI */
 	bool proxied;            /* the filtering proxy serves this run */
 	bool udp_block;          /* the network is not open: no UDP socket */
+	bool notify_modes;       /* the supervisor decides chmod and chown (notify.h) */
 	int listen[2];           /* its HTTP and SOCKS5 listeners on the host's 127.0.0.1 */
 	unsigned http_port, socks_port; /* ... at ports the kernel chose */
 	struct landlock_spec spec;

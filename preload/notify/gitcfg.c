@@ -50,23 +50,26 @@
 #define GITCFG_READ_MAX (1u << 20)
 
 /* Is the part `name` of a git directory there in `dfd`: HEAD a file,
- * objects/ and refs/ directories, as git's own test (is_git_directory)
- * asks -- or a link at that name, whatever it leads to now: what a link
- * leads to changes with no call at its name (`objects` a link to a
- * directory made later, elsewhere, completed a repository no rule knew,
- * its hook made meanwhile and run by git on the host). 1 there, 0 not,
- * -1 not known: the directory cannot be searched now (a thread of the
- * program's took its mode away between our making a part and this look:
- * five repositories in a hundred went unnamed). */
+ * objects and refs anything at all (git's own test, is_git_directory,
+ * asks only access(X_OK) of them, which an executable file or a FIFO
+ * passes as a directory does: two executable files beside a config made
+ * a repository no rule knew, its fsmonitor run by git on the host) -- or
+ * a link at that name, whatever it leads to now: what a link leads to
+ * changes with no call at its name (`objects` a link to a directory made
+ * later, elsewhere, completed a repository no rule knew, its hook made
+ * meanwhile and run by git on the host). 1 there, 0 not, -1 not known:
+ * the directory cannot be searched now (a thread of the program's took
+ * its mode away between our making a part and this look: five
+ * repositories in a hundred went unnamed). */
 int notify_git_part(int dfd, const char *name)
 {
 	struct stat st;
 
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW))
 		return errno == ENOENT || errno == ENOTDIR ? 0 : -1;
-	if (S_ISLNK(st.st_mode))
+	if (S_ISLNK(st.st_mode) || strcmp(name, "HEAD"))
 		return 1;
-	return strcmp(name, "HEAD") ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode);
+	return S_ISREG(st.st_mode);
 }
 
 /* All of `fd` (a regular file), at most max bytes: 0, -E2BIG, -errno. */
@@ -168,12 +171,63 @@ static int write_new(int dfd, const char *buf, size_t len, mode_t mode, char *na
  * the run no link or directory lands there or above (`rm -rf sub; ln -s
  * ~ sub` would have the host's checkout write into HOME); a later run
  * finds the work tree's `.git` file and keeps it, which keeps the
- * directory. */
+ * directory. Nor through a link there now (walk_has_no_link). */
 #define MAX_WORKTREES 1024
 struct worktree_ctx {
 	struct notify *n;
 	const char *gitdir; /* the config's directory, as the sandbox names it */
+	int gitfd;	    /* ... held */
 };
+
+/* Does the relative `value`, walked from the held directory `fd` as git
+ * walks it (realpath: `..` from where the step before led), meet no link
+ * and nothing but directories, up to a name not there yet with no `..`
+ * after it? Then it leads where it says lexically. Not so, git went
+ * through a link there before the config was written (`a` -> HOME for
+ * `../../../a`, or `x/../lib` with x -> HOME: HOME's parent). */
+static bool walk_has_no_link(int fd, const char *value)
+{
+	char part[NAME_MAX + 1];
+	struct stat st;
+	int cur = fd, next;
+	bool ok = true, gone = false;
+
+	for (const char *p = value; ok && *p;) {
+		size_t l = strcspn(p, "/");
+		if (l > NAME_MAX) {
+			ok = false;
+			break;
+		}
+		memcpy(part, p, l);
+		part[l] = '\0';
+		p += l + (p[l] == '/');
+		if (!l || !strcmp(part, "."))
+			continue;
+		if (gone) { /* below a name not there: no way back up */
+			ok = strcmp(part, "..") != 0;
+			continue;
+		}
+		if (strcmp(part, "..")) {
+			if (fstatat(cur, part, &st, AT_SYMLINK_NOFOLLOW)) {
+				ok = errno == ENOENT;
+				gone = true;
+				continue;
+			}
+			if (!S_ISDIR(st.st_mode)) {
+				ok = false;
+				break;
+			}
+		}
+		next = openat(cur, part, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (cur != fd)
+			close(cur);
+		cur = next;
+		ok = cur >= 0;
+	}
+	if (cur >= 0 && cur != fd)
+		close(cur);
+	return ok;
+}
 
 bool notify_gitcfg_worktree_below(const struct notify *n, const char *path)
 {
@@ -183,18 +237,72 @@ bool notify_gitcfg_worktree_below(const struct notify *n, const char *path)
 	return false;
 }
 
-static bool remember_worktree(struct notify *n, const char *target)
+static bool remember_worktree(struct notify *n, const char *gitdir, const char *target)
 {
 	for (size_t i = 0; i < n->nworktrees; i++)
-		if (!strcmp(n->worktrees[i], target))
+		if (!strcmp(n->worktrees[i], target) && !strcmp(n->wtgits[i], gitdir))
 			return true;
 	if (n->nworktrees == MAX_WORKTREES)
 		return false; /* not remembered: not allowed */
-	if (!n->worktrees && !(n->worktrees = calloc(MAX_WORKTREES, sizeof(*n->worktrees))))
+	if (!n->worktrees && (!(n->worktrees = calloc(MAX_WORKTREES, sizeof(*n->worktrees))) ||
+			      !(n->wtgits = calloc(MAX_WORKTREES, sizeof(*n->wtgits))))) {
+		free(n->worktrees);
+		n->worktrees = NULL;
 		return false;
-	if (!(n->worktrees[n->nworktrees] = strdup(target)))
+	}
+	char *t = strdup(target), *g = strdup(gitdir);
+	if (!t || !g) {
+		free(t);
+		free(g);
 		return false;
-	n->nworktrees++;
+	}
+	n->worktrees[n->nworktrees] = t;
+	n->wtgits[n->nworktrees++] = g;
+	return true;
+}
+
+/* `*p` at or below `from`: moved below `to`. */
+static void shift(char **p, const char *from, const char *to)
+{
+	char *moved;
+
+	if (sbx_path_under(*p, from) && asprintf(&moved, "%s%s", to, *p + strlen(from)) >= 0) {
+		free(*p);
+		*p = moved;
+	}
+}
+
+bool notify_gitcfg_worktree_moves(struct call *c, const char *from, const char *to,
+				  bool exchange, bool apply)
+{
+	struct notify *n = c->n;
+	char line[PATH_MAX + 200];
+
+	for (size_t i = 0; i < n->nworktrees; i++) {
+		if (apply) {
+			/* each path once: one under `from` now lies under `to` */
+			bool tf = sbx_path_under(n->worktrees[i], from);
+			bool gf = sbx_path_under(n->wtgits[i], from);
+			if (tf)
+				shift(&n->worktrees[i], from, to);
+			else if (exchange)
+				shift(&n->worktrees[i], to, from);
+			if (gf)
+				shift(&n->wtgits[i], from, to);
+			else if (exchange)
+				shift(&n->wtgits[i], to, from);
+			continue;
+		}
+		for (int side = 0; side < 1 + exchange; side++) {
+			const char *d = side ? to : from;
+			if (!sbx_path_under(n->wtgits[i], d) || sbx_path_under(n->worktrees[i], d))
+				continue;
+			snprintf(line, sizeof(line), "moving it moves the git directory %s away from "
+				 "the work tree its core.worktree names: refused", n->wtgits[i]);
+			refuse_line(c, d, line, EACCES);
+			return false;
+		}
+	}
 	return true;
 }
 
@@ -214,18 +322,18 @@ static bool worktree_ok(const char *value, void *ctx)
 	if (home && sbx_path_under(home, target))
 		return false; /* HOME itself, or a directory above it */
 	return policy_check_path(p, SBX_OP_WRITE, target, NULL) == SBX_ALLOW &&
-	       remember_worktree(w->n, target);
+	       walk_has_no_link(w->gitfd, value) && remember_worktree(w->n, w->gitdir, target);
 }
 
-/* May `ng` be the config of the git directory `gitdir`? The run's own
+/* May `ng` be the config of the git directory `gitdir` (held: `gitfd`)? The run's own
  * repository's (as_new) holds no kept key but what git writes into a new
  * one; another's changes none of the kept keys of `og`. The line into
  * `line` when not. */
-static bool gitcfg_judged(struct notify *n, const char *gitdir, const struct gitcfg *og,
+static bool gitcfg_judged(struct notify *n, const char *gitdir, int gitfd, const struct gitcfg *og,
 			  const struct gitcfg *ng, bool as_new, char *line, size_t linesz)
 {
 	const struct gitcfg_row *row = NULL;
-	struct worktree_ctx w = { .n = n, .gitdir = gitdir };
+	struct worktree_ctx w = { .n = n, .gitdir = gitdir, .gitfd = gitfd };
 	char key[256], shown[200];
 
 	if (!(as_new ? gitcfg_risky_new(ng, worktree_ok, &w, key, sizeof(key), &row) :
@@ -306,7 +414,7 @@ struct answer notify_gitcfg_rename(struct call *c, int ofd, const char *oname, i
 	}
 	char gitdir[PATH_MAX];
 	snprintf(gitdir, sizeof(gitdir), "%.*s", (int)(strlen(nfull) - strlen(nname) - 1), nfull);
-	if (!gitcfg_judged(c->n, gitdir, og, ng, as_new, line, sizeof(line))) {
+	if (!gitcfg_judged(c->n, gitdir, nfd, og, ng, as_new, line, sizeof(line))) {
 		refuse_line(c, nfull, line, deny);
 		goto out;
 	}
@@ -343,8 +451,9 @@ out:
 	return a;
 }
 
-/* Making `name` (objects or refs) in the held directory `dfd` (path `dir`)
- * may make it a directory git takes for a repository (objects/ and refs/
+/* Making `name` (objects or refs, of any type: a directory, a file, a
+ * FIFO, a link; notify_git_part) in the held directory `dfd` (path `dir`)
+ * may make it a directory git takes for a repository (objects and refs
  * beside each other: a bare one, or what a `.git` file or a `commondir`
  * leads to), and the `config` there its config, written before, when no
  * rule could tell what it would be. It is judged then as a config the run
@@ -389,7 +498,7 @@ int notify_gitcfg_complete(struct call *c, int dfd, const char *dir, const char 
 			 "(line %u: %s): refused", name, perr.line, perr.msg);
 		goto refused;
 	}
-	if (!gitcfg_judged(c->n, dir, NULL, g, true, line, sizeof(line)))
+	if (!gitcfg_judged(c->n, dir, dfd, NULL, g, true, line, sizeof(line)))
 		goto refused;
 	notify_act_begin(c->n, NO_UMASK);
 	acting = true;

@@ -133,8 +133,9 @@ struct notify {
 	size_t ngit;
 	bool git_full;
 	/* the core.worktree of each repository the run made, as vetted
-	 * (notify-gitcfg.c): no link or directory lands there */
-	char **worktrees;
+	 * (notify-gitcfg.c): no link or directory lands there; and the git
+	 * directory it is relative to (wtgits[i]), which moves only with it */
+	char **worktrees, **wtgits;
 	size_t nworktrees;
 	struct waiting wait[MAX_WAIT];
 	size_t nwait;
@@ -156,6 +157,11 @@ struct notify {
 	struct net_loop *net;  /* the proxy's loop, or NULL (no proxy this run) */
 	uint64_t netns_cookie; /* the sandbox's network namespace (0: not known) */
 	struct dialing dials[MAX_DIALS];
+	/* the nested mode (notify_set_modes): only a file's mode and owner
+	 * come here; Landlock's writable places and what the plan keeps */
+	bool modes;
+	char **modes_roots, **modes_kept;
+	size_t nmodes_roots, nmodes_kept;
 };
 
 /* One request being decided. */
@@ -204,6 +210,10 @@ struct answer notify_remove(struct call *c, int dirfd, unsigned long long paddr,
  * one changed here, the answer in *out, 0; 1 for a set-ID mode on what
  * is not protected (notify_chmod_dir, then the table's row). */
 int notify_chmod(struct call *c, long nr, const unsigned long long *args, struct answer *out);
+/* The nested mode's chmod and chown families (sbx_notify_modes): refused
+ * on what the policy or the plan keeps and outside Landlock's writable
+ * places, made here otherwise. */
+struct answer notify_modes(struct call *c, long nr, const unsigned long long *args);
 /* setxattr and the rest of its family: refused on a protected name, as
  * chmod is; made here otherwise. */
 struct answer notify_xattr(struct call *c, long nr, const unsigned long long *args);
@@ -233,6 +243,13 @@ int notify_gitcfg_complete(struct call *c, int dfd, const char *dir, const char 
 /* Would a directory or link landing at `path` land at (or above) the
  * work tree a vetted core.worktree names? */
 bool notify_gitcfg_worktree_below(const struct notify *n, const char *path);
+/* May the directory `from` move to `to` (or the two be exchanged), as far
+ * as the vetted core.worktrees go? Refused, said, when a git directory
+ * would move without the work tree its core.worktree names relative to
+ * it (it would lead elsewhere: a link made there before). `apply`, after
+ * the move: the remembered paths follow it. */
+bool notify_gitcfg_worktree_moves(struct call *c, const char *from, const char *to,
+				  bool exchange, bool apply);
 /* Is the part `name` of a git directory in `dfd`: 1 yes,
  * 0 no, -1 not known */
 int notify_git_part(int dfd, const char *name);

@@ -79,6 +79,8 @@ static struct answer dispatch(struct call *c, const struct seccomp_data *d)
 	const unsigned long long *a = d->args;
 	long nr = d->nr;
 
+	if (c->n->modes)
+		return notify_modes(c, nr, a);
 	switch (nr) {
 #ifdef SYS_open
 	case SYS_open:
@@ -327,6 +329,27 @@ int notify_attach(struct notify *n, int fd, int actor)
 	return 0;
 }
 
+static int copy_list(char ***to, size_t *nto, char *const *from, size_t n)
+{
+	char **v = calloc(n + 1, sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	*to = v;
+	for (*nto = 0; *nto < n; (*nto)++)
+		if (!(v[*nto] = strdup(from[*nto])))
+			return -ENOMEM;
+	return 0;
+}
+
+int notify_set_modes(struct notify *n, char *const *roots, size_t nroots, char *const *kept,
+		     size_t nkept)
+{
+	n->modes = true;
+	return copy_list(&n->modes_roots, &n->nmodes_roots, roots, nroots) ?:
+	       copy_list(&n->modes_kept, &n->nmodes_kept, kept, nkept);
+}
+
 int notify_refuse(struct notify *n, char *const *paths, size_t np)
 {
 	char **v = calloc(np + 1, sizeof(*v));
@@ -341,9 +364,12 @@ int notify_refuse(struct notify *n, char *const *paths, size_t np)
 			return -ENOMEM;
 		}
 	qsort(v, np, sizeof(*v), notify_cmp_str);
-	for (size_t i = 0; i < n->nworktrees; i++)
+	for (size_t i = 0; i < n->nworktrees; i++) {
 		free(n->worktrees[i]);
+		free(n->wtgits[i]);
+	}
 	free(n->worktrees);
+	free(n->wtgits);
 	for (size_t i = 0; i < n->nrefused; i++)
 		free(n->refused[i]);
 	free(n->refused);
@@ -416,6 +442,12 @@ void notify_free(struct notify *n)
 	for (size_t i = 0; i < n->nrefused; i++)
 		free(n->refused[i]);
 	free(n->refused);
+	for (size_t i = 0; i < n->nmodes_roots; i++)
+		free(n->modes_roots[i]);
+	free(n->modes_roots);
+	for (size_t i = 0; i < n->nmodes_kept; i++)
+		free(n->modes_kept[i]);
+	free(n->modes_kept);
 	if (n->fd >= 0)
 		close(n->fd);
 	if (n->actor >= 0)

@@ -60,6 +60,14 @@ void notify_set_net(struct notify *n, struct net_loop *l);
  * place): creating one, or landing a directory or link above one, is
  * refused. Copied. 0, -ENOMEM. */
 int notify_refuse(struct notify *n, char *const *paths, size_t np);
+/* The nested mode: only chmod and chown and their families are notified
+ * (sbx-init --notify=modes), decided as writes: a file's mode and owner
+ * change only below one of `roots` (Landlock's writable places), never
+ * at or below one of `kept` (the plan's masks and protects) unless a
+ * root lies deeper, and never on a path the policy keeps. Copied. 0,
+ * -ENOMEM. */
+int notify_set_modes(struct notify *n, char *const *roots, size_t nroots, char *const *kept,
+		     size_t nkept);
 /* The descriptor to poll for input, -1 before notify_attach(). */
 int notify_fd(const struct notify *n);
 /* Milliseconds until a waiting call should be tried again (a FIFO opened

@@ -1201,7 +1201,9 @@ static struct answer create_new(struct call *c, const char *abs, int flags, mode
 			return ERR(ENOENT);
 		bool was_cached = pa.cached && !fresh;
 		join(pa.path, pa.name, full, sizeof(full));
-		if (pa.slash || dot_name(pa.name) || !may_make(c->n, pa.fd, full, false, &why)) {
+		/* objects or refs beside a config: the long way judges it */
+		if (pa.slash || dot_name(pa.name) || !may_make(c->n, pa.fd, full, false, &why) ||
+		    !strcmp(pa.name, "objects") || !strcmp(pa.name, "refs")) {
 			parent_close(&pa);
 			return ERR(EPERM);
 		}
@@ -1286,6 +1288,11 @@ struct answer notify_open(struct call *c, int dirfd, unsigned long long paddr, i
 			parent_close(&pa);
 			report_why(c, WIRE_DENY, WIRE_WRITE, full, DENY_ERRNO, why);
 			return ERR(DENY_ERRNO);
+		}
+		/* a file at objects or refs beside a config (notify_git_part) */
+		if ((rc = notify_gitcfg_complete(c, pa.fd, pa.path, pa.name))) {
+			parent_close(&pa);
+			return ERR(-rc);
 		}
 		struct open_how how = { .flags = (unsigned long long)((flags & ~O_NOCTTY) |
 								      O_CLOEXEC | O_NOCTTY),
@@ -1488,8 +1495,8 @@ struct answer notify_make(struct call *c, enum make_kind kind, int dirfd,
 		report_why(c, WIRE_DENY, WIRE_WRITE, full, DENY_ERRNO, why);
 		return ERR(DENY_ERRNO);
 	}
-	/* objects/ or refs/ (or a link at the name) beside a config */
-	if (kind != MAKE_NODE && (rc = notify_gitcfg_complete(c, pa.fd, pa.path, pa.name))) {
+	/* objects or refs (a directory, a link, a FIFO) beside a config */
+	if ((rc = notify_gitcfg_complete(c, pa.fd, pa.path, pa.name))) {
 		parent_close(&pa);
 		return ERR(-rc);
 	}
@@ -1597,6 +1604,11 @@ struct answer notify_unix_bind(struct call *c, int s, const struct sockaddr_un *
 		parent_close(&pa);
 		report_why(c, WIRE_DENY, WIRE_WRITE, full, DENY_ERRNO, why);
 		return ERR(DENY_ERRNO);
+	}
+	/* a socket at objects or refs beside a config (notify_git_part) */
+	if ((rc = notify_gitcfg_complete(c, pa.fd, pa.path, pa.name))) {
+		parent_close(&pa);
+		return ERR(-rc);
 	}
 	/* sun_path takes no directory descriptor: bound from the held parent
 	 * as our working directory (this process has one thread), then back */
@@ -1884,6 +1896,13 @@ struct answer notify_move(struct call *c, bool is_link, int olddfd, unsigned lon
 		a = ERR(-rc);
 		goto out;
 	}
+	/* a git directory moved away from the work tree its vetted
+	 * core.worktree names relative to it */
+	if (!is_link && !notify_gitcfg_worktree_moves(c, ofull, nfull, (flags & RENAME_EXCHANGE) != 0,
+						      false)) {
+		a = ERR(EACCES);
+		goto out;
+	}
 	/* a part of a repository moved onto one already there (git's
 	 * HEAD.lock onto HEAD) makes no repository: a host's bare one is not
 	 * the run's, nor named as made during it */
@@ -1904,8 +1923,10 @@ struct answer notify_move(struct call *c, bool is_link, int olddfd, unsigned lon
 		e = actor_rename(c->n, op.fd, op.name, np.fd, np.name, flags);
 		rc = e ? -1 : 0;
 	}
-	if (!rc && !is_link)
+	if (!rc && !is_link) {
 		move_remembered(c->n, ofull, nfull, (flags & RENAME_EXCHANGE) != 0);
+		notify_gitcfg_worktree_moves(c, ofull, nfull, (flags & RENAME_EXCHANGE) != 0, true);
+	}
 	if (!rc && !replaces_part) /* a .git directory or file, or a bare repository's last part */
 		remember_made(c->n, np.fd, np.path, np.name, nfull);
 	a = rc ? ERR(e) : OK(0);
@@ -2322,4 +2343,157 @@ int notify_chmod(struct call *c, long nr, const unsigned long long *args, struct
 		kernel_refused(c, full, S_ISDIR(st.st_mode), e);
 	*out = rc ? ERR(e) : OK(0);
 	return 0;
+}
+
+/* ---- the nested mode: a file's mode and owner
+ *
+ * Landlock has no right for either, so there the program's chmod and
+ * chown families come here alone (gen-notify.c, sbx_notify_modes) and
+ * are decided as writes: a mode or owner is changed only where Landlock
+ * lets the file be written, and never on a path the policy keeps
+ * (`chmod 755 ~/.ssh`, `chmod 644` of a key, 000 on a hook, `chgrp` of a
+ * credential). */
+
+/* The longest of `list` that `path` is at or below: its length + 1, or 0. */
+static size_t modes_below(char *const *list, size_t n, const char *path)
+{
+	size_t best = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (sbx_path_under(path, list[i]) && strlen(list[i]) + 1 > best)
+			best = strlen(list[i]) + 1;
+	return best;
+}
+
+/* Does the nested mode keep `full`'s mode and owner: a write rule or a
+ * read-deny of the policy, outside Landlock's writable places, or below
+ * a path the plan masks or protects (another name of a read-denied file)
+ * and not in a writable place bound back into it? *why: the rule, or
+ * NULL. A git directory's own config and sample hooks (notify_git_own)
+ * are kept where the plan guards them (every git directory there at the
+ * start that the walk found): one the run made is not told apart here
+ * (no make is notified), and Landlock lets it be written; `git init`
+ * there toggles the config's executable bit to learn core.fileMode. */
+static bool modes_kept(const struct notify *n, const char *full, const struct sbx_rule **why)
+{
+	const char *g = NULL;
+
+	for (const char *q = strstr(full, "/.git/"); q; q = strstr(q + 1, "/.git/"))
+		g = q;
+	if (policy_check_path(n->p, SBX_OP_WRITE, full, why) == SBX_DENY && *why &&
+	    !(protective(*why) && g && notify_git_own(g + 6)))
+		return true;
+	*why = NULL;
+	size_t root = modes_below(n->modes_roots, n->nmodes_roots, full);
+	return !root || modes_below(n->modes_kept, n->nmodes_kept, full) >= root;
+}
+
+/* What a chown-family call names, opened O_PATH, as chmod_target. */
+static int chown_target(struct call *c, long nr, const unsigned long long *args, uid_t *uid,
+			gid_t *gid, int *fd)
+{
+	char path[PATH_MAX], abs[PATH_MAX];
+	int dfd = AT_FDCWD, o, rc;
+	unsigned long long paddr;
+	unsigned flags = 0;
+
+	if (nr == SYS_fchown) {
+		*uid = (uid_t)args[1];
+		*gid = (gid_t)args[2];
+		o = notify_take_fd(c, (int)args[0]);
+		goto done;
+	}
+	if (nr == SYS_fchownat) {
+		dfd = (int)args[0];
+		paddr = args[1];
+		*uid = (uid_t)args[2];
+		*gid = (gid_t)args[3];
+		flags = (unsigned)args[4];
+#ifdef SYS_chown
+	} else if (nr == SYS_chown || nr == SYS_lchown) {
+		paddr = args[0];
+		*uid = (uid_t)args[1];
+		*gid = (gid_t)args[2];
+		flags = nr == SYS_lchown ? AT_SYMLINK_NOFOLLOW : 0;
+#endif
+	} else {
+		return 1;
+	}
+	if (flags & ~(unsigned)(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
+		return -EINVAL;
+	if ((rc = notify_read_str(c, paddr, path, sizeof(path))))
+		return rc;
+	if (!path[0] && (flags & AT_EMPTY_PATH))
+		o = notify_take_fd(c, dfd);
+	else if ((rc = abs_path(c, dfd, path, abs, sizeof(abs))))
+		o = rc;
+	else if ((rc = fd_link_open(c, abs, &o)) > 0)
+		o = open_in_root(c, abs, O_PATH, (flags & AT_SYMLINK_NOFOLLOW) != 0);
+	else if (rc < 0)
+		o = rc;
+done:
+	if (o < 0)
+		return o;
+	*fd = o;
+	return 0;
+}
+
+struct answer notify_modes(struct call *c, long nr, const unsigned long long *args)
+{
+	char full[PATH_MAX], l[64];
+	const struct sbx_rule *why;
+	bool own = false;
+	mode_t mode = 0;
+	uid_t uid = (uid_t)-1;
+	gid_t gid = (gid_t)-1;
+	struct stat st;
+	struct answer a;
+	int o = -1, rc;
+
+	if ((rc = chmod_target(c, nr, args, false, &mode, &o)) > 0) {
+		rc = chown_target(c, nr, args, &uid, &gid, &o);
+		own = true;
+	}
+	if (rc > 0)
+		return ERR(ENOSYS); /* nothing else is notified here */
+	if (rc < 0)
+		return ERR(-rc);
+	/* fchmod and fchown on an O_PATH descriptor: EBADF, as the kernel */
+	if ((nr == SYS_fchmod || nr == SYS_fchown) && (fcntl(o, F_GETFL) & O_PATH)) {
+		close(o);
+		return ERR(EBADF);
+	}
+	/* what the call would change, by the name the kernel gives it (as
+	 * notify_chmod): a pipe's or a socket's names none */
+	rc = 0;
+	if (fstat(o, &st) || ((rc = fd_path(o, full, sizeof(full))) &&
+			      (rc != -ENOENT || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode) ||
+			       S_ISLNK(st.st_mode)))) {
+		a = ERR(rc ? -rc : errno);
+		goto out;
+	}
+	if (rc)
+		full[0] = '\0';
+	if (full[0] && modes_kept(c->n, full, &why)) {
+		report_why(c, WIRE_DENY, WIRE_WRITE, full, DENY_ERRNO, why);
+		a = ERR(DENY_ERRNO);
+		goto out;
+	}
+	if (!own && S_ISLNK(st.st_mode)) {
+		a = ERR(EOPNOTSUPP); /* a link's own mode, as fchmodat2 says */
+		goto out;
+	}
+	if (!notify_call_valid(c)) {
+		a = ERR(ENOENT);
+		goto out;
+	}
+	snprintf(l, sizeof(l), "/proc/self/fd/%d", o);
+	mode_t old = notify_act_begin(c->n, NO_UMASK);
+	rc = own ? fchownat(o, "", uid, gid, AT_EMPTY_PATH) : chmod(l, mode & 07777);
+	int e = errno;
+	notify_act_end(c->n, old);
+	a = rc ? ERR(e) : OK(0);
+out:
+	close(o);
+	return a;
 }

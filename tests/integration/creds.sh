@@ -370,6 +370,43 @@ if grep -qx END "$B/out1" && has '^END$' out && ! grep -q "$SECRET" "$B/out1" "$
    ! hasf 'not all in the writable roots' err1 && [ "$(cat a/notes.txt)" = "ENV-$SECRET" ]; then ok
 else bad "out1=$(tr '\n' ' ' < "$B/out1" | head -c 200) err1=$(head -c 300 "$B/err1")"; fi
 
+# Other names made before the run where the look did not reach: of a file
+# deeper than the top of a masked directory (`~/.aws/sso/cache/tok.json`,
+# linked as `deep/a/b/c/notes.txt`), and in what the walk does not enter
+# (`node_modules`, a `.git`). Before 2026-11-29 each read its key, without
+# and with the nested mode, and sbx said the names lay outside the
+# writable roots. Now every name is hidden and said, and the files stay.
+deep_links() {
+	local tok="TOKCANARY-$RANDOM$RANDOM" aws="AWSCANARY-$RANDOM$RANDOM"
+	mkdir -p "$HOME/.aws/sso/cache" deep/a/b/c node_modules/pkg/lib .git/info
+	echo "$tok" > "$HOME/.aws/sso/cache/tok.json" && echo "$aws" > "$HOME/.aws/credentials"
+	ln "$HOME/.aws/sso/cache/tok.json" deep/a/b/c/notes.txt
+	ln "$HOME/.aws/credentials" node_modules/pkg/lib/n.txt && ln "$HOME/.aws/credentials" .git/info/n.txt
+	# a large sibling (gcloud's logs) does not take the look from the key
+	mkdir -p "$HOME/.config/gcloud/logs" "$HOME/.config/gcloud/legacy_credentials/me"
+	for i in $(seq 700); do : > "$HOME/.config/gcloud/logs/$i.log"; done
+	echo "$tok" > "$HOME/.config/gcloud/legacy_credentials/me/adc.json"
+	ln "$HOME/.config/gcloud/legacy_credentials/me/adc.json" deep/adc.json
+	printf '%s\n' "$1" > "$B/mode.ini"
+	sx -c "$B/mode.ini" --no-shim -- sh -c "cat deep/a/b/c/notes.txt node_modules/pkg/lib/n.txt deep/adc.json
+		cat .git/info/n.txt; ${S:+$S read deep/a/b/c/notes.txt; $S read node_modules/pkg/lib/n.txt;} echo END"
+	if has '^END$' out && ! grep -Eq "$tok|$aws" "$B/out" "$B/err" &&
+	   hasf 'deep/a/b/c/notes.txt is another name (a hard link) of ~/.aws/sso/cache/tok.json' err &&
+	   hasf 'node_modules/pkg/lib/n.txt is another name (a hard link) of ~/.aws/credentials' err &&
+	   hasf '.git/info/n.txt is another name (a hard link) of ~/.aws/credentials' err &&
+	   hasf 'deep/adc.json is another name (a hard link) of ~/.config/gcloud/legacy_credentials/me/adc.json' err &&
+	   ! hasf 'not all in the writable roots' err &&
+	   [ "$(cat deep/a/b/c/notes.txt node_modules/pkg/lib/n.txt)" = "$tok
+$aws" ]; then ok
+	else bad "out=$(tr '\n' ' ' < "$B/out" | head -c 300)"; fi
+}
+
+t hard_links_deep_in_a_masked_directory_and_where_the_walk_stops_hidden
+deep_links ""
+
+t nested_hard_links_deep_in_a_masked_directory_and_where_the_walk_stops_hidden
+deep_links "$(printf '[sandbox]\nnested = true')"
+
 # A literal deny_read's file taken from its name across runs: a directory
 # on its way renamed (the mount goes along with it) left the file at a
 # name no rule names, and the next run read it (before 2026-11-29 in the

@@ -382,6 +382,80 @@ if has END out && has ADDED out && has '^../../../lib$' out && ! has LINKED out 
    [ ! -L sup/lib ] && [ ! -e "$HOME/PLANTED" ]; then ok
 else bad "rc=$RC $(tr '\n' ' ' < "$B/out") $(grep -v '^sbx: sandbox' "$B/err" | head -3 | tr '\n' ' ')"; fi
 
+# ... nor through a link there already: core.worktree names the place
+# lexically, git on the host goes there through the links on the way
+# (`a` a link to HOME: `git reset --hard` in the submodule checked its
+# files out into HOME before 2026-11-29; `x/../lib` with x a link to HOME
+# leads to HOME's parent).
+t run_made_submodule_work_tree_not_through_a_link_there_before
+sx -- sh -c 'export GIT_AUTHOR_NAME=a GIT_AUTHOR_EMAIL=a@b GIT_COMMITTER_NAME=a GIT_COMMITTER_EMAIL=a@b
+	git init -q s && echo x > s/PLANTED && git -C s add . && git -C s commit -qm s && git init -q sup &&
+	git -C sup -c protocol.file.allow=always submodule add -q ../s lib && git -C sup commit -qm sub && echo ADDED
+	ln -s "$HOME" sup/a && ln -s "$HOME" sup/x && echo LINKS
+	c=sup/.git/modules/lib/config
+	git config -f $c core.worktree ../../../lib && echo SAME
+	git config -f $c core.worktree ../../../x/../lib 2>/dev/null && echo SET-x
+	git config -f $c core.worktree ../../../a 2>/dev/null && echo SET-a; echo END'
+rm -f sup/lib/PLANTED; git -C sup/lib reset -q --hard 2>/dev/null
+if has END out && has ADDED out && has LINKS out && has SAME out && ! has SET- out &&
+   [ ! -e "$HOME/PLANTED" ] && [ ! -e "$B/lib" ] && [ -f sup/lib/PLANTED ]; then ok
+else bad "rc=$RC home: $(ls "$HOME" | tr '\n' ' ') $(tr '\n' ' ' < "$B/out") $(grep -v '^sbx: sandbox' "$B/err" | head -3 | tr '\n' ' ')"; fi
+
+# ... nor by moving the git directory away from its work tree: the value
+# is relative to where the git directory is (moved under sup/m/n/o, with
+# sup/m/lib a link to HOME and a `.git` file naming it, `git reset --hard`
+# there on the host wrote into HOME before 2026-11-29); moving both
+# together (the superproject renamed) keeps the work tree's place
+# remembered.
+t run_made_submodule_git_dir_cannot_move_away_from_its_work_tree
+sx -- sh -c 'export GIT_AUTHOR_NAME=a GIT_AUTHOR_EMAIL=a@b GIT_COMMITTER_NAME=a GIT_COMMITTER_EMAIL=a@b
+	git init -q s && echo x > s/PLANTED && git -C s add . && git -C s commit -qm s && git init -q sup &&
+	git -C sup -c protocol.file.allow=always submodule add -q ../s lib && git -C sup commit -qm sub && echo ADDED
+	mkdir -p sup/m/n/o w && ln -s "$HOME" sup/m/lib && echo "gitdir: ../sup2/m/n/o/lib" > w/.git
+	mv sup/.git/modules/lib sup/m/n/o/lib 2>/dev/null && echo MOVED-gitdir
+	mv sup sup2 && echo MOVED-sup
+	rm -rf sup2/lib; ln -s "$HOME" sup2/lib 2>/dev/null && echo LINKED; echo END'
+git -C w reset -q --hard 2>/dev/null
+if has END out && has ADDED out && has MOVED-sup out && ! has MOVED-gitdir out && ! has LINKED out &&
+   [ ! -e "$HOME/PLANTED" ] && [ ! -L sup2/lib ] &&
+   hasf 'core.worktree names: refused' err; then ok
+else bad "rc=$RC home: $(ls "$HOME" | tr '\n' ' ') $(tr '\n' ' ' < "$B/out") $(grep -v '^sbx: sandbox' "$B/err" | head -3 | tr '\n' ' ')"; fi
+
+# git takes a directory for a repository when its objects and refs pass
+# access(X_OK) (setup.c, is_git_directory): an executable file, a FIFO or
+# a hard link at those names does, not only a directory. A config written
+# before them is judged when they are made, a config (or a hook) after
+# them is the repository's; git on the host reads it (a `.git` file leads there, the
+# directory registered in the user's index as a submodule). Before
+# 2026-11-29 only directories counted: each planted a core.fsmonitor that
+# the host's `git status` ran.
+t repository_of_executable_files_fifo_or_link_config_still_vetted
+res=""
+for mode in "" --no-shim; do
+	rm -rf "$W/r" "$B"/pwned-*; mkrepo "$W/r"
+	sx $mode -- sh -c 'cd r; B=$0; c=$(git rev-parse HEAD); printf "#!/bin/sh\n" > ../exe; chmod 755 ../exe
+		for s in s1 s2 s3; do mkdir $s ev$s; echo "ref: refs/heads/main" > $s/HEAD; echo "gitdir: ../$s" > ev$s/.git; done
+		cfg() { printf "[core]\n\tfsmonitor = touch $B/pwned-$1\n" > $1/config; }
+		cfg s1 && cp ../exe s1/objects && cp ../exe s1/refs 2>/dev/null && echo SET-s1
+		cfg s2 && mkfifo -m 755 s2/objects && ln ../exe s2/refs 2>/dev/null && echo SET-s2
+		cp ../exe s3/objects && cp ../exe s3/refs && cfg s3 2>/dev/null && echo SET-s3
+		mkdir s3/hooks && cp ../exe s3/hooks/post-index-change 2>/dev/null && echo SET-hook
+		for s in s1 s2 s3; do git update-index --add --cacheinfo 160000,$c,ev$s || echo NOREG; done
+		echo END' "$B"
+	git -C r status >/dev/null 2>&1
+	for s in s1 s2 s3; do git -C "r/ev$s" status >/dev/null 2>&1; done
+	pw=$(cd "$B" && ls -d pwned-* 2>/dev/null | tr '\n' ' ')
+	if has END out && ! has SET- out && ! has NOREG out && [ -z "$pw" ] &&
+	   [ "$(git -C r/evs3 rev-parse --git-dir 2>/dev/null)" = "$W/r/s3" ] &&
+	   [ ! -e r/s1/refs ] && [ ! -e r/s2/refs ] && [ ! -e r/s3/config ] &&
+	   [ ! -e r/s3/hooks/post-index-change ] &&
+	   hasf 's1/config — core.fsmonitor would run a program: refused' err &&
+	   hasf 's2/config — core.fsmonitor would run a program: refused' err; then
+		res="${res}y"
+	else res="$res[${mode:-shim}: pwned: $pw out: $(tr '\n' ' ' < "$B/out") $(grep -v '^sbx: sandbox' "$B/err" | head -3 | tr '\n' ' ')]"; fi
+done
+if [ "$res" = yy ]; then ok; else bad "$res"; fi
+
 # A file the policy denies reading, renamed onto a kept config: the
 # supervisor would read it for the program and land its bytes, readable,
 # at .git/config (a `*.pem` deeper than the walk, shaped as a config; before

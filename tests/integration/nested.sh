@@ -211,6 +211,58 @@ want=644:700:775
 [ "$(id -u)" -eq 0 ] && want=644:700:644 # root: no chmod at all (above)
 if has '^END$' out && [ "$m" = "$want" ]; then ok; else bad "modes $m out=$(tr '\n' ' ' < "$B/out")"; fi
 
+# A file's mode and owner where the policy keeps the file (Landlock has no
+# right for either): `chmod 755 ~/.ssh`, a key made readable (644), ~/.ssh
+# group-writable (sshd then refuses it), 000 on ~/.bashrc, a git hook, a
+# deep .env, a file outside the writable roots; and chown/chgrp of them
+# (our own ids: any user may ask that). By path, through a symlink, by
+# descriptor (O_RDONLY and O_PATH) and without following, from a static
+# program and from coreutils without the shim; with the shim too, a
+# report line each. Before 2026-11-29 every one but root's went through.
+# The workspace's own files keep theirs (`chmod +x`, `chown`).
+t mode_and_owner_of_kept_files_refused_static_and_coreutils
+nini
+mkrepo . && printf '#!/bin/sh\n' > .git/hooks/pre-commit && chmod 755 .git/hooks/pre-commit
+mkdir -p x/b/c/d "$HOME/.aws" && echo E=1 > x/b/c/d/.env && chmod 600 x/b/c/d/.env
+echo k > "$HOME/.aws/credentials" && echo rc > "$HOME/.bashrc" && echo n > "$HOME/notes.txt"
+chmod 600 "$HOME/.aws/credentials" "$HOME/.ssh/id_ed25519" && chmod 700 "$HOME/.ssh" "$HOME/.aws"
+chmod 644 "$HOME/.bashrc" "$HOME/notes.txt"
+ln -s "$HOME/.ssh" lnk && echo x > tool.sh && chmod 644 tool.sh
+kept=("$HOME/.ssh" "$HOME/.ssh/id_ed25519" "$HOME/.aws/credentials" "$HOME/.bashrc" "$HOME/notes.txt"
+      "$W/.git/hooks/pre-commit" "$W/x/b/c/d/.env")
+before=$(stat -c '%a %Z' "${kept[@]}")
+sleep 1.1 # a chown that went through moves the change time: a second apart
+cmds="$P chmod path $HOME/.ssh 755; $P chmod path lnk 770; $P chmod path lnk/id_ed25519 644
+	$P chmod opath $HOME/.aws/credentials 644; $P chmod proc $HOME/.aws/credentials 640
+	$P chmod fd $HOME/.bashrc 000; $P chmod nofollow .git/hooks/pre-commit 644
+	$P chmod opath x/b/c/d/.env 644; $P chmod path $HOME/notes.txt 600
+	$P chown path $HOME/.ssh; $P chown nofollow $HOME/.bashrc; $P chown fd .git/hooks/pre-commit
+	$P chown opath x/b/c/d/.env; $P chown path lnk/id_ed25519
+	$P chmod path tool.sh 755; $P chown fd tool.sh; $P chmod opath tool.sh 755; echo END"
+nx -q --no-shim -- sh -c "$cmds"
+cp "$B/out" "$B/static"; cp "$B/err" "$B/static.err"
+nx -q --no-shim -- sh -c "chmod 755 lnk; chmod 000 $HOME/.bashrc .git/hooks/pre-commit
+	chown $(id -u) x/b/c/d/.env; chgrp $(id -g) $HOME/notes.txt; chmod 755 tool.sh && echo TOOL; echo END"
+cp "$B/out" "$B/dyn"; cp "$B/err" "$B/dyn.err"
+# HOME writable: its hidden entries stay the allow-list's (~/.pyenv)
+mkdir -p "$HOME/.pyenv" && chmod 755 "$HOME/.pyenv" && echo v > "$HOME/visible.txt" && chmod 644 "$HOME/visible.txt"
+nx -q --no-shim -w "$HOME" -- sh -c "$P chmod path $HOME/.pyenv 700; $P chmod path $HOME/visible.txt 600"
+cp "$B/out" "$B/homeout"
+nx -q -- sh -c "chmod 600 $HOME/.bashrc; echo END"
+after=$(stat -c '%a %Z' "${kept[@]}")
+n_ok=$(grep -c ': ok$' "$B/static"); n_kept=$(grep -cE '^(chmod|chown): (EROFS|EPERM)$' "$B/static")
+if [ "$(id -u)" -eq 0 ]; then want_ok=0 want_kept=17 tool=644; else want_ok=3 want_kept=14 tool=755; fi
+if [ "$after" = "$before" ] && [ "$n_ok" -eq "$want_ok" ] && [ "$n_kept" -eq "$want_kept" ] &&
+   grep -qx END "$B/static" && grep -qx END "$B/dyn" && has '^END$' out &&
+   [ "$(stat -c %a tool.sh)" = "$tool" ] && [ "$(stat -c %a "$HOME/.pyenv")" = 755 ] &&
+   grep -qE '^chmod: (EROFS|EPERM)$' "$B/homeout" &&
+   { [ "$(id -u)" -eq 0 ] || { grep -qx TOOL "$B/dyn" && grep -qx 'chmod: ok' "$B/homeout" &&
+	[ "$(stat -c %a "$HOME/visible.txt")" = 600 ] &&
+	hasf "denied write of ~/.ssh by \`deny_read = ~/.ssh\`" static.err &&
+	hasf 'denied write of ~/.bashrc' static.err &&
+	hasf 'denied write of ~/.bashrc' err; }; }; then ok
+else bad "home=$(tr '\n' ' ' < "$B/homeout") before=$(tr '\n' ' ' <<<"$before") after=$(tr '\n' ' ' <<<"$after") static=$(tr '\n' ' ' < "$B/static") dyn=$(tr '\n' ' ' < "$B/dyn") err=$(tr '\n' ' ' < "$B/static.err" | head -c 600)"; fi
+
 # Extended attributes, for every user: Landlock has no right for them and
 # a filter cannot read the path, so the table refuses them all. Before
 # 2026-11-29 only root's were refused: a user's program set an ACL on

@@ -17,15 +17,27 @@
  *   nestedprobe xattr PATH NAME V  setxattr(2) NAME = V on PATH (raw call)
  *   nestedprobe fxattr PATH NAME V fsetxattr(2) on PATH opened read-only
  *   nestedprobe link OLD NEW       link(2) OLD to NEW, then NEW's first line
+ *   nestedprobe chmod HOW PATH MODE  a mode (octal) by HOW: path (chmod),
+ *                                  nofollow (fchmodat2 AT_SYMLINK_NOFOLLOW),
+ *                                  fd (fchmod on an O_RDONLY descriptor),
+ *                                  opath (fchmodat2 "" AT_EMPTY_PATH on an
+ *                                  O_PATH one), proc (chmod /proc/self/fd/N
+ *                                  of an O_PATH one)
+ *   nestedprobe chown HOW PATH     our own uid and gid (what any user may
+ *                                  ask) by HOW: path, nofollow (lchown),
+ *                                  fd (fchown), opath (fchownat "" AT_EMPTY_PATH)
  */
+#define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -38,6 +50,7 @@ static int fail(const char *what)
 		{ ENOSYS, "ENOSYS" }, { EPROTONOSUPPORT, "EPROTONOSUPPORT" },
 		{ EAFNOSUPPORT, "EAFNOSUPPORT" }, { ESOCKTNOSUPPORT, "ESOCKTNOSUPPORT" },
 		{ EINVAL, "EINVAL" }, { EXDEV, "EXDEV" }, { EOPNOTSUPP, "EOPNOTSUPP" },
+		{ EBADF, "EBADF" },
 	};
 	int e = errno;
 
@@ -175,6 +188,40 @@ int main(int argc, char **argv)
 		if (!fgets(buf, sizeof(buf), f))
 			return fail("read");
 		printf("read: %s", buf);
+		return 0;
+	}
+	if ((argc == 5 && !strcmp(argv[1], "chmod")) || (argc == 4 && !strcmp(argv[1], "chown"))) {
+		const char *how = argv[2], *path = argv[3];
+		bool mod = argc == 5;
+		mode_t m = mod ? (mode_t)strtoul(argv[4], NULL, 8) : 0;
+		uid_t u = getuid();
+		gid_t g = getgid();
+		char proc[64];
+		long r = -1;
+		int fd = -1;
+		if (!strcmp(how, "fd") || !strcmp(how, "opath") || !strcmp(how, "proc")) {
+			fd = open(path, (strcmp(how, "fd") ? O_PATH : O_RDONLY) | O_CLOEXEC);
+			if (fd < 0)
+				return fail("open");
+		}
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+		if (!strcmp(how, "path"))
+			r = mod ? syscall(SYS_chmod, path, m) : syscall(SYS_chown, path, u, g);
+		else if (!strcmp(how, "nofollow"))
+			r = mod ? syscall(452 /* fchmodat2 */, AT_FDCWD, path, m, AT_SYMLINK_NOFOLLOW) :
+				  syscall(SYS_lchown, path, u, g);
+		else if (!strcmp(how, "fd"))
+			r = mod ? syscall(SYS_fchmod, fd, m) : syscall(SYS_fchown, fd, u, g);
+		else if (!strcmp(how, "opath"))
+			r = mod ? syscall(452, fd, "", m, AT_EMPTY_PATH) :
+				  syscall(SYS_fchownat, fd, "", u, g, AT_EMPTY_PATH);
+		else if (!strcmp(how, "proc") && mod)
+			r = syscall(SYS_chmod, proc, m);
+		else
+			return 2;
+		if (r)
+			return fail(argv[1]);
+		printf("%s: ok\n", argv[1]);
 		return 0;
 	}
 	fprintf(stderr, "usage: see tests/progs/nestedprobe.c\n");
