@@ -61,7 +61,7 @@ INIT_SRCS := init/sbx-init.c init/mounts.c init/connect.c \
 	init/notify.c common/pathwalk.c common/control.c
 # The order is the link order: shim.c's fork() cache of libc's fork comes
 # first in .bss, on the page start-up writes anyway (docs/PERFORMANCE.md).
-SHIM_SRCS := shim/shim.c shim/core.c shim/check.c shim/wrappers.c shim/exec.c shim/net.c shim/namemap.c shim/resolve.c shim/tell.c shim/syscall.c shim/dirfds.c \
+SHIM_SRCS := shim/shim.c shim/core.c shim/check.c shim/wrappers.c shim/exec.c shim/net.c shim/namemap.c shim/resolve.c shim/tell.c shim/syscall.c shim/dirfds.c shim/decided.c \
 	common/wire.c common/elfcheck.c
 # The policy queries the shim links in (no INI parsing, no compiler).
 SHIM_POLICY_SRCS := policy/query.c policy/match.c policy/glob.c policy/path.c policy/blob.c policy/hint.c policy/home.c
@@ -264,7 +264,7 @@ UNIT_EXTRA_OBJS := build/preload/mode.o build/preload/mountids.o build/common/co
 	build/preload/runlimits.o build/preload/profile.o build/preload/notify/notify.o build/preload/notify/net.o \
 	build/preload/notify/deny.o build/preload/notify/call.o build/preload/notify/paths.o \
 	build/preload/notify/gitcfg.o \
-	build/common/wire.o build/shim/resolve-test.o build/shim/namemap.o build/common/elfcheck.o $(NET_SRCS:%.c=build/%.o) \
+	build/common/wire.o build/shim/resolve-test.o build/shim/namemap.o build/shim/decided.o build/common/elfcheck.o $(NET_SRCS:%.c=build/%.o) \
 	$(filter-out build/cli/sbxctl.o,$(CTL_SRCS:%.c=build/%.o)) \
 	build/preload/config.o build/common/probe.o
 build/shim/resolve-test.o: shim/resolve.c
@@ -428,5 +428,7 @@ install: all
 clean:
 	rm -rf build
 
--include $(wildcard build/*/*.d build/*/*/*.d)
--include $(wildcard build/tests/hooks/*/*.d build/tests/hooks/*/*/*.d build/tests/hooks/musl/*/*/*.d)
+# every object's header dependencies, at any depth (build/musl/preload/
+# notify/*.d is five levels down: a fixed depth missed it, and a changed
+# header left stale objects in sbx-preload)
+-include $(shell find build -name '*.d' 2>/dev/null)

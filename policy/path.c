@@ -63,6 +63,13 @@ static bool is_normal(const char *p, size_t *len)
 	return true;
 }
 
+bool path_is_normal(const char *p, size_t len)
+{
+	size_t n;
+
+	return is_normal(p, &n) && n == len;
+}
+
 int path_join(const char *base, const char *rel, char *out, size_t outsz)
 {
 	size_t o = 0, n;

@@ -383,6 +383,10 @@ uint64_t policy_limit(const struct policy *p, enum sbx_limit which);
  * lexically. 0, -EINVAL (nothing absolute) or -ENAMETOOLONG. No allocation,
  * async-signal-safe: the shim calls it on every relative open(). */
 int path_join(const char *base, const char *rel, char *out, size_t outsz);
+/* Is p, of length len, absolute and normal: no `//`, no `.` or `..`
+ * component, no trailing `/` (what path_join() makes, and leaves as it
+ * is)? */
+bool path_is_normal(const char *p, size_t len);
 /* The same with a base already absolute and normal (getcwd()'s answer),
  * of length blen: it is copied, not folded again. */
 int path_join_normal(const char *base, size_t blen, const char *rel, char *out,

@@ -1243,8 +1243,9 @@ static int plan_dirs(struct run *r)
 }
 
 /* What the plan is made from besides the policy: the nested mode's
- * listeners, the shim's descriptors, the host ports, the profile's
- * arguments, the last walk's record; into r->in. */
+ * listeners, the host ports, the profile's arguments; into r->in (the
+ * shim's spec and the walk's record come after bubblewrap's options:
+ * plan_after_send). */
 static int plan_inputs(struct run *r)
 {
 	const struct options *o = &r->o;
@@ -1256,13 +1257,6 @@ static int plan_inputs(struct run *r)
 		if (e) {
 			msg("sandbox set-up failed: the proxy's listeners on 127.0.0.1: %s; "
 			    "nothing was run", strerror(-e));
-			return SBX_EXIT_SETUP;
-		}
-	}
-	if (r->use_shim) {
-		int e = shim_prepare(r->p, r->mode, r->nest.http_port, r->nest.socks_port, &r->shim);
-		if (e) {
-			msg("sandbox set-up failed: preparing the shim: %s", strerror(-e));
 			return SBX_EXIT_SETUP;
 		}
 	}
@@ -1281,9 +1275,34 @@ static int plan_inputs(struct run *r)
 	 * directory of its own, where a hook the user installed is not) */
 	if (profile_is_commands(o, r->home))
 		profile_args(r->p, o->command[0], r->insert, r->hook_json, sizeof(r->hook_json));
-	/* what the last walk of this workspace found (walkrec.h): read
-	 * before the walk, saved after the run */
-	if (!o->print && r->state_fd >= 0) {
+	r->in = (struct plan_in){
+		.policy = r->confine, .bwrap = r->bwrap, .init = r->init, .command = o->command,
+		.insert_args = r->insert,
+		.environ = environ, .cwd = r->cwd, .ctl_fd = o->print ? -1 : r->be.sb.ctl_child,
+		.ignored_signals = o->print || r->nested ? run_ignored_signals() : r->be.sb.ignored,
+		.make_placeholders = !o->print, .state_dir = r->state_fd >= 0 ? r->sdir : NULL,
+		.shim_lib = r->use_shim ? r->shim.lib : NULL, .shim_spec = r->shim.spec,
+		.proxy = r->proxied, .limit_nproc = limits_nproc(&r->lim), .notify = r->notify_on,
+		.nested = r->nested, .http_port = r->nest.http_port,
+		.socks_port = r->nest.socks_port,
+	};
+	return RUN_ON;
+}
+
+/* What only sbx-init and the walk need, while bubblewrap goes on with
+ * its options: the shim's blob and spec (sbx-init's arguments, made by
+ * plan_init), the walk's record (walkrec.h: read before the walk, saved
+ * after the run). */
+static int plan_after_send(struct run *r)
+{
+	if (r->use_shim) {
+		int e = shim_prepare(r->p, r->mode, r->nest.http_port, r->nest.socks_port, &r->shim);
+		if (e) {
+			msg("sandbox set-up failed: preparing the shim: %s", strerror(-e));
+			return SBX_EXIT_SETUP;
+		}
+	}
+	if (r->state_fd >= 0) {
 		struct timespec walk_now;
 		char why_not[PATH_MAX + 256];
 		clock_gettime(CLOCK_REALTIME, &walk_now);
@@ -1295,17 +1314,7 @@ static int plan_inputs(struct run *r)
 		if (why_not[0])
 			vmsg("the walk's record is not used: %s (every directory is read)", why_not);
 	}
-	r->in = (struct plan_in){
-		.policy = r->confine, .bwrap = r->bwrap, .init = r->init, .command = o->command,
-		.insert_args = r->insert,
-		.environ = environ, .cwd = r->cwd, .ctl_fd = o->print ? -1 : r->be.sb.ctl_child,
-		.ignored_signals = o->print || r->nested ? run_ignored_signals() : r->be.sb.ignored,
-		.make_placeholders = !o->print, .state_dir = r->state_fd >= 0 ? r->sdir : NULL,
-		.shim_lib = r->use_shim ? r->shim.lib : NULL, .shim_spec = r->shim.spec,
-		.proxy = r->proxied, .limit_nproc = limits_nproc(&r->lim), .notify = r->notify_on,
-		.nested = r->nested, .http_port = r->nest.http_port,
-		.socks_port = r->nest.socks_port, .walkrec = r->walk,
-	};
+	r->in.walkrec = r->walk;
 	return RUN_ON;
 }
 
@@ -1385,6 +1394,8 @@ static int phase_plan(struct run *r)
 		return SBX_EXIT_SETUP;
 	}
 	r->serr = r->be.ops->send_plan(&r->be, &r->pl);
+	if ((rc = plan_after_send(r)) != RUN_ON)
+		return rc;
 	if (!r->serr && r->state_fd >= 0)
 		plan_standins(r);
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &r->plan_t0);

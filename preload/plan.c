@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,9 +81,98 @@ struct shared {
 	char path[PATH_MAX];
 };
 
+/* The paths of a long list of the plan's, hashed: every protect asks
+ * whether it is under one already protected, and every directory on the
+ * way to one whether it is pinned already, so with a few parts guarded
+ * per git directory (200 repositories: 400 protects) a linear scan of
+ * each list made the plan quadratic (`strncmp` was a fifth of the
+ * supervisor's CPU). The strings are the list's own (strv_add's copies,
+ * which stay put), so this holds pointers only. */
+struct pathset {
+	const char **v; /* open addressing; NULL: empty */
+	size_t n, cap;  /* cap a power of two */
+};
+
+static uint64_t pathset_hash(const char *s, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
+	return h ^ (h >> 29);
+}
+
+/* Does the set hold s[0..n) exactly? */
+static bool pathset_has(const struct pathset *ps, const char *s, size_t n)
+{
+	if (!ps->cap)
+		return false;
+	for (size_t i = pathset_hash(s, n) & (ps->cap - 1);; i = (i + 1) & (ps->cap - 1)) {
+		const char *e = ps->v[i];
+		if (!e)
+			return false;
+		if (!strncmp(e, s, n) && !e[n])
+			return true;
+	}
+}
+
+static int pathset_put(struct pathset *ps, const char *str)
+{
+	if (2 * (ps->n + 1) > ps->cap) {
+		size_t cap = ps->cap ? 2 * ps->cap : 256;
+		const char **v = calloc(cap, sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		for (size_t i = 0; i < ps->cap; i++) {
+			if (!ps->v[i])
+				continue;
+			size_t j = pathset_hash(ps->v[i], strlen(ps->v[i])) & (cap - 1);
+			while (v[j])
+				j = (j + 1) & (cap - 1);
+			v[j] = ps->v[i];
+		}
+		free(ps->v);
+		ps->v = v;
+		ps->cap = cap;
+	}
+	size_t j = pathset_hash(str, strlen(str)) & (ps->cap - 1);
+	while (ps->v[j])
+		j = (j + 1) & (ps->cap - 1);
+	ps->v[j] = str;
+	ps->n++;
+	return 0;
+}
+
+/* in_list() of the list the set holds: is path one of its paths, or
+ * under one (path_under: at a `/` of path, or all of it; `/` holds every
+ * absolute path)? */
+static bool pathset_under(const struct pathset *ps, const char *path)
+{
+	size_t n = strlen(path);
+
+	if (!ps->n)
+		return false;
+	if (path[0] == '/' && pathset_has(ps, "/", 1))
+		return true;
+	for (size_t k = 1; k <= n; k++)
+		if ((k == n || path[k] == '/') && pathset_has(ps, path, k))
+			return true;
+	return false;
+}
+
+/* Add to the list and its set. */
+static int strv_add_set(struct strv *list, struct pathset *ps, const char *path)
+{
+	int rc = strv_add(list, path);
+
+	return rc ? rc : pathset_put(ps, list->v[list->n - 1]);
+}
+
 struct covered {
 	struct strv masks;   /* read-denied paths already hidden */
 	struct strv protect; /* paths already bound read-only */
+	struct pathset protect_set, pins_set; /* the same, hashed */
+	struct pathset unguarded_set; /* pl->unguarded, hashed */
 	struct strv roots;   /* writable roots that were bound */
 	/* core.hooksPath values of the user's and the system's git config
 	 * (and what they include), read once per start, guarded for each
@@ -436,8 +526,8 @@ static int guard_way(struct covered *cv, const char *path)
 			continue;
 		}
 		if (!last && writable_here(cv, cand) && !is_root(cv, cand) &&
-		    !hidden(cv, cand))
-			TRY(add_once(&cv->pins, cand));
+		    !hidden(cv, cand) && !pathset_has(&cv->pins_set, cand, strlen(cand)))
+			TRY(strv_add_set(&cv->pins, &cv->pins_set, cand));
 		memcpy(done, cand, strlen(cand) + 1);
 		c = end;
 	}
@@ -447,10 +537,10 @@ static int guard_way(struct covered *cv, const char *path)
 static int protect_as(struct plan *pl, struct covered *cv, const char *path,
 		      const char *op)
 {
-	if (!writable_here(cv, path) || in_list(&cv->protect, path) ||
+	if (!writable_here(cv, path) || pathset_under(&cv->protect_set, path) ||
 	    hidden(cv, path))
 		return 0;
-	TRY(strv_add(&cv->protect, path));
+	TRY(strv_add_set(&cv->protect, &cv->protect_set, path));
 	TRY(guard_way(cv, path));
 	pl->write_protects++;
 	return init_op(pl, op, path);
@@ -469,9 +559,9 @@ static int guard_missing(const struct plan_in *in, struct plan *pl, struct cover
 		TRY(strv_add(&pl->placeholders_pending, path));
 		return protect_as(pl, cv, path, "--ro-new=");
 	}
-	if (!writable_here(cv, path) || in_list(&cv->protect, path) || hidden(cv, path))
+	if (!writable_here(cv, path) || pathset_under(&cv->protect_set, path) || hidden(cv, path))
 		return 0;
-	TRY(strv_add(&cv->protect, path));
+	TRY(strv_add_set(&cv->protect, &cv->protect_set, path));
 	TRY(guard_way(cv, path));
 	pl->write_protects++;
 	return strv_add(&pl->refused_new, path);
@@ -504,7 +594,7 @@ static int protect_dangling(const struct plan_in *in, struct plan *pl,
 			return 0; /* all there: a loop, or made meanwhile */
 	}
 	if (errno != ENOENT || !writable_here(cv, cut) || hidden(cv, cut) ||
-	    in_list(&cv->protect, cut) || !standin_fits(in, path))
+	    pathset_under(&cv->protect_set, cut) || !standin_fits(in, path))
 		return 0;
 	return guard_missing(in, pl, cv, cut);
 }
@@ -632,14 +722,12 @@ static bool standin_fits(const struct plan_in *in, const char *path)
 /* A protected name missing at start that gets no stand-in: the shim
  * refuses it; looked at again after the run, so a program the shim does
  * not see is not silent (plan_appeared()). */
-static int unguarded(struct plan *pl, const struct covered *cv, const char *path)
+static int unguarded(struct plan *pl, struct covered *cv, const char *path)
 {
-	if (!writable_here(cv, path) || hidden(cv, path))
+	if (!writable_here(cv, path) || hidden(cv, path) ||
+	    pathset_has(&cv->unguarded_set, path, strlen(path)))
 		return 0;
-	for (size_t i = 0; i < pl->unguarded.n; i++)
-		if (!strcmp(pl->unguarded.v[i], path))
-			return 0;
-	return strv_add(&pl->unguarded, path);
+	return strv_add_set(&pl->unguarded, &cv->unguarded_set, path);
 }
 
 /* A stand-in for a protected path that does not exist yet, so it can be
@@ -677,7 +765,7 @@ static int placeholder(const struct plan_in *in, struct plan *pl,
 		     strrchr(path, '/') + 1) >= (int)sizeof(target))
 		return 0;
 	path = target;
-	if (!writable_here(cv, path) || hidden(cv, path) || in_list(&cv->protect, path) ||
+	if (!writable_here(cv, path) || hidden(cv, path) || pathset_under(&cv->protect_set, path) ||
 	    (lstat(path, &st) == 0 && !standin_looks_like(path)))
 		return 0;
 	if (!(asked || standin_fits(in, path)))
@@ -756,7 +844,7 @@ static int protect_kept_target(const struct plan_in *in, struct plan *pl,
 	struct stat st;
 
 	if (lstat(path, &st) || !S_ISLNK(st.st_mode) || !realpath(path, real) ||
-	    !writable_here(cv, real) || in_list(&cv->protect, real))
+	    !writable_here(cv, real) || pathset_under(&cv->protect_set, real))
 		return 0;
 	return protect_path(in, pl, cv, real);
 }
@@ -1744,7 +1832,7 @@ static int bind_roots(const struct plan_in *in, struct plan *pl,
 			/* writable already, unless a protect above it will
 			 * cover it: the session directory in sbx's state
 			 * directory, with HOME writable too */
-			if (!tmp_part && !in_list(&cv->protect, r) &&
+			if (!tmp_part && !pathset_under(&cv->protect_set, r) &&
 			    denied_above(in->policy, cv, r) &&
 			    policy_check_path(in->policy, SBX_OP_WRITE, r, NULL) == SBX_ALLOW &&
 			    access(r, F_OK) == 0) {
@@ -2112,7 +2200,6 @@ int plan_bwrap(const struct plan_in *in, struct plan *pl)
 {
 	const struct policy *p = in->policy;
 	struct covered *cv;
-	char num[64];
 	int rc;
 
 	memset(pl, 0, sizeof(*pl));
@@ -2175,6 +2262,22 @@ int plan_bwrap(const struct plan_in *in, struct plan *pl)
 
 	STEP(strv_add(&pl->argv, "--"));
 	pl->init_at = pl->argv.n;
+	rc = 0;
+out:
+	if (rc < 0)
+		plan_free(pl);
+	return rc;
+}
+
+/* sbx-init's own arguments, after bubblewrap's "--": phase two, so that
+ * what only sbx-init needs (the shim's spec, its descriptors' numbers) is
+ * made after bubblewrap has its options and goes on. */
+static int init_args(const struct plan_in *in, struct plan *pl)
+{
+	const struct policy *p = in->policy;
+	char num[64];
+	int rc;
+
 	STEP(strv_add(&pl->argv, in->init));
 	if (in->ctl_fd >= 0) {
 		snprintf(num, sizeof(num), "--ctl=%d", in->ctl_fd);
@@ -2228,8 +2331,6 @@ int plan_bwrap(const struct plan_in *in, struct plan *pl)
 		STEP(strv_add(&pl->argv, "--verbose"));
 	rc = 0;
 out:
-	if (rc < 0)
-		plan_free(pl);
 	return rc;
 }
 
@@ -2241,6 +2342,7 @@ int plan_init(const struct plan_in *in, struct plan *pl)
 	size_t pin_at = pl->init_ops.n; /* after the roots, /dev and /proc */
 	int rc;
 
+	STEP(init_args(in, pl));
 	cv->host_tmp = in->nested;
 	STEP(mask_rules(in, pl, cv));
 	/* The stand-in records: nothing inside needs them, and a program that
@@ -2261,7 +2363,7 @@ int plan_init(const struct plan_in *in, struct plan *pl)
 	for (size_t i = 0; i < pin_at; i++)
 		STEP(strv_add(&pl->argv, pl->init_ops.v[i]));
 	for (size_t i = 0; i < cv->pins.n; i++)
-		if (!hidden(cv, cv->pins.v[i]) && !in_list(&cv->protect, cv->pins.v[i]))
+		if (!hidden(cv, cv->pins.v[i]) && !pathset_under(&cv->protect_set, cv->pins.v[i]))
 			STEP(strv_addf(&pl->argv, "--pin=%s", cv->pins.v[i]));
 	for (size_t i = pin_at; i < pl->init_ops.n; i++)
 		STEP(strv_add(&pl->argv, pl->init_ops.v[i]));
@@ -2323,6 +2425,9 @@ static void covered_free(struct plan *pl)
 		return;
 	strv_free(&cv->masks);
 	strv_free(&cv->protect);
+	free(cv->protect_set.v);
+	free(cv->pins_set.v);
+	free(cv->unguarded_set.v);
 	strv_free(&cv->roots);
 	strv_free(&cv->user_hooks);
 	strv_free(&cv->links);

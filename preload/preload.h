@@ -132,9 +132,9 @@ struct plan_in {
 
 
 /* The whole plan (--print); or in two phases: plan_bwrap() (bubblewrap's
- * options and sbx-init's own, cheap: bubblewrap gets them at once) then
- * plan_init() (the masks and write-protects, which look at the disk, and
- * COMMAND). On failure the plan is freed. */
+ * options, cheap: bubblewrap gets them at once) then plan_init() (sbx-init's
+ * arguments, the shim's spec among them, the masks and write-protects,
+ * which look at the disk, and COMMAND). On failure the plan is freed. */
 int plan_build(const struct plan_in *in, struct plan *out);
 /* --print=json (print.c): the plan as {"argv":[...],"cwd":...,"env":{...}}. */
 void print_plan_json(const struct plan *pl, const char *cwd);

@@ -62,6 +62,8 @@ __thread int shim_on_stack __attribute__((tls_model("initial-exec")));
 __thread int *shim_errno_ptr __attribute__((tls_model("initial-exec")));
 /* A fork child's pid, on the thread that forked (core.h; owns_cwd_cache). */
 __thread pid_t shim_forked_pid __attribute__((tls_model("initial-exec")));
+/* Checks this thread made, up to SHIM_BUSY (core.h). */
+__thread unsigned shim_checks_made __attribute__((tls_model("initial-exec")));
 
 void *shim_dlsym(const char *name)
 {

@@ -116,6 +116,12 @@ bool shim_tell_on(void);
  * the fork already wrote, while S's would cost the child a fault. */
 extern __thread pid_t shim_forked_pid __attribute__((tls_model("initial-exec")));
 
+/* Checks this thread made, counted up to SHIM_BUSY: from there on the
+ * thread remembers what the policy allowed (check.c, decided.c). Set to 0
+ * in a fork child, whose writes to the table would each copy a page. */
+#define SHIM_BUSY 32
+extern __thread unsigned shim_checks_made __attribute__((tls_model("initial-exec")));
+
 /* What an exec must carry into a child for the shim to follow it:
  * "SBX_SHIM=<spec>" and "LD_PRELOAD=<lib>", set once at start-up (core.c)
  * back to back in one buffer beside the start-up state (SHIM_START_DATA:

@@ -8,7 +8,8 @@
  *                               per-thread guard, the policy, REAL(), the
  *                               cwd cache and absolute paths, the reports
  *   dirfds.c, resolve.c, tell.c directory descriptors kept, symlinks
- *                               followed, the refused program told
+ *   decided.c                   followed, the refused program told, the
+ *                               policy's "allowed" remembered per path
  *   check.c                     the check before a call, the look after
  *   wrappers.c, exec.c,         the interposed libc functions
  *   syscall.c, net.c            (symbols.def)
@@ -32,7 +33,8 @@ __attribute__((constructor)) static void shim_constructor(void)
 
 /* fork(): the exec calls' next definitions looked up in the parent, once
  * (a child about to exec would otherwise pay dlsym's pages every time),
- * and the child's own pid for the cwd cache (core.c, owns_cwd_cache). Not
+ * the child's own pid for the cwd cache (core.c, owns_cwd_cache), and its
+ * count of checks from 0 (decided.c's table is for busy processes). Not
  * pthread_atfork(): that registration costs every process start, forking
  * or not. _Fork(), vfork() and a raw clone() run neither, as they run no
  * atfork handler. */
@@ -48,7 +50,9 @@ SHIM_EXPORT pid_t fork(void)
 	if (shim_ready())
 		shim_exec_before_fork();
 	pid = next();
-	if (pid == 0)
+	if (pid == 0) {
 		shim_forked_pid = (pid_t)sys_call(SYS_getpid);
+		shim_checks_made = 0; /* the TLS page the line above wrote */
+	}
 	return pid;
 }

@@ -364,12 +364,6 @@ int notify_refuse(struct notify *n, char *const *paths, size_t np)
 			return -ENOMEM;
 		}
 	qsort(v, np, sizeof(*v), notify_cmp_str);
-	for (size_t i = 0; i < n->nworktrees; i++) {
-		free(n->worktrees[i]);
-		free(n->wtgits[i]);
-	}
-	free(n->worktrees);
-	free(n->wtgits);
 	for (size_t i = 0; i < n->nrefused; i++)
 		free(n->refused[i]);
 	free(n->refused);
@@ -442,6 +436,12 @@ void notify_free(struct notify *n)
 	for (size_t i = 0; i < n->nrefused; i++)
 		free(n->refused[i]);
 	free(n->refused);
+	for (size_t i = 0; i < n->nworktrees; i++) {
+		free(n->worktrees[i]);
+		free(n->wtgits[i]);
+	}
+	free(n->worktrees);
+	free(n->wtgits);
 	for (size_t i = 0; i < n->nmodes_roots; i++)
 		free(n->modes_roots[i]);
 	free(n->modes_roots);

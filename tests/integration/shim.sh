@@ -670,6 +670,38 @@ ERR sub/deeper/../../../home/.ssh/canary EACCES"
 	else bad "$(diff <(echo "$expect") "$B/out" | tr '\n' ' ') log=$(logq "[r['target'] for r in L]" | head -c 300)"; fi
 fi
 
+# A busy process (python3 makes hundreds of checks before the script runs)
+# has the policy's "allowed" remembered per op and path (shim/decided.c):
+# a read of `.bashrc` at the top of the workspace is allowed, its creation
+# is not, and only the shim refuses that (no stand-in there: the report
+# then has no "(seccomp)", which the supervisor's refusal would carry). So
+# a remembered read must never let a write of the same path, or of the
+# same file spelt another way, through to the kernel.
+ts busy_process_remembered_read_never_answers_for_a_write
+sxl -q -- python3 -c '
+import os, sys
+w = sys.argv[1]
+for i in range(200):
+    for p in (w + "/.bashrc", ".bashrc", w + "/.bashrcx"):
+        try: open(p).read()
+        except OSError: pass
+        try: os.stat(p)
+        except OSError: pass
+open(w + "/.bashrcx", "w").write("fine")
+for p in (w + "/.bashrc", w + "/./.bashrc", w + "//.bashrc", ".bashrc", "sub/../.bashrc"):
+    try: open(p, "w").write("x"); print("WROTE", p)
+    except OSError as e: print("ERR", p, e.errno)' "$W"
+expect="ERR $W/.bashrc 30
+ERR $W/./.bashrc 30
+ERR $W//.bashrc 30
+ERR .bashrc 30
+ERR sub/../.bashrc 30"
+if [ "$(cat "$B/out")" = "$expect" ] && [ ! -e "$W/.bashrc" ] && [ "$(cat "$W/.bashrcx")" = fine ] &&
+   [ "$(nlines "sbx: denied write of $W/.bashrc by \`deny_write = .bashrc\`")" -ge 1 ] &&
+   ! grep -q '(seccomp)' "$B/err" &&
+   [ "$(logq "[r['target'] for r in L if r['decision'] == 'deny'] == [W + '/.bashrc'] * 5")" = True ]
+then ok; else bad "$(diff <(echo "$expect") "$B/out" | tr '\n' ' ') err=$(head -c 300 "$B/err")"; fi
+
 # ---- real work is not disturbed
 
 ts git_init_add_commit_under_the_shim_no_denial
