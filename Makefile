@@ -68,8 +68,32 @@ SHIM_POLICY_SRCS := policy/query.c policy/match.c policy/glob.c policy/path.c po
 SHIM_OBJS := $(SHIM_SRCS:%.c=build/shim-pic/%.o) $(SHIM_POLICY_SRCS:%.c=build/shim-pic/%.o)
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 
+# Each folder is one static archive, built twice (glibc objects under
+# build/lib, static musl ones under build/musl/lib); a program links its
+# own main object and the archives it needs, in one group (preload/ and
+# preload/notify/ call each other), so only what it uses comes in.
+ARCHIVES := policy common net init preload notify backend cli
+LIB_policy := $(POLICY_SRCS)
+LIB_common := $(filter common/%,$(SUPERVISOR_SRCS) $(INIT_SRCS))
+LIB_net := $(NET_SRCS)
+LIB_init := $(filter-out init/sbx-init.c,$(filter init/%,$(INIT_SRCS)))
+LIB_preload := $(filter-out preload/main.c preload/notify/%,$(filter preload/%,$(SUPERVISOR_SRCS)))
+LIB_notify := $(filter preload/notify/%,$(SUPERVISOR_SRCS))
+LIB_backend := $(filter backend/%,$(SUPERVISOR_SRCS))
+LIB_cli := $(filter-out cli/sbxctl.c,$(wildcard cli/*.c))
+$(foreach a,$(ARCHIVES),$(eval build/lib/lib$(a).a: $$(sort $$(LIB_$(a):%.c=build/%.o))) \
+	$(eval build/musl/lib/lib$(a).a: $$(sort $$(LIB_$(a):%.c=build/musl/%.o))))
+build/lib/%.a:
+	@mkdir -p $(@D)
+	rm -f $@ && $(AR) rcs $@ $^
+build/musl/lib/%.a:
+	@mkdir -p $(@D)
+	rm -f $@ && $(AR) rcs $@ $^
+# LIBS a b c: the archives, in a group
+group = -Wl,--start-group $(1) -Wl,--end-group
+PRELOAD_ARCHIVES := preload notify backend net common policy
+
 POLICY_OBJS := $(POLICY_SRCS:%.c=build/%.o)
-SUPERVISOR_OBJS := $(SUPERVISOR_SRCS:%.c=build/%.o)
 UNIT_OBJS := $(UNIT_SRCS:%.c=build/%.o)
 
 BINS := build/sbx-preload build/sbx-init build/libsbx-preload.so build/sbx-proxy-test build/sbxctl
@@ -141,11 +165,11 @@ build/musl/%.o: %.c build/gen/filters.h build/gen/notify-filter.h build/kheaders
 	$(MUSL) $(CPPFLAGS) $(SBX_CPPFLAGS) -isystem build/kheaders $(SBX_CFLAGS) -c -o $@ $<
 
 ifneq ($(and $(MUSL),$(INIH_A)),)
-build/sbx-preload: $(SUPERVISOR_SRCS:%.c=build/musl/%.o) $(POLICY_SRCS:%.c=build/musl/%.o)
-	$(MUSL) -static -o $@ $^ $(INIH_A)
+build/sbx-preload: build/musl/preload/main.o $(PRELOAD_ARCHIVES:%=build/musl/lib/lib%.a)
+	$(MUSL) -static -o $@ $< $(call group,$(filter %.a,$^)) $(INIH_A)
 else
-build/sbx-preload: $(SUPERVISOR_OBJS) $(POLICY_OBJS)
-	$(CC) $(SBX_LDFLAGS) -o $@ $^ $(SBX_LDLIBS)
+build/sbx-preload: build/preload/main.o $(PRELOAD_ARCHIVES:%=build/lib/lib%.a)
+	$(CC) $(SBX_LDFLAGS) -o $@ $< $(call group,$(filter %.a,$^)) $(SBX_LDLIBS)
 endif
 
 # Test hooks: environment variables that exist only for the integration
@@ -169,13 +193,15 @@ ifneq ($(and $(MUSL),$(INIH_A)),)
 build/tests/hooks/musl/%.o: %.c build/gen/filters.h build/gen/notify-filter.h build/kheaders/.made
 	@mkdir -p $(@D)
 	$(MUSL) $(CPPFLAGS) $(SBX_CPPFLAGS) -DSBX_TEST_HOOKS -isystem build/kheaders $(SBX_CFLAGS) -c -o $@ $<
-build/tests/sbx-preload-hooks: $(filter-out $(HOOK_PRELOAD_SRCS:%.c=build/musl/%.o),$(SUPERVISOR_SRCS:%.c=build/musl/%.o)) \
-		$(HOOK_PRELOAD_SRCS:%.c=build/tests/hooks/musl/%.o) $(POLICY_SRCS:%.c=build/musl/%.o)
-	$(MUSL) -static -o $@ $^ $(INIH_A)
+# (the hook objects come first: the archives' own copies are then not
+# pulled in)
+build/tests/sbx-preload-hooks: $(HOOK_PRELOAD_SRCS:%.c=build/tests/hooks/musl/%.o) \
+		$(PRELOAD_ARCHIVES:%=build/musl/lib/lib%.a)
+	$(MUSL) -static -o $@ $(filter %.o,$^) $(call group,$(filter %.a,$^)) $(INIH_A)
 else
-build/tests/sbx-preload-hooks: $(filter-out $(HOOK_PRELOAD_SRCS:%.c=build/%.o),$(SUPERVISOR_OBJS)) \
-		$(HOOK_PRELOAD_SRCS:%.c=build/tests/hooks/%.o) $(POLICY_OBJS)
-	$(CC) $(SBX_LDFLAGS) -o $@ $^ $(SBX_LDLIBS)
+build/tests/sbx-preload-hooks: $(HOOK_PRELOAD_SRCS:%.c=build/tests/hooks/%.o) \
+		$(PRELOAD_ARCHIVES:%=build/lib/lib%.a)
+	$(CC) $(SBX_LDFLAGS) -o $@ $(filter %.o,$^) $(call group,$(filter %.a,$^)) $(SBX_LDLIBS)
 endif
 build/tests/hooks/%.o: %.c
 	@mkdir -p $(@D)
@@ -185,22 +211,23 @@ build/tests/hooks/%.o: %.c
 # installed), so what is tested is the resolver sbx-preload will have.
 NET_DRIVER_SRCS := $(NET_SRCS) net/driver.c
 ifneq ($(and $(MUSL),$(INIH_A)),)
-build/sbx-proxy-test: $(NET_DRIVER_SRCS:%.c=build/musl/%.o) $(POLICY_SRCS:%.c=build/musl/%.o)
-	$(MUSL) -static -o $@ $^ $(INIH_A)
+build/sbx-proxy-test: build/musl/net/driver.o build/musl/lib/libnet.a build/musl/lib/libpolicy.a
+	$(MUSL) -static -o $@ $< $(call group,$(filter %.a,$^)) $(INIH_A)
 else
-build/sbx-proxy-test: $(NET_DRIVER_SRCS:%.c=build/%.o) $(POLICY_OBJS)
-	$(CC) $(SBX_LDFLAGS) -o $@ $^ $(SBX_LDLIBS)
+build/sbx-proxy-test: build/net/driver.o build/lib/libnet.a build/lib/libpolicy.a
+	$(CC) $(SBX_LDFLAGS) -o $@ $< $(call group,$(filter %.a,$^)) $(SBX_LDLIBS)
 endif
 
 ifneq ($(MUSL),)
-build/sbx-init: $(INIT_SRCS:%.c=build/musl/%.o)
-	$(MUSL) -static -o $@ $^
+build/sbx-init: build/musl/init/sbx-init.o build/musl/lib/libinit.a build/musl/lib/libcommon.a
+	$(MUSL) -static -o $@ $< $(call group,$(filter %.a,$^))
 else
 # Under SANITIZE the sanitizer runtimes are linked in statically: sbx-init
 # also runs inside the sandbox (the SOCKS ProxyCommand), where the shim is
 # preloaded, and a dynamic ASan refuses to start unless it comes first.
-build/sbx-init: $(INIT_SRCS:%.c=build/%.o)
-	$(CC) $(SBX_LDFLAGS) $(if $(SANITIZE),$(SANITIZE_STATIC),-static) -o $@ $^
+build/sbx-init: build/init/sbx-init.o build/lib/libinit.a build/lib/libcommon.a
+	$(CC) $(SBX_LDFLAGS) $(if $(SANITIZE),$(SANITIZE_STATIC),-static) -o $@ $< \
+		$(call group,$(filter %.a,$^))
 endif
 build/init/sbx-init.o build/tests/unit/seccomp_table.o: build/gen/filters.h build/gen/notify-filter.h
 build/init/notify.o: build/gen/notify-filter.h
@@ -208,20 +235,19 @@ build/preload/notify/deny.o: build/gen/filters.h
 
 # sbxctl (cli/, docs/SBXCTL.md): the management command. It
 # shares the policy, the config loading (config.c), the machine probes
-# (probe.c), hostfs and the report code with sbx-preload, linked as the
-# same objects; built with $(CC) against jansson (JSON: the hook, the
+# (probe.c), hostfs and the report code with sbx-preload, from the same
+# archives; built with $(CC) against jansson (JSON: the hook, the
 # audit log, import-srt). Not on the start-up path, so not static.
 CTL_SRCS := $(wildcard cli/*.c)
-CTL_SHARED_SRCS := preload/config.c common/probe.c common/hostfs.c preload/profile.c \
-	preload/util.c preload/reports.c preload/learn.c common/wire.c common/strv.c
-CTL_OBJS := $(CTL_SRCS:%.c=build/%.o) $(CTL_SHARED_SRCS:%.c=build/%.o)
 JANSSON_LIBS = $(or $(shell $(PKG_CONFIG) --libs jansson 2>/dev/null),-ljansson)
-build/sbxctl: $(CTL_OBJS) $(POLICY_OBJS)
-	$(CC) $(SBX_LDFLAGS) -o $@ $^ $(SBX_LDLIBS) $(JANSSON_LIBS)
+CTL_ARCHIVES := cli preload common policy
+build/sbxctl: build/cli/sbxctl.o $(CTL_ARCHIVES:%=build/lib/lib%.a)
+	$(CC) $(SBX_LDFLAGS) -o $@ $< $(call group,$(filter %.a,$^)) $(SBX_LDLIBS) $(JANSSON_LIBS)
 # sbxctl with its test hook (see HOOK_NAMES above)
-build/tests/sbxctl-hooks: $(filter-out $(HOOK_CTL_SRCS:%.c=build/%.o),$(CTL_OBJS)) \
-		$(HOOK_CTL_SRCS:%.c=build/tests/hooks/%.o) $(POLICY_OBJS)
-	$(CC) $(SBX_LDFLAGS) -o $@ $^ $(SBX_LDLIBS) $(JANSSON_LIBS)
+build/tests/sbxctl-hooks: build/cli/sbxctl.o $(HOOK_CTL_SRCS:%.c=build/tests/hooks/%.o) \
+		$(CTL_ARCHIVES:%=build/lib/lib%.a)
+	$(CC) $(SBX_LDFLAGS) -o $@ $(filter %.o,$^) $(call group,$(filter %.a,$^)) $(SBX_LDLIBS) \
+		$(JANSSON_LIBS)
 TEST_HOOK_BINS := build/tests/sbx-preload-hooks build/tests/sbxctl-hooks
 
 # No test hook in what `make all` builds for installing; and the test
@@ -257,21 +283,16 @@ build/libsbx-preload.so: $(SHIM_OBJS)
 # must land at the same address in every worker.
 # The unit tests also cover the supervisor's report handling and the shim's
 # path and wire code (compiled here as ordinary objects).
-UNIT_EXTRA_OBJS := build/preload/mode.o build/preload/mountids.o build/common/control.o build/common/pathwalk.o build/backend/linux/landlock.o \
-	build/preload/loginpath.o \
-	build/preload/reports.o build/preload/learn.o build/preload/util.o build/common/strv.o \
-	build/preload/plan.o build/preload/walkrec.o build/preload/standin.o build/common/hostfs.o \
-	build/preload/runlimits.o build/preload/profile.o build/preload/notify/notify.o build/preload/notify/net.o \
-	build/preload/notify/deny.o build/preload/notify/call.o build/preload/notify/paths.o \
-	build/preload/notify/gitcfg.o \
-	build/common/wire.o build/shim/resolve-test.o build/shim/namemap.o build/shim/decided.o build/common/elfcheck.o $(NET_SRCS:%.c=build/%.o) \
-	$(filter-out build/cli/sbxctl.o,$(CTL_SRCS:%.c=build/%.o)) \
-	build/preload/config.o build/common/probe.o
+# The shim's pure parts, compiled here as ordinary objects; the rest of
+# what the unit tests cover comes from the archives.
+UNIT_SHIM_OBJS := build/shim/resolve-test.o build/shim/namemap.o build/shim/decided.o
 build/shim/resolve-test.o: shim/resolve.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) $(SBX_CFLAGS) -c -o $@ $<
-build/tests/unit-tests: $(UNIT_OBJS) $(POLICY_OBJS) $(UNIT_EXTRA_OBJS)
-	$(CC) $(SBX_LDFLAGS) -no-pie -o $@ $^ $(SBX_LDLIBS) -lcriterion $(JANSSON_LIBS)
+UNIT_ARCHIVES := cli preload notify backend net init common policy
+build/tests/unit-tests: $(UNIT_OBJS) $(UNIT_SHIM_OBJS) $(UNIT_ARCHIVES:%=build/lib/lib%.a)
+	$(CC) $(SBX_LDFLAGS) -no-pie -o $@ $(filter %.o,$^) $(call group,$(filter %.a,$^)) \
+		$(SBX_LDLIBS) -lcriterion $(JANSSON_LIBS)
 
 run: deps
 	@$(MAKE) --no-print-directory all
