@@ -1,7 +1,7 @@
 /* preload/notify/paths.c: the notified calls that name a path --
  * open/creat with a write or create flag, mkdir, mknod, symlink, rename,
  * link, truncate -- and a Unix socket's bind() and connect() by path
- * (notify-int.h). Each is resolved in the caller's view, decided by the
+ * (preload/notify/internal.h). Each is resolved in the caller's view, decided by the
  * policy (the mandatory and deny_write rules at any depth, the git
  * exception) and made by the supervisor on the directory it checked
  * (notify.c's header comment has the steps).
@@ -408,7 +408,7 @@ static bool config_view(int fd, const char *full, char *view, size_t viewsz)
 /* Is `full` (`name` in the held directory `fd`) a git config the
  * policy keeps by an executes-later row -- a repository's config or
  * config.worktree, a submodule's, a linked worktree's, a work tree's
- * .gitmodules -- that a vetted rename may replace (notify-gitcfg.c)? Not
+ * .gitmodules -- that a vetted rename may replace (preload/notify/gitcfg.c)? Not
  * where the user's own deny_write names it, nor in a git directory the
  * run made (the git exception's: plain), nor a bare repository's config
  * (no row keeps it once its bind is gone: refused as before). */
@@ -1457,7 +1457,7 @@ int notify_chmod_dir(struct call *c, long nr, const unsigned long long *args,
 }
 
 /* mkdir/mkdirat, mknod/mknodat, symlink/symlinkat: one new name
- * (enum make_kind: notify-int.h). */
+ * (enum make_kind: preload/notify/internal.h). */
 
 struct answer notify_make(struct call *c, enum make_kind kind, int dirfd,
 			     unsigned long long paddr, mode_t mode, unsigned dev,
@@ -1646,7 +1646,7 @@ struct answer notify_unix_bind(struct call *c, int s, const struct sockaddr_un *
  * long), and the loop must not wait for it forever. */
 #define ACTOR_WAIT_MS 5000
 
-/* renameat2 done by the actor (init-notify.c): the errno, 0 when done.
+/* renameat2 done by the actor (init/notify.c): the errno, 0 when done.
  * An actor that does not answer in time is given up: every rename after
  * it fails (EIO), nothing is renamed from here instead. */
 static int actor_send(struct notify *n, char op, int ofd, const char *oname, int nfd,
@@ -2216,7 +2216,24 @@ static bool keeps(const struct notify *n, int fd, const char *full, bool removal
 {
 	if (removal && strstr(full, "/node_modules/"))
 		return false;
-	return moves_protected(n, fd, full, why);
+	if (!moves_protected(n, fd, full, why))
+		return false;
+	/* a name born during the run (the .gitmodules of a superproject
+	 * cloned inside, whose .git `rm -rf` took first) is the run's own:
+	 * its removal loses nothing of the user's. The file system's clock
+	 * lags the real one by up to a tick, so a name made just after the
+	 * start may look older (kept), never the other way. */
+	struct statx sx;
+	if (removal && fd >= 0 &&
+	    !syscall(SYS_statx, fd, base_of(full), AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, STATX_BTIME,
+		     &sx) &&
+	    (sx.stx_mask & STATX_BTIME) &&
+	    (sx.stx_btime.tv_sec > n->made.tv_sec ||
+	     (sx.stx_btime.tv_sec == n->made.tv_sec && sx.stx_btime.tv_nsec > n->made.tv_nsec))) {
+		*why = NULL;
+		return false;
+	}
+	return true;
 }
 
 struct answer notify_remove(struct call *c, int dirfd, unsigned long long paddr, int flags)
