@@ -121,10 +121,20 @@ int seatbelt_canonical(const char *path, char *out, size_t outsz)
 
 /* Append one literal byte to a regex, escaped when the regex would read
  * it as an operator. */
-static int re_byte(char *out, size_t outsz, size_t *l, char c)
+static int re_byte(char *out, size_t outsz, size_t *l, char c, bool fold)
 {
 	bool meta = strchr(".^$*+?()[]{}|\\", c) != NULL;
 
+	if (fold && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))) {
+		if (*l + 5 >= outsz)
+			return -ENAMETOOLONG;
+		out[(*l)++] = '[';
+		out[(*l)++] = (char)(c | 0x20);
+		out[(*l)++] = (char)(c & ~0x20);
+		out[(*l)++] = ']';
+		out[*l] = '\0';
+		return 0;
+	}
 	if (*l + 2 >= outsz)
 		return -ENAMETOOLONG;
 	if (meta)
@@ -148,7 +158,7 @@ static int re_str(char *out, size_t outsz, size_t *l, const char *s)
 /* sbx_glob_match()'s language (policy/glob.c) as regex text: `*` within a
  * component, `?` one byte of one, a double star across components, and
  * followed by `/` zero or more whole components; `\x` is x. */
-static int re_glob(char *out, size_t outsz, size_t *l, const char *p)
+static int re_glob(char *out, size_t outsz, size_t *l, const char *p, bool fold)
 {
 	int rc = 0;
 
@@ -171,14 +181,15 @@ static int re_glob(char *out, size_t outsz, size_t *l, const char *p)
 		else {
 			if (*p == '\\' && p[1])
 				p++;
-			rc = re_byte(out, outsz, l, *p);
+			rc = re_byte(out, outsz, l, *p, fold);
 		}
 		p++;
 	}
 	return rc;
 }
 
-int seatbelt_rule_regex(enum sbx_pat pat, const char *pattern, char *out, size_t outsz)
+int seatbelt_rule_regex(enum sbx_pat pat, const char *pattern, bool fold, char *out,
+			size_t outsz)
 {
 	size_t l = 0;
 	int rc;
@@ -191,7 +202,7 @@ int seatbelt_rule_regex(enum sbx_pat pat, const char *pattern, char *out, size_t
 		rc = re_str(out, outsz, &l, "^");
 		if (!rc && strcmp(pattern, "/"))
 			for (const char *s = pattern; *s && !rc; s++)
-				rc = re_byte(out, outsz, &l, *s);
+				rc = re_byte(out, outsz, &l, *s, fold);
 		/* `/` holds every absolute path */
 		if (!rc)
 			rc = re_str(out, outsz, &l, strcmp(pattern, "/") ? "(/.*)?$" : "/.*$");
@@ -199,7 +210,7 @@ int seatbelt_rule_regex(enum sbx_pat pat, const char *pattern, char *out, size_t
 	case SBX_PAT_GLOB:
 		rc = re_str(out, outsz, &l, "^");
 		if (!rc)
-			rc = re_glob(out, outsz, &l, pattern);
+			rc = re_glob(out, outsz, &l, pattern, fold);
 		if (!rc)
 			rc = re_str(out, outsz, &l, "(/.*)?$");
 		break;
@@ -208,7 +219,7 @@ int seatbelt_rule_regex(enum sbx_pat pat, const char *pattern, char *out, size_t
 		/* after some `/` of the path, to a component's end */
 		rc = re_str(out, outsz, &l, "^.*/");
 		if (!rc)
-			rc = re_glob(out, outsz, &l, pattern);
+			rc = re_glob(out, outsz, &l, pattern, fold);
 		if (!rc)
 			rc = re_str(out, outsz, &l, "(/.*)?$");
 		break;
@@ -222,7 +233,12 @@ int seatbelt_rule_regex(enum sbx_pat pat, const char *pattern, char *out, size_t
  * `(literal P)`: the two name the same files to the kernel, said twice so
  * that the path itself -- created by mkdir or open(O_CREAT) where nothing
  * is yet -- is refused by name whatever a version makes of subpath. A glob
- * is `(regex R)`. Paths as Darwin names them (seatbelt_canonical). */
+ * is `(regex R)`. Paths as Darwin names them (seatbelt_canonical).
+ *
+ * A deny also matches whatever the case of its letters: a Mac's volumes
+ * are case-insensitive by default, where `~/.SSH/id_rsa` is the key and a
+ * `.GIT/hooks` made where no `.git` is yet is the directory git reads. An
+ * allow matches as written (narrower is the safe side). */
 static void filter(struct out *o, const struct sbx_rule *r, bool deny)
 {
 	char canon[4096 + 16], re[REGEX_MAX];
@@ -236,6 +252,13 @@ static void filter(struct out *o, const struct sbx_rule *r, bool deny)
 		if (deny)
 			put(o, " (literal (param \"%s\"))", n);
 		put(o, " (subpath (param \"%s\"))", n);
+		if (deny && strcmp(canon, "/")) {
+			if (seatbelt_rule_regex(SBX_PAT_PREFIX, canon, true, re, sizeof(re))) {
+				o->err = o->err ? o->err : -ENAMETOOLONG;
+				return;
+			}
+			put(o, " (regex (param \"%s\"))", param(o, re));
+		}
 		return;
 	}
 	const char *pat = r->pattern;
@@ -246,7 +269,7 @@ static void filter(struct out *o, const struct sbx_rule *r, bool deny)
 		}
 		pat = canon;
 	}
-	if (seatbelt_rule_regex(r->pat, pat, re, sizeof(re))) {
+	if (seatbelt_rule_regex(r->pat, pat, deny, re, sizeof(re))) {
 		o->err = o->err ? o->err : -ENAMETOOLONG;
 		return;
 	}
@@ -515,7 +538,7 @@ static void network_rules(struct out *o, const struct policy *p, const struct se
 				}
 				pat = canon;
 			}
-			if (seatbelt_rule_regex(rs[i]->pat, pat, re, sizeof(re))) {
+			if (seatbelt_rule_regex(rs[i]->pat, pat, false, re, sizeof(re))) {
 				o->err = -ENAMETOOLONG;
 				return;
 			}

@@ -52,9 +52,10 @@ int seatbelt_canonical(const char *path, char *out, size_t outsz);
 /* An anchored POSIX extended regular expression for a rule's pattern:
  * what policy_rule_matches() says of a path, as a regex: the path or a
  * glob from `^`, a name at any depth after some `/`, then the end or a
- * `/` and anything. Every byte but the wildcards is escaped. 0 or
- * -ENAMETOOLONG. */
-int seatbelt_rule_regex(enum sbx_pat pat, const char *pattern, char *out, size_t outsz);
+ * `/` and anything. Every byte but the wildcards is escaped; with fold,
+ * a letter matches in either case (`[gG]`). 0 or -ENAMETOOLONG. */
+int seatbelt_rule_regex(enum sbx_pat pat, const char *pattern, bool fold, char *out,
+			size_t outsz);
 
 /* A command a person can paste into a Mac's shell:
  * `/usr/bin/sandbox-exec -D 'P1=...' ... -p '(version 1) ...' COMMAND`

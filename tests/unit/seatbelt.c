@@ -24,6 +24,7 @@ struct sx {
 	char *s;          /* SYM, STR */
 	struct sx **v;    /* LIST */
 	size_t n;
+	size_t re;        /* STR used as a regex: its re_cache index + 1 */
 };
 
 static void sx_free(struct sx *x)
@@ -136,12 +137,15 @@ static struct {
 static size_t re_n;
 static unsigned long path_gen = 1; /* one per path asked about */
 
-static bool sb_re_match(const char *re, const char *path)
+static bool sb_re_match(struct sx *arg, const char *re, const char *path)
 {
 	size_t i;
 
-	for (i = 0; i < re_n && strcmp(re_cache[i].src, re); i++)
-		;
+	if (arg->re)
+		i = arg->re - 1;
+	else
+		for (i = 0; i < re_n && strcmp(re_cache[i].src, re); i++)
+			;
 	if (i == re_n) {
 		cr_assert_lt(re_n, sizeof(re_cache) / sizeof(re_cache[0]));
 		int rc = regcomp(&re_cache[i].re, re, REG_EXTENDED | REG_NOSUB);
@@ -149,6 +153,7 @@ static bool sb_re_match(const char *re, const char *path)
 		re_cache[i].src = strdup(re);
 		re_n++;
 	}
+	arg->re = i + 1;
 	if (re_cache[i].gen != path_gen) {
 		re_cache[i].gen = path_gen;
 		re_cache[i].last = regexec(&re_cache[i].re, path, 0, NULL, 0) == 0;
@@ -170,7 +175,7 @@ static bool filter_matches(const struct prof *pr, const struct sx *f, const char
 		return !strcmp(d, "/") || (!strncmp(path, d, n) && (!path[n] || path[n] == '/'));
 	}
 	if (!strcmp(k, "regex"))
-		return sb_re_match(str_arg(pr, f->v[1]), path);
+		return sb_re_match(f->v[1], str_arg(pr, f->v[1]), path);
 	if (!strcmp(k, "require-all")) {
 		for (size_t i = 1; i < f->n; i++)
 			if (!filter_matches(pr, f->v[i], path))
@@ -214,17 +219,18 @@ static bool prof_allows(const struct prof *pr, const char *op, const char *path)
 		if (!is_allow && strcmp(r->v[0]->s, "deny"))
 			continue; /* (version 1) */
 		bool covers = false, any_filter = false, match = false;
-		for (size_t j = 1; j < r->n; j++) {
+		for (size_t j = 1; j < r->n; j++)
+			if (r->v[j]->t == SX_SYM)
+				covers = covers || op_covers(r->v[j]->s, op);
+		for (size_t j = 1; covers && !match && j < r->n; j++) {
 			const struct sx *x = r->v[j];
-			if (x->t == SX_SYM) {
-				covers = covers || op_covers(x->s, op);
+			if (x->t == SX_SYM)
 				continue;
-			}
 			if (x->t == SX_LIST && x->n && x->v[0]->t == SX_SYM &&
 			    !strcmp(x->v[0]->s, "with"))
 				continue; /* (with message ...) */
 			any_filter = true;
-			match = match || filter_matches(pr, x, path);
+			match = filter_matches(pr, x, path);
 		}
 		if (covers && (!any_filter || match)) {
 			allow = is_allow;
@@ -504,11 +510,15 @@ Test(seatbelt, defaults_deny_by_default_and_tag_every_deny)
 	const char *ssh = param_named(&sp, "/home/u/.ssh");
 	cr_assert_not_null(ssh);
 	char want[256];
+	const char *ssh_ci = param_named(&sp, "^/[hH][oO][mM][eE]/[uU]/\\.[sS][sS][hH](/.*)?$");
+	cr_assert_not_null(ssh_ci, "no case-blind regex for ~/.ssh");
 	snprintf(want, sizeof(want), "(deny file-read* process-exec (literal (param \"%s\")) "
-		 "(subpath (param \"%s\")) (with message", ssh, ssh);
+		 "(subpath (param \"%s\")) (regex (param \"%s\")) (with message", ssh, ssh,
+		 ssh_ci);
 	assert_contains(sp.text, want);
 	snprintf(want, sizeof(want), "(deny file-write* (literal (param \"%s\")) "
-		 "(subpath (param \"%s\")) (with message", ssh, ssh);
+		 "(subpath (param \"%s\")) (regex (param \"%s\")) (with message", ssh, ssh,
+		 ssh_ci);
 	assert_contains(sp.text, want);
 	/* /tmp is named as Darwin names it */
 	cr_assert_not_null(param_named(&sp, "/private/tmp"));
@@ -519,8 +529,8 @@ Test(seatbelt, defaults_deny_by_default_and_tag_every_deny)
 	assert_not_contains(sp.text, "SecurityServer");
 	assert_contains(sp.text, "(deny appleevent-send");
 	assert_contains(sp.text, "(allow pseudo-tty)");
-	/* a name at any depth, `.git/hooks`, as an escaped regex */
-	cr_assert_not_null(param_named(&sp, "^.*/\\.git/hooks(/.*)?$"));
+	/* a name at any depth, `.git/hooks`, as an escaped regex, either case */
+	cr_assert_not_null(param_named(&sp, "^.*/\\.[gG][iI][tT]/[hH][oO][oO][kK][sS](/.*)?$"));
 	/* the network is off by default: nothing goes out */
 	assert_not_contains(sp.text, "network-outbound");
 	assert_not_contains(sp.text, "(allow network*)");
@@ -596,7 +606,7 @@ Test(seatbelt, hostile_paths_travel_only_as_parameters)
 	cr_assert_not_null(param_named(&sp, "/w/my dir/x"));
 	cr_assert_not_null(param_named(&sp, "/w/it's"));
 	/* a glob's literal bytes are escaped in its regex */
-	cr_assert_not_null(param_named(&sp, "^/w/g\\(1\\)/[^/]*\\.key(/.*)?$"),
+	cr_assert_not_null(param_named(&sp, "^/[wW]/[gG]\\(1\\)/[^/]*\\.[kK][eE][yY](/.*)?$"),
 			   "glob regex not escaped as expected");
 	/* the command quotes every parameter for the shell */
 	char *buf = NULL;
@@ -621,18 +631,21 @@ Test(seatbelt, regex_escapes_and_wildcards)
 {
 	char re[256];
 
-	cr_assert_eq(seatbelt_rule_regex(SBX_PAT_PREFIX, "/a.b/c+d", re, sizeof(re)), 0);
+	cr_assert_eq(seatbelt_rule_regex(SBX_PAT_PREFIX, "/a.b/c+d", false, re, sizeof(re)), 0);
 	cr_assert_str_eq(re, "^/a\\.b/c\\+d(/.*)?$");
-	cr_assert_eq(seatbelt_rule_regex(SBX_PAT_PREFIX, "/", re, sizeof(re)), 0);
+	cr_assert_eq(seatbelt_rule_regex(SBX_PAT_PREFIX, "/", false, re, sizeof(re)), 0);
 	cr_assert_str_eq(re, "^/.*$");
-	cr_assert_eq(seatbelt_rule_regex(SBX_PAT_GLOB, "/h/**/x?y*", re, sizeof(re)), 0);
+	cr_assert_eq(seatbelt_rule_regex(SBX_PAT_GLOB, "/h/**/x?y*", false, re, sizeof(re)), 0);
 	cr_assert_str_eq(re, "^/h/(.*/)?x[^/]y[^/]*(/.*)?$");
-	cr_assert_eq(seatbelt_rule_regex(SBX_PAT_ANYWHERE, ".git/modules/*/hooks", re, sizeof(re)), 0);
+	cr_assert_eq(seatbelt_rule_regex(SBX_PAT_ANYWHERE, ".git/modules/*/hooks", false, re, sizeof(re)), 0);
 	cr_assert_str_eq(re, "^.*/\\.git/modules/[^/]*/hooks(/.*)?$");
-	cr_assert_eq(seatbelt_rule_regex(SBX_PAT_GLOB, "/a/\\*b**", re, sizeof(re)), 0);
+	cr_assert_eq(seatbelt_rule_regex(SBX_PAT_GLOB, "/a/\\*b**", false, re, sizeof(re)), 0);
 	cr_assert_str_eq(re, "^/a/\\*b.*(/.*)?$");
-	cr_assert_eq(seatbelt_rule_regex(SBX_PAT_PREFIX, "/abc", re, 8), -ENAMETOOLONG);
+	cr_assert_eq(seatbelt_rule_regex(SBX_PAT_PREFIX, "/abc", false, re, 8), -ENAMETOOLONG);
 	cr_assert_str_eq(re, "");
+	/* a deny's letters in either case */
+	cr_assert_eq(seatbelt_rule_regex(SBX_PAT_ANYWHERE, ".git/h*", true, re, sizeof(re)), 0);
+	cr_assert_str_eq(re, "^.*/\\.[gG][iI][tT]/[hH][^/]*(/.*)?$");
 	char c[64];
 	cr_assert_eq(seatbelt_canonical("/tmp", c, sizeof(c)), 0);
 	cr_assert_str_eq(c, "/private/tmp");
@@ -704,8 +717,9 @@ Test(seatbelt, semantic_deny_read_inside_allow_and_allow_inside_deny)
 	const char *d = param_named(&sp, "/w/private"), *a = param_named(&sp, "/w/private/public");
 	char want[256];
 	snprintf(want, sizeof(want), "(deny file-read* process-exec (require-all (require-any "
-		 "(literal (param \"%s\")) (subpath (param \"%s\"))) (require-not (require-any "
-		 "(subpath (param \"%s\")))))", d, d, a);
+		 "(literal (param \"%s\")) (subpath (param \"%s\")) (regex (param \"%s\"))) "
+		 "(require-not (require-any (subpath (param \"%s\")))))", d, d,
+		 param_named(&sp, "^/[wW]/[pP][rR][iI][vV][aA][tT][eE](/.*)?$"), a);
 	assert_contains(sp.text, want);
 	seatbelt_profile_free(&sp);
 	policy_free(p);
@@ -719,5 +733,38 @@ Test(seatbelt, semantic_home_writable)
 	static const char *const extra[] = { "/home/u/.cargo/bin/x", "/home/u/.local/bin/git",
 					     "/home/u/.pyenv/versions", "/home/u/notes.txt", NULL };
 	semantic_check(p, extra);
+	policy_free(p);
+}
+
+Test(seatbelt, denies_hold_whatever_the_case)
+{
+	/* A Mac's volume is case-insensitive by default: ~/.SSH is ~/.ssh,
+	 * and a .GIT/hooks made where no .git is yet is what git reads. The
+	 * denies hold for every spelling; allows stay as written. Linux's
+	 * policy is case-sensitive, so these are asserted here, not by the
+	 * semantic comparison. */
+	struct policy *p = compile_ini("[sandbox]\nworkspace = /w\n"
+				       "[filesystem]\nallow_read = ~/.ssh/known_hosts\n");
+	struct seatbelt_profile sp;
+	struct prof pr;
+
+	compile_sb(p, &sp);
+	prof_load(&pr, &sp);
+	path_gen++;
+	cr_assert(!prof_allows(&pr, "file-read-data", "/home/u/.SSH/id_rsa"));
+	path_gen++;
+	cr_assert(!prof_allows(&pr, "file-read-data", "/home/u/.Ssh/Known_Hosts"));
+	path_gen++;
+	cr_assert(prof_allows(&pr, "file-read-data", "/home/u/.ssh/known_hosts"));
+	path_gen++;
+	cr_assert(!prof_allows(&pr, "file-write-create", "/w/.GIT/hooks/pre-commit"));
+	path_gen++;
+	cr_assert(!prof_allows(&pr, "file-write-create", "/w/.Claude/Settings.json"));
+	path_gen++;
+	cr_assert(!prof_allows(&pr, "file-write-create", "/w/.ENV"));
+	path_gen++;
+	cr_assert(prof_allows(&pr, "file-write-create", "/w/src/Main.c"));
+	prof_free(&pr);
+	seatbelt_profile_free(&sp);
 	policy_free(p);
 }
