@@ -933,6 +933,10 @@ int main(int argc, char **argv)
 		goto config_error;
 	if (brc)
 		goto out;
+	if (o.print_seatbelt) {
+		rc = print_seatbelt(p, run_id, o.command);
+		goto out;
+	}
 	const struct policy *confine = box ? box : p;
 
 	/* Which sandbox, or none: the whole "fail closed or warn" matrix is
