@@ -53,7 +53,8 @@ SUPERVISOR_SRCS += preload/mountids.c common/pathwalk.c
 # what the walk of the writable roots found, for the next start (walkrec.h)
 SUPERVISOR_SRCS += preload/walkrec.c
 # the nested mode: the same plan as a Landlock ruleset (landlock.h)
-SUPERVISOR_SRCS += backend/linux/landlock.c backend/linux/nested.c preload/mode.c
+SUPERVISOR_SRCS += backend/linux/landlock.c backend/linux/nested.c backend/linux/linux.c \
+	preload/mode.c common/strv.c
 # the control protocol with sbx-init (control.h), in both programs
 SUPERVISOR_SRCS += common/control.c
 # macOS: the policy as a Seatbelt profile, portable C (--print=seatbelt)
@@ -96,7 +97,6 @@ build/musl/lib/%.a:
 group = -Wl,--start-group $(1) -Wl,--end-group
 PRELOAD_ARCHIVES := preload notify backend darwin net common policy
 
-POLICY_OBJS := $(POLICY_SRCS:%.c=build/%.o)
 UNIT_OBJS := $(UNIT_SRCS:%.c=build/%.o)
 
 BINS := build/sbx-preload build/sbx-init build/libsbx-preload.so build/sbx-proxy-test build/sbxctl
@@ -385,18 +385,18 @@ bench-filter: build/bench/filter-micro
 
 # What Landlock costs: the nested mode's layer, or a second one under
 # bubblewrap (the ruleset built and applied; open+close under it).
-build/bench/landlock-micro: bench/landlock-micro.c build/backend/linux/landlock.o \
-		build/common/pathwalk.o build/preload/util.o build/common/probe.o
+build/bench/landlock-micro: bench/landlock-micro.c $(PRELOAD_ARCHIVES:%=build/lib/lib%.a)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) $(SBX_CFLAGS) -o $@ $^ $(SBX_LDFLAGS)
+	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) $(SBX_CFLAGS) -o $@ $< $(call group,$(filter %.a,$^)) \
+		$(SBX_LDFLAGS) $(SBX_LDLIBS)
 bench-landlock: build/bench/landlock-micro
 	build/bench/landlock-micro
 
 # What one path question costs as the policy grows: the compiled matcher
 # against trying every rule (the matcher before policy/match.c).
-build/bench/match-micro: bench/match-micro.c $(POLICY_OBJS)
+build/bench/match-micro: bench/match-micro.c build/lib/libpolicy.a
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) $(SBX_CFLAGS) -o $@ $(filter %.c %.o,$^) $(SBX_LDFLAGS) -linih
+	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) $(SBX_CFLAGS) -o $@ $^ $(SBX_LDFLAGS) -linih
 bench-match: build/bench/match-micro
 	build/bench/match-micro
 

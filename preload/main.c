@@ -801,90 +801,174 @@ static bool host_port_is_ours(const struct policy *p)
 	return false;
 }
 
-int main(int argc, char **argv)
-{
-	struct options o;
-	struct policy *p = NULL, *box = NULL;
-	struct sbx_err err = { "" };
-	struct plan pl = { 0 };
-	struct reports *reports = NULL;
-	struct shim_setup shim = { .policy_fd = -1, .report_rd = -1, .report_wr = -1,
-				   .counters_fd = -1 };
-	char cwd[PATH_MAX], session[PATH_MAX], user_file[PATH_MAX] = "";
-	char bwrap[PATH_MAX], init[PATH_MAX], stamp[64], run_id[96];
-	char log_path[PATH_MAX], learn_path[PATH_MAX], sdir[PATH_MAX], cdir[PATH_MAX];
-	int state_fd = -1, report_out = STDERR_FILENO;
-	int rc = SBX_EXIT_SETUP, brc;
-	bool ready = false, use_shim, have_bwrap, have_init, proxied, notify_on;
-	struct net_loop *net = NULL;
-	struct notify *notify = NULL;
-	enum reports_mode mode;
-	struct sandbox sb = SANDBOX_NONE;
-	struct standins *standins = NULL;
-	struct gitprov *gprov = NULL; /* linked worktrees sandboxed runs made */
-	struct walkrec *walk = NULL;  /* what the last walk here found */
-	struct timespec since;       /* this run's start, for gitprov_note() */
-	struct limits lim = LIMITS_NONE;
-	struct nested nest = NESTED_NONE; /* the nested mode's (nested.h) */
-	bool nested = false;
+/* ---- a run, phase by phase
+ *
+ * main() is the list of the phases below, over one struct run. A phase
+ * fills its part of the run and returns RUN_ON to go on, or the exit
+ * status to end the run with (SBX_EXIT_SETUP after a message when the
+ * sandbox could not be set up; 0 for --help, --print...). Whichever phase
+ * ends it, run_release() lets go of everything the run holds. */
+#define RUN_ON (-1)
 
-	int orc = options_parse(argc, argv, &o);
+struct run {
+	int argc;
+	char **argv;
+	/* prepare: options, HOME, the directories, bubblewrap started early */
+	struct options o;
+	enum reports_mode mode;
+	const char *home;
+	int report_out; /* where report lines go (report_output) */
+	char cwd[PATH_MAX], session[PATH_MAX], sdir[PATH_MAX], cdir[PATH_MAX];
+	char bwrap[PATH_MAX], init[PATH_MAX], stamp[64], run_id[96];
+	const char *bwrap_env, *nested_env;
+	bool off;       /* --no-sandbox or SBX_NO_SANDBOX */
+	bool disabled;  /* the user's file says enabled = false */
+	bool held_back; /* the caller's directory descriptors held back */
+	bool have_bwrap, have_init;
+	struct backend be;       /* the boundary: bubblewrap from the start, or nested */
+	struct timespec since;  /* this run's start, for gitprov_note() */
+	struct gitprov *gprov;  /* linked worktrees sandboxed runs made */
+	/* policy: the user's, --learn's relaxed one, and which confines */
+	char self[PATH_MAX], user_file[PATH_MAX];
+	bool have_lib;
+	struct policy *p, *box;
+	const struct policy *confine;
+	/* mode: which sandbox (mode_decide), the limits, the shim or not */
+	struct mode_facts mf;
+	struct mode_words mw;
+	char mtext[1024];
+	bool nested;
+	struct nested nest; /* the nested mode's (nested.h) */
+	struct limits lim;
+	bool use_shim;
+	/* plan: its inputs, the plan, the walk's record, the stand-ins */
+	int state_fd;
+	bool notify_on, proxied;
+	struct shim_setup shim;
+	unsigned host_ports[SBX_HOST_PORTS_MAX];
+	size_t nhost_ports;
+	char hook_json[PATH_MAX + 256];
+	const char *insert[SBX_INSERT_ARGS_MAX + 1];
+	struct walkrec *walk; /* what the last walk here found */
+	struct plan_in in;
+	struct plan pl;
+	struct standins *standins;
+	struct timespec plan_t0, plan_t1; /* plan_init()'s CPU time */
+	/* bubblewrap went away during the set-up (-EPIPE, -ECONNRESET):
+	 * nothing more is sent, sandbox_wait() says how it ended */
+	int serr;
+	/* start: the reports, the proxy, the notify layer */
+	char log_path[PATH_MAX], learn_path[PATH_MAX];
+	struct reports *reports;
+	struct net_loop *net;
+	struct notify *notify;
+	/* wait */
+	struct run_in ri;
+	bool ready;
+	int rc;
+};
+
+/* r is zero (static): what is not zero when nothing is held. */
+static void run_init(struct run *r, int argc, char **argv)
+{
+	r->argc = argc;
+	r->argv = argv;
+	r->report_out = STDERR_FILENO;
+	r->be.sb = SANDBOX_NONE;
+	r->be.nest = &r->nest;
+	r->lim = LIMITS_NONE;
+	r->nest = NESTED_NONE;
+	r->state_fd = -1;
+	r->shim = (struct shim_setup){ .policy_fd = -1, .report_rd = -1, .report_wr = -1,
+				       .counters_fd = -1 };
+}
+
+/* Everything the run holds, whichever phase ended it. */
+static void run_release(struct run *r)
+{
+	if (r->be.ops)
+		r->be.ops->release(&r->be); /* not waited for: nothing ran */
+	plan_remove_placeholders(&r->pl);
+	limits_finish(&r->lim, &r->be.sb.pid);
+	standins_free(r->standins);
+	gitprov_free(r->gprov);
+	walkrec_free(r->walk);
+	if (r->state_fd >= 0)
+		close(r->state_fd);
+	shim_release(&r->shim);
+	net_loop_free(r->net);
+	notify_free(r->notify);
+	reports_free(r->reports);
+	nested_free(&r->nest);
+	plan_free(&r->pl);
+	policy_free(r->box);
+	policy_free(r->p);
+	options_free(&r->o);
+}
+
+/* Options, HOME, the current directory; bubblewrap started (it waits for
+ * its options while the policy compiles); the run's stamp and sbx's
+ * directories. */
+static int phase_prepare(struct run *r)
+{
+	struct options *o = &r->o;
+	int orc = options_parse(r->argc, r->argv, o);
+
 	if (orc)
 		return orc > 0 ? 0 : SBX_EXIT_SETUP;
 	run_guard_signals();
-	mode = o.learn ? REPORTS_LEARN : o.trace ? REPORTS_TRACE : REPORTS_ENFORCE;
-
-	const char *home = config_home_dir();
-	if (!home) {
+	r->mode = o->learn ? REPORTS_LEARN : o->trace ? REPORTS_TRACE : REPORTS_ENFORCE;
+	r->home = config_home_dir();
+	if (!r->home) {
 		msg("cannot tell your home directory: set HOME");
-		goto out;
+		return SBX_EXIT_SETUP;
 	}
-	if (o.cleanup) {
-		rc = cleanup_only(home);
-		goto out;
-	}
-	if (o.print_profile) {
-		rc = profile_print(o.print_profile, home);
-		goto out;
-	}
-	if ((report_out = report_output(&o)) < 0)
-		goto out;
-	if (!getcwd(cwd, sizeof(cwd))) {
+	if (o->cleanup)
+		return cleanup_only(r->home);
+	if (o->print_profile)
+		return profile_print(o->print_profile, r->home);
+	if ((r->report_out = report_output(o)) < 0)
+		return SBX_EXIT_SETUP;
+	if (!getcwd(r->cwd, sizeof(r->cwd))) {
 		msg("cannot tell the current directory: %s", strerror(errno));
-		goto out;
+		return SBX_EXIT_SETUP;
 	}
 	/* bubblewrap starts now and waits for its arguments: its exec and
 	 * loading overlap the policy's compilation. Not for --print (nothing
 	 * runs) nor when the sandbox is off on purpose. */
 	const char *nosb = getenv("SBX_NO_SANDBOX");
-	bool off = o.no_sandbox || (nosb && *nosb && strcmp(nosb, "0"));
-	int bwrap_rc = find_bwrap(bwrap, sizeof(bwrap));
+	r->off = o->no_sandbox || (nosb && *nosb && strcmp(nosb, "0"));
+	int bwrap_rc = find_bwrap(r->bwrap, sizeof(r->bwrap));
 	if (bwrap_rc == -EINVAL || bwrap_rc == -ENAMETOOLONG) {
 		msg("SBX_BWRAP must be an absolute path to bubblewrap, not \"%s\" (a name "
 		    "would be looked up in PATH, where a sandboxed program may have "
 		    "put one); nothing was run", getenv("SBX_BWRAP"));
-		goto out;
+		return SBX_EXIT_SETUP;
 	}
-	have_bwrap = bwrap_rc == 0;
-	const char *bwrap_env = getenv("SBX_BWRAP");
-	have_init = !config_find_helper("sbx-init", "SBX_INIT", X_OK, init, sizeof(init));
+	r->have_bwrap = bwrap_rc == 0;
+	r->bwrap_env = getenv("SBX_BWRAP");
+	r->have_init = !config_find_helper("sbx-init", "SBX_INIT", X_OK, r->init, sizeof(r->init));
 	/* SBX_NESTED=1: the nested mode asked for (nested = true); =auto: a
 	 * run of ours found that bubblewrap cannot make namespaces here, and
 	 * fallback = warn, so it started us again for the nested mode */
-	const char *nested_env = getenv("SBX_NESTED");
-	nested = nested_env && *nested_env && strcmp(nested_env, "0");
+	r->nested_env = getenv("SBX_NESTED");
+	r->nested = r->nested_env && *r->nested_env && strcmp(r->nested_env, "0");
+	r->be.ops = r->nested ? &backend_nested : &backend_bwrap;
+	r->be.init = r->init;
+	r->be.command = o->command;
 	/* `sbxctl disable`: nothing of a sandbox is started, not even the
 	 * early bubblewrap (the user's file alone is read for it; the full
 	 * policy below decides and says the rest) */
-	bool disabled = !off && config_user_disabled(&o, home, cwd);
-	bool held_back = have_init && !off && !disabled && !o.print && (have_bwrap || nested);
-	if (held_back)
-		hold_back_fds(&o);
-	if (have_bwrap && have_init && !off && !disabled && !o.print && !nested) {
-		int e = sandbox_spawn(&sb, bwrap, init, o.command);
+	r->disabled = !r->off && config_user_disabled(o, r->home, r->cwd);
+	r->held_back = r->have_init && !r->off && !r->disabled && !o->print &&
+		       (r->have_bwrap || r->nested);
+	if (r->held_back)
+		hold_back_fds(o);
+	if (r->have_bwrap && r->have_init && !r->off && !r->disabled && !o->print && !r->nested) {
+		int e = sandbox_spawn(&r->be.sb, r->bwrap, r->init, o->command);
 		if (e) {
 			msg("sandbox set-up failed: starting bubblewrap: %s", strerror(-e));
-			goto out;
+			return SBX_EXIT_SETUP;
 		}
 	}
 
@@ -892,187 +976,228 @@ int main(int argc, char **argv)
 	time_t now = time(NULL);
 	struct tm tm;
 	localtime_r(&now, &tm);
-	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-	snprintf(run_id, sizeof(run_id), "%s-%d", stamp, (int)getpid());
-	if (config_own_dir(home, "XDG_STATE_HOME", ".local/state/sbx", sdir, sizeof(sdir)) ||
-	    config_own_dir(home, "XDG_CONFIG_HOME", ".config/sbx", cdir, sizeof(cdir)) ||
-	    snprintf(session, sizeof(session), "%s/sessions/%s", sdir, run_id) >=
-	    (int)sizeof(session)) {
+	strftime(r->stamp, sizeof(r->stamp), "%Y%m%d-%H%M%S", &tm);
+	snprintf(r->run_id, sizeof(r->run_id), "%s-%d", r->stamp, (int)getpid());
+	if (config_own_dir(r->home, "XDG_STATE_HOME", ".local/state/sbx", r->sdir,
+			   sizeof(r->sdir)) ||
+	    config_own_dir(r->home, "XDG_CONFIG_HOME", ".config/sbx", r->cdir, sizeof(r->cdir)) ||
+	    snprintf(r->session, sizeof(r->session), "%s/sessions/%s", r->sdir, r->run_id) >=
+	    (int)sizeof(r->session)) {
 		msg("cannot tell sbx's state and configuration directories (is HOME too long?)");
-		goto out;
+		return SBX_EXIT_SETUP;
 	}
-
 	/* what changed in a git directory from here on may be this run's
 	 * (less a margin: file times come from a coarser clock) */
-	clock_gettime(CLOCK_REALTIME, &since);
-	since.tv_sec -= 2;
-	if (gitprov_load(sdir, &gprov))
-		goto out;
+	clock_gettime(CLOCK_REALTIME, &r->since);
+	r->since.tv_sec -= 2;
+	if (gitprov_load(r->sdir, &r->gprov))
+		return SBX_EXIT_SETUP;
+	return RUN_ON;
+}
+
+/* The policy: the user's file, the project's, the profile, the flags,
+ * compiled; with --learn also the relaxed one the run is confined by. */
+static int phase_policy(struct run *r)
+{
+	struct sbx_err err = { "" };
+
 	/* what builds the boundary is never writable inside it */
-	char self[PATH_MAX];
-	ssize_t selfn = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	self[selfn > 0 ? selfn : 0] = '\0';
-	bool have_lib = !config_find_helper("libsbx-preload.so", "SBX_SHIM_LIB", R_OK, shim.lib,
-				     sizeof(shim.lib));
+	ssize_t selfn = readlink("/proc/self/exe", r->self, sizeof(r->self) - 1);
+	r->self[selfn > 0 ? selfn : 0] = '\0';
+	r->have_lib = !config_find_helper("libsbx-preload.so", "SBX_SHIM_LIB", R_OK, r->shim.lib,
+					  sizeof(r->shim.lib));
 	/* a login shell's PATH under HOME, from its start-up files (kept by
 	 * HOME's allow-list when HOME is writable) */
 	static char login_path[8192];
-	loginpath_read(home, login_path, sizeof(login_path));
-	struct policy_ctx ctx = { .home = home, .cwd = cwd, .session_dir = session,
-				  .state_dir = sdir, .config_dir = cdir, .environ = environ,
+	loginpath_read(r->home, login_path, sizeof(login_path));
+	struct policy_ctx ctx = { .home = r->home, .cwd = r->cwd, .session_dir = r->session,
+				  .state_dir = r->sdir, .config_dir = r->cdir, .environ = environ,
 				  .path_env = getenv("PATH"), .login_path = login_path,
-				  .own_files = { selfn > 0 ? self : NULL,
-						 have_init ? init : NULL,
-						 have_lib ? shim.lib : NULL,
-						 have_bwrap ? bwrap : NULL },
-				  .untrusted_gitdir = gitprov_made_inside, .untrusted_arg = gprov };
-	brc = config_build_policy(&o, &ctx, false, user_file, sizeof(user_file), &p, &err);
-	if (brc == 0 && o.learn)
-		brc = config_build_policy(&o, &ctx, true, user_file, sizeof(user_file), &box, &err);
+				  .own_files = { selfn > 0 ? r->self : NULL,
+						 r->have_init ? r->init : NULL,
+						 r->have_lib ? r->shim.lib : NULL,
+						 r->have_bwrap ? r->bwrap : NULL },
+				  .untrusted_gitdir = gitprov_made_inside, .untrusted_arg = r->gprov };
+	int brc = config_build_policy(&r->o, &ctx, false, r->user_file, sizeof(r->user_file),
+				      &r->p, &err);
+	if (brc == 0 && r->o.learn)
+		brc = config_build_policy(&r->o, &ctx, true, r->user_file, sizeof(r->user_file),
+					  &r->box, &err);
 	if (brc == -1)
-		goto config_error;
+		msg("%s", err.msg[0] ? err.msg : "cannot build the policy");
 	if (brc)
-		goto out;
-	if (o.print_seatbelt) {
-		rc = print_seatbelt(p, run_id, o.command);
-		goto out;
-	}
-	const struct policy *confine = box ? box : p;
+		return SBX_EXIT_SETUP;
+	if (r->o.print_seatbelt) /* macOS's profile: printed, nothing run */
+		return print_seatbelt(r->p, r->run_id, r->o.command);
+	r->confine = r->box ? r->box : r->p;
+	r->be.policy = r->confine;
+	return RUN_ON;
+}
 
-	/* Which sandbox, or none: the whole "fail closed or warn" matrix is
-	 * mode_decide()'s (mode.h); here its answers are carried out. */
-	struct mode_facts mf = {
-		.stage = MODE_AT_START, .off_flag = o.no_sandbox, .off_env = off && !o.no_sandbox,
-		.disabled = !policy_enabled(p), .learn = o.learn, .print = o.print,
-		.nested_env = nested, .nested_auto = nested && !strcmp(nested_env, "auto"),
-		.nested_policy = policy_nested(p), .have_bwrap = have_bwrap,
-		.bwrap_env = bwrap_env && *bwrap_env, .have_init = have_init,
-		.fallback_warn = policy_fallback(p) == SBX_FALLBACK_WARN,
-		.landlock = probe_landlock_abi() > 0, .probe = probe_bwrap, .probe_ctx = bwrap,
-	};
-	struct mode_words mw = { .user_file = user_file, .bwrap_env = bwrap_env };
-	char mtext[1024];
-	struct mode_choice mc = decide(&mf, MODE_AT_START, &mw, mtext, sizeof(mtext));
-	if (mc.mode == RUN_PLAIN) {
-		rc = unsandboxed(&o, &sb, mtext);
-		goto out;
-	}
-	if (mc.mode == RUN_NOTHING) {
-		msg("%s", mtext);
-		goto out;
-	}
-	nested = mc.mode == RUN_NESTED;
-	if (disabled && !o.print) {
-		/* the user's file said false and a project's true (it may
-		 * narrow): what was not started early is started now */
-		hold_back_fds(&o);
-		held_back = true;
-		int e = !nested ? sandbox_spawn(&sb, bwrap, init, o.command) : 0;
-		if (e) {
-			msg("sandbox set-up failed: starting bubblewrap: %s", strerror(-e));
-			goto out;
-		}
-	}
-	if (o.no_shim && mode != REPORTS_ENFORCE) {
-		msg("%s works through the preload shim; drop --no-shim",
-		    o.learn ? "--learn" : "--trace");
-		goto out;
-	}
-	if (nested) {
-		static char nested_why[128];
-		char nwhy[512];
-		mode_text(mc, &mf, &mw, nested_why, sizeof(nested_why));
-		nest.why = nested_why;
-		if (sb.sfd >= 0)
-			sandbox_abort(&sb); /* started before the policy said so */
-		if (nested_check(&nest, p, nwhy, sizeof(nwhy))) {
-			mw.detail = nwhy;
-			mc = decide(&mf, MODE_NESTED_UNFIT, &mw, mtext, sizeof(mtext));
-			if (mc.mode == RUN_PLAIN)
-				rc = unsandboxed(&o, &sb, mtext);
-			else
-				msg("%s", mtext);
-			goto out;
-		}
-		if (nested_host_ports(p, nwhy, sizeof(nwhy))) {
-			struct mode_words hw = {
-				.part = "host_ports", .detail = nwhy, .remove = "host_ports",
-				.cannot = "cannot be held to the host's 127.0.0.1 in the nested mode",
-				.not_done = "are not served in the nested mode" };
-			mc = decide(&mf, MODE_PART_MISSING, &hw, mtext, sizeof(mtext));
-			msg("%s", mtext);
-			if (mc.mode == RUN_NOTHING)
-				goto out;
-		}
-		/* the caller's directory descriptors, as under bubblewrap */
-		if (!held_back)
-			hold_back_fds(&o);
-		size_t nu;
-		policy_rules(p, SBX_RULE_ALLOW_UNIX_SOCKET, &nu);
-		if (nu && !policy_allow_all_unix_sockets(p))
-			msg("unix sockets stay blocked: allow_unix_sockets needs the seccomp "
-			    "notify layer's connect, which the nested mode does not run");
-	}
-	held_back_say(); /* a sandbox runs from here on */
-	if (pending_notes(p))
-		goto out;
-	if (!nested && net_run_proxied(p, o.learn) && host_port_is_ours(p))
-		goto out;
+/* The nested mode chosen: may it run here, with all the policy asks? */
+static int mode_nested(struct run *r, struct mode_choice mc)
+{
+	static char nested_why[128];
+	char nwhy[512];
 
-	/* [limits] pids and memory: the run's cgroup made now, bubblewrap moved
-	 * into it before it has its options (runlimits.h) */
-	int lrc = limits_prepare(p, run_id, o.print, &lim);
+	mode_text(mc, &r->mf, &r->mw, nested_why, sizeof(nested_why));
+	r->nest.why = nested_why;
+	if (r->be.sb.sfd >= 0)
+		sandbox_abort(&r->be.sb); /* started before the policy said so */
+	if (nested_check(&r->nest, r->p, nwhy, sizeof(nwhy))) {
+		r->mw.detail = nwhy;
+		mc = decide(&r->mf, MODE_NESTED_UNFIT, &r->mw, r->mtext, sizeof(r->mtext));
+		if (mc.mode == RUN_PLAIN)
+			return unsandboxed(&r->o, &r->be.sb, r->mtext);
+		msg("%s", r->mtext);
+		return SBX_EXIT_SETUP;
+	}
+	if (nested_host_ports(r->p, nwhy, sizeof(nwhy))) {
+		struct mode_words hw = {
+			.part = "host_ports", .detail = nwhy, .remove = "host_ports",
+			.cannot = "cannot be held to the host's 127.0.0.1 in the nested mode",
+			.not_done = "are not served in the nested mode" };
+		mc = decide(&r->mf, MODE_PART_MISSING, &hw, r->mtext, sizeof(r->mtext));
+		msg("%s", r->mtext);
+		if (mc.mode == RUN_NOTHING)
+			return SBX_EXIT_SETUP;
+	}
+	/* the caller's directory descriptors, as under bubblewrap */
+	if (!r->held_back)
+		hold_back_fds(&r->o);
+	size_t nu;
+	policy_rules(r->p, SBX_RULE_ALLOW_UNIX_SOCKET, &nu);
+	if (nu && !policy_allow_all_unix_sockets(r->p))
+		msg("unix sockets stay blocked: allow_unix_sockets needs the seccomp "
+		    "notify layer's connect, which the nested mode does not run");
+	return RUN_ON;
+}
+
+/* [limits] pids and memory: the run's cgroup made now, bubblewrap moved
+ * into it before it has its options (runlimits.h); a limit that cannot be
+ * had is mode_decide()'s to judge. */
+static int mode_limits(struct run *r)
+{
+	int lrc = limits_prepare(r->p, r->run_id, r->o.print, &r->lim);
+
 	if (lrc) {
 		msg("sandbox set-up failed: cannot make the cgroup for [limits]: %s; nothing "
 		    "was run", strerror(-lrc));
-		goto out;
+		return SBX_EXIT_SETUP;
 	}
 	/* RLIMIT_NPROC counts a user namespace's processes: without one (the
 	 * nested mode) it would count all of the user's */
-	if (nested && lim.pids_how == LIMIT_RLIMIT) {
-		lim.pids_how = LIMIT_NONE;
-		snprintf(lim.why_not, sizeof(lim.why_not), "the nested mode has no user "
+	if (r->nested && r->lim.pids_how == LIMIT_RLIMIT) {
+		r->lim.pids_how = LIMIT_NONE;
+		snprintf(r->lim.why_not, sizeof(r->lim.why_not), "the nested mode has no user "
 			 "namespace for RLIMIT_NPROC to count in, and no cgroup of its own here");
 	}
-	const char *missing = o.print ? NULL : limits_missing(&lim);
+	const char *missing = r->o.print ? NULL : limits_missing(&r->lim);
 	if (missing) {
 		char part[128];
 		snprintf(part, sizeof(part), "[limits] %s", missing);
-		struct mode_words lw = { .part = part, .detail = lim.why_not,
+		struct mode_words lw = { .part = part, .detail = r->lim.why_not,
 					 .remove = "the limit" };
-		mc = decide(&mf, MODE_PART_MISSING, &lw, mtext, sizeof(mtext));
-		msg("%s", mtext);
+		struct mode_choice mc = decide(&r->mf, MODE_PART_MISSING, &lw, r->mtext,
+					       sizeof(r->mtext));
+		msg("%s", r->mtext);
 		if (mc.mode == RUN_NOTHING)
-			goto out;
+			return SBX_EXIT_SETUP;
 	}
+	return RUN_ON;
+}
+
+/* Which sandbox, or none: the whole "fail closed or warn" matrix is
+ * mode_decide()'s (mode.h); here its answers are carried out. Then the
+ * parts the run asks for that this machine or build may lack: the
+ * nested mode's, [limits], the shim. */
+static int phase_mode(struct run *r)
+{
+	const struct options *o = &r->o;
+	int rc;
+
+	r->mf = (struct mode_facts){
+		.stage = MODE_AT_START, .off_flag = o->no_sandbox,
+		.off_env = r->off && !o->no_sandbox, .disabled = !policy_enabled(r->p),
+		.learn = o->learn, .print = o->print, .nested_env = r->nested,
+		.nested_auto = r->nested && !strcmp(r->nested_env, "auto"),
+		.nested_policy = policy_nested(r->p), .have_bwrap = r->have_bwrap,
+		.bwrap_env = r->bwrap_env && *r->bwrap_env, .have_init = r->have_init,
+		.fallback_warn = policy_fallback(r->p) == SBX_FALLBACK_WARN,
+		.landlock = probe_landlock_abi() > 0, .probe = probe_bwrap, .probe_ctx = r->bwrap,
+	};
+	r->mw = (struct mode_words){ .user_file = r->user_file, .bwrap_env = r->bwrap_env };
+	struct mode_choice mc = decide(&r->mf, MODE_AT_START, &r->mw, r->mtext, sizeof(r->mtext));
+	if (mc.mode == RUN_PLAIN)
+		return unsandboxed(o, &r->be.sb, r->mtext);
+	if (mc.mode == RUN_NOTHING) {
+		msg("%s", r->mtext);
+		return SBX_EXIT_SETUP;
+	}
+	r->nested = mc.mode == RUN_NESTED;
+	r->be.ops = r->nested ? &backend_nested : &backend_bwrap;
+	if (r->disabled && !o->print) {
+		/* the user's file said false and a project's true (it may
+		 * narrow): what was not started early is started now */
+		hold_back_fds(o);
+		r->held_back = true;
+		int e = !r->nested ? sandbox_spawn(&r->be.sb, r->bwrap, r->init, o->command) : 0;
+		if (e) {
+			msg("sandbox set-up failed: starting bubblewrap: %s", strerror(-e));
+			return SBX_EXIT_SETUP;
+		}
+	}
+	if (o->no_shim && r->mode != REPORTS_ENFORCE) {
+		msg("%s works through the preload shim; drop --no-shim",
+		    o->learn ? "--learn" : "--trace");
+		return SBX_EXIT_SETUP;
+	}
+	if (r->nested && (rc = mode_nested(r, mc)) != RUN_ON)
+		return rc;
+	held_back_say(); /* a sandbox runs from here on */
+	if (pending_notes(r->p))
+		return SBX_EXIT_SETUP;
+	if (!r->nested && net_run_proxied(r->p, o->learn) && host_port_is_ours(r->p))
+		return SBX_EXIT_SETUP;
+	if ((rc = mode_limits(r)) != RUN_ON)
+		return rc;
 	/* --print: the line runs without us, so nothing would hold the shim's
 	 * descriptors; it is printed without the shim */
-	use_shim = !o.no_shim && !o.print;
-	if (use_shim && !have_lib) {
-		if (mode != REPORTS_ENFORCE) {
+	r->use_shim = !o->no_shim && !o->print;
+	if (r->use_shim && !r->have_lib) {
+		if (r->mode != REPORTS_ENFORCE) {
 			msg("the preload shim libsbx-preload.so is missing (looked next to "
 			    "sbx-preload and in ../lib/sbx/), and %s needs it; reinstall sbx",
-			    o.learn ? "--learn" : "--trace");
-			goto out;
+			    o->learn ? "--learn" : "--trace");
+			return SBX_EXIT_SETUP;
 		}
 		msg("the preload shim libsbx-preload.so is missing: the sandbox holds, "
 		    "but refusals will not be explained; reinstall sbx");
-		use_shim = false;
+		r->use_shim = false;
 	}
-	/* sbx's state directory exists before the plan, so the boundary
-	 * keeps a real directory read-only (and its stand-in records hidden);
-	 * everything written there later goes through this descriptor */
-	if (!o.print || policy_session_dir(confine))
-		state_fd = open_state(sdir, HOSTFS_CREATE);
+	return RUN_ON;
+}
+
+/* sbx's own directories before the plan: the state directory (so the
+ * boundary keeps a real directory read-only, and its stand-in records
+ * hidden; everything written there later goes through its descriptor),
+ * the session directory, and the configuration directory where the
+ * sandbox could make it. */
+static int plan_dirs(struct run *r)
+{
+	const struct policy *confine = r->confine;
+
+	if (!r->o.print || policy_session_dir(confine))
+		r->state_fd = open_state(r->sdir, HOSTFS_CREATE);
 	if (policy_session_dir(confine)) {
 		struct hostfs_err herr;
-		int fd = state_fd < 0 ? state_fd :
-			 hostfs_dir_openat(state_fd, sdir, session + strlen(sdir) + 1,
+		int fd = r->state_fd < 0 ? r->state_fd :
+			 hostfs_dir_openat(r->state_fd, r->sdir, r->session + strlen(r->sdir) + 1,
 					   HOSTFS_CREATE | HOSTFS_MINE, &herr);
 		if (fd < 0) {
-			msg("cannot create the session directory %s: %s", session,
-			    state_fd < 0 ? "sbx's state directory is not usable" : herr.msg);
-			goto out;
+			msg("cannot create the session directory %s: %s", r->session,
+			    r->state_fd < 0 ? "sbx's state directory is not usable" : herr.msg);
+			return SBX_EXIT_SETUP;
 		}
 		close(fd);
 	}
@@ -1082,14 +1207,14 @@ int main(int argc, char **argv)
 	/* not in the nested mode: the layer acts for the program on the host,
 	 * where no mount stops what the policy leaves to the mounts
 	 * (docs/SECURITY.md, "The nested mode") */
-	notify_on = !o.print && !(nenv && !strcmp(nenv, "off")) && !nested;
+	r->notify_on = !r->o.print && !(nenv && !strcmp(nenv, "off")) && !r->nested;
 	/* there, the layer for a file's mode and owner alone: Landlock has
 	 * no right for them (notify_set_modes) */
-	nest.notify_modes = nested && !o.print && !(nenv && !strcmp(nenv, "off"));
-	if (nested && !o.print && !nest.notify_modes)
+	r->nest.notify_modes = r->nested && !r->o.print && !(nenv && !strcmp(nenv, "off"));
+	if (r->nested && !r->o.print && !r->nest.notify_modes)
 		info("SBX_NOTIFY=off: the seccomp notify layer is off; a file's mode and owner "
 		     "are not decided by the policy (chmod 755 ~/.ssh goes through)");
-	if (!o.print && !notify_on && !nested)
+	if (!r->o.print && !r->notify_on && !r->nested)
 		info("SBX_NOTIFY=off: the seccomp notify layer is off; protected names in "
 		     "directories made during the run are not refused, Unix sockets stay "
 		     "blocked");
@@ -1098,439 +1223,529 @@ int main(int argc, char **argv)
 	 * and no stand-in can keep it from being made: a stand-in needs the
 	 * parent, and fits only ~/.config/sbx (plan.c, standin_fits) */
 	char cparent[PATH_MAX], cstandin[PATH_MAX];
-	if (sbx_path_fmt(cparent, sizeof(cparent), "%s", cdir) ||
+	if (sbx_path_fmt(cparent, sizeof(cparent), "%s", r->cdir) ||
 	    sbx_path_fmt(cstandin, sizeof(cstandin), "%s/.config/sbx", policy_home(confine))) {
 		path_too_long("sbx's configuration directory", policy_home(confine));
-		goto out;
+		return SBX_EXIT_SETUP;
 	}
 	*strrchr(cparent, '/') = '\0';
 	/* (with the notify layer, the rule itself refuses making it) */
-	bool standin_guards = notify_on ||
-			      (!strcmp(cdir, cstandin) && access(cparent, F_OK) == 0);
-	if (!o.print && !standin_guards && writable_inside(confine, cdir) && access(cdir, F_OK)) {
+	bool standin_guards = r->notify_on ||
+			      (!strcmp(r->cdir, cstandin) && access(cparent, F_OK) == 0);
+	if (!r->o.print && !standin_guards && writable_inside(confine, r->cdir) &&
+	    access(r->cdir, F_OK)) {
 		struct hostfs_err herr;
-		int fd = hostfs_dir_open(cdir, HOSTFS_CREATE | HOSTFS_MINE, &herr);
+		int fd = hostfs_dir_open(r->cdir, HOSTFS_CREATE | HOSTFS_MINE, &herr);
 		if (fd < 0)
-			vmsg("cannot make %s: %s", cdir, herr.msg);
+			vmsg("cannot make %s: %s", r->cdir, herr.msg);
 		else
 			close(fd);
 	}
+	return RUN_ON;
+}
+
+/* What the plan is made from besides the policy: the nested mode's
+ * listeners, the host ports, the profile's arguments; into r->in (the
+ * shim's spec and the walk's record come after bubblewrap's options:
+ * plan_after_send). */
+static int plan_inputs(struct run *r)
+{
+	const struct options *o = &r->o;
+
 	/* the nested mode's proxy listens on the host's loopback, at ports
 	 * the kernel picks (the shim and COMMAND's environment name them) */
-	if (nested && net_run_proxied(p, o.learn)) {
-		int e = nested_listen(&nest);
+	if (r->nested && net_run_proxied(r->p, o->learn)) {
+		int e = nested_listen(&r->nest);
 		if (e) {
 			msg("sandbox set-up failed: the proxy's listeners on 127.0.0.1: %s; "
 			    "nothing was run", strerror(-e));
-			goto out;
+			return SBX_EXIT_SETUP;
 		}
 	}
-
 	/* the proxy runs in this process: not for --print, whose line runs
 	 * without us (its network is then off) */
-	proxied = net_run_proxied(p, o.learn) && !o.print;
-	unsigned host_ports[SBX_HOST_PORTS_MAX];
-	size_t nhost_ports = net_host_ports(p, host_ports, SBX_HOST_PORTS_MAX);
-	if (nhost_ports > SBX_HOST_PORTS_MAX) {
-		msg("host_ports names %zu ports; at most %d are served", nhost_ports,
+	r->proxied = net_run_proxied(r->p, o->learn) && !o->print;
+	r->nhost_ports = net_host_ports(r->p, r->host_ports, SBX_HOST_PORTS_MAX);
+	if (r->nhost_ports > SBX_HOST_PORTS_MAX) {
+		msg("host_ports names %zu ports; at most %d are served", r->nhost_ports,
 		    SBX_HOST_PORTS_MAX);
-		goto out;
+		return SBX_EXIT_SETUP;
 	}
 	/* [profile] claude_hook: Claude Code's own tools (Read, Write, Edit,
 	 * Grep, Glob) are judged by sbx's PreToolUse hook, loaded with
 	 * --settings after `claude` (the profile points Claude at a config
 	 * directory of its own, where a hook the user installed is not) */
-	char hook_json[PATH_MAX + 256];
-	const char *insert[SBX_INSERT_ARGS_MAX + 1] = { NULL };
-	if (profile_is_commands(&o, home))
-		profile_args(p, o.command[0], insert, hook_json, sizeof(hook_json));
-	struct plan_in in = {
-		.policy = confine, .bwrap = bwrap, .init = init, .command = o.command,
-		.insert_args = insert,
-		.environ = environ, .cwd = cwd, .ctl_fd = o.print ? -1 : sb.ctl_child,
-		.ignored_signals = o.print || nested ? run_ignored_signals() : sb.ignored,
-		.make_placeholders = !o.print, .state_dir = state_fd >= 0 ? sdir : NULL,
-		.shim_lib = use_shim ? shim.lib : NULL, .shim_spec = shim.spec,
-		.proxy = proxied, .limit_nproc = limits_nproc(&lim), .notify = notify_on,
-		.nested = nested, .http_port = nest.http_port, .socks_port = nest.socks_port,
-		.walkrec = walk,
+	if (profile_is_commands(o, r->home))
+		profile_args(r->p, o->command[0], r->insert, r->hook_json, sizeof(r->hook_json));
+	r->in = (struct plan_in){
+		.policy = r->confine, .bwrap = r->bwrap, .init = r->init, .command = o->command,
+		.insert_args = r->insert,
+		.environ = environ, .cwd = r->cwd, .ctl_fd = o->print ? -1 : r->be.sb.ctl_child,
+		.ignored_signals = o->print || r->nested ? run_ignored_signals() : r->be.sb.ignored,
+		.make_placeholders = !o->print, .state_dir = r->state_fd >= 0 ? r->sdir : NULL,
+		.shim_lib = r->use_shim ? r->shim.lib : NULL, .shim_spec = r->shim.spec,
+		.proxy = r->proxied, .limit_nproc = limits_nproc(&r->lim), .notify = r->notify_on,
+		.nested = r->nested, .http_port = r->nest.http_port,
+		.socks_port = r->nest.socks_port,
 	};
-	/* bubblewrap's options first: it goes on while the masks and
-	 * write-protects are planned and the placeholders made */
-	int serr = 0;
-	char why[PATH_MAX + 128];
-	if (o.print) {
-		if (plan_build(&in, &pl)) {
-			msg("out of memory while planning the sandbox");
-			goto out;
-		}
-		/* sbx-init follows no link: a protect or mask of a name that
-		 * is one is printed where it leads (mountids.h) */
-		if (mount_ids_roots(&pl, why, sizeof(why)) || mount_ids_plan(&pl, why, sizeof(why))) {
-			msg("%s", why);
-			goto out;
-		}
-		if (o.print_json)
-			print_plan_json(&pl, cwd);
-		else
-			print_line(&pl, false);
-		if (policy_network_proxied(p)) {
-			char net_said[128];
-			network_text(p, net_said, sizeof(net_said));
-			info("%s in a real run; this line runs without sbx-preload, which "
-			     "holds the proxy, so its network is off", net_said);
-		}
-		rc = 0;
-		goto out;
-	}
-	if (plan_bwrap(&in, &pl)) {
-		msg("out of memory while planning the sandbox");
-		goto out;
-	}
-	if (!nested && (lrc = limits_attach(&lim, sb.pid))) {
-		msg("sandbox set-up failed: cannot move bubblewrap into the cgroup for "
-		    "[limits]: %s; nothing was run", strerror(-lrc));
-		goto out;
-	}
-	/* the writable roots as the policy named them, before anything waits */
-	if (mount_ids_roots(&pl, why, sizeof(why))) {
-		msg("sandbox set-up failed: %s; nothing was run", why);
-		goto out;
-	}
-	serr = nested ? 0 : sandbox_send_args(&sb, &pl);
-	/* What only sbx-init and the walk need, while bubblewrap goes on
-	 * with its options: the shim's blob and spec (sbx-init's arguments,
-	 * plan_init), the walk's record. */
-	if (use_shim) {
-		int e = shim_prepare(p, mode, nest.http_port, nest.socks_port, &shim);
+	return RUN_ON;
+}
+
+/* What only sbx-init and the walk need, while bubblewrap goes on with
+ * its options: the shim's blob and spec (sbx-init's arguments, made by
+ * plan_init), the walk's record (walkrec.h: read before the walk, saved
+ * after the run). */
+static int plan_after_send(struct run *r)
+{
+	if (r->use_shim) {
+		int e = shim_prepare(r->p, r->mode, r->nest.http_port, r->nest.socks_port, &r->shim);
 		if (e) {
 			msg("sandbox set-up failed: preparing the shim: %s", strerror(-e));
-			goto out;
+			return SBX_EXIT_SETUP;
 		}
 	}
-	/* what the last walk of this workspace found (walkrec.h): read
-	 * before the walk, saved after the run */
-	if (!o.print && state_fd >= 0) {
+	if (r->state_fd >= 0) {
 		struct timespec walk_now;
 		char why_not[PATH_MAX + 256];
 		clock_gettime(CLOCK_REALTIME, &walk_now);
-		if (walkrec_open(state_fd, sdir, confine, plan_walk_id(), &walk_now, &walk,
-				 why_not, sizeof(why_not))) {
+		if (walkrec_open(r->state_fd, r->sdir, r->confine, plan_walk_id(), &walk_now,
+				 &r->walk, why_not, sizeof(why_not))) {
 			msg("out of memory");
-			goto out;
+			return SBX_EXIT_SETUP;
 		}
 		if (why_not[0])
 			vmsg("the walk's record is not used: %s (every directory is read)", why_not);
 	}
-	in.walkrec = walk;
-	/* The record of this run's stand-ins (and what killed runs left,
-	 * removed), before the plan. */
-	if (!serr && state_fd >= 0) {
-		unsigned cleaned = 0;
-		int e = standins_open(state_fd, run_id, &cleaned, &standins);
-		if (e == -ETIMEDOUT)
-			msg("another process has held the lock of %s/standins for %d s: "
-			    "stand-ins cannot be recorded this run (a run that needs one "
-			    "will not start)", sdir, STANDIN_LOCK_WAIT_MS / 1000);
-		else if (e)
-			vmsg("no record of stand-ins can be kept in %s: %s (a run that "
-			     "needs one will not start)", sdir, strerror(-e));
-		if (cleaned)
-			info("removed %u stand-in%s a killed run had left", cleaned,
-			     cleaned == 1 ? "" : "s");
-		pl.standins = standins;
+	r->in.walkrec = r->walk;
+	return RUN_ON;
+}
+
+/* --print: the whole plan printed, nothing run. */
+static int plan_print(struct run *r)
+{
+	char why[PATH_MAX + 128];
+
+	if (plan_build(&r->in, &r->pl)) {
+		msg("out of memory while planning the sandbox");
+		return SBX_EXIT_SETUP;
 	}
-	struct timespec plan_t0, plan_t1;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &plan_t0);
-	int perr = serr ? 0 : plan_init(&in, &pl);
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &plan_t1);
+	/* sbx-init follows no link: a protect or mask of a name that
+	 * is one is printed where it leads (mountids.h) */
+	if (mount_ids_roots(&r->pl, why, sizeof(why)) ||
+	    mount_ids_plan(&r->pl, why, sizeof(why))) {
+		msg("%s", why);
+		return SBX_EXIT_SETUP;
+	}
+	if (r->o.print_json)
+		print_plan_json(&r->pl, r->cwd);
+	else
+		print_line(&r->pl, false);
+	if (policy_network_proxied(r->p)) {
+		char net_said[128];
+		network_text(r->p, net_said, sizeof(net_said));
+		info("%s in a real run; this line runs without sbx-preload, which "
+		     "holds the proxy, so its network is off", net_said);
+	}
+	return 0;
+}
+
+/* The record of this run's stand-ins (and what killed runs left,
+ * removed), before the plan. */
+static void plan_standins(struct run *r)
+{
+	unsigned cleaned = 0;
+	int e = standins_open(r->state_fd, r->run_id, &cleaned, &r->standins);
+
+	if (e == -ETIMEDOUT)
+		msg("another process has held the lock of %s/standins for %d s: "
+		    "stand-ins cannot be recorded this run (a run that needs one "
+		    "will not start)", r->sdir, STANDIN_LOCK_WAIT_MS / 1000);
+	else if (e)
+		vmsg("no record of stand-ins can be kept in %s: %s (a run that "
+		     "needs one will not start)", r->sdir, strerror(-e));
+	if (cleaned)
+		info("removed %u stand-in%s a killed run had left", cleaned,
+		     cleaned == 1 ? "" : "s");
+	r->pl.standins = r->standins;
+}
+
+/* The plan: bubblewrap's options first (it goes on with them while the
+ * masks and write-protects are planned and the stand-ins made), then
+ * sbx-init's mounts, what each lands on, the stand-ins. */
+static int phase_plan(struct run *r)
+{
+	char why[PATH_MAX + 128];
+	int rc, lrc;
+
+	if ((rc = plan_dirs(r)) != RUN_ON || (rc = plan_inputs(r)) != RUN_ON)
+		return rc;
+	if (r->o.print)
+		return plan_print(r);
+	if (plan_bwrap(&r->in, &r->pl)) {
+		msg("out of memory while planning the sandbox");
+		return SBX_EXIT_SETUP;
+	}
+	if (!r->nested && (lrc = limits_attach(&r->lim, r->be.sb.pid))) {
+		msg("sandbox set-up failed: cannot move bubblewrap into the cgroup for "
+		    "[limits]: %s; nothing was run", strerror(-lrc));
+		return SBX_EXIT_SETUP;
+	}
+	/* the writable roots as the policy named them, before anything waits */
+	if (mount_ids_roots(&r->pl, why, sizeof(why))) {
+		msg("sandbox set-up failed: %s; nothing was run", why);
+		return SBX_EXIT_SETUP;
+	}
+	r->serr = r->be.ops->send_plan(&r->be, &r->pl);
+	if ((rc = plan_after_send(r)) != RUN_ON)
+		return rc;
+	if (!r->serr && r->state_fd >= 0)
+		plan_standins(r);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &r->plan_t0);
+	int perr = r->serr ? 0 : plan_init(&r->in, &r->pl);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &r->plan_t1);
 	if (perr) {
-		if (perr == -E2BIG && pl.masks_cut[0])
+		if (perr == -E2BIG && r->pl.masks_cut[0])
 			msg("sandbox set-up failed: more than %d paths are read-denied (the next "
 			    "one: %s), each of which would be a mount: deny the directory that "
-			    "holds them instead; nothing was run", PLAN_MASKS_MAX, pl.masks_cut);
+			    "holds them instead; nothing was run", PLAN_MASKS_MAX, r->pl.masks_cut);
 		else
 			msg("out of memory while planning the sandbox");
-		goto out;
+		return SBX_EXIT_SETUP;
 	}
-	if (!serr && mount_ids_plan(&pl, why, sizeof(why))) {
+	if (!r->serr && mount_ids_plan(&r->pl, why, sizeof(why))) {
 		msg("sandbox set-up failed: %s; nothing was run", why);
-		goto out;
+		return SBX_EXIT_SETUP;
 	}
 	if (sbx_verbosity >= V_DEBUG)
-		print_line(&pl, true);
-	if (!serr && (serr = plan_make_placeholders(&pl)) && serr != -ENOMEM) {
+		print_line(&r->pl, true);
+	if (!r->serr && (r->serr = plan_make_placeholders(&r->pl)) && r->serr != -ENOMEM) {
 		msg("cannot make the stand-in that keeps %s from being created "
 		    "inside the sandbox: %s%s; nothing was run",
-		    pl.placeholder_failed ? pl.placeholder_failed : "a protected name",
-		    serr == -ENOLCK ? "no record of it can be kept (is your state "
-		    "directory writable?)" : strerror(-serr),
-		    serr == -EACCES || serr == -EPERM ?
+		    r->pl.placeholder_failed ? r->pl.placeholder_failed : "a protected name",
+		    r->serr == -ENOLCK ? "no record of it can be kept (is your state "
+		    "directory writable?)" : strerror(-r->serr),
+		    r->serr == -EACCES || r->serr == -EPERM ?
 		    " (the directory is yours, so the sandboxed program could make it "
 		    "writable: make it writable, or create the file yourself)" : "");
-		goto out;
+		return SBX_EXIT_SETUP;
 	}
-	/* the nested mode: the whole plan as a Landlock ruleset, sbx-init
-	 * started under it, waiting for "go" */
-	if (nested && !serr) {
-		int e = nested_spawn(&nest, confine, &pl, init, o.command, &sb, why, sizeof(why));
+	return RUN_ON;
+}
+
+/* The reports' sink: the audit log (a log the user named: its
+ * directories resolved now (theirs), the file itself never followed (it
+ * is opened once COMMAND runs, in a tree it may write)) and the lines. */
+static int start_reports(struct run *r)
+{
+	const struct options *o = &r->o;
+	const struct policy *p = r->p;
+	char given[PATH_MAX];
+	const char *named = o->log ? o->log : policy_log_path(p);
+	int long_path = 0;
+
+	if (o->log) {
+		if (path_join(r->cwd, o->log, given, sizeof(given)))
+			long_path = sbx_path_fmt(given, sizeof(given), "%s", o->log);
+	} else if (policy_log_path(p)) {
+		long_path = sbx_path_fmt(given, sizeof(given), "%s", policy_log_path(p));
+	} else {
+		given[0] = '\0'; /* ours: nothing in it is followed */
+		named = r->sdir;
+		long_path = sbx_path_fmt(r->log_path, sizeof(r->log_path), "%s/audit.jsonl",
+					 r->sdir);
+	}
+	if (!long_path && given[0] &&
+	    hostfs_trust_path(given, 1, r->log_path, sizeof(r->log_path)))
+		long_path = sbx_path_fmt(r->log_path, sizeof(r->log_path), "%s", given);
+	if (long_path) {
+		path_too_long("the audit log", named);
+		return SBX_EXIT_SETUP;
+	}
+	struct reports_cfg rcfg = { .policy = p, .relaxed = r->box, .log_path = r->log_path,
+				    .run_id = r->run_id, .mode = r->mode,
+				    .out_fd = r->report_out, .hold = true,
+				    .tty = policy_report_stderr(p),
+				    /* a relayed terminal is raw by us: the
+				     * program's own terminal says (relay.c) */
+				    .tty_busy = relay_tty_busy,
+				    .guarded = r->pl.guarded.v, .nguarded = r->pl.guarded.n,
+				    .nested = r->nested };
+	if (reports_new(&rcfg, &r->reports)) {
+		msg("out of memory");
+		return SBX_EXIT_SETUP;
+	}
+	return RUN_ON;
+}
+
+/* Where --learn writes, settled before COMMAND runs. */
+static int start_learn_path(struct run *r)
+{
+	const struct options *o = &r->o;
+	char given[PATH_MAX];
+	int long_path = 0;
+
+	if (o->learn_out) {
+		if (path_join(r->cwd, o->learn_out, given, sizeof(given)))
+			long_path = sbx_path_fmt(given, sizeof(given), "%s", o->learn_out);
+		if (!long_path && hostfs_trust_path(given, 1, r->learn_path, sizeof(r->learn_path)))
+			long_path = sbx_path_fmt(r->learn_path, sizeof(r->learn_path), "%s", given);
+	} else { /* ours: nothing in it is followed */
+		long_path = sbx_path_fmt(r->learn_path, sizeof(r->learn_path), "%s/learned/%s.ini",
+					 r->sdir, r->stamp);
+	}
+	if (long_path) {
+		path_too_long("--learn's file", o->learn_out ? o->learn_out : r->sdir);
+		return SBX_EXIT_SETUP;
+	}
+	return RUN_ON;
+}
+
+/* Said before "go": COMMAND cannot have written anything yet. */
+static void start_said(struct run *r)
+{
+	char layers[1536]; /* nested_text: the weaker list is up to 1 KiB */
+
+	startup_line(r->confine, &r->pl, &r->lim, r->be.ops->layers(&r->be, layers, sizeof(layers)));
+	withheld_text(r->confine, &r->pl);
+	note_static_command(&r->o, r->use_shim, r->home, r->reports);
+	if (r->o.learn)
+		info("learning: what the policy would refuse is recorded; writes "
+		     "outside the writable paths are refused (nothing of HOME "
+		     "changes), secrets and protected files stay closed");
+}
+
+/* The nested mode's notify layer decides a file's mode and owner by the
+ * Landlock spec's writable roots and denied paths (notify_set_modes). On
+ * failure the layer is freed. */
+static int start_notify_modes(struct run *r)
+{
+	const struct landlock_spec *spec = &r->nest.spec;
+	struct strv kept = { 0 };
+	int e = 0;
+
+	for (size_t i = 0; !e && i < spec->read_deny.n; i++)
+		e = strv_add(&kept, spec->read_deny.v[i]);
+	for (size_t i = 0; !e && i < spec->write_deny.n; i++)
+		e = strv_add(&kept, spec->write_deny.v[i]);
+	if (!e)
+		e = notify_set_modes(r->notify, spec->write_roots.v, spec->write_roots.n, kept.v,
+				     kept.n);
+	strv_free(&kept);
+	if (e)
+		notify_free(r->notify), r->notify = NULL;
+	return e;
+}
+
+/* The sandbox started: the nested mode's sbx-init spawned under its
+ * ruleset, the reports ready, the start-up line said, "go" with the
+ * shim's descriptors; the proxy and the notify layer served. */
+static int phase_start(struct run *r)
+{
+	const struct options *o = &r->o;
+	char why[PATH_MAX + 128];
+	int rc, lrc;
+
+	/* the boundary built from the whole plan, sbx-init started inside,
+	 * waiting for "go" (the nested mode's Landlock ruleset; bubblewrap
+	 * runs since the prepare phase) */
+	if (!r->serr) {
+		int e = r->be.ops->start(&r->be, &r->pl, why, sizeof(why));
 		if (e) {
 			msg("sandbox set-up failed: %s: %s; nothing was run", why, strerror(-e));
-			goto out;
+			return SBX_EXIT_SETUP;
 		}
-		if ((lrc = limits_attach(&lim, sb.pid))) {
+	}
+	if (r->nested && !r->serr) {
+		if ((lrc = limits_attach(&r->lim, r->be.sb.pid))) {
 			msg("sandbox set-up failed: cannot move sbx-init into the cgroup for "
 			    "[limits]: %s; nothing was run", strerror(-lrc));
-			goto out;
+			return SBX_EXIT_SETUP;
 		}
 	}
-	if (use_shim || proxied || notify_on || nest.notify_modes) {
-		/* a log the user named: its directories resolved now (theirs),
-		 * the file itself never followed (it is opened once COMMAND
-		 * runs, in a tree it may write) */
-		char given[PATH_MAX];
-		const char *named = o.log ? o.log : policy_log_path(p);
-		int long_path = 0;
-		if (o.log) {
-			if (path_join(cwd, o.log, given, sizeof(given)))
-				long_path = sbx_path_fmt(given, sizeof(given), "%s", o.log);
-		} else if (policy_log_path(p)) {
-			long_path = sbx_path_fmt(given, sizeof(given), "%s", policy_log_path(p));
-		} else {
-			given[0] = '\0'; /* ours: nothing in it is followed */
-			named = sdir;
-			long_path = sbx_path_fmt(log_path, sizeof(log_path), "%s/audit.jsonl", sdir);
-		}
-		if (!long_path && given[0] &&
-		    hostfs_trust_path(given, 1, log_path, sizeof(log_path)))
-			long_path = sbx_path_fmt(log_path, sizeof(log_path), "%s", given);
-		if (long_path) {
-			path_too_long("the audit log", named);
-			goto out;
-		}
-		struct reports_cfg rcfg = { .policy = p, .relaxed = box, .log_path = log_path,
-					    .run_id = run_id, .mode = mode,
-					    .out_fd = report_out, .hold = true,
-					    .tty = policy_report_stderr(p),
-					    /* a relayed terminal is raw by us: the
-					     * program's own terminal says (relay.c) */
-					    .tty_busy = relay_tty_busy,
-					    .guarded = pl.guarded.v, .nguarded = pl.guarded.n,
-					    .nested = nested };
-		if (reports_new(&rcfg, &reports)) {
-			msg("out of memory");
-			goto out;
-		}
-	}
-	/* where --learn writes, settled before COMMAND runs */
-	if (o.learn) {
-		char given[PATH_MAX];
-		int long_path = 0;
-		if (o.learn_out) {
-			if (path_join(cwd, o.learn_out, given, sizeof(given)))
-				long_path = sbx_path_fmt(given, sizeof(given), "%s", o.learn_out);
-			if (!long_path && hostfs_trust_path(given, 1, learn_path, sizeof(learn_path)))
-				long_path = sbx_path_fmt(learn_path, sizeof(learn_path), "%s", given);
-		} else { /* ours: nothing in it is followed */
-			long_path = sbx_path_fmt(learn_path, sizeof(learn_path), "%s/learned/%s.ini",
-						 sdir, stamp);
-		}
-		if (long_path) {
-			path_too_long("--learn's file", o.learn_out ? o.learn_out : sdir);
-			goto out;
-		}
-	}
-	/* said before "go": COMMAND cannot have written anything yet */
-	if (!serr) {
-		char layers[1536]; /* nested_text: the weaker list is up to 1 KiB */
-		if (nested)
-			nested_text(&nest, layers, sizeof(layers));
-		startup_line(confine, &pl, &lim, nested ? layers : NULL);
-		withheld_text(confine, &pl);
-		note_static_command(&o, use_shim, home, reports);
-		if (o.learn)
-			info("learning: what the policy would refuse is recorded; writes "
-			     "outside the writable paths are refused (nothing of HOME "
-			     "changes), secrets and protected files stay closed");
-	}
-	/* the nested mode: COMMAND starts at "go", so the proxy serves
-	 * before it (its listeners have queued nothing yet) */
-	if (nested && proxied && !serr) {
-		int e = proxy_start(p, reports, o.learn, &net);
+	if ((r->use_shim || r->proxied || r->notify_on || r->nest.notify_modes) &&
+	    (rc = start_reports(r)) != RUN_ON)
+		return rc;
+	if (o->learn && (rc = start_learn_path(r)) != RUN_ON)
+		return rc;
+	if (!r->serr)
+		start_said(r);
+	/* listeners of the backend's own (the nested mode's): COMMAND
+	 * starts at "go", so the proxy serves before it (its listeners have
+	 * queued nothing yet) */
+	if (r->be.ops->serve && r->proxied && !r->serr) {
+		int e = proxy_start(r->p, r->reports, o->learn, &r->net);
 		if (!e)
-			e = nested_serve(&nest, net);
+			e = r->be.ops->serve(&r->be, r->net);
 		if (e) {
 			msg("sandbox set-up failed: starting the filtering proxy: %s; nothing "
 			    "was run", strerror(-e));
-			goto out;
+			return SBX_EXIT_SETUP;
 		}
 	}
 	/* sbx-init gives the shim's descriptors to the holder */
-	int shim_fds[3] = { shim.policy_fd, shim.report_wr, shim.counters_fd };
-	if (!serr)
-		serr = nested ? nested_go(&nest, &sb, &pl, shim_fds, use_shim ? 3 : 0) :
-				sandbox_go(&sb, &pl, shim_fds, use_shim ? 3 : 0);
-	if (use_shim) {
+	struct shim_setup *s = &r->shim;
+	int shim_fds[3] = { s->policy_fd, s->report_wr, s->counters_fd };
+	if (!r->serr)
+		r->serr = r->be.ops->go(&r->be, &r->pl, shim_fds, r->use_shim ? 3 : 0);
+	if (r->use_shim) {
 		/* our copy of the write end would keep the end of file away */
-		close(shim.policy_fd);
-		close(shim.report_wr);
-		close(shim.counters_fd);
-		shim.policy_fd = shim.report_wr = shim.counters_fd = -1;
+		close(s->policy_fd);
+		close(s->report_wr);
+		close(s->counters_fd);
+		s->policy_fd = s->report_wr = s->counters_fd = -1;
 	}
-	if (serr && serr != -EPIPE && serr != -ECONNRESET) {
+	if (r->serr && r->serr != -EPIPE && r->serr != -ECONNRESET) {
 		/* EPIPE, ECONNRESET (it had our messages unread): bubblewrap
 		 * failed early; sandbox_wait says how */
-		msg("sandbox set-up failed: %s", strerror(-serr));
-		goto out;
+		msg("sandbox set-up failed: %s", strerror(-r->serr));
+		return SBX_EXIT_SETUP;
 	}
 	/* The proxy, while sbx-init mounts: it needs the loop only when its
 	 * listeners arrive ("N"), and COMMAND waits for our answer. (In the
 	 * nested mode it was started before "go": no "N" holds COMMAND.) */
-	if (proxied && !serr && !net) {
-		int e = proxy_start(p, reports, o.learn, &net);
+	if (r->proxied && !r->serr && !r->net) {
+		int e = proxy_start(r->p, r->reports, o->learn, &r->net);
 		if (e) {
 			msg("sandbox set-up failed: starting the filtering proxy: %s; nothing "
 			    "was run", strerror(-e));
-			goto out;
+			return SBX_EXIT_SETUP;
 		}
 	}
-	if ((notify_on || nest.notify_modes) && !serr) {
-		int e = notify_new(confine, reports, mode == REPORTS_TRACE, &notify);
-		if (!e && (e = notify_refuse(notify, pl.refused_new.v, pl.refused_new.n)))
-			notify_free(notify), notify = NULL;
-		if (!e && nest.notify_modes) {
-			struct strv kept = { 0 };
-			for (size_t i = 0; !e && i < nest.spec.read_deny.n; i++)
-				e = strv_add(&kept, nest.spec.read_deny.v[i]);
-			for (size_t i = 0; !e && i < nest.spec.write_deny.n; i++)
-				e = strv_add(&kept, nest.spec.write_deny.v[i]);
-			if (!e)
-				e = notify_set_modes(notify, nest.spec.write_roots.v,
-						     nest.spec.write_roots.n, kept.v, kept.n);
-			strv_free(&kept);
-			if (e)
-				notify_free(notify), notify = NULL;
-		}
+	if ((r->notify_on || r->nest.notify_modes) && !r->serr) {
+		int e = notify_new(r->confine, r->reports, r->mode == REPORTS_TRACE, &r->notify);
+		if (!e && (e = notify_refuse(r->notify, r->pl.refused_new.v, r->pl.refused_new.n)))
+			notify_free(r->notify), r->notify = NULL;
+		if (!e && r->nest.notify_modes)
+			e = start_notify_modes(r);
 		if (e) {
 			msg("sandbox set-up failed: the seccomp notify listener: %s; nothing "
 			    "was run (Linux 5.9 or later is needed)", strerror(-e));
-			goto out;
+			return SBX_EXIT_SETUP;
 		}
-		notify_set_net(notify, net); /* static programs' connects */
+		notify_set_net(r->notify, r->net); /* static programs' connects */
 	}
-	struct run_in ri = { .report_fd = shim.report_rd, .reports = reports, .net = net,
-			     .notify = notify,
-			     .http_port = SBX_PROXY_HTTP_PORT,
-			     .socks_port = SBX_PROXY_SOCKS_PORT, .dns = net != NULL,
-			     .host_ports = host_ports, .nhost_ports = nhost_ports,
-			     .served = nested };
-	rc = sandbox_wait(&sb, &pl, &ri, &ready);
-	if (nested)
-		nested_reap();
-	plan_remove_placeholders(&pl);
-	gitprov_note(gprov, state_fd, sdir, pl.gitdirs.v, pl.gitdirs.n, &since);
-	if (walk && ready) {
+	return RUN_ON;
+}
+
+/* COMMAND runs: signals relayed, reports, proxy and notify layer served,
+ * until sbx-init says nothing of COMMAND's is left (or the set-up failed). */
+static int phase_wait(struct run *r)
+{
+	r->ri = (struct run_in){ .report_fd = r->shim.report_rd, .reports = r->reports,
+				 .net = r->net, .notify = r->notify,
+				 .http_port = SBX_PROXY_HTTP_PORT,
+				 .socks_port = SBX_PROXY_SOCKS_PORT, .dns = r->net != NULL,
+				 .host_ports = r->host_ports, .nhost_ports = r->nhost_ports,
+				 .served = r->nested };
+	r->rc = r->be.ops->wait(&r->be, &r->pl, &r->ri, &r->ready);
+	return RUN_ON;
+}
+
+/* The sandbox failed before COMMAND ran: mode_decide() says what now
+ * (start again nested, run without, or nothing), the advice said. */
+static int finish_failed(struct run *r)
+{
+	r->mf.nested = r->nested;
+	r->mf.init_ran = r->rc == SBX_EXIT_SETUP;
+	struct mode_choice mc = decide(&r->mf, MODE_SANDBOX_FAILED, &r->mw, r->mtext,
+				       sizeof(r->mtext));
+	/* the nested mode rather than no sandbox: started afresh, as
+	 * nothing of this attempt ran (returns only if it cannot) */
+	if (mc.mode == RUN_RESTART_NESTED)
+		restart_nested(&r->o, r->argv);
+	if (mc.mode == RUN_RESTART_NESTED || mc.mode == RUN_PLAIN)
+		return unsandboxed(&r->o, &r->be.sb, r->mtext);
+	if (r->mtext[0])
+		msg("%s", r->mtext);
+	if (r->nested)
+		return SBX_EXIT_SETUP;
+	msg("the sandbox could not be set up (bubblewrap exit %d, its message "
+	    "is above); nothing was run", r->rc);
+	setup_advice(say_advice, NULL);
+	struct container_info ci;
+	if (probe_container("/", getenv("container"), getenv("KUBERNETES_SERVICE_HOST"), &ci))
+		msg("this is a %s container (%s): the full sandbox needs user namespaces "
+		    "and a /proc it can mount: %s (`sbxctl doctor` checks)", ci.engine,
+		    ci.evidence, container_full_flags(ci.engine));
+	if (!r->mf.fallback_warn && r->mf.landlock)
+		msg("where user namespaces cannot be had (a container, a CI runner), "
+		    "nested = true in [sandbox] runs the weaker nested mode (Landlock and "
+		    "the seccomp table; docs/SECURITY.md)");
+	return SBX_EXIT_SETUP;
+}
+
+/* --learn: the policy that would have allowed the run, written. */
+static void finish_learn(struct run *r)
+{
+	struct hostfs_err herr;
+	struct learn_in li = { .policy = r->p, .reports = r->reports, .user_file = r->user_file,
+			       .command = r->o.command, .flags = r->o.settings,
+			       .nflags = r->o.nsettings };
+	int e = learn_write(&li, r->learn_path, &herr);
+	char shown[PATH_MAX];
+
+	sbx_path_tildify(r->learn_path, r->home, shown, sizeof(shown));
+	if (e)
+		msg("cannot write the learned policy: %s", herr.msg);
+	else
+		msg("learned policy written to %s — review it, then run: "
+		    "sbx-preload --config %s -- %s%s", shown, shown, r->o.command[0],
+		    r->o.command[1] ? " …" : "");
+}
+
+/* After the run: the stand-ins removed, what the run made in git
+ * directories and the walk's record kept, the limits said; then, if
+ * COMMAND ran, the last reports and the exit status. */
+static int phase_finish(struct run *r)
+{
+	plan_remove_placeholders(&r->pl);
+	gitprov_note(r->gprov, r->state_fd, r->sdir, r->pl.gitdirs.v, r->pl.gitdirs.n, &r->since);
+	if (r->walk && r->ready) {
 		char why_not[PATH_MAX + 256];
 		size_t kept, read;
-		walkrec_counts(walk, &kept, &read);
+		walkrec_counts(r->walk, &kept, &read);
 		vmsg("the walk read %zu directories and found %zu unchanged (the mounts "
 		     "planned in %.1f ms of CPU)", read, kept,
-		     (double)(plan_t1.tv_sec - plan_t0.tv_sec) * 1e3 +
-		     (double)(plan_t1.tv_nsec - plan_t0.tv_nsec) / 1e6);
-		if (walkrec_save(walk, state_fd, sdir, why_not, sizeof(why_not)))
+		     (double)(r->plan_t1.tv_sec - r->plan_t0.tv_sec) * 1e3 +
+		     (double)(r->plan_t1.tv_nsec - r->plan_t0.tv_nsec) / 1e6);
+		if (walkrec_save(r->walk, r->state_fd, r->sdir, why_not, sizeof(why_not)))
 			vmsg("the walk's record is not saved: %s", why_not);
 	}
-	limits_finish(&lim, &sb.pid);
-	if (!ready && ri.stopped) {
-		rc = SBX_EXIT_SETUP; /* sandbox_wait said why */
-		goto out;
-	}
-	if (!ready && rc < 128) {
-		mf.nested = nested;
-		mf.init_ran = rc == SBX_EXIT_SETUP;
-		mc = decide(&mf, MODE_SANDBOX_FAILED, &mw, mtext, sizeof(mtext));
-		/* the nested mode rather than no sandbox: started afresh, as
-		 * nothing of this attempt ran (returns only if it cannot) */
-		if (mc.mode == RUN_RESTART_NESTED)
-			restart_nested(&o, argv);
-		if (mc.mode == RUN_RESTART_NESTED || mc.mode == RUN_PLAIN) {
-			rc = unsandboxed(&o, &sb, mtext);
-			goto out;
-		}
-		if (mtext[0])
-			msg("%s", mtext);
-		if (nested) {
-			rc = SBX_EXIT_SETUP;
-			goto out;
-		}
-		msg("the sandbox could not be set up (bubblewrap exit %d, its message "
-		    "is above); nothing was run", rc);
-		setup_advice(say_advice, NULL);
-		struct container_info ci;
-		if (probe_container("/", getenv("container"), getenv("KUBERNETES_SERVICE_HOST"), &ci))
-			msg("this is a %s container (%s): the full sandbox needs user namespaces "
-			    "and a /proc it can mount: %s (`sbxctl doctor` checks)", ci.engine,
-			    ci.evidence, container_full_flags(ci.engine));
-		if (!mf.fallback_warn && mf.landlock)
-			msg("where user namespaces cannot be had (a container, a CI runner), "
-			    "nested = true in [sandbox] runs the weaker nested mode (Landlock and "
-			    "the seccomp table; docs/SECURITY.md)");
-		rc = SBX_EXIT_SETUP;
-		goto out;
-	}
-	struct appeared_ctx actx = { .home = home, .notify = notify };
-	plan_appeared(&pl, said_appeared, &actx);
-	notify_finish(notify);
-	if (reports)
-		reports_finish(reports, shim.counters ?
-			       __atomic_load_n(&shim.counters[0], __ATOMIC_RELAXED) : 0);
-	if (o.learn && reports) {
-		struct hostfs_err herr;
-		struct learn_in li = { .policy = p, .reports = reports, .user_file = user_file,
-				       .command = o.command, .flags = o.settings,
-				       .nflags = o.nsettings };
-		int e = learn_write(&li, learn_path, &herr);
-		char shown[PATH_MAX];
-		sbx_path_tildify(learn_path, home, shown, sizeof(shown));
-		if (e)
-			msg("cannot write the learned policy: %s", herr.msg);
-		else
-			msg("learned policy written to %s — review it, then run: "
-			    "sbx-preload --config %s -- %s%s", shown, shown, o.command[0],
-			    o.command[1] ? " …" : "");
-	}
+	limits_finish(&r->lim, &r->be.sb.pid);
+	if (!r->ready && r->ri.stopped)
+		return SBX_EXIT_SETUP; /* sandbox_wait said why */
+	if (!r->ready && r->rc < 128)
+		return finish_failed(r);
+	struct appeared_ctx actx = { .home = r->home, .notify = r->notify };
+	plan_appeared(&r->pl, said_appeared, &actx);
+	notify_finish(r->notify);
+	if (r->reports)
+		reports_finish(r->reports, r->shim.counters ?
+			       __atomic_load_n(&r->shim.counters[0], __ATOMIC_RELAXED) : 0);
+	if (r->o.learn && r->reports)
+		finish_learn(r);
 #if !defined(__SANITIZE_ADDRESS__)
 	/* The run is over and everything is said: the kernel frees the rest
 	 * faster than we would (the sanitizer builds free it all, for the
 	 * leak check). */
 	fflush(NULL);
-	_exit(rc);
+	_exit(r->rc);
 #endif
-	goto out;
+	return r->rc;
+}
 
-config_error:
-	msg("%s", err.msg[0] ? err.msg : "cannot build the policy");
-	rc = SBX_EXIT_SETUP;
-out:
-	if (sb.sfd >= 0)
-		sandbox_abort(&sb); /* not waited for: nothing ran */
-	if (nested)
-		nested_reap(); /* no pid namespace takes what sbx-init started */
-	plan_remove_placeholders(&pl);
-	limits_finish(&lim, &sb.pid);
-	standins_free(standins);
-	gitprov_free(gprov);
-	walkrec_free(walk);
-	if (state_fd >= 0)
-		close(state_fd);
-	shim_release(&shim);
-	net_loop_free(net);
-	notify_free(notify);
-	reports_free(reports);
-	nested_free(&nest);
-	plan_free(&pl);
-	policy_free(box);
-	policy_free(p);
-	options_free(&o);
+int main(int argc, char **argv)
+{
+	static int (*const phases[])(struct run *) = {
+		phase_prepare, phase_policy, phase_mode, phase_plan,
+		phase_start, phase_wait, phase_finish,
+	};
+	static struct run r;
+	int rc = RUN_ON;
+
+	run_init(&r, argc, argv);
+	for (size_t i = 0; rc == RUN_ON && i < sizeof(phases) / sizeof(phases[0]); i++)
+		rc = phases[i](&r);
+	run_release(&r);
 	return rc;
 }

@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "backend/backend.h"
 #include "common/control.h"
+#include "common/strv.h"
 #include "policy/policy.h"
 #include "common/wire.h"
 
@@ -18,16 +20,6 @@
 #define SBX_EXIT_NOTFOUND 127
 
 /* ---- util.c */
-
-/* A growable NULL-terminated vector of owned strings. */
-struct strv {
-	char **v;
-	size_t n, cap;
-};
-int strv_add(struct strv *s, const char *str);        /* copies */
-int strv_addf(struct strv *s, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-void strv_free(struct strv *s);
 
 /* Append `arg` to out, quoted for a POSIX shell when it needs it. */
 void shell_quote(const char *arg, char *out, size_t outsz);
@@ -139,43 +131,6 @@ struct plan_in {
 /* [network] host_ports: at most this many (sbx-init's CTL_HOST_PORTS_MAX) */
 #define SBX_HOST_PORTS_MAX 16
 
-struct covered;
-/* Read-denied paths one run may hide, each a mount (plan.c): past it the
- * run stops, naming the first one left (plan.masks_cut). */
-#define PLAN_MASKS_MAX 4096
-
-struct plan {
-	struct strv argv;         /* bwrap ... -- sbx-init ... -- COMMAND ... */
-	size_t init_at, cmd_at;   /* where sbx-init and COMMAND start in argv */
-	struct strv init_ops;     /* sbx-init's mount operations (init-mounts.h), in order */
-	/* Protected paths that do not exist yet, one per --ro-new= op, in
-	 * order: each gets a stand-in (standin.h). */
-	struct strv placeholders_pending;
-	/* With the notify layer instead: protected paths that do not exist
-	 * yet, which the layer refuses to make (notify_refuse()); no stand-in. */
-	struct strv refused_new;
-	char *placeholder_state;  /* plan_make_placeholders(): one PLACEHOLDER_* each */
-	struct standins *standins; /* the run's record (main's; NULL: none kept) */
-	struct strv unguarded;    /* protected names missing at start, no stand-in */
-	char *placeholder_failed; /* the one plan_make_placeholders() could not make */
-	unsigned read_masks;      /* read-denied paths hidden */
-	char masks_cut[PATH_MAX]; /* the first read-denied path past PLAN_MASKS_MAX */
-	unsigned write_protects;  /* paths bound read-only inside writable roots */
-	/* the caller's variables COMMAND does not get (deny_env, or a
-	 * secret-looking name no keep_env keeps), as "NAME" in order; the
-	 * start-up line counts them, --verbose names them */
-	struct strv withheld;
-	struct covered *covered;  /* plan.c's own, between the two phases */
-	struct strv guarded;      /* every path made read-only (for reports) */
-	struct strv gitdirs;      /* git directories in the writable roots (gitprov.h) */
-	struct mount_ids *mount_ids; /* what each mount lands on (mountids.h) */
-};
-
-/* What became of a placeholder; sbx-init gets them in its "go" message
- * (init-mounts.h: --ro-new; control.h: enum ctl_new_state). */
-#define PLACEHOLDER_MADE CTL_NEW_MADE
-#define PLACEHOLDER_THERE CTL_NEW_THERE
-#define PLACEHOLDER_SKIP CTL_NEW_SKIP
 
 /* The whole plan (--print); or in two phases: plan_bwrap() (bubblewrap's
  * options, cheap: bubblewrap gets them at once) then plan_init() (sbx-init's
@@ -434,29 +389,6 @@ int learn_write(const struct learn_in *in, const char *path, struct hostfs_err *
 
 /* ---- run.c: bubblewrap started early, fed, watched */
 
-/* bubblewrap is started before the policy is compiled, reading its
- * arguments from a socket (`--args FD`): its exec and loading overlap our
- * work. sbx-init then waits for "go" (sandbox_go) before it mounts, so the
- * placeholders and the shim's descriptors are made while bubblewrap sets up
- * the namespaces. */
-struct sandbox {
-	pid_t pid;          /* bubblewrap */
-	int sfd;            /* signalfd: the forwarded signals and SIGCHLD */
-	int args_fd;        /* our end of bubblewrap's --args socket */
-	int ctl;            /* our end of the control socket */
-	int ctl_child;      /* sbx-init's end (closed here once bwrap has it) */
-	sigset_t orig;      /* the signal mask to restore */
-	unsigned ignored;   /* the forwarded signals our caller had ignored */
-	/* the nested mode's child, during the spawn only: the Landlock
-	 * ruleset, COMMAND's environment and directory */
-	int ruleset;
-	char **envp;
-	const char *cwd;
-};
-
-/* A struct sandbox with nothing started and nothing open. */
-#define SANDBOX_NONE ((struct sandbox){ .pid = -1, .sfd = -1, .args_fd = -1, .ctl = -1, \
-				       .ctl_child = -1, .ruleset = -1 })
 
 /* Fork and exec `bwrap --args FD -- INIT --ctl=FD -- COMMAND...`; it waits
  * for its options (sandbox_send_args). The forwarded signals are blocked

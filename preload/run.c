@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -764,249 +765,293 @@ static bool drain_reports(const struct run_in *ri, unsigned slices)
 	return true;
 }
 
-/* Stop a run we cannot go on with: bubblewrap killed (and with it the
- * sandbox: --die-with-parent) and reaped. */
-static void stop_run(struct sandbox *sb, int *status)
+/* The wait's descriptors, by name: their places in poll()'s array. */
+enum wait_slot {
+	SLOT_SIGNALS,               /* the signalfd: the forwarded signals, SIGCHLD */
+	SLOT_CTL,                   /* sbx-init's messages (control.h) */
+	SLOT_REPORTS,               /* the shim's report pipe */
+	SLOT_NET,                   /* the proxy's loop */
+	SLOT_NOTIFY,                /* the seccomp notify listener, once attached */
+	SLOT_RELAY,                 /* the terminal relay's three (relay.c) */
+	SLOT_ROOM = SLOT_RELAY + 3, /* room on the report output for held lines */
+	NSLOTS
+};
+
+/* What the wait keeps between two wake-ups. */
+struct waiting {
+	struct sandbox *sb;
+	struct run_in *ri;
+	struct pollfd pf[NSLOTS];
+	int status;              /* bubblewrap's, once reaped */
+	int killed_by;           /* the signal that ended the set-up */
+	int code;                /* COMMAND's status, from "X" */
+	pid_t init_pid;          /* sbx-init's, from "R": the sandbox stands */
+	int init_pidfd;
+	bool gone;               /* "X": nothing of COMMAND's is left */
+	bool failed;             /* we stopped the run (stop()) */
+	bool serving;            /* the proxy's listeners served */
+	struct listeners ls;
+	int notify_in[2];        /* "F"'s two descriptors, until attached */
+	bool notify_bad, attached;
+	struct timespec held_since; /* report lines held since */
+};
+
+/* The one way a run we cannot go on with ends: why said, bubblewrap
+ * killed (and with it the sandbox: --die-with-parent) and reaped; the
+ * status is then SBX_EXIT_SETUP. `unready`: whatever sbx-init said, the
+ * sandbox is not taken to have stood (COMMAND was not started). */
+static void stop(struct waiting *w, bool unready, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void stop(struct waiting *w, bool unready, const char *fmt, ...)
 {
-	kill_bwrap(sb->pid);
-	while (waitpid(sb->pid, status, 0) < 0 && errno == EINTR)
+	char text[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	msg("%s", text);
+	w->failed = true;
+	if (unready)
+		w->init_pid = 0;
+	kill_bwrap(w->sb->pid);
+	while (waitpid(w->sb->pid, &w->status, 0) < 0 && errno == EINTR)
 		;
-	sb->pid = -1;
+	w->sb->pid = -1;
 }
 
-int sandbox_wait(struct sandbox *sb, struct plan *pl, struct run_in *ri, bool *ready)
+/* Report lines came while none were held: held from now on. */
+static void held_from_now(struct waiting *w, bool was)
 {
-	bool gone = false;
-	int status = 0, killed_by = 0, code = 0, init_pidfd = -1;
-	bool failed = false, serving = false;
-	pid_t init_pid = 0;
-	struct listeners ls = { 0 };
-	int notify_in[2] = { -1, -1 };
-	bool notify_bad = false, attached = false;
+	if (!was && w->ri->reports && reports_pending(w->ri->reports))
+		clock_gettime(CLOCK_MONOTONIC, &w->held_since);
+}
 
-	*ready = false;
-	ri->stopped = false;
-	/* [5..7]: the terminal relay's (relay.c); [8]: room on the report
-	 * output for held lines (reports_room_fd) */
-	struct pollfd pf[9] = { { sb->sfd, POLLIN, 0 }, { sb->ctl, POLLIN, 0 },
-				{ ri->reports ? ri->report_fd : -1, POLLIN, 0 },
-				{ ri->net ? net_loop_fd(ri->net) : -1, POLLIN, 0 },
-				{ -1, POLLIN, 0 } };
-	struct timespec held_since = { 0, 0 };
-	while (!gone) {
-		/* Report lines wait until the pipe has been quiet for
-		 * REPORT_QUIET_MS (at most REPORT_HOLD_MS in all): the refused
-		 * program is usually writing its own error line just then. */
-		int timeout = -1;
-		if (ri->reports && reports_pending(ri->reports)) {
-			if (ms_since(&held_since) >= REPORT_HOLD_MS)
-				reports_flush(ri->reports);
-			else
-				timeout = REPORT_QUIET_MS;
-		}
-		/* the proxy's own timers (handshake, connect, idle) */
-		if (ri->net && (timeout < 0 || net_loop_timeout(ri->net) < timeout))
-			timeout = net_loop_timeout(ri->net);
-		/* a FIFO open waiting for its reader (notify.c) */
-		if (ri->notify && notify_timeout(ri->notify) >= 0 &&
-		    (timeout < 0 || notify_timeout(ri->notify) < timeout))
-			timeout = notify_timeout(ri->notify);
-		relay_poll_set(pf + 5);
-		pf[8] = (struct pollfd){ ri->reports ? reports_room_fd(ri->reports) : -1, POLLOUT, 0 };
-		int np = poll(pf, 9, timeout);
-		if (np < 0) {
-			if (errno == EINTR)
-				continue;
-			/* never a status 0 for a run we lost track of */
-			msg("sandbox: waiting failed: %s; stopping it", strerror(errno));
-			failed = true;
-			stop_run(sb, &status);
-			break;
-		}
-		if (np > 0)
-			relay_poll_run(pf + 5);
-		if (pf[8].revents)
+static bool holding(const struct waiting *w)
+{
+	return w->ri->reports && reports_pending(w->ri->reports);
+}
+
+/* poll()'s timeout: the soonest of the held lines', the proxy's timers'
+ * and the notify layer's; -1 for none. */
+static int wait_timeout(struct waiting *w)
+{
+	struct run_in *ri = w->ri;
+	int timeout = -1;
+
+	/* Report lines wait until the pipe has been quiet for
+	 * REPORT_QUIET_MS (at most REPORT_HOLD_MS in all): the refused
+	 * program is usually writing its own error line just then. */
+	if (holding(w)) {
+		if (ms_since(&w->held_since) >= REPORT_HOLD_MS)
 			reports_flush(ri->reports);
-		/* The proxy's loop, when its descriptor has events or its
-		 * timers are due: not at every wake-up (a notified call's
-		 * would pay an epoll_wait() that finds nothing). */
-		if (ri->net && (pf[3].revents || net_loop_timeout(ri->net) == 0)) {
-			/* proxy events become report lines: held like the shim's */
-			bool was = ri->reports && reports_pending(ri->reports);
-			int e = net_loop_run_once(ri->net, 0);
-			if (e) {
-				msg("sandbox: the proxy failed: %s; stopping the run", strerror(-e));
-				failed = true;
-				stop_run(sb, &status);
-				break;
-			}
-			if (!was && ri->reports && reports_pending(ri->reports))
-				clock_gettime(CLOCK_MONOTONIC, &held_since);
-		}
-		if (ri->notify && (pf[4].revents || notify_timeout(ri->notify) >= 0)) {
-			/* the notify layer's decisions become report lines too */
-			bool was = ri->reports && reports_pending(ri->reports);
-			int e = notify_serve(ri->notify, pf[4].revents & POLLIN);
-			if (e) {
-				msg("sandbox: the seccomp notify listener failed: %s; stopping "
-				    "the run", strerror(-e));
-				failed = true;
-				stop_run(sb, &status);
-				break;
-			}
-			if (!was && ri->reports && reports_pending(ri->reports))
-				clock_gettime(CLOCK_MONOTONIC, &held_since);
-			/* Hung up: no process is under the filter any more (the
-			 * last of COMMAND's and the holder were reaped; pid 1
-			 * is not under it), so no request can come. Polled
-			 * still, it would wake this loop at once until "gone". */
-			if (pf[4].revents & (POLLHUP | POLLERR | POLLNVAL))
-				pf[4].fd = -1;
-		}
-		/* quiet, but the program's own line in a shared file is not
-		 * finished yet (a loaded machine stretches its pause past
-		 * REPORT_QUIET_MS): held on, to REPORT_HOLD_MS */
-		if (np == 0 && ri->reports) {
-			if (!reports_midline(ri->reports) || ms_since(&held_since) >= REPORT_HOLD_MS)
-				reports_flush(ri->reports);
-			continue;
-		}
-		if (pf[2].revents) {
-			bool was = reports_pending(ri->reports);
-			if (!drain_reports(ri, REPORT_SLICES))
-				pf[2].fd = -1;
-			if (!was && reports_pending(ri->reports))
-				clock_gettime(CLOCK_MONOTONIC, &held_since);
-		}
-		if (pf[1].revents) {
-			bool had = ls.got;
-			if (read_ctl(sb->ctl, &init_pid, &init_pidfd, &gone, &code, &ls,
-				     notify_in, &notify_bad) < 0)
-				pf[1].fd = -1; /* closed: sbx-init is gone */
-			/* The proxy's listeners: served, then sbx-init is told
-			 * to go on and start COMMAND. Listeners we did not ask
-			 * for, or "ready" without them, stop the run before
-			 * COMMAND exists (sbx-init waits for our answer). */
-			int e = 0;
-			if (ls.got && !had)
-				e = !ri->net ? -EPROTO : serve_listeners(ri, &ls);
-			if (!e && ls.got && !had)
-				e = ctl_send(sb->ctl, CTL_LISTENERS_SERVED, NULL, 0, NULL, 0);
-			if (!e && ls.got && !had)
-				serving = true;
-			if (!e && ri->net && init_pid > 0 && !serving && !ri->served)
-				e = -EPROTO;
-			if (e) {
-				msg("sandbox set-up failed: the proxy's listeners from sbx-init: "
-				    "%s; nothing was run", strerror(-e));
-				failed = true;
-				init_pid = 0;
-				stop_run(sb, &status);
-				break;
-			}
-			/* The notify listener: served from now on. One we did
-			 * not ask for, a malformed one, or "ready" without it
-			 * stops the run: COMMAND's calls would wait for an
-			 * answer no one gives. */
-			if (notify_in[1] >= 0 && !attached && !notify_bad) {
-				/* notify_attach owns both, also when it refuses */
-				if (ri->notify && !notify_attach(ri->notify, notify_in[0], notify_in[1])) {
-					pf[4].fd = notify_fd(ri->notify);
-					attached = true;
-				} else {
-					if (!ri->notify) {
-						close(notify_in[0]);
-						close(notify_in[1]);
-					}
-					notify_bad = true;
-				}
-				notify_in[0] = notify_in[1] = -1;
-			}
-			if (notify_bad || (ri->notify && init_pid > 0 && !attached)) {
-				msg("sandbox set-up failed: the seccomp notify listener from "
-				    "sbx-init: %s; nothing was run", strerror(EPROTO));
-				failed = true;
-				init_pid = 0;
-				stop_run(sb, &status);
-				break;
-			}
-			if (init_pid > 0 && !*ready) {
-				*ready = true;
-				relay_start();
-				/* brought to the foreground since "go" */
-				if (started_bg && !relay_background())
-					tell_cont(sb->ctl, true);
-			}
-			/* COMMAND stopped (Ctrl-Z on its terminal, a read in
-			 * the background): the run stops as one job, and goes
-			 * on at our SIGCONT */
-			if (stopped_by && relay_on() && relay_stop(stopped_by))
-				tell_cont(sb->ctl, true);
-			stopped_by = 0;
-		}
-		if (gone || !pf[0].revents)
-			continue;
-		struct signalfd_siginfo si;
-		if (read(sb->sfd, &si, sizeof(si)) != (ssize_t)sizeof(si))
-			continue;
-		int sig = (int)si.ssi_signo;
-		if (sig == SIGCHLD) {
-			if (waitpid(sb->pid, &status, WNOHANG) == sb->pid) {
-				sb->pid = -1;
-				break;
-			}
-			continue;
-		}
-		if (!*ready) {
-			/* Nothing runs yet: a stop request ends the set-up. */
-			if (terminating(sig) && !killed_by) {
-				killed_by = sig;
-				kill_bwrap(sb->pid);
-			}
-			continue;
-		}
-		/* The sandbox is a session of its own (sbx-init's setsid):
-		 * nothing the person's terminal sends reaches COMMAND but
-		 * through us. With its own terminal: the size onto it (the
-		 * kernel signals its foreground), the signal keys of a
-		 * terminal left cooked to its foreground, as that terminal's
-		 * would; fg and bg told to sbx-init. */
-		if (sig == SIGCONT) {
-			bool fg;
-			if (relay_continued(&fg))
-				tell_cont(sb->ctl, fg);
-			continue;
-		}
-		if (sig == SIGWINCH && relay_on()) {
-			relay_winch();
-			continue;
-		}
-		if ((sig == SIGTSTP || ((sig == SIGINT || sig == SIGQUIT) &&
-					si.ssi_code == SI_KERNEL)) && relay_signal(sig) == 0)
-			continue;
-		if (sig != SIGTSTP)
-			relay(init_pid, init_pidfd, sig);
+		else
+			timeout = REPORT_QUIET_MS;
 	}
+	/* the proxy's own timers (handshake, connect, idle) */
+	if (ri->net && (timeout < 0 || net_loop_timeout(ri->net) < timeout))
+		timeout = net_loop_timeout(ri->net);
+	/* a FIFO open waiting for its reader (notify.c) */
+	if (ri->notify && notify_timeout(ri->notify) >= 0 &&
+	    (timeout < 0 || notify_timeout(ri->notify) < timeout))
+		timeout = notify_timeout(ri->notify);
+	return timeout;
+}
+
+/* The proxy's loop, when its descriptor has events or its timers are
+ * due: not at every wake-up (a notified call's would pay an epoll_wait()
+ * that finds nothing). false: the run was stopped. */
+static bool serve_net(struct waiting *w)
+{
+	struct run_in *ri = w->ri;
+
+	if (!ri->net || (!w->pf[SLOT_NET].revents && net_loop_timeout(ri->net) != 0))
+		return true;
+	/* proxy events become report lines: held like the shim's */
+	bool was = holding(w);
+	int e = net_loop_run_once(ri->net, 0);
+	if (e) {
+		stop(w, false, "sandbox: the proxy failed: %s; stopping the run", strerror(-e));
+		return false;
+	}
+	held_from_now(w, was);
+	return true;
+}
+
+/* The notify layer's requests and timers. false: the run was stopped. */
+static bool serve_notify(struct waiting *w)
+{
+	struct run_in *ri = w->ri;
+	short revents = w->pf[SLOT_NOTIFY].revents;
+
+	if (!ri->notify || (!revents && notify_timeout(ri->notify) < 0))
+		return true;
+	/* the notify layer's decisions become report lines too */
+	bool was = holding(w);
+	int e = notify_serve(ri->notify, revents & POLLIN);
+	if (e) {
+		stop(w, false, "sandbox: the seccomp notify listener failed: %s; stopping "
+		     "the run", strerror(-e));
+		return false;
+	}
+	held_from_now(w, was);
+	/* Hung up: no process is under the filter any more (the last of
+	 * COMMAND's and the holder were reaped; pid 1 is not under it), so
+	 * no request can come. Polled still, it would wake this loop at once
+	 * until "gone". */
+	if (revents & (POLLHUP | POLLERR | POLLNVAL))
+		w->pf[SLOT_NOTIFY].fd = -1;
+	return true;
+}
+
+static void serve_reports(struct waiting *w)
+{
+	bool was = reports_pending(w->ri->reports);
+
+	if (!drain_reports(w->ri, REPORT_SLICES))
+		w->pf[SLOT_REPORTS].fd = -1;
+	held_from_now(w, was);
+}
+
+/* One message of sbx-init's. false: the run was stopped. */
+static bool serve_ctl(struct waiting *w, bool *ready)
+{
+	struct sandbox *sb = w->sb;
+	struct run_in *ri = w->ri;
+	bool had = w->ls.got;
+
+	if (read_ctl(sb->ctl, &w->init_pid, &w->init_pidfd, &w->gone, &w->code, &w->ls,
+		     w->notify_in, &w->notify_bad) < 0)
+		w->pf[SLOT_CTL].fd = -1; /* closed: sbx-init is gone */
+	/* The proxy's listeners: served, then sbx-init is told to go on and
+	 * start COMMAND. Listeners we did not ask for, or "ready" without
+	 * them, stop the run before COMMAND exists (sbx-init waits for our
+	 * answer). */
+	int e = 0;
+	if (w->ls.got && !had)
+		e = !ri->net ? -EPROTO : serve_listeners(ri, &w->ls);
+	if (!e && w->ls.got && !had)
+		e = ctl_send(sb->ctl, CTL_LISTENERS_SERVED, NULL, 0, NULL, 0);
+	if (!e && w->ls.got && !had)
+		w->serving = true;
+	if (!e && ri->net && w->init_pid > 0 && !w->serving && !ri->served)
+		e = -EPROTO;
+	if (e) {
+		stop(w, true, "sandbox set-up failed: the proxy's listeners from sbx-init: "
+		     "%s; nothing was run", strerror(-e));
+		return false;
+	}
+	/* The notify listener: served from now on. One we did not ask for, a
+	 * malformed one, or "ready" without it stops the run: COMMAND's
+	 * calls would wait for an answer no one gives. */
+	if (w->notify_in[1] >= 0 && !w->attached && !w->notify_bad) {
+		/* notify_attach owns both, also when it refuses */
+		if (ri->notify && !notify_attach(ri->notify, w->notify_in[0], w->notify_in[1])) {
+			w->pf[SLOT_NOTIFY].fd = notify_fd(ri->notify);
+			w->attached = true;
+		} else {
+			if (!ri->notify) {
+				close(w->notify_in[0]);
+				close(w->notify_in[1]);
+			}
+			w->notify_bad = true;
+		}
+		w->notify_in[0] = w->notify_in[1] = -1;
+	}
+	if (w->notify_bad || (ri->notify && w->init_pid > 0 && !w->attached)) {
+		stop(w, true, "sandbox set-up failed: the seccomp notify listener from "
+		     "sbx-init: %s; nothing was run", strerror(EPROTO));
+		return false;
+	}
+	if (w->init_pid > 0 && !*ready) {
+		*ready = true;
+		relay_start();
+		/* brought to the foreground since "go" */
+		if (started_bg && !relay_background())
+			tell_cont(sb->ctl, true);
+	}
+	/* COMMAND stopped (Ctrl-Z on its terminal, a read in the background):
+	 * the run stops as one job, and goes on at our SIGCONT */
+	if (stopped_by && relay_on() && relay_stop(stopped_by))
+		tell_cont(sb->ctl, true);
+	stopped_by = 0;
+	return true;
+}
+
+/* One signal from the signalfd. true: bubblewrap was reaped. */
+static bool serve_signal(struct waiting *w, bool ready)
+{
+	struct sandbox *sb = w->sb;
+	struct signalfd_siginfo si;
+
+	if (read(sb->sfd, &si, sizeof(si)) != (ssize_t)sizeof(si))
+		return false;
+	int sig = (int)si.ssi_signo;
+	if (sig == SIGCHLD) {
+		if (waitpid(sb->pid, &w->status, WNOHANG) == sb->pid) {
+			sb->pid = -1;
+			return true;
+		}
+		return false;
+	}
+	if (!ready) {
+		/* Nothing runs yet: a stop request ends the set-up. */
+		if (terminating(sig) && !w->killed_by) {
+			w->killed_by = sig;
+			kill_bwrap(sb->pid);
+		}
+		return false;
+	}
+	/* The sandbox is a session of its own (sbx-init's setsid): nothing
+	 * the person's terminal sends reaches COMMAND but through us. With
+	 * its own terminal: the size onto it (the kernel signals its
+	 * foreground), the signal keys of a terminal left cooked to its
+	 * foreground, as that terminal's would; fg and bg told to sbx-init. */
+	if (sig == SIGCONT) {
+		bool fg;
+		if (relay_continued(&fg))
+			tell_cont(sb->ctl, fg);
+		return false;
+	}
+	if (sig == SIGWINCH && relay_on()) {
+		relay_winch();
+		return false;
+	}
+	if ((sig == SIGTSTP || ((sig == SIGINT || sig == SIGQUIT) && si.ssi_code == SI_KERNEL)) &&
+	    relay_signal(sig) == 0)
+		return false;
+	if (sig != SIGTSTP)
+		relay(w->init_pid, w->init_pidfd, sig);
+	return false;
+}
+
+/* The loop ended: the last messages and reports taken, everything of
+ * the wait's closed; the exit status to give. */
+static int wait_end(struct waiting *w, struct plan *pl, bool *ready)
+{
+	struct sandbox *sb = w->sb;
+	struct run_in *ri = w->ri;
+
 	/* bwrap ended first: sbx-init may have written before exiting. */
-	while (!gone && !failed && pf[1].fd >= 0 &&
-	       read_ctl(sb->ctl, &init_pid, &init_pidfd, &gone, &code, &ls, notify_in,
-			&notify_bad) > 0)
+	while (!w->gone && !w->failed && w->pf[SLOT_CTL].fd >= 0 &&
+	       read_ctl(sb->ctl, &w->init_pid, &w->init_pidfd, &w->gone, &w->code, &w->ls,
+			w->notify_in, &w->notify_bad) > 0)
 		;
-	for (size_t i = 0; i < ls.nfds; i++)
-		close(ls.fds[i]);
+	for (size_t i = 0; i < w->ls.nfds; i++)
+		close(w->ls.fds[i]);
 	/* a malformed "F" that never reached notify_attach */
 	for (int i = 0; i < 2; i++)
-		if (notify_in[i] >= 0)
-			close(notify_in[i]);
-	ri->stopped = failed;
-	if (init_pidfd >= 0)
-		close(init_pidfd);
-	*ready = init_pid > 0;
-	if (gone)
+		if (w->notify_in[i] >= 0)
+			close(w->notify_in[i]);
+	ri->stopped = w->failed;
+	if (w->init_pidfd >= 0)
+		close(w->init_pidfd);
+	*ready = w->init_pid > 0;
+	if (w->gone)
 		plan_remove_placeholders(pl);
 	/* Whatever the sandbox wrote before it ended. "gone" came after every
 	 * process of the sandbox was reaped, so all of it is in the pipe. */
-	if (ri->reports && pf[2].fd >= 0)
+	if (ri->reports && w->pf[SLOT_REPORTS].fd >= 0)
 		drain_reports(ri, 0);
 	/* the rest of COMMAND's output, then the person's terminal as it was,
 	 * before any line of ours that follows (the summary) */
@@ -1015,16 +1060,65 @@ int sandbox_wait(struct sandbox *sb, struct plan *pl, struct run_in *ri, bool *r
 	close(sb->ctl);
 	sb->sfd = sb->ctl = -1;
 	sigprocmask(SIG_SETMASK, &sb->orig, NULL);
-	if (gone)
-		return code;
-	if (failed)
+	if (w->gone)
+		return w->code;
+	if (w->failed)
 		return SBX_EXIT_SETUP;
 	/* we stopped the set-up for this signal: that is the answer, even if
 	 * sbx-init's "ready" came in meanwhile (bubblewrap's own status is
 	 * our SIGKILL) */
-	if (killed_by)
-		return 128 + killed_by;
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return WEXITSTATUS(status);
+	if (w->killed_by)
+		return 128 + w->killed_by;
+	if (WIFSIGNALED(w->status))
+		return 128 + WTERMSIG(w->status);
+	return WEXITSTATUS(w->status);
+}
+
+int sandbox_wait(struct sandbox *sb, struct plan *pl, struct run_in *ri, bool *ready)
+{
+	struct waiting w = { .sb = sb, .ri = ri, .init_pidfd = -1, .notify_in = { -1, -1 } };
+
+	*ready = false;
+	ri->stopped = false;
+	for (size_t i = 0; i < NSLOTS; i++)
+		w.pf[i] = (struct pollfd){ -1, POLLIN, 0 };
+	w.pf[SLOT_SIGNALS].fd = sb->sfd;
+	w.pf[SLOT_CTL].fd = sb->ctl;
+	w.pf[SLOT_REPORTS].fd = ri->reports ? ri->report_fd : -1;
+	w.pf[SLOT_NET].fd = ri->net ? net_loop_fd(ri->net) : -1;
+	while (!w.gone) {
+		int timeout = wait_timeout(&w);
+		relay_poll_set(w.pf + SLOT_RELAY);
+		w.pf[SLOT_ROOM] = (struct pollfd){ ri->reports ? reports_room_fd(ri->reports) : -1,
+						   POLLOUT, 0 };
+		int np = poll(w.pf, NSLOTS, timeout);
+		if (np < 0) {
+			if (errno == EINTR)
+				continue;
+			/* never a status 0 for a run we lost track of */
+			stop(&w, false, "sandbox: waiting failed: %s; stopping it", strerror(errno));
+			break;
+		}
+		if (np > 0)
+			relay_poll_run(w.pf + SLOT_RELAY);
+		if (w.pf[SLOT_ROOM].revents)
+			reports_flush(ri->reports);
+		if (!serve_net(&w) || !serve_notify(&w))
+			break;
+		/* quiet, but the program's own line in a shared file is not
+		 * finished yet (a loaded machine stretches its pause past
+		 * REPORT_QUIET_MS): held on, to REPORT_HOLD_MS */
+		if (np == 0 && ri->reports) {
+			if (!reports_midline(ri->reports) || ms_since(&w.held_since) >= REPORT_HOLD_MS)
+				reports_flush(ri->reports);
+			continue;
+		}
+		if (w.pf[SLOT_REPORTS].revents)
+			serve_reports(&w);
+		if (w.pf[SLOT_CTL].revents && !serve_ctl(&w, ready))
+			break;
+		if (!w.gone && w.pf[SLOT_SIGNALS].revents && serve_signal(&w, *ready))
+			break;
+	}
+	return wait_end(&w, pl, ready);
 }

@@ -19,7 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "preload/preload.h"
+#include "backend/backend.h"
 
 /* What the ruleset grants, from the plan. Paths absolute and real. */
 #define LANDLOCK_PORTS_MAX 48

@@ -18,6 +18,7 @@
 
 #include "net/net.h"
 #include "backend/linux/nested.h"
+#include "preload/preload.h" /* the process driver (run.c), the terminal, msg() */
 #include "common/probe.h"
 
 extern char **environ;

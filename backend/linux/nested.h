@@ -11,7 +11,7 @@
 #include <stdbool.h>
 
 #include "backend/linux/landlock.h"
-#include "preload/preload.h"
+#include "backend/backend.h"
 
 struct net_loop;
 

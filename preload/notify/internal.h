@@ -136,6 +136,9 @@ struct notify {
 	 * (notify-gitcfg.c): no link or directory lands there; and the git
 	 * directory it is relative to (wtgits[i]), which moves only with it */
 	char **worktrees, **wtgits;
+	/* when the layer was made, before COMMAND: a name born later is the
+	 * run's own (keeps(): its removal loses nothing of the user's) */
+	struct timespec made;
 	size_t nworktrees;
 	struct waiting wait[MAX_WAIT];
 	size_t nwait;

@@ -269,6 +269,7 @@ int notify_new(const struct policy *p, struct reports *r, bool trace, struct not
 	n->p = p;
 	n->r = r;
 	n->trace = trace;
+	clock_gettime(CLOCK_REALTIME, &n->made);
 	n->fd = -1;
 	n->actor = -1;
 	n->root_fd = -1;

@@ -2216,7 +2216,24 @@ static bool keeps(const struct notify *n, int fd, const char *full, bool removal
 {
 	if (removal && strstr(full, "/node_modules/"))
 		return false;
-	return moves_protected(n, fd, full, why);
+	if (!moves_protected(n, fd, full, why))
+		return false;
+	/* a name born during the run (the .gitmodules of a superproject
+	 * cloned inside, whose .git `rm -rf` took first) is the run's own:
+	 * its removal loses nothing of the user's. The file system's clock
+	 * lags the real one by up to a tick, so a name made just after the
+	 * start may look older (kept), never the other way. */
+	struct statx sx;
+	if (removal && fd >= 0 &&
+	    !syscall(SYS_statx, fd, base_of(full), AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, STATX_BTIME,
+		     &sx) &&
+	    (sx.stx_mask & STATX_BTIME) &&
+	    (sx.stx_btime.tv_sec > n->made.tv_sec ||
+	     (sx.stx_btime.tv_sec == n->made.tv_sec && sx.stx_btime.tv_nsec > n->made.tv_nsec))) {
+		*why = NULL;
+		return false;
+	}
+	return true;
 }
 
 struct answer notify_remove(struct call *c, int dirfd, unsigned long long paddr, int flags)

@@ -328,6 +328,22 @@ sx -- sh -c "chmod 600 src/f && rm src/f && rmdir src && git clone -q origin.git
 if has '^END$' out && [ ! -e src ] && [ ! -e cl ] && [ ! -e node_modules ]; then ok
 else bad "rc=$RC $(ls -A)"; fi
 
+# A superproject cloned inside is removed whole too: `rm -rf` takes its
+# .git first, after which its .gitmodules is no longer beside a git
+# directory the run made; what was born during the run is the run's, and
+# its removal loses nothing of the user's (before 2026-11-29 it was
+# refused). The user's own .gitmodules stays kept.
+t superproject_cloned_inside_is_removed_whole_users_gitmodules_kept
+export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@t GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@t
+mkrepo "$B/sub" && mkrepo "$B/sup" &&
+	git -C "$B/sup" -c protocol.file.allow=always submodule add -q "$B/sub" lib &&
+	git -C "$B/sup" commit -qm sub && mkrepo mine && echo '# mine' > mine/.gitmodules
+sx -- sh -c "git -c protocol.file.allow=always clone -q --recurse-submodules '$B/sup' c2 &&
+	[ -f c2/.gitmodules ] && rm -rf c2 && echo GONE; rm -f mine/.gitmodules 2>/dev/null || echo KEPT"
+if has '^GONE$' out && has '^KEPT$' out && [ ! -e c2 ] && [ "$(cat mine/.gitmodules)" = '# mine' ]; then ok
+else bad "rc=$RC $(tr '\n' ' ' < "$B/out") $(grep -v '^sbx: sandbox' "$B/err" | head -2 | tr '\n' ' ')"; fi
+unset GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL GIT_COMMITTER_NAME GIT_COMMITTER_EMAIL
+
 # ---- the real Claude Code, started in the workspace after the run
 
 # claude_after DIR: the real claude (npm), unsandboxed, once in DIR against
