@@ -349,7 +349,7 @@ build/tests/progs/goclient: tests/progs/goclient.go
 # tests/integration/placement): apart from `make check`, which stays
 # offline and repeatable.
 check-agents: deps-test
-	@$(MAKE) --no-print-directory -j$(NPROC) all test-progs
+	@$(MAKE) --no-print-directory -j$(NPROC) all $(TEST_HOOK_BINS) test-progs
 	SBX_IT_TARGET=agents ./tests/integration/run.sh
 
 # sbx inside a real container (tests/integration/container.sh, the

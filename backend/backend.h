@@ -33,7 +33,7 @@ struct standins;
 struct plan {
 	struct strv argv;         /* bwrap ... -- sbx-init ... -- COMMAND ... */
 	size_t init_at, cmd_at;   /* where sbx-init and COMMAND start in argv */
-	struct strv init_ops;     /* sbx-init's mount operations (init-mounts.h), in order */
+	struct strv init_ops;     /* sbx-init's mount operations (init/mounts.h), in order */
 	/* Protected paths that do not exist yet, one per --ro-new= op, in
 	 * order: each gets a stand-in (standin.h). */
 	struct strv placeholders_pending;
@@ -58,7 +58,7 @@ struct plan {
 };
 
 /* What became of a placeholder; sbx-init gets them in its "go" message
- * (init-mounts.h: --ro-new; control.h: enum ctl_new_state). */
+ * (init/mounts.h: --ro-new; control.h: enum ctl_new_state). */
 #define PLACEHOLDER_MADE CTL_NEW_MADE
 #define PLACEHOLDER_THERE CTL_NEW_THERE
 #define PLACEHOLDER_SKIP CTL_NEW_SKIP

@@ -103,7 +103,7 @@ enum ctl_new_state {
 	CTL_NEW_SKIP = '-',  /* we could not make it, nor can COMMAND */
 };
 
-/* CTL_LISTENERS' kind bytes (init-connect.c makes them) */
+/* CTL_LISTENERS' kind bytes (init/connect.c makes them) */
 enum ctl_listen {
 	CTL_LISTEN_HTTP = 'h',      /* the HTTP proxy, 127.0.0.1 and [::1] */
 	CTL_LISTEN_SOCKS = 's',     /* the SOCKS5 proxy, the same */
@@ -120,7 +120,7 @@ enum ctl_listen {
 #define CTL_IDS_PER 4095
 
 /* The rename actor's socket (CTL_NOTIFY hands sbx-preload its end;
- * init-notify.c says why pid 1 renames): a request is one type byte, the
+ * init/notify.c says why pid 1 renames): a request is one type byte, the
  * flags (uint32_t, native order) and NUL-terminated single components;
  * the answer is the errno as an int32_t (0: done). */
 enum ctl_act {

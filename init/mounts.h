@@ -65,7 +65,7 @@ int init_mounts_take_ids(const void *buf, size_t len);
 /* Apply the operations found in argv[0..n) in the mount namespace we are
  * in (other arguments are skipped): --rw, --dev and --proc first as given,
  * then the others parents first (by depth; equal depths as given), so that
- * no bind has to carry a mount of ours (see init-mounts.c); states holds one
+ * no bind has to carry a mount of ours (see init/mounts.c); states holds one
  * state per --ro-new, in argv order (a missing one fails, -EPROTO). With
  * need_ids (started by sbx-preload) or any identity taken, there must be
  * exactly one per PATH operation (-EPROTO). 0, or -errno with *what naming

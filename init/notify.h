@@ -3,7 +3,7 @@
 #ifndef SBX_INIT_NOTIFY_H
 #define SBX_INIT_NOTIFY_H
 
-/* The rename actor is pid 1 itself (init-notify.c says why it exists and
+/* The rename actor is pid 1 itself (init/notify.c says why it exists and
  * why pid 1): one request per message on `sock`, answered with the errno.
  * 0 when one was served (or refused), -1 when the supervisor closed its
  * end. */

@@ -25,7 +25,7 @@
  * bubblewrap starts.
  * When the run has the filtering proxy (--listen-*), it first makes the
  * proxy's listening sockets in the sandbox's network namespace and hands
- * them to the supervisor ("N", init-connect.c); COMMAND starts only after
+ * them to the supervisor ("N", init/connect.c); COMMAND starts only after
  * the supervisor's answer.
  * It starts a session of its own; the terminal of its standard streams
  * (the sandbox's own pty, the supervisor's relay.c) becomes its controlling
@@ -33,7 +33,7 @@
  * --tty-bg (the relay is in the person's background: a read stops it),
  * a stop told to the supervisor ("S"), which says when to go on ("Cf"
  * in the foreground, "Cb" in the background).
- * It makes the mounts (init-mounts.c: /dev, masks, write-protects), drops
+ * It makes the mounts (init/mounts.c: /dev, masks, write-protects), drops
  * every capability, itself included, before COMMAND exists, tells the
  * supervisor the sandbox stands (a message on the control socket, which
  * carries our pid as the supervisor's namespace sees it), starts COMMAND
@@ -259,7 +259,7 @@ static int ninsert_args;
 /* The shim's policy, report pipe and counters, from "go", for the holder. */
 #define NHELD 3
 static int held[NHELD], nheld;
-/* One state per --ro-new placeholder (PLACEHOLDER_* in supervisor.h). */
+/* One state per --ro-new placeholder (PLACEHOLDER_* in preload/preload.h). */
 #define MAX_NEW 4096
 static char new_states[MAX_NEW + 1];
 
@@ -650,7 +650,7 @@ static void receive_go(void)
 		if (bad || (mh.msg_flags & (MSG_CTRUNC | MSG_TRUNC)))
 			die("control socket: malformed message", EPROTO);
 		if (buf[0] == CTL_IDS) {
-			/* what each mount is to land on (init-mounts.h) */
+			/* what each mount is to land on (init/mounts.h) */
 			if (init_mounts_take_ids(buf + 1, (size_t)n - 1))
 				die("control socket: malformed identities", EPROTO);
 			continue;
@@ -678,7 +678,7 @@ static void receive_go(void)
 	}
 }
 
-/* The filtering proxy's listeners (init-connect.c), made in our network
+/* The filtering proxy's listeners (init/connect.c), made in our network
  * namespace and handed to the supervisor in an "N" message (one kind byte
  * per descriptor, SCM_RIGHTS); it checks them, serves them and answers
  * "n" (await_listeners_served). They go out before the mounts, so the
@@ -787,13 +787,13 @@ static void start_command(char **cmd, const sigset_t *orig)
 	_exit(e == ENOENT ? 127 : 126);
 }
 
-/* The notify layer (gen-notify.c, init-notify.c): the calls that make or
+/* The notify layer (gen-notify.c, init/notify.c): the calls that make or
  * rename a name, and connect, go to the supervisor (preload/notify/notify.c),
  * which decides them by the policy. Its program carries the deny table
  * too, and is installed alone in the child that becomes COMMAND, before
  * its exec, so every process of COMMAND's is under it; pid 1 takes the
  * table itself meanwhile (the two installs run side by side), and is the
- * rename actor (init-notify.c says why), serving the supervisor's renames
+ * rename actor (init/notify.c says why), serving the supervisor's renames
  * from its loop. The child hands the listener to pid 1 and waits for its
  * answer, which comes once pid 1 is under the table: nothing of
  * COMMAND's exists before that. pid 1 sends the listener with the

@@ -19,7 +19,7 @@
  * Decided elsewhere, at start, by what the protected files say: the
  * directory every repository's `core.hooksPath` names (and, for husky's
  * `.husky/_`, the `.husky/` its wrappers call), preload/plan.c; every
- * git directory under another name (a bare repository), notify-paths.c.
+ * git directory under another name (a bare repository), preload/notify/paths.c.
  */
 #include "policy/internal.h"
 

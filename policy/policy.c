@@ -473,18 +473,33 @@ static int expand_rule(struct policy_builder *b, const char *ws,
 	return 0;
 }
 
-static int add_pending(struct pending **pv, size_t *n, size_t *cap,
-		       struct pending p)
+/* The rules on their way into the policy: their strings in one arena,
+ * the rules in a growing array. */
+struct pendings {
+	struct arena a;
+	struct pending *v;
+	size_t n, cap;
+};
+
+/* A rule for the policy: its three strings into the arena, the rule onto
+ * the list. -ENOMEM. */
+static int push(struct pendings *ps, struct pending pr, const char *value, const char *pattern,
+		const char *source)
 {
-	if (*n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 64;
-		struct pending *np = realloc(*pv, nc * sizeof(*np));
-		if (!np)
+	pr.value = arena_put(&ps->a, value);
+	pr.pattern = arena_put(&ps->a, pattern);
+	pr.source = arena_put(&ps->a, source);
+	if (pr.value < 0 || pr.pattern < 0 || pr.source < 0)
+		return -ENOMEM;
+	if (ps->n == ps->cap) {
+		size_t nc = ps->cap ? ps->cap * 2 : 64;
+		struct pending *nv = realloc(ps->v, nc * sizeof(*nv));
+		if (!nv)
 			return -ENOMEM;
-		*pv = np;
-		*cap = nc;
+		ps->v = nv;
+		ps->cap = nc;
 	}
-	(*pv)[(*n)++] = p;
+	ps->v[ps->n++] = pr;
 	return 0;
 }
 
@@ -492,8 +507,7 @@ static int add_pending(struct pending **pv, size_t *n, size_t *cap,
  * as rules of their own kind, which query.c applies only where HOME or a
  * root above it is what allows the write. A place the workspace (or
  * another writable root) lies in is not one: that root names it. */
-static int add_home_kept(struct policy_builder *b, struct arena *a, const struct policy *p,
-			 struct pending **pend, size_t *npend, size_t *cappend)
+static int add_home_kept(struct policy_builder *b, const struct policy *p, struct pendings *ps)
 {
 	char buf[PATH_MAX], v[PATH_MAX];
 
@@ -509,11 +523,7 @@ static int add_home_kept(struct policy_builder *b, struct arena *a, const struct
 				&pr.pat, &pr.prefix_len))
 			continue;
 		pr.is_dir = i < home_nrows;
-		pr.value = arena_put(a, v);
-		pr.pattern = arena_put(a, buf);
-		pr.source = arena_put(a, "HOME's allow-list");
-		if (pr.value < 0 || pr.pattern < 0 || pr.source < 0 ||
-		    add_pending(pend, npend, cappend, pr))
+		if (push(ps, pr, v, buf, "HOME's allow-list"))
 			return -ENOMEM;
 	}
 	/* a login shell's PATH under HOME, as its start-up files say */
@@ -536,11 +546,8 @@ static int add_home_kept(struct policy_builder *b, struct arena *a, const struct
 				&pr.pat, &pr.prefix_len) || !sbx_path_under(buf, p->home) || !strcmp(buf, p->home))
 			continue;
 		pr.is_dir = true;
-		pr.value = arena_put(a, v);
-		pr.pattern = arena_put(a, buf);
-		pr.source = arena_put(a, "HOME's allow-list (on a login shell's PATH)");
-		if (pr.value < 0 || pr.pattern < 0 || pr.source < 0 ||
-		    add_pending(pend, npend, cappend, pr))
+		if (push(ps, pr, v,
+			 buf, "HOME's allow-list (on a login shell's PATH)"))
 			return -ENOMEM;
 	}
 	return 0;
@@ -584,29 +591,11 @@ static uint64_t match_seed(void)
 	       (uint64_t)(uintptr_t)&ts;
 }
 
-int policy_compile(struct policy_builder *b, struct policy **out,
-		   struct sbx_err *err)
+/* The scalars: isolation, fallback, the report and limit settings, the
+ * log's path, the session directory. 0, -EINVAL (said in err), -ENOMEM. */
+static int compile_scalars(struct policy_builder *b, struct policy *p, struct sbx_err *err)
 {
-	struct policy *p = calloc(1, sizeof(*p));
-	struct arena a = { 0 };
-	struct pending *pend = NULL;
-	size_t npend = 0, cappend = 0;
-	char ws[PATH_MAX], wsreal[PATH_MAX], buf[PATH_MAX];
-	int rc = -ENOMEM;
-
-	if (!p)
-		goto fail;
-
-	workspace_of(b, ws, sizeof(ws));
-	path_resolve_existing(ws, wsreal, sizeof(wsreal), &b->memo);
-	p->workspace = strdup(wsreal);
-	/* resolved like the workspace and every rule path: reports, the plan
-	 * and `~` in messages all meet HOME as the kernel sees it */
-	path_resolve_existing(b->home, buf, sizeof(buf), &b->memo);
-	p->home = strdup(buf);
-	p->home_given = strdup(b->home);
-	if (!p->workspace || !p->home || !p->home_given)
-		goto fail;
+	char buf[PATH_MAX];
 
 	const char *iso = b->scalars[SC_ISOLATION].value;
 	p->isolation = !iso || !strcmp(iso, "workspace") ? SBX_ISOLATION_WORKSPACE :
@@ -635,23 +624,27 @@ int policy_compile(struct policy_builder *b, struct policy **out,
 	if (b->scalars[SC_LOG].value) {
 		if (path_expand(b->scalars[SC_LOG].value, b->home, b->cwd, buf, sizeof(buf))) {
 			err_set(err, "%s: `log` path is too long", b->scalars[SC_LOG].source);
-			rc = -EINVAL;
-			goto fail;
+			return -EINVAL;
 		}
 		if (!(p->log = strdup(buf)))
-			goto fail;
+			return -ENOMEM;
 	}
 
 	if (p->isolation == SBX_ISOLATION_STRICT) {
 		if (!b->session_dir) {
 			err_set(err, "isolation = strict needs a session directory");
-			rc = -EINVAL;
-			goto fail;
+			return -EINVAL;
 		}
 		if (!(p->session_dir = strdup(b->session_dir)))
-			goto fail;
+			return -ENOMEM;
 	}
+	return 0;
+}
 
+/* What `isolation` means: the writable roots it derives (the workspace or
+ * the session directory, and the workspace's git directories outside it). */
+static int compile_roots(struct policy_builder *b, struct policy *p, struct pendings *ps)
+{
 	/* Derived writable roots come first: they are what `isolation` means. */
 	const char *root = p->isolation == SBX_ISOLATION_WORKSPACE ? p->workspace :
 			   p->isolation == SBX_ISOLATION_STRICT ? p->session_dir : NULL;
@@ -672,12 +665,9 @@ int policy_compile(struct policy_builder *b, struct policy **out,
 				      .origin = SBX_ORIGIN_ISOLATION,
 				      .pat = SBX_PAT_PREFIX,
 				      .prefix_len = strlen(gitdirs[i]) };
-		pr.value = arena_put(&a, "the workspace's git directory");
-		pr.pattern = arena_put(&a, gitdirs[i]);
-		pr.source = arena_put(&a, "isolation = workspace");
-		if (pr.value < 0 || pr.pattern < 0 || pr.source < 0 ||
-		    add_pending(&pend, &npend, &cappend, pr))
-			goto fail;
+		if (push(ps, pr, "the workspace's git directory",
+			 gitdirs[i], "isolation = workspace"))
+			return -ENOMEM;
 	}
 	if (root) {
 		struct pending pr = { .kind = SBX_RULE_ALLOW_WRITE,
@@ -686,14 +676,19 @@ int policy_compile(struct policy_builder *b, struct policy **out,
 				      .prefix_len = strlen(root) };
 		char src[64];
 		snprintf(src, sizeof(src), "isolation = %s", sbx_isolation_name(p->isolation));
-		pr.value = arena_put(&a, p->isolation == SBX_ISOLATION_WORKSPACE ?
-					 "workspace" : "session directory");
-		pr.pattern = arena_put(&a, root);
-		pr.source = arena_put(&a, src);
-		if (pr.value < 0 || pr.pattern < 0 || pr.source < 0 ||
-		    add_pending(&pend, &npend, &cappend, pr))
-			goto fail;
+		if (push(ps, pr,
+			 p->isolation == SBX_ISOLATION_WORKSPACE ? "workspace" : "session directory",
+			 root, src))
+			return -ENOMEM;
 	}
+	return 0;
+}
+
+/* The rules of the files, the flags and the profiles, each expanded. */
+static int compile_rules(struct policy_builder *b, struct policy *p, struct pendings *ps,
+			 struct sbx_err *err)
+{
+	char buf[PATH_MAX];
 
 	for (size_t i = 0; i < b->nrules; i++) {
 		const struct raw_rule *r = &b->rules[i];
@@ -704,8 +699,7 @@ int policy_compile(struct policy_builder *b, struct policy **out,
 					sizeof(buf), &pr.pat, &pr.prefix_len)) {
 				err_set(err, "%s: `%s` path `%s` is too long",
 					r->source, sbx_rule_key(r->kind), r->value);
-				rc = -EINVAL;
-				goto fail;
+				return -EINVAL;
 			}
 		} else if (r->kind == SBX_RULE_SET_ENV) {
 			/* NAME=VALUE, a VALUE starting with `~/` (or `~` alone)
@@ -716,8 +710,7 @@ int policy_compile(struct policy_builder *b, struct policy **out,
 			if (snprintf(buf, sizeof(buf), "%.*s%s%s", (int)(v - r->value), r->value,
 				     tilde ? b->home : "", tilde ? v + 1 : v) >= (int)sizeof(buf)) {
 				err_set(err, "%s: `set` value `%s` is too long", r->source, r->value);
-				rc = -EINVAL;
-				goto fail;
+				return -EINVAL;
 			}
 			pr.pat = SBX_PAT_GLOB;
 		} else {
@@ -736,13 +729,16 @@ int policy_compile(struct policy_builder *b, struct policy **out,
 				p->network_open = true;
 		}
 		pr.is_dir = r->value[0] && r->value[strlen(r->value) - 1] == '/';
-		pr.value = arena_put(&a, r->value);
-		pr.pattern = arena_put(&a, buf);
-		pr.source = arena_put(&a, r->source);
-		if (pr.value < 0 || pr.pattern < 0 || pr.source < 0 ||
-		    add_pending(&pend, &npend, &cappend, pr))
-			goto fail;
+		if (push(ps, pr, r->value, buf, r->source))
+			return -ENOMEM;
 	}
+	return 0;
+}
+
+/* The mandatory denies no setting lifts. */
+static int compile_mandatory(struct policy_builder *b, struct policy *p, struct pendings *ps)
+{
+	char buf[PATH_MAX];
 
 	/* Mandatory denies: the executes-later table (its rows at any depth
 	 * first, then HOME's and the absolute ones), sbx's own directories
@@ -758,7 +754,7 @@ int policy_compile(struct policy_builder *b, struct policy **out,
 	 * the rule, and a name at any depth is the likelier one to be met */
 	size_t *ord = calloc(nt, sizeof(*ord)), no = 0;
 	if (!ord)
-		goto fail;
+		return -ENOMEM;
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t j = 0; j < nt; j++)
 			if (execlater_anywhere(&execlater_rows[j]) == !pass)
@@ -807,16 +803,19 @@ int policy_compile(struct policy_builder *b, struct policy **out,
 				sizeof(buf), &pr.pat, &pr.prefix_len))
 			continue;
 		pr.is_dir = v[strlen(v) - 1] == '/';
-		pr.value = arena_put(&a, shown ? shown : v);
-		pr.pattern = arena_put(&a, buf);
-		pr.source = arena_put(&a, "mandatory");
-		if (pr.value < 0 || pr.pattern < 0 || pr.source < 0 ||
-		    add_pending(&pend, &npend, &cappend, pr)) {
+		if (push(ps, pr, shown ? shown : v, buf, "mandatory")) {
 			free(ord);
-			goto fail;
+			return -ENOMEM;
 		}
 	}
 	free(ord);
+	return 0;
+}
+
+/* The tables' `~/.config/` names where $XDG_CONFIG_HOME puts them. */
+static int compile_config_home(struct policy_builder *b, struct policy *p, struct pendings *ps)
+{
+	char buf[PATH_MAX];
 
 	/* Programs that follow XDG read their configuration from
 	 * $XDG_CONFIG_HOME when it is set (git from $XDG_CONFIG_HOME/git/config,
@@ -824,7 +823,7 @@ int policy_compile(struct policy_builder *b, struct policy **out,
 	 * protected there too. main.c puts sbx's configuration directory at
 	 * $XDG_CONFIG_HOME/sbx then, which is how this knows. */
 	if (config_home(b, buf, sizeof(buf)) && !(p->config_home = strdup(buf)))
-		goto fail;
+		return -ENOMEM;
 	for (size_t i = 0; p->config_home && i < execlater_nrows; i++) {
 		struct pending pr = { .kind = SBX_RULE_MANDATORY, .origin = SBX_ORIGIN_MANDATORY };
 		const char *m = execlater_rows[i].pattern;
@@ -838,12 +837,8 @@ int policy_compile(struct policy_builder *b, struct policy **out,
 			continue;
 		sbx_path_tildify(v, b->home, shown, sizeof(shown));
 		pr.is_dir = m[strlen(m) - 1] == '/';
-		pr.value = arena_put(&a, shown);
-		pr.pattern = arena_put(&a, pat);
-		pr.source = arena_put(&a, "mandatory");
-		if (pr.value < 0 || pr.pattern < 0 || pr.source < 0 ||
-		    add_pending(&pend, &npend, &cappend, pr))
-			goto fail;
+		if (push(ps, pr, shown, pat, "mandatory"))
+			return -ENOMEM;
 	}
 
 	/* ... and so are the credential table's: gh, hub, glab, rclone, git's
@@ -861,13 +856,16 @@ int policy_compile(struct policy_builder *b, struct policy **out,
 				&pr.pat, &pr.prefix_len))
 			continue;
 		sbx_path_tildify(v, b->home, shown, sizeof(shown));
-		pr.value = arena_put(&a, shown);
-		pr.pattern = arena_put(&a, pat);
-		pr.source = arena_put(&a, "default");
-		if (pr.value < 0 || pr.pattern < 0 || pr.source < 0 ||
-		    add_pending(&pend, &npend, &cappend, pr))
-			goto fail;
+		if (push(ps, pr, shown, pat, "default"))
+			return -ENOMEM;
 	}
+	return 0;
+}
+
+/* The caller's PATH directories under HOME. */
+static int compile_path_dirs(struct policy_builder *b, struct policy *p, struct pendings *ps)
+{
+	char buf[PATH_MAX];
 
 	/* The directories on the caller's PATH under HOME (`~/go/bin`,
 	 * `~/.npm-global/bin`): a `git` put there runs instead of the
@@ -897,71 +895,94 @@ int policy_compile(struct policy_builder *b, struct policy **out,
 				&pr.pat, &pr.prefix_len) || (sbx_path_under(buf, p->workspace) && !home_in_ws))
 			continue;
 		pr.is_dir = true;
-		pr.value = arena_put(&a, v);
-		pr.pattern = arena_put(&a, buf);
-		pr.source = arena_put(&a, "mandatory (on PATH)");
-		if (pr.value < 0 || pr.pattern < 0 || pr.source < 0 ||
-		    add_pending(&pend, &npend, &cappend, pr))
-			goto fail;
+		if (push(ps, pr, v, buf, "mandatory (on PATH)"))
+			return -ENOMEM;
 	}
+	return 0;
+}
 
-	/* HOME is an allow-list when writable (home.c): its hidden entries,
-	 * and the visible places a later program runs from (~/go/bin, a
-	 * conda installation), unless an allow_write names them */
-	if (add_home_kept(b, &a, p, &pend, &npend, &cappend))
-		goto fail;
-
+/* The rules into the policy's own storage, indexed by kind, and the
+ * compiled matcher over them. */
+static int compile_finish(struct policy *p, struct pendings *ps)
+{
 	/* `allow_domains = *` opens the host's network only when no
 	 * deny_domains rule needs holding: the boundary can hold one only
 	 * with the filtering proxy, so until then the network stays off
 	 * (and sbx says so) rather than the deny being the shim's alone. */
-	for (size_t i = 0; i < npend && p->network_open; i++)
-		if (pend[i].kind == SBX_RULE_DENY_DOMAIN)
+	for (size_t i = 0; i < ps->n && p->network_open; i++)
+		if (ps->v[i].kind == SBX_RULE_DENY_DOMAIN)
 			p->network_open = false;
-	p->storage = calloc(npend ? npend : 1, sizeof(*p->storage));
+	p->storage = calloc(ps->n ? ps->n : 1, sizeof(*p->storage));
 	if (!p->storage)
-		goto fail;
-	p->strings = a.buf;
-	a.buf = NULL;
-	p->nstorage = npend;
-	for (size_t i = 0; i < npend; i++) {
+		return -ENOMEM;
+	p->strings = ps->a.buf;
+	ps->a.buf = NULL;
+	p->nstorage = ps->n;
+	for (size_t i = 0; i < ps->n; i++) {
 		struct sbx_rule *r = &p->storage[i];
-		r->kind = pend[i].kind;
-		r->origin = pend[i].origin;
-		r->pat = pend[i].pat;
-		r->value = p->strings + pend[i].value;
-		r->pattern = p->strings + pend[i].pattern;
-		r->source = p->strings + pend[i].source;
-		r->prefix_len = pend[i].prefix_len;
-		r->is_dir = pend[i].is_dir;
-		r->agent = pend[i].agent;
+		r->kind = ps->v[i].kind;
+		r->origin = ps->v[i].origin;
+		r->pat = ps->v[i].pat;
+		r->value = p->strings + ps->v[i].value;
+		r->pattern = p->strings + ps->v[i].pattern;
+		r->source = p->strings + ps->v[i].source;
+		r->prefix_len = ps->v[i].prefix_len;
+		r->is_dir = ps->v[i].is_dir;
+		r->agent = ps->v[i].agent;
 		p->nby_kind[r->kind]++;
 	}
 	/* one array of every rule, kind by kind, as the matcher indexes them */
-	const struct sbx_rule **flat = calloc(npend ? npend : 1, sizeof(*flat));
+	const struct sbx_rule **flat = calloc(ps->n ? ps->n : 1, sizeof(*flat));
 	if (!flat)
-		goto fail;
+		return -ENOMEM;
 	for (int k = 0, at = 0; k < SBX_RULE_KIND_COUNT; k++) {
 		p->by_kind[k] = flat + at;
 		at += (int)p->nby_kind[k];
 		p->nby_kind[k] = 0;
 	}
-	for (size_t i = 0; i < npend; i++) {
+	for (size_t i = 0; i < ps->n; i++) {
 		struct sbx_rule *r = &p->storage[i];
 		p->by_kind[r->kind][p->nby_kind[r->kind]++] = r;
 	}
-	if (!(p->match_mem = malloc(match_size(npend))))
-		goto fail;
+	if (!(p->match_mem = malloc(match_size(ps->n))))
+		return -ENOMEM;
 	match_build(&p->match, p->match_mem, flat, p->nby_kind, match_seed());
-	free(pend);
+	return 0;
+}
+
+int policy_compile(struct policy_builder *b, struct policy **out, struct sbx_err *err)
+{
+	struct policy *p = calloc(1, sizeof(*p));
+	struct pendings ps = { 0 };
+	char ws[PATH_MAX], wsreal[PATH_MAX], buf[PATH_MAX];
+	int rc = -ENOMEM;
+
+	if (!p)
+		goto fail;
+	workspace_of(b, ws, sizeof(ws));
+	path_resolve_existing(ws, wsreal, sizeof(wsreal), &b->memo);
+	p->workspace = strdup(wsreal);
+	/* resolved like the workspace and every rule path: reports, the plan
+	 * and `~` in messages all meet HOME as the kernel sees it */
+	path_resolve_existing(b->home, buf, sizeof(buf), &b->memo);
+	p->home = strdup(buf);
+	p->home_given = strdup(b->home);
+	if (!p->workspace || !p->home || !p->home_given)
+		goto fail;
+	if ((rc = compile_scalars(b, p, err)) || (rc = compile_roots(b, p, &ps)) ||
+	    (rc = compile_rules(b, p, &ps, err)) || (rc = compile_mandatory(b, p, &ps)) ||
+	    (rc = compile_config_home(b, p, &ps)) || (rc = compile_path_dirs(b, p, &ps)) ||
+	    (rc = add_home_kept(b, p, &ps)) || (rc = compile_finish(p, &ps)))
+		goto fail;
+	free(ps.v);
 	policy_builder_free(b);
 	*out = p;
 	return 0;
 fail:
 	if (rc == -ENOMEM)
 		err_set(err, "out of memory while compiling the policy");
-	free(pend);
-	free(a.buf);
+	free(ps.v);
+	free(ps.a.buf);
 	policy_free(p);
 	policy_builder_free(b);
 	return rc;

@@ -195,7 +195,7 @@ static void refuse(struct learned *l, const char *what, const char *value, const
 }
 
 /* One distinct operation of the run, as the supervisor decided it. Only a
- * candidate (supervisor.h, struct report_item: the learning run let it
+ * candidate (preload/preload.h, struct report_item: the learning run let it
  * happen, the user's policy would refuse it, no rule names it) becomes a
  * setting: the sandboxed program writes to the report stream too, so
  * nothing else may. */

@@ -14,7 +14,7 @@
 #include "common/pathwalk.h"
 #include "preload/preload.h"
 
-/* How sbx-init takes each path operation (init-mounts.h). */
+/* How sbx-init takes each path operation (init/mounts.h). */
 enum kind {
 	K_ROOT,   /* --rw, --bound: recorded by mount_ids_roots() */
 	K_EXACT,  /* the path as given, no link anywhere */

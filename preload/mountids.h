@@ -6,7 +6,7 @@
  * earlier) run may meanwhile have swapped a name on the way for a symlink
  * or for another directory. So each path of a mount operation is opened
  * here without following any link (pathwalk.h), its device and inode are
- * recorded and sent to sbx-init ("I" messages, init-mounts.h), which opens
+ * recorded and sent to sbx-init ("I" messages, init/mounts.h), which opens
  * the same path the same way, mounts from the descriptor and refuses (125,
  * nothing was run) when the object is not the one recorded.
  * docs/SECURITY.md, "Mounts land on what was planned". */

@@ -2,7 +2,7 @@
  *
  * The mounts are applied in order, so the order here is the design: the
  * whole root read-only; writable roots bound over it; /proc and a private
- * /tmp (bubblewrap); then, by sbx-init (init-mounts.h), a fresh /dev,
+ * /tmp (bubblewrap); then, by sbx-init (init/mounts.h), a fresh /dev,
  * read-denied paths masked over everything, and write-denied paths bound
  * read-only over the writable roots. bubblewrap pays about 0.15 ms per mount
  * operation (it re-reads mountinfo each time), sbx-init about 0.02 ms.

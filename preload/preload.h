@@ -290,7 +290,7 @@ void reports_boundary(struct reports *r, char decision, enum wire_op op, int pid
 		      const char *comm, const char *target, int err,
 		      const struct sbx_rule *why);
 /* A system call the boundary refuses (the seccomp table's rows, a server
- * under allow_local_binding = false; notify-deny.c): one line, `sbx:
+ * under allow_local_binding = false; preload/notify/deny.c): one line, `sbx:
  * denied CALL[ on TARGET] — WHY — pid N COMM (seccomp)`, and a JSON record
  * with layer "notify", op "syscall", once per call and program (comm);
  * repeats counted. `target` may be NULL, `rule` names what refused it. */

@@ -1465,7 +1465,7 @@ void reports_proxy(struct reports *r, const struct net_event *ev)
 {
 	static const char *const via[] = { "CONNECT", "http", "socks5", "dns", "host_ports",
 					    "seccomp" };
-	char target[300], line[REPORT_LINE_MAX], rule[640] = "", key[320], *text = NULL, stamp[40];
+	char target[300], line[REPORT_LINE_MAX], rule[640] = "", key[320], *text = NULL;
 	bool v6 = strchr(ev->host, ':') != NULL, deny = ev->outcome == NET_EV_DENIED;
 	bool trace = r->cfg.mode == REPORTS_TRACE, dns = ev->proto == NET_PROTO_DNS;
 	const struct sbx_rule *quiet;
@@ -1498,13 +1498,9 @@ void reports_proxy(struct reports *r, const struct net_event *ev)
 	/* the audit log */
 	FILE *f = log_gate(r) && open_log(r) >= 0 ? open_memstream(&text, &len) : NULL;
 	if (f) {
-		struct timeval tv;
-		struct tm tm;
-		gettimeofday(&tv, NULL);
-		gmtime_r(&tv.tv_sec, &tm);
-		strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
-		fprintf(f, "{\"time\":\"%s.%03dZ\",\"layer\":\"%s\",\"op\":\"%s\"", stamp,
-			(int)(tv.tv_usec / 1000), sc ? "notify" : "proxy", dns ? "dns" : "connect");
+		stamp(f);
+		fprintf(f, ",\"layer\":\"%s\",\"op\":\"%s\"", sc ? "notify" : "proxy",
+			dns ? "dns" : "connect");
 		json_opt(f, "target", ev->host[0] ? target : NULL);
 		fprintf(f, ",\"decision\":\"%s\"", decision);
 		json_opt(f, "rule", ev->rule ? rule : NULL);

@@ -1,6 +1,6 @@
 /* seccomp/gen-filters.c: sbx-init's seccomp table, compiled at build time.
  *
- * `rules[]` (seccomp-rules.h) is the whole table: every system call the
+ * `rules[]` (seccomp/rules.h) is the whole table: every system call the
  * sandbox refuses, when, with which errno, and why, one row each. From it
  * this program writes
  *   gen-filters            a C header with classic-BPF programs for this
@@ -37,7 +37,7 @@
  * AF_UNIX (CVE-2019-10063 in flatpak was the same with ioctl's request).
  * Every equality here is a masked one for that reason (LOW32, or a mask
  * of bits within it). The two "above" comparisons (a protocol above
- * IPPROTO_TCP, a family above 63: seccomp-rules.h) take all 64 bits,
+ * IPPROTO_TCP, a family above 63: seccomp/rules.h) take all 64 bits,
  * which refuses more, never less: a value with a high bit set is above
  * either, whatever its low word.
  */

@@ -31,9 +31,9 @@
  *   bind                                      always (a Unix socket's path makes a name)
  *   listen                                    always, in the _nobind programs
  *                                             (allow_local_binding = false)
- *   the seccomp table's rows that are         as the table says (seccomp-rules.h):
+ *   the seccomp table's rows that are         as the table says (seccomp/rules.h):
  *   reported (all but clone3)                 the supervisor answers the row's errno
- *                                             and reports it (notify-deny.c)
+ *                                             and reports it (preload/notify/deny.c)
  *   (clone3, the table's one quiet row:       ENOSYS, as in the table)
  *
  *
@@ -100,7 +100,7 @@ static int notify_write_flags(scmp_filter_ctx ctx, const char *name, unsigned ar
 }
 
 /* The deny table (the rows every run has): a reported row notifies, and
- * the supervisor answers its errno (notify-deny.c; with the listener gone,
+ * the supervisor answers its errno (preload/notify/deny.c; with the listener gone,
  * ENOSYS); the rest (clone3, libc's own fallback) keep their errno. */
 static int table_rows(scmp_filter_ctx ctx)
 {
@@ -139,7 +139,7 @@ static scmp_filter_ctx build(int block_unix, int nobind)
 	if (table_rows(ctx))
 		goto fail;
 	/* allow_local_binding = false: servers inside are the supervisor's
-	 * to refuse (notify-deny.c decides on the socket itself) */
+	 * to refuse (preload/notify/deny.c decides on the socket itself) */
 	if (nobind && notify_always(ctx, "listen"))
 		goto fail;
 	/* open(path, flags, mode): flags is A1; openat(dirfd, path, flags, mode): A2 */

@@ -436,7 +436,7 @@ int nested_go(const struct nested *n, struct sandbox *sb, const struct plan *pl,
 	go.init_at = 0;
 	/* sbx-init, its own options, then (the plan's last before COMMAND
 	 * is the "--" that ends them) the [nested, network not open] and
-	 * [nested, Landlock ABI < 3] rows (seccomp-rules.h), the notify
+	 * [nested, Landlock ABI < 3] rows (seccomp/rules.h), the notify
 	 * program for a file's mode and owner, and "--" */
 	for (size_t i = pl->init_at; !rc && i + 1 < pl->cmd_at; i++)
 		if (i == pl->init_at || init_own(pl->argv.v[i]))

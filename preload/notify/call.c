@@ -1,5 +1,5 @@
 /* preload/notify/call.c: what every handler of the notify layer stands
- * on (notify-int.h): the caller's memory (process_vm_readv) and whether
+ * on (preload/notify/internal.h): the caller's memory (process_vm_readv) and whether
  * its request still waits (ID_VALID), its descriptors (pidfd_getfd), its
  * name and umask from /proc, the answer (SEND, or ADDFD with the
  * descriptor), and the supervisor's own state around an act (no

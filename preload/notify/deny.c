@@ -1,7 +1,7 @@
 /* preload/notify/deny.c: the calls the boundary refuses as such, named
- * (notify-int.h).
+ * (preload/notify/internal.h).
  *
- * 1. The seccomp table's rows (seccomp-rules.h): keyctl, bpf,
+ * 1. The seccomp table's rows (seccomp/rules.h): keyctl, bpf,
  *    perf_event_open, a new user namespace, TIOCSTI... With the notify
  *    layer, sbx-init's deny table answers them with USER_NOTIF
  *    (gen-filters.c, sbx_filter_notified) and so does the notify filter,

@@ -21,7 +21,7 @@
  *   3. the lock file is removed, as the rename would have.
  * No other notified call runs meanwhile (one request at a time), and
  * every later write to the new file by its name is judged again by the
- * policy's rows (notify-paths.c, may_make()); a later rename onto it
+ * policy's rows (preload/notify/paths.c, may_make()); a later rename onto it
  * passes here again. Nothing of this runs for a rename the policy refuses
  * by a user's own deny_write, or onto a directory on a read-only mount.
  */
@@ -461,7 +461,7 @@ out:
  * descriptor the program kept open on the old one writes into nothing
  * git reads. Both here, before the call is made, with no other notified
  * call between: afterwards a write of it by name is judged as the config
- * it is (notify-paths.c). 0, or -errno (refused, said). */
+ * it is (preload/notify/paths.c). 0, or -errno (refused, said). */
 int notify_gitcfg_complete(struct call *c, int dfd, const char *dir, const char *name)
 {
 	const char *other = !strcmp(name, "objects") ? "refs" : !strcmp(name, "refs") ? "objects" : NULL;

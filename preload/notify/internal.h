@@ -1,5 +1,5 @@
 /* preload/notify/internal.h: what the notify layer's files share
- * (notify.c: the listener and the file calls; notify-net.c: connect() on
+ * (notify.c: the listener and the file calls; preload/notify/net.c: connect() on
  * network sockets). Private to them; notify.h is the layer's API. */
 #ifndef SBX_NOTIFY_INT_H
 #define SBX_NOTIFY_INT_H
@@ -102,7 +102,7 @@ struct answer {
 #define ERR(e) ((struct answer){ .err = (e), .fd = -1 })
 #define OK(v) ((struct answer){ .val = (v), .fd = -1 })
 
-/* A program's connect() the proxy is dialling for (notify-net.c): the
+/* A program's connect() the proxy is dialling for (preload/notify/net.c): the
  * program waits in connect() until done. */
 #define MAX_DIALS 64
 struct dialing {
@@ -118,7 +118,7 @@ struct dialing {
 };
 
 /* The seccomp table's refusals reported once per call and program
- * (notify-net.c, notify_syscall). */
+ * (preload/notify/net.c, notify_syscall). */
 #define MAX_SAID 1024
 
 struct notify {
@@ -133,7 +133,7 @@ struct notify {
 	size_t ngit;
 	bool git_full;
 	/* the core.worktree of each repository the run made, as vetted
-	 * (notify-gitcfg.c): no link or directory lands there; and the git
+	 * (preload/notify/gitcfg.c): no link or directory lands there; and the git
 	 * directory it is relative to (wtgits[i]), which moves only with it */
 	char **worktrees, **wtgits;
 	/* when the layer was made, before COMMAND: a name born later is the
@@ -144,7 +144,7 @@ struct notify {
 	size_t nwait;
 	struct connecting *conn; /* MAX_CONNECTING, made when first needed */
 	size_t nconn;
-	int actor; /* the rename actor's socket (init-notify.c), -1 once lost */
+	int actor; /* the rename actor's socket (init/notify.c), -1 once lost */
 	int root_fd; /* the sandbox's root (sandbox_root) */
 	struct __user_cap_data_struct caps[2]; /* a root supervisor's own */
 	bool low;          /* caps lowered for this serve (serve_begin) */
@@ -175,7 +175,7 @@ struct call {
 	int root; /* the sandbox's root (notify->root_fd) */
 };
 
-/* ---- notify-call.c */
+/* ---- preload/notify/call.c */
 
 /* a root supervisor's effective capabilities, lowered (false) or back */
 void notify_caps_effective(const struct notify *n, bool on);
@@ -194,7 +194,7 @@ int notify_read_str(const struct call *c, unsigned long long addr, char *out, si
 /* The caller's umask (its /proc/PID/status, held open). */
 mode_t notify_prog_umask(const struct call *c);
 
-/* ---- notify-paths.c: the calls that name a path */
+/* ---- preload/notify/paths.c: the calls that name a path */
 
 enum make_kind { MAKE_DIR, MAKE_NODE, MAKE_LINK };
 struct answer notify_open(struct call *c, int dirfd, unsigned long long paddr, int flags,
@@ -231,7 +231,7 @@ struct answer notify_connect(struct call *c, int sockfd, unsigned long long aadd
 			     unsigned alen);
 int notify_cmp_str(const void *a, const void *b);
 
-/* ---- notify-gitcfg.c */
+/* ---- preload/notify/gitcfg.c */
 
 /* A regular file renamed onto a git config the policy keeps (notify_move
  * decided it is one): done by the supervisor when the new content changes
@@ -257,7 +257,7 @@ bool notify_gitcfg_worktree_moves(struct call *c, const char *from, const char *
  * 0 no, -1 not known */
 int notify_git_part(int dfd, const char *name);
 
-/* ---- notify-net.c */
+/* ---- preload/notify/net.c */
 
 /* The blocking connects in progress (notify_connect_here): answered when
  * done, dropped when their caller is gone. */
@@ -296,14 +296,14 @@ struct sockaddr_storage;
 struct answer notify_connect_here(struct call *c, int s, const struct sockaddr_storage *ss,
 				  unsigned alen);
 
-/* notify-net.c: the sandbox's network namespace noted (at attach). */
+/* preload/notify/net.c: the sandbox's network namespace noted (at attach). */
 void notify_net_init(struct notify *n);
-/* notify-net.c: connect() on an AF_INET or AF_INET6 socket `s` (ours, from
+/* preload/notify/net.c: connect() on an AF_INET or AF_INET6 socket `s` (ours, from
  * pidfd_getfd; closed here) to the address at aaddr. */
 struct answer notify_net_connect(struct call *c, int s, int sockfd, unsigned long long aaddr,
 				 unsigned alen);
 
-/* notify-deny.c: a row of the seccomp table (its errno, reported once
+/* preload/notify/deny.c: a row of the seccomp table (its errno, reported once
  * per call and program), or ENOSYS for a call no row names. */
 struct answer notify_deny(struct call *c, const struct seccomp_data *d);
 /* The row of the table (gen-filters.c's sbx_deny_rows) that refuses the

@@ -1,5 +1,5 @@
 /* preload/notify/net.c: connect() on network sockets, for every
- * program, decided by the notify layer (notify-int.h).
+ * program, decided by the notify layer (preload/notify/internal.h).
  *
  * The sandbox's network namespace holds only loopback. A program that
  * honours the proxy variables, or runs with the shim, reaches the outside

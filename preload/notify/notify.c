@@ -1,9 +1,9 @@
 /* preload/notify/notify.c: the seccomp user-notification listener (notify.h):
  * its life (new, attach, refuse, finish, free), the serving turn and the
- * dispatch. The handlers are below it: notify-paths.c (the calls that name
- * a path, and connect() on a Unix socket), notify-net.c (connect() on an
- * IP socket), notify-deny.c (the seccomp table's rows, listen, bind); all
- * of them stand on notify-call.c (the caller's memory, its descriptors,
+ * dispatch. The handlers are below it: preload/notify/paths.c (the calls that name
+ * a path, and connect() on a Unix socket), preload/notify/net.c (connect() on an
+ * IP socket), preload/notify/deny.c (the seccomp table's rows, listen, bind); all
+ * of them stand on preload/notify/call.c (the caller's memory, its descriptors,
  * the answer).
  *
  * One notification at a time, in the supervisor's poll loop:
@@ -128,7 +128,7 @@ static struct answer dispatch(struct call *c, const struct seccomp_data *d)
 		return notify_move(c, true, (int)a[0], a[1], (int)a[2], a[3], (unsigned)a[4]);
 	case SYS_connect:
 		return notify_connect(c, (int)a[0], a[1], (unsigned)a[2]);
-	case SYS_listen: /* allow_local_binding = false (notify-deny.c) */
+	case SYS_listen: /* allow_local_binding = false (preload/notify/deny.c) */
 		return notify_listen(c, (int)a[0], (int)a[1]);
 	case SYS_bind:
 		return notify_bind(c, (int)a[0], a[1], (unsigned)a[2]);
@@ -161,7 +161,7 @@ static struct answer dispatch(struct call *c, const struct seccomp_data *d)
 	/* a set-ID mode, the table's row: a directory's is made here */
 	if (!notify_chmod_dir(c, nr, a, &dir))
 		return dir;
-	/* the seccomp table's rows (notify-deny.c): their errno, reported;
+	/* the seccomp table's rows (preload/notify/deny.c): their errno, reported;
 	 * anything else, ENOSYS: never continue */
 	return notify_deny(c, d);
 }

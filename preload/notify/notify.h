@@ -18,14 +18,14 @@
  * result or installs the descriptor it opened (SECCOMP_IOCTL_NOTIF_ADDFD).
  * CONTINUE is given only where nothing is decided: connect() with
  * allow_all_unix_sockets = true, and a Unix socket's bind() under
- * allow_local_binding = false (notify-deny.c). A connect() on any other
+ * allow_local_binding = false (preload/notify/deny.c). A connect() on any other
  * socket is made by the supervisor itself on the socket it took, with its
  * copy of the address (notify.c, connect_here()): CONTINUE would let the
  * kernel look the descriptor number up again, and another thread can
  * dup2() an AF_UNIX socket onto it after the check. A TCP connect() to an
  * address outside is dialled by the proxy and the connected socket
- * installed (notify-net.c); the seccomp table's refusals are answered
- * with their errno and reported (notify-deny.c).
+ * installed (preload/notify/net.c); the seccomp table's refusals are answered
+ * with their errno and reported (preload/notify/deny.c).
  */
 #ifndef SBX_NOTIFY_H
 #define SBX_NOTIFY_H
@@ -47,12 +47,12 @@ struct notify;
  * report what was allowed. */
 int notify_new(const struct policy *p, struct reports *r, bool trace, struct notify **out);
 /* The listener and the rename actor's socket from sbx-init
- * (init-notify.h), owned from here on (closed on error). Checked: a
+ * (init/notify.h), owned from here on (closed on error). Checked: a
  * seccomp listener and a Unix seqpacket socket. 0, -EPROTO. */
 int notify_attach(struct notify *n, int fd, int actor);
 /* The proxy's loop (borrowed; NULL: no proxy this run): a program's TCP
  * connect() to an address outside is decided and dialled by it
- * (notify-net.c). */
+ * (preload/notify/net.c). */
 struct net_loop;
 void notify_set_net(struct notify *n, struct net_loop *l);
 /* Paths that must not be made although no rule names them (plan.c's
@@ -80,7 +80,7 @@ int notify_timeout(const struct notify *n);
  * listener itself failed (the run must stop: nothing else answers). */
 int notify_serve(struct notify *n, bool ready);
 /* The run is over: one line, and a log record, naming the git
- * repositories the run created (their configs vetted, notify-gitcfg.c). */
+ * repositories the run created (their configs vetted, preload/notify/gitcfg.c). */
 void notify_finish(struct notify *n);
 /* Is `path` (the sandbox's view) at or inside a git repository the run
  * created? notify_finish() names those; NULL n: false. */
@@ -94,7 +94,7 @@ void notify_free(struct notify *n); /* NULL is fine */
 bool notify_dir_may_land(const struct policy *p, const char *path, const struct sbx_rule **why);
 /* Is `rest` (the part of a path after `/.git/`) one git writes into a git
  * directory it makes, plainly: `hooks`, `hooks/NAME.sample`? (Its config
- * only by a vetted rename: notify-gitcfg.c.) */
+ * only by a vetted rename: preload/notify/gitcfg.c.) */
 bool notify_git_own(const char *rest);
 
 #endif

@@ -1,7 +1,7 @@
 /* preload/notify/paths.c: the notified calls that name a path --
  * open/creat with a write or create flag, mkdir, mknod, symlink, rename,
  * link, truncate -- and a Unix socket's bind() and connect() by path
- * (notify-int.h). Each is resolved in the caller's view, decided by the
+ * (preload/notify/internal.h). Each is resolved in the caller's view, decided by the
  * policy (the mandatory and deny_write rules at any depth, the git
  * exception) and made by the supervisor on the directory it checked
  * (notify.c's header comment has the steps).
@@ -408,7 +408,7 @@ static bool config_view(int fd, const char *full, char *view, size_t viewsz)
 /* Is `full` (`name` in the held directory `fd`) a git config the
  * policy keeps by an executes-later row -- a repository's config or
  * config.worktree, a submodule's, a linked worktree's, a work tree's
- * .gitmodules -- that a vetted rename may replace (notify-gitcfg.c)? Not
+ * .gitmodules -- that a vetted rename may replace (preload/notify/gitcfg.c)? Not
  * where the user's own deny_write names it, nor in a git directory the
  * run made (the git exception's: plain), nor a bare repository's config
  * (no row keeps it once its bind is gone: refused as before). */
@@ -1376,14 +1376,35 @@ struct answer notify_truncate(struct call *c, unsigned long long paddr, long lon
 	return rc ? ERR(e) : OK(0);
 }
 
+/* The file a mode or owner call names, held (O_PATH, O_DIRECTORY for
+ * `dir`): by descriptor with AT_EMPTY_PATH, else by path as the program
+ * sees it, through /proc/PID/fd links too. The descriptor or -errno. */
+static int held_target(struct call *c, int dfd, unsigned long long paddr, unsigned flags, bool dir)
+{
+	char path[PATH_MAX], abs[PATH_MAX];
+	int rc, o = -1;
+
+	if (flags & ~(unsigned)(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
+		return -EINVAL;
+	if ((rc = notify_read_str(c, paddr, path, sizeof(path))))
+		return rc;
+	if (!path[0] && (flags & AT_EMPTY_PATH))
+		return notify_take_fd(c, dfd);
+	if ((rc = abs_path(c, dfd, path, abs, sizeof(abs))))
+		return rc;
+	if ((rc = fd_link_open(c, abs, &o)) > 0)
+		return open_in_root(c, abs, O_PATH | (dir ? O_DIRECTORY : 0),
+				    (flags & AT_SYMLINK_NOFOLLOW) != 0);
+	return rc < 0 ? rc : o;
+}
+
 /* What a chmod-family call names, opened O_PATH (O_DIRECTORY with `dir`)
  * in the caller's view: 0 with *fd and *mode; 1 when nr is no chmod;
  * -errno when the call itself is wrong or its target cannot be opened. */
 static int chmod_target(struct call *c, long nr, const unsigned long long *args, bool dir,
 			mode_t *mode, int *fd)
 {
-	char path[PATH_MAX], abs[PATH_MAX];
-	int dfd = AT_FDCWD, o = -1, rc;
+	int dfd = AT_FDCWD, o = -1;
 	unsigned long long paddr = 0;
 	unsigned flags = 0;
 
@@ -1404,19 +1425,7 @@ static int chmod_target(struct call *c, long nr, const unsigned long long *args,
 		} else {
 			return 1;
 		}
-		if (flags & ~(unsigned)(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
-			return -EINVAL;
-		if ((rc = notify_read_str(c, paddr, path, sizeof(path))))
-			return rc;
-		if (!path[0] && (flags & AT_EMPTY_PATH))
-			o = notify_take_fd(c, dfd);
-		else if ((rc = abs_path(c, dfd, path, abs, sizeof(abs))))
-			o = rc;
-		else if ((rc = fd_link_open(c, abs, &o)) > 0)
-			o = open_in_root(c, abs, O_PATH | (dir ? O_DIRECTORY : 0),
-					 (flags & AT_SYMLINK_NOFOLLOW) != 0);
-		else if (rc < 0)
-			o = rc;
+		o = held_target(c, dfd, paddr, flags, dir);
 	}
 	if (o < 0)
 		return o;
@@ -1457,7 +1466,7 @@ int notify_chmod_dir(struct call *c, long nr, const unsigned long long *args,
 }
 
 /* mkdir/mkdirat, mknod/mknodat, symlink/symlinkat: one new name
- * (enum make_kind: notify-int.h). */
+ * (enum make_kind: preload/notify/internal.h). */
 
 struct answer notify_make(struct call *c, enum make_kind kind, int dirfd,
 			     unsigned long long paddr, mode_t mode, unsigned dev,
@@ -1646,7 +1655,7 @@ struct answer notify_unix_bind(struct call *c, int s, const struct sockaddr_un *
  * long), and the loop must not wait for it forever. */
 #define ACTOR_WAIT_MS 5000
 
-/* renameat2 done by the actor (init-notify.c): the errno, 0 when done.
+/* renameat2 done by the actor (init/notify.c): the errno, 0 when done.
  * An actor that does not answer in time is given up: every rename after
  * it fails (EIO), nothing is renamed from here instead. */
 static int actor_send(struct notify *n, char op, int ofd, const char *oname, int nfd,
@@ -2409,8 +2418,7 @@ static bool modes_kept(const struct notify *n, const char *full, const struct sb
 static int chown_target(struct call *c, long nr, const unsigned long long *args, uid_t *uid,
 			gid_t *gid, int *fd)
 {
-	char path[PATH_MAX], abs[PATH_MAX];
-	int dfd = AT_FDCWD, o, rc;
+	int dfd = AT_FDCWD, o;
 	unsigned long long paddr;
 	unsigned flags = 0;
 
@@ -2436,18 +2444,7 @@ static int chown_target(struct call *c, long nr, const unsigned long long *args,
 	} else {
 		return 1;
 	}
-	if (flags & ~(unsigned)(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
-		return -EINVAL;
-	if ((rc = notify_read_str(c, paddr, path, sizeof(path))))
-		return rc;
-	if (!path[0] && (flags & AT_EMPTY_PATH))
-		o = notify_take_fd(c, dfd);
-	else if ((rc = abs_path(c, dfd, path, abs, sizeof(abs))))
-		o = rc;
-	else if ((rc = fd_link_open(c, abs, &o)) > 0)
-		o = open_in_root(c, abs, O_PATH, (flags & AT_SYMLINK_NOFOLLOW) != 0);
-	else if (rc < 0)
-		o = rc;
+	o = held_target(c, dfd, paddr, flags, false);
 done:
 	if (o < 0)
 		return o;

@@ -399,7 +399,7 @@ except OSError as e:
 	else bad "$(cat "$B/out" | tr '\n' ' ') host got: $(cat "$B/got-host" 2>/dev/null)"; fi
 else skip "no python3"; fi
 
-# ---- the network for static binaries (notify-net.c): a connect to an
+# ---- the network for static binaries (preload/notify/net.c): a connect to an
 # address outside gets the proxy's decision for the name behind the
 # stand-in, and the socket the proxy dialled replaces the program's own
 
@@ -530,7 +530,7 @@ if [ -n "$NC" ]; then
 	else bad "$(tr '\n' ' ' < "$B/out")"; fi
 else skip "no static netclient"; fi
 
-# ---- allow_local_binding (notify-deny.c): true (the default) lets servers
+# ---- allow_local_binding (preload/notify/deny.c): true (the default) lets servers
 # inside listen on the sandbox's own loopback; false refuses a TCP listen
 # and a UDP bind to a port (EACCES, reported), decided on the socket itself;
 # clients, port-0 binds and Unix servers keep working

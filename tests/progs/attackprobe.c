@@ -203,7 +203,7 @@ static int actor_takeover(const char *dir)
 	char tail[8192], a[4096], b[4096];
 	size_t tl = 0, sl = (size_t)(sc_end - sc_begin);
 	unsigned long lo, hi;
-	/* the actor is pid 1 (init-notify.c); an actor of another name,
+	/* the actor is pid 1 (init/notify.c); an actor of another name,
 	 * were one to come back, is taken on the same way */
 	int pid = pid_of("sbx-rename");
 

@@ -29,7 +29,7 @@
 #include "gen/filters.h"
 #include "gen/notify-filter.h"
 
-/* preload/notify/deny.c (declared in notify-int.h, whose names clash here) */
+/* preload/notify/deny.c (declared in preload/notify/internal.h, whose names clash here) */
 int notify_deny_row(const struct seccomp_data *d);
 
 #define LEN(a) (sizeof(a) / sizeof((a)[0]))
