@@ -926,6 +926,25 @@ static void move_remembered(struct notify *n, const char *from, const char *to, 
 	}
 }
 
+/* May `pa`'s name (path `full`) be made in the held parent: a file, a
+ * node, a socket, or a directory or link (`as_dir`: what lands may
+ * complete a protected name)? Not where the policy's rows refuse it
+ * (said), nor an objects/ or refs/ that would make a repository of a
+ * config written before, unless that config passes (notify-gitcfg.c:
+ * vetted and replaced now). 0 or an errno. */
+static int make_allowed(struct call *c, const struct parent *pa, const char *full, bool as_dir)
+{
+	const struct sbx_rule *why;
+	int rc;
+
+	if (!may_make(c->n, pa->fd, full, as_dir, &why)) {
+		report_why(c, WIRE_DENY, WIRE_WRITE, full, DENY_ERRNO, why);
+		return DENY_ERRNO;
+	}
+	rc = notify_gitcfg_complete(c, pa->fd, pa->path, pa->name);
+	return rc ? -rc : 0;
+}
+
 /* ---- the calls */
 
 /* /dev/stdout, /dev/fd/N, /proc/self/fd/N, /proc/PID/fd/N: links to open
@@ -1235,7 +1254,6 @@ struct answer notify_open(struct call *c, int dirfd, unsigned long long paddr, i
 			     mode_t mode)
 {
 	char path[PATH_MAX], abs[PATH_MAX], full[PATH_MAX];
-	const struct sbx_rule *why;
 	struct parent pa;
 	struct answer a;
 	int rc, o = -1;
@@ -1284,15 +1302,9 @@ struct answer notify_open(struct call *c, int dirfd, unsigned long long paddr, i
 			return ERR(EISDIR);
 		}
 		join(pa.path, pa.name, full, sizeof(full));
-		if (!may_make(c->n, pa.fd, full, false, &why)) {
+		if ((rc = make_allowed(c, &pa, full, false))) {
 			parent_close(&pa);
-			report_why(c, WIRE_DENY, WIRE_WRITE, full, DENY_ERRNO, why);
-			return ERR(DENY_ERRNO);
-		}
-		/* a file at objects or refs beside a config (notify_git_part) */
-		if ((rc = notify_gitcfg_complete(c, pa.fd, pa.path, pa.name))) {
-			parent_close(&pa);
-			return ERR(-rc);
+			return ERR(rc);
 		}
 		struct open_how how = { .flags = (unsigned long long)((flags & ~O_NOCTTY) |
 								      O_CLOEXEC | O_NOCTTY),
@@ -1473,7 +1485,6 @@ struct answer notify_make(struct call *c, enum make_kind kind, int dirfd,
 			     unsigned long long taddr)
 {
 	char path[PATH_MAX], abs[PATH_MAX], full[PATH_MAX], target[PATH_MAX];
-	const struct sbx_rule *why;
 	struct parent pa;
 	int rc;
 
@@ -1499,15 +1510,9 @@ struct answer notify_make(struct call *c, enum make_kind kind, int dirfd,
 		return ERR(EEXIST);
 	}
 	/* a link acts as the directory it may lead to */
-	if (!may_make(c->n, pa.fd, full, kind == MAKE_LINK, &why)) {
+	if ((rc = make_allowed(c, &pa, full, kind == MAKE_LINK))) {
 		parent_close(&pa);
-		report_why(c, WIRE_DENY, WIRE_WRITE, full, DENY_ERRNO, why);
-		return ERR(DENY_ERRNO);
-	}
-	/* objects or refs (a directory, a link, a FIFO) beside a config */
-	if ((rc = notify_gitcfg_complete(c, pa.fd, pa.path, pa.name))) {
-		parent_close(&pa);
-		return ERR(-rc);
+		return ERR(rc);
 	}
 	mode_t old = notify_act_begin(c->n, notify_prog_umask(c));
 	if (kind == MAKE_DIR)
@@ -1588,7 +1593,6 @@ struct answer notify_unix_bind(struct call *c, int s, const struct sockaddr_un *
 	char path[sizeof(su->sun_path) + 1], abs[PATH_MAX], full[PATH_MAX];
 	size_t off = offsetof(struct sockaddr_un, sun_path);
 	size_t pl = alen > off ? alen - off : 0;
-	const struct sbx_rule *why;
 	struct parent pa;
 	int rc;
 
@@ -1609,15 +1613,9 @@ struct answer notify_unix_bind(struct call *c, int s, const struct sockaddr_un *
 		return ERR(dot_name(pa.name) ? EADDRINUSE : ENOENT);
 	}
 	join(pa.path, pa.name, full, sizeof(full));
-	if (!may_make(c->n, pa.fd, full, false, &why)) {
+	if ((rc = make_allowed(c, &pa, full, false))) {
 		parent_close(&pa);
-		report_why(c, WIRE_DENY, WIRE_WRITE, full, DENY_ERRNO, why);
-		return ERR(DENY_ERRNO);
-	}
-	/* a socket at objects or refs beside a config (notify_git_part) */
-	if ((rc = notify_gitcfg_complete(c, pa.fd, pa.path, pa.name))) {
-		parent_close(&pa);
-		return ERR(-rc);
+		return ERR(rc);
 	}
 	/* sun_path takes no directory descriptor: bound from the held parent
 	 * as our working directory (this process has one thread), then back */
