@@ -57,11 +57,13 @@ SUPERVISOR_SRCS += backend/linux/landlock.c backend/linux/nested.c backend/linux
 	preload/mode.c common/strv.c
 # the control protocol with sbx-init (control.h), in both programs
 SUPERVISOR_SRCS += common/control.c
+# a subreaper's end without a pid namespace (the nested mode), in both
+SUPERVISOR_SRCS += common/reap.c
 # macOS: the policy as a Seatbelt profile, portable C (--print=seatbelt)
 DARWIN_SRCS := backend/darwin/seatbelt.c
 SUPERVISOR_SRCS += $(DARWIN_SRCS)
 INIT_SRCS := init/sbx-init.c init/mounts.c init/connect.c \
-	init/notify.c common/pathwalk.c common/control.c
+	init/notify.c common/pathwalk.c common/control.c common/reap.c
 # The order is the link order: shim.c's fork() cache of libc's fork comes
 # first in .bss, on the page start-up writes anyway (docs/PERFORMANCE.md).
 SHIM_SRCS := shim/shim.c shim/core.c shim/check.c shim/wrappers.c shim/exec.c shim/net.c shim/namemap.c shim/resolve.c shim/tell.c shim/syscall.c shim/dirfds.c shim/decided.c \
