@@ -57,8 +57,13 @@ SUPERVISOR_SRCS += backend/linux/landlock.c backend/linux/nested.c backend/linux
 	preload/mode.c common/strv.c
 # the control protocol with sbx-init (control.h), in both programs
 SUPERVISOR_SRCS += common/control.c
+# a subreaper's end without a pid namespace (the nested mode), in both
+SUPERVISOR_SRCS += common/reap.c
+# macOS: the policy as a Seatbelt profile, portable C (--print=seatbelt)
+DARWIN_SRCS := backend/darwin/seatbelt.c
+SUPERVISOR_SRCS += $(DARWIN_SRCS)
 INIT_SRCS := init/sbx-init.c init/mounts.c init/connect.c \
-	init/notify.c common/pathwalk.c common/control.c
+	init/notify.c common/pathwalk.c common/control.c common/reap.c
 # The order is the link order: shim.c's fork() cache of libc's fork comes
 # first in .bss, on the page start-up writes anyway (docs/PERFORMANCE.md).
 SHIM_SRCS := shim/shim.c shim/core.c shim/check.c shim/wrappers.c shim/exec.c shim/net.c shim/namemap.c shim/resolve.c shim/tell.c shim/syscall.c shim/dirfds.c shim/decided.c \
@@ -72,14 +77,15 @@ UNIT_SRCS := $(wildcard tests/unit/*.c)
 # build/lib, static musl ones under build/musl/lib); a program links its
 # own main object and the archives it needs, in one group (preload/ and
 # preload/notify/ call each other), so only what it uses comes in.
-ARCHIVES := policy common net init preload notify backend cli
+ARCHIVES := policy common net init preload notify backend darwin cli
 LIB_policy := $(POLICY_SRCS)
 LIB_common := $(filter common/%,$(SUPERVISOR_SRCS) $(INIT_SRCS))
 LIB_net := $(NET_SRCS)
 LIB_init := $(filter-out init/sbx-init.c,$(filter init/%,$(INIT_SRCS)))
 LIB_preload := $(filter-out preload/main.c preload/notify/%,$(filter preload/%,$(SUPERVISOR_SRCS)))
 LIB_notify := $(filter preload/notify/%,$(SUPERVISOR_SRCS))
-LIB_backend := $(filter backend/%,$(SUPERVISOR_SRCS))
+LIB_backend := $(filter-out $(DARWIN_SRCS),$(filter backend/%,$(SUPERVISOR_SRCS)))
+LIB_darwin := $(DARWIN_SRCS)
 LIB_cli := $(filter-out cli/sbxctl.c,$(wildcard cli/*.c))
 $(foreach a,$(ARCHIVES),$(eval build/lib/lib$(a).a: $$(sort $$(LIB_$(a):%.c=build/%.o))) \
 	$(eval build/musl/lib/lib$(a).a: $$(sort $$(LIB_$(a):%.c=build/musl/%.o))))
@@ -91,7 +97,7 @@ build/musl/lib/%.a:
 	rm -f $@ && $(AR) rcs $@ $^
 # LIBS a b c: the archives, in a group
 group = -Wl,--start-group $(1) -Wl,--end-group
-PRELOAD_ARCHIVES := preload notify backend net common policy
+PRELOAD_ARCHIVES := preload notify backend darwin net common policy
 
 UNIT_OBJS := $(UNIT_SRCS:%.c=build/%.o)
 
@@ -239,7 +245,7 @@ build/preload/notify/deny.o: build/gen/filters.h
 # audit log, import-srt). Not on the start-up path, so not static.
 CTL_SRCS := $(wildcard cli/*.c)
 JANSSON_LIBS = $(or $(shell $(PKG_CONFIG) --libs jansson 2>/dev/null),-ljansson)
-CTL_ARCHIVES := cli preload common policy
+CTL_ARCHIVES := cli preload darwin common policy
 build/sbxctl: build/cli/sbxctl.o $(CTL_ARCHIVES:%=build/lib/lib%.a)
 	$(CC) $(SBX_LDFLAGS) -o $@ $< $(call group,$(filter %.a,$^)) $(SBX_LDLIBS) $(JANSSON_LIBS)
 # sbxctl with its test hook (see HOOK_NAMES above)
@@ -288,7 +294,7 @@ UNIT_SHIM_OBJS := build/shim/resolve-test.o build/shim/namemap.o build/shim/deci
 build/shim/resolve-test.o: shim/resolve.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) $(SBX_CFLAGS) -c -o $@ $<
-UNIT_ARCHIVES := cli preload notify backend net init common policy
+UNIT_ARCHIVES := cli preload notify backend darwin net init common policy
 build/tests/unit-tests: $(UNIT_OBJS) $(UNIT_SHIM_OBJS) $(UNIT_ARCHIVES:%=build/lib/lib%.a)
 	$(CC) $(SBX_LDFLAGS) -no-pie -o $@ $(filter %.o,$^) $(call group,$(filter %.a,$^)) \
 		$(SBX_LDLIBS) -lcriterion $(JANSSON_LIBS)
@@ -345,7 +351,7 @@ build/tests/progs/goclient: tests/progs/goclient.go
 # tests/integration/placement): apart from `make check`, which stays
 # offline and repeatable.
 check-agents: deps-test
-	@$(MAKE) --no-print-directory -j$(NPROC) all test-progs
+	@$(MAKE) --no-print-directory -j$(NPROC) all $(TEST_HOOK_BINS) test-progs
 	SBX_IT_TARGET=agents ./tests/integration/run.sh
 
 # sbx inside a real container (tests/integration/container.sh, the

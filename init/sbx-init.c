@@ -77,6 +77,7 @@
 #include <unistd.h>
 
 #include "common/control.h"
+#include "common/reap.h"
 #include "gen/filters.h"
 #include "init/notify.h"
 #include "common/forwarded.h"
@@ -285,36 +286,18 @@ static void apply_mounts_and_drop_caps(char *const *ops, int n, bool need_ids)
  * hands us, until none is left. */
 static void kill_descendants(void)
 {
-	char path[64], buf[4096];
-
-	snprintf(path, sizeof(path), "/proc/self/task/%d/children", (int)getpid());
 	for (;;) {
-		int fd = open(path, O_RDONLY | O_CLOEXEC);
-		ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
-		if (fd >= 0)
-			close(fd);
+		int n = reap_kill_children();
 		if (n < 0) {
-			dprintf(STDERR_FILENO, "sbx: cannot list the processes left (%s): "
-				"some may outlive the run\n", path);
+			dprintf(STDERR_FILENO, "sbx: cannot list the processes left (/proc/self/task/"
+				"%d/children: %s): some may outlive the run\n", (int)getpid(),
+				strerror(-n));
 			return;
 		}
-		buf[n] = '\0';
-		for (char *q = buf; *q;) {
-			char *end;
-			long pid = strtol(q, &end, 10);
-			if (end == q)
-				break;
-			if (pid > 0)
-				kill((pid_t)pid, SIGKILL);
-			q = end;
-		}
 		/* one reaped (or none left): its children are ours now */
-		while (waitpid(-1, NULL, 0) < 0) {
-			if (errno == ECHILD)
-				return;
+		while (waitpid(-1, NULL, 0) < 0)
 			if (errno != EINTR)
-				return;
-		}
+				return; /* ECHILD: none left */
 	}
 }
 

@@ -1027,6 +1027,8 @@ static int phase_policy(struct run *r)
 		msg("%s", err.msg[0] ? err.msg : "cannot build the policy");
 	if (brc)
 		return SBX_EXIT_SETUP;
+	if (r->o.print_seatbelt) /* macOS's profile: printed, nothing run */
+		return print_seatbelt(r->p, r->run_id, r->o.command);
 	r->confine = r->box ? r->box : r->p;
 	r->be.policy = r->confine;
 	return RUN_ON;

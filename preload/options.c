@@ -55,7 +55,9 @@ static const char usage[] =
 "      --print[=json]      print the wrapped command line instead of running it\n"
 "                          (boundary only: the shim needs sbx-preload running);\n"
 "                          =json: {\"argv\":[...],\"cwd\":...,\"env\":{\"set\":{...},\n"
-"                          \"unset\":[...]}} on one line, to spawn without a shell\n"
+"                          \"unset\":[...]}} on one line, to spawn without a shell;\n"
+"                          =seatbelt: the policy as a macOS Seatbelt profile, as\n"
+"                          a sandbox-exec command (COMMAND optional; docs/MACOS.md)\n"
 "      --log FILE          append every report as a JSON line to FILE (default:\n"
 "                          [report] log, else ~/.local/state/sbx/audit.jsonl)\n"
 "      --report-fd N       report lines to descriptor N instead of stderr (a\n"
@@ -173,12 +175,13 @@ int options_parse(int argc, char **argv, struct options *o)
 		case OPT_LEARN: o->learn = true; o->learn_out = optarg; break;
 		case OPT_PRINT:
 			o->print = true;
-			if (optarg && strcmp(optarg, "json")) {
-				fprintf(stderr, "sbx: --print takes =json or nothing, not "
-					"`=%s`\n", optarg);
+			if (optarg && strcmp(optarg, "json") && strcmp(optarg, "seatbelt")) {
+				fprintf(stderr, "sbx: --print takes =json, =seatbelt or nothing, "
+					"not `=%s`\n", optarg);
 				return -1;
 			}
-			o->print_json = optarg != NULL;
+			o->print_json = optarg && !strcmp(optarg, "json");
+			o->print_seatbelt = optarg && !strcmp(optarg, "seatbelt");
 			break;
 		case OPT_CLEANUP: o->cleanup = true; break;
 		case OPT_PROFILE: o->profile = optarg; break;
@@ -258,6 +261,9 @@ int options_parse(int argc, char **argv, struct options *o)
 		}
 		return 0;
 	}
+	/* a profile to review needs no command */
+	if (o->print_seatbelt && optind >= argc)
+		return 0;
 	if (optind >= argc) {
 		fprintf(stderr, "sbx: no command given\n"
 			"usage: sbx-preload [OPTIONS] [--] COMMAND [ARG...] "

@@ -68,6 +68,7 @@ struct options {
 	size_t nkeep_fds;
 	bool no_sandbox, no_shim, trace, learn, print, cleanup;
 	bool print_json; /* --print=json */
+	bool print_seatbelt; /* --print=seatbelt (command optional: NULL) */
 	char **command; /* borrowed from argv; NULL with --cleanup */
 };
 
@@ -138,6 +139,9 @@ struct plan_in {
 int plan_build(const struct plan_in *in, struct plan *out);
 /* --print=json (print.c): the plan as {"argv":[...],"cwd":...,"env":{...}}. */
 void print_plan_json(const struct plan *pl, const char *cwd);
+/* --print=seatbelt (print.c): the policy as a macOS Seatbelt profile, as a
+ * sandbox-exec command on stdout. 0, or SBX_EXIT_SETUP with a message. */
+int print_seatbelt(const struct policy *p, const char *run_id, char *const *command);
 int plan_bwrap(const struct plan_in *in, struct plan *out);
 int plan_init(const struct plan_in *in, struct plan *pl);
 /* What the walk's record depends on besides the policy, as text for its

@@ -1,9 +1,11 @@
 /* preload/print.c: `sbx-preload --print=json`: the wrapped command as
  * data, for a program that spawns it (Node's child_process.spawn, Python's
- * subprocess) without a shell and without quoting (docs/RECIPES.md). */
+ * subprocess) without a shell and without quoting (docs/RECIPES.md); and
+ * `--print=seatbelt`: the policy as a macOS profile (docs/MACOS.md). */
 #include <stdio.h>
 #include <string.h>
 
+#include "backend/darwin/seatbelt.h"
 #include "preload/preload.h"
 
 /* {"argv":[...],"cwd":"...","env":{"set":{...},"unset":[...]}}: argv runs
@@ -49,4 +51,23 @@ void print_plan_json(const struct plan *pl, const char *cwd)
 		i += 1;
 	}
 	fputs("]}}\n", stdout);
+}
+
+/* The ports are the proxy's own defaults: a Mac user running the command
+ * by hand starts the proxy there (the darwin backend will pass its own). */
+int print_seatbelt(const struct policy *p, const char *run_id, char *const *command)
+{
+	struct seatbelt_opts so = { .run_id = run_id, .http_port = SBX_PROXY_HTTP_PORT,
+				    .socks_port = SBX_PROXY_SOCKS_PORT };
+	struct seatbelt_profile sp;
+	char err[512];
+
+	int rc = seatbelt_compile(p, &so, &sp, err, sizeof(err));
+	if (rc) {
+		msg("--print=seatbelt: %s; nothing was printed", err);
+		return SBX_EXIT_SETUP;
+	}
+	seatbelt_print_command(stdout, &sp, command);
+	seatbelt_profile_free(&sp);
+	return fflush(stdout) ? SBX_EXIT_SETUP : 0;
 }

@@ -783,36 +783,88 @@ static void json_quiet(FILE *f, const struct sbx_rule *q)
 	json_opt(f, "quiet_source", q->source);
 }
 
-static void log_report(struct reports *r, const struct wire_report *w,
-		       const struct report_expl *e, const struct sbx_rule *quiet,
-		       bool boundary)
+/* One audit record, whatever layer made it (the shim's line, the notify
+ * layer's decision or refused call, the proxy's event): one shape, one
+ * writer, the fields in this order. The first eight and "run" are in
+ * every record (a NULL one as null); the others in the records of the
+ * layers that have them (`has`), "claimed" only when there is a claim. */
+enum {
+	REC_ERRNO = 1 << 0,
+	REC_REASON = 1 << 1,
+	REC_FIX = 1 << 2,
+	REC_VIA = 1 << 3,
+	REC_ADDRESS = 1 << 4,
+	REC_CLIENT = 1 << 5,
+	REC_TRUNCATED = 1 << 6,
+	REC_QUIET = 1 << 7,
+};
+struct record {
+	unsigned has;
+	const char *layer, *op, *target, *decision, *claimed, *rule, *source;
+	int pid;
+	bool pid_null;        /* "pid":null: no process is known (the proxy's) */
+	const char *comm, *err, *reason, *fix, *via, *address, *client;
+	bool truncated;
+	const struct sbx_rule *quiet; /* "ignored", and the quiet rule if any */
+};
+
+static void record_write(struct reports *r, const struct record *rec)
 {
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f;
 
-	if (!log_gate(r) || !(f = open_memstream(&text, &len)))
+	if (!log_gate(r) || open_log(r) < 0 || !(f = open_memstream(&text, &len)))
 		return;
 	stamp(f);
-	fprintf(f, ",\"layer\":\"%s\",\"op\":\"%s\"", boundary ? "notify" : "shim",
-		wire_op_name(w->op));
-	json_opt(f, "target", w->target);
-	fprintf(f, ",\"decision\":\"%s\"", decision_name(e->decision));
-	if (e->claimed)
-		fprintf(f, ",\"claimed\":\"%s\"", decision_name(e->claimed));
-	json_opt(f, "rule", e->has_rule ? e->rule : NULL);
-	json_opt(f, "source", e->has_rule ? e->source : NULL);
-	fprintf(f, ",\"pid\":%d", w->pid);
-	json_opt(f, "comm", w->comm);
-	json_opt(f, "errno", errno_name(w->err));
-	json_opt(f, "fix", e->fix);
+	json_opt(f, "layer", rec->layer);
+	json_opt(f, "op", rec->op);
+	json_opt(f, "target", rec->target);
+	json_opt(f, "decision", rec->decision);
+	if (rec->claimed)
+		json_opt(f, "claimed", rec->claimed);
+	json_opt(f, "rule", rec->rule);
+	json_opt(f, "source", rec->source);
+	if (rec->pid_null)
+		fputs(",\"pid\":null", f);
+	else
+		fprintf(f, ",\"pid\":%d", rec->pid);
+	json_opt(f, "comm", rec->comm);
+	if (rec->has & REC_ERRNO)
+		json_opt(f, "errno", rec->err);
+	if (rec->has & REC_REASON)
+		json_opt(f, "reason", rec->reason);
+	if (rec->has & REC_FIX)
+		json_opt(f, "fix", rec->fix);
+	if (rec->has & REC_VIA)
+		json_opt(f, "via", rec->via);
+	if (rec->has & REC_ADDRESS)
+		json_opt(f, "address", rec->address);
+	if (rec->has & REC_CLIENT)
+		json_opt(f, "client", rec->client);
 	json_opt(f, "run", r->cfg.run_id);
-	fprintf(f, ",\"truncated\":%s", w->truncated ? "true" : "false");
-	json_quiet(f, quiet);
+	if (rec->has & REC_TRUNCATED)
+		fprintf(f, ",\"truncated\":%s", rec->truncated ? "true" : "false");
+	if (rec->has & REC_QUIET)
+		json_quiet(f, rec->quiet);
 	fputs("}\n", f);
 	fclose(f);
 	log_commit(r, text, len);
 	free(text);
+}
+
+static void log_report(struct reports *r, const struct wire_report *w,
+		       const struct report_expl *e, const struct sbx_rule *quiet,
+		       bool boundary)
+{
+	record_write(r, &(struct record){
+		.layer = boundary ? "notify" : "shim", .op = wire_op_name(w->op),
+		.target = w->target, .decision = decision_name(e->decision),
+		.claimed = e->claimed ? decision_name(e->claimed) : NULL,
+		.rule = e->has_rule ? e->rule : NULL, .source = e->has_rule ? e->source : NULL,
+		.pid = w->pid, .comm = w->comm, .err = errno_name(w->err), .fix = e->fix,
+		.truncated = w->truncated, .quiet = quiet,
+		.has = REC_ERRNO | REC_FIX | REC_TRUNCATED | REC_QUIET });
 }
 
 /* ---- one line from the pipe */
@@ -1465,7 +1517,7 @@ void reports_proxy(struct reports *r, const struct net_event *ev)
 {
 	static const char *const via[] = { "CONNECT", "http", "socks5", "dns", "host_ports",
 					    "seccomp" };
-	char target[300], line[REPORT_LINE_MAX], rule[640] = "", key[320], *text = NULL, stamp[40];
+	char target[300], line[REPORT_LINE_MAX], rule[640] = "", key[320];
 	bool v6 = strchr(ev->host, ':') != NULL, deny = ev->outcome == NET_EV_DENIED;
 	bool trace = r->cfg.mode == REPORTS_TRACE, dns = ev->proto == NET_PROTO_DNS;
 	const struct sbx_rule *quiet;
@@ -1475,7 +1527,6 @@ void reports_proxy(struct reports *r, const struct net_event *ev)
 	char who[120] = "";
 	const char *decision = deny ? "deny" : ev->outcome == NET_EV_ALLOWED ? "allow" :
 			       ev->outcome == NET_EV_FAILED ? "fail" : "error";
-	size_t len = 0;
 
 	if (ev->outcome == NET_EV_ALLOWED && !trace)
 		return;
@@ -1496,36 +1547,14 @@ void reports_proxy(struct reports *r, const struct net_event *ev)
 			 ev->rule->value);
 
 	/* the audit log */
-	FILE *f = log_gate(r) && open_log(r) >= 0 ? open_memstream(&text, &len) : NULL;
-	if (f) {
-		struct timeval tv;
-		struct tm tm;
-		gettimeofday(&tv, NULL);
-		gmtime_r(&tv.tv_sec, &tm);
-		strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
-		fprintf(f, "{\"time\":\"%s.%03dZ\",\"layer\":\"%s\",\"op\":\"%s\"", stamp,
-			(int)(tv.tv_usec / 1000), sc ? "notify" : "proxy", dns ? "dns" : "connect");
-		json_opt(f, "target", ev->host[0] ? target : NULL);
-		fprintf(f, ",\"decision\":\"%s\"", decision);
-		json_opt(f, "rule", ev->rule ? rule : NULL);
-		json_opt(f, "source", ev->rule ? ev->rule->source : NULL);
-		if (sc && ev->pid > 0)
-			fprintf(f, ",\"pid\":%d", ev->pid);
-		else
-			fputs(",\"pid\":null", f);
-		json_opt(f, "comm", sc ? ev->comm : NULL);
-		json_opt(f, "reason", ev->reason);
-		json_opt(f, "fix", ev->fix);
-		fprintf(f, ",\"via\":\"%s\"", via[ev->proto]);
-		json_opt(f, "address", ev->address);
-		json_opt(f, "client", ev->client);
-		json_opt(f, "run", r->cfg.run_id);
-		json_quiet(f, quiet);
-		fputs("}\n", f);
-		fclose(f);
-		log_commit(r, text, len);
-		free(text);
-	}
+	record_write(r, &(struct record){
+		.layer = sc ? "notify" : "proxy", .op = dns ? "dns" : "connect",
+		.target = ev->host[0] ? target : NULL, .decision = decision,
+		.rule = ev->rule ? rule : NULL, .source = ev->rule ? ev->rule->source : NULL,
+		.pid = ev->pid, .pid_null = !(sc && ev->pid > 0), .comm = sc ? ev->comm : NULL,
+		.reason = ev->reason, .fix = ev->fix, .via = via[ev->proto], .address = ev->address,
+		.client = ev->client, .quiet = quiet,
+		.has = REC_REASON | REC_FIX | REC_VIA | REC_ADDRESS | REC_CLIENT | REC_QUIET });
 
 	/* the line, once per outcome, kind (a lookup, a connect through the
 	 * proxy, a program's own) and target */
@@ -1652,9 +1681,8 @@ void reports_boundary(struct reports *r, char decision, enum wire_op op, int pid
 void reports_syscall(struct reports *r, int pid, const char *comm, const char *call,
 		     const char *target, const char *why, const char *rule, int err)
 {
-	char key[512], line[REPORT_LINE_MAX], shown_comm[16 * 6], shown[600], *text = NULL;
+	char key[512], line[REPORT_LINE_MAX], shown_comm[16 * 6], shown[600];
 	struct seen *s;
-	size_t len = 0;
 
 	report_printable(comm ? comm : "", shown_comm, sizeof(shown_comm), true);
 	report_printable(target ? target : "", shown, sizeof(shown), true);
@@ -1667,25 +1695,11 @@ void reports_syscall(struct reports *r, int pid, const char *comm, const char *c
 		return;
 	if (s)
 		s->target = s->key + 2;
-	FILE *f = log_gate(r) && open_log(r) >= 0 ? open_memstream(&text, &len) : NULL;
-	if (f) {
-		stamp(f);
-		fprintf(f, ",\"layer\":\"notify\",\"op\":\"syscall\"");
-		json_opt(f, "target", call);
-		fputs(",\"decision\":\"deny\"", f);
-		json_opt(f, "rule", rule);
-		json_opt(f, "source", "built-in");
-		fprintf(f, ",\"pid\":%d", pid);
-		json_opt(f, "comm", comm);
-		json_opt(f, "errno", errno_name(err));
-		json_opt(f, "reason", why);
-		json_opt(f, "address", target);
-		json_opt(f, "run", r->cfg.run_id);
-		fputs("}\n", f);
-		fclose(f);
-		log_commit(r, text, len);
-		free(text);
-	}
+	record_write(r, &(struct record){
+		.layer = "notify", .op = "syscall", .target = call, .decision = "deny",
+		.rule = rule, .source = "built-in", .pid = pid, .comm = comm,
+		.err = errno_name(err), .reason = why, .address = target,
+		.has = REC_ERRNO | REC_REASON | REC_ADDRESS });
 	if (!may_say(r))
 		return;
 	snprintf(line, sizeof(line), "sbx: denied %s%s%s — %s — pid %d %s (seccomp)", call,

@@ -165,15 +165,18 @@ fail:
 	return NULL;
 }
 
-static int emit(const char *name, int block_unix, int nobind)
+/* A built filter as a C array named `name` (consumes ctx). 0, or 1 when
+ * it could not be built or exported. */
+static int print_filter(const char *name, scmp_filter_ctx ctx)
 {
-	scmp_filter_ctx ctx = build(block_unix, nobind);
 	FILE *tmp = tmpfile();
 	struct { unsigned short code; unsigned char jt, jf; unsigned int k; } ins;
 	size_t n = 0;
 
 	if (!ctx || !tmp || seccomp_export_bpf(ctx, fileno(tmp))) {
 		fprintf(stderr, "gen-notify: cannot build %s\n", name);
+		if (ctx)
+			seccomp_release(ctx);
 		return 1;
 	}
 	lseek(fileno(tmp), 0, SEEK_SET);
@@ -188,6 +191,11 @@ static int emit(const char *name, int block_unix, int nobind)
 	return n ? 0 : 1;
 }
 
+static int emit(const char *name, int block_unix, int nobind)
+{
+	return print_filter(name, build(block_unix, nobind));
+}
+
 /* The nested mode's program (sbx_notify_modes): only a file's mode and
  * owner, which Landlock has no right for, go to the supervisor; stacked
  * on the table and the [nested] rows sbx-init installs itself (their
@@ -197,27 +205,15 @@ static int emit_modes(void)
 	static const char *const calls[] = { "chmod", "fchmod", "fchmodat", "fchmodat2",
 					     "chown", "fchown", "lchown", "fchownat" };
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
-	FILE *tmp = tmpfile();
-	struct { unsigned short code; unsigned char jt, jf; unsigned int k; } ins;
-	size_t n = 0;
-	int bad = !ctx || !tmp || seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+	int bad = !ctx || seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
 
 	for (size_t i = 0; !bad && i < sizeof(calls) / sizeof(*calls); i++)
 		bad = notify_always(ctx, calls[i]) != 0;
-	if (bad || seccomp_export_bpf(ctx, fileno(tmp))) {
-		fprintf(stderr, "gen-notify: cannot build sbx_notify_modes\n");
-		return 1;
+	if (bad && ctx) {
+		seccomp_release(ctx);
+		ctx = NULL;
 	}
-	lseek(fileno(tmp), 0, SEEK_SET);
-	printf("static const struct sock_filter sbx_notify_modes[] __attribute__((unused)) = {\n");
-	while (read(fileno(tmp), &ins, sizeof(ins)) == (ssize_t)sizeof(ins)) {
-		printf("\t{ 0x%04x, %u, %u, 0x%08x },\n", ins.code, ins.jt, ins.jf, ins.k);
-		n++;
-	}
-	printf("};\n\n");
-	fclose(tmp);
-	seccomp_release(ctx);
-	return n ? 0 : 1;
+	return print_filter("sbx_notify_modes", ctx);
 }
 
 int main(void)

@@ -18,6 +18,7 @@
 
 #include "net/net.h"
 #include "backend/linux/nested.h"
+#include "common/reap.h"
 #include "preload/preload.h" /* the process driver (run.c), the terminal, msg() */
 #include "common/probe.h"
 
@@ -468,30 +469,12 @@ void nested_text(const struct nested *n, char *layers, size_t lsz)
 
 void nested_reap(void)
 {
-	char path[64], buf[4096];
-
-	snprintf(path, sizeof(path), "/proc/self/task/%d/children", (int)getpid());
-	for (;;) {
-		int fd = open(path, O_RDONLY | O_CLOEXEC);
-		ssize_t len = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
-		if (fd >= 0)
-			close(fd);
-		if (len <= 0)
-			return;
-		buf[len] = '\0';
-		for (char *q = buf; *q;) {
-			char *end;
-			long pid = strtol(q, &end, 10);
-			if (end == q)
-				break;
-			if (pid > 0)
-				kill((pid_t)pid, SIGKILL);
-			q = end;
-		}
+	/* our children, then the orphans their death hands us (we are the
+	 * subreaper), until none is left */
+	while (reap_kill_children() > 0)
 		while (waitpid(-1, NULL, 0) < 0)
 			if (errno != EINTR)
 				return;
-	}
 }
 
 void nested_free(struct nested *n)

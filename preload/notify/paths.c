@@ -926,6 +926,25 @@ static void move_remembered(struct notify *n, const char *from, const char *to, 
 	}
 }
 
+/* May `pa`'s name (path `full`) be made in the held parent: a file, a
+ * node, a socket, or a directory or link (`as_dir`: what lands may
+ * complete a protected name)? Not where the policy's rows refuse it
+ * (said), nor an objects/ or refs/ that would make a repository of a
+ * config written before, unless that config passes (notify-gitcfg.c:
+ * vetted and replaced now). 0 or an errno. */
+static int make_allowed(struct call *c, const struct parent *pa, const char *full, bool as_dir)
+{
+	const struct sbx_rule *why;
+	int rc;
+
+	if (!may_make(c->n, pa->fd, full, as_dir, &why)) {
+		report_why(c, WIRE_DENY, WIRE_WRITE, full, DENY_ERRNO, why);
+		return DENY_ERRNO;
+	}
+	rc = notify_gitcfg_complete(c, pa->fd, pa->path, pa->name);
+	return rc ? -rc : 0;
+}
+
 /* ---- the calls */
 
 /* /dev/stdout, /dev/fd/N, /proc/self/fd/N, /proc/PID/fd/N: links to open
@@ -1235,7 +1254,6 @@ struct answer notify_open(struct call *c, int dirfd, unsigned long long paddr, i
 			     mode_t mode)
 {
 	char path[PATH_MAX], abs[PATH_MAX], full[PATH_MAX];
-	const struct sbx_rule *why;
 	struct parent pa;
 	struct answer a;
 	int rc, o = -1;
@@ -1284,15 +1302,9 @@ struct answer notify_open(struct call *c, int dirfd, unsigned long long paddr, i
 			return ERR(EISDIR);
 		}
 		join(pa.path, pa.name, full, sizeof(full));
-		if (!may_make(c->n, pa.fd, full, false, &why)) {
+		if ((rc = make_allowed(c, &pa, full, false))) {
 			parent_close(&pa);
-			report_why(c, WIRE_DENY, WIRE_WRITE, full, DENY_ERRNO, why);
-			return ERR(DENY_ERRNO);
-		}
-		/* a file at objects or refs beside a config (notify_git_part) */
-		if ((rc = notify_gitcfg_complete(c, pa.fd, pa.path, pa.name))) {
-			parent_close(&pa);
-			return ERR(-rc);
+			return ERR(rc);
 		}
 		struct open_how how = { .flags = (unsigned long long)((flags & ~O_NOCTTY) |
 								      O_CLOEXEC | O_NOCTTY),
@@ -1376,14 +1388,35 @@ struct answer notify_truncate(struct call *c, unsigned long long paddr, long lon
 	return rc ? ERR(e) : OK(0);
 }
 
+/* The file a mode or owner call names, held (O_PATH, O_DIRECTORY for
+ * `dir`): by descriptor with AT_EMPTY_PATH, else by path as the program
+ * sees it, through /proc/PID/fd links too. The descriptor or -errno. */
+static int held_target(struct call *c, int dfd, unsigned long long paddr, unsigned flags, bool dir)
+{
+	char path[PATH_MAX], abs[PATH_MAX];
+	int rc, o = -1;
+
+	if (flags & ~(unsigned)(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
+		return -EINVAL;
+	if ((rc = notify_read_str(c, paddr, path, sizeof(path))))
+		return rc;
+	if (!path[0] && (flags & AT_EMPTY_PATH))
+		return notify_take_fd(c, dfd);
+	if ((rc = abs_path(c, dfd, path, abs, sizeof(abs))))
+		return rc;
+	if ((rc = fd_link_open(c, abs, &o)) > 0)
+		return open_in_root(c, abs, O_PATH | (dir ? O_DIRECTORY : 0),
+				    (flags & AT_SYMLINK_NOFOLLOW) != 0);
+	return rc < 0 ? rc : o;
+}
+
 /* What a chmod-family call names, opened O_PATH (O_DIRECTORY with `dir`)
  * in the caller's view: 0 with *fd and *mode; 1 when nr is no chmod;
  * -errno when the call itself is wrong or its target cannot be opened. */
 static int chmod_target(struct call *c, long nr, const unsigned long long *args, bool dir,
 			mode_t *mode, int *fd)
 {
-	char path[PATH_MAX], abs[PATH_MAX];
-	int dfd = AT_FDCWD, o = -1, rc;
+	int dfd = AT_FDCWD, o = -1;
 	unsigned long long paddr = 0;
 	unsigned flags = 0;
 
@@ -1404,19 +1437,7 @@ static int chmod_target(struct call *c, long nr, const unsigned long long *args,
 		} else {
 			return 1;
 		}
-		if (flags & ~(unsigned)(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
-			return -EINVAL;
-		if ((rc = notify_read_str(c, paddr, path, sizeof(path))))
-			return rc;
-		if (!path[0] && (flags & AT_EMPTY_PATH))
-			o = notify_take_fd(c, dfd);
-		else if ((rc = abs_path(c, dfd, path, abs, sizeof(abs))))
-			o = rc;
-		else if ((rc = fd_link_open(c, abs, &o)) > 0)
-			o = open_in_root(c, abs, O_PATH | (dir ? O_DIRECTORY : 0),
-					 (flags & AT_SYMLINK_NOFOLLOW) != 0);
-		else if (rc < 0)
-			o = rc;
+		o = held_target(c, dfd, paddr, flags, dir);
 	}
 	if (o < 0)
 		return o;
@@ -1464,7 +1485,6 @@ struct answer notify_make(struct call *c, enum make_kind kind, int dirfd,
 			     unsigned long long taddr)
 {
 	char path[PATH_MAX], abs[PATH_MAX], full[PATH_MAX], target[PATH_MAX];
-	const struct sbx_rule *why;
 	struct parent pa;
 	int rc;
 
@@ -1490,15 +1510,9 @@ struct answer notify_make(struct call *c, enum make_kind kind, int dirfd,
 		return ERR(EEXIST);
 	}
 	/* a link acts as the directory it may lead to */
-	if (!may_make(c->n, pa.fd, full, kind == MAKE_LINK, &why)) {
+	if ((rc = make_allowed(c, &pa, full, kind == MAKE_LINK))) {
 		parent_close(&pa);
-		report_why(c, WIRE_DENY, WIRE_WRITE, full, DENY_ERRNO, why);
-		return ERR(DENY_ERRNO);
-	}
-	/* objects or refs (a directory, a link, a FIFO) beside a config */
-	if ((rc = notify_gitcfg_complete(c, pa.fd, pa.path, pa.name))) {
-		parent_close(&pa);
-		return ERR(-rc);
+		return ERR(rc);
 	}
 	mode_t old = notify_act_begin(c->n, notify_prog_umask(c));
 	if (kind == MAKE_DIR)
@@ -1579,7 +1593,6 @@ struct answer notify_unix_bind(struct call *c, int s, const struct sockaddr_un *
 	char path[sizeof(su->sun_path) + 1], abs[PATH_MAX], full[PATH_MAX];
 	size_t off = offsetof(struct sockaddr_un, sun_path);
 	size_t pl = alen > off ? alen - off : 0;
-	const struct sbx_rule *why;
 	struct parent pa;
 	int rc;
 
@@ -1600,15 +1613,9 @@ struct answer notify_unix_bind(struct call *c, int s, const struct sockaddr_un *
 		return ERR(dot_name(pa.name) ? EADDRINUSE : ENOENT);
 	}
 	join(pa.path, pa.name, full, sizeof(full));
-	if (!may_make(c->n, pa.fd, full, false, &why)) {
+	if ((rc = make_allowed(c, &pa, full, false))) {
 		parent_close(&pa);
-		report_why(c, WIRE_DENY, WIRE_WRITE, full, DENY_ERRNO, why);
-		return ERR(DENY_ERRNO);
-	}
-	/* a socket at objects or refs beside a config (notify_git_part) */
-	if ((rc = notify_gitcfg_complete(c, pa.fd, pa.path, pa.name))) {
-		parent_close(&pa);
-		return ERR(-rc);
+		return ERR(rc);
 	}
 	/* sun_path takes no directory descriptor: bound from the held parent
 	 * as our working directory (this process has one thread), then back */
@@ -2409,8 +2416,7 @@ static bool modes_kept(const struct notify *n, const char *full, const struct sb
 static int chown_target(struct call *c, long nr, const unsigned long long *args, uid_t *uid,
 			gid_t *gid, int *fd)
 {
-	char path[PATH_MAX], abs[PATH_MAX];
-	int dfd = AT_FDCWD, o, rc;
+	int dfd = AT_FDCWD, o;
 	unsigned long long paddr;
 	unsigned flags = 0;
 
@@ -2436,18 +2442,7 @@ static int chown_target(struct call *c, long nr, const unsigned long long *args,
 	} else {
 		return 1;
 	}
-	if (flags & ~(unsigned)(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
-		return -EINVAL;
-	if ((rc = notify_read_str(c, paddr, path, sizeof(path))))
-		return rc;
-	if (!path[0] && (flags & AT_EMPTY_PATH))
-		o = notify_take_fd(c, dfd);
-	else if ((rc = abs_path(c, dfd, path, abs, sizeof(abs))))
-		o = rc;
-	else if ((rc = fd_link_open(c, abs, &o)) > 0)
-		o = open_in_root(c, abs, O_PATH, (flags & AT_SYMLINK_NOFOLLOW) != 0);
-	else if (rc < 0)
-		o = rc;
+	o = held_target(c, dfd, paddr, flags, false);
 done:
 	if (o < 0)
 		return o;

@@ -803,10 +803,30 @@ if [ $RC -eq 0 ] && [ $pyrc -eq 0 ] && [ "$py_file" = "$arg" ] && grep -qx REFUS
    ! grep -qF "$SECRET" "$B/py" && [ $node_ok != no ]; then ok
 else bad "rc=$RC py=$pyrc file=[$py_file] node=$node_ok: $(cat "$B/py" "$B/node" 2>/dev/null | head -5)"; fi
 
-t print_takes_json_or_nothing
+t print_takes_json_seatbelt_or_nothing
 sx --print=yaml -- true
-if [ $RC -eq 125 ] && hasf '--print takes =json or nothing' err; then ok
+if [ $RC -eq 125 ] && hasf '--print takes =json, =seatbelt or nothing' err; then ok
 else bad "rc=$RC"; fi
+
+t print_seatbelt_is_a_sandbox_exec_command_with_paths_as_parameters
+# The macOS profile (docs/MACOS.md), printed here: run as a shell would run
+# it, with sandbox-exec standing in as a printer of its arguments, each
+# path arrives whole as a -D parameter and never in the profile text
+# (named as Darwin names it: /var is /private/var there).
+odd="$W/it's a \"secret\" [dir]"
+sx --print=seatbelt --deny-read "$odd" --allow-write "$W/out dir"
+sed '1s|^/usr/bin/sandbox-exec|args|' "$B/out" > "$B/cmd"
+args() { printf '%s\0' "$@"; }
+(SHELL=/bin/zsh; . "$B/cmd") > "$B/argv" 2>"$B/evalerr"
+tr '\0' '\n' < "$B/argv" > "$B/argl"
+prof=$(tr '\0' '\n' < "$B/argv" | sed -n '/^-p$/,$p' | sed 1d)
+if [ $RC -eq 0 ] && head -1 "$B/out" | grep -qx '/usr/bin/sandbox-exec \\' &&
+   grep -qxF -- "-D" "$B/argl" && grep -qxF "=/private$odd" <(sed 's/^P[0-9]*//' "$B/argl") &&
+   grep -qxF "=/private$W/out dir" <(sed 's/^P[0-9]*//' "$B/argl") &&
+   printf '%s' "$prof" | grep -q '^(version 1)' && printf '%s' "$prof" | grep -qF '(deny default' &&
+   ! printf '%s' "$prof" | grep -qF "it's" && ! printf '%s' "$prof" | grep -qF "out dir" &&
+   [ "$(tail -n1 "$B/argl")" = /bin/zsh ] && [ ! -s "$B/evalerr" ]; then ok
+else bad "rc=$RC $(head -3 "$B/out") $(grep -E '^P' "$B/argl" | tail -3) $(cat "$B/evalerr" "$B/err")"; fi
 
 # ---- what every subcommand shares
 

@@ -1,0 +1,770 @@
+/* tests/unit/seatbelt.c: the Seatbelt profile compiler (backend/darwin/
+ * seatbelt.c). No Mac here: golden checks of the text, and a small SBPL
+ * evaluator that decides what the generated profile allows -- the last
+ * matching rule wins; literal, subpath, regex, require-all/-any/-not and
+ * (param "N") -- for thousands of paths, compared with
+ * policy_check_path(). Every difference fails. */
+#include <errno.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+
+#pragma GCC diagnostic ignored "-Wformat-truncation"
+
+#include "backend/darwin/seatbelt.h"
+#include "tests/unit/helpers.h"
+
+/* ---- an s-expression reader for what SBPL profiles use */
+
+struct sx {
+	enum { SX_LIST, SX_SYM, SX_STR } t;
+	char *s;          /* SYM, STR */
+	struct sx **v;    /* LIST */
+	size_t n;
+	size_t re;        /* STR used as a regex: its re_cache index + 1 */
+};
+
+static void sx_free(struct sx *x)
+{
+	if (!x)
+		return;
+	for (size_t i = 0; i < x->n; i++)
+		sx_free(x->v[i]);
+	free(x->v);
+	free(x->s);
+	free(x);
+}
+
+static void skip_space(const char **p)
+{
+	for (;;) {
+		while (**p == ' ' || **p == '\n' || **p == '\t')
+			(*p)++;
+		if (**p != ';')
+			return;
+		while (**p && **p != '\n')
+			(*p)++;
+	}
+}
+
+static struct sx *sx_read(const char **p)
+{
+	struct sx *x = calloc(1, sizeof(*x));
+
+	cr_assert_not_null(x);
+	skip_space(p);
+	if (**p == '(') {
+		(*p)++;
+		x->t = SX_LIST;
+		for (;;) {
+			skip_space(p);
+			cr_assert(**p, "profile: a list is not closed");
+			if (**p == ')') {
+				(*p)++;
+				return x;
+			}
+			x->v = realloc(x->v, (x->n + 1) * sizeof(*x->v));
+			x->v[x->n++] = sx_read(p);
+		}
+	}
+	if (**p == '"' || (**p == '#' && (*p)[1] == '"')) {
+		bool raw = **p == '#';
+		*p += raw ? 2 : 1;
+		size_t cap = strlen(*p) + 1, l = 0;
+		x->t = SX_STR;
+		x->s = malloc(cap);
+		while (**p && **p != '"') {
+			if (**p == '\\' && !raw) {
+				(*p)++;
+				cr_assert(**p == '"' || **p == '\\', "profile: escape \\%c", **p);
+			} else if (**p == '\\' && raw && (*p)[1] == '"') {
+				x->s[l++] = *(*p)++;
+			}
+			x->s[l++] = *(*p)++;
+		}
+		cr_assert(**p == '"', "profile: a string is not closed");
+		(*p)++;
+		x->s[l] = '\0';
+		return x;
+	}
+	const char *b = *p;
+	while (**p && !strchr(" \n\t()\";", **p))
+		(*p)++;
+	cr_assert(*p > b, "profile: unexpected `%c`", **p);
+	x->t = SX_SYM;
+	x->s = strndup(b, (size_t)(*p - b));
+	return x;
+}
+
+/* ---- the evaluator */
+
+struct prof {
+	struct sx **forms;
+	size_t n;
+	const struct seatbelt_profile *sp;
+};
+
+static const char *param_value(const struct prof *pr, const char *name)
+{
+	for (size_t i = 0; i < pr->sp->nparams; i++)
+		if (!strcmp(pr->sp->params[i].name, name))
+			return pr->sp->params[i].value;
+	cr_assert_fail("profile reads parameter %s, which it does not pass", name);
+	return NULL;
+}
+
+/* A string argument: "..." or (param "N"). */
+static const char *str_arg(const struct prof *pr, const struct sx *x)
+{
+	if (x->t == SX_STR)
+		return x->s;
+	cr_assert(x->t == SX_LIST && x->n == 2 && x->v[0]->t == SX_SYM &&
+		  !strcmp(x->v[0]->s, "param") && x->v[1]->t == SX_STR,
+		  "profile: a path argument is neither a string nor (param \"N\")");
+	return param_value(pr, x->v[1]->s);
+}
+
+/* Each regex compiled once (a profile has a few hundred). */
+static struct {
+	char *src;
+	regex_t re;
+	unsigned long gen; /* the path it last matched: its answer */
+	bool last;
+} re_cache[1024];
+static size_t re_n;
+static unsigned long path_gen = 1; /* one per path asked about */
+
+static bool sb_re_match(struct sx *arg, const char *re, const char *path)
+{
+	size_t i;
+
+	if (arg->re)
+		i = arg->re - 1;
+	else
+		for (i = 0; i < re_n && strcmp(re_cache[i].src, re); i++)
+			;
+	if (i == re_n) {
+		cr_assert_lt(re_n, sizeof(re_cache) / sizeof(re_cache[0]));
+		int rc = regcomp(&re_cache[i].re, re, REG_EXTENDED | REG_NOSUB);
+		cr_assert_eq(rc, 0, "profile regex does not compile: %s", re);
+		re_cache[i].src = strdup(re);
+		re_n++;
+	}
+	arg->re = i + 1;
+	if (re_cache[i].gen != path_gen) {
+		re_cache[i].gen = path_gen;
+		re_cache[i].last = regexec(&re_cache[i].re, path, 0, NULL, 0) == 0;
+	}
+	return re_cache[i].last;
+}
+
+/* Does a filter match the path? Filters on other things than a path
+ * (target, global-name, remote...) never match a file operation. */
+static bool filter_matches(const struct prof *pr, const struct sx *f, const char *path)
+{
+	cr_assert(f->t == SX_LIST && f->n >= 1 && f->v[0]->t == SX_SYM, "profile: a bad filter");
+	const char *k = f->v[0]->s;
+	if (!strcmp(k, "literal"))
+		return !strcmp(path, str_arg(pr, f->v[1]));
+	if (!strcmp(k, "subpath")) {
+		const char *d = str_arg(pr, f->v[1]);
+		size_t n = strlen(d);
+		return !strcmp(d, "/") || (!strncmp(path, d, n) && (!path[n] || path[n] == '/'));
+	}
+	if (!strcmp(k, "regex"))
+		return sb_re_match(f->v[1], str_arg(pr, f->v[1]), path);
+	if (!strcmp(k, "require-all")) {
+		for (size_t i = 1; i < f->n; i++)
+			if (!filter_matches(pr, f->v[i], path))
+				return false;
+		return true;
+	}
+	if (!strcmp(k, "require-any")) {
+		for (size_t i = 1; i < f->n; i++)
+			if (filter_matches(pr, f->v[i], path))
+				return true;
+		return false;
+	}
+	if (!strcmp(k, "require-not")) {
+		cr_assert_eq(f->n, 2, "profile: require-not takes one filter");
+		return !filter_matches(pr, f->v[1], path);
+	}
+	return false;
+}
+
+/* Does a rule's operation `rop` cover `op`? `default` covers all,
+ * `file-read*` every file-read-..., else the name itself. */
+static bool op_covers(const char *rop, const char *op)
+{
+	size_t n = strlen(rop);
+	if (!strcmp(rop, "default") || !strcmp(rop, op))
+		return true;
+	return n && rop[n - 1] == '*' && !strncmp(rop, op, n - 1);
+}
+
+/* The verdict of the profile for `op` on `path`: the last rule whose
+ * operations cover op and whose filters (any; none: all) match. */
+static bool prof_allows(const struct prof *pr, const char *op, const char *path)
+{
+	bool allow = false, decided = false;
+
+	for (size_t i = 0; i < pr->n; i++) {
+		const struct sx *r = pr->forms[i];
+		if (r->t != SX_LIST || !r->n || r->v[0]->t != SX_SYM)
+			continue;
+		bool is_allow = !strcmp(r->v[0]->s, "allow");
+		if (!is_allow && strcmp(r->v[0]->s, "deny"))
+			continue; /* (version 1) */
+		bool covers = false, any_filter = false, match = false;
+		for (size_t j = 1; j < r->n; j++)
+			if (r->v[j]->t == SX_SYM)
+				covers = covers || op_covers(r->v[j]->s, op);
+		for (size_t j = 1; covers && !match && j < r->n; j++) {
+			const struct sx *x = r->v[j];
+			if (x->t == SX_SYM)
+				continue;
+			if (x->t == SX_LIST && x->n && x->v[0]->t == SX_SYM &&
+			    !strcmp(x->v[0]->s, "with"))
+				continue; /* (with message ...) */
+			any_filter = true;
+			match = filter_matches(pr, x, path);
+		}
+		if (covers && (!any_filter || match)) {
+			allow = is_allow;
+			decided = true;
+		}
+	}
+	cr_assert(decided, "no rule decides %s %s (no deny default?)", op, path);
+	return allow;
+}
+
+/* (param "N") replaced by its value once, as sandbox-exec does when it
+ * compiles the profile; a name it does not pass fails. */
+static void substitute(const struct prof *pr, struct sx *x)
+{
+	for (size_t i = 0; x->t == SX_LIST && i < x->n; i++) {
+		struct sx *c = x->v[i];
+		if (c->t == SX_LIST && c->n == 2 && c->v[0]->t == SX_SYM &&
+		    !strcmp(c->v[0]->s, "param") && c->v[1]->t == SX_STR) {
+			struct sx *v = calloc(1, sizeof(*v));
+			v->t = SX_STR;
+			v->s = strdup(param_value(pr, c->v[1]->s));
+			sx_free(c);
+			x->v[i] = v;
+		} else {
+			substitute(pr, c);
+		}
+	}
+}
+
+static void prof_load(struct prof *pr, const struct seatbelt_profile *sp)
+{
+	const char *p = sp->text;
+
+	memset(pr, 0, sizeof(*pr));
+	pr->sp = sp;
+	for (;;) {
+		skip_space(&p);
+		if (!*p)
+			break;
+		pr->forms = realloc(pr->forms, (pr->n + 1) * sizeof(*pr->forms));
+		pr->forms[pr->n] = sx_read(&p);
+		substitute(pr, pr->forms[pr->n++]);
+	}
+	cr_assert(pr->n > 2 && pr->forms[0]->n == 2 && !strcmp(pr->forms[0]->v[0]->s, "version"),
+		  "profile does not start with (version 1)");
+}
+
+static void prof_free(struct prof *pr)
+{
+	for (size_t i = 0; i < pr->n; i++)
+		sx_free(pr->forms[i]);
+	free(pr->forms);
+}
+
+/* ---- compiling */
+
+static const struct seatbelt_opts opts = { .run_id = "20260101-000000-1", .http_port = 3128,
+					   .socks_port = 1080 };
+
+static void compile_sb(const struct policy *p, struct seatbelt_profile *sp)
+{
+	char err[512] = "";
+	int rc = seatbelt_compile(p, &opts, sp, err, sizeof(err));
+
+	cr_assert_eq(rc, 0, "seatbelt_compile: %d %s", rc, err);
+	cr_assert_not_null(sp->text);
+}
+
+static const char *param_named(const struct seatbelt_profile *sp, const char *value)
+{
+	for (size_t i = 0; i < sp->nparams; i++)
+		if (!strcmp(sp->params[i].value, value))
+			return sp->params[i].name;
+	return NULL;
+}
+
+/* ---- sampling paths */
+
+struct paths {
+	char **v;
+	size_t n, cap;
+};
+
+static void add(struct paths *ps, const char *p)
+{
+	char norm[4096];
+
+	if (p[0] != '/' || path_join("/", p, norm, sizeof(norm)))
+		return;
+	for (size_t i = 0; i < ps->n; i++)
+		if (!strcmp(ps->v[i], norm))
+			return;
+	if (ps->n == ps->cap) {
+		ps->cap = ps->cap ? ps->cap * 2 : 256;
+		ps->v = realloc(ps->v, ps->cap * sizeof(*ps->v));
+	}
+	ps->v[ps->n++] = strdup(norm);
+}
+
+static unsigned long rng = 12345;
+static unsigned rnd(unsigned n)
+{
+	rng = rng * 6364136223846793005ul + 1442695040888963407ul;
+	return (unsigned)((rng >> 33) % n);
+}
+
+static const char *const names[] = {
+	"a", "src", "x.txt", ".env", ".git", "hooks", "config", ".ssh", "id_rsa", "node_modules",
+	".bashrc", ".claude", "settings.json", "out", "b c", "q'uote", "[br]", "a.b", ".vscode",
+	".local", "bin", "sbx", "sessions", "t-1", ".config", "git", "credentials", "tmp",
+};
+
+/* A glob as a path: each wildcard becomes a name. */
+static void unglob(const char *g, char *out, size_t outsz)
+{
+	size_t l = 0;
+
+	for (; *g && l + 8 < outsz; g++) {
+		if (*g == '*') {
+			while (g[1] == '*')
+				g++;
+			const char *s = rnd(3) ? "zz" : "a/b";
+			for (; *s && l + 1 < outsz; s++)
+				out[l++] = *s;
+		} else if (*g == '?') {
+			out[l++] = 'q';
+		} else if (*g == '\\' && g[1]) {
+			out[l++] = *++g;
+		} else {
+			out[l++] = *g;
+		}
+	}
+	out[l] = '\0';
+}
+
+static void around(struct paths *ps, const char *p)
+{
+	char b[4096];
+
+	add(ps, p);
+	snprintf(b, sizeof(b), "%s/%s", p, names[rnd(sizeof(names) / sizeof(names[0]))]);
+	add(ps, b);
+	snprintf(b, sizeof(b), "%s/%s/%s", p, names[rnd(sizeof(names) / sizeof(names[0]))],
+		 names[rnd(sizeof(names) / sizeof(names[0]))]);
+	add(ps, b);
+	snprintf(b, sizeof(b), "%sx", p); /* a sibling sharing the name's start */
+	add(ps, b);
+	snprintf(b, sizeof(b), "%s", p);
+	char *slash = strrchr(b, '/');
+	if (slash && slash != b) {
+		*slash = '\0';
+		add(ps, b); /* the parent */
+		snprintf(b + strlen(b), sizeof(b) - strlen(b), "/%s",
+			 names[rnd(sizeof(names) / sizeof(names[0]))]);
+		add(ps, b); /* a sibling */
+	}
+}
+
+static void sample(const struct policy *p, struct paths *ps, const char *const *extra)
+{
+	static const char *const roots[] = { "/", "/home/u", "/w", "/tmp", "/w/sub/deep",
+					     "/home/u/proj", "/etc", "/usr/bin", "/var/log",
+					     TEST_SESSION_DIR, "/home/u/.local/state/sbx" };
+	char b[4096];
+
+	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++)
+		around(ps, roots[i]);
+	for (size_t i = 0; extra && extra[i]; i++)
+		around(ps, extra[i]);
+	for (int k = 0; k < SBX_RULE_KIND_COUNT; k++) {
+		size_t n;
+		const struct sbx_rule *const *rs = policy_rules(p, (enum sbx_rule_kind)k, &n);
+		for (size_t i = 0; i < n; i++) {
+			if (!rs[i]->pattern || k == SBX_RULE_ALLOW_DOMAIN || k == SBX_RULE_DENY_DOMAIN ||
+			    k == SBX_RULE_DENY_ENV || k == SBX_RULE_SET_ENV ||
+			    k == SBX_RULE_HOST_PORT || k == SBX_RULE_PROFILE_ARG ||
+			    k == SBX_RULE_KEEP_ENV || k == SBX_RULE_IGNORE_DOMAIN)
+				continue;
+			for (int rep = 0; rep < 2; rep++) {
+				unglob(rs[i]->pattern, b, sizeof(b));
+				if (rs[i]->pat == SBX_PAT_ANYWHERE) {
+					char c[4096];
+					static const char *const at[] = { "/w", "/w/sub", "/home/u",
+									  "/tmp/x", "/home/u/proj" };
+					snprintf(c, sizeof(c), "%s/%s", at[rnd(5)], b);
+					around(ps, c);
+				} else {
+					around(ps, b);
+				}
+			}
+		}
+	}
+	/* random names at depth */
+	for (int i = 0; i < 600; i++) {
+		size_t l = (size_t)snprintf(b, sizeof(b), "%s",
+					    roots[rnd(sizeof(roots) / sizeof(roots[0]))]);
+		if (l == 1)
+			l = 0;
+		for (unsigned d = 1 + rnd(5); d; d--)
+			l += (size_t)snprintf(b + l, sizeof(b) - l, "/%s",
+					      names[rnd(sizeof(names) / sizeof(names[0]))]);
+		add(ps, b);
+	}
+}
+
+/* The profile and policy_check_path() agree on every sampled path, for
+ * reads, runs and writes. Not compared: /dev (the profile opens the
+ * terminal and /dev/null to every program, as bubblewrap's /dev does on
+ * Linux, where they are no path rule) and /private (Darwin's name for
+ * /tmp, /var and /etc: the canonical form of a path, not a path of its
+ * own on Linux). */
+static size_t semantic_check(const struct policy *p, const char *const *extra)
+{
+	struct seatbelt_profile sp;
+	struct prof pr;
+	struct paths ps = { 0 };
+	size_t compared = 0, bad = 0;
+	char canon[4200], first[8192] = "";
+
+	compile_sb(p, &sp);
+	prof_load(&pr, &sp);
+	sample(p, &ps, extra);
+	for (size_t i = 0; i < ps.n; i++) {
+		const char *path = ps.v[i];
+		if (!strncmp(path, "/dev", 4) || !strncmp(path, "/private", 8))
+			continue;
+		cr_assert_eq(seatbelt_canonical(path, canon, sizeof(canon)), 0);
+		path_gen++;
+		static const struct {
+			enum sbx_op op;
+			const char *sbpl;
+		} ops[] = { { SBX_OP_READ, "file-read-data" }, { SBX_OP_EXEC, "process-exec" },
+			    { SBX_OP_WRITE, "file-write-create" }, { SBX_OP_WRITE, "file-write-data" },
+			    { SBX_OP_WRITE, "file-write-unlink" } };
+		for (size_t k = 0; k < sizeof(ops) / sizeof(ops[0]); k++) {
+			bool want = policy_check_path(p, ops[k].op, path, NULL) == SBX_ALLOW;
+			bool got = prof_allows(&pr, ops[k].sbpl, canon);
+			compared++;
+			if (want != got && bad++ < 8) {
+				size_t l = strlen(first);
+				snprintf(first + l, sizeof(first) - l, "\n  %s %s: policy %s, profile %s",
+					 ops[k].sbpl, path, want ? "allows" : "denies",
+					 got ? "allows" : "denies");
+			}
+		}
+	}
+	cr_assert_eq(bad, 0, "%zu of %zu decisions differ:%s", bad, compared, first);
+	for (size_t i = 0; i < ps.n; i++)
+		free(ps.v[i]);
+	free(ps.v);
+	prof_free(&pr);
+	seatbelt_profile_free(&sp);
+	return compared;
+}
+
+/* ---- golden checks of the text */
+
+Test(seatbelt, defaults_deny_by_default_and_tag_every_deny)
+{
+	struct policy *p = compile_ini(NULL);
+	struct seatbelt_profile sp;
+
+	compile_sb(p, &sp);
+	cr_assert(!strncmp(sp.text, "(version 1)\n", 12));
+	assert_contains(sp.text, "(deny default (with message \"sbx-20260101-000000-1\"))");
+	/* every deny carries the tag: count them */
+	size_t denies = 0, tagged = 0;
+	for (const char *s = sp.text; (s = strstr(s, "(deny ")); s++) {
+		denies++;
+		const char *eol = strchr(s, '\n');
+		const char *t = strstr(s, "(with message \"sbx-20260101-000000-1\"))");
+		tagged += t && t < eol;
+	}
+	cr_assert_gt(denies, 5);
+	cr_assert_eq(denies, tagged, "%zu denies, %zu tagged", denies, tagged);
+	/* reads open, ~/.ssh closed (read, run and write), by parameter */
+	const char *ssh = param_named(&sp, "/home/u/.ssh");
+	cr_assert_not_null(ssh);
+	char want[256];
+	const char *ssh_ci = param_named(&sp, "^/[hH][oO][mM][eE]/[uU]/\\.[sS][sS][hH](/.*)?$");
+	cr_assert_not_null(ssh_ci, "no case-blind regex for ~/.ssh");
+	snprintf(want, sizeof(want), "(deny file-read* process-exec (literal (param \"%s\")) "
+		 "(subpath (param \"%s\")) (regex (param \"%s\")) (with message", ssh, ssh,
+		 ssh_ci);
+	assert_contains(sp.text, want);
+	snprintf(want, sizeof(want), "(deny file-write* (literal (param \"%s\")) "
+		 "(subpath (param \"%s\")) (regex (param \"%s\")) (with message", ssh, ssh,
+		 ssh_ci);
+	assert_contains(sp.text, want);
+	/* /tmp is named as Darwin names it */
+	cr_assert_not_null(param_named(&sp, "/private/tmp"));
+	cr_assert_null(param_named(&sp, "/tmp"));
+	/* named Mach services only, no Apple Events */
+	assert_contains(sp.text, "(global-name \"com.apple.trustd.agent\")");
+	assert_not_contains(sp.text, "(allow mach-lookup)");
+	assert_not_contains(sp.text, "SecurityServer");
+	assert_contains(sp.text, "(deny appleevent-send");
+	assert_contains(sp.text, "(allow pseudo-tty)");
+	/* a name at any depth, `.git/hooks`, as an escaped regex, either case */
+	cr_assert_not_null(param_named(&sp, "^.*/\\.[gG][iI][tT]/[hH][oO][oO][kK][sS](/.*)?$"));
+	/* the network is off by default: nothing goes out */
+	assert_not_contains(sp.text, "network-outbound");
+	assert_not_contains(sp.text, "(allow network*)");
+	seatbelt_profile_free(&sp);
+	seatbelt_profile_free(&sp); /* twice is fine */
+	policy_free(p);
+}
+
+Test(seatbelt, proxy_ports_are_parameters_and_unknown_ports_fail_closed)
+{
+	struct policy *p = compile_ini("[network]\nallow_domains = example.com\n"
+				       "host_ports = 5432\n"
+				       "allow_unix_sockets = /var/sbx-no/docker.sock\n");
+	struct seatbelt_profile sp;
+	char err[256];
+
+	compile_sb(p, &sp);
+	assert_contains(sp.text, "(remote tcp (string-append \"localhost:\" "
+				 "(param \"HTTP_PROXY_PORT\")))");
+	assert_contains(sp.text, "(param \"SOCKS_PROXY_PORT\")");
+	assert_contains(sp.text, "(param \"HOST_PORT_1\")");
+	assert_not_contains(sp.text, "3128");
+	assert_not_contains(sp.text, "5432");
+	cr_assert_str_eq(param_named(&sp, "3128"), "HTTP_PROXY_PORT");
+	cr_assert_str_eq(param_named(&sp, "5432"), "HOST_PORT_1");
+	cr_assert_not_null(param_named(&sp, "^/private/var/sbx-no/docker\\.sock(/.*)?$"));
+	assert_contains(sp.text, "(remote unix-socket (path-regex (param");
+	assert_not_contains(sp.text, "(allow network*)");
+	seatbelt_profile_free(&sp);
+
+	struct seatbelt_opts no_socks = opts;
+	no_socks.socks_port = 0;
+	cr_assert_eq(seatbelt_compile(p, &no_socks, &sp, err, sizeof(err)), -EINVAL);
+	assert_contains(err, "SOCKS5 proxy is not known");
+	cr_assert_null(sp.text);
+	struct seatbelt_opts bad_tag = opts;
+	bad_tag.run_id = "x\") (allow default";
+	cr_assert_eq(seatbelt_compile(p, &bad_tag, &sp, err, sizeof(err)), -EINVAL);
+	policy_free(p);
+
+	p = compile_ini("[network]\nallow_domains = *\n");
+	compile_sb(p, &sp);
+	assert_contains(sp.text, "(allow network*)");
+	seatbelt_profile_free(&sp);
+	policy_free(p);
+}
+
+Test(seatbelt, hostile_paths_travel_only_as_parameters)
+{
+	/* spaces, quotes, a bracket, regex metacharacters, a newline-free
+	 * attempt to close the string and add a rule */
+	static const char *const odd[] = {
+		"/w/my dir/x",
+		"/w/q\"uote\") (allow file-write* (subpath \"/\"",
+		"/w/it's",
+		"/w/[br]a(c)e{1}.+?$^|\\x",
+	};
+	char ini[2048];
+	snprintf(ini, sizeof(ini),
+		 "[filesystem]\nallow_write = /w/my dir/x\ndeny_write = /w/q\"uote\") "
+		 "(allow file-write* (subpath \"/\"\ndeny_read = /w/it's\n"
+		 "allow_write = /w/[br]a(c)e{1}.+?$^|\\x\n"
+		 "deny_read = /w/g(1)/*.key\n");
+	struct policy *p = compile_ini(ini);
+	struct seatbelt_profile sp;
+
+	compile_sb(p, &sp);
+	for (size_t i = 0; i < sizeof(odd) / sizeof(odd[0]); i++)
+		assert_not_contains(sp.text, odd[i]);
+	assert_not_contains(sp.text, "my dir");
+	assert_not_contains(sp.text, "q\\\"uote");
+	assert_not_contains(sp.text, "[br]");
+	cr_assert_not_null(param_named(&sp, "/w/my dir/x"));
+	cr_assert_not_null(param_named(&sp, "/w/it's"));
+	/* a glob's literal bytes are escaped in its regex */
+	cr_assert_not_null(param_named(&sp, "^/[wW]/[gG]\\(1\\)/[^/]*\\.[kK][eE][yY](/.*)?$"),
+			   "glob regex not escaped as expected");
+	/* the command quotes every parameter for the shell */
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	char *cmd[] = { "claude", "--x", NULL };
+	seatbelt_print_command(f, &sp, cmd);
+	fclose(f);
+	assert_contains(buf, "/usr/bin/sandbox-exec");
+	assert_contains(buf, "=/w/it'\\''s'");
+	assert_contains(buf, " 'claude' '--x'\n");
+	free(buf);
+	seatbelt_profile_free(&sp);
+	/* and what they mean is still what the policy means */
+	static const char *const extra[] = { "/w/my dir/x", "/w/it's", "/w/g(1)/a.key",
+					     "/w/[br]a(c)e{1}.+?$^|\\x", NULL };
+	semantic_check(p, extra);
+	policy_free(p);
+}
+
+Test(seatbelt, regex_escapes_and_wildcards)
+{
+	char re[256];
+
+	cr_assert_eq(seatbelt_rule_regex(SBX_PAT_PREFIX, "/a.b/c+d", false, re, sizeof(re)), 0);
+	cr_assert_str_eq(re, "^/a\\.b/c\\+d(/.*)?$");
+	cr_assert_eq(seatbelt_rule_regex(SBX_PAT_PREFIX, "/", false, re, sizeof(re)), 0);
+	cr_assert_str_eq(re, "^/.*$");
+	cr_assert_eq(seatbelt_rule_regex(SBX_PAT_GLOB, "/h/**/x?y*", false, re, sizeof(re)), 0);
+	cr_assert_str_eq(re, "^/h/(.*/)?x[^/]y[^/]*(/.*)?$");
+	cr_assert_eq(seatbelt_rule_regex(SBX_PAT_ANYWHERE, ".git/modules/*/hooks", false, re, sizeof(re)), 0);
+	cr_assert_str_eq(re, "^.*/\\.git/modules/[^/]*/hooks(/.*)?$");
+	cr_assert_eq(seatbelt_rule_regex(SBX_PAT_GLOB, "/a/\\*b**", false, re, sizeof(re)), 0);
+	cr_assert_str_eq(re, "^/a/\\*b.*(/.*)?$");
+	cr_assert_eq(seatbelt_rule_regex(SBX_PAT_PREFIX, "/abc", false, re, 8), -ENAMETOOLONG);
+	cr_assert_str_eq(re, "");
+	/* a deny's letters in either case */
+	cr_assert_eq(seatbelt_rule_regex(SBX_PAT_ANYWHERE, ".git/h*", true, re, sizeof(re)), 0);
+	cr_assert_str_eq(re, "^.*/\\.[gG][iI][tT]/[hH][^/]*(/.*)?$");
+	char c[64];
+	cr_assert_eq(seatbelt_canonical("/tmp", c, sizeof(c)), 0);
+	cr_assert_str_eq(c, "/private/tmp");
+	cr_assert_eq(seatbelt_canonical("/var/folders/x", c, sizeof(c)), 0);
+	cr_assert_str_eq(c, "/private/var/folders/x");
+	cr_assert_eq(seatbelt_canonical("/tmpx/y", c, sizeof(c)), 0);
+	cr_assert_str_eq(c, "/tmpx/y");
+}
+
+/* ---- the semantic check, policy by policy */
+
+Test(seatbelt, semantic_defaults)
+{
+	struct policy *p = compile_ini(NULL);
+	size_t n = semantic_check(p, NULL);
+	cr_assert_gt(n, 3000, "only %zu decisions compared", n);
+	policy_free(p);
+}
+
+Test(seatbelt, semantic_workspace_isolation)
+{
+	struct policy *p = compile_ini("[sandbox]\nisolation = workspace\nworkspace = /home/u/proj\n"
+				       "[filesystem]\nallow_write = ~/.cache/\n");
+	static const char *const extra[] = { "/home/u/proj/.git/hooks/pre-commit",
+					     "/home/u/proj/.claude/settings.json",
+					     "/home/u/proj/.claude", "/home/u/.cache/pip/x", NULL };
+	semantic_check(p, extra);
+	policy_free(p);
+}
+
+Test(seatbelt, semantic_strict_isolation)
+{
+	struct policy *p = compile_ini("[sandbox]\nisolation = strict\n");
+	static const char *const extra[] = { TEST_SESSION_DIR "/x", "/home/u/.local/state/sbx/y",
+					     NULL };
+	semantic_check(p, extra);
+	policy_free(p);
+}
+
+Test(seatbelt, semantic_globs)
+{
+	struct policy *p = compile_ini("[filesystem]\ndeny_read = /w/secrets/*.pem\n"
+				       "deny_read = ~/**/id_*\n"
+				       "deny_write = *.lock\n"
+				       "allow_write = /w/build*/out\n"
+				       "deny_read = .npmrc\n");
+	static const char *const extra[] = { "/w/secrets/a.pem", "/w/secrets/a.pem/x",
+					     "/w/secrets/sub/a.pem", "/home/u/a/b/id_ed25519",
+					     "/home/u/id_x", "/w/x.lock", "/w/build1/out/y",
+					     "/w/build/out", "/w/sub/.npmrc", NULL };
+	semantic_check(p, extra);
+	policy_free(p);
+}
+
+Test(seatbelt, semantic_deny_read_inside_allow_and_allow_inside_deny)
+{
+	struct policy *p = compile_ini("[filesystem]\ndeny_read = /w/private\n"
+				       "allow_read = /w/private/public\n"
+				       "deny_read = /w/private/public/secret\n"
+				       "allow_read = ~/.ssh/known_hosts\n"
+				       "allow_write = ~/.ssh\n");
+	static const char *const extra[] = { "/w/private/public/a", "/w/private/public/secret/b",
+					     "/w/private/b", "/home/u/.ssh/known_hosts",
+					     "/home/u/.ssh/id_rsa", NULL };
+	semantic_check(p, extra);
+	/* and the profile text says it: the allow is the deny's exception */
+	struct seatbelt_profile sp;
+	compile_sb(p, &sp);
+	const char *d = param_named(&sp, "/w/private"), *a = param_named(&sp, "/w/private/public");
+	char want[256];
+	snprintf(want, sizeof(want), "(deny file-read* process-exec (require-all (require-any "
+		 "(literal (param \"%s\")) (subpath (param \"%s\")) (regex (param \"%s\"))) "
+		 "(require-not (require-any (subpath (param \"%s\")))))", d, d,
+		 param_named(&sp, "^/[wW]/[pP][rR][iI][vV][aA][tT][eE](/.*)?$"), a);
+	assert_contains(sp.text, want);
+	seatbelt_profile_free(&sp);
+	policy_free(p);
+}
+
+Test(seatbelt, semantic_home_writable)
+{
+	/* HOME writable: its allow-list keeps the places later programs run
+	 * from read-only, unless a rule names them */
+	struct policy *p = compile_ini("[filesystem]\nallow_write = ~\nallow_write = ~/.cargo/\n");
+	static const char *const extra[] = { "/home/u/.cargo/bin/x", "/home/u/.local/bin/git",
+					     "/home/u/.pyenv/versions", "/home/u/notes.txt", NULL };
+	semantic_check(p, extra);
+	policy_free(p);
+}
+
+Test(seatbelt, denies_hold_whatever_the_case)
+{
+	/* A Mac's volume is case-insensitive by default: ~/.SSH is ~/.ssh,
+	 * and a .GIT/hooks made where no .git is yet is what git reads. The
+	 * denies hold for every spelling; allows stay as written. Linux's
+	 * policy is case-sensitive, so these are asserted here, not by the
+	 * semantic comparison. */
+	struct policy *p = compile_ini("[sandbox]\nworkspace = /w\n"
+				       "[filesystem]\nallow_read = ~/.ssh/known_hosts\n");
+	struct seatbelt_profile sp;
+	struct prof pr;
+
+	compile_sb(p, &sp);
+	prof_load(&pr, &sp);
+	path_gen++;
+	cr_assert(!prof_allows(&pr, "file-read-data", "/home/u/.SSH/id_rsa"));
+	path_gen++;
+	cr_assert(!prof_allows(&pr, "file-read-data", "/home/u/.Ssh/Known_Hosts"));
+	path_gen++;
+	cr_assert(prof_allows(&pr, "file-read-data", "/home/u/.ssh/known_hosts"));
+	path_gen++;
+	cr_assert(!prof_allows(&pr, "file-write-create", "/w/.GIT/hooks/pre-commit"));
+	path_gen++;
+	cr_assert(!prof_allows(&pr, "file-write-create", "/w/.Claude/Settings.json"));
+	path_gen++;
+	cr_assert(!prof_allows(&pr, "file-write-create", "/w/.ENV"));
+	path_gen++;
+	cr_assert(prof_allows(&pr, "file-write-create", "/w/src/Main.c"));
+	prof_free(&pr);
+	seatbelt_profile_free(&sp);
+	policy_free(p);
+}
