@@ -668,7 +668,10 @@ int policy_builder_load_file(struct policy_builder *b, const char *path,
 			     const char *display, enum policy_layer layer,
 			     struct sbx_err *err)
 {
-	FILE *f = fopen(path, "re");
+	/* the workspace's own sandbox.ini is found, not named: a FIFO
+	 * there must not hold the start (sbx_fopen_file); a file the person
+	 * named (--config <(...), /dev/null) is read as it is */
+	FILE *f = layer == POLICY_LAYER_PROJECT ? sbx_fopen_file(path) : fopen(path, "re");
 	char *text = NULL;
 	size_t len = 0;
 	int rc;

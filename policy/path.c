@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <dirent.h>
 #include <fcntl.h>
@@ -433,4 +434,25 @@ void sbx_path_tildify(const char *in, const char *home, char *out, size_t outsz)
 void sbx_path_resolve(const char *in, char *out, size_t outsz)
 {
 	path_resolve_existing(in, out, outsz, NULL);
+}
+
+FILE *sbx_fopen_file(const char *path)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	FILE *f;
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		errno = EINVAL;
+		return NULL;
+	}
+	if (!(f = fdopen(fd, "r"))) {
+		int e = errno;
+		close(fd);
+		errno = e;
+	}
+	return f;
 }

@@ -13,6 +13,7 @@
 #ifndef SBX_POLICY_H
 #define SBX_POLICY_H
 
+#include <stdio.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -386,6 +387,10 @@ uint64_t policy_limit(const struct policy *p, enum sbx_limit which);
  * lexically. 0, -EINVAL (nothing absolute) or -ENAMETOOLONG. No allocation,
  * async-signal-safe: the shim calls it on every relative open(). */
 int path_join(const char *base, const char *rel, char *out, size_t outsz);
+/* fopen(path, "re") of a regular file only: a FIFO or a device where a
+ * config is looked for (sandbox.ini, a .git/config, a gitdir file) would
+ * hold the start-up forever. NULL with errno (EINVAL: not a file). */
+FILE *sbx_fopen_file(const char *path);
 /* Is p, of length len, absolute and normal: no `//`, no `.` or `..`
  * component, no trailing `/` (what path_join() makes, and leaves as it
  * is)? */

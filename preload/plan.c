@@ -659,7 +659,7 @@ static bool worktree_config_on(const char *gd)
 	FILE *f;
 
 	snprintf(file, sizeof(file), "%s/config", gd);
-	if (!(f = fopen(file, "re")))
+	if (!(f = sbx_fopen_file(file)))
 		return false;
 	while (!on && fgets(line, sizeof(line), f)) {
 		char *l = line + strspn(line, " \t");
@@ -978,7 +978,7 @@ static bool git_core_key(const char *file, const char *key, char *out, size_t ou
 	char line[PATH_MAX + 64];
 	bool in_core = false, found = false;
 	size_t kl = strlen(key);
-	FILE *f = fopen(file, "re");
+	FILE *f = sbx_fopen_file(file);
 
 	if (!f)
 		return false;
@@ -1191,7 +1191,7 @@ static int guard_hooks_of_worktree(const struct plan_in *in, struct plan *pl,
 
 	snprintf(common, sizeof(common), "%s", wd);
 	snprintf(f, sizeof(f), "%s/commondir", wd);
-	if ((fp = fopen(f, "re"))) {
+	if ((fp = sbx_fopen_file(f))) {
 		n = fread(buf, 1, sizeof(buf) - 1, fp);
 		fclose(fp);
 		buf[n] = '\0';
@@ -1228,7 +1228,7 @@ static int guard_worktrees(const struct plan_in *in, struct plan *pl, struct cov
 		if (!rc && access(f, F_OK) == 0)
 			rc = protect_path(in, pl, cv, f);
 		/* its work tree: `gitdir` names the `.git` file there */
-		FILE *fp = rc ? NULL : fopen(f, "re");
+		FILE *fp = rc ? NULL : sbx_fopen_file(f);
 		if (fp) {
 			char top[PATH_MAX], real[PATH_MAX];
 			size_t n = fread(top, 1, sizeof(top) - 1, fp);
@@ -1325,7 +1325,7 @@ static int follow_gitfile(const struct plan_in *in, struct plan *pl, struct cove
 			  const char *file)
 {
 	char buf[PATH_MAX], dir[PATH_MAX], gd[PATH_MAX];
-	FILE *f = fopen(file, "re");
+	FILE *f = sbx_fopen_file(file);
 	size_t n;
 
 	if (!f)

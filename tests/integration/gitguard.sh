@@ -456,6 +456,18 @@ for mode in "" --no-shim; do
 done
 if [ "$res" = yy ]; then ok; else bad "$res"; fi
 
+# A FIFO where a config is looked for at start (a repository's
+# .git/config, commondir, the workspace's sandbox.ini): opened as a file,
+# it held sbx-preload forever, SIGTERM or not. Not a file: not read.
+t fifo_where_a_config_is_read_does_not_hold_the_start
+mkrepo "$W/r" && rm r/.git/config && mkfifo r/.git/config && mkfifo r/.git/commondir
+timeout -k 5 20 "$SBX" -- sh -c 'echo RAN' >"$B/out" 2>"$B/err"; RC=$?
+mkfifo sandbox.ini
+timeout -k 5 20 "$SBX" -- sh -c 'echo RAN2' >"$B/out2" 2>"$B/err2"; RC2=$?
+if [ $RC -eq 0 ] && has '^RAN$' out && [ $RC2 -eq 125 ] && ! grep -q RAN2 "$B/out2" &&
+   grep -q 'sandbox.ini.*cannot read' "$B/err2"; then ok
+else bad "rc=$RC rc2=$RC2 $(head -c 300 "$B/err2")"; fi
+
 # A file the policy denies reading, renamed onto a kept config: the
 # supervisor would read it for the program and land its bytes, readable,
 # at .git/config (a `*.pem` deeper than the walk, shaped as a config; before
