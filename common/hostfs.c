@@ -14,11 +14,9 @@
 #include <unistd.h>
 
 #include "common/hostfs.h"
+#include "common/pathwalk.h"
 #include "policy/policy.h"
 
-#ifndef SYS_openat2
-#define SYS_openat2 437
-#endif
 
 static int fail(struct hostfs_err *err, int rc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -88,9 +86,13 @@ static int open_leaf(int dirfd, const char *name, int flags, mode_t mode)
 			.mode = (flags & O_CREAT) ? mode : 0,
 			.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
 		};
-		long fd = syscall(SYS_openat2, dirfd, name, &how, sizeof(how));
-		if (fd >= 0 || (errno != ENOSYS && errno != EPERM && errno != E2BIG))
-			return (int)fd;
+		int fd = pathwalk_openat2(dirfd, name, &how);
+		if (fd >= 0)
+			return fd;
+		if (fd != -ENOSYS && fd != -EPERM && fd != -E2BIG) {
+			errno = -fd;
+			return -1;
+		}
 		no_openat2 = 1;
 	}
 	return openat(dirfd, name, flags, mode);

@@ -84,6 +84,17 @@ int pathwalk_open(const char *path, bool link_last)
 	return pathwalk_walk(path, link_last);
 }
 
+int pathwalk_openat2(int dirfd, const char *path, const struct open_how *how)
+{
+	for (int i = 0;; i++) {
+		long fd = syscall(SYS_openat2, dirfd, path, how, sizeof(*how));
+		if (fd >= 0)
+			return (int)fd;
+		if (errno != EAGAIN || i == PATHWALK_AGAIN)
+			return -errno;
+	}
+}
+
 int pathwalk_id(int fd, struct mount_id *id, struct stat *st)
 {
 	struct stat own;

@@ -33,6 +33,18 @@ int pathwalk_open(const char *path, bool link_last);
  * without openat2; the unit tests call it directly). */
 int pathwalk_walk(const char *path, bool link_last);
 
+struct open_how;
+/* openat2(2), retried while the kernel says EAGAIN: with RESOLVE_IN_ROOT
+ * or RESOLVE_BENEATH, a `..` walked while anything on the machine was
+ * renamed or mounted (a global sequence count moved) fails with EAGAIN,
+ * "the caller may retry". A program's `open("~/link/f")`, the link being
+ * `../../ws`, failed so whenever another process renamed a file at that
+ * moment (about one call in ten under a rename loop). Retried up to
+ * PATHWALK_AGAIN times (a rename storm a program keeps up itself then
+ * costs only that program its call). A descriptor, or -errno. */
+#define PATHWALK_AGAIN 256
+int pathwalk_openat2(int dirfd, const char *path, const struct open_how *how);
+
 /* The identity of an open descriptor; 0 or -errno. */
 int pathwalk_id(int fd, struct mount_id *id, struct stat *st);
 

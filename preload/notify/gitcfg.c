@@ -38,6 +38,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "common/pathwalk.h"
 #include "preload/notify/internal.h"
 #include "preload/preload.h"
 
@@ -140,8 +141,7 @@ static int write_new(int dfd, const char *buf, size_t len, mode_t mode, char *na
 		struct open_how how = { .flags = O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
 					.mode = mode,
 					.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH };
-		long f = syscall(SYS_openat2, dfd, name, &how, sizeof(how));
-		fd = f < 0 ? -errno : (int)f;
+		fd = pathwalk_openat2(dfd, name, &how);
 	}
 	if (fd < 0)
 		return fd;

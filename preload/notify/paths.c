@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "common/control.h"
+#include "common/pathwalk.h"
 #include "preload/notify/internal.h"
 #include "preload/preload.h"
 
@@ -77,11 +78,10 @@ static int open_in_root(const struct call *c, const char *path, int flags, bool 
 	 * search (mode 0700, another owner) and make or open what is in it */
 	if (c->n->root && !c->n->low)
 		notify_caps_effective(c->n, false);
-	long fd = syscall(SYS_openat2, c->root, path, &how, sizeof(how));
-	int e = errno;
+	int fd = pathwalk_openat2(c->root, path, &how);
 	if (c->n->root && !c->n->low)
 		notify_caps_effective(c->n, true);
-	return fd < 0 ? -e : (int)fd;
+	return fd;
 }
 
 /* The directory a relative path starts from: the program's cwd or dirfd,
@@ -1231,8 +1231,8 @@ static struct answer create_new(struct call *c, const char *abs, int flags, mode
 					.mode = mode & 07777,
 					.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH };
 		mode_t old = notify_act_begin(c->n, notify_prog_umask(c));
-		fd = syscall(SYS_openat2, pa.fd, pa.name, &how, sizeof(how));
-		e = errno;
+		fd = pathwalk_openat2(pa.fd, pa.name, &how);
+		e = -fd;
 		notify_act_end(c->n, old);
 		if (fd < 0)
 			parent_close(&pa);
@@ -1311,8 +1311,8 @@ struct answer notify_open(struct call *c, int dirfd, unsigned long long paddr, i
 					.mode = mode & 07777,
 					.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH };
 		mode_t old = notify_act_begin(c->n, notify_prog_umask(c));
-		long fd = syscall(SYS_openat2, pa.fd, pa.name, &how, sizeof(how));
-		int e = errno;
+		int fd = pathwalk_openat2(pa.fd, pa.name, &how);
+		int e = -fd;
 		notify_act_end(c->n, old);
 		if (fd >= 0) {
 			/* a `.git` file makes wherever its gitdir: points the

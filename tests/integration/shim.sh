@@ -644,6 +644,31 @@ if [ "$(grep -c ws-data "$B/out")" = 2 ] && [ "$(cat via-link.txt 2>/dev/null)" 
    no_denial && [ "$(logq 'len(L)')" = 0 ]; then ok
 else bad "out=$(head -c 200 "$B/out") log=$(logq "[r['target'] for r in L]" | head -c 300)"; fi
 
+ts creates_through_a_dotdot_link_succeed_while_another_process_renames
+# the notify layer opens a path in the sandbox's root (RESOLVE_IN_ROOT):
+# a `..` walked while anything on the machine renames made the kernel say
+# EAGAIN, and `echo x > ~/links/ws/f` failed in CI now and then
+mkdir -p "$HOME/links" && ln -s ../../ws "$HOME/links/ws" && : > "$B/r1"
+python3 -c '
+import os, sys
+a, b = sys.argv[1] + "/r1", sys.argv[1] + "/r2"
+while not os.path.exists(sys.argv[1] + "/stop"):
+    os.rename(a, b); os.rename(b, a)' "$B" &
+renamer=$!
+sxl -q -- python3 -c '
+import os
+bad = []
+for i in range(3000):
+    try:
+        with open(os.path.expanduser("~/links/ws/f%d" % i), "w") as f:
+            f.write("x")
+    except OSError as e:
+        bad.append(e.strerror)
+print("FAILED", len(bad), bad[:1])'
+: > "$B/stop"; wait "$renamer"
+if has "FAILED 0 " out && [ "$(ls "$W" | grep -c '^f[0-9]*$')" = 3000 ] && no_denial; then ok
+else bad "out=$(head -c 200 "$B/out")"; fi
+
 ts relative_paths_after_cd_judged_from_the_new_directory
 mkdir -p sub/deeper && echo rel-data > data.txt
 sxl -q -- sh -c 'cd sub && cat ../data.txt && cat ../../home/.ssh/canary; cd deeper && cat ../../../home/secrets/canary; echo AFTER'

@@ -10,6 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <linux/openat2.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "preload/mountids.h"
@@ -182,4 +185,52 @@ Test(pathwalk, a_root_swapped_for_a_link_after_its_record_is_caught)
 	cr_expect_eq(mount_ids_roots(&pl, why, sizeof(why)), -ELOOP);
 	cr_expect(strstr(why, "the writable root "), "%s", why);
 	plan_free(&pl);
+}
+
+/* A `..` walked under RESOLVE_IN_ROOT while anything on the machine is
+ * renamed makes openat2 say EAGAIN; pathwalk_openat2() asks again. The
+ * notify layer opens every path a program names this way, and a program's
+ * `echo x > ~/links/ws/f` (the link is `../../ws`) failed in CI with
+ * "Resource temporarily unavailable" while other tests renamed files. */
+Test(pathwalk, openat2_through_dotdot_is_asked_again_while_others_rename)
+{
+	cr_assert_eq(mkdir(at("root"), 0755), 0);
+	cr_assert_eq(mkdir(at("root/ws"), 0755), 0);
+	cr_assert_eq(mkdir(at("root/home"), 0755), 0);
+	cr_assert_eq(mkdir(at("root/home/links"), 0755), 0);
+	cr_assert_eq(symlink("../../ws", at("root/home/links/ws")), 0);
+	int fd = open(at("r1"), O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	int root = open(at("root"), O_PATH | O_DIRECTORY | O_CLOEXEC);
+	cr_assert_geq(root, 0);
+
+	pid_t renamer = fork();
+	cr_assert_geq(renamer, 0);
+	if (renamer == 0) {
+		char a[PATH_MAX + 300], b[PATH_MAX + 300];
+		snprintf(a, sizeof(a), "%s", at("r1"));
+		snprintf(b, sizeof(b), "%s", at("r2"));
+		for (;;) {
+			rename(a, b);
+			rename(b, a);
+		}
+	}
+	int failed = 0, first = 0;
+	for (int i = 0; i < 20000; i++) {
+		struct open_how how = { .flags = O_PATH | O_CLOEXEC,
+					.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS };
+		int f = pathwalk_openat2(root, "home/links/ws/../ws", &how);
+		if (f < 0) {
+			if (!failed++)
+				first = f;
+		} else {
+			close(f);
+		}
+	}
+	kill(renamer, SIGKILL);
+	waitpid(renamer, NULL, 0);
+	close(root);
+	cr_expect_eq(failed, 0, "%d of 20000 opens failed, the first with %s", failed,
+		     strerror(-first));
 }
