@@ -33,7 +33,7 @@ SANITIZE_STATIC := $(if $(findstring address,$(SANITIZE)),-static-libasan) \
 endif
 
 POLICY_SRCS := policy/policy.c policy/execlater.c policy/query.c policy/match.c policy/load.c policy/glob.c policy/path.c policy/blob.c policy/hint.c \
-	policy/credentials.c policy/home.c policy/gitconfig.c
+	policy/credentials.c policy/home.c policy/gitconfig.c policy/preset.c
 # The filtering proxy (net/net.h): in sbx-preload, its test
 # driver and the unit tests.
 NET_SRCS := net/host.c net/http.c net/socks.c \

@@ -41,6 +41,7 @@ enum scalar_id {
 	SC_REPORT_STDERR,
 	SC_TELL_PROGRAM,
 	SC_CLAUDE_HOOK,  /* [profile] claude_hook: profiles only */
+	SC_PRESET,       /* [sandbox] profile: a preset (preset.c) */
 	SC_COUNT,
 };
 
@@ -125,6 +126,8 @@ struct policy {
 	bool claude_hook;  /* [profile] claude_hook */
 	bool nested, network_open, local_binding, all_unix;
 	bool enabled; /* [sandbox] enabled (sbxctl enable/disable) */
+	const char *preset; /* [sandbox] profile: preset.c's name (static), or NULL */
+	enum sbx_preset_net preset_net;
 	unsigned http_port, socks_port;
 	char *log;
 	uint64_t limits[SBX_LIMIT_COUNT];
@@ -193,6 +196,17 @@ int builder_add_rule(struct policy_builder *b, enum sbx_rule_kind kind,
 int builder_apply(struct policy_builder *b, const char *section,
 		  const char *key, const char *value, enum sbx_origin origin,
 		  const char *source, enum policy_layer layer, struct sbx_err *err);
+
+/* preset.c: `[sandbox] profile = NAME` */
+bool preset_known(const char *name);
+const char *preset_names(void); /* "a, b ... or f", for messages */
+/* The preset's settings into b, as if written where it was named (their
+ * source: "preset NAME (SOURCE)"). 0, or builder_apply()'s error. */
+int preset_apply(struct policy_builder *b, const char *name, enum sbx_origin origin,
+		 const char *source, enum policy_layer layer, struct sbx_err *err);
+/* At compilation: p's preset, and the network it names agreeing with
+ * allow_domains (closed: none; proxied: some). 0 or -EINVAL (err). */
+int preset_check(const struct policy_builder *b, struct policy *p, struct sbx_err *err);
 int parse_bool(const char *v, bool *out);
 int parse_size(const char *v, uint64_t *out);
 int parse_count(const char *v, uint64_t *out);

@@ -990,7 +990,8 @@ int policy_compile(struct policy_builder *b, struct policy **out, struct sbx_err
 	p->home_given = strdup(b->home);
 	if (!p->workspace || !p->home || !p->home_given)
 		goto fail;
-	if ((rc = compile_scalars(b, p, err)) || (rc = compile_roots(b, p, &ps)) ||
+	if ((rc = compile_scalars(b, p, err)) || (rc = preset_check(b, p, err)) ||
+	    (rc = compile_roots(b, p, &ps)) ||
 	    (rc = compile_rules(b, p, &ps, err)) || (rc = compile_mandatory(b, p, &ps)) ||
 	    (rc = compile_config_home(b, p, &ps)) || (rc = compile_path_dirs(b, p, &ps)) ||
 	    (rc = add_home_kept(b, p, &ps)) || (rc = compile_finish(p, &ps)))

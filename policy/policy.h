@@ -112,6 +112,14 @@ enum sbx_report_stderr {
 	SBX_REPORT_OFF,  /* none: the audit log only */
 };
 
+/* `[sandbox] profile`: the network a preset promises (policy/preset.c). */
+enum sbx_preset_net {
+	SBX_PRESET_NONE,    /* no preset */
+	SBX_PRESET_OPEN,    /* *-open: any host */
+	SBX_PRESET_CLOSED,  /* *-closed: none */
+	SBX_PRESET_PROXIED, /* *-proxied: through sbx's proxy, allow_domains only */
+};
+
 /* Which layer of configuration a file is. */
 enum policy_layer {
 	POLICY_LAYER_USER,    /* --config, $SBX_CONFIG, ~/.config/sbx, /etc/sbx */
@@ -354,6 +362,8 @@ bool policy_nested(const struct policy *p);
 /* [sandbox] enabled: false (sbxctl disable) runs COMMAND unsandboxed with a
  * warning, as --no-sandbox. Only the user layer may say false. */
 bool policy_enabled(const struct policy *p);
+/* `[sandbox] profile = NAME` (a preset, policy/preset.c), or NULL. */
+const char *policy_preset(const struct policy *p);
 bool policy_network_open(const struct policy *p);  /* allow_domains has `*`, and no deny_domains */
 /* Traffic leaves only through the filtering proxy: some allow_domains rule,
  * and the network is not open (a list without `*`, or `*` with denies). */
