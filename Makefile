@@ -139,6 +139,21 @@ build/gen/notify-filter.h: build/gen-notify
 	@mkdir -p $(@D)
 	build/gen-notify > $@.tmp && mv $@.tmp $@
 
+# macOS: the shim's dyld interpose table from shim/symbols.def (backend/
+# darwin/interpose.h); compiled here too, so a table that would not build
+# on a Mac for want of a declaration fails on Linux first (the unit tests
+# check that it covers every row).
+build/gen-interpose: backend/darwin/gen-interpose.c backend/darwin/interpose.h shim/symbols.def
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) $(SBX_CFLAGS) -o $@ $<
+
+build/gen/interpose.c: build/gen-interpose
+	@mkdir -p $(@D)
+	build/gen-interpose > $@.tmp && mv $@.tmp $@
+
+build/gen/interpose.o: build/gen/interpose.c
+	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) $(SBX_CFLAGS) -c -o $@ $<
+
 
 # sbx-preload and sbx-init run on every start, so where musl is installed
 # (make deps installs musl-tools) both are static musl programs: glibc's
@@ -295,8 +310,9 @@ build/shim/resolve-test.o: shim/resolve.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) $(SBX_CFLAGS) -c -o $@ $<
 UNIT_ARCHIVES := cli preload notify backend darwin net init common policy
-build/tests/unit-tests: $(UNIT_OBJS) $(UNIT_SHIM_OBJS) $(UNIT_ARCHIVES:%=build/lib/lib%.a)
-	$(CC) $(SBX_LDFLAGS) -no-pie -o $@ $(filter %.o,$^) $(call group,$(filter %.a,$^)) \
+build/tests/unit-tests: $(UNIT_OBJS) $(UNIT_SHIM_OBJS) $(UNIT_ARCHIVES:%=build/lib/lib%.a) \
+		build/gen/interpose.o
+	$(CC) $(SBX_LDFLAGS) -no-pie -o $@ $(filter-out build/gen/%,$(filter %.o,$^)) $(call group,$(filter %.a,$^)) \
 		$(SBX_LDLIBS) -lcriterion $(JANSSON_LIBS)
 
 run: deps
