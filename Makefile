@@ -60,7 +60,8 @@ SUPERVISOR_SRCS += common/control.c
 # a subreaper's end without a pid namespace (the nested mode), in both
 SUPERVISOR_SRCS += common/reap.c
 # macOS: the policy as a Seatbelt profile, portable C (--print=seatbelt)
-DARWIN_SRCS := backend/darwin/seatbelt.c backend/darwin/logstream.c
+DARWIN_SRCS := backend/darwin/seatbelt.c backend/darwin/logstream.c backend/darwin/launch.c \
+	backend/darwin/report.c
 SUPERVISOR_SRCS += $(DARWIN_SRCS)
 INIT_SRCS := init/sbx-init.c init/mounts.c init/connect.c \
 	init/notify.c common/pathwalk.c common/control.c common/reap.c

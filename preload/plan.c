@@ -2058,21 +2058,23 @@ static const char *caller_env(const struct plan_in *in, const char *name)
  * loopback (docs/NETWORK.md has the table: which program reads which).
  * They replace the caller's: a proxy of the host's is not reachable from
  * the sandbox, and one that was would bypass the policy. */
+const char *const plan_http_proxy_vars[] = {
+	"HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy",
+	"npm_config_proxy", "npm_config_https_proxy",
+	"YARN_HTTP_PROXY", "YARN_HTTPS_PROXY", "PIP_PROXY", "CARGO_HTTP_PROXY", NULL,
+};
+
 static int proxy_environment(const struct plan_in *in, struct plan *pl)
 {
 	char http[64], socks[64], java[4096], pc[PATH_MAX * 4 + 64], ssh[PATH_MAX * 6 + 4096];
-	static const char *const http_vars[] = {
-		"HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy",
-		"npm_config_proxy", "npm_config_https_proxy",
-		"YARN_HTTP_PROXY", "YARN_HTTPS_PROXY", "PIP_PROXY", "CARGO_HTTP_PROXY",
-	};
+	const char *const *http_vars = plan_http_proxy_vars;
 	const char *no_proxy = "localhost,127.0.0.1,::1";
 	unsigned hport = in->http_port ? in->http_port : SBX_PROXY_HTTP_PORT;
 	unsigned sport = in->socks_port ? in->socks_port : SBX_PROXY_SOCKS_PORT;
 
 	snprintf(http, sizeof(http), "http://127.0.0.1:%u", hport);
 	snprintf(socks, sizeof(socks), "socks5h://127.0.0.1:%u", sport);
-	for (size_t i = 0; i < sizeof(http_vars) / sizeof(*http_vars); i++)
+	for (size_t i = 0; http_vars[i]; i++)
 		TRY(add3(pl, "--setenv", http_vars[i], http));
 	TRY(add3(pl, "--setenv", "ALL_PROXY", socks));
 	TRY(add3(pl, "--setenv", "all_proxy", socks));

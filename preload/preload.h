@@ -160,6 +160,11 @@ void plan_remove_placeholders(struct plan *pl);
  * refuses them) and exist now: each passed to fn; how many. */
 size_t plan_appeared(const struct plan *pl, void (*fn)(void *ctx, const char *path), void *ctx);
 
+/* The variables COMMAND's HTTP clients find sbx's proxy by (NULL-ended):
+ * docs/NETWORK.md's table; plan.c sets them, and so does the darwin
+ * backend (backend/darwin/launch.c). */
+extern const char *const plan_http_proxy_vars[];
+
 /* ---- loginpath.c: the directories a login shell puts on PATH under HOME,
  * read from its start-up files as text (never by running the shell), as
  * `HOME/a:HOME/b` in out (cut whole where it does not fit; "" for none). */
@@ -217,6 +222,10 @@ struct reports_cfg {
 	char *const *guarded;
 	size_t nguarded;
 	bool nested;                 /* the nested mode (its seccomp rows explained) */
+	/* the boundary is Seatbelt's (macOS, backend/darwin/): its refusals
+	 * are said with "(Seatbelt)" and logged with layer "seatbelt", not
+	 * seccomp's "(seccomp)" and "notify" */
+	bool seatbelt;
 	struct reports_limits limits;
 	/* Milliseconds on a monotonic clock, for the rate limits; NULL: the
 	 * real one (the unit tests bring their own). */
@@ -248,6 +257,7 @@ struct report_expl {
 	char shown[PATH_MAX];      /* the target as the person writes it, printable */
 	bool unbound;              /* allowed by `rule`, refused: not there at start */
 	bool boundary;             /* decided by the notify layer (seccomp), not the shim */
+	bool seatbelt;             /* ... that is, by Seatbelt (reports_cfg.seatbelt) */
 	const char *guarded;       /* kept read-only by the boundary: this path */
 	bool nested_eperm;         /* a write the policy allows, EPERM in the nested mode */
 	/* a device node the sandbox does not give (the nested mode's /dev is

@@ -589,7 +589,8 @@ size_t report_line(const struct wire_report *w, const struct report_expl *e,
 		PUT(" (reported as done; the sandbox refuses it)");
 	char comm[sizeof(w->comm) * 6];
 	report_printable(w->comm, comm, sizeof(comm), true);
-	PUT(" — pid %d %s%s", w->pid, comm, e->boundary ? " (seccomp)" : "");
+	PUT(" — pid %d %s%s", w->pid, comm,
+	    !e->boundary ? "" : e->seatbelt ? " (Seatbelt)" : " (seccomp)");
 #undef PUT
 	/* the rule and its source come from configuration files, a project's
 	 * among them: no control character of theirs reaches the terminal
@@ -858,7 +859,8 @@ static void log_report(struct reports *r, const struct wire_report *w,
 		       bool boundary)
 {
 	record_write(r, &(struct record){
-		.layer = boundary ? "notify" : "shim", .op = wire_op_name(w->op),
+		.layer = !boundary ? "shim" : e->seatbelt ? "seatbelt" : "notify",
+		.op = wire_op_name(w->op),
 		.target = w->target, .decision = decision_name(e->decision),
 		.claimed = e->claimed ? decision_name(e->claimed) : NULL,
 		.rule = e->has_rule ? e->rule : NULL, .source = e->has_rule ? e->source : NULL,
@@ -1173,6 +1175,7 @@ static void take_report(struct reports *r, const struct wire_report *wr, bool bo
 		e.decision = w.decision;
 		e.claimed = 0;
 		e.boundary = true;
+		e.seatbelt = r->cfg.seatbelt;
 		boundary_explain(r->cfg.policy, &w, &e, why);
 		/* a write the notify layer refused in HOME: recorded to be
 		 * learned as the shim's are (learn_decide) */
@@ -1696,14 +1699,15 @@ void reports_syscall(struct reports *r, int pid, const char *comm, const char *c
 	if (s)
 		s->target = s->key + 2;
 	record_write(r, &(struct record){
-		.layer = "notify", .op = "syscall", .target = call, .decision = "deny",
-		.rule = rule, .source = "built-in", .pid = pid, .comm = comm,
+		.layer = r->cfg.seatbelt ? "seatbelt" : "notify", .op = "syscall", .target = call,
+		.decision = "deny", .rule = rule, .source = "built-in", .pid = pid, .comm = comm,
 		.err = errno_name(err), .reason = why, .address = target,
 		.has = REC_ERRNO | REC_REASON | REC_ADDRESS });
 	if (!may_say(r))
 		return;
-	snprintf(line, sizeof(line), "sbx: denied %s%s%s — %s — pid %d %s (seccomp)", call,
-		 shown[0] ? " on " : "", shown, why, pid, shown_comm);
+	snprintf(line, sizeof(line), "sbx: denied %s%s%s — %s — pid %d %s (%s)", call,
+		 shown[0] ? " on " : "", shown, why, pid, shown_comm,
+		 r->cfg.seatbelt ? "Seatbelt" : "seccomp");
 	say(r, line);
 }
 
