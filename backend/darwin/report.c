@@ -63,7 +63,7 @@ static void line(struct darwin_log_buf *lb, const char *tag, struct reports *r,
 	switch (seatbelt_log_parse(s, n, tag, &v)) {
 	case SEATBELT_LOG_OURS:
 		lb->ours++;
-		if (!lb->seen || !lb->seen(lb->seen_ctx, &v))
+		if ((!lb->seen || !lb->seen(lb->seen_ctx, &v)) && r)
 			darwin_report(r, &v);
 		break;
 	case SEATBELT_LOG_OTHER:

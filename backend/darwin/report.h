@@ -20,7 +20,7 @@ struct reports;
 void darwin_report(struct reports *r, const struct seatbelt_violation *v);
 
 /* `log stream`'s output as it comes (any split) into lines, each parsed
- * and, when ours, reported. A line longer than SEATBELT_LOG_LINE_MAX is
+ * and, when ours, reported (r NULL: counted only). A line longer than SEATBELT_LOG_LINE_MAX is
  * dropped whole. */
 struct darwin_log_buf {
 	char buf[SEATBELT_LOG_LINE_MAX + 1];
