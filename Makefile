@@ -61,7 +61,7 @@ SUPERVISOR_SRCS += common/control.c
 SUPERVISOR_SRCS += common/reap.c
 # macOS: the policy as a Seatbelt profile, portable C (--print=seatbelt)
 DARWIN_SRCS := backend/darwin/seatbelt.c backend/darwin/logstream.c backend/darwin/launch.c \
-	backend/darwin/report.c backend/darwin/darwin.c
+	backend/darwin/report.c backend/darwin/watch.c backend/darwin/darwin.c
 SUPERVISOR_SRCS += $(DARWIN_SRCS)
 INIT_SRCS := init/sbx-init.c init/mounts.c init/connect.c \
 	init/notify.c common/pathwalk.c common/control.c common/reap.c

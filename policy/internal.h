@@ -5,7 +5,31 @@
 #include <limits.h>
 #include <stdarg.h>
 
+#include <string.h>
+
 #include "policy/policy.h"
+
+/* macOS's libc lacks two GNU string functions the compiler uses (the
+ * rest is POSIX): the same, under another name, where it is missing. */
+#ifdef __APPLE__
+static inline char *sbx_strchrnul(const char *s, int c)
+{
+	while (*s && *s != (char)c)
+		s++;
+	return (char *)s;
+}
+static inline void *sbx_memrchr(const void *s, int c, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s + n;
+
+	while (n--)
+		if (*--p == (unsigned char)c)
+			return (void *)p;
+	return NULL;
+}
+#define strchrnul sbx_strchrnul
+#define memrchr sbx_memrchr
+#endif
 
 /* A raw list entry, before expansion. */
 struct raw_rule {

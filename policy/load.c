@@ -1,4 +1,5 @@
 /* policy/load.c: sandbox.ini and single settings into a policy builder. */
+#include <alloca.h>
 #include <errno.h>
 #include <ini.h>
 #include <stdio.h>
@@ -497,7 +498,7 @@ int builder_apply(struct policy_builder *b, const char *section,
 		return rc;
 	}
 
-	char *v = trim(strdupa(value));
+	char *v = trim(strcpy(alloca(strlen(value) + 1), value));
 	if (*v && check_value(k, v, &expected)) {
 		err_set(err, "%s: `%s` must be %s, not `%s`", source, name,
 			expected, v);

@@ -10,7 +10,9 @@
 #include <unistd.h>
 #include <dirent.h>
 #include <fcntl.h>
+#ifdef __linux__
 #include <sys/syscall.h>
+#endif
 #include <uthash.h>
 
 #include "policy/internal.h"
@@ -179,10 +181,13 @@ static struct path_look *look_add(struct path_memo *m, const char *path, size_t 
  * not missing) and all of it fits one read. */
 static void list_dir(struct path_memo *m, struct path_dir *d)
 {
+	d->tried = true;
+#ifndef __linux__
+	(void)m; /* getdents64 is Linux's: each name is asked of readlink() */
+#else
 	int fd;
 	long n;
 
-	d->tried = true;
 	if (access(d->path, X_OK))
 		return;
 	fd = open(d->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -216,6 +221,7 @@ static void list_dir(struct path_memo *m, struct path_dir *d)
 			l->ask = e->d_type == DT_LNK || e->d_type == DT_UNKNOWN;
 	}
 	d->listed = all && n >= 0;
+#endif
 }
 
 /* readlink(), answered from the memo when the path or its directory's

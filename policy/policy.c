@@ -600,8 +600,13 @@ static uint64_t match_seed(void)
 	uint64_t seed;
 	struct timespec ts;
 
+#ifdef __linux__
 	if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) == (ssize_t)sizeof(seed))
 		return seed;
+#else
+	if (getentropy(&seed, sizeof(seed)) == 0)
+		return seed;
+#endif
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_nsec * 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid() ^
 	       (uint64_t)(uintptr_t)&ts;

@@ -44,34 +44,10 @@ int darwin_tag(const char *run_id, char *out, size_t outsz)
 	return n < 0 || (size_t)n >= outsz ? -EINVAL : 0;
 }
 
-static long long now_ms(void)
+/* path with argv and envp, the standard streams ours (COMMAND's). */
+static int spawn(const char *path, char *const *argv, char *const *envp, pid_t *pid)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* path with argv and envp; stdout to out_fd (-1: ours), stdin from
- * /dev/null when quiet. */
-static int spawn(const char *path, char *const *argv, char *const *envp, int out_fd, bool quiet,
-		 pid_t *pid)
-{
-	posix_spawn_file_actions_t fa;
-	int rc = posix_spawn_file_actions_init(&fa);
-
-	if (rc)
-		return -rc;
-	if (quiet)
-		rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	if (!rc && out_fd >= 0)
-		rc = posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
-	if (!rc && quiet)
-		rc = posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-	if (!rc)
-		rc = posix_spawn(pid, path, &fa, NULL, argv, envp);
-	posix_spawn_file_actions_destroy(&fa);
-	return -rc;
+	return -posix_spawn(pid, path, NULL, NULL, argv, envp);
 }
 
 static void reap(pid_t *pid, int sig)
@@ -85,97 +61,13 @@ static void reap(pid_t *pid, int sig)
 	*pid = -1;
 }
 
-/* The sentinel's lines are ours to count, not the person's to read. */
-static bool sentinel_seen(void *ctx, const struct seatbelt_violation *v)
+/* A refusal from the log, into the reports once they exist. */
+static void refused(void *ctx, const struct seatbelt_violation *v)
 {
 	struct darwin *d = ctx;
 
-	for (int i = 0; i < 2; i++)
-		if (d->sentinel[i][0] && !strcmp(v->target, d->sentinel[i])) {
-			d->sentinels_seen[i]++;
-			return true;
-		}
-	return false;
-}
-
-/* A refusal of ours the log will show: `cat` of sentinel i under a
- * profile that refuses exactly its read, with the run's tag. */
-static int trigger(struct darwin *d, int i)
-{
-	char prof[512], param[4200];
-	pid_t pid;
-
-	snprintf(prof, sizeof(prof), "(version 1) (allow default) (deny file-read-data "
-		 "(literal (param \"S\")) (with message \"%s\"))", d->tag);
-	snprintf(param, sizeof(param), "S=%s", d->sentinel[i]);
-	char *argv[] = { (char *)DARWIN_SANDBOX_EXEC, "-D", param, "-p", prof, "--", "/bin/cat",
-			 d->sentinel[i], NULL };
-	char *envp[] = { "PATH=/usr/bin:/bin", NULL };
-	int rc = spawn(d->sandbox_exec, argv, envp, -1, true, &pid);
-	if (rc)
-		return rc;
-	/* not waited for here (a run that hangs must not hang sbx): reaped
-	 * as it ends, killed at the end */
-	for (size_t k = 0; k < DARWIN_TRIGGERS_MAX; k++)
-		if (d->triggers[k] <= 0) {
-			d->triggers[k] = pid;
-			return 0;
-		}
-	reap(&pid, SIGKILL); /* more than ever needed: the log is not coming */
-	return -EAGAIN;
-}
-
-static void reap_triggers(struct darwin *d, bool kill_them)
-{
-	for (size_t k = 0; k < DARWIN_TRIGGERS_MAX; k++) {
-		if (d->triggers[k] <= 0)
-			continue;
-		if (kill_them)
-			reap(&d->triggers[k], SIGKILL);
-		else if (waitpid(d->triggers[k], NULL, WNOHANG) == d->triggers[k])
-			d->triggers[k] = -1;
-	}
-}
-
-/* Read the log for up to ms, or until sentinel i was seen. */
-static void read_log(struct darwin *d, struct reports *r, int i, int ms)
-{
-	long long end = now_ms() + ms;
-	char buf[8192];
-
-	while (d->log_fd >= 0 && !(i >= 0 && d->sentinels_seen[i])) {
-		long long left = end - now_ms();
-		reap_triggers(d, false);
-		if (left <= 0)
-			return;
-		struct pollfd pf = { .fd = d->log_fd, .events = POLLIN };
-		if (poll(&pf, 1, (int)left) <= 0)
-			continue;
-		ssize_t n = read(d->log_fd, buf, sizeof(buf));
-		if (n < 0 && (errno == EINTR || errno == EAGAIN))
-			continue;
-		if (n <= 0) {
-			close(d->log_fd); /* log is gone */
-			d->log_fd = -1;
-			return;
-		}
-		darwin_log_feed(&d->lb, d->tag, r, buf, (size_t)n);
-	}
-}
-
-/* Wait until a refusal of ours reaches the log: triggered again each
- * half second (one made before the stream attached is lost). */
-static bool log_live(struct darwin *d, struct reports *r, int i)
-{
-	int total = d->log_wait_ms > 0 ? d->log_wait_ms : 10000;
-	long long end = now_ms() + total;
-
-	while (!d->sentinels_seen[i] && d->log_fd >= 0 && now_ms() < end) {
-		if (trigger(d, i))
-			return false;
-		read_log(d, r, i, 500);
-	}
-	return d->sentinels_seen[i] > 0;
+	if (d->reports)
+		darwin_report(d->reports, v);
 }
 
 static int listen_local(unsigned *port)
@@ -205,9 +97,9 @@ static int darwin_start(struct backend *b, const struct plan *pl, char *why, siz
 {
 	struct darwin *d = b->darwin;
 	char id[128], err[512] = "";
-	int fds[2] = { -1, -1 }, rc;
+	int rc;
 
-	if (!d || !d->run_id || !d->sandbox_exec || !d->log) {
+	if (!d || !d->run_id || !d->watch.sandbox_exec || !d->watch.log) {
 		snprintf(why, whysz, "the darwin backend was not set up");
 		return -EINVAL;
 	}
@@ -215,7 +107,8 @@ static int darwin_start(struct backend *b, const struct plan *pl, char *why, siz
 		snprintf(why, whysz, "cannot make the run's tag: %s", strerror(-rc));
 		return rc;
 	}
-	snprintf(d->tag, sizeof(d->tag), "sbx-%s", id);
+	char tag[160];
+	snprintf(tag, sizeof(tag), "sbx-%s", id);
 	/* the proxy on the host's localhost: the profile lets COMMAND reach
 	 * these two ports and no other (fails closed when unknown) */
 	if (policy_network_proxied(b->policy))
@@ -232,56 +125,17 @@ static int darwin_start(struct backend *b, const struct plan *pl, char *why, siz
 		snprintf(why, whysz, "the Seatbelt profile: %s", err);
 		return rc;
 	}
-	/* the sentinels, in a directory of our own */
-	snprintf(d->sentinel_dir, sizeof(d->sentinel_dir), "%s/sbx-sentinel-XXXXXX",
-		 d->tmpdir && *d->tmpdir ? d->tmpdir : "/tmp");
-	if (!mkdtemp(d->sentinel_dir)) {
-		rc = -errno;
-		d->sentinel_dir[0] = '\0';
-		snprintf(why, whysz, "cannot make a directory in %s: %s", d->tmpdir, strerror(-rc));
+	/* log stream, proved live before COMMAND starts */
+	struct darwin_watch *w = &d->watch;
+	snprintf(w->tag, sizeof(w->tag), "%s", tag);
+	w->refused = refused;
+	w->ctx = d;
+	if ((rc = darwin_watch_start(w, why, whysz)))
 		return rc;
-	}
-	for (int i = 0; i < 2; i++) {
-		char p[4200];
-		snprintf(p, sizeof(p), "%s/%s", d->sentinel_dir, i ? "end" : "start");
-		int fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-		if (fd < 0 || !realpath(p, d->sentinel[i])) {
-			rc = -errno;
-			if (fd >= 0)
-				close(fd);
-			snprintf(why, whysz, "cannot make %s: %s", p, strerror(-rc));
-			return rc;
-		}
-		close(fd);
-	}
-	/* log stream, unsandboxed (log refuses to run in a sandbox) */
-	struct strv la = { 0 };
-	char *envp[] = { "PATH=/usr/bin:/bin", NULL };
-	if ((rc = darwin_log_argv(d->tag, &la)) || (pipe(fds) ? (rc = -errno) : 0)) {
-		strv_free(&la);
-		snprintf(why, whysz, "cannot start %s: %s", d->log, strerror(-rc));
-		return rc;
-	}
-	fcntl(fds[0], F_SETFD, FD_CLOEXEC);
-	fcntl(fds[1], F_SETFD, FD_CLOEXEC);
-	rc = spawn(d->log, la.v, envp, fds[1], true, &d->log_pid);
-	strv_free(&la);
-	close(fds[1]);
-	if (rc) {
-		close(fds[0]);
-		snprintf(why, whysz, "cannot start %s: %s", d->log, strerror(-rc));
-		return rc;
-	}
-	d->log_fd = fds[0];
-	/* a refusal of ours through the log before COMMAND starts: then its
-	 * refusals will be reported (the boundary holds either way) */
-	d->lb.seen = sentinel_seen;
-	d->lb.seen_ctx = d;
-	d->log_live = log_live(d, NULL, 0);
-	if (!d->log_live)
+	if (!w->live)
 		msg("the system log showed no refusal of this run's within %d ms (`log stream` "
 		    "did not start, or reads nothing): the sandbox holds, but its refusals will "
-		    "not be reported", d->log_wait_ms > 0 ? d->log_wait_ms : 10000);
+		    "not be reported", w->wait_ms > 0 ? w->wait_ms : 10000);
 	return 0;
 }
 
@@ -321,7 +175,7 @@ static int darwin_go(struct backend *b, const struct plan *pl, const int *fds, s
 	if (!rc)
 		rc = darwin_launch_env(&in, &envp, d->withheld);
 	if (!rc)
-		rc = spawn(d->sandbox_exec, argv.v, envp.v, -1, false, &d->cmd_pid);
+		rc = spawn(d->watch.sandbox_exec, argv.v, envp.v, &d->cmd_pid);
 	strv_free(&argv);
 	strv_free(&envp);
 	return rc;
@@ -356,6 +210,7 @@ static int darwin_wait(struct backend *b, struct plan *pl, struct run_in *ri, bo
 	*ready = d->cmd_pid > 0;
 	if (!*ready)
 		return 125;
+	d->reports = ri->reports;
 	if (pipe(sig_pipe))
 		return 125;
 	for (int i = 0; i < 2; i++) {
@@ -375,7 +230,7 @@ static int darwin_wait(struct backend *b, struct plan *pl, struct run_in *ri, bo
 	}
 	while (status < 0) {
 		struct pollfd pf[4] = { { .fd = sig_pipe[0], .events = POLLIN },
-					{ .fd = d->log_fd, .events = POLLIN },
+					{ .fd = d->watch.log_fd, .events = POLLIN },
 					{ .fd = ri->net ? net_loop_fd(ri->net) : -1, .events = POLLIN },
 					{ .fd = ri->report_fd, .events = POLLIN } };
 		bool pending = ri->reports && reports_pending(ri->reports);
@@ -398,15 +253,8 @@ static int darwin_wait(struct backend *b, struct plan *pl, struct run_in *ri, bo
 				d->cmd_pid = -1;
 			}
 		}
-		if (pf[1].revents & (POLLIN | POLLHUP)) {
-			ssize_t k = read(d->log_fd, buf, sizeof(buf));
-			if (k > 0 && ri->reports) {
-				darwin_log_feed(&d->lb, d->tag, ri->reports, buf, (size_t)k);
-			} else if (k == 0) {
-				close(d->log_fd); /* log ended: no reports from here on */
-				d->log_fd = -1;
-			}
-		}
+		if (pf[1].revents & (POLLIN | POLLHUP))
+			darwin_watch_read(&d->watch);
 		if (ri->net && (pf[2].revents & POLLIN))
 			net_loop_run_once(ri->net, 0);
 		if (pf[3].revents & (POLLIN | POLLHUP)) {
@@ -425,18 +273,14 @@ static int darwin_wait(struct backend *b, struct plan *pl, struct run_in *ri, bo
 	sig_pipe[0] = sig_pipe[1] = -1;
 	/* the last refusals: the log delivers late, so until a refusal made
 	 * after COMMAND's end has come through */
-	if (d->log_fd >= 0 && ri->reports && d->log_live) {
-		if (!trigger(d, 1))
-			read_log(d, ri->reports, 1, d->log_wait_ms > 0 ? d->log_wait_ms : 10000);
-		if (!d->sentinels_seen[1])
-			msg("the system log did not catch up within %d ms: refusals of the run's "
-			    "last moments may be missing from the reports",
-			    d->log_wait_ms > 0 ? d->log_wait_ms : 10000);
-	}
+	if (d->watch.live && !darwin_watch_drain(&d->watch))
+		msg("the system log did not catch up within %d ms: refusals of the run's last "
+		    "moments may be missing from the reports",
+		    d->watch.wait_ms > 0 ? d->watch.wait_ms : 10000);
 	if (ri->reports)
 		reports_flush(ri->reports);
-	reap(&d->log_pid, SIGTERM);
-	reap_triggers(d, true);
+	d->reports = NULL;
+	darwin_watch_stop(&d->watch);
 	return status < 0 ? 125 : status;
 }
 
@@ -447,24 +291,12 @@ static void darwin_release(struct backend *b)
 	if (!d)
 		return;
 	reap(&d->cmd_pid, SIGKILL);
-	reap(&d->log_pid, SIGTERM);
-	reap_triggers(d, true);
-	if (d->log_fd >= 0)
-		close(d->log_fd);
-	d->log_fd = -1;
+	darwin_watch_stop(&d->watch);
 	for (int i = 0; i < 2; i++) {
 		if (d->listen[i] >= 0)
 			close(d->listen[i]);
 		d->listen[i] = -1;
-		if (d->sentinel_dir[0]) {
-			char p[4200];
-			snprintf(p, sizeof(p), "%s/%s", d->sentinel_dir, i ? "end" : "start");
-			unlink(p);
-		}
 	}
-	if (d->sentinel_dir[0])
-		rmdir(d->sentinel_dir);
-	d->sentinel_dir[0] = '\0';
 	seatbelt_profile_free(&d->profile);
 }
 

@@ -7,7 +7,6 @@
 #include <strings.h>
 
 #include "backend/darwin/launch.h"
-#include "backend/darwin/logstream.h"
 #include "preload/preload.h"
 
 #define TRY(x)                                                                \
@@ -132,21 +131,5 @@ int darwin_launch_env(const struct darwin_launch_in *in, struct strv *envp,
 	} else if (theirs) {
 		TRY(env_put(envp, "DYLD_INSERT_LIBRARIES", theirs));
 	}
-	return 0;
-}
-
-int darwin_log_argv(const char *tag, struct strv *argv)
-{
-	char pred[256];
-	int rc = seatbelt_log_predicate(tag, pred, sizeof(pred));
-
-	if (rc)
-		return rc == -ENAMETOOLONG ? -EINVAL : rc;
-	TRY(strv_add(argv, DARWIN_LOG));
-	TRY(strv_add(argv, "stream"));
-	TRY(strv_add(argv, "--style"));
-	TRY(strv_add(argv, "ndjson"));
-	TRY(strv_add(argv, "--predicate"));
-	TRY(strv_add(argv, pred));
 	return 0;
 }

@@ -10,11 +10,10 @@
 #include <stdbool.h>
 
 #include "backend/darwin/seatbelt.h"
+#include "backend/darwin/watch.h"
 #include "common/strv.h"
 #include "policy/policy.h"
 
-#define DARWIN_SANDBOX_EXEC "/usr/bin/sandbox-exec"
-#define DARWIN_LOG "/usr/bin/log"
 
 struct darwin_launch_in {
 	const struct policy *policy;
@@ -42,9 +41,5 @@ int darwin_launch_argv(const struct darwin_launch_in *in, struct strv *argv);
  * process, the shim's checks included. 0 or -ENOMEM. */
 int darwin_launch_env(const struct darwin_launch_in *in, struct strv *envp,
 		      struct strv *withheld);
-
-/* `/usr/bin/log stream --style ndjson --predicate PRED` for the run's
- * tag (logstream.h). 0, -EINVAL (a bad tag), -ENOMEM. */
-int darwin_log_argv(const char *tag, struct strv *argv);
 
 #endif

@@ -435,3 +435,48 @@ bool seatbelt_path_normal(const char *s)
 	}
 	return true;
 }
+
+static void feed_line(struct seatbelt_log_buf *lb, const char *tag, const char *s, size_t n,
+		      void (*on)(void *ctx, const struct seatbelt_violation *v), void *ctx)
+{
+	struct seatbelt_violation v;
+
+	switch (seatbelt_log_parse(s, n, tag, &v)) {
+	case SEATBELT_LOG_OURS:
+		lb->ours++;
+		if (on)
+			on(ctx, &v);
+		break;
+	case SEATBELT_LOG_OTHER:
+		lb->other++;
+		break;
+	default:
+		lb->malformed++;
+		break;
+	}
+}
+
+void seatbelt_log_feed(struct seatbelt_log_buf *lb, const char *tag, const char *data, size_t n,
+		       void (*on)(void *ctx, const struct seatbelt_violation *v), void *ctx)
+{
+	while (n) {
+		const char *nl = memchr(data, '\n', n);
+		size_t take = nl ? (size_t)(nl - data) : n;
+		if (!lb->skipping && lb->len + take > SEATBELT_LOG_LINE_MAX) {
+			lb->skipping = true;
+			lb->malformed++;
+		}
+		if (!lb->skipping) {
+			memcpy(lb->buf + lb->len, data, take);
+			lb->len += take;
+		}
+		if (!nl)
+			return;
+		if (!lb->skipping && lb->len)
+			feed_line(lb, tag, lb->buf, lb->len, on, ctx);
+		lb->len = 0;
+		lb->skipping = false;
+		data = nl + 1;
+		n -= take + 1;
+	}
+}

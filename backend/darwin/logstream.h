@@ -45,6 +45,18 @@ enum seatbelt_log_kind {
 enum seatbelt_log_kind seatbelt_log_parse(const char *line, size_t len, const char *tag,
 					  struct seatbelt_violation *v);
 
+/* log's output as it comes (any split) into lines, each parsed; a
+ * refusal of ours passed to on(). A line longer than SEATBELT_LOG_LINE_MAX
+ * is dropped whole. Zero-initialise. */
+struct seatbelt_log_buf {
+	char buf[SEATBELT_LOG_LINE_MAX + 1];
+	size_t len;
+	bool skipping;            /* inside an overlong line: dropped to its end */
+	unsigned long ours, other, malformed;
+};
+void seatbelt_log_feed(struct seatbelt_log_buf *lb, const char *tag, const char *data, size_t n,
+		       void (*on)(void *ctx, const struct seatbelt_violation *v), void *ctx);
+
 /* The predicate for `log stream --predicate`: the kernel's records that
  * end with tag. 0, or -EINVAL for a tag that is not [A-Za-z0-9._-]. */
 int seatbelt_log_predicate(const char *tag, char *out, size_t outsz);

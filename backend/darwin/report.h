@@ -19,18 +19,4 @@ struct reports;
  * (reports_syscall), with the words for it. */
 void darwin_report(struct reports *r, const struct seatbelt_violation *v);
 
-/* `log stream`'s output as it comes (any split) into lines, each parsed
- * and, when ours, reported (r NULL: counted only). A line longer than SEATBELT_LOG_LINE_MAX is
- * dropped whole. */
-struct darwin_log_buf {
-	char buf[SEATBELT_LOG_LINE_MAX + 1];
-	size_t len;
-	bool skipping;            /* inside an overlong line: dropped to its end */
-	unsigned long ours, other, malformed;
-	bool (*seen)(void *ctx, const struct seatbelt_violation *v); /* NULL, or true: not reported */
-	void *seen_ctx;
-};
-void darwin_log_feed(struct darwin_log_buf *lb, const char *tag, struct reports *r,
-		     const char *data, size_t n);
-
 #endif

@@ -108,10 +108,10 @@ Test(darwin_backend, runs_command_reports_its_refusal_and_drains_the_log)
 	struct policy *p = compile_ini(NULL);
 	d = DARWIN_NONE;
 	d.run_id = "20260101-000000-7";
-	d.sandbox_exec = f.sbexec;
-	d.log = f.log;
-	d.tmpdir = f.dir;
-	d.log_wait_ms = 5000;
+	d.watch.sandbox_exec = f.sbexec;
+	d.watch.log = f.log;
+	d.watch.tmpdir = f.dir;
+	d.watch.wait_ms = 5000;
 	char *caller[] = { "PATH=/usr/bin:/bin", "GITHUB_TOKEN=ghp_secret", NULL };
 	d.environ = caller;
 	/* COMMAND: a refusal the kernel would log, its environment kept, 3 */
@@ -126,8 +126,8 @@ Test(darwin_backend, runs_command_reports_its_refusal_and_drains_the_log)
 
 	cr_assert_eq(b.ops->send_plan(&b, NULL), 0);
 	cr_assert_eq(b.ops->start(&b, NULL, why, sizeof(why)), 0, "%s", why);
-	cr_assert(d.log_live, "the start sentinel never came through the log");
-	cr_assert_geq(d.sentinels_seen[0], 1);
+	cr_assert(d.watch.live, "the start sentinel never came through the log");
+	cr_assert_geq(d.watch.seen[0], 1);
 
 	int out = open(f.out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	struct reports *r;
@@ -142,7 +142,7 @@ Test(darwin_backend, runs_command_reports_its_refusal_and_drains_the_log)
 	reports_finish(r, 0);
 	cr_assert(ready);
 	cr_assert_eq(status, 3, "COMMAND's status: %d", status);
-	cr_assert_geq(d.sentinels_seen[1], 1, "the end sentinel was not awaited");
+	cr_assert_geq(d.watch.seen[1], 1, "the end sentinel was not awaited");
 
 	char *said = slurp(f.out), *log = slurp(f.audit), *env = slurp(strcat(strcpy(
 		(char[PATH_MAX]){ 0 }, f.dir), "/env"));
@@ -161,8 +161,8 @@ Test(darwin_backend, runs_command_reports_its_refusal_and_drains_the_log)
 				"eventMessage ENDSWITH \"sbx-20260101-000000-7-"), "%s", largs);
 
 	b.ops->release(&b);
-	cr_assert_eq(d.log_pid, -1);
-	cr_assert_eq(access(d.sentinel[0], F_OK), -1, "the sentinel was left behind");
+	cr_assert_eq(d.watch.log_pid, -1);
+	cr_assert_eq(access(d.watch.sentinel[0], F_OK), -1, "the sentinel was left behind");
 	free(said);
 	free(log);
 	free(env);
@@ -187,10 +187,10 @@ Test(darwin_backend, a_log_that_never_shows_a_refusal_is_said_and_the_run_goes_o
 	struct policy *p = compile_ini("[network]\nallow_domains = example.com\n");
 	d = DARWIN_NONE;
 	d.run_id = "r";
-	d.sandbox_exec = f.sbexec;
-	d.log = f.log;
-	d.tmpdir = f.dir;
-	d.log_wait_ms = 300;
+	d.watch.sandbox_exec = f.sbexec;
+	d.watch.log = f.log;
+	d.watch.tmpdir = f.dir;
+	d.watch.wait_ms = 300;
 	char *caller[] = { "PATH=/usr/bin:/bin", NULL };
 	d.environ = caller;
 	char *command[] = { "/bin/sh", "-c", "exit 0", NULL };
@@ -199,7 +199,7 @@ Test(darwin_backend, a_log_that_never_shows_a_refusal_is_said_and_the_run_goes_o
 	char why[512] = "";
 
 	cr_assert_eq(b.ops->start(&b, NULL, why, sizeof(why)), 0, "%s", why);
-	cr_assert_not(d.log_live);
+	cr_assert_not(d.watch.live);
 	/* proxied: two listeners on localhost, their ports in the profile */
 	cr_assert_gt(d.ports[0], 0);
 	cr_assert_gt(d.ports[1], 0);
@@ -211,7 +211,7 @@ Test(darwin_backend, a_log_that_never_shows_a_refusal_is_said_and_the_run_goes_o
 				  !strcmp(d.profile.params[i].value, port));
 	cr_assert(found, "the profile does not name the proxy's port %s", port);
 	b.ops->release(&b);
-	cr_assert_eq(d.log_pid, -1);
+	cr_assert_eq(d.watch.log_pid, -1);
 	cr_assert_eq(d.listen[0], -1);
 	policy_free(p);
 	fake_free(&f);

@@ -128,14 +128,14 @@ Test(darwin_launch, log_stream_by_absolute_path_for_the_tag)
 {
 	struct strv argv = { 0 };
 
-	cr_assert_eq(darwin_log_argv("sbx-r-1-abc", &argv), 0);
+	cr_assert_eq(darwin_log_argv(DARWIN_LOG, "sbx-r-1-abc", &argv), 0);
 	cr_assert_eq(argv.n, 6);
 	cr_assert_str_eq(argv.v[0], "/usr/bin/log");
 	cr_assert_str_eq(argv.v[1], "stream");
 	cr_assert_str_eq(argv.v[3], "ndjson");
 	cr_assert_str_eq(argv.v[5], "processID == 0 AND eventMessage ENDSWITH \"sbx-r-1-abc\"");
 	strv_free(&argv);
-	cr_assert_eq(darwin_log_argv("x\" OR 1", &argv), -EINVAL);
+	cr_assert_eq(darwin_log_argv(DARWIN_LOG, "x\" OR 1", &argv), -EINVAL);
 	strv_free(&argv);
 }
 
@@ -160,12 +160,17 @@ static char *slurp(const char *path)
 
 #define TAG "sbx-r-1-abc"
 
+static void say(void *ctx, const struct seatbelt_violation *v)
+{
+	darwin_report(ctx, v);
+}
+
 Test(darwin_launch, log_refusals_become_report_lines_and_records)
 {
 	char *dir = make_tmpdir(), out_path[PATH_MAX], log_path[PATH_MAX];
 	struct policy *p = compile_ini("[sandbox]\nworkspace = /w\n");
 	struct reports *r;
-	static struct darwin_log_buf lb;
+	static struct seatbelt_log_buf lb;
 
 	snprintf(out_path, sizeof(out_path), "%s/stderr", dir);
 	snprintf(log_path, sizeof(log_path), "%s/audit.jsonl", dir);
@@ -188,8 +193,8 @@ Test(darwin_launch, log_refusals_become_report_lines_and_records)
 		TAG "\",\"processID\":4242}\n"
 		"{\"eventMessage\":\"Sandbox: cat(9) deny(1) file-read-data \\/home\\/u\\/cut";
 	for (size_t i = 0; i < sizeof(stream) - 1; i += 7)
-		darwin_log_feed(&lb, TAG, r, stream + i,
-				sizeof(stream) - 1 - i < 7 ? sizeof(stream) - 1 - i : 7);
+		seatbelt_log_feed(&lb, TAG, stream + i,
+				  sizeof(stream) - 1 - i < 7 ? sizeof(stream) - 1 - i : 7, say, r);
 	reports_finish(r, 0);
 	cr_assert_eq(lb.ours, 3);
 	cr_assert_eq(lb.other, 2); /* the header and the lookalike */
