@@ -61,7 +61,7 @@ SUPERVISOR_SRCS += common/control.c
 SUPERVISOR_SRCS += common/reap.c
 # macOS: the policy as a Seatbelt profile, portable C (--print=seatbelt)
 DARWIN_SRCS := backend/darwin/seatbelt.c backend/darwin/logstream.c backend/darwin/launch.c \
-	backend/darwin/report.c backend/darwin/watch.c backend/darwin/darwin.c
+	backend/darwin/report.c backend/darwin/watch.c backend/darwin/darwin.c backend/darwin/limits.c
 SUPERVISOR_SRCS += $(DARWIN_SRCS)
 INIT_SRCS := init/sbx-init.c init/mounts.c init/connect.c \
 	init/notify.c common/pathwalk.c common/control.c common/reap.c
@@ -104,7 +104,7 @@ UNIT_OBJS := $(UNIT_SRCS:%.c=build/%.o)
 
 BINS := build/sbx-preload build/sbx-init build/libsbx-preload.so build/sbx-proxy-test build/sbxctl
 
-.PHONY: all deps deps-test run check check-unit check-docs check-hooks check-integration check-agents check-container check-container-recipe test-progs coverage-table bench bench-proxy bench-filter bench-landlock bench-match fuzz install clean
+.PHONY: all deps deps-test run check darwin-check check-unit check-docs check-hooks check-integration check-agents check-container check-container-recipe test-progs coverage-table bench bench-proxy bench-filter bench-landlock bench-match fuzz install clean
 all: $(BINS)
 
 deps:
@@ -315,6 +315,25 @@ build/tests/unit-tests: $(UNIT_OBJS) $(UNIT_SHIM_OBJS) $(UNIT_ARCHIVES:%=build/l
 		build/gen/interpose.o
 	$(CC) $(SBX_LDFLAGS) -no-pie -o $@ $(filter-out build/gen/%,$(filter %.o,$^)) $(call group,$(filter %.a,$^)) \
 		$(SBX_LDLIBS) -lcriterion $(JANSSON_LIBS)
+
+# macOS (docs/MACOS.md): what builds there today -- policy/, the darwin
+# backend's portable files, their unit tests and the smoke test against
+# the real sandbox-exec and log -- apart from `all`, whose programs are
+# Linux's (epoll, signalfd, seccomp, Landlock). Run by
+# .github/workflows/macos.yml; builds and runs here too (the smoke test
+# only on a Mac).
+DARWIN_CHECK_SRCS := $(POLICY_SRCS) common/strv.c backend/darwin/seatbelt.c \
+	backend/darwin/logstream.c backend/darwin/watch.c
+DARWIN_UNIT_SRCS := tests/unit/seatbelt.c tests/unit/darwin_log.c tests/unit/policy_preset.c \
+	tests/unit/helpers.c
+build/tests/darwin-smoke: tests/darwin/smoke.c $(DARWIN_CHECK_SRCS:%.c=build/%.o)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) $(SBX_CFLAGS) $(SBX_LDFLAGS) -o $@ $^ $(SBX_LDLIBS)
+build/tests/darwin-unit: $(DARWIN_UNIT_SRCS:%.c=build/%.o) $(DARWIN_CHECK_SRCS:%.c=build/%.o)
+	@mkdir -p $(@D)
+	$(CC) $(SBX_LDFLAGS) -o $@ $^ $(SBX_LDLIBS) -lcriterion
+darwin-check: build/tests/darwin-unit build/tests/darwin-smoke
+	build/tests/darwin-unit --jobs 2
 
 run: deps
 	@$(MAKE) --no-print-directory all

@@ -141,7 +141,8 @@ static int darwin_start(struct backend *b, const struct plan *pl, char *why, siz
 
 static const char *darwin_layers(const struct backend *b, char *out, size_t outsz)
 {
-	snprintf(out, outsz, "Seatbelt profile (sandbox-exec), reports from the system log");
+	snprintf(out, outsz, "Seatbelt profile (sandbox-exec), reports from the system log; "
+		 "no shim in SIP-protected programs, no nested sandboxes (sbxctl doctor)");
 	return out;
 }
 

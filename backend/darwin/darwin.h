@@ -41,6 +41,14 @@ struct darwin {
 #define DARWIN_NONE ((struct darwin){ .listen = { -1, -1 }, .cmd_pid = -1, \
 				      .watch = DARWIN_WATCH_NONE })
 
+/* What the macOS sandbox cannot do (limits.c): said by --print=seatbelt,
+ * the backend's start-up and sbxctl doctor. */
+struct darwin_limit {
+	const char *what, *text;
+};
+extern const struct darwin_limit darwin_limits[];
+extern const unsigned darwin_nlimits;
+
 /* The tag for a run: `sbx-RUNID-` and 16 random hex digits (a guessed
  * tag would let another run's refusals pass for ours). 0, -EINVAL. */
 int darwin_tag(const char *run_id, char *out, size_t outsz);

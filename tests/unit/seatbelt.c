@@ -855,7 +855,8 @@ Test(seatbelt, golden_presets_differ_only_in_their_network_and_servers)
 {
 	struct seatbelt_profile sp[6];
 	static const char *const net_lines[] = { "network", "proxy", "PROXY_PORT", "localhost:",
-						 "domain", "allow_local_binding", NULL };
+						 "domain", "allow_local_binding", "mDNSResponder",
+						 NULL };
 
 	for (size_t i = 0; i < 6; i++)
 		text_of(presets[i], &sp[i]);
@@ -866,9 +867,12 @@ Test(seatbelt, golden_presets_differ_only_in_their_network_and_servers)
 		if (strstr(presets[i], "-open")) {
 			assert_contains(t, "(allow network*)");
 			assert_not_contains(t, "PROXY_PORT");
+			/* names resolve as the host resolves them only here */
+			assert_contains(t, "(global-name \"com.apple.mDNSResponder\")");
 		} else if (strstr(presets[i], "-closed")) {
 			assert_not_contains(t, "network-outbound");
 			assert_not_contains(t, "(allow network*)");
+			assert_not_contains(t, "mDNSResponder");
 		} else {
 			assert_contains(t, "(remote tcp (string-append \"localhost:\" "
 					   "(param \"HTTP_PROXY_PORT\")))");
