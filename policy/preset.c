@@ -27,10 +27,11 @@ struct setting {
 	const char *section, *key, *value;
 };
 
-/* Settings every preset makes, each with its reason. */
+/* Settings every preset makes, each with its reason. The workspace and
+ * /tmp (Gemini's project and temporary directories) are the default
+ * isolation's already; a preset leaves `isolation` as the user set it
+ * (strict stays strict). */
 static const struct setting common[] = {
-	/* the workspace (Gemini's project directory) and the private /tmp */
-	{ "sandbox", "isolation", "workspace" },
 	/* package managers' and tools' caches, written by every build */
 	{ "filesystem", "allow_write", "~/.cache, ~/.npm" },
 	/* a container daemon runs anything it is asked to as the user,

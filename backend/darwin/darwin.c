@@ -19,6 +19,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -196,6 +197,17 @@ static void on_signal(int sig)
 	errno = e;
 }
 
+/* Are we in the foreground of the terminal? Then the keys' signals
+ * (^C, ^\\) and a resize reach COMMAND, in our process group, from the
+ * terminal itself: relayed too, it would get each twice. */
+static bool terminal_foreground(void)
+{
+	for (int fd = 0; fd < 3; fd++)
+		if (isatty(fd) && tcgetpgrp(fd) == getpgrp())
+			return true;
+	return false;
+}
+
 static int exit_status(int st)
 {
 	return WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 125;
@@ -212,6 +224,7 @@ static int darwin_wait(struct backend *b, struct plan *pl, struct run_in *ri, bo
 	if (!*ready)
 		return 125;
 	d->reports = ri->reports;
+	bool fg = terminal_foreground();
 	if (pipe(sig_pipe))
 		return 125;
 	for (int i = 0; i < 2; i++) {
@@ -246,9 +259,12 @@ static int darwin_wait(struct backend *b, struct plan *pl, struct run_in *ri, bo
 		if (pf[0].revents & POLLIN) {
 			unsigned char sigs[64];
 			ssize_t k = read(sig_pipe[0], sigs, sizeof(sigs));
-			for (ssize_t i = 0; i < k; i++)
-				if (sigs[i] != SIGCHLD && d->cmd_pid > 0)
+			for (ssize_t i = 0; i < k; i++) {
+				bool terminal = sigs[i] == SIGINT || sigs[i] == SIGQUIT ||
+						sigs[i] == SIGWINCH;
+				if (sigs[i] != SIGCHLD && d->cmd_pid > 0 && !(fg && terminal))
 					kill(d->cmd_pid, sigs[i]);
+			}
 			if (waitpid(d->cmd_pid, &st, WNOHANG) == d->cmd_pid) {
 				status = exit_status(st);
 				d->cmd_pid = -1;

@@ -28,7 +28,10 @@ struct darwin {
 	char *const *environ;    /* the caller's */
 	struct strv *withheld;   /* optional: the names withheld (start-up line) */
 	/* the log's watch: sandbox_exec, log (DARWIN_SANDBOX_EXEC, DARWIN_LOG;
-	 * tests: stand-ins), tmpdir and wait_ms given; the rest start()'s */
+	 * tests: stand-ins), tmpdir and wait_ms given; the rest start()'s.
+	 * tmpdir: sbx's state directory, which no run may write (a sentinel
+	 * deleted inside would hide the run's last refusals: said, not
+	 * silent, but better not possible) */
 	struct darwin_watch watch;
 	/* made by start() */
 	struct seatbelt_profile profile;

@@ -83,3 +83,12 @@ Test(policy_preset, a_project_file_may_not_name_one)
 
 	cr_assert(strstr(msg, "would widen the policy"), "%s", msg);
 }
+
+Test(policy_preset, leaves_a_strict_isolation_strict)
+{
+	struct policy *p = compile_ini("[sandbox]\nisolation = strict\nprofile = restrictive-closed\n");
+
+	cr_assert_eq(policy_isolation(p), SBX_ISOLATION_STRICT);
+	cr_assert_eq(check(p, SBX_OP_WRITE, "/w/src/a.c"), SBX_DENY);
+	policy_free(p);
+}
