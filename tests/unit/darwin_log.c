@@ -173,6 +173,9 @@ Test(darwin_log, another_runs_tag_or_none_is_not_ours)
 		"Sandbox: cat(1) deny(1) file-read-data \\/x\\n" TAG "0",
 		/* ours, but not at the end */
 		"Sandbox: cat(1) deny(1) file-read-data \\/x\\n" TAG "\\nsbx-other",
+		/* ours, then another run's of the same length on a line of its own */
+		"Sandbox: cat(1) deny(1) file-read-data \\/x\\n" TAG
+		"\\nsbx-20260101-000000-42-ffffffffffffffff",
 		/* ours inside the path a program chose, another run's at the end */
 		"Sandbox: cat(1) deny(1) file-read-data \\/w\\/a\\n" TAG "\\nsbx-other",
 		/* ours glued to the path, no separator */
