@@ -1170,6 +1170,12 @@ static void take_report(struct reports *r, const struct wire_report *wr, bool bo
 	const struct sbx_rule *quiet;
 
 	report_explain(r->cfg.policy, &w, &e);
+	/* Seatbelt's rules name paths, not mounts: an allow_write of a file
+	 * not there yet lets it be made, so the hint needs no "once the file
+	 * exists" (policy_hint's caveat is bubblewrap's) */
+	char *caveat = r->cfg.seatbelt ? strstr(e.fix, " once the file exists") : NULL;
+	if (caveat)
+		*caveat = '\0';
 	if (boundary) {
 		/* what the supervisor did, not a claim to weigh */
 		e.decision = w.decision;
