@@ -443,7 +443,7 @@ bench-match: build/bench/match-micro
 # `make check`.
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
-FUZZ_TARGETS := http socks host dns addr matcher gitconfig
+FUZZ_TARGETS := http socks host dns addr matcher gitconfig seatbelt_log
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-D_GNU_SOURCE -I. -Ibuild
 build/fuzz/gitconfig: tests/fuzz/gitconfig.c policy/gitconfig.c policy/path.c
@@ -451,6 +451,10 @@ build/fuzz/gitconfig: tests/fuzz/gitconfig.c policy/gitconfig.c policy/path.c
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^
 build/fuzz/%: tests/fuzz/%.c net/host.c net/http.c net/socks.c \
 		net/dns.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^
+# Seatbelt's refusals as log stream prints them (backend/darwin/logstream.c)
+build/fuzz/seatbelt_log: tests/fuzz/seatbelt_log.c backend/darwin/logstream.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^
 # the compiled path matcher against trying every rule (tests/unit/matcher_ref.h)

@@ -308,9 +308,10 @@ enum seatbelt_log_kind seatbelt_log_parse(const char *line, size_t len, const ch
 		return SEATBELT_LOG_MALFORMED;
 	ws(&j);
 	if (j.p >= j.end || *j.p != '{')
-		/* `log` starts with "Filtering the log data using ..." */
-		return strncmp(line, "Filtering the log data", 22) ? SEATBELT_LOG_MALFORMED :
-								      SEATBELT_LOG_OTHER;
+		/* `log` starts with "Filtering the log data using ..." (the
+		 * line is len bytes, not a C string) */
+		return len >= 22 && !memcmp(line, "Filtering the log data", 22) ?
+			SEATBELT_LOG_OTHER : SEATBELT_LOG_MALFORMED;
 	j.p++;
 	ws(&j);
 	if (j.p < j.end && *j.p == '}')
