@@ -23,7 +23,7 @@
 #include "preload/gitprov.h"
 #include "common/hostfs.h"
 #include "preload/mode.h"
-#include "preload/mountids.h"
+#include "backend/linux/mountids.h"
 #include "backend/linux/nested.h"
 #include "preload/standin.h"
 #include "common/elfcheck.h"
@@ -1637,7 +1637,9 @@ static int phase_wait(struct run *r)
 				 .socks_port = SBX_PROXY_SOCKS_PORT, .dns = r->net != NULL,
 				 .host_ports = r->host_ports, .nhost_ports = r->nhost_ports,
 				 .served = r->nested };
-	r->rc = r->be.ops->wait(&r->be, &r->pl, &r->ri, &r->ready);
+	r->rc = sandbox_wait(&r->be.sb, &r->pl, &r->ri, &r->ready);
+	if (r->be.ops->waited)
+		r->be.ops->waited(&r->be);
 	return RUN_ON;
 }
 
