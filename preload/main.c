@@ -543,9 +543,9 @@ static int cleanup_only(const char *home)
 }
 
 /* The proxy's events go into the run's one report stream. */
-static void on_net_event(void *ctx, const struct net_event *ev)
+static void on_net_event(void *ctx, const struct event *ev)
 {
-	reports_proxy(ctx, ev);
+	reports_event(ctx, ev);
 }
 
 static void on_net_nofile(void *ctx)

@@ -255,34 +255,16 @@ int reports_room_fd(const struct reports *r);
 /* The run is over: repeats, then the one-line summary. */
 void reports_finish(struct reports *r, unsigned long dropped);
 void reports_free(struct reports *r);
-/* One event of the filtering proxy (net/net.h): a refusal, or a failure,
- * is a line (held like the shim's) and a JSON line with layer "proxy";
- * allowed connections and client errors only under --trace. */
-struct net_event;
-void reports_proxy(struct reports *r, const struct net_event *ev);
-
-/* A decision of the seccomp notify layer (notify.h): the supervisor's own,
- * so not re-decided; said and logged like a shim report, with layer
- * "notify" in the log and "(seccomp)" on the line. Allowed ones
- * (WIRE_ALLOW) are passed only under --trace. `why`: the rule it decided
- * by, or NULL for the path's own (borrowed). A file target ending in `/`
- * is a directory being made, as on the wire (wire.h). */
-void reports_boundary(struct reports *r, char decision, enum wire_op op, int pid,
-		      const char *comm, const char *target, int err,
-		      const struct sbx_rule *why);
-/* A system call the boundary refuses (the seccomp table's rows, a server
- * under allow_local_binding = false; preload/notify/deny.c): one line, `sbx:
- * denied CALL[ on TARGET] — WHY — pid N COMM (seccomp)`, and a JSON record
- * with layer "notify", op "syscall", once per call and program (comm);
- * repeats counted. `target` may be NULL, `rule` names what refused it. */
-void reports_syscall(struct reports *r, int pid, const char *comm, const char *call,
-		     const char *target, const char *why, const char *rule, int err);
-/* A program that tried to make a user namespace (unshare, clone with
- * CLONE_NEWUSER): a sandbox of its own, which cannot start inside sbx. Said
- * as such, with the setting that turns an agent's own sandbox off; once
- * per call and program, as reports_syscall. `parent` may be "". */
-void reports_nested_sandbox(struct reports *r, int pid, const char *comm, const char *parent,
-			    const char *call, const char *rule, int err);
+/* One event of any layer's (common/event.h): the shim's parsed line
+ * (reports_feed), the notify layer's decisions (preload/notify/), the
+ * proxy's and the resolver's (net/, through net_cfg.report). An access
+ * the shim claims is decided again by the policy; the notify layer's and
+ * the proxy's are theirs. Said on the terminal by one writer (folded:
+ * once per decision, op and target; a refused call once per call, reason
+ * and program) and logged by one (record_write), layer "shim", "notify"
+ * or "proxy". Allowed ones only under --trace. */
+struct event;
+void reports_event(struct reports *r, const struct event *ev);
 /* A line of the supervisor's own, said now (held like the others) and
  * logged as a notice. */
 void reports_say_notice(struct reports *r, const char *kind, const char *line);

@@ -37,6 +37,7 @@
 
 #include "common/control.h"
 #include "common/pathwalk.h"
+#include "common/event.h"
 #include "preload/notify/internal.h"
 #include "preload/preload.h"
 
@@ -772,14 +773,10 @@ static bool may_write_existing(const struct call *c, const char *full,
 static void report_why(const struct call *c, char decision, enum wire_op op,
 		       const char *target, int err, const struct sbx_rule *why)
 {
-	char comm[32];
-
-	if (!c->n->r || (decision == WIRE_ALLOW && !c->n->trace))
+	if (decision == WIRE_ALLOW && !c->n->trace)
 		return;
-	notify_comm_of(c->pid, comm, sizeof(comm));
-	notify_own_begin(c->n); /* a log file made now is ours */
-	reports_boundary(c->n->r, decision, op, c->pid, comm, target, err, why);
-	notify_own_end(c->n);
+	notify_report(c, &(struct event){ .what = EVENT_ACCESS, .decision = decision, .op = op,
+					  .target = target, .err = err, .rule = why });
 }
 
 static void report(const struct call *c, char decision, enum wire_op op, const char *target,
@@ -2017,16 +2014,11 @@ struct answer notify_xattr(struct call *c, long nr, const unsigned long long *ar
 	 * each open to another user. Any directory may hold a protected name
 	 * (`.env` is one at any depth), so none takes one. */
 	if (set && !strcmp(name, "system.posix_acl_default")) {
-		char comm[32];
-		if (c->n->r) {
-			notify_comm_of(c->pid, comm, sizeof(comm));
-			notify_own_begin(c->n);
-			reports_syscall(c->n->r, c->pid, comm, "a default ACL", full,
-					"every entry made in the directory later inherits it, "
-					"protected names too (a .env, git's next config)",
-					"extended attributes (docs/SECURITY.md)", EPERM);
-			notify_own_end(c->n);
-		}
+		notify_report(c, &(struct event){
+			.what = EVENT_CALL, .decision = WIRE_DENY, .target = "a default ACL",
+			.on = full, .reason = "every entry made in the directory later inherits "
+			"it, protected names too (a .env, git's next config)",
+			.rule_text = "extended attributes (docs/SECURITY.md)", .err = EPERM });
 		a = ERR(EPERM);
 		goto out;
 	}

@@ -1,6 +1,7 @@
 /* tests/unit/reports_proxy.c: the filtering proxy's events in the report stream.
  *
- * reports_proxy() turns a net_event (net/net.h) into what the
+ * reports_event() turns an EVENT_NET (common/event.h, made by net/'s
+ * net_event()) into what the
  * person reads -- one line per refused target, with the rule and the fix --
  * and what the audit log keeps: one JSON object with layer "proxy". The
  * events here carry the decision's own words (net_decide_policy), as the
@@ -86,14 +87,12 @@ static void decide_and_report(struct pstream *s, const char *host, unsigned port
 
 	cr_assert_eq(net_host_parse(host, strlen(host), &h), 0, "%s", host);
 	net_decide_policy(s->p, &h, port, &d);
-	struct net_event ev = {
-		.outcome = d.verdict == NET_ALLOW ? NET_EV_ALLOWED : NET_EV_DENIED,
-		.proto = proto, .host = h.text, .port = port, .rule = d.rule,
-		.reason = d.reason, .fix = d.fix,
-		.address = d.verdict == NET_ALLOW ? "192.0.2.10:443" : "",
-		.client = "127.0.0.1:41234",
-	};
-	reports_proxy(s->r, &ev);
+	struct event ev = net_event(d.verdict == NET_ALLOW ? NET_EV_ALLOWED : NET_EV_DENIED, proto,
+				    h.text, port, d.rule, d.reason, d.fix);
+
+	ev.address = d.verdict == NET_ALLOW ? "192.0.2.10:443" : "";
+	ev.client = "127.0.0.1:41234";
+	reports_event(s->r, &ev);
 }
 
 Test(reports_proxy, refusal_is_one_line_with_the_fix_and_one_proxy_record)
@@ -217,18 +216,17 @@ Test(reports_proxy, ignore_domains_logs_the_refusal_as_ignored_and_says_nothing)
 Test(reports_proxy, an_allowed_host_that_cannot_be_reached_is_said_not_to_be_the_policy)
 {
 	struct pstream s;
-	struct net_event ev = {
-		.outcome = NET_EV_FAILED, .proto = NET_PROTO_SOCKS, .host = "github.com",
-		.port = 443, .reason = "cannot resolve github.com: Name does not resolve",
-		.fix = "", .address = "", .client = "127.0.0.1:5000",
-	};
+	struct event ev = net_event(NET_EV_FAILED, NET_PROTO_SOCKS, "github.com", 443, NULL,
+				    "cannot resolve github.com: Name does not resolve", "");
+
+	ev.client = "127.0.0.1:5000";
 
 	open_stream(&s, "[network]\nallow_domains = github.com\n", REPORTS_ENFORCE);
-	reports_proxy(s.r, &ev);
-	ev.outcome = NET_EV_ERROR;
-	ev.host = "";
+	reports_event(s.r, &ev);
+	ev.decision = NET_EV_ERROR;
+	ev.target = "";
 	ev.reason = "request head too large";
-	reports_proxy(s.r, &ev); /* a client's nonsense: not without --trace or -v */
+	reports_event(s.r, &ev); /* a client's nonsense: not without --trace or -v */
 	reports_finish(s.r, 0);
 
 	char *out = slurp(s.out_path), *log = slurp(s.log_path);
@@ -269,17 +267,18 @@ Test(reports_proxy, a_flood_of_repeated_lookups_folds_into_twenty_lines_and_a_co
 Test(reports_proxy, each_fold_says_what_was_refused)
 {
 	struct pstream s;
-	struct net_event sc = {
-		.outcome = NET_EV_DENIED, .proto = NET_PROTO_SECCOMP, .host = "evil.example",
-		.port = 443, .reason = "not in allow_domains", .fix = "--allow-domain evil.example",
-		.address = "", .client = "pid 7", .pid = 7, .comm = "static-net",
-	};
+	struct event sc = net_event(NET_EV_DENIED, NET_PROTO_SECCOMP, "evil.example", 443, NULL,
+				    "not in allow_domains", "--allow-domain evil.example");
+
+	sc.client = "pid 7";
+	sc.pid = 7;
+	sc.comm = "static-net";
 
 	open_stream(&s, "[network]\nallow_domains = github.com\n", REPORTS_ENFORCE);
 	for (int i = 0; i < 3; i++) {
 		decide_and_report(&s, "evil.example", 0, NET_PROTO_DNS);
 		decide_and_report(&s, "evil.example", 443, NET_PROTO_CONNECT);
-		reports_proxy(s.r, &sc);
+		reports_event(s.r, &sc);
 	}
 	reports_finish(s.r, 0);
 
