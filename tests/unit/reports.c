@@ -555,23 +555,6 @@ static void feed(struct stream *s, const char *text)
 	reports_feed(s->r, text, strlen(text));
 }
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf = NULL;
-	size_t len = 0;
-
-	if (!f)
-		return strdup("");
-	FILE *m = open_memstream(&buf, &len);
-	int c;
-	while ((c = fgetc(f)) != EOF)
-		fputc(c, m);
-	fclose(m);
-	fclose(f);
-	return buf;
-}
-
 static void stream_close(struct stream *s)
 {
 	reports_free(s->r);
