@@ -294,8 +294,8 @@ void reports_each(const struct reports *r,
 
 /* One report line, parsed strictly: wire_decode(), then the target must
  * hold no control byte once decoded, and a file operation's must be
- * absolute and normal (no `.`, `..`, `//` or trailing `/`). 0, or -1:
- * malformed, not to be acted on. */
+ * absolute and normal (no `.`, `..`, `//` or trailing `/`). 0, or
+ * -EBADMSG: malformed, not to be acted on. */
 int report_parse(const char *line, size_t len, struct wire_report *w);
 /* The next character of a NUL-terminated string: its code point and, in
  * *len, how many bytes it took (0 at the NUL). Strict UTF-8 (RFC 3629): an

@@ -250,16 +250,16 @@ int report_parse(const char *line, size_t len, struct wire_report *w)
 {
 	/* wire_decode() takes each %XX once: `%250A` is the text `%0A` */
 	if (wire_decode(line, len, w))
-		return -1;
+		return -EBADMSG;
 	/* A name holding a newline or an escape is refused outright rather
 	 * than escaped: it would end a line in a learned sandbox.ini, and no
 	 * report needs one. (A genuine file so named is still refused by the
 	 * shim and the boundary; only its report is lost, counted.) */
 	for (const unsigned char *c = (const unsigned char *)w->target; *c; c++)
 		if (*c < 0x20 || *c == 0x7f)
-			return -1;
+			return -EBADMSG;
 	if (file_op(w->op) && !normal_path(w->target, w->truncated))
-		return -1;
+		return -EBADMSG;
 	return 0;
 }
 

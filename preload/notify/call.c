@@ -188,7 +188,8 @@ int notify_read_addr(const struct call *c, unsigned long long aaddr, unsigned *a
  * of the last few callers are held open and read again from the start:
  * one pread instead of open, read, close. A held file is the process's,
  * not its number's: once that process is gone the read fails (ESRCH) and
- * the number is opened again, so a reused pid is never read as the old. */
+ * the number is opened again, so a reused pid is never read as the old.
+ * The descriptor (held here), or -errno. */
 static int status_fd(struct notify *n, pid_t pid, bool fresh)
 {
 	char p[64];
@@ -204,7 +205,7 @@ static int status_fd(struct notify *n, pid_t pid, bool fresh)
 	snprintf(p, sizeof(p), "/proc/%d/status", (int)pid);
 	int fd = OPEN(p, O_RDONLY);
 	if (fd < 0)
-		return -1;
+		return -errno;
 	unsigned slot = n->status_next++ % k;
 	if (n->status[slot].fd >= 0)
 		close(n->status[slot].fd);
