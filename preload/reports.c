@@ -79,7 +79,7 @@ struct reports {
 	size_t nseen, seen_bytes;
 	unsigned long denied[WIRE_OP_COUNT], learned, allowed, malformed, ignored;
 	unsigned long quiet; /* refusals a quiet rule kept off the terminal */
-	unsigned long denied_calls; /* reports_syscall(): once per call and program */
+	unsigned long denied_calls; /* refused calls (take_call), each counted */
 	unsigned long contradicted; /* lines whose claim the policy contradicts */
 	unsigned long not_shown, not_logged, not_kept;
 	struct bucket say_b, log_b;
