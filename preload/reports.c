@@ -1080,6 +1080,13 @@ static bool proxy_seen_add(struct reports *r, const char *key, struct seen **out
 static const char *const via_name[] = { "CONNECT", "http", "socks5", "dns", "host_ports",
 					"seccomp" };
 
+/* How an EVENT_NET came, in the record's words ("?" for a value no
+ * producer gives). */
+static const char *via_text(enum event_via v)
+{
+	return (unsigned)v < sizeof(via_name) / sizeof(via_name[0]) ? via_name[v] : "?";
+}
+
 /* What a line says besides its event, each string printable: the
  * explanation of an access, the shown forms of the rest. */
 struct words {
@@ -1120,7 +1127,7 @@ static size_t event_line(const struct event *ev, const struct words *wd, char *o
 		break;
 	case EVENT_CALL:
 		n = snprintf(out, outsz, "sbx: denied %s%s%s — %s — pid %d %s (seccomp)", t,
-			     wd->on[0] ? " on " : "", wd->on, ev->reason, ev->pid, wd->comm);
+			     wd->on[0] ? " on " : "", wd->on, reason, ev->pid, wd->comm);
 		break;
 	case EVENT_NET:
 		if (ev->via == EVENT_VIA_DNS) {
@@ -1173,7 +1180,7 @@ static size_t event_line(const struct event *ev, const struct words *wd, char *o
 					     "`%s` (%s), to %s", t, who, rule, src, ev->address);
 			else
 				n = snprintf(out, outsz, "sbx: trace: connect to %s via the proxy "
-					     "(%s), allowed by `%s` (%s), to %s", t, via_name[ev->via],
+					     "(%s), allowed by `%s` (%s), to %s", t, via_text(ev->via),
 					     rule, src, ev->address);
 			break;
 		case EVENT_FAILED:
@@ -1190,7 +1197,7 @@ static size_t event_line(const struct event *ev, const struct words *wd, char *o
 					     "allows it) — %s", t, reason, who);
 			else
 				n = snprintf(out, outsz, "sbx: the proxy refused a %s client: %s",
-					     via_name[ev->via], reason);
+					     via_text(ev->via), reason);
 			break;
 		}
 		break;
@@ -1676,7 +1683,7 @@ static void take_net(struct reports *r, const struct event *ev)
 		.target = host[0] ? target : NULL, .decision = decision,
 		.rule = ev->rule ? rule : NULL, .source = ev->rule ? ev->rule->source : NULL,
 		.pid = ev->pid, .pid_null = !(sc && ev->pid > 0), .comm = sc ? ev->comm : NULL,
-		.reason = ev->reason, .fix = ev->fix, .via = via_name[ev->via],
+		.reason = ev->reason, .fix = ev->fix, .via = via_text(ev->via),
 		.address = ev->address, .client = ev->client, .quiet = quiet,
 		.has = REC_REASON | REC_FIX | REC_VIA | REC_ADDRESS | REC_CLIENT | REC_QUIET });
 
@@ -1706,8 +1713,8 @@ static void take_net(struct reports *r, const struct event *ev)
 	if (s)
 		s->shown = true;
 	char reason[700], fix[450], comm[16 * 6] = ""; /* the decision's, 640 and 400 at most */
-	report_printable(ev->reason, reason, sizeof(reason), true);
-	report_printable(ev->fix, fix, sizeof(fix), true);
+	report_printable(ev->reason ? ev->reason : "", reason, sizeof(reason), true);
+	report_printable(ev->fix ? ev->fix : "", fix, sizeof(fix), true);
 	if (sc)
 		report_printable(ev->comm ? ev->comm : "", comm, sizeof(comm), true);
 	event_line(ev, &(struct words){ .target = target, .reason = reason, .fix = fix,
@@ -1725,7 +1732,7 @@ static void take_net(struct reports *r, const struct event *ev)
 static void take_call(struct reports *r, const struct event *ev)
 {
 	char key[512], line[REPORT_LINE_MAX], shown_comm[16 * 6], shown[600];
-	const char *call = ev->target, *why = ev->reason;
+	const char *call = ev->target ? ev->target : "?", *why = ev->reason ? ev->reason : "";
 	struct seen *s;
 
 	report_printable(ev->comm ? ev->comm : "", shown_comm, sizeof(shown_comm), true);
@@ -1746,8 +1753,8 @@ static void take_call(struct reports *r, const struct event *ev)
 		.has = REC_ERRNO | REC_REASON | REC_ADDRESS });
 	if (!may_say(r))
 		return;
-	event_line(ev, &(struct words){ .target = call, .comm = shown_comm, .on = shown }, line,
-		   sizeof(line));
+	event_line(ev, &(struct words){ .target = call, .reason = why, .comm = shown_comm,
+					.on = shown }, line, sizeof(line));
 	say(r, line);
 }
 

@@ -422,3 +422,22 @@ Test(reports_event, a_loopback_note_names_the_port_once)
 	free(out);
 	close_stream(&s);
 }
+
+/* The producers are sbx's own, but the table of ways is indexed by the
+ * event's value: one out of range is "?", never a read past the table. */
+Test(reports_event, a_net_event_of_no_known_way_is_logged_as_via_unknown)
+{
+	struct pstream s;
+	struct event ev = net_event(NET_EV_DENIED, NET_PROTO_CONNECT, "evil.example", 443, NULL,
+				    "not in allow_domains", "--allow-domain evil.example");
+
+	ev.via = (enum event_via)99;
+	open_stream(&s, "", REPORTS_ENFORCE);
+	reports_event(s.r, &ev);
+	reports_finish(s.r, 0);
+
+	char *log = slurp(s.log_path);
+	assert_contains(log, "\"via\":\"?\"");
+	free(log);
+	close_stream(&s);
+}
