@@ -204,6 +204,15 @@ char *slurp(const char *path)
 	return buf;
 }
 
+size_t str_count(const char *hay, const char *needle)
+{
+	size_t n = 0;
+
+	for (const char *q = strstr(hay, needle); q; q = strstr(q + 1, needle))
+		n++;
+	return n;
+}
+
 static int remove_one(const char *path, const struct stat *st, int type,
 		      struct FTW *ftw)
 {

@@ -62,6 +62,8 @@ char *make_tmpdir(void);
 void write_file(const char *path, const char *text);
 /* The whole file, NUL-terminated ("" when it cannot be opened); free() it. */
 char *slurp(const char *path);
+/* How many times needle occurs in hay (overlapping ones too). */
+size_t str_count(const char *hay, const char *needle);
 void remove_tree(const char *path);
 /* root/rel and every missing directory on the way (mkdir -p) */
 void make_dirs(const char *root, const char *rel);

@@ -54,15 +54,6 @@ static void close_stream(struct pstream *s)
 	free(s->dir);
 }
 
-static size_t count(const char *hay, const char *needle)
-{
-	size_t n = 0;
-
-	for (const char *q = strstr(hay, needle); q; q = strstr(q + 1, needle))
-		n++;
-	return n;
-}
-
 /* What the loop reports for host:port over `proto`, decided by the policy
  * alone (the resolved-address check's refusals look the same, with their
  * own reason and fix). */
@@ -94,7 +85,7 @@ Test(reports_proxy, refusal_is_one_line_with_the_fix_and_one_proxy_record)
 	assert_contains(out, "sbx: denied connect to evil.example:443 — not in allow_domains "
 			     "(allow it with --allow-domain evil.example) — via the proxy\n");
 	assert_contains(out, "sbx: 1 denied connect — see ");
-	cr_assert_eq(count(log, "\n"), 1, "%s", log);
+	cr_assert_eq(str_count(log, "\n"), 1, "%s", log);
 	assert_contains(log, "\"layer\":\"proxy\",\"op\":\"connect\",\"target\":\"evil.example:443\","
 			     "\"decision\":\"deny\",\"rule\":null,\"source\":null,\"pid\":null,"
 			     "\"comm\":null,\"reason\":\"not in allow_domains\","
@@ -138,12 +129,12 @@ Test(reports_proxy, repeats_are_said_once_logged_every_time_and_counted)
 	reports_finish(s.r, 0);
 
 	char *out = slurp(s.out_path), *log = slurp(s.log_path);
-	cr_assert_eq(count(out, "sbx: denied connect to evil.example:443 — "), 1, "%s", out);
+	cr_assert_eq(str_count(out, "sbx: denied connect to evil.example:443 — "), 1, "%s", out);
 	assert_contains(out, "sbx: denied connect to evil.example:443 (via the proxy, x2 more)\n");
 	assert_contains(out, "sbx: denied connect to [2001:db8::1]:22 — not in allow_domains "
 			     "(allow it with --allow-domain [2001:db8::1])");
 	assert_contains(out, "sbx: 4 denied connects — see ");
-	cr_assert_eq(count(log, "\"layer\":\"proxy\""), 4, "%s", log);
+	cr_assert_eq(str_count(log, "\"layer\":\"proxy\""), 4, "%s", log);
 	assert_contains(log, "\"target\":\"[2001:db8::1]:22\"");
 	free(out);
 	free(log);
@@ -242,8 +233,8 @@ Test(reports_proxy, a_flood_of_repeated_lookups_folds_into_twenty_lines_and_a_co
 	reports_finish(s.r, 0);
 
 	char *out = slurp(s.out_path);
-	cr_assert_eq(count(out, "sbx: denied lookup of n"), 100 + 20, "%s", out);
-	cr_assert_eq(count(out, " (by the sandbox's resolver, x1 more)\n"), 20, "%s", out);
+	cr_assert_eq(str_count(out, "sbx: denied lookup of n"), 100 + 20, "%s", out);
+	cr_assert_eq(str_count(out, " (by the sandbox's resolver, x1 more)\n"), 20, "%s", out);
 	assert_contains(out, "sbx: and 80 more refusals repeated (see the log)\n");
 	assert_not_contains(out, "denied connect");
 	assert_contains(out, "sbx: 200 denied lookups — see ");
@@ -273,7 +264,7 @@ Test(reports_proxy, each_fold_says_what_was_refused)
 	assert_contains(out, "sbx: denied lookup of evil.example (by the sandbox's resolver, x2 more)\n");
 	assert_contains(out, "sbx: denied connect to evil.example:443 (via the proxy, x2 more)\n");
 	assert_contains(out, "sbx: denied connect to evil.example:443 (seccomp, x2 more)\n");
-	cr_assert_eq(count(out, " more)\n"), 3, "%s", out);
+	cr_assert_eq(str_count(out, " more)\n"), 3, "%s", out);
 	free(out);
 	close_stream(&s);
 }
@@ -300,7 +291,7 @@ Test(reports_event, a_refused_call_is_one_line_and_one_syscall_record_per_progra
 			   strlen("sbx: denied keyctl — the caller's session keyring holds secrets "
 				  "— pid 12 tool (seccomp)\nsbx: 2 denied system calls — see ")),
 		  "%s", out);
-	cr_assert_eq(count(log, "\n"), 1, "%s", log);
+	cr_assert_eq(str_count(log, "\n"), 1, "%s", log);
 	assert_contains(log, ",\"layer\":\"notify\",\"op\":\"syscall\",\"target\":\"keyctl\","
 			     "\"decision\":\"deny\",\"rule\":\"the seccomp table (keyctl)\","
 			     "\"source\":\"built-in\",\"pid\":12,\"comm\":\"tool\","
