@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "common/hostfs.h"
-#include "preload/mountids.h"
+#include "backend/linux/mountids.h"
 #include "net/net.h"
 #include "common/pathwalk.h"
 #include "preload/standin.h"
@@ -2058,16 +2058,10 @@ static const char *caller_env(const struct plan_in *in, const char *name)
  * loopback (docs/NETWORK.md has the table: which program reads which).
  * They replace the caller's: a proxy of the host's is not reachable from
  * the sandbox, and one that was would bypass the policy. */
-const char *const plan_http_proxy_vars[] = {
-	"HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy",
-	"npm_config_proxy", "npm_config_https_proxy",
-	"YARN_HTTP_PROXY", "YARN_HTTPS_PROXY", "PIP_PROXY", "CARGO_HTTP_PROXY", NULL,
-};
-
 static int proxy_environment(const struct plan_in *in, struct plan *pl)
 {
 	char http[64], socks[64], java[4096], pc[PATH_MAX * 4 + 64], ssh[PATH_MAX * 6 + 4096];
-	const char *const *http_vars = plan_http_proxy_vars;
+	const char *const *http_vars = net_http_proxy_vars;
 	const char *no_proxy = "localhost,127.0.0.1,::1";
 	unsigned hport = in->http_port ? in->http_port : SBX_PROXY_HTTP_PORT;
 	unsigned sport = in->socks_port ? in->socks_port : SBX_PROXY_SOCKS_PORT;

@@ -26,9 +26,10 @@
 #include "backend/backend.h"
 #include "backend/darwin/darwin.h"
 #include "backend/darwin/launch.h"
+#include "common/event.h"
 #include "common/forwarded.h"
+#include "common/msg.h"
 #include "net/net.h"
-#include "preload/preload.h"
 
 int darwin_tag(const char *run_id, char *out, size_t outsz)
 {
@@ -62,13 +63,13 @@ static void reap(pid_t *pid, int sig)
 	*pid = -1;
 }
 
-/* A refusal from the log, into the reports once they exist. */
+/* A refusal from the log, as an event to the supervisor. */
 static void refused(void *ctx, const struct seatbelt_violation *v)
 {
 	struct darwin *d = ctx;
 
-	if (d->reports)
-		darwin_report(d->reports, v);
+	if (d->report)
+		darwin_event(v, d->report, d->report_ctx);
 }
 
 static int listen_local(unsigned *port)
@@ -213,7 +214,7 @@ static int exit_status(int st)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 125;
 }
 
-static int darwin_wait(struct backend *b, struct plan *pl, struct run_in *ri, bool *ready)
+int darwin_wait(struct backend *b, struct darwin_io *io, bool *ready)
 {
 	struct darwin *d = b->darwin;
 	struct sigaction sa = { .sa_handler = on_signal }, old[SBX_NFORWARDED + 1];
@@ -223,7 +224,6 @@ static int darwin_wait(struct backend *b, struct plan *pl, struct run_in *ri, bo
 	*ready = d->cmd_pid > 0;
 	if (!*ready)
 		return 125;
-	d->reports = ri->reports;
 	bool fg = terminal_foreground();
 	if (pipe(sig_pipe))
 		return 125;
@@ -245,15 +245,15 @@ static int darwin_wait(struct backend *b, struct plan *pl, struct run_in *ri, bo
 	while (status < 0) {
 		struct pollfd pf[4] = { { .fd = sig_pipe[0], .events = POLLIN },
 					{ .fd = d->watch.log_fd, .events = POLLIN },
-					{ .fd = ri->net ? net_loop_fd(ri->net) : -1, .events = POLLIN },
-					{ .fd = ri->report_fd, .events = POLLIN } };
-		bool pending = ri->reports && reports_pending(ri->reports);
-		int timeout = pending ? 100 : ri->net ? net_loop_timeout(ri->net) : -1;
+					{ .fd = io->net ? net_loop_fd(io->net) : -1, .events = POLLIN },
+					{ .fd = io->report_fd, .events = POLLIN } };
+		bool pending = io->pending && io->pending(io->ctx);
+		int timeout = pending ? 100 : io->net ? net_loop_timeout(io->net) : -1;
 		int n = poll(pf, 4, timeout);
 		if (n < 0 && errno != EINTR)
 			break;
-		if (n == 0 && pending)
-			reports_flush(ri->reports);
+		if (n == 0 && pending && io->flush)
+			io->flush(io->ctx);
 		if (n <= 0)
 			continue;
 		if (pf[0].revents & POLLIN) {
@@ -272,14 +272,14 @@ static int darwin_wait(struct backend *b, struct plan *pl, struct run_in *ri, bo
 		}
 		if (pf[1].revents & (POLLIN | POLLHUP))
 			darwin_watch_read(&d->watch);
-		if (ri->net && (pf[2].revents & POLLIN))
-			net_loop_run_once(ri->net, 0);
+		if (io->net && (pf[2].revents & POLLIN))
+			net_loop_run_once(io->net, 0);
 		if (pf[3].revents & (POLLIN | POLLHUP)) {
-			ssize_t k = read(ri->report_fd, buf, sizeof(buf));
-			if (k > 0 && ri->reports)
-				reports_feed(ri->reports, buf, (size_t)k);
+			ssize_t k = read(io->report_fd, buf, sizeof(buf));
+			if (k > 0 && io->feed)
+				io->feed(io->ctx, buf, (size_t)k);
 			else if (k == 0)
-				ri->report_fd = -1;
+				io->report_fd = -1;
 		}
 	}
 	for (size_t i = 0; i < SBX_NFORWARDED; i++)
@@ -294,9 +294,8 @@ static int darwin_wait(struct backend *b, struct plan *pl, struct run_in *ri, bo
 		msg("the system log did not catch up within %d ms: refusals of the run's last "
 		    "moments may be missing from the reports",
 		    d->watch.wait_ms > 0 ? d->watch.wait_ms : 10000);
-	if (ri->reports)
-		reports_flush(ri->reports);
-	d->reports = NULL;
+	if (io->flush)
+		io->flush(io->ctx);
 	darwin_watch_stop(&d->watch);
 	return status < 0 ? 125 : status;
 }
@@ -324,6 +323,6 @@ const struct backend_ops backend_darwin = {
 	.layers = darwin_layers,
 	.serve = darwin_serve,
 	.go = darwin_go,
-	.wait = darwin_wait,
+	.waited = NULL, /* darwin_wait() reaps and drains itself */
 	.release = darwin_release,
 };

@@ -4,8 +4,11 @@
  * boundary's refusals read from `log stream` (docs/MACOS.md).
  *
  * Portable C, compiled and tested on Linux (tests/unit/darwin_backend.c
- * runs the ops with stand-in programs for sandbox-exec and log); only
- * main.c's choice of it is darwin's. */
+ * runs the ops with stand-in programs for sandbox-exec and log). Like
+ * every backend it includes nothing of preload/: the log's refusals go
+ * out as events through `report`, and its wait (darwin_wait) serves the
+ * supervisor's parts through struct darwin_io. No macOS main() chooses
+ * it yet (docs/MACOS.md). */
 #ifndef SBX_DARWIN_H
 #define SBX_DARWIN_H
 
@@ -18,7 +21,9 @@
 #include "backend/darwin/seatbelt.h"
 #include "common/strv.h"
 
-struct reports;
+struct backend;
+struct event;
+struct net_loop;
 
 /* One run's (main's; DARWIN_NONE, then the given fields before start). */
 struct darwin {
@@ -27,6 +32,10 @@ struct darwin {
 	const char *shim_lib, *shim_spec; /* NULL: no shim */
 	char *const *environ;    /* the caller's */
 	struct strv *withheld;   /* optional: the names withheld (start-up line) */
+	/* each refusal from the log, as an event (the supervisor's
+	 * reports_event); NULL: counted only */
+	void (*report)(void *ctx, const struct event *ev);
+	void *report_ctx;
 	/* the log's watch: sandbox_exec, log (DARWIN_SANDBOX_EXEC, DARWIN_LOG;
 	 * tests: stand-ins), tmpdir and wait_ms given; the rest start()'s.
 	 * tmpdir: sbx's state directory, which no run may write (a sentinel
@@ -38,7 +47,6 @@ struct darwin {
 	int listen[2];           /* the proxy's HTTP and SOCKS5 listeners, or -1 */
 	unsigned ports[2];
 	pid_t cmd_pid;
-	struct reports *reports; /* wait()'s, for the log's refusals */
 };
 
 #define DARWIN_NONE ((struct darwin){ .listen = { -1, -1 }, .cmd_pid = -1, \
@@ -51,6 +59,26 @@ struct darwin_limit {
 };
 extern const struct darwin_limit darwin_limits[];
 extern const unsigned darwin_nlimits;
+
+/* What the supervisor serves while COMMAND runs, besides the log: the
+ * proxy's loop (net/), and the shim's report pipe with the reports'
+ * holding of lines (preload/reports.c), as callbacks. Any may be
+ * missing (NULL, -1). */
+struct darwin_io {
+	struct net_loop *net;
+	int report_fd;
+	void (*feed)(void *ctx, const char *data, size_t n); /* the pipe's bytes */
+	bool (*pending)(void *ctx);                          /* lines held? */
+	void (*flush)(void *ctx);                            /* write them */
+	void *ctx;
+};
+
+/* COMMAND runs (after go()): the forwarded signals relayed (not the
+ * terminal's own keys when we share its foreground), the proxy, the
+ * report pipe and the log served, until COMMAND is gone; then the log
+ * drained (the end sentinel). COMMAND's exit status (128+N for a
+ * signal); 125 when it never started (*ready false). */
+int darwin_wait(struct backend *b, struct darwin_io *io, bool *ready);
 
 /* The tag for a run: `sbx-RUNID-` and 16 random hex digits (a guessed
  * tag would let another run's refusals pass for ours). 0, -EINVAL. */

@@ -7,7 +7,7 @@
 #include <strings.h>
 
 #include "backend/darwin/launch.h"
-#include "preload/preload.h"
+#include "net/net.h"
 
 #define TRY(x)                                                                \
 	do {                                                                  \
@@ -102,8 +102,8 @@ int darwin_launch_env(const struct darwin_launch_in *in, struct strv *envp,
 		char http[64], socks[64];
 		snprintf(http, sizeof(http), "http://127.0.0.1:%u", in->http_port);
 		snprintf(socks, sizeof(socks), "socks5h://127.0.0.1:%u", in->socks_port);
-		for (size_t i = 0; plan_http_proxy_vars[i]; i++)
-			TRY(env_put(envp, plan_http_proxy_vars[i], http));
+		for (size_t i = 0; net_http_proxy_vars[i]; i++)
+			TRY(env_put(envp, net_http_proxy_vars[i], http));
 		TRY(env_put(envp, "ALL_PROXY", socks));
 		TRY(env_put(envp, "all_proxy", socks));
 		TRY(env_put(envp, "NO_PROXY", "localhost,127.0.0.1,::1"));

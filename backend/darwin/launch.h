@@ -34,7 +34,7 @@ int darwin_launch_argv(const struct darwin_launch_in *in, struct strv *argv);
  * (deny_env, secret-looking names; their names into `withheld`) and the
  * caller's proxy settings where the network is not open (their proxy
  * would bypass the policy, their credentials are not COMMAND's); then
- * sbx's proxy (plan_http_proxy_vars, ALL_PROXY, NO_PROXY), `[env] set`,
+ * sbx's proxy (net_http_proxy_vars, ALL_PROXY, NO_PROXY), `[env] set`,
  * SBX_SANDBOX=1 (the nested-sandbox marker) and the shim, first in
  * DYLD_INSERT_LIBRARIES. Any other DYLD_ variable of the caller's is
  * dropped: it would load or find libraries of its choosing in every

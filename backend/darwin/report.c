@@ -1,11 +1,11 @@
 /* backend/darwin/report.c: Seatbelt's refusals into the reports
- * (report.h). */
+ * (report.h), as events of their own layer (common/event.h). */
 #include <errno.h>
 #include <string.h>
 
 #include "backend/darwin/report.h"
+#include "common/event.h"
 #include "common/wire.h"
-#include "preload/preload.h"
 
 /* The words for a refusal no path rule explains. */
 static const char *why_other(const char *op)
@@ -22,35 +22,46 @@ static const char *why_other(const char *op)
 	return "not in sbx's Seatbelt profile";
 }
 
-void darwin_report(struct reports *r, const struct seatbelt_violation *v)
+void darwin_event(const struct seatbelt_violation *v,
+		  void (*fn)(void *ctx, const struct event *ev), void *ctx)
 {
-	enum wire_op op;
+	struct event ev = { .layer = EVENT_SEATBELT, .decision = WIRE_DENY, .pid = v->pid,
+			    .comm = v->comm, .err = EPERM };
 
 	switch (seatbelt_op_class(v)) {
 	case SEATBELT_OP_READ:
-		op = WIRE_READ;
+		ev.op = WIRE_READ;
 		break;
 	case SEATBELT_OP_WRITE:
-		op = WIRE_WRITE;
+		ev.op = WIRE_WRITE;
 		break;
 	case SEATBELT_OP_EXEC:
-		op = WIRE_EXEC;
+		ev.op = WIRE_EXEC;
 		break;
 	case SEATBELT_OP_UNIX:
-		op = WIRE_UNIX;
+		ev.op = WIRE_UNIX;
 		break;
 	default:
-		reports_syscall(r, v->pid, v->comm, v->op, v->target[0] ? v->target : NULL,
-				why_other(v->op), "sbx's Seatbelt profile", EPERM);
+		ev.what = EVENT_CALL;
+		ev.target = v->op;
+		ev.on = v->target;
+		ev.reason = why_other(v->op);
+		ev.rule_text = "sbx's Seatbelt profile";
+		fn(ctx, &ev);
 		return;
 	}
 	/* a path the log hid ("<private>") or one not normal is said as the
 	 * kernel gave it, never decided as a path */
 	if (!seatbelt_path_normal(v->target)) {
-		reports_syscall(r, v->pid, v->comm, v->op, v->target,
-				"the system log did not give the path", "sbx's Seatbelt profile",
-				EPERM);
+		ev.what = EVENT_CALL;
+		ev.target = v->op;
+		ev.on = v->target;
+		ev.reason = "the system log did not give the path";
+		ev.rule_text = "sbx's Seatbelt profile";
+		fn(ctx, &ev);
 		return;
 	}
-	reports_boundary(r, WIRE_DENY, op, v->pid, v->comm, v->target, EPERM, NULL);
+	ev.what = EVENT_ACCESS;
+	ev.target = v->target;
+	fn(ctx, &ev);
 }

@@ -19,26 +19,30 @@
 
 #include "backend/backend.h"
 #include "backend/darwin/darwin.h"
+#include "common/event.h"
 #include "preload/preload.h"
 #include "tests/unit/helpers.h"
 
 #pragma GCC diagnostic ignored "-Wformat-truncation"
 
-static char *slurp(const char *path)
+static void to_reports(void *ctx, const struct event *ev)
 {
-	FILE *f = fopen(path, "r");
-	char *buf;
-	long len;
+	reports_event(ctx, ev);
+}
 
-	if (!f)
-		return strdup("");
-	fseek(f, 0, SEEK_END);
-	len = ftell(f);
-	rewind(f);
-	buf = calloc(1, (size_t)len + 1);
-	cr_assert_eq(fread(buf, 1, (size_t)len, f), (size_t)len);
-	fclose(f);
-	return buf;
+static void feed(void *ctx, const char *data, size_t n)
+{
+	reports_feed(ctx, data, n);
+}
+
+static bool pending(void *ctx)
+{
+	return reports_pending(ctx);
+}
+
+static void flush(void *ctx)
+{
+	reports_flush(ctx);
 }
 
 static void script(const char *path, const char *text)
@@ -125,20 +129,23 @@ Test(darwin_backend, runs_command_reports_its_refusal_and_drains_the_log)
 	char why[512] = "";
 
 	cr_assert_eq(b.ops->send_plan(&b, NULL), 0);
+	int out = open(f.out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	struct reports *r;
+	struct reports_cfg cfg = { .policy = p, .log_path = f.audit, .run_id = "r-1",
+				   .mode = REPORTS_ENFORCE, .out_fd = out };
+	cr_assert_eq(reports_new(&cfg, &r), 0);
+	d.report = to_reports;
+	d.report_ctx = r;
 	cr_assert_eq(b.ops->start(&b, NULL, why, sizeof(why)), 0, "%s", why);
 	cr_assert(d.watch.live, "the start sentinel never came through the log");
 	cr_assert_geq(d.watch.seen[0], 1);
 
-	int out = open(f.out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	struct reports *r;
-	struct reports_cfg cfg = { .policy = p, .log_path = f.audit, .run_id = "r-1",
-				   .mode = REPORTS_ENFORCE, .out_fd = out, .seatbelt = true };
-	cr_assert_eq(reports_new(&cfg, &r), 0);
-	struct run_in ri = { .report_fd = -1, .reports = r };
+	struct darwin_io io = { .report_fd = -1, .feed = feed, .pending = pending,
+				.flush = flush, .ctx = r };
 	bool ready = false;
 
 	cr_assert_eq(b.ops->go(&b, NULL, NULL, 0), 0);
-	int status = b.ops->wait(&b, NULL, &ri, &ready);
+	int status = darwin_wait(&b, &io, &ready);
 	reports_finish(r, 0);
 	cr_assert(ready);
 	cr_assert_eq(status, 3, "COMMAND's status: %d", status);

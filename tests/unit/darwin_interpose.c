@@ -11,6 +11,7 @@
 #include <criterion/criterion.h>
 
 #include "backend/darwin/interpose.h"
+#include "tests/unit/helpers.h"
 
 static const char *const rows[] = {
 #define PATHCALL(ret, name, ...) #name,
@@ -23,22 +24,6 @@ static const char *const rows[] = {
 };
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf;
-	long len;
-
-	cr_assert_not_null(f, "%s is not there: the runner depends on it (make)", path);
-	fseek(f, 0, SEEK_END);
-	len = ftell(f);
-	rewind(f);
-	buf = calloc(1, (size_t)len + 1);
-	cr_assert_eq(fread(buf, 1, (size_t)len, f), (size_t)len);
-	fclose(f);
-	return buf;
-}
 
 static size_t count(const char *text, const char *needle)
 {

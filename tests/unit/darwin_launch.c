@@ -12,6 +12,7 @@
 
 #include "backend/darwin/launch.h"
 #include "backend/darwin/report.h"
+#include "common/event.h"
 #include "preload/preload.h"
 #include "tests/unit/helpers.h"
 
@@ -141,28 +142,16 @@ Test(darwin_launch, log_stream_by_absolute_path_for_the_tag)
 
 /* ---- the reports */
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf;
-	long len;
-
-	if (!f)
-		return strdup("");
-	fseek(f, 0, SEEK_END);
-	len = ftell(f);
-	rewind(f);
-	buf = calloc(1, (size_t)len + 1);
-	cr_assert_eq(fread(buf, 1, (size_t)len, f), (size_t)len);
-	fclose(f);
-	return buf;
-}
-
 #define TAG "sbx-r-1-abc"
+
+static void to_reports(void *ctx, const struct event *ev)
+{
+	reports_event(ctx, ev);
+}
 
 static void say(void *ctx, const struct seatbelt_violation *v)
 {
-	darwin_report(ctx, v);
+	darwin_event(v, to_reports, ctx);
 }
 
 Test(darwin_launch, log_refusals_become_report_lines_and_records)
@@ -176,7 +165,7 @@ Test(darwin_launch, log_refusals_become_report_lines_and_records)
 	snprintf(log_path, sizeof(log_path), "%s/audit.jsonl", dir);
 	int out = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	struct reports_cfg cfg = { .policy = p, .log_path = log_path, .run_id = "r-1",
-				   .mode = REPORTS_ENFORCE, .out_fd = out, .seatbelt = true };
+				   .mode = REPORTS_ENFORCE, .out_fd = out };
 	cr_assert_eq(reports_new(&cfg, &r), 0);
 	/* [K] of darwin_log.c with a key of HOME's, split across reads; a
 	 * write outside; a Mach service; a lookalike from a program; a cut
