@@ -3,7 +3,8 @@
  * and calls only files on the floors below it):
  *
  *   sys.h, wire.c, elfcheck.c,  raw system calls, the report line, the
- *   namemap.c                   ELF look, the stand-in addresses
+ *   namemap.c, string.c         ELF look, the stand-in addresses, the
+ *                               string functions (the shim's own)
  *   core.c                      the state: start-up from SBX_SHIM, the
  *                               per-thread guard, the policy, REAL(), the
  *                               cwd cache and absolute paths, the reports
