@@ -74,6 +74,11 @@ typedef uint64_t __attribute__((may_alias)) word;
  * d at or before s, overlapping or not. */
 static void copy_up(unsigned char *d, const unsigned char *s, size_t n)
 {
+#ifdef __SSE2__
+	for (; n >= 16; n -= 16, d += 16, s += 16)
+		_mm_storeu_si128((__m128i *)(void *)d,
+				 _mm_loadu_si128((const __m128i *)(const void *)s));
+#endif
 	for (; n >= 8; n -= 8, d += 8, s += 8)
 		store8(d, load8(s));
 	while (n--)
@@ -110,6 +115,11 @@ void *memset(void *s, int c, size_t n)
 	unsigned char *d = s;
 	uint64_t w = ONES * (unsigned char)c;
 
+#ifdef __SSE2__
+	__m128i v = _mm_set1_epi8((char)c);
+	for (; n >= 16; n -= 16, d += 16)
+		_mm_storeu_si128((__m128i *)(void *)d, v);
+#endif
 	for (; n >= 8; n -= 8, d += 8)
 		store8(d, w);
 	while (n--)
@@ -144,6 +154,15 @@ void *memchr(const void *s, int c, size_t n)
 {
 	const unsigned char *p = s;
 
+#ifdef __SSE2__
+	__m128i v = _mm_set1_epi8((char)c);
+	for (; n >= 16; n -= 16, p += 16) {
+		unsigned m = (unsigned)_mm_movemask_epi8(
+			_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)p), v));
+		if (m)
+			return (void *)(p + __builtin_ctz(m));
+	}
+#endif
 	for (; n; n--, p++)
 		if (*p == (unsigned char)c)
 			return (void *)p;
