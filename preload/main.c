@@ -1659,8 +1659,26 @@ static int finish_failed(struct run *r)
 		msg("%s", r->mtext);
 	if (r->nested)
 		return SBX_EXIT_SETUP;
+	/* sbx-init ran (its namespaces stood) and said what failed: no
+	 * advice about namespaces or containers, which were not the matter */
+	if (r->mf.init_ran) {
+		msg("the sandbox could not be set up (its message is above); nothing was run");
+		return SBX_EXIT_SETUP;
+	}
 	msg("the sandbox could not be set up (bubblewrap exit %d, its message "
 	    "is above); nothing was run", r->rc);
+	/* bubblewrap enters the working directory by its name last: another
+	 * program (a concurrent run whose workspace holds it) that moved it
+	 * away or put a link there meanwhile made that fail, which is no
+	 * matter of namespaces or containers */
+	struct stat here, named;
+	if (!stat(".", &here) &&
+	    (lstat(r->cwd, &named) || here.st_dev != named.st_dev || here.st_ino != named.st_ino)) {
+		msg("the working directory %s was moved or replaced while the sandbox was "
+		    "set up (another program changed it); run again from where it is now",
+		    r->cwd);
+		return SBX_EXIT_SETUP;
+	}
 	setup_advice(say_advice, NULL);
 	struct container_info ci;
 	if (probe_container("/", getenv("container"), getenv("KUBERNETES_SERVICE_HOST"), &ci))

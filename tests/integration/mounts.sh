@@ -16,8 +16,9 @@ set -u
 # background once the lock is held; sets RUN1 (its pid), LOCKFD.
 lock_and_start() {
 	local state="$HOME/.local/state/sbx" i
-	# a first run makes the state directory and the lock file
-	timeout 60 "$SBX" -q --no-shim -- true >/dev/null 2>&1
+	# a first run makes the state directory and the lock file (with the
+	# bubblewrap that is installed, not one a test names for run 1)
+	timeout 60 env -u SBX_BWRAP "$SBX" -q --no-shim -- true >/dev/null 2>&1
 	[ -f "$state/standins/lock" ] || return 1
 	exec {LOCKFD}<"$state/standins/lock"
 	flock -x "$LOCKFD" || return 1
@@ -32,6 +33,15 @@ lock_and_start() {
 	return 1
 }
 release() { exec {LOCKFD}<&-; wait "$RUN1"; RC=$?; }
+# swapped_said: run 1 said why it ran nothing. bubblewrap may be under way
+# while run 1 waits (its options go early), and enters the working
+# directory by name last: when the swap came first and the link leads
+# nowhere inside, bubblewrap fails there and sbx-preload names the moved
+# directory; else sbx-init finds the link where it was to mount.
+swapped_said() {
+	{ hasf "$HOME/proj" err && has "symlink" err; } ||
+		hasf "the working directory $HOME/proj was moved or replaced" err
+}
 
 # A link planted where the workspace was: run 2 (workspace HOME) renames
 # run 1's workspace away and puts `proj -> .` (HOME) in its place. Before
@@ -44,7 +54,7 @@ if lock_and_start "$SBX" -q --no-shim -w "$HOME/proj" -- \
 		sh -c 'mv proj proj.real && ln -s . proj && echo SWAPPED') >"$B/out2" 2>&1 {LOCKFD}<&-
 	release
 	if has SWAPPED out2 && [ ! -e "$HOME/pwned" ] && ! has RAN out &&
-	   [ $RC -eq 125 ] && hasf "$HOME/proj" err && has "symlink" err; then ok
+	   [ $RC -eq 125 ] && swapped_said; then ok
 	else bad "rc=$RC pwned=$(cat "$HOME/pwned" 2>&1) out=$(head -c 200 "$B/out") out2=$(head -c 200 "$B/out2")"; fi
 else release; skip "run 1 never reached the stand-in lock"; fi
 
@@ -74,9 +84,30 @@ if lock_and_start "$SBX" -q --no-shim -w "$HOME/proj" -- \
 		sh -c 'mv proj proj.real && ln -s / proj && echo SWAPPED') >"$B/out2" 2>&1 {LOCKFD}<&-
 	release
 	if has SWAPPED out2 && [ ! -e "$B/pwned" ] && ! has RAN out && [ $RC -eq 125 ] &&
-	   hasf "$HOME/proj" err && has "symlink" err; then ok
+	   swapped_said; then ok
 	else bad "rc=$RC pwned=$(cat "$B/pwned" 2>&1) out=$(head -c 200 "$B/out")"; fi
 else release; skip "run 1 never reached the stand-in lock"; fi
+
+# The swap made after run 1's plan and just before its bubblewrap enters
+# the working directory (a bubblewrap that another program outran, made
+# deterministic: SBX_BWRAP names a script that waits for the test's word,
+# swaps, then runs the real bubblewrap; the word comes once run 1 is held
+# at the stand-in lock, past its plan). Nothing runs, and the messages
+# say what moved, with no advice about containers or namespaces (which
+# stood: the advice sent people the wrong way).
+t a_working_directory_swapped_before_bubblewrap_enters_it_is_named
+mkdir -p "$HOME/proj" && cd "$HOME/proj"
+printf '#!/bin/sh\nwhile [ ! -e "%s" ]; do sleep 0.01; done\nmv "%s" "%s.real" && ln -s / "%s"\nexec %s "$@"\n' \
+	"$B/go" "$HOME/proj" "$HOME/proj" "$HOME/proj" "$(command -v bwrap)" > "$B/bwrap"
+chmod 755 "$B/bwrap"
+if SBX_BWRAP="$B/bwrap" lock_and_start "$SBX" -q --no-shim -w "$HOME/proj" -- \
+	sh -c "echo PWNED > '$B/pwned'; echo RAN"; then
+	: > "$B/go"
+	release
+	if [ -L "$HOME/proj" ] && [ ! -e "$B/pwned" ] && ! has RAN out && [ $RC -eq 125 ] &&
+	   swapped_said && ! has "container" err && ! has "namespaces" err; then ok
+	else bad "rc=$RC pwned=$(cat "$B/pwned" 2>&1) out=$(head -c 200 "$B/out")"; fi
+else : > "$B/go"; release; skip "run 1 never reached the stand-in lock"; fi
 
 # ---- links that were there before: still protected where they lead
 
