@@ -587,6 +587,14 @@ const struct gitcfg_row *gitcfg_row_of(const char *key, const char *value);
  * reads). Reads with O_NONBLOCK; never follows more than 64 files. */
 typedef void gitcfg_file_fn(const char *path, bool there, const struct gitcfg *g, void *ctx);
 void gitcfg_each_file(const char *file, const char *home, gitcfg_file_fn *cb, void *ctx);
+/* A config file read as gitcfg_each_file() reads each (a regular file, at
+ * most 1 MiB, opened non-blocking): true when it could be, *out its
+ * entries (NULL when git would not read them either; the caller frees). */
+bool gitcfg_read(const char *path, struct gitcfg **out);
+/* gitcfg_each_file() for a top file already read (gitcfg_read(): there
+ * and g, borrowed): one read of it serves every reader of a start. */
+void gitcfg_each_file_read(const char *file, bool there, const struct gitcfg *g,
+			   const char *home, gitcfg_file_fn *cb, void *ctx);
 /* Would replacing `old` (NULL: no file) by `new` add, change or remove a
  * kept key? 0 no; 1 yes: the first such key into `key`, its row into
  * *row. */

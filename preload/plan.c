@@ -8,6 +8,7 @@
  * operation (it re-reads mountinfo each time), sbx-init about 0.02 ms.
  */
 #include <dirent.h>
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -180,6 +181,14 @@ struct covered {
 	 * system call; made at plan_bwrap(), dropped at plan_init()'s end,
 	 * before COMMAND starts (sbx_path_missing()) */
 	struct path_memo *memo;
+	/* the last git config asked about, read and parsed once for all its
+	 * readers (a git directory's asks come together: worktree_config_on(),
+	 * git_core_key(), guard_hooks_from()) */
+	struct {
+		char path[PATH_MAX];
+		bool there;
+		struct gitcfg *g;
+	} config;
 	/* core.hooksPath values of the user's and the system's git config
 	 * (and what they include), read once per start, guarded for each
 	 * git directory from its own top (guard_hooks_from) */
@@ -233,6 +242,41 @@ static bool look_there(struct covered *cv, const char *path)
 	return !sbx_path_missing(cv->memo, path) && access(path, F_OK) == 0;
 }
 
+/* The git config `file` as gitcfg_read() reads it, from the one kept when
+ * it was the last asked: whether it is there, and its entries (NULL when
+ * git would not read them either). */
+static const struct gitcfg *config_of(struct covered *cv, const char *file, bool *there)
+{
+	if (strcmp(cv->config.path, file)) {
+		gitcfg_free(cv->config.g);
+		cv->config.g = NULL;
+		cv->config.there = false;
+		if (snprintf(cv->config.path, sizeof(cv->config.path), "%s", file) >=
+		    (int)sizeof(cv->config.path))
+			cv->config.path[0] = '\0';
+		else
+			cv->config.there = gitcfg_read(file, &cv->config.g);
+	}
+	*there = cv->config.there;
+	return cv->config.g;
+}
+
+/* git's boolean (git_parse_maybe_bool(), then a number, which may end in
+ * k, m or g): the key alone, true/yes/on, or a number other than 0 */
+static bool git_true(const char *v)
+{
+	char *end;
+
+	if (!v)
+		return true;
+	if (!strcasecmp(v, "true") || !strcasecmp(v, "yes") || !strcasecmp(v, "on"))
+		return true;
+	long n = strtol(v, &end, 0);
+	if (end != v && *end && strchr("kKmMgG", *end) && !end[1])
+		end++;
+	return end != v && !*end && n != 0;
+}
+
 /* The real directory `parent` is, or false when it is not one. */
 static bool real_parent(struct covered *cv, const char *parent, char *real, size_t sz)
 {
@@ -257,7 +301,7 @@ found:
 static void covered_free(struct plan *pl);
 static int placeholder(const struct plan_in *in, struct plan *pl,
 		       struct covered *cv, const char *path, bool asked);
-static bool standin_fits(const struct plan_in *in, const char *path);
+static bool standin_fits(const struct plan_in *in, struct covered *cv, const char *path);
 
 static bool in_list(const struct strv *s, const char *path)
 {
@@ -628,7 +672,7 @@ static int protect_dangling(const struct plan_in *in, struct plan *pl,
 			return 0; /* all there: a loop, or made meanwhile */
 	}
 	if (errno != ENOENT || !writable_here(cv, cut) || hidden(cv, cut) ||
-	    pathset_under(&cv->protect_set, cut) || !standin_fits(in, path))
+	    pathset_under(&cv->protect_set, cut) || !standin_fits(in, cv, path))
 		return 0;
 	return guard_missing(in, pl, cv, cut);
 }
@@ -686,13 +730,31 @@ static const char *const home_standins[] = {
 
 /* Is extensions.worktreeConfig on in gd/config? Then git reads
  * config.worktree as config, and a missing one is worth a stand-in. */
-static bool worktree_config_on(const char *gd)
+static bool worktree_config_scan(const char *file);
+
+static bool worktree_config_on(struct covered *cv, const char *gd)
 {
-	char file[PATH_MAX + 16], line[512];
+	char file[PATH_MAX + 16];
+	bool there, set;
+
+	snprintf(file, sizeof(file), "%s/config", gd);
+	const struct gitcfg *g = config_of(cv, file, &there);
+	if (!there)
+		return false;
+	if (!g)
+		return worktree_config_scan(file); /* one git would not read */
+	const char *v = gitcfg_get(g, "extensions.worktreeconfig", &set);
+	return set && git_true(v);
+}
+
+/* The same by lines, for a file the parser refuses (over 1 MiB, or what
+ * git would not read): any line that says it, the first one taken */
+static bool worktree_config_scan(const char *file)
+{
+	char line[512];
 	bool in_ext = false, on = false;
 	FILE *f;
 
-	snprintf(file, sizeof(file), "%s/config", gd);
 	if (!(f = sbx_fopen_file(file)))
 		return false;
 	while (!on && fgets(line, sizeof(line), f)) {
@@ -717,7 +779,7 @@ static bool worktree_config_on(const char *gd)
 	return on;
 }
 
-static bool standin_fits(const struct plan_in *in, const char *path)
+static bool standin_fits(const struct plan_in *in, struct covered *cv, const char *path)
 {
 	const char *home = policy_home(in->policy), *name = strrchr(path, '/') + 1;
 	char head[PATH_MAX];
@@ -741,7 +803,7 @@ static bool standin_fits(const struct plan_in *in, const char *path)
 	if (!strcmp(name, "config.worktree")) {
 		char gd[PATH_MAX];
 		snprintf(gd, sizeof(gd), "%.*s", (int)(name - path - 1), path);
-		return worktree_config_on(gd);
+		return worktree_config_on(cv, gd);
 	}
 	if (strcmp(name, "hooks") && strcmp(name, "config"))
 		return false;
@@ -802,7 +864,7 @@ static int placeholder(const struct plan_in *in, struct plan *pl,
 	if (!writable_here(cv, path) || hidden(cv, path) || pathset_under(&cv->protect_set, path) ||
 	    (look_lstat(cv, path, &st) == 0 && !standin_looks_like(path)))
 		return 0;
-	if (!(asked || standin_fits(in, path)))
+	if (!(asked || standin_fits(in, cv, path)))
 		return unguarded(pl, cv, path);
 	return guard_missing(in, pl, cv, path);
 }
@@ -1007,7 +1069,30 @@ static int guard_gitdir(const struct plan_in *in, struct plan *pl, struct covere
  * git writes and people type (`hooksPath = .githooks`, quoted values,
  * comments): core.worktree. The hooks path is read with includes
  * (guard_hooks_path). */
-static bool git_core_key(const char *file, const char *key, char *out, size_t outsz)
+static bool git_core_scan(const char *file, const char *key, char *out, size_t outsz);
+
+static bool git_core_key(struct covered *cv, const char *file, const char *key, char *out,
+			 size_t outsz)
+{
+	char canon[64];
+	bool there;
+	const struct gitcfg *g = config_of(cv, file, &there);
+
+	if (!there)
+		return false;
+	if (!g)
+		return git_core_scan(file, key, out, outsz); /* one git would not read */
+	snprintf(canon, sizeof(canon), "core.%s", key);
+	for (char *c = canon; *c; c++)
+		*c = (char)tolower((unsigned char)*c);
+	const char *v = gitcfg_get(g, canon, NULL);
+	if (!v || !v[0] || snprintf(out, outsz, "%s", v) >= (int)outsz)
+		return false;
+	return true;
+}
+
+/* The same by lines, for a file the parser refuses */
+static bool git_core_scan(const char *file, const char *key, char *out, size_t outsz)
 {
 	char line[PATH_MAX + 64];
 	bool in_core = false, found = false;
@@ -1166,7 +1251,9 @@ static int guard_hooks_from(const struct plan_in *in, struct plan *pl, struct co
 		if (!strncmp(*e, "XDG_CONFIG_HOME=/", 17))
 			xdg = *e + 16;
 	snprintf(file, sizeof(file), "%s/config", common);
-	gitcfg_each_file(file, home, hooks_from, &h);
+	bool there;
+	const struct gitcfg *g = config_of(cv, file, &there);
+	gitcfg_each_file_read(file, there, g, home, hooks_from, &h);
 	snprintf(file, sizeof(file), "%s/config.worktree", wd);
 	if (!h.rc)
 		gitcfg_each_file(file, home, hooks_from, &h);
@@ -1201,7 +1288,7 @@ static int guard_hooks_path(const struct plan_in *in, struct plan *pl, struct co
 	snprintf(base, sizeof(base), "%s", gd);
 	char *slash = strrchr(base, '/');
 	snprintf(file, sizeof(file), "%s/config", gd);
-	if (git_core_key(file, "worktree", wt, sizeof(wt))) {
+	if (git_core_key(cv, file, "worktree", wt, sizeof(wt))) {
 		char j[PATH_MAX];
 		if (!path_join(gd, wt, j, sizeof(j)))
 			sbx_path_resolve_memo(j, base, sizeof(base), cv->memo);
@@ -2459,6 +2546,7 @@ static void covered_free(struct plan *pl)
 	if (!cv)
 		return;
 	sbx_path_memo_free(cv->memo);
+	gitcfg_free(cv->config.g);
 	strv_free(&cv->masks);
 	strv_free(&cv->protect);
 	free(cv->protect_set.v);
