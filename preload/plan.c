@@ -290,7 +290,10 @@ static bool real_parent(struct covered *cv, const char *parent, char *real, size
 			goto found;
 	i = cv->nparents++ % NPARENTS;
 	snprintf(cv->parents[i].path, sizeof(cv->parents[i].path), "%s", parent);
-	if (!realpath(parent, cv->parents[i].real) || stat(cv->parents[i].real, &st) ||
+	/* realpath()'s answer for a directory, its readlinks through the memo
+	 * (a repository's `.git`, asked for each part, fills the ring) */
+	sbx_path_resolve_memo(parent, cv->parents[i].real, sizeof(cv->parents[i].real), cv->memo);
+	if (cv->parents[i].real[0] != '/' || look_stat(cv, cv->parents[i].real, &st) ||
 	    !S_ISDIR(st.st_mode))
 		cv->parents[i].real[0] = '\0';
 found:
