@@ -372,7 +372,7 @@ check-container-recipe:
 coverage-table: all
 	./scripts/coverage-table.sh
 
-bench: all
+bench: all build/bench/floor
 	./bench/startup
 
 bench-proxy: all
