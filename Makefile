@@ -41,7 +41,7 @@ NET_SRCS := net/host.c net/http.c net/socks.c \
 	net/names.c net/resolve.c net/dnsserve.c \
 	net/watch.c
 SUPERVISOR_SRCS := preload/main.c preload/options.c preload/config.c common/probe.c preload/print.c preload/plan.c \
-	preload/run.c preload/relay.c preload/util.c preload/reports.c preload/learn.c \
+	preload/run.c preload/util.c preload/reports.c preload/learn.c \
 	preload/standin.c common/hostfs.c preload/runlimits.c preload/profile.c preload/gitprov.c \
 	preload/notify/notify.c preload/notify/call.c preload/notify/paths.c \
 	preload/notify/net.c preload/notify/deny.c preload/notify/gitcfg.c $(NET_SRCS) \
@@ -49,16 +49,20 @@ SUPERVISOR_SRCS := preload/main.c preload/options.c preload/config.c common/prob
 # a login shell's PATH under HOME, read from its start-up files (HOME's allow-list)
 SUPERVISOR_SRCS += preload/loginpath.c
 # every mount of sbx-init's lands on what the supervisor saw (pathwalk.h)
-SUPERVISOR_SRCS += preload/mountids.c common/pathwalk.c
+SUPERVISOR_SRCS += backend/linux/mountids.c common/pathwalk.c
 # what the walk of the writable roots found, for the next start (walkrec.h)
 SUPERVISOR_SRCS += preload/walkrec.c
-# the nested mode: the same plan as a Landlock ruleset (landlock.h)
+# the Linux backends (backend.h): the process driver and the terminal
+# relay for both, the nested mode's Landlock ruleset (landlock.h)
 SUPERVISOR_SRCS += backend/linux/landlock.c backend/linux/nested.c backend/linux/linux.c \
+	backend/linux/process.c backend/linux/relay.c \
 	preload/mode.c common/strv.c
 # the control protocol with sbx-init (control.h), in both programs
 SUPERVISOR_SRCS += common/control.c
 # a subreaper's end without a pid namespace (the nested mode), in both
 SUPERVISOR_SRCS += common/reap.c
+# the supervisor's lines for the person (msg.h), below preload/ and backend/
+SUPERVISOR_SRCS += common/msg.c
 # macOS: the policy as a Seatbelt profile, portable C (--print=seatbelt)
 DARWIN_SRCS := backend/darwin/seatbelt.c
 SUPERVISOR_SRCS += $(DARWIN_SRCS)

@@ -3,7 +3,10 @@
  * types a backend is given (the plan, the process it starts) and the
  * operations main() asks of the one the mode phase chose. Behind it:
  * backend/linux/linux.c, bubblewrap and the nested mode (Landlock); a
- * macOS one (Seatbelt) stands beside them with its own ops. */
+ * macOS one (Seatbelt) stands beside them with its own ops. A backend
+ * includes nothing of preload/: what it needs of the supervisor's is
+ * below both (common/msg.h), and the wait for the process it started is
+ * the supervisor's own, over struct sandbox. */
 #ifndef SBX_BACKEND_H
 #define SBX_BACKEND_H
 
@@ -21,7 +24,6 @@ struct mount_ids;
 struct net_loop;
 struct nested;
 struct policy;
-struct run_in;
 struct standins;
 
 /* ---- the plan (preload/plan.c makes it from the compiled policy) */
@@ -123,10 +125,10 @@ struct backend_ops {
 	/* COMMAND may start: sbx-init's options, the stand-ins' states and
 	 * the descriptors the holder keeps (the shim's: nfds 0 or 3). */
 	int (*go)(struct backend *b, const struct plan *pl, const int *fds, size_t nfds);
-	/* COMMAND runs: signals relayed, reports, proxy and notify layer
-	 * served until nothing of COMMAND's is left; the exit status to give
-	 * (run.c: sandbox_wait). *ready: the boundary stood (else nothing ran). */
-	int (*wait)(struct backend *b, struct plan *pl, struct run_in *ri, bool *ready);
+	/* COMMAND ran: the supervisor's wait (preload/run.c: sandbox_wait,
+	 * over b->sb) is over; what the backend still has to reap. NULL:
+	 * nothing. */
+	void (*waited)(struct backend *b);
 	/* What is left: a boundary not waited for killed and reaped. */
 	void (*release)(struct backend *b);
 };

@@ -3,7 +3,7 @@
  * both programs include.
  *
  * Framing. sbx-preload makes an AF_UNIX SOCK_SEQPACKET socketpair
- * (run.c: SO_PASSCRED and SO_PASSPIDFD on its end) and hands the other to
+ * (backend/linux/process.c: SO_PASSCRED and SO_PASSPIDFD on its end) and hands the other to
  * sbx-init as --ctl=FD. Every message is one datagram: its first byte is
  * its type (enum ctl_msg), the payload follows, and descriptors travel as
  * one SCM_RIGHTS control message. Each receiver re-validates what it gets

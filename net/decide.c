@@ -622,3 +622,19 @@ bool net_run_proxied(const struct policy *p, bool learn)
 		return true;
 	return !policy_network_open(p) && (learn || net_host_ports(p, &one, 1));
 }
+
+/* ---- the event a decision makes (net.h) */
+
+struct event net_event(enum net_outcome o, enum net_proto proto, const char *host,
+		       unsigned port, const struct sbx_rule *rule, const char *reason,
+		       const char *fix)
+{
+	bool sc = proto == NET_PROTO_SECCOMP;
+
+	return (struct event){
+		.what = EVENT_NET, .layer = sc ? EVENT_NOTIFY : EVENT_PROXY,
+		.decision = (char)o, .via = (enum event_via)proto, .target = host,
+		.port = port, .rule = rule, .reason = reason ? reason : "",
+		.fix = fix ? fix : "", .address = "", .client = "",
+	};
+}

@@ -44,7 +44,7 @@ struct net_dnsserve {
 	struct net_watches *ws; /* the loop's epoll (watch.c) */
 	const struct policy *p;
 	struct net_names *names;
-	void (*report)(void *rctx, const struct net_event *ev);
+	void (*report)(void *rctx, const struct event *ev);
 	void *rctx;
 	struct sock *socks;
 	size_t ntcp;
@@ -85,10 +85,10 @@ static void say(struct net_dnsserve *s, enum net_outcome o, const char *host,
 		const struct sbx_rule *rule, const char *reason, const char *fix,
 		const char *address, const char *client)
 {
-	struct net_event ev = { .outcome = o, .proto = NET_PROTO_DNS, .host = host, .port = 0,
-				.rule = rule, .reason = reason, .fix = fix ? fix : "",
-				.address = address ? address : "", .client = client };
+	struct event ev = net_event(o, NET_PROTO_DNS, host, 0, rule, reason, fix);
 
+	ev.address = address ? address : "";
+	ev.client = client;
 	if (s->report)
 		s->report(s->rctx, &ev);
 }
@@ -283,7 +283,7 @@ static void on_event(void *ctx, int fd, uint32_t events)
 }
 
 int net_dnsserve_new(struct net_watches *ws, const struct policy *p, struct net_names *names,
-		     void (*report)(void *rctx, const struct net_event *ev), void *rctx,
+		     void (*report)(void *rctx, const struct event *ev), void *rctx,
 		     struct net_dnsserve **out)
 {
 	struct net_dnsserve *s = calloc(1, sizeof(*s));

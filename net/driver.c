@@ -30,34 +30,34 @@ static bool quiet;
 
 static void on_signal(int sig) { stop = sig; }
 
-static void report(void *ctx, const struct net_event *ev)
+static void report(void *ctx, const struct event *ev)
 {
 	static const char *const proto[] = { "CONNECT", "http", "socks5", "dns", "host_ports" };
 	const char *src = ev->rule ? ev->rule->source : NULL;
-	bool v6 = strchr(ev->host, ':') != NULL;
+	bool v6 = strchr(ev->target, ':') != NULL;
 
 	(void)ctx;
-	if (quiet && ev->outcome == NET_EV_ALLOWED)
+	if (quiet && ev->decision == NET_EV_ALLOWED)
 		return;
-	switch (ev->outcome) {
+	switch (ev->decision) {
 	case NET_EV_ALLOWED:
 		fprintf(stderr, "sbx: trace: connect to %s%s%s:%u via %s, allowed by `%s = %s` (%s), at %s\n",
-			v6 ? "[" : "", ev->host, v6 ? "]" : "", ev->port, proto[ev->proto],
+			v6 ? "[" : "", ev->target, v6 ? "]" : "", ev->port, proto[ev->via],
 			ev->rule ? sbx_rule_key(ev->rule->kind) : "?", ev->rule ? ev->rule->value : "?",
 			src ? src : "?", ev->address);
 		break;
 	case NET_EV_DENIED:
 		fprintf(stderr, "sbx: denied connect to %s%s%s:%u — %s (%s%s) — %s from %s\n",
-			v6 ? "[" : "", ev->host, v6 ? "]" : "", ev->port, ev->reason,
-			ev->rule ? "" : "allow it with ", ev->fix, proto[ev->proto], ev->client);
+			v6 ? "[" : "", ev->target, v6 ? "]" : "", ev->port, ev->reason,
+			ev->rule ? "" : "allow it with ", ev->fix, proto[ev->via], ev->client);
 		break;
 	case NET_EV_FAILED:
-		fprintf(stderr, "sbx: proxy: %s:%u failed: %s — %s from %s\n", ev->host,
-			ev->port, ev->reason, proto[ev->proto], ev->client);
+		fprintf(stderr, "sbx: proxy: %s:%u failed: %s — %s from %s\n", ev->target,
+			ev->port, ev->reason, proto[ev->via], ev->client);
 		break;
 	case NET_EV_ERROR:
 		fprintf(stderr, "sbx: proxy: refused a %s client: %s — from %s\n",
-			proto[ev->proto], ev->reason, ev->client);
+			proto[ev->via], ev->reason, ev->client);
 		break;
 	}
 }

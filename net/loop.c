@@ -189,13 +189,13 @@ static void report_c(struct conn *c, enum net_outcome o, const struct sbx_rule *
 		     const char *reason, const char *fix, bool candidate)
 {
 	struct net_loop *l = c->l;
-	struct net_event ev = {
-		.outcome = o, .proto = c->proto, .host = c->host.text, .port = c->port,
-		.rule = rule, .reason = reason ? reason : "", .fix = fix ? fix : "",
-		.address = c->addr_text, .client = c->client, .candidate = candidate,
-		.pid = c->pid, .comm = c->proto == NET_PROTO_SECCOMP ? c->comm : NULL,
-	};
+	struct event ev = net_event(o, c->proto, c->host.text, c->port, rule, reason, fix);
 
+	ev.address = c->addr_text;
+	ev.client = c->client;
+	ev.candidate = candidate;
+	ev.pid = c->pid;
+	ev.comm = c->proto == NET_PROTO_SECCOMP ? c->comm : NULL;
 	if (l->cfg.report)
 		l->cfg.report(l->cfg.rctx, &ev);
 }

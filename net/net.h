@@ -24,6 +24,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "common/event.h"
 #include "policy/policy.h"
 
 /* ---- hosts --------------------------------------------------------------- */
@@ -353,42 +354,33 @@ enum net_listener_kind {
 			      * listener's own port (net_loop_add_hostport) */
 };
 
+/* How a connection came (the event's `via`: common/event.h). */
 enum net_proto {
-	NET_PROTO_CONNECT,  /* HTTP CONNECT tunnel */
-	NET_PROTO_HTTP,     /* plain HTTP request */
-	NET_PROTO_SOCKS,    /* SOCKS5 CONNECT */
-	NET_PROTO_DNS,      /* a lookup at the sandbox's resolver (port 0) */
-	NET_PROTO_HOSTPORT, /* a host_ports connection */
-	NET_PROTO_SECCOMP,  /* a program's own connect(), completed by the seccomp
-			     * notify layer (net_loop_dial) */
+	NET_PROTO_CONNECT = EVENT_VIA_CONNECT,   /* HTTP CONNECT tunnel */
+	NET_PROTO_HTTP = EVENT_VIA_HTTP,         /* plain HTTP request */
+	NET_PROTO_SOCKS = EVENT_VIA_SOCKS,       /* SOCKS5 CONNECT */
+	NET_PROTO_DNS = EVENT_VIA_DNS,           /* a lookup at the sandbox's resolver (port 0) */
+	NET_PROTO_HOSTPORT = EVENT_VIA_HOSTPORT, /* a host_ports connection */
+	NET_PROTO_SECCOMP = EVENT_VIA_SECCOMP,   /* a program's own connect(), completed by
+						  * the seccomp notify layer (net_loop_dial) */
 };
 
+/* What became of a connection or lookup: the event's decision. */
 enum net_outcome {
-	NET_EV_ALLOWED, /* a connection is being dialled (for --trace) */
-	NET_EV_DENIED,  /* the policy refused it */
-	NET_EV_FAILED,  /* allowed but failed: no such name, refused, timed out */
-	NET_EV_ERROR,   /* the client spoke nonsense, timed out, or over the cap */
+	NET_EV_ALLOWED = WIRE_ALLOW, /* a connection is being dialled (for --trace) */
+	NET_EV_DENIED = WIRE_DENY,   /* the policy refused it */
+	NET_EV_FAILED = EVENT_FAILED, /* allowed but failed: no such name, refused, timed out */
+	NET_EV_ERROR = EVENT_ERROR,  /* the client spoke nonsense, timed out, or over the cap */
 };
 
-/* One report; every pointer lives until the callback returns. */
-struct net_event {
-	enum net_outcome outcome;
-	enum net_proto proto;
-	const char *host;            /* canonical; "" when nothing parsed */
-	unsigned port;
-	const struct sbx_rule *rule; /* deciding rule or NULL; rule->source: where */
-	const char *reason;          /* one line; "" for ALLOWED */
-	const char *fix;             /* "--allow-domain evil.example", or "" */
-	const char *address;         /* the address dialled, "" if none */
-	const char *client;          /* the sandbox side: "127.0.0.1:41234" */
-	/* NET_EV_DENIED under --learn: no rule refused it, none allowed it:
-	 * allow_domains may learn the host (never an address-check refusal) */
-	bool candidate;
-	/* NET_PROTO_SECCOMP: the calling process (the listeners never know
-	 * it: 0 and NULL there) */
-	int pid;
-	const char *comm;
-};
+/* The loop's and the resolver's reports are common/event.h's events
+ * (EVENT_NET, layer EVENT_PROXY, or EVENT_NOTIFY for NET_PROTO_SECCOMP,
+ * whose pid and comm are the caller's: the listeners never know them),
+ * made by net_event() below; every pointer lives until the callback
+ * returns. */
+struct event net_event(enum net_outcome o, enum net_proto proto, const char *host,
+		       unsigned port, const struct sbx_rule *rule, const char *reason,
+		       const char *fix);
 
 struct net_cfg {
 	size_t max_conns;         /* 0 = 1024; over it a new client is closed at once */
@@ -405,9 +397,9 @@ struct net_cfg {
 	 * (CONNECT, or SOCKS5 by name); 0: dial directly. At most one is set. */
 	unsigned chain_http_port, chain_socks_port;
 	/* --learn: a host refused only for want of an allow_domains rule is
-	 * reported as a candidate (net_event.candidate) */
+	 * reported as a candidate (event.candidate) */
 	bool learn;
-	void (*report)(void *rctx, const struct net_event *ev); /* may be NULL */
+	void (*report)(void *rctx, const struct event *ev); /* may be NULL */
 	void *rctx;
 	/* once a run, when the loop first could not accept or dial for want of
 	 * a descriptor of its own (EMFILE, ENFILE); may be NULL */
@@ -515,7 +507,7 @@ void net_resolver_free(struct net_resolver *r);
 
 struct net_dnsserve;
 int net_dnsserve_new(struct net_watches *ws, const struct policy *p, struct net_names *names,
-		     void (*report)(void *rctx, const struct net_event *ev), void *rctx,
+		     void (*report)(void *rctx, const struct event *ev), void *rctx,
 		     struct net_dnsserve **out);
 int net_dnsserve_add(struct net_dnsserve *s, int fd, bool tcp); /* owns fd */
 void net_dnsserve_tick(struct net_dnsserve *s, uint64_t now_ms);

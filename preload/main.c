@@ -23,7 +23,7 @@
 #include "preload/gitprov.h"
 #include "common/hostfs.h"
 #include "preload/mode.h"
-#include "preload/mountids.h"
+#include "backend/linux/mountids.h"
 #include "backend/linux/nested.h"
 #include "preload/standin.h"
 #include "common/elfcheck.h"
@@ -543,9 +543,9 @@ static int cleanup_only(const char *home)
 }
 
 /* The proxy's events go into the run's one report stream. */
-static void on_net_event(void *ctx, const struct net_event *ev)
+static void on_net_event(void *ctx, const struct event *ev)
 {
-	reports_proxy(ctx, ev);
+	reports_event(ctx, ev);
 }
 
 static void on_net_nofile(void *ctx)
@@ -738,17 +738,18 @@ static void restart_nested(const struct options *o, char **argv)
 
 /* Where report lines go: stderr, --report-fd N or --report-file PATH
  * (opened now, before anything of COMMAND's exists). Neither reaches
- * COMMAND: a program that could write to it could forge sbx's lines. -1
- * after a message. */
+ * COMMAND: a program that could write to it could forge sbx's lines. The
+ * descriptor, or -errno after a message. */
 static int report_output(const struct options *o)
 {
-	int fd = o->report_fd;
+	int fd = o->report_fd, e;
 
 	if (o->report_file) {
 		fd = open(o->report_file, O_WRONLY | O_APPEND | O_CREAT | O_NOCTTY | O_CLOEXEC, 0600);
 		if (fd < 0) {
-			msg("--report-file %s: %s", o->report_file, strerror(errno));
-			return -1;
+			e = errno;
+			msg("--report-file %s: %s", o->report_file, strerror(e));
+			return -e;
 		}
 		return fd;
 	}
@@ -758,11 +759,12 @@ static int report_output(const struct options *o)
 	if (acc < 0 || (acc & O_ACCMODE) == O_RDONLY) {
 		msg("--report-fd %d: %s", fd, acc < 0 ? "not an open descriptor" :
 		    "open for reading only");
-		return -1;
+		return -EBADF;
 	}
 	if (fd > STDERR_FILENO && fcntl(fd, F_SETFD, FD_CLOEXEC)) {
-		msg("--report-fd %d: %s", fd, strerror(errno));
-		return -1;
+		e = errno;
+		msg("--report-fd %d: %s", fd, strerror(e));
+		return -e;
 	}
 	return fd;
 }
@@ -1637,7 +1639,9 @@ static int phase_wait(struct run *r)
 				 .socks_port = SBX_PROXY_SOCKS_PORT, .dns = r->net != NULL,
 				 .host_ports = r->host_ports, .nhost_ports = r->nhost_ports,
 				 .served = r->nested };
-	r->rc = r->be.ops->wait(&r->be, &r->pl, &r->ri, &r->ready);
+	r->rc = sandbox_wait(&r->be.sb, &r->pl, &r->ri, &r->ready);
+	if (r->be.ops->waited)
+		r->be.ops->waited(&r->be);
 	return RUN_ON;
 }
 

@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "common/hostfs.h"
-#include "preload/mountids.h"
+#include "backend/linux/mountids.h"
 #include "net/net.h"
 #include "common/pathwalk.h"
 #include "preload/standin.h"

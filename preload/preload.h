@@ -10,36 +10,17 @@
 
 #include "backend/backend.h"
 #include "common/control.h"
+#include "common/msg.h"
 #include "common/strv.h"
 #include "policy/policy.h"
 #include "common/wire.h"
-
-/* Exit statuses of the contract. */
-#define SBX_EXIT_SETUP 125   /* the sandbox could not be set up; nothing ran */
-#define SBX_EXIT_NOEXEC 126
-#define SBX_EXIT_NOTFOUND 127
+#include "backend/linux/process.h"
+#include "backend/linux/relay.h"
 
 /* ---- util.c */
 
 /* Append `arg` to out, quoted for a POSIX shell when it needs it. */
 void shell_quote(const char *arg, char *out, size_t outsz);
-
-/* Messages: one line on stderr, prefixed `sbx: `. */
-enum verbosity { V_QUIET, V_NORMAL, V_VERBOSE, V_DEBUG };
-extern enum verbosity sbx_verbosity;
-void msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));  /* always */
-void info(const char *fmt, ...) __attribute__((format(printf, 1, 2))); /* not with -q */
-void vmsg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));  /* --verbose */
-void dmsg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));  /* --debug */
-/* Text for the person (msg(), the reports' lines): written whole to fd, or
- * through the hook while a terminal is relayed (relay.c: in order with
- * COMMAND's output, \r\n in raw mode). */
-extern void (*sbx_text_hook)(int fd, const char *s, size_t n);
-void sbx_write_text(int fd, const char *s, size_t n);
-/* All of s to fd, past EINTR, as it is (no hook), waiting for room where
- * fd is non-blocking; stops where fd fails. */
-void sbx_write_plain(int fd, const char *s, size_t n);
-int sbx_dprintf(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Find an executable in $PATH (or take an absolute/relative path as is). */
 /* bubblewrap: $SBX_BWRAP (absolute only: -EINVAL otherwise) or the first
@@ -274,34 +255,16 @@ int reports_room_fd(const struct reports *r);
 /* The run is over: repeats, then the one-line summary. */
 void reports_finish(struct reports *r, unsigned long dropped);
 void reports_free(struct reports *r);
-/* One event of the filtering proxy (net/net.h): a refusal, or a failure,
- * is a line (held like the shim's) and a JSON line with layer "proxy";
- * allowed connections and client errors only under --trace. */
-struct net_event;
-void reports_proxy(struct reports *r, const struct net_event *ev);
-
-/* A decision of the seccomp notify layer (notify.h): the supervisor's own,
- * so not re-decided; said and logged like a shim report, with layer
- * "notify" in the log and "(seccomp)" on the line. Allowed ones
- * (WIRE_ALLOW) are passed only under --trace. `why`: the rule it decided
- * by, or NULL for the path's own (borrowed). A file target ending in `/`
- * is a directory being made, as on the wire (wire.h). */
-void reports_boundary(struct reports *r, char decision, enum wire_op op, int pid,
-		      const char *comm, const char *target, int err,
-		      const struct sbx_rule *why);
-/* A system call the boundary refuses (the seccomp table's rows, a server
- * under allow_local_binding = false; preload/notify/deny.c): one line, `sbx:
- * denied CALL[ on TARGET] — WHY — pid N COMM (seccomp)`, and a JSON record
- * with layer "notify", op "syscall", once per call and program (comm);
- * repeats counted. `target` may be NULL, `rule` names what refused it. */
-void reports_syscall(struct reports *r, int pid, const char *comm, const char *call,
-		     const char *target, const char *why, const char *rule, int err);
-/* A program that tried to make a user namespace (unshare, clone with
- * CLONE_NEWUSER): a sandbox of its own, which cannot start inside sbx. Said
- * as such, with the setting that turns an agent's own sandbox off; once
- * per call and program, as reports_syscall. `parent` may be "". */
-void reports_nested_sandbox(struct reports *r, int pid, const char *comm, const char *parent,
-			    const char *call, const char *rule, int err);
+/* One event of any layer's (common/event.h): the shim's parsed line
+ * (reports_feed), the notify layer's decisions (preload/notify/), the
+ * proxy's and the resolver's (net/, through net_cfg.report). An access
+ * the shim claims is decided again by the policy; the notify layer's and
+ * the proxy's are theirs. Said on the terminal by one writer (folded:
+ * once per decision, op and target; a refused call once per call, reason
+ * and program) and logged by one (record_write), layer "shim", "notify"
+ * or "proxy". Allowed ones only under --trace. */
+struct event;
+void reports_event(struct reports *r, const struct event *ev);
 /* A line of the supervisor's own, said now (held like the others) and
  * logged as a notice. */
 void reports_say_notice(struct reports *r, const char *kind, const char *line);
@@ -331,8 +294,8 @@ void reports_each(const struct reports *r,
 
 /* One report line, parsed strictly: wire_decode(), then the target must
  * hold no control byte once decoded, and a file operation's must be
- * absolute and normal (no `.`, `..`, `//` or trailing `/`). 0, or -1:
- * malformed, not to be acted on. */
+ * absolute and normal (no `.`, `..`, `//` or trailing `/`). 0, or
+ * -EBADMSG: malformed, not to be acted on. */
 int report_parse(const char *line, size_t len, struct wire_report *w);
 /* The next character of a NUL-terminated string: its code point and, in
  * *len, how many bytes it took (0 at the NUL). Strict UTF-8 (RFC 3629): an
@@ -387,73 +350,7 @@ const char *learn_refuse_host(const char *host);
 struct hostfs_err;
 int learn_write(const struct learn_in *in, const char *path, struct hostfs_err *err);
 
-/* ---- run.c: bubblewrap started early, fed, watched */
-
-
-/* Fork and exec `bwrap --args FD -- INIT --ctl=FD -- COMMAND...`; it waits
- * for its options (sandbox_send_args). The forwarded signals are blocked
- * from here on (sandbox_wait or sandbox_abort restore them). 0, or -errno
- * with nothing left running. */
-int sandbox_spawn(struct sandbox *sb, const char *bwrap, const char *init,
-		  char *const *command);
-/* The nested mode (landlock.h, nested.h): no bubblewrap; the child applies
- * `ruleset` to itself and execs `init --nested --ctl=FD -- COMMAND...` in
- * `cwd` with `envp`. It waits for sandbox_go() as under bubblewrap. */
-int sandbox_spawn_nested(struct sandbox *sb, const char *init, char *const *command,
-			 int ruleset, char **envp, const char *cwd);
-/* bubblewrap's options from the plan (planned with ctl_fd = sb->ctl_child):
- * bubblewrap goes on. 0 or -errno (-EPIPE: it is gone already). */
-int sandbox_send_args(struct sandbox *sb, const struct plan *pl);
-/* sbx-init's options from the plan, then "go": the placeholders' states
- * (plan_make_placeholders) and the descriptors the holder keeps (the
- * shim's; nfds is 0 or 3). */
-int sandbox_go(struct sandbox *sb, const struct plan *pl, const int *fds, size_t nfds);
-/* Kill and reap bubblewrap before anything ran (a configuration error
- * found after the spawn); restores the signal mask. */
-void sandbox_abort(struct sandbox *sb);
-
-/* ---- relay.c: the sandbox's own terminal (its comment says why) */
-
-/* A pty for the sandbox when one of fd 0/1/2 is a terminal (nothing
- * otherwise). Before the spawn. 0, or -errno (nothing left open). */
-int relay_open(void);
-bool relay_on(void);
-/* The slave's path on the host (/dev/pts/N, checked to be that node), or
- * "" (no relay, or a pty no name here leads to). */
-const char *relay_tty_path(void);
-/* In the spawn's child: the slave onto the standard streams that are
- * the terminal. Async-signal-safe. */
-void relay_child(void);
-/* In the parent after the spawn: our copy of the slave closed. */
-void relay_spawned(void);
-/* The typing is relayed and we are not the terminal's foreground: COMMAND
- * is to start in the background of its pty (sbx-init's --tty-bg). */
-bool relay_background(void);
-/* COMMAND runs: the typing relayed from now on, while in the foreground. */
-void relay_start(void);
-/* The loop's three descriptors (the terminal in, the master, the terminal
- * out), set before poll() and served after it. */
-struct pollfd;
-void relay_poll_set(struct pollfd *pf);
-void relay_poll_run(const struct pollfd *pf);
-/* SIGWINCH: the terminal's size onto the pty. */
-void relay_winch(void);
-/* A signal key of the person's (SIGINT, SIGQUIT, SIGTSTP) to the pty's
- * foreground process group. -1 when not relaying. */
-int relay_signal(int sig);
-/* COMMAND stopped with sig: the terminal's modes back, and stop ourselves
- * as a job does (returns once continued, or at once in an orphaned
- * process group). true: it stopped in the background of its pty while we
- * are in the foreground: sbx-init is to go on in the foreground now. */
-bool relay_stop(int sig);
-/* SIGCONT came: true when sbx-init is to be told to go on (COMMAND was
- * stopped, or the foreground changed); *fg: in the foreground now. */
-bool relay_continued(bool *fg);
-/* reports_cfg.tty_busy: is the program's terminal in raw mode? */
-bool relay_tty_busy(int fd);
-/* The rest of COMMAND's output written, the terminal's modes back, all
- * closed. Idempotent; every way out calls it. */
-void relay_end(void);
+/* ---- run.c: the wait (the process driver: backend/linux/process.h) */
 
 struct net_loop;
 struct run_in {
@@ -483,14 +380,6 @@ struct run_in {
  * once: bubblewrap and the namespaces finish going away on their own, as
  * with bare bubblewrap. */
 int sandbox_wait(struct sandbox *sb, struct plan *pl, struct run_in *ri, bool *ready);
-/* Ignore SIGPIPE and SIGXFSZ in sbx-preload (what it execs gets the
- * caller's dispositions back). */
-void run_guard_signals(void);
-/* SIGPIPE and SIGXFSZ as our caller left them (before an exec of ours). */
-void run_restore_signals(void);
 /* exec COMMAND without a sandbox (--no-sandbox, fallback = warn). */
 int run_unsandboxed(char *const *command);
-/* The signals we forward; bit mask of those our caller had ignored. */
-unsigned run_ignored_signals(void);
-
 #endif

@@ -29,6 +29,7 @@
 
 #include <uthash.h>
 
+#include "common/event.h"
 #include "net/net.h"
 #include "common/hostfs.h"
 #include "preload/preload.h"
@@ -78,7 +79,7 @@ struct reports {
 	size_t nseen, seen_bytes;
 	unsigned long denied[WIRE_OP_COUNT], learned, allowed, malformed, ignored;
 	unsigned long quiet; /* refusals a quiet rule kept off the terminal */
-	unsigned long denied_calls; /* reports_syscall(): once per call and program */
+	unsigned long denied_calls; /* refused calls (take_call), each counted */
 	unsigned long contradicted; /* lines whose claim the policy contradicts */
 	unsigned long not_shown, not_logged, not_kept;
 	struct bucket say_b, log_b;
@@ -89,7 +90,7 @@ struct reports {
 	bool held_busy;    /* some were held because the terminal was busy */
 	bool stalled;      /* held lines wait for room on out_fd (reports_room_fd) */
 	unsigned long not_held; /* lines past the hold buffer while it could not be written */
-	struct seen *proxy_seen; /* reports_proxy(): lines said once, repeats counted */
+	struct seen *proxy_seen; /* events said once (take_net, take_call, notes), repeats counted */
 };
 
 static unsigned long long mono_ms(void)
@@ -249,16 +250,16 @@ int report_parse(const char *line, size_t len, struct wire_report *w)
 {
 	/* wire_decode() takes each %XX once: `%250A` is the text `%0A` */
 	if (wire_decode(line, len, w))
-		return -1;
+		return -EBADMSG;
 	/* A name holding a newline or an escape is refused outright rather
 	 * than escaped: it would end a line in a learned sandbox.ini, and no
 	 * report needs one. (A genuine file so named is still refused by the
 	 * shim and the boundary; only its report is lost, counted.) */
 	for (const unsigned char *c = (const unsigned char *)w->target; *c; c++)
 		if (*c < 0x20 || *c == 0x7f)
-			return -1;
+			return -EBADMSG;
 	if (file_op(w->op) && !normal_path(w->target, w->truncated))
-		return -1;
+		return -EBADMSG;
 	return 0;
 }
 
@@ -1074,17 +1075,148 @@ static void take_report(struct reports *r, const struct wire_report *wr, bool bo
 
 static bool proxy_seen_add(struct reports *r, const char *key, struct seen **out);
 
+/* ---- the terminal line of an event */
+
+static const char *const via_name[] = { "CONNECT", "http", "socks5", "dns", "host_ports",
+					"seccomp" };
+
+/* How an EVENT_NET came, in the record's words ("?" for a value no
+ * producer gives). */
+static const char *via_text(enum event_via v)
+{
+	return (unsigned)v < sizeof(via_name) / sizeof(via_name[0]) ? via_name[v] : "?";
+}
+
+/* What a line says besides its event, each string printable: the
+ * explanation of an access, the shown forms of the rest. */
+struct words {
+	const struct wire_report *w;   /* EVENT_ACCESS */
+	const struct report_expl *e;   /* EVENT_ACCESS */
+	const char *target;            /* EVENT_NET, EVENT_CALL: shown */
+	const char *reason, *fix, *rule; /* EVENT_NET */
+	const char *comm;              /* EVENT_NET (seccomp), EVENT_CALL */
+	const char *on;                /* EVENT_CALL: what the call was on */
+	unsigned long port;            /* EVENT_NOTE: a loopback connect's port */
+};
+
+/* The one writer of an event's terminal line, into out (NUL-terminated);
+ * the length. */
+static size_t event_line(const struct event *ev, const struct words *wd, char *out,
+			 size_t outsz)
+{
+	const char *t = wd->target, *reason = wd->reason, *fix = wd->fix, *rule = wd->rule;
+	const char *src = ev->rule ? ev->rule->source : "?";
+	char who[120];
+	int n = 0;
+
+	switch (ev->what) {
+	case EVENT_ACCESS:
+		return report_line(wd->w, wd->e, out, outsz);
+	case EVENT_NOTE:
+		if (ev->op == WIRE_EXEC)
+			n = snprintf(out, outsz, "sbx: note: %s is a static binary (pid %d): the "
+				     "shim cannot see inside it, so what the sandbox refuses it will "
+				     "fail without an explanation here (the boundary holds all the "
+				     "same)", t, ev->pid);
+		else
+			n = snprintf(out, outsz, "sbx: note: connect to %s refused — the sandbox "
+				     "has a loopback of its own, where nothing listens on port %lu; a "
+				     "service on the host's 127.0.0.1:%lu is reachable with "
+				     "--host-port %lu — pid %d %s", t, wd->port, wd->port, wd->port,
+				     ev->pid, wd->comm);
+		break;
+	case EVENT_CALL:
+		n = snprintf(out, outsz, "sbx: denied %s%s%s — %s — pid %d %s (seccomp)", t,
+			     wd->on[0] ? " on " : "", wd->on, reason, ev->pid, wd->comm);
+		break;
+	case EVENT_NET:
+		if (ev->via == EVENT_VIA_DNS) {
+			if (ev->decision == WIRE_DENY && ev->rule)
+				n = snprintf(out, outsz, "sbx: denied lookup of %s — %s (remove that "
+					     "rule to allow it) — by the sandbox's resolver (REFUSED)",
+					     t, reason);
+			else if (ev->decision == WIRE_DENY)
+				n = snprintf(out, outsz, "sbx: denied lookup of %s — %s (allow it "
+					     "with %s) — by the sandbox's resolver (REFUSED)", t, reason,
+					     fix);
+			else if (ev->decision == WIRE_ALLOW)
+				n = snprintf(out, outsz, "sbx: trace: lookup of %s by the sandbox's "
+					     "resolver, allowed by `%s` (%s), answered %s (a stand-in)",
+					     t, rule, src, ev->address);
+			else
+				n = snprintf(out, outsz, "sbx: lookup of %s failed in the sandbox's "
+					     "resolver — %s", t, reason);
+			break;
+		}
+		if (ev->via == EVENT_VIA_HOSTPORT) {
+			n = snprintf(out, outsz, ev->decision == WIRE_ALLOW ?
+				     "sbx: trace: connect to %s via host_ports (the host's own port)" :
+				     "sbx: connect to %s via host_ports failed — %s", t, reason);
+			break;
+		}
+		/* who: the proxy, or the program whose own connect it was */
+		if (ev->via == EVENT_VIA_SECCOMP)
+			snprintf(who, sizeof(who), "pid %d %s (seccomp)", ev->pid, wd->comm);
+		else
+			snprintf(who, sizeof(who), "via the proxy");
+		switch (ev->decision) {
+		case WIRE_DENY:
+			/* the rule's own words ("denied by `deny_domains = x`
+			 * (file:3)") or why no rule allows it, and how to change
+			 * that */
+			if (ev->rule)
+				n = snprintf(out, outsz, "sbx: denied connect to %s — %s (remove "
+					     "that rule to allow it) — %s", t, reason, who);
+			else if (!fix[0]) /* nothing would allow it */
+				n = snprintf(out, outsz, "sbx: denied connect to %s — %s — %s", t,
+					     reason, who);
+			else
+				n = snprintf(out, outsz, "sbx: denied connect to %s — %s (allow it "
+					     "with %s) — %s", t, reason, fix, who);
+			break;
+		case WIRE_ALLOW:
+			if (ev->via == EVENT_VIA_SECCOMP)
+				n = snprintf(out, outsz, "sbx: trace: connect to %s by %s, allowed by "
+					     "`%s` (%s), to %s", t, who, rule, src, ev->address);
+			else
+				n = snprintf(out, outsz, "sbx: trace: connect to %s via the proxy "
+					     "(%s), allowed by `%s` (%s), to %s", t, via_text(ev->via),
+					     rule, src, ev->address);
+			break;
+		case EVENT_FAILED:
+			if (ev->via == EVENT_VIA_SECCOMP)
+				n = snprintf(out, outsz, "sbx: connect to %s failed — %s (the policy "
+					     "allows it) — %s", t, reason, who);
+			else
+				n = snprintf(out, outsz, "sbx: connect to %s failed in the proxy — %s "
+					     "(the policy allows it)", t, reason);
+			break;
+		default:
+			if (ev->via == EVENT_VIA_SECCOMP)
+				n = snprintf(out, outsz, "sbx: connect to %s failed — %s (the policy "
+					     "allows it) — %s", t, reason, who);
+			else
+				n = snprintf(out, outsz, "sbx: the proxy refused a %s client: %s",
+					     via_text(ev->via), reason);
+			break;
+		}
+		break;
+	}
+	return n < 0 ? 0 : (size_t)n < outsz ? (size_t)n : outsz - 1;
+}
+
 /* A loopback connect refused inside (shim/net.c): the sandbox's loopback
  * is its own, and the host's service there is one flag away. The
  * program's claim about itself, so only words: once per port, only for
  * the sandbox's loopback addresses, never a decision. */
-static void loopback_note(struct reports *r, const struct wire_report *w)
+static void loopback_note(struct reports *r, const struct event *ev)
 {
-	char key[80], text[REPORT_LINE_MAX], comm[sizeof(w->comm) * 6];
+	char key[80], text[REPORT_LINE_MAX], comm[32 * 6];
 	unsigned long port;
 	char *end;
-	const char *digits = !strncmp(w->target, "127.0.0.1:", 10) ? w->target + 10 :
-			     !strncmp(w->target, "[::1]:", 6) ? w->target + 6 : NULL;
+	const char *t = ev->target;
+	const char *digits = !strncmp(t, "127.0.0.1:", 10) ? t + 10 :
+			     !strncmp(t, "[::1]:", 6) ? t + 6 : NULL;
 	const char *colon = digits ? digits - 1 : NULL;
 	struct seen *s;
 
@@ -1096,44 +1228,48 @@ static void loopback_note(struct reports *r, const struct wire_report *w)
 	port = strtoul(digits, &end, 10);
 	if (*end || !port || port > 65535)
 		return;
-	snprintf(key, sizeof(key), "N %.*s:%lu", (int)(colon - w->target), w->target, port);
+	snprintf(key, sizeof(key), "N %.*s:%lu", (int)(colon - t), t, port);
 	if (proxy_seen_add(r, key, &s) || !may_say(r))
 		return;
-	report_printable(w->comm, comm, sizeof(comm), true);
-	snprintf(text, sizeof(text), "sbx: note: connect to %s refused — the sandbox has a "
-		 "loopback of its own, where nothing listens on port %lu; a service on the "
-		 "host's 127.0.0.1:%lu is reachable with --host-port %lu — pid %d %s",
-		 w->target, port, port, port, w->pid, comm);
+	report_printable(ev->comm ? ev->comm : "", comm, sizeof(comm), true);
+	event_line(ev, &(struct words){ .target = t, .comm = comm, .port = port }, text,
+		   sizeof(text));
 	say(r, text);
 }
 
+/* The shim's words that decide nothing (a claim the command can forge,
+ * and harmless): a line, once. */
+static void take_note(struct reports *r, const struct event *ev)
+{
+	char text[REPORT_LINE_MAX];
+
+	if (ev->op == WIRE_EXEC && !r->said_static) {
+		char tmp[PATH_MAX], shown[PATH_MAX];
+		r->said_static = true;
+		policy_tildify(r->cfg.policy, ev->target, tmp, sizeof(tmp));
+		report_printable(tmp, shown, sizeof(shown), true);
+		event_line(ev, &(struct words){ .target = shown }, text, sizeof(text));
+		say(r, text);
+	}
+	if (ev->op == WIRE_CONNECT)
+		loopback_note(r, ev);
+}
+
+/* One line from the pipe: parsed strictly, then an event like every
+ * other layer's, decided again below (take_access). */
 static void handle(struct reports *r, const char *line, size_t len)
 {
 	struct wire_report w;
-	char text[REPORT_LINE_MAX];
 
 	if (report_parse(line, len, &w) || !claim_expected(r->cfg.mode, w.decision)) {
 		malformed(r);
 		return;
 	}
-	if (w.decision == WIRE_NOTE) {
-		/* a claim the command can forge, and harmless: a line, once */
-		if (w.op == WIRE_EXEC && !r->said_static) {
-			char tmp[PATH_MAX], shown[PATH_MAX];
-			r->said_static = true;
-			policy_tildify(r->cfg.policy, w.target, tmp, sizeof(tmp));
-			report_printable(tmp, shown, sizeof(shown), true);
-			snprintf(text, sizeof(text), "sbx: note: %s is a static binary (pid %d): the "
-				 "shim cannot see inside it, so what the sandbox refuses it will "
-				 "fail without an explanation here (the boundary holds all the same)",
-				 shown, w.pid);
-			say(r, text);
-		}
-		if (w.op == WIRE_CONNECT)
-			loopback_note(r, &w);
-		return;
-	}
-	take_report(r, &w, false, NULL);
+	reports_event(r, &(struct event){
+		.what = w.decision == WIRE_NOTE ? EVENT_NOTE : EVENT_ACCESS,
+		.layer = EVENT_SHIM, .decision = w.decision, .op = w.op, .target = w.target,
+		.truncated = w.truncated, .dir = w.dir, .pid = w.pid, .comm = w.comm,
+		.err = w.err });
 }
 
 /* The notify layer's decision, in its own words: the socket's path (the
@@ -1235,6 +1371,26 @@ static void take_report(struct reports *r, const struct wire_report *wr, bool bo
 		say(r, text);
 	if (s)
 		s->shown = say_it;
+}
+
+/* An access (EVENT_ACCESS): the shim's claim, decided again here, or the
+ * notify layer's own decision, with the rule it decided by (a shim line
+ * brings none: it would be a claim too). */
+static void take_access(struct reports *r, const struct event *ev)
+{
+	struct wire_report w = { .decision = ev->decision, .op = ev->op, .pid = ev->pid,
+				 .err = ev->err, .truncated = ev->truncated, .dir = ev->dir };
+	bool boundary = ev->layer == EVENT_NOTIFY;
+
+	snprintf(w.comm, sizeof(w.comm), "%s", ev->comm ? ev->comm : "");
+	if (snprintf(w.target, sizeof(w.target), "%s", ev->target) >= (int)sizeof(w.target))
+		w.truncated = 1;
+	size_t tl = strlen(w.target);
+	if (boundary && file_op(w.op) && !w.truncated && tl > 1 && w.target[tl - 1] == '/') {
+		w.target[tl - 1] = '\0'; /* a directory being made (mkdir) */
+		w.dir = 1;
+	}
+	take_report(r, &w, boundary, boundary ? ev->rule : NULL);
 }
 
 bool reports_pending(const struct reports *r)
@@ -1431,7 +1587,7 @@ void reports_each(const struct reports *r,
 					  .dir = s->dir };
 		fn(ctx, &it);
 	}
-	/* the proxy's refusals of hosts no rule names (net_event.candidate):
+	/* the proxy's refusals of hosts no rule names (event.candidate):
 	 * learned as lookups of that host, the same setting */
 	for (s = r->proxy_seen; s; s = s->hh.next)
 		if (s->candidate) {
@@ -1441,7 +1597,7 @@ void reports_each(const struct reports *r,
 		}
 }
 
-/* ---- the proxy's events (net/)
+/* ---- the events of the proxy's decision (net/): EVENT_NET
  *
  * The proxy decides with the supervisor's own policy, so an event is not
  * hostile input like a shim line: its rule and reason are the decision's.
@@ -1452,32 +1608,9 @@ void reports_each(const struct reports *r,
  * for the policy; a client error is logged, and said with --trace or -v;
  * an allowed connection only under --trace. The process behind a
  * connection is not known (the listener sees an address inside the
- * sandbox): no pid, no comm. */
-/* The sandbox's resolver's lines (net/dnsserve.c): a lookup,
- * not a connection, with the same rule, reason and fix. */
-static void dns_line(char *line, size_t sz, const struct net_event *ev, const char *target,
-		     const char *reason, const char *fix, const char *rule)
-{
-	switch (ev->outcome) {
-	case NET_EV_DENIED:
-		if (ev->rule)
-			snprintf(line, sz, "sbx: denied lookup of %s — %s (remove that rule to allow "
-				 "it) — by the sandbox's resolver (REFUSED)", target, reason);
-		else
-			snprintf(line, sz, "sbx: denied lookup of %s — %s (allow it with %s) — by "
-				 "the sandbox's resolver (REFUSED)", target, reason, fix);
-		break;
-	case NET_EV_ALLOWED:
-		snprintf(line, sz, "sbx: trace: lookup of %s by the sandbox's resolver, allowed by "
-			 "`%s` (%s), answered %s (a stand-in)", target, rule,
-			 ev->rule ? ev->rule->source : "?", ev->address);
-		break;
-	default:
-		snprintf(line, sz, "sbx: lookup of %s failed in the sandbox's resolver — %s",
-			 target, reason);
-		break;
-	}
-}
+ * sandbox): no pid, no comm. A program's own connect the notify layer
+ * carried (EVENT_VIA_SECCOMP) is the boundary's, and its caller is known:
+ * layer "notify", pid and comm. */
 
 /* A proxy or boundary line's key in the table of lines said once: true
  * when there is nothing more to say (seen before: counted; or the table is
@@ -1513,27 +1646,25 @@ static bool proxy_seen_add(struct reports *r, const char *key, struct seen **out
 	return false;
 }
 
-void reports_proxy(struct reports *r, const struct net_event *ev)
+static void take_net(struct reports *r, const struct event *ev)
 {
-	static const char *const via[] = { "CONNECT", "http", "socks5", "dns", "host_ports",
-					    "seccomp" };
 	char target[300], line[REPORT_LINE_MAX], rule[640] = "", key[320];
-	bool v6 = strchr(ev->host, ':') != NULL, deny = ev->outcome == NET_EV_DENIED;
-	bool trace = r->cfg.mode == REPORTS_TRACE, dns = ev->proto == NET_PROTO_DNS;
+	const char *host = ev->target ? ev->target : "";
+	bool v6 = strchr(host, ':') != NULL, deny = ev->decision == WIRE_DENY;
+	bool trace = r->cfg.mode == REPORTS_TRACE, dns = ev->via == EVENT_VIA_DNS;
 	const struct sbx_rule *quiet;
 	/* a static program's connect, carried by the notify layer: the
 	 * boundary's, and its caller is known */
-	bool sc = ev->proto == NET_PROTO_SECCOMP;
-	char who[120] = "";
-	const char *decision = deny ? "deny" : ev->outcome == NET_EV_ALLOWED ? "allow" :
-			       ev->outcome == NET_EV_FAILED ? "fail" : "error";
+	bool sc = ev->via == EVENT_VIA_SECCOMP;
+	const char *decision = deny ? "deny" : ev->decision == WIRE_ALLOW ? "allow" :
+			       ev->decision == EVENT_FAILED ? "fail" : "error";
 
-	if (ev->outcome == NET_EV_ALLOWED && !trace)
+	if (ev->decision == WIRE_ALLOW && !trace)
 		return;
-	if (ev->host[0] && dns) /* a lookup has no port */
-		snprintf(target, sizeof(target), "%s", ev->host);
-	else if (ev->host[0])
-		snprintf(target, sizeof(target), "%s%s%s:%u", v6 ? "[" : "", ev->host,
+	if (host[0] && dns) /* a lookup has no port */
+		snprintf(target, sizeof(target), "%s", host);
+	else if (host[0])
+		snprintf(target, sizeof(target), "%s%s%s:%u", v6 ? "[" : "", host,
 			 v6 ? "]" : "", ev->port);
 	else
 		snprintf(target, sizeof(target), "?");
@@ -1541,7 +1672,7 @@ void reports_proxy(struct reports *r, const struct net_event *ev)
 	snprintf(raw, sizeof(raw), "%s", target);
 	report_printable(raw, target, sizeof(target), true);
 	/* [report] ignore_domains: logged, not said */
-	quiet = ev->host[0] ? policy_report_quiet(r->cfg.policy, false, target) : NULL;
+	quiet = host[0] ? policy_report_quiet(r->cfg.policy, false, target) : NULL;
 	if (ev->rule)
 		snprintf(rule, sizeof(rule), "%s = %s", sbx_rule_key(ev->rule->kind),
 			 ev->rule->value);
@@ -1549,32 +1680,30 @@ void reports_proxy(struct reports *r, const struct net_event *ev)
 	/* the audit log */
 	record_write(r, &(struct record){
 		.layer = sc ? "notify" : "proxy", .op = dns ? "dns" : "connect",
-		.target = ev->host[0] ? target : NULL, .decision = decision,
+		.target = host[0] ? target : NULL, .decision = decision,
 		.rule = ev->rule ? rule : NULL, .source = ev->rule ? ev->rule->source : NULL,
 		.pid = ev->pid, .pid_null = !(sc && ev->pid > 0), .comm = sc ? ev->comm : NULL,
-		.reason = ev->reason, .fix = ev->fix, .via = via[ev->proto], .address = ev->address,
-		.client = ev->client, .quiet = quiet,
+		.reason = ev->reason, .fix = ev->fix, .via = via_text(ev->via),
+		.address = ev->address, .client = ev->client, .quiet = quiet,
 		.has = REC_REASON | REC_FIX | REC_VIA | REC_ADDRESS | REC_CLIENT | REC_QUIET });
 
 	/* the line, once per outcome, kind (a lookup, a connect through the
 	 * proxy, a program's own) and target */
 	struct seen *s;
-	snprintf(key, sizeof(key), "%c%c %s", deny ? WIRE_DENY : ev->outcome == NET_EV_ALLOWED ?
-		 WIRE_ALLOW : ev->outcome == NET_EV_FAILED ? 'F' : 'E', dns ? 'l' : sc ? 's' : 'p',
-		 target);
+	snprintf(key, sizeof(key), "%c%c %s", ev->decision, dns ? 'l' : sc ? 's' : 'p', target);
 	if (quiet) {
 		r->ignored++;
 		r->quiet += deny;
 		return;
 	}
-	if (ev->outcome == NET_EV_ERROR && !trace && sbx_verbosity < V_VERBOSE)
+	if (ev->decision == EVENT_ERROR && !trace && sbx_verbosity < V_VERBOSE)
 		return; /* logged; said with --trace or -v */
 	if (deny)
 		r->denied[dns ? WIRE_DNS : WIRE_CONNECT]++;
 	if (proxy_seen_add(r, key, &s))
 		return;
 	if (s) {
-		s->candidate = ev->candidate && r->cfg.mode == REPORTS_LEARN && ev->host[0];
+		s->candidate = ev->candidate && r->cfg.mode == REPORTS_LEARN && host[0];
 		s->target = s->key + (strlen(key) - strlen(target)); /* the target, inside key */
 		s->op = dns ? WIRE_DNS : WIRE_CONNECT;
 		s->boundary = sc;
@@ -1583,109 +1712,31 @@ void reports_proxy(struct reports *r, const struct net_event *ev)
 		return;
 	if (s)
 		s->shown = true;
-	char reason[700], fix[450]; /* the decision's, 640 and 400 at most */
-	report_printable(ev->reason, reason, sizeof(reason), true);
-	report_printable(ev->fix, fix, sizeof(fix), true);
-	if (dns) {
-		dns_line(line, sizeof(line), ev, target, reason, fix, rule);
-		say(r, line);
-		return;
-	}
-	if (sc) {
-		char comm[16 * 6];
+	char reason[700], fix[450], comm[16 * 6] = ""; /* the decision's, 640 and 400 at most */
+	report_printable(ev->reason ? ev->reason : "", reason, sizeof(reason), true);
+	report_printable(ev->fix ? ev->fix : "", fix, sizeof(fix), true);
+	if (sc)
 		report_printable(ev->comm ? ev->comm : "", comm, sizeof(comm), true);
-		snprintf(who, sizeof(who), "pid %d %s (seccomp)", ev->pid, comm);
-		switch (ev->outcome) {
-		case NET_EV_DENIED:
-			if (ev->rule)
-				snprintf(line, sizeof(line), "sbx: denied connect to %s — %s (remove "
-					 "that rule to allow it) — %s", target, reason, who);
-			else if (!fix[0])
-				snprintf(line, sizeof(line), "sbx: denied connect to %s — %s — %s",
-					 target, reason, who);
-			else
-				snprintf(line, sizeof(line), "sbx: denied connect to %s — %s (allow "
-					 "it with %s) — %s", target, reason, fix, who);
-			break;
-		case NET_EV_ALLOWED:
-			snprintf(line, sizeof(line), "sbx: trace: connect to %s by %s, allowed by "
-				 "`%s` (%s), to %s", target, who, rule,
-				 ev->rule ? ev->rule->source : "?", ev->address);
-			break;
-		default:
-			snprintf(line, sizeof(line), "sbx: connect to %s failed — %s (the policy "
-				 "allows it) — %s", target, reason, who);
-			break;
-		}
-		say(r, line);
-		return;
-	}
-	if (ev->proto == NET_PROTO_HOSTPORT) {
-		snprintf(line, sizeof(line), ev->outcome == NET_EV_ALLOWED ?
-			 "sbx: trace: connect to %s via host_ports (the host's own port)" :
-			 "sbx: connect to %s via host_ports failed — %s", target, reason);
-		say(r, line);
-		return;
-	}
-	switch (ev->outcome) {
-	case NET_EV_DENIED:
-		/* the rule's own words ("denied by `deny_domains = x` (file:3)")
-		 * or why no rule allows it, and how to change that */
-		if (ev->rule)
-			snprintf(line, sizeof(line), "sbx: denied connect to %s — %s (remove that "
-				 "rule to allow it) — via the proxy", target, reason);
-		else if (!fix[0]) /* nothing would allow it */
-			snprintf(line, sizeof(line), "sbx: denied connect to %s — %s — via the proxy",
-				 target, reason);
-		else
-			snprintf(line, sizeof(line), "sbx: denied connect to %s — %s (allow it "
-				 "with %s) — via the proxy", target, reason, fix);
-		break;
-	case NET_EV_ALLOWED:
-		snprintf(line, sizeof(line), "sbx: trace: connect to %s via the proxy (%s), "
-			 "allowed by `%s` (%s), to %s", target, via[ev->proto], rule,
-			 ev->rule ? ev->rule->source : "?", ev->address);
-		break;
-	case NET_EV_FAILED:
-		snprintf(line, sizeof(line), "sbx: connect to %s failed in the proxy — %s (the "
-			 "policy allows it)", target, reason);
-		break;
-	case NET_EV_ERROR:
-		snprintf(line, sizeof(line), "sbx: the proxy refused a %s client: %s", via[ev->proto],
-			 reason);
-		break;
-	}
+	event_line(ev, &(struct words){ .target = target, .reason = reason, .fix = fix,
+					.rule = rule, .comm = comm }, line, sizeof(line));
 	say(r, line);
 }
 
-void reports_boundary(struct reports *r, char decision, enum wire_op op, int pid,
-		      const char *comm, const char *target, int err, const struct sbx_rule *why)
-{
-	struct wire_report w = { .decision = decision, .op = op, .pid = pid, .err = err };
-
-	snprintf(w.comm, sizeof(w.comm), "%s", comm);
-	w.truncated = snprintf(w.target, sizeof(w.target), "%s", target) >= (int)sizeof(w.target);
-	size_t tl = strlen(w.target);
-	if (file_op(op) && !w.truncated && tl > 1 && w.target[tl - 1] == '/') {
-		w.target[tl - 1] = '\0'; /* a directory being made (mkdir) */
-		w.dir = 1;
-	}
-	take_report(r, &w, true, why);
-}
-
-/* A call the boundary refuses as such (the seccomp table's rows, a server
- * under allow_local_binding = false): said and logged once per call,
- * reason and program (comm), as a program that is refused tends to try again; the
- * others are counted. The words are the supervisor's; comm and target
- * came from the sandbox and are shown printable. */
-void reports_syscall(struct reports *r, int pid, const char *comm, const char *call,
-		     const char *target, const char *why, const char *rule, int err)
+/* ---- a call the boundary refuses as such: EVENT_CALL
+ *
+ * (the seccomp table's rows, a server under allow_local_binding = false):
+ * said and logged once per call, reason and program (comm), as a program
+ * that is refused tends to try again; the others are counted. The words
+ * are the supervisor's; comm and `on` came from the sandbox and are shown
+ * printable. */
+static void take_call(struct reports *r, const struct event *ev)
 {
 	char key[512], line[REPORT_LINE_MAX], shown_comm[16 * 6], shown[600];
+	const char *call = ev->target ? ev->target : "?", *why = ev->reason ? ev->reason : "";
 	struct seen *s;
 
-	report_printable(comm ? comm : "", shown_comm, sizeof(shown_comm), true);
-	report_printable(target ? target : "", shown, sizeof(shown), true);
+	report_printable(ev->comm ? ev->comm : "", shown_comm, sizeof(shown_comm), true);
+	report_printable(ev->on ? ev->on : "", shown, sizeof(shown), true);
 	/* the reason tells rows of one call apart (socket: AF_PACKET, raw);
 	 * a write's file too (git config refused in two repositories) */
 	snprintf(key, sizeof(key), "S %s %s %.120s %.100s", call, shown_comm, why,
@@ -1697,31 +1748,34 @@ void reports_syscall(struct reports *r, int pid, const char *comm, const char *c
 		s->target = s->key + 2;
 	record_write(r, &(struct record){
 		.layer = "notify", .op = "syscall", .target = call, .decision = "deny",
-		.rule = rule, .source = "built-in", .pid = pid, .comm = comm,
-		.err = errno_name(err), .reason = why, .address = target,
+		.rule = ev->rule_text, .source = "built-in", .pid = ev->pid, .comm = ev->comm,
+		.err = errno_name(ev->err), .reason = why, .address = ev->on,
 		.has = REC_ERRNO | REC_REASON | REC_ADDRESS });
 	if (!may_say(r))
 		return;
-	snprintf(line, sizeof(line), "sbx: denied %s%s%s — %s — pid %d %s (seccomp)", call,
-		 shown[0] ? " on " : "", shown, why, pid, shown_comm);
+	event_line(ev, &(struct words){ .target = call, .reason = why, .comm = shown_comm,
+					.on = shown }, line, sizeof(line));
 	say(r, line);
 }
 
-void reports_nested_sandbox(struct reports *r, int pid, const char *comm, const char *parent,
-			    const char *call, const char *rule, int err)
-{
-	char who[16 * 6], by[16 * 6], why[512];
+/* ---- the one entry */
 
-	report_printable(comm ? comm : "", who, sizeof(who), true);
-	report_printable(parent ? parent : "", by, sizeof(by), true);
-	/* sbx is the sandbox: the fix is the agent's own sandbox off, which
-	 * the codex profile does (share/sbx/profiles/codex.ini) */
-	snprintf(why, sizeof(why), "%s%s%s%s tried to start its own sandbox (a new user "
-		 "namespace): sbx is the sandbox; turn the program's own sandbox off "
-		 "(Codex: --sandbox danger-full-access, which the codex profile sets: "
-		 "sbx-preload codex)", who[0] ? who : "a program", by[0] ? " (started by " : "",
-		 by, by[0] ? ")" : "");
-	reports_syscall(r, pid, comm, call, NULL, why, rule, err);
+void reports_event(struct reports *r, const struct event *ev)
+{
+	switch (ev->what) {
+	case EVENT_ACCESS:
+		take_access(r, ev);
+		break;
+	case EVENT_NET:
+		take_net(r, ev);
+		break;
+	case EVENT_CALL:
+		take_call(r, ev);
+		break;
+	case EVENT_NOTE:
+		take_note(r, ev);
+		break;
+	}
 }
 
 void reports_nofile(struct reports *r)

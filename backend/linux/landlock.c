@@ -15,7 +15,7 @@
 #include "backend/linux/landlock.h"
 #include "common/pathwalk.h"
 #include "policy/policy.h"
-#include "preload/preload.h" /* dmsg() */
+#include "common/msg.h"
 
 /* Debian 12's linux/landlock.h stops at ABI 2; the kernel's values, under
  * names of our own so a newer header does not clash. */

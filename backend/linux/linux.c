@@ -1,6 +1,6 @@
 /* backend/linux/linux.c: the Linux backends behind backend/backend.h.
  * Both start sbx-init and talk to it over the control socket (the
- * process driver: preload/run.c); they differ in what holds the plan:
+ * process driver: process.c); they differ in what holds the plan:
  * bubblewrap's namespaces and mounts, or the nested mode's Landlock
  * ruleset (nested.c, landlock.c). */
 #include <errno.h>
@@ -8,7 +8,7 @@
 
 #include "backend/backend.h"
 #include "backend/linux/nested.h"
-#include "preload/preload.h"
+#include "backend/linux/process.h"
 
 /* bubblewrap: started early (sandbox_spawn, before the policy), its
  * options sent once the plan's first part is made. */
@@ -32,11 +32,6 @@ static int bwrap_go(struct backend *b, const struct plan *pl, const int *fds, si
 	return sandbox_go(&b->sb, pl, fds, nfds);
 }
 
-static int bwrap_wait(struct backend *b, struct plan *pl, struct run_in *ri, bool *ready)
-{
-	return sandbox_wait(&b->sb, pl, ri, ready);
-}
-
 static void bwrap_release(struct backend *b)
 {
 	if (b->sb.sfd >= 0)
@@ -50,7 +45,7 @@ const struct backend_ops backend_bwrap = {
 	.layers = bwrap_layers,
 	.serve = NULL, /* sbx-init's listeners, handed over in the wait */
 	.go = bwrap_go,
-	.wait = bwrap_wait,
+	.waited = NULL, /* bubblewrap's pid namespace took what was left */
 	.release = bwrap_release,
 };
 
@@ -82,12 +77,9 @@ static int nested_go_ops(struct backend *b, const struct plan *pl, const int *fd
 	return nested_go(b->nest, &b->sb, pl, fds, nfds);
 }
 
-static int nested_wait(struct backend *b, struct plan *pl, struct run_in *ri, bool *ready)
+static void nested_waited(struct backend *b)
 {
-	int rc = sandbox_wait(&b->sb, pl, ri, ready);
-
-	nested_reap();
-	return rc;
+	nested_reap(); /* no pid namespace takes what sbx-init started */
 }
 
 static void nested_release(struct backend *b)
@@ -104,6 +96,6 @@ const struct backend_ops backend_nested = {
 	.layers = nested_layers,
 	.serve = nested_serve_ops,
 	.go = nested_go_ops,
-	.wait = nested_wait,
+	.waited = nested_waited,
 	.release = nested_release,
 };

@@ -19,7 +19,10 @@
 #include "net/net.h"
 #include "backend/linux/nested.h"
 #include "common/reap.h"
-#include "preload/preload.h" /* the process driver (run.c), the terminal, msg() */
+#include "backend/linux/process.h"
+#include "backend/linux/relay.h"
+#include "common/msg.h"
+#include "policy/policy.h"
 #include "common/probe.h"
 
 extern char **environ;

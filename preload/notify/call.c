@@ -31,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/event.h"
 #include "init/notify.h"
 #include "preload/notify/internal.h"
 #include "preload/preload.h"
@@ -187,7 +188,8 @@ int notify_read_addr(const struct call *c, unsigned long long aaddr, unsigned *a
  * of the last few callers are held open and read again from the start:
  * one pread instead of open, read, close. A held file is the process's,
  * not its number's: once that process is gone the read fails (ESRCH) and
- * the number is opened again, so a reused pid is never read as the old. */
+ * the number is opened again, so a reused pid is never read as the old.
+ * The descriptor (held here), or -errno. */
 static int status_fd(struct notify *n, pid_t pid, bool fresh)
 {
 	char p[64];
@@ -203,7 +205,7 @@ static int status_fd(struct notify *n, pid_t pid, bool fresh)
 	snprintf(p, sizeof(p), "/proc/%d/status", (int)pid);
 	int fd = OPEN(p, O_RDONLY);
 	if (fd < 0)
-		return -1;
+		return -errno;
 	unsigned slot = n->status_next++ % k;
 	if (n->status[slot].fd >= 0)
 		close(n->status[slot].fd);
@@ -294,6 +296,27 @@ void notify_comm_of(pid_t pid, char *out, size_t outsz)
 		n = 0;
 	out[n] = '\0';
 	out[strcspn(out, "\n")] = '\0';
+}
+
+/* One event of the layer's into the run's reports (reports_event):
+ * layer "notify", the caller's pid, and its comm (read now, where the
+ * event has none: most calls make no report); a log file the report
+ * opens is the supervisor's own (notify_own_begin). */
+void notify_report(const struct call *c, struct event *ev)
+{
+	char comm[32];
+
+	if (!c->n->r)
+		return;
+	ev->layer = EVENT_NOTIFY;
+	ev->pid = c->pid;
+	if (!ev->comm) {
+		notify_comm_of(c->pid, comm, sizeof(comm));
+		ev->comm = comm;
+	}
+	notify_own_begin(c->n);
+	reports_event(c->n->r, ev);
+	notify_own_end(c->n);
 }
 
 /* Send the answer; a stale id (the caller died, or a signal took it out

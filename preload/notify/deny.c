@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "gen/filters.h"
+#include "common/event.h"
 #include "preload/notify/internal.h"
 #include "preload/preload.h"
 
@@ -121,10 +122,31 @@ static void parent_comm(pid_t pid, char *out, size_t outsz)
 	notify_comm_of(ppid, out, outsz);
 }
 
+/* A program that tried to make a user namespace (unshare, clone with
+ * CLONE_NEWUSER): a sandbox of its own, which cannot start inside sbx.
+ * Said as such, with the setting that turns an agent's own sandbox off;
+ * `parent` may be "". The names came from the sandbox: shown printable. */
+static const char *nested_sandbox_why(const char *comm, const char *parent, char *why,
+				      size_t whysz)
+{
+	char who[16 * 6], by[16 * 6];
+
+	report_printable(comm, who, sizeof(who), true);
+	report_printable(parent, by, sizeof(by), true);
+	/* sbx is the sandbox: the fix is the agent's own sandbox off, which
+	 * the codex profile does (share/sbx/profiles/codex.ini) */
+	snprintf(why, whysz, "%s%s%s%s tried to start its own sandbox (a new user "
+		 "namespace): sbx is the sandbox; turn the program's own sandbox off "
+		 "(Codex: --sandbox danger-full-access, which the codex profile sets: "
+		 "sbx-preload codex)", who[0] ? who : "a program", by[0] ? " (started by " : "",
+		 by, by[0] ? ")" : "");
+	return why;
+}
+
 struct answer notify_deny(struct call *c, const struct seccomp_data *d)
 {
 	const char *call = NULL;
-	char comm[32], rule[64];
+	char comm[32], rule[64], why[512];
 	int row = notify_deny_row(d);
 
 	if (row < 0)
@@ -138,20 +160,20 @@ struct answer notify_deny(struct call *c, const struct seccomp_data *d)
 		if (!notify_call_valid(c))
 			return ERR(ENOENT);
 		snprintf(rule, sizeof(rule), "the seccomp table (%s)", sbx_deny_rows[row].calls);
-		notify_own_begin(c->n);
+		struct event ev = { .what = EVENT_CALL, .decision = WIRE_DENY,
+				    .target = call ? call : "a system call", .comm = comm,
+				    .reason = sbx_deny_rows[row].why, .rule_text = rule,
+				    .err = sbx_deny_rows[row].err };
 		/* the only unshare and clone rows are those of CLONE_NEWUSER: a
 		 * program starting a sandbox of its own, said as such */
 		if (!strcmp(sbx_deny_rows[row].calls, "unshare") ||
 		    !strcmp(sbx_deny_rows[row].calls, "clone")) {
 			char parent[32];
 			parent_comm(c->pid, parent, sizeof(parent));
-			reports_nested_sandbox(c->n->r, c->pid, comm, parent, call ? call : "clone",
-					       rule, sbx_deny_rows[row].err);
-		} else {
-			reports_syscall(c->n->r, c->pid, comm, call ? call : "a system call", NULL,
-					sbx_deny_rows[row].why, rule, sbx_deny_rows[row].err);
+			ev.target = call ? call : "clone";
+			ev.reason = nested_sandbox_why(comm, parent, why, sizeof(why));
 		}
-		notify_own_end(c->n);
+		notify_report(c, &ev);
 	}
 	return ERR(sbx_deny_rows[row].err);
 }
@@ -178,15 +200,9 @@ static void sock_kind(int s, int *domain, int *type)
 
 static void refused(struct call *c, const char *call, const char *target)
 {
-	char comm[32];
-
-	if (!c->n->r)
-		return;
-	notify_comm_of(c->pid, comm, sizeof(comm));
-	notify_own_begin(c->n);
-	reports_syscall(c->n->r, c->pid, comm, call, target, LOCAL_BINDING_WHY,
-			LOCAL_BINDING_RULE, EACCES);
-	notify_own_end(c->n);
+	notify_report(c, &(struct event){ .what = EVENT_CALL, .decision = WIRE_DENY,
+					  .target = call, .on = target, .reason = LOCAL_BINDING_WHY,
+					  .rule_text = LOCAL_BINDING_RULE, .err = EACCES });
 }
 
 /* Where a socket is bound, as text ("127.0.0.1:8080", "[::]:53"). */

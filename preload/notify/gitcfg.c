@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "common/pathwalk.h"
+#include "common/event.h"
 #include "preload/notify/internal.h"
 #include "preload/preload.h"
 
@@ -115,14 +116,9 @@ static int read_all(int fd, char **out, size_t *len, size_t max)
 
 static void refuse_line(const struct call *c, const char *target, const char *why, int err)
 {
-	char comm[32];
-
-	if (!c->n->r)
-		return;
-	notify_comm_of(c->pid, comm, sizeof(comm));
-	notify_own_begin(c->n);
-	reports_syscall(c->n->r, c->pid, comm, "write", target, why, "git config", err);
-	notify_own_end(c->n);
+	notify_report(c, &(struct event){ .what = EVENT_CALL, .decision = WIRE_DENY,
+					  .target = "write", .on = target, .reason = why,
+					  .rule_text = "git config", .err = err });
 }
 
 /* The new file beside the target, with the bytes judged; its name into

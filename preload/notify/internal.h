@@ -280,6 +280,10 @@ int notify_read_mem(const struct call *c, unsigned long long addr, void *out, si
  * EFAULT, ENOENT (the caller left the call). */
 int notify_read_addr(const struct call *c, unsigned long long aaddr, unsigned *alen, void *out,
 		     size_t outsz);
+/* One event into the run's reports, as the layer's: layer, pid, and
+ * comm where ev has none, filled in here; nothing without reports. */
+struct event;
+void notify_report(const struct call *c, struct event *ev);
 void notify_comm_of(pid_t pid, char *out, size_t outsz);
 /* The caller's descriptor `fd`, as one of ours (pidfd_getfd), or -errno. */
 int notify_take_fd(const struct call *c, int fd);

@@ -53,6 +53,7 @@
 #include <unistd.h>
 
 #include "net/net.h"
+#include "common/event.h"
 #include "preload/notify/internal.h"
 #include "preload/preload.h"
 
@@ -110,18 +111,10 @@ static bool in_sandbox_netns(struct notify *n, int s)
 static void say_refused(struct call *c, const struct net_host *h, unsigned port,
 			const struct net_decision *d)
 {
-	char comm[32];
+	struct event ev = net_event(NET_EV_DENIED, NET_PROTO_SECCOMP, h->text, port, d->rule,
+				    d->reason, d->fix);
 
-	if (!c->n->r)
-		return;
-	notify_comm_of(c->pid, comm, sizeof(comm));
-	struct net_event ev = { .outcome = NET_EV_DENIED, .proto = NET_PROTO_SECCOMP,
-				.host = h->text, .port = port, .rule = d->rule,
-				.reason = d->reason, .fix = d->fix, .address = "", .client = "",
-				.pid = c->pid, .comm = comm };
-	notify_own_begin(c->n);
-	reports_proxy(c->n->r, &ev);
-	notify_own_end(c->n);
+	notify_report(c, &ev);
 }
 
 /* Refuse, saying why: the policy's word when it refuses the host, else

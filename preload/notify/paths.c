@@ -37,6 +37,8 @@
 
 #include "common/control.h"
 #include "common/pathwalk.h"
+#include "common/cleanup.h"
+#include "common/event.h"
 #include "preload/notify/internal.h"
 #include "preload/preload.h"
 
@@ -230,6 +232,11 @@ static void parent_close(struct parent *pa)
 		close(pa->fd);
 	pa->fd = -1;
 }
+
+/* A struct parent let go of where it goes out of scope (common/cleanup.h):
+ * declared `struct parent pa cleanup_parent = PARENT_NONE;`. */
+#define cleanup_parent __attribute__((cleanup(parent_close)))
+#define PARENT_NONE { .fd = -1 }
 
 static bool dot_name(const char *name)
 {
@@ -772,14 +779,10 @@ static bool may_write_existing(const struct call *c, const char *full,
 static void report_why(const struct call *c, char decision, enum wire_op op,
 		       const char *target, int err, const struct sbx_rule *why)
 {
-	char comm[32];
-
-	if (!c->n->r || (decision == WIRE_ALLOW && !c->n->trace))
+	if (decision == WIRE_ALLOW && !c->n->trace)
 		return;
-	notify_comm_of(c->pid, comm, sizeof(comm));
-	notify_own_begin(c->n); /* a log file made now is ours */
-	reports_boundary(c->n->r, decision, op, c->pid, comm, target, err, why);
-	notify_own_end(c->n);
+	notify_report(c, &(struct event){ .what = EVENT_ACCESS, .decision = decision, .op = op,
+					  .target = target, .err = err, .rule = why });
 }
 
 static void report(const struct call *c, char decision, enum wire_op op, const char *target,
@@ -1209,11 +1212,12 @@ static struct answer create_new(struct call *c, const char *abs, int flags, mode
 {
 	char full[PATH_MAX];
 	const struct sbx_rule *why;
-	struct parent pa;
+	struct parent pa cleanup_parent = PARENT_NONE;
 	long fd = -1;
 	int e = ENOENT;
 
 	for (int fresh = 0; fresh < 2 && fd < 0 && e == ENOENT; fresh++) {
+		parent_close(&pa); /* the first try's */
 		if (fresh)
 			notify_forget_last_dir(c->n); /* removed meanwhile? looked up again */
 		if (parent_open_as(c, abs, &pa, true))
@@ -1222,10 +1226,8 @@ static struct answer create_new(struct call *c, const char *abs, int flags, mode
 		join(pa.path, pa.name, full, sizeof(full));
 		/* objects or refs beside a config: the long way judges it */
 		if (pa.slash || dot_name(pa.name) || !may_make(c->n, pa.fd, full, false, &why) ||
-		    !strcmp(pa.name, "objects") || !strcmp(pa.name, "refs")) {
-			parent_close(&pa);
+		    !strcmp(pa.name, "objects") || !strcmp(pa.name, "refs"))
 			return ERR(EPERM);
-		}
 		struct open_how how = { .flags = (unsigned long long)((flags & ~O_NOCTTY) | O_EXCL |
 								      O_CLOEXEC | O_NOCTTY),
 					.mode = mode & 07777,
@@ -1234,8 +1236,6 @@ static struct answer create_new(struct call *c, const char *abs, int flags, mode
 		fd = pathwalk_openat2(pa.fd, pa.name, &how);
 		e = -fd;
 		notify_act_end(c->n, old);
-		if (fd < 0)
-			parent_close(&pa);
 		if (fd < 0 && !was_cached)
 			break;
 	}
@@ -1244,7 +1244,6 @@ static struct answer create_new(struct call *c, const char *abs, int flags, mode
 	/* a `.git` file makes wherever its gitdir: points the repository of
 	 * this directory: named at the end; so does a bare repository's HEAD */
 	remember_made(c->n, pa.fd, pa.path, pa.name, full);
-	parent_close(&pa);
 	report(c, WIRE_ALLOW, WIRE_WRITE, full, 0);
 	return (struct answer){ .fd = (int)fd, .fd_flags = (flags & O_CLOEXEC) ? O_CLOEXEC : 0 };
 }
@@ -1254,42 +1253,33 @@ struct answer notify_open(struct call *c, int dirfd, unsigned long long paddr, i
 			     mode_t mode)
 {
 	char path[PATH_MAX], abs[PATH_MAX], full[PATH_MAX];
-	struct parent pa;
-	struct answer a;
-	int rc, o = -1;
+	int rc, named cleanup_close = -1;
 
 	if ((rc = notify_read_str(c, paddr, path, sizeof(path))))
 		return ERR(-rc);
 	if ((rc = abs_path(c, dirfd, path, abs, sizeof(abs))))
 		return ERR(-rc);
-	if ((rc = fd_link_open(c, abs, &o)) <= 0) {
-		if (rc < 0)
-			return ERR(-rc);
-		a = open_existing(c, o, flags & ~O_CREAT, mode, false);
-		close(o);
-		return a;
-	}
+	if ((rc = fd_link_open(c, abs, &named)) <= 0)
+		return rc < 0 ? ERR(-rc) : open_existing(c, named, flags & ~O_CREAT, mode, false);
 	bool tmpfile = (flags & O_TMPFILE) == O_TMPFILE;
 	/* O_EXCL: the program expects a new file (git's checkout and locks,
 	 * temporary files); without it the name is as often there already,
 	 * and the look first is cheaper */
 	if ((flags & O_CREAT) && (flags & O_EXCL) && !tmpfile) {
-		a = create_new(c, abs, flags, mode);
+		struct answer a = create_new(c, abs, flags, mode);
 		if (a.fd >= 0 || a.err == EEXIST)
 			return a;
 	}
 	for (int hop = 0; hop <= MAX_HOPS; hop++) {
 		/* what is there now, links followed, held without opening it */
-		o = open_in_root(c, abs, O_PATH | (tmpfile ? O_DIRECTORY : 0),
-				 (flags & O_NOFOLLOW) != 0);
+		int o cleanup_close = open_in_root(c, abs, O_PATH | (tmpfile ? O_DIRECTORY : 0),
+						   (flags & O_NOFOLLOW) != 0);
+		struct parent pa cleanup_parent = PARENT_NONE;
+
 		if (o >= 0) {
-			if ((flags & O_CREAT) && (flags & O_EXCL) && !tmpfile) {
-				close(o);
+			if ((flags & O_CREAT) && (flags & O_EXCL) && !tmpfile)
 				return ERR(EEXIST);
-			}
-			a = open_existing(c, o, flags, mode, tmpfile);
-			close(o);
-			return a;
+			return open_existing(c, o, flags, mode, tmpfile);
 		}
 		if (o != -ENOENT || !(flags & O_CREAT) || tmpfile)
 			return ERR(-o);
@@ -1297,15 +1287,11 @@ struct answer notify_open(struct call *c, int dirfd, unsigned long long paddr, i
 		 * name we checked */
 		if ((rc = parent_open(c, abs, &pa)))
 			return ERR(-rc);
-		if (pa.slash || dot_name(pa.name)) {
-			parent_close(&pa);
+		if (pa.slash || dot_name(pa.name))
 			return ERR(EISDIR);
-		}
 		join(pa.path, pa.name, full, sizeof(full));
-		if ((rc = make_allowed(c, &pa, full, false))) {
-			parent_close(&pa);
+		if ((rc = make_allowed(c, &pa, full, false)))
 			return ERR(rc);
-		}
 		struct open_how how = { .flags = (unsigned long long)((flags & ~O_NOCTTY) |
 								      O_CLOEXEC | O_NOCTTY),
 					.mode = mode & 07777,
@@ -1318,13 +1304,11 @@ struct answer notify_open(struct call *c, int dirfd, unsigned long long paddr, i
 			/* a `.git` file makes wherever its gitdir: points the
 			 * repository of this directory: named at the end */
 			remember_made(c->n, pa.fd, pa.path, pa.name, full);
-			parent_close(&pa);
 			report(c, WIRE_ALLOW, WIRE_WRITE, full, 0);
 			return (struct answer){ .fd = (int)fd,
 						.fd_flags = (flags & O_CLOEXEC) ? O_CLOEXEC : 0 };
 		}
 		if (e != ELOOP) {
-			parent_close(&pa);
 			kernel_refused(c, full, false, e);
 			return ERR(e);
 		}
@@ -1332,19 +1316,14 @@ struct answer notify_open(struct call *c, int dirfd, unsigned long long paddr, i
 		 * kernel would create where it leads, so follow it ourselves */
 		char link[PATH_MAX];
 		ssize_t ln = readlinkat(pa.fd, pa.name, link, sizeof(link) - 1);
-		if (ln < 0 || (flags & (O_NOFOLLOW | O_EXCL))) {
-			parent_close(&pa);
+		if (ln < 0 || (flags & (O_NOFOLLOW | O_EXCL)))
 			return ERR(ln < 0 ? ENOENT : (flags & O_EXCL) ? EEXIST : ELOOP);
-		}
 		link[ln] = '\0';
 		if (link[0] == '/')
 			snprintf(abs, sizeof(abs), "%s", link);
 		else if ((size_t)snprintf(abs, sizeof(abs), "%s/%s", strcmp(pa.path, "/") ?
-					  pa.path : "", link) >= sizeof(abs)) {
-			parent_close(&pa);
+					  pa.path : "", link) >= sizeof(abs))
 			return ERR(ENAMETOOLONG);
-		}
-		parent_close(&pa);
 	}
 	return ERR(ELOOP);
 }
@@ -1485,7 +1464,7 @@ struct answer notify_make(struct call *c, enum make_kind kind, int dirfd,
 			     unsigned long long taddr)
 {
 	char path[PATH_MAX], abs[PATH_MAX], full[PATH_MAX], target[PATH_MAX];
-	struct parent pa;
+	struct parent pa cleanup_parent = PARENT_NONE;
 	int rc;
 
 	/* a directory or link where one was removed: a held path may lead
@@ -1496,24 +1475,18 @@ struct answer notify_make(struct call *c, enum make_kind kind, int dirfd,
 		return ERR(-rc);
 	if ((rc = abs_path(c, dirfd, path, abs, sizeof(abs))) || (rc = parent_open(c, abs, &pa)))
 		return ERR(-rc);
-	if (dot_name(pa.name) || (pa.slash && kind != MAKE_DIR)) {
-		parent_close(&pa);
+	if (dot_name(pa.name) || (pa.slash && kind != MAKE_DIR))
 		return ERR(dot_name(pa.name) ? EEXIST : ENOENT);
-	}
 	join(pa.path, pa.name, full, sizeof(full));
 	/* a name that is there makes nothing: EEXIST, as the kernel says,
 	 * and no report (`mkdir -p ~/.local/x` meets ~/.local, which HOME's
 	 * allow-list keeps, on its way) */
 	struct stat there;
-	if (!fstatat(pa.fd, pa.name, &there, AT_SYMLINK_NOFOLLOW)) {
-		parent_close(&pa);
+	if (!fstatat(pa.fd, pa.name, &there, AT_SYMLINK_NOFOLLOW))
 		return ERR(EEXIST);
-	}
 	/* a link acts as the directory it may lead to */
-	if ((rc = make_allowed(c, &pa, full, kind == MAKE_LINK))) {
-		parent_close(&pa);
+	if ((rc = make_allowed(c, &pa, full, kind == MAKE_LINK)))
 		return ERR(rc);
-	}
 	mode_t old = notify_act_begin(c->n, notify_prog_umask(c));
 	if (kind == MAKE_DIR)
 		rc = mkdirat(pa.fd, pa.name, mode);
@@ -1526,7 +1499,6 @@ struct answer notify_make(struct call *c, enum make_kind kind, int dirfd,
 	/* mknod(S_IFREG) makes a file as open() does: a `.git` file, a HEAD */
 	if (!rc)
 		remember_made(c->n, pa.fd, pa.path, pa.name, full);
-	parent_close(&pa);
 	if (rc) {
 		kernel_refused(c, full, kind == MAKE_DIR, e);
 		return ERR(e);
@@ -1593,7 +1565,7 @@ struct answer notify_unix_bind(struct call *c, int s, const struct sockaddr_un *
 	char path[sizeof(su->sun_path) + 1], abs[PATH_MAX], full[PATH_MAX];
 	size_t off = offsetof(struct sockaddr_un, sun_path);
 	size_t pl = alen > off ? alen - off : 0;
-	struct parent pa;
+	struct parent pa cleanup_parent = PARENT_NONE;
 	int rc;
 
 	if (alen > sizeof(*su))
@@ -1608,25 +1580,19 @@ struct answer notify_unix_bind(struct call *c, int s, const struct sockaddr_un *
 	path[pl] = '\0';
 	if ((rc = abs_path(c, AT_FDCWD, path, abs, sizeof(abs))) || (rc = parent_open(c, abs, &pa)))
 		return ERR(-rc);
-	if (dot_name(pa.name) || pa.slash) {
-		parent_close(&pa);
+	if (dot_name(pa.name) || pa.slash)
 		return ERR(dot_name(pa.name) ? EADDRINUSE : ENOENT);
-	}
 	join(pa.path, pa.name, full, sizeof(full));
-	if ((rc = make_allowed(c, &pa, full, false))) {
-		parent_close(&pa);
+	if ((rc = make_allowed(c, &pa, full, false)))
 		return ERR(rc);
-	}
 	/* sun_path takes no directory descriptor: bound from the held parent
 	 * as our working directory (this process has one thread), then back */
 	/* a name of all 108 bytes has no NUL (the kernel takes it so): its
 	 * terminator was written one byte past sun_path, on our stack */
 	struct sockaddr_un here_name = { .sun_family = AF_UNIX };
 	size_t nl = strlen(pa.name);
-	if (nl > sizeof(here_name.sun_path)) {
-		parent_close(&pa);
+	if (nl > sizeof(here_name.sun_path))
 		return ERR(EINVAL);
-	}
 	memcpy(here_name.sun_path, pa.name, nl);
 	socklen_t hl = (socklen_t)(off + nl + (nl < sizeof(here_name.sun_path)));
 	int here = OPEN(".", O_PATH | O_DIRECTORY);
@@ -1641,7 +1607,6 @@ struct answer notify_unix_bind(struct call *c, int s, const struct sockaddr_un *
 		close(here);
 	if (!rc)
 		remember_socket(c->n, pa.fd, pa.name);
-	parent_close(&pa);
 	if (rc)
 		return ERR(e);
 	report(c, WIRE_ALLOW, WIRE_WRITE, full, 0);
@@ -2017,16 +1982,11 @@ struct answer notify_xattr(struct call *c, long nr, const unsigned long long *ar
 	 * each open to another user. Any directory may hold a protected name
 	 * (`.env` is one at any depth), so none takes one. */
 	if (set && !strcmp(name, "system.posix_acl_default")) {
-		char comm[32];
-		if (c->n->r) {
-			notify_comm_of(c->pid, comm, sizeof(comm));
-			notify_own_begin(c->n);
-			reports_syscall(c->n->r, c->pid, comm, "a default ACL", full,
-					"every entry made in the directory later inherits it, "
-					"protected names too (a .env, git's next config)",
-					"extended attributes (docs/SECURITY.md)", EPERM);
-			notify_own_end(c->n);
-		}
+		notify_report(c, &(struct event){
+			.what = EVENT_CALL, .decision = WIRE_DENY, .target = "a default ACL",
+			.on = full, .reason = "every entry made in the directory later inherits "
+			"it, protected names too (a .env, git's next config)",
+			.rule_text = "extended attributes (docs/SECURITY.md)", .err = EPERM });
 		a = ERR(EPERM);
 		goto out;
 	}
@@ -2078,57 +2038,41 @@ struct answer notify_connect(struct call *c, int sockfd, unsigned long long aadd
 	socklen_t il = sizeof(domain);
 	char path[sizeof(sun.sun_path) + 1], abs[PATH_MAX], full[PATH_MAX], l[64];
 	const struct sbx_rule *why = NULL;
-	struct answer a;
 
-	int s = notify_take_fd(c, sockfd);
+	int s cleanup_close = notify_take_fd(c, sockfd);
 	if (s < 0)
 		return ERR(-s);
 	int de = getsockopt(s, SOL_SOCKET, SO_DOMAIN, &domain, &il) ? errno : 0;
-	if (de) {
-		close(s);
+	if (de)
 		return ERR(de);
-	}
 	if (domain == AF_INET || domain == AF_INET6)
-		return notify_net_connect(c, s, sockfd, aaddr, alen);
-	if (policy_allow_all_unix_sockets(c->n->p)) {
+		return notify_net_connect(c, steal_fd(&s), sockfd, aaddr, alen);
+	if (policy_allow_all_unix_sockets(c->n->p))
 		/* every socket may go wherever the kernel lets it: a
 		 * descriptor swapped meanwhile changes nothing, CONTINUE */
-		close(s);
 		return (struct answer){ .fd = -1, .cont = true };
-	}
 	if (domain != AF_UNIX) {
 		struct sockaddr_storage ss;
 		memset(&ss, 0, sizeof(ss));
-		if (alen > sizeof(ss)) {
-			close(s);
+		if (alen > sizeof(ss))
 			return ERR(EINVAL); /* as the kernel's move_addr_to_kernel */
-		}
-		if (alen && notify_read_mem(c, aaddr, &ss, alen)) {
-			close(s);
+		if (alen && notify_read_mem(c, aaddr, &ss, alen))
 			return ERR(EFAULT);
-		}
-		if (!notify_call_valid(c)) {
-			close(s);
+		if (!notify_call_valid(c))
 			return ERR(ENOENT);
-		}
-		return notify_connect_here(c, s, &ss, alen);
+		return notify_connect_here(c, steal_fd(&s), &ss, alen);
 	}
 	/* past sun_path: the kernel's unix_validate_addr says EINVAL */
 	int rd = alen > sizeof(sun) ? EINVAL : notify_read_addr(c, aaddr, &alen, &sun, sizeof(sun));
-	if (rd) {
-		close(s);
+	if (rd)
 		return ERR(rd);
-	}
-	if (sun.sun_family != AF_UNIX) {
-		close(s);
+	if (sun.sun_family != AF_UNIX)
 		return ERR(EINVAL);
-	}
 	size_t plen = alen - offsetof(struct sockaddr_un, sun_path);
 	if (plen == 0 || sun.sun_path[0] == '\0') {
 		/* abstract: the network namespace's. Only the sandbox's own
 		 * one (not when the network is open: the host's). */
 		if (policy_network_open(c->n->p)) {
-			close(s);
 			report(c, WIRE_DENY, WIRE_UNIX, "@(abstract)", DENY_UNIX);
 			return ERR(DENY_UNIX);
 		}
@@ -2139,17 +2083,14 @@ struct answer notify_connect(struct call *c, int sockfd, unsigned long long aadd
 		int e = errno;
 		if (fl >= 0 && !(fl & O_NONBLOCK))
 			fcntl(s, F_SETFL, fl);
-		close(s);
 		return rc ? ERR(e) : OK(0);
 	}
 	memcpy(path, sun.sun_path, plen);
 	path[plen] = '\0';
-	int o = (rc = abs_path(c, AT_FDCWD, path, abs, sizeof(abs))) ? rc :
-		open_in_root(c, abs, O_PATH, false);
-	if (o < 0) {
-		close(s);
+	int o cleanup_close = (rc = abs_path(c, AT_FDCWD, path, abs, sizeof(abs))) ? rc :
+			      open_in_root(c, abs, O_PATH, false);
+	if (o < 0)
 		return ERR(-o == ENOENT ? ENOENT : -o);
-	}
 	struct stat st;
 	bool allowed = false;
 	if (!fstat(o, &st) && S_ISSOCK(st.st_mode) && !fd_path(o, full, sizeof(full))) {
@@ -2168,23 +2109,17 @@ struct answer notify_connect(struct call *c, int sockfd, unsigned long long aadd
 		 * allow_unix_sockets) */
 		allowed = allowed || own_socket(c->n, o);
 		struct stat tst;
-		int t = allowed ? -1 : open_in_root(c, "/tmp", O_PATH | O_DIRECTORY, true);
-		if (t >= 0) {
+		int t cleanup_close = allowed ? -1 :
+				      open_in_root(c, "/tmp", O_PATH | O_DIRECTORY, true);
+		if (t >= 0)
 			allowed = !fstat(t, &tst) && tst.st_dev == st.st_dev &&
 				  is_private_tmp(t);
-			close(t);
-		}
 	} else if (fd_path(o, full, sizeof(full))) {
 		snprintf(full, sizeof(full), "%s", abs);
 	}
-	if (!S_ISSOCK(st.st_mode)) {
-		close(o);
-		close(s);
+	if (!S_ISSOCK(st.st_mode))
 		return ERR(ECONNREFUSED);
-	}
 	if (!allowed) {
-		close(o);
-		close(s);
 		report(c, WIRE_DENY, WIRE_UNIX, full, DENY_UNIX);
 		return ERR(DENY_UNIX);
 	}
@@ -2201,12 +2136,9 @@ struct answer notify_connect(struct call *c, int sockfd, unsigned long long aadd
 	notify_act_end(c->n, old);
 	if (fl >= 0 && !(fl & O_NONBLOCK))
 		fcntl(s, F_SETFL, fl);
-	close(o);
-	close(s);
-	a = rc ? ERR(e) : OK(0);
 	if (!rc)
 		report_why(c, WIRE_ALLOW, WIRE_UNIX, full, 0, why);
-	return a;
+	return rc ? ERR(e) : OK(0);
 }
 
 /* ---- removal and mode: a protected name is not removed or changed either */
@@ -2247,7 +2179,7 @@ struct answer notify_remove(struct call *c, int dirfd, unsigned long long paddr,
 {
 	char path[PATH_MAX], abs[PATH_MAX], full[PATH_MAX];
 	const struct sbx_rule *why;
-	struct parent pa;
+	struct parent pa cleanup_parent = PARENT_NONE;
 	int rc;
 
 	if (flags & ~AT_REMOVEDIR)
@@ -2258,17 +2190,12 @@ struct answer notify_remove(struct call *c, int dirfd, unsigned long long paddr,
 		return ERR(-rc);
 	if ((rc = abs_path(c, dirfd, path, abs, sizeof(abs))) || (rc = parent_open(c, abs, &pa)))
 		return ERR(-rc);
-	if (dot_name(pa.name)) {
-		parent_close(&pa);
+	if (dot_name(pa.name))
 		return ERR(flags & AT_REMOVEDIR ? (strcmp(pa.name, ".") ? ENOTEMPTY : EINVAL) : EISDIR);
-	}
-	if (pa.slash && !(flags & AT_REMOVEDIR)) {
-		parent_close(&pa);
+	if (pa.slash && !(flags & AT_REMOVEDIR))
 		return ERR(ENOTDIR);
-	}
 	join(pa.path, pa.name, full, sizeof(full));
 	if (keeps(c->n, pa.fd, full, true, &why)) {
-		parent_close(&pa);
 		report_why(c, WIRE_DENY, WIRE_WRITE, full, DENY_ERRNO, why);
 		return ERR(DENY_ERRNO);
 	}
@@ -2296,9 +2223,7 @@ struct answer notify_remove(struct call *c, int dirfd, unsigned long long paddr,
 		e = unlinkat(pa.fd, pa.name, flags) ? errno : 0;
 		notify_act_end(c->n, old);
 	}
-	rc = e ? -1 : 0;
-	parent_close(&pa);
-	if (rc) {
+	if (e) {
 		/* `rm -f` of a name that is not there, on a read-only place:
 		 * the kernel's EROFS, but nothing was refused to anyone */
 		if (!missing)

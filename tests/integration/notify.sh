@@ -604,6 +604,24 @@ if have_probe; then
 	else bad "rc=$RC $(cat "$B/out") $(ls flood | wc -l)"; fi
 fi
 
+# Every way out of a notified call lets go of what it held (the
+# descriptors of the caller's socket, the parent directory, the file
+# named): with 40 descriptors for the whole run, one left per call would
+# run the supervisor out within a few rounds, and the calls after would
+# fail (EMFILE answered, "out of file descriptors" said).
+t notify_layer_holds_no_descriptor_per_call_static
+if have_probe; then
+	mkdir r
+	(ulimit -n 40 && exec timeout 60 "$SBX" -q --no-shim -- "$P" rounds r 150) \
+		>"$B/out" 2>"$B/err"
+	RC=$?
+	if has '^rounds: 900 made, 300 refused, 0 wrong$' out && [ "$RC" -eq 0 ] &&
+	   hasf "denied write of $W/r/d149/.env by \`deny_write = .env\`" err &&
+	   [ "$(grep -c '^sbx: denied write of .*(seccomp)$' "$B/err")" -eq 150 ] &&
+	   ! has 'out of file descriptors' err; then ok
+	else bad "rc=$RC $(cat "$B/out") $(grep -c denied "$B/err")"; fi
+fi
+
 t supervisor_killed_leaves_no_sandboxed_process_static
 if have_probe; then
 	mkdir hold

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The sandbox's own terminal (preload/relay.c): through a real terminal
+# The sandbox's own terminal (backend/linux/relay.c): through a real terminal
 # (tmux) and an interactive bash in it, as a person uses it. A program
 # inside holds a pty of its own, never the person's: what it does to its
 # terminal (the foreground, a read from the background) reaches nothing

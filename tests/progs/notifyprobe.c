@@ -36,6 +36,13 @@
  *                                      each child SIGKILLed 0-6 ms after it
  *                                      started, then one create more
  *   notifyprobe hold DIR               create DIR/alive-PID, then loop on creates
+ *   notifyprobe rounds DIR N           N rounds of the calls the notify layer
+ *                                      answers by every way out: a file made,
+ *                                      opened again, made again O_EXCL, a
+ *                                      directory made twice, a link, a
+ *                                      protected name, removals, a Unix socket
+ *                                      bound and connected, connects to no
+ *                                      socket; one line counting what worked
  *
  * Each step prints one line (`STEP: ok` or `STEP: <strerror>`).
  */
@@ -452,6 +459,46 @@ static __attribute__((noreturn)) void hold(const char *dir)
 	}
 }
 
+static int rounds(const char *dir, int n)
+{
+	char p[4096], q[4096];
+	int made = 0, refused = 0, wrong = 0;
+
+	for (int i = 0; i < n; i++) {
+		struct sockaddr_un su = { .sun_family = AF_UNIX };
+		snprintf(p, sizeof(p), "%s/f%d", dir, i);
+		made += !create(p);                      /* new */
+		made += !create(p);                      /* there: opened again */
+		int fd = open(p, O_CREAT | O_EXCL | O_WRONLY, 0644);
+		wrong += fd >= 0 || errno != EEXIST;     /* there: EEXIST */
+		if (fd >= 0)
+			close(fd);
+		snprintf(q, sizeof(q), "%s/d%d", dir, i);
+		made += !mkdir(q, 0755);
+		wrong += !mkdir(q, 0755) || errno != EEXIST;
+		snprintf(q, sizeof(q), "%s/l%d", dir, i);
+		made += !symlink("f0", q);
+		snprintf(q, sizeof(q), "%s/d%d/.env", dir, i);
+		refused += create(q) != 0;               /* deny_write = .env */
+		refused += unlink(q) != 0;               /* protected, made or not */
+		made += !unlink(p);
+		snprintf(su.sun_path, sizeof(su.sun_path), "%s/s%d", dir, i);
+		int s = socket(AF_UNIX, SOCK_STREAM, 0), c = socket(AF_UNIX, SOCK_STREAM, 0);
+		made += s >= 0 && !bind(s, (struct sockaddr *)&su, sizeof(su)) && !listen(s, 1) &&
+			!connect(c, (struct sockaddr *)&su, sizeof(su));
+		snprintf(su.sun_path, sizeof(su.sun_path), "%s/none%d", dir, i);
+		wrong += !connect(c, (struct sockaddr *)&su, sizeof(su)); /* not there */
+		snprintf(su.sun_path, sizeof(su.sun_path), "%s/d%d", dir, i);
+		int c2 = socket(AF_UNIX, SOCK_STREAM, 0);
+		wrong += !connect(c2, (struct sockaddr *)&su, sizeof(su)); /* no socket */
+		close(c2);
+		close(c);
+		close(s);
+	}
+	printf("rounds: %d made, %d refused, %d wrong\n", made, refused, wrong);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "create"))
@@ -508,6 +555,8 @@ int main(int argc, char **argv)
 		return churn(argv[2], atoi(argv[3])) ? 1 : 0;
 	if (argc == 5 && !strcmp(argv[1], "killflood"))
 		return killflood(argv[2], atoi(argv[3]), atoi(argv[4])) ? 1 : 0;
+	if (argc == 4 && !strcmp(argv[1], "rounds"))
+		return rounds(argv[2], atoi(argv[3]));
 	if (argc == 3 && !strcmp(argv[1], "hold"))
 		hold(argv[2]);
 	fprintf(stderr, "notifyprobe: unknown mode\n");

@@ -187,6 +187,32 @@ void write_file(const char *path, const char *text)
 	cr_assert_eq(fclose(f), 0);
 }
 
+char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t len = 0;
+	int c;
+
+	if (!f)
+		return strdup("");
+	FILE *m = open_memstream(&buf, &len);
+	while ((c = fgetc(f)) != EOF)
+		fputc(c, m);
+	fclose(m);
+	fclose(f);
+	return buf;
+}
+
+size_t str_count(const char *hay, const char *needle)
+{
+	size_t n = 0;
+
+	for (const char *q = strstr(hay, needle); q; q = strstr(q + 1, needle))
+		n++;
+	return n;
+}
+
 static int remove_one(const char *path, const struct stat *st, int type,
 		      struct FTW *ftw)
 {

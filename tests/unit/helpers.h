@@ -60,6 +60,10 @@ const struct sbx_rule *find_rule(const struct policy *p, enum sbx_rule_kind kind
 /* A fresh directory under $TMPDIR (or /tmp), removed by remove_tree(). */
 char *make_tmpdir(void);
 void write_file(const char *path, const char *text);
+/* The whole file, NUL-terminated ("" when it cannot be opened); free() it. */
+char *slurp(const char *path);
+/* How many times needle occurs in hay (overlapping ones too). */
+size_t str_count(const char *hay, const char *needle);
 void remove_tree(const char *path);
 /* root/rel and every missing directory on the way (mkdir -p) */
 void make_dirs(const char *root, const char *rel);

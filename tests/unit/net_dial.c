@@ -25,8 +25,9 @@ struct result {
 };
 struct seen {
 	int n;
-	enum net_outcome outcome;
-	enum net_proto proto;
+	char outcome;
+	enum event_via proto;
+	enum event_layer layer;
 	int pid;
 	char comm[16], reason[200];
 };
@@ -39,14 +40,15 @@ static void done(void *ctx, int fd, int err)
 	r->err = err;
 }
 
-static void on_event(void *ctx, const struct net_event *ev)
+static void on_event(void *ctx, const struct event *ev)
 {
 	struct seen *s = ctx;
-	if (ev->outcome == NET_EV_ALLOWED)
+	if (ev->decision == NET_EV_ALLOWED)
 		return;
 	s->n++;
-	s->outcome = ev->outcome;
-	s->proto = ev->proto;
+	s->outcome = ev->decision;
+	s->proto = ev->via;
+	s->layer = ev->layer;
 	s->pid = ev->pid;
 	snprintf(s->comm, sizeof(s->comm), "%s", ev->comm ? ev->comm : "");
 	snprintf(s->reason, sizeof(s->reason), "%s", ev->reason);
@@ -111,7 +113,8 @@ Test(net_dial, refused_host_is_eperm_with_one_report_naming_the_caller)
 	cr_assert_eq(r.err, EPERM);
 	cr_assert_eq(s.n, 1);
 	cr_assert_eq(s.outcome, NET_EV_DENIED);
-	cr_assert_eq(s.proto, NET_PROTO_SECCOMP);
+	cr_assert_eq(s.proto, EVENT_VIA_SECCOMP);
+	cr_assert_eq(s.layer, EVENT_NOTIFY, "a program's own connect: the notify layer's event");
 	cr_assert_eq(s.pid, 42);
 	cr_assert_str_eq(s.comm, "client");
 	loop_end(l, hosts);

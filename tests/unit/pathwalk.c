@@ -15,7 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "preload/mountids.h"
+#include "backend/linux/mountids.h"
 #include "common/pathwalk.h"
 #include "preload/preload.h"
 

@@ -555,23 +555,6 @@ static void feed(struct stream *s, const char *text)
 	reports_feed(s->r, text, strlen(text));
 }
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf = NULL;
-	size_t len = 0;
-
-	if (!f)
-		return strdup("");
-	FILE *m = open_memstream(&buf, &len);
-	int c;
-	while ((c = fgetc(f)) != EOF)
-		fputc(c, m);
-	fclose(m);
-	fclose(f);
-	return buf;
-}
-
 static void stream_close(struct stream *s)
 {
 	reports_free(s->r);
@@ -580,15 +563,6 @@ static void stream_close(struct stream *s)
 	close(s->out_fd);
 	remove_tree(s->dir);
 	free(s->dir);
-}
-
-static size_t count(const char *hay, const char *needle)
-{
-	size_t n = 0;
-
-	for (const char *q = strstr(hay, needle); q; q = strstr(q + 1, needle))
-		n++;
-	return n;
 }
 
 /* ---- a small strict JSON checker: one object per line, nothing else */
@@ -726,10 +700,10 @@ Test(reports_stream, deny_is_printed_once_logged_every_time_and_summed_up)
 	reports_finish(s.r, 0);
 
 	char *out = slurp(s.out_path), *log = slurp(s.log_path);
-	cr_assert_eq(count(out, "sbx: denied read of ~/.ssh/id_ed25519 by `deny_read = ~/.ssh` "
+	cr_assert_eq(str_count(out, "sbx: denied read of ~/.ssh/id_ed25519 by `deny_read = ~/.ssh` "
 				"(built-in default)"), 2, "first time and the fold: %s", out);
 	assert_contains(out, "— pid 3 cat\n");
-	cr_assert_eq(count(out, "— pid 4 cat"), 0, "a repeat was printed: %s", out);
+	cr_assert_eq(str_count(out, "— pid 4 cat"), 0, "a repeat was printed: %s", out);
 	assert_contains(out, "(allow it with --allow-read ~/.ssh/id_ed25519) (x2 more)\n");
 	assert_contains(out, "by `deny_read = ~/secrets` (test.ini:2)");
 	assert_contains(out, "sbx: denied write of /etc/foo — outside the writable paths "
@@ -803,7 +777,7 @@ Test(reports_stream, held_lines_wait_for_flush_and_keep_their_order)
 	out = slurp(s.out_path);
 	char *one = strstr(out, "/etc/one"), *two = strstr(out, "/etc/two");
 	cr_assert(one && two && one < two, "%s", out);
-	cr_assert_eq(count(out, "\n"), 2, "%s", out);
+	cr_assert_eq(str_count(out, "\n"), 2, "%s", out);
 	free(out);
 	feed(&s, "SBX1 D write 4 sh /etc/three 30\n");
 	reports_finish(s.r, 0);
@@ -992,9 +966,9 @@ Test(reports_stream, garbage_never_crashes_and_is_counted_as_malformed)
 	assert_not_contains(out, "relative/path");
 	assert_not_contains(out, "AAAA");
 	assert_contains(out, "sbx: 1 denied read, 1 denied write, 7 malformed report lines — see ");
-	cr_assert_eq(count(log, "\"layer\":\"shim\""), 2, "only the two good reports are "
+	cr_assert_eq(str_count(log, "\"layer\":\"shim\""), 2, "only the two good reports are "
 		     "logged: %s", log);
-	cr_assert_eq(count(log, "\"notice\":\"malformed\""), 1, "malformed said once: %s", log);
+	cr_assert_eq(str_count(log, "\"notice\":\"malformed\""), 1, "malformed said once: %s", log);
 	json_lines(log);
 	free(out);
 	free(log);
@@ -1014,8 +988,8 @@ Test(reports_stream, only_garbage_gives_a_summary_and_notices_in_the_log)
 	/* a forged stream is worth auditing: the first malformed line and
 	 * the summary are notices, no report */
 	cr_assert_eq(json_lines(log), 2, "%s", log);
-	cr_assert_eq(count(log, "\"op\":\"notice\",\"notice\":\"malformed\""), 1, "%s", log);
-	cr_assert_eq(count(log, "\"notice\":\"summary\""), 1, "%s", log);
+	cr_assert_eq(str_count(log, "\"op\":\"notice\",\"notice\":\"malformed\""), 1, "%s", log);
+	cr_assert_eq(str_count(log, "\"notice\":\"summary\""), 1, "%s", log);
 	assert_contains(log, "\"malformed\":2,");
 	assert_not_contains(log, "\"decision\"");
 	free(out);
@@ -1098,11 +1072,11 @@ Test(reports_stream, control_bytes_in_a_target_never_reach_the_terminal)
 	feed(&s, "SBX1 D read 3 e%1B]0;pwned%07 /home/u/.ssh/y 13\n");
 	reports_finish(s.r, 0);
 	char *out = slurp(s.out_path);
-	cr_assert_eq(count(out, "\n"), 2, "one report and the summary, one line each:\n%s",
+	cr_assert_eq(str_count(out, "\n"), 2, "one report and the summary, one line each:\n%s",
 		     visible(out));
 	assert_contains(out, "— pid 3 e\\x1b]0;pwned\\x07\n");
 	assert_contains(out, "1 malformed report line");
-	cr_assert_eq(count(out, "\nsbx: all clear"), 0, "a forged line: %s", visible(out));
+	cr_assert_eq(str_count(out, "\nsbx: all clear"), 0, "a forged line: %s", visible(out));
 	for (const char *c = out; *c; c++)
 		cr_assert(*c == '\n' || (unsigned char)*c >= 0x20,
 			  "control byte 0x%02x on the terminal: %s", (unsigned char)*c, visible(out));
@@ -1127,7 +1101,7 @@ Test(reports_stream, ignore_paths_silences_stderr_but_logs_ignored)
 	assert_not_contains(out, "telemetry.example");
 	assert_contains(out, "sbx: denied write of /etc/foo");
 	cr_assert_eq(json_lines(log), 5, "%s", log);
-	cr_assert_eq(count(log, "\"layer\":\"shim\""), 3, "%s", log);
+	cr_assert_eq(str_count(log, "\"layer\":\"shim\""), 3, "%s", log);
 	assert_contains(out, "1 malformed report line");
 	char *l = log_line_with(log, "/w/build/out.o");
 	cr_assert_not_null(l);
@@ -1423,7 +1397,7 @@ Test(reports_stream, lines_a_mode_never_sends_are_malformed)
 	feed(&s, "SBX1 L write 3 sh /home/u/x 0\n");
 	reports_finish(s.r, 0);
 	char *out = slurp(s.out_path), *log = slurp(s.log_path);
-	cr_assert_eq(count(log, "\"layer\":\"shim\""), 0, "%s", log);
+	cr_assert_eq(str_count(log, "\"layer\":\"shim\""), 0, "%s", log);
 	assert_contains(out, "sbx: 2 malformed report lines");
 	free(out);
 	free(log);
@@ -1612,14 +1586,14 @@ Test(reports_flood, the_table_of_distinct_reports_is_bounded_and_says_so_once)
 	cr_assert_eq(count_items(s.r), 3);
 	reports_finish(s.r, 0);
 	char *out = slurp(s.out_path), *log = slurp(s.log_path);
-	cr_assert_eq(count(out, "sbx: 3 distinct reports: later new ones are not folded"), 1,
+	cr_assert_eq(str_count(out, "sbx: 3 distinct reports: later new ones are not folded"), 1,
 		     "%s", out);
-	cr_assert_eq(count(log, "\"notice\":\"table-full\""), 1, "%s", log);
+	cr_assert_eq(str_count(log, "\"notice\":\"table-full\""), 1, "%s", log);
 	assert_contains(out, "/etc/t0 — outside the writable paths (allow it with --allow-write "
 			     "/etc/t0 once the file exists (sbx creates only directories, named "
 			     "with a trailing /)) (x1 more)\n");
 	assert_contains(out, "7 reports not folded (too many distinct)");
-	cr_assert_eq(count(log, "\"layer\":\"shim\""), 11, "every report is still logged");
+	cr_assert_eq(str_count(log, "\"layer\":\"shim\""), 11, "every report is still logged");
 	json_lines(log);
 	free(out);
 	free(log);
@@ -1665,12 +1639,12 @@ Test(reports_flood, terminal_lines_are_rate_limited_and_that_is_said_once)
 	}
 	reports_finish(s.r, 0);
 	char *out = slurp(s.out_path), *log = slurp(s.log_path);
-	cr_assert_eq(count(out, "sbx: denied write of /etc/a"), 5, "%s", out);
-	cr_assert_eq(count(out, "sbx: denied write of /etc/b"), 2, "%s", out);
-	cr_assert_eq(count(out, "more than 2 report lines a second"), 1, "%s", out);
-	cr_assert_eq(count(log, "\"notice\":\"terminal-rate\""), 1, "%s", log);
+	cr_assert_eq(str_count(out, "sbx: denied write of /etc/a"), 5, "%s", out);
+	cr_assert_eq(str_count(out, "sbx: denied write of /etc/b"), 2, "%s", out);
+	cr_assert_eq(str_count(out, "more than 2 report lines a second"), 1, "%s", out);
+	cr_assert_eq(str_count(log, "\"notice\":\"terminal-rate\""), 1, "%s", log);
 	assert_contains(out, "18 report lines not shown (too many a second)");
-	cr_assert_eq(count(log, "\"layer\":\"shim\""), 25, "the log keeps them all");
+	cr_assert_eq(str_count(log, "\"layer\":\"shim\""), 25, "the log keeps them all");
 	free(out);
 	free(log);
 	stream_close(&s);
@@ -1692,10 +1666,10 @@ Test(reports_flood, log_records_are_rate_limited_and_that_is_said_once)
 	feed(&s, "SBX1 D write 2 sh /etc/later 30\n");
 	reports_finish(s.r, 0);
 	char *out = slurp(s.out_path), *log = slurp(s.log_path);
-	cr_assert_eq(count(log, "\"layer\":\"shim\""), 5, "%s", log);
+	cr_assert_eq(str_count(log, "\"layer\":\"shim\""), 5, "%s", log);
 	assert_contains(log, "/etc/later");
-	cr_assert_eq(count(log, "\"notice\":\"log-rate\""), 1, "%s", log);
-	cr_assert_eq(count(out, "more than 1 reports a second"), 1, "%s", out);
+	cr_assert_eq(str_count(log, "\"notice\":\"log-rate\""), 1, "%s", log);
+	cr_assert_eq(str_count(out, "more than 1 reports a second"), 1, "%s", out);
 	assert_contains(out, "6 reports not logged (a cap)");
 	assert_contains(log, "\"not_logged\":6");
 	json_lines(log);
@@ -1720,12 +1694,12 @@ Test(reports_flood, the_log_grows_at_most_by_the_runs_cap)
 	cr_assert_leq(st.st_size, 4096 + 512, "log %lld bytes", (long long)st.st_size);
 	reports_finish(s.r, 0);
 	char *out = slurp(s.out_path), *log = slurp(s.log_path);
-	cr_assert_eq(count(out, "sbx: the audit log reached this run's cap (4 KiB)"), 1, "%s", out);
-	cr_assert_eq(count(log, "\"notice\":\"log-cap\""), 1, "%s", log);
+	cr_assert_eq(str_count(out, "sbx: the audit log reached this run's cap (4 KiB)"), 1, "%s", out);
+	cr_assert_eq(str_count(log, "\"notice\":\"log-cap\""), 1, "%s", log);
 	/* nothing but the summary after the cap */
 	char *cap = strstr(log, "\"notice\":\"log-cap\"");
-	cr_assert_eq(count(cap, "\"layer\":\"shim\""), 0);
-	cr_assert_eq(count(cap, "\n"), 2, "the cap notice and the summary: %s", cap);
+	cr_assert_eq(str_count(cap, "\"layer\":\"shim\""), 0);
+	cr_assert_eq(str_count(cap, "\n"), 2, "the cap notice and the summary: %s", cap);
 	json_lines(log);
 	free(out);
 	free(log);
@@ -1747,7 +1721,7 @@ Test(reports_flood, repeats_at_exit_are_bounded_too)
 	}
 	reports_finish(s.r, 0);
 	char *out = slurp(s.out_path);
-	cr_assert_eq(count(out, " (x1 more)\n"), 2, "%s", out);
+	cr_assert_eq(str_count(out, " (x1 more)\n"), 2, "%s", out);
 	assert_contains(out, "sbx: and 3 more refusals repeated (see the log)\n");
 	free(out);
 	stream_close(&s);

@@ -1,4 +1,4 @@
-/* preload/mountids.h: what each mount of sbx-init's is to land on.
+/* backend/linux/mountids.h: what each mount of sbx-init's is to land on.
  *
  * The supervisor holds the trusted view: it decides the mounts from the
  * host's tree as it is before COMMAND exists. sbx-init makes them later,

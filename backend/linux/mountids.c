@@ -1,4 +1,4 @@
-/* preload/mountids.c: the identity of what each of sbx-init's mounts is
+/* backend/linux/mountids.c: the identity of what each of sbx-init's mounts is
  * to land on (mountids.h says why). */
 #include <errno.h>
 #include <limits.h>
@@ -10,9 +10,11 @@
 #include <unistd.h>
 
 #include "common/control.h"
-#include "preload/mountids.h"
+#include "backend/linux/mountids.h"
 #include "common/pathwalk.h"
-#include "preload/preload.h"
+#include "backend/backend.h"
+#include "common/msg.h"
+#include "common/strv.h"
 
 /* How sbx-init takes each path operation (init/mounts.h). */
 enum kind {

@@ -1,4 +1,4 @@
-/* preload/relay.c: the sandbox's own terminal, and the relay to the
+/* backend/linux/relay.c: the sandbox's own terminal, and the relay to the
  * person's.
  *
  * A program that shares the person's terminal can take its foreground
@@ -38,7 +38,8 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include "preload/preload.h"
+#include "backend/linux/relay.h"
+#include "common/msg.h"
 
 #ifndef TIOCGPTPEER
 #define TIOCGPTPEER _IO('T', 0x41) /* Linux 4.13 */
