@@ -332,7 +332,7 @@ static int replay(const char *dir, const char *bwrap)
 		sv[i] = s;
 		as[i] = a;
 	}
-	/* as sbx-preload's end (preload/run.c) */
+	/* as sbx-preload's end (backend/linux/process.c) */
 	setsockopt(sv[0], SOL_SOCKET, SO_PASSCRED, &one, sizeof(one));
 	setsockopt(sv[0], SOL_SOCKET, SO_PASSPIDFD, &one, sizeof(one));
 	pid_t pid = vfork();
