@@ -430,7 +430,7 @@ check-container-recipe:
 coverage-table: all
 	./scripts/coverage-table.sh
 
-bench: all
+bench: all build/bench/floor
 	./bench/startup
 
 bench-proxy: all
@@ -442,6 +442,13 @@ build/bench/filter-micro: bench/filter-micro.c build/gen/filters.h
 	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) $(SBX_CFLAGS) -o $@ $< $(SBX_LDFLAGS)
 bench-filter: build/bench/filter-micro
 	build/bench/filter-micro
+
+# The boundary alone (bench/startup's floor): a start replayed from what
+# sbx-preload sent, with none of its work; static like sbx-preload.
+build/bench/floor: bench/floor.c common/control.h build/kheaders/.made
+	@mkdir -p $(@D)
+	$(if $(MUSL),$(MUSL) -static -isystem build/kheaders,$(CC)) $(CPPFLAGS) $(SBX_CPPFLAGS) \
+		$(SBX_CFLAGS) -o $@ $<
 
 # What Landlock costs: the nested mode's layer, or a second one under
 # bubblewrap (the ruleset built and applied; open+close under it).

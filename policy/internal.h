@@ -78,6 +78,7 @@ struct path_memo {
 	struct path_look *looks; /* by path */
 	struct path_dir *dirs;	 /* by directory */
 	char *listing;		 /* getdents64()'s buffer */
+	unsigned list_after;	 /* asks before a directory is listed; 0: LIST_AFTER */
 };
 struct policy_builder {
 	char *home, *cwd, *session_dir, *state_dir, *config_dir, *path_env, *login_path;
