@@ -39,7 +39,10 @@ POLICY_SRCS := policy/policy.c policy/execlater.c policy/query.c policy/match.c 
 NET_SRCS := net/host.c net/http.c net/socks.c \
 	net/decide.c net/loop.c net/dns.c \
 	net/names.c net/resolve.c net/dnsserve.c \
-	net/watch.c
+	net/watch.c net/poller.c
+# the proxy's readiness seam (net/poller.h): epoll, or poll() with
+# `make SBX_POLLER=poll` (a switch rebuilds net/poller.o, see below)
+SBX_POLLER ?= epoll
 SUPERVISOR_SRCS := preload/main.c preload/options.c preload/config.c common/probe.c preload/print.c preload/plan.c \
 	preload/run.c preload/util.c preload/reports.c preload/learn.c \
 	preload/standin.c common/hostfs.c preload/runlimits.c preload/profile.c preload/gitprov.c \
@@ -527,3 +530,14 @@ clean:
 # notify/*.d is five levels down: a fixed depth missed it, and a changed
 # header left stale objects in sbx-preload)
 -include $(shell find build -name '*.d' 2>/dev/null)
+
+# The poller the build chose (SBX_POLLER): net/poller.o and what links it
+# are rebuilt when the choice changes.
+ifeq ($(filter epoll poll,$(SBX_POLLER)),)
+$(error SBX_POLLER=$(SBX_POLLER): epoll or poll)
+endif
+POLLER_STAMP := build/poller-$(SBX_POLLER).stamp
+$(shell mkdir -p build; [ -e $(POLLER_STAMP) ] || { rm -f build/poller-*.stamp; touch $(POLLER_STAMP); })
+POLLER_OBJS := $(foreach d,build build/musl build/tests/hooks build/tests/hooks/musl,$(d)/net/poller.o)
+$(POLLER_OBJS): $(POLLER_STAMP)
+$(POLLER_OBJS): SBX_CPPFLAGS += $(if $(filter poll,$(SBX_POLLER)),-DSBX_POLLER_POLL)

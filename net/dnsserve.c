@@ -28,7 +28,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -41,7 +40,7 @@
 struct sock;
 
 struct net_dnsserve {
-	struct net_watches *ws; /* the loop's epoll (watch.c) */
+	struct net_watches *ws; /* the loop's poller (watch.c) */
 	const struct policy *p;
 	struct net_names *names;
 	void (*report)(void *rctx, const struct event *ev);
@@ -170,7 +169,7 @@ static struct sock *sock_add(struct net_dnsserve *s, int fd, enum sock_kind kind
 	k->s = s;
 	k->fd = fd;
 	k->kind = kind;
-	if (net_watch_add(s->ws, fd, EPOLLIN, on_event, k, &k->w)) {
+	if (net_watch_add(s->ws, fd, POLLER_IN, on_event, k, &k->w)) {
 		free(k);
 		return NULL;
 	}
@@ -317,7 +316,7 @@ void net_dnsserve_tick(struct net_dnsserve *s, uint64_t now_ms)
 	(void)now_ms;
 	for (struct sock *k = s->socks, *next; k; k = next) {
 		next = k->next;
-		if (k->kind == S_TCP_LISTEN && k->paused && !net_watch_mod(s->ws, k->w, EPOLLIN))
+		if (k->kind == S_TCP_LISTEN && k->paused && !net_watch_mod(s->ws, k->w, POLLER_IN))
 			k->paused = false;
 		if (k->kind != S_TCP)
 			continue;

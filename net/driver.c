@@ -204,12 +204,13 @@ int main(int argc, char **argv)
 	fflush(stdout);
 
 	while (!stop) {
-		struct pollfd pfd = { .fd = net_loop_fd(l), .events = POLLIN };
-		int n = poll(&pfd, 1, net_loop_timeout(l));
+		struct pollfd *pf;
+		int k = net_loop_pollfds(l, &pf);
+		int n = poll(pf, k, net_loop_timeout(l));
 		if (n < 0 && errno != EINTR)
 			die("poll", strerror(errno));
 		if (net_loop_run_once(l, 0))
-			die("epoll", strerror(errno));
+			die("the loop", strerror(errno));
 	}
 	net_loop_free(l);
 	policy_free(p);

@@ -1,4 +1,4 @@
-/* net/loop.c: the relay, one epoll loop for every connection.
+/* net/loop.c: the relay, one loop for every connection (poller.h).
  *
  * A connection is two ends (the sandbox's client, the upstream we dial) and
  * two directions, each with one bounded queue: at most NET_BUF_SIZE bytes in
@@ -9,10 +9,10 @@
  * fills, TCP tells the sender): memory per connection is fixed whatever
  * the peers do.
  *
- * Everything is non-blocking and level-triggered. An epoll event only says
+ * Everything is non-blocking and level-triggered. A poller event only says
  * "something may be possible"; pump() then moves what it can in both
  * directions, remembers which calls would block (rd/wr flags, so it does
- * not ask again before epoll says so), and sets the interest mask to what
+ * not ask again before the poller says so), and sets the interest mask to what
  * it is waiting for. A connection closed while a batch of events is being
  * handled is parked on a dead list and freed after the batch, since the
  * batch may still name its other end.
@@ -24,7 +24,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -64,7 +63,7 @@ struct end {
 	uint8_t obj;
 	bool rd, wr;  /* not known to block: worth a read / write call */
 	int fd;
-	uint32_t ev;  /* the interest mask epoll holds */
+	uint32_t ev;  /* the interest mask the poller holds */
 	struct conn *c;
 };
 
@@ -139,7 +138,7 @@ struct net_loop {
 	struct net_names *names;
 	struct net_dnsserve *dns;
 	struct listener *listeners;
-	struct net_watches watches; /* the epoll, and the resolver's and DNS server's watches */
+	struct net_watches watches; /* the poller, and the resolver's and DNS server's watches */
 	struct conn *conns, *dead;
 	size_t nconns;
 	struct conn *spare;   /* freed records kept for reuse (conn_new) */
@@ -276,8 +275,7 @@ static void set_events(struct net_loop *l, struct end *e, uint32_t want)
 {
 	if (e->fd < 0 || e->ev == want)
 		return;
-	struct epoll_event ev = { .events = want, .data.ptr = e };
-	epoll_ctl(l->watches.epfd, EPOLL_CTL_MOD, e->fd, &ev);
+	poller_mod(l->watches.poller, e->fd, want, e);
 	e->ev = want;
 }
 
@@ -328,14 +326,14 @@ static void update_events(struct conn *c)
 	if (c->st == ST_DEAD)
 		return;
 	if (want_read_cli(c))
-		ce |= EPOLLIN;
+		ce |= POLLER_IN;
 	if (drainable(c, &c->u2c))
-		ce |= EPOLLOUT;
+		ce |= POLLER_OUT;
 	if (c->up.fd >= 0) {
 		if (c->st == ST_CONNECTING || drainable(c, &c->c2u))
-			ue |= EPOLLOUT;
+			ue |= POLLER_OUT;
 		if (want_read_up(c))
-			ue |= EPOLLIN;
+			ue |= POLLER_IN;
 	}
 	set_events(c->l, &c->cli, ce);
 	set_events(c->l, &c->up, ue);
@@ -360,7 +358,7 @@ static void dir_free(struct net_loop *l, struct dir *d)
 static void close_up(struct conn *c)
 {
 	if (c->up.fd >= 0) {
-		epoll_ctl(c->l->watches.epfd, EPOLL_CTL_DEL, c->up.fd, NULL);
+		poller_del(c->l->watches.poller, c->up.fd);
 		close(c->up.fd);
 	}
 	c->up.fd = -1;
@@ -378,7 +376,7 @@ static void conn_kill(struct conn *c)
 	c->lookup = NULL;
 	close_up(c);
 	if (c->cli.fd >= 0) {
-		epoll_ctl(l->watches.epfd, EPOLL_CTL_DEL, c->cli.fd, NULL);
+		poller_del(l->watches.poller, c->cli.fd);
 		close(c->cli.fd);
 	}
 	c->cli.fd = -1;
@@ -557,8 +555,8 @@ static bool handed(struct conn *c, int err)
 		struct sockaddr_storage peer;
 		socklen_t pl = sizeof(peer);
 		fd = c->up.fd;
-		if (fd >= 0 && c->up.ev)
-			epoll_ctl(c->l->watches.epfd, EPOLL_CTL_DEL, fd, NULL);
+		if (fd >= 0) /* watched even with an empty mask */
+			poller_del(c->l->watches.poller, fd);
 		c->up.fd = -1;
 		c->up.ev = 0;
 		/* connect() again on the established socket: 0 (or EISCONN),
@@ -731,13 +729,13 @@ static void dial(struct conn *c)
 			}
 			continue;
 		}
-		struct epoll_event ev = { .events = now ? EPOLLIN : EPOLLOUT, .data.ptr = &c->up };
-		if (epoll_ctl(l->watches.epfd, EPOLL_CTL_ADD, fd, &ev)) {
+		uint32_t want = now ? POLLER_IN : POLLER_OUT;
+		if (poller_add(l->watches.poller, fd, want, &c->up)) {
 			close(fd);
 			continue;
 		}
 		c->up.fd = fd;
-		c->up.ev = ev.events;
+		c->up.ev = want;
 		c->up.rd = c->up.wr = false;
 		c->st = ST_CONNECTING;
 		if (now)
@@ -1564,11 +1562,9 @@ static void conn_free(struct net_loop *l, struct conn *c)
  * closes; its clients wait in the backlog meanwhile. */
 static void pause_listener(struct net_loop *l, struct listener *li)
 {
-	struct epoll_event ev = { .events = 0, .data.ptr = li };
-
 	if (errno == EMFILE || errno == ENFILE)
 		l->watches.nofile++;
-	if (li->paused || epoll_ctl(l->watches.epfd, EPOLL_CTL_MOD, li->fd, &ev))
+	if (li->paused || poller_mod(l->watches.poller, li->fd, 0, li))
 		return;
 	li->paused = true;
 	l->npaused++;
@@ -1578,8 +1574,7 @@ static void pause_listener(struct net_loop *l, struct listener *li)
 static void resume_listeners(struct net_loop *l)
 {
 	for (struct listener *li = l->listeners; li && l->npaused; li = li->next) {
-		struct epoll_event ev = { .events = EPOLLIN, .data.ptr = li };
-		if (!li->paused || epoll_ctl(l->watches.epfd, EPOLL_CTL_MOD, li->fd, &ev))
+		if (!li->paused || poller_mod(l->watches.poller, li->fd, POLLER_IN, li))
 			continue;
 		li->paused = false;
 		l->npaused--;
@@ -1608,13 +1603,12 @@ static void accept_all(struct net_loop *l, struct listener *li)
 			continue;
 		}
 		struct conn *c = conn_new(l);
-		struct epoll_event ev = { .events = EPOLLIN };
 		if (!c) {
 			close(fd);
 			continue;
 		}
 		c->cli.fd = fd;
-		c->cli.ev = EPOLLIN;
+		c->cli.ev = POLLER_IN;
 		c->kind = li->kind;
 		c->st = li->kind == NET_LISTEN_HTTP ? ST_HTTP_HEAD : ST_SOCKS_GREET;
 		c->proto = li->kind == NET_LISTEN_HTTP ? NET_PROTO_CONNECT : NET_PROTO_SOCKS;
@@ -1624,8 +1618,7 @@ static void accept_all(struct net_loop *l, struct listener *li)
 		c->active = l->now;
 		c->cli.wr = true;
 		addr_text((struct sockaddr *)&peer, c->client, sizeof(c->client));
-		ev.data.ptr = &c->cli;
-		if (epoll_ctl(l->watches.epfd, EPOLL_CTL_ADD, fd, &ev)) {
+		if (poller_add(l->watches.poller, fd, POLLER_IN, &c->cli)) {
 			close(fd);
 			conn_free(l, c);
 			continue;
@@ -1720,7 +1713,6 @@ int net_loop_new(const struct policy *p, const struct net_cfg *cfg, struct net_l
 
 	if (!l)
 		goto fail;
-	l->watches.epfd = -1;
 	l->p = p;
 	l->cfg = *cfg;
 	if (!l->cfg.max_conns)
@@ -1736,12 +1728,10 @@ int net_loop_new(const struct policy *p, const struct net_cfg *cfg, struct net_l
 	rc = net_ctx_new(cfg->test_hosts, &l->ctx);
 	if (rc)
 		goto fail;
-	l->watches.epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (l->watches.epfd < 0) {
-		rc = -errno;
+	rc = poller_new(&l->watches.poller);
+	if (rc)
 		goto fail;
-	}
-		if ((rc = net_resolver_new(&l->watches, cfg->test_dns, &l->resolver)) ||
+	if ((rc = net_resolver_new(&l->watches, cfg->test_dns, &l->resolver)) ||
 	    (rc = net_names_new(&l->names)) ||
 	    (rc = net_dnsserve_new(&l->watches, p, l->names, l->cfg.report, l->cfg.rctx, &l->dns)))
 		goto fail;
@@ -1757,7 +1747,6 @@ fail:
 static int add_listener(struct net_loop *l, int fd, enum net_listener_kind kind, unsigned port)
 {
 	struct listener *li;
-	struct epoll_event ev = { .events = EPOLLIN };
 	int fl, rc = -ENOMEM;
 
 	if (kind == NET_LISTEN_DNS_UDP || kind == NET_LISTEN_DNS_TCP)
@@ -1786,11 +1775,9 @@ static int add_listener(struct net_loop *l, int fd, enum net_listener_kind kind,
 	li->fd = fd;
 	li->kind = kind;
 	li->port = port;
-	ev.data.ptr = li;
-	if (epoll_ctl(l->watches.epfd, EPOLL_CTL_ADD, fd, &ev)) {
-		rc = -errno;
+	rc = poller_add(l->watches.poller, fd, POLLER_IN, li);
+	if (rc)
 		goto fail;
-	}
 	li->next = l->listeners;
 	l->listeners = li;
 	return 0;
@@ -1826,9 +1813,9 @@ int net_loop_add_hostport(struct net_loop *l, int fd, unsigned port)
 	return add_listener(l, fd, NET_LISTEN_HOSTPORT, port);
 }
 
-int net_loop_fd(const struct net_loop *l)
+int net_loop_pollfds(struct net_loop *l, struct pollfd **out)
 {
-	return l->watches.epfd;
+	return poller_pollfds(l->watches.poller, out);
 }
 
 struct net_names *net_loop_names(struct net_loop *l)
@@ -1935,40 +1922,40 @@ static void bury(struct net_loop *l)
 
 int net_loop_run_once(struct net_loop *l, int timeout_ms)
 {
-	struct epoll_event evs[MAX_EVENTS];
+	struct poller_event evs[MAX_EVENTS];
 	int t = net_loop_timeout(l);
 
 	if (timeout_ms >= 0 && timeout_ms < t)
 		t = timeout_ms;
-	int n = epoll_wait(l->watches.epfd, evs, MAX_EVENTS, t);
+	int n = poller_wait(l->watches.poller, evs, MAX_EVENTS, t);
 	if (n < 0)
-		return errno == EINTR ? 0 : -errno;
+		return n;
 	l->now = mono_ms();
 	l->in_batch = true;
 	for (int i = 0; i < n; i++) {
-		uint8_t obj = *(uint8_t *)evs[i].data.ptr;
+		uint8_t obj = *(uint8_t *)evs[i].ptr;
 		if (obj == NET_OBJ_LISTENER) {
-			accept_all(l, evs[i].data.ptr);
+			accept_all(l, evs[i].ptr);
 			continue;
 		}
 		if (obj == NET_OBJ_WATCH) {
-			net_watch_fire(evs[i].data.ptr, evs[i].events);
+			net_watch_fire(evs[i].ptr, evs[i].events);
 			continue;
 		}
-		struct end *e = evs[i].data.ptr;
+		struct end *e = evs[i].ptr;
 		struct conn *c = e->c;
 		if (c->st == ST_DEAD)
 			continue;
 		/* the client gone while its name is looked up or dialled: its
 		 * hang-up would be reported again and again (nothing reads) */
-		if (e == &c->cli && (evs[i].events & (EPOLLHUP | EPOLLERR)) &&
+		if (e == &c->cli && (evs[i].events & (POLLER_HUP | POLLER_ERR)) &&
 		    (c->st == ST_RESOLVING || c->st == ST_CONNECTING || c->st == ST_CHAIN)) {
 			conn_kill(c);
 			continue;
 		}
-		if (evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR))
+		if (evs[i].events & (POLLER_IN | POLLER_HUP | POLLER_ERR))
 			e->rd = true;
-		if (evs[i].events & (EPOLLOUT | EPOLLHUP | EPOLLERR))
+		if (evs[i].events & (POLLER_OUT | POLLER_HUP | POLLER_ERR))
 			e->wr = true;
 		pump(c);
 	}
@@ -1978,7 +1965,7 @@ int net_loop_run_once(struct net_loop *l, int timeout_ms)
 	}
 	if (l->npaused && l->now >= l->resume_at) {
 		resume_listeners(l);
-		if (l->npaused) /* epoll refused: try again later, not at once */
+		if (l->npaused) /* the poller refused: try again later, not at once */
 			l->resume_at = l->now + ACCEPT_PAUSE_MS;
 	}
 	l->in_batch = false;
@@ -2007,8 +1994,7 @@ void net_loop_free(struct net_loop *l)
 		close(li->fd);
 		free(li);
 	}
-	if (l->watches.epfd >= 0)
-		close(l->watches.epfd);
+	poller_free(l->watches.poller);
 	while (l->npool)
 		munmap(l->pool[--l->npool], NET_BUF_SIZE);
 	while (l->spare) {

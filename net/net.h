@@ -8,7 +8,7 @@
  *   2. the decision (decide.c): policy + host + port -> allow/deny and the
  *      deciding rule, then the resolved-address check, which hands back the
  *      addresses it checked so nothing is looked up twice.
- *   3. the relay (loop.c): one epoll loop object the supervisor drives
+ *   3. the relay (loop.c): one loop object (poller.h) the supervisor drives
  *      next to its other descriptors.
  *
  * Everything here returns 0 / -errno (or a documented count) and never
@@ -25,6 +25,7 @@
 #include <sys/socket.h>
 
 #include "common/event.h"
+#include "net/poller.h"
 #include "policy/policy.h"
 
 /* ---- hosts --------------------------------------------------------------- */
@@ -427,9 +428,13 @@ int net_loop_add_listener(struct net_loop *l, int fd, enum net_listener_kind kin
  * peer_ok(fd) says it is served (nested.c). */
 int net_loop_add_listener_checked(struct net_loop *l, int fd, enum net_listener_kind kind,
 				  bool (*peer_ok)(int fd));
-/* One descriptor that is readable when the loop has work: poll it with the
- * supervisor's others, then call net_loop_run_once(l, 0). */
-int net_loop_fd(const struct net_loop *l);
+/* The descriptors that show the loop has work, to poll() with the
+ * caller's others: n entries at *out, borrowed until the loop's next call
+ * (poll() may write their revents in place; epoll: one entry, its own
+ * descriptor; poll: every descriptor the loop watches). When any has
+ * revents, or net_loop_timeout() is 0, call net_loop_run_once(l, 0). */
+struct pollfd;
+int net_loop_pollfds(struct net_loop *l, struct pollfd **out);
 
 /* host_ports: serve a listening TCP socket (owned from now on) whose
  * connections are relayed to the host's 127.0.0.1 at `port`. */
@@ -459,25 +464,25 @@ struct net_names *net_loop_names(struct net_loop *l);
  * poll(); at most 1000. */
 int net_loop_timeout(const struct net_loop *l);
 /* Handle what is ready, waiting at most timeout_ms (-1: until something
- * happens or a timer is due). 0, or -errno when epoll itself failed. */
+ * happens or a timer is due). 0, or -errno when the poller itself failed. */
 int net_loop_run_once(struct net_loop *l, int timeout_ms);
 size_t net_loop_conns(const struct net_loop *l); /* open client connections */
 void net_loop_free(struct net_loop *l); /* closes everything; NULL is fine */
 
 /* ---- internals shared by the loop's files (resolve.c, dnsserve.c) -------- */
 
-/* What the loop's epoll events point at: each object starts with one of
+/* What the loop's poller events point at: each object starts with one of
  * these tags (loop.c's listeners and connection ends, watch.c's watches). */
 enum net_obj { NET_OBJ_LISTENER = 1, NET_OBJ_END, NET_OBJ_WATCH };
 
-/* Any other descriptor, served by the loop's epoll (watch.c):
- * fn(ctx, fd, events) when epoll reports `events` (EPOLLIN, EPOLLOUT) on
+/* Any other descriptor, served by the loop's poller (watch.c):
+ * fn(ctx, fd, events) when the poller reports `events` (POLLER_IN, _OUT) on
  * fd. The watch does not own fd (del, then close it). Removing a watch is
  * safe from inside a callback, also for another watch of the same batch.
  * 0 or -errno. */
 struct net_watch;
 struct net_watches {
-	int epfd;               /* the loop's epoll (loop.c makes and closes it) */
+	struct poller *poller;  /* the loop's (poller.h; loop.c makes and frees it) */
 	struct net_watch *dead; /* removed during a batch (net_watches_bury) */
 	/* calls that failed for want of a descriptor (EMFILE, ENFILE): the
 	 * loop says so once (net_cfg.nofile) */

@@ -24,7 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/epoll.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -68,7 +67,7 @@ struct net_lookup {
 };
 
 struct net_resolver {
-	struct net_watches *ws; /* the loop's epoll (watch.c) */
+	struct net_watches *ws; /* the loop's poller (watch.c) */
 	struct sockaddr_storage ns[NS_MAX];
 	size_t nns;
 	bool fixed_ns;         /* the test-only override: no resolv.conf, no hosts */
@@ -302,7 +301,7 @@ static int attempt(struct net_lookup *q)
 		if (send(t->fd, msg, len, 0) < 0)
 			return -errno;
 	}
-	return net_watch_add(r->ws, t->fd, EPOLLIN, on_readable, q, &t->w);
+	return net_watch_add(r->ws, t->fd, POLLER_IN, on_readable, q, &t->w);
 }
 
 static void on_readable(void *ctx, int fd, uint32_t events)

@@ -1,6 +1,6 @@
 /* net/watch.c: descriptors other than connections that the
- * proxy's epoll serves (the resolver's queries, the sandbox's DNS
- * sockets). The loop owns the epoll descriptor and hands each event whose
+ * proxy's loop serves (the resolver's queries, the sandbox's DNS
+ * sockets). The loop owns the poller and hands each event whose
  * object is a watch to net_watch_fire(); the resolver and the DNS server
  * only know this file, not the loop.
  *
@@ -10,7 +10,6 @@
  */
 #include <errno.h>
 #include <stdlib.h>
-#include <sys/epoll.h>
 
 #include "net/net.h"
 
@@ -27,7 +26,7 @@ int net_watch_add(struct net_watches *ws, int fd, uint32_t events, net_watch_fn 
 		  struct net_watch **out)
 {
 	struct net_watch *w = calloc(1, sizeof(*w));
-	struct epoll_event ev = { .events = events };
+	int rc;
 
 	if (!w)
 		return -ENOMEM;
@@ -35,11 +34,10 @@ int net_watch_add(struct net_watches *ws, int fd, uint32_t events, net_watch_fn 
 	w->fd = fd;
 	w->fn = fn;
 	w->ctx = ctx;
-	ev.data.ptr = w;
-	if (epoll_ctl(ws->epfd, EPOLL_CTL_ADD, fd, &ev)) {
-		int e = -errno;
+	rc = poller_add(ws->poller, fd, events, w);
+	if (rc) {
 		free(w);
-		return e;
+		return rc;
 	}
 	*out = w;
 	return 0;
@@ -47,16 +45,14 @@ int net_watch_add(struct net_watches *ws, int fd, uint32_t events, net_watch_fn 
 
 int net_watch_mod(struct net_watches *ws, struct net_watch *w, uint32_t events)
 {
-	struct epoll_event ev = { .events = events, .data.ptr = w };
-
-	return epoll_ctl(ws->epfd, EPOLL_CTL_MOD, w->fd, &ev) ? -errno : 0;
+	return poller_mod(ws->poller, w->fd, events, w);
 }
 
 void net_watch_del(struct net_watches *ws, struct net_watch *w)
 {
 	if (!w || w->dead)
 		return;
-	epoll_ctl(ws->epfd, EPOLL_CTL_DEL, w->fd, NULL);
+	poller_del(ws->poller, w->fd);
 	w->dead = true;
 	w->next = ws->dead;
 	ws->dead = w;

@@ -333,7 +333,7 @@ enum wait_slot {
 	SLOT_SIGNALS,               /* the signalfd: the forwarded signals, SIGCHLD */
 	SLOT_CTL,                   /* sbx-init's messages (control.h) */
 	SLOT_REPORTS,               /* the shim's report pipe */
-	SLOT_NET,                   /* the proxy's loop */
+	SLOT_NET,                   /* the proxy's loop (its others after NSLOTS) */
 	SLOT_NOTIFY,                /* the seccomp notify listener, once attached */
 	SLOT_RELAY,                 /* the terminal relay's three (relay.c) */
 	SLOT_ROOM = SLOT_RELAY + 3, /* room on the report output for held lines */
@@ -344,7 +344,9 @@ enum wait_slot {
 struct waiting {
 	struct sandbox *sb;
 	struct run_in *ri;
-	struct pollfd pf[NSLOTS];
+	struct pollfd *pf;       /* NSLOTS, then the proxy's beyond its first */
+	struct pollfd slots[NSLOTS];
+	size_t npf;              /* pf's room: slots, or the heap's */
 	int status;              /* bubblewrap's, once reaped */
 	int killed_by;           /* the signal that ended the set-up */
 	int code;                /* COMMAND's status, from "X" */
@@ -439,6 +441,33 @@ static bool serve_net(struct waiting *w)
 	}
 	held_from_now(w, was);
 	return true;
+}
+
+/* The proxy's descriptors into the wait's (net_loop_pollfds): its first
+ * in SLOT_NET, any others after NSLOTS. The count to poll, 0 when there
+ * is no memory for them. */
+static size_t net_poll_set(struct waiting *w)
+{
+	struct pollfd *npf;
+	int k = w->ri->net ? net_loop_pollfds(w->ri->net, &npf) : 0;
+
+	w->pf[SLOT_NET] = k > 0 ? npf[0] : (struct pollfd){ -1, POLLIN, 0 };
+	if (k <= 1)
+		return NSLOTS;
+	size_t n = NSLOTS + (size_t)k - 1;
+	if (n > w->npf) {
+		size_t cap = n * 2;
+		struct pollfd *pf = malloc(cap * sizeof(*pf));
+		if (!pf)
+			return 0;
+		memcpy(pf, w->pf, NSLOTS * sizeof(*pf));
+		if (w->pf != w->slots)
+			free(w->pf);
+		w->pf = pf;
+		w->npf = cap;
+	}
+	memcpy(w->pf + NSLOTS, npf + 1, ((size_t)k - 1) * sizeof(*npf));
+	return n;
 }
 
 /* The notify layer's requests and timers. false: the run was stopped. */
@@ -641,6 +670,9 @@ int sandbox_wait(struct sandbox *sb, struct plan *pl, struct run_in *ri, bool *r
 {
 	struct waiting w = { .sb = sb, .ri = ri, .init_pidfd = -1, .notify_in = { -1, -1 } };
 
+	w.pf = w.slots;
+	w.npf = NSLOTS;
+
 	*ready = false;
 	ri->stopped = false;
 	for (size_t i = 0; i < NSLOTS; i++)
@@ -648,13 +680,19 @@ int sandbox_wait(struct sandbox *sb, struct plan *pl, struct run_in *ri, bool *r
 	w.pf[SLOT_SIGNALS].fd = sb->sfd;
 	w.pf[SLOT_CTL].fd = sb->ctl;
 	w.pf[SLOT_REPORTS].fd = ri->reports ? ri->report_fd : -1;
-	w.pf[SLOT_NET].fd = ri->net ? net_loop_fd(ri->net) : -1;
 	while (!w.gone) {
 		int timeout = wait_timeout(&w);
 		relay_poll_set(w.pf + SLOT_RELAY);
 		w.pf[SLOT_ROOM] = (struct pollfd){ ri->reports ? reports_room_fd(ri->reports) : -1,
 						   POLLOUT, 0 };
-		int np = poll(w.pf, NSLOTS, timeout);
+		size_t n = net_poll_set(&w);
+		if (!n) {
+			stop(&w, false, "sandbox: waiting failed: %s; stopping it", strerror(ENOMEM));
+			break;
+		}
+		int np = poll(w.pf, n, timeout);
+		for (size_t i = NSLOTS; np > 0 && i < n; i++)
+			w.pf[SLOT_NET].revents |= w.pf[i].revents;
 		if (np < 0) {
 			if (errno == EINTR)
 				continue;
@@ -683,5 +721,8 @@ int sandbox_wait(struct sandbox *sb, struct plan *pl, struct run_in *ri, bool *r
 		if (!w.gone && w.pf[SLOT_SIGNALS].revents && serve_signal(&w, *ready))
 			break;
 	}
-	return wait_end(&w, pl, ready);
+	int rc = wait_end(&w, pl, ready);
+	if (w.pf != w.slots)
+		free(w.pf);
+	return rc;
 }

@@ -242,14 +242,27 @@ int darwin_wait(struct backend *b, struct darwin_io *io, bool *ready)
 		status = exit_status(st);
 		d->cmd_pid = -1;
 	}
+	/* the signals, the log, the reports, then the proxy's (net_loop_pollfds) */
+	struct pollfd *pf = NULL;
+	size_t npf = 0;
 	while (status < 0) {
-		struct pollfd pf[4] = { { .fd = sig_pipe[0], .events = POLLIN },
-					{ .fd = d->watch.log_fd, .events = POLLIN },
-					{ .fd = io->net ? net_loop_fd(io->net) : -1, .events = POLLIN },
-					{ .fd = io->report_fd, .events = POLLIN } };
+		struct pollfd *lpf = NULL;
+		size_t nn = io->net ? (size_t)net_loop_pollfds(io->net, &lpf) : 0;
+		if (3 + nn > npf) {
+			struct pollfd *m = realloc(pf, (3 + nn) * 2 * sizeof(*pf));
+			if (!m)
+				break;
+			pf = m;
+			npf = (3 + nn) * 2;
+		}
+		pf[0] = (struct pollfd){ .fd = sig_pipe[0], .events = POLLIN };
+		pf[1] = (struct pollfd){ .fd = d->watch.log_fd, .events = POLLIN };
+		pf[2] = (struct pollfd){ .fd = io->report_fd, .events = POLLIN };
+		if (nn)
+			memcpy(pf + 3, lpf, nn * sizeof(*pf));
 		bool pending = io->pending && io->pending(io->ctx);
 		int timeout = pending ? 100 : io->net ? net_loop_timeout(io->net) : -1;
-		int n = poll(pf, 4, timeout);
+		int n = poll(pf, 3 + nn, timeout);
 		if (n < 0 && errno != EINTR)
 			break;
 		if (n == 0 && pending && io->flush)
@@ -272,9 +285,12 @@ int darwin_wait(struct backend *b, struct darwin_io *io, bool *ready)
 		}
 		if (pf[1].revents & (POLLIN | POLLHUP))
 			darwin_watch_read(&d->watch);
-		if (io->net && (pf[2].revents & POLLIN))
+		bool net = false;
+		for (size_t i = 3; i < 3 + nn; i++)
+			net |= pf[i].revents != 0;
+		if (net)
 			net_loop_run_once(io->net, 0);
-		if (pf[3].revents & (POLLIN | POLLHUP)) {
+		if (pf[2].revents & (POLLIN | POLLHUP)) {
 			ssize_t k = read(io->report_fd, buf, sizeof(buf));
 			if (k > 0 && io->feed)
 				io->feed(io->ctx, buf, (size_t)k);
@@ -282,6 +298,7 @@ int darwin_wait(struct backend *b, struct darwin_io *io, bool *ready)
 				io->report_fd = -1;
 		}
 	}
+	free(pf);
 	for (size_t i = 0; i < SBX_NFORWARDED; i++)
 		sigaction(sbx_forwarded[i], &old[i], NULL);
 	sigaction(SIGCHLD, &old[SBX_NFORWARDED], NULL);
