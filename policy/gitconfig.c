@@ -647,7 +647,7 @@ struct walk {
 static int slurp(const char *path, char **out, size_t *len)
 {
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-	struct stat st;
+	struct stat st = { 0 };
 	char *b = NULL;
 	size_t n = 0;
 
@@ -657,8 +657,9 @@ static int slurp(const char *path, char **out, size_t *len)
 		return -errno;
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size > (off_t)GITCFG_MAX_BYTES ||
 	    !(b = malloc((size_t)st.st_size + 1))) {
+		int rc = S_ISREG(st.st_mode) && st.st_size > (off_t)GITCFG_MAX_BYTES ? -E2BIG : -EINVAL;
 		close(fd);
-		return -EINVAL;
+		return rc;
 	}
 	for (ssize_t r; n < (size_t)st.st_size &&
 	     (r = read(fd, b + n, (size_t)st.st_size - n)) != 0;) {
@@ -680,8 +681,11 @@ bool gitcfg_read(const char *path, struct gitcfg **out)
 	size_t len = 0;
 
 	*out = NULL;
-	if (slurp(path, &buf, &len))
-		return false;
+	/* a regular file too big to parse is there all the same (git reads
+	 * it): the caller then reads what it needs by lines */
+	int rc = slurp(path, &buf, &len);
+	if (rc)
+		return rc == -E2BIG;
 	gitcfg_parse(buf, len, out, NULL);
 	free(buf);
 	return true;

@@ -1229,6 +1229,12 @@ static void hooks_from(const char *path, bool there, const struct gitcfg *g, voi
 		h->rc = h->collect ? (strv_add(h->collect, v) ? -ENOMEM : 0) :
 			guard_hooks_dir(h->in, h->pl, h->cv, h->base, v);
 	}
+	/* one the parser did not take that git may still read (over 1 MiB, a
+	 * NUL byte in a comment): its hooks path by lines, as core.worktree */
+	char v[PATH_MAX];
+	if (!h->rc && there && !g && git_core_scan(path, "hooksPath", v, sizeof(v)))
+		h->rc = h->collect ? (strv_add(h->collect, v) ? -ENOMEM : 0) :
+			guard_hooks_dir(h->in, h->pl, h->cv, h->base, v);
 }
 
 /* The hooks directories git would use for the git directory gd: every
