@@ -1099,19 +1099,19 @@ struct words {
 	unsigned long port;            /* EVENT_NOTE: a loopback connect's port */
 };
 
-/* The one writer of an event's terminal line, into out (NUL-terminated);
- * the length. */
-static size_t event_line(const struct event *ev, const struct words *wd, char *out,
-			 size_t outsz)
+/* event_line()'s text, as it comes: its words are not all printable. */
+static void event_text(const struct event *ev, const struct words *wd, char *out,
+		       size_t outsz)
 {
 	const char *t = wd->target, *reason = wd->reason, *fix = wd->fix, *rule = wd->rule;
 	const char *src = ev->rule ? ev->rule->source : "?";
 	char who[120];
 	int n = 0;
 
+	out[0] = '\0';
 	switch (ev->what) {
 	case EVENT_ACCESS:
-		return report_line(wd->w, wd->e, out, outsz);
+		break; /* report_line()'s */
 	case EVENT_NOTE:
 		if (ev->op == WIRE_EXEC)
 			n = snprintf(out, outsz, "sbx: note: %s is a static binary (pid %d): the "
@@ -1202,7 +1202,25 @@ static size_t event_line(const struct event *ev, const struct words *wd, char *o
 		}
 		break;
 	}
-	return n < 0 ? 0 : (size_t)n < outsz ? (size_t)n : outsz - 1;
+	if (n < 0)
+		out[0] = '\0';
+}
+
+/* The one writer of an event's terminal line, into out (NUL-terminated);
+ * the length. Its pieces from the sandbox are printable already, not
+ * every word between them: a reason names paths from trees the sandbox
+ * writes (the git directory a refused move would take away), a rule and
+ * its source come from a project's file. No control character of theirs
+ * reaches the terminal either (no backslash is doubled twice). */
+static size_t event_line(const struct event *ev, const struct words *wd, char *out,
+			 size_t outsz)
+{
+	char raw[REPORT_LINE_MAX];
+
+	if (ev->what == EVENT_ACCESS)
+		return report_line(wd->w, wd->e, out, outsz);
+	event_text(ev, wd, raw, sizeof(raw));
+	return report_printable(raw, out, outsz, false);
 }
 
 /* A loopback connect refused inside (shim/net.c): the sandbox's loopback
