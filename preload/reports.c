@@ -1372,15 +1372,27 @@ static void take_report(struct reports *r, const struct wire_report *wr, bool bo
 
 	int klen = snprintf(key, sizeof(key), "%c%c%c%s", e.decision, 'a' + (int)w.op,
 			    w.truncated ? '+' : '=', w.target);
-	HASH_FIND(hh, r->seen, key, (size_t)klen, s);
-	if (s) {
-		s->count++;
-		return;
-	}
 	/* --learn says it all at the end; the rest say it now. The line is
 	 * made only when it goes somewhere: a flood meets a full table and
 	 * an empty terminal budget at once, and then costs no line. */
-	bool say_it = (r->cfg.mode != REPORTS_LEARN || e.decision == WIRE_DENY) && may_say(r);
+	bool now = r->cfg.mode != REPORTS_LEARN || e.decision == WIRE_DENY;
+	HASH_FIND(hh, r->seen, key, (size_t)klen, s);
+	if (s) {
+		s->count++;
+		/* A repeat of what never reached the terminal (said while the
+		 * rate limit was met) is said now, if the budget allows: else a
+		 * forged line sent into a flood hid every later real one of
+		 * its key (the first folds them; only a shown one is said at
+		 * the end). Said without counting: the first was counted. */
+		if (!s->shown && now && take(&r->say_b, r->lim.say_burst, r->lim.say_per_sec,
+					     now_ms(r))) {
+			report_line(&w, &e, text, sizeof(text));
+			say(r, text);
+			s->shown = true;
+		}
+		return;
+	}
+	bool say_it = now && may_say(r);
 	bool room = seen_room(r);
 	if (say_it || room)
 		report_line(&w, &e, text, sizeof(text));
