@@ -68,13 +68,21 @@ DARWIN_SRCS := backend/darwin/seatbelt.c
 SUPERVISOR_SRCS += $(DARWIN_SRCS)
 INIT_SRCS := init/sbx-init.c init/mounts.c init/connect.c \
 	init/notify.c common/pathwalk.c common/control.c common/reap.c
-# The order is the link order: shim.c's fork() cache of libc's fork comes
-# first in .bss, on the page start-up writes anyway (docs/PERFORMANCE.md).
-SHIM_SRCS := shim/shim.c shim/core.c shim/check.c shim/wrappers.c shim/exec.c shim/net.c shim/namemap.c shim/resolve.c shim/tell.c shim/syscall.c shim/dirfds.c shim/decided.c \
-	common/wire.c common/elfcheck.c
+# The order is the link order, and so the order of the code: what every
+# process runs (start-up) and a fork child runs before its exec (the exec
+# check, the policy's query) first, where one fault maps it all (a fault
+# maps up to 16 pages around it; docs/PERFORMANCE.md); the calls only
+# some programs make (the file-system wrappers, the network, the hints)
+# after it. shim.c's fork() cache of libc's fork comes first in .bss, on
+# the page start-up writes anyway.
+SHIM_SRCS := shim/shim.c shim/core.c shim/exec.c shim/check.c shim/decided.c shim/dirfds.c \
+	shim/resolve.c shim/namemap.c shim/string.c common/elfcheck.c
+SHIM_COLD_SRCS := shim/wrappers.c shim/syscall.c shim/net.c shim/tell.c common/wire.c
 # The policy queries the shim links in (no INI parsing, no compiler).
-SHIM_POLICY_SRCS := policy/query.c policy/match.c policy/glob.c policy/path.c policy/blob.c policy/hint.c policy/home.c
-SHIM_OBJS := $(SHIM_SRCS:%.c=build/shim-pic/%.o) $(SHIM_POLICY_SRCS:%.c=build/shim-pic/%.o)
+SHIM_POLICY_SRCS := policy/query.c policy/match.c policy/glob.c policy/path.c policy/blob.c policy/home.c
+SHIM_POLICY_COLD_SRCS := policy/hint.c
+SHIM_OBJS := $(patsubst %.c,build/shim-pic/%.o,$(SHIM_SRCS) $(SHIM_POLICY_SRCS) \
+	$(SHIM_COLD_SRCS) $(SHIM_POLICY_COLD_SRCS))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 
 # Each folder is one static archive, built twice (glibc objects under
@@ -279,13 +287,23 @@ SHIM_CFLAGS = -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter \
 # links but never calls; -z norelro spares every process an mprotect (a
 # TLB flush on a paravirtualised machine) that would guard nothing: the
 # shim's looked-up libc functions are writable pointers anyway (REAL()).
-SHIM_LDFLAGS = -Wl,--gc-sections -Wl,-z,norelro
+# Bound lazily (no -z now): the loader looks up none of the shim's few
+# libc imports in a process that never calls them (about 1 µs each);
+# the string functions, which a fork child's exec check calls, are the
+# shim's own (shim/string.c). -nostartfiles: no _init/_fini and no
+# __cxa_finalize call at exit (a page of code each, and three look-ups);
+# the constructor is in .init_array.
+SHIM_LDFLAGS = -nostartfiles -Wl,--gc-sections -Wl,-z,norelro
 build/shim-pic/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) $(SHIM_CFLAGS) -c -o $@ $<
 
+# the string functions the shim calls, its own (shim/string.c): not
+# turned back into calls to themselves
+build/shim-pic/shim/string.o: SHIM_CFLAGS += -fno-builtin -fno-tree-loop-distribute-patterns
+
 build/libsbx-preload.so: $(SHIM_OBJS)
-	$(CC) -shared -Wl,-z,defs -Wl,-z,now $(SHIM_LDFLAGS) -o $@ $^ -ldl -lpthread
+	$(CC) -shared -Wl,-z,defs $(SHIM_LDFLAGS) -o $@ $^ -ldl -lpthread
 
 # -no-pie: Criterion re-executes the runner for each test, and its
 # parameterized tests pass pointers to static data (the decision tables), which

@@ -113,43 +113,89 @@ static void copy_bytes(char *to, const char *from, size_t n)
 		to[i] = from[i];
 }
 
+/* The spec's keys, and the other names start-up compares, beside S
+ * rather than string literals: those are in .rodata, a page no other
+ * part of a short process's start touches (one more fault in every
+ * process). */
+enum { K_POLICY, K_HOLDER, K_REPORT, K_COUNTERS, K_MODE, K_LIB, K_TELL, K_SOCKS, K_HTTP,
+       K_COUNT };
+static struct {
+	char key[K_COUNT][9];
+	char sbx_shim[10], one[3], trace[6], learn[6], proc[7], fd[5], ld_preload[12];
+} K SHIM_START_DATA = {
+	{ "policy", "holder", "report", "counters", "mode", "lib", "tell", "socks", "http" },
+	"SBX_SHIM=", "1;", "trace", "learn", "/proc/", "/fd/", "LD_PRELOAD=",
+};
+
 /* SBX_SHIM's value, or NULL. */
 static const char *env_spec(void)
 {
 	for (char **e = environ; e && *e; e++)
-		if (shim_starts(*e, "SBX_SHIM="))
+		if (shim_starts(*e, K.sbx_shim))
 			return *e + 9;
 	return NULL;
 }
 
-/* The value of `key=` in the ;-separated spec, copied into out. */
-static bool spec_get(const char *spec, const char *key, char *out, size_t outsz)
+/* The spec's values, read in one pass: each key's first `key=value`,
+ * its value (not NUL-terminated: it ends at `;`) and length. */
+struct spec {
+	const char *v[K_COUNT];
+	size_t n[K_COUNT];
+};
+
+static void spec_read(const char *spec, struct spec *out)
 {
+	for (int k = 0; k < K_COUNT; k++)
+		out->v[k] = NULL;
 	for (const char *p = spec; *p;) {
-		bool hit = shim_starts(p, key) && p[len_of(key)] == '=';
-		const char *v = hit ? p + len_of(key) + 1 : p, *e = v;
+		const char *eq = p, *e;
+		while (*eq && *eq != '=' && *eq != ';')
+			eq++;
+		e = eq;
 		while (*e && *e != ';')
 			e++;
-		if (hit) {
-			if ((size_t)(e - v) >= outsz)
-				return false;
-			copy_bytes(out, v, (size_t)(e - v));
-			out[e - v] = '\0';
-			return true;
+		if (*eq == '=') {
+			size_t kl = (size_t)(eq - p);
+			for (int k = 0; k < K_COUNT; k++) {
+				if (out->v[k] || kl >= sizeof(K.key[k]) ||
+				    len_of(K.key[k]) != kl || !shim_starts(p, K.key[k]))
+					continue;
+				out->v[k] = eq + 1;
+				out->n[k] = (size_t)(e - eq - 1);
+				break;
+			}
 		}
 		p = *e ? e + 1 : e;
 	}
-	return false;
 }
 
-static bool all_digits(const char *s)
+/* A value of 1 to 15 digits. */
+static bool all_digits(const char *s, size_t n)
 {
-	if (!*s)
+	if (!s || !n || n > 15)
 		return false;
-	for (; *s; s++)
-		if (*s < '0' || *s > '9')
+	for (size_t i = 0; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
 			return false;
 	return true;
+}
+
+/* Is the value the word w? */
+static bool value_is(const char *v, size_t n, const char *w)
+{
+	return v && n == len_of(w) && shim_starts(v, w);
+}
+
+/* A port, 1 to 65535, or 0. */
+static unsigned port_of(const char *v, size_t n)
+{
+	unsigned long p = 0;
+
+	if (n > 7 || !all_digits(v, n))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		p = p * 10 + (unsigned long)(v[i] - '0');
+	return p > 0 && p < 65536 ? (unsigned)p : 0;
 }
 
 static void say(const char *what)
@@ -168,23 +214,19 @@ static void say(const char *what)
 	sys_call(SYS_write, STDERR_FILENO, buf, n); /* nowhere else to say it */
 }
 
-/* "/proc/<holder>/fd/<n>" for the spec's `key`. */
-static bool spec_fd_path(const char *spec, const char *key, char *out, size_t outsz)
+/* "/proc/<holder>/fd/<n>" for the spec's key k. */
+static bool spec_fd_path(const struct spec *sp, int k, char *out, size_t outsz)
 {
-	char n[16], h[16];
-	size_t a, b;
+	size_t a = sp->n[K_HOLDER], b = sp->n[k];
 
-	if (!spec_get(spec, key, n, sizeof(n)) || !spec_get(spec, "holder", h, sizeof(h)) ||
-	    !all_digits(n) || !all_digits(h))
+	if (!all_digits(sp->v[k], b) || !all_digits(sp->v[K_HOLDER], a) ||
+	    6 + a + 4 + b + 1 > outsz)
 		return false;
-	a = len_of(h);
-	b = len_of(n);
-	if (6 + a + 4 + b + 1 > outsz)
-		return false;
-	copy_bytes(out, "/proc/", 6);
-	copy_bytes(out + 6, h, a);
-	copy_bytes(out + 6 + a, "/fd/", 4);
-	copy_bytes(out + 10 + a, n, b + 1);
+	copy_bytes(out, K.proc, 6);
+	copy_bytes(out + 6, sp->v[K_HOLDER], a);
+	copy_bytes(out + 6 + a, K.fd, 4);
+	copy_bytes(out + 10 + a, sp->v[k], b);
+	out[10 + a + b] = '\0';
 	return true;
 }
 
@@ -315,22 +357,23 @@ static const struct policy *policy_get(void)
 }
 
 /* "SBX_SHIM=<spec>" and "LD_PRELOAD=<lib>" for exec.c to carry into a
- * child (shim_carry). */
-static void carry_init(const char *spec, const char *libpath)
+ * child (shim_carry); the lib's path is ll bytes at libpath. */
+static void carry_init(const char *spec, const char *libpath, size_t ll)
 {
-	size_t sl = strlen(spec), ll = strlen(libpath);
+	size_t sl = len_of(spec);
 	char *b = shim_carry.buf;
 
-	if (sl + 10 > 1024 || ll + 12 > PATH_MAX + 16 || libpath[0] != '/')
+	if (sl + 10 > 1024 || ll + 12 > PATH_MAX + 16 || ll >= PATH_MAX || libpath[0] != '/')
 		return;
 	if (9 + sl + 1 + 11 + ll + 1 > sizeof(shim_carry.buf))
 		b = carry_big;
-	memcpy(b, "SBX_SHIM=", 9);
-	memcpy(b + 9, spec, sl + 1);
+	copy_bytes(b, K.sbx_shim, 9);
+	copy_bytes(b + 9, spec, sl + 1);
 	shim_carry.shim_entry = b;
 	b += 9 + sl + 1;
-	memcpy(b, "LD_PRELOAD=", 11);
-	memcpy(b + 11, libpath, ll + 1);
+	copy_bytes(b, K.ld_preload, 11);
+	copy_bytes(b + 11, libpath, ll);
+	b[11 + ll] = '\0';
 	shim_carry.preload_entry = b;
 	shim_carry.lib = b + 11;
 	shim_carry.lib_len = ll;
@@ -339,71 +382,52 @@ static void carry_init(const char *spec, const char *libpath)
 static void start_from_env(void)
 {
 	int expect = ST_NEW;
-	char mode[16], lib[PATH_MAX];
-	const char *spec;
+	const char *spec, *lib;
+	struct spec sp;
+	size_t ll;
 
 	if (!atomic_compare_exchange_strong(&S.state, &expect, ST_STARTING))
 		return;
 	spec = env_spec();
-	if (!spec || !shim_starts(spec, "1;")) {
+	if (!spec || !shim_starts(spec, K.one)) {
 		atomic_store(&S.state, ST_OFF);
 		return;
 	}
-	if (!spec_fd_path(spec, "policy", S.policy_path, sizeof(S.policy_path))) {
+	spec_read(spec, &sp);
+	if (!spec_fd_path(&sp, K_POLICY, S.policy_path, sizeof(S.policy_path))) {
 		say("cannot map the policy (SBX_SHIM policy=)");
 		atomic_store(&S.state, ST_OFF);
 		return;
 	}
-	if (!spec_fd_path(spec, "report", S.report, sizeof(S.report)))
+	if (!spec_fd_path(&sp, K_REPORT, S.report, sizeof(S.report)))
 		S.report[0] = '\0';
 	/* the counters page is mapped when a report is first dropped: most
 	 * processes never drop one */
-	if (!spec_fd_path(spec, "counters", S.counters, sizeof(S.counters)))
+	if (!spec_fd_path(&sp, K_COUNTERS, S.counters, sizeof(S.counters)))
 		S.counters[0] = '\0';
-	if (spec_get(spec, "mode", mode, sizeof(mode))) {
-		if (shim_starts(mode, "trace") && !mode[5])
-			S.mode = SHIM_TRACE;
-		else if (shim_starts(mode, "learn") && !mode[5])
-			S.mode = SHIM_LEARN;
-	}
+	if (value_is(sp.v[K_MODE], sp.n[K_MODE], K.trace))
+		S.mode = SHIM_TRACE;
+	else if (value_is(sp.v[K_MODE], sp.n[K_MODE], K.learn))
+		S.mode = SHIM_LEARN;
 	/* what an exec must carry into the child */
-	if (!spec_get(spec, "lib", lib, sizeof(lib)) || lib[0] != '/') {
+	lib = sp.v[K_LIB];
+	ll = sp.n[K_LIB];
+	if (!lib || !ll || lib[0] != '/') {
 		Dl_info di;
-		if (dladdr((void *)start_from_env, &di) && di.dli_fname && di.dli_fname[0] == '/' &&
-		    len_of(di.dli_fname) < sizeof(lib))
-			copy_bytes(lib, di.dli_fname, len_of(di.dli_fname) + 1);
-		else
-			lib[0] = '\0';
+		lib = NULL;
+		if (dladdr((void *)start_from_env, &di) && di.dli_fname && di.dli_fname[0] == '/') {
+			lib = di.dli_fname;
+			ll = len_of(lib);
+		}
 	}
-	if (lib[0])
-		carry_init(spec, lib);
+	if (lib)
+		carry_init(spec, lib, ll);
 	/* [report] tell_program */
-	{
-		char tell[4];
-		if (spec_get(spec, "tell", tell, sizeof(tell)) && tell[0] == '1' && !tell[1])
-			S.tell = true;
-	}
-	/* the filtering proxy's SOCKS5 listener (net.c: the transparent path) */
-	{
-		char port[8];
-		unsigned long v = 0;
-		if (spec_get(spec, "socks", port, sizeof(port)) && all_digits(port)) {
-			for (const char *d = port; *d; d++)
-				v = v * 10 + (unsigned long)(*d - '0');
-			if (v > 0 && v < 65536)
-				S.socks = (unsigned)v;
-		}
-	}
-	{
-		char port[8];
-		unsigned long v = 0;
-		if (spec_get(spec, "http", port, sizeof(port)) && all_digits(port)) {
-			for (const char *d = port; *d; d++)
-				v = v * 10 + (unsigned long)(*d - '0');
-			if (v > 0 && v < 65536)
-				S.http = (unsigned)v;
-		}
-	}
+	S.tell = sp.v[K_TELL] && sp.n[K_TELL] == 1 && sp.v[K_TELL][0] == '1';
+	/* the filtering proxy's SOCKS5 listener (net.c: the transparent
+	 * path) and its HTTP port */
+	S.socks = port_of(sp.v[K_SOCKS], sp.n[K_SOCKS]);
+	S.http = port_of(sp.v[K_HTTP], sp.n[K_HTTP]);
 	S.pid = (pid_t)sys_call(SYS_getpid);
 	atomic_store(&S.state, ST_READY);
 }
@@ -564,9 +588,9 @@ static long ms_between(const struct timespec *a, const struct timespec *b)
  * go in parts. */
 bool shim_put(int fd, const char *s, size_t n, long wait_ms)
 {
-	struct timespec start, now;
+	struct timespec start = { 0, 0 }, now;
+	bool waiting = false;
 
-	clock_gettime(CLOCK_MONOTONIC, &start);
 	while (n) {
 		ssize_t w = sys_call(SYS_write, fd, s, n);
 		if (w > 0) {
@@ -578,7 +602,16 @@ bool shim_put(int fd, const char *s, size_t n, long wait_ms)
 			return false;
 		if (errno == EINTR)
 			continue;
-		clock_gettime(CLOCK_MONOTONIC, &now);
+		/* the clock asked only once the pipe is full, with a system
+		 * call: clock_gettime() is the one libc symbol of version
+		 * GLIBC_2.17 the shim would need, which every process would
+		 * pay the loader's version check for (docs/PERFORMANCE.md) */
+		if (!wait_ms || sys_call(SYS_clock_gettime, CLOCK_MONOTONIC, &now))
+			return false;
+		if (!waiting) {
+			start = now;
+			waiting = true;
+		}
 		long left = wait_ms - ms_between(&start, &now);
 		if (left <= 0)
 			return false;

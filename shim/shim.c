@@ -3,7 +3,8 @@
  * and calls only files on the floors below it):
  *
  *   sys.h, wire.c, elfcheck.c,  raw system calls, the report line, the
- *   namemap.c                   ELF look, the stand-in addresses
+ *   namemap.c, string.c         ELF look, the stand-in addresses, the
+ *                               string functions (the shim's own)
  *   core.c                      the state: start-up from SBX_SHIM, the
  *                               per-thread guard, the policy, REAL(), the
  *                               cwd cache and absolute paths, the reports
@@ -33,8 +34,10 @@ __attribute__((constructor)) static void shim_constructor(void)
 
 /* fork(): the exec calls' next definitions looked up in the parent, once
  * (a child about to exec would otherwise pay dlsym's pages every time),
- * the child's own pid for the cwd cache (core.c, owns_cwd_cache), and its
- * count of checks from 0 (decided.c's table is for busy processes). Not
+ * and errno's address (core.h, shim_errno: libc's __errno_location() is
+ * a page the child would fault in); in the child its own pid for the cwd
+ * cache (core.c, owns_cwd_cache) and its count of checks from 0
+ * (decided.c's table is for busy processes). Not
  * pthread_atfork(): that registration costs every process start, forking
  * or not. _Fork(), vfork() and a raw clone() run neither, as they run no
  * atfork handler. */
@@ -47,8 +50,10 @@ SHIM_EXPORT pid_t fork(void)
 		errno = ENOSYS;
 		return -1;
 	}
-	if (shim_ready())
+	if (shim_ready()) {
 		shim_exec_before_fork();
+		(void)shim_errno();
+	}
 	pid = next();
 	if (pid == 0) {
 		shim_forked_pid = (pid_t)sys_call(SYS_getpid);
