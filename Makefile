@@ -33,7 +33,7 @@ SANITIZE_STATIC := $(if $(findstring address,$(SANITIZE)),-static-libasan) \
 endif
 
 POLICY_SRCS := policy/policy.c policy/execlater.c policy/query.c policy/match.c policy/load.c policy/glob.c policy/path.c policy/blob.c policy/hint.c \
-	policy/credentials.c policy/home.c policy/gitconfig.c
+	policy/credentials.c policy/home.c policy/gitconfig.c policy/preset.c
 # The filtering proxy (net/net.h): in sbx-preload, its test
 # driver and the unit tests.
 NET_SRCS := net/host.c net/http.c net/socks.c \
@@ -64,7 +64,8 @@ SUPERVISOR_SRCS += common/reap.c
 # the supervisor's lines for the person (msg.h), below preload/ and backend/
 SUPERVISOR_SRCS += common/msg.c
 # macOS: the policy as a Seatbelt profile, portable C (--print=seatbelt)
-DARWIN_SRCS := backend/darwin/seatbelt.c
+DARWIN_SRCS := backend/darwin/seatbelt.c backend/darwin/logstream.c backend/darwin/launch.c \
+	backend/darwin/report.c backend/darwin/watch.c backend/darwin/darwin.c backend/darwin/limits.c
 SUPERVISOR_SRCS += $(DARWIN_SRCS)
 INIT_SRCS := init/sbx-init.c init/mounts.c init/connect.c \
 	init/notify.c common/pathwalk.c common/control.c common/reap.c
@@ -115,7 +116,7 @@ UNIT_OBJS := $(UNIT_SRCS:%.c=build/%.o)
 
 BINS := build/sbx-preload build/sbx-init build/libsbx-preload.so build/sbx-proxy-test build/sbxctl
 
-.PHONY: all deps deps-test run check check-unit check-docs check-hooks check-integration check-agents check-container check-container-recipe test-progs coverage-table bench bench-proxy bench-filter bench-landlock bench-match fuzz install clean
+.PHONY: all deps deps-test run check darwin-check check-unit check-docs check-hooks check-integration check-agents check-container check-container-recipe test-progs coverage-table bench bench-proxy bench-filter bench-landlock bench-match fuzz install clean
 all: $(BINS)
 
 deps:
@@ -150,6 +151,21 @@ build/gen-notify: seccomp/gen-notify.c seccomp/rules.h
 build/gen/notify-filter.h: build/gen-notify
 	@mkdir -p $(@D)
 	build/gen-notify > $@.tmp && mv $@.tmp $@
+
+# macOS: the shim's dyld interpose table from shim/symbols.def (backend/
+# darwin/interpose.h); compiled here too, so a table that would not build
+# on a Mac for want of a declaration fails on Linux first (the unit tests
+# check that it covers every row).
+build/gen-interpose: backend/darwin/gen-interpose.c backend/darwin/interpose.h shim/symbols.def
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) $(SBX_CFLAGS) -o $@ $<
+
+build/gen/interpose.c: build/gen-interpose
+	@mkdir -p $(@D)
+	build/gen-interpose > $@.tmp && mv $@.tmp $@
+
+build/gen/interpose.o: build/gen/interpose.c
+	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) $(SBX_CFLAGS) -c -o $@ $<
 
 
 # sbx-preload and sbx-init run on every start, so where musl is installed
@@ -317,9 +333,29 @@ build/shim/resolve-test.o: shim/resolve.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) $(SBX_CFLAGS) -c -o $@ $<
 UNIT_ARCHIVES := cli preload notify backend darwin net init common policy
-build/tests/unit-tests: $(UNIT_OBJS) $(UNIT_SHIM_OBJS) $(UNIT_ARCHIVES:%=build/lib/lib%.a)
-	$(CC) $(SBX_LDFLAGS) -no-pie -o $@ $(filter %.o,$^) $(call group,$(filter %.a,$^)) \
+build/tests/unit-tests: $(UNIT_OBJS) $(UNIT_SHIM_OBJS) $(UNIT_ARCHIVES:%=build/lib/lib%.a) \
+		build/gen/interpose.o
+	$(CC) $(SBX_LDFLAGS) -no-pie -o $@ $(filter-out build/gen/%,$(filter %.o,$^)) $(call group,$(filter %.a,$^)) \
 		$(SBX_LDLIBS) -lcriterion $(JANSSON_LIBS)
+
+# macOS (docs/MACOS.md): what builds there today -- policy/, the darwin
+# backend's portable files, their unit tests and the smoke test against
+# the real sandbox-exec and log -- apart from `all`, whose programs are
+# Linux's (epoll, signalfd, seccomp, Landlock). Run by
+# .github/workflows/macos.yml; builds and runs here too (the smoke test
+# only on a Mac).
+DARWIN_CHECK_SRCS := $(POLICY_SRCS) common/strv.c backend/darwin/seatbelt.c \
+	backend/darwin/logstream.c backend/darwin/watch.c
+DARWIN_UNIT_SRCS := tests/unit/seatbelt.c tests/unit/darwin_log.c tests/unit/policy_preset.c \
+	tests/unit/helpers.c
+build/tests/darwin-smoke: tests/darwin/smoke.c $(DARWIN_CHECK_SRCS:%.c=build/%.o)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) $(SBX_CFLAGS) $(SBX_LDFLAGS) -o $@ $^ $(SBX_LDLIBS)
+build/tests/darwin-unit: $(DARWIN_UNIT_SRCS:%.c=build/%.o) $(DARWIN_CHECK_SRCS:%.c=build/%.o)
+	@mkdir -p $(@D)
+	$(CC) $(SBX_LDFLAGS) -o $@ $^ $(SBX_LDLIBS) -lcriterion
+darwin-check: build/tests/darwin-unit build/tests/darwin-smoke
+	build/tests/darwin-unit --jobs 2
 
 run: deps
 	@$(MAKE) --no-print-directory all
@@ -394,7 +430,7 @@ check-container-recipe:
 coverage-table: all
 	./scripts/coverage-table.sh
 
-bench: all
+bench: all build/bench/floor
 	./bench/startup
 
 bench-proxy: all
@@ -406,6 +442,13 @@ build/bench/filter-micro: bench/filter-micro.c build/gen/filters.h
 	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) $(SBX_CFLAGS) -o $@ $< $(SBX_LDFLAGS)
 bench-filter: build/bench/filter-micro
 	build/bench/filter-micro
+
+# The boundary alone (bench/startup's floor): a start replayed from what
+# sbx-preload sent, with none of its work; static like sbx-preload.
+build/bench/floor: bench/floor.c common/control.h build/kheaders/.made
+	@mkdir -p $(@D)
+	$(if $(MUSL),$(MUSL) -static -isystem build/kheaders,$(CC)) $(CPPFLAGS) $(SBX_CPPFLAGS) \
+		$(SBX_CFLAGS) -o $@ $<
 
 # What Landlock costs: the nested mode's layer, or a second one under
 # bubblewrap (the ruleset built and applied; open+close under it).
@@ -429,7 +472,7 @@ bench-match: build/bench/match-micro
 # `make check`.
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
-FUZZ_TARGETS := http socks host dns addr matcher gitconfig
+FUZZ_TARGETS := http socks host dns addr matcher gitconfig seatbelt_log
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-D_GNU_SOURCE -I. -Ibuild
 build/fuzz/gitconfig: tests/fuzz/gitconfig.c policy/gitconfig.c policy/path.c
@@ -437,6 +480,10 @@ build/fuzz/gitconfig: tests/fuzz/gitconfig.c policy/gitconfig.c policy/path.c
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^
 build/fuzz/%: tests/fuzz/%.c net/host.c net/http.c net/socks.c \
 		net/dns.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^
+# Seatbelt's refusals as log stream prints them (backend/darwin/logstream.c)
+build/fuzz/seatbelt_log: tests/fuzz/seatbelt_log.c backend/darwin/logstream.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^
 # the compiled path matcher against trying every rule (tests/unit/matcher_ref.h)

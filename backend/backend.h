@@ -20,6 +20,7 @@
 #include "common/strv.h"
 
 struct covered;
+struct darwin;
 struct mount_ids;
 struct net_loop;
 struct nested;
@@ -98,6 +99,7 @@ struct backend {
 	const struct backend_ops *ops;
 	struct sandbox sb;       /* bubblewrap, or sbx-init in the nested mode */
 	struct nested *nest;     /* the nested mode's (nested.h; main's) */
+	struct darwin *darwin;   /* macOS's (backend/darwin/darwin.h; main's) */
 	const struct policy *policy; /* what the boundary is built from */
 	const char *init;        /* sbx-init */
 	char *const *command;    /* COMMAND [ARG...] */
@@ -135,5 +137,6 @@ struct backend_ops {
 
 extern const struct backend_ops backend_bwrap;  /* bubblewrap, sbx-init, seccomp, notify */
 extern const struct backend_ops backend_nested; /* Landlock and seccomp, no bubblewrap */
+extern const struct backend_ops backend_darwin; /* macOS: Seatbelt, sandbox-exec */
 
 #endif

@@ -13,6 +13,7 @@
 
 #include <jansson.h>
 
+#include "backend/darwin/darwin.h"
 #include "preload/config.h"
 #include "common/hostfs.h"
 #include "common/probe.h"
@@ -409,6 +410,11 @@ int cmd_doctor(int argc, char **argv)
 		check_policy(&d, p, user_file);
 	check_state(&d);
 	check_claude_hook(&d, config, ws);
+#ifdef __APPLE__
+	/* what the macOS sandbox cannot do (backend/darwin/limits.c) */
+	for (unsigned i = 0; i < darwin_nlimits; i++)
+		verdict(&d, 1, darwin_limits[i].what, "%s", darwin_limits[i].text);
+#endif
 	policy_free(p);
 	printf("%u problem%s, %u warning%s: %s\n", d.fails, d.fails == 1 ? "" : "s", d.warns,
 	       d.warns == 1 ? "" : "s", d.fails ? "the sandbox cannot start" :

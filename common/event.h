@@ -2,7 +2,9 @@
  *
  * Three layers see what the sandbox does: the shim (its report line, a
  * claim the supervisor decides again), the seccomp notify layer (its own
- * decisions) and the filtering proxy with the sandbox's resolver (net/).
+ * decisions) and the filtering proxy with the sandbox's resolver (net/);
+ * on macOS, Seatbelt's refusals from the system log stand for the notify
+ * layer's (backend/darwin/report.c).
  * Each fills one struct event and hands it to one entry, reports_event()
  * (preload/reports.c; net/ through its report callback, being below
  * preload/), which makes the terminal line with one writer and the JSON
@@ -22,6 +24,7 @@ enum event_layer {
 	EVENT_SHIM,
 	EVENT_NOTIFY,
 	EVENT_PROXY,
+	EVENT_SEATBELT, /* macOS: Seatbelt's refusals, read from the system log (backend/darwin/) */
 };
 
 enum event_what {

@@ -110,3 +110,9 @@ size_t net_names_count(const struct net_names *m)
 {
 	return m->n;
 }
+
+const char *const net_http_proxy_vars[] = {
+	"HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy",
+	"npm_config_proxy", "npm_config_https_proxy",
+	"YARN_HTTP_PROXY", "YARN_HTTPS_PROXY", "PIP_PROXY", "CARGO_HTTP_PROXY", NULL,
+};

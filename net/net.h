@@ -410,6 +410,11 @@ struct net_cfg {
 
 struct net_loop;
 
+/* The variables COMMAND's HTTP clients find sbx's proxy by, NULL-ended
+ * (docs/NETWORK.md's table): set by plan.c for bubblewrap and by the
+ * darwin backend (backend/darwin/launch.c). */
+extern const char *const net_http_proxy_vars[];
+
 /* The loop borrows `p` (it must outlive the loop) and copies cfg. */
 int net_loop_new(const struct policy *p, const struct net_cfg *cfg,
 		 struct net_loop **out);

@@ -674,11 +674,26 @@ static int slurp(const char *path, char **out, size_t *len)
 	return 0;
 }
 
+bool gitcfg_read(const char *path, struct gitcfg **out)
+{
+	char *buf = NULL;
+	size_t len = 0;
+
+	*out = NULL;
+	if (slurp(path, &buf, &len))
+		return false;
+	gitcfg_parse(buf, len, out, NULL);
+	free(buf);
+	return true;
+}
+
+static void walk_got(struct walk *w, const char *path, bool there, const struct gitcfg *g,
+		     unsigned depth);
+
 static void walk_file(struct walk *w, const char *path, unsigned depth)
 {
 	struct gitcfg *g = NULL;
-	char *buf = NULL;
-	size_t len = 0;
+	bool there;
 
 	if (depth > GITCFG_INCLUDE_DEPTH || w->nseen == GITCFG_MAX_FILES)
 		return;
@@ -688,11 +703,16 @@ static void walk_file(struct walk *w, const char *path, unsigned depth)
 	if (!(w->seen[w->nseen] = strdup(path)))
 		return;
 	w->nseen++;
-	bool there = slurp(path, &buf, &len) == 0;
-	if (there)
-		gitcfg_parse(buf, len, &g, NULL);
-	if (there)
-		free(buf);
+	there = gitcfg_read(path, &g);
+	walk_got(w, path, there, g, depth);
+	gitcfg_free(g);
+}
+
+/* path (seen, read: there and g) said to the callback, then what it
+ * includes */
+static void walk_got(struct walk *w, const char *path, bool there, const struct gitcfg *g,
+		     unsigned depth)
+{
 	w->cb(path, there, g, w->ctx);
 	/* every include, whatever its condition: a condition that holds for
 	 * some git run is enough (more files, never fewer) */
@@ -718,7 +738,6 @@ static void walk_file(struct walk *w, const char *path, unsigned depth)
 		}
 		walk_file(w, inc, depth + 1);
 	}
-	gitcfg_free(g);
 }
 
 void gitcfg_each_file(const char *file, const char *home, gitcfg_file_fn *cb, void *ctx)
@@ -726,6 +745,19 @@ void gitcfg_each_file(const char *file, const char *home, gitcfg_file_fn *cb, vo
 	struct walk w = { .home = home, .cb = cb, .ctx = ctx };
 
 	walk_file(&w, file, 0);
+	for (size_t i = 0; i < w.nseen; i++)
+		free(w.seen[i]);
+}
+
+void gitcfg_each_file_read(const char *file, bool there, const struct gitcfg *g,
+			   const char *home, gitcfg_file_fn *cb, void *ctx)
+{
+	struct walk w = { .home = home, .cb = cb, .ctx = ctx };
+
+	if ((w.seen[0] = strdup(file))) {
+		w.nseen = 1;
+		walk_got(&w, file, there, g, 0);
+	}
 	for (size_t i = 0; i < w.nseen; i++)
 		free(w.seen[i]);
 }

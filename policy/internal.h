@@ -5,7 +5,31 @@
 #include <limits.h>
 #include <stdarg.h>
 
+#include <string.h>
+
 #include "policy/policy.h"
+
+/* macOS's libc lacks two GNU string functions the compiler uses (the
+ * rest is POSIX): the same, under another name, where it is missing. */
+#ifdef __APPLE__
+static inline char *sbx_strchrnul(const char *s, int c)
+{
+	while (*s && *s != (char)c)
+		s++;
+	return (char *)s;
+}
+static inline void *sbx_memrchr(const void *s, int c, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s + n;
+
+	while (n--)
+		if (*--p == (unsigned char)c)
+			return (void *)p;
+	return NULL;
+}
+#define strchrnul sbx_strchrnul
+#define memrchr sbx_memrchr
+#endif
 
 /* A raw list entry, before expansion. */
 struct raw_rule {
@@ -41,6 +65,7 @@ enum scalar_id {
 	SC_REPORT_STDERR,
 	SC_TELL_PROGRAM,
 	SC_CLAUDE_HOOK,  /* [profile] claude_hook: profiles only */
+	SC_PRESET,       /* [sandbox] profile: a preset (preset.c) */
 	SC_COUNT,
 };
 
@@ -53,6 +78,7 @@ struct path_memo {
 	struct path_look *looks; /* by path */
 	struct path_dir *dirs;	 /* by directory */
 	char *listing;		 /* getdents64()'s buffer */
+	unsigned list_after;	 /* asks before a directory is listed; 0: LIST_AFTER */
 };
 struct policy_builder {
 	char *home, *cwd, *session_dir, *state_dir, *config_dir, *path_env, *login_path;
@@ -125,6 +151,8 @@ struct policy {
 	bool claude_hook;  /* [profile] claude_hook */
 	bool nested, network_open, local_binding, all_unix;
 	bool enabled; /* [sandbox] enabled (sbxctl enable/disable) */
+	const char *preset; /* [sandbox] profile: preset.c's name (static), or NULL */
+	enum sbx_preset_net preset_net;
 	unsigned http_port, socks_port;
 	char *log;
 	uint64_t limits[SBX_LIMIT_COUNT];
@@ -193,6 +221,17 @@ int builder_add_rule(struct policy_builder *b, enum sbx_rule_kind kind,
 int builder_apply(struct policy_builder *b, const char *section,
 		  const char *key, const char *value, enum sbx_origin origin,
 		  const char *source, enum policy_layer layer, struct sbx_err *err);
+
+/* preset.c: `[sandbox] profile = NAME` */
+bool preset_known(const char *name);
+const char *preset_names(void); /* "a, b ... or f", for messages */
+/* The preset's settings into b, as if written where it was named (their
+ * source: "preset NAME (SOURCE)"). 0, or builder_apply()'s error. */
+int preset_apply(struct policy_builder *b, const char *name, enum sbx_origin origin,
+		 const char *source, enum policy_layer layer, struct sbx_err *err);
+/* At compilation: p's preset, and the network it names agreeing with
+ * allow_domains (closed: none; proxied: some). 0 or -EINVAL (err). */
+int preset_check(const struct policy_builder *b, struct policy *p, struct sbx_err *err);
 int parse_bool(const char *v, bool *out);
 int parse_size(const char *v, uint64_t *out);
 int parse_count(const char *v, uint64_t *out);

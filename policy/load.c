@@ -1,4 +1,5 @@
 /* policy/load.c: sandbox.ini and single settings into a policy builder. */
+#include <alloca.h>
 #include <errno.h>
 #include <ini.h>
 #include <stdio.h>
@@ -46,6 +47,7 @@ enum check {
 	C_HOME,
 	C_ENVSET, /* NAME=VALUE */
 	C_REPORT_STDERR,
+	C_PRESET,
 };
 
 struct key {
@@ -64,6 +66,8 @@ static const struct key keys[] = {
 	{ "sandbox", "fallback", K_SCALAR, 0, SC_FALLBACK, C_FALLBACK, N_ORDERED },
 	{ "sandbox", "nested", K_SCALAR, 0, SC_NESTED, C_BOOL, N_FALSE },
 	{ "sandbox", "enabled", K_SCALAR, 0, SC_ENABLED, C_BOOL, N_TRUE },
+	/* a preset (preset.c): it opens what a project may not */
+	{ "sandbox", "profile", K_SCALAR, 0, SC_PRESET, C_PRESET, N_REFUSE },
 	{ "filesystem", "deny_read", K_LIST, SBX_RULE_DENY_READ, 0, C_PATH, N_ANY },
 	{ "filesystem", "allow_read", K_LIST, SBX_RULE_ALLOW_READ, 0, C_PATH, N_REFUSE },
 	{ "filesystem", "allow_write", K_LIST, SBX_RULE_ALLOW_WRITE, 0, C_PATH, N_REFUSE },
@@ -215,6 +219,9 @@ static int check_value(const struct key *k, const char *v, const char **expected
 		return strcmp(v, "real") && strcmp(v, "ephemeral") ? -EINVAL : 0;
 	case C_ENVSET:
 		return check_envset(v, expected);
+	case C_PRESET:
+		*expected = preset_names();
+		return preset_known(v) ? 0 : -EINVAL;
 	case C_REPORT_STDERR:
 		*expected = "auto, live, end or off";
 		return strcmp(v, "auto") && strcmp(v, "live") && strcmp(v, "end") &&
@@ -491,7 +498,7 @@ int builder_apply(struct policy_builder *b, const char *section,
 		return rc;
 	}
 
-	char *v = trim(strdupa(value));
+	char *v = trim(strcpy(alloca(strlen(value) + 1), value));
 	if (*v && check_value(k, v, &expected)) {
 		err_set(err, "%s: `%s` must be %s, not `%s`", source, name,
 			expected, v);
@@ -514,6 +521,9 @@ int builder_apply(struct policy_builder *b, const char *section,
 	sc->value = nv;
 	sc->source = ns;
 	sc->origin = origin;
+	/* a preset's settings, as if written here */
+	if (k->sc == SC_PRESET && nv)
+		return preset_apply(b, nv, origin, ns, layer, err);
 	return 0;
 }
 

@@ -10,7 +10,9 @@
 #include <unistd.h>
 #include <dirent.h>
 #include <fcntl.h>
+#ifdef __linux__
 #include <sys/syscall.h>
+#endif
 #include <uthash.h>
 
 #include "policy/internal.h"
@@ -179,10 +181,13 @@ static struct path_look *look_add(struct path_memo *m, const char *path, size_t 
  * not missing) and all of it fits one read. */
 static void list_dir(struct path_memo *m, struct path_dir *d)
 {
+	d->tried = true;
+#ifndef __linux__
+	(void)m; /* getdents64 is Linux's: each name is asked of readlink() */
+#else
 	int fd;
 	long n;
 
-	d->tried = true;
 	if (access(d->path, X_OK))
 		return;
 	fd = open(d->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -216,6 +221,23 @@ static void list_dir(struct path_memo *m, struct path_dir *d)
 			l->ask = e->d_type == DT_LNK || e->d_type == DT_UNKNOWN;
 	}
 	d->listed = all && n >= 0;
+#endif
+}
+
+/* The directory path[0..dlen) was asked about once more: listed when it
+ * is due. NULL when out of memory. */
+static struct path_dir *dir_asked(struct path_memo *m, const char *path, size_t dlen)
+{
+	struct path_dir *d;
+
+	HASH_FIND(hh, m->dirs, path, dlen, d);
+	if (!d && (d = calloc(1, sizeof(*d) + dlen + 1))) {
+		memcpy(d->path, path, dlen);
+		HASH_ADD(hh, m->dirs, path[0], dlen, d);
+	}
+	if (d && !d->tried && ++d->asked >= (m->list_after ? m->list_after : LIST_AFTER))
+		list_dir(m, d);
+	return d;
 }
 
 /* readlink(), answered from the memo when the path or its directory's
@@ -231,14 +253,7 @@ static ssize_t memo_readlink(struct path_memo *m, const char *path, size_t len, 
 		return readlink(path, link, size);
 	HASH_FIND(hh, m->looks, path, len, l);
 	if (!l) {
-		size_t dlen = slash == path ? 1 : (size_t)(slash - path);
-		HASH_FIND(hh, m->dirs, path, dlen, d);
-		if (!d && (d = calloc(1, sizeof(*d) + dlen + 1))) {
-			memcpy(d->path, path, dlen);
-			HASH_ADD(hh, m->dirs, path[0], dlen, d);
-		}
-		if (d && !d->tried && ++d->asked >= LIST_AFTER)
-			list_dir(m, d);
+		d = dir_asked(m, path, slash == path ? 1 : (size_t)(slash - path));
 		if (d && d->listed) {
 			HASH_FIND(hh, m->looks, path, len, l);
 			if (!l && !(l = look_add(m, path, len, ENOENT)))
@@ -266,6 +281,53 @@ static ssize_t memo_readlink(struct path_memo *m, const char *path, size_t len, 
 	}
 	errno = l->err;
 	return -1;
+}
+
+bool sbx_path_missing(struct path_memo *m, const char *path)
+{
+	size_t len = strlen(path);
+	const char *slash = memrchr(path, '/', len);
+	struct path_look *l;
+
+	if (!m || !slash || len >= PATH_MAX || !path_is_normal(path, len))
+		return false;
+	HASH_FIND(hh, m->looks, path, len, l);
+	if (l)
+		return l->err == ENOENT;
+	dir_asked(m, path, slash == path ? 1 : (size_t)(slash - path));
+	/* the nearest listed directory above it: the name after it is
+	 * missing when the listing lacks it (then so is all below) */
+	for (const char *s = slash; s; s = s > path ? memrchr(path, '/', (size_t)(s - path)) : NULL) {
+		size_t dlen = s == path ? 1 : (size_t)(s - path);
+		size_t clen = strcspn(s + 1, "/");
+		struct path_dir *d;
+		HASH_FIND(hh, m->dirs, path, dlen, d);
+		if (!d || !d->listed)
+			continue;
+		HASH_FIND(hh, m->looks, path, (size_t)(s + 1 - path) + clen, l);
+		return !l || l->err == ENOENT;
+	}
+	return false;
+}
+
+struct path_memo *sbx_path_memo_new(unsigned list_after)
+{
+	struct path_memo *m = calloc(1, sizeof(*m));
+
+	if (m)
+		m->list_after = list_after;
+	return m;
+}
+
+void sbx_path_memo_free(struct path_memo *m)
+{
+	path_memo_free(m);
+	free(m);
+}
+
+void sbx_path_resolve_memo(const char *in, char *out, size_t outsz, struct path_memo *m)
+{
+	path_resolve_existing(in, out, outsz, m);
 }
 
 void path_memo_free(struct path_memo *m)

@@ -600,8 +600,13 @@ static uint64_t match_seed(void)
 	uint64_t seed;
 	struct timespec ts;
 
+#ifdef __linux__
 	if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) == (ssize_t)sizeof(seed))
 		return seed;
+#else
+	if (getentropy(&seed, sizeof(seed)) == 0)
+		return seed;
+#endif
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_nsec * 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid() ^
 	       (uint64_t)(uintptr_t)&ts;
@@ -990,7 +995,8 @@ int policy_compile(struct policy_builder *b, struct policy **out, struct sbx_err
 	p->home_given = strdup(b->home);
 	if (!p->workspace || !p->home || !p->home_given)
 		goto fail;
-	if ((rc = compile_scalars(b, p, err)) || (rc = compile_roots(b, p, &ps)) ||
+	if ((rc = compile_scalars(b, p, err)) || (rc = preset_check(b, p, err)) ||
+	    (rc = compile_roots(b, p, &ps)) ||
 	    (rc = compile_rules(b, p, &ps, err)) || (rc = compile_mandatory(b, p, &ps)) ||
 	    (rc = compile_config_home(b, p, &ps)) || (rc = compile_path_dirs(b, p, &ps)) ||
 	    (rc = add_home_kept(b, p, &ps)) || (rc = compile_finish(p, &ps)))

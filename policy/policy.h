@@ -112,6 +112,14 @@ enum sbx_report_stderr {
 	SBX_REPORT_OFF,  /* none: the audit log only */
 };
 
+/* `[sandbox] profile`: the network a preset promises (policy/preset.c). */
+enum sbx_preset_net {
+	SBX_PRESET_NONE,    /* no preset */
+	SBX_PRESET_OPEN,    /* *-open: any host */
+	SBX_PRESET_CLOSED,  /* *-closed: none */
+	SBX_PRESET_PROXIED, /* *-proxied: through sbx's proxy, allow_domains only */
+};
+
 /* Which layer of configuration a file is. */
 enum policy_layer {
 	POLICY_LAYER_USER,    /* --config, $SBX_CONFIG, ~/.config/sbx, /etc/sbx */
@@ -354,6 +362,8 @@ bool policy_nested(const struct policy *p);
 /* [sandbox] enabled: false (sbxctl disable) runs COMMAND unsandboxed with a
  * warning, as --no-sandbox. Only the user layer may say false. */
 bool policy_enabled(const struct policy *p);
+/* `[sandbox] profile = NAME` (a preset, policy/preset.c), or NULL. */
+const char *policy_preset(const struct policy *p);
 bool policy_network_open(const struct policy *p);  /* allow_domains has `*`, and no deny_domains */
 /* Traffic leaves only through the filtering proxy: some allow_domains rule,
  * and the network is not open (a list without `*`, or `*` with denies). */
@@ -421,6 +431,23 @@ int sbx_path_fmt(char *out, size_t outsz, const char *fmt, ...)
 /* Where an absolute, normal path leads: the symlinks of its existing part
  * followed (a link to nothing too), the missing rest kept as written. */
 void sbx_path_resolve(const char *in, char *out, size_t outsz);
+/* The host's answers to many look-ups of one moment (a plan's): each
+ * readlink() asked once, and a directory asked about often listed once
+ * (policy/path.c). A snapshot: drop it before anything may have changed
+ * the names it holds. NULL from _new when out of memory; every function
+ * takes NULL as "no memo". */
+struct path_memo;
+/* list_after: a directory is listed at this many names asked about in it
+ * (0: the policy build's 8) */
+struct path_memo *sbx_path_memo_new(unsigned list_after);
+void sbx_path_memo_free(struct path_memo *m);
+/* sbx_path_resolve(), through the memo */
+void sbx_path_resolve_memo(const char *in, char *out, size_t outsz, struct path_memo *m);
+/* true when the memo knows the absolute path is missing (lstat() would
+ * say ENOENT): a name its directory's listing, or a listed directory
+ * above it, lacks, or one readlink() found missing; false: ask the
+ * kernel. Counts the ask towards listing the path's directory. */
+bool sbx_path_missing(struct path_memo *m, const char *path);
 /* A path as the person would write it: a leading $HOME becomes `~`. */
 void sbx_path_tildify(const char *path, const char *home, char *out, size_t outsz);
 /* HOME resolved (as the kernel sees it). */
@@ -570,6 +597,14 @@ const struct gitcfg_row *gitcfg_row_of(const char *key, const char *value);
  * reads). Reads with O_NONBLOCK; never follows more than 64 files. */
 typedef void gitcfg_file_fn(const char *path, bool there, const struct gitcfg *g, void *ctx);
 void gitcfg_each_file(const char *file, const char *home, gitcfg_file_fn *cb, void *ctx);
+/* A config file read as gitcfg_each_file() reads each (a regular file, at
+ * most 1 MiB, opened non-blocking): true when it could be, *out its
+ * entries (NULL when git would not read them either; the caller frees). */
+bool gitcfg_read(const char *path, struct gitcfg **out);
+/* gitcfg_each_file() for a top file already read (gitcfg_read(): there
+ * and g, borrowed): one read of it serves every reader of a start. */
+void gitcfg_each_file_read(const char *file, bool there, const struct gitcfg *g,
+			   const char *home, gitcfg_file_fn *cb, void *ctx);
 /* Would replacing `old` (NULL: no file) by `new` add, change or remove a
  * kept key? 0 no; 1 yes: the first such key into `key`, its row into
  * *row. */

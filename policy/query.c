@@ -522,6 +522,7 @@ enum sbx_home policy_home_mode(const struct policy *p) { return p->home_mode; }
 bool policy_nested(const struct policy *p) { return p->nested; }
 bool policy_enabled(const struct policy *p) { return p->enabled; }
 bool policy_network_open(const struct policy *p) { return p->network_open; }
+const char *policy_preset(const struct policy *p) { return p->preset; }
 bool policy_network_proxied(const struct policy *p)
 {
 	size_t n;

@@ -8,6 +8,7 @@
  * operation (it re-reads mountinfo each time), sbx-init about 0.02 ms.
  */
 #include <dirent.h>
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -174,6 +175,20 @@ struct covered {
 	struct pathset protect_set, pins_set; /* the same, hashed */
 	struct pathset unguarded_set; /* pl->unguarded, hashed */
 	struct strv roots;   /* writable roots that were bound */
+	/* the host's answers of this plan: each readlink() once, and the
+	 * names a directory asked about often lacks (the workspace's and
+	 * HOME's top, for the protected names' rows) missing without a
+	 * system call; made at plan_bwrap(), dropped at plan_init()'s end,
+	 * before COMMAND starts (sbx_path_missing()) */
+	struct path_memo *memo;
+	/* the last git config asked about, read and parsed once for all its
+	 * readers (a git directory's asks come together: worktree_config_on(),
+	 * git_core_key(), guard_hooks_from()) */
+	struct {
+		char path[PATH_MAX];
+		bool there;
+		struct gitcfg *g;
+	} config;
 	/* core.hooksPath values of the user's and the system's git config
 	 * (and what they include), read once per start, guarded for each
 	 * git directory from its own top (guard_hooks_from) */
@@ -201,18 +216,84 @@ struct covered {
 	unsigned nparents;
 };
 
+/* lstat(), stat() and access(F_OK) of the plan: "missing" without a
+ * system call when the plan's memo knows (the protected names' rows ask
+ * each at the top of the workspace and of HOME, five times a name). */
+static int look_lstat(struct covered *cv, const char *path, struct stat *st)
+{
+	if (sbx_path_missing(cv->memo, path)) {
+		errno = ENOENT;
+		return -1;
+	}
+	return lstat(path, st);
+}
+
+static int look_stat(struct covered *cv, const char *path, struct stat *st)
+{
+	if (sbx_path_missing(cv->memo, path)) {
+		errno = ENOENT;
+		return -1;
+	}
+	return stat(path, st);
+}
+
+static bool look_there(struct covered *cv, const char *path)
+{
+	return !sbx_path_missing(cv->memo, path) && access(path, F_OK) == 0;
+}
+
+/* The git config `file` as gitcfg_read() reads it, from the one kept when
+ * it was the last asked: whether it is there, and its entries (NULL when
+ * git would not read them either). */
+static const struct gitcfg *config_of(struct covered *cv, const char *file, bool *there)
+{
+	if (strcmp(cv->config.path, file)) {
+		gitcfg_free(cv->config.g);
+		cv->config.g = NULL;
+		cv->config.there = false;
+		if (snprintf(cv->config.path, sizeof(cv->config.path), "%s", file) >=
+		    (int)sizeof(cv->config.path))
+			cv->config.path[0] = '\0';
+		else
+			cv->config.there = gitcfg_read(file, &cv->config.g);
+	}
+	*there = cv->config.there;
+	return cv->config.g;
+}
+
+/* git's boolean (git_parse_maybe_bool(), then a number, which may end in
+ * k, m or g): the key alone, true/yes/on, or a number other than 0 */
+static bool git_true(const char *v)
+{
+	char *end;
+
+	if (!v)
+		return true;
+	if (!strcasecmp(v, "true") || !strcasecmp(v, "yes") || !strcasecmp(v, "on"))
+		return true;
+	long n = strtol(v, &end, 0);
+	if (end != v && *end && strchr("kKmMgG", *end) && !end[1])
+		end++;
+	return end != v && !*end && n != 0;
+}
+
 /* The real directory `parent` is, or false when it is not one. */
 static bool real_parent(struct covered *cv, const char *parent, char *real, size_t sz)
 {
 	struct stat st;
 	unsigned i;
 
+	if (sbx_path_missing(cv->memo, parent))
+		return false; /* (kept out of the ring: `.hg`, `.jj`... would fill it) */
 	for (i = 0; i < cv->nparents && i < NPARENTS; i++)
 		if (!strcmp(cv->parents[i].path, parent))
 			goto found;
 	i = cv->nparents++ % NPARENTS;
 	snprintf(cv->parents[i].path, sizeof(cv->parents[i].path), "%s", parent);
-	if (!realpath(parent, cv->parents[i].real) || stat(cv->parents[i].real, &st) ||
+	/* realpath()'s answer for a directory, its readlinks through the memo
+	 * (a repository's `.git`, asked for each part, fills the ring) */
+	sbx_path_resolve_memo(parent, cv->parents[i].real, sizeof(cv->parents[i].real), cv->memo);
+	if (cv->parents[i].real[0] != '/' || look_stat(cv, cv->parents[i].real, &st) ||
 	    !S_ISDIR(st.st_mode))
 		cv->parents[i].real[0] = '\0';
 found:
@@ -223,7 +304,7 @@ found:
 static void covered_free(struct plan *pl);
 static int placeholder(const struct plan_in *in, struct plan *pl,
 		       struct covered *cv, const char *path, bool asked);
-static bool standin_fits(const struct plan_in *in, const char *path);
+static bool standin_fits(const struct plan_in *in, struct covered *cv, const char *path);
 
 static bool in_list(const struct strv *s, const char *path)
 {
@@ -400,7 +481,7 @@ static int mask_path(const struct plan_in *in, struct plan *pl,
 
 	/* stat, not lstat: a mount follows a link (a link to a directory gets
 	 * a directory's mask), and a link to nothing has nothing to read */
-	if (in_list(&cv->masks, path) || stat(path, &st))
+	if (in_list(&cv->masks, path) || look_stat(cv, path, &st))
 		return 0;
 	/* Under the host's /tmp and not bound back in: the sandbox's private
 	 * /tmp already hides it, and it is not there to be masked (in the
@@ -435,13 +516,13 @@ static int mask_path(const struct plan_in *in, struct plan *pl,
 	bool children = false;
 	for (size_t i = 0; i < nallow; i++)
 		if (allow[i]->pat == SBX_PAT_PREFIX && sbx_path_under(allow[i]->pattern, path) &&
-		    strcmp(allow[i]->pattern, path) && access(allow[i]->pattern, F_OK) == 0)
+		    strcmp(allow[i]->pattern, path) && look_there(cv, allow[i]->pattern))
 			children = true;
 	TRY(init_op(pl, children ? "--mask-dir-x=" : "--mask-dir=", path));
 	for (size_t i = 0; children && i < nallow; i++) {
 		const char *c = allow[i]->pattern;
 		if (allow[i]->pat != SBX_PAT_PREFIX || !sbx_path_under(c, path) ||
-		    !strcmp(c, path) || access(c, F_OK))
+		    !strcmp(c, path) || !look_there(cv, c))
 			continue;
 		bool w = writable_here(cv, c) &&
 			 policy_check_path(in->policy, SBX_OP_WRITE, c, NULL) == SBX_ALLOW;
@@ -582,7 +663,7 @@ static int protect_dangling(const struct plan_in *in, struct plan *pl,
 
 	if (!in->make_placeholders)
 		return 0;
-	sbx_path_resolve(path, to, sizeof(to));
+	sbx_path_resolve_memo(path, to, sizeof(to), cv->memo);
 	for (i = 1;; i++) {
 		if (to[i] != '/' && to[i])
 			continue;
@@ -594,7 +675,7 @@ static int protect_dangling(const struct plan_in *in, struct plan *pl,
 			return 0; /* all there: a loop, or made meanwhile */
 	}
 	if (errno != ENOENT || !writable_here(cv, cut) || hidden(cv, cut) ||
-	    pathset_under(&cv->protect_set, cut) || !standin_fits(in, path))
+	    pathset_under(&cv->protect_set, cut) || !standin_fits(in, cv, path))
 		return 0;
 	return guard_missing(in, pl, cv, cut);
 }
@@ -617,7 +698,7 @@ static int protect_path(const struct plan_in *in, struct plan *pl, struct covere
 		return placeholder(in, pl, cv, path, true);
 	/* a link to nothing: its way is guarded, and its target gets a
 	 * placeholder (a bind would have nothing to land on) */
-	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && is_dangling(path)) {
+	if (look_lstat(cv, path, &st) == 0 && S_ISLNK(st.st_mode) && is_dangling(path)) {
 		TRY(guard_way(cv, path));
 		return protect_dangling(in, pl, cv, path);
 	}
@@ -652,13 +733,31 @@ static const char *const home_standins[] = {
 
 /* Is extensions.worktreeConfig on in gd/config? Then git reads
  * config.worktree as config, and a missing one is worth a stand-in. */
-static bool worktree_config_on(const char *gd)
+static bool worktree_config_scan(const char *file);
+
+static bool worktree_config_on(struct covered *cv, const char *gd)
 {
-	char file[PATH_MAX + 16], line[512];
+	char file[PATH_MAX + 16];
+	bool there, set;
+
+	snprintf(file, sizeof(file), "%s/config", gd);
+	const struct gitcfg *g = config_of(cv, file, &there);
+	if (!there)
+		return false;
+	if (!g)
+		return worktree_config_scan(file); /* one git would not read */
+	const char *v = gitcfg_get(g, "extensions.worktreeconfig", &set);
+	return set && git_true(v);
+}
+
+/* The same by lines, for a file the parser refuses (over 1 MiB, or what
+ * git would not read): any line that says it, the first one taken */
+static bool worktree_config_scan(const char *file)
+{
+	char line[512];
 	bool in_ext = false, on = false;
 	FILE *f;
 
-	snprintf(file, sizeof(file), "%s/config", gd);
 	if (!(f = sbx_fopen_file(file)))
 		return false;
 	while (!on && fgets(line, sizeof(line), f)) {
@@ -683,7 +782,7 @@ static bool worktree_config_on(const char *gd)
 	return on;
 }
 
-static bool standin_fits(const struct plan_in *in, const char *path)
+static bool standin_fits(const struct plan_in *in, struct covered *cv, const char *path)
 {
 	const char *home = policy_home(in->policy), *name = strrchr(path, '/') + 1;
 	char head[PATH_MAX];
@@ -707,7 +806,7 @@ static bool standin_fits(const struct plan_in *in, const char *path)
 	if (!strcmp(name, "config.worktree")) {
 		char gd[PATH_MAX];
 		snprintf(gd, sizeof(gd), "%.*s", (int)(name - path - 1), path);
-		return worktree_config_on(gd);
+		return worktree_config_on(cv, gd);
 	}
 	if (strcmp(name, "hooks") && strcmp(name, "config"))
 		return false;
@@ -745,7 +844,7 @@ static int placeholder(const struct plan_in *in, struct plan *pl,
 
 	if (!in->make_placeholders)
 		return 0;
-	if (lstat(path, &st) == 0 && !standin_looks_like(path))
+	if (look_lstat(cv, path, &st) == 0 && !standin_looks_like(path))
 		return S_ISLNK(st.st_mode) ? protect_path(in, pl, cv, path) : 0;
 	snprintf(parent, sizeof(parent), "%s", path);
 	*strrchr(parent, '/') = '\0';
@@ -766,9 +865,9 @@ static int placeholder(const struct plan_in *in, struct plan *pl,
 		return 0;
 	path = target;
 	if (!writable_here(cv, path) || hidden(cv, path) || pathset_under(&cv->protect_set, path) ||
-	    (lstat(path, &st) == 0 && !standin_looks_like(path)))
+	    (look_lstat(cv, path, &st) == 0 && !standin_looks_like(path)))
 		return 0;
-	if (!(asked || standin_fits(in, path)))
+	if (!(asked || standin_fits(in, cv, path)))
 		return unguarded(pl, cv, path);
 	return guard_missing(in, pl, cv, path);
 }
@@ -960,7 +1059,7 @@ static int guard_gitdir(const struct plan_in *in, struct plan *pl, struct covere
 	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]) && !rc; i++) {
 		if (snprintf(path, sizeof(path), "%s/%s", gd, parts[i]) >= (int)sizeof(path))
 			return 0;
-		if (access(path, F_OK) == 0)
+		if (look_there(cv, path))
 			rc = protect_path(in, pl, cv, path);
 		else
 			rc = placeholder(in, pl, cv, path, false);
@@ -973,7 +1072,30 @@ static int guard_gitdir(const struct plan_in *in, struct plan *pl, struct covere
  * git writes and people type (`hooksPath = .githooks`, quoted values,
  * comments): core.worktree. The hooks path is read with includes
  * (guard_hooks_path). */
-static bool git_core_key(const char *file, const char *key, char *out, size_t outsz)
+static bool git_core_scan(const char *file, const char *key, char *out, size_t outsz);
+
+static bool git_core_key(struct covered *cv, const char *file, const char *key, char *out,
+			 size_t outsz)
+{
+	char canon[64];
+	bool there;
+	const struct gitcfg *g = config_of(cv, file, &there);
+
+	if (!there)
+		return false;
+	if (!g)
+		return git_core_scan(file, key, out, outsz); /* one git would not read */
+	snprintf(canon, sizeof(canon), "core.%s", key);
+	for (char *c = canon; *c; c++)
+		*c = (char)tolower((unsigned char)*c);
+	const char *v = gitcfg_get(g, canon, NULL);
+	if (!v || !v[0] || snprintf(out, outsz, "%s", v) >= (int)outsz)
+		return false;
+	return true;
+}
+
+/* The same by lines, for a file the parser refuses */
+static bool git_core_scan(const char *file, const char *key, char *out, size_t outsz)
 {
 	char line[PATH_MAX + 64];
 	bool in_core = false, found = false;
@@ -1039,7 +1161,7 @@ static int guard_hooks_dir(const struct plan_in *in, struct plan *pl, struct cov
 	} else if (path_join(base, value, joined, sizeof(joined))) {
 		return 0;
 	}
-	sbx_path_resolve(joined, hp, sizeof(hp));
+	sbx_path_resolve_memo(joined, hp, sizeof(hp), cv->memo);
 	/* a link on the way (`.githooks -> hooks`) is kept as it is: removed
 	 * and replaced by a directory, it would leave the target guarded and
 	 * the name git follows free */
@@ -1059,7 +1181,7 @@ static int guard_hooks_dir(const struct plan_in *in, struct plan *pl, struct cov
 			    "kept read-only", hp);
 			continue;
 		}
-		if (lstat(hp, &st) == 0)
+		if (look_lstat(cv, hp, &st) == 0)
 			rc = protect_path(in, pl, cv, hp);
 		else if (in->notify)
 			rc = guard_missing(in, pl, cv, hp);
@@ -1090,7 +1212,7 @@ static void hooks_from(const char *path, bool there, const struct gitcfg *g, voi
 	if (h->rc)
 		return;
 	if (strcmp(path, h->top) && writable_here(h->cv, path) && !hidden(h->cv, path)) {
-		sbx_path_resolve(path, real, sizeof(real));
+		sbx_path_resolve_memo(path, real, sizeof(real), h->cv->memo);
 		if (strcmp(real, path))
 			h->rc = guard_way(h->cv, path);
 		if (!h->rc && there)
@@ -1132,7 +1254,9 @@ static int guard_hooks_from(const struct plan_in *in, struct plan *pl, struct co
 		if (!strncmp(*e, "XDG_CONFIG_HOME=/", 17))
 			xdg = *e + 16;
 	snprintf(file, sizeof(file), "%s/config", common);
-	gitcfg_each_file(file, home, hooks_from, &h);
+	bool there;
+	const struct gitcfg *g = config_of(cv, file, &there);
+	gitcfg_each_file_read(file, there, g, home, hooks_from, &h);
 	snprintf(file, sizeof(file), "%s/config.worktree", wd);
 	if (!h.rc)
 		gitcfg_each_file(file, home, hooks_from, &h);
@@ -1167,10 +1291,10 @@ static int guard_hooks_path(const struct plan_in *in, struct plan *pl, struct co
 	snprintf(base, sizeof(base), "%s", gd);
 	char *slash = strrchr(base, '/');
 	snprintf(file, sizeof(file), "%s/config", gd);
-	if (git_core_key(file, "worktree", wt, sizeof(wt))) {
+	if (git_core_key(cv, file, "worktree", wt, sizeof(wt))) {
 		char j[PATH_MAX];
 		if (!path_join(gd, wt, j, sizeof(j)))
-			sbx_path_resolve(j, base, sizeof(base));
+			sbx_path_resolve_memo(j, base, sizeof(base), cv->memo);
 	} else if (slash && !strcmp(slash, "/.git")) {
 		*(slash == base ? slash + 1 : slash) = '\0';
 	}
@@ -1197,7 +1321,7 @@ static int guard_hooks_of_worktree(const struct plan_in *in, struct plan *pl,
 		buf[n] = '\0';
 		buf[strcspn(buf, "\r\n")] = '\0';
 		if (buf[0] && !path_join(wd, buf, j, sizeof(j)))
-			sbx_path_resolve(j, common, sizeof(common));
+			sbx_path_resolve_memo(j, common, sizeof(common), cv->memo);
 	}
 	return guard_hooks_from(in, pl, cv, common, wd, top);
 }
@@ -1340,7 +1464,7 @@ static int follow_gitfile(const struct plan_in *in, struct plan *pl, struct cove
 	*strrchr(dir, '/') = '\0';
 	if (path_join(dir[0] ? dir : "/", buf + 8, gd, sizeof(gd)))
 		return 0;
-	sbx_path_resolve(gd, dir, sizeof(dir));
+	sbx_path_resolve_memo(gd, dir, sizeof(dir), cv->memo);
 	char top[PATH_MAX];
 	snprintf(top, sizeof(top), "%s", file);
 	*strrchr(top, '/') = '\0';
@@ -1369,7 +1493,7 @@ static int guard_dotgit(const struct plan_in *in, struct plan *pl, struct covere
 	if (type != DT_LNK)
 		return 0;
 	TRY(guard_way(cv, path));
-	sbx_path_resolve(path, real, sizeof(real));
+	sbx_path_resolve_memo(path, real, sizeof(real), cv->memo);
 	return stat(real, &st) == 0 && S_ISDIR(st.st_mode) ? guard_repo_tree(in, pl, cv, real) : 0;
 }
 
@@ -1926,7 +2050,7 @@ static int protect_rules(const struct plan_in *in, struct plan *pl,
 			if (x->pat == SBX_PAT_PREFIX) {
 				/* a user's own `deny_write = ~/notes/` asks for
 				 * the directory never to be made */
-				if (access(x->pattern, F_OK) == 0)
+				if (look_there(cv, x->pattern))
 					rc = protect_path(in, pl, cv, x->pattern);
 				else if (builtin || x->is_dir)
 					rc = placeholder(in, pl, cv, x->pattern,
@@ -1949,7 +2073,7 @@ static int protect_rules(const struct plan_in *in, struct plan *pl,
 			 * workspace and of HOME even before it exists. */
 			for (size_t j = 0; j < 2 && !rc; j++) {
 				snprintf(path, sizeof(path), "%s/%s", roots[j], x->pattern);
-				if (access(path, F_OK) == 0)
+				if (look_there(cv, path))
 					rc = protect_path(in, pl, cv, path);
 				else if (builtin || x->is_dir)
 					rc = placeholder(in, pl, cv, path, false);
@@ -2015,7 +2139,7 @@ static int protect_rules(const struct plan_in *in, struct plan *pl,
 		char g[PATH_MAX + 8];
 		struct stat st;
 		snprintf(g, sizeof(g), "%s/.git", roots[j]);
-		if (lstat(g, &st) == 0 && S_ISDIR(st.st_mode))
+		if (look_lstat(cv, g, &st) == 0 && S_ISDIR(st.st_mode))
 			rc = guard_repo_tree(in, pl, cv, g);
 	}
 	/* roots that are git directories themselves (the workspace's own, when
@@ -2024,7 +2148,7 @@ static int protect_rules(const struct plan_in *in, struct plan *pl,
 	for (size_t i = 0; i < cv->roots.n && !rc; i++) {
 		char g[PATH_MAX + 8];
 		snprintf(g, sizeof(g), "%s/HEAD", cv->roots.v[i]);
-		if (access(g, F_OK) == 0)
+		if (look_there(cv, g))
 			rc = guard_repo_tree(in, pl, cv, cv->roots.v[i]);
 	}
 	if (cv->walk_cut_at[0]) {
@@ -2061,18 +2185,14 @@ static const char *caller_env(const struct plan_in *in, const char *name)
 static int proxy_environment(const struct plan_in *in, struct plan *pl)
 {
 	char http[64], socks[64], java[4096], pc[PATH_MAX * 4 + 64], ssh[PATH_MAX * 6 + 4096];
-	static const char *const http_vars[] = {
-		"HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy",
-		"npm_config_proxy", "npm_config_https_proxy",
-		"YARN_HTTP_PROXY", "YARN_HTTPS_PROXY", "PIP_PROXY", "CARGO_HTTP_PROXY",
-	};
+	const char *const *http_vars = net_http_proxy_vars;
 	const char *no_proxy = "localhost,127.0.0.1,::1";
 	unsigned hport = in->http_port ? in->http_port : SBX_PROXY_HTTP_PORT;
 	unsigned sport = in->socks_port ? in->socks_port : SBX_PROXY_SOCKS_PORT;
 
 	snprintf(http, sizeof(http), "http://127.0.0.1:%u", hport);
 	snprintf(socks, sizeof(socks), "socks5h://127.0.0.1:%u", sport);
-	for (size_t i = 0; i < sizeof(http_vars) / sizeof(*http_vars); i++)
+	for (size_t i = 0; http_vars[i]; i++)
 		TRY(add3(pl, "--setenv", http_vars[i], http));
 	TRY(add3(pl, "--setenv", "ALL_PROXY", socks));
 	TRY(add3(pl, "--setenv", "all_proxy", socks));
@@ -2206,6 +2326,7 @@ int plan_bwrap(const struct plan_in *in, struct plan *pl)
 	cv = pl->covered = calloc(1, sizeof(*cv));
 	if (!cv)
 		return -ENOMEM;
+	cv->memo = sbx_path_memo_new(16); /* none: every look-up asked */
 #define STEP(x) do { if ((rc = (x)) < 0) goto out; } while (0)
 	STEP(strv_add(&pl->argv, in->bwrap));
 	/* Always a user namespace with every capability dropped, also for
@@ -2423,6 +2544,8 @@ static void covered_free(struct plan *pl)
 
 	if (!cv)
 		return;
+	sbx_path_memo_free(cv->memo);
+	gitcfg_free(cv->config.g);
 	strv_free(&cv->masks);
 	strv_free(&cv->protect);
 	free(cv->protect_set.v);

@@ -229,6 +229,9 @@ struct report_expl {
 	char shown[PATH_MAX];      /* the target as the person writes it, printable */
 	bool unbound;              /* allowed by `rule`, refused: not there at start */
 	bool boundary;             /* decided by the notify layer (seccomp), not the shim */
+	/* ... that is, by Seatbelt (EVENT_SEATBELT, macOS): said with
+	 * "(Seatbelt)", logged with layer "seatbelt" */
+	bool seatbelt;
 	const char *guarded;       /* kept read-only by the boundary: this path */
 	bool nested_eperm;         /* a write the policy allows, EPERM in the nested mode */
 	/* a device node the sandbox does not give (the nested mode's /dev is

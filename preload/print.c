@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "backend/darwin/darwin.h"
 #include "backend/darwin/seatbelt.h"
 #include "preload/preload.h"
 
@@ -68,6 +69,9 @@ int print_seatbelt(const struct policy *p, const char *run_id, char *const *comm
 		return SBX_EXIT_SETUP;
 	}
 	seatbelt_print_command(stdout, &sp, command);
+	/* what it cannot do, as comment lines a shell passes over */
+	for (unsigned i = 0; i < darwin_nlimits; i++)
+		printf("# sbx on macOS, %s: %s.\n", darwin_limits[i].what, darwin_limits[i].text);
 	seatbelt_profile_free(&sp);
 	return fflush(stdout) ? SBX_EXIT_SETUP : 0;
 }

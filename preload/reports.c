@@ -590,7 +590,8 @@ size_t report_line(const struct wire_report *w, const struct report_expl *e,
 		PUT(" (reported as done; the sandbox refuses it)");
 	char comm[sizeof(w->comm) * 6];
 	report_printable(w->comm, comm, sizeof(comm), true);
-	PUT(" — pid %d %s%s", w->pid, comm, e->boundary ? " (seccomp)" : "");
+	PUT(" — pid %d %s%s", w->pid, comm,
+	    !e->boundary ? "" : e->seatbelt ? " (Seatbelt)" : " (seccomp)");
 #undef PUT
 	/* the rule and its source come from configuration files, a project's
 	 * among them: no control character of theirs reaches the terminal
@@ -859,7 +860,8 @@ static void log_report(struct reports *r, const struct wire_report *w,
 		       bool boundary)
 {
 	record_write(r, &(struct record){
-		.layer = boundary ? "notify" : "shim", .op = wire_op_name(w->op),
+		.layer = !boundary ? "shim" : e->seatbelt ? "seatbelt" : "notify",
+		.op = wire_op_name(w->op),
 		.target = w->target, .decision = decision_name(e->decision),
 		.claimed = e->claimed ? decision_name(e->claimed) : NULL,
 		.rule = e->has_rule ? e->rule : NULL, .source = e->has_rule ? e->source : NULL,
@@ -1070,7 +1072,7 @@ static struct seen *remember(struct reports *r, const char *key, size_t klen,
 	return s;
 }
 
-static void take_report(struct reports *r, const struct wire_report *wr, bool boundary,
+static void take_report(struct reports *r, const struct wire_report *wr, enum event_layer layer,
 			const struct sbx_rule *why);
 
 static bool proxy_seen_add(struct reports *r, const char *key, struct seen **out);
@@ -1126,8 +1128,9 @@ static void event_text(const struct event *ev, const struct words *wd, char *out
 				     ev->pid, wd->comm);
 		break;
 	case EVENT_CALL:
-		n = snprintf(out, outsz, "sbx: denied %s%s%s — %s — pid %d %s (seccomp)", t,
-			     wd->on[0] ? " on " : "", wd->on, reason, ev->pid, wd->comm);
+		n = snprintf(out, outsz, "sbx: denied %s%s%s — %s — pid %d %s (%s)", t,
+			     wd->on[0] ? " on " : "", wd->on, reason, ev->pid, wd->comm,
+			     ev->layer == EVENT_SEATBELT ? "Seatbelt" : "seccomp");
 		break;
 	case EVENT_NET:
 		if (ev->via == EVENT_VIA_DNS) {
@@ -1310,9 +1313,10 @@ static void boundary_explain(const struct policy *p, const struct wire_report *w
 	e->fix[0] = '\0';
 }
 
-/* A report decided: explained, logged, folded, said. `boundary`: the
- * notify layer's own decision (notify.h), not a claim from the pipe. */
-static void take_report(struct reports *r, const struct wire_report *wr, bool boundary,
+/* A report decided: explained, logged, folded, said. A layer other than
+ * the shim's is the boundary's own decision (the notify layer's, or
+ * Seatbelt's from the system log), not a claim from the pipe. */
+static void take_report(struct reports *r, const struct wire_report *wr, enum event_layer layer,
 			const struct sbx_rule *why)
 {
 	struct wire_report w = *wr;
@@ -1321,7 +1325,16 @@ static void take_report(struct reports *r, const struct wire_report *wr, bool bo
 	char key[WIRE_TARGET_MAX + 8], text[REPORT_LINE_MAX];
 	const struct sbx_rule *quiet;
 
+	bool boundary = layer != EVENT_SHIM;
+
 	report_explain(r->cfg.policy, &w, &e);
+	e.seatbelt = layer == EVENT_SEATBELT;
+	/* Seatbelt's rules name paths, not mounts: an allow_write of a file
+	 * not there yet lets it be made, so the hint needs no "once the file
+	 * exists" (policy_hint's caveat is bubblewrap's) */
+	char *caveat = e.seatbelt ? strstr(e.fix, " once the file exists") : NULL;
+	if (caveat)
+		*caveat = '\0';
 	if (boundary) {
 		/* what the supervisor did, not a claim to weigh */
 		e.decision = w.decision;
@@ -1410,7 +1423,7 @@ static void take_access(struct reports *r, const struct event *ev)
 {
 	struct wire_report w = { .decision = ev->decision, .op = ev->op, .pid = ev->pid,
 				 .err = ev->err, .truncated = ev->truncated, .dir = ev->dir };
-	bool boundary = ev->layer == EVENT_NOTIFY;
+	bool boundary = ev->layer != EVENT_SHIM;
 
 	snprintf(w.comm, sizeof(w.comm), "%s", ev->comm ? ev->comm : "");
 	if (snprintf(w.target, sizeof(w.target), "%s", ev->target) >= (int)sizeof(w.target))
@@ -1420,7 +1433,7 @@ static void take_access(struct reports *r, const struct event *ev)
 		w.target[tl - 1] = '\0'; /* a directory being made (mkdir) */
 		w.dir = 1;
 	}
-	take_report(r, &w, boundary, boundary ? ev->rule : NULL);
+	take_report(r, &w, ev->layer, boundary ? ev->rule : NULL);
 }
 
 bool reports_pending(const struct reports *r)
@@ -1777,8 +1790,8 @@ static void take_call(struct reports *r, const struct event *ev)
 	if (s)
 		s->target = s->key + 2;
 	record_write(r, &(struct record){
-		.layer = "notify", .op = "syscall", .target = call, .decision = "deny",
-		.rule = ev->rule_text, .source = "built-in", .pid = ev->pid, .comm = ev->comm,
+		.layer = ev->layer == EVENT_SEATBELT ? "seatbelt" : "notify", .op = "syscall",
+		.target = call, .decision = "deny", .rule = ev->rule_text, .source = "built-in", .pid = ev->pid, .comm = ev->comm,
 		.err = errno_name(ev->err), .reason = why, .address = ev->on,
 		.has = REC_ERRNO | REC_REASON | REC_ADDRESS });
 	if (!may_say(r))

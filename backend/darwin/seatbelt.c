@@ -484,8 +484,11 @@ static void network_rules(struct out *o, const struct policy *p, const struct se
 	const struct sbx_rule *const *rs;
 
 	if (policy_network_open(p)) {
-		put(o, "; allow_domains = * with no deny_domains: the network is open.\n"
-		       "(allow network*)\n");
+		put(o, "; allow_domains = * with no deny_domains: the network is open, and\n"
+		       "; names resolve as the host resolves them (mDNSResponder). Otherwise\n"
+		       "; they resolve through the proxy only: no lookup carries a name out.\n"
+		       "(allow network*)\n"
+		       "(allow mach-lookup (global-name \"com.apple.mDNSResponder\"))\n");
 	} else if (policy_network_proxied(p)) {
 		if (!so->http_port || !so->socks_port || so->http_port > 65535 ||
 		    so->socks_port > 65535) {

@@ -301,3 +301,61 @@ Test(policy_gitconfig, new_repository_config_holds_what_git_writes_and_nothing_t
 	cr_expect_eq(gitcfg_risky_new(g, NULL, NULL, NULL, 0, NULL), 1);
 	gitcfg_free(g);
 }
+
+/* ---- a config and the files it pulls in, read once */
+
+#include <limits.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "helpers.h"
+
+struct seen_files {
+	char text[4096];
+};
+
+static void note_file(const char *path, bool there, const struct gitcfg *g, void *ctx)
+{
+	struct seen_files *s = ctx;
+	char l[1024];
+	size_t n = strlen(s->text);
+
+	listing(g, l, sizeof(l));
+	snprintf(s->text + n, sizeof(s->text) - n, "%s %s [%s]\n", strrchr(path, '/'),
+		 there ? "there" : "missing", l);
+}
+
+/* gitcfg_each_file_read() with the top file from gitcfg_read() says to its
+ * callback exactly what gitcfg_each_file() says: the top file's entries,
+ * then each include once, a missing one and a FIFO as not there. */
+Test(policy_gitconfig, a_config_read_once_walks_as_read_twice)
+{
+	char *dir = make_tmpdir(), top[PATH_MAX], p[PATH_MAX];
+	struct seen_files a = { "" }, b = { "" };
+	struct gitcfg *g = NULL;
+
+	snprintf(top, sizeof(top), "%s/config", dir);
+	write_file(top, "[core]\n\tworktree = ../wt\n\thooksPath = \"hk\"\n[include]\n"
+			"\tpath = inc.cfg\n\tpath = none.cfg\n\tpath = fifo.cfg\n\tpath = config\n");
+	snprintf(p, sizeof(p), "%s/inc.cfg", dir);
+	write_file(p, "[core]\n\thooksPath = ../other\n[include]\n\tpath = config\n");
+	snprintf(p, sizeof(p), "%s/fifo.cfg", dir);
+	cr_assert_eq(mkfifo(p, 0600), 0);
+	gitcfg_each_file(top, dir, note_file, &a);
+	bool there = gitcfg_read(top, &g);
+	cr_assert(there);
+	cr_assert_not_null(g);
+	cr_assert_str_eq(gitcfg_get(g, "core.worktree", NULL), "../wt");
+	gitcfg_each_file_read(top, there, g, dir, note_file, &b);
+	cr_assert_str_eq(a.text, b.text);
+	assert_contains(b.text, "/inc.cfg there [core.hookspath=../other");
+	assert_contains(b.text, "/none.cfg missing");
+	assert_contains(b.text, "/fifo.cfg missing");
+	gitcfg_free(g);
+	/* not there, or not a regular file: false, nothing */
+	cr_assert_not(gitcfg_read(p, &g));
+	cr_assert_null(g);
+	snprintf(p, sizeof(p), "%s/none.cfg", dir);
+	cr_assert_not(gitcfg_read(p, &g));
+	remove_tree(dir);
+	free(dir);
+}

@@ -768,3 +768,170 @@ Test(seatbelt, denies_hold_whatever_the_case)
 	seatbelt_profile_free(&sp);
 	policy_free(p);
 }
+
+/* ---- the presets (`[sandbox] profile = ...`, policy/preset.c) */
+
+static const char *const presets[] = { "permissive-open", "permissive-closed",
+				       "permissive-proxied", "restrictive-open",
+				       "restrictive-closed", "restrictive-proxied" };
+
+static struct policy *compile_preset(const char *name)
+{
+	char ini[256];
+
+	snprintf(ini, sizeof(ini), "[sandbox]\nprofile = %s\n%s", name,
+		 strstr(name, "proxied") ? "[network]\nallow_domains = example.com\n" : "");
+	return compile_ini(ini);
+}
+
+Test(seatbelt, semantic_each_preset)
+{
+	static const char *const extra[] = { "/var/run/docker.sock", "/home/u/.docker/run/x.sock",
+					     "/home/u/.colima/default/docker.sock",
+					     "/home/u/.cache/pip/x", "/home/u/.npm/_cacache/y",
+					     "/home/u/.docker/config.json", "/w/src/a.c", NULL };
+
+	for (size_t i = 0; i < sizeof(presets) / sizeof(presets[0]); i++) {
+		struct policy *p = compile_preset(presets[i]);
+		size_t n = semantic_check(p, extra);
+		cr_assert_gt(n, 3000, "%s: only %zu decisions compared", presets[i], n);
+		policy_free(p);
+	}
+}
+
+/* What the golden text of each preset's profile says: the lines that set
+ * the presets apart, and the rest the same. */
+static char *text_of(const char *name, struct seatbelt_profile *sp)
+{
+	struct policy *p = compile_preset(name);
+
+	compile_sb(p, sp);
+	policy_free(p);
+	return sp->text;
+}
+
+/* The profile's text with each (param "N") as its value, without the
+ * lines holding `drop`: what it says, whatever the parameters' numbers. */
+static char *without(const struct seatbelt_profile *sp, const char *const *drop)
+{
+	char *text = NULL, *out;
+	size_t tl = 0, l = 0;
+	FILE *f = open_memstream(&text, &tl);
+
+	for (const char *s = sp->text; *s;) {
+		const char *q = strstr(s, "(param \"");
+		if (!q) {
+			fputs(s, f);
+			break;
+		}
+		fwrite(s, 1, (size_t)(q - s), f);
+		const char *name = q + 8, *e = strchr(name, '"');
+		char n[64];
+		snprintf(n, sizeof(n), "%.*s", (int)(e - name), name);
+		for (size_t i = 0; i < sp->nparams; i++)
+			if (!strcmp(sp->params[i].name, n))
+				fprintf(f, "\"%s\"", sp->params[i].value);
+		s = e + 2;
+	}
+	fclose(f);
+	out = calloc(1, tl + 1);
+	for (const char *s = text; *s;) {
+		const char *e = strchr(s, '\n');
+		size_t n = e ? (size_t)(e - s + 1) : strlen(s);
+		bool keep = true;
+		for (size_t i = 0; drop && drop[i]; i++)
+			keep = keep && !memmem(s, n, drop[i], strlen(drop[i]));
+		if (keep) {
+			memcpy(out + l, s, n);
+			l += n;
+		}
+		s += n;
+	}
+	free(text);
+	return out;
+}
+
+Test(seatbelt, golden_presets_differ_only_in_their_network_and_servers)
+{
+	struct seatbelt_profile sp[6];
+	static const char *const net_lines[] = { "network", "proxy", "PROXY_PORT", "localhost:",
+						 "domain", "allow_local_binding", "mDNSResponder",
+						 NULL };
+
+	for (size_t i = 0; i < 6; i++)
+		text_of(presets[i], &sp[i]);
+	/* *-open: the network open; *-closed: nothing out; *-proxied: the
+	 * proxy's two ports only */
+	for (size_t i = 0; i < 6; i++) {
+		const char *t = sp[i].text;
+		if (strstr(presets[i], "-open")) {
+			assert_contains(t, "(allow network*)");
+			assert_not_contains(t, "PROXY_PORT");
+			/* names resolve as the host resolves them only here */
+			assert_contains(t, "(global-name \"com.apple.mDNSResponder\")");
+		} else if (strstr(presets[i], "-closed")) {
+			assert_not_contains(t, "network-outbound");
+			assert_not_contains(t, "(allow network*)");
+			assert_not_contains(t, "mDNSResponder");
+		} else {
+			assert_contains(t, "(remote tcp (string-append \"localhost:\" "
+					   "(param \"HTTP_PROXY_PORT\")))");
+			assert_not_contains(t, "(allow network*)");
+		}
+		/* permissive-*: its own servers on localhost; restrictive-*: none */
+		if (!strncmp(presets[i], "permissive", 10))
+			assert_contains(t, "(allow network-bind network-inbound (local ip \"localhost:*\"))");
+		else
+			assert_not_contains(t, "network-bind");
+		/* all six: the container daemons' sockets neither read nor written */
+		cr_assert_not_null(param_named(&sp[i], "/home/u/.docker/run"), "%s", presets[i]);
+		cr_assert_not_null(param_named(&sp[i], "/home/u/.colima"), "%s", presets[i]);
+		/* and the tool caches writable */
+		cr_assert_not_null(param_named(&sp[i], "/home/u/.cache"), "%s", presets[i]);
+	}
+	/* apart from those lines, the six profiles are one text */
+	char *base = without(&sp[0], net_lines);
+	for (size_t i = 1; i < 6; i++) {
+		char *t = without(&sp[i], net_lines);
+		cr_assert_str_eq(t, base, "%s and %s differ beyond the network", presets[0],
+				 presets[i]);
+		free(t);
+	}
+	free(base);
+	for (size_t i = 0; i < 6; i++)
+		seatbelt_profile_free(&sp[i]);
+}
+
+Test(seatbelt, presets_keep_container_daemons_out_of_reach)
+{
+	for (size_t i = 0; i < 6; i++) {
+		struct seatbelt_profile sp;
+		struct prof pr;
+		struct policy *p = compile_preset(presets[i]);
+
+		compile_sb(p, &sp);
+		prof_load(&pr, &sp);
+		/* (/var/run/docker.sock is resolved where the policy is
+		 * compiled: /run here, /private/var/run on a Mac) */
+		static const char *const socks[] = { "/home/u/.colima/default/docker.sock",
+						     "/home/u/.docker/run/docker.sock",
+						     "/home/u/.orbstack/run/docker.sock",
+						     "/home/u/.rd/docker.sock" };
+		for (size_t k = 0; k < 4; k++) {
+			path_gen++;
+			cr_assert_not(prof_allows(&pr, "file-read-data", socks[k]), "%s %s",
+				      presets[i], socks[k]);
+			cr_assert_not(prof_allows(&pr, "file-write-data", socks[k]), "%s %s",
+				      presets[i], socks[k]);
+		}
+		path_gen++;
+		cr_assert(prof_allows(&pr, "file-write-create", "/home/u/.npm/_cacache/x"));
+		path_gen++;
+		cr_assert(prof_allows(&pr, "file-write-create", "/w/src/new.c"));
+		path_gen++;
+		cr_assert_not(prof_allows(&pr, "file-write-create", "/home/u/notes.txt"));
+		prof_free(&pr);
+		seatbelt_profile_free(&sp);
+		policy_free(p);
+	}
+}

@@ -1,0 +1,328 @@
+/* backend/darwin/darwin.c: backend_darwin (darwin.h, backend/backend.h).
+ *
+ * The phases as the seam asks them: start() compiles the profile (the
+ * proxy's ports in it), starts `log stream` and waits until a refusal of
+ * ours reaches it (a sentinel); go() starts COMMAND under sandbox-exec;
+ * wait() relays signals, serves the proxy and feeds the log's refusals to
+ * the reports until COMMAND is gone, then drains the log (a second
+ * sentinel). Nothing here needs more than POSIX: the same code runs on
+ * Linux in the unit tests, with stand-ins for the two programs. */
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backend/backend.h"
+#include "backend/darwin/darwin.h"
+#include "backend/darwin/launch.h"
+#include "common/event.h"
+#include "common/forwarded.h"
+#include "common/msg.h"
+#include "net/net.h"
+
+int darwin_tag(const char *run_id, char *out, size_t outsz)
+{
+	unsigned char r[8];
+	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	bool ok = fd >= 0 && read(fd, r, sizeof(r)) == (ssize_t)sizeof(r);
+
+	if (fd >= 0)
+		close(fd);
+	if (!ok)
+		return -EIO;
+	int n = snprintf(out, outsz, "%s-%02x%02x%02x%02x%02x%02x%02x%02x", run_id, r[0], r[1],
+			 r[2], r[3], r[4], r[5], r[6], r[7]);
+	return n < 0 || (size_t)n >= outsz ? -EINVAL : 0;
+}
+
+/* path with argv and envp, the standard streams ours (COMMAND's). */
+static int spawn(const char *path, char *const *argv, char *const *envp, pid_t *pid)
+{
+	return -posix_spawn(pid, path, NULL, NULL, argv, envp);
+}
+
+static void reap(pid_t *pid, int sig)
+{
+	if (*pid <= 0)
+		return;
+	if (sig)
+		kill(*pid, sig);
+	while (waitpid(*pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	*pid = -1;
+}
+
+/* A refusal from the log, as an event to the supervisor. */
+static void refused(void *ctx, const struct seatbelt_violation *v)
+{
+	struct darwin *d = ctx;
+
+	if (d->report)
+		darwin_event(v, d->report, d->report_ctx);
+}
+
+static int listen_local(unsigned *port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t al = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	if (fd < 0)
+		return -errno;
+	if (fcntl(fd, F_SETFD, FD_CLOEXEC) || bind(fd, (struct sockaddr *)&a, sizeof(a)) ||
+	    listen(fd, 128) || getsockname(fd, (struct sockaddr *)&a, &al)) {
+		int e = -errno;
+		close(fd);
+		return e;
+	}
+	*port = ntohs(a.sin_port);
+	return fd;
+}
+
+static int darwin_send_plan(struct backend *b, const struct plan *pl)
+{
+	return 0; /* the profile is made whole in start() */
+}
+
+static int darwin_start(struct backend *b, const struct plan *pl, char *why, size_t whysz)
+{
+	struct darwin *d = b->darwin;
+	char id[128], err[512] = "";
+	int rc;
+
+	if (!d || !d->run_id || !d->watch.sandbox_exec || !d->watch.log) {
+		snprintf(why, whysz, "the darwin backend was not set up");
+		return -EINVAL;
+	}
+	if ((rc = darwin_tag(d->run_id, id, sizeof(id)))) {
+		snprintf(why, whysz, "cannot make the run's tag: %s", strerror(-rc));
+		return rc;
+	}
+	char tag[160];
+	snprintf(tag, sizeof(tag), "sbx-%s", id);
+	/* the proxy on the host's localhost: the profile lets COMMAND reach
+	 * these two ports and no other (fails closed when unknown) */
+	if (policy_network_proxied(b->policy))
+		for (int i = 0; i < 2; i++)
+			if ((d->listen[i] = listen_local(&d->ports[i])) < 0) {
+				rc = d->listen[i];
+				snprintf(why, whysz, "cannot listen on localhost for the proxy: %s",
+					 strerror(-rc));
+				return rc;
+			}
+	struct seatbelt_opts so = { .run_id = id, .http_port = d->ports[0],
+				    .socks_port = d->ports[1] };
+	if ((rc = seatbelt_compile(b->policy, &so, &d->profile, err, sizeof(err)))) {
+		snprintf(why, whysz, "the Seatbelt profile: %s", err);
+		return rc;
+	}
+	/* log stream, proved live before COMMAND starts */
+	struct darwin_watch *w = &d->watch;
+	snprintf(w->tag, sizeof(w->tag), "%s", tag);
+	w->refused = refused;
+	w->ctx = d;
+	if ((rc = darwin_watch_start(w, why, whysz)))
+		return rc;
+	if (!w->live)
+		msg("the system log showed no refusal of this run's within %d ms (`log stream` "
+		    "did not start, or reads nothing): the sandbox holds, but its refusals will "
+		    "not be reported", w->wait_ms > 0 ? w->wait_ms : 10000);
+	return 0;
+}
+
+static const char *darwin_layers(const struct backend *b, char *out, size_t outsz)
+{
+	snprintf(out, outsz, "Seatbelt profile (sandbox-exec), reports from the system log; "
+		 "no shim in SIP-protected programs, no nested sandboxes (sbxctl doctor)");
+	return out;
+}
+
+static int darwin_serve(struct backend *b, struct net_loop *net)
+{
+	struct darwin *d = b->darwin;
+	static const enum net_listener_kind kinds[2] = { NET_LISTEN_HTTP, NET_LISTEN_SOCKS };
+
+	for (int i = 0; i < 2; i++) {
+		if (d->listen[i] < 0)
+			continue;
+		int e = net_loop_add_listener(net, d->listen[i], kinds[i]);
+		d->listen[i] = -1; /* the loop's, also when it refused it */
+		if (e)
+			return e;
+	}
+	return 0;
+}
+
+static int darwin_go(struct backend *b, const struct plan *pl, const int *fds, size_t nfds)
+{
+	struct darwin *d = b->darwin;
+	struct strv argv = { 0 }, envp = { 0 };
+	struct darwin_launch_in in = {
+		.policy = b->policy, .profile = &d->profile, .command = b->command,
+		.environ = d->environ, .shim_lib = d->shim_lib, .shim_spec = d->shim_spec,
+		.http_port = d->ports[0], .socks_port = d->ports[1],
+	};
+	int rc = darwin_launch_argv(&in, &argv);
+
+	if (!rc)
+		rc = darwin_launch_env(&in, &envp, d->withheld);
+	if (!rc)
+		rc = spawn(d->watch.sandbox_exec, argv.v, envp.v, &d->cmd_pid);
+	strv_free(&argv);
+	strv_free(&envp);
+	return rc;
+}
+
+/* The signals come through a pipe, read in the loop. */
+static int sig_pipe[2] = { -1, -1 };
+
+static void on_signal(int sig)
+{
+	int e = errno;
+	unsigned char c = (unsigned char)sig;
+
+	if (write(sig_pipe[1], &c, 1) < 0) {
+		/* full: the loop has signals to read already */
+	}
+	errno = e;
+}
+
+/* Are we in the foreground of the terminal? Then the keys' signals
+ * (^C, ^\\) and a resize reach COMMAND, in our process group, from the
+ * terminal itself: relayed too, it would get each twice. */
+static bool terminal_foreground(void)
+{
+	for (int fd = 0; fd < 3; fd++)
+		if (isatty(fd) && tcgetpgrp(fd) == getpgrp())
+			return true;
+	return false;
+}
+
+static int exit_status(int st)
+{
+	return WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 125;
+}
+
+int darwin_wait(struct backend *b, struct darwin_io *io, bool *ready)
+{
+	struct darwin *d = b->darwin;
+	struct sigaction sa = { .sa_handler = on_signal }, old[SBX_NFORWARDED + 1];
+	int status = -1;
+	char buf[8192];
+
+	*ready = d->cmd_pid > 0;
+	if (!*ready)
+		return 125;
+	bool fg = terminal_foreground();
+	if (pipe(sig_pipe))
+		return 125;
+	for (int i = 0; i < 2; i++) {
+		fcntl(sig_pipe[i], F_SETFD, FD_CLOEXEC);
+		fcntl(sig_pipe[i], F_SETFL, O_NONBLOCK);
+	}
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	for (size_t i = 0; i < SBX_NFORWARDED; i++)
+		sigaction(sbx_forwarded[i], &sa, &old[i]);
+	sigaction(SIGCHLD, &sa, &old[SBX_NFORWARDED]);
+	/* it may have ended before the handler was there */
+	int st;
+	if (waitpid(d->cmd_pid, &st, WNOHANG) == d->cmd_pid) {
+		status = exit_status(st);
+		d->cmd_pid = -1;
+	}
+	while (status < 0) {
+		struct pollfd pf[4] = { { .fd = sig_pipe[0], .events = POLLIN },
+					{ .fd = d->watch.log_fd, .events = POLLIN },
+					{ .fd = io->net ? net_loop_fd(io->net) : -1, .events = POLLIN },
+					{ .fd = io->report_fd, .events = POLLIN } };
+		bool pending = io->pending && io->pending(io->ctx);
+		int timeout = pending ? 100 : io->net ? net_loop_timeout(io->net) : -1;
+		int n = poll(pf, 4, timeout);
+		if (n < 0 && errno != EINTR)
+			break;
+		if (n == 0 && pending && io->flush)
+			io->flush(io->ctx);
+		if (n <= 0)
+			continue;
+		if (pf[0].revents & POLLIN) {
+			unsigned char sigs[64];
+			ssize_t k = read(sig_pipe[0], sigs, sizeof(sigs));
+			for (ssize_t i = 0; i < k; i++) {
+				bool terminal = sigs[i] == SIGINT || sigs[i] == SIGQUIT ||
+						sigs[i] == SIGWINCH;
+				if (sigs[i] != SIGCHLD && d->cmd_pid > 0 && !(fg && terminal))
+					kill(d->cmd_pid, sigs[i]);
+			}
+			if (waitpid(d->cmd_pid, &st, WNOHANG) == d->cmd_pid) {
+				status = exit_status(st);
+				d->cmd_pid = -1;
+			}
+		}
+		if (pf[1].revents & (POLLIN | POLLHUP))
+			darwin_watch_read(&d->watch);
+		if (io->net && (pf[2].revents & POLLIN))
+			net_loop_run_once(io->net, 0);
+		if (pf[3].revents & (POLLIN | POLLHUP)) {
+			ssize_t k = read(io->report_fd, buf, sizeof(buf));
+			if (k > 0 && io->feed)
+				io->feed(io->ctx, buf, (size_t)k);
+			else if (k == 0)
+				io->report_fd = -1;
+		}
+	}
+	for (size_t i = 0; i < SBX_NFORWARDED; i++)
+		sigaction(sbx_forwarded[i], &old[i], NULL);
+	sigaction(SIGCHLD, &old[SBX_NFORWARDED], NULL);
+	close(sig_pipe[0]);
+	close(sig_pipe[1]);
+	sig_pipe[0] = sig_pipe[1] = -1;
+	/* the last refusals: the log delivers late, so until a refusal made
+	 * after COMMAND's end has come through */
+	if (d->watch.live && !darwin_watch_drain(&d->watch))
+		msg("the system log did not catch up within %d ms: refusals of the run's last "
+		    "moments may be missing from the reports",
+		    d->watch.wait_ms > 0 ? d->watch.wait_ms : 10000);
+	if (io->flush)
+		io->flush(io->ctx);
+	darwin_watch_stop(&d->watch);
+	return status < 0 ? 125 : status;
+}
+
+static void darwin_release(struct backend *b)
+{
+	struct darwin *d = b->darwin;
+
+	if (!d)
+		return;
+	reap(&d->cmd_pid, SIGKILL);
+	darwin_watch_stop(&d->watch);
+	for (int i = 0; i < 2; i++) {
+		if (d->listen[i] >= 0)
+			close(d->listen[i]);
+		d->listen[i] = -1;
+	}
+	seatbelt_profile_free(&d->profile);
+}
+
+const struct backend_ops backend_darwin = {
+	.name = "seatbelt",
+	.send_plan = darwin_send_plan,
+	.start = darwin_start,
+	.layers = darwin_layers,
+	.serve = darwin_serve,
+	.go = darwin_go,
+	.waited = NULL, /* darwin_wait() reaps and drains itself */
+	.release = darwin_release,
+};

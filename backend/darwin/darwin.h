@@ -1,0 +1,87 @@
+/* backend/darwin/darwin.h: the macOS backend behind backend/backend.h
+ * (backend_darwin): the compiled policy as a Seatbelt profile, COMMAND
+ * under /usr/bin/sandbox-exec, the proxy on the host's localhost, and the
+ * boundary's refusals read from `log stream` (docs/MACOS.md).
+ *
+ * Portable C, compiled and tested on Linux (tests/unit/darwin_backend.c
+ * runs the ops with stand-in programs for sandbox-exec and log). Like
+ * every backend it includes nothing of preload/: the log's refusals go
+ * out as events through `report`, and its wait (darwin_wait) serves the
+ * supervisor's parts through struct darwin_io. No macOS main() chooses
+ * it yet (docs/MACOS.md). */
+#ifndef SBX_DARWIN_H
+#define SBX_DARWIN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "backend/darwin/report.h"
+#include "backend/darwin/watch.h"
+#include "backend/darwin/seatbelt.h"
+#include "common/strv.h"
+
+struct backend;
+struct event;
+struct net_loop;
+
+/* One run's (main's; DARWIN_NONE, then the given fields before start). */
+struct darwin {
+	/* given */
+	const char *run_id;      /* [A-Za-z0-9._-]: the tag's start */
+	const char *shim_lib, *shim_spec; /* NULL: no shim */
+	char *const *environ;    /* the caller's */
+	struct strv *withheld;   /* optional: the names withheld (start-up line) */
+	/* each refusal from the log, as an event (the supervisor's
+	 * reports_event); NULL: counted only */
+	void (*report)(void *ctx, const struct event *ev);
+	void *report_ctx;
+	/* the log's watch: sandbox_exec, log (DARWIN_SANDBOX_EXEC, DARWIN_LOG;
+	 * tests: stand-ins), tmpdir and wait_ms given; the rest start()'s.
+	 * tmpdir: sbx's state directory, which no run may write (a sentinel
+	 * deleted inside would hide the run's last refusals: said, not
+	 * silent, but better not possible) */
+	struct darwin_watch watch;
+	/* made by start() */
+	struct seatbelt_profile profile;
+	int listen[2];           /* the proxy's HTTP and SOCKS5 listeners, or -1 */
+	unsigned ports[2];
+	pid_t cmd_pid;
+};
+
+#define DARWIN_NONE ((struct darwin){ .listen = { -1, -1 }, .cmd_pid = -1, \
+				      .watch = DARWIN_WATCH_NONE })
+
+/* What the macOS sandbox cannot do (limits.c): said by --print=seatbelt,
+ * the backend's start-up and sbxctl doctor. */
+struct darwin_limit {
+	const char *what, *text;
+};
+extern const struct darwin_limit darwin_limits[];
+extern const unsigned darwin_nlimits;
+
+/* What the supervisor serves while COMMAND runs, besides the log: the
+ * proxy's loop (net/), and the shim's report pipe with the reports'
+ * holding of lines (preload/reports.c), as callbacks. Any may be
+ * missing (NULL, -1). */
+struct darwin_io {
+	struct net_loop *net;
+	int report_fd;
+	void (*feed)(void *ctx, const char *data, size_t n); /* the pipe's bytes */
+	bool (*pending)(void *ctx);                          /* lines held? */
+	void (*flush)(void *ctx);                            /* write them */
+	void *ctx;
+};
+
+/* COMMAND runs (after go()): the forwarded signals relayed (not the
+ * terminal's own keys when we share its foreground), the proxy, the
+ * report pipe and the log served, until COMMAND is gone; then the log
+ * drained (the end sentinel). COMMAND's exit status (128+N for a
+ * signal); 125 when it never started (*ready false). */
+int darwin_wait(struct backend *b, struct darwin_io *io, bool *ready);
+
+/* The tag for a run: `sbx-RUNID-` and 16 random hex digits (a guessed
+ * tag would let another run's refusals pass for ours). 0, -EINVAL. */
+int darwin_tag(const char *run_id, char *out, size_t outsz);
+
+#endif

@@ -1,0 +1,45 @@
+/* backend/darwin/launch.h: what the darwin backend starts, as argument
+ * vectors and an environment (portable; tests/unit/darwin_launch.c).
+ *
+ * Both programs are named by absolute path, never looked up in PATH (a
+ * sandboxed run may have put its own `sandbox-exec` or `log` first there,
+ * for the next run to start unsandboxed). */
+#ifndef SBX_DARWIN_LAUNCH_H
+#define SBX_DARWIN_LAUNCH_H
+
+#include <stdbool.h>
+
+#include "backend/darwin/seatbelt.h"
+#include "backend/darwin/watch.h"
+#include "common/strv.h"
+#include "policy/policy.h"
+
+
+struct darwin_launch_in {
+	const struct policy *policy;
+	const struct seatbelt_profile *profile;
+	char *const *command;     /* COMMAND [ARG...] */
+	char *const *environ;     /* the caller's */
+	const char *shim_lib;     /* the shim for DYLD_INSERT_LIBRARIES; NULL: none */
+	const char *shim_spec;    /* SBX_SHIM's value (with shim_lib) */
+	/* where sbx's proxy listens on localhost; 0: the run has none */
+	unsigned http_port, socks_port;
+};
+
+/* `/usr/bin/sandbox-exec -D NAME=VALUE... -p PROFILE -- COMMAND...`.
+ * 0, -EINVAL (no command), -ENOMEM. */
+int darwin_launch_argv(const struct darwin_launch_in *in, struct strv *argv);
+
+/* COMMAND's environment: the caller's, less what the policy withholds
+ * (deny_env, secret-looking names; their names into `withheld`) and the
+ * caller's proxy settings where the network is not open (their proxy
+ * would bypass the policy, their credentials are not COMMAND's); then
+ * sbx's proxy (net_http_proxy_vars, ALL_PROXY, NO_PROXY), `[env] set`,
+ * SBX_SANDBOX=1 (the nested-sandbox marker) and the shim, first in
+ * DYLD_INSERT_LIBRARIES. Any other DYLD_ variable of the caller's is
+ * dropped: it would load or find libraries of its choosing in every
+ * process, the shim's checks included. 0 or -ENOMEM. */
+int darwin_launch_env(const struct darwin_launch_in *in, struct strv *envp,
+		      struct strv *withheld);
+
+#endif

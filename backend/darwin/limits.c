@@ -1,0 +1,26 @@
+/* backend/darwin/limits.c: what the macOS sandbox cannot do, in one
+ * table for every place that says it (darwin.h; docs/MACOS.md, "Known
+ * limits"): --print=seatbelt's comment lines, the darwin backend's
+ * start-up, sbxctl doctor. */
+#include "backend/darwin/darwin.h"
+
+const struct darwin_limit darwin_limits[] = {
+	{ "SIP and DYLD",
+	  "macOS strips DYLD_* from programs System Integrity Protection guards "
+	  "(/bin/sh, /bin/bash, /usr/bin/*), so the shim is not in them: the Seatbelt "
+	  "profile still holds there, and their refusals are reported from the system "
+	  "log, without the shim's early words" },
+	{ "no nesting",
+	  "Seatbelt does not nest: a program that starts sandbox-exec itself (SwiftPM, "
+	  "Codex's or Gemini CLI's own sandbox) fails inside; SBX_SANDBOX=1 is set, and "
+	  "the agent profiles turn their agent's own sandbox off" },
+	{ "DNS",
+	  "the profile opens mDNSResponder only when the network is open (allow_domains "
+	  "= *); otherwise names resolve through sbx's proxy (HTTPS_PROXY, ALL_PROXY "
+	  "socks5h), and a program that resolves them itself gets no answer" },
+	{ "reports",
+	  "Seatbelt's refusals are read from the system log, which delivers them a "
+	  "moment late: the run waits (at most 10 s) for a last refusal of its own to "
+	  "come through before it ends" },
+};
+const unsigned darwin_nlimits = sizeof(darwin_limits) / sizeof(darwin_limits[0]);
