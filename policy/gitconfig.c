@@ -693,6 +693,8 @@ bool gitcfg_read(const char *path, struct gitcfg **out)
 
 static void walk_got(struct walk *w, const char *path, bool there, const struct gitcfg *g,
 		     unsigned depth);
+static void walk_include(struct walk *w, const char *path, const char *v, unsigned depth);
+static void walk_scanned(struct walk *w, const char *path, unsigned depth);
 
 static void walk_file(struct walk *w, const char *path, unsigned depth)
 {
@@ -723,25 +725,84 @@ static void walk_got(struct walk *w, const char *path, bool there, const struct 
 	for (size_t i = 0; g && i < g->n; i++) {
 		const char *k = g->v[i].key, *v = g->v[i].value;
 		size_t kl = strlen(k);
-		char dir[PATH_MAX], inc[PATH_MAX];
 		if (!v || !v[0] || kl < 5 || strcmp(k + kl - 5, ".path") ||
 		    (strcmp(k, "include.path") && strncmp(k, "includeif.", 10)))
 			continue;
-		if (v[0] == '~' && v[1] == '/') {
-			if (!w->home || snprintf(inc, sizeof(inc), "%s%s", w->home, v + 1) >= (int)sizeof(inc))
-				continue;
-		} else {
-			/* relative to the including file's directory */
-			snprintf(dir, sizeof(dir), "%s", path);
-			char *slash = strrchr(dir, '/');
-			if (!slash)
-				continue;
-			*(slash == dir ? slash + 1 : slash) = '\0';
-			if (path_join(dir, v, inc, sizeof(inc)))
-				continue;
-		}
-		walk_file(w, inc, depth + 1);
+		walk_include(w, path, v, depth);
 	}
+	if (there && !g)
+		walk_scanned(w, path, depth);
+}
+
+/* One include.path value v of the file `path`. */
+static void walk_include(struct walk *w, const char *path, const char *v, unsigned depth)
+{
+	char dir[PATH_MAX], inc[PATH_MAX];
+
+	if (v[0] == '~' && v[1] == '/') {
+		if (!w->home || snprintf(inc, sizeof(inc), "%s%s", w->home, v + 1) >= (int)sizeof(inc))
+			return;
+	} else {
+		/* relative to the including file's directory */
+		snprintf(dir, sizeof(dir), "%s", path);
+		char *slash = strrchr(dir, '/');
+		if (!slash)
+			return;
+		*(slash == dir ? slash + 1 : slash) = '\0';
+		if (path_join(dir, v, inc, sizeof(inc)))
+			return;
+	}
+	walk_file(w, inc, depth + 1);
+}
+
+/* A file that is there but not parsed (over 1 MiB, or one the parser
+ * refuses that git may still read: a NUL byte in a comment): its includes
+ * by lines, `path = V` under any `[include...` header, quotes and a
+ * trailing comment taken off. More files, never fewer. */
+static void walk_scanned(struct walk *w, const char *path, unsigned depth)
+{
+	char line[PATH_MAX + 64], v[PATH_MAX];
+	bool in_inc = false;
+	FILE *f = sbx_fopen_file(path);
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *l = line + strspn(line, " \t");
+		l[strcspn(l, "\r\n")] = '\0';
+		if (*l == '[') {
+			in_inc = !strncasecmp(l, "[include", 8);
+			char *close = strchr(l, ']');
+			if (!close)
+				continue;
+			l = close + 1 + strspn(close + 1, " \t"); /* `[include] path = x` */
+		}
+		if (!in_inc || strncasecmp(l, "path", 4))
+			continue;
+		l += 4 + strspn(l + 4, " \t");
+		if (*l++ != '=')
+			continue;
+		l += strspn(l, " \t");
+		size_t o = 0;
+		bool q = false;
+		for (; *l && o + 1 < sizeof(v); l++) {
+			if (*l == '"') {
+				q = !q;
+				continue;
+			}
+			if (!q && (*l == '#' || *l == ';'))
+				break;
+			if (*l == '\\' && l[1])
+				l++;
+			v[o++] = *l;
+		}
+		while (o && (v[o - 1] == ' ' || v[o - 1] == '\t'))
+			o--;
+		v[o] = '\0';
+		if (o)
+			walk_include(w, path, v, depth);
+	}
+	fclose(f);
 }
 
 void gitcfg_each_file(const char *file, const char *home, gitcfg_file_fn *cb, void *ctx)
