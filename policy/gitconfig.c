@@ -755,6 +755,50 @@ static void walk_include(struct walk *w, const char *path, const char *v, unsign
 	walk_file(w, inc, depth + 1);
 }
 
+bool gitcfg_scan_core(const char *file, const char *key, char *out, size_t outsz)
+{
+	char line[PATH_MAX + 64];
+	bool in_core = false, found = false;
+	size_t kl = strlen(key);
+	FILE *f = sbx_fopen_file(file);
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		char *l = line + strspn(line, " \t");
+		l[strcspn(l, "\r\n")] = '\0';
+		if (*l == '[') {
+			in_core = !strncasecmp(l, "[core]", 6);
+			continue;
+		}
+		if (!in_core || strncasecmp(l, key, kl) || (l[kl] != ' ' && l[kl] != '\t' && l[kl] != '='))
+			continue;
+		char *v = l + kl + strspn(l + kl, " \t");
+		if (*v++ != '=')
+			continue;
+		v += strspn(v, " \t");
+		size_t o = 0;
+		bool q = false;
+		for (; *v && o + 1 < outsz; v++) {
+			if (*v == '"') {
+				q = !q;
+				continue;
+			}
+			if (!q && (*v == '#' || *v == ';'))
+				break;
+			if (*v == '\\' && v[1])
+				v++;
+			out[o++] = *v;
+		}
+		while (o && (out[o - 1] == ' ' || out[o - 1] == '\t'))
+			o--;
+		out[o] = '\0';
+		found = o > 0;
+	}
+	fclose(f);
+	return found;
+}
+
 /* A file that is there but not parsed (over 1 MiB, or one the parser
  * refuses that git may still read: a NUL byte in a comment): its includes
  * by lines, `path = V` under any `[include...` header, quotes and a

@@ -601,6 +601,11 @@ void gitcfg_each_file(const char *file, const char *home, gitcfg_file_fn *cb, vo
  * over 1 MiB or one the parser refuses, which git may still read: a NUL
  * byte in a comment; the caller frees). */
 bool gitcfg_read(const char *path, struct gitcfg **out);
+/* core.KEY of a config read by lines, for one that is there but not
+ * parsed (gitcfg_read(): over 1 MiB, a NUL byte in a comment): the last
+ * `KEY = V` under a `[core]` line, quotes and a trailing comment taken
+ * off. true and V in out when there is one. */
+bool gitcfg_scan_core(const char *file, const char *key, char *out, size_t outsz);
 /* gitcfg_each_file() for a top file already read (gitcfg_read(): there
  * and g, borrowed): one read of it serves every reader of a start. */
 void gitcfg_each_file_read(const char *file, bool there, const struct gitcfg *g,
