@@ -148,6 +148,17 @@ static void hp_each(const char *file, bool there, const struct gitcfg *g, void *
 		if (under(h->path, r) || (husky && (r[rl - 2] = '\0', under(h->path, r))))
 			snprintf(h->found, sizeof(h->found), "core.hooksPath = %s", v);
 	}
+	/* one git reads that the parser did not (the run reads it so too) */
+	char v[PATH_MAX];
+	if (there && !g && gitcfg_scan_core(file, "hooksPath", v, sizeof(v)) &&
+	    !path_join(h->base, v, j, sizeof(j))) {
+		sbx_path_resolve(j, r, sizeof(r));
+		size_t rl = strlen(r);
+		bool husky = rl > 2 && !strcmp(r + rl - 2, "/_");
+		if (under(h->path, r) || (husky && (r[rl - 2] = '\0', under(h->path, r))))
+			snprintf(h->found, sizeof(h->found), "core.hooksPath = %.*s",
+				 (int)(sizeof(h->found) - 18), v);
+	}
 }
 
 /* Does the run guard `path` (absolute, resolved) though no rule names it?

@@ -647,7 +647,7 @@ struct walk {
 static int slurp(const char *path, char **out, size_t *len)
 {
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-	struct stat st;
+	struct stat st = { 0 };
 	char *b = NULL;
 	size_t n = 0;
 
@@ -657,8 +657,9 @@ static int slurp(const char *path, char **out, size_t *len)
 		return -errno;
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size > (off_t)GITCFG_MAX_BYTES ||
 	    !(b = malloc((size_t)st.st_size + 1))) {
+		int rc = S_ISREG(st.st_mode) && st.st_size > (off_t)GITCFG_MAX_BYTES ? -E2BIG : -EINVAL;
 		close(fd);
-		return -EINVAL;
+		return rc;
 	}
 	for (ssize_t r; n < (size_t)st.st_size &&
 	     (r = read(fd, b + n, (size_t)st.st_size - n)) != 0;) {
@@ -680,8 +681,11 @@ bool gitcfg_read(const char *path, struct gitcfg **out)
 	size_t len = 0;
 
 	*out = NULL;
-	if (slurp(path, &buf, &len))
-		return false;
+	/* a regular file too big to parse is there all the same (git reads
+	 * it): the caller then reads what it needs by lines */
+	int rc = slurp(path, &buf, &len);
+	if (rc)
+		return rc == -E2BIG;
 	gitcfg_parse(buf, len, out, NULL);
 	free(buf);
 	return true;
@@ -689,6 +693,8 @@ bool gitcfg_read(const char *path, struct gitcfg **out)
 
 static void walk_got(struct walk *w, const char *path, bool there, const struct gitcfg *g,
 		     unsigned depth);
+static void walk_include(struct walk *w, const char *path, const char *v, unsigned depth);
+static void walk_scanned(struct walk *w, const char *path, unsigned depth);
 
 static void walk_file(struct walk *w, const char *path, unsigned depth)
 {
@@ -719,25 +725,128 @@ static void walk_got(struct walk *w, const char *path, bool there, const struct 
 	for (size_t i = 0; g && i < g->n; i++) {
 		const char *k = g->v[i].key, *v = g->v[i].value;
 		size_t kl = strlen(k);
-		char dir[PATH_MAX], inc[PATH_MAX];
 		if (!v || !v[0] || kl < 5 || strcmp(k + kl - 5, ".path") ||
 		    (strcmp(k, "include.path") && strncmp(k, "includeif.", 10)))
 			continue;
-		if (v[0] == '~' && v[1] == '/') {
-			if (!w->home || snprintf(inc, sizeof(inc), "%s%s", w->home, v + 1) >= (int)sizeof(inc))
-				continue;
-		} else {
-			/* relative to the including file's directory */
-			snprintf(dir, sizeof(dir), "%s", path);
-			char *slash = strrchr(dir, '/');
-			if (!slash)
-				continue;
-			*(slash == dir ? slash + 1 : slash) = '\0';
-			if (path_join(dir, v, inc, sizeof(inc)))
-				continue;
-		}
-		walk_file(w, inc, depth + 1);
+		walk_include(w, path, v, depth);
 	}
+	if (there && !g)
+		walk_scanned(w, path, depth);
+}
+
+/* One include.path value v of the file `path`. */
+static void walk_include(struct walk *w, const char *path, const char *v, unsigned depth)
+{
+	char dir[PATH_MAX], inc[PATH_MAX];
+
+	if (v[0] == '~' && v[1] == '/') {
+		if (!w->home || snprintf(inc, sizeof(inc), "%s%s", w->home, v + 1) >= (int)sizeof(inc))
+			return;
+	} else {
+		/* relative to the including file's directory */
+		snprintf(dir, sizeof(dir), "%s", path);
+		char *slash = strrchr(dir, '/');
+		if (!slash)
+			return;
+		*(slash == dir ? slash + 1 : slash) = '\0';
+		if (path_join(dir, v, inc, sizeof(inc)))
+			return;
+	}
+	walk_file(w, inc, depth + 1);
+}
+
+bool gitcfg_scan_core(const char *file, const char *key, char *out, size_t outsz)
+{
+	char line[PATH_MAX + 64];
+	bool in_core = false, found = false;
+	size_t kl = strlen(key);
+	FILE *f = sbx_fopen_file(file);
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		char *l = line + strspn(line, " \t");
+		l[strcspn(l, "\r\n")] = '\0';
+		if (*l == '[') {
+			in_core = !strncasecmp(l, "[core]", 6);
+			continue;
+		}
+		if (!in_core || strncasecmp(l, key, kl) || (l[kl] != ' ' && l[kl] != '\t' && l[kl] != '='))
+			continue;
+		char *v = l + kl + strspn(l + kl, " \t");
+		if (*v++ != '=')
+			continue;
+		v += strspn(v, " \t");
+		size_t o = 0;
+		bool q = false;
+		for (; *v && o + 1 < outsz; v++) {
+			if (*v == '"') {
+				q = !q;
+				continue;
+			}
+			if (!q && (*v == '#' || *v == ';'))
+				break;
+			if (*v == '\\' && v[1])
+				v++;
+			out[o++] = *v;
+		}
+		while (o && (out[o - 1] == ' ' || out[o - 1] == '\t'))
+			o--;
+		out[o] = '\0';
+		found = o > 0;
+	}
+	fclose(f);
+	return found;
+}
+
+/* A file that is there but not parsed (over 1 MiB, or one the parser
+ * refuses that git may still read: a NUL byte in a comment): its includes
+ * by lines, `path = V` under any `[include...` header, quotes and a
+ * trailing comment taken off. More files, never fewer. */
+static void walk_scanned(struct walk *w, const char *path, unsigned depth)
+{
+	char line[PATH_MAX + 64], v[PATH_MAX];
+	bool in_inc = false;
+	FILE *f = sbx_fopen_file(path);
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *l = line + strspn(line, " \t");
+		l[strcspn(l, "\r\n")] = '\0';
+		if (*l == '[') {
+			in_inc = !strncasecmp(l, "[include", 8);
+			char *close = strchr(l, ']');
+			if (!close)
+				continue;
+			l = close + 1 + strspn(close + 1, " \t"); /* `[include] path = x` */
+		}
+		if (!in_inc || strncasecmp(l, "path", 4))
+			continue;
+		l += 4 + strspn(l + 4, " \t");
+		if (*l++ != '=')
+			continue;
+		l += strspn(l, " \t");
+		size_t o = 0;
+		bool q = false;
+		for (; *l && o + 1 < sizeof(v); l++) {
+			if (*l == '"') {
+				q = !q;
+				continue;
+			}
+			if (!q && (*l == '#' || *l == ';'))
+				break;
+			if (*l == '\\' && l[1])
+				l++;
+			v[o++] = *l;
+		}
+		while (o && (v[o - 1] == ' ' || v[o - 1] == '\t'))
+			o--;
+		v[o] = '\0';
+		if (o)
+			walk_include(w, path, v, depth);
+	}
+	fclose(f);
 }
 
 void gitcfg_each_file(const char *file, const char *home, gitcfg_file_fn *cb, void *ctx)

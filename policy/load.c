@@ -510,6 +510,14 @@ int builder_apply(struct policy_builder *b, const char *section,
 			"sandbox.ini may only narrow it", source, name, v);
 		return -EINVAL;
 	}
+	/* a preset's settings stay where it was named (allow_domains = *
+	 * among them): another one, or none, after it would say a network
+	 * and writes the policy does not have */
+	if (k->sc == SC_PRESET && sc->value && strcmp(sc->value, v)) {
+		err_set(err, "%s: `profile = %s` after `profile = %s` (%s): a preset's settings "
+			"cannot be taken back; name one", source, v, sc->value, sc->source);
+		return -EINVAL;
+	}
 	char *nv = *v ? strdup(v) : NULL, *ns = strdup(source);
 	if ((*v && !nv) || !ns) {
 		free(nv);

@@ -592,15 +592,20 @@ const struct gitcfg_row *gitcfg_row_of(const char *key, const char *value);
 /* A config file and every file it pulls in (include.path, and
  * includeIf.*.path whatever the condition: more files, never fewer), each
  * once, to git's depth of 10; relative paths from the including file's
- * directory, `~/` from `home`. cb gets each path, whether it could be read
- * as a regular file, and its entries (NULL when not there or not one git
- * reads). Reads with O_NONBLOCK; never follows more than 64 files. */
+ * directory, `~/` from `home`. cb gets each path, whether it is a regular
+ * file, and its entries (NULL when not there or not parsed: gitcfg_read()). Reads with O_NONBLOCK; never follows more than 64 files. */
 typedef void gitcfg_file_fn(const char *path, bool there, const struct gitcfg *g, void *ctx);
 void gitcfg_each_file(const char *file, const char *home, gitcfg_file_fn *cb, void *ctx);
-/* A config file read as gitcfg_each_file() reads each (a regular file, at
- * most 1 MiB, opened non-blocking): true when it could be, *out its
- * entries (NULL when git would not read them either; the caller frees). */
+/* A config file read as gitcfg_each_file() reads each (a regular file,
+ * opened non-blocking): true when it is one, *out its entries (NULL when
+ * over 1 MiB or one the parser refuses, which git may still read: a NUL
+ * byte in a comment; the caller frees). */
 bool gitcfg_read(const char *path, struct gitcfg **out);
+/* core.KEY of a config read by lines, for one that is there but not
+ * parsed (gitcfg_read(): over 1 MiB, a NUL byte in a comment): the last
+ * `KEY = V` under a `[core]` line, quotes and a trailing comment taken
+ * off. true and V in out when there is one. */
+bool gitcfg_scan_core(const char *file, const char *key, char *out, size_t outsz);
 /* gitcfg_each_file() for a top file already read (gitcfg_read(): there
  * and g, borrowed): one read of it serves every reader of a start. */
 void gitcfg_each_file_read(const char *file, bool there, const struct gitcfg *g,

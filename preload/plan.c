@@ -1072,8 +1072,6 @@ static int guard_gitdir(const struct plan_in *in, struct plan *pl, struct covere
  * git writes and people type (`hooksPath = .githooks`, quoted values,
  * comments): core.worktree. The hooks path is read with includes
  * (guard_hooks_path). */
-static bool git_core_scan(const char *file, const char *key, char *out, size_t outsz);
-
 static bool git_core_key(struct covered *cv, const char *file, const char *key, char *out,
 			 size_t outsz)
 {
@@ -1084,7 +1082,7 @@ static bool git_core_key(struct covered *cv, const char *file, const char *key, 
 	if (!there)
 		return false;
 	if (!g)
-		return git_core_scan(file, key, out, outsz); /* one git would not read */
+		return gitcfg_scan_core(file, key, out, outsz); /* one git would not read */
 	snprintf(canon, sizeof(canon), "core.%s", key);
 	for (char *c = canon; *c; c++)
 		*c = (char)tolower((unsigned char)*c);
@@ -1092,51 +1090,6 @@ static bool git_core_key(struct covered *cv, const char *file, const char *key, 
 	if (!v || !v[0] || snprintf(out, outsz, "%s", v) >= (int)outsz)
 		return false;
 	return true;
-}
-
-/* The same by lines, for a file the parser refuses */
-static bool git_core_scan(const char *file, const char *key, char *out, size_t outsz)
-{
-	char line[PATH_MAX + 64];
-	bool in_core = false, found = false;
-	size_t kl = strlen(key);
-	FILE *f = sbx_fopen_file(file);
-
-	if (!f)
-		return false;
-	while (fgets(line, sizeof(line), f)) {
-		char *l = line + strspn(line, " \t");
-		l[strcspn(l, "\r\n")] = '\0';
-		if (*l == '[') {
-			in_core = !strncasecmp(l, "[core]", 6);
-			continue;
-		}
-		if (!in_core || strncasecmp(l, key, kl) || (l[kl] != ' ' && l[kl] != '\t' && l[kl] != '='))
-			continue;
-		char *v = l + kl + strspn(l + kl, " \t");
-		if (*v++ != '=')
-			continue;
-		v += strspn(v, " \t");
-		size_t o = 0;
-		bool q = false;
-		for (; *v && o + 1 < outsz; v++) {
-			if (*v == '"') {
-				q = !q;
-				continue;
-			}
-			if (!q && (*v == '#' || *v == ';'))
-				break;
-			if (*v == '\\' && v[1])
-				v++;
-			out[o++] = *v;
-		}
-		while (o && (out[o - 1] == ' ' || out[o - 1] == '\t'))
-			o--;
-		out[o] = '\0';
-		found = o > 0;
-	}
-	fclose(f);
-	return found;
 }
 
 /* Protect the directory a `core.hooksPath` names, where it lies in a
@@ -1229,6 +1182,12 @@ static void hooks_from(const char *path, bool there, const struct gitcfg *g, voi
 		h->rc = h->collect ? (strv_add(h->collect, v) ? -ENOMEM : 0) :
 			guard_hooks_dir(h->in, h->pl, h->cv, h->base, v);
 	}
+	/* one the parser did not take that git may still read (over 1 MiB, a
+	 * NUL byte in a comment): its hooks path by lines, as core.worktree */
+	char v[PATH_MAX];
+	if (!h->rc && there && !g && gitcfg_scan_core(path, "hooksPath", v, sizeof(v)))
+		h->rc = h->collect ? (strv_add(h->collect, v) ? -ENOMEM : 0) :
+			guard_hooks_dir(h->in, h->pl, h->cv, h->base, v);
 }
 
 /* The hooks directories git would use for the git directory gd: every

@@ -1101,19 +1101,19 @@ struct words {
 	unsigned long port;            /* EVENT_NOTE: a loopback connect's port */
 };
 
-/* The one writer of an event's terminal line, into out (NUL-terminated);
- * the length. */
-static size_t event_line(const struct event *ev, const struct words *wd, char *out,
-			 size_t outsz)
+/* event_line()'s text, as it comes: its words are not all printable. */
+static void event_text(const struct event *ev, const struct words *wd, char *out,
+		       size_t outsz)
 {
 	const char *t = wd->target, *reason = wd->reason, *fix = wd->fix, *rule = wd->rule;
 	const char *src = ev->rule ? ev->rule->source : "?";
 	char who[120];
 	int n = 0;
 
+	out[0] = '\0';
 	switch (ev->what) {
 	case EVENT_ACCESS:
-		return report_line(wd->w, wd->e, out, outsz);
+		break; /* report_line()'s */
 	case EVENT_NOTE:
 		if (ev->op == WIRE_EXEC)
 			n = snprintf(out, outsz, "sbx: note: %s is a static binary (pid %d): the "
@@ -1205,7 +1205,25 @@ static size_t event_line(const struct event *ev, const struct words *wd, char *o
 		}
 		break;
 	}
-	return n < 0 ? 0 : (size_t)n < outsz ? (size_t)n : outsz - 1;
+	if (n < 0)
+		out[0] = '\0';
+}
+
+/* The one writer of an event's terminal line, into out (NUL-terminated);
+ * the length. Its pieces from the sandbox are printable already, not
+ * every word between them: a reason names paths from trees the sandbox
+ * writes (the git directory a refused move would take away), a rule and
+ * its source come from a project's file. No control character of theirs
+ * reaches the terminal either (no backslash is doubled twice). */
+static size_t event_line(const struct event *ev, const struct words *wd, char *out,
+			 size_t outsz)
+{
+	char raw[REPORT_LINE_MAX];
+
+	if (ev->what == EVENT_ACCESS)
+		return report_line(wd->w, wd->e, out, outsz);
+	event_text(ev, wd, raw, sizeof(raw));
+	return report_printable(raw, out, outsz, false);
 }
 
 /* A loopback connect refused inside (shim/net.c): the sandbox's loopback
@@ -1367,15 +1385,27 @@ static void take_report(struct reports *r, const struct wire_report *wr, enum ev
 
 	int klen = snprintf(key, sizeof(key), "%c%c%c%s", e.decision, 'a' + (int)w.op,
 			    w.truncated ? '+' : '=', w.target);
-	HASH_FIND(hh, r->seen, key, (size_t)klen, s);
-	if (s) {
-		s->count++;
-		return;
-	}
 	/* --learn says it all at the end; the rest say it now. The line is
 	 * made only when it goes somewhere: a flood meets a full table and
 	 * an empty terminal budget at once, and then costs no line. */
-	bool say_it = (r->cfg.mode != REPORTS_LEARN || e.decision == WIRE_DENY) && may_say(r);
+	bool now = r->cfg.mode != REPORTS_LEARN || e.decision == WIRE_DENY;
+	HASH_FIND(hh, r->seen, key, (size_t)klen, s);
+	if (s) {
+		s->count++;
+		/* A repeat of what never reached the terminal (said while the
+		 * rate limit was met) is said now, if the budget allows: else a
+		 * forged line sent into a flood hid every later real one of
+		 * its key (the first folds them; only a shown one is said at
+		 * the end). Said without counting: the first was counted. */
+		if (!s->shown && now && take(&r->say_b, r->lim.say_burst, r->lim.say_per_sec,
+					     now_ms(r))) {
+			report_line(&w, &e, text, sizeof(text));
+			say(r, text);
+			s->shown = true;
+		}
+		return;
+	}
+	bool say_it = now && may_say(r);
 	bool room = seen_room(r);
 	if (say_it || room)
 		report_line(&w, &e, text, sizeof(text));

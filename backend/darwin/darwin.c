@@ -52,17 +52,6 @@ static int spawn(const char *path, char *const *argv, char *const *envp, pid_t *
 	return -posix_spawn(pid, path, NULL, NULL, argv, envp);
 }
 
-static void reap(pid_t *pid, int sig)
-{
-	if (*pid <= 0)
-		return;
-	if (sig)
-		kill(*pid, sig);
-	while (waitpid(*pid, NULL, 0) < 0 && errno == EINTR)
-		;
-	*pid = -1;
-}
-
 /* A refusal from the log, as an event to the supervisor. */
 static void refused(void *ctx, const struct seatbelt_violation *v)
 {
@@ -323,7 +312,7 @@ static void darwin_release(struct backend *b)
 
 	if (!d)
 		return;
-	reap(&d->cmd_pid, SIGKILL);
+	darwin_reap(&d->cmd_pid, SIGKILL);
 	darwin_watch_stop(&d->watch);
 	for (int i = 0; i < 2; i++) {
 		if (d->listen[i] >= 0)

@@ -247,50 +247,72 @@ static int value(struct js *j, char *out, size_t outsz, long long *n, bool *isnu
 	}
 }
 
+/* The fields of `NAME(PID) deny(N) OP[ TARGET]` if the `) deny(` at m is
+ * where the name ends: 0; -1 not there (v untouched); -2 there, its
+ * target too long. */
+static int body_at(const char *b, const char *m, struct seatbelt_violation *v)
+{
+	static const char mark[] = ") deny(";
+	const char *open = NULL;
+
+	for (const char *s = m - 1; s > b; s--)
+		if (*s == '(') {
+			open = s;
+			break;
+		}
+	if (!open || open == b)
+		return -1;
+	char *end;
+	long pid = strtol(open + 1, &end, 10);
+	if (end != m || open[1] < '0' || open[1] > '9' || pid <= 0 || pid > 0x7fffffff)
+		return -1;
+	const char *c = m + sizeof(mark) - 1;
+	if (*c < '0' || *c > '9')
+		return -1;
+	while (*c >= '0' && *c <= '9')
+		c++;
+	if (c[0] != ')' || c[1] != ' ')
+		return -1;
+	const char *op = c + 2, *oe = op;
+	while ((*oe >= 'a' && *oe <= 'z') || (*oe >= '0' && *oe <= '9') || *oe == '-' || *oe == '*')
+		oe++;
+	const char *t = *oe ? oe + 1 : oe;
+	if (oe == op || (*oe && *oe != ' ') || (size_t)(oe - op) >= sizeof(v->op) ||
+	    (size_t)(open - b) >= sizeof(v->comm))
+		return -1;
+	if (strlen(t) >= sizeof(v->target))
+		return -2; /* the rest of the line is the target: no later one */
+	memcpy(v->comm, b, (size_t)(open - b));
+	v->comm[open - b] = '\0';
+	v->pid = (int)pid;
+	memcpy(v->op, op, (size_t)(oe - op));
+	v->op[oe - op] = '\0';
+	strcpy(v->target, t);
+	return 0;
+}
+
 /* `NAME(PID) deny(N) OP[ TARGET]` after "Sandbox: ". The name is the
- * program's own choice and may hold `(`, `)` and even `) deny(`: each
- * `) deny(` is tried in turn, and the first one after which a count, an
- * operation of Seatbelt's form and (optionally) a target follow is taken. */
+ * program's own choice and may hold `(`, `)` and even `) deny(`, and so
+ * may a target (a path, a Mach service's name): the first `) deny(` after
+ * which a count, an operation of Seatbelt's form and (optionally) a target
+ * follow is taken, unless another such one follows with no `/` before it
+ * (a name `a(9) deny(1) file-write-data ` forges a whole first one, and
+ * the kernel's name never holds a `/`): then which is the kernel's is not
+ * known, and the line is not taken as a refusal (-1). */
 static int parse_body(const char *b, struct seatbelt_violation *v)
 {
 	static const char mark[] = ") deny(";
+	struct seatbelt_violation other;
 
 	for (const char *m = strstr(b, mark); m; m = strstr(m + 1, mark)) {
-		const char *open = NULL;
-		for (const char *s = m - 1; s > b; s--)
-			if (*s == '(') {
-				open = s;
-				break;
-			}
-		if (!open || open == b)
+		int rc = body_at(b, m, v);
+		if (rc == -1)
 			continue;
-		char *end;
-		long pid = strtol(open + 1, &end, 10);
-		if (end != m || open[1] < '0' || open[1] > '9' || pid <= 0 || pid > 0x7fffffff)
-			continue;
-		const char *c = m + sizeof(mark) - 1;
-		if (*c < '0' || *c > '9')
-			continue;
-		while (*c >= '0' && *c <= '9')
-			c++;
-		if (c[0] != ')' || c[1] != ' ')
-			continue;
-		const char *op = c + 2, *oe = op;
-		while ((*oe >= 'a' && *oe <= 'z') || (*oe >= '0' && *oe <= '9') || *oe == '-' ||
-		       *oe == '*')
-			oe++;
-		if (oe == op || (*oe && *oe != ' ') || (size_t)(oe - op) >= sizeof(v->op) ||
-		    (size_t)(open - b) >= sizeof(v->comm))
-			continue;
-		memcpy(v->comm, b, (size_t)(open - b));
-		v->comm[open - b] = '\0';
-		v->pid = (int)pid;
-		memcpy(v->op, op, (size_t)(oe - op));
-		v->op[oe - op] = '\0';
-		const char *t = *oe ? oe + 1 : oe;
-		if (strlen(t) >= sizeof(v->target))
+		if (rc)
 			return -1;
-		strcpy(v->target, t);
+		for (const char *n = strstr(m + 1, mark); n; n = strstr(n + 1, mark))
+			if (!memchr(b, '/', (size_t)(n - b)) && body_at(b, n, &other) != -1)
+				return -1;
 		return 0;
 	}
 	return -1;

@@ -50,7 +50,7 @@ static int spawn_quiet(const char *path, char *const *argv, int out_fd, pid_t *p
 	return -rc;
 }
 
-static void reap(pid_t *pid, int sig)
+void darwin_reap(pid_t *pid, int sig)
 {
 	if (*pid <= 0)
 		return;
@@ -94,7 +94,7 @@ static void reap_triggers(struct darwin_watch *w, bool kill_them)
 		if (w->triggers[k] <= 0)
 			continue;
 		if (kill_them)
-			reap(&w->triggers[k], SIGKILL);
+			darwin_reap(&w->triggers[k], SIGKILL);
 		else if (waitpid(w->triggers[k], NULL, WNOHANG) == w->triggers[k])
 			w->triggers[k] = -1;
 	}
@@ -122,7 +122,7 @@ static int trigger(struct darwin_watch *w, int i)
 			w->triggers[k] = pid;
 			return 0;
 		}
-	reap(&pid, SIGKILL); /* more than ever needed: the log is not coming */
+	darwin_reap(&pid, SIGKILL); /* more than ever needed: the log is not coming */
 	return -EAGAIN;
 }
 
@@ -233,7 +233,7 @@ bool darwin_watch_drain(struct darwin_watch *w)
 
 void darwin_watch_stop(struct darwin_watch *w)
 {
-	reap(&w->log_pid, SIGTERM);
+	darwin_reap(&w->log_pid, SIGTERM);
 	reap_triggers(w, true);
 	if (w->log_fd >= 0)
 		close(w->log_fd);

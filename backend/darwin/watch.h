@@ -64,4 +64,8 @@ bool darwin_watch_drain(struct darwin_watch *w);
 /* Everything stopped, reaped and removed. Twice is fine. */
 void darwin_watch_stop(struct darwin_watch *w);
 
+/* Signal *pid (sig 0: none), wait for it, and mark it gone (-1); nothing
+ * when *pid is not a child's. */
+void darwin_reap(pid_t *pid, int sig);
+
 #endif

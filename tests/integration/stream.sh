@@ -220,6 +220,25 @@ if has FORGED out && [ "$(grep -c 'sbx: note: connect to' "$B/err")" = 1 ] &&
    [ "$(term_clean "$B/err" sbx)" = clean ]; then ok
 else bad "$(grep 'note: connect' "$B/err" | cat -v | head -c 400)"; fi
 
+# A refused call's reason is the notify layer's words, and may name a
+# path from a tree the sandbox writes: here the git directory a refused
+# `mv` would take away from its work tree, below a directory the program
+# named with an OSC sequence (ESC ] 0 ; title BEL sets the terminal's
+# title; before the fix it reached the terminal raw). The line says it,
+# escaped; the log keeps it as JSON.
+ts refused_call_reason_naming_a_planted_path_is_escaped_on_the_terminal
+sxl -- sh -c 'export GIT_AUTHOR_NAME=a GIT_AUTHOR_EMAIL=a@b GIT_COMMITTER_NAME=a GIT_COMMITTER_EMAIL=a@b
+	d=$(printf "x\033]0;pwned\007y"); mkdir "$d" && cd "$d" &&
+	git init -q s && echo x > s/f && git -C s add . && git -C s commit -qm s && git init -q sup &&
+	git -C sup -c protocol.file.allow=always submodule add -q ../s lib && echo ADDED
+	mkdir -p sup/m && mv sup/.git/modules/lib sup/m/lib 2>/dev/null || echo REFUSED'
+q="[r['reason'] for r in L if r.get('op') == 'syscall' and 'core.worktree' in r.get('reason', '')]"
+if has ADDED out && has REFUSED out && hasf 'core.worktree names: refused' err &&
+   hasf 'x\x1b]0;pwned\x07y/sup/.git/modules/lib away' err &&
+   [ "$(term_clean "$B/err" sbx)" = clean ] &&
+   [ "$(logq "len($q) == 1 and '\x1b]0;pwned\x07' in $q[0]")" = True ]; then ok
+else bad "term=$(term_clean "$B/err" sbx) $(grep -a 'core.worktree' "$B/err" | cat -v | head -c 300)"; fi
+
 # ---- --learn takes nothing from a forged line
 
 # learned_settings FILE: the settings (not comments) of a learned file, one

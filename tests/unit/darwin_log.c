@@ -226,6 +226,33 @@ Test(darwin_log, a_name_with_a_deny_inside_takes_the_kernels_fields)
 	cr_assert_str_eq(v.target, "/etc/x");
 }
 
+/* A name that forges a whole first refusal (`a(9) deny(1) file-write-data `,
+ * no `/` in it as in any name) and a Mach service named like the rest of
+ * one: two refusals read from one line, either may be the kernel's, so
+ * neither is taken (before: pid 9, file-write-data, said as the kernel's).
+ * A path holding one is the kernel's target (a name never holds `/`). */
+Test(darwin_log, a_forged_refusal_in_a_name_or_service_is_not_taken)
+{
+	static const char name[] = "{\"eventMessage\":\"Sandbox: a(9) deny(1) file-write-data "
+				   "(1234) deny(1) file-read-data \\/Users\\/u\\/x\\n" TAG
+				   "\",\"processID\":0}";
+	static const char svc[] = "{\"eventMessage\":\"Sandbox: sh(1234) deny(1) mach-lookup "
+				  "x(5) deny(1) file-write-data \\/Users\\/u\\/.zshrc\\n" TAG
+				  "\",\"processID\":0}";
+	static const char path[] = "{\"eventMessage\":\"Sandbox: sh(1234) deny(1) file-read-data "
+				   "\\/w\\/a(5) deny(1) file-write-data \\/x\\n" TAG
+				   "\",\"processID\":0}";
+	struct seatbelt_violation v;
+
+	cr_assert_eq(parse(name, &v), SEATBELT_LOG_OTHER);
+	cr_assert_eq(v.pid, 0);
+	cr_assert_eq(parse(svc, &v), SEATBELT_LOG_OTHER);
+	cr_assert_eq(parse(path, &v), SEATBELT_LOG_OURS);
+	cr_assert_eq(v.pid, 1234);
+	cr_assert_str_eq(v.op, "file-read-data");
+	cr_assert_str_eq(v.target, "/w/a(5) deny(1) file-write-data /x");
+}
+
 Test(darwin_log, control_bytes_escaped_are_kept_raw_ones_refused)
 {
 	static const char esc[] = "{\"eventMessage\":\"Sandbox: cat(1) deny(1) file-read-data "

@@ -356,6 +356,17 @@ Test(policy_gitconfig, a_config_read_once_walks_as_read_twice)
 	cr_assert_null(g);
 	snprintf(p, sizeof(p), "%s/none.cfg", dir);
 	cr_assert_not(gitcfg_read(p, &g));
+	/* a regular file over 1 MiB is there (git reads it), not parsed:
+	 * the plan reads its keys by lines */
+	snprintf(p, sizeof(p), "%s/big.cfg", dir);
+	FILE *f = fopen(p, "w");
+	cr_assert_not_null(f);
+	for (int i = 0; i < 14000; i++)
+		fprintf(f, "# %077d\n", i);
+	fprintf(f, "[core]\n\thooksPath = .hk\n");
+	fclose(f);
+	cr_assert(gitcfg_read(p, &g));
+	cr_assert_null(g);
 	remove_tree(dir);
 	free(dir);
 }

@@ -92,3 +92,23 @@ Test(policy_preset, leaves_a_strict_isolation_strict)
 	cr_assert_eq(check(p, SBX_OP_WRITE, "/w/src/a.c"), SBX_DENY);
 	policy_free(p);
 }
+
+/* A preset's settings stay where it was named: one named after another
+ * (or none after it) would say a network the policy does not have
+ * (restrictive-proxied after permissive-open let any host through, the
+ * open one's allow_domains = * kept), so it is refused, naming both. */
+Test(policy_preset, a_second_preset_or_none_after_one_is_refused)
+{
+	const char *msg = compile_ini_error("[sandbox]\nprofile = permissive-open\n"
+					    "profile = restrictive-proxied\n"
+					    "[network]\nallow_domains = example.com\n");
+
+	cr_assert(strstr(msg, "test.ini:3: `profile = restrictive-proxied` after "
+			      "`profile = permissive-open` (test.ini:2)"), "%s", msg);
+	msg = compile_ini_error("[sandbox]\nprofile = permissive-open\nprofile =\n");
+	cr_assert(strstr(msg, "test.ini:3: `profile = ` after"), "%s", msg);
+	struct policy *p = compile_ini("[sandbox]\nprofile = restrictive-closed\n"
+				       "profile = restrictive-closed\n");
+	cr_assert_str_eq(policy_preset(p), "restrictive-closed");
+	policy_free(p);
+}

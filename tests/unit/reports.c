@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "tests/unit/helpers.h"
+#include "common/event.h"
 #include "common/hostfs.h"
 #include "preload/preload.h"
 
@@ -1723,6 +1724,47 @@ Test(reports_flood, repeats_at_exit_are_bounded_too)
 	char *out = slurp(s.out_path);
 	cr_assert_eq(str_count(out, " (x1 more)\n"), 2, "%s", out);
 	assert_contains(out, "sbx: and 3 more refusals repeated (see the log)\n");
+	free(out);
+	stream_close(&s);
+}
+
+/* A forged line sent while the terminal's budget is spent is not shown;
+ * the real refusals of its key that come later fold into it. They must
+ * still reach the terminal once (the shim's, and the notify layer's own
+ * decision, which keys alike), or anything in the sandbox could hide a
+ * refusal it is about to cause (before: 0 lines for the key). */
+Test(reports_flood, a_repeat_of_a_line_never_shown_is_said_once_the_budget_allows)
+{
+	struct stream s;
+	struct stream_opts o = { .limits = { .say_burst = 5, .say_per_sec = 2 },
+				 .fake_clock = true };
+	char line[128];
+
+	stream_open_with(&s, NULL, REPORTS_ENFORCE, &o);
+	for (int i = 0; i < 5; i++) { /* the budget spent */
+		snprintf(line, sizeof(line), "SBX1 D write 2 sh /etc/a%d 30\n", i);
+		feed(&s, line);
+	}
+	feed(&s, "SBX1 D read 3 cat /home/u/.ssh/id_ed25519 13\n");    /* forged */
+	feed(&s, "SBX1 D write 3 sh /w/.git/hooks/pre-commit 30\n"); /* forged */
+	fake_now += 1000;
+	feed(&s, "SBX1 D read 4 cat /home/u/.ssh/id_ed25519 13\n");    /* real */
+	reports_event(s.r, &(struct event){ .what = EVENT_ACCESS, .layer = EVENT_NOTIFY,
+					    .decision = WIRE_DENY, .op = WIRE_WRITE,
+					    .target = "/w/.git/hooks/pre-commit", .pid = 5,
+					    .comm = "hook", .err = EACCES });
+	feed(&s, "SBX1 D read 6 cat /home/u/.ssh/id_ed25519 13\n"); /* shown: folded */
+	reports_finish(s.r, 0);
+	char *out = slurp(s.out_path);
+	/* each said once, by its first real one, and folded at the end */
+	cr_assert_eq(str_count(out, "sbx: denied read of ~/.ssh/id_ed25519 by"), 2, "%s", out);
+	assert_contains(out, "/id_ed25519) — pid 4 cat\n");
+	cr_assert_eq(str_count(out, "sbx: denied write of /w/.git/hooks/pre-commit"), 2, "%s", out);
+	assert_contains(out, "lifts it) — pid 5 hook (seccomp)\n");
+	assert_contains(out, "lifts it) (x1 more)\n");
+	assert_contains(out, "~/.ssh/id_ed25519 by `deny_read = ~/.ssh` (built-in default) (allow it "
+			"with --allow-read ~/.ssh/id_ed25519) (x2 more)\n");
+	assert_contains(out, "2 report lines not shown (too many a second)");
 	free(out);
 	stream_close(&s);
 }
