@@ -8,7 +8,7 @@
  *
  * Listens on 127.0.0.1 (ports chosen by the kernel), prints `http PORT` and
  * `socks PORT` lines on stdout, then runs the loop the way the supervisor
- * will: poll() on net_loop_fd(), then net_loop_run_once(l, 0). Every report
+ * does: poll() on net_loop_pollfds(), then net_loop_run_once(l, 0). Every report
  * is one stderr line. SBX_TEST_HOSTS (test-only) replaces DNS. Exits on
  * SIGTERM / SIGINT.
  */
