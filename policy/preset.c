@@ -5,7 +5,7 @@
  *
  * What Gemini CLI's profiles allow (its sandbox-macos-*.sb files):
  *   all six   read anywhere; write the project, the temporary and cache
- *             directories and the tool caches (~/.cache, ~/.npm); keep
+ *             directories and the tool caches (~/.cache, ~/.npm: see below); keep
  *             programs away from container daemons (Docker, Colima,
  *             OrbStack, Rancher Desktop, podman's machine): their sockets
  *             and state are neither read nor written
@@ -16,7 +16,12 @@
  *   *-closed  none
  *   *-proxied outbound only through a proxy on localhost
  * sbx's defaults stay under every preset: the credential, executes-later
- * and deny_read rules, and the mandatory denies, hold whatever it opens. */
+ * and deny_read rules, and the mandatory denies, hold whatever it opens.
+ * One row differs from Gemini's on purpose: its profiles open ~/.cache and
+ * ~/.npm whole, which hold what programs outside run or install later
+ * (~/.npm/_npx, ~/.cache/uv, ~/.cache/pip, ~/.cache/go-build:
+ * policy/home.c); here the tools get caches of the sandbox's own, as the
+ * agent profiles give them (docs/AGENTS.md, "Package caches"). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -32,8 +37,14 @@ struct setting {
  * isolation's already; a preset leaves `isolation` as the user set it
  * (strict stays strict). */
 static const struct setting common[] = {
-	/* package managers' and tools' caches, written by every build */
-	{ "filesystem", "allow_write", "~/.cache, ~/.npm" },
+	/* package managers' caches, written by every build: the sandbox's
+	 * own (made when missing), never the host's, which npx, uvx, pip and
+	 * go outside trust later */
+	{ "env", "set",
+	  "npm_config_cache=~/.cache/sbx-caches/npm, PIP_CACHE_DIR=~/.cache/sbx-caches/pip, "
+	  "UV_CACHE_DIR=~/.cache/sbx-caches/uv, CARGO_HOME=~/.cache/sbx-caches/cargo, "
+	  "GOCACHE=~/.cache/sbx-caches/go-build, GOMODCACHE=~/.cache/sbx-caches/go-mod" },
+	{ "filesystem", "allow_write", "~/.cache/sbx-caches/" },
 	/* a container daemon runs anything it is asked to as the user,
 	 * outside the sandbox: its socket and state are out of reach */
 	{ "filesystem", "deny_read",

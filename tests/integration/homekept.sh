@@ -163,6 +163,22 @@ if has '^END$' out && [ "$(cat "$HOME/.claude-sbx/state.json")" = s ] &&
    [ ! -e "$HOME/.cache/pip/x" ] && [ ! -e "$HOME/.cache/evil" ]; then ok
 else bad "rc=$RC $(grep denied "$B/err" | head -c 300)"; fi
 
+# A preset (`[sandbox] profile = permissive-open`, Gemini CLI's names)
+# gives the package tools caches of the sandbox's own, as the agent
+# profiles do: a planted npx package in the host's ~/.npm/_npx, which a
+# later `npx` outside runs as it is, stays out; the host's `npx` then runs
+# nothing planted (its cache is looked at on the host's tree).
+t preset_tool_caches_are_the_sandboxs_own_npx_cache_kept
+mkdir -p "$HOME/.npm/_npx" "$HOME/.cache/uv"
+printf '[sandbox]\nprofile = permissive-open\n' > "$B/preset.ini"
+sx -q --config "$B/preset.ini" -- sh -c 'mkdir -p "$npm_config_cache" && echo c > "$npm_config_cache/x";
+	mkdir -p ~/.npm/_npx/evil/node_modules/.bin 2>/dev/null; echo p > ~/.npm/_npx/planted 2>/dev/null;
+	echo u > ~/.cache/uv/planted 2>/dev/null; echo END'
+if has '^END$' out && [ "$(cat "$HOME/.cache/sbx-caches/npm/x")" = c ] &&
+   [ -z "$(ls -A "$HOME/.npm/_npx")" ] && [ ! -e "$HOME/.cache/uv/planted" ] &&
+   hasf "denied write of ~/.npm/_npx/planted" err; then ok
+else bad "rc=$RC $(ls -A "$HOME/.npm/_npx") $(grep denied "$B/err" | head -c 300)"; fi
+
 # --learn writes nothing to HOME: every file, link, mode and byte of the
 # test HOME is the same after a learning run that tries to write all over
 # it (sbx's own state directory aside, where the audit log goes).

@@ -35,10 +35,24 @@ Test(policy_preset, proxied_goes_through_the_proxy_to_allow_domains)
 Test(policy_preset, writes_the_workspace_and_tool_caches_not_home)
 {
 	struct policy *p = compile_ini("[sandbox]\nprofile = permissive-closed\n");
-	const struct sbx_rule *why = check_why(p, SBX_OP_WRITE, "/home/u/.cache/pip/x", SBX_ALLOW);
+	const struct sbx_rule *why =
+		check_why(p, SBX_OP_WRITE, "/home/u/.cache/sbx-caches/npm/x", SBX_ALLOW);
 
 	cr_assert_not_null(why);
 	cr_assert_str_eq(why->source, "preset permissive-closed (test.ini:2)");
+	/* the host's caches, which programs outside run or install from
+	 * later, stay closed: the tools are pointed at the sandbox's own */
+	cr_assert_eq(check(p, SBX_OP_WRITE, "/home/u/.npm/_npx/1a2b/node_modules/.bin/x"),
+		     SBX_DENY);
+	cr_assert_eq(check(p, SBX_OP_WRITE, "/home/u/.cache/uv/tools/x"), SBX_DENY);
+	cr_assert_eq(check(p, SBX_OP_WRITE, "/home/u/.cache/pip/wheels/x.whl"), SBX_DENY);
+	cr_assert_eq(check(p, SBX_OP_WRITE, "/home/u/.cache/go-build/ab/x-d"), SBX_DENY);
+	size_t nset = 0;
+	const struct sbx_rule *const *set = policy_rules(p, SBX_RULE_SET_ENV, &nset);
+	bool npm = false;
+	for (size_t i = 0; i < nset; i++)
+		npm |= !strcmp(set[i]->pattern, "npm_config_cache=/home/u/.cache/sbx-caches/npm");
+	cr_assert(npm, "npm_config_cache is not the sandbox's own cache");
 	cr_assert_eq(check(p, SBX_OP_WRITE, "/w/src/a.c"), SBX_ALLOW);
 	cr_assert_eq(check(p, SBX_OP_WRITE, "/home/u/notes.txt"), SBX_DENY);
 	/* sbx's own defaults hold under a preset */

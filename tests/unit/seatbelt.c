@@ -886,8 +886,11 @@ Test(seatbelt, golden_presets_differ_only_in_their_network_and_servers)
 		/* all six: the container daemons' sockets neither read nor written */
 		cr_assert_not_null(param_named(&sp[i], "/home/u/.docker/run"), "%s", presets[i]);
 		cr_assert_not_null(param_named(&sp[i], "/home/u/.colima"), "%s", presets[i]);
-		/* and the tool caches writable */
-		cr_assert_not_null(param_named(&sp[i], "/home/u/.cache"), "%s", presets[i]);
+		/* and the sandbox's own tool caches writable, not the host's */
+		cr_assert_not_null(param_named(&sp[i], "/home/u/.cache/sbx-caches"), "%s",
+				   presets[i]);
+		cr_assert_null(param_named(&sp[i], "/home/u/.cache"), "%s", presets[i]);
+		cr_assert_null(param_named(&sp[i], "/home/u/.npm"), "%s", presets[i]);
 	}
 	/* apart from those lines, the six profiles are one text */
 	char *base = without(&sp[0], net_lines);
@@ -925,7 +928,9 @@ Test(seatbelt, presets_keep_container_daemons_out_of_reach)
 				      presets[i], socks[k]);
 		}
 		path_gen++;
-		cr_assert(prof_allows(&pr, "file-write-create", "/home/u/.npm/_cacache/x"));
+		cr_assert(prof_allows(&pr, "file-write-create", "/home/u/.cache/sbx-caches/npm/x"));
+		path_gen++;
+		cr_assert_not(prof_allows(&pr, "file-write-create", "/home/u/.npm/_npx/a/x"));
 		path_gen++;
 		cr_assert(prof_allows(&pr, "file-write-create", "/w/src/new.c"));
 		path_gen++;
