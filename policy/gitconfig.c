@@ -755,97 +755,137 @@ static void walk_include(struct walk *w, const char *path, const char *v, unsign
 	walk_file(w, inc, depth + 1);
 }
 
+/* The value after `=` as git reads it: quotes taken off, a `\` escape
+ * taken as the character it escapes, an unquoted `#` or `;` ending it,
+ * trailing blanks dropped. Is it non-empty? */
+static bool scan_value(const char *v, char *out, size_t outsz)
+{
+	size_t o = 0;
+	bool q = false;
+
+	v += strspn(v, " \t");
+	for (; *v && o + 1 < outsz; v++) {
+		if (*v == '"') {
+			q = !q;
+			continue;
+		}
+		if (!q && (*v == '#' || *v == ';'))
+			break;
+		if (*v == '\\' && v[1])
+			v++;
+		out[o++] = *v;
+	}
+	while (o && (out[o - 1] == ' ' || out[o - 1] == '\t'))
+		o--;
+	out[o] = '\0';
+	return o > 0;
+}
+
+/* Does the line go on on the next one, as git reads it: it ends in a
+ * `\` that is neither escaped nor in a comment? */
+static bool scan_continues(const char *l)
+{
+	bool q = false;
+
+	if (*l == '#' || *l == ';')
+		return false;
+	for (; *l; l++) {
+		if (*l == '"')
+			q = !q;
+		else if (!q && (*l == '#' || *l == ';'))
+			return false;
+		else if (*l == '\\' && !*++l)
+			return true;
+	}
+	return false;
+}
+
+/* The next line of f as git reads it, whole however long (getline: a
+ * piece of a long one taken as a line of its own could say `[x]` and end
+ * the section early), with the lines a trailing `\` joins to it, leading
+ * blanks and the line end taken off; NULL at the end. */
+static char *scan_line(FILE *f, char **buf, size_t *cap)
+{
+	char *more = NULL;
+	size_t mcap = 0;
+
+	if (getline(buf, cap, f) < 0)
+		return NULL;
+	for (;;) {
+		(*buf)[strcspn(*buf, "\r\n")] = '\0';
+		char *l = *buf + strspn(*buf, " \t");
+		if (!scan_continues(l) || getline(&more, &mcap, f) < 0)
+			break;
+		size_t n = strlen(*buf) - 1, m = strlen(more); /* the `\` off */
+		char *nb = realloc(*buf, n + m + 1);
+		if (!nb)
+			break;
+		memcpy(nb + n, more, m + 1);
+		*buf = nb;
+		*cap = n + m + 1;
+	}
+	free(more);
+	return *buf + strspn(*buf, " \t");
+}
+
+/* After a section header `[name...]` on the line l: is it the section
+ * whose header starts with `prefix` (any case), and where the rest of the
+ * line begins (git takes `[core] key = v` on one line)? */
+static bool scan_section(char **l, const char *prefix)
+{
+	bool in = !strncasecmp(*l, prefix, strlen(prefix));
+	char *close = strchr(*l, ']');
+
+	*l = close ? close + 1 + strspn(close + 1, " \t") : *l + strlen(*l);
+	return in;
+}
+
 bool gitcfg_scan_core(const char *file, const char *key, char *out, size_t outsz)
 {
-	char line[PATH_MAX + 64];
+	char *buf = NULL;
+	size_t cap = 0, kl = strlen(key);
 	bool in_core = false, found = false;
-	size_t kl = strlen(key);
 	FILE *f = sbx_fopen_file(file);
 
 	if (!f)
 		return false;
-	while (fgets(line, sizeof(line), f)) {
-		char *l = line + strspn(line, " \t");
-		l[strcspn(l, "\r\n")] = '\0';
-		if (*l == '[') {
-			in_core = !strncasecmp(l, "[core]", 6);
-			continue;
-		}
+	for (char *l; (l = scan_line(f, &buf, &cap));) {
+		if (*l == '[')
+			in_core = scan_section(&l, "[core]");
 		if (!in_core || strncasecmp(l, key, kl) || (l[kl] != ' ' && l[kl] != '\t' && l[kl] != '='))
 			continue;
 		char *v = l + kl + strspn(l + kl, " \t");
-		if (*v++ != '=')
-			continue;
-		v += strspn(v, " \t");
-		size_t o = 0;
-		bool q = false;
-		for (; *v && o + 1 < outsz; v++) {
-			if (*v == '"') {
-				q = !q;
-				continue;
-			}
-			if (!q && (*v == '#' || *v == ';'))
-				break;
-			if (*v == '\\' && v[1])
-				v++;
-			out[o++] = *v;
-		}
-		while (o && (out[o - 1] == ' ' || out[o - 1] == '\t'))
-			o--;
-		out[o] = '\0';
-		found = o > 0;
+		if (*v++ == '=')
+			found = scan_value(v, out, outsz); /* the last one, as git */
 	}
+	free(buf);
 	fclose(f);
 	return found;
 }
 
 /* A file that is there but not parsed (over 1 MiB, or one the parser
  * refuses that git may still read: a NUL byte in a comment): its includes
- * by lines, `path = V` under any `[include...` header, quotes and a
- * trailing comment taken off. More files, never fewer. */
+ * by lines, `path = V` under any `[include...` header. More files, never
+ * fewer. */
 static void walk_scanned(struct walk *w, const char *path, unsigned depth)
 {
-	char line[PATH_MAX + 64], v[PATH_MAX];
+	char *buf = NULL, v[PATH_MAX];
+	size_t cap = 0;
 	bool in_inc = false;
 	FILE *f = sbx_fopen_file(path);
 
 	if (!f)
 		return;
-	while (fgets(line, sizeof(line), f)) {
-		char *l = line + strspn(line, " \t");
-		l[strcspn(l, "\r\n")] = '\0';
-		if (*l == '[') {
-			in_inc = !strncasecmp(l, "[include", 8);
-			char *close = strchr(l, ']');
-			if (!close)
-				continue;
-			l = close + 1 + strspn(close + 1, " \t"); /* `[include] path = x` */
-		}
+	for (char *l; (l = scan_line(f, &buf, &cap));) {
+		if (*l == '[')
+			in_inc = scan_section(&l, "[include");
 		if (!in_inc || strncasecmp(l, "path", 4))
 			continue;
 		l += 4 + strspn(l + 4, " \t");
-		if (*l++ != '=')
-			continue;
-		l += strspn(l, " \t");
-		size_t o = 0;
-		bool q = false;
-		for (; *l && o + 1 < sizeof(v); l++) {
-			if (*l == '"') {
-				q = !q;
-				continue;
-			}
-			if (!q && (*l == '#' || *l == ';'))
-				break;
-			if (*l == '\\' && l[1])
-				l++;
-			v[o++] = *l;
-		}
-		while (o && (v[o - 1] == ' ' || v[o - 1] == '\t'))
-			o--;
-		v[o] = '\0';
-		if (o)
+		if (*l++ == '=' && scan_value(l, v, sizeof(v)))
 			walk_include(w, path, v, depth);
 	}
+	free(buf);
 	fclose(f);
 }
 

@@ -370,3 +370,38 @@ Test(policy_gitconfig, a_config_read_once_walks_as_read_twice)
 	remove_tree(dir);
 	free(dir);
 }
+
+/* A config the parser does not take (over 1 MiB) is read by lines as git
+ * reads it: a line longer than any buffer is one line (a piece of it that
+ * says `[x]` ends no section), a trailing `\` joins the next line to a
+ * value, and `[core] key = v` may share the header's line. */
+Test(policy_gitconfig, a_huge_config_is_scanned_by_whole_lines)
+{
+	char *dir = make_tmpdir(), p[PATH_MAX], v[PATH_MAX];
+	struct gitcfg *g = NULL;
+
+	snprintf(p, sizeof(p), "%s/big.cfg", dir);
+	FILE *f = fopen(p, "w");
+	cr_assert_not_null(f);
+	for (int i = 0; i < 14000; i++)
+		fprintf(f, "# %077d\n", i);
+	/* a comment in [core] whose 4160th byte on says `[x]` */
+	fprintf(f, "[core]\n#%04158d[x]\n\thooksPath = .hk1\n", 0);
+	fflush(f);
+	cr_assert(gitcfg_read(p, &g));
+	cr_assert_null(g);
+	cr_assert(gitcfg_scan_core(p, "hooksPath", v, sizeof(v)));
+	cr_assert_str_eq(v, ".hk1");
+	/* a value going on over a line that looks like a header */
+	fprintf(f, "\tsshCommand = a\\\n[x]\n\thooksPath = .hk2\n");
+	fflush(f);
+	cr_assert(gitcfg_scan_core(p, "hooksPath", v, sizeof(v)));
+	cr_assert_str_eq(v, ".hk2");
+	/* a `\` in a comment goes on over nothing; the key on the header's line */
+	fprintf(f, "[x]\n# c \\\n[core] hooksPath = .hk3 # \\\n");
+	fclose(f);
+	cr_assert(gitcfg_scan_core(p, "hooksPath", v, sizeof(v)));
+	cr_assert_str_eq(v, ".hk3");
+	remove_tree(dir);
+	free(dir);
+}
