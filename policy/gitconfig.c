@@ -800,11 +800,9 @@ static bool scan_continues(const char *l)
 	return false;
 }
 
-/* The next line of f as git reads it, whole however long (getline: a
- * piece of a long one taken as a line of its own could say `[x]` and end
- * the section early), with the lines a trailing `\` joins to it, leading
- * blanks and the line end taken off; NULL at the end. */
-static char *scan_line(FILE *f, char **buf, size_t *cap)
+/* whole lines (getline): a piece of a long one taken as a line of its own
+ * could say `[x]` and end the section early */
+char *gitcfg_scan_line(FILE *f, char **buf, size_t *cap)
 {
 	char *more = NULL;
 	size_t mcap = 0;
@@ -849,7 +847,7 @@ bool gitcfg_scan_core(const char *file, const char *key, char *out, size_t outsz
 
 	if (!f)
 		return false;
-	for (char *l; (l = scan_line(f, &buf, &cap));) {
+	for (char *l; (l = gitcfg_scan_line(f, &buf, &cap));) {
 		if (*l == '[')
 			in_core = scan_section(&l, "[core]");
 		if (!in_core || strncasecmp(l, key, kl) || (l[kl] != ' ' && l[kl] != '\t' && l[kl] != '='))
@@ -876,7 +874,7 @@ static void walk_scanned(struct walk *w, const char *path, unsigned depth)
 
 	if (!f)
 		return;
-	for (char *l; (l = scan_line(f, &buf, &cap));) {
+	for (char *l; (l = gitcfg_scan_line(f, &buf, &cap));) {
 		if (*l == '[')
 			in_inc = scan_section(&l, "[include");
 		if (!in_inc || strncasecmp(l, "path", 4))

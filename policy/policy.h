@@ -606,6 +606,11 @@ bool gitcfg_read(const char *path, struct gitcfg **out);
  * `KEY = V` under a `[core]` line, quotes and a trailing comment taken
  * off. true and V in out when there is one. */
 bool gitcfg_scan_core(const char *file, const char *key, char *out, size_t outsz);
+/* The next line of f as git reads it, for the readers by lines: whole
+ * however long, with the lines a trailing `\` joins to it, leading blanks
+ * and the line end taken off; NULL at the end. *buf (getline's) is the
+ * caller's to free. */
+char *gitcfg_scan_line(FILE *f, char **buf, size_t *cap);
 /* gitcfg_each_file() for a top file already read (gitcfg_read(): there
  * and g, borrowed): one read of it serves every reader of a start. */
 void gitcfg_each_file_read(const char *file, bool there, const struct gitcfg *g,

@@ -754,18 +754,20 @@ static bool worktree_config_on(struct covered *cv, const char *gd)
  * git would not read): any line that says it, the first one taken */
 static bool worktree_config_scan(const char *file)
 {
-	char line[512];
+	char *buf = NULL;
+	size_t cap = 0;
 	bool in_ext = false, on = false;
 	FILE *f;
 
 	if (!(f = sbx_fopen_file(file)))
 		return false;
-	while (!on && fgets(line, sizeof(line), f)) {
-		char *l = line + strspn(line, " \t");
-		l[strcspn(l, "\r\n;#")] = '\0';
+	for (char *l; !on && (l = gitcfg_scan_line(f, &buf, &cap));) {
+		l[strcspn(l, ";#")] = '\0';
 		if (*l == '[') {
+			/* `[extensions] worktreeConfig` on one line is git's too */
 			in_ext = !strncasecmp(l, "[extensions]", 12);
-			continue;
+			char *close = strchr(l, ']');
+			l = close ? close + 1 + strspn(close + 1, " \t") : l + strlen(l);
 		}
 		if (!in_ext || strncasecmp(l, "worktreeconfig", 14))
 			continue;
@@ -778,6 +780,7 @@ static bool worktree_config_scan(const char *file)
 			on = !*v; /* a bare key is true */
 		}
 	}
+	free(buf);
 	fclose(f);
 	return on;
 }

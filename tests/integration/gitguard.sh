@@ -557,27 +557,31 @@ else bad "rc=$RC pwned: $(ls "$B" | grep pwned | tr '\n' ' ') $(grep -v '^sbx: s
 
 # A config git reads but the start-up's parser refuses: one over 1 MiB
 # (git has no limit; the parser stops at 1 MiB), one with a NUL byte in a
-# comment (git reads past it), and a big one that includes the file that
+# comment (git reads past it), a big one with a comment longer than a
+# line buffer (4159 bytes: its tail, `[x]`, read as a header), and a big
+# one that includes the file that
 # names the hooks. Its core.hooksPath is still git's (sbxctl check says
 # so too), and the included file is kept: before 2026-11-29 the start-up read none of them as
 # config, and a hook the program planted in .hk ran at the next commit on
 # the host.
 t hooks_path_of_a_config_the_parser_refuses_is_kept_no_shim
-mkrepo "$W/big" && mkrepo "$W/nul" && mkrepo "$W/inc" && mkdir big/.hk nul/.hk inc/.hk &&
+mkrepo "$W/big" && mkrepo "$W/nul" && mkrepo "$W/inc" && mkrepo "$W/long" && mkdir big/.hk nul/.hk inc/.hk long/.hk &&
 pad() { python3 -c 'import sys; sys.stdout.write(("# " + "x" * 77 + "\n") * 14000)'; } &&
 pad >> big/.git/config && printf '[core]\n\thooksPath = .hk\n' >> big/.git/config &&
 printf '# a \0 byte\n[core]\n\thooksPath = .hk\n' >> nul/.git/config &&
 pad >> inc/.git/config && printf '[include]\n\tpath = ../hooks.inc\n' >> inc/.git/config &&
-printf '[core]\n\thooksPath = .hk\n' > inc/hooks.inc && cp inc/hooks.inc "$B/inc.orig"
-a="$(git -C big config core.hooksPath) $(git -C nul config core.hooksPath) $(git -C inc config core.hooksPath)"
-c=$(for r in big nul inc; do "$SBX_BIN/sbxctl" check -q -w "$W" --write "$W/$r/.hk/pre-commit" >/dev/null 2>&1; printf %s $?; done)
-sx --no-shim -- sh -c 'for r in big nul inc; do printf "#!/bin/sh\ntouch $1/pwned-$r\n" > $r/.hk/pre-commit; chmod +x $r/.hk/pre-commit; done
+printf '[core]\n\thooksPath = .hk\n' > inc/hooks.inc && cp inc/hooks.inc "$B/inc.orig" &&
+pad >> long/.git/config && python3 -c 'print("[core]\n#" + "x" * 4158 + "[x]\n\thooksPath = .hk")' >> long/.git/config
+a="$(git -C big config core.hooksPath) $(git -C nul config core.hooksPath) $(git -C inc config core.hooksPath) $(git -C long config core.hooksPath)"
+c=$(for r in big nul inc long; do "$SBX_BIN/sbxctl" check -q -w "$W" --write "$W/$r/.hk/pre-commit" >/dev/null 2>&1; printf %s $?; done)
+sx --no-shim -- sh -c 'for r in big nul inc long; do printf "#!/bin/sh\ntouch $1/pwned-$r\n" > $r/.hk/pre-commit; chmod +x $r/.hk/pre-commit; done
 	printf "[core]\n\thooksPath = .hk9\n" > inc/hooks.inc; echo END' sh "$B"
-for r in big nul inc; do echo n > $r/n && git -C $r add n && git -C $r commit -qm host >/dev/null 2>&1; done
-if [ "$a" = ".hk .hk .hk" ] && [ "$c" = 111 ] && [ "$(stat -c %s big/.git/config)" -gt 1048576 ] && has END out &&
-   [ -z "$(find big/.hk nul/.hk inc/.hk -type f)" ] && ! ls "$B" | grep -q pwned &&
+for r in big nul inc long; do echo n > $r/n && git -C $r add n && git -C $r commit -qm host >/dev/null 2>&1; done
+if [ "$a" = ".hk .hk .hk .hk" ] && [ "$c" = 1111 ] && [ "$(stat -c %s big/.git/config)" -gt 1048576 ] && has END out &&
+   [ -z "$(find big/.hk nul/.hk inc/.hk long/.hk -type f)" ] && ! ls "$B" | grep -q pwned &&
    cmp -s inc/hooks.inc "$B/inc.orig" && [ "$(git -C big log -1 --format=%s)" = host ] &&
-   [ "$(git -C nul log -1 --format=%s)" = host ] && [ "$(git -C inc log -1 --format=%s)" = host ]; then ok
+   [ "$(git -C nul log -1 --format=%s)" = host ] && [ "$(git -C inc log -1 --format=%s)" = host ] &&
+   [ "$(git -C long log -1 --format=%s)" = host ]; then ok
 else bad "rc=$RC git: $a check: $c pwned: $(ls "$B" | grep pwned | tr '\n' ' ') inc: $(tail -1 inc/hooks.inc)"; fi
 
 # sbxctl check and a run agree on every path git's guard covers, side by
