@@ -24,12 +24,6 @@
 #include "preload/notify/notify.h"
 #include "preload/preload.h"
 
-/* Linux 6.5: each message on the control socket comes with a pidfd of its
- * sender (process.c asks for them). */
-#ifndef SCM_PIDFD
-#define SCM_PIDFD 0x04
-#endif
-
 /* The ones the terminal sends to the whole foreground process group. */
 static bool terminating(int sig)
 {

@@ -28,17 +28,6 @@
 
 extern char **environ;
 
-/* Linux 6.5: each message on the control socket comes with a pidfd of its
- * sender (Debian 12's headers predate them; the values are the generic
- * ones). Older kernels refuse the option, and the pid is turned into a
- * pidfd at once instead. */
-#ifndef SO_PASSPIDFD
-#define SO_PASSPIDFD 76
-#endif
-#ifndef SCM_PIDFD
-#define SCM_PIDFD 0x04
-#endif
-
 
 /* The ones the terminal sends to the whole foreground process group. */
 static bool terminating(int sig)
