@@ -28,13 +28,6 @@
 
 extern char **environ;
 
-
-/* The ones the terminal sends to the whole foreground process group. */
-static bool terminating(int sig)
-{
-	return sig == SIGINT || sig == SIGTERM || sig == SIGHUP || sig == SIGQUIT;
-}
-
 unsigned run_ignored_signals(void)
 {
 	unsigned mask = 0;
@@ -106,7 +99,7 @@ static void child_exec(const struct sandbox *sb, char *const *argv, int args_chi
 	 * bwrap dying would SIGKILL the sandbox (--die-with-parent). sbx-init
 	 * restores COMMAND's dispositions. */
 	for (size_t i = 0; i < SBX_NFORWARDED; i++)
-		if (terminating(sbx_forwarded[i]))
+		if (sbx_terminating(sbx_forwarded[i]))
 			signal(sbx_forwarded[i], SIG_IGN);
 	restore_guarded();
 	sigprocmask(SIG_SETMASK, &sb->orig, NULL);
