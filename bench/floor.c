@@ -47,13 +47,6 @@
 
 #include "common/control.h"
 
-#ifndef SO_PASSPIDFD
-#define SO_PASSPIDFD 76
-#endif
-#ifndef SCM_PIDFD
-#define SCM_PIDFD 0x04
-#endif
-
 extern char **environ;
 
 #define MSG_MAX 65536

@@ -33,6 +33,18 @@
 #define SBX_CONTROL_H
 
 #include <stddef.h>
+#include <sys/socket.h>
+
+/* Linux 6.5: each message on the control socket comes with a pidfd of its
+ * sender (Debian 12's headers predate them; the values are the generic
+ * ones). Older kernels refuse the option, and the pid is turned into a
+ * pidfd at once instead. */
+#ifndef SO_PASSPIDFD
+#define SO_PASSPIDFD 76
+#endif
+#ifndef SCM_PIDFD
+#define SCM_PIDFD 0x04
+#endif
 
 enum ctl_msg {
 	/* ---- sbx-preload -> sbx-init, in this order, before anything

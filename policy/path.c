@@ -175,10 +175,51 @@ static struct path_look *look_add(struct path_memo *m, const char *path, size_t 
 	return l;
 }
 
+#ifdef __linux__
+/* Does dir look names up by their exact bytes, so that a name its listing
+ * lacks is missing? Not where case is folded (vfat, exfat, ntfs3, SMB, a
+ * casefold directory of ext4, f2fs or tmpfs, a share of a macOS host):
+ * `.GIT` there is `.git`. One listed name with an ASCII letter, its case
+ * swapped, must be missing (or be listed itself: then try another); none
+ * such, or any other answer: not trusted. */
+static bool exact_names(struct path_memo *m, const char *dir, bool root, const char *buf, long n)
+{
+	for (long at = 0; at < n;) {
+		const struct dirent64 *e = (const struct dirent64 *)(buf + at);
+		char path[PATH_MAX];
+		struct path_look *l;
+		char one[1];
+		bool letter = false;
+		int len;
+
+		at += e->d_reclen;
+		len = snprintf(path, sizeof(path), "%s/%s", root ? "" : dir, e->d_name);
+		if (len < 0 || (size_t)len >= sizeof(path))
+			continue;
+		for (char *c = path + len - strlen(e->d_name); *c; c++)
+			if ((*c | 0x20) >= 'a' && (*c | 0x20) <= 'z') {
+				*c ^= 0x20;
+				letter = true;
+			}
+		if (!letter)
+			continue;
+		HASH_FIND(hh, m->looks, path, (size_t)len, l);
+		if (l && l->err != ENOENT)
+			continue; /* `a` and `A` both there */
+		/* readlink(), as every look-up here (and no other import
+		 * for the shim, which links this file) */
+		return (l && l->err == ENOENT) ||
+		       (readlink(path, one, sizeof(one)) < 0 && errno == ENOENT);
+	}
+	return false;
+}
+#endif
+
 /* Every name in dir as "there" (not a link: EINVAL; a link or of an
  * unknown type: asked of the kernel), when it can be listed and searched
  * (a name in a directory that cannot be searched is EACCES to readlink,
- * not missing) and all of it fits one read. */
+ * not missing), all of it fits one read, and its names are exact
+ * (exact_names()). */
 static void list_dir(struct path_memo *m, struct path_dir *d)
 {
 	d->tried = true;
@@ -220,7 +261,7 @@ static void list_dir(struct path_memo *m, struct path_dir *d)
 		else if (!l->target && l->err == EINVAL)
 			l->ask = e->d_type == DT_LNK || e->d_type == DT_UNKNOWN;
 	}
-	d->listed = all && n >= 0;
+	d->listed = all && n >= 0 && exact_names(m, d->path, root, buf, n);
 #endif
 }
 

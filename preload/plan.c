@@ -2288,7 +2288,7 @@ int plan_bwrap(const struct plan_in *in, struct plan *pl)
 	cv = pl->covered = calloc(1, sizeof(*cv));
 	if (!cv)
 		return -ENOMEM;
-	cv->memo = sbx_path_memo_new(16); /* none: every look-up asked */
+	cv->memo = sbx_path_memo_new(16); /* NULL (no memory): every look-up asked of the kernel */
 #define STEP(x) do { if ((rc = (x)) < 0) goto out; } while (0)
 	STEP(strv_add(&pl->argv, in->bwrap));
 	/* Always a user namespace with every capability dropped, also for

@@ -24,18 +24,6 @@
 #include "preload/notify/notify.h"
 #include "preload/preload.h"
 
-/* Linux 6.5: each message on the control socket comes with a pidfd of its
- * sender (process.c asks for them). */
-#ifndef SCM_PIDFD
-#define SCM_PIDFD 0x04
-#endif
-
-/* The ones the terminal sends to the whole foreground process group. */
-static bool terminating(int sig)
-{
-	return sig == SIGINT || sig == SIGTERM || sig == SIGHUP || sig == SIGQUIT;
-}
-
 int run_unsandboxed(char *const *command)
 {
 	run_restore_signals();
@@ -588,7 +576,7 @@ static bool serve_signal(struct waiting *w, bool ready)
 	}
 	if (!ready) {
 		/* Nothing runs yet: a stop request ends the set-up. */
-		if (terminating(sig) && !w->killed_by) {
+		if (sbx_terminating(sig) && !w->killed_by) {
 			w->killed_by = sig;
 			sandbox_kill(sb->pid);
 		}

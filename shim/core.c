@@ -145,8 +145,10 @@ struct spec {
 
 static void spec_read(const char *spec, struct spec *out)
 {
-	for (int k = 0; k < K_COUNT; k++)
+	for (int k = 0; k < K_COUNT; k++) {
 		out->v[k] = NULL;
+		out->n[k] = 0;
+	}
 	for (const char *p = spec; *p;) {
 		const char *eq = p, *e;
 		while (*eq && *eq != '=' && *eq != ';')

@@ -28,24 +28,6 @@
 
 extern char **environ;
 
-/* Linux 6.5: each message on the control socket comes with a pidfd of its
- * sender (Debian 12's headers predate them; the values are the generic
- * ones). Older kernels refuse the option, and the pid is turned into a
- * pidfd at once instead. */
-#ifndef SO_PASSPIDFD
-#define SO_PASSPIDFD 76
-#endif
-#ifndef SCM_PIDFD
-#define SCM_PIDFD 0x04
-#endif
-
-
-/* The ones the terminal sends to the whole foreground process group. */
-static bool terminating(int sig)
-{
-	return sig == SIGINT || sig == SIGTERM || sig == SIGHUP || sig == SIGQUIT;
-}
-
 unsigned run_ignored_signals(void)
 {
 	unsigned mask = 0;
@@ -117,7 +99,7 @@ static void child_exec(const struct sandbox *sb, char *const *argv, int args_chi
 	 * bwrap dying would SIGKILL the sandbox (--die-with-parent). sbx-init
 	 * restores COMMAND's dispositions. */
 	for (size_t i = 0; i < SBX_NFORWARDED; i++)
-		if (terminating(sbx_forwarded[i]))
+		if (sbx_terminating(sbx_forwarded[i]))
 			signal(sbx_forwarded[i], SIG_IGN);
 	restore_guarded();
 	sigprocmask(SIG_SETMASK, &sb->orig, NULL);

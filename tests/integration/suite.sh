@@ -441,7 +441,7 @@ then ok; else bad "TERM rc=$rc_TERM INT rc=$rc_INT"; fi
 # never bubblewrap's SIGKILL (137), which the supervisor sent itself when
 # "ready" crossed the signal. And nothing is left behind: bubblewrap's
 # child, killed before bubblewrap had it die with its parent, waited for
-# ever on an eventfd (7 orphans in 20 tries before run.c's kill_bwrap).
+# ever on an eventfd (7 orphans in 20 tries before sandbox_kill).
 t signal_during_start_up_ends_with_its_own_status
 set -m
 codes=""

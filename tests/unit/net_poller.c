@@ -17,6 +17,23 @@ static void pair(int sv[2])
 	cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, sv), 0);
 }
 
+/* a poller and a socket pair to watch with it */
+static struct poller *poller_pair(int sv[2])
+{
+	struct poller *p;
+
+	pair(sv);
+	cr_assert_eq(poller_new(&p), 0);
+	return p;
+}
+
+static void poller_pair_free(struct poller *p, int sv[2])
+{
+	poller_free(p);
+	close(sv[0]);
+	close(sv[1]);
+}
+
 /* the one event of fd's pointer, or 0 */
 static uint32_t events_of(struct poller *p, void *ptr)
 {
@@ -38,8 +55,7 @@ Test(net_poller, reports_what_is_ready_with_its_pointer)
 	struct poller *p;
 	int sv[2], tag;
 
-	pair(sv);
-	cr_assert_eq(poller_new(&p), 0);
+	p = poller_pair(sv);
 	cr_assert_eq(poller_add(p, sv[0], POLLER_IN, &tag), 0);
 	cr_assert_eq(events_of(p, &tag), 0, "nothing to read yet");
 	cr_assert_eq(write(sv[1], "x", 1), 1);
@@ -51,9 +67,7 @@ Test(net_poller, reports_what_is_ready_with_its_pointer)
 	/* a wait with a time-out and nothing ready comes back empty */
 	struct poller_event ev[1];
 	cr_assert_eq(poller_wait(p, ev, 1, 20), 0);
-	poller_free(p);
-	close(sv[0]);
-	close(sv[1]);
+	poller_pair_free(p, sv);
 }
 
 Test(net_poller, mod_changes_the_mask_and_the_pointer)
@@ -61,8 +75,7 @@ Test(net_poller, mod_changes_the_mask_and_the_pointer)
 	struct poller *p;
 	int sv[2], a, b;
 
-	pair(sv);
-	cr_assert_eq(poller_new(&p), 0);
+	p = poller_pair(sv);
 	cr_assert_eq(poller_add(p, sv[0], POLLER_IN, &a), 0);
 	cr_assert_eq(events_of(p, &a), 0, "writable, but only reads were asked");
 	cr_assert_eq(poller_mod(p, sv[0], POLLER_OUT, &b), 0);
@@ -73,9 +86,7 @@ Test(net_poller, mod_changes_the_mask_and_the_pointer)
 	cr_assert_eq(events_of(p, &b), 0, "an empty mask keeps it quiet");
 	cr_assert_eq(poller_mod(p, sv[0], POLLER_IN | POLLER_OUT, &b), 0);
 	cr_assert_eq(events_of(p, &b), POLLER_IN | POLLER_OUT);
-	poller_free(p);
-	close(sv[0]);
-	close(sv[1]);
+	poller_pair_free(p, sv);
 }
 
 Test(net_poller, add_twice_mod_or_del_unknown_are_refused)
@@ -83,8 +94,7 @@ Test(net_poller, add_twice_mod_or_del_unknown_are_refused)
 	struct poller *p;
 	int sv[2], tag;
 
-	pair(sv);
-	cr_assert_eq(poller_new(&p), 0);
+	p = poller_pair(sv);
 	cr_assert_eq(poller_mod(p, sv[0], POLLER_IN, &tag), -ENOENT);
 	cr_assert_eq(poller_del(p, sv[0]), -ENOENT);
 	cr_assert_eq(poller_add(p, sv[0], POLLER_IN, &tag), 0);
@@ -95,9 +105,7 @@ Test(net_poller, add_twice_mod_or_del_unknown_are_refused)
 	cr_assert_eq(poller_del(p, sv[0]), -ENOENT);
 	cr_assert_eq(poller_add(p, sv[0], POLLER_IN, &tag), 0, "added again after del");
 	cr_assert_eq(events_of(p, &tag), POLLER_IN);
-	poller_free(p);
-	close(sv[0]);
-	close(sv[1]);
+	poller_pair_free(p, sv);
 }
 
 Test(net_poller, a_hang_up_is_reported_unasked)
@@ -105,8 +113,7 @@ Test(net_poller, a_hang_up_is_reported_unasked)
 	struct poller *p;
 	int sv[2], tag;
 
-	pair(sv);
-	cr_assert_eq(poller_new(&p), 0);
+	p = poller_pair(sv);
 	cr_assert_eq(poller_add(p, sv[0], 0, &tag), 0);
 	close(sv[1]);
 	cr_assert(events_of(p, &tag) & POLLER_HUP, "HUP with an empty mask");
@@ -121,8 +128,7 @@ Test(net_poller, a_closed_descriptor_is_forgotten)
 	struct poller *p;
 	int sv[2], tv[2], a, b;
 
-	pair(sv);
-	cr_assert_eq(poller_new(&p), 0);
+	p = poller_pair(sv);
 	cr_assert_eq(poller_add(p, sv[0], POLLER_IN | POLLER_OUT, &a), 0);
 	int fd = sv[0];
 	close(sv[0]);
@@ -182,8 +188,7 @@ Test(net_poller, pollfds_wake_the_callers_own_poll)
 	struct pollfd *pf;
 	struct pollfd mine[8];
 
-	pair(sv);
-	cr_assert_eq(poller_new(&p), 0);
+	p = poller_pair(sv);
 	cr_assert_eq(poller_add(p, sv[0], POLLER_IN, &tag), 0);
 	int n = poller_pollfds(p, &pf);
 	cr_assert(n >= 1 && n <= 8);
@@ -194,7 +199,5 @@ Test(net_poller, pollfds_wake_the_callers_own_poll)
 	memcpy(mine, pf, n * sizeof(*mine));
 	cr_assert_geq(poll(mine, n, 1000), 1);
 	cr_assert_eq(events_of(p, &tag), POLLER_IN);
-	poller_free(p);
-	close(sv[0]);
-	close(sv[1]);
+	poller_pair_free(p, sv);
 }

@@ -85,6 +85,29 @@ Test(policy_pathmemo, missing_names_from_the_listing)
 	sbx_path_memo_free(m);
 }
 
+/* A listing is trusted only where names are looked up by their exact
+ * bytes: one listed name with its case swapped must be missing (on vfat,
+ * SMB or a casefold directory `.GIT` is `.git`, which a listing lacking
+ * `.GIT` would call missing). A directory with no name to try that on is
+ * never listed: the kernel answers. */
+Test(policy_pathmemo, no_listing_without_a_name_to_test_case_on)
+{
+	struct path_memo *m = sbx_path_memo_new(0);
+	char p[PATH_MAX];
+	make_dirs(dir, "digits");
+	snprintf(p, sizeof(p), "%s/digits/1", dir);
+	write_file(p, "x\n");
+	for (int i = 0; i < 8; i++) {
+		snprintf(p, sizeof(p), "%s/digits/%d.none", dir, i);
+		cr_assert_not(sbx_path_missing(m, p));
+	}
+	cr_assert_not(missing(m, "digits/.git"));
+	/* and one that has such a name is listed */
+	ask_missing(m, 8);
+	cr_assert(missing(m, "top/.git"));
+	sbx_path_memo_free(m);
+}
+
 /* A snapshot: a name made after the listing is still "missing" to it,
  * which is why a plan drops its memo before COMMAND starts. */
 Test(policy_pathmemo, a_snapshot)
