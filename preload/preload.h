@@ -249,8 +249,10 @@ void reports_feed(struct reports *r, const char *data, size_t n);
  * output has room now. */
 bool reports_pending(const struct reports *r);
 /* Does the file the lines go to end inside a line of COMMAND's own (a
- * regular file shared with it, its last byte no newline)? */
-bool reports_midline(const struct reports *r);
+ * regular file shared with it, its last byte no newline)? *size: that
+ * file's size then (-1 for no regular file), so the caller can tell a
+ * line still being written from one left open. */
+bool reports_midline(const struct reports *r, off_t *size);
 void reports_flush(struct reports *r);
 /* The output when held lines wait for room on it (a full non-blocking
  * pipe): poll it for POLLOUT, then reports_flush(). -1 otherwise. */

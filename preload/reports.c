@@ -69,6 +69,8 @@ struct reports {
 	struct reports_cfg cfg;
 	struct reports_limits lim;
 	int log_fd;
+	int tail_fd;       /* out_fd's file, to read (open_tail()) */
+	bool own_tail;
 	bool log_failed, log_capped;
 	unsigned long long log_bytes; /* what this run added to the log */
 	char buf[WIRE_MAX + 1];
@@ -122,6 +124,34 @@ static bool take(struct bucket *b, unsigned burst, unsigned per_sec, unsigned lo
 	return true;
 }
 
+/* Where reports_midline() reads out_fd's last byte when out_fd is a
+ * regular file: out_fd itself when it is open for reading, else the same
+ * file opened again for reading (2>log and an agent's tool output are
+ * opened for writing only, and pread() refuses those); -1 for neither.
+ * *own: the descriptor is ours to close. */
+static int open_tail(int fd, bool *own)
+{
+	char proc[32];
+	struct stat st;
+	int fl;
+
+	*own = false;
+	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) || (fl = fcntl(fd, F_GETFL)) < 0)
+		return -1;
+	if ((fl & O_ACCMODE) != O_WRONLY)
+		return fd;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	int t = open(proc, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	struct stat ts;
+	/* the same file, or none: /proc/self/fd/N names no other */
+	if (t >= 0 && (fstat(t, &ts) || ts.st_dev != st.st_dev || ts.st_ino != st.st_ino)) {
+		close(t);
+		t = -1;
+	}
+	*own = t >= 0;
+	return t;
+}
+
 int reports_new(const struct reports_cfg *cfg, struct reports **out)
 {
 	struct reports *r = calloc(1, sizeof(*r));
@@ -143,6 +173,7 @@ int reports_new(const struct reports_cfg *cfg, struct reports **out)
 	r->say_b = (struct bucket){ now_ms(r), r->lim.say_burst * 1000ULL };
 	r->log_b = (struct bucket){ now_ms(r), r->lim.log_burst * 1000ULL };
 	r->log_fd = -1;
+	r->tail_fd = open_tail(cfg->out_fd, &r->own_tail);
 	*out = r;
 	return 0;
 }
@@ -166,6 +197,8 @@ void reports_free(struct reports *r)
 	}
 	if (r->log_fd >= 0)
 		close(r->log_fd);
+	if (r->own_tail)
+		close(r->tail_fd);
 	free(r->held);
 	free(r);
 }
@@ -1444,15 +1477,18 @@ bool reports_pending(const struct reports *r)
 	return r->nheld > 0 && !r->stalled && may_write_now(r);
 }
 
-bool reports_midline(const struct reports *r)
+bool reports_midline(const struct reports *r, off_t *size)
 {
 	struct stat st;
 	char last;
 
 	/* a file shared with COMMAND (2>log, an agent's tool output): its
 	 * last byte says whether the program is inside a line of its own */
-	return r->cfg.out_fd >= 0 && !fstat(r->cfg.out_fd, &st) && S_ISREG(st.st_mode) &&
-	       st.st_size > 0 && pread(r->cfg.out_fd, &last, 1, st.st_size - 1) == 1 &&
+	*size = -1;
+	if (r->tail_fd < 0 || fstat(r->tail_fd, &st))
+		return false;
+	*size = st.st_size;
+	return st.st_size > 0 && pread(r->tail_fd, &last, 1, st.st_size - 1) == 1 &&
 	       last != '\n';
 }
 

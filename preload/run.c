@@ -281,9 +281,12 @@ static int serve_listeners(const struct run_in *ri, struct listeners *ls)
 	return rc;
 }
 
-/* How long report lines wait for a quiet pipe, and at most. */
+/* How long report lines wait for a quiet pipe, and at most; in a file
+ * shared with COMMAND, how long they wait once its open line of its own
+ * stopped growing, and at most in all. */
 #define REPORT_QUIET_MS 3
 #define REPORT_HOLD_MS 50
+#define REPORT_OPEN_LINE_MAX_MS 2000
 
 static long ms_since(const struct timespec *t)
 {
@@ -347,6 +350,8 @@ struct waiting {
 	int notify_in[2];        /* "F"'s two descriptors, until attached */
 	bool notify_bad, attached;
 	struct timespec held_since; /* report lines held since */
+	off_t line_size;            /* the shared file's size, last seen mid-line */
+	struct timespec line_moved; /* ... and when it last changed */
 };
 
 /* The one way a run we cannot go on with ends: why said, bubblewrap
@@ -376,13 +381,42 @@ static void stop(struct waiting *w, bool unready, const char *fmt, ...)
 /* Report lines came while none were held: held from now on. */
 static void held_from_now(struct waiting *w, bool was)
 {
-	if (!was && w->ri->reports && reports_pending(w->ri->reports))
+	if (!was && w->ri->reports && reports_pending(w->ri->reports)) {
 		clock_gettime(CLOCK_MONOTONIC, &w->held_since);
+		w->line_size = -2; /* not seen yet */
+	}
 }
 
 static bool holding(const struct waiting *w)
 {
 	return w->ri->reports && reports_pending(w->ri->reports);
+}
+
+/* May the held lines be written now? `quiet`: nothing came for
+ * REPORT_QUIET_MS. The refused program is usually writing its own error
+ * line just then. Into a pipe or a terminal: written once quiet,
+ * REPORT_HOLD_MS at most. Into a file shared with it (2>log, an agent's
+ * tool output), whose last byte says whether a line of the program's is
+ * open: once quiet with no line open, or once an open line stood still
+ * REPORT_HOLD_MS (a loaded machine stretches the program's pauses past
+ * any quiet time); REPORT_OPEN_LINE_MAX_MS at most. A cap counted from the
+ * first held line would cut into a line the program is still writing. */
+static bool may_flush(struct waiting *w, bool quiet)
+{
+	off_t size;
+	bool open = reports_midline(w->ri->reports, &size);
+
+	if (size < 0)
+		return quiet || ms_since(&w->held_since) >= REPORT_HOLD_MS;
+	if (ms_since(&w->held_since) >= REPORT_OPEN_LINE_MAX_MS)
+		return true;
+	if (!open)
+		return quiet;
+	if (size != w->line_size) {
+		w->line_size = size;
+		clock_gettime(CLOCK_MONOTONIC, &w->line_moved);
+	}
+	return ms_since(&w->line_moved) >= REPORT_HOLD_MS;
 }
 
 /* poll()'s timeout: the soonest of the held lines', the proxy's timers'
@@ -392,11 +426,9 @@ static int wait_timeout(struct waiting *w)
 	struct run_in *ri = w->ri;
 	int timeout = -1;
 
-	/* Report lines wait until the pipe has been quiet for
-	 * REPORT_QUIET_MS (at most REPORT_HOLD_MS in all): the refused
-	 * program is usually writing its own error line just then. */
+	/* held report lines: written when may_flush() says */
 	if (holding(w)) {
-		if (ms_since(&w->held_since) >= REPORT_HOLD_MS)
+		if (may_flush(w, false))
 			reports_flush(ri->reports);
 		else
 			timeout = REPORT_QUIET_MS;
@@ -694,11 +726,10 @@ int sandbox_wait(struct sandbox *sb, struct plan *pl, struct run_in *ri, bool *r
 			reports_flush(ri->reports);
 		if (!serve_net(&w) || !serve_notify(&w))
 			break;
-		/* quiet, but the program's own line in a shared file is not
-		 * finished yet (a loaded machine stretches its pause past
-		 * REPORT_QUIET_MS): held on, to REPORT_HOLD_MS */
+		/* quiet: written, unless the program's own line in a
+		 * shared file is still open (may_flush()) */
 		if (np == 0 && ri->reports) {
-			if (!reports_midline(ri->reports) || ms_since(&w.held_since) >= REPORT_HOLD_MS)
+			if (!holding(&w) || may_flush(&w, true))
 				reports_flush(ri->reports);
 			continue;
 		}

@@ -227,20 +227,31 @@ then ok; else bad "log=$(logq L | head -c 400)"; fi
 # most), so they do not land inside the error line the refused program is
 # writing in pieces just then (coreutils' error() does, unbuffered).
 ts report_lines_do_not_split_the_program_s_own_error_line
+# Each error line is written in two pieces 10 ms apart (longer than the
+# quiet time the lines wait for), six in a row (longer than the hold any
+# one line gets): the lines must wait for the program's line to end. The
+# shared file is stderr opened for writing only (2>file, as an agent's
+# tool output is), then for reading and writing (1<>file 2>&1).
 cat > pieces.py <<'EOF'
 import sys, time
-for name in (".bashrc", ".zshrc", ".profile"):
+for name in (".bashrc", ".zshrc", ".profile", ".bash_profile", ".zshenv", ".zprofile"):
     try:
         open(name, "w")
     except OSError as e:
         sys.stderr.write("pieces: cannot write " + name)
-        sys.stderr.flush(); time.sleep(0.0005)
+        sys.stderr.flush(); time.sleep(0.01)
         sys.stderr.write(": " + e.strerror + "\n"); sys.stderr.flush()
 EOF
+whole() {
+	[ "$(grep -c '^pieces: cannot write \.[a-z_]*: Read-only file system$' "$1")" -eq 6 ] &&
+	[ "$(grep -c '^sbx: denied write of ' "$1")" -eq 6 ]
+}
 sxl -- python3 pieces.py
-if [ "$(grep -c '^pieces: cannot write \.[a-z]*: Read-only file system$' "$B/err")" -eq 3 ] &&
-   [ "$(grep -c '^sbx: denied write of ' "$B/err")" -eq 3 ]; then ok
-else bad "$(head -c 500 "$B/err")"; fi
+cp "$B/err" "$B/err-wronly"
+: >"$B/rw"
+timeout 60 "$SBX" --log "$LOG" -- python3 pieces.py 1<>"$B/rw" 2>&1
+if whole "$B/err-wronly" && whole "$B/rw"; then ok
+else bad "$(head -c 400 "$B/err-wronly") / $(head -c 400 "$B/rw")"; fi
 
 ts mkdir_p_of_existing_dirs_outside_workspace_not_reported_but_new_one_is
 mkdir -p "$HOME/proj/existing/deeper"

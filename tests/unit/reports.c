@@ -789,6 +789,41 @@ Test(reports_stream, held_lines_wait_for_flush_and_keep_their_order)
 	stream_close(&s);
 }
 
+/* A shared stderr opened for writing only (2>log, an agent's tool
+ * output): its last byte still says whether COMMAND is inside a line of
+ * its own. Before, pread() on the write-only descriptor failed (EBADF)
+ * and every line counted as finished, so held lines cut into the
+ * program's. A pipe has no last byte: never inside a line. */
+Test(reports_stream, midline_reads_a_write_only_file_and_not_a_pipe)
+{
+	struct stream s;
+	off_t size;
+
+	stream_open(&s, NULL, REPORTS_ENFORCE);
+	cr_assert_eq(fcntl(s.out_fd, F_GETFL) & O_ACCMODE, O_WRONLY);
+	cr_assert(!reports_midline(s.r, &size));
+	cr_assert_eq(size, 0);
+	cr_assert_eq(write(s.out_fd, "prog: cannot write x", 20), 20);
+	cr_assert(reports_midline(s.r, &size));
+	cr_assert_eq(size, 20);
+	cr_assert_eq(write(s.out_fd, ": denied\n", 9), 9);
+	cr_assert(!reports_midline(s.r, &size));
+	cr_assert_eq(size, 29);
+	stream_close(&s);
+
+	int pfd[2];
+	cr_assert_eq(pipe(pfd), 0);
+	struct reports *r;
+	struct reports_cfg cfg = { .mode = REPORTS_ENFORCE, .out_fd = pfd[1] };
+	cr_assert_eq(reports_new(&cfg, &r), 0);
+	cr_assert_eq(write(pfd[1], "half", 4), 4);
+	cr_assert(!reports_midline(r, &size));
+	cr_assert_eq(size, -1);
+	reports_free(r);
+	close(pfd[0]);
+	close(pfd[1]);
+}
+
 /* stderr a pipe that a program inside made non-blocking and filled
  * (issue 24): a flush while COMMAND runs writes nothing and loses nothing
  * -- the lines wait, and the loop is told to wait for room
