@@ -56,6 +56,9 @@ struct seen {
 	bool shown;         /* its first line reached the terminal */
 	bool boundary;      /* proxy_seen: a program's own connect (seccomp), not the proxy's */
 	unsigned long count;
+	/* refusals of a deferred name (deferred_name()) the notify layer said
+	 * whose shim line has not come yet */
+	unsigned long unechoed;
 	char *line;         /* denials: as printed the first time, without the pid */
 	UT_hash_handle hh;
 };
@@ -1346,6 +1349,21 @@ static void boundary_explain(const struct policy *p, const struct wire_report *w
 	e->fix[0] = '\0';
 }
 
+/* A write refused by a name rule at any depth (`.bashrc`, a
+ * `deny_write = *.lock`): the shim lets the kernel answer those and then
+ * names the refusal itself (shim/check.c, deferred()). Where the notify
+ * layer was the one to refuse (a name not there at start), it said it
+ * first, in the same call; the shim's line after it is its echo. */
+static bool deferred_name(const struct reports *r, const struct wire_report *w)
+{
+	const struct sbx_rule *why;
+
+	return w->op == WIRE_WRITE && w->decision == WIRE_DENY &&
+	       policy_check_path(r->cfg.policy, SBX_OP_WRITE, w->target, &why) == SBX_DENY &&
+	       why && why->pat == SBX_PAT_ANYWHERE &&
+	       (why->kind == SBX_RULE_MANDATORY || why->kind == SBX_RULE_DENY_WRITE);
+}
+
 /* A report decided: explained, logged, folded, said. A layer other than
  * the shim's is the boundary's own decision (the notify layer's, or
  * Seatbelt's from the system log), not a claim from the pipe. */
@@ -1400,6 +1418,17 @@ static void take_report(struct reports *r, const struct wire_report *wr, enum ev
 				e.fix[0] = '\0';
 				break;
 			}
+	int klen = snprintf(key, sizeof(key), "%c%c%c%s", e.decision, 'a' + (int)w.op,
+			    w.truncated ? '+' : '=', w.target);
+	bool echo = e.decision == WIRE_DENY && deferred_name(r, &w);
+	if (echo && !boundary) {
+		/* one refusal, one record: the notify layer's said it */
+		HASH_FIND(hh, r->seen, key, (size_t)klen, s);
+		if (s && s->unechoed) {
+			s->unechoed--;
+			return;
+		}
+	}
 	if (e.claimed)
 		r->contradicted++;
 	quiet = policy_report_quiet(r->cfg.policy, file_op(w.op), w.target);
@@ -1416,8 +1445,6 @@ static void take_report(struct reports *r, const struct wire_report *wr, enum ev
 	else
 		r->allowed++;
 
-	int klen = snprintf(key, sizeof(key), "%c%c%c%s", e.decision, 'a' + (int)w.op,
-			    w.truncated ? '+' : '=', w.target);
 	/* --learn says it all at the end; the rest say it now. The line is
 	 * made only when it goes somewhere: a flood meets a full table and
 	 * an empty terminal budget at once, and then costs no line. */
@@ -1425,6 +1452,7 @@ static void take_report(struct reports *r, const struct wire_report *wr, enum ev
 	HASH_FIND(hh, r->seen, key, (size_t)klen, s);
 	if (s) {
 		s->count++;
+		s->unechoed += echo && boundary;
 		/* A repeat of what never reached the terminal (said while the
 		 * rate limit was met) is said now, if the budget allows: else a
 		 * forged line sent into a flood hid every later real one of
@@ -1445,8 +1473,10 @@ static void take_report(struct reports *r, const struct wire_report *wr, enum ev
 	s = remember(r, key, (size_t)klen, &w, &e, room ? text : NULL);
 	if (say_it)
 		say(r, text);
-	if (s)
+	if (s) {
 		s->shown = say_it;
+		s->unechoed = echo && boundary;
+	}
 }
 
 /* An access (EVENT_ACCESS): the shim's claim, decided again here, or the

@@ -253,6 +253,18 @@ timeout 60 "$SBX" --log "$LOG" -- python3 pieces.py 1<>"$B/rw" 2>&1
 if whole "$B/err-wronly" && whole "$B/rw"; then ok
 else bad "$(head -c 400 "$B/err-wronly") / $(head -c 400 "$B/rw")"; fi
 
+ts a_name_rule_refusal_made_by_seccomp_is_one_line_one_record_one_count
+# `deny_write = locked*` and no such file at start: the notify layer
+# refuses making it and says so; python3's shim lets the kernel answer and
+# names the same refusal. Before, that was two records, "2 denied writes"
+# and an "(x1 more)" for a repeat that never happened.
+sxl --deny-write 'locked*' -- python3 -c 'open("locked1", "w")'
+if [ ! -e locked1 ] && has "PermissionError\|Read-only" err &&
+   [ "$(nlines "sbx: denied write of $W/locked1 by \`deny_write = locked*\`")" = 1 ] &&
+   ! has ' more)$' err && [ "$(summary 'denied writes?')" = 1 ] &&
+   [ "$(logq "[(r['layer'], r['errno']) for r in deny('write', W + '/locked1')]")" = "[('notify', 'EROFS')]" ]
+then ok; else bad "$(cat "$B/err") log=$(logq L | head -c 400)"; fi
+
 ts mkdir_p_of_existing_dirs_outside_workspace_not_reported_but_new_one_is
 mkdir -p "$HOME/proj/existing/deeper"
 sxl -q -- sh -c 'mkdir -p ~/proj/existing/deeper /usr/lib /etc && echo MKDIR-OK; mkdir -p ~/proj/new/dir; echo AFTER'

@@ -344,6 +344,59 @@ Test(reports_event, the_notify_layers_access_is_said_with_the_rule_it_decided_by
 	close_stream(&s);
 }
 
+/* A name rule at any depth: the notify layer refuses making the name and
+ * says so; the shim, which lets the kernel answer those, then names the
+ * same refusal. One refusal is one line, one record and one in the sum
+ * (before: two records, "2 denied writes" and an "(x1 more)" for a
+ * repeat that never was). A second attempt is counted again; a shim line
+ * with no refusal of the notify layer before it (the kernel's, at a
+ * read-only mount) is the only word for it and counted too. */
+Test(reports_event, the_shim_s_echo_of_a_notify_refusal_is_not_a_second_refusal)
+{
+	struct pstream s;
+	const struct sbx_rule *why = NULL;
+
+	open_stream(&s, "[filesystem]\nallow_write = /w\ndeny_write = locked*\n",
+		    REPORTS_ENFORCE);
+	cr_assert_eq(policy_check_path(s.p, SBX_OP_WRITE, "/w/locked1", &why), SBX_DENY);
+	struct event notify = { .what = EVENT_ACCESS, .layer = EVENT_NOTIFY,
+				.decision = WIRE_DENY, .op = WIRE_WRITE, .target = "/w/locked1",
+				.pid = 4242, .comm = "python3", .err = EROFS, .rule = why };
+	struct event shim = notify;
+	shim.layer = EVENT_SHIM;
+	shim.pid = 2;
+	shim.rule = NULL;
+	reports_event(s.r, &notify);
+	reports_event(s.r, &shim);
+	reports_finish(s.r, 0);
+	char *out = slurp(s.out_path), *log = slurp(s.log_path);
+	cr_assert_eq(str_count(out, "sbx: denied write of /w/locked1"), 1, "%s", out);
+	assert_contains(out, "sbx: 1 denied write ");
+	cr_assert_eq(str_count(log, "\"target\":\"/w/locked1\""), 1, "%s", log);
+	assert_contains(log, "\"layer\":\"notify\"");
+	free(out);
+	free(log);
+	close_stream(&s);
+
+	open_stream(&s, "[filesystem]\nallow_write = /w\ndeny_write = locked*\n",
+		    REPORTS_ENFORCE);
+	cr_assert_eq(policy_check_path(s.p, SBX_OP_WRITE, "/w/locked1", &why), SBX_DENY);
+	notify.rule = why; /* this policy's */
+	reports_event(s.r, &notify);
+	reports_event(s.r, &shim);
+	reports_event(s.r, &notify);
+	reports_event(s.r, &shim);
+	reports_event(s.r, &shim); /* the kernel's refusal, said by the shim alone */
+	reports_finish(s.r, 0);
+	out = slurp(s.out_path);
+	log = slurp(s.log_path);
+	assert_contains(out, "sbx: 3 denied writes ");
+	cr_assert_eq(str_count(log, "\"target\":\"/w/locked1\""), 3, "%s", log);
+	free(out);
+	free(log);
+	close_stream(&s);
+}
+
 /* A shim's event is a claim, its rule too: the supervisor explains it by
  * its own policy, never by a rule the line brought. */
 Test(reports_event, a_shim_access_is_explained_by_the_policy_not_by_a_rule_it_brings)
