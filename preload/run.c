@@ -397,10 +397,12 @@ static bool holding(const struct waiting *w)
  * line just then. Into a pipe or a terminal: written once quiet,
  * REPORT_HOLD_MS at most. Into a file shared with it (2>log, an agent's
  * tool output), whose last byte says whether a line of the program's is
- * open: once quiet with no line open, or once an open line stood still
- * REPORT_HOLD_MS (a loaded machine stretches the program's pauses past
- * any quiet time); REPORT_OPEN_LINE_MAX_MS at most. A cap counted from the
- * first held line would cut into a line the program is still writing. */
+ * open: with no line open, as into a pipe; with one open, once it stood
+ * still REPORT_HOLD_MS (a loaded machine stretches the program's pauses
+ * past any quiet time); REPORT_OPEN_LINE_MAX_MS at most. A cap counted
+ * from the first held line would cut into a line the program is still
+ * writing; with none open, there is nothing to cut (a program that keeps
+ * the loop busy, a refusal after another, waited for the 2 s cap). */
 static bool may_flush(struct waiting *w, bool quiet)
 {
 	off_t size;
@@ -411,7 +413,7 @@ static bool may_flush(struct waiting *w, bool quiet)
 	if (ms_since(&w->held_since) >= REPORT_OPEN_LINE_MAX_MS)
 		return true;
 	if (!open)
-		return quiet;
+		return quiet || ms_since(&w->held_since) >= REPORT_HOLD_MS;
 	if (size != w->line_size) {
 		w->line_size = size;
 		clock_gettime(CLOCK_MONOTONIC, &w->line_moved);
