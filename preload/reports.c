@@ -56,10 +56,18 @@ struct seen {
 	bool shown;         /* its first line reached the terminal */
 	bool boundary;      /* proxy_seen: a program's own connect (seccomp), not the proxy's */
 	unsigned long count;
-	/* refusals of a deferred name (deferred_name()) the notify layer said
-	 * whose shim line has not come yet */
-	unsigned long unechoed;
 	char *line;         /* denials: as printed the first time, without the pid */
+	UT_hash_handle hh;
+};
+
+/* The notify layer's refusals of a deferred name (deferred_name()) whose
+ * shim line has not come yet, by their key: that line is their echo. Kept
+ * apart from the table of lines said, so a refusal a quiet rule keeps off
+ * the terminal (never in that table) and one past its bounds still has
+ * one record; an entry goes when its last echo came. */
+struct echo {
+	char *key;
+	unsigned long n;
 	UT_hash_handle hh;
 };
 
@@ -96,6 +104,8 @@ struct reports {
 	bool stalled;      /* held lines wait for room on out_fd (reports_room_fd) */
 	unsigned long not_held; /* lines past the hold buffer while it could not be written */
 	struct seen *proxy_seen; /* events said once (take_net, take_call, notes), repeats counted */
+	struct echo *echoes;     /* shim lines still to come as echoes (struct echo) */
+	size_t nechoes, echo_bytes;
 };
 
 static unsigned long long mono_ms(void)
@@ -197,6 +207,12 @@ void reports_free(struct reports *r)
 		HASH_DEL(r->proxy_seen, s);
 		free(s->key);
 		free(s);
+	}
+	struct echo *e, *etmp;
+	HASH_ITER(hh, r->echoes, e, etmp) {
+		HASH_DEL(r->echoes, e);
+		free(e->key);
+		free(e);
 	}
 	if (r->log_fd >= 0)
 		close(r->log_fd);
@@ -1364,6 +1380,50 @@ static bool deferred_name(const struct reports *r, const struct wire_report *w)
 	       (why->kind == SBX_RULE_MANDATORY || why->kind == SBX_RULE_DENY_WRITE);
 }
 
+/* The notify layer refused a deferred name: its shim line is to come.
+ * Within the table's bounds (those of the lines said): past them, the
+ * echo is counted as a refusal of its own, as before there was a table. */
+static void echo_expect(struct reports *r, const char *key, size_t klen)
+{
+	struct echo *e;
+	size_t cost = sizeof(*e) + klen + 1 + 2 * sizeof(void *);
+
+	HASH_FIND(hh, r->echoes, key, klen, e);
+	if (!e) {
+		if (r->nechoes >= r->lim.seen_max || r->echo_bytes + cost > r->lim.seen_bytes ||
+		    !(e = calloc(1, sizeof(*e))))
+			return;
+		if (!(e->key = malloc(klen + 1))) {
+			free(e);
+			return;
+		}
+		memcpy(e->key, key, klen + 1);
+		HASH_ADD_KEYPTR(hh, r->echoes, e->key, klen, e);
+		r->nechoes++;
+		r->echo_bytes += cost;
+	}
+	e->n++;
+}
+
+/* Is this shim line the echo of a refusal the notify layer said? Taken
+ * if so. */
+static bool echo_take(struct reports *r, const char *key, size_t klen)
+{
+	struct echo *e;
+
+	HASH_FIND(hh, r->echoes, key, klen, e);
+	if (!e)
+		return false;
+	if (--e->n == 0) {
+		HASH_DEL(r->echoes, e);
+		r->nechoes--;
+		r->echo_bytes -= sizeof(*e) + klen + 1 + 2 * sizeof(void *);
+		free(e->key);
+		free(e);
+	}
+	return true;
+}
+
 /* A report decided: explained, logged, folded, said. A layer other than
  * the shim's is the boundary's own decision (the notify layer's, or
  * Seatbelt's from the system log), not a claim from the pipe. */
@@ -1420,14 +1480,12 @@ static void take_report(struct reports *r, const struct wire_report *wr, enum ev
 			}
 	int klen = snprintf(key, sizeof(key), "%c%c%c%s", e.decision, 'a' + (int)w.op,
 			    w.truncated ? '+' : '=', w.target);
-	bool echo = e.decision == WIRE_DENY && deferred_name(r, &w);
-	if (echo && !boundary) {
-		/* one refusal, one record: the notify layer's said it */
-		HASH_FIND(hh, r->seen, key, (size_t)klen, s);
-		if (s && s->unechoed) {
-			s->unechoed--;
+	/* one refusal, one record: the notify layer's said it */
+	if (e.decision == WIRE_DENY && deferred_name(r, &w)) {
+		if (boundary)
+			echo_expect(r, key, (size_t)klen);
+		else if (echo_take(r, key, (size_t)klen))
 			return;
-		}
 	}
 	if (e.claimed)
 		r->contradicted++;
@@ -1452,7 +1510,6 @@ static void take_report(struct reports *r, const struct wire_report *wr, enum ev
 	HASH_FIND(hh, r->seen, key, (size_t)klen, s);
 	if (s) {
 		s->count++;
-		s->unechoed += echo && boundary;
 		/* A repeat of what never reached the terminal (said while the
 		 * rate limit was met) is said now, if the budget allows: else a
 		 * forged line sent into a flood hid every later real one of
@@ -1473,10 +1530,8 @@ static void take_report(struct reports *r, const struct wire_report *wr, enum ev
 	s = remember(r, key, (size_t)klen, &w, &e, room ? text : NULL);
 	if (say_it)
 		say(r, text);
-	if (s) {
+	if (s)
 		s->shown = say_it;
-		s->unechoed = echo && boundary;
-	}
 }
 
 /* An access (EVENT_ACCESS): the shim's claim, decided again here, or the

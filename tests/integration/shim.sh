@@ -290,6 +290,17 @@ if [ ! -e locked1 ] && has "PermissionError\|Read-only" err &&
    [ "$(logq "[(r['layer'], r['errno']) for r in deny('write', W + '/locked1')]")" = "[('notify', 'EROFS')]" ]
 then ok; else bad "$(cat "$B/err") log=$(logq L | head -c 400)"; fi
 
+ts a_quiet_name_rule_refusal_made_by_seccomp_is_one_record
+# The same refusal, kept off the terminal by `ignore_paths`: one record
+# (the notify layer's) and "1 expected refusal" (before: two records and
+# "2 expected refusals not shown" for one).
+printf '[report]\nignore_paths = %s/locked1\n' "$W" > "$B/ign.ini"
+sxl -c "$B/ign.ini" --deny-write 'locked*' -- python3 -c 'open("locked1", "w")'
+if [ ! -e locked1 ] && has "PermissionError\|Read-only" err && ! has 'denied write of' err &&
+   has '^sbx: 1 expected refusal not shown ' err &&
+   [ "$(logq "[(r['layer'], r['ignored']) for r in L if r['target'] == W + '/locked1']")" = "[('notify', True)]" ]
+then ok; else bad "$(cat "$B/err") log=$(logq L | head -c 400)"; fi
+
 ts mkdir_p_of_existing_dirs_outside_workspace_not_reported_but_new_one_is
 mkdir -p "$HOME/proj/existing/deeper"
 sxl -q -- sh -c 'mkdir -p ~/proj/existing/deeper /usr/lib /etc && echo MKDIR-OK; mkdir -p ~/proj/new/dir; echo AFTER'

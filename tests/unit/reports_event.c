@@ -397,6 +397,65 @@ Test(reports_event, the_shim_s_echo_of_a_notify_refusal_is_not_a_second_refusal)
 	close_stream(&s);
 }
 
+/* The echo of a refusal a quiet rule keeps off the terminal, and of one
+ * past the bounds of the table of lines said: one record each all the
+ * same. Before, the notify layer's expectation lived in that table, which
+ * a quiet refusal never enters and a flood fills: two records, "2
+ * expected refusals not shown" for one, and "2 denied writes". */
+Test(reports_event, the_shim_s_echo_of_a_quiet_or_unkept_refusal_is_not_a_second_one)
+{
+	struct pstream s;
+	const struct sbx_rule *why = NULL;
+
+	open_stream(&s, "[filesystem]\nallow_write = /w\ndeny_write = locked*\n"
+		    "[report]\nignore_paths = /w/locked1\n", REPORTS_ENFORCE);
+	cr_assert_eq(policy_check_path(s.p, SBX_OP_WRITE, "/w/locked1", &why), SBX_DENY);
+	struct event notify = { .what = EVENT_ACCESS, .layer = EVENT_NOTIFY,
+				.decision = WIRE_DENY, .op = WIRE_WRITE, .target = "/w/locked1",
+				.pid = 4242, .comm = "python3", .err = EROFS, .rule = why };
+	struct event shim = notify;
+	shim.layer = EVENT_SHIM;
+	shim.pid = 2;
+	shim.rule = NULL;
+	reports_event(s.r, &notify);
+	reports_event(s.r, &shim);
+	reports_finish(s.r, 0);
+	char *out = slurp(s.out_path), *log = slurp(s.log_path);
+	cr_assert_eq(str_count(out, "denied write of /w/locked1"), 0, "%s", out);
+	assert_contains(out, "sbx: 1 expected refusal not shown ");
+	cr_assert_eq(str_count(log, "\"target\":\"/w/locked1\""), 1, "%s", log);
+	assert_contains(log, "\"layer\":\"notify\"");
+	free(out);
+	free(log);
+	close_stream(&s);
+
+	/* the table of lines said holds one: full after /w/other */
+	struct reports_cfg cfg;
+	open_stream(&s, "[filesystem]\nallow_write = /w\ndeny_write = locked*\n",
+		    REPORTS_ENFORCE);
+	reports_free(s.r);
+	cfg = (struct reports_cfg){ .policy = s.p, .log_path = s.log_path, .run_id = "run-1",
+				    .mode = REPORTS_ENFORCE, .out_fd = s.out_fd,
+				    .limits = { .seen_max = 1 } };
+	cr_assert_eq(reports_new(&cfg, &s.r), 0);
+	cr_assert_eq(policy_check_path(s.p, SBX_OP_WRITE, "/w/locked1", &why), SBX_DENY);
+	struct event other = notify;
+	other.target = "/w/other.txt";
+	other.rule = NULL;
+	notify.rule = why; /* this policy's */
+	reports_event(s.r, &other);
+	reports_event(s.r, &notify);
+	reports_event(s.r, &shim);
+	reports_finish(s.r, 0);
+	out = slurp(s.out_path);
+	log = slurp(s.log_path);
+	assert_contains(out, "sbx: 2 denied writes");
+	cr_assert_eq(str_count(log, "\"target\":\"/w/locked1\""), 1, "%s", log);
+	free(out);
+	free(log);
+	close_stream(&s);
+}
+
 /* A shim's event is a claim, its rule too: the supervisor explains it by
  * its own policy, never by a rule the line brought. */
 Test(reports_event, a_shim_access_is_explained_by_the_policy_not_by_a_rule_it_brings)
