@@ -961,6 +961,18 @@ static bool room_now(const struct reports *r)
 	return poll(&pf, 1, 0) != 0;
 }
 
+/* A line of ours starts a line. In a file shared with COMMAND whose last
+ * byte is no newline (its last line written without one, a progress bar,
+ * a line it keeps open so that ours are glued to its text, where `^sbx: `
+ * finds none): a newline first. A pipe or a terminal is not read back. */
+static void start_line(struct reports *r)
+{
+	off_t size;
+
+	if (reports_midline(r, &size))
+		sbx_write_text(r->cfg.out_fd, "\n", 1);
+}
+
 /* The held lines out. While COMMAND runs (!wait), only as far as out_fd
  * has room now, line by line: stderr's open file description is
  * COMMAND's too, and a program inside may make it non-blocking (Node does
@@ -980,6 +992,7 @@ static void write_held(struct reports *r, bool wait)
 		r->stalled = true;
 		return;
 	}
+	start_line(r);
 	/* said once per batch held back, so the person knows these lines
 	 * are late, not happening now */
 	if (r->held_busy)
@@ -1040,6 +1053,7 @@ static void say(struct reports *r, const char *text)
 			return;
 		}
 		reports_flush(r);
+		start_line(r);
 		sbx_dprintf(r->cfg.out_fd, "%s\n", text);
 		return;
 	}
@@ -1635,6 +1649,25 @@ static void finish_log_only(struct reports *r, unsigned long dropped)
 	log_notice(r, "summary", "the run's counts ([report] stderr = off)", counts);
 }
 
+/* A line of the end's (a fold, the summary), where a line starts. */
+static void end_line(struct reports *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void end_line(struct reports *r, const char *fmt, ...)
+{
+	char *text;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&text, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	start_line(r);
+	sbx_write_text(r->cfg.out_fd, text, (size_t)n);
+	free(text);
+}
+
 void reports_finish(struct reports *r, unsigned long dropped)
 {
 	struct seen *s, *tmp;
@@ -1666,7 +1699,7 @@ void reports_finish(struct reports *r, unsigned long dropped)
 		HASH_ITER(hh, r->seen, s, tmp)
 			if (s->count > 1 && s->decision == WIRE_DENY && s->line && s->shown) {
 				if (repeats++ < r->lim.fold_lines)
-					sbx_dprintf(r->cfg.out_fd, "%s (x%lu more)\n", s->line, s->count - 1);
+					end_line(r, "%s (x%lu more)\n", s->line, s->count - 1);
 				else
 					unsaid++;
 			}
@@ -1676,14 +1709,14 @@ void reports_finish(struct reports *r, unsigned long dropped)
 		if (repeats++ >= r->lim.fold_lines)
 			unsaid++;
 		else if (s->op == WIRE_DNS)
-			sbx_dprintf(r->cfg.out_fd, "sbx: denied lookup of %s (by the sandbox's resolver, "
-				"x%lu more)\n", s->target, s->count - 1);
+			end_line(r, "sbx: denied lookup of %s (by the sandbox's resolver, x%lu more)\n",
+				 s->target, s->count - 1);
 		else
-			sbx_dprintf(r->cfg.out_fd, "sbx: denied connect to %s (%s, x%lu more)\n", s->target,
-				s->boundary ? "seccomp" : "via the proxy", s->count - 1);
+			end_line(r, "sbx: denied connect to %s (%s, x%lu more)\n", s->target,
+				 s->boundary ? "seccomp" : "via the proxy", s->count - 1);
 	}
 	if (unsaid)
-		sbx_dprintf(r->cfg.out_fd, "sbx: and %lu more refusals repeated (see the log)\n", unsaid);
+		end_line(r, "sbx: and %lu more refusals repeated (see the log)\n", unsaid);
 	for (int op = 0; op < WIRE_OP_COUNT; op++)
 		if (r->denied[op])
 			count(sum, sizeof(sum), r->denied[op], names[op][0], names[op][1]);
@@ -1732,9 +1765,9 @@ void reports_finish(struct reports *r, unsigned long dropped)
 	if (r->cfg.log_path && r->log_fd >= 0) {
 		policy_tildify(r->cfg.policy, r->cfg.log_path, logshown,
 				 sizeof(logshown));
-		sbx_dprintf(r->cfg.out_fd, "sbx: %s — see %s\n", sum, logshown);
+		end_line(r, "sbx: %s — see %s\n", sum, logshown);
 	} else {
-		sbx_dprintf(r->cfg.out_fd, "sbx: %s\n", sum);
+		end_line(r, "sbx: %s\n", sum);
 	}
 }
 

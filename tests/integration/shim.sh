@@ -278,6 +278,40 @@ sxl -- python3 busy.py "$B/err"
 if has '^SEEN$' out && [ "$(nlines "sbx: denied write of $W/.bashrc by \`deny_write = .bashrc\`")" = 1 ]
 then ok; else bad "$(cat "$B/out") $(head -c 400 "$B/err")"; fi
 
+ts report_lines_in_a_shared_file_start_a_line_of_their_own
+# A program that leaves a line of its own open in a shared stderr file:
+# its last line without a newline at exit, or a line it keeps growing (a
+# byte every 20 ms) so that the 2 s cap writes ours into it. sbx's lines
+# start a line all the same (a newline first), so `^sbx: ` finds each;
+# before, they were glued to the program's text ("progress 99%sbx: ...").
+cat > open.py <<'EOF'
+import sys, time
+try:
+    open(".bashrc", "w")
+except OSError:
+    pass
+sys.stderr.write("keep: "); sys.stderr.flush()
+t0 = time.monotonic()
+while time.monotonic() - t0 < 10:
+    with open(sys.argv[1], "rb") as f:
+        if b"sbx: denied write of" in f.read():
+            break
+    sys.stderr.write("."); sys.stderr.flush()
+    time.sleep(0.02)
+sys.stderr.write("\n")
+try:
+    open(".zshrc", "w")
+except OSError:
+    pass
+sys.stderr.write("progress 99%")
+EOF
+sxl -- python3 open.py "$B/err"
+if [ "$(grep -c '^sbx: denied write of .*/\.bashrc by' "$B/err")" = 1 ] &&
+   [ "$(grep -c '^sbx: denied write of .*/\.zshrc by' "$B/err")" = 1 ] &&
+   grep -q '^keep: \.*$' "$B/err" && grep -q '^progress 99%$' "$B/err" &&
+   grep -q '^sbx: 2 denied writes' "$B/err"
+then ok; else bad "$(cut -c1-120 "$B/err")"; fi
+
 ts a_name_rule_refusal_made_by_seccomp_is_one_line_one_record_one_count
 # `deny_write = locked*` and no such file at start: the notify layer
 # refuses making it and says so; python3's shim lets the kernel answer and

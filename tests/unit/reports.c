@@ -824,6 +824,36 @@ Test(reports_stream, midline_reads_a_write_only_file_and_not_a_pipe)
 	close(pfd[1]);
 }
 
+/* A line of ours starts a line: in a shared file where COMMAND left one of
+ * its own open, the held lines and the end's (summary) begin with a
+ * newline; where its line is finished, none is added. Before, they were
+ * glued to the program's text ("progress 99%sbx: denied ..."). */
+Test(reports_stream, lines_in_a_shared_file_start_a_line_of_their_own)
+{
+	struct stream s;
+
+	stream_open(&s, NULL, REPORTS_ENFORCE);
+	reports_free(s.r);
+	struct reports_cfg cfg = { .policy = s.p, .log_path = s.log_path, .run_id = "run-1",
+				   .mode = REPORTS_ENFORCE, .out_fd = s.out_fd, .hold = true };
+	cr_assert_eq(reports_new(&cfg, &s.r), 0);
+	cr_assert_eq(write(s.out_fd, "prog: done\n", 11), 11);
+	feed(&s, "SBX1 D write 2 sh /etc/one 30\n");
+	reports_flush(s.r);
+	cr_assert_eq(write(s.out_fd, "keep: ..", 8), 8);
+	feed(&s, "SBX1 D write 2 sh /etc/two 30\n");
+	reports_flush(s.r);
+	cr_assert_eq(write(s.out_fd, "progress 99%", 12), 12);
+	reports_finish(s.r, 0);
+	char *out = slurp(s.out_path);
+	cr_assert(!strncmp(out, "prog: done\nsbx: denied write of /etc/one ", 41), "%s", out);
+	assert_contains(out, "\nkeep: ..\nsbx: denied write of /etc/two ");
+	assert_contains(out, "\nprogress 99%\nsbx: 2 denied writes");
+	cr_assert_eq(str_count(out, "\n\n"), 0, "%s", out);
+	free(out);
+	stream_close(&s);
+}
+
 /* stderr a pipe that a program inside made non-blocking and filled
  * (issue 24): a flush while COMMAND runs writes nothing and loses nothing
  * -- the lines wait, and the loop is told to wait for room
