@@ -350,7 +350,7 @@ struct waiting {
 	int notify_in[2];        /* "F"'s two descriptors, until attached */
 	bool notify_bad, attached;
 	struct timespec held_since; /* report lines held since */
-	off_t line_size;            /* the shared file's size, last seen mid-line */
+	off_t line_size;            /* the shared file's size, last seen */
 	struct timespec line_moved; /* ... and when it last changed */
 };
 
@@ -397,12 +397,14 @@ static bool holding(const struct waiting *w)
  * line just then. Into a pipe or a terminal: written once quiet,
  * REPORT_HOLD_MS at most. Into a file shared with it (2>log, an agent's
  * tool output), whose last byte says whether a line of the program's is
- * open: with no line open, as into a pipe; with one open, once it stood
- * still REPORT_HOLD_MS (a loaded machine stretches the program's pauses
- * past any quiet time); REPORT_OPEN_LINE_MAX_MS at most. A cap counted
- * from the first held line would cut into a line the program is still
- * writing; with none open, there is nothing to cut (a program that keeps
- * the loop busy, a refusal after another, waited for the 2 s cap). */
+ * open: once quiet with no line open, or once the file stood still
+ * REPORT_HOLD_MS, a line open or not (a loaded machine stretches the
+ * program's pauses past any quiet time); REPORT_OPEN_LINE_MAX_MS at most.
+ * A cap counted from the first held line would cut into a line the
+ * program is still writing; and right after a refusal, with its last
+ * line just ended, it is about to write the next. A file standing still
+ * is not: a program that keeps the loop busy (a refusal after another)
+ * and writes nothing gets its lines then, not after the 2 s cap. */
 static bool may_flush(struct waiting *w, bool quiet)
 {
 	off_t size;
@@ -412,13 +414,11 @@ static bool may_flush(struct waiting *w, bool quiet)
 		return quiet || ms_since(&w->held_since) >= REPORT_HOLD_MS;
 	if (ms_since(&w->held_since) >= REPORT_OPEN_LINE_MAX_MS)
 		return true;
-	if (!open)
-		return quiet || ms_since(&w->held_since) >= REPORT_HOLD_MS;
 	if (size != w->line_size) {
 		w->line_size = size;
 		clock_gettime(CLOCK_MONOTONIC, &w->line_moved);
 	}
-	return ms_since(&w->line_moved) >= REPORT_HOLD_MS;
+	return (quiet && !open) || ms_since(&w->line_moved) >= REPORT_HOLD_MS;
 }
 
 /* poll()'s timeout: the soonest of the held lines', the proxy's timers'

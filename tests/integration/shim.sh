@@ -256,11 +256,11 @@ else bad "$(head -c 400 "$B/err-wronly") / $(head -c 400 "$B/rw")"; fi
 ts report_lines_in_a_shared_file_wait_no_longer_than_50_ms_with_no_line_open
 # A program whose own lines are all finished but which keeps sbx busy (a
 # refusal after another: the report pipe and the notify layer never quiet
-# for 3 ms) still gets its report line within REPORT_HOLD_MS in a shared
-# file, as in a pipe. Before, lines held for a shared file waited for a
-# quiet pipe up to the 2 s cap meant for a line the program is still
-# writing. The program reads its stderr until the line is there, 1.5 s at
-# most (less than that cap).
+# for 3 ms) still gets its report line once the shared file has stood
+# still 50 ms. Before, lines held for a shared file waited for a quiet
+# loop up to the 2 s cap meant for a line the program is still writing.
+# The program reads its stderr until the line is there, 1.5 s at most
+# (less than that cap).
 cat > busy.py <<'EOF'
 import sys, time
 sys.stderr.write("busy: begins\n"); sys.stderr.flush()
