@@ -39,10 +39,11 @@ POLICY_SRCS := policy/policy.c policy/execlater.c policy/query.c policy/match.c 
 NET_SRCS := net/host.c net/http.c net/socks.c \
 	net/decide.c net/loop.c net/dns.c \
 	net/names.c net/resolve.c net/dnsserve.c \
-	net/watch.c net/poller.c
+	net/watch.c net/poller.c net/compat.c
 # the proxy's readiness seam (net/poller.h): epoll, or poll() with
-# `make SBX_POLLER=poll` (a switch rebuilds net/poller.o, see below)
-SBX_POLLER ?= epoll
+# `make SBX_POLLER=poll` (a switch rebuilds net/poller.o, see below);
+# `make SBX_PORTABLE=1`: net/compat.h's portable fallbacks, and poll()
+SBX_POLLER ?= $(if $(filter 1,$(SBX_PORTABLE)),poll,epoll)
 SUPERVISOR_SRCS := preload/main.c preload/options.c preload/config.c common/probe.c preload/print.c preload/plan.c \
 	preload/run.c preload/util.c preload/reports.c preload/learn.c \
 	preload/standin.c common/hostfs.c preload/runlimits.c preload/profile.c preload/gitprov.c \
@@ -119,7 +120,7 @@ UNIT_OBJS := $(UNIT_SRCS:%.c=build/%.o)
 
 BINS := build/sbx-preload build/sbx-init build/libsbx-preload.so build/sbx-proxy-test build/sbxctl
 
-.PHONY: all deps deps-test run check darwin-check check-unit check-docs check-hooks check-integration check-agents check-container check-container-recipe test-progs coverage-table bench bench-proxy bench-filter bench-landlock bench-match fuzz install clean
+.PHONY: all deps deps-test run check check-portable darwin-check check-unit check-docs check-hooks check-integration check-agents check-container check-container-recipe test-progs coverage-table bench bench-proxy bench-filter bench-landlock bench-match fuzz install clean
 all: $(BINS)
 
 deps:
@@ -360,6 +361,24 @@ build/tests/darwin-unit: $(DARWIN_UNIT_SRCS:%.c=build/%.o) $(DARWIN_CHECK_SRCS:%
 darwin-check: build/tests/darwin-unit build/tests/darwin-smoke
 	build/tests/darwin-unit --jobs 2
 
+# net/ as it builds where Linux's calls are missing (net/compat.h's
+# fallbacks, SBX_PORTABLE, and poll()), in build/portable/ beside the
+# build's own objects, and the proxy's unit tests linked against it.
+# (`make SBX_PORTABLE=1` builds the programs that way, for the
+# integration suites; docs/MACOS.md.)
+build/portable/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) -DSBX_PORTABLE -DSBX_POLLER_POLL $(SBX_CFLAGS) -c -o $@ $<
+build/portable/lib/libnet.a: $(NET_SRCS:%.c=build/portable/%.o)
+	@mkdir -p $(@D)
+	rm -f $@ && $(AR) rcs $@ $^
+build/tests/unit-tests-portable: $(UNIT_OBJS) $(UNIT_SHIM_OBJS) build/gen/interpose.o \
+		$(patsubst build/lib/libnet.a,build/portable/lib/libnet.a,$(UNIT_ARCHIVES:%=build/lib/lib%.a))
+	$(CC) $(SBX_LDFLAGS) -no-pie -o $@ $(filter-out build/gen/%,$(filter %.o,$^)) $(call group,$(filter %.a,$^)) \
+		$(SBX_LDLIBS) -lcriterion $(JANSSON_LIBS)
+check-portable: build/tests/unit-tests-portable
+	build/tests/unit-tests-portable --jobs 2 --filter 'net*/*'
+
 run: deps
 	@$(MAKE) --no-print-directory all
 	@./scripts/demo.sh $(if $(CMD),"$(CMD)")
@@ -541,3 +560,14 @@ $(shell mkdir -p build; [ -e $(POLLER_STAMP) ] || { rm -f build/poller-*.stamp; 
 POLLER_OBJS := $(foreach d,build build/musl build/tests/hooks build/tests/hooks/musl,$(d)/net/poller.o)
 $(POLLER_OBJS): $(POLLER_STAMP)
 $(POLLER_OBJS): SBX_CPPFLAGS += $(if $(filter poll,$(SBX_POLLER)),-DSBX_POLLER_POLL)
+
+# The portable build (SBX_PORTABLE=1, net/compat.h): net/'s objects and
+# what links them are rebuilt when the choice changes.
+ifeq ($(SBX_PORTABLE)$(SBX_POLLER),1epoll)
+$(error SBX_PORTABLE=1 takes poll(): epoll is Linux's)
+endif
+COMPAT_STAMP := build/compat-$(if $(filter 1,$(SBX_PORTABLE)),portable,native).stamp
+$(shell mkdir -p build; [ -e $(COMPAT_STAMP) ] || { rm -f build/compat-*.stamp; touch $(COMPAT_STAMP); })
+COMPAT_OBJS := $(foreach d,build build/musl,$(NET_DRIVER_SRCS:%.c=$(d)/%.o))
+$(COMPAT_OBJS): $(COMPAT_STAMP)
+$(COMPAT_OBJS): SBX_CPPFLAGS += $(if $(filter 1,$(SBX_PORTABLE)),-DSBX_PORTABLE)
