@@ -201,7 +201,16 @@ int main(int argc, char **argv)
 		    net_loop_add_hostport(l, fd, hostports[i]))
 			die("cannot listen for a host port on 127.0.0.2", strerror(errno));
 	}
-	printf("http %u\nsocks %u\ndns %u\n", hport, sport, dport);
+	/* how tunnels are relayed: splice(2) past their first 64 KiB, or
+	 * every byte through the queue (--no-splice, a build without
+	 * splice); and whether this is the portable build (net/compat.h) */
+#ifdef SBX_PORTABLE
+	const char *build = "portable";
+#else
+	const char *build = "native";
+#endif
+	printf("http %u\nsocks %u\ndns %u\nrelay %s\nbuild %s\n", hport, sport, dport,
+	       NET_HAVE_SPLICE && !cfg.no_splice ? "splice" : "queue", build);
 	fflush(stdout);
 
 	while (!stop) {
