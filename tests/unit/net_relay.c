@@ -8,12 +8,15 @@
  * show: megabytes both ways arrive whole and in order, either side's
  * half-close reaches the other while the other direction still flows, a
  * client that stops reading stops the server with a bounded amount in
- * between, and a client gone mid-transfer ends the server's side too. */
+ * between, and a client gone mid-transfer ends the server's side too,
+ * also where a send into its socket is EPIPE (no SIGPIPE: NET_NOSIGNAL,
+ * net/compat.h). */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -192,7 +195,7 @@ static int tunnel(const struct proxy *px, unsigned port)
 
 /* ---- the servers: one connection each, in a thread */
 
-enum role { ECHO, SINK_THEN_ANSWER, GREET_THEN_SINK, FIREHOSE };
+enum role { ECHO, SINK_THEN_ANSWER, GREET_THEN_SINK, FIREHOSE, SINK_THEN_FIREHOSE };
 
 struct server {
 	int ls;
@@ -246,6 +249,11 @@ static void *server_run(void *arg)
 		shutdown(fd, SHUT_WR);
 		s->recv_err = recv_pattern(fd, CLIENT_SEED, &s->got);
 		break;
+	case SINK_THEN_FIREHOSE: /* theirs to EOF, then as FIREHOSE */
+		while ((s->recv_err = (int)recv(fd, b, sizeof(b), 0)) > 0)
+			;
+		s->recv_err = s->recv_err < 0 ? errno : 0;
+		/* fall through */
 	case FIREHOSE: /* n bytes as fast as taken, counted */
 		small_buffers(fd);
 		while (off < s->n) {
@@ -479,8 +487,7 @@ Test(net_relay, a_client_that_stops_reading_stops_the_server_and_loses_nothing_w
 
 /* A client reset in the middle of a download: the proxy closes the
  * server's side (its send() fails, it does not wait forever) and holds
- * no connection after it; a SIGPIPE (a send into the dead socket without
- * NET_NOSIGNAL) would have killed this process. */
+ * no connection after it. */
 static void gone_mid_transfer(bool no_splice)
 {
 	struct server s = { 0 };
@@ -513,4 +520,27 @@ Test(net_relay, a_client_gone_mid_transfer_ends_the_servers_side)
 Test(net_relay, a_client_gone_mid_transfer_ends_the_servers_side_without_splice)
 {
 	gone_mid_transfer(true);
+}
+
+/* A client that sends its bytes and closes (a FIN: nothing unread) before
+ * the answer: its EOF reaches the server, which only then sends, without
+ * end. The proxy's first send to the closed client draws a reset, in the
+ * state where the next one is EPIPE (CLOSE_WAIT): it must take that as
+ * the end (the server's send fails), never as a SIGPIPE. */
+Test(net_relay, a_client_closed_before_the_answer_ends_the_servers_side)
+{
+	struct server s = { 0 };
+	struct proxy px = { 0 };
+
+	signal(SIGPIPE, SIG_DFL); /* the proxy's process need not ignore it */
+	server_start(&s, SINK_THEN_FIREHOSE, UINT64_MAX / 2);
+	proxy_start(&px, s.port, true);
+	int fd = tunnel(&px, s.port);
+	cr_assert_eq(send(fd, "hello", 5, 0), 5);
+	close(fd);
+	server_join(&s);
+	cr_assert_eq(s.recv_err, 0, "the server's read ended with %s", strerror(s.recv_err));
+	cr_assert(s.send_err == EPIPE || s.send_err == ECONNRESET,
+		  "the server's send ended with %s", strerror(s.send_err));
+	cr_assert_eq(proxy_stop(&px), 0, "the proxy still holds the connection");
 }
