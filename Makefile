@@ -81,7 +81,7 @@ INIT_SRCS := init/sbx-init.c init/mounts.c init/connect.c \
 # the page start-up writes anyway.
 SHIM_SRCS := shim/shim.c shim/core.c shim/exec.c shim/check.c shim/decided.c shim/dirfds.c \
 	shim/resolve.c shim/namemap.c shim/string.c common/elfcheck.c
-SHIM_COLD_SRCS := shim/wrappers.c shim/syscall.c shim/net.c shim/tell.c common/wire.c
+SHIM_COLD_SRCS := shim/wrappers.c shim/syscall.c shim/net.c shim/netjudge.c shim/tell.c common/wire.c
 # The policy queries the shim links in (no INI parsing, no compiler).
 SHIM_POLICY_SRCS := policy/query.c policy/match.c policy/glob.c policy/path.c policy/blob.c policy/home.c
 SHIM_POLICY_COLD_SRCS := policy/hint.c
