@@ -343,7 +343,7 @@ build/shim/resolve-test.o: shim/resolve.c
 	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) $(SBX_CFLAGS) -c -o $@ $<
 UNIT_ARCHIVES := cli preload notify backend darwin net init common policy
 build/tests/unit-tests: $(UNIT_OBJS) $(UNIT_SHIM_OBJS) $(UNIT_ARCHIVES:%=build/lib/lib%.a) \
-		build/gen/interpose.o
+		build/gen/interpose.o build/gen/dyld-rows.h
 	$(CC) $(SBX_LDFLAGS) -no-pie -o $@ $(filter-out build/gen/%,$(filter %.o,$^)) $(call group,$(filter %.a,$^)) \
 		$(SBX_LDLIBS) -lcriterion $(JANSSON_LIBS)
 

@@ -269,6 +269,12 @@ Test(shim_dyld, fopen_modes_that_write_are_judged_as_writes)
 		cr_assert_eq(errno, EROFS, "fopen %s: errno %d", modes[i], errno);
 		expect_one_report(WIRE_DENY, WIRE_WRITE, ro, EROFS);
 	}
+	/* ... and nothing past the NUL: a `+` there is not the mode's */
+	static const char only_r[] = { 'r', '\0', '+', '\0' };
+	FILE *f = sbx_dyld_fopen(ro, only_r);
+	cr_assert_not_null(f, "fopen \"r\\0+\": %s", strerror(errno));
+	fclose(f);
+	expect_no_report();
 }
 
 Test(shim_dyld, a_program_in_a_read_denied_directory_is_not_run)
