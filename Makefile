@@ -82,13 +82,14 @@ INIT_SRCS := init/sbx-init.c init/mounts.c init/connect.c \
 # the page start-up writes anyway.
 SHIM_SRCS := shim/shim.c shim/core.c shim/exec.c shim/check.c shim/decided.c shim/dirfds.c \
 	shim/resolve.c shim/namemap.c shim/string.c common/elfcheck.c
-SHIM_COLD_SRCS := shim/wrappers.c shim/syscall.c shim/net.c shim/tell.c common/wire.c
+SHIM_COLD_SRCS := shim/wrappers.c shim/syscall.c shim/net.c shim/netjudge.c shim/tell.c common/wire.c
 # The policy queries the shim links in (no INI parsing, no compiler).
 SHIM_POLICY_SRCS := policy/query.c policy/match.c policy/glob.c policy/path.c policy/blob.c policy/home.c
 SHIM_POLICY_COLD_SRCS := policy/hint.c
 SHIM_OBJS := $(patsubst %.c,build/shim-pic/%.o,$(SHIM_SRCS) $(SHIM_POLICY_SRCS) \
 	$(SHIM_COLD_SRCS) $(SHIM_POLICY_COLD_SRCS))
-UNIT_SRCS := $(wildcard tests/unit/*.c)
+# shim_dyld.c links the shim's check core: a runner of its own (below)
+UNIT_SRCS := $(filter-out tests/unit/shim_dyld.c,$(wildcard tests/unit/*.c))
 
 # Each folder is one static archive, built twice (glibc objects under
 # build/lib, static musl ones under build/musl/lib); a program links its
@@ -170,6 +171,11 @@ build/gen/interpose.c: build/gen-interpose
 
 build/gen/interpose.o: build/gen/interpose.c
 	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) $(SBX_CFLAGS) -c -o $@ $<
+
+# the table's PATHCALL rows shim/darwin.c makes its wrappers from
+build/gen/dyld-rows.h: build/gen-interpose
+	@mkdir -p $(@D)
+	build/gen-interpose rows > $@.tmp && mv $@.tmp $@
 
 
 # sbx-preload and sbx-init run on every start, so where musl is installed
@@ -338,7 +344,7 @@ build/shim/resolve-test.o: shim/resolve.c
 	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) $(SBX_CFLAGS) -c -o $@ $<
 UNIT_ARCHIVES := cli preload notify backend darwin net init common policy
 build/tests/unit-tests: $(UNIT_OBJS) $(UNIT_SHIM_OBJS) $(UNIT_ARCHIVES:%=build/lib/lib%.a) \
-		build/gen/interpose.o
+		build/gen/interpose.o build/gen/dyld-rows.h
 	$(CC) $(SBX_LDFLAGS) -no-pie -o $@ $(filter-out build/gen/%,$(filter %.o,$^)) $(call group,$(filter %.a,$^)) \
 		$(SBX_LDLIBS) -lcriterion $(JANSSON_LIBS)
 
@@ -358,8 +364,32 @@ build/tests/darwin-smoke: tests/darwin/smoke.c $(DARWIN_CHECK_SRCS:%.c=build/%.o
 build/tests/darwin-unit: $(DARWIN_UNIT_SRCS:%.c=build/%.o) $(DARWIN_CHECK_SRCS:%.c=build/%.o)
 	@mkdir -p $(@D)
 	$(CC) $(SBX_LDFLAGS) -o $@ $^ $(SBX_LDLIBS) -lcriterion
-darwin-check: build/tests/darwin-unit build/tests/darwin-smoke
+# The macOS wrappers (shim/darwin.c) on Linux: linked with the shim's
+# check core and the interpose table (an sbx_dyld_* the table names and
+# no file defines fails this link), and called on real files
+# (tests/unit/shim_dyld.c). The core is Linux's, so this runner is too.
+SHIM_DYLD_OBJS := $(patsubst %.c,build/shim-dyld/%.o,shim/darwin.c shim/core.c shim/check.c \
+	shim/decided.c shim/dirfds.c shim/resolve.c shim/tell.c shim/netjudge.c)
+build/shim-dyld/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) $(SHIM_CFLAGS) -c -o $@ $<
+build/shim-dyld/shim/darwin.o: build/gen/dyld-rows.h
+build/tests/shim-dyld: build/tests/unit/shim_dyld.o build/tests/unit/helpers.o $(SHIM_DYLD_OBJS) \
+		build/gen/interpose.o build/lib/libcommon.a build/lib/libpolicy.a
+	$(CC) $(SBX_LDFLAGS) -no-pie -o $@ $(filter %.o,$^) $(call group,$(filter %.a,$^)) \
+		$(SBX_LDLIBS) -lcriterion
+# On a Mac (.github/workflows/macos.yml): the same wrappers and the table
+# linked into a dylib by the SDK's clang, the core's names (shim_*) left to
+# dynamic lookup: a link check (every replacee in libSystem, every
+# sbx_dyld_* defined), not yet a shim to load.
+build/darwin/dyld-link.dylib: build/gen/interpose.c build/gen/dyld-rows.h shim/darwin.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) -std=gnu11 -Wall -Wextra -fPIC -fvisibility=hidden \
+		$(CFLAGS) -dynamiclib -Wl,-undefined,dynamic_lookup -o $@ build/gen/interpose.c shim/darwin.c
+DARWIN_CHECK_HERE := $(if $(filter Linux,$(shell uname -s)),build/tests/shim-dyld)
+darwin-check: build/tests/darwin-unit build/tests/darwin-smoke $(DARWIN_CHECK_HERE)
 	build/tests/darwin-unit --jobs 2
+	$(if $(DARWIN_CHECK_HERE),build/tests/shim-dyld --jobs 2)
 
 # net/ as it builds where Linux's calls are missing (net/compat.h's
 # fallbacks, SBX_PORTABLE, and poll()), in build/portable/ beside the
@@ -392,8 +422,9 @@ check: deps-test
 		$(TEST_HOOK_BINS) test-progs
 	@$(MAKE) --no-print-directory -j3 check-docs check-hooks check-unit check-portable check-integration
 
-check-unit: build/tests/unit-tests
+check-unit: build/tests/unit-tests build/tests/shim-dyld
 	build/tests/unit-tests --jobs 2
+	build/tests/shim-dyld --jobs 2
 
 # The documentation's copies of tables that live in code (the seccomp
 # table in docs/SECURITY.md).
