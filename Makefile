@@ -403,7 +403,7 @@ build/portable/%.o: %.c
 build/portable/lib/libnet.a: $(NET_SRCS:%.c=build/portable/%.o)
 	@mkdir -p $(@D)
 	rm -f $@ && $(AR) rcs $@ $^
-build/tests/unit-tests-portable: $(UNIT_OBJS) $(UNIT_SHIM_OBJS) build/gen/interpose.o \
+build/tests/unit-tests-portable: $(UNIT_OBJS) $(UNIT_SHIM_OBJS) build/gen/interpose.o build/gen/dyld-rows.h \
 		$(patsubst build/lib/libnet.a,build/portable/lib/libnet.a,$(UNIT_ARCHIVES:%=build/lib/lib%.a))
 	$(CC) $(SBX_LDFLAGS) -no-pie -o $@ $(filter-out build/gen/%,$(filter %.o,$^)) $(call group,$(filter %.a,$^)) \
 		$(SBX_LDLIBS) -lcriterion $(JANSSON_LIBS)
