@@ -44,6 +44,7 @@ NET_SRCS := net/host.c net/http.c net/socks.c \
 # `make SBX_POLLER=poll` (a switch rebuilds net/poller.o, see below)
 SBX_POLLER ?= epoll
 SUPERVISOR_SRCS := preload/main.c preload/options.c preload/config.c common/probe.c preload/print.c preload/plan.c \
+	preload/start.c \
 	preload/run.c preload/util.c preload/reports.c preload/learn.c \
 	preload/standin.c common/hostfs.c preload/runlimits.c preload/profile.c preload/gitprov.c \
 	preload/notify/notify.c preload/notify/call.c preload/notify/paths.c \
@@ -213,7 +214,7 @@ endif
 # never into `make all`'s (check-hooks greps those for the names):
 #   SBX_TEST_HOSTS, SBX_TEST_DNS   sbx-preload's proxy resolves names from
 #                                  a hosts file / asks one nameserver
-#                                  (main.c; net.sh, notify.sh, nested.sh)
+#                                  (start.c; net.sh, notify.sh, nested.sh)
 #   SBX_TEST_LANDLOCK_ABI          a Landlock ABI below the kernel's
 #                                  (probe.c; nested.sh)
 #   SBX_TEST_STOP_BEFORE_RENAME    sbxctl stops between its config's
@@ -222,7 +223,7 @@ endif
 # every other object of the shipped program, and only the tests that set
 # a hook run them (tests/integration/run.sh installs them beside the
 # shipped ones as sbx-preload-hooks and sbxctl-hooks). Never installed.
-HOOK_PRELOAD_SRCS := preload/main.c common/probe.c
+HOOK_PRELOAD_SRCS := preload/main.c preload/start.c common/probe.c
 HOOK_CTL_SRCS := cli/common.c
 HOOK_NAMES := SBX_TEST_HOSTS SBX_TEST_DNS SBX_TEST_LANDLOCK_ABI SBX_TEST_STOP_BEFORE_RENAME
 ifneq ($(and $(MUSL),$(INIH_A)),)
