@@ -490,7 +490,7 @@ struct run {
 	const char *home;
 	int report_out; /* where report lines go (report_output) */
 	char cwd[PATH_MAX], session[PATH_MAX], sdir[PATH_MAX], cdir[PATH_MAX];
-	char bwrap[PATH_MAX], init[PATH_MAX], stamp[64], run_id[96];
+	char bwrap[PATH_MAX], init[PATH_MAX], stamp[START_STAMP_MAX], run_id[START_RUN_ID_MAX];
 	const char *bwrap_env, *nested_env;
 	bool off;       /* --no-sandbox or SBX_NO_SANDBOX */
 	bool disabled;  /* the user's file says enabled = false */
@@ -644,19 +644,8 @@ static int phase_prepare(struct run *r)
 	}
 
 	/* (after the spawn: the local time zone costs a file read) */
-	time_t now = time(NULL);
-	struct tm tm;
-	localtime_r(&now, &tm);
-	strftime(r->stamp, sizeof(r->stamp), "%Y%m%d-%H%M%S", &tm);
-	snprintf(r->run_id, sizeof(r->run_id), "%s-%d", r->stamp, (int)getpid());
-	if (config_own_dir(r->home, "XDG_STATE_HOME", ".local/state/sbx", r->sdir,
-			   sizeof(r->sdir)) ||
-	    config_own_dir(r->home, "XDG_CONFIG_HOME", ".config/sbx", r->cdir, sizeof(r->cdir)) ||
-	    snprintf(r->session, sizeof(r->session), "%s/sessions/%s", r->sdir, r->run_id) >=
-	    (int)sizeof(r->session)) {
-		msg("cannot tell sbx's state and configuration directories (is HOME too long?)");
+	if (start_names(r->home, r->stamp, r->run_id, r->sdir, r->cdir, r->session))
 		return SBX_EXIT_SETUP;
-	}
 	/* what changed in a git directory from here on may be this run's
 	 * (less a margin: file times come from a coarser clock) */
 	clock_gettime(CLOCK_REALTIME, &r->since);
@@ -1217,16 +1206,9 @@ static int phase_start(struct run *r)
 	/* listeners of the backend's own (the nested mode's): COMMAND
 	 * starts at "go", so the proxy serves before it (its listeners have
 	 * queued nothing yet) */
-	if (r->be.ops->serve && r->proxied && !r->serr) {
-		int e = start_proxy(r->p, r->reports, o->learn, &r->net);
-		if (!e)
-			e = r->be.ops->serve(&r->be, r->net);
-		if (e) {
-			msg("sandbox set-up failed: starting the filtering proxy: %s; nothing "
-			    "was run", strerror(-e));
-			return SBX_EXIT_SETUP;
-		}
-	}
+	if (r->be.ops->serve && r->proxied && !r->serr &&
+	    start_proxy_served(&r->be, r->p, r->reports, o->learn, &r->net))
+		return SBX_EXIT_SETUP;
 	/* sbx-init gives the shim's descriptors to the holder */
 	struct shim_setup *s = &r->shim;
 	int shim_fds[3] = { s->policy_fd, s->report_wr, s->counters_fd };

@@ -62,6 +62,14 @@ void options_free(struct options *o);
  * Linux's; darwin-main.c, macOS's). Each that can fail says why and
  * returns SBX_EXIT_SETUP, or -errno after a message (start_report_output). */
 
+/* The run's stamp (`%Y%m%d-%H%M%S`, local time) and id (stamp-pid), sbx's
+ * state and configuration directories ($XDG_*, else under HOME) and the
+ * session directory's path in the state one: 0, or SBX_EXIT_SETUP after
+ * a message. */
+#define START_STAMP_MAX 64
+#define START_RUN_ID_MAX 96
+int start_names(const char *home, char stamp[START_STAMP_MAX], char run_id[START_RUN_ID_MAX],
+		char sdir[PATH_MAX], char cdir[PATH_MAX], char session[PATH_MAX]);
 /* Where report lines go: stderr, --report-fd N or --report-file PATH
  * (opened now, before anything of COMMAND's exists). Neither reaches
  * COMMAND: a program that could write to it could forge sbx's lines. The
@@ -94,6 +102,10 @@ void start_profile_args(const struct options *o, const struct policy *p, const c
 struct net_loop;
 struct reports;
 int start_proxy(const struct policy *p, struct reports *r, bool learn, struct net_loop **out);
+/* The same, served on the backend's own listeners (backend_ops.serve:
+ * the nested mode's, macOS's): 0, or SBX_EXIT_SETUP after a message. */
+int start_proxy_served(struct backend *be, const struct policy *p, struct reports *r, bool learn,
+		       struct net_loop **out);
 /* The caller's RLIMIT_NOFILE back, for a COMMAND run without a sandbox. */
 void start_restore_nofile(void);
 /* The network as the start-up line and --print say it. */

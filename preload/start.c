@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/hostfs.h"
@@ -388,6 +389,39 @@ int start_audit_path(const struct options *o, const struct policy *p, const char
 		long_path = sbx_path_fmt(out, outsz, "%s", given);
 	if (long_path) {
 		start_path_too_long("the audit log", named);
+		return SBX_EXIT_SETUP;
+	}
+	return 0;
+}
+
+int start_names(const char *home, char stamp[START_STAMP_MAX], char run_id[START_RUN_ID_MAX],
+		char sdir[PATH_MAX], char cdir[PATH_MAX], char session[PATH_MAX])
+{
+	time_t now = time(NULL);
+	struct tm tm;
+
+	localtime_r(&now, &tm);
+	strftime(stamp, START_STAMP_MAX, "%Y%m%d-%H%M%S", &tm);
+	snprintf(run_id, START_RUN_ID_MAX, "%s-%d", stamp, (int)getpid());
+	if (config_own_dir(home, "XDG_STATE_HOME", ".local/state/sbx", sdir, PATH_MAX) ||
+	    config_own_dir(home, "XDG_CONFIG_HOME", ".config/sbx", cdir, PATH_MAX) ||
+	    snprintf(session, PATH_MAX, "%s/sessions/%s", sdir, run_id) >= PATH_MAX) {
+		msg("cannot tell sbx's state and configuration directories (is HOME too long?)");
+		return SBX_EXIT_SETUP;
+	}
+	return 0;
+}
+
+int start_proxy_served(struct backend *be, const struct policy *p, struct reports *r, bool learn,
+		       struct net_loop **out)
+{
+	int e = start_proxy(p, r, learn, out);
+
+	if (!e)
+		e = be->ops->serve(be, *out);
+	if (e) {
+		msg("sandbox set-up failed: starting the filtering proxy: %s; nothing was run",
+		    strerror(-e));
 		return SBX_EXIT_SETUP;
 	}
 	return 0;

@@ -267,6 +267,14 @@ static bool terminal_foreground(void)
 	return false;
 }
 
+/* `log stream` ended before COMMAND did: said once (the watch has
+ * closed its end). */
+static void log_ended(const struct darwin *d)
+{
+	msg("`%s stream` ended while COMMAND ran: the sandbox held, but its refusals from "
+	    "then on were not reported", d->watch.log);
+}
+
 static int exit_status(int st)
 {
 	return WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 125;
@@ -334,8 +342,7 @@ int darwin_wait(struct backend *b, struct darwin_io *io, bool *ready)
 		if (pf[1].revents & (POLLIN | POLLHUP)) {
 			darwin_watch_read(&d->watch);
 			if (d->watch.log_fd < 0)
-				msg("`%s stream` ended while COMMAND runs: the sandbox holds, but its "
-				    "refusals from here on are not reported", d->watch.log);
+				log_ended(d);
 		}
 		bool net = false;
 		for (size_t i = 3; i < 3 + nn; i++)
@@ -354,10 +361,14 @@ int darwin_wait(struct backend *b, struct darwin_io *io, bool *ready)
 	relay_end();
 	/* the last refusals: the log delivers late, so until a refusal made
 	 * after COMMAND's end has come through */
-	if (d->watch.live && d->watch.log_fd >= 0 && !darwin_watch_drain(&d->watch))
-		msg("the system log did not catch up within %d ms: refusals of the run's last "
-		    "moments may be missing from the reports",
-		    d->watch.wait_ms > 0 ? d->watch.wait_ms : 10000);
+	if (d->watch.live && d->watch.log_fd >= 0 && !darwin_watch_drain(&d->watch)) {
+		if (d->watch.log_fd < 0)
+			log_ended(d);
+		else
+			msg("the system log did not catch up within %d ms: refusals of the run's "
+			    "last moments may be missing from the reports",
+			    d->watch.wait_ms > 0 ? d->watch.wait_ms : 10000);
+	}
 	if (io->flush)
 		io->flush(io->ctx);
 	darwin_watch_stop(&d->watch);
