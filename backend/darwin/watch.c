@@ -29,23 +29,36 @@ static int wait_ms(const struct darwin_watch *w)
 }
 
 /* path with argv, a fixed environment, stdin and stderr /dev/null,
- * stdout to out_fd (-1: /dev/null). */
+ * stdout to out_fd (-1: /dev/null), in a process group of its own: the
+ * terminal's keys (^C, ^\\) go to its foreground group, ours and
+ * COMMAND's, and a person interrupting the agent must not end `log
+ * stream` with it. */
 static int spawn_quiet(const char *path, char *const *argv, int out_fd, pid_t *pid)
 {
 	static char *const envp[] = { "PATH=/usr/bin:/bin", NULL };
 	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
 	int rc = posix_spawn_file_actions_init(&fa);
 
 	if (rc)
 		return -rc;
-	rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	if ((rc = posix_spawnattr_init(&at))) {
+		posix_spawn_file_actions_destroy(&fa);
+		return -rc;
+	}
+	rc = posix_spawnattr_setpgroup(&at, 0);
+	if (!rc)
+		rc = posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
+	if (!rc)
+		rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	if (!rc)
 		rc = out_fd >= 0 ? posix_spawn_file_actions_adddup2(&fa, out_fd, 1) :
 			posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
 	if (!rc)
 		rc = posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
 	if (!rc)
-		rc = posix_spawn(pid, path, &fa, NULL, argv, envp);
+		rc = posix_spawn(pid, path, &fa, &at, argv, envp);
+	posix_spawnattr_destroy(&at);
 	posix_spawn_file_actions_destroy(&fa);
 	return -rc;
 }

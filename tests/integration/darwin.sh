@@ -91,6 +91,16 @@ if [ $RC -eq 0 ] && [ -n "$port" ] && [ -n "$sport" ] && [ "$port" != 3128 ] &&
 	hasf 'denied.invalid' err && records | grep -qx 'proxy .* denied.invalid.*'; then ok
 else bad "rc=$RC port=$port sport=$sport code=$(cat "$B/code" 2>/dev/null) records=[$(records)]"; fi
 
+dt an_agent_profile_gives_its_arguments_after_commands_name
+# `sbx-preload codex`: the codex profile's [profile] args go after
+# COMMAND's name, as sbx-init inserts them on Linux
+printf '#!/bin/sh\nprintf "%%s\\n" "$@" > "%s/args"\n' "$B" >"$B/codex"
+chmod +x "$B/codex"
+sx -- "$B/codex" hello
+if [ $RC -eq 0 ] && [ "$(head -n 2 "$B/args" | tr '\n' ' ')" = '-c sandbox_mode="danger-full-access" ' ] &&
+	[ "$(tail -n 1 "$B/args")" = hello ] && hasf 'the profile runs the command as: ' err; then ok
+else bad "rc=$RC args=[$(tr '\n' ' ' <"$B/args" 2>/dev/null)]"; fi
+
 dt print_seatbelt_is_what_the_linux_build_prints
 norm() { sed -E 's/sbx-[0-9]{8}-[0-9]{6}-[0-9]+/sbx-RUN/g' "$1"; }
 cfg=$B/sandbox.ini
@@ -133,6 +143,52 @@ wait $sbx
 RC=$?
 if [ $RC -eq 7 ] && [ "$alive" = yes ] && [ "$(cat "$B/got")" = term ]; then ok
 else bad "rc=$RC alive=$alive got=$(cat "$B/got" 2>/dev/null)"; fi
+
+dt ctrl_c_at_the_terminal_leaves_the_log_reading
+# sbx-preload in a terminal's foreground, as a person runs an agent: ^C
+# goes to the foreground group (COMMAND takes it as an interruption),
+# never to `log stream`, whose refusals of later still come through
+python3 - "$SBX" "$B" "$S" >"$B/out" 2>"$B/py" <<'PY'
+import os, pty, sys, time
+sbx, b, s = sys.argv[1:4]
+def wait(path):
+    for _ in range(600):
+        if os.path.exists(path): return
+        time.sleep(0.05)
+    sys.exit("never made: " + path)
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(sbx, [sbx, "--", "sh", "-c", 'trap "echo int > $0/int" INT; echo $$ > $0/pid; '
+                   'while [ ! -e $0/stop ]; do sleep 0.05; done; exit 6', b])
+out = b""
+def drain():
+    global out
+    import select
+    while select.select([fd], [], [], 0)[0]:
+        try: out += os.read(fd, 65536)
+        except OSError: return
+wait(b + "/pid")
+os.write(fd, b"\x03")
+wait(b + "/int")
+tag = [l.split('"')[1] for l in open(s + "/log.args") if "ENDSWITH" in l][0]
+home = os.environ["HOME"].replace("/", "\\/")
+rec = ('{"processImagePath":"\\/kernel","eventMessage":"Sandbox: cat(4121) deny(1) '
+       'file-read-data %s\\/.ssh\\/id_ed25519\\n%s","processID":0}\n' % (home, tag))
+w = os.open(s + "/log.fifo", os.O_RDWR)
+os.write(w, rec.encode())
+open(b + "/stop", "w").close()
+while True:
+    drain()
+    done, st = os.waitpid(pid, os.WNOHANG)
+    if done: break
+    time.sleep(0.05)
+drain()
+sys.stdout.write(out.decode(errors="replace"))
+sys.stdout.write("EXIT=%d\n" % os.waitstatus_to_exitcode(st))
+PY
+if hasf 'EXIT=6' out && hasf 'denied read of ~/.ssh/id_ed25519' out && hasf '(Seatbelt)' out &&
+	! hasf 'ended while COMMAND ran' out && [ "$(cat "$B/int" 2>/dev/null)" = int ]; then ok
+else bad "$(tr '\r\n' '  ' <"$B/out" | tail -c 400) $(cat "$B/py")"; fi
 
 # ---- fail closed
 
