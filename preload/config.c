@@ -8,6 +8,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef __APPLE__
+#include <mach-o/dyld.h>
+#include <stdint.h>
+#endif
 
 #include "preload/config.h"
 #include "preload/profile.h"
@@ -91,13 +95,36 @@ static int load_project_config(struct policy_builder *b, const char *user_file,
 	return rc == -ENOENT ? 0 : rc;
 }
 
+int config_self_path(char *out, size_t outsz)
+{
+#ifdef __APPLE__
+	char raw[PATH_MAX];
+	uint32_t n = sizeof(raw);
+
+	if (_NSGetExecutablePath(raw, &n))
+		return -ENAMETOOLONG;
+	if (outsz < PATH_MAX)
+		return -ENAMETOOLONG;
+	return realpath(raw, out) ? 0 : -errno;
+#else
+	ssize_t n = readlink("/proc/self/exe", out, outsz - 1);
+
+	if (n <= 0)
+		return n < 0 ? -errno : -ENOENT;
+	if ((size_t)n >= outsz - 1)
+		return -ENAMETOOLONG;
+	out[n] = '\0';
+	return 0;
+#endif
+}
+
 /* One of our own files: $ENV if set, else next to sbx-preload (the build
  * tree) or in ../lib/sbx/ (an install). */
 int config_find_helper(const char *name, const char *env_name, int mode,
 			char *out, size_t outsz)
 {
 	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	int rc = config_self_path(exe, sizeof(exe));
 	const char *env = getenv(env_name);
 
 	if (env && *env) {
@@ -105,16 +132,15 @@ int config_find_helper(const char *name, const char *env_name, int mode,
 			return -ENAMETOOLONG;
 		return access(out, mode) ? -errno : 0;
 	}
-	if (n <= 0)
-		return -errno;
-	exe[n] = '\0';
+	if (rc)
+		return rc;
 	*strrchr(exe, '/') = '\0';
 	const char *rel[] = { "/", "/../lib/sbx/" };
 	for (size_t i = 0; i < 2; i++) {
 		char cand[PATH_MAX + 64];
 		struct stat st;
 		snprintf(cand, sizeof(cand), "%s%s%s", exe, rel[i], name);
-		/* /proc/self/exe is canonical: next to it, a file that is no
+		/* our own path is canonical: next to it, a file that is no
 		 * link needs no realpath() (a readlink per component) */
 		if (i == 0 && lstat(cand, &st) == 0 && S_ISREG(st.st_mode) &&
 		    (size_t)snprintf(out, outsz, "%s", cand) < outsz)

@@ -20,9 +20,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#ifdef __APPLE__
-#include <mach-o/dyld.h>
-#endif
 
 #include "backend/darwin/darwin.h"
 #include "common/event.h"
@@ -67,23 +64,6 @@ struct drun {
 	bool ready;
 	int rc;
 };
-
-/* The running program's path (its own files are never writable inside). */
-static void self_path(char *out, size_t outsz)
-{
-	out[0] = '\0';
-#ifdef __APPLE__
-	uint32_t n = (uint32_t)outsz;
-	char raw[PATH_MAX];
-	if (_NSGetExecutablePath(out, &n) == 0 && realpath(out, raw))
-		snprintf(out, outsz, "%s", raw);
-	else
-		out[0] = '\0';
-#else
-	ssize_t n = readlink("/proc/self/exe", out, outsz - 1);
-	out[n > 0 ? n : 0] = '\0';
-#endif
-}
 
 /* sandbox-exec and log: Apple's, by absolute path. The Linux test build
  * takes the stand-ins in SBX_DARWIN_STANDINS beside the program instead
@@ -166,9 +146,11 @@ static int phase_prepare(struct drun *r)
 		signal(SIGPIPE, SIG_IGN);
 		sigaddset(&r->d.sigdefault, SIGPIPE);
 	}
-	self_path(r->self, sizeof(r->self));
+	/* its own files are never writable inside */
+	if (config_self_path(r->self, sizeof(r->self)))
+		r->self[0] = '\0';
 	if (find_programs(r)) {
-		msg("sandbox set-up failed: sbx-preload's own path is too long; nothing was run");
+		msg("sandbox set-up failed: cannot tell sbx-preload's own path; nothing was run");
 		return SBX_EXIT_SETUP;
 	}
 	if (start_names(r->home, r->stamp, r->run_id, r->sdir, r->cdir, r->session))

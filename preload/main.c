@@ -662,8 +662,7 @@ static int phase_policy(struct run *r)
 	struct sbx_err err = { "" };
 
 	/* what builds the boundary is never writable inside it */
-	ssize_t selfn = readlink("/proc/self/exe", r->self, sizeof(r->self) - 1);
-	r->self[selfn > 0 ? selfn : 0] = '\0';
+	bool have_self = !config_self_path(r->self, sizeof(r->self));
 	r->have_lib = !config_find_helper("libsbx-preload.so", "SBX_SHIM_LIB", R_OK, r->shim.lib,
 					  sizeof(r->shim.lib));
 	/* a login shell's PATH under HOME, from its start-up files (kept by
@@ -673,7 +672,7 @@ static int phase_policy(struct run *r)
 	struct policy_ctx ctx = { .home = r->home, .cwd = r->cwd, .session_dir = r->session,
 				  .state_dir = r->sdir, .config_dir = r->cdir, .environ = environ,
 				  .path_env = getenv("PATH"), .login_path = login_path,
-				  .own_files = { selfn > 0 ? r->self : NULL,
+				  .own_files = { have_self ? r->self : NULL,
 						 r->have_init ? r->init : NULL,
 						 r->have_lib ? r->shim.lib : NULL,
 						 r->have_bwrap ? r->bwrap : NULL },

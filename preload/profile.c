@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "preload/config.h"
 #include "preload/profile.h"
 #include "preload/preload.h"
 
@@ -44,16 +45,13 @@ static int builtin_dir(char *out, size_t outsz)
 {
 	const char *env = getenv("SBX_PROFILE_DIR");
 	char exe[PATH_MAX];
-	ssize_t n;
 
 	if (env && *env) {
 		snprintf(out, outsz, "%s", env);
 		return 0;
 	}
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n <= 0)
+	if (config_self_path(exe, sizeof(exe)))
 		return -ENOENT;
-	exe[n] = '\0';
 	*strrchr(exe, '/') = '\0';
 	char dir[PATH_MAX + 32];
 	snprintf(dir, sizeof(dir), "%s/../share/sbx/profiles", exe);
