@@ -4,6 +4,7 @@
 
 #include <limits.h>
 #include <stdarg.h>
+#include <stdio.h>
 
 #include <string.h>
 
@@ -211,9 +212,20 @@ struct home_row {
 extern const struct home_row home_rows[];
 extern const size_t home_nrows;
 
+/* An error's words into err (NULL: none wanted). */
+static inline __attribute__((format(printf, 2, 3))) void
+err_set(struct sbx_err *err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+}
+
 /* load.c */
-void err_set(struct sbx_err *err, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
 int builder_add_rule(struct policy_builder *b, enum sbx_rule_kind kind,
 		     const char *value, enum sbx_origin origin,
 		     const char *source);
@@ -225,10 +237,11 @@ int builder_apply(struct policy_builder *b, const char *section,
 /* preset.c: `[sandbox] profile = NAME` */
 bool preset_known(const char *name);
 const char *preset_names(void); /* "a, b ... or f", for messages */
-/* The preset's settings into b, as if written where it was named (their
- * source: "preset NAME (SOURCE)"). 0, or builder_apply()'s error. */
-int preset_apply(struct policy_builder *b, const char *name, enum sbx_origin origin,
-		 const char *source, enum policy_layer layer, struct sbx_err *err);
+/* The preset's i-th setting (from 0), as a sandbox.ini would say it;
+ * false past the last, or for a name that is no preset. load.c applies
+ * them as if written where the preset was named. */
+bool preset_setting(const char *name, size_t i, const char **section, const char **key,
+		    const char **value);
 /* At compilation: p's preset, and the network it names agreeing with
  * allow_domains (closed: none; proxied: some). 0 or -EINVAL (err). */
 int preset_check(const struct policy_builder *b, struct policy *p, struct sbx_err *err);

@@ -9,17 +9,6 @@
 
 #include "policy/internal.h"
 
-void err_set(struct sbx_err *err, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-	va_end(ap);
-}
-
 /* ---- the key table: every key of the contract, and what a project file may do */
 
 enum key_type {
@@ -407,6 +396,9 @@ static bool profile_may_set(const struct key *k)
 		k->kind != SBX_RULE_ALLOW_UNIX_SOCKET);
 }
 
+static int apply_preset(struct policy_builder *b, const char *name, enum sbx_origin origin,
+			const char *source, enum policy_layer layer, struct sbx_err *err);
+
 int builder_apply(struct policy_builder *b, const char *section,
 		  const char *name, const char *value, enum sbx_origin origin,
 		  const char *source, enum policy_layer layer, struct sbx_err *err)
@@ -531,7 +523,7 @@ int builder_apply(struct policy_builder *b, const char *section,
 	sc->origin = origin;
 	/* a preset's settings, as if written here */
 	if (k->sc == SC_PRESET && nv)
-		return preset_apply(b, nv, origin, ns, layer, err);
+		return apply_preset(b, nv, origin, ns, layer, err);
 	return 0;
 }
 
@@ -766,4 +758,22 @@ int policy_builder_scalar(const struct policy_builder *b, const char *section,
 		return 0;
 	}
 	return -ENOENT;
+}
+
+/* The preset's settings into b, as if written where it was named: each
+ * rule's source says the preset and that place. 0, or builder_apply()'s
+ * error. */
+static int apply_preset(struct policy_builder *b, const char *name, enum sbx_origin origin,
+			const char *source, enum policy_layer layer, struct sbx_err *err)
+{
+	const char *section, *key, *value;
+	char src[PATH_MAX + 64];
+	int rc = 0;
+
+	if (!preset_known(name))
+		return -EINVAL;
+	snprintf(src, sizeof(src), "preset %s (%s)", name, source);
+	for (size_t i = 0; !rc && preset_setting(name, i, &section, &key, &value); i++)
+		rc = builder_apply(b, section, key, value, origin, src, layer, err);
+	return rc;
 }

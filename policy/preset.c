@@ -23,7 +23,6 @@
  * policy/home.c); here the tools get caches of the sandbox's own, as the
  * agent profiles give them (docs/AGENTS.md, "Package caches"). */
 #include <errno.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "policy/internal.h"
@@ -103,36 +102,27 @@ bool preset_known(const char *name)
 	return find(name) != NULL;
 }
 
-static int apply_list(struct policy_builder *b, const struct setting *s, size_t n,
-		      enum sbx_origin origin, const char *source, enum policy_layer layer,
-		      struct sbx_err *err)
-{
-	for (size_t i = 0; i < n; i++) {
-		int rc = builder_apply(b, s[i].section, s[i].key, s[i].value, origin, source,
-				       layer, err);
-		if (rc)
-			return rc;
-	}
-	return 0;
-}
-
-int preset_apply(struct policy_builder *b, const char *name, enum sbx_origin origin,
-		 const char *source, enum policy_layer layer, struct sbx_err *err)
+bool preset_setting(const char *name, size_t i, const char **section, const char **key,
+		    const char **value)
 {
 	const struct preset *p = find(name);
-	char src[PATH_MAX + 64];
-	int rc;
+	const struct setting *s = NULL;
 
 	if (!p)
-		return -EINVAL;
-	/* each rule says it came from the preset, and where it was named */
-	snprintf(src, sizeof(src), "preset %s (%s)", p->name, source);
-	if ((rc = apply_list(b, common, N(common), origin, src, layer, err)) ||
-	    (rc = apply_list(b, p->kind, p->nkind, origin, src, layer, err)))
-		return rc;
-	if (p->net == SBX_PRESET_OPEN)
-		rc = apply_list(b, open_net, N(open_net), origin, src, layer, err);
-	return rc;
+		return false;
+	/* in order: what every preset makes, its kind's, its network's */
+	if (i < N(common))
+		s = &common[i];
+	else if ((i -= N(common)) < p->nkind)
+		s = &p->kind[i];
+	else if ((i -= p->nkind) < N(open_net) && p->net == SBX_PRESET_OPEN)
+		s = &open_net[i];
+	if (!s)
+		return false;
+	*section = s->section;
+	*key = s->key;
+	*value = s->value;
+	return true;
 }
 
 int preset_check(const struct policy_builder *b, struct policy *p, struct sbx_err *err)
