@@ -88,12 +88,16 @@ static int find_programs(struct drun *r)
 	return 0;
 }
 
-/* COMMAND as it is, after the WARNING (--no-sandbox, enabled = false). */
-static int unsandboxed(const struct options *o, const char *why)
+/* COMMAND as it is, after the WARNING (--no-sandbox, enabled = false),
+ * with SIGPIPE as the caller left it. */
+static int unsandboxed(struct drun *r, const char *why)
 {
+	const struct options *o = &r->o;
+
 	msg("WARNING: running %s WITHOUT a sandbox (%s): it can read, write and "
 	    "reach everything you can", o->command[0], why);
-	signal(SIGPIPE, SIG_DFL);
+	if (sigismember(&r->d.sigdefault, SIGPIPE))
+		signal(SIGPIPE, SIG_DFL);
 	execvp(o->command[0], o->command);
 	int e = errno;
 	msg("%s: %s", o->command[0], e == ENOENT ? "command not found" : strerror(e));
@@ -199,7 +203,7 @@ static int phase_mode(struct drun *r)
 
 	mode_text(mc, &f, &w, text, sizeof(text));
 	if (mc.mode == RUN_PLAIN)
-		return unsandboxed(&r->o, text);
+		return unsandboxed(r, text);
 	if (mc.mode != RUN_BWRAP) {
 		msg("%s", text);
 		return SBX_EXIT_SETUP;
@@ -214,11 +218,42 @@ static int phase_mode(struct drun *r)
 	return RUN_ON;
 }
 
+/* COMMAND as a shell finds it (PATH searched for a bare name): 0,
+ * SBX_EXIT_NOTFOUND or SBX_EXIT_NOEXEC after a shell's message. Asked
+ * before anything starts: sandbox-exec's own status for a COMMAND it
+ * cannot run is not a shell's. */
+static int command_runnable(const char *cmd)
+{
+	const char *path = getenv("PATH");
+	char cand[PATH_MAX];
+	int e = ENOENT;
+
+	if (strchr(cmd, '/'))
+		e = access(cmd, X_OK) ? errno : 0;
+	for (const char *p = path && *path ? path : "/usr/bin:/bin"; e && !strchr(cmd, '/');) {
+		size_t n = strcspn(p, ":");
+		if (n && (size_t)snprintf(cand, sizeof(cand), "%.*s/%s", (int)n, p, cmd) <
+		    sizeof(cand) && !access(cand, X_OK))
+			e = 0;
+		if (!p[n])
+			break;
+		p += n + 1;
+	}
+	if (!e)
+		return 0;
+	msg("%s: %s", cmd, e == ENOENT ? "command not found" : strerror(e));
+	return e == ENOENT ? SBX_EXIT_NOTFOUND : SBX_EXIT_NOEXEC;
+}
+
 /* sbx's state directory (the audit log; the sentinels, where no run may
  * write), the session directory, and COMMAND with the profile's
  * arguments after its name. */
 static int phase_plan(struct drun *r)
 {
+	int rc = command_runnable(r->o.command[0]);
+
+	if (rc)
+		return rc;
 	r->state_fd = start_state_open(r->sdir, HOSTFS_CREATE);
 	if (r->state_fd < 0) {
 		msg("sandbox set-up failed: sbx's state directory %s is not usable; nothing "

@@ -190,6 +190,19 @@ if hasf 'EXIT=6' out && hasf 'denied read of ~/.ssh/id_ed25519' out && hasf '(Se
 	! hasf 'ended while COMMAND ran' out && [ "$(cat "$B/int" 2>/dev/null)" = int ]; then ok
 else bad "$(tr '\r\n' '  ' <"$B/out" | tail -c 400) $(cat "$B/py")"; fi
 
+dt command_not_found_is_127_and_nothing_starts
+# as a shell says it, before sandbox-exec or log is started (whose own
+# status for a COMMAND it cannot run is not a shell's)
+sx -- no-such-command-here
+RC1=$RC
+said=$(cat "$B/err")
+printf 'x\n' >"$B/noexec"
+sx -- "$B/noexec"
+if [ $RC1 -eq 127 ] && [ $RC -eq 126 ] && [ "$said" = 'sbx: no-such-command-here: command not found' ] &&
+	hasf "sbx: $B/noexec: Permission denied" err &&
+	[ ! -e "$S/log.args" ] && [ ! -e "$S/profile.sb" ]; then ok
+else bad "rc=$RC1/$RC"; fi
+
 # ---- fail closed
 
 dt without_sandbox_exec_nothing_runs_125
