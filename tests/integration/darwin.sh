@@ -91,6 +91,18 @@ if [ $RC -eq 0 ] && [ -n "$port" ] && [ -n "$sport" ] && [ "$port" != 3128 ] &&
 	hasf 'denied.invalid' err && records | grep -qx 'proxy .* denied.invalid.*'; then ok
 else bad "rc=$RC port=$port sport=$sport code=$(cat "$B/code" 2>/dev/null) records=[$(records)]"; fi
 
+dt log_and_report_file_options_and_strict_isolation_as_on_linux
+kernel cat file-read-data "$HOME/.ssh/id_ed25519"
+printf '[sandbox]\nisolation = strict\n' >"$B/strict.ini"
+sx --config "$B/strict.ini" --log "$B/audit.jsonl" --report-file "$B/lines" -- true
+sess=$(sed -n 's/.*session ~\/\.local\/state\/sbx\/sessions\/\([^ ]*\) writable.*/\1/p' "$B/err")
+if [ $RC -eq 0 ] && [ -n "$sess" ] && [ -d "$HOME/.local/state/sbx/sessions/$sess" ] &&
+	hasf "sbx: sandbox on — workspace $W read-only, session " err &&
+	grep -q '"layer":"seatbelt"' "$B/audit.jsonl" &&
+	grep -qF 'denied read of ~/.ssh/id_ed25519' "$B/lines" && ! hasf 'denied read' err &&
+	[ ! -e "$HOME/.local/state/sbx/audit.jsonl" ]; then ok
+else bad "rc=$RC sess=$sess"; fi
+
 dt an_agent_profile_gives_its_arguments_after_commands_name
 # `sbx-preload codex`: the codex profile's [profile] args go after
 # COMMAND's name, as sbx-init inserts them on Linux
