@@ -6,11 +6,12 @@
  * record, the cgroups) have no counterpart here, its portable parts are
  * shared (start.c, options.c, config.c, profile.c, reports.c, print.c).
  *
- * Built on Linux too, for the tests (build/darwin/sbx-preload, Makefile):
- * there SBX_DARWIN_STANDINS names a directory beside the program that
- * holds stand-ins for sandbox-exec and log (tests/integration/darwin.sh),
- * chosen at build time; the macOS build runs /usr/bin/sandbox-exec and
- * /usr/bin/log only, never from PATH, never from the environment. */
+ * The macOS build (build/darwin/sbx-preload) runs /usr/bin/sandbox-exec
+ * and /usr/bin/log only, never from PATH, never from the environment
+ * (built on Linux too, where it fails closed for want of them). Its test
+ * build (build/tests/darwin/sbx-preload, Makefile) is compiled with
+ * SBX_DARWIN_STANDINS, a directory beside the program that holds
+ * stand-ins for the two (tests/integration/darwin.sh). */
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
