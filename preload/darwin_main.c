@@ -89,16 +89,39 @@ static int find_programs(struct drun *r)
 	return 0;
 }
 
+/* The signals a run must not be ended or stopped by before its duties
+ * are done (COMMAND's status, the last reports): a closed stderr
+ * (`sbx-preload ... 2>&1 | head -1`), an audit log past the file size
+ * limit, and a report line written to the terminal while a program
+ * inside holds its foreground with TOSTOP (a shell there does), which
+ * would stop us, and the log and the proxy with us. Writes then fail
+ * with EPIPE, EFBIG or go through (POSIX). Ignored here; those the caller
+ * did not ignore go back to their default for COMMAND (sigdefault). */
+static const int guarded[] = { SIGPIPE, SIGXFSZ, SIGTTOU };
+
+static void guard_signals(sigset_t *def)
+{
+	struct sigaction sa;
+
+	sigemptyset(def);
+	for (size_t i = 0; i < sizeof(guarded) / sizeof(guarded[0]); i++)
+		if (sigaction(guarded[i], NULL, &sa) == 0 && sa.sa_handler != SIG_IGN) {
+			signal(guarded[i], SIG_IGN);
+			sigaddset(def, guarded[i]);
+		}
+}
+
 /* COMMAND as it is, after the WARNING (--no-sandbox, enabled = false),
- * with SIGPIPE as the caller left it. */
+ * with the signals as the caller left them. */
 static int unsandboxed(struct drun *r, const char *why)
 {
 	const struct options *o = &r->o;
 
 	msg("WARNING: running %s WITHOUT a sandbox (%s): it can read, write and "
 	    "reach everything you can", o->command[0], why);
-	if (sigismember(&r->d.sigdefault, SIGPIPE))
-		signal(SIGPIPE, SIG_DFL);
+	for (size_t i = 0; i < sizeof(guarded) / sizeof(guarded[0]); i++)
+		if (sigismember(&r->d.sigdefault, guarded[i]))
+			signal(guarded[i], SIG_DFL);
 	execvp(o->command[0], o->command);
 	int e = errno;
 	msg("%s: %s", o->command[0], e == ENOENT ? "command not found" : strerror(e));
@@ -143,14 +166,7 @@ static int phase_prepare(struct drun *r)
 		msg("cannot tell the current directory: %s", strerror(errno));
 		return SBX_EXIT_SETUP;
 	}
-	/* a closed stderr must not end us before COMMAND's status is
-	 * returned; COMMAND gets SIGPIPE back unless our caller ignored it */
-	struct sigaction sa;
-	sigemptyset(&r->d.sigdefault);
-	if (sigaction(SIGPIPE, NULL, &sa) == 0 && sa.sa_handler != SIG_IGN) {
-		signal(SIGPIPE, SIG_IGN);
-		sigaddset(&r->d.sigdefault, SIGPIPE);
-	}
+	guard_signals(&r->d.sigdefault);
 	/* its own files are never writable inside */
 	if (config_self_path(r->self, sizeof(r->self)))
 		r->self[0] = '\0';

@@ -61,9 +61,12 @@ wait_file() {
 # ---- a run
 
 dt run_says_its_start_line_and_the_kernels_refusal_as_linux_does
+# (what sbx-preload ignores for itself, SIGPIPE, SIGXFSZ and SIGTTOU
+# (bits 12, 24, 21 of SigIgn), is back at its default in COMMAND)
 kernel cat file-read-data "$HOME/.ssh/id_ed25519"
 GITHUB_TOKEN=ghp_0123456789abcdefghijklmnopqrstuvwxyz01 \
-	sx -- sh -c 'env > "$0/env"; echo made > "$0/made"; exit 3' "$B"
+	sx -- sh -c 'env > "$0/env"; grep SigIgn /proc/self/status > "$0/sigign"
+		echo made > "$0/made"; exit 3' "$B"
 start=$(grep -F 'sbx: sandbox on' "$B/err")
 rec=$(records)
 if [ $RC -eq 3 ] && [ "$(cat "$B/made" 2>/dev/null)" = made ] &&
@@ -72,6 +75,7 @@ if [ $RC -eq 3 ] && [ "$(cat "$B/made" 2>/dev/null)" = made ] &&
 	grep -q ' cat (Seatbelt)$' "$B/err" &&
 	[ "$rec" = "seatbelt read $HOME/.ssh/id_ed25519" ] &&
 	grep -qx 'SBX_SANDBOX=1' "$B/env" && ! grep -q GITHUB_TOKEN "$B/env" &&
+	ign=$(awk '{ print $2 }' "$B/sigign") && [ -n "$ign" ] && [ $((0x$ign & 0x1201000)) -eq 0 ] &&
 	head -c 11 "$S/profile.sb" | grep -qx '(version 1)' &&
 	grep -q '^processID == 0 AND eventMessage ENDSWITH "sbx-[0-9]*-[0-9]*-[0-9]*-[0-9a-f]\{16\}"$' "$S/log.args" &&
 	! grep -q sbx-sentinel "$B/err"; then ok
@@ -214,6 +218,87 @@ if [ $RC1 -eq 127 ] && [ $RC -eq 126 ] && [ "$said" = 'sbx: no-such-command-here
 	hasf "sbx: $B/noexec: Permission denied" err &&
 	[ ! -e "$S/log.args" ] && [ ! -e "$S/profile.sb" ]; then ok
 else bad "rc=$RC1/$RC"; fi
+
+dt a_command_that_takes_the_terminal_does_not_stop_sbx
+# COMMAND makes a process group of its own the terminal's foreground and
+# sets TOSTOP (a shell inside does): sbx-preload, now in the background,
+# still writes its report line there, never stopped by SIGTTOU with the
+# log and the proxy; COMMAND's status comes back
+cat >"$B/takeover.py" <<'PY'
+import os, signal, sys, termios, time
+b = sys.argv[1]
+tty = os.open("/dev/tty", os.O_RDWR)
+os.setpgid(0, 0)
+signal.signal(signal.SIGTTOU, signal.SIG_IGN)  # as a shell does around it
+os.tcsetpgrp(tty, os.getpgrp())
+a = termios.tcgetattr(tty)
+a[3] |= termios.TOSTOP
+termios.tcsetattr(tty, termios.TCSANOW, a)
+open(b + "/taken", "w").close()
+while not os.path.exists(b + "/stop"):
+    time.sleep(0.05)
+sys.exit(9)
+PY
+python3 - "$SBX" "$B" "$S" >"$B/out" 2>"$B/py" <<'PY'
+import os, pty, select, sys, time
+sbx, b, s = sys.argv[1:4]
+def wait(path):
+    for _ in range(600):
+        if os.path.exists(path): return
+        time.sleep(0.05)
+    sys.exit("never made: " + path)
+pid, fd = pty.fork()
+if pid == 0:
+    # a shell with job control: sbx-preload a job of its own, in the
+    # terminal's foreground (its group then is not orphaned: SIGTTOU
+    # stops it, where an orphaned one's writes fail with EIO)
+    import signal
+    c = os.fork()
+    if c == 0:
+        os.setpgid(0, 0)
+        signal.signal(signal.SIGTTOU, signal.SIG_IGN)
+        os.tcsetpgrp(0, os.getpgrp())
+        signal.signal(signal.SIGTTOU, signal.SIG_DFL)
+        os.execv(sbx, [sbx, "--", "python3", b + "/takeover.py", b])
+    try: os.setpgid(c, c)
+    except OSError: pass
+    _, st = os.waitpid(c, os.WUNTRACED)
+    if os.WIFSTOPPED(st):
+        open(b + "/result", "w").write("STOPPED")
+        os.kill(c, 9); os.waitpid(c, 0)
+    else:
+        open(b + "/result", "w").write("EXIT=%d" % os.waitstatus_to_exitcode(st))
+    os._exit(0)
+out = b""
+def drain():
+    global out
+    while select.select([fd], [], [], 0)[0]:
+        try: out += os.read(fd, 65536)
+        except OSError: return
+wait(b + "/taken")
+tag = [l.split('"')[1] for l in open(s + "/log.args") if "ENDSWITH" in l][0]
+home = os.environ["HOME"].replace("/", "\\/")
+rec = ('{"processImagePath":"\\/kernel","eventMessage":"Sandbox: cat(4121) deny(1) '
+       'file-read-data %s\\/.ssh\\/id_ed25519\\n%s","processID":0}\n' % (home, tag))
+w = os.open(s + "/log.fifo", os.O_RDWR)
+os.write(w, rec.encode())
+for _ in range(200):
+    drain()
+    if b"denied read" in out: break
+    time.sleep(0.05)
+open(b + "/stop", "w").close()
+for _ in range(400):
+    drain()
+    done, st = os.waitpid(pid, os.WNOHANG)
+    if done: break
+    time.sleep(0.05)
+else:
+    os.kill(pid, 9); os.waitpid(pid, 0)
+drain()
+sys.stdout.write(out.decode(errors="replace"))
+PY
+if [ "$(cat "$B/result" 2>/dev/null)" = EXIT=9 ] && hasf 'denied read of ~/.ssh/id_ed25519' out; then ok
+else bad "$(cat "$B/result" 2>/dev/null) $(tr '\r\n' '  ' <"$B/out" | tail -c 300) $(cat "$B/py")"; fi
 
 # ---- fail closed
 
