@@ -52,6 +52,81 @@ for l in open(sys.argv[1]):
     if r.get("decision")=="deny": print(r.get("layer"), r.get("op"), r.get("target"))' \
 		"$HOME/.local/state/sbx/audit.jsonl" 2>/dev/null
 }
+# TERMINAL fg|job SBX B S READY INTR -- COMMAND...: sbx-preload -- COMMAND
+# in a terminal (a pty), as a person runs an agent: itself the session's
+# leader in the foreground (fg), or a job a job-control shell made the
+# foreground one (job: its group is then not orphaned, so SIGTTOU would
+# stop it where an orphaned group's writes fail with EIO). Once COMMAND
+# made B/READY: ^C typed (unless INTR is -) and B/INTR awaited; a kernel
+# refusal of ~/.ssh/id_ed25519 with the run's tag written to the log;
+# B/stop made once the line is shown (or after 10 s). Prints what the
+# terminal showed, then RESULT=EXIT=N or RESULT=STOPPED.
+TERMINAL=$(mktemp /var/tmp/sbx-darwin-terminal.XXXXXX)
+trap 'rm -f "$TERMINAL"' EXIT
+cat >"$TERMINAL" <<'PY'
+import os, pty, select, signal, sys, time
+mode, sbx, b, s, ready, intr = sys.argv[1:7]
+cmd = sys.argv[sys.argv.index("--") + 1:]
+def wait(path):
+    for _ in range(600):
+        if os.path.exists(path): return
+        time.sleep(0.05)
+    sys.exit("never made: " + path)
+def result(st):
+    return "STOPPED" if os.WIFSTOPPED(st) else "EXIT=%d" % os.waitstatus_to_exitcode(st)
+pid, fd = pty.fork()
+if pid == 0:
+    if mode == "fg":
+        os.execv(sbx, [sbx, "--"] + cmd)
+    c = os.fork()
+    if c == 0:
+        os.setpgid(0, 0)
+        signal.signal(signal.SIGTTOU, signal.SIG_IGN)
+        os.tcsetpgrp(0, os.getpgrp())
+        signal.signal(signal.SIGTTOU, signal.SIG_DFL)
+        os.execv(sbx, [sbx, "--"] + cmd)
+    try: os.setpgid(c, c)
+    except OSError: pass
+    _, st = os.waitpid(c, os.WUNTRACED)
+    open(b + "/result", "w").write(result(st))
+    if os.WIFSTOPPED(st):
+        os.kill(c, 9); os.waitpid(c, 0)
+    os._exit(0)
+out = b""
+def drain():
+    global out
+    while select.select([fd], [], [], 0)[0]:
+        try: out += os.read(fd, 65536)
+        except OSError: return
+wait(b + "/" + ready)
+if intr != "-":
+    os.write(fd, b"\x03")
+    wait(b + "/" + intr)
+tag = [l.split('"')[1] for l in open(s + "/log.args") if "ENDSWITH" in l][0]
+home = os.environ["HOME"].replace("/", "\\/")
+rec = ('{"processImagePath":"\\/kernel","eventMessage":"Sandbox: cat(4121) deny(1) '
+       'file-read-data %s\\/.ssh\\/id_ed25519\\n%s","processID":0}\n' % (home, tag))
+os.write(os.open(s + "/log.fifo", os.O_RDWR), rec.encode())
+for _ in range(200):
+    drain()
+    if b"denied read" in out: break
+    time.sleep(0.05)
+open(b + "/stop", "w").close()
+st = None
+for _ in range(400):
+    drain()
+    done, st = os.waitpid(pid, os.WNOHANG)
+    if done: break
+    time.sleep(0.05)
+else:
+    os.kill(pid, 9); os.waitpid(pid, 0)
+drain()
+sys.stdout.write(out.decode(errors="replace"))
+if mode == "fg":
+    print("RESULT=" + (result(st) if st is not None else "HUNG"))
+else:
+    print("RESULT=" + (open(b + "/result").read() if os.path.exists(b + "/result") else "HUNG"))
+PY
 # wait_file F: until F exists (COMMAND's own signal that it runs)
 wait_file() {
 	for _ in $(seq 600); do [ -e "$1" ] && return 0; sleep 0.05; done
@@ -164,45 +239,10 @@ dt ctrl_c_at_the_terminal_leaves_the_log_reading
 # sbx-preload in a terminal's foreground, as a person runs an agent: ^C
 # goes to the foreground group (COMMAND takes it as an interruption),
 # never to `log stream`, whose refusals of later still come through
-python3 - "$SBX" "$B" "$S" >"$B/out" 2>"$B/py" <<'PY'
-import os, pty, sys, time
-sbx, b, s = sys.argv[1:4]
-def wait(path):
-    for _ in range(600):
-        if os.path.exists(path): return
-        time.sleep(0.05)
-    sys.exit("never made: " + path)
-pid, fd = pty.fork()
-if pid == 0:
-    os.execv(sbx, [sbx, "--", "sh", "-c", 'trap "echo int > $0/int" INT; echo $$ > $0/pid; '
-                   'while [ ! -e $0/stop ]; do sleep 0.05; done; exit 6', b])
-out = b""
-def drain():
-    global out
-    import select
-    while select.select([fd], [], [], 0)[0]:
-        try: out += os.read(fd, 65536)
-        except OSError: return
-wait(b + "/pid")
-os.write(fd, b"\x03")
-wait(b + "/int")
-tag = [l.split('"')[1] for l in open(s + "/log.args") if "ENDSWITH" in l][0]
-home = os.environ["HOME"].replace("/", "\\/")
-rec = ('{"processImagePath":"\\/kernel","eventMessage":"Sandbox: cat(4121) deny(1) '
-       'file-read-data %s\\/.ssh\\/id_ed25519\\n%s","processID":0}\n' % (home, tag))
-w = os.open(s + "/log.fifo", os.O_RDWR)
-os.write(w, rec.encode())
-open(b + "/stop", "w").close()
-while True:
-    drain()
-    done, st = os.waitpid(pid, os.WNOHANG)
-    if done: break
-    time.sleep(0.05)
-drain()
-sys.stdout.write(out.decode(errors="replace"))
-sys.stdout.write("EXIT=%d\n" % os.waitstatus_to_exitcode(st))
-PY
-if hasf 'EXIT=6' out && hasf 'denied read of ~/.ssh/id_ed25519' out && hasf '(Seatbelt)' out &&
+python3 "$TERMINAL" fg "$SBX" "$B" "$S" pid int -- sh -c \
+	'trap "echo int > $0/int" INT; echo $$ > $0/pid
+	while [ ! -e $0/stop ]; do sleep 0.05; done; exit 6' "$B" >"$B/out" 2>"$B/py"
+if hasf 'RESULT=EXIT=6' out && hasf 'denied read of ~/.ssh/id_ed25519' out && hasf '(Seatbelt)' out &&
 	! hasf 'ended while COMMAND ran' out && [ "$(cat "$B/int" 2>/dev/null)" = int ]; then ok
 else bad "$(tr '\r\n' '  ' <"$B/out" | tail -c 400) $(cat "$B/py")"; fi
 
@@ -239,66 +279,9 @@ while not os.path.exists(b + "/stop"):
     time.sleep(0.05)
 sys.exit(9)
 PY
-python3 - "$SBX" "$B" "$S" >"$B/out" 2>"$B/py" <<'PY'
-import os, pty, select, sys, time
-sbx, b, s = sys.argv[1:4]
-def wait(path):
-    for _ in range(600):
-        if os.path.exists(path): return
-        time.sleep(0.05)
-    sys.exit("never made: " + path)
-pid, fd = pty.fork()
-if pid == 0:
-    # a shell with job control: sbx-preload a job of its own, in the
-    # terminal's foreground (its group then is not orphaned: SIGTTOU
-    # stops it, where an orphaned one's writes fail with EIO)
-    import signal
-    c = os.fork()
-    if c == 0:
-        os.setpgid(0, 0)
-        signal.signal(signal.SIGTTOU, signal.SIG_IGN)
-        os.tcsetpgrp(0, os.getpgrp())
-        signal.signal(signal.SIGTTOU, signal.SIG_DFL)
-        os.execv(sbx, [sbx, "--", "python3", b + "/takeover.py", b])
-    try: os.setpgid(c, c)
-    except OSError: pass
-    _, st = os.waitpid(c, os.WUNTRACED)
-    if os.WIFSTOPPED(st):
-        open(b + "/result", "w").write("STOPPED")
-        os.kill(c, 9); os.waitpid(c, 0)
-    else:
-        open(b + "/result", "w").write("EXIT=%d" % os.waitstatus_to_exitcode(st))
-    os._exit(0)
-out = b""
-def drain():
-    global out
-    while select.select([fd], [], [], 0)[0]:
-        try: out += os.read(fd, 65536)
-        except OSError: return
-wait(b + "/taken")
-tag = [l.split('"')[1] for l in open(s + "/log.args") if "ENDSWITH" in l][0]
-home = os.environ["HOME"].replace("/", "\\/")
-rec = ('{"processImagePath":"\\/kernel","eventMessage":"Sandbox: cat(4121) deny(1) '
-       'file-read-data %s\\/.ssh\\/id_ed25519\\n%s","processID":0}\n' % (home, tag))
-w = os.open(s + "/log.fifo", os.O_RDWR)
-os.write(w, rec.encode())
-for _ in range(200):
-    drain()
-    if b"denied read" in out: break
-    time.sleep(0.05)
-open(b + "/stop", "w").close()
-for _ in range(400):
-    drain()
-    done, st = os.waitpid(pid, os.WNOHANG)
-    if done: break
-    time.sleep(0.05)
-else:
-    os.kill(pid, 9); os.waitpid(pid, 0)
-drain()
-sys.stdout.write(out.decode(errors="replace"))
-PY
-if [ "$(cat "$B/result" 2>/dev/null)" = EXIT=9 ] && hasf 'denied read of ~/.ssh/id_ed25519' out; then ok
-else bad "$(cat "$B/result" 2>/dev/null) $(tr '\r\n' '  ' <"$B/out" | tail -c 300) $(cat "$B/py")"; fi
+python3 "$TERMINAL" job "$SBX" "$B" "$S" taken - -- python3 "$B/takeover.py" "$B" >"$B/out" 2>"$B/py"
+if hasf 'RESULT=EXIT=9' out && hasf 'denied read of ~/.ssh/id_ed25519' out; then ok
+else bad "$(tr '\r\n' '  ' <"$B/out" | tail -c 300) $(cat "$B/py")"; fi
 
 # ---- fail closed
 
