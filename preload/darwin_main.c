@@ -312,6 +312,15 @@ static unsigned guarded_now(const struct policy *p, enum sbx_rule_kind kind)
 	return k;
 }
 
+/* A signal that ends a run came before COMMAND started: nothing ran,
+ * and the status says the signal, as a shell would for COMMAND. */
+static int stopped(int sig)
+{
+	msg("stopped by signal %d (%s) before COMMAND started; nothing was run", sig,
+	    strsignal(sig));
+	return 128 + sig;
+}
+
 /* The reports, the profile and the log's watch (start), the start-up
  * line, the proxy, COMMAND under sandbox-exec (go). */
 static int phase_start(struct drun *r)
@@ -340,6 +349,8 @@ static int phase_start(struct drun *r)
 	r->be = (struct backend){ .ops = &backend_darwin, .policy = r->p,
 				  .command = r->command.v, .darwin = d };
 	int e = r->be.ops->start(&r->be, NULL, why, sizeof(why));
+	if (e && d->stopped_by)
+		return stopped(d->stopped_by);
 	if (e) {
 		msg("sandbox set-up failed: %s: %s; nothing was run", why, strerror(-e));
 		return SBX_EXIT_SETUP;
@@ -357,7 +368,9 @@ static int phase_start(struct drun *r)
 	if (policy_network_proxied(r->p) &&
 	    start_proxy_served(&r->be, r->p, r->reports, false, &r->net))
 		return SBX_EXIT_SETUP;
-	if ((e = r->be.ops->go(&r->be, NULL, NULL, 0))) {
+	if ((e = r->be.ops->go(&r->be, NULL, NULL, 0)) && d->stopped_by)
+		return stopped(d->stopped_by);
+	if (e) {
 		msg("sandbox set-up failed: starting %s: %s; nothing was run", r->sandbox_exec,
 		    strerror(-e));
 		return SBX_EXIT_SETUP;

@@ -66,8 +66,12 @@ static int spawn(const char *path, char *const *argv, char *const *envp, const s
 }
 
 /* The signals come through a pipe, read in the loop; caught from start()
- * to the end of the wait (relay_begin, relay_end). */
-static int sig_pipe[2] = { -1, -1 };
+ * to the end of the wait (relay_begin, relay_end). One that would end the
+ * run (INT, TERM, HUP, QUIT) before COMMAND is started also goes to
+ * stop_pipe: the start gives up at once (the log's wait watches it), and
+ * nothing runs. */
+static int sig_pipe[2] = { -1, -1 }, stop_pipe[2] = { -1, -1 };
+static volatile sig_atomic_t cmd_started;
 static struct sigaction sig_old[SBX_NFORWARDED + 1];
 
 static void on_signal(int sig)
@@ -78,7 +82,19 @@ static void on_signal(int sig)
 	if (write(sig_pipe[1], &c, 1) < 0) {
 		/* full: the loop has signals to read already */
 	}
+	if (!cmd_started && (sig == SIGINT || sig == SIGTERM || sig == SIGHUP || sig == SIGQUIT) &&
+	    write(stop_pipe[1], &c, 1) < 0) {
+		/* full: the start stops already */
+	}
 	errno = e;
+}
+
+/* The signal that stopped the start, or 0. */
+static int stop_signal(void)
+{
+	unsigned char c;
+
+	return stop_pipe[0] >= 0 && read(stop_pipe[0], &c, 1) == 1 ? c : 0;
 }
 
 static int relay_begin(void)
@@ -89,10 +105,20 @@ static int relay_begin(void)
 		return 0;
 	if (pipe(sig_pipe))
 		return -errno;
+	if (pipe(stop_pipe)) {
+		int e = -errno;
+		close(sig_pipe[0]);
+		close(sig_pipe[1]);
+		sig_pipe[0] = sig_pipe[1] = -1;
+		return e;
+	}
 	for (int i = 0; i < 2; i++) {
 		fcntl(sig_pipe[i], F_SETFD, FD_CLOEXEC);
 		fcntl(sig_pipe[i], F_SETFL, O_NONBLOCK);
+		fcntl(stop_pipe[i], F_SETFD, FD_CLOEXEC);
+		fcntl(stop_pipe[i], F_SETFL, O_NONBLOCK);
 	}
+	cmd_started = 0;
 	sigemptyset(&sa.sa_mask);
 	sa.sa_flags = SA_RESTART;
 	for (size_t i = 0; i < SBX_NFORWARDED; i++)
@@ -108,9 +134,11 @@ static void relay_end(void)
 	for (size_t i = 0; i < SBX_NFORWARDED; i++)
 		sigaction(sbx_forwarded[i], &sig_old[i], NULL);
 	sigaction(SIGCHLD, &sig_old[SBX_NFORWARDED], NULL);
-	close(sig_pipe[0]);
-	close(sig_pipe[1]);
-	sig_pipe[0] = sig_pipe[1] = -1;
+	for (int i = 0; i < 2; i++) {
+		close(sig_pipe[i]);
+		close(stop_pipe[i]);
+		sig_pipe[i] = stop_pipe[i] = -1;
+	}
 }
 
 /* A refusal from the log, as an event to the supervisor. */
@@ -195,8 +223,13 @@ static int darwin_start(struct backend *b, const struct plan *pl, char *why, siz
 	snprintf(w->tag, sizeof(w->tag), "%s", tag);
 	w->refused = refused;
 	w->ctx = d;
+	w->stop_fd = stop_pipe[0];
 	if ((rc = darwin_watch_start(w, why, whysz)))
 		return rc;
+	if ((d->stopped_by = stop_signal())) {
+		snprintf(why, whysz, "signal %d came before COMMAND started", d->stopped_by);
+		return -EINTR;
+	}
 	/* a run whose refusals cannot be said fails without a word: the
 	 * person never learns what to allow. Nothing runs. */
 	if (!w->live) {
@@ -250,6 +283,16 @@ static int darwin_go(struct backend *b, const struct plan *pl, const int *fds, s
 
 	if (!d->argv.n)
 		return -EINVAL; /* start() did not succeed */
+	/* what came before COMMAND was not for it: a signal that ends the
+	 * run ends it here, the rest (a resize) is dropped; from here on
+	 * every one is relayed */
+	unsigned char drop[64];
+	while (read(sig_pipe[0], drop, sizeof(drop)) > 0)
+		;
+	if ((d->stopped_by = stop_signal()))
+		return -EINTR;
+	cmd_started = 1;
+	d->watch.stop_fd = -1; /* the end sentinel is awaited whatever comes */
 	int rc = spawn(d->watch.sandbox_exec, d->argv.v, d->envp.v, &d->sigdefault, &d->cmd_pid);
 	strv_free(&d->argv);
 	strv_free(&d->envp);

@@ -53,6 +53,8 @@ struct darwin {
 	int listen[2];           /* the proxy's HTTP and SOCKS5 listeners, or -1 */
 	unsigned ports[2];
 	pid_t cmd_pid;
+	/* start() or go() gave up (-EINTR) as this signal came: nothing ran */
+	int stopped_by;
 };
 
 #define DARWIN_NONE ((struct darwin){ .listen = { -1, -1 }, .cmd_pid = -1, \
@@ -81,8 +83,8 @@ struct darwin_io {
 
 /* COMMAND runs (after go()): the forwarded signals relayed (not the
  * terminal's own keys when we share its foreground; caught from start()
- * on, so one that comes while the log is awaited reaches COMMAND as it
- * starts), the proxy, the report pipe and the log served, until COMMAND
+ * on: one that would end the run and comes before COMMAND starts ends
+ * the start at once, d->stopped_by), the proxy, the report pipe and the log served, until COMMAND
  * is gone; then the log drained (the end sentinel). A log that ends
  * meanwhile is said at once. COMMAND's exit status (128+N for a signal);
  * 125 when it never started (*ready false). */
