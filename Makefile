@@ -39,10 +39,11 @@ POLICY_SRCS := policy/policy.c policy/execlater.c policy/query.c policy/match.c 
 NET_SRCS := net/host.c net/http.c net/socks.c \
 	net/decide.c net/loop.c net/dns.c \
 	net/names.c net/resolve.c net/dnsserve.c \
-	net/watch.c net/poller.c
+	net/watch.c net/poller.c net/compat.c
 # the proxy's readiness seam (net/poller.h): epoll, or poll() with
-# `make SBX_POLLER=poll` (a switch rebuilds net/poller.o, see below)
-SBX_POLLER ?= epoll
+# `make SBX_POLLER=poll` (a switch rebuilds net/poller.o, see below);
+# `make SBX_PORTABLE=1`: net/compat.h's portable fallbacks, and poll()
+SBX_POLLER ?= $(if $(filter 1,$(SBX_PORTABLE)),poll,epoll)
 SUPERVISOR_SRCS := preload/main.c preload/options.c preload/config.c common/probe.c preload/print.c preload/plan.c \
 	preload/start.c \
 	preload/run.c preload/util.c preload/reports.c preload/learn.c \
@@ -82,13 +83,14 @@ INIT_SRCS := init/sbx-init.c init/mounts.c init/connect.c \
 # the page start-up writes anyway.
 SHIM_SRCS := shim/shim.c shim/core.c shim/exec.c shim/check.c shim/decided.c shim/dirfds.c \
 	shim/resolve.c shim/namemap.c shim/string.c common/elfcheck.c
-SHIM_COLD_SRCS := shim/wrappers.c shim/syscall.c shim/net.c shim/tell.c common/wire.c
+SHIM_COLD_SRCS := shim/wrappers.c shim/syscall.c shim/net.c shim/netjudge.c shim/tell.c common/wire.c
 # The policy queries the shim links in (no INI parsing, no compiler).
 SHIM_POLICY_SRCS := policy/query.c policy/match.c policy/glob.c policy/path.c policy/blob.c policy/home.c
 SHIM_POLICY_COLD_SRCS := policy/hint.c
 SHIM_OBJS := $(patsubst %.c,build/shim-pic/%.o,$(SHIM_SRCS) $(SHIM_POLICY_SRCS) \
 	$(SHIM_COLD_SRCS) $(SHIM_POLICY_COLD_SRCS))
-UNIT_SRCS := $(wildcard tests/unit/*.c)
+# shim_dyld.c links the shim's check core: a runner of its own (below)
+UNIT_SRCS := $(filter-out tests/unit/shim_dyld.c,$(wildcard tests/unit/*.c))
 
 # Each folder is one static archive, built twice (glibc objects under
 # build/lib, static musl ones under build/musl/lib); a program links its
@@ -120,7 +122,7 @@ UNIT_OBJS := $(UNIT_SRCS:%.c=build/%.o)
 
 BINS := build/sbx-preload build/sbx-init build/libsbx-preload.so build/sbx-proxy-test build/sbxctl
 
-.PHONY: all deps deps-test run check darwin-check check-unit check-docs check-hooks check-integration check-agents check-container check-container-recipe test-progs coverage-table bench bench-proxy bench-filter bench-landlock bench-match fuzz install clean
+.PHONY: all deps deps-test run check check-portable darwin-check check-unit check-docs check-hooks check-integration check-agents check-container check-container-recipe test-progs coverage-table bench bench-proxy bench-filter bench-landlock bench-match fuzz install clean
 all: $(BINS)
 
 deps:
@@ -170,6 +172,11 @@ build/gen/interpose.c: build/gen-interpose
 
 build/gen/interpose.o: build/gen/interpose.c
 	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) $(SBX_CFLAGS) -c -o $@ $<
+
+# the table's PATHCALL rows shim/darwin.c makes its wrappers from
+build/gen/dyld-rows.h: build/gen-interpose
+	@mkdir -p $(@D)
+	build/gen-interpose rows > $@.tmp && mv $@.tmp $@
 
 
 # sbx-preload and sbx-init run on every start, so where musl is installed
@@ -338,7 +345,7 @@ build/shim/resolve-test.o: shim/resolve.c
 	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) $(SBX_CFLAGS) -c -o $@ $<
 UNIT_ARCHIVES := cli preload notify backend darwin net init common policy
 build/tests/unit-tests: $(UNIT_OBJS) $(UNIT_SHIM_OBJS) $(UNIT_ARCHIVES:%=build/lib/lib%.a) \
-		build/gen/interpose.o
+		build/gen/interpose.o build/gen/dyld-rows.h
 	$(CC) $(SBX_LDFLAGS) -no-pie -o $@ $(filter-out build/gen/%,$(filter %.o,$^)) $(call group,$(filter %.a,$^)) \
 		$(SBX_LDLIBS) -lcriterion $(JANSSON_LIBS)
 
@@ -378,10 +385,55 @@ build/tests/darwin/preload/darwin_main.o: preload/darwin_main.c
 build/tests/darwin/sbx-preload: build/tests/darwin/preload/darwin_main.o \
 		$(DARWIN_PRELOAD_SRCS:%.c=build/%.o)
 	$(CC) $(SBX_LDFLAGS) -o $@ $^ $(SBX_LDLIBS)
+# The macOS wrappers (shim/darwin.c) on Linux: linked with the shim's
+# check core and the interpose table (an sbx_dyld_* the table names and
+# no file defines fails this link), and called on real files
+# (tests/unit/shim_dyld.c). The core is Linux's, so this runner is too.
+SHIM_DYLD_OBJS := $(patsubst %.c,build/shim-dyld/%.o,shim/darwin.c shim/core.c shim/check.c \
+	shim/decided.c shim/dirfds.c shim/resolve.c shim/tell.c shim/netjudge.c)
+build/shim-dyld/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) $(SHIM_CFLAGS) -c -o $@ $<
+build/shim-dyld/shim/darwin.o: build/gen/dyld-rows.h
+build/tests/shim-dyld: build/tests/unit/shim_dyld.o build/tests/unit/helpers.o $(SHIM_DYLD_OBJS) \
+		build/gen/interpose.o build/lib/libcommon.a build/lib/libpolicy.a
+	$(CC) $(SBX_LDFLAGS) -no-pie -o $@ $(filter %.o,$^) $(call group,$(filter %.a,$^)) \
+		$(SBX_LDLIBS) -lcriterion
+# On a Mac (.github/workflows/macos.yml): the same wrappers and the table
+# linked into a dylib by the SDK's clang, the core's names (shim_*) left to
+# dynamic lookup: a link check (every replacee in libSystem, every
+# sbx_dyld_* defined), not yet a shim to load.
+build/darwin/dyld-link.dylib: build/gen/interpose.c build/gen/dyld-rows.h shim/darwin.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) -std=gnu11 -Wall -Wextra -fPIC -fvisibility=hidden \
+		$(CFLAGS) -dynamiclib -Wl,-undefined,dynamic_lookup -o $@ build/gen/interpose.c shim/darwin.c
+# on Linux also macOS's sbx-preload in its test build, run by darwin.sh
+DARWIN_CHECK_HERE := $(if $(filter Linux,$(shell uname -s)),build/tests/shim-dyld \
+	build/tests/darwin/sbx-preload)
 darwin-check: build/tests/darwin-unit build/tests/darwin-smoke build/darwin/sbx-preload \
-		build/tests/darwin/sbx-preload
+		$(DARWIN_CHECK_HERE)
 	build/tests/darwin-unit --jobs 2
-	SUITES=darwin.sh ./tests/integration/run.sh
+	$(if $(DARWIN_CHECK_HERE),build/tests/shim-dyld --jobs 2)
+	$(if $(DARWIN_CHECK_HERE),SUITES=darwin.sh ./tests/integration/run.sh)
+
+# net/ as it builds where Linux's calls are missing (net/compat.h's
+# fallbacks, SBX_PORTABLE, and poll()), in build/portable/ beside the
+# build's own objects, and the proxy's unit tests linked against it.
+# Part of `make check`: about 13 s on 2 busy cores, beside the
+# integration suites. (`make SBX_PORTABLE=1` builds the programs that
+# way, for the integration suites; docs/MACOS.md.)
+build/portable/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) -DSBX_PORTABLE -DSBX_POLLER_POLL $(SBX_CFLAGS) -c -o $@ $<
+build/portable/lib/libnet.a: $(NET_SRCS:%.c=build/portable/%.o)
+	@mkdir -p $(@D)
+	rm -f $@ && $(AR) rcs $@ $^
+build/tests/unit-tests-portable: $(UNIT_OBJS) $(UNIT_SHIM_OBJS) build/gen/interpose.o build/gen/dyld-rows.h \
+		$(patsubst build/lib/libnet.a,build/portable/lib/libnet.a,$(UNIT_ARCHIVES:%=build/lib/lib%.a))
+	$(CC) $(SBX_LDFLAGS) -no-pie -o $@ $(filter-out build/gen/%,$(filter %.o,$^)) $(call group,$(filter %.a,$^)) \
+		$(SBX_LDLIBS) -lcriterion $(JANSSON_LIBS)
+check-portable: build/tests/unit-tests-portable
+	build/tests/unit-tests-portable --jobs 2 --filter 'net*/*'
 
 run: deps
 	@$(MAKE) --no-print-directory all
@@ -391,12 +443,13 @@ run: deps
 # suites (run.sh runs those SBX_IT_JOBS at once: they mostly wait).
 NPROC := $(shell nproc 2>/dev/null || echo 2)
 check: deps-test
-	@$(MAKE) --no-print-directory -j$(NPROC) all build/tests/unit-tests $(TEST_HOOK_BINS) test-progs \
-		build/darwin/sbx-preload build/tests/darwin/sbx-preload
-	@$(MAKE) --no-print-directory -j3 check-docs check-hooks check-unit check-integration
+	@$(MAKE) --no-print-directory -j$(NPROC) all build/tests/unit-tests build/tests/unit-tests-portable \
+		$(TEST_HOOK_BINS) test-progs build/darwin/sbx-preload build/tests/darwin/sbx-preload
+	@$(MAKE) --no-print-directory -j3 check-docs check-hooks check-unit check-portable check-integration
 
-check-unit: build/tests/unit-tests
+check-unit: build/tests/unit-tests build/tests/shim-dyld
 	build/tests/unit-tests --jobs 2
+	build/tests/shim-dyld --jobs 2
 
 # The documentation's copies of tables that live in code (the seccomp
 # table in docs/SECURITY.md).
@@ -565,3 +618,14 @@ $(shell mkdir -p build; [ -e $(POLLER_STAMP) ] || { rm -f build/poller-*.stamp; 
 POLLER_OBJS := $(foreach d,build build/musl build/tests/hooks build/tests/hooks/musl,$(d)/net/poller.o)
 $(POLLER_OBJS): $(POLLER_STAMP)
 $(POLLER_OBJS): SBX_CPPFLAGS += $(if $(filter poll,$(SBX_POLLER)),-DSBX_POLLER_POLL)
+
+# The portable build (SBX_PORTABLE=1, net/compat.h): net/'s objects and
+# what links them are rebuilt when the choice changes.
+ifeq ($(SBX_PORTABLE)$(SBX_POLLER),1epoll)
+$(error SBX_PORTABLE=1 takes poll(): epoll is Linux's)
+endif
+COMPAT_STAMP := build/compat-$(if $(filter 1,$(SBX_PORTABLE)),portable,native).stamp
+$(shell mkdir -p build; [ -e $(COMPAT_STAMP) ] || { rm -f build/compat-*.stamp; touch $(COMPAT_STAMP); })
+COMPAT_OBJS := $(foreach d,build build/musl,$(NET_DRIVER_SRCS:%.c=$(d)/%.o))
+$(COMPAT_OBJS): $(COMPAT_STAMP)
+$(COMPAT_OBJS): SBX_CPPFLAGS += $(if $(filter 1,$(SBX_PORTABLE)),-DSBX_PORTABLE)

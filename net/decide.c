@@ -22,6 +22,7 @@
 #include <time.h>
 
 #include "net/net.h"
+#include "net/compat.h"
 
 #define SELF_REFRESH_S 5 /* interfaces change rarely; a lookup per connect costs */
 #define TEST_HOSTS_MAX 4096

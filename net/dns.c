@@ -15,6 +15,7 @@
 #include <strings.h>
 
 #include "net/net.h"
+#include "net/compat.h"
 
 #define HDR 12
 #define TYPE_OPT 41

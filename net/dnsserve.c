@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "net/net.h"
+#include "net/compat.h"
 
 #define TCP_MAX 64
 #define TCP_IDLE_MS 10000
@@ -201,7 +202,7 @@ static void udp_read(struct sock *k)
 static void tcp_accept(struct sock *k)
 {
 	for (int i = 0; i < 16; i++) {
-		int fd = accept4(k->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		int fd = net_accept(k->fd, NULL, NULL);
 		if (fd < 0) {
 			/* the client stays in the backlog and the listener
 			 * readable: unwatched until the next tick, not
@@ -258,7 +259,7 @@ static void tcp_read(struct sock *k)
 		if (a) {
 			out[0] = (unsigned char)(a >> 8);
 			out[1] = (unsigned char)a;
-			if (send(k->fd, out, a + 2, MSG_DONTWAIT | MSG_NOSIGNAL) != (ssize_t)(a + 2)) {
+			if (send(k->fd, out, a + 2, MSG_DONTWAIT | NET_NOSIGNAL) != (ssize_t)(a + 2)) {
 				sock_free(k);
 				return;
 			}

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "net/net.h"
+#include "net/compat.h"
 
 static volatile sig_atomic_t stop;
 static bool quiet;
@@ -68,7 +69,7 @@ static int listen_local_type(int type, unsigned *port)
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK),
 				 .sin_port = htons((uint16_t)*port) };
 	socklen_t al = sizeof(a);
-	int fd = socket(AF_INET, type | SOCK_CLOEXEC, 0), one = 1;
+	int fd = net_socket(AF_INET, type, 0), one = 1;
 
 	if (fd < 0)
 		return -1;
@@ -195,12 +196,21 @@ int main(int argc, char **argv)
 	for (unsigned i = 0; i < nhostports; i++) {
 		struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(0x7f000002),
 					 .sin_port = htons((uint16_t)hostports[i]) };
-		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		int fd = net_socket(AF_INET, SOCK_STREAM, 0);
 		if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) || listen(fd, 128) ||
 		    net_loop_add_hostport(l, fd, hostports[i]))
 			die("cannot listen for a host port on 127.0.0.2", strerror(errno));
 	}
-	printf("http %u\nsocks %u\ndns %u\n", hport, sport, dport);
+	/* how tunnels are relayed: splice(2) past their first 64 KiB, or
+	 * every byte through the queue (--no-splice, a build without
+	 * splice); and whether this is the portable build (net/compat.h) */
+#ifdef SBX_PORTABLE
+	const char *build = "portable";
+#else
+	const char *build = "native";
+#endif
+	printf("http %u\nsocks %u\ndns %u\nrelay %s\nbuild %s\n", hport, sport, dport,
+	       NET_HAVE_SPLICE && !cfg.no_splice ? "splice" : "queue", build);
 	fflush(stdout);
 
 	while (!stop) {

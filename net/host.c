@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "net/net.h"
+#include "net/compat.h"
 
 static bool is_digit(char c) { return c >= '0' && c <= '9'; }
 static bool is_hex(char c)

@@ -16,6 +16,7 @@
 #include <strings.h>
 
 #include "net/net.h"
+#include "net/compat.h"
 
 static bool tchar(unsigned char c)
 {

@@ -3,7 +3,9 @@
  * A connection is two ends (the sandbox's client, the upstream we dial) and
  * two directions, each with one bounded queue: at most NET_BUF_SIZE bytes in
  * a user-space buffer, or a pipe of the same size when an established tunnel
- * is relayed with splice(2) (1 MiB for a few bulk transfers: bulk_grow).
+ * is relayed with splice(2) (1 MiB for a few bulk transfers: bulk_grow;
+ * Linux only: elsewhere, and in the portable build, the queue relays it
+ * all, net/compat.h).
  * A direction reads its source only while its queue has room, so a side
  * that stops reading stops the other side at once (its socket buffer
  * fills, TCP tells the sender): memory per connection is fixed whatever
@@ -30,6 +32,7 @@
 #include <unistd.h>
 
 #include "net/net.h"
+#include "net/compat.h"
 
 #define SWEEP_MS 1000           /* how often timeouts are looked at */
 #define LINGER_MS 2000          /* reading a refused client's rest before close */
@@ -639,17 +642,17 @@ static void tunnel_start(struct conn *c)
  * each); the others relay through their queues, slower but the same. */
 static void splice_start(struct conn *c, struct dir *d)
 {
-	if (c->st != ST_TUNNEL || c->l->cfg.no_splice || d->pipe[0] >= 0 ||
+	if (!NET_HAVE_SPLICE || c->st != ST_TUNNEL || c->l->cfg.no_splice || d->pipe[0] >= 0 ||
 	    d->moved < SPLICE_AFTER || c->l->npipes >= SPLICE_MAX)
 		return;
-	if (pipe2(d->pipe, O_NONBLOCK | O_CLOEXEC)) {
+	if (net_pipe(d->pipe)) {
 		d->pipe[0] = d->pipe[1] = -1;
 		d->moved = 0; /* not again at once */
 		return;
 	}
 	c->l->npipes++;
 	/* a user over pipe-user-pages-soft gets smaller pipes: ask */
-	int sz = fcntl(d->pipe[0], F_GETPIPE_SZ);
+	int sz = net_pipe_size(d->pipe[0], 0);
 	d->pipesz = sz > 0 ? (size_t)sz : 4096;
 	buf_release(c->l, &d->q);
 }
@@ -666,7 +669,7 @@ static void bulk_grow(struct net_loop *l, struct dir *d)
 {
 	if (d->bulk || d->moved < SPLICE_AFTER + BULK_AFTER || l->nbulk >= BULK_MAX)
 		return;
-	int sz = fcntl(d->pipe[0], F_SETPIPE_SZ, (int)BULK_PIPE);
+	int sz = net_pipe_size(d->pipe[0], (int)BULK_PIPE);
 	if (sz <= 0) {
 		d->moved = 0; /* not again at once */
 		return;
@@ -698,7 +701,7 @@ static void dial(struct conn *c)
 		const struct sockaddr *sa = &c->addrs[c->ai++].sa;
 		socklen_t sl = sa->sa_family == AF_INET ? sizeof(struct sockaddr_in) :
 			       sizeof(struct sockaddr_in6);
-		int fd = socket(sa->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		int fd = net_socket(sa->sa_family, SOCK_STREAM, 0);
 
 		addr_text(sa, c->addr_text, sizeof(c->addr_text));
 		if (fd < 0) {
@@ -806,7 +809,7 @@ static void chain_send(struct conn *c)
 		n = (int)o;
 	}
 	/* a fresh socket's buffer takes these few bytes whole */
-	if (send(c->up.fd, req, (size_t)n, MSG_NOSIGNAL) != n) {
+	if (send(c->up.fd, req, (size_t)n, NET_NOSIGNAL) != n) {
 		chain_fail(c, "could not be written to");
 		return;
 	}
@@ -1205,7 +1208,7 @@ static ssize_t fill(struct conn *c, struct dir *d, struct end *src, size_t cap)
 	if (d->eof || !src->rd || !r)
 		return 0;
 	if (d->pipe[0] >= 0) {
-		n = splice(src->fd, NULL, d->pipe[1], NULL, r, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+		n = net_splice(src->fd, d->pipe[1], r);
 		if (n > 0)
 			d->inpipe += (size_t)n;
 	} else {
@@ -1260,7 +1263,7 @@ static ssize_t drain(struct conn *c, struct dir *d, struct end *dst, uint64_t *a
 		size_t len = d->q.len;
 		if (allow && *allow < len)
 			len = (size_t)*allow;
-		n = send(dst->fd, d->q.b + d->q.off, len, MSG_NOSIGNAL);
+		n = send(dst->fd, d->q.b + d->q.off, len, NET_NOSIGNAL);
 		if (n < 0) {
 			if (!would_block(errno))
 				return -errno;
@@ -1285,8 +1288,7 @@ static ssize_t drain(struct conn *c, struct dir *d, struct end *dst, uint64_t *a
 		total += n;
 	}
 	if (!d->q.len && d->inpipe && dst->wr) {
-		n = splice(d->pipe[0], NULL, dst->fd, NULL, d->inpipe,
-			   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+		n = net_splice(d->pipe[0], dst->fd, d->inpipe);
 		if (n < 0) {
 			if (!would_block(errno))
 				return -errno;
@@ -1586,7 +1588,7 @@ static void accept_all(struct net_loop *l, struct listener *li)
 	for (int i = 0; i < 64; i++) {
 		struct sockaddr_storage peer;
 		socklen_t pl = sizeof(peer);
-		int fd = accept4(li->fd, (struct sockaddr *)&peer, &pl, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		int fd = net_accept(li->fd, (struct sockaddr *)&peer, &pl);
 
 		if (fd < 0) {
 			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
@@ -1631,8 +1633,9 @@ static void accept_all(struct net_loop *l, struct listener *li)
 		if (li->kind == NET_LISTEN_HOSTPORT) {
 			hostport_dial(c, li->port);
 		} else {
-			/* its first bytes are most likely in (TCP_DEFER_ACCEPT):
-			 * read them now rather than after another epoll_wait */
+			/* its first bytes are most likely in (TCP_DEFER_ACCEPT,
+			 * where there is one): read them now rather than after
+			 * another wait */
 			c->cli.rd = true;
 			pump(c);
 		}
@@ -1766,11 +1769,10 @@ static int add_listener(struct net_loop *l, int fd, enum net_listener_kind kind,
 	 * the handshake timeout takes it from there), so accepting it and
 	 * reading its request are one wake-up, not two. Not for host_ports,
 	 * where the server may speak first (SSH, SMTP, MySQL). Best effort:
-	 * a listener that refuses it is served as before. */
-	if (kind == NET_LISTEN_HTTP || kind == NET_LISTEN_SOCKS) {
-		int secs = DEFER_ACCEPT_S;
-		setsockopt(fd, IPPROTO_TCP, TCP_DEFER_ACCEPT, &secs, sizeof(secs));
-	}
+	 * a listener that refuses it, or a system without it, is served as
+	 * before. */
+	if (kind == NET_LISTEN_HTTP || kind == NET_LISTEN_SOCKS)
+		net_defer_accept(fd, DEFER_ACCEPT_S);
 	li->obj = NET_OBJ_LISTENER;
 	li->fd = fd;
 	li->kind = kind;

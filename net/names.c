@@ -22,6 +22,7 @@
 
 #include "net/net.h"
 #include "uthash.h"
+#include "net/compat.h"
 
 #define BASE 0xc6130000u /* 198.19.0.0 */
 

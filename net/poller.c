@@ -1,8 +1,11 @@
-/* net/poller.c: the implementation this build chose (poller.h). */
-#if defined(SBX_POLLER_POLL)
+/* net/poller.c: the implementation this build chose (poller.h); the
+ * portable build (compat.h) takes poll(). */
+#if defined(SBX_POLLER_POLL) || defined(SBX_PORTABLE)
 #include "net/poller_poll.c"
 #elif defined(__linux__)
 #include "net/poller_epoll.c"
 #else
 #include "net/poller_poll.c"
 #endif
+
+#include "net/compat.h"

@@ -24,12 +24,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "net/net.h"
+#include "net/compat.h"
 
 #define ATTEMPT_MS 2000
 #define ATTEMPTS 4
@@ -283,12 +283,12 @@ static int attempt(struct net_lookup *q)
 
 	q->deadline = mono_ms() + ATTEMPT_MS;
 	q->attempt++;
-	t->fd = socket(ns->ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	t->fd = net_socket(ns->ss_family, SOCK_DGRAM, 0);
 	if (t->fd < 0)
 		return -errno;
 	if (connect(t->fd, (const struct sockaddr *)ns, sl))
 		return -errno;
-	if (getrandom(t->id, sizeof(t->id), GRND_NONBLOCK) != sizeof(t->id))
+	if (net_random(t->id, sizeof(t->id)))
 		return -EIO;
 	if (t->id[0] == t->id[1])
 		t->id[1] ^= 0x5a5a;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "net/net.h"
+#include "net/compat.h"
 
 int net_socks_parse_greeting(const unsigned char *buf, size_t len, bool *noauth)
 {

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include "net/net.h"
+#include "net/compat.h"
 
 struct net_watch {
 	uint8_t obj;   /* NET_OBJ_WATCH: the loop tells it from its own objects */

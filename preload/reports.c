@@ -111,6 +111,19 @@ static unsigned long long now_ms(const struct reports *r)
 	return r->cfg.clock_ms ? r->cfg.clock_ms() : mono_ms();
 }
 
+/* Would take() give a token now? (Nothing taken.) */
+static bool has_token(const struct bucket *b, unsigned burst, unsigned per_sec,
+		      unsigned long long now)
+{
+	unsigned long long cap = (unsigned long long)burst * 1000, m = b->milli;
+
+	if (now > b->last) {
+		unsigned long long add = (now - b->last) * per_sec;
+		m = cap - m < add ? cap : m + add;
+	}
+	return m >= 1000;
+}
+
 /* `burst` at once, then `per_sec` a second. */
 static bool take(struct bucket *b, unsigned burst, unsigned per_sec, unsigned long long now)
 {
@@ -336,8 +349,19 @@ static void expl_rule(struct report_expl *e, const struct sbx_rule *why)
 	e->has_rule = true;
 }
 
+/* The decision, the rule and, when `words`, how to allow it (the hints
+ * look at the disk: hostfs_look). */
+static void explain(const struct policy *p, const struct wire_report *w,
+		    struct report_expl *e, bool words);
+
 void report_explain(const struct policy *p, const struct wire_report *w,
 		    struct report_expl *e)
+{
+	explain(p, w, e, true);
+}
+
+static void explain(const struct policy *p, const struct wire_report *w,
+		    struct report_expl *e, bool words)
 {
 	const struct sbx_rule *why = NULL;
 	char shown[PATH_MAX], host[256], tmp[PATH_MAX + 32];
@@ -407,7 +431,7 @@ void report_explain(const struct policy *p, const struct wire_report *w,
 	}
 	if (why && e->verdict == SBX_DENY)
 		expl_rule(e, why);
-	if (e->verdict == SBX_ALLOW)
+	if (e->verdict == SBX_ALLOW || !words)
 		return;
 	/* how to allow it, when a setting can (the same words the shim
 	 * gives the refused program: policy/hint.c) */
@@ -1378,7 +1402,17 @@ static void take_report(struct reports *r, const struct wire_report *wr, enum ev
 
 	bool boundary = layer != EVENT_SHIM;
 
-	report_explain(r->cfg.policy, &w, &e);
+	/* The hint's words cost looks at the disk: made only when something
+	 * may carry them (a terminal line, a log record, the fold table's
+	 * line, a learning run). A flood past every cap is counted and costs
+	 * no look: a forger's 1 MiB backlog, drained at the end, took a
+	 * loaded machine seconds before sbx-preload could exit. */
+	unsigned long long now_t = now_ms(r);
+	bool words = r->cfg.mode == REPORTS_LEARN || seen_room(r) ||
+		     has_token(&r->say_b, r->lim.say_burst, r->lim.say_per_sec, now_t) ||
+		     (r->cfg.log_path && !r->log_failed && !r->log_capped &&
+		      has_token(&r->log_b, r->lim.log_burst, r->lim.log_per_sec, now_t));
+	explain(r->cfg.policy, &w, &e, words);
 	e.seatbelt = layer == EVENT_SEATBELT;
 	/* Seatbelt's rules name paths, not mounts: an allow_write of a file
 	 * not there yet lets it be made, so the hint needs no "once the file

@@ -296,27 +296,33 @@ static long ms_since(const struct timespec *t)
 	return (now.tv_sec - t->tv_sec) * 1000 + (now.tv_nsec - t->tv_nsec) / 1000000;
 }
 
-/* What the report pipe holds, up to `slices` reads of 64 KiB (0: until it
- * is empty); false at end of file. Anything in the sandbox can write to
- * the pipe as fast as we read, so while COMMAND runs we take one bounded
- * slice and go back to poll(): signals and sbx-init's messages come
- * between two slices, and the pipe is still drained at full speed. */
-#define REPORT_SLICES 16
-static bool drain_reports(const struct run_in *ri, unsigned slices)
+/* What the report pipe holds: while COMMAND runs, slices of 16 KiB for
+ * at most REPORT_SLICE_MS (budget true); at the end, until it is empty.
+ * false at end of file. Anything in the sandbox can write to the pipe as
+ * fast as we read, and each line costs a decision and a look at the disk
+ * for its hint (forged ones too): a bound in bytes let a flood keep a
+ * loaded machine's loop here for seconds, and a SIGTERM waited (stream.sh
+ * flood_never_stalls_...). Between two budgets signals and sbx-init's
+ * messages are served; the pipe is still drained at full speed. */
+#define REPORT_SLICE_MS 10
+static bool drain_reports(const struct run_in *ri, bool budget)
 {
-	char buf[65536];
+	char buf[16384];
+	struct timespec start;
 
-	for (unsigned i = 0; !slices || i < slices; i++) {
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (;;) {
 		ssize_t n = read(ri->report_fd, buf, sizeof(buf));
 		if (n > 0) {
 			reports_feed(ri->reports, buf, (size_t)n);
+			if (budget && ms_since(&start) >= REPORT_SLICE_MS)
+				return true;
 			continue;
 		}
 		if (n < 0 && errno == EINTR)
 			continue;
 		return n < 0 && errno == EAGAIN;
 	}
-	return true;
 }
 
 /* The wait's descriptors, by name: their places in poll()'s array. */
@@ -520,7 +526,7 @@ static void serve_reports(struct waiting *w)
 {
 	bool was = reports_pending(w->ri->reports);
 
-	if (!drain_reports(w->ri, REPORT_SLICES))
+	if (!drain_reports(w->ri, true))
 		w->pf[SLOT_REPORTS].fd = -1;
 	held_from_now(w, was);
 }
@@ -664,7 +670,7 @@ static int wait_end(struct waiting *w, struct plan *pl, bool *ready)
 	/* Whatever the sandbox wrote before it ended. "gone" came after every
 	 * process of the sandbox was reaped, so all of it is in the pipe. */
 	if (ri->reports && w->pf[SLOT_REPORTS].fd >= 0)
-		drain_reports(ri, 0);
+		drain_reports(ri, false);
 	/* the rest of COMMAND's output, then the person's terminal as it was,
 	 * before any line of ours that follows (the summary) */
 	relay_end();

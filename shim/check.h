@@ -25,6 +25,12 @@ enum {
 	HOW_ATTR = 1 << 5,
 };
 
+/* Linux's "" for the descriptor itself; where a system has none (older
+ * Darwin), no flag means it */
+#ifndef AT_EMPTY_PATH
+#define AT_EMPTY_PATH 0
+#endif
+
 /* How the *at calls' flags use the path. */
 static inline int at_how(int flags)
 {
@@ -39,12 +45,27 @@ static inline int link_how(int flags)
 	       ((flags & AT_EMPTY_PATH) ? HOW_EMPTY_OK : 0);
 }
 
+/* fopen's mode: "r" without "+" reads, anything else writes. Read up to
+ * its NUL, as libc's fopen reads it. */
+static inline enum sbx_op fopen_op(const char *mode)
+{
+	if (!mode || mode[0] != 'r')
+		return SBX_OP_WRITE;
+	for (const char *m = mode + 1; *m; m++)
+		if (*m == '+')
+			return SBX_OP_WRITE;
+	return SBX_OP_READ;
+}
+
 /* open's flags: a read, or a write (also O_CREAT/O_TRUNC/O_TMPFILE)
- * (wrappers.c, for the open family and syscall(SYS_openat...)) */
+ * (the open family, syscall(SYS_openat...)) */
 enum sbx_op shim_open_op(int flags);
 /* O_CREAT|O_EXCL never follows a final symlink, and fails on what exists;
- * a write without O_CREAT needs the file to be there (wrappers.c) */
+ * a write without O_CREAT needs the file to be there */
 int shim_open_how(int flags);
+/* Does open() take a mode argument with these flags (O_CREAT, Linux's
+ * O_TMPFILE)? */
+bool shim_open_has_mode(int flags);
 
 /* One path of a call, kept from the check to after the real call. */
 struct pending {

@@ -40,6 +40,7 @@
 
 #include "shim/core.h"
 #include "shim/namemap.h"
+#include "shim/netjudge.h"
 #include "shim/tell.h"
 
 /* the sockets connected to the proxy's HTTP port (below: "a refusal by
@@ -47,116 +48,6 @@
 #define PROXY_FDS 1024
 static atomic_ulong proxy_fds[PROXY_FDS / 64];
 static void proxy_mark(int fd, bool on);
-
-/* Names that never leave the machine. */
-static bool local_name(const char *h)
-{
-	static const char *const names[] = { "localhost", "localhost.localdomain",
-					     "ip6-localhost", "ip6-loopback" };
-	struct utsname u;
-	size_t n = strlen(h);
-
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strcasecmp(h, names[i]))
-			return true;
-	if (n > 10 && !strcasecmp(h + n - 10, ".localhost"))
-		return true;
-	/* the sandbox's own host name, which /etc/hosts answers */
-	return uname(&u) == 0 && !strcasecmp(h, u.nodename);
-}
-
-static bool numeric_host(const char *h)
-{
-	unsigned char buf[sizeof(struct in6_addr)];
-
-	return inet_pton(AF_INET, h, buf) == 1 || inet_pton(AF_INET6, h, buf) == 1;
-}
-
-/* 0 to go ahead, or -1 when the policy refuses (reported). */
-static int judge(enum wire_op op, const char *host, unsigned port, const char *target)
-{
-	const struct policy *p = shim_policy();
-	enum sbx_verdict v;
-	int rc = 0;
-
-	if (!shim_enter())
-		return 0;
-	if (policy_network_open(p)) {
-		if (shim_mode() != SHIM_ENFORCE)
-			shim_trace(op, target);
-		goto out;
-	}
-	v = op == WIRE_DNS ? policy_check_host(p, host, NULL) :
-			     policy_check_domain(p, host, port, NULL);
-	if (v == SBX_ALLOW) {
-		if (shim_mode() != SHIM_ENFORCE)
-			shim_trace(op, target);
-	} else if (shim_mode() == SHIM_LEARN) {
-		shim_report(WIRE_LEARN, op, target, 0);
-	} else {
-		shim_report(WIRE_DENY, op, target, op == WIRE_DNS ? 0 : EPERM);
-		rc = -1;
-	}
-out:
-	shim_leave();
-	return rc;
-}
-
-static int judge_lookup(const char *node, const char *service)
-{
-	char target[300];
-	size_t n;
-
-	if (!node || !*node || numeric_host(node) || local_name(node))
-		return 0;
-	n = strlen(node);
-	if (n >= 256)
-		return 0;
-	memcpy(target, node, n + 1);
-	if (service && *service && strspn(service, "0123456789") == strlen(service) &&
-	    strlen(service) <= 5) {
-		target[n] = ':';
-		memcpy(target + n + 1, service, strlen(service) + 1);
-	}
-	return judge(WIRE_DNS, node, 0, target);
-}
-
-/* A destination address, unless it is the sandbox's own loopback. */
-static int judge_addr(const struct sockaddr *sa, socklen_t len)
-{
-	char ip[INET6_ADDRSTRLEN], target[INET6_ADDRSTRLEN + 10];
-	unsigned port;
-	size_t n;
-
-	if (!sa || len < (socklen_t)sizeof(sa_family_t) || !shim_ready())
-		return 0;
-	if (sa->sa_family == AF_INET && len >= (socklen_t)sizeof(struct sockaddr_in)) {
-		const struct sockaddr_in *in = (const void *)sa;
-		if ((ntohl(in->sin_addr.s_addr) >> 24) == 127 || in->sin_addr.s_addr == 0)
-			return 0;
-		inet_ntop(AF_INET, &in->sin_addr, ip, sizeof(ip));
-		port = ntohs(in->sin_port);
-		n = strlen(ip);
-		memcpy(target, ip, n);
-	} else if (sa->sa_family == AF_INET6 && len >= (socklen_t)sizeof(struct sockaddr_in6)) {
-		const struct sockaddr_in6 *in6 = (const void *)sa;
-		if (IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr) || IN6_IS_ADDR_UNSPECIFIED(&in6->sin6_addr) ||
-		    (IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr) && in6->sin6_addr.s6_addr[12] == 127))
-			return 0;
-		inet_ntop(AF_INET6, &in6->sin6_addr, ip, sizeof(ip));
-		port = ntohs(in6->sin6_port);
-		target[0] = '[';
-		n = strlen(ip);
-		memcpy(target + 1, ip, n);
-		target[++n] = ']';
-		n++;
-	} else {
-		return 0; /* unix sockets: the seccomp filter's business */
-	}
-	target[n++] = ':';
-	wire_utoa(port, target + n);
-	return judge(WIRE_CONNECT, ip, port, target);
-}
 
 /* socket(AF_UNIX) and a Unix socketpair fail with EPERM when the seccomp
  * filter blocks Unix sockets (allow_all_unix_sockets off): said, once per
@@ -626,8 +517,8 @@ static void proxy_asks(const void *data, size_t n)
 		return;
 	while (i < n && buf[i] >= '0' && buf[i] <= '9' && port < 65536)
 		port = port * 10 + (unsigned long)(buf[i++] - '0');
-	if (i >= n || buf[i] != ' ' || !port || port > 65535 || numeric_host(host) ||
-	    local_name(host))
+	if (i >= n || buf[i] != ' ' || !port || port > 65535 || shim_numeric_host(host) ||
+	    shim_local_name(host))
 		return;
 	if (!shim_ready() || shim_mode() != SHIM_ENFORCE || !shim_enter())
 		return;
@@ -674,7 +565,7 @@ SHIM_EXPORT int connect(int fd, const struct sockaddr *sa, socklen_t len)
 		errno = t ? -t : saved;
 		return t ? -1 : 0;
 	}
-	if (judge_addr(sa, len)) {
+	if (shim_judge_addr(sa, len)) {
 		errno = EPERM;
 		return -1;
 	}
@@ -730,7 +621,7 @@ SHIM_EXPORT ssize_t sendto(int fd, const void *buf, size_t n, int flags,
 		proxy_asks(buf, n);
 		errno = saved;
 	}
-	if (judge_addr(sa, len)) {
+	if (shim_judge_addr(sa, len)) {
 		errno = EPERM;
 		return -1;
 	}
@@ -739,7 +630,7 @@ SHIM_EXPORT ssize_t sendto(int fd, const void *buf, size_t n, int flags,
 
 SHIM_EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 {
-	if (msg && judge_addr(msg->msg_name, msg->msg_namelen)) {
+	if (msg && shim_judge_addr(msg->msg_name, msg->msg_namelen)) {
 		errno = EPERM;
 		return -1;
 	}
@@ -757,7 +648,7 @@ static bool stand_in(const char *node, int family, char *out, size_t outsz)
 	struct in_addr a;
 	size_t n;
 
-	if (!node || !shim_socks_port() || numeric_host(node) || local_name(node))
+	if (!node || !shim_socks_port() || shim_numeric_host(node) || shim_local_name(node))
 		return false;
 	n = strlen(node);
 	if (n && node[n - 1] == '.')
@@ -779,9 +670,9 @@ SHIM_EXPORT int getaddrinfo(const char *node, const char *service,
 	char alt[64];
 
 	if (!(hints && (hints->ai_flags & AI_NUMERICHOST)) && shim_ready()) {
-		if (judge_lookup(node, service))
+		if (shim_judge_lookup(node, service))
 			return EAI_FAIL;
-		if (node && shim_socks_port() && !numeric_host(node)) {
+		if (node && shim_socks_port() && !shim_numeric_host(node)) {
 			/* the sandbox's resolver first: its stand-ins mean the
 			 * same name in every process (AI_ADDRCONFIG off: the
 			 * sandbox has only loopback, which it does not count) */
@@ -790,7 +681,7 @@ SHIM_EXPORT int getaddrinfo(const char *node, const char *service,
 				h = *hints;
 			h.ai_flags &= ~AI_ADDRCONFIG;
 			int rc = REAL(getaddrinfo)(node, service, &h, res);
-			if (rc == 0 || local_name(node))
+			if (rc == 0 || shim_local_name(node))
 				return rc;
 		}
 		if (stand_in(node, hints ? hints->ai_family : AF_UNSPEC, alt, sizeof(alt))) {
@@ -811,7 +702,7 @@ SHIM_EXPORT struct hostent *gethostbyname(const char *name)
 {
 	char alt[64];
 
-	if (shim_ready() && judge_lookup(name, NULL)) {
+	if (shim_ready() && shim_judge_lookup(name, NULL)) {
 		h_errno = HOST_NOT_FOUND;
 		return NULL;
 	}
@@ -824,7 +715,7 @@ SHIM_EXPORT struct hostent *gethostbyname2(const char *name, int af)
 {
 	char alt[64];
 
-	if (shim_ready() && judge_lookup(name, NULL)) {
+	if (shim_ready() && shim_judge_lookup(name, NULL)) {
 		h_errno = HOST_NOT_FOUND;
 		return NULL;
 	}
@@ -838,7 +729,7 @@ SHIM_EXPORT int gethostbyname_r(const char *name, struct hostent *ret, char *buf
 {
 	char alt[64];
 
-	if (shim_ready() && judge_lookup(name, NULL)) {
+	if (shim_ready() && shim_judge_lookup(name, NULL)) {
 		*result = NULL;
 		*h_errnop = HOST_NOT_FOUND;
 		return ENOENT;
@@ -854,7 +745,7 @@ SHIM_EXPORT int gethostbyname2_r(const char *name, int af, struct hostent *ret,
 {
 	char alt[64];
 
-	if (shim_ready() && judge_lookup(name, NULL)) {
+	if (shim_ready() && shim_judge_lookup(name, NULL)) {
 		*result = NULL;
 		*h_errnop = HOST_NOT_FOUND;
 		return ENOENT;

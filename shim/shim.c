@@ -11,9 +11,10 @@
  *   dirfds.c, resolve.c, tell.c directory descriptors kept, symlinks
  *   decided.c                   followed, the refused program told, the
  *                               policy's "allowed" remembered per path
- *   check.c                     the check before a call, the look after
+ *   check.c, netjudge.c         the check before a call, the look after;
+ *                               the network policy of a name or address
  *   wrappers.c, exec.c,         the interposed libc functions
- *   syscall.c, net.c            (symbols.def)
+ *   syscall.c, net.c            (symbols.def; on macOS darwin.c's)
  *   shim.c                      the constructor and fork()
  *
  * The shim is advisory (README, docs/REPORTS.md): a static binary or a raw

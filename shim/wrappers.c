@@ -16,6 +16,7 @@
 
 #include "shim/check.h"
 #include "shim/dirfds.h"
+#include "shim/wrap.h"
 
 /* Not in glibc's headers without fortification, or at all any more. */
 int __open_2(const char *path, int flags);
@@ -23,36 +24,7 @@ int __open64_2(const char *path, int flags);
 int __openat_2(int dirfd, const char *path, int flags);
 int __openat64_2(int dirfd, const char *path, int flags);
 
-static enum sbx_op fopen_op(const char *mode)
-{
-	return mode && mode[0] == 'r' && !strchr(mode, '+') ? SBX_OP_READ : SBX_OP_WRITE;
-}
-
-/* ---- the generator */
-
-#define P(d, p, o, h) (e_ = shim_check(&pd_[0], (d), (p), (o), (h)), n_ = 1)
-#define P2(d, p, o, h, d2, p2, o2, h2)                                        \
-	(e_ = shim_check(&pd_[0], (d), (p), (o), (h)), n_ = 1,                \
-	 e_ || (e_ = shim_check(&pd_[1], (d2), (p2), (o2), (h2)), n_ = 2))
-
-/* The body every generated wrapper shares; `real` is the next definition. */
-#define WRAP_BODY(RET, REALFN, ARGS, FAIL, CHECKS)                            \
-	struct pending pd_[2];                                                \
-	int n_ = 0, e_ = 0;                                                   \
-	RET r_;                                                               \
-	CHECKS;                                                               \
-	if (e_) {                                                             \
-		errno = e_;                                                   \
-		return FAIL;                                                  \
-	}                                                                     \
-	if (!(REALFN)) {                                                      \
-		errno = ENOSYS;                                               \
-		return FAIL;                                                  \
-	}                                                                     \
-	r_ = (REALFN)ARGS;                                                    \
-	if (SHIM_AFTER_NEEDED(pd_, n_, r_ == FAIL))                           \
-		shim_after(pd_, n_, r_ == FAIL);                              \
-	return r_;
+/* ---- the generator (its body: shim/wrap.h) */
 
 #define PATHCALL(RET, NAME, PARAMS, ARGS, FAIL, CHECKS)                       \
 	SHIM_EXPORT RET NAME PARAMS                                           \
@@ -97,31 +69,10 @@ static enum sbx_op fopen_op(const char *mode)
 
 /* ---- open: variadic, the mode is there only with O_CREAT or O_TMPFILE */
 
-enum sbx_op shim_open_op(int flags)
-{
-	if ((flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC)) ||
-	    (flags & O_TMPFILE) == O_TMPFILE)
-		return SBX_OP_WRITE;
-	return SBX_OP_READ;
-}
-
-int shim_open_how(int flags)
-{
-	bool excl = (flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL);
-
-	return ((flags & O_NOFOLLOW) || excl ? HOW_NOFOLLOW : HOW_FOLLOW) |
-	       (excl ? HOW_CREATE : 0) |
-	       (!(flags & O_CREAT) && (flags & O_TMPFILE) != O_TMPFILE ? HOW_EXISTING : 0);
-}
-
-static bool has_mode(int flags)
-{
-	return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE;
-}
 
 #define OPEN_MODE(last)                                                       \
 	mode_t mode = 0;                                                      \
-	if (has_mode(flags)) {                                                \
+	if (shim_open_has_mode(flags)) {                                      \
 		va_list ap;                                                   \
 		va_start(ap, last);                                           \
 		mode = (mode_t)va_arg(ap, int); /* promoted, as glibc reads it */ \

@@ -66,4 +66,13 @@ struct sbx_interpose {
 	X(gethostbyname_r, "a GNU extension")                                             \
 	X(gethostbyname2_r, "a GNU extension")
 
+/* symbols.def's PATHCALL rows that are in the table but whose libSystem
+ * prototype is not the one symbols.def gives (glibc's): written by hand
+ * in shim/darwin.c with Darwin's, each with why. X(name, reason). The
+ * other PATHCALL rows in the table are generated there from symbols.def
+ * (gen-interpose.c's `rows`, build/gen/dyld-rows.h). */
+#define SBX_DARWIN_OWN_PROTOTYPE(X)                                                       \
+	X(setxattr, "Darwin's takes a resource-fork position and options (XATTR_NOFOLLOW)") \
+	X(removexattr, "Darwin's takes options (XATTR_NOFOLLOW)")
+
 #endif

@@ -114,6 +114,10 @@ pids="$pids $PXPID"
 for _ in $(seq 50); do [ -s proxy-ports ] && grep -q socks proxy-ports && break; sleep 0.1; done
 HP=$(awk '/^http/{print $2}' proxy-ports)
 SP=$(awk '/^socks/{print $2}' proxy-ports)
+# splice, or queue where the build has no splice(2) (make SBX_PORTABLE=1:
+# net/compat.h): then no tunnel ever holds a pipe
+RELAY=$(awk '/^relay/{print $2}' proxy-ports)
+BUILD=$(awk '/^build/{print $2}' proxy-ports)
 [ -n "$HP" ] && [ -n "$SP" ] || { echo "FAIL - net: the proxy did not start"; cat proxy.log; exit 1; }
 
 # raw MODE HOST...: python3 client for what curl will not send
@@ -241,6 +245,14 @@ t socks_reply_names_no_address_of_the_host
 # an attack on "this host's own address" needs to know.
 ok_reply=$(raw socks "$SP" "050100017f000001$(printf '%04x' "$ECHO")")
 if [ "$ok_reply" = "0500 05000001000000000000" ]; then ok; else bad "$ok_reply"; fi
+
+t tunnels_splice_on_linux_and_only_the_portable_build_relays_by_queue
+# (the relay tests below expect what the driver says: this keeps a native
+# build that lost splice(2) from passing them as a portable one)
+case "$(uname -s) $BUILD $RELAY" in
+"Linux native splice" | *" portable queue") ok ;;
+*) bad "$(uname -s), build $BUILD, relay $RELAY" ;;
+esac
 
 t five_hundred_concurrent_tunnels_relay_correctly
 cat > many.py <<'EOF'
@@ -415,7 +427,9 @@ again = big_pipes()
 print(during, all(oks), after, again, t.finish())
 EOF
 res=$(timeout 120 python3 bulk.py "$HP" "$SP" "$ECHO" "$PXPID" 2>&1 | tail -1)
-if [ "$res" = "8 True 0 2 True" ]; then ok; else bad "$res"; fi
+expect="8 True 0 2 True"
+[ "$RELAY" = queue ] && expect="0 True 0 0 True"
+if [ "$res" = "$expect" ]; then ok; else bad "relay $RELAY: $res"; fi
 
 t spliced_directions_at_most_128_the_rest_relayed_byte_exact
 # splice_start: a pipe's pages are the user's (pipe-user-pages-soft), so
@@ -459,7 +473,9 @@ for _ in range(100):
 print(during, sum(ok for _, ok in ts), pipes() - base)
 EOF
 res=$(timeout 120 python3 splicecap.py "$HP" "$ECHO" "$PXPID" 2>&1 | tail -1)
-if [ "$res" = "128 80 0" ]; then ok; else bad "pipes during / tunnels exact / pipes after: $res"; fi
+expect="128 80 0"
+[ "$RELAY" = queue ] && expect="0 80 0"
+if [ "$res" = "$expect" ]; then ok; else bad "relay $RELAY: pipes during / tunnels exact / pipes after: $res"; fi
 
 t a_client_that_stops_reading_keeps_memory_bounded
 cat > stall.py <<'EOF'
@@ -862,6 +878,10 @@ t out_of_descriptors_the_proxy_backs_off_says_so_once_and_recovers
 # lets its connections go, a new one goes through. Past the limit the
 # program can open nothing (its connect and open calls are the notify
 # layer's, which needs descriptors too): it talks over stdin and stdout.
+# Without TCP_DEFER_ACCEPT (the portable build: net/compat.h) each client
+# is accepted at once, so the supervisor runs out while the program is
+# still connecting, and its later connects fail with EMFILE: fewer are
+# held, and the rest is the same.
 cat > "$D/hold.py" <<'EOF2'
 import os, socket, sys, time, urllib.request
 ws, echo, files = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
@@ -899,7 +919,9 @@ for _ in $(seq 300); do kill -0 $spid 2>/dev/null || break; sleep 0.1; done
 kill $spid 2>/dev/null; wait $spid 2>/dev/null; exec 7>&-
 ticks=$(( ${c1:-0} - ${c0:-0} ))
 said=$(grep -c "^sbx: the supervisor is out of file descriptors (.*RLIMIT_NOFILE): new connections through the proxy wait" "$D/px.err")
-if [ -n "$c0" ] && [ "$ticks" -lt 10 ] && [ "$said" = 1 ] && grep -q "^HELD 40 " "$D/px.out" &&
+held='^HELD 40 '
+[ "$BUILD" = portable ] && held='^HELD [1-9][0-9]* ERRS \[(\(24, [0-9]+\))?\]$'
+if [ -n "$c0" ] && [ "$ticks" -lt 10 ] && [ "$said" = 1 ] && grep -qE "$held" "$D/px.out" &&
    grep -qx "AFTER 200" "$D/px.out"; then ok; echo "#   supervisor CPU over 2 s while out of descriptors: $ticks ticks of $(getconf CLK_TCK)/s"
 else bad "cpu ticks=$ticks (from ${c0:-none}), said=$said, $(tr '\n' ' ' < "$D/px.out")"; pxerr 30; fi
 rm -f "$WS/ready" "$WS/limited" "$D/ctl"

@@ -83,3 +83,47 @@ Test(darwin_interpose, the_absent_list_names_only_rows_of_symbols_def)
 		for (size_t k = 0; k < N(absent); k++)
 			cr_assert(strcmp(core[i], absent[k]), "%s listed as absent", core[i]);
 }
+
+/* build/gen/dyld-rows.h (gen-interpose rows): the PATHCALL rows shim/
+ * darwin.c generates its wrappers from: none libSystem lacks (it would
+ * not compile on a Mac), none with Darwin's own prototype (written by
+ * hand there), and every other PATHCALL row of the table */
+Test(darwin_interpose, the_generated_wrapper_rows_are_the_table_s_own)
+{
+	char *t = slurp("build/gen/dyld-rows.h"), *table = slurp("build/gen/interpose.c");
+	char row[256], entry[256];
+#define X(n, why) #n,
+	static const char *const absent[] = { SBX_DARWIN_ABSENT(X) };
+	static const char *const own[] = { SBX_DARWIN_OWN_PROTOTYPE(X) };
+#undef X
+	static const char *const pathcalls[] = {
+#define PATHCALL(ret, name, ...) #name,
+#define COMPAT(ret, name, ...)
+#define HAND(name, file)
+#include "shim/symbols.def"
+#undef PATHCALL
+#undef COMPAT
+#undef HAND
+	};
+	size_t made = 0;
+
+	for (size_t i = 0; i < N(pathcalls); i++) {
+		bool skip = false;
+		for (size_t k = 0; k < N(absent); k++)
+			skip = skip || !strcmp(absent[k], pathcalls[i]);
+		for (size_t k = 0; k < N(own); k++)
+			skip = skip || !strcmp(own[k], pathcalls[i]);
+		/* the row's name, after its return type */
+		snprintf(row, sizeof(row), ", %s, (", pathcalls[i]);
+		snprintf(entry, sizeof(entry), "&sbx_dyld_%s,", pathcalls[i]);
+		cr_assert_eq(count(t, row), skip ? 0 : 1, "%s in dyld-rows.h", pathcalls[i]);
+		if (!skip)
+			cr_assert(strstr(table, entry), "%s generated but not in the table",
+				  pathcalls[i]);
+		made += !skip;
+	}
+	cr_assert_eq(count(t, "\nPATHCALL("), made);
+	cr_assert_gt(made, 30);
+	free(t);
+	free(table);
+}

@@ -1,0 +1,489 @@
+/* shim/darwin.c: the shim's wrappers as dyld interposes them on macOS
+ * (docs/MACOS.md, "The shim"; backend/darwin/interpose.h): one
+ * `sbx_dyld_NAME` with libSystem's prototype for each row of
+ * shim/symbols.def the interpose table keeps (build/gen/interpose.c
+ * names them all: a missing one fails the link).
+ *
+ * Each asks the check core the Linux wrappers ask (check.c: shim_check,
+ * shim_check_open, shim_after; netjudge.c for names and addresses), and
+ * then calls NAME itself: dyld applies the table to every image but the
+ * one that holds it, so the shim's own call reaches libSystem's
+ * definition, with no dlsym. A call libSystem makes inside itself
+ * (fopen's open, execvp's execve, remove's unlink) is interposed too and
+ * checked again: allowed twice, or refused at the outer call.
+ *
+ * Portable C: built and unit-tested on Linux against glibc's functions
+ * of the same names (tests/unit/shim_dyld.c). Where Darwin's prototype is
+ * not glibc's (the xattr calls, syscall) the Linux build maps the call.
+ * What it does not do yet: carry DYLD_INSERT_LIBRARIES into an exec'd
+ * child whose environment lost it, judge syscall()'s numbers, or the
+ * Linux shim's transparent proxy path (net.c); and the core below it is
+ * still Linux's (docs/MACOS.md, "What does not exist yet").
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+#include <utime.h>
+
+#include "shim/dirfds.h"
+#include "shim/netjudge.h"
+#include "shim/wrap.h"
+
+extern char **environ;
+
+/* ---- the PATHCALL rows with libSystem's prototype as symbols.def gives
+ * it, generated (gen-interpose.c `rows`): NAME is called by name */
+
+#define PATHCALL(RET, NAME, PARAMS, ARGS, FAIL, CHECKS)                       \
+	SHIM_EXPORT RET sbx_dyld_##NAME PARAMS                                \
+	{                                                                     \
+		__typeof__(&NAME) real_ = NAME;                               \
+		WRAP_BODY(RET, real_, ARGS, FAIL, CHECKS)                     \
+	}
+#include "gen/dyld-rows.h"
+#undef PATHCALL
+
+/* ---- the rows whose prototype is Darwin's own (interpose.h,
+ * SBX_DARWIN_OWN_PROTOTYPE): the extended attributes take options, where
+ * XATTR_NOFOLLOW is Linux's l*xattr. Linux's build maps them onto glibc's
+ * calls, flags by name (Darwin's values differ). */
+
+#ifdef __APPLE__
+#define DARWIN_XATTR_NOFOLLOW XATTR_NOFOLLOW
+static int real_setxattr(const char *p, const char *n, const void *v, size_t s, uint32_t pos,
+			 int o)
+{
+	return setxattr(p, n, v, s, pos, o);
+}
+static int real_removexattr(const char *p, const char *n, int o)
+{
+	return removexattr(p, n, o);
+}
+#else
+#define DARWIN_XATTR_NOFOLLOW 0x0001 /* Darwin's values */
+#define DARWIN_XATTR_CREATE 0x0002
+#define DARWIN_XATTR_REPLACE 0x0004
+static int real_setxattr(const char *p, const char *n, const void *v, size_t s, uint32_t pos,
+			 int o)
+{
+	int f = ((o & DARWIN_XATTR_CREATE) ? XATTR_CREATE : 0) |
+		((o & DARWIN_XATTR_REPLACE) ? XATTR_REPLACE : 0);
+
+	if (pos) { /* only a resource fork has a position */
+		errno = EINVAL;
+		return -1;
+	}
+	return (o & DARWIN_XATTR_NOFOLLOW) ? lsetxattr(p, n, v, s, f) : setxattr(p, n, v, s, f);
+}
+static int real_removexattr(const char *p, const char *n, int o)
+{
+	return (o & DARWIN_XATTR_NOFOLLOW) ? lremovexattr(p, n) : removexattr(p, n);
+}
+#endif
+
+static int xattr_how(int options)
+{
+	return ((options & DARWIN_XATTR_NOFOLLOW) ? HOW_NOFOLLOW : HOW_FOLLOW) | HOW_EXISTING |
+	       HOW_ATTR;
+}
+
+SHIM_EXPORT int sbx_dyld_setxattr(const char *p, const char *n, const void *v, size_t s,
+				  uint32_t pos, int o)
+{
+	__typeof__(&real_setxattr) real_ = real_setxattr;
+	WRAP_BODY(int, real_, (p, n, v, s, pos, o), -1,
+		  P(AT_FDCWD, p, SBX_OP_WRITE, xattr_how(o)))
+}
+
+SHIM_EXPORT int sbx_dyld_removexattr(const char *p, const char *n, int o)
+{
+	__typeof__(&real_removexattr) real_ = real_removexattr;
+	WRAP_BODY(int, real_, (p, n, o), -1,
+		  P(AT_FDCWD, p, SBX_OP_WRITE, xattr_how(o)))
+}
+
+/* ---- open and openat: variadic, the mode read only where open reads one
+ * (O_CREAT), as the int it was promoted to (Darwin's mode_t is 16-bit) */
+
+#define READ_MODE(last)                                                       \
+	int mode = 0;                                                         \
+	if (shim_open_has_mode(flags)) {                                      \
+		va_list ap;                                                   \
+		va_start(ap, last);                                           \
+		mode = va_arg(ap, int);                                       \
+		va_end(ap);                                                   \
+	}
+
+/* As wrappers.c's OPEN_WRAP: a directory opened is kept by descriptor
+ * (dirfds.c), any other descriptor at that number forgotten. */
+static int opened(int dirfd, const char *path, int flags, int mode, bool at)
+{
+	char dir[SHIM_DIRFD_PATH];
+	struct pending pd;
+	int r, e = shim_check_open(&pd, dirfd, path, shim_open_op(flags), shim_open_how(flags),
+				   dir, (flags & O_DIRECTORY) ? sizeof(dir) : 0);
+
+	if (e) {
+		errno = e;
+		return -1;
+	}
+	r = at ? openat(dirfd, path, flags, mode) : open(path, flags, mode);
+	if (r >= 0)
+		shim_dirfd_remember(r, (flags & O_DIRECTORY) ? dir : NULL);
+	if (SHIM_AFTER_NEEDED(&pd, 1, r == -1))
+		shim_after(&pd, 1, r == -1);
+	return r;
+}
+
+SHIM_EXPORT int sbx_dyld_open(const char *path, int flags, ...)
+{
+	READ_MODE(flags)
+	return opened(AT_FDCWD, path, flags, mode, false);
+}
+
+SHIM_EXPORT int sbx_dyld_openat(int dirfd, const char *path, int flags, ...)
+{
+	READ_MODE(flags)
+	return opened(dirfd, path, flags, mode, true);
+}
+
+/* ---- descriptors going away or copied: dirfds.c keeps up */
+
+SHIM_EXPORT int sbx_dyld_close(int fd)
+{
+	shim_dirfd_forget(fd);
+	return close(fd);
+}
+
+SHIM_EXPORT int sbx_dyld_closedir(DIR *d)
+{
+	if (d) /* closedir(NULL) is libc's to answer */
+		shim_dirfd_forget(dirfd(d));
+	return closedir(d);
+}
+
+SHIM_EXPORT int sbx_dyld_dup(int fd)
+{
+	int r = dup(fd);
+
+	if (r >= 0)
+		shim_dirfd_copy(fd, r);
+	return r;
+}
+
+SHIM_EXPORT int sbx_dyld_dup2(int oldfd, int newfd)
+{
+	int r = dup2(oldfd, newfd);
+
+	if (r >= 0 && oldfd != newfd)
+		shim_dirfd_copy(oldfd, newfd);
+	return r;
+}
+
+/* The third argument, when there is one, an int or a pointer: read as a
+ * pointer-sized slot and passed on as one (as wrappers.c's fcntl). */
+SHIM_EXPORT int sbx_dyld_fcntl(int fd, int cmd, ...)
+{
+	va_list ap;
+	void *arg;
+	int r;
+
+	va_start(ap, cmd);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	r = fcntl(fd, cmd, arg);
+	if (r >= 0 && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC))
+		shim_dirfd_copy(fd, r);
+	return r;
+}
+
+/* ---- the current directory (core.c's cache of it) */
+
+SHIM_EXPORT int sbx_dyld_chdir(const char *path)
+{
+	struct pending pd;
+	int e = shim_check(&pd, AT_FDCWD, path, SBX_OP_READ, HOW_FOLLOW), r;
+
+	if (e) {
+		errno = e;
+		return -1;
+	}
+	r = chdir(path);
+	if (r == 0)
+		shim_cwd_changed();
+	if (SHIM_AFTER_NEEDED(&pd, 1, r != 0))
+		shim_after(&pd, 1, r != 0);
+	return r;
+}
+
+SHIM_EXPORT int sbx_dyld_fchdir(int fd)
+{
+	int r = fchdir(fd);
+
+	if (r == 0)
+		shim_cwd_changed();
+	return r;
+}
+
+/* ---- syscall(): Darwin's is deprecated and its numbers are not Linux's
+ * (syscall.c judges Linux's): passed on unjudged, the profile decides.
+ * Its arguments read as syscall.c reads them: eight slots, whatever the
+ * caller passed (Darwin's takes up to eight). */
+
+SHIM_EXPORT int sbx_dyld_syscall(int number, ...)
+{
+	va_list ap;
+	long a[8];
+
+	va_start(ap, number);
+	for (int i = 0; i < 8; i++)
+		a[i] = va_arg(ap, long);
+	va_end(ap);
+	return (int)syscall(number, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]);
+}
+
+/* ---- starting programs: the program's path judged as an exec. A bare
+ * name is libc's to find along PATH: the execve it then makes with the
+ * path found comes back here. */
+
+static bool has_slash(const char *p)
+{
+	return strchr(p, '/') != NULL;
+}
+
+static int exec_check(const char *path)
+{
+	struct pending pd;
+	int e;
+
+	if (!path || !has_slash(path))
+		return 0;
+	e = shim_check(&pd, AT_FDCWD, path, SBX_OP_EXEC, HOW_FOLLOW);
+	if (pd.learn) /* an exec that works does not come back: said now */
+		shim_after(&pd, 1, false);
+	return e;
+}
+
+SHIM_EXPORT int sbx_dyld_execve(const char *path, char *const argv[], char *const envp[])
+{
+	int e = exec_check(path);
+
+	if (e) {
+		errno = e;
+		return -1;
+	}
+	return execve(path, argv, envp);
+}
+
+SHIM_EXPORT int sbx_dyld_execv(const char *path, char *const argv[])
+{
+	int e = exec_check(path);
+
+	if (e) {
+		errno = e;
+		return -1;
+	}
+	return execv(path, argv);
+}
+
+SHIM_EXPORT int sbx_dyld_execvp(const char *file, char *const argv[])
+{
+	int e = exec_check(file);
+
+	if (e) {
+		errno = e;
+		return -1;
+	}
+	return execvp(file, argv);
+}
+
+/* the execl family: the arguments into an array on the stack (no malloc:
+ * a vfork child may call these), then the v-form, as libc's own does */
+#define COLLECT_ARGS(arg0, argv)                                              \
+	size_t nargs_ = 1;                                                    \
+	va_list ap_;                                                          \
+	va_start(ap_, arg0);                                                  \
+	while (va_arg(ap_, char *))                                           \
+		nargs_++;                                                     \
+	va_end(ap_);                                                          \
+	char *argv[nargs_ + 1];                                               \
+	argv[0] = (char *)(arg0);                                             \
+	va_start(ap_, arg0);                                                  \
+	for (size_t i_ = 1; i_ <= nargs_; i_++)                               \
+		argv[i_] = va_arg(ap_, char *); /* the last is the NULL */
+
+SHIM_EXPORT int sbx_dyld_execl(const char *path, const char *arg0, ...)
+{
+	COLLECT_ARGS(arg0, argv)
+	va_end(ap_);
+	return sbx_dyld_execve(path, argv, environ);
+}
+
+SHIM_EXPORT int sbx_dyld_execlp(const char *file, const char *arg0, ...)
+{
+	COLLECT_ARGS(arg0, argv)
+	va_end(ap_);
+	return sbx_dyld_execvp(file, argv);
+}
+
+SHIM_EXPORT int sbx_dyld_execle(const char *path, const char *arg0, ...)
+{
+	COLLECT_ARGS(arg0, argv)
+	char *const *envp = va_arg(ap_, char *const *); /* after the NULL */
+	va_end(ap_);
+	return sbx_dyld_execve(path, argv, envp);
+}
+
+/* posix_spawn returns its error, errno untouched */
+SHIM_EXPORT int sbx_dyld_posix_spawn(pid_t *pid, const char *path,
+				     const posix_spawn_file_actions_t *fa,
+				     const posix_spawnattr_t *attr, char *const argv[],
+				     char *const envp[])
+{
+	int e = exec_check(path);
+
+	return e ? e : posix_spawn(pid, path, fa, attr, argv, envp);
+}
+
+SHIM_EXPORT int sbx_dyld_posix_spawnp(pid_t *pid, const char *file,
+				      const posix_spawn_file_actions_t *fa,
+				      const posix_spawnattr_t *attr, char *const argv[],
+				      char *const envp[])
+{
+	int e = exec_check(file);
+
+	return e ? e : posix_spawnp(pid, file, fa, attr, argv, envp);
+}
+
+/* fork(): in the child, its own pid for the cwd cache and its count of
+ * checks from 0 (core.h), as shim.c's */
+SHIM_EXPORT pid_t sbx_dyld_fork(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		int saved = errno;
+		shim_forked_pid = getpid();
+		shim_checks_made = 0;
+		errno = saved;
+	}
+	return pid;
+}
+
+/* ---- the network: a destination or a name the policy refuses fails
+ * with a report (netjudge.c), as net.c's; sockets are passed on */
+
+SHIM_EXPORT int sbx_dyld_socket(int domain, int type, int protocol)
+{
+	return socket(domain, type, protocol);
+}
+
+SHIM_EXPORT int sbx_dyld_socketpair(int domain, int type, int protocol, int sv[2])
+{
+	return socketpair(domain, type, protocol, sv);
+}
+
+SHIM_EXPORT int sbx_dyld_bind(int fd, const struct sockaddr *sa, socklen_t len)
+{
+	return bind(fd, sa, len);
+}
+
+SHIM_EXPORT int sbx_dyld_getsockname(int fd, struct sockaddr *sa, socklen_t *len)
+{
+	return getsockname(fd, sa, len);
+}
+
+SHIM_EXPORT int sbx_dyld_getsockopt(int fd, int level, int name, void *val, socklen_t *len)
+{
+	return getsockopt(fd, level, name, val, len);
+}
+
+SHIM_EXPORT int sbx_dyld_connect(int fd, const struct sockaddr *sa, socklen_t len)
+{
+	int saved = errno;
+
+	if (shim_judge_addr(sa, len)) {
+		errno = EPERM;
+		return -1;
+	}
+	errno = saved;
+	return connect(fd, sa, len);
+}
+
+SHIM_EXPORT ssize_t sbx_dyld_send(int fd, const void *buf, size_t n, int flags)
+{
+	return send(fd, buf, n, flags);
+}
+
+SHIM_EXPORT ssize_t sbx_dyld_sendto(int fd, const void *buf, size_t n, int flags,
+				    const struct sockaddr *sa, socklen_t len)
+{
+	int saved = errno;
+
+	if (shim_judge_addr(sa, len)) {
+		errno = EPERM;
+		return -1;
+	}
+	errno = saved;
+	return sendto(fd, buf, n, flags, sa, len);
+}
+
+SHIM_EXPORT ssize_t sbx_dyld_sendmsg(int fd, const struct msghdr *msg, int flags)
+{
+	int saved = errno;
+
+	if (msg && shim_judge_addr(msg->msg_name, msg->msg_namelen)) {
+		errno = EPERM;
+		return -1;
+	}
+	errno = saved;
+	return sendmsg(fd, msg, flags);
+}
+
+SHIM_EXPORT int sbx_dyld_getaddrinfo(const char *node, const char *service,
+				     const struct addrinfo *hints, struct addrinfo **res)
+{
+	int saved = errno;
+
+	if (!(hints && (hints->ai_flags & AI_NUMERICHOST)) && shim_ready() &&
+	    shim_judge_lookup(node, service))
+		return EAI_FAIL;
+	errno = saved;
+	return getaddrinfo(node, service, hints, res);
+}
+
+SHIM_EXPORT struct hostent *sbx_dyld_gethostbyname(const char *name)
+{
+	int saved = errno;
+
+	if (shim_ready() && shim_judge_lookup(name, NULL)) {
+		h_errno = HOST_NOT_FOUND;
+		return NULL;
+	}
+	errno = saved;
+	return gethostbyname(name);
+}
+
+SHIM_EXPORT struct hostent *sbx_dyld_gethostbyname2(const char *name, int af)
+{
+	int saved = errno;
+
+	if (shim_ready() && shim_judge_lookup(name, NULL)) {
+		h_errno = HOST_NOT_FOUND;
+		return NULL;
+	}
+	errno = saved;
+	return gethostbyname2(name, af);
+}

@@ -1,0 +1,417 @@
+/* tests/unit/shim_dyld.c: the macOS wrappers (shim/darwin.c,
+ * sbx_dyld_NAME) called directly, on Linux, on real files in a temporary
+ * directory, with a policy loaded into the shim's core as sbx-preload
+ * hands it over: SBX_SHIM naming a memfd with the policy blob and the
+ * write end of a report pipe, the holder being this process (its
+ * /proc/PID/fd/N). What a refusal said is read back from the pipe, as
+ * the supervisor reads it (wire_decode).
+ *
+ * Built as a runner of its own (Makefile, build/tests/shim-dyld): it
+ * links the shim's core, and the interpose table, so a name in the table
+ * without a wrapper fails its link. The wrappers call glibc's functions
+ * of the same names here, libSystem's on a Mac. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <netdb.h>
+#include <spawn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <criterion/criterion.h>
+
+#include "backend/darwin/interpose.h"
+#include "common/wire.h"
+#include "tests/unit/helpers.h"
+
+/* shim/darwin.c's, as libSystem's prototypes (they are not in a header:
+ * only dyld's table names them) */
+int sbx_dyld_open(const char *path, int flags, ...);
+int sbx_dyld_openat(int dirfd, const char *path, int flags, ...);
+int sbx_dyld_fcntl(int fd, int cmd, ...);
+int sbx_dyld_stat(const char *p, struct stat *b);
+int sbx_dyld_mkdir(const char *p, mode_t m);
+int sbx_dyld_rename(const char *a, const char *b);
+int sbx_dyld_chdir(const char *p);
+int sbx_dyld_setxattr(const char *p, const char *n, const void *v, size_t s, uint32_t pos,
+		      int o);
+FILE *sbx_dyld_fopen(const char *p, const char *m);
+int sbx_dyld_execve(const char *p, char *const argv[], char *const envp[]);
+int sbx_dyld_posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+			 const posix_spawnattr_t *attr, char *const argv[], char *const envp[]);
+int sbx_dyld_connect(int fd, const struct sockaddr *sa, socklen_t len);
+int sbx_dyld_getaddrinfo(const char *node, const char *service, const struct addrinfo *hints,
+			 struct addrinfo **res);
+
+extern const struct sbx_interpose sbx_interpose_table[];
+extern const unsigned sbx_interpose_count;
+
+static char *root;    /* the writable root: allow_write */
+static char *other;   /* readable, not writable (deny_write) */
+static int reports;   /* the report pipe's read end */
+
+static char *at(const char *base, const char *rel)
+{
+	char *p;
+
+	cr_assert_gt(asprintf(&p, "%s/%s", base, rel), 0);
+	return p;
+}
+
+static void setup(void)
+{
+	char *ini, spec[256];
+	void *blob;
+	size_t len;
+	int pipefd[2], mfd;
+
+	root = make_tmpdir();
+	other = make_tmpdir();
+	make_dirs(root, "secret");
+	write_file(at(root, "secret/key"), "SECRET\n");
+	write_file(at(root, "ok.txt"), "hello\n");
+	write_file(at(other, "ro.txt"), "read me\n");
+	cr_assert_gt(asprintf(&ini, "[filesystem]\nallow_write = %s\ndeny_read = %s/secret\n"
+				    "deny_write = %s\n[network]\nallow_domains = example.com\n",
+			      root, root, other), 0);
+	struct policy *p = compile_ini(ini);
+	cr_assert_eq(policy_to_blob(p, &blob, &len), 0);
+	mfd = memfd_create("policy", MFD_CLOEXEC);
+	cr_assert_geq(mfd, 0);
+	cr_assert_eq(write(mfd, blob, len), (ssize_t)len);
+	free(blob);
+	policy_free(p);
+	free(ini);
+	cr_assert_eq(pipe2(pipefd, O_NONBLOCK | O_CLOEXEC), 0);
+	reports = pipefd[0];
+	snprintf(spec, sizeof(spec), "1;policy=%d;report=%d;holder=%d;mode=enforce", mfd, pipefd[1],
+		 (int)getpid());
+	cr_assert_eq(setenv("SBX_SHIM", spec, 1), 0);
+}
+
+static void teardown(void)
+{
+	remove_tree(root);
+	remove_tree(other);
+}
+
+TestSuite(shim_dyld, .init = setup, .fini = teardown);
+
+/* Every report written so far, decoded; how many. */
+static size_t drain(struct wire_report *out, size_t max)
+{
+	static char buf[65536];
+	size_t have = 0, n = 0;
+	ssize_t r;
+
+	while ((r = read(reports, buf + have, sizeof(buf) - 1 - have)) > 0)
+		have += (size_t)r;
+	buf[have] = '\0';
+	for (char *line = buf, *nl; n < max && (nl = strchr(line, '\n')); line = nl + 1) {
+		cr_assert_eq(wire_decode(line, (size_t)(nl - line), &out[n]), 0,
+			     "a malformed report: %.*s", (int)(nl - line), line);
+		n++;
+	}
+	return n;
+}
+
+static void expect_one_report(char decision, enum wire_op op, const char *target, int err)
+{
+	static struct wire_report r[4];
+	size_t n = drain(r, 4);
+
+	cr_assert_eq(n, 1, "%zu reports, expected one of %s", n, target);
+	cr_assert_eq(r[0].decision, decision);
+	cr_assert_eq(r[0].op, op, "op %s", wire_op_name(r[0].op));
+	cr_assert_str_eq(r[0].target, target);
+	cr_assert_eq(r[0].err, err, "err %d", r[0].err);
+	cr_assert_eq(r[0].pid, getpid());
+}
+
+static void expect_no_report(void)
+{
+	static struct wire_report r[4];
+	size_t n = drain(r, 4);
+
+	cr_assert_eq(n, 0, "an unexpected report: %c %s %s", r[0].decision,
+		     wire_op_name(r[0].op), r[0].target);
+}
+
+Test(shim_dyld, a_read_denied_file_is_refused_with_eacces_and_reported)
+{
+	char *key = at(root, "secret/key");
+
+	errno = 0;
+	cr_assert_eq(sbx_dyld_open(key, O_RDONLY), -1);
+	cr_assert_eq(errno, EACCES, "errno %d", errno);
+	expect_one_report(WIRE_DENY, WIRE_READ, key, EACCES);
+	/* the same through openat, relative to the directory */
+	int d = open(root, O_RDONLY | O_DIRECTORY);
+	cr_assert_eq(sbx_dyld_openat(d, "secret/key", O_RDONLY), -1);
+	cr_assert_eq(errno, EACCES);
+	expect_one_report(WIRE_DENY, WIRE_READ, key, EACCES);
+	struct stat st;
+	cr_assert_eq(sbx_dyld_stat(key, &st), -1);
+	cr_assert_eq(errno, EACCES);
+	expect_one_report(WIRE_DENY, WIRE_READ, key, EACCES);
+	cr_assert_null(sbx_dyld_fopen(key, "r"));
+	cr_assert_eq(errno, EACCES);
+	expect_one_report(WIRE_DENY, WIRE_READ, key, EACCES);
+	close(d);
+}
+
+Test(shim_dyld, an_allowed_file_opens_for_real_and_errno_is_kept)
+{
+	char buf[16] = "";
+	struct stat st;
+
+	errno = EDOM;
+	int fd = sbx_dyld_open(at(root, "ok.txt"), O_RDONLY);
+	cr_assert_geq(fd, 0, "open: %s", strerror(errno));
+	cr_assert_eq(errno, EDOM, "errno %d after an allowed open", errno);
+	cr_assert_eq(read(fd, buf, sizeof(buf) - 1), 6);
+	cr_assert_str_eq(buf, "hello\n");
+	close(fd);
+	errno = EDOM;
+	cr_assert_eq(sbx_dyld_stat(at(other, "ro.txt"), &st), 0);
+	cr_assert_eq(errno, EDOM);
+	cr_assert_eq(st.st_size, 8);
+	/* a read of what may not be written, by a mode that only reads */
+	FILE *f = sbx_dyld_fopen(at(other, "ro.txt"), "r");
+	cr_assert_not_null(f);
+	cr_assert_eq(errno, EDOM);
+	cr_assert_not_null(fgets(buf, sizeof(buf), f));
+	cr_assert_str_eq(buf, "read me\n");
+	fclose(f);
+	expect_no_report();
+}
+
+Test(shim_dyld, the_mode_reaches_the_real_open)
+{
+	struct stat st;
+	char *made = at(root, "made"), *made2 = at(root, "made2");
+	int d = open(root, O_RDONLY | O_DIRECTORY);
+
+	umask(022);
+	int fd = sbx_dyld_open(made, O_CREAT | O_EXCL | O_WRONLY, 0640);
+	cr_assert_geq(fd, 0, "open: %s", strerror(errno));
+	cr_assert_eq(write(fd, "x", 1), 1);
+	close(fd);
+	cr_assert_eq(stat(made, &st), 0);
+	cr_assert_eq(st.st_mode & 07777, 0640, "mode %o", st.st_mode & 07777);
+	fd = sbx_dyld_openat(d, "made2", O_CREAT | O_WRONLY, 0604);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	cr_assert_eq(stat(made2, &st), 0);
+	cr_assert_eq(st.st_mode & 07777, 0604, "mode %o", st.st_mode & 07777);
+	close(d);
+	expect_no_report();
+}
+
+Test(shim_dyld, fcntl_passes_its_third_argument)
+{
+	int fd = open(at(root, "ok.txt"), O_RDONLY);
+
+	cr_assert_eq(sbx_dyld_fcntl(fd, F_SETFD, FD_CLOEXEC), 0);
+	cr_assert_eq(fcntl(fd, F_GETFD), FD_CLOEXEC);
+	cr_assert_eq(sbx_dyld_fcntl(fd, F_SETFD, 0), 0);
+	cr_assert_eq(fcntl(fd, F_GETFD), 0);
+	int dup = sbx_dyld_fcntl(fd, F_DUPFD_CLOEXEC, 200);
+	cr_assert_geq(dup, 200);
+	cr_assert_eq(sbx_dyld_fcntl(dup, F_GETFD), FD_CLOEXEC);
+	close(dup);
+	close(fd);
+}
+
+Test(shim_dyld, a_write_outside_the_writable_roots_is_refused_with_erofs)
+{
+	char *ro = at(other, "ro.txt"), *dir = at(other, "newdir");
+
+	cr_assert_eq(sbx_dyld_open(ro, O_WRONLY | O_APPEND), -1);
+	cr_assert_eq(errno, EROFS, "errno %d", errno);
+	expect_one_report(WIRE_DENY, WIRE_WRITE, ro, EROFS);
+	cr_assert_eq(sbx_dyld_mkdir(dir, 0755), -1);
+	cr_assert_eq(errno, EROFS);
+	static struct wire_report r[2];
+	cr_assert_eq(drain(r, 2), 1);
+	cr_assert_str_eq(r[0].target, dir);
+	cr_assert(r[0].dir, "a directory being made is said with its `/`");
+	/* a rename's destination */
+	cr_assert_eq(sbx_dyld_rename(at(root, "ok.txt"), at(other, "moved")), -1);
+	cr_assert_eq(errno, EROFS);
+	expect_one_report(WIRE_DENY, WIRE_WRITE, at(other, "moved"), EROFS);
+	/* Darwin's setxattr, its options as Darwin's */
+	cr_assert_eq(sbx_dyld_setxattr(ro, "user.x", "v", 1, 0, 0), -1);
+	cr_assert_eq(errno, EROFS);
+	expect_one_report(WIRE_DENY, WIRE_WRITE, ro, EROFS);
+	struct stat st;
+	cr_assert_eq(stat(dir, &st), -1, "the directory was made");
+	cr_assert_eq(stat(at(other, "moved"), &st), -1, "the file was moved");
+}
+
+/* fopen's mode read to its NUL, as libc reads it: a `+` anywhere after
+ * the `r` opens for writing too */
+Test(shim_dyld, fopen_modes_that_write_are_judged_as_writes)
+{
+	char *ro = at(other, "ro.txt");
+	static const char *const modes[] = { "r+", "rb+", "rxe+", "w", "a", "re+" };
+
+	for (size_t i = 0; i < ARRAY_LEN(modes); i++) {
+		errno = 0;
+		cr_assert_null(sbx_dyld_fopen(ro, modes[i]), "fopen %s", modes[i]);
+		cr_assert_eq(errno, EROFS, "fopen %s: errno %d", modes[i], errno);
+		expect_one_report(WIRE_DENY, WIRE_WRITE, ro, EROFS);
+	}
+	/* ... and nothing past the NUL: a `+` there is not the mode's */
+	static const char only_r[] = { 'r', '\0', '+', '\0' };
+	FILE *f = sbx_dyld_fopen(ro, only_r);
+	cr_assert_not_null(f, "fopen \"r\\0+\": %s", strerror(errno));
+	fclose(f);
+	expect_no_report();
+}
+
+Test(shim_dyld, a_program_in_a_read_denied_directory_is_not_run)
+{
+	char *prog = at(root, "secret/prog"), *elsewhere = at(root, "no-such-prog");
+	char *argv[] = { "prog", NULL }, *envp[] = { NULL };
+	pid_t pid = 0;
+
+	cr_assert_eq(sbx_dyld_execve(prog, argv, envp), -1);
+	cr_assert_eq(errno, EPERM, "errno %d", errno);
+	expect_one_report(WIRE_DENY, WIRE_EXEC, prog, EPERM);
+	/* posix_spawn says it in its return, errno untouched */
+	errno = EDOM;
+	cr_assert_eq(sbx_dyld_posix_spawn(&pid, prog, NULL, NULL, argv, envp), EPERM);
+	cr_assert_eq(errno, EDOM);
+	expect_one_report(WIRE_DENY, WIRE_EXEC, prog, EPERM);
+	/* allowed: the real execve answers (there is no such file) */
+	cr_assert_eq(sbx_dyld_execve(elsewhere, argv, envp), -1);
+	cr_assert_eq(errno, ENOENT);
+	expect_no_report();
+}
+
+Test(shim_dyld, chdir_into_a_read_denied_directory_is_refused)
+{
+	char *secret = at(root, "secret");
+
+	cr_assert_eq(sbx_dyld_chdir(secret), -1);
+	cr_assert_eq(errno, EACCES);
+	expect_one_report(WIRE_DENY, WIRE_READ, secret, EACCES);
+	/* and a relative path after an allowed chdir is judged from there */
+	cr_assert_eq(sbx_dyld_chdir(root), 0);
+	cr_assert_eq(sbx_dyld_open("secret/key", O_RDONLY), -1);
+	cr_assert_eq(errno, EACCES);
+	expect_one_report(WIRE_DENY, WIRE_READ, at(root, "secret/key"), EACCES);
+}
+
+Test(shim_dyld, a_connection_and_a_lookup_the_policy_refuses)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(80) };
+	struct addrinfo *res = NULL;
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	inet_pton(AF_INET, "192.0.2.7", &sa.sin_addr);
+	cr_assert_eq(sbx_dyld_connect(fd, (struct sockaddr *)&sa, sizeof(sa)), -1);
+	cr_assert_eq(errno, EPERM);
+	expect_one_report(WIRE_DENY, WIRE_CONNECT, "192.0.2.7:80", EPERM);
+	close(fd);
+	cr_assert_eq(sbx_dyld_getaddrinfo("blocked.invalid", "443", NULL, &res), EAI_FAIL);
+	expect_one_report(WIRE_DENY, WIRE_DNS, "blocked.invalid:443", 0);
+	/* localhost is not judged: the real lookup answers */
+	cr_assert_eq(sbx_dyld_getaddrinfo("localhost", NULL, NULL, &res), 0);
+	freeaddrinfo(res);
+	expect_no_report();
+}
+
+/* ---- hostile arguments */
+
+Test(shim_dyld, a_null_path_is_the_real_calls_to_answer)
+{
+	struct stat st;
+
+	cr_assert_eq(sbx_dyld_open(NULL, O_RDONLY), -1);
+	cr_assert_eq(errno, EFAULT);
+	cr_assert_eq(sbx_dyld_stat(NULL, &st), -1);
+	cr_assert_eq(errno, EFAULT);
+	cr_assert_eq(sbx_dyld_chdir(NULL), -1);
+	cr_assert_eq(errno, EFAULT);
+	cr_assert_eq(sbx_dyld_execve(NULL, NULL, NULL), -1);
+	cr_assert_eq(errno, EFAULT);
+	expect_no_report();
+}
+
+Test(shim_dyld, a_path_longer_than_path_max_is_the_kernels_to_refuse)
+{
+	size_t n = PATH_MAX + 1;
+	char *p = malloc(n + 1);
+
+	p[0] = '/';
+	memset(p + 1, 'a', n - 1);
+	p[n] = '\0';
+	cr_assert_eq(sbx_dyld_open(p, O_RDONLY), -1);
+	cr_assert_eq(errno, ENAMETOOLONG);
+	expect_no_report();
+	/* the secret past PATH_MAX by its slashes: the kernel would refuse
+	 * the length; the shim judges the name it stands for, and refuses */
+	char *q = at(root, "secret/");
+	size_t l = strlen(q);
+	q = realloc(q, n + 8);
+	while (l < n)
+		q[l++] = '/';
+	strcpy(q + l, "key");
+	cr_assert_eq(sbx_dyld_open(q, O_RDONLY), -1);
+	cr_assert_eq(errno, EACCES);
+	expect_one_report(WIRE_DENY, WIRE_READ, at(root, "secret/key"), EACCES);
+	free(p);
+	free(q);
+}
+
+/* A path the kernel takes (under PATH_MAX) that is long only by its `./`
+ * and `//`: judged as the name it is */
+Test(shim_dyld, a_padded_path_to_the_secret_is_still_refused)
+{
+	char *q = at(root, "secret/");
+	size_t l = strlen(q);
+
+	q = realloc(q, PATH_MAX);
+	while (l + 2 + 4 < PATH_MAX) {
+		memcpy(q + l, "./", 2);
+		l += 2;
+	}
+	strcpy(q + l, "key");
+	cr_assert_lt(strlen(q), PATH_MAX);
+	int fd = open(q, O_RDONLY);
+	cr_assert_geq(fd, 0, "the kernel takes it: %s", strerror(errno));
+	close(fd);
+	cr_assert_eq(sbx_dyld_open(q, O_RDONLY), -1);
+	cr_assert_eq(errno, EACCES);
+	expect_one_report(WIRE_DENY, WIRE_READ, at(root, "secret/key"), EACCES);
+	free(q);
+}
+
+/* ---- the interpose table (build/gen/interpose.c, linked here: a name it
+ * gives without a wrapper would have failed this runner's link) */
+
+Test(shim_dyld, the_interpose_table_pairs_each_wrapper_with_libc)
+{
+	cr_assert_gt(sbx_interpose_count, 60);
+	for (unsigned i = 0; i < sbx_interpose_count; i++) {
+		cr_assert_not_null(sbx_interpose_table[i].replacement);
+		cr_assert_not_null(sbx_interpose_table[i].replacee);
+		cr_assert_neq(sbx_interpose_table[i].replacement, sbx_interpose_table[i].replacee);
+	}
+	bool found = false;
+	for (unsigned i = 0; i < sbx_interpose_count; i++)
+		if (sbx_interpose_table[i].replacement == (const void *)&sbx_dyld_open) {
+			cr_assert_eq(sbx_interpose_table[i].replacee, (const void *)&open);
+			found = true;
+		}
+	cr_assert(found, "sbx_dyld_open is not in the table");
+}
