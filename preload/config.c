@@ -8,10 +8,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#ifdef __APPLE__
-#include <mach-o/dyld.h>
-#include <stdint.h>
-#endif
 
 #include "preload/config.h"
 #include "preload/profile.h"
@@ -95,36 +91,13 @@ static int load_project_config(struct policy_builder *b, const char *user_file,
 	return rc == -ENOENT ? 0 : rc;
 }
 
-int config_self_path(char *out, size_t outsz)
-{
-#ifdef __APPLE__
-	char raw[PATH_MAX];
-	uint32_t n = sizeof(raw);
-
-	if (_NSGetExecutablePath(raw, &n))
-		return -ENAMETOOLONG;
-	if (outsz < PATH_MAX)
-		return -ENAMETOOLONG;
-	return realpath(raw, out) ? 0 : -errno;
-#else
-	ssize_t n = readlink("/proc/self/exe", out, outsz - 1);
-
-	if (n <= 0)
-		return n < 0 ? -errno : -ENOENT;
-	if ((size_t)n >= outsz - 1)
-		return -ENAMETOOLONG;
-	out[n] = '\0';
-	return 0;
-#endif
-}
-
 /* One of our own files: $ENV if set, else next to sbx-preload (the build
  * tree) or in ../lib/sbx/ (an install). */
 int config_find_helper(const char *name, const char *env_name, int mode,
 			char *out, size_t outsz)
 {
 	char exe[PATH_MAX];
-	int rc = config_self_path(exe, sizeof(exe));
+	int rc = self_path(exe, sizeof(exe));
 	const char *env = getenv(env_name);
 
 	if (env && *env) {

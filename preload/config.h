@@ -24,10 +24,6 @@ int config_own_dir(const char *home, const char *xdg_var, const char *dflt, char
  * sandbox.ini, else ~/.config/sbx/sandbox.ini (not resolved). */
 int config_user_file(const char *home, char *out, size_t outsz);
 
-/* The running program's real path (Linux: /proc/self/exe; macOS: the
- * executable's path, resolved). 0 or -errno. */
-int config_self_path(char *out, size_t outsz);
-
 /* One of our own files: $ENV if set, else next to the running program (the
  * build tree) or in ../lib/sbx/ (an install). 0 or -errno. */
 int config_find_helper(const char *name, const char *env_name, int mode, char *out,

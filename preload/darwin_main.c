@@ -168,7 +168,7 @@ static int phase_prepare(struct drun *r)
 	}
 	guard_signals(&r->d.sigdefault);
 	/* its own files are never writable inside */
-	if (config_self_path(r->self, sizeof(r->self)))
+	if (self_path(r->self, sizeof(r->self)))
 		r->self[0] = '\0';
 	if (find_programs(r)) {
 		msg("sandbox set-up failed: cannot tell sbx-preload's own path; nothing was run");

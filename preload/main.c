@@ -662,7 +662,7 @@ static int phase_policy(struct run *r)
 	struct sbx_err err = { "" };
 
 	/* what builds the boundary is never writable inside it */
-	bool have_self = !config_self_path(r->self, sizeof(r->self));
+	bool have_self = !self_path(r->self, sizeof(r->self));
 	r->have_lib = !config_find_helper("libsbx-preload.so", "SBX_SHIM_LIB", R_OK, r->shim.lib,
 					  sizeof(r->shim.lib));
 	/* a login shell's PATH under HOME, from its start-up files (kept by

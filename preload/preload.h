@@ -22,6 +22,10 @@
 /* Append `arg` to out, quoted for a POSIX shell when it needs it. */
 void shell_quote(const char *arg, char *out, size_t outsz);
 
+/* The running program's real path (Linux: /proc/self/exe; macOS: the
+ * executable's path, resolved): 0 or -errno. */
+int self_path(char *out, size_t outsz);
+
 /* Find an executable in $PATH (or take an absolute/relative path as is). */
 /* bubblewrap: $SBX_BWRAP (absolute only: -EINVAL otherwise) or the first
  * of sbx_bwrap_dirs holding an executable `bwrap`; never $PATH. */

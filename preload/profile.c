@@ -9,7 +9,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "preload/config.h"
 #include "preload/profile.h"
 #include "preload/preload.h"
 
@@ -50,7 +49,7 @@ static int builtin_dir(char *out, size_t outsz)
 		snprintf(out, outsz, "%s", env);
 		return 0;
 	}
-	if (config_self_path(exe, sizeof(exe)))
+	if (self_path(exe, sizeof(exe)))
 		return -ENOENT;
 	*strrchr(exe, '/') = '\0';
 	char dir[PATH_MAX + 32];
