@@ -45,6 +45,7 @@ NET_SRCS := net/host.c net/http.c net/socks.c \
 # `make SBX_PORTABLE=1`: net/compat.h's portable fallbacks, and poll()
 SBX_POLLER ?= $(if $(filter 1,$(SBX_PORTABLE)),poll,epoll)
 SUPERVISOR_SRCS := preload/main.c preload/options.c preload/config.c common/probe.c preload/print.c preload/plan.c \
+	preload/start.c \
 	preload/run.c preload/util.c preload/reports.c preload/learn.c \
 	preload/standin.c common/hostfs.c preload/runlimits.c preload/profile.c preload/gitprov.c \
 	preload/notify/notify.c preload/notify/call.c preload/notify/paths.c \
@@ -220,7 +221,7 @@ endif
 # never into `make all`'s (check-hooks greps those for the names):
 #   SBX_TEST_HOSTS, SBX_TEST_DNS   sbx-preload's proxy resolves names from
 #                                  a hosts file / asks one nameserver
-#                                  (main.c; net.sh, notify.sh, nested.sh)
+#                                  (start.c; net.sh, notify.sh, nested.sh)
 #   SBX_TEST_LANDLOCK_ABI          a Landlock ABI below the kernel's
 #                                  (probe.c; nested.sh)
 #   SBX_TEST_STOP_BEFORE_RENAME    sbxctl stops between its config's
@@ -229,7 +230,7 @@ endif
 # every other object of the shipped program, and only the tests that set
 # a hook run them (tests/integration/run.sh installs them beside the
 # shipped ones as sbx-preload-hooks and sbxctl-hooks). Never installed.
-HOOK_PRELOAD_SRCS := preload/main.c common/probe.c
+HOOK_PRELOAD_SRCS := preload/main.c preload/start.c common/probe.c
 HOOK_CTL_SRCS := cli/common.c
 HOOK_NAMES := SBX_TEST_HOSTS SBX_TEST_DNS SBX_TEST_LANDLOCK_ABI SBX_TEST_STOP_BEFORE_RENAME
 ifneq ($(and $(MUSL),$(INIH_A)),)
@@ -295,9 +296,9 @@ TEST_HOOK_BINS := build/tests/sbx-preload-hooks build/tests/sbxctl-hooks
 
 # No test hook in what `make all` builds for installing; and the test
 # copies do hold them, which shows the search finds what it looks for.
-check-hooks: all $(TEST_HOOK_BINS)
+check-hooks: all build/darwin/sbx-preload $(TEST_HOOK_BINS)
 	./scripts/check-hooks.sh "$(HOOK_NAMES)" build/sbx-preload build/sbx-init \
-		build/libsbx-preload.so build/sbxctl -- $(TEST_HOOK_BINS)
+		build/libsbx-preload.so build/sbxctl build/darwin/sbx-preload -- $(TEST_HOOK_BINS)
 
 # The preload shim is built without sanitizers (ASan must be the first DSO,
 # which a library preloaded into someone else's program can never be), as
@@ -364,6 +365,26 @@ build/tests/darwin-smoke: tests/darwin/smoke.c $(DARWIN_CHECK_SRCS:%.c=build/%.o
 build/tests/darwin-unit: $(DARWIN_UNIT_SRCS:%.c=build/%.o) $(DARWIN_CHECK_SRCS:%.c=build/%.o)
 	@mkdir -p $(@D)
 	$(CC) $(SBX_LDFLAGS) -o $@ $^ $(SBX_LDLIBS) -lcriterion
+# sbx-preload for macOS (preload/darwin_main.c over backend_darwin): the
+# portable files it needs, named, so a Mac compiles nothing of Linux's
+# (net/ and common/hostfs.c, pathwalk.c still use Linux's calls there:
+# docs/MACOS.md). Built here too; it runs /usr/bin/sandbox-exec, which
+# Linux has not, so here it only fails closed. The test build runs the
+# stand-ins in stand-ins/ beside it instead (a build-time choice:
+# tests/integration/darwin.sh puts them there).
+DARWIN_PRELOAD_SRCS := preload/start.c preload/options.c preload/config.c preload/profile.c \
+	preload/reports.c preload/print.c preload/util.c preload/loginpath.c preload/mode.c \
+	common/hostfs.c common/pathwalk.c common/msg.c common/strv.c common/wire.c \
+	$(DARWIN_SRCS) $(NET_SRCS) $(POLICY_SRCS)
+build/darwin/sbx-preload: build/preload/darwin_main.o $(DARWIN_PRELOAD_SRCS:%.c=build/%.o)
+	@mkdir -p $(@D)
+	$(CC) $(SBX_LDFLAGS) -o $@ $^ $(SBX_LDLIBS)
+build/tests/darwin/preload/darwin_main.o: preload/darwin_main.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) -DSBX_DARWIN_STANDINS='"stand-ins"' $(SBX_CFLAGS) -c -o $@ $<
+build/tests/darwin/sbx-preload: build/tests/darwin/preload/darwin_main.o \
+		$(DARWIN_PRELOAD_SRCS:%.c=build/%.o)
+	$(CC) $(SBX_LDFLAGS) -o $@ $^ $(SBX_LDLIBS)
 # The macOS wrappers (shim/darwin.c) on Linux: linked with the shim's
 # check core and the interpose table (an sbx_dyld_* the table names and
 # no file defines fails this link), and called on real files
@@ -386,10 +407,14 @@ build/darwin/dyld-link.dylib: build/gen/interpose.c build/gen/dyld-rows.h shim/d
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) -std=gnu11 -Wall -Wextra -fPIC -fvisibility=hidden \
 		$(CFLAGS) -dynamiclib -Wl,-undefined,dynamic_lookup -o $@ build/gen/interpose.c shim/darwin.c
-DARWIN_CHECK_HERE := $(if $(filter Linux,$(shell uname -s)),build/tests/shim-dyld)
-darwin-check: build/tests/darwin-unit build/tests/darwin-smoke $(DARWIN_CHECK_HERE)
+# on Linux also macOS's sbx-preload in its test build, run by darwin.sh
+DARWIN_CHECK_HERE := $(if $(filter Linux,$(shell uname -s)),build/tests/shim-dyld \
+	build/tests/darwin/sbx-preload)
+darwin-check: build/tests/darwin-unit build/tests/darwin-smoke build/darwin/sbx-preload \
+		$(DARWIN_CHECK_HERE)
 	build/tests/darwin-unit --jobs 2
 	$(if $(DARWIN_CHECK_HERE),build/tests/shim-dyld --jobs 2)
+	$(if $(DARWIN_CHECK_HERE),SUITES=darwin.sh ./tests/integration/run.sh)
 
 # net/ as it builds where Linux's calls are missing (net/compat.h's
 # fallbacks, SBX_PORTABLE, and poll()), in build/portable/ beside the
@@ -419,7 +444,7 @@ run: deps
 NPROC := $(shell nproc 2>/dev/null || echo 2)
 check: deps-test
 	@$(MAKE) --no-print-directory -j$(NPROC) all build/tests/unit-tests build/tests/unit-tests-portable \
-		$(TEST_HOOK_BINS) test-progs
+		$(TEST_HOOK_BINS) test-progs build/darwin/sbx-preload build/tests/darwin/sbx-preload
 	@$(MAKE) --no-print-directory -j3 check-docs check-hooks check-unit check-portable check-integration
 
 check-unit: build/tests/unit-tests build/tests/shim-dyld

@@ -97,7 +97,7 @@ int config_find_helper(const char *name, const char *env_name, int mode,
 			char *out, size_t outsz)
 {
 	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	int rc = self_path(exe, sizeof(exe));
 	const char *env = getenv(env_name);
 
 	if (env && *env) {
@@ -105,16 +105,15 @@ int config_find_helper(const char *name, const char *env_name, int mode,
 			return -ENAMETOOLONG;
 		return access(out, mode) ? -errno : 0;
 	}
-	if (n <= 0)
-		return -errno;
-	exe[n] = '\0';
+	if (rc)
+		return rc;
 	*strrchr(exe, '/') = '\0';
 	const char *rel[] = { "/", "/../lib/sbx/" };
 	for (size_t i = 0; i < 2; i++) {
 		char cand[PATH_MAX + 64];
 		struct stat st;
 		snprintf(cand, sizeof(cand), "%s%s%s", exe, rel[i], name);
-		/* /proc/self/exe is canonical: next to it, a file that is no
+		/* our own path is canonical: next to it, a file that is no
 		 * link needs no realpath() (a readlink per component) */
 		if (i == 0 && lstat(cand, &st) == 0 && S_ISREG(st.st_mode) &&
 		    (size_t)snprintf(out, outsz, "%s", cand) < outsz)

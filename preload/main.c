@@ -1,5 +1,4 @@
 /* preload/main.c: sbx-preload — build the policy, then the boundary, then run. */
-#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <pwd.h>
@@ -13,7 +12,6 @@
 #include <stdint.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -36,30 +34,6 @@
 
 extern char **environ;
 
-/* The caller's RLIMIT_NOFILE, while ours is raised for the proxy (a tunnel
- * is two sockets and, spliced, two pipes: 1024 descriptors are 170
- * tunnels). What we exec without a sandbox gets the caller's back. */
-static struct rlimit caller_nofile;
-static bool nofile_raised;
-
-static void raise_nofile(void)
-{
-	struct rlimit rl;
-
-	if (getrlimit(RLIMIT_NOFILE, &caller_nofile) || caller_nofile.rlim_cur >= caller_nofile.rlim_max)
-		return;
-	rl = caller_nofile;
-	rl.rlim_cur = rl.rlim_max;
-	nofile_raised = !setrlimit(RLIMIT_NOFILE, &rl);
-}
-
-static void restore_nofile(void)
-{
-	if (nofile_raised)
-		setrlimit(RLIMIT_NOFILE, &caller_nofile);
-	nofile_raised = false;
-}
-
 static void say_advice(void *ctx, const char *line)
 {
 	msg("%s", line);
@@ -78,7 +52,7 @@ static int unsandboxed(const struct options *o, struct sandbox *sb, const char *
 	if (sb && sb->sfd >= 0)
 		sandbox_abort(sb);
 	held_back_undo();
-	restore_nofile();
+	start_restore_nofile();
 	msg("WARNING: running %s WITHOUT a sandbox (%s): it can read, write and "
 	    "reach everything you can", o->command[0], why);
 	return run_unsandboxed(o->command);
@@ -120,144 +94,6 @@ static void note_static_command(const struct options *o, bool use_shim, const ch
 	msg("note: %s", text);
 	if (reports)
 		reports_notice(reports, "static-command", text);
-}
-
-/* The network as the start-up line and --print say it: off, open, or
- * through the proxy with how many rules. */
-static void network_text(const struct policy *p, char *out, size_t outsz)
-{
-	size_t n, nd;
-	const struct sbx_rule *const *allow = policy_rules(p, SBX_RULE_ALLOW_DOMAIN, &n);
-	bool star = false;
-
-	policy_rules(p, SBX_RULE_DENY_DOMAIN, &nd);
-	for (size_t i = 0; i < n; i++)
-		star |= !strcmp(allow[i]->pattern, "*");
-	if (policy_network_open(p))
-		snprintf(out, outsz, "network on (allow_domains = *)");
-	else if (!policy_network_proxied(p))
-		snprintf(out, outsz, "network off");
-	else if (star)
-		snprintf(out, outsz, "network: every domain but %zu denied, via proxy", nd);
-	else
-		snprintf(out, outsz, "network: %zu domain%s via proxy (any port unless a rule "
-			 "names one)", n, n == 1 ? "" : "s");
-}
-
-/* The git directories outside the workspace that isolation = workspace
- * made writable (a subdirectory's repository, a linked worktree's main
- * one): named, so a run never writes where the person did not look. */
-static const char *gitdirs_text(const struct policy *p, char *out, size_t outsz)
-{
-	size_t n, len = 0;
-	const struct sbx_rule *const *w = policy_rules(p, SBX_RULE_ALLOW_WRITE, &n);
-
-	out[0] = '\0';
-	for (size_t i = 0; i < n; i++) {
-		char shown[PATH_MAX];
-		if (w[i]->origin != SBX_ORIGIN_ISOLATION ||
-		    !strcmp(w[i]->pattern, policy_workspace(p)))
-			continue;
-		policy_tildify(p, w[i]->pattern, shown, sizeof(shown));
-		int k = snprintf(out + len, outsz - len, "%s%s", len ? ", " : " and its git directory ",
-				 shown);
-		if (k < 0 || (size_t)k >= outsz - len)
-			break;
-		len += (size_t)k;
-	}
-	return out;
-}
-
-static void startup_line(const struct policy *p, const struct plan *pl, const struct limits *lim,
-			 const char *mode)
-{
-	char ws[PATH_MAX], sess[PATH_MAX], net[128], counts[2048], lt[256], git[PATH_MAX * 2];
-
-	policy_tildify(p, policy_workspace(p), ws, sizeof(ws));
-	network_text(p, net, sizeof(net));
-	limits_text(lim, lt, sizeof(lt));
-	/* the paths guarded by a mount now, and the names refused wherever
-	 * they are made (a fresh workspace has no path to mount yet, and
-	 * "0 write-protected" there read as "nothing is") */
-	size_t names = 0;
-	static const enum sbx_rule_kind named[] = { SBX_RULE_DENY_WRITE, SBX_RULE_MANDATORY };
-	for (size_t k = 0; k < sizeof(named) / sizeof(named[0]); k++) {
-		size_t nw;
-		const struct sbx_rule *const *dw = policy_rules(p, named[k], &nw);
-		for (size_t i = 0; i < nw; i++)
-			names += dw[i]->pat == SBX_PAT_ANYWHERE;
-	}
-	/* bubblewrap's /tmp is an empty tmpfs of the run's: the host's files
-	 * there are not missing, they are elsewhere (the nested mode has no
-	 * mounts: its /tmp is the host's) */
-	char env[64] = "";
-	if (pl->withheld.n)
-		snprintf(env, sizeof(env), ", %zu secret variable%s withheld", pl->withheld.n,
-			 pl->withheld.n == 1 ? "" : "s");
-	snprintf(counts, sizeof(counts), "%s%u read-den%s, %u write-protected, %zu protected name%s "
-		 "at any depth%s%s%s%s%s", mode ? "" : "/tmp private (empty), ", pl->read_masks,
-		 pl->read_masks == 1 ? "y" : "ies", pl->write_protects, names, names == 1 ? "" : "s",
-		 env, *lt ? ", limits: " : "", lt, mode ? "; " : "", mode ? mode : "");
-	switch (policy_isolation(p)) {
-	case SBX_ISOLATION_STRICT:
-		policy_tildify(p, policy_session_dir(p), sess, sizeof(sess));
-		info("sandbox on — workspace %s read-only, session %s writable, %s, %s",
-		     ws, sess, net, counts);
-		break;
-	case SBX_ISOLATION_CUSTOM:
-		info("sandbox on — workspace %s read-only (isolation = custom), %s, %s",
-		     ws, net, counts);
-		break;
-	case SBX_ISOLATION_WORKSPACE:
-		if (!strcmp(policy_workspace(p), "/"))
-			info("sandbox on — workspace / read-only (it would be the whole "
-			     "machine; choose one with -w DIR), %s, %s", net, counts);
-		else
-			info("sandbox on — workspace %s writable%s, %s, %s", ws,
-			     gitdirs_text(p, git, sizeof(git)), net, counts);
-		break;
-	}
-}
-
-/* --verbose: which of the caller's variables COMMAND does not get, and
- * why (never their values: a value's shape is named by its row). */
-/* A path sbx would build from `base` does not fit in PATH_MAX: the run
- * stops (a path cut short would name another file). The start of `base`
- * names it; a path that long is seldom read to its end. */
-static void path_too_long(const char *what, const char *base)
-{
-	size_t n = strlen(base);
-
-	msg("sandbox set-up failed: %s: %.*s%s makes a path longer than %d bytes; "
-	    "nothing was run", what, (int)(n > 160 ? 160 : n), base, n > 160 ? "…" : "",
-	    PATH_MAX - 1);
-}
-
-static void withheld_text(const struct policy *p, const struct plan *pl)
-{
-	char secret[2048] = "", denied[2048] = "", valued[4096] = "";
-	size_t ls = 0, ld = 0, lv = 0;
-
-	for (size_t i = 0; i < pl->withheld.n; i++) {
-		const char *name = pl->withheld.v[i];
-		const struct sbx_secret_shape *sh;
-		enum sbx_env_fate f = policy_env_var_fate(p, name, getenv(name), NULL, &sh);
-		char *buf = f == SBX_ENV_DENIED ? denied : sh ? valued : secret;
-		size_t *l = f == SBX_ENV_DENIED ? &ld : sh ? &lv : &ls;
-		size_t sz = f == SBX_ENV_DENIED ? sizeof(denied) : sh ? sizeof(valued) : sizeof(secret);
-		int k = sh ? snprintf(buf + *l, sz - *l, "%s%s (%s)", *l ? ", " : "", name, sh->what) :
-			     snprintf(buf + *l, sz - *l, "%s%s", *l ? ", " : "", name);
-		if (k > 0 && (size_t)k < sz - *l)
-			*l += (size_t)k;
-	}
-	if (ls)
-		vmsg("withheld from COMMAND's environment, their names look secret: %s "
-		     "(--keep-env NAME or [env] keep_env passes one)", secret);
-	if (lv)
-		vmsg("withheld from COMMAND's environment, their values look like credentials: %s "
-		     "(--keep-env NAME or [env] keep_env passes one)", valued);
-	if (ld)
-		vmsg("withheld from COMMAND's environment by deny_env: %s", denied);
 }
 
 /* Say, once and without -v, what the policy asks for that this build
@@ -377,21 +213,6 @@ static void print_line(const struct plan *pl, bool debug)
 		printf("%s\n", line);
 }
 
-/* sbx's state directory (the audit log, learned policies, stand-in
- * records, sessions), made when missing and held; -1 when it cannot be
- * (said once: a link or a stranger's directory on the way loudly). */
-static int open_state(const char *sdir, unsigned flags)
-{
-	struct hostfs_err err;
-	int fd = hostfs_dir_open(sdir, flags | HOSTFS_MINE, &err);
-
-	if (fd == -ELOOP || fd == -EPERM)
-		msg("sbx's state directory is not used: %s", err.msg);
-	else if (fd < 0 && fd != -ENOENT)
-		vmsg("sbx's state directory is not used: %s", err.msg);
-	return fd;
-}
-
 /* Is `path` below a writable root of p (the private /tmp aside)? */
 static bool writable_inside(const struct policy *p, const char *path)
 {
@@ -439,79 +260,6 @@ static void said_appeared(void *ctx, const char *path)
 	    "editor, agent or shell uses it", shown);
 }
 
-/* The --settings JSON that loads `sbxctl hook claude` (the sbxctl beside
- * sbx-preload), when COMMAND is Claude Code: true with it in `out`. The
- * hook runs inside the sandbox and judges by the run's own policy
- * (cli/hook.c). A path JSON or a shell would read otherwise is
- * never spliced in: then no hook, said with -v. The same settings turn
- * off Claude's claude-cli:// handler registration: after the first
- * prompt of every session it writes a desktop entry into
- * ~/.local/share/applications/, which the desktop runs later (a
- * protected place: refused, and a line each session). */
-static bool claude_hook_settings(char *out, size_t outsz)
-{
-	char ctl[PATH_MAX];
-
-	if (config_find_helper("sbxctl", "SBX_SBXCTL", X_OK, ctl, sizeof(ctl))) {
-		vmsg("the claude profile's hook: no sbxctl beside sbx-preload");
-		return false;
-	}
-	for (const char *c = ctl; *c; c++)
-		if (!(isalnum((unsigned char)*c) || strchr("/._-+@", *c))) {
-			vmsg("the claude profile's hook: sbxctl's path %s needs quoting; not loaded", ctl);
-			return false;
-		}
-	return (size_t)snprintf(out, outsz, "{\"disableDeepLinkRegistration\":\"disable\","
-				"\"hooks\":{\"PreToolUse\":[{\"matcher\":\"*\","
-				"\"hooks\":[{\"type\":\"command\",\"command\":\"%s hook claude\"}]}]}}",
-				ctl) < outsz;
-}
-
-/* Is the run's profile COMMAND's own (`sbx-preload claude`, or
- * `--profile codex -- codex`)? Only then do its arguments go after
- * COMMAND's name: `--profile codex -- node x.js` gets none. */
-static bool profile_is_commands(const struct options *o, const char *home)
-{
-	char name[64];
-	const char *base = strrchr(o->command[0], '/');
-
-	base = base ? base + 1 : o->command[0];
-	if (o->profile)
-		return strcmp(o->profile, "none") && !strcmp(o->profile, base);
-	return profile_for_command(o->command[0], home, name, sizeof(name)) != NULL;
-}
-
-/* The profile's arguments for COMMAND, in `insert` (NULL-terminated, at
- * most SBX_INSERT_ARGS_MAX): `[profile] args` as written, then the
- * claude hook's --settings (in `json`). The start line says so. */
-static void profile_args(const struct policy *p, const char *command0, const char **insert,
-			 char *json, size_t jsonsz)
-{
-	size_t n, k = 0;
-	const struct sbx_rule *const *a = policy_rules(p, SBX_RULE_PROFILE_ARG, &n);
-
-	for (size_t i = 0; i < n && k < SBX_INSERT_ARGS_MAX; i++)
-		insert[k++] = a[i]->value;
-	if (n > SBX_INSERT_ARGS_MAX)
-		msg("the profile's args: only the first %d are given to the command",
-		    SBX_INSERT_ARGS_MAX);
-	if (policy_claude_hook(p) && k + 2 <= SBX_INSERT_ARGS_MAX &&
-	    claude_hook_settings(json, jsonsz)) {
-		insert[k++] = "--settings";
-		insert[k++] = json;
-	}
-	insert[k] = NULL;
-	/* said, as COMMAND will see them (the hook's JSON by name only) */
-	char shown[512];
-	size_t o = 0;
-	for (size_t i = 0; i < k && o < sizeof(shown); i++)
-		o += (size_t)snprintf(shown + o, sizeof(shown) - o, " %s",
-				      insert[i] == json ? "'{sbx hook}'" : insert[i]);
-	if (k)
-		info("the profile runs the command as: %s%s%s", command0, shown,
-		     o >= sizeof(shown) ? "…" : " …");
-}
-
 /* --cleanup: what killed runs left, removed; nothing else touched. */
 static int cleanup_only(const char *home)
 {
@@ -522,7 +270,7 @@ static int cleanup_only(const char *home)
 		msg("cleanup: cannot tell sbx's state directory");
 		return SBX_EXIT_SETUP;
 	}
-	fd = open_state(dir, 0);
+	fd = start_state_open(dir, 0);
 	if (fd == -ENOENT) {
 		info("cleanup: no stand-in left by a killed run");
 		return 0;
@@ -540,52 +288,6 @@ static int cleanup_only(const char *home)
 	if (n == 0)
 		info("cleanup: no stand-in left by a killed run");
 	return 0;
-}
-
-/* The proxy's events go into the run's one report stream. */
-static void on_net_event(void *ctx, const struct event *ev)
-{
-	reports_event(ctx, ev);
-}
-
-static void on_net_nofile(void *ctx)
-{
-	reports_nofile(ctx);
-}
-
-/* The filtering proxy for this run: a loop over the user's policy whose
- * events are reports; sbx-init hands it the listeners. In the test build
- * only (-DSBX_TEST_HOOKS, build/tests/sbx-preload-hooks; the Makefile
- * says which tests use it), SBX_TEST_HOSTS (a hosts file that replaces
- * DNS) and SBX_TEST_DNS (the nameserver to ask) are honoured, loudly:
- * they can only point allowed names elsewhere, and the resolved-address
- * check still judges every address they give. */
-static int proxy_start(const struct policy *p, struct reports *r, bool learn,
-		       struct net_loop **out)
-{
-	/* http_proxy_port / socks_proxy_port: the user's own proxy on this
-	 * host takes every allowed connection (the HTTP one when both) */
-	struct net_cfg cfg = { .report = on_net_event, .nofile = on_net_nofile, .rctx = r,
-			       .learn = learn,
-			       .chain_http_port = policy_http_proxy_port(p),
-			       .chain_socks_port = policy_http_proxy_port(p) ? 0 :
-						   policy_socks_proxy_port(p) };
-
-#ifdef SBX_TEST_HOOKS
-	const char *hosts = getenv("SBX_TEST_HOSTS"), *dns = getenv("SBX_TEST_DNS");
-	if (hosts && *hosts) {
-		msg("SBX_TEST_HOSTS is set: the proxy resolves names from %s, not DNS "
-		    "(for tests only)", hosts);
-		cfg.test_hosts = hosts;
-	}
-	if (dns && *dns) {
-		msg("SBX_TEST_DNS is set: the proxy asks the nameserver %s, not those of "
-		    "/etc/resolv.conf (for tests only)", dns);
-		cfg.test_dns = dns;
-	}
-#endif
-	raise_nofile();
-	return net_loop_new(p, &cfg, out);
 }
 
 /* The entries of /proc/self/fd, read into a buffer on the stack: this
@@ -736,39 +438,6 @@ static void restart_nested(const struct options *o, char **argv)
 	msg("cannot start sbx-preload again: %s", strerror(errno));
 }
 
-/* Where report lines go: stderr, --report-fd N or --report-file PATH
- * (opened now, before anything of COMMAND's exists). Neither reaches
- * COMMAND: a program that could write to it could forge sbx's lines. The
- * descriptor, or -errno after a message. */
-static int report_output(const struct options *o)
-{
-	int fd = o->report_fd, e;
-
-	if (o->report_file) {
-		fd = open(o->report_file, O_WRONLY | O_APPEND | O_CREAT | O_NOCTTY | O_CLOEXEC, 0600);
-		if (fd < 0) {
-			e = errno;
-			msg("--report-file %s: %s", o->report_file, strerror(e));
-			return -e;
-		}
-		return fd;
-	}
-	if (fd < 0)
-		return STDERR_FILENO;
-	int acc = fcntl(fd, F_GETFL);
-	if (acc < 0 || (acc & O_ACCMODE) == O_RDONLY) {
-		msg("--report-fd %d: %s", fd, acc < 0 ? "not an open descriptor" :
-		    "open for reading only");
-		return -EBADF;
-	}
-	if (fd > STDERR_FILENO && fcntl(fd, F_SETFD, FD_CLOEXEC)) {
-		e = errno;
-		msg("--report-fd %d: %s", fd, strerror(e));
-		return -e;
-	}
-	return fd;
-}
-
 /* host_ports relays the sandbox's 127.0.0.1:N to the host's: N cannot be
  * one of the ports sbx-init listens on for the proxy itself (under
  * bubblewrap; the nested mode's are the host's, elsewhere). Said before
@@ -821,7 +490,7 @@ struct run {
 	const char *home;
 	int report_out; /* where report lines go (report_output) */
 	char cwd[PATH_MAX], session[PATH_MAX], sdir[PATH_MAX], cdir[PATH_MAX];
-	char bwrap[PATH_MAX], init[PATH_MAX], stamp[64], run_id[96];
+	char bwrap[PATH_MAX], init[PATH_MAX], stamp[START_STAMP_MAX], run_id[START_RUN_ID_MAX];
 	const char *bwrap_env, *nested_env;
 	bool off;       /* --no-sandbox or SBX_NO_SANDBOX */
 	bool disabled;  /* the user's file says enabled = false */
@@ -929,7 +598,7 @@ static int phase_prepare(struct run *r)
 		return cleanup_only(r->home);
 	if (o->print_profile)
 		return profile_print(o->print_profile, r->home);
-	if ((r->report_out = report_output(o)) < 0)
+	if ((r->report_out = start_report_output(o)) < 0)
 		return SBX_EXIT_SETUP;
 	if (!getcwd(r->cwd, sizeof(r->cwd))) {
 		msg("cannot tell the current directory: %s", strerror(errno));
@@ -975,19 +644,8 @@ static int phase_prepare(struct run *r)
 	}
 
 	/* (after the spawn: the local time zone costs a file read) */
-	time_t now = time(NULL);
-	struct tm tm;
-	localtime_r(&now, &tm);
-	strftime(r->stamp, sizeof(r->stamp), "%Y%m%d-%H%M%S", &tm);
-	snprintf(r->run_id, sizeof(r->run_id), "%s-%d", r->stamp, (int)getpid());
-	if (config_own_dir(r->home, "XDG_STATE_HOME", ".local/state/sbx", r->sdir,
-			   sizeof(r->sdir)) ||
-	    config_own_dir(r->home, "XDG_CONFIG_HOME", ".config/sbx", r->cdir, sizeof(r->cdir)) ||
-	    snprintf(r->session, sizeof(r->session), "%s/sessions/%s", r->sdir, r->run_id) >=
-	    (int)sizeof(r->session)) {
-		msg("cannot tell sbx's state and configuration directories (is HOME too long?)");
+	if (start_names(r->home, r->stamp, r->run_id, r->sdir, r->cdir, r->session))
 		return SBX_EXIT_SETUP;
-	}
 	/* what changed in a git directory from here on may be this run's
 	 * (less a margin: file times come from a coarser clock) */
 	clock_gettime(CLOCK_REALTIME, &r->since);
@@ -1004,8 +662,7 @@ static int phase_policy(struct run *r)
 	struct sbx_err err = { "" };
 
 	/* what builds the boundary is never writable inside it */
-	ssize_t selfn = readlink("/proc/self/exe", r->self, sizeof(r->self) - 1);
-	r->self[selfn > 0 ? selfn : 0] = '\0';
+	bool have_self = !self_path(r->self, sizeof(r->self));
 	r->have_lib = !config_find_helper("libsbx-preload.so", "SBX_SHIM_LIB", R_OK, r->shim.lib,
 					  sizeof(r->shim.lib));
 	/* a login shell's PATH under HOME, from its start-up files (kept by
@@ -1015,7 +672,7 @@ static int phase_policy(struct run *r)
 	struct policy_ctx ctx = { .home = r->home, .cwd = r->cwd, .session_dir = r->session,
 				  .state_dir = r->sdir, .config_dir = r->cdir, .environ = environ,
 				  .path_env = getenv("PATH"), .login_path = login_path,
-				  .own_files = { selfn > 0 ? r->self : NULL,
+				  .own_files = { have_self ? r->self : NULL,
 						 r->have_init ? r->init : NULL,
 						 r->have_lib ? r->shim.lib : NULL,
 						 r->have_bwrap ? r->bwrap : NULL },
@@ -1190,19 +847,9 @@ static int plan_dirs(struct run *r)
 	const struct policy *confine = r->confine;
 
 	if (!r->o.print || policy_session_dir(confine))
-		r->state_fd = open_state(r->sdir, HOSTFS_CREATE);
-	if (policy_session_dir(confine)) {
-		struct hostfs_err herr;
-		int fd = r->state_fd < 0 ? r->state_fd :
-			 hostfs_dir_openat(r->state_fd, r->sdir, r->session + strlen(r->sdir) + 1,
-					   HOSTFS_CREATE | HOSTFS_MINE, &herr);
-		if (fd < 0) {
-			msg("cannot create the session directory %s: %s", r->session,
-			    r->state_fd < 0 ? "sbx's state directory is not usable" : herr.msg);
-			return SBX_EXIT_SETUP;
-		}
-		close(fd);
-	}
+		r->state_fd = start_state_open(r->sdir, HOSTFS_CREATE);
+	if (policy_session_dir(confine) && start_session_dir(r->state_fd, r->sdir, r->session))
+		return SBX_EXIT_SETUP;
 	/* the seccomp notify layer, served by this process (not for --print);
 	 * SBX_NOTIFY=off leaves it out, for measuring what it costs */
 	const char *nenv = getenv("SBX_NOTIFY");
@@ -1227,7 +874,7 @@ static int plan_dirs(struct run *r)
 	char cparent[PATH_MAX], cstandin[PATH_MAX];
 	if (sbx_path_fmt(cparent, sizeof(cparent), "%s", r->cdir) ||
 	    sbx_path_fmt(cstandin, sizeof(cstandin), "%s/.config/sbx", policy_home(confine))) {
-		path_too_long("sbx's configuration directory", policy_home(confine));
+		start_path_too_long("sbx's configuration directory", policy_home(confine));
 		return SBX_EXIT_SETUP;
 	}
 	*strrchr(cparent, '/') = '\0';
@@ -1277,8 +924,7 @@ static int plan_inputs(struct run *r)
 	 * Grep, Glob) are judged by sbx's PreToolUse hook, loaded with
 	 * --settings after `claude` (the profile points Claude at a config
 	 * directory of its own, where a hook the user installed is not) */
-	if (profile_is_commands(o, r->home))
-		profile_args(r->p, o->command[0], r->insert, r->hook_json, sizeof(r->hook_json));
+	start_profile_args(o, r->p, r->home, r->insert, r->hook_json, sizeof(r->hook_json));
 	r->in = (struct plan_in){
 		.policy = r->confine, .bwrap = r->bwrap, .init = r->init, .command = o->command,
 		.insert_args = r->insert,
@@ -1344,7 +990,7 @@ static int plan_print(struct run *r)
 		print_line(&r->pl, false);
 	if (policy_network_proxied(r->p)) {
 		char net_said[128];
-		network_text(r->p, net_said, sizeof(net_said));
+		start_network_text(r->p, net_said, sizeof(net_said));
 		info("%s in a real run; this line runs without sbx-preload, which "
 		     "holds the proxy, so its network is off", net_said);
 	}
@@ -1439,30 +1085,10 @@ static int phase_plan(struct run *r)
  * is opened once COMMAND runs, in a tree it may write)) and the lines. */
 static int start_reports(struct run *r)
 {
-	const struct options *o = &r->o;
 	const struct policy *p = r->p;
-	char given[PATH_MAX];
-	const char *named = o->log ? o->log : policy_log_path(p);
-	int long_path = 0;
 
-	if (o->log) {
-		if (path_join(r->cwd, o->log, given, sizeof(given)))
-			long_path = sbx_path_fmt(given, sizeof(given), "%s", o->log);
-	} else if (policy_log_path(p)) {
-		long_path = sbx_path_fmt(given, sizeof(given), "%s", policy_log_path(p));
-	} else {
-		given[0] = '\0'; /* ours: nothing in it is followed */
-		named = r->sdir;
-		long_path = sbx_path_fmt(r->log_path, sizeof(r->log_path), "%s/audit.jsonl",
-					 r->sdir);
-	}
-	if (!long_path && given[0] &&
-	    hostfs_trust_path(given, 1, r->log_path, sizeof(r->log_path)))
-		long_path = sbx_path_fmt(r->log_path, sizeof(r->log_path), "%s", given);
-	if (long_path) {
-		path_too_long("the audit log", named);
+	if (start_audit_path(&r->o, p, r->cwd, r->sdir, r->log_path, sizeof(r->log_path)))
 		return SBX_EXIT_SETUP;
-	}
 	struct reports_cfg rcfg = { .policy = p, .relaxed = r->box, .log_path = r->log_path,
 				    .run_id = r->run_id, .mode = r->mode,
 				    .out_fd = r->report_out, .hold = true,
@@ -1496,7 +1122,7 @@ static int start_learn_path(struct run *r)
 					 r->sdir, r->stamp);
 	}
 	if (long_path) {
-		path_too_long("--learn's file", o->learn_out ? o->learn_out : r->sdir);
+		start_path_too_long("--learn's file", o->learn_out ? o->learn_out : r->sdir);
 		return SBX_EXIT_SETUP;
 	}
 	return RUN_ON;
@@ -1507,8 +1133,13 @@ static void start_said(struct run *r)
 {
 	char layers[1536]; /* nested_text: the weaker list is up to 1 KiB */
 
-	startup_line(r->confine, &r->pl, &r->lim, r->be.ops->layers(&r->be, layers, sizeof(layers)));
-	withheld_text(r->confine, &r->pl);
+	char lt[256];
+	limits_text(&r->lim, lt, sizeof(lt));
+	struct start_counts c = { .read_denied = r->pl.read_masks,
+				  .write_protected = r->pl.write_protects,
+				  .withheld = r->pl.withheld.n, .limits = lt };
+	start_line(r->confine, &c, r->be.ops->layers(&r->be, layers, sizeof(layers)));
+	start_withheld_said(r->confine, &r->pl.withheld);
 	note_static_command(&r->o, r->use_shim, r->home, r->reports);
 	if (r->o.learn)
 		info("learning: what the policy would refuse is recorded; writes "
@@ -1574,16 +1205,9 @@ static int phase_start(struct run *r)
 	/* listeners of the backend's own (the nested mode's): COMMAND
 	 * starts at "go", so the proxy serves before it (its listeners have
 	 * queued nothing yet) */
-	if (r->be.ops->serve && r->proxied && !r->serr) {
-		int e = proxy_start(r->p, r->reports, o->learn, &r->net);
-		if (!e)
-			e = r->be.ops->serve(&r->be, r->net);
-		if (e) {
-			msg("sandbox set-up failed: starting the filtering proxy: %s; nothing "
-			    "was run", strerror(-e));
-			return SBX_EXIT_SETUP;
-		}
-	}
+	if (r->be.ops->serve && r->proxied && !r->serr &&
+	    start_proxy_served(&r->be, r->p, r->reports, o->learn, &r->net))
+		return SBX_EXIT_SETUP;
 	/* sbx-init gives the shim's descriptors to the holder */
 	struct shim_setup *s = &r->shim;
 	int shim_fds[3] = { s->policy_fd, s->report_wr, s->counters_fd };
@@ -1606,7 +1230,7 @@ static int phase_start(struct run *r)
 	 * listeners arrive ("N"), and COMMAND waits for our answer. (In the
 	 * nested mode it was started before "go": no "N" holds COMMAND.) */
 	if (r->proxied && !r->serr && !r->net) {
-		int e = proxy_start(r->p, r->reports, o->learn, &r->net);
+		int e = start_proxy(r->p, r->reports, o->learn, &r->net);
 		if (e) {
 			msg("sandbox set-up failed: starting the filtering proxy: %s; nothing "
 			    "was run", strerror(-e));

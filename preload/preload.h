@@ -22,6 +22,10 @@
 /* Append `arg` to out, quoted for a POSIX shell when it needs it. */
 void shell_quote(const char *arg, char *out, size_t outsz);
 
+/* The running program's real path (Linux: /proc/self/exe; macOS: the
+ * executable's path, resolved): 0 or -errno. */
+int self_path(char *out, size_t outsz);
+
 /* Find an executable in $PATH (or take an absolute/relative path as is). */
 /* bubblewrap: $SBX_BWRAP (absolute only: -EINVAL otherwise) or the first
  * of sbx_bwrap_dirs holding an executable `bwrap`; never $PATH. */
@@ -57,6 +61,71 @@ struct options {
  * (message printed, exit 125). */
 int options_parse(int argc, char **argv, struct options *o);
 void options_free(struct options *o);
+
+/* ---- start.c: the parts of a run's start both mains share (main.c,
+ * Linux's; darwin-main.c, macOS's). Each that can fail says why and
+ * returns SBX_EXIT_SETUP, or -errno after a message (start_report_output). */
+
+/* The run's stamp (`%Y%m%d-%H%M%S`, local time) and id (stamp-pid), sbx's
+ * state and configuration directories ($XDG_*, else under HOME) and the
+ * session directory's path in the state one: 0, or SBX_EXIT_SETUP after
+ * a message. */
+#define START_STAMP_MAX 64
+#define START_RUN_ID_MAX 96
+int start_names(const char *home, char stamp[START_STAMP_MAX], char run_id[START_RUN_ID_MAX],
+		char sdir[PATH_MAX], char cdir[PATH_MAX], char session[PATH_MAX]);
+/* Where report lines go: stderr, --report-fd N or --report-file PATH
+ * (opened now, before anything of COMMAND's exists). Neither reaches
+ * COMMAND: a program that could write to it could forge sbx's lines. The
+ * descriptor, or -errno after a message. */
+int start_report_output(const struct options *o);
+/* sbx's state directory (the audit log, learned policies, stand-in
+ * records, sessions, the darwin backend's sentinels), made when missing
+ * (HOSTFS_CREATE) and held; -1 when it cannot be (said once: a link or a
+ * stranger's directory on the way loudly). */
+int start_state_open(const char *sdir, unsigned flags);
+/* isolation = strict's session directory, made in the held state
+ * directory: 0, or SBX_EXIT_SETUP after a message. */
+int start_session_dir(int state_fd, const char *sdir, const char *session);
+/* The audit log's path (--log, [report] log, else sbx's own) into out: 0,
+ * or SBX_EXIT_SETUP after a message. */
+int start_audit_path(const struct options *o, const struct policy *p, const char *cwd,
+		     const char *sdir, char *out, size_t outsz);
+/* A path sbx would build from `base` does not fit in PATH_MAX: said (the
+ * run stops: a path cut short would name another file). */
+void start_path_too_long(const char *what, const char *base);
+/* The profile's arguments for COMMAND when the profile is COMMAND's own
+ * (`sbx-preload claude`, `--profile codex -- codex`), in `insert`
+ * (NULL-terminated, at most SBX_INSERT_ARGS_MAX): `[profile] args` as
+ * written, then the claude hook's --settings (in `json`). Said. */
+void start_profile_args(const struct options *o, const struct policy *p, const char *home,
+			const char **insert, char *json, size_t jsonsz);
+/* The filtering proxy for this run: a loop over the policy whose events
+ * are reports (its listeners come from the backend). Raises our
+ * RLIMIT_NOFILE (a tunnel is two sockets and two pipes); 0 or -errno. */
+struct net_loop;
+struct reports;
+int start_proxy(const struct policy *p, struct reports *r, bool learn, struct net_loop **out);
+/* The same, served on the backend's own listeners (backend_ops.serve:
+ * the nested mode's, macOS's): 0, or SBX_EXIT_SETUP after a message. */
+int start_proxy_served(struct backend *be, const struct policy *p, struct reports *r, bool learn,
+		       struct net_loop **out);
+/* The caller's RLIMIT_NOFILE back, for a COMMAND run without a sandbox. */
+void start_restore_nofile(void);
+/* The network as the start-up line and --print say it. */
+void start_network_text(const struct policy *p, char *out, size_t outsz);
+/* The start-up line's counts: what the boundary guards now. */
+struct start_counts {
+	unsigned read_denied, write_protected;
+	size_t withheld;        /* the caller's variables COMMAND does not get */
+	const char *limits;     /* [limits] as enforced ("" or NULL: none) */
+};
+/* `sbx-preload: sandbox on — workspace ..., network ..., counts`; mode:
+ * the backend's words for its layers, NULL for the full boundary (whose
+ * /tmp is private). Said before COMMAND runs. */
+void start_line(const struct policy *p, const struct start_counts *c, const char *mode);
+/* --verbose: the withheld variables' names, and why. */
+void start_withheld_said(const struct policy *p, const struct strv *withheld);
 
 /* ---- plan.c: the policy as a bubblewrap command line and sbx-init's mounts */
 

@@ -44,16 +44,13 @@ static int builtin_dir(char *out, size_t outsz)
 {
 	const char *env = getenv("SBX_PROFILE_DIR");
 	char exe[PATH_MAX];
-	ssize_t n;
 
 	if (env && *env) {
 		snprintf(out, outsz, "%s", env);
 		return 0;
 	}
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n <= 0)
+	if (self_path(exe, sizeof(exe)))
 		return -ENOENT;
-	exe[n] = '\0';
 	*strrchr(exe, '/') = '\0';
 	char dir[PATH_MAX + 32];
 	snprintf(dir, sizeof(dir), "%s/../share/sbx/profiles", exe);

@@ -989,7 +989,7 @@ static bool room_now(const struct reports *r)
  * byte is no newline (its last line written without one, a progress bar,
  * a line it keeps open so that ours are glued to its text, where `^sbx: `
  * finds none): a newline first. A pipe or a terminal is not read back. */
-static void start_line(struct reports *r)
+static void own_line(struct reports *r)
 {
 	off_t size;
 
@@ -1016,7 +1016,7 @@ static void write_held(struct reports *r, bool wait)
 		r->stalled = true;
 		return;
 	}
-	start_line(r);
+	own_line(r);
 	/* said once per batch held back, so the person knows these lines
 	 * are late, not happening now */
 	if (r->held_busy)
@@ -1077,7 +1077,7 @@ static void say(struct reports *r, const char *text)
 			return;
 		}
 		reports_flush(r);
-		start_line(r);
+		own_line(r);
 		sbx_dprintf(r->cfg.out_fd, "%s\n", text);
 		return;
 	}
@@ -1697,7 +1697,7 @@ static void end_line(struct reports *r, const char *fmt, ...)
 	va_end(ap);
 	if (n < 0)
 		return;
-	start_line(r);
+	own_line(r);
 	sbx_write_text(r->cfg.out_fd, text, (size_t)n);
 	free(text);
 }

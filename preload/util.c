@@ -6,6 +6,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef __APPLE__
+#include <mach-o/dyld.h>
+#include <stdint.h>
+#endif
 
 #include "preload/preload.h"
 
@@ -63,4 +67,27 @@ int find_bwrap(char *out, size_t outsz)
 			return 0;
 	}
 	return -ENOENT;
+}
+
+int self_path(char *out, size_t outsz)
+{
+#ifdef __APPLE__
+	char raw[PATH_MAX];
+	uint32_t n = sizeof(raw);
+
+	if (_NSGetExecutablePath(raw, &n))
+		return -ENAMETOOLONG;
+	if (outsz < PATH_MAX)
+		return -ENAMETOOLONG;
+	return realpath(raw, out) ? 0 : -errno;
+#else
+	ssize_t n = readlink("/proc/self/exe", out, outsz - 1);
+
+	if (n <= 0)
+		return n < 0 ? -errno : -ENOENT;
+	if ((size_t)n >= outsz - 1)
+		return -ENAMETOOLONG;
+	out[n] = '\0';
+	return 0;
+#endif
 }

@@ -46,10 +46,99 @@ int darwin_tag(const char *run_id, char *out, size_t outsz)
 	return n < 0 || (size_t)n >= outsz ? -EINVAL : 0;
 }
 
-/* path with argv and envp, the standard streams ours (COMMAND's). */
-static int spawn(const char *path, char *const *argv, char *const *envp, pid_t *pid)
+/* path with argv and envp, the standard streams ours (COMMAND's), the
+ * signals in def at their default action. */
+static int spawn(const char *path, char *const *argv, char *const *envp, const sigset_t *def,
+		 pid_t *pid)
 {
-	return -posix_spawn(pid, path, NULL, NULL, argv, envp);
+	posix_spawnattr_t at;
+	int rc = posix_spawnattr_init(&at);
+
+	if (rc)
+		return -rc;
+	rc = posix_spawnattr_setsigdefault(&at, def);
+	if (!rc)
+		rc = posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF);
+	if (!rc)
+		rc = posix_spawn(pid, path, NULL, &at, argv, envp);
+	posix_spawnattr_destroy(&at);
+	return -rc;
+}
+
+/* The signals come through a pipe, read in the loop; caught from start()
+ * to the end of the wait (relay_begin, relay_end). One that would end the
+ * run (INT, TERM, HUP, QUIT) before COMMAND is started also goes to
+ * stop_pipe: the start gives up at once (the log's wait watches it), and
+ * nothing runs. */
+static int sig_pipe[2] = { -1, -1 }, stop_pipe[2] = { -1, -1 };
+static volatile sig_atomic_t cmd_started;
+static struct sigaction sig_old[SBX_NFORWARDED + 1];
+
+static void on_signal(int sig)
+{
+	int e = errno;
+	unsigned char c = (unsigned char)sig;
+
+	if (write(sig_pipe[1], &c, 1) < 0) {
+		/* full: the loop has signals to read already */
+	}
+	if (!cmd_started && (sig == SIGINT || sig == SIGTERM || sig == SIGHUP || sig == SIGQUIT) &&
+	    write(stop_pipe[1], &c, 1) < 0) {
+		/* full: the start stops already */
+	}
+	errno = e;
+}
+
+/* The signal that stopped the start, or 0. */
+static int stop_signal(void)
+{
+	unsigned char c;
+
+	return stop_pipe[0] >= 0 && read(stop_pipe[0], &c, 1) == 1 ? c : 0;
+}
+
+static int relay_begin(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	if (sig_pipe[0] >= 0)
+		return 0;
+	if (pipe(sig_pipe))
+		return -errno;
+	if (pipe(stop_pipe)) {
+		int e = -errno;
+		close(sig_pipe[0]);
+		close(sig_pipe[1]);
+		sig_pipe[0] = sig_pipe[1] = -1;
+		return e;
+	}
+	for (int i = 0; i < 2; i++) {
+		fcntl(sig_pipe[i], F_SETFD, FD_CLOEXEC);
+		fcntl(sig_pipe[i], F_SETFL, O_NONBLOCK);
+		fcntl(stop_pipe[i], F_SETFD, FD_CLOEXEC);
+		fcntl(stop_pipe[i], F_SETFL, O_NONBLOCK);
+	}
+	cmd_started = 0;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	for (size_t i = 0; i < SBX_NFORWARDED; i++)
+		sigaction(sbx_forwarded[i], &sa, &sig_old[i]);
+	sigaction(SIGCHLD, &sa, &sig_old[SBX_NFORWARDED]);
+	return 0;
+}
+
+static void relay_end(void)
+{
+	if (sig_pipe[0] < 0)
+		return;
+	for (size_t i = 0; i < SBX_NFORWARDED; i++)
+		sigaction(sbx_forwarded[i], &sig_old[i], NULL);
+	sigaction(SIGCHLD, &sig_old[SBX_NFORWARDED], NULL);
+	for (int i = 0; i < 2; i++) {
+		close(sig_pipe[i]);
+		close(stop_pipe[i]);
+		sig_pipe[i] = stop_pipe[i] = -1;
+	}
 }
 
 /* A refusal from the log, as an event to the supervisor. */
@@ -94,6 +183,19 @@ static int darwin_start(struct backend *b, const struct plan *pl, char *why, siz
 		snprintf(why, whysz, "the darwin backend was not set up");
 		return -EINVAL;
 	}
+	/* without it no profile holds (and the sentinels would time out as
+	 * if the log were the matter) */
+	if (access(d->watch.sandbox_exec, X_OK)) {
+		rc = -errno;
+		snprintf(why, whysz, "%s cannot be run", d->watch.sandbox_exec);
+		return rc;
+	}
+	/* the forwarded signals, from before the first program of ours
+	 * starts: none of them ends us with `log` or COMMAND left behind */
+	if ((rc = relay_begin())) {
+		snprintf(why, whysz, "cannot catch the signals to relay");
+		return rc;
+	}
 	if ((rc = darwin_tag(d->run_id, id, sizeof(id)))) {
 		snprintf(why, whysz, "cannot make the run's tag: %s", strerror(-rc));
 		return rc;
@@ -121,19 +223,41 @@ static int darwin_start(struct backend *b, const struct plan *pl, char *why, siz
 	snprintf(w->tag, sizeof(w->tag), "%s", tag);
 	w->refused = refused;
 	w->ctx = d;
+	w->stop_fd = stop_pipe[0];
 	if ((rc = darwin_watch_start(w, why, whysz)))
 		return rc;
-	if (!w->live)
-		msg("the system log showed no refusal of this run's within %d ms (`log stream` "
-		    "did not start, or reads nothing): the sandbox holds, but its refusals will "
-		    "not be reported", w->wait_ms > 0 ? w->wait_ms : 10000);
+	if ((d->stopped_by = stop_signal())) {
+		snprintf(why, whysz, "signal %d came before COMMAND started", d->stopped_by);
+		return -EINTR;
+	}
+	/* a run whose refusals cannot be said fails without a word: the
+	 * person never learns what to allow. Nothing runs. */
+	if (!w->live) {
+		snprintf(why, whysz, "the system log showed no refusal of this run's within %d ms "
+			 "(`%s stream` did not start, or reads nothing), so the sandbox's refusals "
+			 "could not be reported", w->wait_ms > 0 ? w->wait_ms : 10000, w->log);
+		return -ETIMEDOUT;
+	}
+	/* sandbox-exec's argv and COMMAND's environment, now: the start-up
+	 * line counts what is withheld */
+	struct darwin_launch_in in = {
+		.policy = b->policy, .profile = &d->profile, .command = b->command,
+		.environ = d->environ, .shim_lib = d->shim_lib, .shim_spec = d->shim_spec,
+		.http_port = d->ports[0], .socks_port = d->ports[1],
+	};
+	if ((rc = darwin_launch_argv(&in, &d->argv)) ||
+	    (rc = darwin_launch_env(&in, &d->envp, d->withheld))) {
+		snprintf(why, whysz, "COMMAND's arguments and environment");
+		return rc;
+	}
 	return 0;
 }
 
 static const char *darwin_layers(const struct backend *b, char *out, size_t outsz)
 {
 	snprintf(out, outsz, "Seatbelt profile (sandbox-exec), reports from the system log; "
-		 "no shim in SIP-protected programs, no nested sandboxes (sbxctl doctor)");
+		 "%s, no nested sandboxes (sbxctl doctor)", b->darwin && b->darwin->shim_lib ?
+		 "no shim in SIP-protected programs" : "no shim (not built for macOS yet)");
 	return out;
 }
 
@@ -156,35 +280,23 @@ static int darwin_serve(struct backend *b, struct net_loop *net)
 static int darwin_go(struct backend *b, const struct plan *pl, const int *fds, size_t nfds)
 {
 	struct darwin *d = b->darwin;
-	struct strv argv = { 0 }, envp = { 0 };
-	struct darwin_launch_in in = {
-		.policy = b->policy, .profile = &d->profile, .command = b->command,
-		.environ = d->environ, .shim_lib = d->shim_lib, .shim_spec = d->shim_spec,
-		.http_port = d->ports[0], .socks_port = d->ports[1],
-	};
-	int rc = darwin_launch_argv(&in, &argv);
 
-	if (!rc)
-		rc = darwin_launch_env(&in, &envp, d->withheld);
-	if (!rc)
-		rc = spawn(d->watch.sandbox_exec, argv.v, envp.v, &d->cmd_pid);
-	strv_free(&argv);
-	strv_free(&envp);
+	if (!d->argv.n)
+		return -EINVAL; /* start() did not succeed */
+	/* what came before COMMAND was not for it: a signal that ends the
+	 * run ends it here, the rest (a resize) is dropped; from here on
+	 * every one is relayed */
+	unsigned char drop[64];
+	while (read(sig_pipe[0], drop, sizeof(drop)) > 0)
+		;
+	if ((d->stopped_by = stop_signal()))
+		return -EINTR;
+	cmd_started = 1;
+	d->watch.stop_fd = -1; /* the end sentinel is awaited whatever comes */
+	int rc = spawn(d->watch.sandbox_exec, d->argv.v, d->envp.v, &d->sigdefault, &d->cmd_pid);
+	strv_free(&d->argv);
+	strv_free(&d->envp);
 	return rc;
-}
-
-/* The signals come through a pipe, read in the loop. */
-static int sig_pipe[2] = { -1, -1 };
-
-static void on_signal(int sig)
-{
-	int e = errno;
-	unsigned char c = (unsigned char)sig;
-
-	if (write(sig_pipe[1], &c, 1) < 0) {
-		/* full: the loop has signals to read already */
-	}
-	errno = e;
 }
 
 /* Are we in the foreground of the terminal? Then the keys' signals
@@ -198,6 +310,14 @@ static bool terminal_foreground(void)
 	return false;
 }
 
+/* `log stream` ended before COMMAND did: said once (the watch has
+ * closed its end). */
+static void log_ended(const struct darwin *d)
+{
+	msg("`%s stream` ended while COMMAND ran: the sandbox held, but its refusals from "
+	    "then on were not reported", d->watch.log);
+}
+
 static int exit_status(int st)
 {
 	return WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 125;
@@ -206,25 +326,15 @@ static int exit_status(int st)
 int darwin_wait(struct backend *b, struct darwin_io *io, bool *ready)
 {
 	struct darwin *d = b->darwin;
-	struct sigaction sa = { .sa_handler = on_signal }, old[SBX_NFORWARDED + 1];
 	int status = -1;
 	char buf[8192];
 
 	*ready = d->cmd_pid > 0;
-	if (!*ready)
+	if (!*ready || relay_begin()) {
+		relay_end();
 		return 125;
-	bool fg = terminal_foreground();
-	if (pipe(sig_pipe))
-		return 125;
-	for (int i = 0; i < 2; i++) {
-		fcntl(sig_pipe[i], F_SETFD, FD_CLOEXEC);
-		fcntl(sig_pipe[i], F_SETFL, O_NONBLOCK);
 	}
-	sigemptyset(&sa.sa_mask);
-	sa.sa_flags = SA_RESTART;
-	for (size_t i = 0; i < SBX_NFORWARDED; i++)
-		sigaction(sbx_forwarded[i], &sa, &old[i]);
-	sigaction(SIGCHLD, &sa, &old[SBX_NFORWARDED]);
+	bool fg = terminal_foreground();
 	/* it may have ended before the handler was there */
 	int st;
 	if (waitpid(d->cmd_pid, &st, WNOHANG) == d->cmd_pid) {
@@ -272,8 +382,11 @@ int darwin_wait(struct backend *b, struct darwin_io *io, bool *ready)
 				d->cmd_pid = -1;
 			}
 		}
-		if (pf[1].revents & (POLLIN | POLLHUP))
+		if (pf[1].revents & (POLLIN | POLLHUP)) {
 			darwin_watch_read(&d->watch);
+			if (d->watch.log_fd < 0)
+				log_ended(d);
+		}
 		bool net = false;
 		for (size_t i = 3; i < 3 + nn; i++)
 			net |= pf[i].revents != 0;
@@ -288,18 +401,17 @@ int darwin_wait(struct backend *b, struct darwin_io *io, bool *ready)
 		}
 	}
 	free(pf);
-	for (size_t i = 0; i < SBX_NFORWARDED; i++)
-		sigaction(sbx_forwarded[i], &old[i], NULL);
-	sigaction(SIGCHLD, &old[SBX_NFORWARDED], NULL);
-	close(sig_pipe[0]);
-	close(sig_pipe[1]);
-	sig_pipe[0] = sig_pipe[1] = -1;
+	relay_end();
 	/* the last refusals: the log delivers late, so until a refusal made
 	 * after COMMAND's end has come through */
-	if (d->watch.live && !darwin_watch_drain(&d->watch))
-		msg("the system log did not catch up within %d ms: refusals of the run's last "
-		    "moments may be missing from the reports",
-		    d->watch.wait_ms > 0 ? d->watch.wait_ms : 10000);
+	if (d->watch.live && d->watch.log_fd >= 0 && !darwin_watch_drain(&d->watch)) {
+		if (d->watch.log_fd < 0)
+			log_ended(d);
+		else
+			msg("the system log did not catch up within %d ms: refusals of the run's "
+			    "last moments may be missing from the reports",
+			    d->watch.wait_ms > 0 ? d->watch.wait_ms : 10000);
+	}
 	if (io->flush)
 		io->flush(io->ctx);
 	darwin_watch_stop(&d->watch);
@@ -314,6 +426,9 @@ static void darwin_release(struct backend *b)
 		return;
 	darwin_reap(&d->cmd_pid, SIGKILL);
 	darwin_watch_stop(&d->watch);
+	relay_end();
+	strv_free(&d->argv);
+	strv_free(&d->envp);
 	for (int i = 0; i < 2; i++) {
 		if (d->listen[i] >= 0)
 			close(d->listen[i]);

@@ -7,11 +7,12 @@
  * runs the ops with stand-in programs for sandbox-exec and log). Like
  * every backend it includes nothing of preload/: the log's refusals go
  * out as events through `report`, and its wait (darwin_wait) serves the
- * supervisor's parts through struct darwin_io. No macOS main() chooses
- * it yet (docs/MACOS.md). */
+ * supervisor's parts through struct darwin_io. preload/darwin_main.c is
+ * the main() that chooses it (docs/MACOS.md). */
 #ifndef SBX_DARWIN_H
 #define SBX_DARWIN_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -32,6 +33,9 @@ struct darwin {
 	const char *shim_lib, *shim_spec; /* NULL: no shim */
 	char *const *environ;    /* the caller's */
 	struct strv *withheld;   /* optional: the names withheld (start-up line) */
+	/* the signals main ignores for itself (SIGPIPE...) and the caller
+	 * did not: COMMAND gets them back at their default action */
+	sigset_t sigdefault;
 	/* each refusal from the log, as an event (the supervisor's
 	 * reports_event); NULL: counted only */
 	void (*report)(void *ctx, const struct event *ev);
@@ -42,11 +46,15 @@ struct darwin {
 	 * deleted inside would hide the run's last refusals: said, not
 	 * silent, but better not possible) */
 	struct darwin_watch watch;
-	/* made by start() */
+	/* made by start(): the profile, sandbox-exec's argv and COMMAND's
+	 * environment (withheld filled then, before the start-up line) */
 	struct seatbelt_profile profile;
+	struct strv argv, envp;
 	int listen[2];           /* the proxy's HTTP and SOCKS5 listeners, or -1 */
 	unsigned ports[2];
 	pid_t cmd_pid;
+	/* start() or go() gave up (-EINTR) as this signal came: nothing ran */
+	int stopped_by;
 };
 
 #define DARWIN_NONE ((struct darwin){ .listen = { -1, -1 }, .cmd_pid = -1, \
@@ -74,10 +82,12 @@ struct darwin_io {
 };
 
 /* COMMAND runs (after go()): the forwarded signals relayed (not the
- * terminal's own keys when we share its foreground), the proxy, the
- * report pipe and the log served, until COMMAND is gone; then the log
- * drained (the end sentinel). COMMAND's exit status (128+N for a
- * signal); 125 when it never started (*ready false). */
+ * terminal's own keys when we share its foreground; caught from start()
+ * on: one that would end the run and comes before COMMAND starts ends
+ * the start at once, d->stopped_by), the proxy, the report pipe and the log served, until COMMAND
+ * is gone; then the log drained (the end sentinel). A log that ends
+ * meanwhile is said at once. COMMAND's exit status (128+N for a signal);
+ * 125 when it never started (*ready false). */
 int darwin_wait(struct backend *b, struct darwin_io *io, bool *ready);
 
 /* The tag for a run: `sbx-RUNID-` and 16 random hex digits (a guessed

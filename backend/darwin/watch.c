@@ -29,23 +29,36 @@ static int wait_ms(const struct darwin_watch *w)
 }
 
 /* path with argv, a fixed environment, stdin and stderr /dev/null,
- * stdout to out_fd (-1: /dev/null). */
+ * stdout to out_fd (-1: /dev/null), in a process group of its own: the
+ * terminal's keys (^C, ^\\) go to its foreground group, ours and
+ * COMMAND's, and a person interrupting the agent must not end `log
+ * stream` with it. */
 static int spawn_quiet(const char *path, char *const *argv, int out_fd, pid_t *pid)
 {
 	static char *const envp[] = { "PATH=/usr/bin:/bin", NULL };
 	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
 	int rc = posix_spawn_file_actions_init(&fa);
 
 	if (rc)
 		return -rc;
-	rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	if ((rc = posix_spawnattr_init(&at))) {
+		posix_spawn_file_actions_destroy(&fa);
+		return -rc;
+	}
+	rc = posix_spawnattr_setpgroup(&at, 0);
+	if (!rc)
+		rc = posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
+	if (!rc)
+		rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	if (!rc)
 		rc = out_fd >= 0 ? posix_spawn_file_actions_adddup2(&fa, out_fd, 1) :
 			posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
 	if (!rc)
 		rc = posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
 	if (!rc)
-		rc = posix_spawn(pid, path, &fa, NULL, argv, envp);
+		rc = posix_spawn(pid, path, &fa, &at, argv, envp);
+	posix_spawnattr_destroy(&at);
 	posix_spawn_file_actions_destroy(&fa);
 	return -rc;
 }
@@ -144,8 +157,9 @@ void darwin_watch_read(struct darwin_watch *w)
 	seatbelt_log_feed(&w->lb, w->tag, buf, (size_t)n, on_refusal, w);
 }
 
-/* Read for up to ms, or until sentinel i was seen. */
-static void read_for(struct darwin_watch *w, int i, int ms)
+/* Read for up to ms, or until sentinel i was seen; false when stop_fd
+ * became readable. */
+static bool read_for(struct darwin_watch *w, int i, int ms)
 {
 	long long end = now_ms() + ms;
 
@@ -153,24 +167,30 @@ static void read_for(struct darwin_watch *w, int i, int ms)
 		long long left = end - now_ms();
 		reap_triggers(w, false);
 		if (left <= 0)
-			return;
-		struct pollfd pf = { .fd = w->log_fd, .events = POLLIN };
-		if (poll(&pf, 1, (int)left) > 0)
-			darwin_watch_read(w);
+			return true;
+		struct pollfd pf[2] = { { .fd = w->log_fd, .events = POLLIN },
+					{ .fd = w->stop_fd, .events = POLLIN } };
+		if (poll(pf, 2, (int)left) <= 0)
+			continue;
+		if (pf[1].revents)
+			return false;
+		darwin_watch_read(w);
 	}
+	return true;
 }
 
 /* Until sentinel i shows: triggered again each half second (one made
- * before the stream attached is lost), at most wait_ms. */
+ * before the stream attached is lost), at most wait_ms, unless stopped. */
 static bool await_sentinel(struct darwin_watch *w, int i)
 {
 	long long end = now_ms() + wait_ms(w);
+	bool go_on = true;
 
-	while (!w->seen[i] && w->log_fd >= 0 && now_ms() < end) {
+	while (go_on && !w->seen[i] && w->log_fd >= 0 && now_ms() < end) {
 		if (trigger(w, i))
 			break;
 		long long left = end - now_ms();
-		read_for(w, i, left < 500 ? (int)(left > 0 ? left : 0) : 500);
+		go_on = read_for(w, i, left < 500 ? (int)(left > 0 ? left : 0) : 500);
 	}
 	return w->seen[i] > 0;
 }

@@ -30,6 +30,9 @@ struct darwin_watch {
 	const char *tmpdir;             /* where the sentinels' directory is made */
 	char tag[160];                  /* the run's `sbx-...` deny message */
 	int wait_ms;                    /* each sentinel's wait (0: 10000) */
+	/* readable: stop waiting for a sentinel (a signal to end the run
+	 * came); -1: none */
+	int stop_fd;
 	/* each refusal of the run's, not a sentinel's */
 	void (*refused)(void *ctx, const struct seatbelt_violation *v);
 	void *ctx;
@@ -45,7 +48,7 @@ struct darwin_watch {
 };
 
 /* Nothing started, nothing open. */
-#define DARWIN_WATCH_NONE ((struct darwin_watch){ .log_pid = -1, .log_fd = -1 })
+#define DARWIN_WATCH_NONE ((struct darwin_watch){ .log_pid = -1, .log_fd = -1, .stop_fd = -1 })
 
 /* `log stream --style ndjson --predicate PRED` (log's path first). 0,
  * -EINVAL (a bad tag), -ENOMEM. */
@@ -53,7 +56,7 @@ struct strv;
 int darwin_log_argv(const char *log, const char *tag, struct strv *argv);
 
 /* The sentinels made, log started, and awaited until the start sentinel
- * shows (w->live) or wait_ms passed. 0, or -errno with why said (nothing
+ * shows (w->live), wait_ms passed or stop_fd became readable. 0, or -errno with why said (nothing
  * left running). A log that shows nothing is not an error: w->live says. */
 int darwin_watch_start(struct darwin_watch *w, char *why, size_t whysz);
 /* What log printed (call when log_fd is readable): fed line by line. */

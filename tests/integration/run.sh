@@ -43,6 +43,13 @@ cp "$top/build/sbx-preload" "$top/build/sbx-init" "$top/build/libsbx-preload.so"
 [ -f "$top/build/sbx-proxy-test" ] && cp "$top/build/sbx-proxy-test" "$bin/"
 # the management command (tests/integration/sbxctl.sh)
 [ -f "$top/build/sbxctl" ] && cp "$top/build/sbxctl" "$bin/"
+# macOS's sbx-preload: the test build (stand-ins beside it) and the Mac's own
+if [ -f "$top/build/tests/darwin/sbx-preload" ] && [ -f "$top/build/darwin/sbx-preload" ]; then
+	mkdir -p "$bin/darwin/test" "$bin/darwin/mac"
+	cp "$top/build/tests/darwin/sbx-preload" "$bin/darwin/test/"
+	cp "$top/build/darwin/sbx-preload" "$bin/darwin/mac/"
+	cp -r "$top/tests/darwin/stand-ins" "$bin/darwin/stand-ins"
+fi
 # its man pages and shell completion, checked there too
 mkdir -p "$bin/share" && cp -r "$top/docs/man" "$bin/share/man"
 [ -d "$top/share/completion" ] && cp -r "$top/share/completion" "$bin/share/completion"

@@ -181,7 +181,7 @@ Test(darwin_backend, runs_command_reports_its_refusal_and_drains_the_log)
 	fake_free(&f);
 }
 
-Test(darwin_backend, a_log_that_never_shows_a_refusal_is_said_and_the_run_goes_on)
+Test(darwin_backend, a_log_that_never_shows_a_refusal_stops_the_run_before_command)
 {
 	static struct fake f;
 	static struct darwin d;
@@ -200,13 +200,19 @@ Test(darwin_backend, a_log_that_never_shows_a_refusal_is_said_and_the_run_goes_o
 	d.watch.wait_ms = 300;
 	char *caller[] = { "PATH=/usr/bin:/bin", NULL };
 	d.environ = caller;
-	char *command[] = { "/bin/sh", "-c", "exit 0", NULL };
+	char ran[PATH_MAX + 64];
+	snprintf(ran, sizeof(ran), "touch '%s/ran'", f.dir);
+	char *command[] = { "/bin/sh", "-c", ran, NULL };
 	struct backend b = { .ops = &backend_darwin, .policy = p, .command = command,
 			     .darwin = &d };
 	char why[512] = "";
 
-	cr_assert_eq(b.ops->start(&b, NULL, why, sizeof(why)), 0, "%s", why);
+	/* no reports, no run: start fails, and go() has nothing to start */
+	cr_assert_eq(b.ops->start(&b, NULL, why, sizeof(why)), -ETIMEDOUT, "%s", why);
+	cr_assert(strstr(why, "could not be reported"), "%s", why);
 	cr_assert_not(d.watch.live);
+	cr_assert_neq(b.ops->go(&b, NULL, NULL, 0), 0);
+	cr_assert_eq(d.cmd_pid, -1);
 	/* proxied: two listeners on localhost, their ports in the profile */
 	cr_assert_gt(d.ports[0], 0);
 	cr_assert_gt(d.ports[1], 0);
@@ -220,6 +226,8 @@ Test(darwin_backend, a_log_that_never_shows_a_refusal_is_said_and_the_run_goes_o
 	b.ops->release(&b);
 	cr_assert_eq(d.watch.log_pid, -1);
 	cr_assert_eq(d.listen[0], -1);
+	cr_assert_eq(access(strcat(strcpy((char[PATH_MAX]){ 0 }, f.dir), "/ran"), F_OK), -1,
+		     "COMMAND ran");
 	policy_free(p);
 	fake_free(&f);
 }

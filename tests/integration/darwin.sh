@@ -1,0 +1,360 @@
+#!/bin/bash
+# macOS's sbx-preload (preload/darwin_main.c over backend_darwin), run on
+# Linux: the test build (build/tests/darwin/sbx-preload) takes stand-ins
+# for /usr/bin/sandbox-exec and /usr/bin/log from stand-ins/ beside it
+# (tests/darwin/stand-ins/, chosen at build time). The stand-in
+# sandbox-exec CANNOT enforce anything: it runs COMMAND unconfined, and
+# plays the kernel's part for the log (a sentinel's `cat` refused and
+# logged; the refusals the profile would produce for COMMAND, written by
+# the test into kernel.ndjson in the recorded real format of
+# tests/unit/darwin_log.c, logged with the run's tag). So what is checked
+# here is sbx-preload's part: options, policy, start line, the log's
+# records into report lines and audit records, signals and exit status,
+# and that it fails closed. Whether Seatbelt refuses is the macOS
+# workflow's to show (.github/workflows/macos.yml).
+set -u
+# shellcheck source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+DW=$SBX_BIN/darwin
+if [ ! -x "$DW/test/sbx-preload" ] || [ ! -x "$DW/mac/sbx-preload" ]; then
+	echo "FAIL - darwin.sh: the darwin builds are missing (make build/tests/darwin/sbx-preload build/darwin/sbx-preload)"
+	exit 1
+fi
+
+# dt NAME: a test with the test build and fresh stand-ins in $B/bin
+# (S: the stand-ins' directory, log.fifo the kernel's records)
+dt() {
+	t "$1"
+	mkdir -p "$B/bin"
+	cp "$DW/test/sbx-preload" "$B/bin/"
+	cp -r "$DW/stand-ins" "$B/bin/stand-ins"
+	S=$B/bin/stand-ins
+	mkfifo "$S/log.fifo"
+	SBX=$B/bin/sbx-preload
+}
+# json_path PATH: PATH as log's ndjson writes it (every / as \/)
+json_path() { printf '%s' "$1" | sed 's,/,\\/,g'; }
+# kernel COMM OP PATH [PROCESSID [PID [TAG]]]: one refusal as the kernel
+# logs it ([K] of tests/unit/darwin_log.c: processID 0), by default with
+# the run's tag and COMMAND's pid, which the stand-in sandbox-exec fills
+# in (@TAG@, @PID@); appended to kernel.ndjson
+kernel() {
+	printf '{"processImagePath":"\\/kernel","senderImagePath":"\\/System\\/Library\\/Extensions\\/Sandbox.kext\\/Contents\\/MacOS\\/Sandbox","eventMessage":"Sandbox: %s(%s) deny(1) %s %s\\n%s","processID":%s}\n' \
+		"$1" "${5:-@PID@}" "$2" "$(json_path "$3")" "${6:-@TAG@}" "${4:-0}" >>"$S/kernel.ndjson"
+}
+# records FILTER: the audit log's records, one "layer op target" a line,
+# of those whose decision is deny
+records() {
+	python3 -c 'import json,sys
+for l in open(sys.argv[1]):
+    r=json.loads(l)
+    if r.get("decision")=="deny": print(r.get("layer"), r.get("op"), r.get("target"))' \
+		"$HOME/.local/state/sbx/audit.jsonl" 2>/dev/null
+}
+# TERMINAL fg|job SBX B S READY INTR -- COMMAND...: sbx-preload -- COMMAND
+# in a terminal (a pty), as a person runs an agent: itself the session's
+# leader in the foreground (fg), or a job a job-control shell made the
+# foreground one (job: its group is then not orphaned, so SIGTTOU would
+# stop it where an orphaned group's writes fail with EIO). Once COMMAND
+# made B/READY: ^C typed (unless INTR is -) and B/INTR awaited; a kernel
+# refusal of ~/.ssh/id_ed25519 with the run's tag written to the log;
+# B/stop made once the line is shown (or after 10 s). Prints what the
+# terminal showed, then RESULT=EXIT=N or RESULT=STOPPED.
+TERMINAL=$(mktemp /var/tmp/sbx-darwin-terminal.XXXXXX)
+trap 'rm -f "$TERMINAL"' EXIT
+cat >"$TERMINAL" <<'PY'
+import os, pty, select, signal, sys, time
+mode, sbx, b, s, ready, intr = sys.argv[1:7]
+cmd = sys.argv[sys.argv.index("--") + 1:]
+def wait(path):
+    for _ in range(600):
+        if os.path.exists(path): return
+        time.sleep(0.05)
+    sys.exit("never made: " + path)
+def result(st):
+    return "STOPPED" if os.WIFSTOPPED(st) else "EXIT=%d" % os.waitstatus_to_exitcode(st)
+pid, fd = pty.fork()
+if pid == 0:
+    if mode == "fg":
+        os.execv(sbx, [sbx, "--"] + cmd)
+    c = os.fork()
+    if c == 0:
+        os.setpgid(0, 0)
+        signal.signal(signal.SIGTTOU, signal.SIG_IGN)
+        os.tcsetpgrp(0, os.getpgrp())
+        signal.signal(signal.SIGTTOU, signal.SIG_DFL)
+        os.execv(sbx, [sbx, "--"] + cmd)
+    try: os.setpgid(c, c)
+    except OSError: pass
+    _, st = os.waitpid(c, os.WUNTRACED)
+    open(b + "/result", "w").write(result(st))
+    if os.WIFSTOPPED(st):
+        os.kill(c, 9); os.waitpid(c, 0)
+    os._exit(0)
+out = b""
+def drain():
+    global out
+    while select.select([fd], [], [], 0)[0]:
+        try: out += os.read(fd, 65536)
+        except OSError: return
+wait(b + "/" + ready)
+if intr != "-":
+    os.write(fd, b"\x03")
+    wait(b + "/" + intr)
+tag = [l.split('"')[1] for l in open(s + "/log.args") if "ENDSWITH" in l][0]
+home = os.environ["HOME"].replace("/", "\\/")
+rec = ('{"processImagePath":"\\/kernel","eventMessage":"Sandbox: cat(4121) deny(1) '
+       'file-read-data %s\\/.ssh\\/id_ed25519\\n%s","processID":0}\n' % (home, tag))
+os.write(os.open(s + "/log.fifo", os.O_RDWR), rec.encode())
+for _ in range(200):
+    drain()
+    if b"denied read" in out: break
+    time.sleep(0.05)
+open(b + "/stop", "w").close()
+st = None
+for _ in range(400):
+    drain()
+    done, st = os.waitpid(pid, os.WNOHANG)
+    if done: break
+    time.sleep(0.05)
+else:
+    os.kill(pid, 9); os.waitpid(pid, 0)
+drain()
+sys.stdout.write(out.decode(errors="replace"))
+if mode == "fg":
+    print("RESULT=" + (result(st) if st is not None else "HUNG"))
+else:
+    print("RESULT=" + (open(b + "/result").read() if os.path.exists(b + "/result") else "HUNG"))
+PY
+# wait_file F: until F exists (COMMAND's own signal that it runs)
+wait_file() {
+	for _ in $(seq 600); do [ -e "$1" ] && return 0; sleep 0.05; done
+	return 1
+}
+
+# ---- a run
+
+dt run_says_its_start_line_and_the_kernels_refusal_as_linux_does
+# (what sbx-preload ignores for itself, SIGPIPE, SIGXFSZ and SIGTTOU
+# (bits 12, 24, 21 of SigIgn), is back at its default in COMMAND)
+kernel cat file-read-data "$HOME/.ssh/id_ed25519"
+GITHUB_TOKEN=ghp_0123456789abcdefghijklmnopqrstuvwxyz01 \
+	sx -- sh -c 'env > "$0/env"; grep SigIgn /proc/self/status > "$0/sigign"
+		echo made > "$0/made"; exit 3' "$B"
+start=$(grep -F 'sbx: sandbox on' "$B/err")
+rec=$(records)
+if [ $RC -eq 3 ] && [ "$(cat "$B/made" 2>/dev/null)" = made ] &&
+	[[ $start == "sbx: sandbox on — workspace $W writable, network off, 1 read-deny, "*", 1 secret variable withheld; Seatbelt profile (sandbox-exec), reports from the system log; "* ]] &&
+	hasf 'sbx: denied read of ~/.ssh/id_ed25519 by `deny_read = ~/.ssh` (built-in default) (allow it with --allow-read ~/.ssh/id_ed25519) — pid ' err &&
+	grep -q ' cat (Seatbelt)$' "$B/err" &&
+	[ "$rec" = "seatbelt read $HOME/.ssh/id_ed25519" ] &&
+	grep -qx 'SBX_SANDBOX=1' "$B/env" && ! grep -q GITHUB_TOKEN "$B/env" &&
+	ign=$(awk '{ print $2 }' "$B/sigign") && [ -n "$ign" ] && [ $((0x$ign & 0x1201000)) -eq 0 ] &&
+	head -c 11 "$S/profile.sb" | grep -qx '(version 1)' &&
+	grep -q '^processID == 0 AND eventMessage ENDSWITH "sbx-[0-9]*-[0-9]*-[0-9]*-[0-9a-f]\{16\}"$' "$S/log.args" &&
+	! grep -q sbx-sentinel "$B/err" && ! hasf 'did not catch up' err; then ok
+else bad "rc=$RC start=[$start] records=[$rec]"; fi
+
+dt the_network_goes_through_sbx_proxy_on_localhost
+# the proxy's listeners are the backend's, on localhost: COMMAND is
+# pointed at them, the profile opens their ports, and the proxy serves
+# (a domain the policy does not allow: refused by it, and reported)
+sx --allow-domain example.com -- sh -c 'env > "$0/env"
+	curl -s -o /dev/null -w "%{http_code}" http://denied.invalid/ > "$0/code"' "$B"
+port=$(sed -n 's,^http_proxy=http://127.0.0.1:\([0-9]*\)$,\1,p' "$B/env")
+sport=$(sed -n 's,^ALL_PROXY=socks5h://127.0.0.1:\([0-9]*\)$,\1,p' "$B/env")
+if [ $RC -eq 0 ] && [ -n "$port" ] && [ -n "$sport" ] && [ "$port" != 3128 ] &&
+	grep -qx "HTTP_PROXY_PORT=$port" "$S/params" && grep -qx "SOCKS_PROXY_PORT=$sport" "$S/params" &&
+	hasf 'network: 1 domain via proxy' err && [ "$(cat "$B/code")" = 403 ] &&
+	hasf 'denied.invalid' err && records | grep -qx 'proxy .* denied.invalid.*'; then ok
+else bad "rc=$RC port=$port sport=$sport code=$(cat "$B/code" 2>/dev/null) records=[$(records)]"; fi
+
+dt log_and_report_file_options_and_strict_isolation_as_on_linux
+kernel cat file-read-data "$HOME/.ssh/id_ed25519"
+printf '[sandbox]\nisolation = strict\n' >"$B/strict.ini"
+sx --config "$B/strict.ini" --log "$B/audit.jsonl" --report-file "$B/lines" -- true
+sess=$(sed -n 's/.*session ~\/\.local\/state\/sbx\/sessions\/\([^ ]*\) writable.*/\1/p' "$B/err")
+if [ $RC -eq 0 ] && [ -n "$sess" ] && [ -d "$HOME/.local/state/sbx/sessions/$sess" ] &&
+	hasf "sbx: sandbox on — workspace $W read-only, session " err &&
+	grep -q '"layer":"seatbelt"' "$B/audit.jsonl" &&
+	grep -qF 'denied read of ~/.ssh/id_ed25519' "$B/lines" && ! hasf 'denied read' err &&
+	[ ! -e "$HOME/.local/state/sbx/audit.jsonl" ]; then ok
+else bad "rc=$RC sess=$sess"; fi
+
+dt an_agent_profile_gives_its_arguments_after_commands_name
+# `sbx-preload codex`: the codex profile's [profile] args go after
+# COMMAND's name, as sbx-init inserts them on Linux
+printf '#!/bin/sh\nprintf "%%s\\n" "$@" > "%s/args"\n' "$B" >"$B/codex"
+chmod +x "$B/codex"
+sx -- "$B/codex" hello
+if [ $RC -eq 0 ] && [ "$(head -n 2 "$B/args" | tr '\n' ' ')" = '-c sandbox_mode="danger-full-access" ' ] &&
+	[ "$(tail -n 1 "$B/args")" = hello ] && hasf 'the profile runs the command as: ' err; then ok
+else bad "rc=$RC args=[$(tr '\n' ' ' <"$B/args" 2>/dev/null)]"; fi
+
+dt print_seatbelt_is_what_the_linux_build_prints
+norm() { sed -E 's/sbx-[0-9]{8}-[0-9]{6}-[0-9]+/sbx-RUN/g' "$1"; }
+cfg=$B/sandbox.ini
+printf '[filesystem]\ndeny_read = ~/dir with space\nallow_write = %s/out\n' "$W" >"$cfg"
+sx --config "$cfg" --print=seatbelt -- make test
+cp "$B/out" "$B/mac.out"
+RCM=$RC
+# Linux's, at the same path and without the helpers it counts as its own
+# files besides itself (sbx-init, the shim, bubblewrap: the Mac has none)
+cp "$SBX_BIN/sbx-preload" "$B/bin/sbx-preload"
+SBX_INIT=/nonexistent SBX_SHIM_LIB=/nonexistent SBX_BWRAP=/nonexistent \
+	sx --config "$cfg" --print=seatbelt -- make test
+if [ $RCM -eq 0 ] && [ $RC -eq 0 ] && grep -q '^/usr/bin/sandbox-exec ' "$B/mac.out" &&
+	[ "$(norm "$B/mac.out")" = "$(norm "$B/out")" ] && [ ! -e "$S/profile.sb" ]; then ok
+else bad "rc=$RCM/$RC: $(diff <(norm "$B/mac.out") <(norm "$B/out") | head -3)"; fi
+
+# ---- signals and exit status
+
+dt sigterm_to_sbx_reaches_command_which_dies_of_it_128_plus_15
+"$SBX" -- sh -c 'echo $$ > "$0/pid"; exec sleep 600' "$B" >"$B/out" 2>"$B/err" &
+sbx=$!
+wait_file "$B/pid"
+cmd=$(cat "$B/pid" 2>/dev/null)
+kill -TERM $sbx
+wait $sbx
+RC=$?
+if [ $RC -eq 143 ] && [ -n "$cmd" ] && ! kill -0 "$cmd" 2>/dev/null; then ok
+else bad "rc=$RC, COMMAND $cmd $(kill -0 "$cmd" 2>/dev/null && echo 'still runs')"; kill -9 "$cmd" 2>/dev/null; fi
+
+dt command_that_ignores_sigterm_runs_on_and_its_own_status_is_returned
+"$SBX" -- sh -c 'trap "echo term >> \"$0/got\"" TERM; echo $$ > "$0/pid"
+	while [ ! -e "$0/stop" ]; do sleep 0.05; done; exit 7' "$B" >"$B/out" 2>"$B/err" &
+sbx=$!
+wait_file "$B/pid"
+kill -TERM $sbx
+wait_file "$B/got"
+alive=$(kill -0 $sbx 2>/dev/null && echo yes)
+touch "$B/stop"
+wait $sbx
+RC=$?
+if [ $RC -eq 7 ] && [ "$alive" = yes ] && [ "$(cat "$B/got")" = term ]; then ok
+else bad "rc=$RC alive=$alive got=$(cat "$B/got" 2>/dev/null)"; fi
+
+dt ctrl_c_at_the_terminal_leaves_the_log_reading
+# sbx-preload in a terminal's foreground, as a person runs an agent: ^C
+# goes to the foreground group (COMMAND takes it as an interruption),
+# never to `log stream`, whose refusals of later still come through
+python3 "$TERMINAL" fg "$SBX" "$B" "$S" pid int -- sh -c \
+	'trap "echo int > $0/int" INT; echo $$ > $0/pid
+	while [ ! -e $0/stop ]; do sleep 0.05; done; exit 6' "$B" >"$B/out" 2>"$B/py"
+if hasf 'RESULT=EXIT=6' out && hasf 'denied read of ~/.ssh/id_ed25519' out && hasf '(Seatbelt)' out &&
+	! hasf 'ended while COMMAND ran' out && [ "$(cat "$B/int" 2>/dev/null)" = int ]; then ok
+else bad "$(tr '\r\n' '  ' <"$B/out" | tail -c 400) $(cat "$B/py")"; fi
+
+dt command_not_found_is_127_and_nothing_starts
+# as a shell says it, before sandbox-exec or log is started (whose own
+# status for a COMMAND it cannot run is not a shell's)
+sx -- no-such-command-here
+RC1=$RC
+said=$(cat "$B/err")
+printf 'x\n' >"$B/noexec"
+sx -- "$B/noexec"
+if [ $RC1 -eq 127 ] && [ $RC -eq 126 ] && [ "$said" = 'sbx: no-such-command-here: command not found' ] &&
+	hasf "sbx: $B/noexec: Permission denied" err &&
+	[ ! -e "$S/log.args" ] && [ ! -e "$S/profile.sb" ]; then ok
+else bad "rc=$RC1/$RC"; fi
+
+dt a_command_that_takes_the_terminal_does_not_stop_sbx
+# COMMAND makes a process group of its own the terminal's foreground and
+# sets TOSTOP (a shell inside does): sbx-preload, now in the background,
+# still writes its report line there, never stopped by SIGTTOU with the
+# log and the proxy; COMMAND's status comes back
+cat >"$B/takeover.py" <<'PY'
+import os, signal, sys, termios, time
+b = sys.argv[1]
+tty = os.open("/dev/tty", os.O_RDWR)
+os.setpgid(0, 0)
+signal.signal(signal.SIGTTOU, signal.SIG_IGN)  # as a shell does around it
+os.tcsetpgrp(tty, os.getpgrp())
+a = termios.tcgetattr(tty)
+a[3] |= termios.TOSTOP
+termios.tcsetattr(tty, termios.TCSANOW, a)
+open(b + "/taken", "w").close()
+while not os.path.exists(b + "/stop"):
+    time.sleep(0.05)
+sys.exit(9)
+PY
+python3 "$TERMINAL" job "$SBX" "$B" "$S" taken - -- python3 "$B/takeover.py" "$B" >"$B/out" 2>"$B/py"
+if hasf 'RESULT=EXIT=9' out && hasf 'denied read of ~/.ssh/id_ed25519' out; then ok
+else bad "$(tr '\r\n' '  ' <"$B/out" | tail -c 300) $(cat "$B/py")"; fi
+
+# ---- fail closed
+
+dt without_sandbox_exec_nothing_runs_125
+rm "$S/sandbox-exec"
+sx -- sh -c 'echo ran > "$0/ran"' "$B"
+if [ $RC -eq 125 ] && [ ! -e "$B/ran" ] &&
+	hasf "sbx: sandbox set-up failed: $S/sandbox-exec cannot be run: No such file or directory; nothing was run" err &&
+	! hasf 'sandbox on' err && [ ! -e "$S/log.args" ]; then ok
+else bad "rc=$RC ran=$(cat "$B/ran" 2>/dev/null)"; fi
+
+dt a_log_without_the_start_sentinel_runs_nothing_125
+# log stream starts, and shows nothing (as when its predicate or the
+# system log reads nothing of ours)
+printf '#!/bin/sh\necho $$ > "$(dirname "$0")/log.pid"\nexec 3<>"$(dirname "$0")/log.fifo"\nexec sleep 600\n' >"$S/log"
+sx -- sh -c 'echo ran > "$0/ran"' "$B"
+if [ $RC -eq 125 ] && [ ! -e "$B/ran" ] &&
+	hasf 'sbx: sandbox set-up failed: the system log showed no refusal of this run'"'"'s within 10000 ms' err &&
+	hasf "could not be reported: Connection timed out; nothing was run" err &&
+	[ -z "$(ls "$HOME/.local/state/sbx" | grep sbx-sentinel)" ] &&
+	[ -s "$S/log.pid" ] && ! kill -0 "$(cat "$S/log.pid")" 2>/dev/null; then ok
+else bad "rc=$RC ran=$(cat "$B/ran" 2>/dev/null)"; fi
+
+dt sigterm_while_the_log_is_awaited_ends_the_start_and_nothing_runs
+# a SIGTERM while the start sentinel is awaited (a log slow to show it):
+# the start gives up (not at the wait's end, 125), nothing runs, the
+# status says the signal, and log stream is not left running
+printf '#!/bin/sh\necho $$ > "$(dirname "$0")/log.pid"\nexec 3<>"$(dirname "$0")/log.fifo"\nexec sleep 600\n' >"$S/log"
+"$SBX" -- sh -c 'echo ran > "$0/ran"' "$B" >"$B/out" 2>"$B/err" &
+sbx=$!
+wait_file "$S/log.pid"
+kill -TERM $sbx
+wait $sbx
+RC=$?
+if [ $RC -eq 143 ] && [ ! -e "$B/ran" ] &&
+	! kill -0 "$(cat "$S/log.pid")" 2>/dev/null &&
+	hasf 'sbx: stopped by signal 15 (Terminated) before COMMAND started; nothing was run' err; then ok
+else bad "rc=$RC, log $(kill -0 "$(cat "$S/log.pid")" 2>/dev/null && echo 'left running')"
+	kill "$(cat "$S/log.pid")" 2>/dev/null; fi
+
+dt the_macos_build_runs_usr_bin_sandbox_exec_only
+# beside it and first in PATH, stand-ins that would run COMMAND: the
+# build for the Mac asks for neither
+if [ -e /usr/bin/sandbox-exec ]; then skip "this machine has a /usr/bin/sandbox-exec"
+else
+	cp "$DW/mac/sbx-preload" "$B/bin/sbx-preload"
+	PATH=$S:$PATH sx -- sh -c 'echo ran > "$0/ran"' "$B"
+	if [ $RC -eq 125 ] && [ ! -e "$B/ran" ] && [ ! -e "$S/log.args" ] &&
+		hasf 'sbx: sandbox set-up failed: /usr/bin/sandbox-exec cannot be run' err; then ok
+	else bad "rc=$RC ran=$(cat "$B/ran" 2>/dev/null)"; fi
+fi
+
+# ---- the log is hostile input
+
+dt refusals_of_another_run_or_of_a_program_are_not_ours
+# another run's tag (processID 0, as the kernel's), and a program's own
+# line with our tag (any pid but the kernel's)
+kernel cat file-read-data "$HOME/.ssh/id_ed25519" 0 @PID@ sbx-20260101-000000-1-0123456789abcdef
+kernel cat file-read-data "$HOME/.ssh/known_hosts" 4242
+kernel cat file-read-data "$HOME/.ssh/config"
+sx -- true
+rec=$(records)
+if [ $RC -eq 0 ] && [ "$rec" = "seatbelt read $HOME/.ssh/config" ] &&
+	! hasf id_ed25519 err && ! hasf known_hosts err && hasf '~/.ssh/config' err; then ok
+else bad "rc=$RC records=[$rec]"; fi
+
+dt a_log_that_ends_mid_run_is_said_and_the_status_kept
+# log stream shows the start sentinel, then ends while COMMAND runs
+printf '#!/bin/sh\nh=$(dirname "$0")\nexec 3<>"$h/log.fifo"\nhead -n 1 <&3\n: > "$h/log.gone"\n' >"$S/log"
+sx -- sh -c 'while [ ! -e "$0/log.gone" ]; do sleep 0.05; done; exit 4' "$S"
+if [ $RC -eq 4 ] && hasf 'sbx: sandbox on' err &&
+	hasf "stream\` ended while COMMAND ran: the sandbox held, but its refusals from then on were not reported" err; then ok
+else bad "rc=$RC"; fi
+
+echo "# darwin: $pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ]
