@@ -428,12 +428,19 @@ build/portable/%.o: %.c
 build/portable/lib/libnet.a: $(NET_SRCS:%.c=build/portable/%.o)
 	@mkdir -p $(@D)
 	rm -f $@ && $(AR) rcs $@ $^
-build/tests/unit-tests-portable: $(UNIT_OBJS) $(UNIT_SHIM_OBJS) build/gen/interpose.o build/gen/dyld-rows.h \
+# common/hostfs.c and pathwalk.c as a Mac builds them (common/fscompat.h),
+# linked ahead of the archives (libcommon's own are then never pulled in),
+# with their tests built to expect that
+PORTABLE_FS_OBJS := $(patsubst %.c,build/portable/%.o,common/hostfs.c common/pathwalk.c \
+	tests/unit/hostfs.c tests/unit/pathwalk.c tests/unit/walk_attack.c)
+build/tests/unit-tests-portable: $(filter-out $(PORTABLE_FS_OBJS:build/portable/%=build/%),$(UNIT_OBJS)) \
+		$(PORTABLE_FS_OBJS) $(UNIT_SHIM_OBJS) build/gen/interpose.o build/gen/dyld-rows.h \
 		$(patsubst build/lib/libnet.a,build/portable/lib/libnet.a,$(UNIT_ARCHIVES:%=build/lib/lib%.a))
 	$(CC) $(SBX_LDFLAGS) -no-pie -o $@ $(filter-out build/gen/%,$(filter %.o,$^)) $(call group,$(filter %.a,$^)) \
 		$(SBX_LDLIBS) -lcriterion $(JANSSON_LIBS)
 check-portable: build/tests/unit-tests-portable
 	build/tests/unit-tests-portable --jobs 2 --filter 'net*/*'
+	build/tests/unit-tests-portable --jobs 2 --filter '@(hostfs|pathwalk|walk_attack)/*'
 
 run: deps
 	@$(MAKE) --no-print-directory all
