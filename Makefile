@@ -636,6 +636,6 @@ $(error SBX_PORTABLE=1 takes poll(): epoll is Linux's)
 endif
 COMPAT_STAMP := build/compat-$(if $(filter 1,$(SBX_PORTABLE)),portable,native).stamp
 $(shell mkdir -p build; [ -e $(COMPAT_STAMP) ] || { rm -f build/compat-*.stamp; touch $(COMPAT_STAMP); })
-COMPAT_OBJS := $(foreach d,build build/musl,$(NET_DRIVER_SRCS:%.c=$(d)/%.o)) build/common/hostfs.o
+COMPAT_OBJS := $(foreach d,build build/musl,$(NET_DRIVER_SRCS:%.c=$(d)/%.o) $(d)/common/hostfs.o)
 $(COMPAT_OBJS): $(COMPAT_STAMP)
 $(COMPAT_OBJS): SBX_CPPFLAGS += $(if $(filter 1,$(SBX_PORTABLE)),-DSBX_PORTABLE)
