@@ -388,15 +388,19 @@ build/tests/darwin/sbx-preload: build/tests/darwin/preload/darwin_main.o \
 # The macOS wrappers (shim/darwin.c) on Linux: linked with the shim's
 # check core and the interpose table (an sbx_dyld_* the table names and
 # no file defines fails this link), and called on real files
-# (tests/unit/shim_dyld.c). The core is Linux's, so this runner is too.
-SHIM_DYLD_OBJS := $(patsubst %.c,build/shim-dyld/%.o,shim/darwin.c shim/core.c shim/check.c \
-	shim/decided.c shim/dirfds.c shim/resolve.c shim/tell.c shim/netjudge.c)
+# (tests/unit/shim_dyld.c). The core as macOS builds it (SBX_PORTABLE:
+# libc's calls, the hand-over by paths; shim/port.h), handed its policy
+# the way launch.c's darwin_shim_spec says.
+SHIM_DYLD_SRCS := shim/darwin.c shim/core.c shim/check.c shim/decided.c shim/dirfds.c \
+	shim/resolve.c shim/tell.c shim/netjudge.c
+SHIM_DYLD_OBJS := $(patsubst %.c,build/shim-dyld/%.o,$(SHIM_DYLD_SRCS))
 build/shim-dyld/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) $(SHIM_CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) -DSBX_PORTABLE $(SHIM_CFLAGS) -c -o $@ $<
 build/shim-dyld/shim/darwin.o: build/gen/dyld-rows.h
 build/tests/shim-dyld: build/tests/unit/shim_dyld.o build/tests/unit/helpers.o $(SHIM_DYLD_OBJS) \
-		build/gen/interpose.o build/lib/libcommon.a build/lib/libpolicy.a
+		build/gen/interpose.o build/lib/libdarwin.a build/lib/libnet.a \
+		build/lib/libcommon.a build/lib/libpolicy.a
 	$(CC) $(SBX_LDFLAGS) -no-pie -o $@ $(filter %.o,$^) $(call group,$(filter %.a,$^)) \
 		$(SBX_LDLIBS) -lcriterion
 # On a Mac (.github/workflows/macos.yml): the same wrappers and the table

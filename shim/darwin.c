@@ -17,8 +17,9 @@
  * not glibc's (the xattr calls, syscall) the Linux build maps the call.
  * What it does not do yet: carry DYLD_INSERT_LIBRARIES into an exec'd
  * child whose environment lost it, judge syscall()'s numbers, or the
- * Linux shim's transparent proxy path (net.c); and the core below it is
- * still Linux's (docs/MACOS.md, "What does not exist yet").
+ * Linux shim's transparent proxy path (net.c) (docs/MACOS.md, "What does
+ * not exist yet"). The core below it is built without Linux's calls
+ * (shim/port.h; docs/MACOS.md, "The shim's check core off Linux").
  */
 #include <dirent.h>
 #include <errno.h>
