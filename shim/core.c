@@ -79,7 +79,7 @@ static struct {
 
 /* What an exec carries into a child (core.h), beside S. */
 struct shim_carry shim_carry SHIM_START_DATA;
-static char carry_big[1024 + PATH_MAX + 16]; /* when its buf is too small */
+static char carry_big[1024 + PATH_MAX + 32]; /* when its buf is too small */
 
 /* Initial-exec TLS: no allocation on first use (the shim is loaded at
  * start-up with LD_PRELOAD, so static TLS is always there). */
@@ -146,10 +146,11 @@ enum { K_POLICY, K_HOLDER, K_REPORT, K_COUNTERS, K_MODE, K_LIB, K_TELL, K_SOCKS,
        K_COUNT };
 static struct {
 	char key[K_COUNT][9];
-	char sbx_shim[10], one[3], trace[6], learn[6], proc[7], fd[5], ld_preload[12];
+	char sbx_shim[10], one[3], trace[6], learn[6], proc[7], fd[5];
+	char ld_preload[SHIM_PRELOAD_LEN + 1];
 } K SHIM_START_DATA = {
 	{ "policy", "holder", "report", "counters", "mode", "lib", "tell", "socks", "http" },
-	"SBX_SHIM=", "1;", "trace", "learn", "/proc/", "/fd/", "LD_PRELOAD=",
+	"SBX_SHIM=", "1;", "trace", "learn", "/proc/", "/fd/", SHIM_PRELOAD_ENTRY,
 };
 
 /* SBX_SHIM's value, or NULL. */
@@ -454,26 +455,27 @@ static const struct policy *policy_get(void)
 	return a.p;
 }
 
-/* "SBX_SHIM=<spec>" and "LD_PRELOAD=<lib>" for exec.c to carry into a
- * child (shim_carry); the lib's path is ll bytes at libpath. */
+/* "SBX_SHIM=<spec>" and "LD_PRELOAD=<lib>" (SHIM_PRELOAD_ENTRY) for
+ * carry.h to carry into a child (shim_carry); the lib's path is ll bytes
+ * at libpath. */
 static void carry_init(const char *spec, const char *libpath, size_t ll)
 {
-	size_t sl = len_of(spec);
+	size_t sl = len_of(spec), pl = SHIM_PRELOAD_LEN;
 	char *b = shim_carry.buf;
 
-	if (sl + 10 > 1024 || ll + 12 > PATH_MAX + 16 || ll >= PATH_MAX || libpath[0] != '/')
+	if (sl + 10 > 1024 || ll >= PATH_MAX || libpath[0] != '/')
 		return;
-	if (9 + sl + 1 + 11 + ll + 1 > sizeof(shim_carry.buf))
+	if (9 + sl + 1 + pl + ll + 1 > sizeof(shim_carry.buf))
 		b = carry_big;
 	copy_bytes(b, K.sbx_shim, 9);
 	copy_bytes(b + 9, spec, sl + 1);
 	shim_carry.shim_entry = b;
 	b += 9 + sl + 1;
-	copy_bytes(b, K.ld_preload, 11);
-	copy_bytes(b + 11, libpath, ll);
-	b[11 + ll] = '\0';
+	copy_bytes(b, K.ld_preload, pl);
+	copy_bytes(b + pl, libpath, ll);
+	b[pl + ll] = '\0';
 	shim_carry.preload_entry = b;
-	shim_carry.lib = b + 11;
+	shim_carry.lib = b + pl;
 	shim_carry.lib_len = ll;
 }
 

@@ -134,10 +134,10 @@ extern SHIM_TLS pid_t shim_forked_pid;
 extern SHIM_TLS unsigned shim_checks_made;
 
 /* What an exec must carry into a child for the shim to follow it:
- * "SBX_SHIM=<spec>" and "LD_PRELOAD=<lib>", set once at start-up (core.c)
- * back to back in one buffer beside the start-up state (SHIM_START_DATA:
- * the few hundred bytes written share the page the loader writes
- * anyway), read by exec.c. */
+ * "SBX_SHIM=<spec>" and "LD_PRELOAD=<lib>" (SHIM_PRELOAD_ENTRY, port.h),
+ * set once at start-up (core.c) back to back in one buffer beside the
+ * start-up state (SHIM_START_DATA: the few hundred bytes written share
+ * the page the loader writes anyway), read by carry.h. */
 struct shim_carry {
 	char *shim_entry, *preload_entry;
 	const char *lib; /* inside preload_entry; NULL: nothing to carry */

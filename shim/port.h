@@ -48,6 +48,16 @@
 #define SHIM_HANDOVER_PATHS 1
 #endif
 
+/* The loader's variable an exec carries the shim in (carry.h): the
+ * shim is loaded by ld.so on Linux, by dyld where the hand-over is by
+ * paths (macOS; the shim-dyld runner) */
+#if SHIM_HANDOVER_PATHS
+#define SHIM_PRELOAD_ENTRY "DYLD_INSERT_LIBRARIES="
+#else
+#define SHIM_PRELOAD_ENTRY "LD_PRELOAD="
+#endif
+#define SHIM_PRELOAD_LEN (sizeof(SHIM_PRELOAD_ENTRY) - 1)
+
 /* A directory opened only to walk from (tell.c): O_PATH needs no read
  * permission; without it, a directory the program may not list is a
  * walk's end ("cannot be told"). */

@@ -358,6 +358,66 @@ Test(shim_dyld, a_connection_and_a_lookup_the_policy_refuses)
 	expect_no_report();
 }
 
+/* What a program started with envp saw in DYLD_INSERT_LIBRARIES and
+ * SBX_SHIM, one line each, started by execve in a child (spawn: false)
+ * or by posix_spawn. */
+static char *started_sees(char *const envp[], bool spawn)
+{
+	static char out[4096];
+	char *argv[] = { "sh", "-c", "printf '%s\\n%s\\n' \"$DYLD_INSERT_LIBRARIES\" \"$SBX_SHIM\"",
+			 NULL };
+	int p[2], status;
+	pid_t pid;
+
+	cr_assert_eq(pipe(p), 0);
+	if (spawn) {
+		posix_spawn_file_actions_t fa;
+		posix_spawn_file_actions_init(&fa);
+		posix_spawn_file_actions_adddup2(&fa, p[1], 1);
+		cr_assert_eq(sbx_dyld_posix_spawn(&pid, "/bin/sh", &fa, NULL, argv, envp), 0);
+		posix_spawn_file_actions_destroy(&fa);
+	} else {
+		pid = fork();
+		cr_assert_geq(pid, 0);
+		if (pid == 0) {
+			dup2(p[1], 1);
+			sbx_dyld_execve("/bin/sh", argv, envp);
+			_exit(127);
+		}
+	}
+	close(p[1]);
+	ssize_t n, got = 0;
+	while ((n = read(p[0], out + got, sizeof(out) - 1 - (size_t)got)) > 0)
+		got += n;
+	out[got] = '\0';
+	close(p[0]);
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %d", status);
+	return out;
+}
+
+/* A program that scrubs the environment it starts a child with keeps the
+ * shim in the child: DYLD_INSERT_LIBRARIES names it first, SBX_SHIM is
+ * ours, whatever the envp said */
+Test(shim_dyld, a_scrubbed_environment_still_carries_the_shim)
+{
+	char *want, *empty[] = { NULL };
+	char *theirs[] = { "DYLD_INSERT_LIBRARIES=/opt/theirs.dylib", "SBX_SHIM=1;policy=/tmp/mine",
+			   "PATH=/usr/bin:/bin", NULL };
+	const char *spec = getenv("SBX_SHIM");
+
+	cr_assert_gt(asprintf(&want, "/opt/sbx/lib/libsbx-preload.dylib\n%s\n", spec), 0);
+	cr_assert_str_eq(started_sees(empty, false), want);
+	cr_assert_str_eq(started_sees(empty, true), want);
+	free(want);
+	cr_assert_gt(asprintf(&want, "/opt/sbx/lib/libsbx-preload.dylib:/opt/theirs.dylib\n%s\n",
+			      spec), 0);
+	cr_assert_str_eq(started_sees(theirs, false), want);
+	cr_assert_str_eq(started_sees(theirs, true), want);
+	free(want);
+	expect_no_report();
+}
+
 /* ---- hostile arguments */
 
 Test(shim_dyld, a_null_path_is_the_real_calls_to_answer)
