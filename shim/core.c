@@ -345,8 +345,11 @@ static bool handed_writable(const char *path, const struct policy *p)
 {
 #if SHIM_HANDOVER_PATHS
 	const struct sbx_rule *why;
+	char norm[SBX_SHIM_PATH_MAX];
 
-	return policy_check_path(p, SBX_OP_WRITE, path, &why) != SBX_DENY;
+	/* judged as the policy judges every path: normal (`//`, `.` folded) */
+	return path_join(NULL, path, norm, sizeof(norm)) ||
+	       policy_check_path(p, SBX_OP_WRITE, norm, &why) != SBX_DENY;
 #else
 	(void)path;
 	(void)p;

@@ -531,6 +531,13 @@ Test(shim_dyld, a_policy_the_sandbox_could_have_written_is_never_judged_by)
 	cr_assert_eq(try_policy(copy, said, sizeof(said)), 0);
 	cr_assert(strstr(said, "shim off in this process: the policy's file is one the sandbox "
 			       "may write"), "said: %s", said);
+	/* the same file named with `//` and `.`: judged as the policy
+	 * judges paths, normal */
+	char *odd;
+	cr_assert_gt(asprintf(&odd, "%s//./policy", root), 0);
+	cr_assert_eq(try_policy(odd, said, sizeof(said)), 0);
+	cr_assert(strstr(said, "the policy's file is one the sandbox may write"), "said: %s", said);
+	free(odd);
 	/* the same blob where it may not write: judged by */
 	cr_assert_eq(try_policy(at(run, "policy"), said, sizeof(said)), 1, "said: %s", said);
 	cr_assert_str_eq(said, "");
@@ -554,8 +561,17 @@ Test(shim_dyld, hostile_policy_paths_turn_the_shim_off_without_a_hang_or_a_crash
 	int fd = open(big, O_WRONLY | O_CREAT | O_CLOEXEC, 0444);
 	cr_assert_eq(ftruncate(fd, 1 << 20), 0);
 	close(fd);
+	/* the real policy by a path too long for the shim's buffer (its
+	 * `/`s): refused whole, never cut */
+	char longp[SBX_SHIM_PATH_MAX + 1];
+	size_t l = strlen(run);
+	memcpy(longp, run, l);
+	while (l < SBX_SHIM_PATH_MAX - 7)
+		longp[l++] = '/';
+	memcpy(longp + l, "/policy", 8);
+	cr_assert_eq(strlen(longp), SBX_SHIM_PATH_MAX);
 	const char *const bad[] = { fifo, half, junk, link, big, run, "/dev/zero", "/dev/null",
-				    "relative/policy", "/no/such/file" };
+				    "relative/policy", "/no/such/file", longp };
 	for (size_t i = 0; i < ARRAY_LEN(bad); i++) {
 		cr_assert_eq(try_policy(bad[i], said, sizeof(said)), 0,
 			     "policy=%s: not turned off cleanly (said: %s)", bad[i], said);
