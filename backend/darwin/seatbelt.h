@@ -25,6 +25,10 @@ struct seatbelt_opts {
 	 * compiler refuses rather than leave the network open or shut. */
 	unsigned http_port, socks_port;
 	bool keychain; /* the login keychain's services (an opt-in) */
+	/* The person's terminal, when COMMAND has one of its own
+	 * (backend/relay.c): denied by name (HOST_TTY), after every allow.
+	 * NULL or "": none. */
+	const char *host_tty;
 };
 
 struct seatbelt_param {
