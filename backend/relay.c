@@ -254,12 +254,19 @@ int relay_child_session(int keep, int max_fd)
 	if (setsid() < 0 || ioctl(R.slave, TIOCSCTTY, 0) < 0)
 		return errno;
 	relay_child();
-	/* the person's terminal by no other descriptor either */
+	/* no terminal by another descriptor either (Linux's process.c holds
+	 * them back too): the person's by any name, and /dev/tty opened
+	 * outside (Linux binds it to the terminal it was then) */
 	for (int fd = 3; fd < max_fd; fd++)
 		if (fd != keep && fd != R.slave && !fstat(fd, &st) && S_ISCHR(st.st_mode) &&
-		    st.st_rdev == R.rdev)
+		    isatty(fd))
 			close(fd);
 	return 0;
+}
+
+int relay_slave(void)
+{
+	return R.slave;
 }
 
 void relay_spawned(void)

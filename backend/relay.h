@@ -26,9 +26,11 @@ void relay_child(void);
  * backend): a session of its own with the slave as its controlling
  * terminal (setsid, TIOCSCTTY; its group the slave's foreground), the
  * slave onto the standard streams as relay_child(), and every other
- * descriptor of the person's terminal below max_fd closed (but keep).
+ * descriptor of a terminal below max_fd closed (but keep).
  * Async-signal-safe. 0 or an errno. */
 int relay_child_session(int keep, int max_fd);
+/* The slave, between relay_open() and relay_spawned() (-1 else). */
+int relay_slave(void);
 /* In the parent after the spawn: our copy of the slave closed. */
 void relay_spawned(void);
 /* The typing is relayed and we are not the terminal's foreground: COMMAND

@@ -53,62 +53,153 @@ int darwin_tag(const char *run_id, char *out, size_t outsz)
 /* With a terminal of its own (relay.c): fork and exec, since nothing of
  * posix_spawn's makes a terminal the controlling one (POSIX_SPAWN_SETSID
  * gives the session, not TIOCSCTTY, and BSD's open() never makes a
- * terminal controlling). The child: the signals in def at their default
- * action, a session of its own with the pty's slave as its controlling
- * terminal and on the standard streams that were the person's terminal,
- * no other descriptor of that terminal kept (below max_fd); an exec that
- * fails says its errno through a close-on-exec pipe. */
-static int spawn_tty(const char *path, char *const *argv, char *const *envp,
-		     const sigset_t *def, pid_t *pid)
+ * terminal controlling).
+ *
+ * Two processes, as a terminal's shell and its job: the first (the
+ * holder, sbx's own code, unsandboxed) makes a session of its own with
+ * the pty's slave as its controlling terminal (relay_child_session: the
+ * slave on the streams that were the person's terminal, no other
+ * terminal descriptor kept), then starts sandbox-exec in a
+ * process group of its own, the slave's foreground unless we are in the
+ * person's background (then its first read stops it with SIGTTIN, and us
+ * with it, as on Linux). A group whose parent is in its session is not
+ * orphaned, so ^Z on the pty stops COMMAND (a session leader's own group
+ * would be, and the kernel drops the terminal's SIGTSTP). The holder
+ * closes all but the slave and the status pipe, tells COMMAND's pid and
+ * then each of its stops and its end (waitpid's status) through the
+ * pipe, and gives the slave's foreground back to COMMAND when it stopped
+ * reading or writing in the background of it (sbx decides when it goes
+ * on: relay_stop). It ends with COMMAND; a hangup of the pty (sbx gone)
+ * ends it and sends COMMAND's group SIGHUP, as a terminal does. An exec
+ * that fails says its errno through a close-on-exec pipe. */
+static _Noreturn void holder(const char *path, char *const *argv, char *const *envp,
+			     const sigset_t *def, int ep, int sp, int max_fd, bool bg)
 {
-	long max = sysconf(_SC_OPEN_MAX);
-	int max_fd = max > 0 && max < 65536 ? (int)max : 65536;
-	int ep[2], e = 0;
+	struct sigaction dfl = { .sa_handler = SIG_DFL }, ign = { .sa_handler = SIG_IGN };
+	int e, tty = relay_slave(), st;
 
-	if (pipe(ep))
-		return -errno;
-	fcntl(ep[0], F_SETFD, FD_CLOEXEC);
-	fcntl(ep[1], F_SETFD, FD_CLOEXEC);
-	pid_t c = fork();
-	if (c == 0) {
-		struct sigaction dfl = { .sa_handler = SIG_DFL };
+	/* what sbx catches (into its pipe): at the default here */
+	for (size_t i = 0; i < SBX_NFORWARDED; i++)
+		sigaction(sbx_forwarded[i], &dfl, NULL);
+	sigaction(SIGCHLD, &dfl, NULL);
+	sigaction(SIGTSTP, &dfl, NULL);
+	sigaction(SIGCONT, &dfl, NULL);
+	if ((e = relay_child_session(ep, max_fd)))
+		goto fail;
+	pid_t g = fork();
+	if (g < 0) {
+		e = errno;
+		goto fail;
+	}
+	if (g == 0) {
+		sigset_t ttou, old;
+		setpgid(0, 0);
+		if (!bg) {
+			/* the foreground, from the background: SIGTTOU held */
+			sigemptyset(&ttou);
+			sigaddset(&ttou, SIGTTOU);
+			sigprocmask(SIG_BLOCK, &ttou, &old);
+			tcsetpgrp(tty, getpid());
+			sigprocmask(SIG_SETMASK, &old, NULL);
+		}
 		for (int sig = 1; sig < NSIG; sig++)
 			if (sigismember(def, sig) == 1)
 				sigaction(sig, &dfl, NULL);
-		e = relay_child_session(ep[1], max_fd);
-		if (!e) {
-			execve(path, argv, envp);
-			e = errno;
-		}
-		if (write(ep[1], &e, sizeof(e)) < 0) {
+		execve(path, argv, envp);
+		e = errno;
+		if (write(ep, &e, sizeof(e)) < 0) {
 			/* the parent sees the pipe end without a word */
 		}
 		_exit(127);
 	}
+	setpgid(g, g);
+	sigaction(SIGTTOU, &ign, NULL); /* tcsetpgrp below, from the background */
+	if (write(sp, &g, sizeof(g)) != (ssize_t)sizeof(g))
+		_exit(125);
+	for (int fd = 3; fd < max_fd; fd++)
+		if (fd != sp && fd != tty)
+			close(fd);
+	for (;;) {
+		pid_t w = waitpid(g, &st, WUNTRACED);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			_exit(125);
+		if (WIFSTOPPED(st) && (WSTOPSIG(st) == SIGTTIN || WSTOPSIG(st) == SIGTTOU))
+			tcsetpgrp(tty, g);
+		if (write(sp, &st, sizeof(st)) < 0 || !WIFSTOPPED(st))
+			_exit(0);
+	}
+fail:
+	if (write(ep, &e, sizeof(e)) < 0) {
+		/* the parent sees the pipe end without a word */
+	}
+	_exit(127);
+}
+
+/* The holder started: COMMAND's pid in *pid, the holder's and its status
+ * pipe in d. */
+static int spawn_tty(struct darwin *d, const char *path, char *const *argv, char *const *envp,
+		     const sigset_t *def, pid_t *pid)
+{
+	long max = sysconf(_SC_OPEN_MAX);
+	int max_fd = max > 0 && max < 65536 ? (int)max : 65536;
+	int ep[2], sp[2], e = 0;
+	bool bg = relay_background();
+
+	if (pipe(ep))
+		return -errno;
+	if (pipe(sp)) {
+		e = errno;
+		close(ep[0]);
+		close(ep[1]);
+		return -e;
+	}
+	for (int i = 0; i < 2; i++) {
+		fcntl(ep[i], F_SETFD, FD_CLOEXEC);
+		fcntl(sp[i], F_SETFD, FD_CLOEXEC);
+	}
+	pid_t c = fork();
+	if (c == 0)
+		holder(path, argv, envp, def, ep[1], sp[1], max_fd, bg);
 	if (c < 0)
 		e = errno;
 	close(ep[1]);
+	close(sp[1]);
 	relay_spawned();
-	while (c > 0 && read(ep[0], &e, sizeof(e)) < 0 && errno == EINTR)
+	/* an errno, or the end: every copy closed once COMMAND runs */
+	ssize_t k;
+	while (c > 0 && (k = read(ep[0], &e, sizeof(e))) < 0 && errno == EINTR)
 		;
 	close(ep[0]);
-	if (c > 0 && e) {
-		while (waitpid(c, NULL, 0) < 0 && errno == EINTR)
+	pid_t g = -1;
+	if (c > 0 && !e) {
+		while ((k = read(sp[0], &g, sizeof(g))) < 0 && errno == EINTR)
 			;
+		if (k != (ssize_t)sizeof(g) || g <= 0)
+			e = EIO;
+	}
+	if (c < 0 || e) {
+		close(sp[0]);
+		if (c > 0)
+			darwin_reap(&c, g > 0 ? 0 : SIGKILL);
 		return -e;
 	}
-	*pid = c;
-	return -e;
+	fcntl(sp[0], F_SETFL, O_NONBLOCK);
+	d->holder = c;
+	d->status_fd = sp[0];
+	*pid = g;
+	return 0;
 }
 
 /* path with argv and envp, the standard streams ours (COMMAND's, or the
  * relay's pty where ours are a terminal), the signals in def at their
  * default action. */
-static int spawn(const char *path, char *const *argv, char *const *envp, const sigset_t *def,
-		 pid_t *pid)
+static int spawn(struct darwin *d, const char *path, char *const *argv, char *const *envp,
+		 const sigset_t *def, pid_t *pid)
 {
 	if (relay_on())
-		return spawn_tty(path, argv, envp, def, pid);
+		return spawn_tty(d, path, argv, envp, def, pid);
 	posix_spawnattr_t at;
 	int rc = posix_spawnattr_init(&at);
 
@@ -382,7 +473,7 @@ static int darwin_go(struct backend *b, const struct plan *pl, const int *fds, s
 		return -EINTR;
 	cmd_started = 1;
 	d->watch.stop_fd = -1; /* the end sentinel is awaited whatever comes */
-	int rc = spawn(d->watch.sandbox_exec, d->argv.v, d->envp.v, &d->sigdefault, &d->cmd_pid);
+	int rc = spawn(d, d->watch.sandbox_exec, d->argv.v, d->envp.v, &d->sigdefault, &d->cmd_pid);
 	strv_free(&d->argv);
 	strv_free(&d->envp);
 	if (!rc)
@@ -415,26 +506,45 @@ static int exit_status(int st)
 }
 
 /* COMMAND's state, when it changed: its status once it ended (-1 while
- * it runs). With the relay, a stop of COMMAND's (^Z on its terminal)
+ * it runs). With the relay, the holder (spawn_tty) says each change: a
+ * stop of COMMAND's (^Z on its terminal, a read in the background of it)
  * stops the run as one job (relay_stop: the person's modes back, sbx
- * stopped; COMMAND goes on at our SIGCONT, job_signal). */
+ * stopped; COMMAND goes on at our SIGCONT, job_signal); a stop in the
+ * background of its pty while we are in the person's foreground goes on
+ * at once (the holder gave it the pty's foreground). A holder gone
+ * without a word (killed): its own status. */
 static int reap(struct darwin *d)
 {
 	int st;
+	ssize_t k;
 
-	if (d->cmd_pid <= 0 ||
-	    waitpid(d->cmd_pid, &st, WNOHANG | (relay_on() ? WUNTRACED : 0)) != d->cmd_pid)
-		return -1;
-	if (WIFSTOPPED(st)) {
-		/* a read in the background of its own pty while we are in
-		 * the person's foreground: it goes on (it stops again if it
-		 * reads again, as on Linux without sbx-init's tcsetpgrp) */
-		if (relay_stop(WSTOPSIG(st)))
-			kill(-d->cmd_pid, SIGCONT);
-		return -1;
+	if (d->holder <= 0) {
+		if (d->cmd_pid <= 0 || waitpid(d->cmd_pid, &st, WNOHANG) != d->cmd_pid)
+			return -1;
+		d->cmd_pid = -1;
+		return exit_status(st);
 	}
-	d->cmd_pid = -1;
-	return exit_status(st);
+	while ((k = read(d->status_fd, &st, sizeof(st))) == (ssize_t)sizeof(st)) {
+		if (WIFSTOPPED(st)) {
+			if (relay_stop(WSTOPSIG(st)) && d->cmd_pid > 0)
+				kill(-d->cmd_pid, SIGCONT);
+			continue;
+		}
+		d->cmd_pid = -1;
+		close(d->status_fd);
+		d->status_fd = -1;
+		darwin_reap(&d->holder, 0);
+		return exit_status(st);
+	}
+	if (k < 0 && (errno == EAGAIN || errno == EINTR))
+		return -1;
+	/* the pipe's end without COMMAND's: the holder's status */
+	close(d->status_fd);
+	d->status_fd = -1;
+	while (waitpid(d->holder, &st, 0) < 0 && errno == EINTR)
+		;
+	d->holder = d->cmd_pid = -1;
+	return WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 125;
 }
 
 /* A signal with the relay on: the terminal's size onto the pty (the
@@ -484,7 +594,7 @@ int darwin_wait(struct backend *b, struct darwin_io *io, bool *ready)
 	status = reap(d);
 	/* the signals, the log, the reports, the terminal relay's three
 	 * (relay.c), then the proxy's (net_loop_pollfds) */
-	enum { NOWN = 6 };
+	enum { NOWN = 7 };
 	struct pollfd *pf = NULL;
 	size_t npf = 0;
 	while (status < 0) {
@@ -501,6 +611,7 @@ int darwin_wait(struct backend *b, struct darwin_io *io, bool *ready)
 		pf[1] = (struct pollfd){ .fd = d->watch.log_fd, .events = POLLIN };
 		pf[2] = (struct pollfd){ .fd = io->report_fd, .events = POLLIN };
 		relay_poll_set(pf + 3);
+		pf[6] = (struct pollfd){ .fd = d->status_fd, .events = POLLIN };
 		if (nn)
 			memcpy(pf + NOWN, lpf, nn * sizeof(*pf));
 		bool pending = io->pending && io->pending(io->ctx);
@@ -524,6 +635,8 @@ int darwin_wait(struct backend *b, struct darwin_io *io, bool *ready)
 			}
 			status = reap(d);
 		}
+		if (status < 0 && pf[6].revents)
+			status = reap(d);
 		relay_poll_run(pf + 3);
 		if (pf[1].revents & (POLLIN | POLLHUP)) {
 			darwin_watch_read(&d->watch);
@@ -570,7 +683,11 @@ static void darwin_release(struct backend *b)
 
 	if (!d)
 		return;
-	darwin_reap(&d->cmd_pid, SIGKILL);
+	darwin_reap(&d->cmd_pid, SIGKILL); /* with the relay not our child: killed */
+	darwin_reap(&d->holder, SIGKILL);
+	if (d->status_fd >= 0)
+		close(d->status_fd);
+	d->status_fd = -1;
 	darwin_watch_stop(&d->watch);
 	relay_end();
 	signals_end();

@@ -290,10 +290,11 @@ else bad "$(tr '\r\n' '  ' <"$B/out" | tail -c 300) $(cat "$B/py")"; fi
 # TTY B OUTER [ACTION...]: sh -c OUTER in a fresh terminal (a pty of 24
 # rows and 80 columns; $B/outer.tty its name, as the person's shell sees
 # it), the session's leader, while the actions run in order:
-# wait:FILE (until B/FILE exists), size:ROWS:COLS (the terminal resized),
-# kill:SIG:FILE (the pid in B/FILE signalled), type:TEXT (typed, \n as
-# Enter). Then until OUTER ends (30 s at most); prints what the terminal
-# showed, then RESULT=EXIT=N or RESULT=HUNG.
+# wait:FILE (until B/FILE exists), see:TEXT (until the terminal showed
+# TEXT since the last see), size:ROWS:COLS (the terminal resized),
+# kill:SIG:FILE (the pid in B/FILE signalled), type:TEXT (typed; \n,
+# \x1a... as Python reads them). Then until OUTER ends (30 s at most);
+# prints what the terminal showed, then RESULT=EXIT=N or RESULT=HUNG.
 TTY=$(mktemp /var/tmp/sbx-darwin-tty.XXXXXX)
 cat >"$TTY" <<'PY'
 import fcntl, os, select, signal, struct, sys, termios, time
@@ -319,28 +320,44 @@ def drain(t=0):
         if not d: return
         out += d
         t = 0
-def wait(path):
-    for _ in range(600):
+def ticks(secs):  # a drain of 50 ms at least each (a hung-up pty reads at once)
+    end = time.time() + secs
+    while time.time() < end:
+        t = time.time()
         drain(0.05)
+        time.sleep(max(0, 0.05 - (time.time() - t)))
+        yield
+def wait(path):
+    for _ in ticks(30):
         if os.path.exists(path): return
     sys.exit("never made: " + path)
+seen = 0
+def see(text):
+    global seen
+    for _ in ticks(30):
+        i = out.find(text.encode(), seen)
+        if i >= 0:
+            seen = i + len(text)
+            return
+    sys.exit("never shown: %r in %r" % (text, out[seen:][-300:]))
 for a in sys.argv[3:]:
     k, _, v = a.partition(":")
     if k == "wait": wait(b + "/" + v)
+    elif k == "see": see(v)
     elif k == "size":
         r, c = v.split(":")
         fcntl.ioctl(m, termios.TIOCSWINSZ, struct.pack("HHHH", int(r), int(c), 0, 0))
     elif k == "kill":
         sig, f = v.split(":")
         os.kill(int(open(b + "/" + f).read()), getattr(signal, sig))
-    elif k == "type": os.write(m, v.replace("\\n", "\n").encode())
+    elif k == "type": os.write(m, v.encode().decode("unicode_escape").encode())
 st = None
-for _ in range(600):
-    drain(0.05)
+for _ in ticks(30):
     done, st = os.waitpid(pid, os.WNOHANG)
     if done: break
-else:
-    os.kill(pid, 9); os.waitpid(pid, 0); st = None
+    st = None
+if st is None:
+    os.kill(pid, 9); os.waitpid(pid, 0)
 drain()
 sys.stdout.write(out.decode(errors="replace"))
 print("RESULT=" + ("EXIT=%d" % os.waitstatus_to_exitcode(st) if st is not None else "HUNG"))
@@ -425,6 +442,28 @@ for how in exit TERM KILL; do
 done
 if [ "$res" = " exit=ok TERM=ok KILL=ok" ]; then ok
 else bad "$res $(cat "$B/py")"; fi
+
+dt ctrl_z_stops_the_run_as_a_job_and_fg_and_a_background_start_go_on
+# an interactive shell's job: ^Z on the sandbox's terminal stops COMMAND
+# and sbx-preload with it (the shell says Stopped, its own modes back
+# meanwhile); fg goes on where it was. Started in the background, the
+# first read stops the job (tty input) and fg gives it the typing.
+printf 'echo $$ > %s/pid; while read l; do echo "$l" >> %s/got; : > %s/"$l"; done\n' \
+	"$B" "$B" "$B" >"$B/job.sh"
+printf 'read x; echo "$x" > %s/bg\n' "$B" >"$B/bg.sh"
+python3 "$TTY" "$B" 'PS1="P$ " exec bash --norc --noprofile -i' see:'P$ ' \
+	"type:set -b; stty -g > $B/before\\n" see:'P$ ' \
+	"type:'$SBX' -- sh $B/job.sh\\n" wait:pid type:'one\n' wait:one \
+	type:'\x1a' see:Stopped see:'P$ ' \
+	"type:stty -g > $B/mid\\n" see:'P$ ' \
+	type:'fg\n' see:job.sh type:'two\n' wait:two type:'\x04' see:'P$ ' \
+	"type:'$SBX' -- sh $B/bg.sh &\\n" see:'P$ ' see:Stopped \
+	type:'fg\n' see:bg.sh type:'three\n' see:'P$ ' \
+	"type:stty -g > $B/after; exit\\n" >"$B/out" 2>"$B/py"
+if hasf RESULT=EXIT=0 out && [ "$(cat "$B/got" 2>/dev/null)" = "one
+two" ] && [ "$(cat "$B/bg" 2>/dev/null)" = three ] && [ -s "$B/before" ] &&
+	[ "$(cat "$B/mid")" = "$(cat "$B/before")" ] && [ "$(cat "$B/after")" = "$(cat "$B/before")" ]; then ok
+else bad "got=[$(cat "$B/got" 2>/dev/null)] bg=[$(cat "$B/bg" 2>/dev/null)] $(tail -c 400 "$B/out" | tr '\r\n' '  ') $(cat "$B/py")"; fi
 
 # ---- fail closed
 
