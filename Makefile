@@ -57,10 +57,10 @@ SUPERVISOR_SRCS += preload/loginpath.c
 SUPERVISOR_SRCS += backend/linux/mountids.c common/pathwalk.c common/openat2.c
 # what the walk of the writable roots found, for the next start (walkrec.h)
 SUPERVISOR_SRCS += preload/walkrec.c
-# the Linux backends (backend.h): the process driver and the terminal
-# relay for both, the nested mode's Landlock ruleset (landlock.h)
+# the Linux backends (backend.h): the process driver for both, the nested
+# mode's Landlock ruleset (landlock.h); the terminal relay, macOS's too
 SUPERVISOR_SRCS += backend/linux/landlock.c backend/linux/nested.c backend/linux/linux.c \
-	backend/linux/process.c backend/linux/relay.c \
+	backend/linux/process.c backend/relay.c \
 	preload/mode.c common/strv.c
 # the control protocol with sbx-init (control.h), in both programs
 SUPERVISOR_SRCS += common/control.c
@@ -374,8 +374,8 @@ build/tests/darwin-unit: $(DARWIN_UNIT_SRCS:%.c=build/%.o) $(DARWIN_CHECK_SRCS:%
 # tests/integration/darwin.sh puts them there).
 DARWIN_PRELOAD_SRCS := preload/start.c preload/options.c preload/config.c preload/profile.c \
 	preload/reports.c preload/print.c preload/util.c preload/loginpath.c preload/mode.c \
-	common/hostfs.c common/pathwalk.c common/openat2.c common/msg.c common/strv.c \
-	common/wire.c $(DARWIN_SRCS) $(NET_SRCS) $(POLICY_SRCS)
+	backend/relay.c common/hostfs.c common/pathwalk.c common/openat2.c common/msg.c \
+	common/strv.c common/wire.c $(DARWIN_SRCS) $(NET_SRCS) $(POLICY_SRCS)
 build/darwin/sbx-preload: build/preload/darwin_main.o $(DARWIN_PRELOAD_SRCS:%.c=build/%.o)
 	@mkdir -p $(@D)
 	$(CC) $(SBX_LDFLAGS) -o $@ $^ $(SBX_LDLIBS)
@@ -388,15 +388,19 @@ build/tests/darwin/sbx-preload: build/tests/darwin/preload/darwin_main.o \
 # The macOS wrappers (shim/darwin.c) on Linux: linked with the shim's
 # check core and the interpose table (an sbx_dyld_* the table names and
 # no file defines fails this link), and called on real files
-# (tests/unit/shim_dyld.c). The core is Linux's, so this runner is too.
-SHIM_DYLD_OBJS := $(patsubst %.c,build/shim-dyld/%.o,shim/darwin.c shim/core.c shim/check.c \
-	shim/decided.c shim/dirfds.c shim/resolve.c shim/tell.c shim/netjudge.c)
+# (tests/unit/shim_dyld.c). The core as macOS builds it (SBX_PORTABLE:
+# libc's calls, the hand-over by paths; shim/port.h), handed its policy
+# the way launch.c's darwin_shim_spec says.
+SHIM_DYLD_SRCS := shim/darwin.c shim/core.c shim/check.c shim/decided.c shim/dirfds.c \
+	shim/resolve.c shim/tell.c shim/netjudge.c
+SHIM_DYLD_OBJS := $(patsubst %.c,build/shim-dyld/%.o,$(SHIM_DYLD_SRCS))
 build/shim-dyld/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) $(SHIM_CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) -DSBX_PORTABLE $(SHIM_CFLAGS) -c -o $@ $<
 build/shim-dyld/shim/darwin.o: build/gen/dyld-rows.h
 build/tests/shim-dyld: build/tests/unit/shim_dyld.o build/tests/unit/helpers.o $(SHIM_DYLD_OBJS) \
-		build/gen/interpose.o build/lib/libcommon.a build/lib/libpolicy.a
+		build/gen/interpose.o build/lib/libdarwin.a build/lib/libnet.a \
+		build/lib/libcommon.a build/lib/libpolicy.a
 	$(CC) $(SBX_LDFLAGS) -no-pie -o $@ $(filter %.o,$^) $(call group,$(filter %.a,$^)) \
 		$(SBX_LDLIBS) -lcriterion
 # On a Mac (.github/workflows/macos.yml): the same wrappers and the table
@@ -407,6 +411,15 @@ build/darwin/dyld-link.dylib: build/gen/interpose.c build/gen/dyld-rows.h shim/d
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) -std=gnu11 -Wall -Wextra -fPIC -fvisibility=hidden \
 		$(CFLAGS) -dynamiclib -Wl,-undefined,dynamic_lookup -o $@ build/gen/interpose.c shim/darwin.c
+# The shim itself for macOS: the wrappers, the table and the check core
+# as the shim-dyld runner builds it (SBX_PORTABLE), every name resolved
+# in libSystem (no dynamic lookup). Built by the macOS workflow only.
+build/darwin/libsbx-preload.dylib: build/gen/interpose.c build/gen/dyld-rows.h $(SHIM_DYLD_SRCS) \
+		common/wire.c $(SHIM_POLICY_SRCS) $(SHIM_POLICY_COLD_SRCS)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) -DSBX_PORTABLE -std=gnu11 -Wall -Wextra \
+		-Wno-unused-parameter -fPIC -fvisibility=hidden $(CFLAGS) -dynamiclib -o $@ \
+		$(filter %.c,$^)
 # on Linux also macOS's sbx-preload in its test build, run by darwin.sh
 DARWIN_CHECK_HERE := $(if $(filter Linux,$(shell uname -s)),build/tests/shim-dyld \
 	build/tests/darwin/sbx-preload)

@@ -627,6 +627,39 @@ Test(seatbelt, hostile_paths_travel_only_as_parameters)
 	policy_free(p);
 }
 
+Test(seatbelt, the_persons_terminal_is_denied_by_name_and_ptys_of_its_own_are_not)
+{
+	/* with the relay (backend/relay.c) COMMAND has a pty of its own: the
+	 * person's terminal is refused by name, after every allow (an
+	 * allow_write of /dev opens it not again); other ttys, /dev/tty (the
+	 * controlling one: the relay's) and /dev/ptmx stay allowed */
+	struct policy *p = compile_ini("[filesystem]\nallow_write = /dev\n");
+	struct seatbelt_opts o = opts;
+	struct seatbelt_profile sp;
+	struct prof pr;
+
+	o.host_tty = "/dev/ttys003";
+	cr_assert_eq(seatbelt_compile(p, &o, &sp, NULL, 0), 0);
+	assert_not_contains(sp.text, "ttys003");
+	cr_assert_str_eq(param_named(&sp, "/dev/ttys003"), "HOST_TTY");
+	prof_load(&pr, &sp);
+	static const char *const ops[] = { "file-read-data", "file-write-data", "file-ioctl" };
+	for (size_t i = 0; i < 3; i++) {
+		cr_assert(!prof_allows(&pr, ops[i], "/dev/ttys003"), "%s allowed", ops[i]);
+		cr_assert(prof_allows(&pr, ops[i], "/dev/ttys004"), "%s refused", ops[i]);
+		cr_assert(prof_allows(&pr, ops[i], "/dev/tty"), "%s refused", ops[i]);
+		cr_assert(prof_allows(&pr, ops[i], "/dev/ptmx"), "%s refused", ops[i]);
+	}
+	prof_free(&pr);
+	seatbelt_profile_free(&sp);
+	/* none given: no such rule */
+	o.host_tty = "";
+	cr_assert_eq(seatbelt_compile(p, &o, &sp, NULL, 0), 0);
+	assert_not_contains(sp.text, "HOST_TTY");
+	seatbelt_profile_free(&sp);
+	policy_free(p);
+}
+
 Test(seatbelt, regex_escapes_and_wildcards)
 {
 	char re[256];
@@ -939,4 +972,68 @@ Test(seatbelt, presets_keep_container_daemons_out_of_reach)
 		seatbelt_profile_free(&sp);
 		policy_free(p);
 	}
+}
+
+/* The shim's hand-over (docs/MACOS.md): a directory of the supervisor's,
+ * here inside a writable root (the hard case), never changed from inside;
+ * the policy read, the report FIFO written and never read (in any case's
+ * spelling: APFS folds it), the counters written. */
+Test(seatbelt, the_shims_files_are_read_or_written_only_as_handed_over)
+{
+	struct policy *p = compile_ini("[filesystem]\nallow_write = /tmp\n"
+				       "deny_read = /tmp/sbx-run\n");
+	struct seatbelt_opts so = opts;
+	struct seatbelt_profile sp;
+	struct prof pr;
+	char err[256] = "";
+
+	so.shim_dir = "/tmp/sbx-run";
+	so.shim_policy = "/tmp/sbx-run/policy";
+	so.shim_report = "/tmp/sbx-run/reports";
+	so.shim_counters = "/tmp/sbx-run/dropped";
+	cr_assert_eq(seatbelt_compile(p, &so, &sp, err, sizeof(err)), 0, "%s", err);
+	prof_load(&pr, &sp);
+	path_gen++;
+	static const struct {
+		const char *op, *path;
+		bool allow;
+	} want[] = {
+		{ "file-write-data", "/private/tmp/elsewhere", true }, /* the root still is */
+		{ "file-write-create", "/private/tmp/sbx-run/new", false },
+		{ "file-write-unlink", "/private/tmp/sbx-run/policy", false },
+		{ "file-write-data", "/private/tmp/sbx-run/policy", false },
+		{ "file-write-unlink", "/private/tmp/sbx-run", false },
+		{ "file-write-create", "/private/tmp/SBX-RUN/policy", false },
+		{ "file-read-data", "/private/tmp/sbx-run/policy", true }, /* deny_read there */
+		{ "file-read-data", "/private/tmp/sbx-run/other", false },
+		{ "file-write-data", "/private/tmp/sbx-run/reports", true },
+		{ "file-write-data", "/private/tmp/sbx-run/dropped", true },
+		{ "file-write-data", "/private/tmp/sbx-run/REPORTS", false },
+		{ "file-read-data", "/private/tmp/sbx-run/reports", false },
+		{ "file-read-data", "/private/tmp/sbx-run/Reports", false },
+		{ "file-write-unlink", "/private/tmp/sbx-run/reports", false },
+		{ "file-write-mode", "/private/tmp/sbx-run/reports", false },
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		path_gen++;
+		cr_assert_eq(prof_allows(&pr, want[i].op, want[i].path), want[i].allow, "%s %s",
+			     want[i].op, want[i].path);
+	}
+	prof_free(&pr);
+	seatbelt_profile_free(&sp);
+	/* files outside the directory, a relative one: refused, said */
+	so.shim_counters = "/tmp/dropped";
+	cr_assert_eq(seatbelt_compile(p, &so, &sp, err, sizeof(err)), -EINVAL);
+	cr_assert_str_eq(err, "the shim's files must be in its directory");
+	so.shim_counters = "/tmp/sbx-run/dropped";
+	so.shim_dir = "sbx-run";
+	cr_assert_eq(seatbelt_compile(p, &so, &sp, err, sizeof(err)), -EINVAL);
+	so.shim_dir = NULL;
+	cr_assert_eq(seatbelt_compile(p, &so, &sp, err, sizeof(err)), -EINVAL);
+	/* none: no rule of the shim's */
+	so.shim_policy = so.shim_report = so.shim_counters = NULL;
+	cr_assert_eq(seatbelt_compile(p, &so, &sp, err, sizeof(err)), 0);
+	assert_not_contains(sp.text, "hand-over");
+	seatbelt_profile_free(&sp);
+	policy_free(p);
 }
