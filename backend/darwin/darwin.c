@@ -426,7 +426,14 @@ static int shim_make(struct darwin *d, const struct policy *p, char *why, size_t
 			 he.msg[0] ? ": " : "", he.msg);
 		return rc;
 	}
-	if (mkfifoat(s->dirfd, "reports", 0600)) {
+#ifdef __APPLE__
+	/* mkfifoat is macOS 13's: by path, in the directory only we write
+	 * (a name there is refused, never followed; the open below checks) */
+	int made = mkfifo(s->report, 0600);
+#else
+	int made = mkfifoat(s->dirfd, "reports", 0600);
+#endif
+	if (made) {
 		rc = -errno;
 		snprintf(why, whysz, "cannot make the shim's report FIFO %s", s->report);
 		return rc;
@@ -449,8 +456,8 @@ static int shim_make(struct darwin *d, const struct policy *p, char *why, size_t
 					  .mode = "enforce", .tell = d->shim_tell };
 	if ((rc = darwin_shim_spec(&h, &d->shim_spec))) {
 		snprintf(why, whysz, "the shim's hand-over cannot be named in SBX_SHIM (a path "
-			 "longer than %d bytes or holding `;`: %s, %s)", SBX_SHIM_PATH_MAX, s->dir,
-			 d->shim_lib);
+			 "longer than %d bytes or holding `;`: %s, %s; --no-shim runs without it)",
+			 SBX_SHIM_PATH_MAX, s->dir, d->shim_lib);
 		return rc;
 	}
 	return 0;
