@@ -54,7 +54,7 @@ SUPERVISOR_SRCS := preload/main.c preload/options.c preload/config.c common/prob
 # a login shell's PATH under HOME, read from its start-up files (HOME's allow-list)
 SUPERVISOR_SRCS += preload/loginpath.c
 # every mount of sbx-init's lands on what the supervisor saw (pathwalk.h)
-SUPERVISOR_SRCS += backend/linux/mountids.c common/pathwalk.c
+SUPERVISOR_SRCS += backend/linux/mountids.c common/pathwalk.c common/openat2.c
 # what the walk of the writable roots found, for the next start (walkrec.h)
 SUPERVISOR_SRCS += preload/walkrec.c
 # the Linux backends (backend.h): the process driver and the terminal
@@ -367,15 +367,15 @@ build/tests/darwin-unit: $(DARWIN_UNIT_SRCS:%.c=build/%.o) $(DARWIN_CHECK_SRCS:%
 	$(CC) $(SBX_LDFLAGS) -o $@ $^ $(SBX_LDLIBS) -lcriterion
 # sbx-preload for macOS (preload/darwin_main.c over backend_darwin): the
 # portable files it needs, named, so a Mac compiles nothing of Linux's
-# (net/ and common/hostfs.c, pathwalk.c still use Linux's calls there:
-# docs/MACOS.md). Built here too; it runs /usr/bin/sandbox-exec, which
+# (net/compat.h and common/fscompat.h choose; common/openat2.c is empty
+# off Linux). Built here too; it runs /usr/bin/sandbox-exec, which
 # Linux has not, so here it only fails closed. The test build runs the
 # stand-ins in stand-ins/ beside it instead (a build-time choice:
 # tests/integration/darwin.sh puts them there).
 DARWIN_PRELOAD_SRCS := preload/start.c preload/options.c preload/config.c preload/profile.c \
 	preload/reports.c preload/print.c preload/util.c preload/loginpath.c preload/mode.c \
-	common/hostfs.c common/pathwalk.c common/msg.c common/strv.c common/wire.c \
-	$(DARWIN_SRCS) $(NET_SRCS) $(POLICY_SRCS)
+	common/hostfs.c common/pathwalk.c common/openat2.c common/msg.c common/strv.c \
+	common/wire.c $(DARWIN_SRCS) $(NET_SRCS) $(POLICY_SRCS)
 build/darwin/sbx-preload: build/preload/darwin_main.o $(DARWIN_PRELOAD_SRCS:%.c=build/%.o)
 	@mkdir -p $(@D)
 	$(CC) $(SBX_LDFLAGS) -o $@ $^ $(SBX_LDLIBS)
@@ -388,15 +388,19 @@ build/tests/darwin/sbx-preload: build/tests/darwin/preload/darwin_main.o \
 # The macOS wrappers (shim/darwin.c) on Linux: linked with the shim's
 # check core and the interpose table (an sbx_dyld_* the table names and
 # no file defines fails this link), and called on real files
-# (tests/unit/shim_dyld.c). The core is Linux's, so this runner is too.
-SHIM_DYLD_OBJS := $(patsubst %.c,build/shim-dyld/%.o,shim/darwin.c shim/core.c shim/check.c \
-	shim/decided.c shim/dirfds.c shim/resolve.c shim/tell.c shim/netjudge.c)
+# (tests/unit/shim_dyld.c). The core as macOS builds it (SBX_PORTABLE:
+# libc's calls, the hand-over by paths; shim/port.h), handed its policy
+# the way launch.c's darwin_shim_spec says.
+SHIM_DYLD_SRCS := shim/darwin.c shim/core.c shim/check.c shim/decided.c shim/dirfds.c \
+	shim/resolve.c shim/tell.c shim/netjudge.c
+SHIM_DYLD_OBJS := $(patsubst %.c,build/shim-dyld/%.o,$(SHIM_DYLD_SRCS))
 build/shim-dyld/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) $(SHIM_CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) -DSBX_PORTABLE $(SHIM_CFLAGS) -c -o $@ $<
 build/shim-dyld/shim/darwin.o: build/gen/dyld-rows.h
 build/tests/shim-dyld: build/tests/unit/shim_dyld.o build/tests/unit/helpers.o $(SHIM_DYLD_OBJS) \
-		build/gen/interpose.o build/lib/libcommon.a build/lib/libpolicy.a
+		build/gen/interpose.o build/lib/libdarwin.a build/lib/libnet.a \
+		build/lib/libcommon.a build/lib/libpolicy.a
 	$(CC) $(SBX_LDFLAGS) -no-pie -o $@ $(filter %.o,$^) $(call group,$(filter %.a,$^)) \
 		$(SBX_LDLIBS) -lcriterion
 # On a Mac (.github/workflows/macos.yml): the same wrappers and the table
@@ -407,6 +411,15 @@ build/darwin/dyld-link.dylib: build/gen/interpose.c build/gen/dyld-rows.h shim/d
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) -std=gnu11 -Wall -Wextra -fPIC -fvisibility=hidden \
 		$(CFLAGS) -dynamiclib -Wl,-undefined,dynamic_lookup -o $@ build/gen/interpose.c shim/darwin.c
+# The shim itself for macOS: the wrappers, the table and the check core
+# as the shim-dyld runner builds it (SBX_PORTABLE), every name resolved
+# in libSystem (no dynamic lookup). Built by the macOS workflow only.
+build/darwin/libsbx-preload.dylib: build/gen/interpose.c build/gen/dyld-rows.h $(SHIM_DYLD_SRCS) \
+		common/wire.c $(SHIM_POLICY_SRCS) $(SHIM_POLICY_COLD_SRCS)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) -DSBX_PORTABLE -std=gnu11 -Wall -Wextra \
+		-Wno-unused-parameter -fPIC -fvisibility=hidden $(CFLAGS) -dynamiclib -o $@ \
+		$(filter %.c,$^)
 # on Linux also macOS's sbx-preload in its test build, run by darwin.sh
 DARWIN_CHECK_HERE := $(if $(filter Linux,$(shell uname -s)),build/tests/shim-dyld \
 	build/tests/darwin/sbx-preload)
@@ -428,12 +441,19 @@ build/portable/%.o: %.c
 build/portable/lib/libnet.a: $(NET_SRCS:%.c=build/portable/%.o)
 	@mkdir -p $(@D)
 	rm -f $@ && $(AR) rcs $@ $^
-build/tests/unit-tests-portable: $(UNIT_OBJS) $(UNIT_SHIM_OBJS) build/gen/interpose.o build/gen/dyld-rows.h \
+# common/hostfs.c and pathwalk.c as a Mac builds them (common/fscompat.h),
+# linked ahead of the archives (libcommon's own are then never pulled in),
+# with their tests built to expect that
+PORTABLE_FS_OBJS := $(patsubst %.c,build/portable/%.o,common/hostfs.c common/pathwalk.c \
+	tests/unit/hostfs.c tests/unit/pathwalk.c tests/unit/walk_attack.c)
+build/tests/unit-tests-portable: $(filter-out $(PORTABLE_FS_OBJS:build/portable/%=build/%),$(UNIT_OBJS)) \
+		$(PORTABLE_FS_OBJS) $(UNIT_SHIM_OBJS) build/gen/interpose.o build/gen/dyld-rows.h \
 		$(patsubst build/lib/libnet.a,build/portable/lib/libnet.a,$(UNIT_ARCHIVES:%=build/lib/lib%.a))
 	$(CC) $(SBX_LDFLAGS) -no-pie -o $@ $(filter-out build/gen/%,$(filter %.o,$^)) $(call group,$(filter %.a,$^)) \
 		$(SBX_LDLIBS) -lcriterion $(JANSSON_LIBS)
 check-portable: build/tests/unit-tests-portable
 	build/tests/unit-tests-portable --jobs 2 --filter 'net*/*'
+	build/tests/unit-tests-portable --jobs 2 --filter '@(hostfs|pathwalk|walk_attack)/*'
 
 run: deps
 	@$(MAKE) --no-print-directory all
@@ -619,13 +639,16 @@ POLLER_OBJS := $(foreach d,build build/musl build/tests/hooks build/tests/hooks/
 $(POLLER_OBJS): $(POLLER_STAMP)
 $(POLLER_OBJS): SBX_CPPFLAGS += $(if $(filter poll,$(SBX_POLLER)),-DSBX_POLLER_POLL)
 
-# The portable build (SBX_PORTABLE=1, net/compat.h): net/'s objects and
-# what links them are rebuilt when the choice changes.
+# The portable build (SBX_PORTABLE=1, net/compat.h, common/fscompat.h):
+# net/'s objects, common/hostfs.c's and what links them are rebuilt when
+# the choice changes. (pathwalk.c stays Linux's here: its callers in these
+# programs are the mounts', which hold files and links by O_PATH;
+# unit-tests-portable tests its fallback.)
 ifeq ($(SBX_PORTABLE)$(SBX_POLLER),1epoll)
 $(error SBX_PORTABLE=1 takes poll(): epoll is Linux's)
 endif
 COMPAT_STAMP := build/compat-$(if $(filter 1,$(SBX_PORTABLE)),portable,native).stamp
 $(shell mkdir -p build; [ -e $(COMPAT_STAMP) ] || { rm -f build/compat-*.stamp; touch $(COMPAT_STAMP); })
-COMPAT_OBJS := $(foreach d,build build/musl,$(NET_DRIVER_SRCS:%.c=$(d)/%.o))
+COMPAT_OBJS := $(foreach d,build build/musl,$(NET_DRIVER_SRCS:%.c=$(d)/%.o) $(d)/common/hostfs.o)
 $(COMPAT_OBJS): $(COMPAT_STAMP)
 $(COMPAT_OBJS): SBX_CPPFLAGS += $(if $(filter 1,$(SBX_PORTABLE)),-DSBX_PORTABLE)

@@ -2,20 +2,19 @@
  * never through a name COMMAND could have swapped (hostfs.h says why). */
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "common/hostfs.h"
 #include "common/pathwalk.h"
 #include "policy/policy.h"
+#include "common/fscompat.h"
 
 
 static int fail(struct hostfs_err *err, int rc, const char *fmt, ...)
@@ -74,12 +73,13 @@ static const char *bad_owner(const struct stat *st, bool mine, bool any)
 
 /* One name in dirfd, opened without following a link: openat2 where the
  * kernel has it (RESOLVE_NO_SYMLINKS also refuses /proc's magic links),
- * else O_NOFOLLOW, which is the same for a single component. */
+ * else O_NOFOLLOW, which is the same for a single component (fscompat.h). */
 static int open_leaf(int dirfd, const char *name, int flags, mode_t mode)
 {
+	flags |= O_NOFOLLOW | O_CLOEXEC;
+#if FS_HAVE_OPENAT2
 	static int no_openat2; /* ENOSYS, or a filter of someone else's */
 
-	flags |= O_NOFOLLOW | O_CLOEXEC;
 	if (!no_openat2) {
 		struct open_how how = {
 			.flags = (unsigned long long)flags,
@@ -95,7 +95,20 @@ static int open_leaf(int dirfd, const char *name, int flags, mode_t mode)
 		}
 		no_openat2 = 1;
 	}
-	return openat(dirfd, name, flags, mode);
+#endif
+	return openat(dirfd, name, flags | FS_O_NOLINKS, mode);
+}
+
+/* A directory on the walk: Linux's O_DIRECTORY refuses what is no
+ * directory before opening it; elsewhere it is looked at first, so a FIFO
+ * or a device is never opened (pathwalk_dirat). -1 and errno. */
+static int open_dir(int dirfd, const char *name)
+{
+#if FS_HAVE_O_PATH
+	return openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+#else
+	return pathwalk_dirat(dirfd, name, O_RDONLY);
+#endif
 }
 
 /* Is `name` in dirfd a symbolic link? (O_DIRECTORY | O_NOFOLLOW on a link
@@ -134,14 +147,14 @@ static int walk(int base, const char *shown, const char *rel, unsigned flags,
 		p += n;
 		char next_at[PATH_MAX];
 		join(next_at, sizeof(next_at), at[0] ? at : "/", comp);
-		int next = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		int next = open_dir(fd, comp);
 		if (next < 0 && errno == ENOENT && (flags & HOSTFS_CREATE)) {
 			if (mkdirat(fd, comp, 0700) && errno != EEXIST) {
 				int e = errno;
 				close(fd);
 				return fail(err, -e, "cannot create %s: %s", next_at, strerror(e));
 			}
-			next = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			next = open_dir(fd, comp);
 		}
 		int e = errno;
 		if (next < 0 && (e == ELOOP || e == ENOTDIR) && is_link(fd, comp)) {
@@ -237,13 +250,20 @@ int hostfs_append(int dirfd, const char *shown, const char *name, mode_t mode,
 	return fail(err, rc, "%s %s", at, why);
 }
 
+/* held only to look further: O_PATH, else search (fscompat.h) */
+#if FS_HAVE_O_PATH
+#define LOOK_DIR O_PATH
+#else
+#define LOOK_DIR FS_O_DIRSEARCH
+#endif
+
 int hostfs_look(const char *path)
 {
 	char comp[NAME_MAX + 1];
 	struct stat st;
 	int found = -1, fd;
 
-	if (path[0] != '/' || (fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+	if (path[0] != '/' || (fd = open("/", LOOK_DIR | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return -1;
 	if (path[strspn(path, "/")] == '\0')
 		found = 1; /* `/` itself */
@@ -269,7 +289,11 @@ int hostfs_look(const char *path)
 			found = 1;
 			break;
 		}
+#if FS_HAVE_O_PATH
 		int next = openat(fd, comp, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+#else
+		int next = pathwalk_dirat(fd, comp, LOOK_DIR);
+#endif
 		if (next < 0) {
 			found = errno == ENOENT || errno == ENOTDIR ? 0 : -1;
 			break;

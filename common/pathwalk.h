@@ -26,13 +26,29 @@ struct mount_id {
  * kernel has it, else one component at a time with O_NOFOLLOW. With
  * `link_last`, the last component may itself be a link, which is then
  * opened (not followed). A descriptor, or -errno: -ELOOP for a link on the
- * way. */
+ * way. A `..` is the real parent of the directory reached before it.
+ * Without O_PATH (common/fscompat.h: macOS, the portable build) only a
+ * directory is opened: anything else at the end is -EOPNOTSUPP, never
+ * opened (a FIFO would block, a device act); pathwalk_stat() says what it
+ * is. */
 int pathwalk_open(const char *path, bool link_last);
 
 /* The same, always one component at a time (what pathwalk_open() does
  * without openat2; the unit tests call it directly). */
 int pathwalk_walk(const char *path, bool link_last);
 
+/* What is at `path`, walked as pathwalk_walk() does, the last name looked
+ * at with fstatat(AT_SYMLINK_NOFOLLOW) and not opened (with `link_last`, a
+ * link there is described, else -ELOOP). 0 or -errno. */
+int pathwalk_stat(const char *path, bool link_last, struct stat *st);
+
+/* The directory `name` (one component; `..` is dirfd's parent) in dirfd,
+ * opened `flags` | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, after
+ * fstatat() said it is one: a link is ELOOP, anything else ENOTDIR, and
+ * neither is ever handed to open(). A descriptor, or -1 and errno. */
+int pathwalk_dirat(int dirfd, const char *name, int flags);
+
+#ifdef __linux__
 struct open_how;
 /* openat2(2), retried while the kernel says EAGAIN: with RESOLVE_IN_ROOT
  * or RESOLVE_BENEATH, a `..` walked while anything on the machine was
@@ -41,9 +57,11 @@ struct open_how;
  * `../../ws`, failed so whenever another process renamed a file at that
  * moment (about one call in ten under a rename loop). Retried up to
  * PATHWALK_AGAIN times (a rename storm a program keeps up itself then
- * costs only that program its call). A descriptor, or -errno. */
+ * costs only that program its call). A descriptor, or -errno. Linux's
+ * alone (common/openat2.c). */
 #define PATHWALK_AGAIN 256
 int pathwalk_openat2(int dirfd, const char *path, const struct open_how *how);
+#endif
 
 /* The identity of an open descriptor; 0 or -errno. */
 int pathwalk_id(int fd, struct mount_id *id, struct stat *st);

@@ -45,6 +45,10 @@ enum wire_op {
 
 #define WIRE_MAX 4096 /* PIPE_BUF on Linux: one atomic write */
 #define WIRE_TARGET_MAX 4096
+/* Where there is no /proc (macOS), SBX_SHIM names the policy, the report
+ * FIFO and the counters file by path: each shorter than this
+ * (shim/core.c; backend/darwin/launch.c, darwin_shim_spec). */
+#define SBX_SHIM_PATH_MAX 256
 
 struct wire_report {
 	char decision;

@@ -143,8 +143,12 @@ static int shim_prepare(const struct policy *p, enum reports_mode mode, unsigned
 	if (fcntl(s->policy_fd, F_ADD_SEALS,
 		  F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL))
 		goto fail;
-	s->counters_fd = memfd_create("sbx-counters", MFD_CLOEXEC);
-	if (s->counters_fd < 0 || ftruncate(s->counters_fd, 4096))
+	/* Sealed against shrinking: COMMAND can open it read-write through
+	 * the holder (same user), and a page cut from under a mapping is
+	 * SIGBUS at the next touch, ours at the end of the run included. */
+	s->counters_fd = memfd_create("sbx-counters", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (s->counters_fd < 0 || ftruncate(s->counters_fd, 4096) ||
+	    fcntl(s->counters_fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_SEAL))
 		goto fail;
 	s->counters = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, s->counters_fd, 0);
 	if (s->counters == MAP_FAILED) {

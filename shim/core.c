@@ -2,9 +2,10 @@
  * file of the shim calls on it (core.h): start-up, the per-thread guard,
  * the policy, the cwd cache and the path made absolute, the reports.
  * The ground floor of the shim: it includes nothing of the shim but
- * sys.h and wire.h, and no file above is called from here.
+ * port.h (sys.h) and wire.h, and no file above is called from here.
  *
- * sbx-preload puts the shim into COMMAND with LD_PRELOAD and one variable:
+ * On Linux sbx-preload puts the shim into COMMAND with LD_PRELOAD and one
+ * variable:
  *
  *   SBX_SHIM=1;policy=5;report=6;counters=7;mode=enforce;
  *            lib=/usr/local/lib/sbx/libsbx-preload.so;holder=2[;socks=1080;http=3128]
@@ -15,6 +16,26 @@
  * a flat blob (policy/blob.c), read once at the first check; the report
  * pipe is opened per report, write-only and non-blocking; the counters
  * memfd is one shared page where a dropped report is counted.
+ *
+ * Where there is no /proc (macOS; SHIM_HANDOVER_PATHS, port.h) the three
+ * are paths the supervisor made in a directory of its own that the
+ * Seatbelt profile lets the sandbox read but not change:
+ *
+ *   SBX_SHIM=1;policy=/DIR/policy;report=/DIR/reports;counters=/DIR/dropped;
+ *            mode=enforce;lib=/…/libsbx-preload.dylib
+ *
+ * (backend/darwin/launch.c, darwin_shim_spec; each path absolute, without
+ * `;`, shorter than SBX_SHIM_PATH_MAX). The policy is a regular file,
+ * read (never mapped: a file shrunk under a mapping faults) and refused
+ * when the policy it holds lets the sandbox write its path; the report
+ * channel a FIFO the supervisor holds open for reading, opened per
+ * report as Linux's pipe is (without a reader, ENXIO: dropped); a
+ * dropped report appends one byte to the counters file, whose size the
+ * supervisor reads. Each is opened without following a link at its end
+ * and non-blocking (a FIFO named as the policy must not hang the
+ * program), and its type checked before a byte is read or written:
+ * SBX_SHIM is the program's own environment, and what it names is a
+ * claim (docs/MACOS.md, "The shim's hand-over").
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,9 +46,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -42,9 +61,15 @@ static struct {
 	atomic_int state;
 	enum shim_mode mode;
 	_Atomic(const struct policy *) policy; /* mapped at the first check */
+#if SHIM_HANDOVER_PATHS
+	char policy_path[SBX_SHIM_PATH_MAX]; /* the hand-over's paths */
+	char report[SBX_SHIM_PATH_MAX];
+	char counters[SBX_SHIM_PATH_MAX];
+#else
 	char policy_path[64];        /* "/proc/2/fd/5" */
 	char report[64];             /* "/proc/2/fd/6" */
 	char counters[64];           /* "/proc/2/fd/7", mapped at the first drop */
+#endif
 	_Atomic(atomic_ulong *) dropped; /* in the shared counters page */
 	pid_t pid;                   /* whose cwd the cache may hold */
 	unsigned socks;              /* the proxy's SOCKS5 port inside, or 0 */
@@ -54,32 +79,32 @@ static struct {
 
 /* What an exec carries into a child (core.h), beside S. */
 struct shim_carry shim_carry SHIM_START_DATA;
-static char carry_big[1024 + PATH_MAX + 16]; /* when its buf is too small */
+static char carry_big[1024 + PATH_MAX + 32]; /* when its buf is too small */
 
 /* Initial-exec TLS: no allocation on first use (the shim is loaded at
  * start-up with LD_PRELOAD, so static TLS is always there). */
-__thread int shim_on_stack __attribute__((tls_model("initial-exec")));
-__thread int *shim_errno_ptr __attribute__((tls_model("initial-exec")));
+SHIM_TLS int shim_on_stack;
+SHIM_TLS int *shim_errno_ptr;
 /* A fork child's pid, on the thread that forked (core.h; owns_cwd_cache). */
-__thread pid_t shim_forked_pid __attribute__((tls_model("initial-exec")));
+SHIM_TLS pid_t shim_forked_pid;
 /* Checks this thread made, up to SHIM_BUSY (core.h). */
-__thread unsigned shim_checks_made __attribute__((tls_model("initial-exec")));
+SHIM_TLS unsigned shim_checks_made;
 
 void *shim_dlsym(const char *name)
 {
 	return dlsym(RTLD_NEXT, name);
 }
 
-/* ---- raw syscalls: what the shim does for itself never meets a wrapper */
+/* ---- what the shim does for itself never meets a wrapper (port.h) */
 
 static int sys_open(const char *path, int flags)
 {
-	return (int)sys_call(SYS_openat, AT_FDCWD, path, flags | O_CLOEXEC, 0);
+	return shim_sys_openat(AT_FDCWD, path, flags);
 }
 
 static void sys_close(int fd)
 {
-	sys_call(SYS_close, fd);
+	shim_sys_close(fd);
 }
 
 /* ---- start-up
@@ -121,10 +146,11 @@ enum { K_POLICY, K_HOLDER, K_REPORT, K_COUNTERS, K_MODE, K_LIB, K_TELL, K_SOCKS,
        K_COUNT };
 static struct {
 	char key[K_COUNT][9];
-	char sbx_shim[10], one[3], trace[6], learn[6], proc[7], fd[5], ld_preload[12];
+	char sbx_shim[10], one[3], trace[6], learn[6], proc[7], fd[5];
+	char ld_preload[SHIM_PRELOAD_LEN + 1];
 } K SHIM_START_DATA = {
 	{ "policy", "holder", "report", "counters", "mode", "lib", "tell", "socks", "http" },
-	"SBX_SHIM=", "1;", "trace", "learn", "/proc/", "/fd/", "LD_PRELOAD=",
+	"SBX_SHIM=", "1;", "trace", "learn", "/proc/", "/fd/", SHIM_PRELOAD_ENTRY,
 };
 
 /* SBX_SHIM's value, or NULL. */
@@ -213,9 +239,39 @@ static void say(const char *what)
 		copy_bytes(buf + n, parts[i], l);
 		n += l;
 	}
-	sys_call(SYS_write, STDERR_FILENO, buf, n); /* nowhere else to say it */
+	shim_sys_write(STDERR_FILENO, buf, n); /* nowhere else to say it */
 }
 
+#if SHIM_HANDOVER_PATHS
+/* The spec's key k: an absolute path that fits. */
+static bool spec_fd_path(const struct spec *sp, int k, char *out, size_t outsz)
+{
+	size_t n = sp->n[k];
+
+	if (!sp->v[k] || !n || sp->v[k][0] != '/' || n >= outsz)
+		return false;
+	copy_bytes(out, sp->v[k], n);
+	out[n] = '\0';
+	return true;
+}
+
+/* Opened for the hand-over: no link at the end, never blocking (a FIFO
+ * named where a file is expected), no controlling terminal; and of the
+ * type expected, else -1. */
+static int open_handed(const char *path, int flags, mode_t type)
+{
+	struct stat st;
+	int fd = sys_open(path, flags | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+
+	if (fd < 0)
+		return -1;
+	if (shim_sys_fstat(fd, &st) || (st.st_mode & S_IFMT) != type) {
+		sys_close(fd);
+		return -1;
+	}
+	return fd;
+}
+#else
 /* "/proc/<holder>/fd/<n>" for the spec's key k. */
 static bool spec_fd_path(const struct spec *sp, int k, char *out, size_t outsz)
 {
@@ -231,6 +287,7 @@ static bool spec_fd_path(const struct spec *sp, int k, char *out, size_t outsz)
 	out[10 + a + b] = '\0';
 	return true;
 }
+#endif
 
 /* The policy memfd read, and a view built on it (policy/blob.c). Both
  * live in the library's own memory when they fit: read, not mapped, the
@@ -250,15 +307,16 @@ struct attached {
 	void *blob, *mem;
 	size_t blob_len, mem_len;
 	bool blob_mapped, mem_mapped; /* else blob_mem, view_mem */
+	const char *why; /* not attached: said why, or NULL */
 };
 
-/* The whole memfd into blob_mem. */
-static bool read_blob(int fd, size_t len)
+/* The whole memfd (file) into to. */
+static bool read_blob(int fd, void *to, size_t len)
 {
 	size_t got = 0;
 
 	while (got < len) {
-		long n = sys_call(SYS_pread64, fd, blob_mem + got, len - got, got);
+		long n = shim_sys_pread(fd, (unsigned char *)to + got, len - got, (off_t)got);
 		if (n <= 0)
 			return false;
 		got += (size_t)n;
@@ -278,26 +336,63 @@ static void release(struct attached *a, bool blob, bool mem)
 		atomic_flag_clear(&blob_mem_taken);
 }
 
+/* The hand-over's policy file must be one the sandbox cannot write: by
+ * the policy it holds, its path is not writable. (A file the program
+ * wrote can say anything; this catches the supervisor's own mistake, a
+ * file put inside a writable root, where everything the sandbox runs
+ * could change the next process's policy.) Linux's memfd is sealed. */
+static bool handed_writable(const char *path, const struct policy *p)
+{
+#if SHIM_HANDOVER_PATHS
+	const struct sbx_rule *why;
+	char norm[SBX_SHIM_PATH_MAX];
+
+	/* judged as the policy judges every path: normal (`//`, `.` folded) */
+	return path_join(NULL, path, norm, sizeof(norm)) ||
+	       policy_check_path(p, SBX_OP_WRITE, norm, &why) != SBX_DENY;
+#else
+	(void)path;
+	(void)p;
+	return false;
+#endif
+}
+
 static bool attach_policy(const char *path, struct attached *a)
 {
 	struct stat st;
 	size_t need;
+#if SHIM_HANDOVER_PATHS
+	int fd = open_handed(path, O_RDONLY, S_IFREG);
+#else
 	int fd = sys_open(path, O_RDONLY);
+#endif
 
 	a->p = NULL;
+	a->why = NULL;
 	if (fd < 0)
 		return false;
-	if (sys_call(SYS_fstat, fd, &st) || st.st_size <= 0 || st.st_size > (64 << 20)) {
+	if (shim_sys_fstat(fd, &st) || st.st_size <= 0 || st.st_size > (64 << 20)) {
 		sys_close(fd);
 		return false;
 	}
 	a->blob_len = (size_t)st.st_size;
 	a->blob_mapped = a->blob_len > sizeof(blob_mem) || atomic_flag_test_and_set(&blob_mem_taken);
 	if (a->blob_mapped) {
+#if SHIM_HANDOVER_PATHS
+		/* read into memory of our own: a plain file may shrink under
+		 * a mapping (Linux's memfd is sealed against it) */
+		a->blob = mmap(NULL, a->blob_len, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (a->blob != MAP_FAILED && !read_blob(fd, a->blob, a->blob_len)) {
+			munmap(a->blob, a->blob_len);
+			a->blob = MAP_FAILED;
+		}
+#else
 		a->blob = mmap(NULL, a->blob_len, PROT_READ, MAP_PRIVATE, fd, 0);
+#endif
 	} else {
 		a->blob = blob_mem;
-		if (!read_blob(fd, a->blob_len)) {
+		if (!read_blob(fd, blob_mem, a->blob_len)) {
 			atomic_flag_clear(&blob_mem_taken);
 			a->blob = MAP_FAILED;
 		}
@@ -315,8 +410,13 @@ static bool attach_policy(const char *path, struct attached *a)
 			 * read-only with mprotect: the program owns its memory
 			 * and could undo that (the shim is advisory), and the
 			 * call costs every process start a TLB flush */
-			if (policy_blob_attach(a->blob, a->blob_len, a->mem, need, &a->p) == 0)
-				return true;
+			if (policy_blob_attach(a->blob, a->blob_len, a->mem, need, &a->p) == 0) {
+				if (!handed_writable(path, a->p))
+					return true;
+				a->why = "the policy's file is one the sandbox may write "
+					 "(SBX_SHIM policy=)";
+			}
+			a->p = NULL;
 			release(a, false, true);
 		}
 	}
@@ -347,7 +447,7 @@ static const struct policy *policy_get(void)
 	ok = attach_policy(S.policy_path, &a);
 	shim_on_stack = saved;
 	if (!ok) {
-		say("cannot map the policy (SBX_SHIM policy=)");
+		say(a.why ? a.why : "cannot map the policy (SBX_SHIM policy=)");
 		atomic_store(&S.state, ST_OFF);
 		return NULL;
 	}
@@ -358,26 +458,27 @@ static const struct policy *policy_get(void)
 	return a.p;
 }
 
-/* "SBX_SHIM=<spec>" and "LD_PRELOAD=<lib>" for exec.c to carry into a
- * child (shim_carry); the lib's path is ll bytes at libpath. */
+/* "SBX_SHIM=<spec>" and "LD_PRELOAD=<lib>" (SHIM_PRELOAD_ENTRY) for
+ * carry.h to carry into a child (shim_carry); the lib's path is ll bytes
+ * at libpath. */
 static void carry_init(const char *spec, const char *libpath, size_t ll)
 {
-	size_t sl = len_of(spec);
+	size_t sl = len_of(spec), pl = SHIM_PRELOAD_LEN;
 	char *b = shim_carry.buf;
 
-	if (sl + 10 > 1024 || ll + 12 > PATH_MAX + 16 || ll >= PATH_MAX || libpath[0] != '/')
+	if (sl + 10 > 1024 || ll >= PATH_MAX || libpath[0] != '/')
 		return;
-	if (9 + sl + 1 + 11 + ll + 1 > sizeof(shim_carry.buf))
+	if (9 + sl + 1 + pl + ll + 1 > sizeof(shim_carry.buf))
 		b = carry_big;
 	copy_bytes(b, K.sbx_shim, 9);
 	copy_bytes(b + 9, spec, sl + 1);
 	shim_carry.shim_entry = b;
 	b += 9 + sl + 1;
-	copy_bytes(b, K.ld_preload, 11);
-	copy_bytes(b + 11, libpath, ll);
-	b[11 + ll] = '\0';
+	copy_bytes(b, K.ld_preload, pl);
+	copy_bytes(b + pl, libpath, ll);
+	b[pl + ll] = '\0';
 	shim_carry.preload_entry = b;
-	shim_carry.lib = b + 11;
+	shim_carry.lib = b + pl;
 	shim_carry.lib_len = ll;
 }
 
@@ -430,7 +531,7 @@ static void start_from_env(void)
 	 * path) and its HTTP port */
 	S.socks = port_of(sp.v[K_SOCKS], sp.n[K_SOCKS]);
 	S.http = port_of(sp.v[K_HTTP], sp.n[K_HTTP]);
-	S.pid = (pid_t)sys_call(SYS_getpid);
+	S.pid = shim_sys_getpid();
 	atomic_store(&S.state, ST_READY);
 }
 
@@ -501,7 +602,7 @@ void shim_cwd_changed(void)
 
 static bool owns_cwd_cache(void)
 {
-	pid_t me = (pid_t)sys_call(SYS_getpid);
+	pid_t me = shim_sys_getpid();
 
 	return me == S.pid || me == shim_forked_pid;
 }
@@ -541,22 +642,30 @@ static int cwd_join(const char *path, char *out, size_t outsz)
 	return cwd_refill_join(g, path, out, outsz);
 }
 
-/* What the descriptor names: the kernel's own record of it. (Its own
- * frame: the buffer would otherwise sit on the stack of every absolute
- * path's check, and in a fork child each page of stack touched costs a
- * fault; docs/PERFORMANCE.md.) */
+/* What the descriptor names: the kernel's own record of it (port.h).
+ * (Its own frame: the buffer would otherwise sit on the stack of every
+ * absolute path's check, and in a fork child each page of stack touched
+ * costs a fault; docs/PERFORMANCE.md.) */
 static __attribute__((noinline)) int fd_abspath(int dirfd, const char *path, char *out,
 						size_t outsz)
 {
 	char base[PATH_MAX];
+#if defined(F_GETPATH)
+	/* base holds MAXPATHLEN bytes, as F_GETPATH writes */
+	if (fcntl(dirfd, F_GETPATH, base) == -1 || base[0] != '/')
+		return -1;
+#elif defined(__linux__)
 	char link[40] = "/proc/self/fd/";
 	wire_utoa((unsigned)dirfd, link + 14);
-	ssize_t n = readlink(link, base, sizeof(base) - 1);
+	ssize_t n = shim_sys_readlinkat(AT_FDCWD, link, base, sizeof(base) - 1);
 	if (n <= 0 || base[0] != '/')
 		return -1; /* a pipe, a socket, an anon inode: not a directory */
 	base[n] = '\0';
 	if (n > 10 && !strcmp(base + n - 10, " (deleted)"))
 		return -1;
+#else
+	return -1; /* no record to ask: the kernel judges the call alone */
+#endif
 	return path_join(base, path, out, outsz) ? -1 : 0;
 }
 
@@ -594,7 +703,7 @@ bool shim_put(int fd, const char *s, size_t n, long wait_ms)
 	bool waiting = false;
 
 	while (n) {
-		ssize_t w = sys_call(SYS_write, fd, s, n);
+		ssize_t w = shim_sys_write(fd, s, n);
 		if (w > 0) {
 			s += w;
 			n -= (size_t)w;
@@ -604,11 +713,8 @@ bool shim_put(int fd, const char *s, size_t n, long wait_ms)
 			return false;
 		if (errno == EINTR)
 			continue;
-		/* the clock asked only once the pipe is full, with a system
-		 * call: clock_gettime() is the one libc symbol of version
-		 * GLIBC_2.17 the shim would need, which every process would
-		 * pay the loader's version check for (docs/PERFORMANCE.md) */
-		if (!wait_ms || sys_call(SYS_clock_gettime, CLOCK_MONOTONIC, &now))
+		/* the clock asked only once the pipe is full (port.h) */
+		if (!wait_ms || shim_sys_monotonic(&now))
 			return false;
 		if (!waiting) {
 			start = now;
@@ -617,13 +723,30 @@ bool shim_put(int fd, const char *s, size_t n, long wait_ms)
 		long left = wait_ms - ms_between(&start, &now);
 		if (left <= 0)
 			return false;
-		struct pollfd pf = { .fd = fd, .events = POLLOUT };
-		struct timespec ts = { left / 1000, (left % 1000) * 1000000 };
-		sys_call(SYS_ppoll, &pf, 1, &ts, NULL, 0);
+		shim_sys_wait_out(fd, left);
 	}
 	return true;
 }
 
+#if SHIM_HANDOVER_PATHS
+/* A report dropped: one byte appended to the counters file (its size is
+ * the count). Not a mapping: a plain file may shrink under one. */
+static void count_drop(void)
+{
+	int fd;
+
+	if (!S.counters[0] || (fd = open_handed(S.counters, O_WRONLY | O_APPEND, S_IFREG)) < 0)
+		return;
+	shim_sys_write(fd, K.one, 1);
+	sys_close(fd);
+}
+
+/* The report channel: the FIFO, or -1. */
+static int open_reports(void)
+{
+	return open_handed(S.report, O_WRONLY, S_IFIFO);
+}
+#else
 /* The shared counters page, mapped once (two threads racing both map
  * it; the loser unmaps its copy). NULL when it cannot be. */
 static atomic_ulong *counters_page(void)
@@ -647,6 +770,20 @@ static atomic_ulong *counters_page(void)
 	return m;
 }
 
+static void count_drop(void)
+{
+	atomic_ulong *d = counters_page();
+
+	if (d)
+		atomic_fetch_add_explicit(d, 1, memory_order_relaxed);
+}
+
+static int open_reports(void)
+{
+	return sys_open(S.report, O_WRONLY | O_NONBLOCK);
+}
+#endif
+
 void shim_report(char decision, enum wire_op op, const char *target, int err)
 {
 	char line[WIRE_MAX], comm[17] = "";
@@ -656,7 +793,7 @@ void shim_report(char decision, enum wire_op op, const char *target, int err)
 
 	if (!S.report[0])
 		return;
-	prctl(PR_GET_NAME, comm, 0, 0, 0);
+	shim_comm(comm);
 	n = wire_encode(line, decision, op, getpid(), comm, target, err);
 	/* The program never blocks on the pipe for long: anything in the
 	 * sandbox can fill it. A full pipe drops the report, counted. --learn
@@ -665,15 +802,13 @@ void shim_report(char decision, enum wire_op op, const char *target, int err)
 	 * a stopped supervisor costs a process one second, not one a call). */
 	if (S.mode == SHIM_LEARN && !atomic_load_explicit(&learn_gave_up, memory_order_relaxed))
 		wait_ms = LEARN_WAIT_MS;
-	fd = sys_open(S.report, O_WRONLY | O_NONBLOCK);
+	fd = open_reports();
 	if (fd >= 0 && shim_put(fd, line, n, wait_ms)) {
 		atomic_store_explicit(&learn_gave_up, 0, memory_order_relaxed);
 	} else {
 		if (wait_ms)
 			atomic_store_explicit(&learn_gave_up, 1, memory_order_relaxed);
-		atomic_ulong *d = counters_page();
-		if (d)
-			atomic_fetch_add_explicit(d, 1, memory_order_relaxed);
+		count_drop();
 	}
 	if (fd >= 0)
 		sys_close(fd);

@@ -30,7 +30,14 @@
  * otherwise fault in just for the shim (docs/PERFORMANCE.md). The
  * pointer is the thread's own for its life, and a fork child's thread is
  * its parent's copy. */
-extern __thread int *shim_errno_ptr __attribute__((tls_model("initial-exec")));
+/* Initial-exec TLS on ELF (no allocation on first use: the shim is
+ * loaded at start-up); Mach-O's thread-local variables have no models. */
+#ifdef __ELF__
+#define SHIM_TLS __thread __attribute__((tls_model("initial-exec")))
+#else
+#define SHIM_TLS __thread
+#endif
+extern SHIM_TLS int *shim_errno_ptr;
 static inline int *shim_errno(void)
 {
 	int *p = shim_errno_ptr;
@@ -41,7 +48,7 @@ static inline int *shim_errno(void)
 }
 #define SYS_ERRNO (*shim_errno())
 
-#include "common/sys.h"
+#include "shim/port.h"
 #include "common/wire.h"
 
 /* Does s start with prefix? By hand, not strncmp(): see shim_errno. */
@@ -64,7 +71,11 @@ static inline bool shim_starts(const char *s, const char *prefix)
 /* What start-up writes goes into .data, beside the GOT that the loader's
  * relocations write in every process anyway: zero-initialised, it would
  * sit in .bss and cost each process one more page (docs/PERFORMANCE.md). */
+#ifdef __ELF__
 #define SHIM_START_DATA __attribute__((section(".data.sbx_start")))
+#else
+#define SHIM_START_DATA /* Mach-O: the loader's page trick is ELF's */
+#endif
 
 /* Resolve the next definition of a libc function, once, lazily.
  * GNU C (statement expression, __typeof__): the pointer gets the exact type
@@ -114,19 +125,19 @@ bool shim_tell_on(void);
 /* A fork child's pid, on the thread that forked: written by fork()
  * (shim.c) in the child, read by the cwd cache (core.c). TLS: the page
  * the fork already wrote, while S's would cost the child a fault. */
-extern __thread pid_t shim_forked_pid __attribute__((tls_model("initial-exec")));
+extern SHIM_TLS pid_t shim_forked_pid;
 
 /* Checks this thread made, counted up to SHIM_BUSY: from there on the
  * thread remembers what the policy allowed (check.c, decided.c). Set to 0
  * in a fork child, whose writes to the table would each copy a page. */
 #define SHIM_BUSY 32
-extern __thread unsigned shim_checks_made __attribute__((tls_model("initial-exec")));
+extern SHIM_TLS unsigned shim_checks_made;
 
 /* What an exec must carry into a child for the shim to follow it:
- * "SBX_SHIM=<spec>" and "LD_PRELOAD=<lib>", set once at start-up (core.c)
- * back to back in one buffer beside the start-up state (SHIM_START_DATA:
- * the few hundred bytes written share the page the loader writes
- * anyway), read by exec.c. */
+ * "SBX_SHIM=<spec>" and "LD_PRELOAD=<lib>" (SHIM_PRELOAD_ENTRY, port.h),
+ * set once at start-up (core.c) back to back in one buffer beside the
+ * start-up state (SHIM_START_DATA: the few hundred bytes written share
+ * the page the loader writes anyway), read by carry.h. */
 struct shim_carry {
 	char *shim_entry, *preload_entry;
 	const char *lib; /* inside preload_entry; NULL: nothing to carry */
@@ -140,7 +151,7 @@ extern struct shim_carry shim_carry SHIM_SHARED;
  * function the shim calls never comes back into it. shim_enter() is
  * false when the shim is off or already on this thread's stack. Inline:
  * every interposed call passes here. */
-extern __thread int shim_on_stack __attribute__((tls_model("initial-exec")));
+extern SHIM_TLS int shim_on_stack;
 static inline bool shim_enter(void)
 {
 	if (shim_on_stack || !shim_ready())

@@ -15,10 +15,10 @@
  * Portable C: built and unit-tested on Linux against glibc's functions
  * of the same names (tests/unit/shim_dyld.c). Where Darwin's prototype is
  * not glibc's (the xattr calls, syscall) the Linux build maps the call.
- * What it does not do yet: carry DYLD_INSERT_LIBRARIES into an exec'd
- * child whose environment lost it, judge syscall()'s numbers, or the
- * Linux shim's transparent proxy path (net.c); and the core below it is
- * still Linux's (docs/MACOS.md, "What does not exist yet").
+ * What it does not do yet: judge syscall()'s numbers, or the Linux
+ * shim's transparent proxy path (net.c) (docs/MACOS.md, "What does not
+ * exist yet"). The core below it is built without Linux's calls
+ * (shim/port.h; docs/MACOS.md, "The shim's check core off Linux").
  */
 #include <dirent.h>
 #include <errno.h>
@@ -37,6 +37,7 @@
 #include <unistd.h>
 #include <utime.h>
 
+#include "shim/carry.h"
 #include "shim/dirfds.h"
 #include "shim/netjudge.h"
 #include "shim/wrap.h"
@@ -256,7 +257,12 @@ SHIM_EXPORT int sbx_dyld_syscall(int number, ...)
 
 /* ---- starting programs: the program's path judged as an exec. A bare
  * name is libc's to find along PATH: the execve it then makes with the
- * path found comes back here. */
+ * path found comes back here. The environment the program gets names the
+ * shim in DYLD_INSERT_LIBRARIES, ours first, and SBX_SHIM (carry.h): a
+ * program that scrubs it keeps the shim in its children (not in one SIP
+ * guards: dyld drops DYLD_* there). posix_spawn is a system call of its
+ * own, so it carries too; the exec forms without an environment pass
+ * through execve. */
 
 static bool has_slash(const char *p)
 {
@@ -284,18 +290,13 @@ SHIM_EXPORT int sbx_dyld_execve(const char *path, char *const argv[], char *cons
 		errno = e;
 		return -1;
 	}
-	return execve(path, argv, envp);
+	FIXED_ENV(envp, env);
+	return execve(path, argv, env);
 }
 
 SHIM_EXPORT int sbx_dyld_execv(const char *path, char *const argv[])
 {
-	int e = exec_check(path);
-
-	if (e) {
-		errno = e;
-		return -1;
-	}
-	return execv(path, argv);
+	return sbx_dyld_execve(path, argv, environ);
 }
 
 SHIM_EXPORT int sbx_dyld_execvp(const char *file, char *const argv[])
@@ -354,7 +355,10 @@ SHIM_EXPORT int sbx_dyld_posix_spawn(pid_t *pid, const char *path,
 {
 	int e = exec_check(path);
 
-	return e ? e : posix_spawn(pid, path, fa, attr, argv, envp);
+	if (e)
+		return e;
+	FIXED_ENV(envp, env);
+	return posix_spawn(pid, path, fa, attr, argv, env);
 }
 
 SHIM_EXPORT int sbx_dyld_posix_spawnp(pid_t *pid, const char *file,
@@ -364,7 +368,10 @@ SHIM_EXPORT int sbx_dyld_posix_spawnp(pid_t *pid, const char *file,
 {
 	int e = exec_check(file);
 
-	return e ? e : posix_spawnp(pid, file, fa, attr, argv, envp);
+	if (e)
+		return e;
+	FIXED_ENV(envp, env);
+	return posix_spawnp(pid, file, fa, attr, argv, env);
 }
 
 /* fork(): in the child, its own pid for the cwd cache and its count of

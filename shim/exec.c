@@ -3,8 +3,8 @@
  * A child keeps the shim only if its environment still has LD_PRELOAD
  * naming it and SBX_SHIM: `env -i`, a scrubbed execve() envp or a program
  * that cleared its environment would lose both. Every exec and spawn entry
- * point puts them back. The new environment is built on the stack (these
- * calls run in vfork children, where malloc is off limits).
+ * point puts them back (shim/carry.h). The new environment is built on the
+ * stack (these calls run in vfork children, where malloc is off limits).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,109 +18,10 @@
 
 #include "shim/check.h"
 #include "common/elfcheck.h"
+#include "shim/carry.h"
 #include "shim/exec.h"
 
 extern char **environ;
-
-/* "SBX_SHIM=..." and "LD_PRELOAD=<lib>", set once at start-up (core.c,
- * shim_carry). */
-#define shim_entry shim_carry.shim_entry
-#define preload_entry shim_carry.preload_entry
-#define lib shim_carry.lib
-#define lib_len shim_carry.lib_len
-
-/* Does the LD_PRELOAD value (separated by `:` or spaces) name our lib?
- * By hand: this runs in a fork child about to exec, where every page of
- * libc first touched costs a fault (docs/PERFORMANCE.md). */
-static bool names_lib(const char *v)
-{
-	while (*v) {
-		size_t n = 0;
-		while (v[n] && v[n] != ':' && v[n] != ' ')
-			n++;
-		if (n == lib_len) {
-			size_t i = 0;
-			while (i < n && v[i] == lib[i])
-				i++;
-			if (i == n)
-				return true;
-		}
-		v += n;
-		while (*v == ':' || *v == ' ')
-			v++;
-	}
-	return false;
-}
-
-/* Do the first n bytes of s match p's? The names compared are the ones
- * in shim_carry.buf ("SBX_SHIM=", "LD_PRELOAD="), not string literals: those
- * would be a page of .rodata that a fork child faults in (the buffer's
- * page it has from its parent). */
-static bool has_prefix(const char *s, const char *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (s[i] != p[i])
-			return false;
-	return true;
-}
-
-/* Room shim_env_fix needs in its buffer for envp: 0 unless LD_PRELOAD
- * is there without our lib (it is rewritten, ours first). */
-static size_t prebuf_need(char *const *envp)
-{
-	for (char *const *e = envp; e && *e; e++)
-		if (has_prefix(*e, preload_entry, 11))
-			return names_lib(*e + 11) ? 0 : strlen(*e) + lib_len + 2;
-	return 0;
-}
-
-char **shim_env_fix(char *const *envp, char **out, char *buf, size_t bufsz)
-{
-	size_t n = 0;
-	bool have_shim = false, have_pre = false;
-
-	for (char *const *e = envp; e && *e; e++) {
-		if (has_prefix(*e, shim_entry, 9)) {
-			if (have_shim)
-				continue;
-			out[n++] = shim_entry;
-			have_shim = true;
-		} else if (has_prefix(*e, preload_entry, 11)) {
-			if (have_pre)
-				continue;
-			have_pre = true;
-			if (names_lib(*e + 11)) {
-				out[n++] = *e;
-			} else if (strlen(*e) + lib_len + 2 <= bufsz) {
-				/* ours first, then theirs */
-				size_t l = 11 + lib_len;
-				memcpy(buf, preload_entry, l);
-				buf[l] = ':';
-				memcpy(buf + l + 1, *e + 11, strlen(*e + 11) + 1);
-				out[n++] = buf;
-			} else {
-				out[n++] = preload_entry;
-			}
-		} else {
-			out[n++] = *e;
-		}
-	}
-	if (!have_shim)
-		out[n++] = shim_entry;
-	if (!have_pre)
-		out[n++] = preload_entry;
-	out[n] = NULL;
-	return out;
-}
-
-static size_t env_count(char *const *envp)
-{
-	size_t n = 0;
-
-	while (envp && envp[n])
-		n++;
-	return n;
-}
 
 /* The next definitions of the exec calls a fork child makes. Looked up
  * in the parent before each fork (shim_exec_before_fork, from the fork()
@@ -153,25 +54,6 @@ void shim_exec_before_fork(void)
 	(void)NEXT(execveat);
 	(void)NEXT(fexecve);
 }
-
-static bool carry(void)
-{
-	return lib && shim_started();
-}
-
-/* The environment the child gets: `fixed`, or envp itself when the shim
- * is off. Declares the stack storage in the caller's frame, sized to what
- * it holds: a fork child pays a fault for each page of stack it touches.
- * (Used in the exec_* functions below, after the check, so the check's
- * frames and these buffers share the same stack.) */
-#define FIXED_ENV(envp, fixed)                                                \
-	bool carry_ = carry();                                                \
-	size_t nenv_ = carry_ ? env_count(envp) + SHIM_ENV_EXTRA + 1 : 1;     \
-	size_t npre_ = carry_ ? prebuf_need(envp) : 0;                        \
-	char *envbuf_[nenv_];                                                 \
-	char prebuf_[npre_ ? npre_ : 1];                                      \
-	char *const *fixed = carry_ ?                                         \
-		shim_env_fix((envp), envbuf_, prebuf_, sizeof(prebuf_)) : (envp)
 
 /* Does the path name a directory (a `/` in it)? */
 static bool has_slash(const char *p)

@@ -9,7 +9,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "shim/core.h"
@@ -88,7 +87,7 @@ void shim_resolve(const char *abs, bool follow, char *out, size_t outsz)
 		o += n;
 		out[o] = '\0';
 		if (*after || follow) {
-			ssize_t t = sys_call(SYS_readlinkat, AT_FDCWD, out, target, sizeof(target) - 1);
+			ssize_t t = shim_sys_readlinkat(AT_FDCWD, out, target, sizeof(target) - 1);
 			if (t > 0) {
 				size_t rl = strlen(e);
 				if (++links > MAX_LINKS || (size_t)t + rl + 1 > sizeof(next)) {

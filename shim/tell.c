@@ -19,7 +19,6 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 #include <fcntl.h>
 
@@ -88,21 +87,15 @@ static bool same_file(const struct stat *a, const struct stat *b)
 
 static bool unix_stream(int fd)
 {
-	int v = 0;
-	socklen_t l = sizeof(v);
-
-	if (sys_call(SYS_getsockopt, fd, SOL_SOCKET, SO_DOMAIN, &v, &l) || v != AF_UNIX)
-		return false;
-	l = sizeof(v);
-	return !sys_call(SYS_getsockopt, fd, SOL_SOCKET, SO_TYPE, &v, &l) && v == SOCK_STREAM;
+	return shim_unix_stream(fd); /* port.h */
 }
 
 static bool stderr_fits(void)
 {
 	struct stat e, o, i;
-	bool have_in = !sys_call(SYS_fstat, 0, &i);
+	bool have_in = !shim_sys_fstat(0, &i);
 
-	if (sys_call(SYS_fstat, 2, &e))
+	if (shim_sys_fstat(2, &e))
 		return false;
 	if (S_ISREG(e.st_mode))
 		return true;
@@ -110,7 +103,7 @@ static bool stderr_fits(void)
 		return false;
 	if (!S_ISFIFO(e.st_mode) && !S_ISSOCK(e.st_mode))
 		return false;
-	if (sys_call(SYS_fstat, 1, &o) || !same_file(&o, &e))
+	if (shim_sys_fstat(1, &o) || !same_file(&o, &e))
 		return true;
 	/* one pipe for both: a protocol only where someone talks on stdin */
 	return !have_in || (!S_ISFIFO(i.st_mode) && !S_ISSOCK(i.st_mode));
@@ -155,18 +148,18 @@ static void put(struct buf *b, const char *s)
 
 /* What is at a path inside the sandbox, for the hint: the same answer as
  * the supervisor's look on the host (hostfs_look): component by
- * component, a link met is "not to be told". Raw calls only. */
+ * component, a link met is "not to be told". port.h's calls only. */
 static int sandbox_look(void *ctx, const char *path)
 {
 	char comp[NAME_MAX + 1];
 	struct stat st;
 	int found = -1;
-	int fd = (int)sys_call(SYS_openat, AT_FDCWD, "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int fd = shim_sys_openat(AT_FDCWD, "/", SHIM_O_WALK | O_DIRECTORY);
 
 	(void)ctx;
 	if (path[0] != '/' || fd < 0) {
 		if (fd >= 0)
-			sys_call(SYS_close, fd);
+			shim_sys_close(fd);
 		return -1;
 	}
 	if (path[strspn(path, "/")] == '\0')
@@ -183,7 +176,7 @@ static int sandbox_look(void *ctx, const char *path)
 		comp[n] = '\0';
 		p += n;
 		p += strspn(p, "/");
-		if (sys_call(SYS_newfstatat, fd, comp, &st, AT_SYMLINK_NOFOLLOW)) {
+		if (shim_sys_fstatat(fd, comp, &st, AT_SYMLINK_NOFOLLOW)) {
 			found = errno == ENOENT ? 0 : -1;
 			break;
 		}
@@ -193,16 +186,15 @@ static int sandbox_look(void *ctx, const char *path)
 			found = 1;
 			break;
 		}
-		int next = (int)sys_call(SYS_openat, fd, comp,
-					O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+		int next = shim_sys_openat(fd, comp, SHIM_O_WALK | O_NOFOLLOW | O_DIRECTORY);
 		if (next < 0) {
 			found = errno == ENOENT || errno == ENOTDIR ? 0 : -1;
 			break;
 		}
-		sys_call(SYS_close, fd);
+		shim_sys_close(fd);
 		fd = next;
 	}
-	sys_call(SYS_close, fd);
+	shim_sys_close(fd);
 	return found;
 }
 

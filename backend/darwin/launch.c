@@ -1,12 +1,14 @@
 /* backend/darwin/launch.c: sandbox-exec's and log's argument vectors and
  * COMMAND's environment (launch.h). */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "backend/darwin/launch.h"
+#include "common/wire.h"
 #include "net/net.h"
 
 #define TRY(x)                                                                \
@@ -33,6 +35,34 @@ int darwin_launch_argv(const struct darwin_launch_in *in, struct strv *argv)
 	TRY(strv_add(argv, "--"));
 	for (size_t i = 0; in->command[i]; i++)
 		TRY(strv_add(argv, in->command[i]));
+	return 0;
+}
+
+/* A path the shim can take from the spec: absolute, no `;`, short. */
+static bool spec_path_ok(const char *p, size_t max)
+{
+	return p && p[0] == '/' && !strchr(p, ';') && strlen(p) < max;
+}
+
+int darwin_shim_spec(const struct darwin_shim_handover *h, char **out)
+{
+	const char *mode = h->mode ? h->mode : "enforce";
+
+	*out = NULL;
+	if (!spec_path_ok(h->policy, SBX_SHIM_PATH_MAX) ||
+	    !spec_path_ok(h->report, SBX_SHIM_PATH_MAX) ||
+	    (h->counters && !spec_path_ok(h->counters, SBX_SHIM_PATH_MAX)) ||
+	    !spec_path_ok(h->lib, PATH_MAX) ||
+	    (strcmp(mode, "enforce") && strcmp(mode, "trace") && strcmp(mode, "learn")))
+		return -EINVAL;
+	/* lib last: the shim reads each key's first value, and nothing
+	 * after the lib's path is cut when a long one is carried */
+	if (asprintf(out, "1;mode=%s;policy=%s;report=%s%s%s%s;lib=%s", mode, h->policy,
+		     h->report, h->counters ? ";counters=" : "", h->counters ? h->counters : "",
+		     h->tell ? ";tell=1" : "", h->lib) < 0) {
+		*out = NULL;
+		return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -82,6 +112,8 @@ int darwin_launch_env(const struct darwin_launch_in *in, struct strv *envp,
 			theirs = eq + 1; /* after ours, below */
 			continue;
 		}
+		if (!strcmp(name, "SBX_SHIM"))
+			continue; /* ours only: a caller's would name files of its choosing */
 		if (policy_env_var_denied(p, name, eq + 1)) {
 			bool reset = false;
 			for (size_t i = 0; i < nset && !reset; i++) {

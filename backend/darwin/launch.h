@@ -26,6 +26,26 @@ struct darwin_launch_in {
 	unsigned http_port, socks_port;
 };
 
+/* The shim's hand-over where there is no /proc (shim/core.c's header,
+ * docs/MACOS.md "The shim's hand-over"): files the supervisor made in a
+ * directory of its own that the profile lets the sandbox read, not
+ * change. */
+struct darwin_shim_handover {
+	const char *lib;      /* the dylib, absolute */
+	const char *policy;   /* the policy blob (policy/blob.c), a regular file */
+	const char *report;   /* the report FIFO, held open for reading */
+	const char *counters; /* a file a dropped report appends a byte to; NULL: none */
+	const char *mode;     /* "enforce", "trace" or "learn" */
+	bool tell;            /* [report] tell_program */
+};
+
+/* SBX_SHIM's value for it, malloc'd into *out:
+ * `1;mode=M;policy=P;report=R[;counters=C][;tell=1];lib=L`.
+ * -EINVAL when a path is not absolute, holds a `;` (the spec's
+ * separator) or is too long for the shim (SBX_SHIM_PATH_MAX; the lib
+ * below PATH_MAX), or the mode is none of the three; -ENOMEM. */
+int darwin_shim_spec(const struct darwin_shim_handover *h, char **out);
+
 /* `/usr/bin/sandbox-exec -D NAME=VALUE... -p PROFILE -- COMMAND...`.
  * 0, -EINVAL (no command), -ENOMEM. */
 int darwin_launch_argv(const struct darwin_launch_in *in, struct strv *argv);

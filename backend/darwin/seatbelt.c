@@ -551,6 +551,57 @@ static void network_rules(struct out *o, const struct policy *p, const struct se
 	}
 }
 
+/* A path as a literal's parameter, canonical ("" and o->err when it
+ * cannot be). */
+static const char *literal_param(struct out *o, const char *path)
+{
+	char canon[4096 + 16];
+
+	if (seatbelt_canonical(path, canon, sizeof(canon))) {
+		o->err = o->err ? o->err : -ENAMETOOLONG;
+		return "";
+	}
+	return param(o, canon);
+}
+
+/* The shim's hand-over (seatbelt.h). Denies name a path as every deny
+ * does (literal, subpath and the case-blind regex: APFS folds case);
+ * allows name the exact file only. */
+static void shim_rules(struct out *o, const struct seatbelt_opts *so, char *err, size_t errsz)
+{
+	const char *const files[] = { so->shim_policy, so->shim_report, so->shim_counters };
+
+	if (!so->shim_dir && !so->shim_policy && !so->shim_report && !so->shim_counters)
+		return;
+	if (!so->shim_dir || so->shim_dir[0] != '/' || !strcmp(so->shim_dir, "/")) {
+		snprintf(err, errsz, "the shim's directory must be absolute, not /");
+		o->err = -EINVAL;
+		return;
+	}
+	for (size_t i = 0; i < 3; i++)
+		if (!files[i] || !sbx_path_under(files[i], so->shim_dir) ||
+		    !strcmp(files[i], so->shim_dir)) {
+			snprintf(err, errsz, "the shim's files must be in its directory");
+			o->err = -EINVAL;
+			return;
+		}
+	struct sbx_rule dir = { .pat = SBX_PAT_PREFIX, .pattern = so->shim_dir };
+	struct sbx_rule fifo = { .pat = SBX_PAT_PREFIX, .pattern = so->shim_report };
+	put(o, "; The shim's hand-over: its directory never changed from inside, the\n"
+	       "; policy read, the report FIFO and the counters only written.\n"
+	       "(deny file-write*");
+	filter(o, &dir, true);
+	with_tag(o);
+	put(o, "(allow file-read* (literal (param \"%s\")))\n",
+	    literal_param(o, so->shim_policy));
+	put(o, "(allow file-write-data (literal (param \"%s\"))",
+	    literal_param(o, so->shim_report));
+	put(o, " (literal (param \"%s\")))\n", literal_param(o, so->shim_counters));
+	put(o, "(deny file-read-data");
+	filter(o, &fifo, true);
+	with_tag(o);
+}
+
 int seatbelt_compile(const struct policy *p, const struct seatbelt_opts *so,
 		     struct seatbelt_profile *sp, char *err, size_t errsz)
 {
@@ -638,6 +689,7 @@ int seatbelt_compile(const struct policy *p, const struct seatbelt_opts *so,
 			filter(&o, rs[i], true);
 		with_tag(&o);
 	}
+	shim_rules(&o, so, err, errsz);
 
 	if (o.err) {
 		if (!err[0])

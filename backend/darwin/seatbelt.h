@@ -25,6 +25,14 @@ struct seatbelt_opts {
 	 * compiler refuses rather than leave the network open or shut. */
 	unsigned http_port, socks_port;
 	bool keychain; /* the login keychain's services (an opt-in) */
+	/* The shim's hand-over (docs/MACOS.md, "The shim's hand-over"): the
+	 * supervisor's directory and the three files in it, absolute. All
+	 * NULL: no shim, no rules. The directory is never changed from
+	 * inside, the policy read, the report FIFO only written (its
+	 * reports are not another program's to read), the counters file
+	 * only written (a drop appends a byte); last in the profile, so
+	 * they win. */
+	const char *shim_dir, *shim_policy, *shim_report, *shim_counters;
 };
 
 struct seatbelt_param {

@@ -133,6 +133,17 @@ if has '^HOLDER 1 /memfd:sbx-policy (deleted) pipe /memfd:sbx-counters (deleted)
    has '^HOLDER 1 /memfd:sbx-policy pipe /memfd:sbx-counters$' out; then ok
 else bad "$(cat "$B/out")"; fi
 
+# The counters page is mapped by sbx-preload and by every shim that drops
+# a report, and COMMAND can open it read-write through the holder (same
+# user): shrunk, each mapping would die of SIGBUS at its next touch,
+# sbx-preload at the end of the run (status 135, nothing said).
+t counters_page_cannot_be_shrunk_under_the_supervisor
+sx -q -- sh -c 'eval "$(echo "$SBX_SHIM" | tr ";" "\n" | grep -E "^(holder|counters)=[0-9]+$")"
+	truncate -s 0 "/proc/$holder/fd/$counters" 2>/dev/null && echo SHRUNK
+	echo SIZE $(stat -L -c %s "/proc/$holder/fd/$counters")'
+if [ "$RC" = 0 ] && has '^SIZE 4096$' out && ! has SHRUNK out; then ok
+else bad "rc=$RC $(tr '\n' '|' < "$B/out")"; fi
+
 # COMMAND may lower pid 1's own limits (same user: prlimit(2)) and flood it
 # with signals until the kernel kills it at its CPU limit. That ends the run
 # (as COMMAND could by itself), and must give nothing more: every process

@@ -11,6 +11,7 @@
 #include <criterion/criterion.h>
 
 #include "backend/darwin/launch.h"
+#include "common/wire.h"
 #include "backend/darwin/report.h"
 #include "common/event.h"
 #include "preload/preload.h"
@@ -76,12 +77,12 @@ Test(darwin_launch, environment_withholds_points_at_the_proxy_and_marks_the_sand
 	char *caller[] = { "PATH=/usr/bin:/bin", "MY_SECRET=x", "GITHUB_TOKEN=ghp_x",
 			   "HTTPS_PROXY=http://corp:3128", "socks_proxy=corp:1080",
 			   "DYLD_INSERT_LIBRARIES=/opt/theirs.dylib", "FOO=caller", "TERM=xterm",
-			   NULL };
+			   "SBX_SHIM=1;policy=/tmp/mine", NULL };
 	char *cmd[] = { "true", NULL };
 	struct strv env = { 0 }, withheld = { 0 };
 	struct darwin_launch_in in = { .policy = p, .command = cmd, .environ = caller,
 				       .shim_lib = "/opt/sbx/lib/libsbx-preload.dylib",
-				       .shim_spec = "3:4", .http_port = 41000,
+				       .shim_spec = "1;policy=/run/p;report=/run/r", .http_port = 41000,
 				       .socks_port = 41001 };
 
 	cr_assert_eq(darwin_launch_env(&in, &env, &withheld), 0);
@@ -102,7 +103,7 @@ Test(darwin_launch, environment_withholds_points_at_the_proxy_and_marks_the_sand
 	/* the shim first, the caller's library after it */
 	cr_assert_str_eq(env_get(&env, "DYLD_INSERT_LIBRARIES"),
 			 "/opt/sbx/lib/libsbx-preload.dylib:/opt/theirs.dylib");
-	cr_assert_str_eq(env_get(&env, "SBX_SHIM"), "3:4");
+	cr_assert_str_eq(env_get(&env, "SBX_SHIM"), "1;policy=/run/p;report=/run/r");
 	strv_free(&env);
 	strv_free(&withheld);
 
@@ -123,6 +124,50 @@ Test(darwin_launch, environment_withholds_points_at_the_proxy_and_marks_the_sand
 	cr_assert_str_eq(env_get(&env, "HTTPS_PROXY"), "http://corp:3128");
 	strv_free(&env);
 	policy_free(p);
+}
+
+Test(darwin_launch, the_shim_spec_names_the_handed_over_files_by_safe_paths)
+{
+	struct darwin_shim_handover h = { .lib = "/opt/sbx/lib/libsbx-preload.dylib",
+					  .policy = "/private/var/sbx/r1/policy",
+					  .report = "/private/var/sbx/r1/reports",
+					  .counters = "/private/var/sbx/r1/dropped", .tell = true };
+	char *spec, longp[SBX_SHIM_PATH_MAX + 1];
+
+	cr_assert_eq(darwin_shim_spec(&h, &spec), 0);
+	cr_assert_str_eq(spec, "1;mode=enforce;policy=/private/var/sbx/r1/policy;"
+			       "report=/private/var/sbx/r1/reports;"
+			       "counters=/private/var/sbx/r1/dropped;tell=1;"
+			       "lib=/opt/sbx/lib/libsbx-preload.dylib");
+	free(spec);
+	h.counters = NULL;
+	h.tell = false;
+	h.mode = "learn";
+	cr_assert_eq(darwin_shim_spec(&h, &spec), 0);
+	cr_assert_str_eq(spec, "1;mode=learn;policy=/private/var/sbx/r1/policy;"
+			       "report=/private/var/sbx/r1/reports;"
+			       "lib=/opt/sbx/lib/libsbx-preload.dylib");
+	free(spec);
+	/* what the shim could not take back out of the spec */
+	h.mode = "enforce;policy=/tmp/x";
+	cr_assert_eq(darwin_shim_spec(&h, &spec), -EINVAL);
+	cr_assert_null(spec);
+	h.mode = NULL;
+	h.policy = "/private/var/sbx/r;1/policy";
+	cr_assert_eq(darwin_shim_spec(&h, &spec), -EINVAL);
+	h.policy = "policy";
+	cr_assert_eq(darwin_shim_spec(&h, &spec), -EINVAL);
+	h.policy = "/p";
+	h.report = NULL;
+	cr_assert_eq(darwin_shim_spec(&h, &spec), -EINVAL);
+	memset(longp, 'a', sizeof(longp) - 1);
+	longp[0] = '/';
+	longp[sizeof(longp) - 1] = '\0';
+	h.report = longp;
+	cr_assert_eq(darwin_shim_spec(&h, &spec), -EINVAL);
+	longp[SBX_SHIM_PATH_MAX - 1] = '\0'; /* 255 bytes: fits */
+	cr_assert_eq(darwin_shim_spec(&h, &spec), 0);
+	free(spec);
 }
 
 Test(darwin_launch, log_stream_by_absolute_path_for_the_tag)

@@ -940,3 +940,67 @@ Test(seatbelt, presets_keep_container_daemons_out_of_reach)
 		policy_free(p);
 	}
 }
+
+/* The shim's hand-over (docs/MACOS.md): a directory of the supervisor's,
+ * here inside a writable root (the hard case), never changed from inside;
+ * the policy read, the report FIFO written and never read (in any case's
+ * spelling: APFS folds it), the counters written. */
+Test(seatbelt, the_shims_files_are_read_or_written_only_as_handed_over)
+{
+	struct policy *p = compile_ini("[filesystem]\nallow_write = /tmp\n"
+				       "deny_read = /tmp/sbx-run\n");
+	struct seatbelt_opts so = opts;
+	struct seatbelt_profile sp;
+	struct prof pr;
+	char err[256] = "";
+
+	so.shim_dir = "/tmp/sbx-run";
+	so.shim_policy = "/tmp/sbx-run/policy";
+	so.shim_report = "/tmp/sbx-run/reports";
+	so.shim_counters = "/tmp/sbx-run/dropped";
+	cr_assert_eq(seatbelt_compile(p, &so, &sp, err, sizeof(err)), 0, "%s", err);
+	prof_load(&pr, &sp);
+	path_gen++;
+	static const struct {
+		const char *op, *path;
+		bool allow;
+	} want[] = {
+		{ "file-write-data", "/private/tmp/elsewhere", true }, /* the root still is */
+		{ "file-write-create", "/private/tmp/sbx-run/new", false },
+		{ "file-write-unlink", "/private/tmp/sbx-run/policy", false },
+		{ "file-write-data", "/private/tmp/sbx-run/policy", false },
+		{ "file-write-unlink", "/private/tmp/sbx-run", false },
+		{ "file-write-create", "/private/tmp/SBX-RUN/policy", false },
+		{ "file-read-data", "/private/tmp/sbx-run/policy", true }, /* deny_read there */
+		{ "file-read-data", "/private/tmp/sbx-run/other", false },
+		{ "file-write-data", "/private/tmp/sbx-run/reports", true },
+		{ "file-write-data", "/private/tmp/sbx-run/dropped", true },
+		{ "file-write-data", "/private/tmp/sbx-run/REPORTS", false },
+		{ "file-read-data", "/private/tmp/sbx-run/reports", false },
+		{ "file-read-data", "/private/tmp/sbx-run/Reports", false },
+		{ "file-write-unlink", "/private/tmp/sbx-run/reports", false },
+		{ "file-write-mode", "/private/tmp/sbx-run/reports", false },
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		path_gen++;
+		cr_assert_eq(prof_allows(&pr, want[i].op, want[i].path), want[i].allow, "%s %s",
+			     want[i].op, want[i].path);
+	}
+	prof_free(&pr);
+	seatbelt_profile_free(&sp);
+	/* files outside the directory, a relative one: refused, said */
+	so.shim_counters = "/tmp/dropped";
+	cr_assert_eq(seatbelt_compile(p, &so, &sp, err, sizeof(err)), -EINVAL);
+	cr_assert_str_eq(err, "the shim's files must be in its directory");
+	so.shim_counters = "/tmp/sbx-run/dropped";
+	so.shim_dir = "sbx-run";
+	cr_assert_eq(seatbelt_compile(p, &so, &sp, err, sizeof(err)), -EINVAL);
+	so.shim_dir = NULL;
+	cr_assert_eq(seatbelt_compile(p, &so, &sp, err, sizeof(err)), -EINVAL);
+	/* none: no rule of the shim's */
+	so.shim_policy = so.shim_report = so.shim_counters = NULL;
+	cr_assert_eq(seatbelt_compile(p, &so, &sp, err, sizeof(err)), 0);
+	assert_not_contains(sp.text, "hand-over");
+	seatbelt_profile_free(&sp);
+	policy_free(p);
+}

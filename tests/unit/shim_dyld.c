@@ -1,10 +1,12 @@
 /* tests/unit/shim_dyld.c: the macOS wrappers (shim/darwin.c,
  * sbx_dyld_NAME) called directly, on Linux, on real files in a temporary
- * directory, with a policy loaded into the shim's core as sbx-preload
- * hands it over: SBX_SHIM naming a memfd with the policy blob and the
- * write end of a report pipe, the holder being this process (its
- * /proc/PID/fd/N). What a refusal said is read back from the pipe, as
- * the supervisor reads it (wire_decode).
+ * directory, with the check core built as macOS builds it (SBX_PORTABLE:
+ * libc's calls, no /proc; shim/port.h) and handed its policy as the
+ * darwin backend hands it over (shim/core.c's header): SBX_SHIM made by
+ * launch.c's darwin_shim_spec, naming the policy blob in a file, the
+ * report FIFO this process reads, and the counters file, in a directory
+ * the policy does not let the sandbox write. What a refusal said is read
+ * back from the FIFO, as the supervisor reads it (wire_decode).
  *
  * Built as a runner of its own (Makefile, build/tests/shim-dyld): it
  * links the shim's core, and the interpose table, so a name in the table
@@ -23,11 +25,13 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <criterion/criterion.h>
 
 #include "backend/darwin/interpose.h"
+#include "backend/darwin/launch.h"
 #include "common/wire.h"
 #include "tests/unit/helpers.h"
 
@@ -55,7 +59,10 @@ extern const unsigned sbx_interpose_count;
 
 static char *root;    /* the writable root: allow_write */
 static char *other;   /* readable, not writable (deny_write) */
-static int reports;   /* the report pipe's read end */
+static char *run;     /* the supervisor's: the handed-over files (deny_write) */
+static int reports;   /* the report FIFO's read end */
+static void *blob;    /* the policy, as policy/blob.c makes it */
+static size_t blob_len;
 
 static char *at(const char *base, const char *rel)
 {
@@ -65,41 +72,62 @@ static char *at(const char *base, const char *rel)
 	return p;
 }
 
+static void put_file(const char *path, const void *data, size_t len, mode_t mode)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+
+	cr_assert_geq(fd, 0, "%s: %s", path, strerror(errno));
+	cr_assert_eq(write(fd, data, len), (ssize_t)len);
+	close(fd);
+}
+
+/* SBX_SHIM as launch.c makes it for these three paths */
+static void set_spec(const char *policy, const char *report, const char *counters)
+{
+	struct darwin_shim_handover h = { .lib = "/opt/sbx/lib/libsbx-preload.dylib",
+					  .policy = policy, .report = report,
+					  .counters = counters };
+	char *spec;
+
+	cr_assert_eq(darwin_shim_spec(&h, &spec), 0);
+	cr_assert_eq(setenv("SBX_SHIM", spec, 1), 0);
+	free(spec);
+}
+
 static void setup(void)
 {
-	char *ini, spec[256];
-	void *blob;
-	size_t len;
-	int pipefd[2], mfd;
+	char *ini;
 
 	root = make_tmpdir();
 	other = make_tmpdir();
+	run = make_tmpdir();
 	make_dirs(root, "secret");
 	write_file(at(root, "secret/key"), "SECRET\n");
 	write_file(at(root, "ok.txt"), "hello\n");
 	write_file(at(other, "ro.txt"), "read me\n");
 	cr_assert_gt(asprintf(&ini, "[filesystem]\nallow_write = %s\ndeny_read = %s/secret\n"
-				    "deny_write = %s\n[network]\nallow_domains = example.com\n",
-			      root, root, other), 0);
+				    "deny_write = %s\ndeny_write = %s\n"
+				    "[network]\nallow_domains = example.com\n",
+			      root, root, other, run), 0);
 	struct policy *p = compile_ini(ini);
-	cr_assert_eq(policy_to_blob(p, &blob, &len), 0);
-	mfd = memfd_create("policy", MFD_CLOEXEC);
-	cr_assert_geq(mfd, 0);
-	cr_assert_eq(write(mfd, blob, len), (ssize_t)len);
-	free(blob);
+	cr_assert_eq(policy_to_blob(p, &blob, &blob_len), 0);
 	policy_free(p);
 	free(ini);
-	cr_assert_eq(pipe2(pipefd, O_NONBLOCK | O_CLOEXEC), 0);
-	reports = pipefd[0];
-	snprintf(spec, sizeof(spec), "1;policy=%d;report=%d;holder=%d;mode=enforce", mfd, pipefd[1],
-		 (int)getpid());
-	cr_assert_eq(setenv("SBX_SHIM", spec, 1), 0);
+	put_file(at(run, "policy"), blob, blob_len, 0444);
+	cr_assert_eq(mkfifo(at(run, "reports"), 0600), 0);
+	/* the supervisor holds the read end for the run */
+	reports = open(at(run, "reports"), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	cr_assert_geq(reports, 0);
+	put_file(at(run, "dropped"), "", 0, 0600);
+	set_spec(at(run, "policy"), at(run, "reports"), at(run, "dropped"));
 }
 
 static void teardown(void)
 {
 	remove_tree(root);
 	remove_tree(other);
+	remove_tree(run);
+	free(blob);
 }
 
 TestSuite(shim_dyld, .init = setup, .fini = teardown);
@@ -330,6 +358,66 @@ Test(shim_dyld, a_connection_and_a_lookup_the_policy_refuses)
 	expect_no_report();
 }
 
+/* What a program started with envp saw in DYLD_INSERT_LIBRARIES and
+ * SBX_SHIM, one line each, started by execve in a child (spawn: false)
+ * or by posix_spawn. */
+static char *started_sees(char *const envp[], bool spawn)
+{
+	static char out[4096];
+	char *argv[] = { "sh", "-c", "printf '%s\\n%s\\n' \"$DYLD_INSERT_LIBRARIES\" \"$SBX_SHIM\"",
+			 NULL };
+	int p[2], status;
+	pid_t pid;
+
+	cr_assert_eq(pipe(p), 0);
+	if (spawn) {
+		posix_spawn_file_actions_t fa;
+		posix_spawn_file_actions_init(&fa);
+		posix_spawn_file_actions_adddup2(&fa, p[1], 1);
+		cr_assert_eq(sbx_dyld_posix_spawn(&pid, "/bin/sh", &fa, NULL, argv, envp), 0);
+		posix_spawn_file_actions_destroy(&fa);
+	} else {
+		pid = fork();
+		cr_assert_geq(pid, 0);
+		if (pid == 0) {
+			dup2(p[1], 1);
+			sbx_dyld_execve("/bin/sh", argv, envp);
+			_exit(127);
+		}
+	}
+	close(p[1]);
+	ssize_t n, got = 0;
+	while ((n = read(p[0], out + got, sizeof(out) - 1 - (size_t)got)) > 0)
+		got += n;
+	out[got] = '\0';
+	close(p[0]);
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %d", status);
+	return out;
+}
+
+/* A program that scrubs the environment it starts a child with keeps the
+ * shim in the child: DYLD_INSERT_LIBRARIES names it first, SBX_SHIM is
+ * ours, whatever the envp said */
+Test(shim_dyld, a_scrubbed_environment_still_carries_the_shim)
+{
+	char *want, *empty[] = { NULL };
+	char *theirs[] = { "DYLD_INSERT_LIBRARIES=/opt/theirs.dylib", "SBX_SHIM=1;policy=/tmp/mine",
+			   "PATH=/usr/bin:/bin", NULL };
+	const char *spec = getenv("SBX_SHIM");
+
+	cr_assert_gt(asprintf(&want, "/opt/sbx/lib/libsbx-preload.dylib\n%s\n", spec), 0);
+	cr_assert_str_eq(started_sees(empty, false), want);
+	cr_assert_str_eq(started_sees(empty, true), want);
+	free(want);
+	cr_assert_gt(asprintf(&want, "/opt/sbx/lib/libsbx-preload.dylib:/opt/theirs.dylib\n%s\n",
+			      spec), 0);
+	cr_assert_str_eq(started_sees(theirs, false), want);
+	cr_assert_str_eq(started_sees(theirs, true), want);
+	free(want);
+	expect_no_report();
+}
+
 /* ---- hostile arguments */
 
 Test(shim_dyld, a_null_path_is_the_real_calls_to_answer)
@@ -394,6 +482,147 @@ Test(shim_dyld, a_padded_path_to_the_secret_is_still_refused)
 	cr_assert_eq(errno, EACCES);
 	expect_one_report(WIRE_DENY, WIRE_READ, at(root, "secret/key"), EACCES);
 	free(q);
+}
+
+/* ---- the hand-over attacked: SBX_SHIM is the program's own environment,
+ * so everything it names is a claim. The shim must never hang, crash or
+ * judge by a policy from a file the sandbox may write; what it cannot
+ * read is the shim off in that process (the boundary unchanged). */
+
+/* In a child with SBX_SHIM naming policy (and the real FIFO): did the
+ * shim refuse the secret (1), let it through unjudged (0)? -1: the child
+ * died or hung (the alarm). What the shim said goes to said[]. */
+static int try_policy(const char *policy, char *said, size_t saidsz)
+{
+	int err[2], status;
+	pid_t pid;
+
+	cr_assert_eq(pipe(err), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		dup2(err[1], 2);
+		alarm(5);
+		/* by hand: launch.c would refuse a relative path */
+		char spec[1024];
+		snprintf(spec, sizeof(spec), "1;mode=enforce;policy=%s;report=%s/reports;lib=/x.dylib",
+			 policy, run);
+		setenv("SBX_SHIM", spec, 1);
+		int fd = sbx_dyld_open(at(root, "secret/key"), O_RDONLY);
+		_exit(fd < 0 && errno == EACCES ? 1 : fd >= 0 ? 0 : 3);
+	}
+	close(err[1]);
+	ssize_t n = read(err[0], said, saidsz - 1);
+	said[n > 0 ? n : 0] = '\0';
+	close(err[0]);
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+Test(shim_dyld, a_policy_the_sandbox_could_have_written_is_never_judged_by)
+{
+	char said[512];
+	/* the real blob, where the sandbox may write: the supervisor's
+	 * mistake, or a program's copy it could change for the next
+	 * process (a blob that allows everything is as easy to write) */
+	char *copy = at(root, "policy");
+
+	put_file(copy, blob, blob_len, 0444);
+	cr_assert_eq(try_policy(copy, said, sizeof(said)), 0);
+	cr_assert(strstr(said, "shim off in this process: the policy's file is one the sandbox "
+			       "may write"), "said: %s", said);
+	/* the same file named with `//` and `.`: judged as the policy
+	 * judges paths, normal */
+	char *odd;
+	cr_assert_gt(asprintf(&odd, "%s//./policy", root), 0);
+	cr_assert_eq(try_policy(odd, said, sizeof(said)), 0);
+	cr_assert(strstr(said, "the policy's file is one the sandbox may write"), "said: %s", said);
+	free(odd);
+	/* the same blob where it may not write: judged by */
+	cr_assert_eq(try_policy(at(run, "policy"), said, sizeof(said)), 1, "said: %s", said);
+	cr_assert_str_eq(said, "");
+	static struct wire_report r[4];
+	cr_assert_eq(drain(r, 4), 1, "the child's refusal was not reported");
+	cr_assert_eq(r[0].decision, WIRE_DENY);
+	cr_assert_str_eq(r[0].target, at(root, "secret/key"));
+}
+
+Test(shim_dyld, hostile_policy_paths_turn_the_shim_off_without_a_hang_or_a_crash)
+{
+	char said[512];
+	char *fifo = at(run, "fifo"), *half = at(run, "half"), *junk = at(run, "junk"),
+	     *link = at(run, "link"), *big = at(run, "big");
+
+	cr_assert_eq(mkfifo(fifo, 0600), 0); /* opened blocking, it would hang */
+	put_file(half, blob, blob_len / 2, 0444);
+	put_file(junk, "SBX policy? no.\n", 16, 0444);
+	cr_assert_eq(symlink(at(run, "policy"), link), 0);
+	/* a large file of zeros: read, never mapped */
+	int fd = open(big, O_WRONLY | O_CREAT | O_CLOEXEC, 0444);
+	cr_assert_eq(ftruncate(fd, 1 << 20), 0);
+	close(fd);
+	/* the real policy by a path too long for the shim's buffer (its
+	 * `/`s): refused whole, never cut */
+	char longp[SBX_SHIM_PATH_MAX + 1];
+	size_t l = strlen(run);
+	memcpy(longp, run, l);
+	while (l < SBX_SHIM_PATH_MAX - 7)
+		longp[l++] = '/';
+	memcpy(longp + l, "/policy", 8);
+	cr_assert_eq(strlen(longp), SBX_SHIM_PATH_MAX);
+	const char *const bad[] = { fifo, half, junk, link, big, run, "/dev/zero", "/dev/null",
+				    "relative/policy", "/no/such/file", longp };
+	for (size_t i = 0; i < ARRAY_LEN(bad); i++) {
+		cr_assert_eq(try_policy(bad[i], said, sizeof(said)), 0,
+			     "policy=%s: not turned off cleanly (said: %s)", bad[i], said);
+		cr_assert(strstr(said, "sbx: preload shim off in this process"),
+			  "policy=%s said: %s", bad[i], said);
+	}
+	expect_no_report();
+}
+
+Test(shim_dyld, a_report_channel_that_is_not_the_fifo_gets_no_report_and_counts_a_drop)
+{
+	struct stat st;
+	char *fake = at(root, "fake-reports");
+
+	put_file(fake, "", 0, 0644);
+	set_spec(at(run, "policy"), fake, at(run, "dropped"));
+	cr_assert_eq(sbx_dyld_open(at(root, "secret/key"), O_RDONLY), -1);
+	cr_assert_eq(errno, EACCES, "the policy still holds");
+	cr_assert_eq(stat(fake, &st), 0);
+	cr_assert_eq(st.st_size, 0, "a report went into a regular file");
+	cr_assert_eq(stat(at(run, "dropped"), &st), 0);
+	cr_assert_eq(st.st_size, 1, "the drop was not counted");
+	/* the supervisor gone (no reader): dropped, counted, no hang */
+	set_spec(at(run, "policy"), at(run, "reports"), at(run, "dropped"));
+	close(reports);
+	cr_assert_eq(sbx_dyld_open(at(root, "secret/key"), O_RDONLY), -1);
+	cr_assert_eq(errno, EACCES);
+	cr_assert_eq(stat(at(run, "dropped"), &st), 0);
+	cr_assert_eq(st.st_size, 2);
+}
+
+/* Descriptors are not the hand-over: a program that closes every one it
+ * inherited (Python's subprocess does, by default) keeps its reports */
+Test(shim_dyld, closing_every_inherited_descriptor_loses_no_report)
+{
+	int status;
+	char *key = at(root, "secret/key");
+	pid_t pid = fork();
+
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		for (int fd = 0; fd < 1024; fd++)
+			close(fd);
+		_exit(sbx_dyld_open(key, O_RDONLY) == -1 && errno == EACCES ? 0 : 1);
+	}
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "not refused");
+	static struct wire_report r[4];
+	cr_assert_eq(drain(r, 4), 1);
+	cr_assert_str_eq(r[0].target, key);
+	cr_assert_eq(r[0].pid, pid);
 }
 
 /* ---- the interpose table (build/gen/interpose.c, linked here: a name it
