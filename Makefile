@@ -57,10 +57,10 @@ SUPERVISOR_SRCS += preload/loginpath.c
 SUPERVISOR_SRCS += backend/linux/mountids.c common/pathwalk.c common/openat2.c
 # what the walk of the writable roots found, for the next start (walkrec.h)
 SUPERVISOR_SRCS += preload/walkrec.c
-# the Linux backends (backend.h): the process driver and the terminal
-# relay for both, the nested mode's Landlock ruleset (landlock.h)
+# the Linux backends (backend.h): the process driver for both, the nested
+# mode's Landlock ruleset (landlock.h); the terminal relay, macOS's too
 SUPERVISOR_SRCS += backend/linux/landlock.c backend/linux/nested.c backend/linux/linux.c \
-	backend/linux/process.c backend/linux/relay.c \
+	backend/linux/process.c backend/relay.c \
 	preload/mode.c common/strv.c
 # the control protocol with sbx-init (control.h), in both programs
 SUPERVISOR_SRCS += common/control.c
@@ -374,8 +374,8 @@ build/tests/darwin-unit: $(DARWIN_UNIT_SRCS:%.c=build/%.o) $(DARWIN_CHECK_SRCS:%
 # tests/integration/darwin.sh puts them there).
 DARWIN_PRELOAD_SRCS := preload/start.c preload/options.c preload/config.c preload/profile.c \
 	preload/reports.c preload/print.c preload/util.c preload/loginpath.c preload/mode.c \
-	common/hostfs.c common/pathwalk.c common/openat2.c common/msg.c common/strv.c \
-	common/wire.c $(DARWIN_SRCS) $(NET_SRCS) $(POLICY_SRCS)
+	backend/relay.c common/hostfs.c common/pathwalk.c common/openat2.c common/msg.c \
+	common/strv.c common/wire.c $(DARWIN_SRCS) $(NET_SRCS) $(POLICY_SRCS)
 build/darwin/sbx-preload: build/preload/darwin_main.o $(DARWIN_PRELOAD_SRCS:%.c=build/%.o)
 	@mkdir -p $(@D)
 	$(CC) $(SBX_LDFLAGS) -o $@ $^ $(SBX_LDLIBS)

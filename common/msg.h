@@ -19,7 +19,7 @@ void info(const char *fmt, ...) __attribute__((format(printf, 1, 2))); /* not wi
 void vmsg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));  /* --verbose */
 void dmsg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));  /* --debug */
 /* Text for the person (msg(), the reports' lines): written whole to fd, or
- * through the hook while a terminal is relayed (backend/linux/relay.c: in
+ * through the hook while a terminal is relayed (backend/relay.c: in
  * order with COMMAND's output, \r\n in raw mode). */
 extern void (*sbx_text_hook)(int fd, const char *s, size_t n);
 void sbx_write_text(int fd, const char *s, size_t n);

@@ -332,7 +332,10 @@ static int phase_start(struct drun *r)
 	struct reports_cfg rcfg = { .policy = r->p, .log_path = r->log_path,
 				    .run_id = r->run_id, .mode = REPORTS_ENFORCE,
 				    .out_fd = r->report_out, .hold = true,
-				    .tty = policy_report_stderr(r->p) };
+				    .tty = policy_report_stderr(r->p),
+				    /* a relayed terminal is raw by us: the
+				     * program's own terminal says (relay.c) */
+				    .tty_busy = relay_tty_busy };
 	if (reports_new(&rcfg, &r->reports)) {
 		msg("out of memory");
 		return SBX_EXIT_SETUP;

@@ -15,7 +15,7 @@
 #include "policy/policy.h"
 #include "common/wire.h"
 #include "backend/linux/process.h"
-#include "backend/linux/relay.h"
+#include "backend/relay.h"
 
 /* ---- util.c */
 

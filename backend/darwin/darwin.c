@@ -5,8 +5,10 @@
  * ours reaches it (a sentinel); go() starts COMMAND under sandbox-exec;
  * wait() relays signals, serves the proxy and feeds the log's refusals to
  * the reports until COMMAND is gone, then drains the log (a second
- * sentinel). Nothing here needs more than POSIX: the same code runs on
- * Linux in the unit tests, with stand-ins for the two programs. */
+ * sentinel). When a standard stream is a terminal, COMMAND gets one of its
+ * own (backend/relay.c, as on Linux), relayed in the wait's loop. Nothing
+ * here needs more than POSIX: the same code runs on Linux in the unit
+ * tests, with stand-ins for the two programs. */
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -26,6 +28,7 @@
 #include "backend/backend.h"
 #include "backend/darwin/darwin.h"
 #include "backend/darwin/launch.h"
+#include "backend/relay.h"
 #include "common/event.h"
 #include "common/forwarded.h"
 #include "common/msg.h"
@@ -46,11 +49,156 @@ int darwin_tag(const char *run_id, char *out, size_t outsz)
 	return n < 0 || (size_t)n >= outsz ? -EINVAL : 0;
 }
 
-/* path with argv and envp, the standard streams ours (COMMAND's), the
- * signals in def at their default action. */
-static int spawn(const char *path, char *const *argv, char *const *envp, const sigset_t *def,
-		 pid_t *pid)
+/* With a terminal of its own (relay.c): fork and exec, since nothing of
+ * posix_spawn's makes a terminal the controlling one (POSIX_SPAWN_SETSID
+ * gives the session, not TIOCSCTTY, and BSD's open() never makes a
+ * terminal controlling).
+ *
+ * Two processes, as a terminal's shell and its job: the first (the
+ * holder, sbx's own code, unsandboxed) makes a session of its own with
+ * the pty's slave as its controlling terminal (relay_child_session: the
+ * slave on the streams that were the person's terminal, no other
+ * terminal descriptor kept), then starts sandbox-exec in a
+ * process group of its own, the slave's foreground unless we are in the
+ * person's background (then its first read stops it with SIGTTIN, and us
+ * with it, as on Linux). A group whose parent is in its session is not
+ * orphaned, so ^Z on the pty stops COMMAND (a session leader's own group
+ * would be, and the kernel drops the terminal's SIGTSTP). The holder
+ * closes all but the slave and the status pipe, tells COMMAND's pid and
+ * then each of its stops and its end (waitpid's status) through the
+ * pipe, and gives the slave's foreground back to COMMAND when it stopped
+ * reading or writing in the background of it (sbx decides when it goes
+ * on: relay_stop). It ends with COMMAND; a hangup of the pty (sbx gone)
+ * ends it and sends COMMAND's group SIGHUP, as a terminal does. An exec
+ * that fails says its errno through a close-on-exec pipe. */
+static _Noreturn void holder(const char *path, char *const *argv, char *const *envp,
+			     const sigset_t *def, int ep, int sp, int max_fd, bool bg)
 {
+	struct sigaction dfl = { .sa_handler = SIG_DFL }, ign = { .sa_handler = SIG_IGN };
+	int e, tty = relay_slave(), st;
+
+	/* what sbx catches (into its pipe): at the default here */
+	for (size_t i = 0; i < SBX_NFORWARDED; i++)
+		sigaction(sbx_forwarded[i], &dfl, NULL);
+	sigaction(SIGCHLD, &dfl, NULL);
+	sigaction(SIGTSTP, &dfl, NULL);
+	sigaction(SIGCONT, &dfl, NULL);
+	if ((e = relay_child_session(ep, max_fd)))
+		goto fail;
+	pid_t g = fork();
+	if (g < 0) {
+		e = errno;
+		goto fail;
+	}
+	if (g == 0) {
+		sigset_t ttou, old;
+		setpgid(0, 0);
+		if (!bg) {
+			/* the foreground, from the background: SIGTTOU held */
+			sigemptyset(&ttou);
+			sigaddset(&ttou, SIGTTOU);
+			sigprocmask(SIG_BLOCK, &ttou, &old);
+			tcsetpgrp(tty, getpid());
+			sigprocmask(SIG_SETMASK, &old, NULL);
+		}
+		for (int sig = 1; sig < NSIG; sig++)
+			if (sigismember(def, sig) == 1)
+				sigaction(sig, &dfl, NULL);
+		execve(path, argv, envp);
+		e = errno;
+		if (write(ep, &e, sizeof(e)) < 0) {
+			/* the parent sees the pipe end without a word */
+		}
+		_exit(127);
+	}
+	setpgid(g, g);
+	sigaction(SIGTTOU, &ign, NULL); /* tcsetpgrp below, from the background */
+	if (write(sp, &g, sizeof(g)) != (ssize_t)sizeof(g))
+		_exit(125);
+	for (int fd = 3; fd < max_fd; fd++)
+		if (fd != sp && fd != tty)
+			close(fd);
+	for (;;) {
+		pid_t w = waitpid(g, &st, WUNTRACED);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			_exit(125);
+		if (WIFSTOPPED(st) && (WSTOPSIG(st) == SIGTTIN || WSTOPSIG(st) == SIGTTOU))
+			tcsetpgrp(tty, g);
+		if (write(sp, &st, sizeof(st)) < 0 || !WIFSTOPPED(st))
+			_exit(0);
+	}
+fail:
+	if (write(ep, &e, sizeof(e)) < 0) {
+		/* the parent sees the pipe end without a word */
+	}
+	_exit(127);
+}
+
+/* The holder started: COMMAND's pid in *pid, the holder's and its status
+ * pipe in d. */
+static int spawn_tty(struct darwin *d, const char *path, char *const *argv, char *const *envp,
+		     const sigset_t *def, pid_t *pid)
+{
+	long max = sysconf(_SC_OPEN_MAX);
+	int max_fd = max > 0 && max < 65536 ? (int)max : 65536;
+	int ep[2], sp[2], e = 0;
+	bool bg = relay_background();
+
+	if (pipe(ep))
+		return -errno;
+	if (pipe(sp)) {
+		e = errno;
+		close(ep[0]);
+		close(ep[1]);
+		return -e;
+	}
+	for (int i = 0; i < 2; i++) {
+		fcntl(ep[i], F_SETFD, FD_CLOEXEC);
+		fcntl(sp[i], F_SETFD, FD_CLOEXEC);
+	}
+	pid_t c = fork();
+	if (c == 0)
+		holder(path, argv, envp, def, ep[1], sp[1], max_fd, bg);
+	if (c < 0)
+		e = errno;
+	close(ep[1]);
+	close(sp[1]);
+	relay_spawned();
+	/* an errno, or the end: every copy closed once COMMAND runs */
+	ssize_t k;
+	while (c > 0 && (k = read(ep[0], &e, sizeof(e))) < 0 && errno == EINTR)
+		;
+	close(ep[0]);
+	pid_t g = -1;
+	if (c > 0 && !e) {
+		while ((k = read(sp[0], &g, sizeof(g))) < 0 && errno == EINTR)
+			;
+		if (k != (ssize_t)sizeof(g) || g <= 0)
+			e = EIO;
+	}
+	if (c < 0 || e) {
+		close(sp[0]);
+		if (c > 0)
+			darwin_reap(&c, g > 0 ? 0 : SIGKILL);
+		return -e;
+	}
+	fcntl(sp[0], F_SETFL, O_NONBLOCK);
+	d->holder = c;
+	d->status_fd = sp[0];
+	*pid = g;
+	return 0;
+}
+
+/* path with argv and envp, the standard streams ours (COMMAND's, or the
+ * relay's pty where ours are a terminal), the signals in def at their
+ * default action. */
+static int spawn(struct darwin *d, const char *path, char *const *argv, char *const *envp,
+		 const sigset_t *def, pid_t *pid)
+{
+	if (relay_on())
+		return spawn_tty(d, path, argv, envp, def, pid);
 	posix_spawnattr_t at;
 	int rc = posix_spawnattr_init(&at);
 
@@ -66,13 +214,18 @@ static int spawn(const char *path, char *const *argv, char *const *envp, const s
 }
 
 /* The signals come through a pipe, read in the loop; caught from start()
- * to the end of the wait (relay_begin, relay_end). One that would end the
+ * to the end of the wait (signals_begin, signals_end). One that would end the
  * run (INT, TERM, HUP, QUIT) before COMMAND is started also goes to
  * stop_pipe: the start gives up at once (the log's wait watches it), and
  * nothing runs. */
 static int sig_pipe[2] = { -1, -1 }, stop_pipe[2] = { -1, -1 };
 static volatile sig_atomic_t cmd_started;
 static struct sigaction sig_old[SBX_NFORWARDED + 1];
+/* With the relay: SIGTSTP and SIGCONT caught too (job control of the run:
+ * relay.c), their old actions here */
+static const int job_sigs[2] = { SIGTSTP, SIGCONT };
+static struct sigaction job_old[2];
+static bool job_caught;
 
 static void on_signal(int sig)
 {
@@ -97,7 +250,7 @@ static int stop_signal(void)
 	return stop_pipe[0] >= 0 && read(stop_pipe[0], &c, 1) == 1 ? c : 0;
 }
 
-static int relay_begin(void)
+static int signals_begin(void)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
 
@@ -127,18 +280,39 @@ static int relay_begin(void)
 	return 0;
 }
 
-static void relay_end(void)
+static void signals_end(void)
 {
 	if (sig_pipe[0] < 0)
 		return;
 	for (size_t i = 0; i < SBX_NFORWARDED; i++)
 		sigaction(sbx_forwarded[i], &sig_old[i], NULL);
 	sigaction(SIGCHLD, &sig_old[SBX_NFORWARDED], NULL);
+	for (int i = 0; job_caught && i < 2; i++)
+		sigaction(job_sigs[i], &job_old[i], NULL);
+	job_caught = false;
 	for (int i = 0; i < 2; i++) {
 		close(sig_pipe[i]);
 		close(stop_pipe[i]);
 		sig_pipe[i] = stop_pipe[i] = -1;
 	}
+}
+
+/* COMMAND gets a terminal of its own when one of ours is a terminal
+ * (relay.c), opened before the profile is made (it denies the person's
+ * terminal by name); SIGTSTP and SIGCONT caught from then on: the run
+ * stops and goes on as one job. */
+static int terminal_begin(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
+	int rc = relay_open();
+
+	if (rc || !relay_on() || job_caught)
+		return rc;
+	sigemptyset(&sa.sa_mask);
+	for (int i = 0; i < 2; i++)
+		sigaction(job_sigs[i], &sa, &job_old[i]);
+	job_caught = true;
+	return 0;
 }
 
 /* A refusal from the log, as an event to the supervisor. */
@@ -192,7 +366,7 @@ static int darwin_start(struct backend *b, const struct plan *pl, char *why, siz
 	}
 	/* the forwarded signals, from before the first program of ours
 	 * starts: none of them ends us with `log` or COMMAND left behind */
-	if ((rc = relay_begin())) {
+	if ((rc = signals_begin())) {
 		snprintf(why, whysz, "cannot catch the signals to relay");
 		return rc;
 	}
@@ -202,6 +376,11 @@ static int darwin_start(struct backend *b, const struct plan *pl, char *why, siz
 	}
 	char tag[160];
 	snprintf(tag, sizeof(tag), "sbx-%s", id);
+	if ((rc = terminal_begin())) {
+		snprintf(why, whysz, "cannot give COMMAND a terminal of its own: %s",
+			 strerror(-rc));
+		return rc;
+	}
 	/* the proxy on the host's localhost: the profile lets COMMAND reach
 	 * these two ports and no other (fails closed when unknown) */
 	if (policy_network_proxied(b->policy))
@@ -213,7 +392,7 @@ static int darwin_start(struct backend *b, const struct plan *pl, char *why, siz
 				return rc;
 			}
 	struct seatbelt_opts so = { .run_id = id, .http_port = d->ports[0],
-				    .socks_port = d->ports[1] };
+				    .socks_port = d->ports[1], .host_tty = relay_host_tty_path() };
 	if ((rc = seatbelt_compile(b->policy, &so, &d->profile, err, sizeof(err)))) {
 		snprintf(why, whysz, "the Seatbelt profile: %s", err);
 		return rc;
@@ -293,9 +472,11 @@ static int darwin_go(struct backend *b, const struct plan *pl, const int *fds, s
 		return -EINTR;
 	cmd_started = 1;
 	d->watch.stop_fd = -1; /* the end sentinel is awaited whatever comes */
-	int rc = spawn(d->watch.sandbox_exec, d->argv.v, d->envp.v, &d->sigdefault, &d->cmd_pid);
+	int rc = spawn(d, d->watch.sandbox_exec, d->argv.v, d->envp.v, &d->sigdefault, &d->cmd_pid);
 	strv_free(&d->argv);
 	strv_free(&d->envp);
+	if (!rc)
+		relay_start(); /* the typing relayed, the terminal raw, while in the foreground */
 	return rc;
 }
 
@@ -323,6 +504,76 @@ static int exit_status(int st)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 125;
 }
 
+/* COMMAND's state, when it changed: its status once it ended (-1 while
+ * it runs). With the relay, the holder (spawn_tty) says each change: a
+ * stop of COMMAND's (^Z on its terminal, a read in the background of it)
+ * stops the run as one job (relay_stop: the person's modes back, sbx
+ * stopped; COMMAND goes on at our SIGCONT, job_signal); a stop in the
+ * background of its pty while we are in the person's foreground goes on
+ * at once (the holder gave it the pty's foreground). A holder gone
+ * without a word (killed): its own status. */
+static int reap(struct darwin *d)
+{
+	int st;
+	ssize_t k;
+
+	if (d->holder <= 0) {
+		if (d->cmd_pid <= 0 || waitpid(d->cmd_pid, &st, WNOHANG) != d->cmd_pid)
+			return -1;
+		d->cmd_pid = -1;
+		return exit_status(st);
+	}
+	while ((k = read(d->status_fd, &st, sizeof(st))) == (ssize_t)sizeof(st)) {
+		if (WIFSTOPPED(st)) {
+			if (relay_stop(WSTOPSIG(st)) && d->cmd_pid > 0)
+				kill(-d->cmd_pid, SIGCONT);
+			continue;
+		}
+		d->cmd_pid = -1;
+		close(d->status_fd);
+		d->status_fd = -1;
+		darwin_reap(&d->holder, 0);
+		return exit_status(st);
+	}
+	if (k < 0 && (errno == EAGAIN || errno == EINTR))
+		return -1;
+	/* the pipe's end without COMMAND's: the holder's status */
+	close(d->status_fd);
+	d->status_fd = -1;
+	while (waitpid(d->holder, &st, 0) < 0 && errno == EINTR)
+		;
+	d->holder = d->cmd_pid = -1;
+	return WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 125;
+}
+
+/* A signal with the relay on: the terminal's size onto the pty (the
+ * kernel tells its foreground), the signal keys to the pty's foreground
+ * group as its terminal's would (the sandbox is a session of its own:
+ * nothing of the person's terminal reaches it but through us), fg and
+ * bg to COMMAND. true: served. */
+static bool job_signal(struct darwin *d, int sig)
+{
+	bool fg;
+
+	if (!relay_on())
+		return false;
+	switch (sig) {
+	case SIGWINCH:
+		relay_winch();
+		return true;
+	case SIGCONT:
+		if (relay_continued(&fg) && d->cmd_pid > 0)
+			kill(-d->cmd_pid, SIGCONT);
+		return true;
+	case SIGINT:
+	case SIGQUIT:
+	case SIGTSTP:
+		return relay_signal(sig) == 0 || sig == SIGTSTP;
+	default:
+		return false;
+	}
+}
+
 int darwin_wait(struct backend *b, struct darwin_io *io, bool *ready)
 {
 	struct darwin *d = b->darwin;
@@ -330,38 +581,41 @@ int darwin_wait(struct backend *b, struct darwin_io *io, bool *ready)
 	char buf[8192];
 
 	*ready = d->cmd_pid > 0;
-	if (!*ready || relay_begin()) {
+	if (!*ready || signals_begin()) {
 		relay_end();
+		signals_end();
 		return 125;
 	}
-	bool fg = terminal_foreground();
+	/* with the relay COMMAND is in a session of its own: the keys
+	 * reach it through the pty only */
+	bool fg = !relay_on() && terminal_foreground();
 	/* it may have ended before the handler was there */
-	int st;
-	if (waitpid(d->cmd_pid, &st, WNOHANG) == d->cmd_pid) {
-		status = exit_status(st);
-		d->cmd_pid = -1;
-	}
-	/* the signals, the log, the reports, then the proxy's (net_loop_pollfds) */
+	status = reap(d);
+	/* the signals, the log, the reports, the terminal relay's three
+	 * (relay.c), then the proxy's (net_loop_pollfds) */
+	enum { NOWN = 7 };
 	struct pollfd *pf = NULL;
 	size_t npf = 0;
 	while (status < 0) {
 		struct pollfd *lpf = NULL;
 		size_t nn = io->net ? (size_t)net_loop_pollfds(io->net, &lpf) : 0;
-		if (3 + nn > npf) {
-			struct pollfd *m = realloc(pf, (3 + nn) * 2 * sizeof(*pf));
+		if (NOWN + nn > npf) {
+			struct pollfd *m = realloc(pf, (NOWN + nn) * 2 * sizeof(*pf));
 			if (!m)
 				break;
 			pf = m;
-			npf = (3 + nn) * 2;
+			npf = (NOWN + nn) * 2;
 		}
 		pf[0] = (struct pollfd){ .fd = sig_pipe[0], .events = POLLIN };
 		pf[1] = (struct pollfd){ .fd = d->watch.log_fd, .events = POLLIN };
 		pf[2] = (struct pollfd){ .fd = io->report_fd, .events = POLLIN };
+		relay_poll_set(pf + 3);
+		pf[6] = (struct pollfd){ .fd = d->status_fd, .events = POLLIN };
 		if (nn)
-			memcpy(pf + 3, lpf, nn * sizeof(*pf));
+			memcpy(pf + NOWN, lpf, nn * sizeof(*pf));
 		bool pending = io->pending && io->pending(io->ctx);
 		int timeout = pending ? 100 : io->net ? net_loop_timeout(io->net) : -1;
-		int n = poll(pf, 3 + nn, timeout);
+		int n = poll(pf, NOWN + nn, timeout);
 		if (n < 0 && errno != EINTR)
 			break;
 		if (n == 0 && pending && io->flush)
@@ -374,21 +628,22 @@ int darwin_wait(struct backend *b, struct darwin_io *io, bool *ready)
 			for (ssize_t i = 0; i < k; i++) {
 				bool terminal = sigs[i] == SIGINT || sigs[i] == SIGQUIT ||
 						sigs[i] == SIGWINCH;
-				if (sigs[i] != SIGCHLD && d->cmd_pid > 0 && !(fg && terminal))
+				if (sigs[i] != SIGCHLD && d->cmd_pid > 0 && !(fg && terminal) &&
+				    !job_signal(d, sigs[i]))
 					kill(d->cmd_pid, sigs[i]);
 			}
-			if (waitpid(d->cmd_pid, &st, WNOHANG) == d->cmd_pid) {
-				status = exit_status(st);
-				d->cmd_pid = -1;
-			}
+			status = reap(d);
 		}
+		if (status < 0 && pf[6].revents)
+			status = reap(d);
+		relay_poll_run(pf + 3);
 		if (pf[1].revents & (POLLIN | POLLHUP)) {
 			darwin_watch_read(&d->watch);
 			if (d->watch.log_fd < 0)
 				log_ended(d);
 		}
 		bool net = false;
-		for (size_t i = 3; i < 3 + nn; i++)
+		for (size_t i = NOWN; i < NOWN + nn; i++)
 			net |= pf[i].revents != 0;
 		if (net)
 			net_loop_run_once(io->net, 0);
@@ -401,7 +656,10 @@ int darwin_wait(struct backend *b, struct darwin_io *io, bool *ready)
 		}
 	}
 	free(pf);
+	/* the rest of COMMAND's output, the person's terminal as it was,
+	 * before any line of ours that follows */
 	relay_end();
+	signals_end();
 	/* the last refusals: the log delivers late, so until a refusal made
 	 * after COMMAND's end has come through */
 	if (d->watch.live && d->watch.log_fd >= 0 && !darwin_watch_drain(&d->watch)) {
@@ -424,9 +682,14 @@ static void darwin_release(struct backend *b)
 
 	if (!d)
 		return;
-	darwin_reap(&d->cmd_pid, SIGKILL);
+	darwin_reap(&d->cmd_pid, SIGKILL); /* with the relay not our child: killed */
+	darwin_reap(&d->holder, SIGKILL);
+	if (d->status_fd >= 0)
+		close(d->status_fd);
+	d->status_fd = -1;
 	darwin_watch_stop(&d->watch);
 	relay_end();
+	signals_end();
 	strv_free(&d->argv);
 	strv_free(&d->envp);
 	for (int i = 0; i < 2; i++) {

@@ -53,11 +53,16 @@ struct darwin {
 	int listen[2];           /* the proxy's HTTP and SOCKS5 listeners, or -1 */
 	unsigned ports[2];
 	pid_t cmd_pid;
+	/* with the relay (spawn_tty): the session's holder, COMMAND's parent,
+	 * and the pipe it tells COMMAND's stops and end through; else -1 */
+	pid_t holder;
+	int status_fd;
 	/* start() or go() gave up (-EINTR) as this signal came: nothing ran */
 	int stopped_by;
 };
 
 #define DARWIN_NONE ((struct darwin){ .listen = { -1, -1 }, .cmd_pid = -1, \
+				      .holder = -1, .status_fd = -1, \
 				      .watch = DARWIN_WATCH_NONE })
 
 /* What the macOS sandbox cannot do (limits.c): said by --print=seatbelt,

@@ -690,6 +690,14 @@ int seatbelt_compile(const struct policy *p, const struct seatbelt_opts *so,
 		with_tag(&o);
 	}
 	shim_rules(&o, so, err, errsz);
+	/* last: no allow_write (of /dev, say) opens it again */
+	if (so->host_tty && so->host_tty[0]) {
+		put(&o, "; The person's terminal: COMMAND has a pty of its own, and neither\n"
+			"; reads the typing from this one nor writes or ioctls it.\n"
+			"(deny file-read* file-write* file-ioctl (literal (param \"%s\"))",
+		    param_as(&o, "HOST_TTY", so->host_tty));
+		with_tag(&o);
+	}
 
 	if (o.err) {
 		if (!err[0])

@@ -33,6 +33,10 @@ struct seatbelt_opts {
 	 * only written (a drop appends a byte); last in the profile, so
 	 * they win. */
 	const char *shim_dir, *shim_policy, *shim_report, *shim_counters;
+	/* The person's terminal, when COMMAND has one of its own
+	 * (backend/relay.c): denied by name (HOST_TTY), after every allow.
+	 * NULL or "": none. */
+	const char *host_tty;
 };
 
 struct seatbelt_param {

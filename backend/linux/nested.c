@@ -20,7 +20,7 @@
 #include "backend/linux/nested.h"
 #include "common/reap.h"
 #include "backend/linux/process.h"
-#include "backend/linux/relay.h"
+#include "backend/relay.h"
 #include "common/msg.h"
 #include "policy/policy.h"
 #include "common/probe.h"

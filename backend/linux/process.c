@@ -24,7 +24,7 @@
 #include "backend/linux/landlock.h"
 #include "backend/linux/mountids.h"
 #include "backend/linux/process.h"
-#include "backend/linux/relay.h"
+#include "backend/relay.h"
 
 extern char **environ;
 

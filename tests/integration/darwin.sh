@@ -62,7 +62,8 @@ for l in open(sys.argv[1]):
 # B/stop made once the line is shown (or after 10 s). Prints what the
 # terminal showed, then RESULT=EXIT=N or RESULT=STOPPED.
 TERMINAL=$(mktemp /var/tmp/sbx-darwin-terminal.XXXXXX)
-trap 'rm -f "$TERMINAL"' EXIT
+TTY=
+trap 'rm -f "$TERMINAL" ${TTY:+"$TTY"}' EXIT
 cat >"$TERMINAL" <<'PY'
 import os, pty, select, signal, sys, time
 mode, sbx, b, s, ready, intr = sys.argv[1:7]
@@ -268,7 +269,8 @@ cat >"$B/takeover.py" <<'PY'
 import os, signal, sys, termios, time
 b = sys.argv[1]
 tty = os.open("/dev/tty", os.O_RDWR)
-os.setpgid(0, 0)
+if os.getpgrp() != os.getpid():  # a session leader leads its group already
+    os.setpgid(0, 0)             # (COMMAND on the relay's pty, as under ssh)
 signal.signal(signal.SIGTTOU, signal.SIG_IGN)  # as a shell does around it
 os.tcsetpgrp(tty, os.getpgrp())
 a = termios.tcgetattr(tty)
@@ -282,6 +284,186 @@ PY
 python3 "$TERMINAL" job "$SBX" "$B" "$S" taken - -- python3 "$B/takeover.py" "$B" >"$B/out" 2>"$B/py"
 if hasf 'RESULT=EXIT=9' out && hasf 'denied read of ~/.ssh/id_ed25519' out; then ok
 else bad "$(tr '\r\n' '  ' <"$B/out" | tail -c 300) $(cat "$B/py")"; fi
+
+# ---- the terminal: COMMAND's own (backend/relay.c)
+
+# TTY B OUTER [ACTION...]: sh -c OUTER in a fresh terminal (a pty of 24
+# rows and 80 columns; $B/outer.tty its name, as the person's shell sees
+# it), the session's leader, while the actions run in order:
+# wait:FILE (until B/FILE exists), see:TEXT (until the terminal showed
+# TEXT since the last see), size:ROWS:COLS (the terminal resized),
+# kill:SIG:FILE (the pid in B/FILE signalled), type:TEXT (typed; \n,
+# \x1a... as Python reads them). Then until OUTER ends (30 s at most);
+# prints what the terminal showed, then RESULT=EXIT=N or RESULT=HUNG.
+TTY=$(mktemp /var/tmp/sbx-darwin-tty.XXXXXX)
+cat >"$TTY" <<'PY'
+import fcntl, os, select, signal, struct, sys, termios, time
+b, outer = sys.argv[1:3]
+m, s = os.openpty()
+fcntl.ioctl(m, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+open(b + "/outer.tty", "w").write(os.ttyname(s))
+pid = os.fork()
+if pid == 0:
+    os.setsid()
+    fcntl.ioctl(s, termios.TIOCSCTTY, 0)
+    for fd in (0, 1, 2):
+        os.dup2(s, fd)
+    os.close(s); os.close(m)
+    os.execv("/bin/sh", ["sh", "-c", outer])
+os.close(s)
+out = b""
+def drain(t=0):
+    global out
+    while select.select([m], [], [], t)[0]:
+        try: d = os.read(m, 65536)
+        except OSError: return
+        if not d: return
+        out += d
+        t = 0
+def ticks(secs):  # a drain of 50 ms at least each (a hung-up pty reads at once)
+    end = time.time() + secs
+    while time.time() < end:
+        t = time.time()
+        drain(0.05)
+        time.sleep(max(0, 0.05 - (time.time() - t)))
+        yield
+def wait(path):
+    for _ in ticks(30):
+        if os.path.exists(path): return
+    sys.exit("never made: " + path)
+seen = 0
+def see(text):
+    global seen
+    for _ in ticks(30):
+        i = out.find(text.encode(), seen)
+        if i >= 0:
+            seen = i + len(text)
+            return
+    sys.exit("never shown: %r in %r" % (text, out[seen:][-300:]))
+for a in sys.argv[3:]:
+    k, _, v = a.partition(":")
+    if k == "wait": wait(b + "/" + v)
+    elif k == "see": see(v)
+    elif k == "size":
+        r, c = v.split(":")
+        fcntl.ioctl(m, termios.TIOCSWINSZ, struct.pack("HHHH", int(r), int(c), 0, 0))
+    elif k == "kill":
+        sig, f = v.split(":")
+        os.kill(int(open(b + "/" + f).read()), getattr(signal, sig))
+    elif k == "type": os.write(m, v.encode().decode("unicode_escape").encode())
+st = None
+for _ in ticks(30):
+    done, st = os.waitpid(pid, os.WNOHANG)
+    if done: break
+    st = None
+if st is None:
+    os.kill(pid, 9); os.waitpid(pid, 0)
+drain()
+sys.stdout.write(out.decode(errors="replace"))
+print("RESULT=" + ("EXIT=%d" % os.waitstatus_to_exitcode(st) if st is not None else "HUNG"))
+PY
+# the outer shell's part around sbx-preload: its terminal's modes before
+# and after (stty -g), sbx's status in B/rc
+around() { printf 'stty -g > %s/before; %s; echo $? > %s/rc; stty -g > %s/after' "$B" "$1" "$B" "$B"; }
+
+dt command_gets_a_terminal_of_its_own_and_a_resize_reaches_it
+# its standard streams and /dev/tty are a pty of the sandbox's, not the
+# person's (the profile denies COMMAND that one by name), in the size of
+# the person's; a resize of the person's terminal reaches it as SIGWINCH
+cat >"$B/size.py" <<'PY'
+import fcntl, os, signal, struct, sys, termios
+b = sys.argv[1]
+def size(fd):
+    return "%d %d" % struct.unpack("HHHH", fcntl.ioctl(fd, termios.TIOCGWINSZ, b"\0" * 8))[:2]
+tty = os.open("/dev/tty", os.O_RDWR)
+got = []
+signal.signal(signal.SIGWINCH, lambda *a: got.append(size(tty)))
+# the controlling terminal (/dev/tty) is fd 0's: /proc's tty_nr
+ctty = int(open("/proc/self/stat").read().rsplit(")", 1)[1].split()[4])
+same = ctty == os.fstat(0).st_rdev
+open(b + "/inner", "w").write("%s %s %s %s" % (os.ttyname(0), os.ttyname(1), same, size(0)))
+open(b + "/ready", "w").close()
+while not got: signal.pause()
+open(b + "/winch", "w").write(got[0])
+PY
+python3 "$TTY" "$B" "$(around "'$SBX' -- python3 $B/size.py $B")" wait:ready size:33:77 >"$B/out" 2>"$B/py"
+outer=$(cat "$B/outer.tty" 2>/dev/null)
+read -r in0 in1 intty rows cols <"$B/inner" 2>/dev/null
+if hasf RESULT=EXIT=0 out && [ "$(cat "$B/rc")" = 0 ] && [ -n "$outer" ] && [ -n "$in0" ] &&
+	[ "$in0" != "$outer" ] && [ "$in1" = "$in0" ] && [ "$intty" = True ] &&
+	[ "$rows $cols" = "24 80" ] && [ "$(cat "$B/winch" 2>/dev/null)" = "33 77" ] &&
+	grep -qxF "HOST_TTY=$outer" "$S/params" &&
+	grep -q '^(deny file-read\* file-write\* file-ioctl (literal (param "HOST_TTY")) (with message "sbx-' "$S/profile.sb" &&
+	[ "$(cat "$B/before")" = "$(cat "$B/after")" ]; then ok
+else bad "outer=$outer inner=[$(cat "$B/inner" 2>/dev/null)] winch=[$(cat "$B/winch" 2>/dev/null)] $(tail -c 300 "$B/out" | tr '\r\n' '  ') $(cat "$B/py")"; fi
+
+dt typing_injected_by_command_never_reaches_the_persons_shell
+# TIOCSTI on its terminal: the line lands in the sandbox's pty, which
+# ends with it; the person's shell, reading its terminal after sbx-preload,
+# runs only what the person typed (without the relay, it ran the canary's)
+cat >"$B/inject.py" <<'PY'
+import fcntl, os, sys, termios
+tty = os.open("/dev/tty", os.O_RDWR)
+for c in ("touch %s/canary\n" % sys.argv[1]).encode():
+    fcntl.ioctl(tty, termios.TIOCSTI, bytes([c]))
+open(sys.argv[1] + "/injected", "w").close()
+PY
+python3 "$TTY" "$B" "$(around "'$SBX' -- python3 $B/inject.py $B"); exec sh" wait:rc \
+	"type:touch $B/typed; exit\\n" >"$B/out" 2>"$B/py"
+if hasf RESULT=EXIT=0 out && [ "$(cat "$B/rc")" = 0 ] && [ -e "$B/injected" ] &&
+	[ -e "$B/typed" ] && [ ! -e "$B/canary" ]; then ok
+else bad "canary=$([ -e "$B/canary" ] && echo made) typed=$([ -e "$B/typed" ] && echo made) $(tail -c 300 "$B/out" | tr '\r\n' '  ') $(cat "$B/py")"; fi
+
+dt the_persons_terminal_modes_come_back_after_exit_sigterm_and_sigkill
+# COMMAND leaves its terminal raw, without echo, then exits; or is
+# killed by SIGTERM, or SIGKILL (no chance to put anything back): the
+# person's terminal is as it was before sbx-preload, each time
+cat >"$B/raw.py" <<'PY'
+import os, sys, time, tty
+tty.setraw(0)
+open(sys.argv[1] + "/pid", "w").write(str(os.getpid()))
+if sys.argv[2] == "wait":
+    while True: time.sleep(1)
+PY
+res=
+for how in exit TERM KILL; do
+	rm -f "$B/pid" "$B/rc" "$B/before" "$B/after"
+	if [ $how = exit ]; then
+		python3 "$TTY" "$B" "$(around "'$SBX' -- python3 $B/raw.py $B exit")" >"$B/out" 2>"$B/py"
+		want=0
+	else
+		python3 "$TTY" "$B" "$(around "'$SBX' -- python3 $B/raw.py $B wait")" \
+			wait:pid "kill:SIG$how:pid" >"$B/out" 2>"$B/py"
+		want=$((128 + $(kill -l $how)))
+	fi
+	if hasf RESULT=EXIT=0 out && [ "$(cat "$B/rc" 2>/dev/null)" = $want ] && [ -s "$B/before" ] &&
+		[ "$(cat "$B/before")" = "$(cat "$B/after" 2>/dev/null)" ]; then res="$res $how=ok"
+	else res="$res $how=bad(rc=$(cat "$B/rc" 2>/dev/null) $(cat "$B/before" 2>/dev/null) -> $(cat "$B/after" 2>/dev/null) $(tail -c 200 "$B/out" | tr '\r\n' '  '))"; fi
+done
+if [ "$res" = " exit=ok TERM=ok KILL=ok" ]; then ok
+else bad "$res $(cat "$B/py")"; fi
+
+dt ctrl_z_stops_the_run_as_a_job_and_fg_and_a_background_start_go_on
+# an interactive shell's job: ^Z on the sandbox's terminal stops COMMAND
+# and sbx-preload with it (the shell says Stopped, its own modes back
+# meanwhile); fg goes on where it was. Started in the background, the
+# first read stops the job (tty input) and fg gives it the typing.
+printf 'echo $$ > %s/pid; while read l; do echo "$l" >> %s/got; : > %s/"$l"; done\n' \
+	"$B" "$B" "$B" >"$B/job.sh"
+printf 'read x; echo "$x" > %s/bg\n' "$B" >"$B/bg.sh"
+python3 "$TTY" "$B" 'PS1="P$ " exec bash --norc --noprofile -i' see:'P$ ' \
+	"type:set -b; stty -g > $B/before\\n" see:'P$ ' \
+	"type:'$SBX' -- sh $B/job.sh\\n" wait:pid type:'one\n' wait:one \
+	type:'\x1a' see:Stopped see:'P$ ' \
+	"type:stty -g > $B/mid\\n" see:'P$ ' \
+	type:'fg\n' see:job.sh type:'two\n' wait:two type:'\x04' see:'P$ ' \
+	"type:'$SBX' -- sh $B/bg.sh &\\n" see:'P$ ' see:Stopped \
+	type:'fg\n' see:bg.sh type:'three\n' see:'P$ ' \
+	"type:stty -g > $B/after; exit\\n" >"$B/out" 2>"$B/py"
+if hasf RESULT=EXIT=0 out && [ "$(cat "$B/got" 2>/dev/null)" = "one
+two" ] && [ "$(cat "$B/bg" 2>/dev/null)" = three ] && [ -s "$B/before" ] &&
+	[ "$(cat "$B/mid")" = "$(cat "$B/before")" ] && [ "$(cat "$B/after")" = "$(cat "$B/before")" ]; then ok
+else bad "got=[$(cat "$B/got" 2>/dev/null)] bg=[$(cat "$B/bg" 2>/dev/null)] $(tail -c 400 "$B/out" | tr '\r\n' '  ') $(cat "$B/py")"; fi
 
 # ---- fail closed
 

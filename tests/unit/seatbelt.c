@@ -627,6 +627,39 @@ Test(seatbelt, hostile_paths_travel_only_as_parameters)
 	policy_free(p);
 }
 
+Test(seatbelt, the_persons_terminal_is_denied_by_name_and_ptys_of_its_own_are_not)
+{
+	/* with the relay (backend/relay.c) COMMAND has a pty of its own: the
+	 * person's terminal is refused by name, after every allow (an
+	 * allow_write of /dev opens it not again); other ttys, /dev/tty (the
+	 * controlling one: the relay's) and /dev/ptmx stay allowed */
+	struct policy *p = compile_ini("[filesystem]\nallow_write = /dev\n");
+	struct seatbelt_opts o = opts;
+	struct seatbelt_profile sp;
+	struct prof pr;
+
+	o.host_tty = "/dev/ttys003";
+	cr_assert_eq(seatbelt_compile(p, &o, &sp, NULL, 0), 0);
+	assert_not_contains(sp.text, "ttys003");
+	cr_assert_str_eq(param_named(&sp, "/dev/ttys003"), "HOST_TTY");
+	prof_load(&pr, &sp);
+	static const char *const ops[] = { "file-read-data", "file-write-data", "file-ioctl" };
+	for (size_t i = 0; i < 3; i++) {
+		cr_assert(!prof_allows(&pr, ops[i], "/dev/ttys003"), "%s allowed", ops[i]);
+		cr_assert(prof_allows(&pr, ops[i], "/dev/ttys004"), "%s refused", ops[i]);
+		cr_assert(prof_allows(&pr, ops[i], "/dev/tty"), "%s refused", ops[i]);
+		cr_assert(prof_allows(&pr, ops[i], "/dev/ptmx"), "%s refused", ops[i]);
+	}
+	prof_free(&pr);
+	seatbelt_profile_free(&sp);
+	/* none given: no such rule */
+	o.host_tty = "";
+	cr_assert_eq(seatbelt_compile(p, &o, &sp, NULL, 0), 0);
+	assert_not_contains(sp.text, "HOST_TTY");
+	seatbelt_profile_free(&sp);
+	policy_free(p);
+}
+
 Test(seatbelt, regex_escapes_and_wildcards)
 {
 	char re[256];

@@ -1,5 +1,5 @@
-/* backend/linux/relay.c: the sandbox's own terminal, and the relay to the
- * person's.
+/* backend/relay.c: the sandbox's own terminal, and the relay to the
+ * person's; both backends' (backend/linux/process.c, backend/darwin/darwin.c).
  *
  * A program that shares the person's terminal can take its foreground
  * (setpgid, tcsetpgrp) and read what is typed, also from a run started in
@@ -9,12 +9,17 @@
  * before bubblewrap starts; the slave becomes each of fd 0/1/2 that is a
  * terminal (the others stay the pipe or file they are), and sbx-init makes
  * it the controlling terminal of the sandbox's own session (setsid +
- * TIOCSCTTY). Nothing inside then holds a descriptor of the person's
- * terminal or has it as its controlling terminal.
+ * TIOCSCTTY); on macOS, with no sbx-init, the spawn's child does
+ * (relay_child_session). Nothing inside then holds a descriptor of the
+ * person's terminal or has it as its controlling terminal.
  *
- * The relay (served in sandbox_wait's poll loop): the master's output to
- * the terminal, and the person's typing to the master, raw bytes both
- * ways. The terminal is put in raw mode while COMMAND runs in the
+ * Portable but for what is marked: Linux's TIOCGPTPEER, /proc/self/fd and
+ * /dev/pts names; elsewhere the slave and the terminal are opened by
+ * name (ptsname, ttyname; the terminal checked to be the device it was).
+ *
+ * The relay (served in the backend's wait loop: sandbox_wait,
+ * darwin_wait): the master's output to the terminal, and the person's
+ * typing to the master, raw bytes both ways. The terminal is put in raw mode while COMMAND runs in the
  * foreground (the slave does the line editing, echo and the signal keys,
  * with the caller's modes copied onto it), never while in the background,
  * and its modes are put back on every way out (relay_end(), relay_stop()).
@@ -34,14 +39,16 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#ifdef __linux__
 #include <sys/sysmacros.h>
+#endif
 #include <termios.h>
 #include <unistd.h>
 
-#include "backend/linux/relay.h"
+#include "backend/relay.h"
 #include "common/msg.h"
 
-#ifndef TIOCGPTPEER
+#if defined(__linux__) && !defined(TIOCGPTPEER)
 #define TIOCGPTPEER _IO('T', 0x41) /* Linux 4.13 */
 #endif
 
@@ -63,6 +70,7 @@ static struct {
 			      * again until the loop's own write goes through */
 	struct termios saved;
 	char tty_path[32];   /* the slave's name on the host (relay_tty_path) */
+	char host_path[64];  /* the person's terminal's name (relay_host_tty_path) */
 	char out[65536];     /* master -> terminal, not written yet */
 	size_t outn, outoff;
 	char in[4096];       /* terminal -> master, not written yet */
@@ -81,6 +89,7 @@ static struct {
 /* Our lines (util.c's sbx_write_text) come here while the relay is on. */
 static void hook(int fd, const char *s, size_t n);
 
+#ifdef __linux__
 #define PTY_SLAVE_MAJOR 136 /* UNIX98_PTY_SLAVE_MAJOR; the minor is the index */
 
 /* The slave's name, /dev/pts/N, kept only when that path is the very node
@@ -107,10 +116,38 @@ static void slave_name(void)
 		memcpy(R.tty_path, p, sizeof(p));
 	close(h);
 }
+#else
+/* Elsewhere (macOS: /dev/ttysN): the name ptsname gives, kept only when
+ * that path is the very node we hold. */
+static void slave_name(void)
+{
+	struct stat st, at;
+	char p[64];
+
+	R.tty_path[0] = '\0';
+	if (fstat(R.slave, &st) || ptsname_r(R.master, p, sizeof(p)) ||
+	    strlen(p) >= sizeof(R.tty_path))
+		return;
+	if (!stat(p, &at) && S_ISCHR(at.st_mode) && at.st_rdev == st.st_rdev)
+		memcpy(R.tty_path, p, strlen(p) + 1);
+}
+#endif
 
 const char *relay_tty_path(void)
 {
 	return R.on ? R.tty_path : "";
+}
+
+const char *relay_host_tty_path(void)
+{
+	struct stat st;
+
+	/* its name, kept when that path is the very device */
+	if (R.on && !R.host_path[0] &&
+	    (ttyname_r(R.tfd, R.host_path, sizeof(R.host_path)) || stat(R.host_path, &st) ||
+	     !S_ISCHR(st.st_mode) || st.st_rdev != R.rdev))
+		R.host_path[0] = '\0';
+	return R.on ? R.host_path : "";
 }
 
 int relay_open(void)
@@ -119,7 +156,7 @@ int relay_open(void)
 	struct stat st, tst;
 	struct termios tm;
 	struct winsize ws;
-	char p[32];
+	char p[64];
 
 	for (int fd = 0; fd < 3; fd++)
 		if (isatty(fd)) {
@@ -132,10 +169,16 @@ int relay_open(void)
 	/* Our own open of the terminal, so that O_NONBLOCK on it is ours
 	 * (the caller's open file description is the shell's too); where it
 	 * cannot be opened again, a copy, written blocking. */
+#ifdef __linux__
 	snprintf(p, sizeof(p), "/proc/self/fd/%d", t);
+#else
+	/* no /proc: by its name, and only when that is the same device */
+	if (ttyname_r(t, p, sizeof(p)))
+		p[0] = '\0';
+#endif
 	if (fstat(t, &st))
 		goto fail;
-	R.tfd = open(p, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	R.tfd = p[0] ? open(p, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC) : -1;
 	if (R.tfd >= 0 && (fstat(R.tfd, &tst) || tst.st_rdev != st.st_rdev)) {
 		close(R.tfd);
 		R.tfd = -1;
@@ -146,11 +189,20 @@ int relay_open(void)
 	pid_t sid = tcgetsid(R.tfd);
 	R.ctty = sid > 0 && sid == getsid(0);
 	R.input = t == 0 || R.ctty;
+#ifdef __linux__
 	R.master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
 	if (R.master < 0 || unlockpt(R.master))
 		goto fail;
 	/* the slave by its master (no path to race for); by name before 4.13 */
 	R.slave = ioctl(R.master, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_CLOEXEC);
+#else
+	/* macOS takes no other flag here, and wants grantpt() first; the
+	 * slave only by name (no TIOCGPTPEER) */
+	R.master = posix_openpt(O_RDWR | O_NOCTTY);
+	if (R.master < 0 || fcntl(R.master, F_SETFD, FD_CLOEXEC) || grantpt(R.master) ||
+	    unlockpt(R.master))
+		goto fail;
+#endif
 	if (R.slave < 0) {
 		char name[64];
 		if (ptsname_r(R.master, name, sizeof(name)) ||
@@ -193,6 +245,28 @@ void relay_child(void)
 	for (int fd = 0; fd < 3; fd++)
 		if (R.slave_fds & (1u << fd))
 			dup2(R.slave, fd);
+}
+
+int relay_child_session(int keep, int max_fd)
+{
+	struct stat st;
+
+	if (setsid() < 0 || ioctl(R.slave, TIOCSCTTY, 0) < 0)
+		return errno;
+	relay_child();
+	/* no terminal by another descriptor either (Linux's process.c holds
+	 * them back too): the person's by any name, and /dev/tty opened
+	 * outside (Linux binds it to the terminal it was then) */
+	for (int fd = 3; fd < max_fd; fd++)
+		if (fd != keep && fd != R.slave && !fstat(fd, &st) && S_ISCHR(st.st_mode) &&
+		    isatty(fd))
+			close(fd);
+	return 0;
+}
+
+int relay_slave(void)
+{
+	return R.slave;
 }
 
 void relay_spawned(void)
@@ -472,25 +546,35 @@ void relay_winch(void)
 
 int relay_signal(int sig)
 {
-	/* a signal key of a terminal left cooked (typing not relayed) */
+	/* a signal key of a terminal left cooked (typing not relayed). The
+	 * kernel signals the slave's foreground group (Linux's TIOCSIG takes
+	 * the number; macOS's, an _IO ioctl, takes it as the argument's
+	 * value too). Without it: the group the master says is the slave's
+	 * foreground (only a group of the slave's own session can be). */
+#ifdef TIOCSIG
 	return R.on ? ioctl(R.master, TIOCSIG, sig) : -1;
+#else
+	pid_t pg = R.on ? tcgetpgrp(R.master) : -1;
+	return pg > 1 ? killpg(pg, sig) : -1;
+#endif
 }
 
 /* Stop ourselves with sig as a shell's job stops: for the default action,
- * unblocked for a moment (our signalfd holds SIGTSTP). An orphaned
- * process group is not stopped by SIGTSTP, SIGTTIN or SIGTTOU: then we go
- * on at once. */
+ * unblocked for a moment (Linux's signalfd holds SIGTSTP blocked; the
+ * darwin backend catches it), then the mask and the action as they were.
+ * An orphaned process group is not stopped by SIGTSTP, SIGTTIN or SIGTTOU:
+ * then we go on at once. */
 static void stop_self(int sig)
 {
 	struct sigaction dfl = { .sa_handler = SIG_DFL }, old;
-	sigset_t one;
+	sigset_t one, mask;
 
 	sigemptyset(&one);
 	sigaddset(&one, sig);
 	sigaction(sig, &dfl, &old);
-	sigprocmask(SIG_UNBLOCK, &one, NULL);
+	sigprocmask(SIG_UNBLOCK, &one, &mask);
 	raise(sig);
-	sigprocmask(SIG_BLOCK, &one, NULL);
+	sigprocmask(SIG_SETMASK, &mask, NULL);
 	sigaction(sig, &old, NULL);
 }
 
@@ -510,8 +594,8 @@ bool relay_stop(int sig)
 	give_back_modes();
 	R.cmd_stopped = true;
 	stop_self(sig == SIGTTIN || sig == SIGTTOU ? sig : SIGTSTP);
-	/* continued (fg, bg): our SIGCONT is in the signalfd, and
-	 * relay_continued() goes on. Never stopped (an orphaned process
+	/* continued (fg, bg): our SIGCONT is pending with the caller (the
+	 * signalfd, the darwin backend's pipe), and relay_continued() goes on. Never stopped (an orphaned process
 	 * group): COMMAND stays stopped until a SIGCONT reaches us, as a
 	 * job would (going on at once, a background reader would stop and
 	 * go on for ever). */
@@ -593,7 +677,7 @@ void relay_end(void)
 		close(R.tfd);
 	R.slave = R.master = R.tfd = -1;
 	R.on = R.started = false;
-	R.tty_path[0] = '\0';
+	R.tty_path[0] = R.host_path[0] = '\0';
 	if (sbx_text_hook == hook)
 		sbx_text_hook = NULL;
 }
