@@ -45,7 +45,7 @@ struct drun {
 	int report_out;
 	char cwd[PATH_MAX], session[PATH_MAX], sdir[PATH_MAX], cdir[PATH_MAX];
 	char stamp[START_STAMP_MAX], run_id[START_RUN_ID_MAX], self[PATH_MAX];
-	char sandbox_exec[PATH_MAX], log[PATH_MAX];
+	char sandbox_exec[PATH_MAX], log[PATH_MAX], shim_lib[PATH_MAX];
 	/* policy */
 	char user_file[PATH_MAX];
 	struct policy *p;
@@ -87,6 +87,32 @@ static int find_programs(struct drun *r)
 	snprintf(r->log, sizeof(r->log), "%s", DARWIN_LOG);
 #endif
 	return 0;
+}
+
+/* The shim, libsbx-preload.dylib: beside sbx-preload or in ../lib/sbx/
+ * ($SBX_SHIM_DYLIB names another), as main.c finds Linux's; the test
+ * build's stand-in file in SBX_DARWIN_STANDINS (Linux never loads it:
+ * what is tested is the hand-over). None: no shim, which the start-up
+ * line's layers say. */
+static const char *find_shim(struct drun *r)
+{
+	if (r->o.no_shim)
+		return NULL;
+#ifdef SBX_DARWIN_STANDINS
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s", r->self);
+	char *slash = strrchr(dir, '/');
+	if (!slash)
+		return NULL;
+	*slash = '\0';
+	if (sbx_path_fmt(r->shim_lib, sizeof(r->shim_lib), "%s/%s/libsbx-preload.dylib", dir,
+			 SBX_DARWIN_STANDINS) || access(r->shim_lib, R_OK))
+		return NULL;
+	return r->shim_lib;
+#else
+	return config_find_helper("libsbx-preload.dylib", "SBX_SHIM_DYLIB", R_OK, r->shim_lib,
+				  sizeof(r->shim_lib)) ? NULL : r->shim_lib;
+#endif
 }
 
 /* The signals a run must not be ended or stopped by before its duties
@@ -342,6 +368,10 @@ static int phase_start(struct drun *r)
 	}
 	struct darwin *d = &r->d;
 	d->run_id = r->run_id;
+	d->shim_lib = find_shim(r);
+	d->shim_tell = policy_tell_program(r->p);
+	d->state_fd = r->state_fd;
+	d->state_dir = r->sdir;
 	d->environ = environ;
 	d->withheld = &r->withheld;
 	d->report = to_reports;
@@ -381,6 +411,11 @@ static int phase_start(struct drun *r)
 	return RUN_ON;
 }
 
+static void feed(void *ctx, const char *data, size_t n)
+{
+	reports_feed(ctx, data, n);
+}
+
 static bool pending(void *ctx)
 {
 	return reports_pending(ctx);
@@ -395,11 +430,11 @@ static void flush(void *ctx)
  * last reports and COMMAND's status. */
 static int phase_wait(struct drun *r)
 {
-	struct darwin_io io = { .net = r->net, .report_fd = -1, .pending = pending,
-				.flush = flush, .ctx = r->reports };
+	struct darwin_io io = { .net = r->net, .report_fd = r->d.shim.rd, .feed = feed,
+				.pending = pending, .flush = flush, .ctx = r->reports };
 
 	r->rc = darwin_wait(&r->be, &io, &r->ready);
-	reports_finish(r->reports, 0);
+	reports_finish(r->reports, darwin_shim_dropped(&r->d));
 	return r->ready ? r->rc : SBX_EXIT_SETUP;
 }
 

@@ -31,7 +31,9 @@
 #include "backend/relay.h"
 #include "common/event.h"
 #include "common/forwarded.h"
+#include "common/hostfs.h"
 #include "common/msg.h"
+#include "common/wire.h"
 #include "net/net.h"
 
 int darwin_tag(const char *run_id, char *out, size_t outsz)
@@ -315,6 +317,152 @@ static int terminal_begin(void)
 	return 0;
 }
 
+/* The shim's hand-over (darwin.h, struct darwin_shim; docs/MACOS.md):
+ * gone with its files, the descriptors closed, SBX_SHIM's value freed.
+ * Every way out of a run comes here (release). */
+static void shim_remove(struct darwin *d)
+{
+	struct darwin_shim *s = &d->shim;
+	static const char *const files[] = { "policy", "reports", "dropped" };
+	int *fds[] = { &s->rd, &s->wr, &s->cfd };
+
+	for (size_t i = 0; i < 3; i++) {
+		if (*fds[i] >= 0)
+			close(*fds[i]);
+		*fds[i] = -1;
+	}
+	if (s->dirfd >= 0) {
+		for (size_t i = 0; i < 3; i++)
+			if (unlinkat(s->dirfd, files[i], 0) && errno != ENOENT)
+				msg("cannot remove %s/%s: %s", s->dir, files[i], strerror(errno));
+		close(s->dirfd);
+		s->dirfd = -1;
+	}
+	if (s->made && d->state_fd >= 0 && unlinkat(d->state_fd, s->name, AT_REMOVEDIR) &&
+	    errno != ENOENT)
+		msg("cannot remove the shim's hand-over directory %s: %s", s->dir, strerror(errno));
+	s->made = false;
+	free(d->shim_spec);
+	d->shim_spec = NULL;
+}
+
+unsigned long darwin_shim_dropped(const struct darwin *d)
+{
+	struct stat st;
+
+	return d->shim.cfd >= 0 && fstat(d->shim.cfd, &st) == 0 && st.st_size > 0 ?
+		       (unsigned long)st.st_size : 0;
+}
+
+/* The blob, whole, into fd. 0 or -errno. */
+static int write_all(int fd, const void *buf, size_t len)
+{
+	for (size_t off = 0; off < len;) {
+		ssize_t n = write(fd, (const char *)buf + off, len - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		off += (size_t)n;
+	}
+	return 0;
+}
+
+/* The hand-over made, for the profile's rules and SBX_SHIM: a fresh
+ * directory `shim-RUNID` in the held state directory (no process of the
+ * run can write there), made and then opened without following a link;
+ * in it the policy blob (policy/blob.c: the bytes Linux seals in its
+ * memfd), made O_EXCL and left 0400; the report FIFO, held for reading
+ * and writing (a reader for the shim's non-blocking opens, and no end
+ * read while COMMAND lives); the counters file. Any failure fails the
+ * run: why names what and where. */
+static int shim_make(struct darwin *d, const struct policy *p, char *why, size_t whysz)
+{
+	struct darwin_shim *s = &d->shim;
+	struct hostfs_err he = { "" };
+	struct stat st;
+	void *blob = NULL;
+	size_t len = 0;
+	int fd, rc;
+
+	if (d->state_fd < 0 || !d->state_dir) {
+		snprintf(why, whysz, "the shim's hand-over has no state directory to go in");
+		return -EINVAL;
+	}
+	snprintf(s->name, sizeof(s->name), "shim-%s", d->run_id);
+	if (sbx_path_fmt(s->dir, sizeof(s->dir), "%s/%s", d->state_dir, s->name) ||
+	    sbx_path_fmt(s->policy, sizeof(s->policy), "%s/policy", s->dir) ||
+	    sbx_path_fmt(s->report, sizeof(s->report), "%s/reports", s->dir) ||
+	    sbx_path_fmt(s->counters, sizeof(s->counters), "%s/dropped", s->dir)) {
+		snprintf(why, whysz, "the shim's hand-over directory in %s: path too long",
+			 d->state_dir);
+		return -ENAMETOOLONG;
+	}
+	if (mkdirat(d->state_fd, s->name, 0700)) {
+		rc = -errno;
+		snprintf(why, whysz, "cannot make the shim's hand-over directory %s", s->dir);
+		return rc;
+	}
+	s->made = true;
+	s->dirfd = hostfs_dir_openat(d->state_fd, d->state_dir, s->name, HOSTFS_MINE, &he);
+	if (s->dirfd < 0 || fchmod(s->dirfd, 0700)) {
+		rc = s->dirfd < 0 ? s->dirfd : -errno;
+		snprintf(why, whysz, "%s", he.msg[0] ? he.msg : s->dir);
+		return rc;
+	}
+	if ((rc = policy_to_blob(p, &blob, &len))) {
+		snprintf(why, whysz, "cannot make the shim's policy for %s", s->policy);
+		return rc < 0 ? rc : -ENOMEM;
+	}
+	fd = hostfs_create(s->dirfd, s->dir, "policy", 0600, &he);
+	rc = fd < 0 ? fd : write_all(fd, blob, len);
+	if (!rc && fchmod(fd, 0400))
+		rc = -errno;
+	if (fd >= 0 && close(fd) && !rc)
+		rc = -errno;
+	free(blob);
+	if (rc) {
+		snprintf(why, whysz, "cannot write the shim's policy %s%s%s", s->policy,
+			 he.msg[0] ? ": " : "", he.msg);
+		return rc;
+	}
+#ifdef __APPLE__
+	/* mkfifoat is macOS 13's: by path, in the directory only we write
+	 * (a name there is refused, never followed; the open below checks) */
+	int made = mkfifo(s->report, 0600);
+#else
+	int made = mkfifoat(s->dirfd, "reports", 0600);
+#endif
+	if (made) {
+		rc = -errno;
+		snprintf(why, whysz, "cannot make the shim's report FIFO %s", s->report);
+		return rc;
+	}
+	errno = 0;
+	s->rd = openat(s->dirfd, "reports", O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+	if (s->rd >= 0)
+		s->wr = openat(s->dirfd, "reports", O_WRONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+	if (s->rd < 0 || s->wr < 0 || fstat(s->rd, &st) || !S_ISFIFO(st.st_mode)) {
+		rc = errno ? -errno : -EINVAL;
+		snprintf(why, whysz, "cannot open the shim's report FIFO %s", s->report);
+		return rc;
+	}
+	if ((s->cfd = hostfs_create(s->dirfd, s->dir, "dropped", 0600, &he)) < 0) {
+		snprintf(why, whysz, "%s", he.msg[0] ? he.msg : s->counters);
+		return s->cfd;
+	}
+	struct darwin_shim_handover h = { .lib = d->shim_lib, .policy = s->policy,
+					  .report = s->report, .counters = s->counters,
+					  .mode = "enforce", .tell = d->shim_tell };
+	if ((rc = darwin_shim_spec(&h, &d->shim_spec))) {
+		snprintf(why, whysz, "the shim's hand-over cannot be named in SBX_SHIM (a path "
+			 "longer than %d bytes or holding `;`: %s, %s; --no-shim runs without it)",
+			 SBX_SHIM_PATH_MAX, s->dir, d->shim_lib);
+		return rc;
+	}
+	return 0;
+}
+
 /* A refusal from the log, as an event to the supervisor. */
 static void refused(void *ctx, const struct seatbelt_violation *v)
 {
@@ -391,8 +539,17 @@ static int darwin_start(struct backend *b, const struct plan *pl, char *why, siz
 					 strerror(-rc));
 				return rc;
 			}
+	/* the shim's hand-over, before the profile that guards it */
+	if (d->shim_lib && (rc = shim_make(d, b->policy, why, whysz)))
+		return rc;
 	struct seatbelt_opts so = { .run_id = id, .http_port = d->ports[0],
 				    .socks_port = d->ports[1], .host_tty = relay_host_tty_path() };
+	if (d->shim_spec) {
+		so.shim_dir = d->shim.dir;
+		so.shim_policy = d->shim.policy;
+		so.shim_report = d->shim.report;
+		so.shim_counters = d->shim.counters;
+	}
 	if ((rc = seatbelt_compile(b->policy, &so, &d->profile, err, sizeof(err)))) {
 		snprintf(why, whysz, "the Seatbelt profile: %s", err);
 		return rc;
@@ -436,7 +593,7 @@ static const char *darwin_layers(const struct backend *b, char *out, size_t outs
 {
 	snprintf(out, outsz, "Seatbelt profile (sandbox-exec), reports from the system log; "
 		 "%s, no nested sandboxes (sbxctl doctor)", b->darwin && b->darwin->shim_lib ?
-		 "no shim in SIP-protected programs" : "no shim (not built for macOS yet)");
+		 "no shim in SIP-protected programs" : "no shim");
 	return out;
 }
 
@@ -574,11 +731,39 @@ static bool job_signal(struct darwin *d, int sig)
 	}
 }
 
+/* The shim's report pipe into the reports, as Linux's wait reads its
+ * own (preload/run.c): 16 KiB a read, until it is empty or for at most
+ * REPORT_SLICE_MS (a program that writes without pause cannot starve
+ * the loop, or hold the run's end). false: closed or failed, no more to
+ * read. */
+#define REPORT_SLICE_MS 10
+static bool read_reports(struct darwin_io *io)
+{
+	char buf[16384];
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		ssize_t n = read(io->report_fd, buf, sizeof(buf));
+		if (n > 0) {
+			if (io->feed)
+				io->feed(io->ctx, buf, (size_t)n);
+			clock_gettime(CLOCK_MONOTONIC, &t);
+			if ((t.tv_sec - t0.tv_sec) * 1000 +
+			    (t.tv_nsec - t0.tv_nsec) / 1000000 >= REPORT_SLICE_MS)
+				return true;
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		return n < 0 && errno == EAGAIN;
+	}
+}
+
 int darwin_wait(struct backend *b, struct darwin_io *io, bool *ready)
 {
 	struct darwin *d = b->darwin;
 	int status = -1;
-	char buf[8192];
 
 	*ready = d->cmd_pid > 0;
 	if (!*ready || signals_begin()) {
@@ -647,13 +832,8 @@ int darwin_wait(struct backend *b, struct darwin_io *io, bool *ready)
 			net |= pf[i].revents != 0;
 		if (net)
 			net_loop_run_once(io->net, 0);
-		if (pf[2].revents & (POLLIN | POLLHUP)) {
-			ssize_t k = read(io->report_fd, buf, sizeof(buf));
-			if (k > 0 && io->feed)
-				io->feed(io->ctx, buf, (size_t)k);
-			else if (k == 0)
-				io->report_fd = -1;
-		}
+		if ((pf[2].revents & (POLLIN | POLLHUP)) && !read_reports(io))
+			io->report_fd = -1;
 	}
 	free(pf);
 	/* the rest of COMMAND's output, the person's terminal as it was,
@@ -670,6 +850,10 @@ int darwin_wait(struct backend *b, struct darwin_io *io, bool *ready)
 			    "last moments may be missing from the reports",
 			    d->watch.wait_ms > 0 ? d->watch.wait_ms : 10000);
 	}
+	/* the shim's last reports: one slice more (a program left behind
+	 * may write on without end: no pid namespace ends it here) */
+	if (io->report_fd >= 0)
+		read_reports(io);
 	if (io->flush)
 		io->flush(io->ctx);
 	darwin_watch_stop(&d->watch);
@@ -698,6 +882,7 @@ static void darwin_release(struct backend *b)
 		d->listen[i] = -1;
 	}
 	seatbelt_profile_free(&d->profile);
+	shim_remove(d);
 }
 
 const struct backend_ops backend_darwin = {

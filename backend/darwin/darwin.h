@@ -12,6 +12,7 @@
 #ifndef SBX_DARWIN_H
 #define SBX_DARWIN_H
 
+#include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -26,11 +27,29 @@ struct backend;
 struct event;
 struct net_loop;
 
+/* The shim's hand-over directory `shim-RUNID` in the state directory:
+ * the policy blob (0400), the report FIFO (held open for reading, and a
+ * write end held so it never reads its end while COMMAND lives) and the
+ * counters file (a dropped report appends a byte). */
+struct darwin_shim {
+	char name[NAME_MAX + 1];
+	char dir[PATH_MAX], policy[PATH_MAX], report[PATH_MAX], counters[PATH_MAX];
+	bool made;               /* the directory is ours to remove */
+	int dirfd, rd, wr, cfd;  /* or -1 */
+};
+
 /* One run's (main's; DARWIN_NONE, then the given fields before start). */
 struct darwin {
 	/* given */
 	const char *run_id;      /* [A-Za-z0-9._-]: the tag's start */
-	const char *shim_lib, *shim_spec; /* NULL: no shim */
+	/* the shim's dylib, absolute; NULL: no shim (--no-shim, none found),
+	 * and no hand-over made */
+	const char *shim_lib;
+	bool shim_tell;          /* [report] tell_program */
+	/* sbx's state directory, held (borrowed, open until release) and
+	 * its path: the shim's hand-over directory is made in it */
+	int state_fd;
+	const char *state_dir;
 	char *const *environ;    /* the caller's */
 	struct strv *withheld;   /* optional: the names withheld (start-up line) */
 	/* the signals main ignores for itself (SIGPIPE...) and the caller
@@ -50,6 +69,10 @@ struct darwin {
 	 * environment (withheld filled then, before the start-up line) */
 	struct seatbelt_profile profile;
 	struct strv argv, envp;
+	/* with shim_lib: the hand-over (docs/MACOS.md, "The shim's
+	 * hand-over"), SBX_SHIM's value naming it; removed by release() */
+	struct darwin_shim shim;
+	char *shim_spec;
 	int listen[2];           /* the proxy's HTTP and SOCKS5 listeners, or -1 */
 	unsigned ports[2];
 	pid_t cmd_pid;
@@ -62,7 +85,8 @@ struct darwin {
 };
 
 #define DARWIN_NONE ((struct darwin){ .listen = { -1, -1 }, .cmd_pid = -1, \
-				      .holder = -1, .status_fd = -1, \
+				      .holder = -1, .status_fd = -1, .state_fd = -1, \
+				      .shim = { .dirfd = -1, .rd = -1, .wr = -1, .cfd = -1 }, \
 				      .watch = DARWIN_WATCH_NONE })
 
 /* What the macOS sandbox cannot do (limits.c): said by --print=seatbelt,
@@ -94,6 +118,10 @@ struct darwin_io {
  * meanwhile is said at once. COMMAND's exit status (128+N for a signal);
  * 125 when it never started (*ready false). */
 int darwin_wait(struct backend *b, struct darwin_io *io, bool *ready);
+
+/* The reports the shim dropped (the counters file's size), 0 without a
+ * shim. */
+unsigned long darwin_shim_dropped(const struct darwin *d);
 
 /* The tag for a run: `sbx-RUNID-` and 16 random hex digits (a guessed
  * tag would let another run's refusals pass for ours). 0, -EINVAL. */

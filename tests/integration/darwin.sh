@@ -62,8 +62,10 @@ for l in open(sys.argv[1]):
 # B/stop made once the line is shown (or after 10 s). Prints what the
 # terminal showed, then RESULT=EXIT=N or RESULT=STOPPED.
 TERMINAL=$(mktemp /var/tmp/sbx-darwin-terminal.XXXXXX)
+TOOLS_DW=$(mktemp -d /var/tmp/sbx-darwin-tools.XXXXXX)
+chmod 755 "$TOOLS_DW"
 TTY=
-trap 'rm -f "$TERMINAL" ${TTY:+"$TTY"}' EXIT
+trap 'rm -f "$TERMINAL" ${TTY:+"$TTY"}; rm -rf "$TOOLS_DW"' EXIT
 cat >"$TERMINAL" <<'PY'
 import os, pty, select, signal, sys, time
 mode, sbx, b, s, ready, intr = sys.argv[1:7]
@@ -208,6 +210,94 @@ SBX_INIT=/nonexistent SBX_SHIM_LIB=/nonexistent SBX_BWRAP=/nonexistent \
 if [ $RCM -eq 0 ] && [ $RC -eq 0 ] && grep -q '^/usr/bin/sandbox-exec ' "$B/mac.out" &&
 	[ "$(norm "$B/mac.out")" = "$(norm "$B/out")" ] && [ ! -e "$S/profile.sb" ]; then ok
 else bad "rc=$RCM/$RC: $(diff <(norm "$B/mac.out") <(norm "$B/out") | head -3)"; fi
+
+# ---- the shim's hand-over (docs/MACOS.md, "The shim's hand-over")
+# Linux cannot load the dylib (the stand-in libsbx-preload.dylib beside
+# the test build turns the hand-over on): shim.py plays the shim. It
+# reads SBX_SHIM, says what it names (modes, owner, the blob's header),
+# writes one report line into the FIFO as the shim does (one
+# non-blocking write after checking it is a FIFO) and counts one drop.
+cat >"$TOOLS_DW/shim.py" <<'PY'
+import os, stat, sys
+b = sys.argv[1]
+out = open(b + "/shim", "w")
+spec = os.environ.get("SBX_SHIM")
+out.write("DYLD=%s\n" % os.environ.get("DYLD_INSERT_LIBRARIES"))
+if spec is None:
+    out.write("NOSHIM\n"); sys.exit(0)
+v, *kvs = spec.split(";")
+kv = dict(x.split("=", 1) for x in kvs)
+out.write("version=%s mode=%s lib=%s\n" % (v, kv.get("mode"), kv.get("lib")))
+d = os.path.dirname(kv["policy"])
+st = os.lstat(d)
+out.write("dir=%s %o %s\n" % (d, stat.S_IMODE(st.st_mode), st.st_uid == os.getuid()))
+for k in ("policy", "report", "counters"):
+    st = os.lstat(kv[k])
+    out.write("%s=%s %s %s\n" % (k, os.path.dirname(kv[k]) == d, stat.filemode(st.st_mode),
+                                 st.st_uid == os.getuid()))
+pol = open(kv["policy"], "rb").read()
+ok = pol[:8] == b"SBXPOL\0\2" and int.from_bytes(pol[8:12], "little") == len(pol)
+out.write("blob=%s %s\n" % (ok, os.environb[b"PWD"] in pol))
+fd = os.open(kv["report"], os.O_WRONLY | os.O_NONBLOCK)
+assert stat.S_ISFIFO(os.fstat(fd).st_mode)
+os.write(fd, b"SBX1 D read %d cat %s/.ssh/id_ed25519 13\n" % (os.getpid(), os.environb[b"HOME"]))
+with open(kv["counters"], "ab") as c:
+    c.write(b"+")
+out.write("WROTE\n")
+PY
+chmod 644 "$TOOLS_DW/shim.py"
+# shimdirs: the hand-over directories in sbx's state directory now
+shimdirs() { ls -d "$HOME/.local/state/sbx/shim-"* 2>/dev/null; }
+
+dt the_shims_report_fifo_reaches_the_reports_and_its_directory_goes
+sx -- python3 "$TOOLS_DW/shim.py" "$B"
+dir=$(sed -n 's/^dir=\([^ ]*\) .*/\1/p' "$B/shim" 2>/dev/null)
+rec=$(records)
+if [ $RC -eq 0 ] && grep -qx WROTE "$B/shim" &&
+	grep -qx "DYLD=$S/libsbx-preload.dylib" "$B/shim" &&
+	grep -qx "version=1 mode=enforce lib=$S/libsbx-preload.dylib" "$B/shim" &&
+	[[ $dir == "$HOME/.local/state/sbx/shim-"* ]] && grep -qx "dir=$dir 700 True" "$B/shim" &&
+	grep -qx 'policy=True -r-------- True' "$B/shim" &&
+	grep -qx 'report=True prw------- True' "$B/shim" &&
+	grep -qx 'counters=True -rw------- True' "$B/shim" && grep -qx 'blob=True True' "$B/shim" &&
+	cut -d= -f2- "$S/params" | sed 's,^/private/,/,' | grep -qxF "$dir" &&
+	cut -d= -f2- "$S/params" | sed 's,^/private/,/,' | grep -qxF "$dir/policy" && grep -q "The shim's hand-over" "$S/profile.sb" &&
+	hasf 'sbx: denied read of ~/.ssh/id_ed25519 by `deny_read = ~/.ssh` (built-in default)' err &&
+	[ "$rec" = "shim read $HOME/.ssh/id_ed25519" ] &&
+	hasf '1 report dropped (the supervisor fell behind)' err &&
+	[ ! -e "$dir" ] && [ -z "$(shimdirs)" ]; then ok
+else bad "rc=$RC dir=$dir records=[$rec] shim=[$(tr '\n' ' ' <"$B/shim" 2>/dev/null)] left=[$(shimdirs)]"; fi
+
+dt no_shim_makes_no_handover_and_sets_no_sbx_shim
+# the same run without it first: the hand-over is there to be dropped
+sx -- python3 "$TOOLS_DW/shim.py" "$B"
+with=$(grep -c '^version=1 mode=enforce' "$B/shim")
+sx --no-shim -- python3 "$TOOLS_DW/shim.py" "$B"
+if [ $RC -eq 0 ] && [ "$with" = 1 ] && grep -qx NOSHIM "$B/shim" && grep -qx 'DYLD=None' "$B/shim" &&
+	! grep -q "The shim's hand-over" "$S/profile.sb" && [ -z "$(shimdirs)" ] &&
+	hasf 'sbx: sandbox on' err; then ok
+else bad "rc=$RC with=$with shim=[$(tr '\n' ' ' <"$B/shim" 2>/dev/null)] left=[$(shimdirs)]"; fi
+
+dt sigterm_to_sbx_removes_the_shims_directory
+"$SBX" -- sh -c 'python3 "$1" "$0"; echo $$ > "$0/pid"; exec sleep 600' "$B" "$TOOLS_DW/shim.py" >"$B/out" 2>"$B/err" &
+sbx=$!
+wait_file "$B/pid"
+during=$(shimdirs)
+kill -TERM $sbx
+wait $sbx
+RC=$?
+if [ $RC -eq 143 ] && grep -qx WROTE "$B/shim" && [ -n "$during" ] && [ -z "$(shimdirs)" ] &&
+	hasf 'denied read of ~/.ssh/id_ed25519' err; then ok
+else bad "rc=$RC during=[$during] left=[$(shimdirs)]"; fi
+
+dt a_start_that_fails_removes_the_shims_directory
+# the log never shows the start sentinel (after the hand-over is made):
+# the run fails closed, and the directory goes with it
+printf '#!/bin/sh\nls -d %s/.local/state/sbx/shim-* > "$(dirname "$0")/during"\nexit 1\n' "$HOME" >"$S/log"
+sx -- sh -c 'echo ran > "$0/ran"' "$B"
+if [ $RC -eq 125 ] && [ ! -e "$B/ran" ] && [ -s "$S/during" ] && [ -z "$(shimdirs)" ] &&
+	hasf 'nothing was run' err; then ok
+else bad "rc=$RC during=[$(cat "$S/during" 2>/dev/null)] left=[$(shimdirs)]"; fi
 
 # ---- signals and exit status
 

@@ -682,6 +682,36 @@ n=$(grep -c "^$want " "$D/px.out")
 if [ $PXRC -eq 0 ] && [ "$n" = 4 ] && [ "$(pxlog '[(r["decision"], r["via"]) for r in L]')" = "[]" ]; then ok
 else bad "rc=$PXRC, $n of 4 byte-exact"; pxerr; fi
 
+t clients_closing_spliced_tunnels_mid_answer_leave_the_proxy_serving
+# A tunnel's direction moves to splice(2) after its first 64 KiB (loop.c
+# splice_start), and splice() into a socket whose client has gone raises
+# SIGPIPE (it takes no MSG_NOSIGNAL): sbx-preload, which holds the proxy,
+# ignores it (backend/linux/process.c run_guard_signals). 20 clients
+# inside read 256 KiB of the firehose through CONNECT and close with its
+# bytes unread (a reset); then a download through the same proxy is
+# byte-exact and the run ends with COMMAND's status. A supervisor that
+# took the signal died with 141 at the first or second close.
+cat > "$WS/closer.py" <<'EOF'
+import os, socket, sys
+port = int(sys.argv[1]); hp = int(os.environ["HTTP_PROXY"].rsplit(":", 1)[1])
+for i in range(20):
+    s = socket.create_connection(("127.0.0.1", hp)); s.settimeout(10)
+    s.sendall(b"CONNECT 127.0.0.1:%d HTTP/1.1\r\n\r\n" % port)
+    h = b""
+    while b"\r\n\r\n" not in h: h += s.recv(1)
+    assert b" 200 " in h.split(b"\r\n")[0], h
+    n = 0
+    while n < 256 << 10:
+        b = s.recv(65536); assert b; n += len(b)
+    s.close()   # the firehose's bytes unread: a reset
+print("closed", i + 1)
+EOF
+px -q "${ALLOW[@]}" --allow-domain "127.0.0.1:$FIRE" -- sh -c "python3 closer.py $FIRE &&
+	curl -sf --noproxy '' -p -x \"\$HTTP_PROXY\" http://127.0.0.1:$FILES/big.bin | sha256sum"
+if [ $PXRC -eq 0 ] && [ "$(head -1 "$D/px.out")" = "closed 20" ] &&
+   [ "$(sed -n 2p "$D/px.out" | cut -d' ' -f1)" = "$want" ]; then ok
+else bad "rc=$PXRC $(tr '\n' ' ' < "$D/px.out" | head -c 200)"; pxerr; fi
+
 t sandboxed_python_urllib_follows_the_environment_byte_exact
 px -q "${ALLOW[@]}" -- python3 -c '
 import hashlib, sys, urllib.request

@@ -231,3 +231,116 @@ Test(darwin_backend, a_log_that_never_shows_a_refusal_stops_the_run_before_comma
 	policy_free(p);
 	fake_free(&f);
 }
+
+/* The shim's hand-over as start() makes it (docs/MACOS.md): in the held
+ * state directory, the policy file byte for byte the blob Linux seals in
+ * its memfd, the FIFO held (a report written into it is read, a drop
+ * counted), all named in SBX_SHIM and the profile, gone at release; a
+ * name in the way fails the start and is not ours to remove. */
+Test(darwin_backend, the_shims_handover_is_made_named_and_removed)
+{
+	static struct fake f;
+	static struct darwin d;
+	char why[512] = "", path[PATH_MAX];
+	struct stat st;
+
+	fake_make(&f);
+	struct policy *p = compile_ini(NULL);
+	char *caller[] = { "PATH=/usr/bin:/bin", "SBX_SHIM=1;policy=/tmp/theirs", NULL };
+	char *command[] = { "/bin/true", NULL };
+	struct backend b = { .ops = &backend_darwin, .policy = p, .command = command,
+			     .darwin = &d };
+	int sfd = open(f.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	cr_assert_geq(sfd, 0);
+	d = DARWIN_NONE;
+	d.run_id = "20260101-000000-9";
+	d.shim_lib = "/opt/sbx/lib/libsbx-preload.dylib";
+	d.state_fd = sfd;
+	d.state_dir = f.dir;
+	d.watch.sandbox_exec = f.sbexec;
+	d.watch.log = f.log;
+	d.watch.tmpdir = f.dir;
+	d.watch.wait_ms = 5000;
+	d.environ = caller;
+	cr_assert_eq(b.ops->start(&b, NULL, why, sizeof(why)), 0, "%s", why);
+
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s/shim-20260101-000000-9", f.dir);
+	cr_assert_eq(lstat(dir, &st), 0);
+	cr_assert(S_ISDIR(st.st_mode) && (st.st_mode & 07777) == 0700 && st.st_uid == getuid());
+	/* the policy: the blob itself, read-only */
+	void *blob;
+	size_t len;
+	cr_assert_eq(policy_to_blob(p, &blob, &len), 0);
+	snprintf(path, sizeof(path), "%s/policy", dir);
+	cr_assert_eq(lstat(path, &st), 0);
+	cr_assert(S_ISREG(st.st_mode) && (st.st_mode & 07777) == 0400);
+	cr_assert_eq((size_t)st.st_size, len);
+	char *got = malloc(len);
+	int fd = open(path, O_RDONLY);
+	cr_assert_eq(read(fd, got, len), (ssize_t)len);
+	close(fd);
+	cr_assert_eq(memcmp(got, blob, len), 0, "the policy file is not the blob");
+	free(got);
+	free(blob);
+	snprintf(path, sizeof(path), "%s/reports", dir);
+	cr_assert(lstat(path, &st) == 0 && S_ISFIFO(st.st_mode) && (st.st_mode & 07777) == 0600);
+	/* named: SBX_SHIM ours (the caller's dropped), the lib first in
+	 * DYLD_INSERT_LIBRARIES, the directory in the profile */
+	char want[2 * PATH_MAX];
+	snprintf(want, sizeof(want), "SBX_SHIM=1;mode=enforce;policy=%s/policy;report=%s/reports;"
+		 "counters=%s/dropped;lib=/opt/sbx/lib/libsbx-preload.dylib", dir, dir, dir);
+	size_t nshim = 0;
+	bool dyld = false;
+	for (size_t i = 0; i < d.envp.n; i++) {
+		nshim += !strncmp(d.envp.v[i], "SBX_SHIM=", 9);
+		cr_assert(strncmp(d.envp.v[i], "SBX_SHIM=", 9) || !strcmp(d.envp.v[i], want),
+			  "%s", d.envp.v[i]);
+		dyld |= !strcmp(d.envp.v[i],
+				"DYLD_INSERT_LIBRARIES=/opt/sbx/lib/libsbx-preload.dylib");
+	}
+	cr_assert_eq(nshim, 1);
+	cr_assert(dyld);
+	bool named = false;
+	for (size_t i = 0; i < d.profile.nparams; i++)
+		named |= strstr(d.profile.params[i].value, "shim-20260101-000000-9/policy") != NULL;
+	cr_assert(named, "the profile does not name the policy file");
+	/* a report into the FIFO is there to read; a drop is counted */
+	fd = open(path, O_WRONLY | O_NONBLOCK);
+	cr_assert_geq(fd, 0, "no reader holds the FIFO");
+	cr_assert_eq(write(fd, "SBX1 D read 7 cat /x 13\n", 24), 24);
+	close(fd);
+	char buf[64];
+	cr_assert_eq(read(d.shim.rd, buf, sizeof(buf)), 24);
+	cr_assert_eq(read(d.shim.rd, buf, sizeof(buf)), -1, "the FIFO read its end");
+	snprintf(path, sizeof(path), "%s/dropped", dir);
+	fd = open(path, O_WRONLY | O_APPEND);
+	cr_assert_eq(write(fd, "+", 1), 1);
+	close(fd);
+	cr_assert_eq(darwin_shim_dropped(&d), 1);
+	b.ops->release(&b);
+	cr_assert_eq(lstat(dir, &st), -1, "the hand-over was left behind");
+	cr_assert_null(d.shim_spec);
+
+	/* a name in the way: the start fails, naming it; it stays */
+	d = DARWIN_NONE;
+	d.run_id = "20260101-000000-10";
+	d.shim_lib = "/opt/sbx/lib/libsbx-preload.dylib";
+	d.state_fd = sfd;
+	d.state_dir = f.dir;
+	d.watch.sandbox_exec = f.sbexec;
+	d.watch.log = f.log;
+	d.watch.tmpdir = f.dir;
+	d.environ = caller;
+	snprintf(dir, sizeof(dir), "%s/shim-20260101-000000-10", f.dir);
+	cr_assert_eq(mkdir(dir, 0700), 0);
+	cr_assert_eq(b.ops->start(&b, NULL, why, sizeof(why)), -EEXIST, "%s", why);
+	cr_assert(strstr(why, "cannot make the shim's hand-over directory") &&
+		  strstr(why, dir), "%s", why);
+	cr_assert_eq(access(f.fifo, F_OK), 0);
+	b.ops->release(&b);
+	cr_assert_eq(lstat(dir, &st), 0, "a directory not of this run's making was removed");
+	close(sfd);
+	policy_free(p);
+	fake_free(&f);
+}
