@@ -12,6 +12,7 @@
 #ifndef SBX_SHIM_CARRY_H
 #define SBX_SHIM_CARRY_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
@@ -136,5 +137,21 @@ static __attribute__((unused)) bool shim_carries(void)
 	char prebuf_[npre_ ? npre_ : 1];                                      \
 	char *const *fixed = carry_ ?                                         \
 		shim_env_fix((envp), envbuf_, prebuf_, sizeof(prebuf_)) : (envp)
+
+/* The execl family's arguments, counted, into an array `argv` on the
+ * stack (no malloc: a vfork child may call these), the last the NULL;
+ * then the v-form is called, as libc's own execl does. */
+#define COLLECT_ARGS(arg0, argv)                                              \
+	size_t nargs_ = 1;                                                    \
+	va_list ap_;                                                          \
+	va_start(ap_, arg0);                                                  \
+	while (va_arg(ap_, char *))                                           \
+		nargs_++;                                                     \
+	va_end(ap_);                                                          \
+	char *argv[nargs_ + 1];                                               \
+	argv[0] = (char *)(arg0);                                             \
+	va_start(ap_, arg0);                                                  \
+	for (size_t i_ = 1; i_ <= nargs_; i_++)                               \
+		argv[i_] = va_arg(ap_, char *); /* the last is the NULL */
 
 #endif

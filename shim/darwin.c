@@ -310,21 +310,8 @@ SHIM_EXPORT int sbx_dyld_execvp(const char *file, char *const argv[])
 	return execvp(file, argv);
 }
 
-/* the execl family: the arguments into an array on the stack (no malloc:
- * a vfork child may call these), then the v-form, as libc's own does */
-#define COLLECT_ARGS(arg0, argv)                                              \
-	size_t nargs_ = 1;                                                    \
-	va_list ap_;                                                          \
-	va_start(ap_, arg0);                                                  \
-	while (va_arg(ap_, char *))                                           \
-		nargs_++;                                                     \
-	va_end(ap_);                                                          \
-	char *argv[nargs_ + 1];                                               \
-	argv[0] = (char *)(arg0);                                             \
-	va_start(ap_, arg0);                                                  \
-	for (size_t i_ = 1; i_ <= nargs_; i_++)                               \
-		argv[i_] = va_arg(ap_, char *); /* the last is the NULL */
-
+/* the execl family: COLLECT_ARGS (carry.h), then the v-form, as libc's
+ * own does */
 SHIM_EXPORT int sbx_dyld_execl(const char *path, const char *arg0, ...)
 {
 	COLLECT_ARGS(arg0, argv)

@@ -194,20 +194,8 @@ SHIM_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 	return NEXT(fexecve)(fd, argv, env);
 }
 
-/* ---- the execl family: the arguments, counted, into an array on the stack */
-
-#define COLLECT_ARGS(arg0, argv)                                              \
-	size_t nargs_ = 1;                                                    \
-	va_list ap_;                                                          \
-	va_start(ap_, arg0);                                                  \
-	while (va_arg(ap_, char *))                                           \
-		nargs_++;                                                     \
-	va_end(ap_);                                                          \
-	char *argv[nargs_ + 1];                                               \
-	argv[0] = (char *)(arg0);                                             \
-	va_start(ap_, arg0);                                                  \
-	for (size_t i_ = 1; i_ <= nargs_; i_++)                               \
-		argv[i_] = va_arg(ap_, char *); /* the last is the NULL */    \
+/* ---- the execl family: the arguments, counted, into an array on the
+ * stack (COLLECT_ARGS, carry.h) */
 
 SHIM_EXPORT int execl(const char *path, const char *arg0, ...)
 {
