@@ -179,8 +179,14 @@ envrun() {
 # what of the secret values came out (one line per variable)
 env_leaked() { grep -o "VAL-[A-Z_]*-$CANARY_ENV" "$B/out" | sort -u; }
 
+# canary_env: a value no program has, always 11 characters: the shapes
+# below take it as the end of a token whose length they judge (ghp_ + 30
+# or more), so a shorter one ("E$RANDOM$RANDOM" can be 3 characters) made
+# MY_CFG look like no token at all, now and then
+canary_env() { printf 'E%05d%05d' "$RANDOM" "$RANDOM"; }
+
 t secret_variables_withheld_from_env_and_proc_counted_on_the_start_line
-CANARY_ENV="E$RANDOM$RANDOM"
+CANARY_ENV=$(canary_env)
 # env, and every process's environment inside (sbx-init's included)
 envrun -- sh -c 'env; cat /proc/[0-9]*/environ 2>/dev/null | tr "\0" "\n"'
 if [ -z "$(env_leaked)" ] && has '^AWS_ACCESS_KEY_ID=AKIDPUBLIC$' out &&
@@ -189,7 +195,7 @@ if [ -z "$(env_leaked)" ] && has '^AWS_ACCESS_KEY_ID=AKIDPUBLIC$' out &&
 else bad "leaked: $(env_leaked | tr '\n' ' ') $(grep 'sandbox on' "$B/err")"; fi
 
 t verbose_names_the_withheld_variables_never_their_values
-CANARY_ENV="E$RANDOM$RANDOM"
+CANARY_ENV=$(canary_env)
 envrun -v -- true
 line=$(grep -F "withheld from COMMAND's environment, their names look secret: " "$B/err")
 missing=""
@@ -199,20 +205,20 @@ if [ -n "$line" ] && [ -z "$missing" ] && [[ $line != *AWS_ACCESS_KEY_ID* ]] &&
 else bad "missing:$missing line: $line"; fi
 
 t claude_profile_keeps_anthropic_api_key_only
-CANARY_ENV="E$RANDOM$RANDOM"
+CANARY_ENV=$(canary_env)
 envrun --profile claude -- env
 if [ "$(env_leaked)" = "VAL-ANTHROPIC_API_KEY-$CANARY_ENV" ] && hasf ', 9 secret variables withheld' err; then ok
 else bad "passed: $(env_leaked | tr '\n' ' ')"; fi
 
 t codex_and_gemini_profiles_keep_their_own_keys_only
-CANARY_ENV="E$RANDOM$RANDOM"
+CANARY_ENV=$(canary_env)
 envrun --profile codex -- env; codex=$(env_leaked | tr '\n' ' ')
 envrun --profile gemini -- env; gemini=$(env_leaked | tr '\n' ' ')
 if [ "$codex" = "VAL-OPENAI_API_KEY-$CANARY_ENV " ] && [ "$gemini" = "VAL-GEMINI_API_KEY-$CANARY_ENV " ]; then ok
 else bad "codex: $codex gemini: $gemini"; fi
 
 t keep_env_flag_keeps_one_and_deny_env_still_wins
-CANARY_ENV="E$RANDOM$RANDOM"
+CANARY_ENV=$(canary_env)
 printf '[env]\ndeny_env = NPM_TOKEN\n' > "$B/deny.ini"
 envrun -c "$B/deny.ini" --keep-env GITHUB_TOKEN --keep-env NPM_TOKEN -- env
 if [ "$(env_leaked)" = "VAL-GITHUB_TOKEN-$CANARY_ENV" ] && hasf ', 9 secret variables withheld' err; then ok
@@ -220,13 +226,13 @@ else bad "passed: $(env_leaked | tr '\n' ' ') $(grep 'sandbox on' "$B/err")"; fi
 
 t keep_env_in_a_project_file_is_refused_nothing_runs
 printf '[env]\nkeep_env = GITHUB_TOKEN\n' > "$W/sandbox.ini"
-CANARY_ENV="E$RANDOM$RANDOM"
+CANARY_ENV=$(canary_env)
 envrun -- sh -c "env > '$W/ran'"
 if [ $RC -eq 125 ] && [ ! -e "$W/ran" ] && hasf 'sandbox.ini:2: `keep_env` would widen the policy' err; then ok
 else bad "rc=$RC"; fi
 
 t nested_mode_withholds_the_same_variables
-CANARY_ENV="E$RANDOM$RANDOM"
+CANARY_ENV=$(canary_env)
 envrun -- true; rcfull=$RC
 SBX_NESTED=1 envrun -- sh -c 'env; cat /proc/self/environ | tr "\0" "\n"'
 if [ $RC -eq 125 ] && has 'Landlock' err; then skip "no Landlock here: $(head -c 150 "$B/err")"
@@ -235,7 +241,7 @@ elif [ $RC -eq 0 ] && [ $rcfull -eq 0 ] && [ -z "$(env_leaked)" ] && hasf 'neste
 else bad "rc=$RC leaked: $(env_leaked | tr '\n' ' ')"; fi
 
 t sbxctl_status_names_the_withheld_variables_not_their_values
-CANARY_ENV="E$RANDOM$RANDOM"
+CANARY_ENV=$(canary_env)
 printf '[env]\ndeny_env = MY_VAR\nkeep_env = NPM_TOKEN\n' > "$B/st.ini"
 timeout 60 env -i PATH="$PATH" HOME="$HOME" GITHUB_TOKEN="VAL-GITHUB_TOKEN-$CANARY_ENV" \
 	NPM_TOKEN="VAL-NPM_TOKEN-$CANARY_ENV" MY_VAR="VAL-MY_VAR-$CANARY_ENV" PLAIN=1 \
@@ -268,7 +274,7 @@ valrun() {
 VALUED="DATABASE_URL REDIS_URL MY_CFG X AWS_X SLACK_HOOK_CFG SESSION_CFG DEPLOY_PEM"
 
 t secret_values_withheld_whatever_the_name_never_printed
-CANARY_ENV="E$RANDOM$RANDOM"
+CANARY_ENV=$(canary_env)
 valrun "$SBX" -v -- sh -c 'env; cat /proc/[0-9]*/environ 2>/dev/null | tr "\0" "\n"'
 line=$(grep -F "their values look like credentials: " "$B/err")
 missing=""
@@ -282,14 +288,14 @@ if [ "$RC" = 0 ] && ! hasf "$CANARY_ENV" out && ! hasf "$CANARY_ENV" err &&
 else bad "rc=$RC leaked: $(grep -c "$CANARY_ENV" "$B/out") missing:$missing $(grep 'sandbox on' "$B/err")"; fi
 
 t secret_value_kept_by_keep_env_and_the_rest_still_withheld
-CANARY_ENV="E$RANDOM$RANDOM"
+CANARY_ENV=$(canary_env)
 valrun "$SBX" --keep-env DATABASE_URL -- env
 if [ "$RC" = 0 ] && has "^DATABASE_URL=postgres://app:$CANARY_ENV@db.internal:5432/prod\$" out &&
    [ "$(grep -c "$CANARY_ENV" "$B/out")" = 1 ] && hasf ', 7 secret variables withheld' err; then ok
 else bad "rc=$RC $(grep -c "$CANARY_ENV" "$B/out") lines with the canary"; fi
 
 t sbxctl_status_names_a_secret_value_by_its_shape_not_its_value
-CANARY_ENV="E$RANDOM$RANDOM"
+CANARY_ENV=$(canary_env)
 valrun "$SBX_BIN/sbxctl" status --no-machine
 if grep -qE '^ .*DATABASE_URL +its value looks like a URL with a password \(--keep-env DATABASE_URL' "$B/out" &&
    grep -qE '^ +MY_CFG +its value looks like a GitHub personal access token' "$B/out" &&
