@@ -64,12 +64,18 @@ static int reports;   /* the report FIFO's read end */
 static void *blob;    /* the policy, as policy/blob.c makes it */
 static size_t blob_len;
 
+/* base/rel, kept until the suite's teardown frees it (a test that
+ * reallocates one takes a copy) */
+static char *paths_made[1024];
+static size_t npaths_made;
+
 static char *at(const char *base, const char *rel)
 {
 	char *p;
 
+	cr_assert_lt(npaths_made, sizeof(paths_made) / sizeof(paths_made[0]));
 	cr_assert_gt(asprintf(&p, "%s/%s", base, rel), 0);
-	return p;
+	return paths_made[npaths_made++] = p;
 }
 
 static void put_file(const char *path, const void *data, size_t len, mode_t mode)
@@ -127,7 +133,12 @@ static void teardown(void)
 	remove_tree(root);
 	remove_tree(other);
 	remove_tree(run);
+	free(root);
+	free(other);
+	free(run);
 	free(blob);
+	while (npaths_made)
+		free(paths_made[--npaths_made]);
 }
 
 TestSuite(shim_dyld, .init = setup, .fini = teardown);
@@ -448,7 +459,7 @@ Test(shim_dyld, a_path_longer_than_path_max_is_the_kernels_to_refuse)
 	expect_no_report();
 	/* the secret past PATH_MAX by its slashes: the kernel would refuse
 	 * the length; the shim judges the name it stands for, and refuses */
-	char *q = at(root, "secret/");
+	char *q = strdup(at(root, "secret/"));
 	size_t l = strlen(q);
 	q = realloc(q, n + 8);
 	while (l < n)
@@ -465,7 +476,7 @@ Test(shim_dyld, a_path_longer_than_path_max_is_the_kernels_to_refuse)
  * and `//`: judged as the name it is */
 Test(shim_dyld, a_padded_path_to_the_secret_is_still_refused)
 {
-	char *q = at(root, "secret/");
+	char *q = strdup(at(root, "secret/"));
 	size_t l = strlen(q);
 
 	q = realloc(q, PATH_MAX);
