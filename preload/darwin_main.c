@@ -120,10 +120,13 @@ static const char *find_shim(struct drun *r)
  * (`sbx-preload ... 2>&1 | head -1`), an audit log past the file size
  * limit, and a report line written to the terminal while a program
  * inside holds its foreground with TOSTOP (a shell there does), which
- * would stop us, and the log and the proxy with us. Writes then fail
- * with EPIPE, EFBIG or go through (POSIX). Ignored here; those the caller
- * did not ignore go back to their default for COMMAND (sigdefault). */
-static const int guarded[] = { SIGPIPE, SIGXFSZ, SIGTTOU };
+ * would stop us, and the log and the proxy with us; and a read of the
+ * terminal by the relay (relay.c) just as something outside took its
+ * foreground. Writes then fail with EPIPE, EFBIG or go through (POSIX),
+ * that read with EIO (as Linux's run_guard_signals). Ignored here; those
+ * the caller did not ignore go back to their default for COMMAND
+ * (sigdefault). */
+static const int guarded[] = { SIGPIPE, SIGXFSZ, SIGTTOU, SIGTTIN };
 
 static void guard_signals(sigset_t *def)
 {
