@@ -121,19 +121,6 @@ static unsigned long long now_ms(const struct reports *r)
 	return r->cfg.clock_ms ? r->cfg.clock_ms() : mono_ms();
 }
 
-/* Would take() give a token now? (Nothing taken.) */
-static bool has_token(const struct bucket *b, unsigned burst, unsigned per_sec,
-		      unsigned long long now)
-{
-	unsigned long long cap = (unsigned long long)burst * 1000, m = b->milli;
-
-	if (now > b->last) {
-		unsigned long long add = (now - b->last) * per_sec;
-		m = cap - m < add ? cap : m + add;
-	}
-	return m >= 1000;
-}
-
 /* `burst` at once, then `per_sec` a second. */
 static bool take(struct bucket *b, unsigned burst, unsigned per_sec, unsigned long long now)
 {
@@ -148,6 +135,15 @@ static bool take(struct bucket *b, unsigned burst, unsigned per_sec, unsigned lo
 		return false;
 	b->milli -= 1000;
 	return true;
+}
+
+/* Would take() give a token now? (Nothing taken: a copy is.) */
+static bool has_token(const struct bucket *b, unsigned burst, unsigned per_sec,
+		      unsigned long long now)
+{
+	struct bucket c = *b;
+
+	return take(&c, burst, per_sec, now);
 }
 
 /* Where reports_midline() reads out_fd's last byte when out_fd is a

@@ -18,35 +18,6 @@
 #include "shim/resolve.h"
 #include "shim/tell.h"
 
-/* Linux's O_TMPFILE (an unnamed file in a directory: a write there);
- * Darwin has none. */
-#ifdef O_TMPFILE
-#define IS_TMPFILE(flags) (((flags) & O_TMPFILE) == O_TMPFILE)
-#else
-#define IS_TMPFILE(flags) false
-#endif
-
-enum sbx_op shim_open_op(int flags)
-{
-	if ((flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC)) || IS_TMPFILE(flags))
-		return SBX_OP_WRITE;
-	return SBX_OP_READ;
-}
-
-int shim_open_how(int flags)
-{
-	bool excl = (flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL);
-
-	return ((flags & O_NOFOLLOW) || excl ? HOW_NOFOLLOW : HOW_FOLLOW) |
-	       (excl ? HOW_CREATE : 0) |
-	       (!(flags & O_CREAT) && !IS_TMPFILE(flags) ? HOW_EXISTING : 0);
-}
-
-bool shim_open_has_mode(int flags)
-{
-	return (flags & O_CREAT) || IS_TMPFILE(flags);
-}
-
 static enum wire_op wire_of(enum sbx_op op)
 {
 	return op == SBX_OP_WRITE ? WIRE_WRITE : op == SBX_OP_EXEC ? WIRE_EXEC : WIRE_READ;

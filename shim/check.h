@@ -5,6 +5,8 @@
 #ifndef SBX_SHIM_CHECK_H
 #define SBX_SHIM_CHECK_H
 
+#include <fcntl.h>
+
 #include "shim/core.h"
 
 /* How a path argument is used. */
@@ -57,15 +59,42 @@ static inline enum sbx_op fopen_op(const char *mode)
 	return SBX_OP_READ;
 }
 
+/* Linux's O_TMPFILE (an unnamed file in a directory: a write there);
+ * Darwin has none. */
+#ifdef O_TMPFILE
+#define IS_TMPFILE(flags) (((flags) & O_TMPFILE) == O_TMPFILE)
+#else
+#define IS_TMPFILE(flags) false
+#endif
+
 /* open's flags: a read, or a write (also O_CREAT/O_TRUNC/O_TMPFILE)
- * (the open family, syscall(SYS_openat...)) */
-enum sbx_op shim_open_op(int flags);
+ * (the open family, syscall(SYS_openat...)). Inline, as they were in
+ * wrappers.c: each open pays no call for them, and check.c's hot pages
+ * hold none of the open family's code (Makefile, SHIM_COLD_SRCS). */
+static inline enum sbx_op shim_open_op(int flags)
+{
+	if ((flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC)) || IS_TMPFILE(flags))
+		return SBX_OP_WRITE;
+	return SBX_OP_READ;
+}
+
 /* O_CREAT|O_EXCL never follows a final symlink, and fails on what exists;
  * a write without O_CREAT needs the file to be there */
-int shim_open_how(int flags);
+static inline int shim_open_how(int flags)
+{
+	bool excl = (flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL);
+
+	return ((flags & O_NOFOLLOW) || excl ? HOW_NOFOLLOW : HOW_FOLLOW) |
+	       (excl ? HOW_CREATE : 0) |
+	       (!(flags & O_CREAT) && !IS_TMPFILE(flags) ? HOW_EXISTING : 0);
+}
+
 /* Does open() take a mode argument with these flags (O_CREAT, Linux's
  * O_TMPFILE)? */
-bool shim_open_has_mode(int flags);
+static inline bool shim_open_has_mode(int flags)
+{
+	return (flags & O_CREAT) || IS_TMPFILE(flags);
+}
 
 /* One path of a call, kept from the check to after the real call. */
 struct pending {
