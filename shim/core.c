@@ -243,7 +243,9 @@ static void say(const char *what)
 }
 
 #if SHIM_HANDOVER_PATHS
-/* The spec's key k: an absolute path that fits. */
+/* The spec's key k: an absolute path that fits, and normal (no `..`,
+ * `.` or `//`: the path judged must be the path opened, and a `..` after
+ * a link the program made is another place). */
 static bool spec_fd_path(const struct spec *sp, int k, char *out, size_t outsz)
 {
 	size_t n = sp->n[k];
@@ -252,7 +254,7 @@ static bool spec_fd_path(const struct spec *sp, int k, char *out, size_t outsz)
 		return false;
 	copy_bytes(out, sp->v[k], n);
 	out[n] = '\0';
-	return true;
+	return path_is_normal(out, n);
 }
 
 /* Opened for the hand-over: no link at the end, never blocking (a FIFO
@@ -345,11 +347,9 @@ static bool handed_writable(const char *path, const struct policy *p)
 {
 #if SHIM_HANDOVER_PATHS
 	const struct sbx_rule *why;
-	char norm[SBX_SHIM_PATH_MAX];
 
-	/* judged as the policy judges every path: normal (`//`, `.` folded) */
-	return path_join(NULL, path, norm, sizeof(norm)) ||
-	       policy_check_path(p, SBX_OP_WRITE, norm, &why) != SBX_DENY;
+	/* normal already (spec_fd_path): judged as written */
+	return policy_check_path(p, SBX_OP_WRITE, path, &why) != SBX_DENY;
 #else
 	(void)path;
 	(void)p;

@@ -542,12 +542,12 @@ Test(shim_dyld, a_policy_the_sandbox_could_have_written_is_never_judged_by)
 	cr_assert_eq(try_policy(copy, said, sizeof(said)), 0);
 	cr_assert(strstr(said, "shim off in this process: the policy's file is one the sandbox "
 			       "may write"), "said: %s", said);
-	/* the same file named with `//` and `.`: judged as the policy
-	 * judges paths, normal */
+	/* the same file named with `//` and `.`: a path that is not
+	 * normal is refused before it is judged (hostile_policy_paths_...) */
 	char *odd;
 	cr_assert_gt(asprintf(&odd, "%s//./policy", root), 0);
 	cr_assert_eq(try_policy(odd, said, sizeof(said)), 0);
-	cr_assert(strstr(said, "the policy's file is one the sandbox may write"), "said: %s", said);
+	cr_assert(strstr(said, "sbx: preload shim off in this process"), "said: %s", said);
 	free(odd);
 	/* the same blob where it may not write: judged by */
 	cr_assert_eq(try_policy(at(run, "policy"), said, sizeof(said)), 1, "said: %s", said);
@@ -581,8 +581,15 @@ Test(shim_dyld, hostile_policy_paths_turn_the_shim_off_without_a_hang_or_a_crash
 		longp[l++] = '/';
 	memcpy(longp + l, "/policy", 8);
 	cr_assert_eq(strlen(longp), SBX_SHIM_PATH_MAX);
+	/* the real policy by a path that is not normal: judged as one name,
+	 * opened as another (`..` after a link the program made) */
+	const char *base = strrchr(run, '/') + 1;
+	char up[PATH_MAX], dot[PATH_MAX], twice[PATH_MAX];
+	snprintf(up, sizeof(up), "%s/../%s/policy", run, base);
+	snprintf(dot, sizeof(dot), "%s/./policy", run);
+	snprintf(twice, sizeof(twice), "%s//policy", run);
 	const char *const bad[] = { fifo, half, junk, link, big, run, "/dev/zero", "/dev/null",
-				    "relative/policy", "/no/such/file", longp };
+				    "relative/policy", "/no/such/file", longp, up, dot, twice };
 	for (size_t i = 0; i < ARRAY_LEN(bad); i++) {
 		cr_assert_eq(try_policy(bad[i], said, sizeof(said)), 0,
 			     "policy=%s: not turned off cleanly (said: %s)", bad[i], said);
