@@ -207,8 +207,18 @@ static int spawn(struct darwin *d, const char *path, char *const *argv, char *co
 	if (rc)
 		return -rc;
 	rc = posix_spawnattr_setsigdefault(&at, def);
+	/* a session of its own: no standard stream is a terminal, but ours
+	 * may still be our controlling one (`cmd </dev/null >log 2>&1` from
+	 * a shell), and COMMAND would open it as /dev/tty (TIOCSTI into the
+	 * person's shell, their typing read) */
+	short flags = POSIX_SPAWN_SETSIGDEF;
+#ifdef POSIX_SPAWN_SETSID
+	flags |= POSIX_SPAWN_SETSID;
+#else
+#error "no POSIX_SPAWN_SETSID: COMMAND would keep the person's controlling terminal"
+#endif
 	if (!rc)
-		rc = posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF);
+		rc = posix_spawnattr_setflags(&at, flags);
 	if (!rc)
 		rc = posix_spawn(pid, path, NULL, &at, argv, envp);
 	posix_spawnattr_destroy(&at);
@@ -542,6 +552,13 @@ static int darwin_start(struct backend *b, const struct plan *pl, char *why, siz
 	/* the shim's hand-over, before the profile that guards it */
 	if (d->shim_lib && (rc = shim_make(d, b->policy, why, whysz)))
 		return rc;
+	/* a relayed terminal the profile cannot name would stay open to
+	 * COMMAND by its /dev/ttysN: no run */
+	if (relay_on() && !relay_host_tty_path()[0]) {
+		snprintf(why, whysz, "the terminal has no name to deny it to the sandbox by "
+			 "(ttyname failed); run with the streams redirected");
+		return -ENOTTY;
+	}
 	struct seatbelt_opts so = { .run_id = id, .http_port = d->ports[0],
 				    .socks_port = d->ports[1], .host_tty = relay_host_tty_path() };
 	if (d->shim_spec) {

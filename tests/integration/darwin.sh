@@ -628,5 +628,15 @@ if [ $RC -eq 4 ] && hasf 'sbx: sandbox on' err &&
 	hasf "stream\` ended while COMMAND ran: the sandbox held, but its refusals from then on were not reported" err; then ok
 else bad "rc=$RC"; fi
 
+dt a_command_with_no_terminal_stream_cannot_open_the_persons_terminal
+# sbx-preload with a controlling terminal (script's pty) but every stream
+# redirected: no relay, so COMMAND must be in a session of its own, or
+# /dev/tty is the person's terminal (TIOCSTI, their typing)
+printf '%s\n' "(exec 3<>/dev/tty) 2>/dev/null && echo TTY-OPENED || echo NO-TTY" > "$B/try.sh"
+script -qec "cd '$W' && '$SBX' -q -- sh '$B/try.sh' </dev/null >'$B/out' 2>'$B/err'" /dev/null \
+	</dev/null >/dev/null 2>&1
+if has NO-TTY out && ! has TTY-OPENED out; then ok
+else bad "out=$(head -c 200 "$B/out") err=$(head -c 300 "$B/err")"; fi
+
 echo "# darwin: $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
