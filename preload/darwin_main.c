@@ -360,7 +360,7 @@ static int phase_start(struct drun *r)
 		return SBX_EXIT_SETUP;
 	struct reports_cfg rcfg = { .policy = r->p, .log_path = r->log_path,
 				    .run_id = r->run_id, .mode = REPORTS_ENFORCE,
-				    .out_fd = r->report_out, .hold = true,
+				    .out_fd = r->report_out, .hold = true, .log_after = true,
 				    .tty = policy_report_stderr(r->p),
 				    /* a relayed terminal is raw by us: the
 				     * program's own terminal says (relay.c) */

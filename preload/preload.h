@@ -267,6 +267,9 @@ struct reports_cfg {
 	char *const *guarded;
 	size_t nguarded;
 	bool nested;                 /* the nested mode (its seccomp rows explained) */
+	/* The boundary's refusals come from the system log, after the shim's
+	 * line for the same refusal (macOS: Seatbelt's). */
+	bool log_after;
 	struct reports_limits limits;
 	/* Milliseconds on a monotonic clock, for the rate limits; NULL: the
 	 * real one (the unit tests bring their own). */

@@ -1407,9 +1407,12 @@ static void boundary_explain(const struct policy *p, const struct wire_report *w
 
 /* A write refused by a name rule at any depth (`.bashrc`, a
  * `deny_write = *.lock`): the shim lets the kernel answer those and then
- * names the refusal itself (shim/check.c, deferred()). Where the notify
- * layer was the one to refuse (a name not there at start), it said it
- * first, in the same call; the shim's line after it is its echo. */
+ * names the refusal itself (shim/check.c, deferred()), so where the
+ * boundary refused, both layers say it. On Linux the notify layer
+ * refuses inside the call and says it first; the shim's line after it is
+ * its echo. On macOS the shim's line comes first and Seatbelt's record
+ * from the system log a moment later (or, the log being quick, before
+ * the shim's line is read): the second is the echo. */
 static bool deferred_name(const struct reports *r, const struct wire_report *w)
 {
 	const struct sbx_rule *why;
@@ -1421,8 +1424,11 @@ static bool deferred_name(const struct reports *r, const struct wire_report *w)
 }
 
 /* How long an echo is awaited: the shim's line follows the boundary's
- * refusal as the call returns. */
+ * refusal as the call returns; Seatbelt's record follows the shim's line
+ * as late as the system log delivers (the end sentinel's wait, 10 s:
+ * docs/MACOS.md). */
 #define ECHO_CALL_MS 3000
+#define ECHO_LOG_MS 10000
 
 static size_t echo_cost(size_t klen)
 {
@@ -1515,17 +1521,27 @@ static bool echo_take(struct reports *r, char side, int pid, const char *key)
 	return true;
 }
 
-/* One refusal, one record: is this shim line the echo of the notify
- * layer's refusal (then taken, and nothing more is said)? A notify
- * refusal's echo is awaited. Matched for the same process only: a static
- * binary's refusal, which no shim line follows, never takes another
- * process's refusal of the same name for its echo. */
+/* One refusal, one record: is this one's word the echo of what the other
+ * layer said of it already (then taken, and nothing more is said)? Else
+ * its echo is awaited. The first word is kept: the notify layer's on
+ * Linux (inside the call), on macOS the shim's or Seatbelt's, whichever
+ * came first. Matched for the same process only: a static binary's
+ * refusal, which no shim line follows, never takes another process's
+ * refusal of the same name for its echo. */
 static bool echo_of_said(struct reports *r, enum event_layer layer, int pid, const char *key)
 {
-	if (layer == EVENT_SHIM)
-		return echo_take(r, 'b', pid, key);
-	if (layer == EVENT_NOTIFY)
-		echo_expect(r, 'b', pid, key, ECHO_CALL_MS);
+	if (layer == EVENT_SHIM) {
+		if (echo_take(r, 'b', pid, key))
+			return true;
+		if (r->cfg.log_after)
+			echo_expect(r, 's', pid, key, ECHO_LOG_MS);
+		return false;
+	}
+	if (layer != EVENT_NOTIFY && layer != EVENT_SEATBELT)
+		return false;
+	if (layer == EVENT_SEATBELT && echo_take(r, 's', pid, key))
+		return true;
+	echo_expect(r, 'b', pid, key, ECHO_CALL_MS);
 	return false;
 }
 
@@ -1596,7 +1612,7 @@ static void take_report(struct reports *r, const struct wire_report *wr, enum ev
 			}
 	int klen = snprintf(key, sizeof(key), "%c%c%c%s", e.decision, 'a' + (int)w.op,
 			    w.truncated ? '+' : '=', w.target);
-	/* one refusal, one record: the notify layer's said it */
+	/* one refusal, one record: the other layer's said it */
 	if (e.decision == WIRE_DENY && deferred_name(r, &w) && echo_of_said(r, layer, pid, key))
 		return;
 	if (e.claimed)
