@@ -87,6 +87,7 @@ struct reports {
 	struct reports_limits lim;
 	int log_fd;
 	int tail_fd;       /* out_fd's file, to read (open_tail()) */
+	bool out_chr;      /* out_fd may be a terminal (a character device) */
 	bool own_tail;
 	bool log_failed, log_capped;
 	unsigned long long log_bytes; /* what this run added to the log */
@@ -202,6 +203,10 @@ int reports_new(const struct reports_cfg *cfg, struct reports **out)
 	r->log_b = (struct bucket){ now_ms(r), r->lim.log_burst * 1000ULL };
 	r->log_fd = -1;
 	r->tail_fd = open_tail(cfg->out_fd, &r->own_tail);
+	/* what an open file is stays so: a file, a pipe or a socket is
+	 * never asked again whether it is a terminal in raw mode */
+	struct stat st;
+	r->out_chr = fstat(cfg->out_fd, &st) || S_ISCHR(st.st_mode);
 	*out = r;
 	return 0;
 }
@@ -960,6 +965,8 @@ static bool terminal_busy(const struct reports *r)
 {
 	struct termios t;
 
+	if (!r->out_chr)
+		return false;
 	if (r->cfg.tty_busy)
 		return r->cfg.tty_busy(r->cfg.out_fd);
 	return tcgetattr(r->cfg.out_fd, &t) == 0 && !(t.c_lflag & ICANON);
