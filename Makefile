@@ -376,14 +376,17 @@ DARWIN_PRELOAD_SRCS := preload/start.c preload/options.c preload/config.c preloa
 	preload/reports.c preload/print.c preload/util.c preload/loginpath.c preload/mode.c \
 	backend/relay.c common/hostfs.c common/pathwalk.c common/openat2.c common/msg.c \
 	common/strv.c common/wire.c $(DARWIN_SRCS) $(NET_SRCS) $(POLICY_SRCS)
-build/darwin/sbx-preload: build/preload/darwin_main.o $(DARWIN_PRELOAD_SRCS:%.c=build/%.o)
+build/darwin/sbx-preload: build/preload/darwin_main.o build/preload/darwin_programs.o \
+		$(DARWIN_PRELOAD_SRCS:%.c=build/%.o)
 	@mkdir -p $(@D)
 	$(CC) $(SBX_LDFLAGS) -o $@ $^ $(SBX_LDLIBS)
-build/tests/darwin/preload/darwin_main.o: preload/darwin_main.c
+# where the programs are (preload/darwin_programs.c): the test build's
+# stand-ins, a choice made here
+build/tests/darwin/preload/darwin_programs.o: preload/darwin_programs.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) -DSBX_DARWIN_STANDINS='"stand-ins"' $(SBX_CFLAGS) -c -o $@ $<
-build/tests/darwin/sbx-preload: build/tests/darwin/preload/darwin_main.o \
-		$(DARWIN_PRELOAD_SRCS:%.c=build/%.o)
+build/tests/darwin/sbx-preload: build/preload/darwin_main.o \
+		build/tests/darwin/preload/darwin_programs.o $(DARWIN_PRELOAD_SRCS:%.c=build/%.o)
 	$(CC) $(SBX_LDFLAGS) -o $@ $^ $(SBX_LDLIBS)
 # The macOS wrappers (shim/darwin.c) on Linux: linked with the shim's
 # check core and the interpose table (an sbx_dyld_* the table names and
