@@ -105,7 +105,9 @@ LIB_preload := $(filter-out preload/main.c preload/notify/%,$(filter preload/%,$
 LIB_notify := $(filter preload/notify/%,$(SUPERVISOR_SRCS))
 LIB_backend := $(filter-out $(DARWIN_SRCS),$(filter backend/%,$(SUPERVISOR_SRCS)))
 LIB_darwin := $(DARWIN_SRCS)
-LIB_cli := $(filter-out cli/sbxctl.c,$(wildcard cli/*.c))
+# cli/machine_*.c: what sbxctl asks of the machine (cli/machine.h);
+# Linux's here, macOS's in build/darwin/sbxctl (below)
+LIB_cli := $(filter-out cli/sbxctl.c cli/machine_darwin.c,$(wildcard cli/*.c))
 $(foreach a,$(ARCHIVES),$(eval build/lib/lib$(a).a: $$(sort $$(LIB_$(a):%.c=build/%.o))) \
 	$(eval build/musl/lib/lib$(a).a: $$(sort $$(LIB_$(a):%.c=build/musl/%.o))))
 build/lib/%.a:

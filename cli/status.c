@@ -13,6 +13,7 @@
 #include <jansson.h>
 
 #include "preload/config.h"
+#include "cli/machine.h"
 #include "cli/sbxctl.h"
 #include "preload/preload.h"
 
@@ -94,8 +95,6 @@ static void rules_rows(bool c, const struct policy *p, enum sbx_rule_kind kind,
 		row(c, i ? "" : key, v, src);
 	}
 }
-
-void ctl_machine(bool color); /* doctor.c */
 
 static void print_scalars(bool c, const struct policy *p, struct scalar_seen *seen,
 			  const char *section)
@@ -209,9 +208,14 @@ int cmd_status(int argc, char **argv)
 	rules_rows(c, p, SBX_RULE_DENY_ENV, NULL);
 	rules_rows(c, p, SBX_RULE_KEEP_ENV, NULL);
 	withheld_rows(c, p);
+	const char *home = config_home_dir();
+	char sdir[PATH_MAX];
+	if (home && !config_own_dir(home, "XDG_STATE_HOME", ".local/state/sbx", sdir,
+				    sizeof(sdir)))
+		machine_runs(c, sdir);
 	if (machine) {
 		printf("\nmachine\n");
-		ctl_machine(c);
+		machine_status(c);
 	}
 	rc = CTL_OK;
 out:
