@@ -298,9 +298,10 @@ TEST_HOOK_BINS := build/tests/sbx-preload-hooks build/tests/sbxctl-hooks
 
 # No test hook in what `make all` builds for installing; and the test
 # copies do hold them, which shows the search finds what it looks for.
-check-hooks: all build/darwin/sbx-preload $(TEST_HOOK_BINS)
+check-hooks: all build/darwin/sbx-preload build/darwin/sbxctl $(TEST_HOOK_BINS)
 	./scripts/check-hooks.sh "$(HOOK_NAMES)" build/sbx-preload build/sbx-init \
-		build/libsbx-preload.so build/sbxctl build/darwin/sbx-preload -- $(TEST_HOOK_BINS)
+		build/libsbx-preload.so build/sbxctl build/darwin/sbx-preload build/darwin/sbxctl -- \
+		$(TEST_HOOK_BINS)
 
 # The preload shim is built without sanitizers (ASan must be the first DSO,
 # which a library preloaded into someone else's program can never be), as
@@ -390,6 +391,22 @@ build/tests/darwin/preload/darwin_programs.o: preload/darwin_programs.c
 build/tests/darwin/sbx-preload: build/preload/darwin_main.o \
 		build/tests/darwin/preload/darwin_programs.o $(DARWIN_PRELOAD_SRCS:%.c=build/%.o)
 	$(CC) $(SBX_LDFLAGS) -o $@ $^ $(SBX_LDLIBS)
+# sbxctl for macOS: cli/ with macOS's machine (cli/machine_darwin.c) over
+# the same portable files, in an archive (only what it calls comes in);
+# its test build with the stand-ins as sbx-preload's (tests/integration/
+# darwinctl.sh)
+DARWIN_CTL_SRCS := $(filter-out cli/machine_linux.c,$(CTL_SRCS))
+build/darwin/lib/libportable.a: $(sort $(DARWIN_PRELOAD_SRCS:%.c=build/%.o))
+	@mkdir -p $(@D)
+	rm -f $@ && $(AR) rcs $@ $^
+build/darwin/sbxctl: $(DARWIN_CTL_SRCS:%.c=build/%.o) build/preload/darwin_programs.o \
+		build/darwin/lib/libportable.a
+	$(CC) $(SBX_LDFLAGS) -o $@ $(filter %.o,$^) $(call group,$(filter %.a,$^)) $(SBX_LDLIBS) \
+		$(JANSSON_LIBS)
+build/tests/darwin/sbxctl: $(DARWIN_CTL_SRCS:%.c=build/%.o) \
+		build/tests/darwin/preload/darwin_programs.o build/darwin/lib/libportable.a
+	$(CC) $(SBX_LDFLAGS) -o $@ $(filter %.o,$^) $(call group,$(filter %.a,$^)) $(SBX_LDLIBS) \
+		$(JANSSON_LIBS)
 # The macOS wrappers (shim/darwin.c) on Linux: linked with the shim's
 # check core and the interpose table (an sbx_dyld_* the table names and
 # no file defines fails this link), and called on real files
@@ -425,14 +442,15 @@ build/darwin/libsbx-preload.dylib: build/gen/interpose.c build/gen/dyld-rows.h $
 	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) -DSBX_PORTABLE -std=gnu11 -Wall -Wextra \
 		-Wno-unused-parameter -fPIC -fvisibility=hidden $(CFLAGS) -dynamiclib -o $@ \
 		$(filter %.c,$^)
-# on Linux also macOS's sbx-preload in its test build, run by darwin.sh
+# on Linux also macOS's sbx-preload and sbxctl in their test builds, run
+# by darwin.sh and darwinctl.sh
 DARWIN_CHECK_HERE := $(if $(filter Linux,$(shell uname -s)),build/tests/shim-dyld \
-	build/tests/darwin/sbx-preload)
+	build/tests/darwin/sbx-preload build/tests/darwin/sbxctl)
 darwin-check: build/tests/darwin-unit build/tests/darwin-smoke build/darwin/sbx-preload \
-		$(DARWIN_CHECK_HERE)
+		build/darwin/sbxctl $(DARWIN_CHECK_HERE)
 	build/tests/darwin-unit --jobs 2
 	$(if $(DARWIN_CHECK_HERE),build/tests/shim-dyld --jobs 2)
-	$(if $(DARWIN_CHECK_HERE),SUITES=darwin.sh ./tests/integration/run.sh)
+	$(if $(DARWIN_CHECK_HERE),SUITES="darwin.sh darwinctl.sh" ./tests/integration/run.sh)
 
 # net/ as it builds where Linux's calls are missing (net/compat.h's
 # fallbacks, SBX_PORTABLE, and poll()), in build/portable/ beside the
@@ -469,7 +487,8 @@ run: deps
 NPROC := $(shell nproc 2>/dev/null || echo 2)
 check: deps-test
 	@$(MAKE) --no-print-directory -j$(NPROC) all build/tests/unit-tests build/tests/unit-tests-portable \
-		$(TEST_HOOK_BINS) test-progs build/darwin/sbx-preload build/tests/darwin/sbx-preload
+		$(TEST_HOOK_BINS) test-progs build/darwin/sbx-preload build/tests/darwin/sbx-preload \
+		build/darwin/sbxctl build/tests/darwin/sbxctl
 	@$(MAKE) --no-print-directory -j3 check-docs check-hooks check-unit check-portable check-integration
 
 check-unit: build/tests/unit-tests build/tests/shim-dyld
