@@ -281,9 +281,10 @@ build/preload/notify/deny.o: build/gen/filters.h
 
 # sbxctl (cli/, docs/SBXCTL.md): the management command. It
 # shares the policy, the config loading (config.c), the machine probes
-# (probe.c), hostfs and the report code with sbx-preload, from the same
-# archives; built with $(CC) against jansson (JSON: the hook, the
-# audit log, import-srt). Not on the start-up path, so not static.
+# (probe.c, through cli/machine_linux.c), hostfs and the report code with
+# sbx-preload, from the same archives; built with $(CC) against jansson
+# (JSON: the hook, the audit log, import-srt). Not on the start-up path,
+# so not static.
 CTL_SRCS := $(wildcard cli/*.c)
 JANSSON_LIBS = $(or $(shell $(PKG_CONFIG) --libs jansson 2>/dev/null),-ljansson)
 CTL_ARCHIVES := cli preload darwin common policy
