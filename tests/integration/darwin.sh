@@ -299,6 +299,104 @@ if [ $RC -eq 125 ] && [ ! -e "$B/ran" ] && [ -s "$S/during" ] && [ -z "$(shimdir
 	hasf 'nothing was run' err; then ok
 else bad "rc=$RC during=[$(cat "$S/during" 2>/dev/null)] left=[$(shimdirs)]"; fi
 
+# ---- a killed run's hand-over: each run holds its directory's lock
+# (flock) for its life, the kernel drops it when the run dies however it
+# dies, and a start sweeps the `shim-*` directories whose lock it can take
+
+STATE=.local/state/sbx
+# handover DIR: the three files a run hands over, as it makes them
+handover() { mkdir -m 700 "$1" && : >"$1/policy" && chmod 400 "$1/policy" && mkfifo -m 600 "$1/reports" && : >"$1/dropped"; }
+# contents DIR: its entries, "name kind" sorted (f file, p FIFO, d, l link)
+contents() { (cd "$1" 2>/dev/null && for f in * .[!.]*; do [ -e "$f" ] || [ -L "$f" ] || continue
+	if [ -L "$f" ]; then k=l; elif [ -p "$f" ]; then k=p; elif [ -d "$f" ]; then k=d; else k=f; fi
+	echo "$f $k"; done | sort | tr '\n' ' '); }
+# another N: a second test build with stand-ins of its own in $B/binN (two
+# runs at once must not share the stand-in log's FIFO: one would read the
+# other's sentinel); its sbx-preload's path printed
+another() {
+	mkdir -p "$B/bin$1" && cp "$DW/test/sbx-preload" "$B/bin$1/" &&
+		cp -r "$DW/stand-ins" "$B/bin$1/stand-ins" && mkfifo "$B/bin$1/stand-ins/log.fifo" &&
+		echo "$B/bin$1/sbx-preload"
+}
+# leftovers: the processes a killed sbx left reading the stand-in log's FIFO
+leftovers() { for p in /proc/[0-9]*; do ls -l "$p/fd" 2>/dev/null | grep -qF -- "-> $S/log.fifo" && echo "${p#/proc/}"; done; }
+
+dt a_run_killed_with_sigkill_leaves_its_handover_which_the_next_start_removes
+"$SBX" -- sh -c 'echo $$ > "$0/pid"; exec sleep 600' "$B" >"$B/out1" 2>"$B/err1" &
+sbx=$!
+wait_file "$B/pid"
+dir=$(shimdirs)
+kill -KILL $sbx
+wait $sbx 2>/dev/null
+kill -KILL "$(cat "$B/pid")" $(leftovers) 2>/dev/null
+left=$(contents "$dir")
+sx -v -- sh -c 'ls -d "$HOME"/.local/state/sbx/shim-* > "$0/during"' "$B"
+if [ -n "$dir" ] && [ "$left" = "dropped f policy f reports p " ] && [ $RC -eq 0 ] &&
+	[ "$(wc -l <"$B/during")" = 1 ] && ! grep -qxF "$dir" "$B/during" && [ ! -e "$dir" ] &&
+	hasf "sbx: removed $dir, the shim's hand-over a killed run left" err &&
+	[ -z "$(shimdirs)" ]; then ok
+else bad "rc=$RC dir=$dir left=[$left] during=[$(cat "$B/during" 2>/dev/null)] now=[$(shimdirs)]"; fi
+
+dt the_sweep_keeps_a_live_runs_handover_and_what_sbx_did_not_make
+# a killed run's (no process holds its lock), beside a live run's and
+# hostile entries: a link named like a hand-over to a directory holding
+# the three names, a hand-over directory with a file sbx never makes, a
+# plain file (the dead one made once the live run has started: its own
+# start sweeps too)
+mkdir -p "$HOME/$STATE" "$B/outside"
+handover "$B/outside/target"
+ln -s "$B/outside/target" "$HOME/$STATE/shim-link"
+handover "$HOME/$STATE/shim-foreign"
+echo notes >"$HOME/$STATE/shim-foreign/notes"
+echo plain >"$HOME/$STATE/shim-file"
+"$(another 1)" -- sh -c 'echo $$ > "$0/pid"; while [ ! -e "$0/go" ]; do sleep 0.05; done' "$B" >"$B/out1" 2>"$B/err1" &
+live=$!
+wait_file "$B/pid"
+ldir=$(shimdirs | grep -v -e shim-link -e shim-foreign -e shim-file)
+handover "$HOME/$STATE/shim-dead"
+sx -v -- true
+kept=$(contents "$ldir")
+touch "$B/go"
+wait $live
+LRC=$?
+if [ $RC -eq 0 ] && [ $LRC -eq 0 ] && [ -n "$ldir" ] && [ ! -e "$HOME/$STATE/shim-dead" ] &&
+	hasf "removed $HOME/$STATE/shim-dead, the shim's hand-over a killed run left" err &&
+	[ "$kept" = "dropped f policy f reports p " ] &&
+	[ -L "$HOME/$STATE/shim-link" ] && [ "$(contents "$B/outside/target")" = "dropped f policy f reports p " ] &&
+	[ "$(contents "$HOME/$STATE/shim-foreign")" = "dropped f notes f policy f reports p " ] &&
+	hasf "left $HOME/$STATE/shim-foreign, a killed run's hand-over: it holds files sbx did not make" err &&
+	[ "$(cat "$HOME/$STATE/shim-file")" = plain ] && [ ! -e "$ldir" ] &&
+	[ "$(shimdirs | tr '\n' ' ')" = "$HOME/$STATE/shim-file $HOME/$STATE/shim-foreign $HOME/$STATE/shim-link " ]
+then ok
+else bad "rc=$RC/$LRC live=$ldir kept=[$kept] now=[$(shimdirs | tr '\n' ' ')]"; fi
+
+dt starts_at_once_sweep_the_same_killed_runs_harmlessly
+# four starts at once over the same killed runs' directories: each dead
+# one goes once, no start fails or says it could not remove one, and
+# each run's own is kept while it runs (it makes the FIFO's report)
+mkdir -p "$HOME/$STATE"
+for i in 1 2 3 4 5 6; do handover "$HOME/$STATE/shim-dead$i"; done
+for i in 1 2 3 4; do mkdir -p "$B/r$i" && bins[i]=$(another "$i"); done
+for i in 1 2 3 4; do
+	"${bins[i]}" -v -- python3 "$TOOLS_DW/shim.py" "$B/r$i" >"$B/out$i" 2>"$B/err$i" &
+	pids[i]=$!
+done
+rcs=
+for i in 1 2 3 4; do wait "${pids[i]}"; rcs="$rcs$? "; done
+removed=$(cat "$B"/err[1-4] | grep -c "the shim's hand-over a killed run left")
+if [ "$rcs" = "0 0 0 0 " ] && [ "$removed" = 6 ] && [ -z "$(shimdirs)" ] &&
+	[ "$(cat "$B"/r[1-4]/shim | grep -c '^WROTE$')" = 4 ] &&
+	! grep -q -e 'cannot remove' -e 'left .*hand-over' -e 'lock' "$B"/err[1-4]; then ok
+else bad "rcs=$rcs removed=$removed now=[$(shimdirs)] $(cat "$B"/err[1-4] | grep -v 'sbx: sandbox on' | head -3)"; fi
+
+dt cleanup_removes_a_killed_runs_handover
+mkdir -p "$HOME/$STATE"
+handover "$HOME/$STATE/shim-dead"
+sx --cleanup
+if [ $RC -eq 0 ] && [ ! -e "$HOME/$STATE/shim-dead" ] &&
+	hasf "sbx: removed $HOME/$STATE/shim-dead (the shim's hand-over of a run that was killed)" err
+then ok; else bad "rc=$RC now=[$(shimdirs)]"; fi
+
 # ---- signals and exit status
 
 dt sigterm_to_sbx_reaches_command_which_dies_of_it_128_plus_15
