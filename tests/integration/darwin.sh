@@ -173,6 +173,120 @@ if [ $RC -eq 0 ] && [ -n "$port" ] && [ -n "$sport" ] && [ "$port" != 3128 ] &&
 	hasf 'denied.invalid' err && records | grep -qx 'proxy .* denied.invalid.*'; then ok
 else bad "rc=$RC port=$port sport=$sport code=$(cat "$B/code" 2>/dev/null) records=[$(records)]"; fi
 
+# ---- clients that read no proxy variable: on a Mac the profile lets
+# only the proxy's two ports out, so the JVM and ssh (git over ssh) are
+# pointed at it by JAVA_TOOL_OPTIONS and GIT_SSH_COMMAND (docs/MACOS.md)
+
+# sshd.py DIR: a loopback server that speaks first as an ssh server does,
+# keeps the first line its client sends (DIR/got) and which program's
+# socket it came from (DIR/from: the proxy's is sbx-preload's; ssh's
+# own, or nc's, would be a direct connection), then sends a packet no
+# ssh takes (ssh ends, saying so: the way back works too) and hangs up
+# once its client has
+cat >"$TOOLS_DW/sshd.py" <<'PY'
+import os, socket, sys
+d = sys.argv[1]
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+s.listen(4)
+port = s.getsockname()[1]
+open(d + "/port.tmp", "w").write(str(port))
+os.rename(d + "/port.tmp", d + "/port")
+c, peer = s.accept()
+c.sendall(b"SSH-2.0-sbxfake\r\n")
+got = b""
+while b"\n" not in got:
+    b = c.recv(4096)
+    if not b: break
+    got += b
+open(d + "/got", "wb").write(got.split(b"\n")[0] + b"\n")
+inode = None
+for line in open("/proc/net/tcp").readlines()[1:]:
+    f = line.split()
+    if int(f[1].split(":")[1], 16) == peer[1] and int(f[2].split(":")[1], 16) == port:
+        inode = f[9]
+who = "?"
+for pid in filter(str.isdigit, os.listdir("/proc")):
+    try:
+        for fd in os.listdir("/proc/%s/fd" % pid):
+            if os.readlink("/proc/%s/fd/%s" % (pid, fd)) == "socket:[%s]" % inode:
+                who = open("/proc/%s/comm" % pid).read().strip()
+    except OSError:
+        pass
+open(d + "/from", "w").write(who + "\n")
+c.sendall(b"\xff" * 16)
+while c.recv(4096):
+    pass
+c.close()
+PY
+chmod 644 "$TOOLS_DW/sshd.py"
+
+dt the_jvm_and_git_over_ssh_are_given_the_runs_proxy_ports
+sx --allow-domain example.com -- sh -c 'env > "$0/env"' "$B"
+hp=$(sed -n 's/^HTTP_PROXY_PORT=//p' "$S/params")
+sp=$(sed -n 's/^SOCKS_PROXY_PORT=//p' "$S/params")
+JAVA_TOOL_OPTIONS=-Xmx64m GIT_SSH_COMMAND='ssh -i key' sx -v --allow-domain example.com -- sh -c 'env > "$0/env2"' "$B"
+hp2=$(sed -n 's/^HTTP_PROXY_PORT=//p' "$S/params")
+sp2=$(sed -n 's/^SOCKS_PROXY_PORT=//p' "$S/params")
+if [ $RC -eq 0 ] && [ -n "$hp" ] && [ -n "$sp" ] && [ -n "$hp2" ] && [ -n "$sp2" ] &&
+	grep -qxF "JAVA_TOOL_OPTIONS=-Dhttp.proxyHost=127.0.0.1 -Dhttp.proxyPort=$hp -Dhttps.proxyHost=127.0.0.1 -Dhttps.proxyPort=$hp -Dhttp.nonProxyHosts=localhost|127.*|[::1]" "$B/env" &&
+	grep -qxF "GIT_SSH_COMMAND=ssh -o 'ProxyCommand=/usr/bin/nc -X 5 -x 127.0.0.1:$sp %h %p'" "$B/env" &&
+	grep -qxF "JAVA_TOOL_OPTIONS=-Xmx64m -Dhttp.proxyHost=127.0.0.1 -Dhttp.proxyPort=$hp2 -Dhttps.proxyHost=127.0.0.1 -Dhttps.proxyPort=$hp2 -Dhttp.nonProxyHosts=localhost|127.*|[::1]" "$B/env2" &&
+	grep -qxF "GIT_SSH_COMMAND=ssh -i key -o 'ProxyCommand=/usr/bin/nc -X 5 -x 127.0.0.1:$sp2 %h %p'" "$B/env2" &&
+	hasf "GIT_SSH_COMMAND: yours, then sbx's ProxyCommand" err; then ok
+else bad "rc=$RC hp=$hp sp=$sp $(grep -e ^JAVA -e ^GIT_SSH "$B/env" "$B/env2" 2>/dev/null | tr '\n' ' ')"; fi
+
+
+dt git_over_ssh_goes_through_the_socks_port_by_bsd_netcat
+# the real thing on Linux: git runs GIT_SSH_COMMAND, Debian's ssh runs the
+# ProxyCommand, BSD netcat (netcat-openbsd, the one macOS ships) speaks
+# SOCKS5 to the run's proxy, which dials the allowed loopback server; a
+# name the policy does not allow is refused by the proxy (nc sends it
+# unresolved) and reported
+if [ "$(readlink -f /usr/bin/nc)" != /usr/bin/nc.openbsd ] && [ "$(readlink -f /usr/bin/nc)" != /bin/nc.openbsd ]; then
+	skip "/usr/bin/nc is not BSD netcat (netcat-openbsd: make deps-test)"
+elif ! command -v ssh >/dev/null; then skip "no ssh"
+else
+	mkdir -p "$B/srv"
+	python3 "$TOOLS_DW/sshd.py" "$B/srv" 2>"$B/srv.err" &
+	srv=$!
+	wait_file "$B/srv/port"
+	port=$(cat "$B/srv/port")
+	sx --allow-domain "127.0.0.1:$port" -- sh -c '
+		git clone -q "ssh://git@127.0.0.1:$1/repo.git" "$0/clone" 2>"$0/git1.err"
+		git ls-remote "ssh://git@denied.invalid/repo.git" 2>"$0/git2.err"
+		echo done > "$0/done"' "$B" "$port"
+	kill $srv 2>/dev/null
+	wait $srv 2>/dev/null
+	if [ $RC -eq 0 ] && [ -s "$B/done" ] && grep -q '^SSH-2\.0-OpenSSH' "$B/srv/got" &&
+		[ "$(cat "$B/srv/from")" = sbx-preload ] && grep -q 'Bad packet length' "$B/git1.err" &&
+		hasf "sbx: denied connect to denied.invalid:22 — not in allow_domains (allow it with --allow-domain denied.invalid) — via the proxy" err &&
+		records | grep -qx 'proxy .* denied.invalid:22'; then ok
+	else bad "rc=$RC port=$port srv=[$(cat "$B/srv.err")] got=[$(cat "$B/srv/got" 2>/dev/null)] from=[$(cat "$B/srv/from" 2>/dev/null)] git=[$(cat "$B/git1.err" "$B/git2.err" 2>/dev/null | tr '\n' ' ' | cut -c1-300)] records=[$(records)]"; fi
+fi
+
+dt the_jvm_goes_through_the_proxy
+# a JVM (Debian's OpenJDK) fetching a URL with HttpURLConnection, which
+# reads no proxy variable: the proxy answers (403 for a host the policy
+# does not allow) and reports it; without JAVA_TOOL_OPTIONS it would
+# resolve the name itself and fail
+if ! command -v java >/dev/null; then skip "no java"
+else
+	cat >"$B/Fetch.java" <<'JAVA'
+public class Fetch {
+    public static void main(String[] a) throws Exception {
+        var c = (java.net.HttpURLConnection) new java.net.URL(a[0]).openConnection();
+        System.out.println(c.getResponseCode());
+    }
+}
+JAVA
+	sx --allow-domain example.com -- sh -c 'java "$0/Fetch.java" http://denied.invalid/ > "$0/code"' "$B"
+	if [ $RC -eq 0 ] && [ "$(cat "$B/code")" = 403 ] && hasf 'Picked up JAVA_TOOL_OPTIONS' err &&
+		hasf "sbx: denied connect to denied.invalid:80 — not in allow_domains" err &&
+		records | grep -qx 'proxy .* denied.invalid:80'; then ok
+	else bad "rc=$RC code=[$(cat "$B/code" 2>/dev/null)] records=[$(records)]"; fi
+fi
+
 dt log_and_report_file_options_and_strict_isolation_as_on_linux
 kernel cat file-read-data "$HOME/.ssh/id_ed25519"
 printf '[sandbox]\nisolation = strict\n' >"$B/strict.ini"
