@@ -179,6 +179,20 @@ Test(darwin_launch, the_jvm_and_git_over_ssh_are_pointed_at_the_proxy)
 	cr_assert_str_eq(env_get(&env, "JAVA_TOOL_OPTIONS"), "-Xmx2g");
 	strv_free(&env);
 	policy_free(p);
+	/* a caller's value the policy withholds is not put back in front */
+	p = compile_ini("[network]\nallow_domains = example.com\n"
+			"[env]\ndeny_env = JAVA_TOOL_OPTIONS\ndeny_env = GIT_SSH_COMMAND\n");
+	in.policy = p;
+	in.environ = theirs;
+	cr_assert_eq(darwin_launch_env(&in, &env, NULL), 0);
+	cr_assert_str_eq(env_get(&env, "JAVA_TOOL_OPTIONS"),
+			 "-Dhttp.proxyHost=127.0.0.1 -Dhttp.proxyPort=41000 "
+			 "-Dhttps.proxyHost=127.0.0.1 -Dhttps.proxyPort=41000 "
+			 "-Dhttp.nonProxyHosts=localhost|127.*|[::1]");
+	cr_assert_str_eq(env_get(&env, "GIT_SSH_COMMAND"),
+			 "ssh -o 'ProxyCommand=/usr/bin/nc -X 5 -x 127.0.0.1:41001 %h %p'");
+	strv_free(&env);
+	policy_free(p);
 }
 
 Test(darwin_launch, the_shim_spec_names_the_handed_over_files_by_safe_paths)
