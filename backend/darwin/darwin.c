@@ -9,6 +9,7 @@
  * own (backend/relay.c, as on Linux), relayed in the wait's loop. Nothing
  * here needs more than POSIX: the same code runs on Linux in the unit
  * tests, with stand-ins for the two programs. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -18,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
 #include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
