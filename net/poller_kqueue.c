@@ -6,10 +6,17 @@
  *  - ERR and HUP come unasked: the read filter stays registered while a
  *    descriptor is watched. With IN asked it is level-triggered; without
  *    it is edge-triggered (EV_CLEAR), and its events are handed out only
- *    for an end of file (HUP, and ERR with the socket's error): data
- *    waiting unread must not wake every wait while the caller holds back.
+ *    for an end (HUP, and ERR with the socket's error): data waiting
+ *    unread must not wake every wait while the caller holds back.
+ *  - HUP is epoll's: both ways shut, or an error. kqueue's EV_EOF on the
+ *    read filter is the peer's FIN alone (a half-close, which the loop
+ *    must not take for a client gone), so it is HUP only when its write
+ *    side is shut too (poller_hup.h).
  *  - one event per descriptor and wait: kqueue gives the read and the
- *    write filter's events apart; those of one pointer are merged.
+ *    write filter's events apart; those of one descriptor are merged.
+ *  - every change of a call is tried (EV_RECEIPT): kevent() stops at the
+ *    first failing one, which would leave a descriptor half-registered;
+ *    one that fails is left with no filter and not watched.
  *  - a descriptor closed without del is forgotten: the kernel drops its
  *    filters at close, so an add over a number this poller still thinks
  *    watched first asks the kernel whether it is (EV_RECEIPT).
@@ -32,6 +39,7 @@
 #include <unistd.h>
 
 #include "net/poller.h"
+#include "net/poller_hup.h"
 
 #define W_ON 0x1u  /* watched (as far as this poller knows) */
 #define W_IN 0x2u  /* the read filter level-triggered */
@@ -105,6 +113,39 @@ static uint8_t state(const struct poller *p, int fd)
 	return fd >= 0 && (size_t)fd < p->nst ? p->st[fd] : 0;
 }
 
+/* The changes, each tried (receipts in ch's order): 0, or the first
+ * failure's -errno; a delete of a filter not there is no failure. */
+static int change(struct poller *p, struct kevent *ch, int n)
+{
+	struct kevent res[3];
+	int err = 0;
+
+	for (int i = 0; i < n; i++)
+		ch[i].flags |= EV_RECEIPT;
+	int r = kevent(p->kq, ch, n, res, n, NULL);
+	if (r < 0)
+		return -errno;
+	for (int i = 0; i < r; i++) {
+		int e = (res[i].flags & EV_ERROR) ? (int)res[i].data : 0;
+		if (e == ENOENT && (ch[i].flags & EV_DELETE))
+			e = 0;
+		if (e && !err)
+			err = -e;
+	}
+	return err;
+}
+
+/* fd not watched at all, whatever was registered */
+static void forget(struct poller *p, int fd)
+{
+	struct kevent ch[2];
+
+	EV_SET(&ch[0], fd, EVFILT_READ, EV_DELETE, 0, 0, NULL);
+	EV_SET(&ch[1], fd, EVFILT_WRITE, EV_DELETE, 0, 0, NULL);
+	(void)change(p, ch, 2);
+	p->st[fd] = 0;
+}
+
 /* From what is registered (old) to what events asks, in one kevent(). */
 static int apply(struct poller *p, int fd, uint8_t old, uint32_t events, void *ptr)
 {
@@ -120,8 +161,11 @@ static int apply(struct poller *p, int fd, uint8_t old, uint32_t events, void *p
 		EV_SET(&ch[n++], fd, EVFILT_WRITE, EV_ADD | EV_ENABLE, 0, 0, ptr);
 	else if (old & W_OUT)
 		EV_SET(&ch[n++], fd, EVFILT_WRITE, EV_DELETE, 0, 0, NULL);
-	if (kevent(p->kq, ch, n, NULL, 0, NULL) < 0)
-		return -errno;
+	int rc = change(p, ch, n);
+	if (rc) {
+		forget(p, fd);
+		return rc;
+	}
 	p->st[fd] = now;
 	p->ptr[fd] = ptr;
 	return 0;
@@ -177,17 +221,10 @@ int poller_mod(struct poller *p, int fd, uint32_t events, void *ptr)
 
 int poller_del(struct poller *p, int fd)
 {
-	uint8_t old = state(p, fd);
-	struct kevent ch[2];
-	int n = 0;
-
-	if (!(old & W_ON))
+	if (!(state(p, fd) & W_ON))
 		return -ENOENT;
-	EV_SET(&ch[n++], fd, EVFILT_READ, EV_DELETE, 0, 0, NULL);
-	if (old & W_OUT)
-		EV_SET(&ch[n++], fd, EVFILT_WRITE, EV_DELETE, 0, 0, NULL);
-	p->st[fd] = 0;
-	return kevent(p->kq, ch, n, NULL, 0, NULL) < 0 ? -errno : 0;
+	forget(p, fd);
+	return 0;
 }
 
 #define BATCH 256
@@ -195,10 +232,13 @@ int poller_del(struct poller *p, int fd)
 int poller_wait(struct poller *p, struct poller_event *evs, int max, int timeout_ms)
 {
 	struct kevent ev[BATCH];
+	uintptr_t id[BATCH]; /* the descriptor of evs[k] */
 	struct timespec ts = { timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000L };
-	int n = kevent(p->kq, NULL, 0, ev, max < BATCH ? max : BATCH, timeout_ms < 0 ? NULL : &ts);
 	int got = 0;
 
+	if (max <= 0)
+		return -EINVAL; /* epoll's answer; kevent() would not wait */
+	int n = kevent(p->kq, NULL, 0, ev, max < BATCH ? max : BATCH, timeout_ms < 0 ? NULL : &ts);
 	if (n < 0)
 		return errno == EINTR ? 0 : -errno;
 	for (int i = 0; i < n; i++) {
@@ -208,9 +248,10 @@ int poller_wait(struct poller *p, struct poller_event *evs, int max, int timeout
 			continue;
 		bool eof = ev[i].flags & EV_EOF, err = eof && ev[i].fflags;
 		if (ev[i].filter == EVFILT_READ) {
+			bool hup = eof && (err || poller_write_shut(fd));
 			if (state(p, fd) & W_IN)
-				e = POLLER_IN;
-			else if (eof)
+				e = POLLER_IN | (hup ? POLLER_HUP : 0);
+			else if (hup)
 				e = POLLER_HUP; /* edge-triggered: only an end is news */
 		} else if (ev[i].filter == EVFILT_WRITE) {
 			e = POLLER_OUT | (eof ? POLLER_HUP : 0);
@@ -218,13 +259,15 @@ int poller_wait(struct poller *p, struct poller_event *evs, int max, int timeout
 		if (!e)
 			continue;
 		e |= err ? POLLER_ERR : 0;
-		int k = 0; /* the other filter's event of the same pointer */
-		while (k < got && evs[k].ptr != ev[i].udata)
+		int k = 0; /* the other filter's event of the same descriptor */
+		while (k < got && id[k] != ev[i].ident)
 			k++;
-		if (k < got)
+		if (k < got) {
 			evs[k].events |= e;
-		else
+		} else {
+			id[got] = ev[i].ident;
 			evs[got++] = (struct poller_event){ e, ev[i].udata };
+		}
 	}
 	return got;
 }

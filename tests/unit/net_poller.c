@@ -125,6 +125,27 @@ Test(net_poller, a_hang_up_is_reported_unasked)
 	close(sv[0]);
 }
 
+/* A half-close (the peer's FIN: it sends no more, still reads) is no
+ * hang-up: epoll says nothing for it unasked, and the loop must not end a
+ * client that shut its side after its request (XNU's poll() and kqueue
+ * say it like one: poller_hup.h). Asked for reads, it is readable. */
+Test(net_poller, a_half_close_is_not_a_hang_up)
+{
+	struct poller *p;
+	int sv[2], tag;
+
+	p = poller_pair(sv);
+	cr_assert_eq(poller_add(p, sv[0], 0, &tag), 0);
+	cr_assert_eq(shutdown(sv[1], SHUT_WR), 0);
+	cr_assert_eq(events_of(p, &tag), 0, "a half-close with an empty mask");
+	cr_assert_eq(poller_mod(p, sv[0], POLLER_IN, &tag), 0);
+	cr_assert_eq(events_of(p, &tag), POLLER_IN, "readable: the end of its stream");
+	close(sv[1]);
+	cr_assert(events_of(p, &tag) & POLLER_HUP, "then its close is");
+	poller_free(p);
+	close(sv[0]);
+}
+
 /* A descriptor closed without del is forgotten (epoll's way), and its
  * number, when reused, can be watched again. */
 Test(net_poller, a_closed_descriptor_is_forgotten)
