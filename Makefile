@@ -50,7 +50,7 @@ SUPERVISOR_SRCS := preload/main.c preload/options.c preload/config.c common/prob
 	preload/standin.c common/hostfs.c preload/runlimits.c preload/profile.c preload/gitprov.c \
 	preload/notify/notify.c preload/notify/call.c preload/notify/paths.c \
 	preload/notify/net.c preload/notify/deny.c preload/notify/gitcfg.c $(NET_SRCS) \
-	common/wire.c common/elfcheck.c
+	common/wire.c common/wire_join.c common/elfcheck.c
 # a login shell's PATH under HOME, read from its start-up files (HOME's allow-list)
 SUPERVISOR_SRCS += preload/loginpath.c
 # every mount of sbx-init's lands on what the supervisor saw (pathwalk.h)
@@ -375,7 +375,7 @@ build/tests/darwin-unit: $(DARWIN_UNIT_SRCS:%.c=build/%.o) $(DARWIN_CHECK_SRCS:%
 DARWIN_PRELOAD_SRCS := preload/start.c preload/options.c preload/config.c preload/profile.c \
 	preload/reports.c preload/print.c preload/util.c preload/loginpath.c preload/mode.c \
 	backend/relay.c common/hostfs.c common/pathwalk.c common/openat2.c common/msg.c \
-	common/strv.c common/wire.c $(DARWIN_SRCS) $(NET_SRCS) $(POLICY_SRCS)
+	common/strv.c common/wire.c common/wire_join.c $(DARWIN_SRCS) $(NET_SRCS) $(POLICY_SRCS)
 build/darwin/sbx-preload: build/preload/darwin_main.o $(DARWIN_PRELOAD_SRCS:%.c=build/%.o)
 	@mkdir -p $(@D)
 	$(CC) $(SBX_LDFLAGS) -o $@ $^ $(SBX_LDLIBS)
@@ -393,16 +393,30 @@ build/tests/darwin/sbx-preload: build/tests/darwin/preload/darwin_main.o \
 # the way launch.c's darwin_shim_spec says.
 SHIM_DYLD_SRCS := shim/darwin.c shim/core.c shim/check.c shim/decided.c shim/dirfds.c \
 	shim/resolve.c shim/tell.c shim/netjudge.c
+# Its report writes as a Mac's: WIRE_ATOMIC is macOS's PIPE_BUF (512: a
+# longer line goes as pieces, common/wire.h), and the FIFO takes a longer
+# write in 512-byte parts (tests/darwin/fifo512.c, every write of the
+# runner's own objects through it).
 SHIM_DYLD_OBJS := $(patsubst %.c,build/shim-dyld/%.o,$(SHIM_DYLD_SRCS))
+MAC_WIRE := -DWIRE_ATOMIC=512
+MAC_FIFO := build/tests/darwin/fifo512.o -Wl,--wrap=write
 build/shim-dyld/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) -DSBX_PORTABLE $(SHIM_CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) -DSBX_PORTABLE $(MAC_WIRE) $(SHIM_CFLAGS) -c -o $@ $<
 build/shim-dyld/shim/darwin.o: build/gen/dyld-rows.h
+build/tests/unit/shim_dyld.o: SBX_CPPFLAGS += $(MAC_WIRE)
 build/tests/shim-dyld: build/tests/unit/shim_dyld.o build/tests/unit/helpers.o $(SHIM_DYLD_OBJS) \
-		build/gen/interpose.o build/lib/libdarwin.a build/lib/libnet.a \
-		build/lib/libcommon.a build/lib/libpolicy.a
-	$(CC) $(SBX_LDFLAGS) -no-pie -o $@ $(filter %.o,$^) $(call group,$(filter %.a,$^)) \
-		$(SBX_LDLIBS) -lcriterion
+		build/gen/interpose.o build/tests/darwin/fifo512.o build/lib/libdarwin.a \
+		build/lib/libnet.a build/lib/libcommon.a build/lib/libpolicy.a
+	$(CC) $(SBX_LDFLAGS) -no-pie -o $@ $(filter-out build/tests/darwin/fifo512.o,$(filter %.o,$^)) \
+		$(MAC_FIFO) $(call group,$(filter %.a,$^)) $(SBX_LDLIBS) -lcriterion
+# A program the darwin suite runs under the darwin test build, playing the
+# shim with its real core as the runner builds it (tests/darwin/shimwriter.c)
+build/tests/darwin/shim-writer: build/tests/darwin/shimwriter.o $(SHIM_DYLD_OBJS) \
+		build/gen/interpose.o build/tests/darwin/fifo512.o build/lib/libdarwin.a \
+		build/lib/libnet.a build/lib/libcommon.a build/lib/libpolicy.a
+	$(CC) $(SBX_LDFLAGS) -o $@ $(filter-out build/tests/darwin/fifo512.o,$(filter %.o,$^)) \
+		$(MAC_FIFO) $(call group,$(filter %.a,$^)) $(SBX_LDLIBS) -lpthread
 # On a Mac (.github/workflows/macos.yml): the same wrappers and the table
 # linked into a dylib by the SDK's clang, the core's names (shim_*) left to
 # dynamic lookup: a link check (every replacee in libSystem, every
