@@ -436,7 +436,7 @@ build/darwin/libsbx-preload.dylib: build/gen/interpose.c build/gen/dyld-rows.h $
 		$(filter %.c,$^)
 # on Linux also macOS's sbx-preload in its test build, run by darwin.sh
 DARWIN_CHECK_HERE := $(if $(filter Linux,$(shell uname -s)),build/tests/shim-dyld \
-	build/tests/darwin/sbx-preload)
+	build/tests/darwin/sbx-preload build/tests/darwin/shim-writer)
 darwin-check: build/tests/darwin-unit build/tests/darwin-smoke build/darwin/sbx-preload \
 		$(DARWIN_CHECK_HERE)
 	build/tests/darwin-unit --jobs 2
@@ -478,7 +478,8 @@ run: deps
 NPROC := $(shell nproc 2>/dev/null || echo 2)
 check: deps-test
 	@$(MAKE) --no-print-directory -j$(NPROC) all build/tests/unit-tests build/tests/unit-tests-portable \
-		$(TEST_HOOK_BINS) test-progs build/darwin/sbx-preload build/tests/darwin/sbx-preload
+		$(TEST_HOOK_BINS) test-progs build/darwin/sbx-preload build/tests/darwin/sbx-preload \
+		build/tests/darwin/shim-writer
 	@$(MAKE) --no-print-directory -j3 check-docs check-hooks check-unit check-portable check-integration
 
 check-unit: build/tests/unit-tests build/tests/shim-dyld
