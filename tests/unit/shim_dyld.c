@@ -6,7 +6,7 @@
  * launch.c's darwin_shim_spec, naming the policy blob in a file, the
  * report FIFO this process reads, and the counters file, in a directory
  * the policy does not let the sandbox write. What a refusal said is read
- * back from the FIFO, as the supervisor reads it (wire_decode).
+ * back from the FIFO, as the supervisor reads it (wire_join, wire_decode).
  *
  * Built as a runner of its own (Makefile, build/tests/shim-dyld): it
  * links the shim's core, and the interpose table, so a name in the table
