@@ -587,7 +587,7 @@ bench-match: build/bench/match-micro
 # `make check`.
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
-FUZZ_TARGETS := http socks host dns addr matcher gitconfig seatbelt_log
+FUZZ_TARGETS := http socks host dns addr matcher gitconfig seatbelt_log wire_join
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-D_GNU_SOURCE -I. -Ibuild
 build/fuzz/gitconfig: tests/fuzz/gitconfig.c policy/gitconfig.c policy/path.c
@@ -599,6 +599,10 @@ build/fuzz/%: tests/fuzz/%.c net/host.c net/http.c net/socks.c \
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^
 # Seatbelt's refusals as log stream prints them (backend/darwin/logstream.c)
 build/fuzz/seatbelt_log: tests/fuzz/seatbelt_log.c backend/darwin/logstream.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^
+# the pieces of long report lines joined (common/wire_join.c)
+build/fuzz/wire_join: tests/fuzz/wire_join.c common/wire_join.c common/wire.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^
 # the compiled path matcher against trying every rule (tests/unit/matcher_ref.h)
