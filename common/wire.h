@@ -55,7 +55,11 @@ enum wire_op {
  * run macOS's case here. */
 #ifndef WIRE_ATOMIC
 #include <limits.h>
+#ifdef PIPE_BUF
 #define WIRE_ATOMIC PIPE_BUF
+#else
+#define WIRE_ATOMIC 512 /* _POSIX_PIPE_BUF: the least POSIX allows */
+#endif
 #endif
 
 /* A line longer than WIRE_ATOMIC, as pieces, each one write(2) of at
