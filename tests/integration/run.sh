@@ -52,6 +52,10 @@ if [ -f "$top/build/tests/darwin/sbx-preload" ] && [ -f "$top/build/darwin/sbx-p
 	# the shim's real core playing the dylib (tests/darwin/shimwriter.c)
 	[ -f "$top/build/tests/darwin/shim-writer" ] && cp "$top/build/tests/darwin/shim-writer" "$bin/darwin/"
 fi
+# macOS's sbxctl, both builds likewise (tests/integration/darwinctl.sh)
+for f in tests/darwin/sbxctl:test darwin/sbxctl:mac; do
+	[ -f "$top/build/${f%:*}" ] && [ -d "$bin/darwin/${f#*:}" ] && cp "$top/build/${f%:*}" "$bin/darwin/${f#*:}/"
+done
 # its man pages and shell completion, checked there too
 mkdir -p "$bin/share" && cp -r "$top/docs/man" "$bin/share/man"
 [ -d "$top/share/completion" ] && cp -r "$top/share/completion" "$bin/share/completion"
