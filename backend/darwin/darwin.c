@@ -931,11 +931,17 @@ static bool job_signal(struct darwin *d, int sig)
 
 /* The shim's report pipe into the reports, as Linux's wait reads its
  * own (preload/run.c): 16 KiB a read, until it is empty or for at most
- * REPORT_SLICE_MS (a program that writes without pause cannot starve
- * the loop, or hold the run's end). false: closed or failed, no more to
- * read. */
+ * ms (a program that writes without pause cannot starve the loop, or
+ * hold the run's end). false: closed or failed, no more to read.
+ * REPORT_SLICE_MS a turn of the wait; at the end, when Linux reads its
+ * pipe to the end (its pid namespace is gone, and every writer with it),
+ * until it is empty but for REPORT_END_MS at most (a program COMMAND
+ * left behind may write on): one turn would leave what the FIFO still
+ * held when COMMAND ended unread, reported by nobody, whenever saying
+ * it takes longer than 10 ms. */
 #define REPORT_SLICE_MS 10
-static bool read_reports(struct darwin_io *io)
+#define REPORT_END_MS 1000
+static bool read_reports(struct darwin_io *io, long ms)
 {
 	char buf[16384];
 	struct timespec t0, t;
@@ -948,7 +954,7 @@ static bool read_reports(struct darwin_io *io)
 				io->feed(io->ctx, buf, (size_t)n);
 			clock_gettime(CLOCK_MONOTONIC, &t);
 			if ((t.tv_sec - t0.tv_sec) * 1000 +
-			    (t.tv_nsec - t0.tv_nsec) / 1000000 >= REPORT_SLICE_MS)
+			    (t.tv_nsec - t0.tv_nsec) / 1000000 >= ms)
 				return true;
 			continue;
 		}
@@ -1030,7 +1036,7 @@ int darwin_wait(struct backend *b, struct darwin_io *io, bool *ready)
 			net |= pf[i].revents != 0;
 		if (net)
 			net_loop_run_once(io->net, 0);
-		if ((pf[2].revents & (POLLIN | POLLHUP)) && !read_reports(io))
+		if ((pf[2].revents & (POLLIN | POLLHUP)) && !read_reports(io, REPORT_SLICE_MS))
 			io->report_fd = -1;
 	}
 	free(pf);
@@ -1048,10 +1054,11 @@ int darwin_wait(struct backend *b, struct darwin_io *io, bool *ready)
 			    "last moments may be missing from the reports",
 			    d->watch.wait_ms > 0 ? d->watch.wait_ms : 10000);
 	}
-	/* the shim's last reports: one slice more (a program left behind
-	 * may write on without end: no pid namespace ends it here) */
+	/* the shim's last reports: until the FIFO is empty, REPORT_END_MS
+	 * at most (a program left behind may write on without end: no pid
+	 * namespace ends it here) */
 	if (io->report_fd >= 0)
-		read_reports(io);
+		read_reports(io, REPORT_END_MS);
 	if (io->flush)
 		io->flush(io->ctx);
 	darwin_watch_stop(&d->watch);
