@@ -381,8 +381,8 @@ static void shim_remove(struct darwin *d)
 
 /* Does the directory fd hold nothing but what shim_make makes there, each
  * of its kind and the user's? (A directory with anything else in it is
- * not a hand-over sbx knows: left whole.) */
-static bool only_ours(int fd)
+ * not a hand-over sbx knows: left whole.) *empty: nothing at all. */
+static bool only_ours(int fd, bool *empty)
 {
 	int fd2 = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	DIR *dir = fd2 >= 0 ? fdopendir(fd2) : NULL;
@@ -396,6 +396,7 @@ static bool only_ours(int fd)
 		size_t i = 0;
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
+		*empty = false;
 		while (i < SHIM_NFILES && strcmp(de->d_name, shim_files[i].name))
 			i++;
 		ok = i < SHIM_NFILES && !fstatat(fd, de->d_name, &f, AT_SYMLINK_NOFOLLOW) &&
@@ -417,10 +418,15 @@ static bool only_ours(int fd)
  * -ENOTEMPTY, nothing in it removed). Two starts sweeping at once: one
  * takes the lock, the other finds it taken and leaves it to the first;
  * one that takes it after the first removed the directory finds the name
- * gone (still_named) and removes nothing. */
+ * gone (still_named) and removes nothing. And a directory with nothing in
+ * it, changed less than SWEEP_GRACE_S ago: a start's, between its mkdir
+ * and its flock (shim_make), not yet locked; removed, it would fail that
+ * start. A run killed in that moment leaves it for a later sweep. */
+#define SWEEP_GRACE_S 60
 static int sweep_one(int state_fd, const char *shown, const char *name)
 {
 	struct stat ln, st;
+	bool empty = true;
 	int fd, rc = 1;
 
 	if (fstatat(state_fd, name, &ln, AT_SYMLINK_NOFOLLOW) || !S_ISDIR(ln.st_mode) ||
@@ -438,9 +444,13 @@ static int sweep_one(int state_fd, const char *shown, const char *name)
 		close(fd);
 		return 0;
 	}
-	if (!only_ours(fd)) {
+	if (!only_ours(fd, &empty)) {
 		close(fd);
 		return -ENOTEMPTY;
+	}
+	if (empty && (fstat(fd, &st) || time(NULL) - st.st_ctime < SWEEP_GRACE_S)) {
+		close(fd);
+		return 0;
 	}
 	for (size_t i = 0; i < SHIM_NFILES; i++)
 		if (unlinkat(fd, shim_files[i].name, 0) && errno != ENOENT)

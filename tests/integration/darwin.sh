@@ -130,9 +130,10 @@ if mode == "fg":
 else:
     print("RESULT=" + (open(b + "/result").read() if os.path.exists(b + "/result") else "HUNG"))
 PY
-# wait_file F: until F exists (COMMAND's own signal that it runs)
+# wait_file F: until F has something in it (COMMAND's own signal that it
+# runs, its pid: a file that only exists may not hold it yet)
 wait_file() {
-	for _ in $(seq 600); do [ -e "$1" ] && return 0; sleep 0.05; done
+	for _ in $(seq 600); do [ -s "$1" ] && return 0; sleep 0.05; done
 	return 1
 }
 
