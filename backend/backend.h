@@ -58,6 +58,7 @@ struct plan {
 	struct strv guarded;      /* every path made read-only (for reports) */
 	struct strv gitdirs;      /* git directories in the writable roots (gitprov.h) */
 	struct mount_ids *mount_ids; /* what each mount lands on (mountids.h) */
+	void (*mount_ids_free)(struct plan *pl); /* set with it: plan_free() calls it */
 };
 
 /* What became of a placeholder; sbx-init gets them in its "go" message

@@ -628,6 +628,36 @@ if [ $RC -eq 4 ] && hasf 'sbx: sandbox on' err &&
 	hasf "stream\` ended while COMMAND ran: the sandbox held, but its refusals from then on were not reported" err; then ok
 else bad "rc=$RC"; fi
 
+dt the_profile_denies_what_linuxs_plan_keeps_read_only_by_looking_at_the_disk
+# a repository whose core.hooksPath is in its work tree, a bare one, a
+# linked worktree: no rule names their hooks, config or entries, the
+# disk does (preload/plan.c); the profile sandbox-exec is given denies
+# writing each (the stand-in does not enforce: its profile is read)
+mkrepo "$W/app" && git -C "$W/app" config core.hooksPath .githooks && mkdir "$W/app/.githooks" &&
+	git init -q --bare "$W/bare.git" && git -C "$W/app" worktree add -q "$W/wt" -b wtb
+wtid=$(basename "$(sed -n 's/^gitdir: //p' "$W/wt/.git")")
+sx -- true
+# kept PATH: PATH is a parameter of the disk's deny, as literal and subpath
+kept() {
+	python3 - "$S/profile.sb" "$S/params" "$1" <<'PY'
+import sys
+prof, params, want = open(sys.argv[1]).read(), open(sys.argv[2]).read(), sys.argv[3]
+names = [l.split("=", 1)[0] for l in params.splitlines()
+         if l.split("=", 1)[1].removeprefix("/private") == want]
+block = prof.split("; What the disk says stays unwritten", 1)
+rule = block[1].split("\n(", 1)[1].split("\n", 1)[0] if len(block) == 2 else ""
+sys.exit(not (rule.startswith("deny file-write*") and any(
+    '(literal (param "%s"))' % n in rule and '(subpath (param "%s"))' % n in rule
+    for n in names)))
+PY
+}
+if [ $RC -eq 0 ] && kept "$W/app/.githooks" && kept "$W/bare.git/hooks" &&
+	kept "$W/bare.git/config" && kept "$W/wt/.git" &&
+	kept "$W/app/.git/worktrees/$wtid/gitdir" && kept "$W/app/.git/worktrees/$wtid/config" &&
+	! kept "$W/app/a" && ! kept "$W/app" && ! kept "$W/bare.git" &&
+	hasf 'sbx: sandbox on' err; then ok
+else bad "rc=$RC wt=$wtid params=[$(grep -c . "$S/params" 2>/dev/null)]"; fi
+
 dt a_command_with_no_terminal_stream_cannot_open_the_persons_terminal
 # sbx-preload with a controlling terminal (script's pty) but every stream
 # redirected: no relay, so COMMAND must be in a session of its own, or
