@@ -2513,6 +2513,13 @@ int plan_guards(const struct plan_in *in, struct plan *pl)
 				STEP(strv_add(&pl->guarded, real));
 		}
 	}
+	/* the directories on the way, as plan_init() pins them: a rule by
+	 * name leaves a renamed parent's copy writable, and renamed back it
+	 * is the name git follows */
+	for (size_t i = 0; i < cv->pins.n; i++)
+		if (!hidden(cv, cv->pins.v[i]) && !pathset_under(&cv->protect_set, cv->pins.v[i]) &&
+		    policy_check_path(in->policy, SBX_OP_WRITE, cv->pins.v[i], NULL) == SBX_ALLOW)
+			STEP(strv_add(&pl->pinned, cv->pins.v[i]));
 	for (size_t i = 0; i < cv->gitdirs.n; i++)
 		STEP(strv_add(&pl->gitdirs, cv->gitdirs.v[i]));
 	rc = 0;
@@ -2592,6 +2599,7 @@ void plan_free(struct plan *pl)
 	strv_free(&pl->withheld);
 	strv_free(&pl->guarded);
 	strv_free(&pl->gitdirs);
+	strv_free(&pl->pinned);
 	free(pl->placeholder_state);
 	pl->placeholder_state = NULL;
 

@@ -199,7 +199,8 @@ int plan_bwrap(const struct plan_in *in, struct plan *out);
  * `.git` file, an included config, a link to nothing), nothing mounted,
  * made or counted against a mount's limits. out->guarded: each such path,
  * where it leads when that differs, and the links on the way to them; the
- * Seatbelt profile denies writing them (seatbelt_opts.kept). in: policy,
+ * Seatbelt profile denies writing them (seatbelt_opts.kept); out->pinned:
+ * the directories on the way, never renamed or removed (.pinned). in: policy,
  * environ, state_dir; make_placeholders and notify true (a missing one
  * is listed, never made); walkrec NULL. On failure the plan is freed. */
 int plan_guards(const struct plan_in *in, struct plan *out);

@@ -611,8 +611,14 @@ static void kept_rules(struct out *o, const struct policy *p, const struct seatb
 	const char *sess = policy_session_dir(p);
 	bool session = false;
 
-	if (!so->nkept)
+	if (!so->nkept && !so->npinned)
 		return;
+	for (size_t i = 0; i < so->npinned; i++)
+		if (!so->pinned[i] || so->pinned[i][0] != '/' || !strcmp(so->pinned[i], "/")) {
+			snprintf(err, errsz, "a directory kept in place must be absolute, not /");
+			o->err = -EINVAL;
+			return;
+		}
 	for (size_t i = 0; i < so->nkept; i++) {
 		if (!so->kept[i] || so->kept[i][0] != '/') {
 			snprintf(err, errsz, "a path kept read-only must be absolute");
@@ -636,6 +642,28 @@ static void kept_rules(struct out *o, const struct policy *p, const struct seatb
 		if (seatbelt_canonical(sess, canon, sizeof(canon)))
 			o->err = o->err ? o->err : -ENAMETOOLONG;
 		put(o, ") (require-not (subpath (param \"%s\"))))", param(o, canon));
+	}
+	with_tag(o);
+	if (!so->npinned)
+		return;
+	/* the directory alone: its literal, and the case-blind regex of
+	 * exactly it (APFS folds case) */
+	put(o, "; ... and the directories on the way to them stay where they are.\n"
+	       "(deny file-write*");
+	for (size_t i = 0; i < so->npinned; i++) {
+		char canon[4096 + 16], re[REGEX_MAX];
+		size_t l = 0;
+		int rc = seatbelt_canonical(so->pinned[i], canon, sizeof(canon));
+		rc = rc ? rc : re_str(re, sizeof(re), &l, "^");
+		for (const char *c = canon; !rc && *c; c++)
+			rc = re_byte(re, sizeof(re), &l, *c, true);
+		rc = rc ? rc : re_str(re, sizeof(re), &l, "$");
+		if (rc) {
+			o->err = o->err ? o->err : -ENAMETOOLONG;
+			return;
+		}
+		put(o, " (literal (param \"%s\")) (regex (param \"%s\"))", param(o, canon),
+		    param(o, re));
 	}
 	with_tag(o);
 }

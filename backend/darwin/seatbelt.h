@@ -45,6 +45,11 @@ struct seatbelt_opts {
 	 * path is, after the writable roots (they win); nkept 0: none. */
 	char *const *kept;
 	size_t nkept;
+	/* The directories on the way to them (plan_guards()'s pinned): the
+	 * directory itself never renamed, removed or changed, what is in it
+	 * as the rest of the profile says. */
+	char *const *pinned;
+	size_t npinned;
 };
 
 struct seatbelt_param {

@@ -637,24 +637,29 @@ mkrepo "$W/app" && git -C "$W/app" config core.hooksPath .githooks && mkdir "$W/
 	git init -q --bare "$W/bare.git" && git -C "$W/app" worktree add -q "$W/wt" -b wtb
 wtid=$(basename "$(sed -n 's/^gitdir: //p' "$W/wt/.git")")
 sx -- true
-# kept PATH: PATH is a parameter of the disk's deny, as literal and subpath
+# kept PATH: PATH is a parameter of the disk's deny, as literal and
+# subpath; pinned PATH: of the directories' deny, as literal alone
 kept() {
-	python3 - "$S/profile.sb" "$S/params" "$1" <<'PY'
+	python3 - "$S/profile.sb" "$S/params" "$1" "${2:-; What the disk says stays unwritten}" <<'PY'
 import sys
-prof, params, want = open(sys.argv[1]).read(), open(sys.argv[2]).read(), sys.argv[3]
+prof, params, want, head = open(sys.argv[1]).read(), open(sys.argv[2]).read(), *sys.argv[3:]
 names = [l.split("=", 1)[0] for l in params.splitlines()
          if l.split("=", 1)[1].removeprefix("/private") == want]
-block = prof.split("; What the disk says stays unwritten", 1)
+block = prof.split(head, 1)
 rule = block[1].split("\n(", 1)[1].split("\n", 1)[0] if len(block) == 2 else ""
+sub = "; ..." not in head
 sys.exit(not (rule.startswith("deny file-write*") and any(
-    '(literal (param "%s"))' % n in rule and '(subpath (param "%s"))' % n in rule
-    for n in names)))
+    '(literal (param "%s"))' % n in rule and
+    ('(subpath (param "%s"))' % n in rule) == sub for n in names)))
 PY
 }
+pinned() { kept "$1" '; ... and the directories on the way to them stay where they are.'; }
 if [ $RC -eq 0 ] && kept "$W/app/.githooks" && kept "$W/bare.git/hooks" &&
 	kept "$W/bare.git/config" && kept "$W/wt/.git" &&
 	kept "$W/app/.git/worktrees/$wtid/gitdir" && kept "$W/app/.git/worktrees/$wtid/config" &&
 	! kept "$W/app/a" && ! kept "$W/app" && ! kept "$W/bare.git" &&
+	pinned "$W/app" && pinned "$W/bare.git" && pinned "$W/app/.git/worktrees/$wtid" &&
+	! pinned "$W/app/a" && ! pinned "$W" &&
 	hasf 'sbx: sandbox on' err; then ok
 else bad "rc=$RC wt=$wtid params=[$(grep -c . "$S/params" 2>/dev/null)]"; fi
 

@@ -109,6 +109,8 @@ static void profile(const struct policy *p, const struct plan *pl, struct seatbe
 	if (pl) {
 		so.kept = pl->guarded.v;
 		so.nkept = pl->guarded.n;
+		so.pinned = pl->pinned.v;
+		so.npinned = pl->pinned.n;
 	}
 	cr_assert_eq(seatbelt_compile(p, &so, sp, err, sizeof(err)), 0, "%s", err);
 }
@@ -123,7 +125,8 @@ static bool writes(const struct prof *pr, const char *rel)
 	snprintf(path, sizeof(path), "%s", canon);
 	sbpl_path_gen++;
 	return prof_allows(pr, "file-write-create", path) ||
-	       prof_allows(pr, "file-write-data", path);
+	       prof_allows(pr, "file-write-data", path) ||
+	       prof_allows(pr, "file-write-unlink", path);
 }
 
 /* Every path of the tree, and a new name in each directory. */
@@ -147,6 +150,12 @@ static const char *const kept[] = {
 	"app/.git/worktrees/wt/hooks/post-checkout",
 	"meta/we'ird [h]o(o)k*s.d+$", "meta/we'ird [h]o(o)k*s.d+$/pre-commit",
 	"sym/.hooks-link", "sym/real-hooks", "sym/real-hooks/pre-commit",
+};
+/* ... the directories on the way, kept where they are (a rename and back
+ * would bring a changed copy under the kept name) ... */
+static const char *const pinned[] = {
+	"app", "bare.git", "wt", "meta", "sym", "app/.git", "meta/.git", "sym/.git",
+	"app/.git/worktrees", "app/.git/worktrees/wt",
 };
 /* ... and what stays writable beside it. */
 static const char *const open_[] = {
@@ -176,6 +185,10 @@ Test(seatbelt_disk, the_profile_denies_what_the_disk_says_and_nothing_else)
 			  "disk says", kept[i]);
 		cr_expect(!writes(&pw, kept[i]), "%s is writable under the profile", kept[i]);
 	}
+	for (size_t i = 0; i < sizeof(pinned) / sizeof(*pinned); i++) {
+		cr_expect(writes(&po, pinned[i]), "%s: a rule names it", pinned[i]);
+		cr_expect(!writes(&pw, pinned[i]), "%s may be renamed or removed", pinned[i]);
+	}
 	for (size_t i = 0; i < sizeof(open_) / sizeof(*open_); i++)
 		cr_expect(writes(&pw, open_[i]), "%s is not writable under the profile", open_[i]);
 
@@ -188,6 +201,8 @@ Test(seatbelt_disk, the_profile_denies_what_the_disk_says_and_nothing_else)
 		for (size_t k = 0; k < sizeof(kept) / sizeof(*kept); k++)
 			expected |= !strncmp(rel, kept[k], strlen(kept[k])) &&
 				    (!rel[strlen(kept[k])] || rel[strlen(kept[k])] == '/');
+		for (size_t k = 0; k < sizeof(pinned) / sizeof(*pinned); k++)
+			expected |= !strcmp(rel, pinned[k]);
 		bool lost = writes(&po, rel) && !writes(&pw, rel);
 		cr_expect(!lost || expected, "%s: the disk's list takes away a write no repository "
 			  "asks for", tree[i]);
