@@ -654,14 +654,18 @@ sys.exit(not (rule.startswith("deny file-write*") and any(
 PY
 }
 pinned() { kept "$1" '; ... and the directories on the way to them stay where they are.'; }
-if [ $RC -eq 0 ] && kept "$W/app/.githooks" && kept "$W/bare.git/hooks" &&
+rc1=$RC started=$(hasf 'sbx: sandbox on' err && echo yes)
+# and the command --print=seatbelt gives a person, the same
+sx --print=seatbelt -- true
+if [ $rc1 -eq 0 ] && [ $RC -eq 0 ] && hasf '; What the disk says stays unwritten' out &&
+	hasf "=/private$W/app/.githooks'" out && hasf "=/private$W/bare.git/hooks'" out &&
+	kept "$W/app/.githooks" && kept "$W/bare.git/hooks" &&
 	kept "$W/bare.git/config" && kept "$W/wt/.git" &&
 	kept "$W/app/.git/worktrees/$wtid/gitdir" && kept "$W/app/.git/worktrees/$wtid/config" &&
 	! kept "$W/app/a" && ! kept "$W/app" && ! kept "$W/bare.git" &&
 	pinned "$W/app" && pinned "$W/bare.git" && pinned "$W/app/.git/worktrees/$wtid" &&
-	! pinned "$W/app/a" && ! pinned "$W" &&
-	hasf 'sbx: sandbox on' err; then ok
-else bad "rc=$RC wt=$wtid params=[$(grep -c . "$S/params" 2>/dev/null)]"; fi
+	! pinned "$W/app/a" && ! pinned "$W" && [ "$started" = yes ]; then ok
+else bad "rc=$rc1/$RC wt=$wtid params=[$(grep -c . "$S/params" 2>/dev/null)]"; fi
 
 dt a_command_with_no_terminal_stream_cannot_open_the_persons_terminal
 # sbx-preload with a controlling terminal (script's pty) but every stream
