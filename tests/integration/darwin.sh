@@ -1008,6 +1008,45 @@ if [ $RC -eq 4 ] && hasf 'sbx: sandbox on' err &&
 	hasf "stream\` ended while COMMAND ran: the sandbox held, but its refusals from then on were not reported" err; then ok
 else bad "rc=$RC"; fi
 
+dt the_profile_denies_what_linuxs_plan_keeps_read_only_by_looking_at_the_disk
+# a repository whose core.hooksPath is in its work tree, a bare one, a
+# linked worktree: no rule names their hooks, config or entries, the
+# disk does (preload/plan.c); the profile sandbox-exec is given denies
+# writing each (the stand-in does not enforce: its profile is read)
+mkrepo "$W/app" && git -C "$W/app" config core.hooksPath .githooks && mkdir "$W/app/.githooks" &&
+	git init -q --bare "$W/bare.git" && git -C "$W/app" worktree add -q "$W/wt" -b wtb
+wtid=$(basename "$(sed -n 's/^gitdir: //p' "$W/wt/.git")")
+sx -- true
+# kept PATH: PATH is a parameter of the disk's deny, as literal and
+# subpath; pinned PATH: of the directories' deny, as literal alone
+kept() {
+	python3 - "$S/profile.sb" "$S/params" "$1" "${2:-; What the disk says stays unwritten}" <<'PY'
+import sys
+prof, params, want, head = open(sys.argv[1]).read(), open(sys.argv[2]).read(), *sys.argv[3:]
+names = [l.split("=", 1)[0] for l in params.splitlines()
+         if l.split("=", 1)[1].removeprefix("/private") == want]
+block = prof.split(head, 1)
+rule = block[1].split("\n(", 1)[1].split("\n", 1)[0] if len(block) == 2 else ""
+sub = "; ..." not in head
+sys.exit(not (rule.startswith("deny file-write*") and any(
+    '(literal (param "%s"))' % n in rule and
+    ('(subpath (param "%s"))' % n in rule) == sub for n in names)))
+PY
+}
+pinned() { kept "$1" '; ... and the directories on the way to them stay where they are.'; }
+rc1=$RC started=$(hasf 'sbx: sandbox on' err && echo yes)
+# and the command --print=seatbelt gives a person, the same
+sx --print=seatbelt -- true
+if [ $rc1 -eq 0 ] && [ $RC -eq 0 ] && hasf '; What the disk says stays unwritten' out &&
+	hasf "=/private$W/app/.githooks'" out && hasf "=/private$W/bare.git/hooks'" out &&
+	kept "$W/app/.githooks" && kept "$W/bare.git/hooks" &&
+	kept "$W/bare.git/config" && kept "$W/wt/.git" &&
+	kept "$W/app/.git/worktrees/$wtid/gitdir" && kept "$W/app/.git/worktrees/$wtid/config" &&
+	! kept "$W/app/a" && ! kept "$W/app" && ! kept "$W/bare.git" &&
+	pinned "$W/app" && pinned "$W/bare.git" && pinned "$W/app/.git/worktrees/$wtid" &&
+	! pinned "$W/app/a" && ! pinned "$W" && [ "$started" = yes ]; then ok
+else bad "rc=$rc1/$RC wt=$wtid params=[$(grep -c . "$S/params" 2>/dev/null)]"; fi
+
 dt a_command_with_no_terminal_stream_cannot_open_the_persons_terminal
 # sbx-preload with a controlling terminal (script's pty) but every stream
 # redirected: no relay, so COMMAND must be in a session of its own, or
