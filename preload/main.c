@@ -160,6 +160,13 @@ static int shim_prepare(const struct policy *p, enum reports_mode mode, unsigned
 		goto fail;
 	s->report_rd = fds[0];
 	s->report_wr = fds[1];
+	/* Write-only, even to its owner: a program inside opens the write
+	 * end as /proc/<holder>/fd/N, and the same path opened for reading
+	 * would be a second reader taking other processes' lines before we
+	 * do (COMMAND holds no capability to pass the mode; the notify
+	 * layer refuses changing it back: notify_set_report). */
+	if (fchmod(s->report_wr, S_IWUSR))
+		goto fail;
 	/* a deep pipe, so a burst of reports does not drop (best effort:
 	 * fs.pipe-max-size may be lower for an unprivileged user) */
 	fcntl(s->report_wr, F_SETPIPE_SZ, 1 << 20);
@@ -1254,6 +1261,8 @@ static int phase_start(struct run *r)
 			return SBX_EXIT_SETUP;
 		}
 		notify_set_net(r->notify, r->net); /* static programs' connects */
+		if (r->shim.report_rd >= 0)
+			notify_set_report(r->notify, r->shim.report_rd);
 	}
 	return RUN_ON;
 }

@@ -146,6 +146,8 @@ struct notify {
 	size_t nconn;
 	int actor; /* the rename actor's socket (init/notify.c), -1 once lost */
 	int root_fd; /* the sandbox's root (sandbox_root) */
+	dev_t report_dev; /* the report pipe (notify_set_report); 0: none */
+	ino_t report_ino;
 	struct __user_cap_data_struct caps[2]; /* a root supervisor's own */
 	bool low;          /* caps lowered for this serve (serve_begin) */
 	mode_t umask_own;  /* the supervisor's umask */

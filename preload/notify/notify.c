@@ -304,6 +304,16 @@ int notify_new(const struct policy *p, struct reports *r, bool trace, struct not
 	return 0;
 }
 
+void notify_set_report(struct notify *n, int fd)
+{
+	struct stat st;
+
+	if (n && !fstat(fd, &st) && S_ISFIFO(st.st_mode)) {
+		n->report_dev = st.st_dev;
+		n->report_ino = st.st_ino;
+	}
+}
+
 int notify_attach(struct notify *n, int fd, int actor)
 {
 	uint64_t id = 0;

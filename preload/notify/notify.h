@@ -55,6 +55,10 @@ int notify_attach(struct notify *n, int fd, int actor);
  * (preload/notify/net.c). */
 struct net_loop;
 void notify_set_net(struct notify *n, struct net_loop *l);
+/* The shim's report pipe (either end: one inode): its mode, write-only
+ * (preload/main.c), is kept; a chmod of it is EPERM, as a file of
+ * another owner's. A reader inside would take others' lines. */
+void notify_set_report(struct notify *n, int fd);
 /* Paths that must not be made although no rule names them (plan.c's
  * pl->refused_new: where a protected link leads, a protected name's real
  * place): creating one, or landing a directory or link above one, is

@@ -2234,6 +2234,14 @@ struct answer notify_remove(struct call *c, int dirfd, unsigned long long paddr,
 	return OK(0);
 }
 
+/* The shim's report pipe, whose write-only mode keeps a second reader
+ * out (notify_set_report). */
+static bool report_pipe(const struct notify *n, const struct stat *st)
+{
+	return n->report_ino && S_ISFIFO(st->st_mode) && st->st_dev == n->report_dev &&
+	       st->st_ino == n->report_ino;
+}
+
 int notify_chmod(struct call *c, long nr, const unsigned long long *args, struct answer *out)
 {
 	char full[PATH_MAX], l[64];
@@ -2265,6 +2273,11 @@ int notify_chmod(struct call *c, long nr, const unsigned long long *args, struct
 	if (S_ISLNK(st.st_mode)) {
 		close(o);
 		*out = ERR(EOPNOTSUPP);
+		return 0;
+	}
+	if (report_pipe(c->n, &st)) {
+		close(o);
+		*out = ERR(EPERM);
 		return 0;
 	}
 	if (full[0] && moves_protected(c->n, -1, full, &why) && !git_writable(c, full, true)) {
@@ -2411,6 +2424,10 @@ struct answer notify_modes(struct call *c, long nr, const unsigned long long *ar
 	}
 	if (rc)
 		full[0] = '\0';
+	if (report_pipe(c->n, &st)) {
+		a = ERR(EPERM);
+		goto out;
+	}
 	if (full[0] && modes_kept(c->n, full, &why)) {
 		report_why(c, WIRE_DENY, WIRE_WRITE, full, DENY_ERRNO, why);
 		a = ERR(DENY_ERRNO);

@@ -181,6 +181,51 @@ if has FORGED out && [ "$(logq "[r['target'] for r in reports()]")" = "['/etc/li
    ! has 'allow_read' err && [ "$(term_clean "$B/err" sbx)" = clean ]; then ok
 else bad "log=$(logq "[r['target'] for r in reports()]" | head -c 300) notices=$(logq "notices()" | head -c 200)"; fi
 
+ts report_pipe_is_write_only_inside_so_no_program_takes_others_lines
+# The pipe opened for reading as /proc/<holder>/fd/N would be a second
+# reader: a program inside took 48 of 50 real lines of another process
+# before the supervisor read them (gone from the terminal, the log and
+# the counts). The pipe is write-only, and its mode cannot be changed
+# back (chmod through the link, fchmod of a write end: EPERM).
+cat > "$B/reader.py" <<'EOF'
+import errno, os, threading
+spec = dict(kv.split("=", 1) for kv in os.environ["SBX_SHIM"].split(";")[1:])
+path = "/proc/%s/fd/%s" % (spec["holder"], spec["report"])
+def tried(name, f):
+    try:
+        f(); print(name, "DONE", flush=True)
+    except OSError as e:
+        print(name, errno.errorcode[e.errno], flush=True)
+tried("CHMOD", lambda: os.chmod(path, 0o600))
+wr = os.open(path, os.O_WRONLY)
+tried("FCHMOD", lambda: os.fchmod(wr, 0o600))
+taken = []
+def reader(fd):
+    while True:
+        taken.append(os.read(fd, 65536))
+try:
+    fd = os.open(path, os.O_RDONLY)
+    print("READ OPENED", flush=True)
+    for _ in range(4):
+        threading.Thread(target=reader, args=(fd,), daemon=True).start()
+except OSError as e:
+    print("READ", errno.errorcode[e.errno], flush=True)
+pid = os.fork()
+if pid == 0:
+    for i in range(20):
+        try: open(os.path.expanduser("~/.ssh/stolen%d" % i)).read()
+        except OSError: pass
+    os._exit(0)
+os.waitpid(pid, 0)
+print("TAKEN", b"".join(taken).count(b"\n"), flush=True)
+EOF
+chmod 644 "$B/reader.py"
+sxl -- python3 "$B/reader.py"
+n=$(logq "len([r for r in reports() if '/.ssh/stolen' in r['target']])")
+if has '^READ EACCES' out && has '^CHMOD EPERM' out && has '^FCHMOD EPERM' out &&
+   has '^TAKEN 0' out && [ "$n" = 20 ] && has '20 denied reads' err; then ok
+else bad "out=$(tr '\n' ' ' < "$B/out") logged=$n"; fi
+
 # ---- bytes that are not UTF-8, and control characters
 
 ts invalid_utf8_and_c1_controls_are_replaced_in_the_log_and_escaped_on_the_terminal
