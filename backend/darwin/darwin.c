@@ -691,6 +691,32 @@ static int darwin_send_plan(struct backend *b, const struct plan *pl)
 	return 0; /* the profile is made whole in start() */
 }
 
+/* The profile travels in sandbox-exec's arguments (its text, a -D word a
+ * path), and the kernel takes at most ARG_MAX bytes of them and the
+ * environment: past that every spawn of it, the sentinels' first, is
+ * E2BIG. What the disk says (plan_guards) grows with the repositories in
+ * the writable roots, which an earlier run may have made by the
+ * thousand: said as that, before anything starts. */
+static int profile_fits(const struct darwin *d, const struct plan *pl, char *why, size_t whysz)
+{
+	long max = sysconf(_SC_ARG_MAX);
+	size_t n = strlen(d->profile.text) + 1 + 4 * sizeof(char *);
+
+	for (size_t i = 0; i < d->profile.nparams; i++)
+		n += strlen(d->profile.params[i].name) + strlen(d->profile.params[i].value) + 5 +
+		     2 * sizeof(char *);
+	for (char *const *e = d->environ; e && *e; e++)
+		n += strlen(*e) + 1 + sizeof(char *);
+	if (max <= 0 || n <= (size_t)max)
+		return 0;
+	snprintf(why, whysz, "the Seatbelt profile takes %zu bytes of sandbox-exec's arguments, "
+		 "more than the system passes (ARG_MAX, %ld): it keeps %zu paths read-only "
+		 "because the disk says so (the git repositories in the writable roots); choose "
+		 "a smaller workspace with -w DIR, or remove repositories a run made",
+		 n, max, pl ? pl->guarded.n + pl->pinned.n : 0);
+	return -E2BIG;
+}
+
 static int darwin_start(struct backend *b, const struct plan *pl, char *why, size_t whysz)
 {
 	struct darwin *d = b->darwin;
@@ -766,6 +792,8 @@ static int darwin_start(struct backend *b, const struct plan *pl, char *why, siz
 		snprintf(why, whysz, "the Seatbelt profile: %s", err);
 		return rc;
 	}
+	if ((rc = profile_fits(d, pl, why, whysz)))
+		return rc;
 	/* log stream, proved live before COMMAND starts */
 	struct darwin_watch *w = &d->watch;
 	snprintf(w->tag, sizeof(w->tag), "%s", tag);

@@ -233,6 +233,60 @@ Test(darwin_backend, a_log_that_never_shows_a_refusal_stops_the_run_before_comma
 	fake_free(&f);
 }
 
+/* What the disk says grows with the repositories in the writable roots,
+ * which a run may make by the thousand (a bare one is four names; 2,000
+ * of them made the next run's profile 2.2 MB): past ARG_MAX no spawn of
+ * sandbox-exec starts (E2BIG, said as "Argument list too long" and
+ * nothing more). The start fails before any, naming the cause and what
+ * to do, and nothing runs. */
+Test(darwin_backend, a_profile_past_arg_max_fails_the_start_naming_the_kept_paths)
+{
+	static struct fake f;
+	static struct darwin d;
+	static struct plan pl;
+	char path[1600];
+
+	fake_make(&f);
+	struct policy *p = compile_ini(NULL);
+	d = DARWIN_NONE;
+	d.run_id = "r";
+	d.watch.sandbox_exec = f.sbexec;
+	d.watch.log = f.log;
+	d.watch.tmpdir = f.dir;
+	d.watch.wait_ms = 2000;
+	char *caller[] = { "PATH=/usr/bin:/bin", NULL };
+	d.environ = caller;
+	char ran[PATH_MAX + 64];
+	snprintf(ran, sizeof(ran), "touch '%s/ran'", f.dir);
+	char *command[] = { "/bin/sh", "-c", ran, NULL };
+	struct backend b = { .ops = &backend_darwin, .policy = p, .command = command,
+			     .darwin = &d };
+	char why[1024] = "";
+	/* each a regex of at least 4 bytes a letter: ARG_MAX / 4000 of them
+	 * hold more than ARG_MAX */
+	long max = sysconf(_SC_ARG_MAX);
+	size_t n = (size_t)max / 4000 + 16;
+	memset(path, 'h', sizeof(path));
+	path[0] = '/';
+	for (size_t i = 0; i < n; i++) {
+		snprintf(path + 1400, sizeof(path) - 1400, "/r%zu.git/hooks", i);
+		cr_assert_eq(strv_add(&pl.guarded, path), 0);
+	}
+	cr_assert_eq(b.ops->start(&b, &pl, why, sizeof(why)), -E2BIG, "%s", why);
+	cr_assert(strstr(why, "ARG_MAX"), "%s", why);
+	char kept[64];
+	snprintf(kept, sizeof(kept), "it keeps %zu paths read-only", n);
+	cr_assert(strstr(why, kept), "%s", why);
+	cr_assert(strstr(why, "-w DIR"), "%s", why);
+	cr_assert_neq(b.ops->go(&b, &pl, NULL, 0), 0);
+	b.ops->release(&b);
+	cr_assert_eq(access(strcat(strcpy((char[PATH_MAX]){ 0 }, f.dir), "/ran"), F_OK), -1,
+		     "COMMAND ran");
+	strv_free(&pl.guarded);
+	policy_free(p);
+	fake_free(&f);
+}
+
 /* The shim's hand-over as start() makes it (docs/MACOS.md): in the held
  * state directory, the policy file byte for byte the blob Linux seals in
  * its memfd, the FIFO held (a report written into it is read, a drop
