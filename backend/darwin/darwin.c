@@ -767,6 +767,7 @@ static int darwin_start(struct backend *b, const struct plan *pl, char *why, siz
 				    .kept = pl ? pl->guarded.v : NULL, .nkept = pl ? pl->guarded.n : 0,
 				    .pinned = pl ? pl->pinned.v : NULL,
 				    .npinned = pl ? pl->pinned.n : 0 };
+	so.shim_others = d->state_dir; /* every run's hand-over, with a shim or not */
 	if (d->shim_spec) {
 		so.shim_dir = d->shim.dir;
 		so.shim_policy = d->shim.policy;
