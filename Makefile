@@ -68,6 +68,8 @@ SUPERVISOR_SRCS += common/control.c
 SUPERVISOR_SRCS += common/reap.c
 # the supervisor's lines for the person (msg.h), below preload/ and backend/
 SUPERVISOR_SRCS += common/msg.c
+# the signals the supervisor ignores for itself, COMMAND's back (guard.h)
+SUPERVISOR_SRCS += common/guard.c
 # macOS: the policy as a Seatbelt profile, portable C (--print=seatbelt)
 DARWIN_SRCS := backend/darwin/seatbelt.c backend/darwin/logstream.c backend/darwin/launch.c \
 	backend/darwin/report.c backend/darwin/watch.c backend/darwin/darwin.c backend/darwin/limits.c
@@ -375,7 +377,7 @@ build/tests/darwin-unit: $(DARWIN_UNIT_SRCS:%.c=build/%.o) $(DARWIN_CHECK_SRCS:%
 DARWIN_PRELOAD_SRCS := preload/start.c preload/options.c preload/config.c preload/profile.c \
 	preload/reports.c preload/print.c preload/util.c preload/loginpath.c preload/mode.c \
 	backend/relay.c common/hostfs.c common/pathwalk.c common/openat2.c common/msg.c \
-	common/strv.c common/wire.c $(DARWIN_SRCS) $(NET_SRCS) $(POLICY_SRCS)
+	common/guard.c common/strv.c common/wire.c $(DARWIN_SRCS) $(NET_SRCS) $(POLICY_SRCS)
 build/darwin/sbx-preload: build/preload/darwin_main.o $(DARWIN_PRELOAD_SRCS:%.c=build/%.o)
 	@mkdir -p $(@D)
 	$(CC) $(SBX_LDFLAGS) -o $@ $^ $(SBX_LDLIBS)
