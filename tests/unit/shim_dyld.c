@@ -33,6 +33,7 @@
 #include "backend/darwin/interpose.h"
 #include "backend/darwin/launch.h"
 #include "common/wire.h"
+#include "shim/core.h"
 #include "tests/unit/helpers.h"
 
 /* shim/darwin.c's, as libSystem's prototypes (they are not in a header:
@@ -44,6 +45,8 @@ int sbx_dyld_stat(const char *p, struct stat *b);
 int sbx_dyld_mkdir(const char *p, mode_t m);
 int sbx_dyld_rename(const char *a, const char *b);
 int sbx_dyld_chdir(const char *p);
+int sbx_dyld_fchdir(int fd);
+pid_t sbx_dyld_fork(void);
 int sbx_dyld_setxattr(const char *p, const char *n, const void *v, size_t s, uint32_t pos,
 		      int o);
 FILE *sbx_dyld_fopen(const char *p, const char *m);
@@ -348,6 +351,43 @@ Test(shim_dyld, chdir_into_a_read_denied_directory_is_refused)
 	cr_assert_eq(sbx_dyld_open("secret/key", O_RDONLY), -1);
 	cr_assert_eq(errno, EACCES);
 	expect_one_report(WIRE_DENY, WIRE_READ, at(root, "secret/key"), EACCES);
+}
+
+/* fchdir moves the directory relative paths are judged from: the cache
+ * of the old one (filled by a relative stat) is dropped (wrap.h, shared
+ * with Linux's fchdir) */
+Test(shim_dyld, a_relative_path_after_fchdir_is_judged_from_the_new_directory)
+{
+	int dfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct stat st;
+
+	cr_assert_geq(dfd, 0);
+	cr_assert_eq(chdir(other), 0); /* libc's own: nothing cached yet */
+	cr_assert_eq(sbx_dyld_stat("ro.txt", &st), 0);
+	expect_no_report();
+	cr_assert_eq(sbx_dyld_fchdir(dfd), 0);
+	cr_assert_eq(sbx_dyld_open("secret/key", O_RDONLY), -1);
+	cr_assert_eq(errno, EACCES);
+	expect_one_report(WIRE_DENY, WIRE_READ, at(root, "secret/key"), EACCES);
+	close(dfd);
+}
+
+/* fork's child (wrap.h, shared with Linux's fork): its own pid, so the
+ * cwd cache is its own to fill, and its count of checks from 0 */
+Test(shim_dyld, a_fork_child_owns_its_cwd_cache_and_counts_its_checks_from_zero)
+{
+	struct stat st;
+	int status;
+	pid_t pid;
+
+	cr_assert_eq(sbx_dyld_stat(at(root, "ok.txt"), &st), 0);
+	cr_assert_gt(shim_checks_made, 0);
+	pid = sbx_dyld_fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0)
+		_exit(shim_forked_pid == getpid() && shim_checks_made == 0 ? 0 : 3);
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %#x", status);
 }
 
 Test(shim_dyld, a_connection_and_a_lookup_the_policy_refuses)
