@@ -70,12 +70,14 @@ SUPERVISOR_SRCS += common/reap.c
 SUPERVISOR_SRCS += common/msg.c
 # the signals the supervisor ignores for itself, COMMAND's back (guard.h)
 SUPERVISOR_SRCS += common/guard.c
+# a buffer written whole (io.h), in both programs
+SUPERVISOR_SRCS += common/io.c
 # macOS: the policy as a Seatbelt profile, portable C (--print=seatbelt)
 DARWIN_SRCS := backend/darwin/seatbelt.c backend/darwin/logstream.c backend/darwin/launch.c \
 	backend/darwin/report.c backend/darwin/watch.c backend/darwin/darwin.c backend/darwin/limits.c
 SUPERVISOR_SRCS += $(DARWIN_SRCS)
 INIT_SRCS := init/sbx-init.c init/mounts.c init/connect.c \
-	init/notify.c common/pathwalk.c common/control.c common/reap.c
+	init/notify.c common/pathwalk.c common/control.c common/reap.c common/io.c
 # The order is the link order, and so the order of the code: what every
 # process runs (start-up) and a fork child runs before its exec (the exec
 # check, the policy's query) first, where one fault maps it all (a fault
@@ -377,7 +379,7 @@ build/tests/darwin-unit: $(DARWIN_UNIT_SRCS:%.c=build/%.o) $(DARWIN_CHECK_SRCS:%
 DARWIN_PRELOAD_SRCS := preload/start.c preload/options.c preload/config.c preload/profile.c \
 	preload/reports.c preload/print.c preload/util.c preload/loginpath.c preload/mode.c \
 	backend/relay.c common/hostfs.c common/pathwalk.c common/openat2.c common/msg.c \
-	common/guard.c common/strv.c common/wire.c $(DARWIN_SRCS) $(NET_SRCS) $(POLICY_SRCS)
+	common/guard.c common/io.c common/strv.c common/wire.c $(DARWIN_SRCS) $(NET_SRCS) $(POLICY_SRCS)
 build/darwin/sbx-preload: build/preload/darwin_main.o $(DARWIN_PRELOAD_SRCS:%.c=build/%.o)
 	@mkdir -p $(@D)
 	$(CC) $(SBX_LDFLAGS) -o $@ $^ $(SBX_LDLIBS)
