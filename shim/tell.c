@@ -186,7 +186,17 @@ static int sandbox_look(void *ctx, const char *path)
 			found = 1;
 			break;
 		}
-		int next = shim_sys_openat(fd, comp, SHIM_O_WALK | O_NOFOLLOW | O_DIRECTORY);
+		/* looked at first, as hostfs_look's walk (pathwalk_dirat): a
+		 * FIFO or a device on the way is never handed to open(), where
+		 * one the program planted could hold the refused call (off
+		 * Linux the walk opens O_RDONLY); what is swapped in since,
+		 * O_DIRECTORY refuses, and a FIFO's open does not wait */
+		if (!S_ISDIR(st.st_mode)) {
+			found = 0;
+			break;
+		}
+		int next = shim_sys_openat(fd, comp,
+					   SHIM_O_WALK | O_NOFOLLOW | O_DIRECTORY | O_NONBLOCK);
 		if (next < 0) {
 			found = errno == ENOENT || errno == ENOTDIR ? 0 : -1;
 			break;

@@ -390,6 +390,43 @@ Test(shim_dyld, a_fork_child_owns_its_cwd_cache_and_counts_its_checks_from_zero)
 	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %#x", status);
 }
 
+/* A refusal told to the program's stderr ([report] tell_program) looks at
+ * the paths its hint would name (tell.c, sandbox_look), component by
+ * component; a FIFO the program planted on the way is looked at, never
+ * opened: the refused call returns, its line offers the directory that
+ * exists. (.timeout: a hang fails.) */
+Test(shim_dyld, a_fifo_planted_on_a_hints_path_does_not_hold_the_refused_call, .timeout = 20)
+{
+	struct darwin_shim_handover h = { .lib = "/opt/sbx/lib/libsbx-preload.dylib",
+					  .policy = at(run, "policy"),
+					  .report = at(run, "reports"),
+					  .counters = at(run, "dropped"), .tell = true };
+	char outside[] = "/var/tmp/sbx-unit-XXXXXX", *spec, line[4096], *want;
+	int out = open(at(run, "told"), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	ssize_t n;
+
+	cr_assert_geq(out, 0);
+	/* outside every writable root, and no rule names it: a hint is looked for */
+	cr_assert_not_null(mkdtemp(outside));
+	cr_assert_eq(mkfifo(at(outside, "fifo"), 0600), 0);
+	cr_assert_eq(darwin_shim_spec(&h, &spec), 0);
+	cr_assert_eq(setenv("SBX_SHIM", spec, 1), 0);
+	free(spec);
+	cr_assert_eq(dup2(out, 2), 2); /* the program's stderr: a file */
+	int r = sbx_dyld_open(at(outside, "fifo/x"), O_WRONLY | O_CREAT, 0600), e = errno;
+	n = pread(out, line, sizeof(line) - 1, 0);
+	remove_tree(outside);
+	cr_assert_eq(r, -1);
+	cr_assert_eq(e, EROFS, "errno %d", e);
+	cr_assert_gt(n, 0, "nothing told");
+	line[n] = '\0';
+	cr_assert_gt(asprintf(&want, "--allow-write %s", outside), 0);
+	cr_assert(strstr(line, "/fifo/x refused by policy (outside the writable paths)") &&
+		  strstr(line, want), "told: %s", line);
+	free(want);
+	close(out);
+}
+
 Test(shim_dyld, a_connection_and_a_lookup_the_policy_refuses)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(80) };
