@@ -72,6 +72,8 @@ SUPERVISOR_SRCS += common/msg.c
 SUPERVISOR_SRCS += common/guard.c
 # a buffer written whole (io.h), in both programs
 SUPERVISOR_SRCS += common/io.c
+# what is at a path, walked without following links (look.h; the shim's too)
+SUPERVISOR_SRCS += common/look.c
 # macOS: the policy as a Seatbelt profile, portable C (--print=seatbelt)
 DARWIN_SRCS := backend/darwin/seatbelt.c backend/darwin/logstream.c backend/darwin/launch.c \
 	backend/darwin/report.c backend/darwin/watch.c backend/darwin/darwin.c backend/darwin/limits.c
@@ -87,7 +89,7 @@ INIT_SRCS := init/sbx-init.c init/mounts.c init/connect.c \
 # the page start-up writes anyway.
 SHIM_SRCS := shim/shim.c shim/core.c shim/exec.c shim/check.c shim/decided.c shim/dirfds.c \
 	shim/resolve.c shim/namemap.c shim/string.c common/elfcheck.c
-SHIM_COLD_SRCS := shim/wrappers.c shim/syscall.c shim/net.c shim/netjudge.c shim/tell.c common/wire.c
+SHIM_COLD_SRCS := shim/wrappers.c shim/syscall.c shim/net.c shim/netjudge.c shim/tell.c common/wire.c common/look.c
 # The policy queries the shim links in (no INI parsing, no compiler).
 SHIM_POLICY_SRCS := policy/query.c policy/match.c policy/glob.c policy/path.c policy/blob.c policy/home.c
 SHIM_POLICY_COLD_SRCS := policy/hint.c
@@ -379,7 +381,7 @@ build/tests/darwin-unit: $(DARWIN_UNIT_SRCS:%.c=build/%.o) $(DARWIN_CHECK_SRCS:%
 DARWIN_PRELOAD_SRCS := preload/start.c preload/options.c preload/config.c preload/profile.c \
 	preload/reports.c preload/print.c preload/util.c preload/loginpath.c preload/mode.c \
 	backend/relay.c common/hostfs.c common/pathwalk.c common/openat2.c common/msg.c \
-	common/guard.c common/io.c common/strv.c common/wire.c $(DARWIN_SRCS) $(NET_SRCS) $(POLICY_SRCS)
+	common/guard.c common/io.c common/look.c common/strv.c common/wire.c $(DARWIN_SRCS) $(NET_SRCS) $(POLICY_SRCS)
 build/darwin/sbx-preload: build/preload/darwin_main.o $(DARWIN_PRELOAD_SRCS:%.c=build/%.o)
 	@mkdir -p $(@D)
 	$(CC) $(SBX_LDFLAGS) -o $@ $^ $(SBX_LDLIBS)
@@ -396,7 +398,7 @@ build/tests/darwin/sbx-preload: build/tests/darwin/preload/darwin_main.o \
 # libc's calls, the hand-over by paths; shim/port.h), handed its policy
 # the way launch.c's darwin_shim_spec says.
 SHIM_DYLD_SRCS := shim/darwin.c shim/core.c shim/check.c shim/decided.c shim/dirfds.c \
-	shim/resolve.c shim/tell.c shim/netjudge.c
+	shim/resolve.c shim/tell.c shim/netjudge.c common/look.c
 SHIM_DYLD_OBJS := $(patsubst %.c,build/shim-dyld/%.o,$(SHIM_DYLD_SRCS))
 build/shim-dyld/%.o: %.c
 	@mkdir -p $(@D)
