@@ -111,7 +111,9 @@ LIB_preload := $(filter-out preload/main.c preload/notify/%,$(filter preload/%,$
 LIB_notify := $(filter preload/notify/%,$(SUPERVISOR_SRCS))
 LIB_backend := $(filter-out $(DARWIN_SRCS),$(filter backend/%,$(SUPERVISOR_SRCS)))
 LIB_darwin := $(DARWIN_SRCS)
-LIB_cli := $(filter-out cli/sbxctl.c,$(wildcard cli/*.c))
+# cli/machine_*.c: what sbxctl asks of the machine (cli/machine.h);
+# Linux's here, macOS's in build/darwin/sbxctl (below)
+LIB_cli := $(filter-out cli/sbxctl.c cli/machine_darwin.c,$(wildcard cli/*.c))
 $(foreach a,$(ARCHIVES),$(eval build/lib/lib$(a).a: $$(sort $$(LIB_$(a):%.c=build/%.o))) \
 	$(eval build/musl/lib/lib$(a).a: $$(sort $$(LIB_$(a):%.c=build/musl/%.o))))
 build/lib/%.a:
@@ -285,9 +287,10 @@ build/preload/notify/deny.o: build/gen/filters.h
 
 # sbxctl (cli/, docs/SBXCTL.md): the management command. It
 # shares the policy, the config loading (config.c), the machine probes
-# (probe.c), hostfs and the report code with sbx-preload, from the same
-# archives; built with $(CC) against jansson (JSON: the hook, the
-# audit log, import-srt). Not on the start-up path, so not static.
+# (probe.c, through cli/machine_linux.c), hostfs and the report code with
+# sbx-preload, from the same archives; built with $(CC) against jansson
+# (JSON: the hook, the audit log, import-srt). Not on the start-up path,
+# so not static.
 CTL_SRCS := $(wildcard cli/*.c)
 JANSSON_LIBS = $(or $(shell $(PKG_CONFIG) --libs jansson 2>/dev/null),-ljansson)
 CTL_ARCHIVES := cli preload darwin common policy
@@ -302,9 +305,10 @@ TEST_HOOK_BINS := build/tests/sbx-preload-hooks build/tests/sbxctl-hooks
 
 # No test hook in what `make all` builds for installing; and the test
 # copies do hold them, which shows the search finds what it looks for.
-check-hooks: all build/darwin/sbx-preload $(TEST_HOOK_BINS)
+check-hooks: all build/darwin/sbx-preload build/darwin/sbxctl $(TEST_HOOK_BINS)
 	./scripts/check-hooks.sh "$(HOOK_NAMES)" build/sbx-preload build/sbx-init \
-		build/libsbx-preload.so build/sbxctl build/darwin/sbx-preload -- $(TEST_HOOK_BINS)
+		build/libsbx-preload.so build/sbxctl build/darwin/sbx-preload build/darwin/sbxctl -- \
+		$(TEST_HOOK_BINS)
 
 # The preload shim is built without sanitizers (ASan must be the first DSO,
 # which a library preloaded into someone else's program can never be), as
@@ -382,15 +386,34 @@ DARWIN_PRELOAD_SRCS := preload/start.c preload/options.c preload/config.c preloa
 	preload/reports.c preload/print.c preload/util.c preload/loginpath.c preload/mode.c \
 	backend/relay.c common/hostfs.c common/pathwalk.c common/openat2.c common/msg.c \
 	common/guard.c common/io.c common/look.c common/strv.c common/wire.c $(DARWIN_SRCS) $(NET_SRCS) $(POLICY_SRCS)
-build/darwin/sbx-preload: build/preload/darwin_main.o $(DARWIN_PRELOAD_SRCS:%.c=build/%.o)
+build/darwin/sbx-preload: build/preload/darwin_main.o build/preload/darwin_programs.o \
+		$(DARWIN_PRELOAD_SRCS:%.c=build/%.o)
 	@mkdir -p $(@D)
 	$(CC) $(SBX_LDFLAGS) -o $@ $^ $(SBX_LDLIBS)
-build/tests/darwin/preload/darwin_main.o: preload/darwin_main.c
+# where the programs are (preload/darwin_programs.c): the test build's
+# stand-ins, a choice made here
+build/tests/darwin/preload/darwin_programs.o: preload/darwin_programs.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) -DSBX_DARWIN_STANDINS='"stand-ins"' $(SBX_CFLAGS) -c -o $@ $<
-build/tests/darwin/sbx-preload: build/tests/darwin/preload/darwin_main.o \
-		$(DARWIN_PRELOAD_SRCS:%.c=build/%.o)
+build/tests/darwin/sbx-preload: build/preload/darwin_main.o \
+		build/tests/darwin/preload/darwin_programs.o $(DARWIN_PRELOAD_SRCS:%.c=build/%.o)
 	$(CC) $(SBX_LDFLAGS) -o $@ $^ $(SBX_LDLIBS)
+# sbxctl for macOS: cli/ with macOS's machine (cli/machine_darwin.c) over
+# the same portable files, in an archive (only what it calls comes in);
+# its test build with the stand-ins as sbx-preload's (tests/integration/
+# darwinctl.sh)
+DARWIN_CTL_SRCS := $(filter-out cli/machine_linux.c,$(CTL_SRCS))
+build/darwin/lib/libportable.a: $(sort $(DARWIN_PRELOAD_SRCS:%.c=build/%.o))
+	@mkdir -p $(@D)
+	rm -f $@ && $(AR) rcs $@ $^
+build/darwin/sbxctl: $(DARWIN_CTL_SRCS:%.c=build/%.o) build/preload/darwin_programs.o \
+		build/darwin/lib/libportable.a
+	$(CC) $(SBX_LDFLAGS) -o $@ $(filter %.o,$^) $(call group,$(filter %.a,$^)) $(SBX_LDLIBS) \
+		$(JANSSON_LIBS)
+build/tests/darwin/sbxctl: $(DARWIN_CTL_SRCS:%.c=build/%.o) \
+		build/tests/darwin/preload/darwin_programs.o build/darwin/lib/libportable.a
+	$(CC) $(SBX_LDFLAGS) -o $@ $(filter %.o,$^) $(call group,$(filter %.a,$^)) $(SBX_LDLIBS) \
+		$(JANSSON_LIBS)
 # The macOS wrappers (shim/darwin.c) on Linux: linked with the shim's
 # check core and the interpose table (an sbx_dyld_* the table names and
 # no file defines fails this link), and called on real files
@@ -426,14 +449,15 @@ build/darwin/libsbx-preload.dylib: build/gen/interpose.c build/gen/dyld-rows.h $
 	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) -DSBX_PORTABLE -std=gnu11 -Wall -Wextra \
 		-Wno-unused-parameter -fPIC -fvisibility=hidden $(CFLAGS) -dynamiclib -o $@ \
 		$(filter %.c,$^)
-# on Linux also macOS's sbx-preload in its test build, run by darwin.sh
+# on Linux also macOS's sbx-preload and sbxctl in their test builds, run
+# by darwin.sh and darwinctl.sh
 DARWIN_CHECK_HERE := $(if $(filter Linux,$(shell uname -s)),build/tests/shim-dyld \
-	build/tests/darwin/sbx-preload)
+	build/tests/darwin/sbx-preload build/tests/darwin/sbxctl)
 darwin-check: build/tests/darwin-unit build/tests/darwin-smoke build/darwin/sbx-preload \
-		$(DARWIN_CHECK_HERE)
+		build/darwin/sbxctl build/tests/net-unit $(DARWIN_CHECK_HERE)
 	build/tests/darwin-unit --jobs 2
 	$(if $(DARWIN_CHECK_HERE),build/tests/shim-dyld --jobs 2)
-	$(if $(DARWIN_CHECK_HERE),SUITES=darwin.sh ./tests/integration/run.sh)
+	$(if $(DARWIN_CHECK_HERE),SUITES="darwin.sh darwinctl.sh" ./tests/integration/run.sh)
 
 # net/ as it builds where Linux's calls are missing (net/compat.h's
 # fallbacks, SBX_PORTABLE, and poll()), in build/portable/ beside the
@@ -457,6 +481,31 @@ build/tests/unit-tests-portable: $(filter-out $(PORTABLE_FS_OBJS:build/portable/
 		$(patsubst build/lib/libnet.a,build/portable/lib/libnet.a,$(UNIT_ARCHIVES:%=build/lib/lib%.a))
 	$(CC) $(SBX_LDFLAGS) -no-pie -o $@ $(filter-out build/gen/%,$(filter %.o,$^)) $(call group,$(filter %.a,$^)) \
 		$(SBX_LDLIBS) -lcriterion $(JANSSON_LIBS)
+# build/portable/'s poller: poll(), or kqueue where a Mac builds it
+# (PORTABLE_POLLER=kqueue, net/poller_kqueue.c: not yet run; a switch
+# rebuilds net/poller.o)
+PORTABLE_POLLER ?= poll
+ifeq ($(filter poll kqueue,$(PORTABLE_POLLER)),)
+$(error PORTABLE_POLLER=$(PORTABLE_POLLER): poll or kqueue)
+endif
+PORTABLE_POLLER_STAMP := build/portable/poller-$(PORTABLE_POLLER).stamp
+$(shell mkdir -p build/portable; [ -e $(PORTABLE_POLLER_STAMP) ] || \
+	{ rm -f build/portable/poller-*.stamp; touch $(PORTABLE_POLLER_STAMP); })
+build/portable/net/poller.o: $(PORTABLE_POLLER_STAMP)
+build/portable/net/poller.o: SBX_CPPFLAGS += $(if $(filter kqueue,$(PORTABLE_POLLER)),-DSBX_POLLER_KQUEUE)
+# The proxy's unit tests alone, on that net/, objects named (no archive
+# group: Apple's linker has none): what .github/workflows/macos.yml runs
+# with poll() and with kqueue. Here `make check-portable` runs the same
+# tests inside unit-tests-portable; darwin-check only builds this one.
+NET_UNIT_SRCS := $(sort $(wildcard tests/unit/net_*.c)) tests/unit/helpers.c
+build/tests/net-unit: $(NET_UNIT_SRCS:%.c=build/portable/%.o) $(NET_SRCS:%.c=build/portable/%.o) \
+		$(POLICY_SRCS:%.c=build/%.o)
+	@mkdir -p $(@D)
+	$(CC) $(SBX_LDFLAGS) $(if $(filter Linux,$(shell uname -s)),-no-pie) -o $@ $^ $(SBX_LDLIBS) -lcriterion
+# the proxy's driver on that net/ (bench/poller: poll() against epoll)
+build/portable/sbx-proxy-test: build/portable/net/driver.o build/portable/lib/libnet.a \
+		build/lib/libpolicy.a
+	$(CC) $(SBX_LDFLAGS) -o $@ $< $(call group,$(filter %.a,$^)) $(SBX_LDLIBS)
 check-portable: build/tests/unit-tests-portable
 	build/tests/unit-tests-portable --jobs 2 --filter 'net*/*'
 	build/tests/unit-tests-portable --jobs 2 --filter '@(hostfs|pathwalk|walk_attack)/*'
@@ -470,7 +519,8 @@ run: deps
 NPROC := $(shell nproc 2>/dev/null || echo 2)
 check: deps-test
 	@$(MAKE) --no-print-directory -j$(NPROC) all build/tests/unit-tests build/tests/unit-tests-portable \
-		$(TEST_HOOK_BINS) test-progs build/darwin/sbx-preload build/tests/darwin/sbx-preload
+		$(TEST_HOOK_BINS) test-progs build/darwin/sbx-preload build/tests/darwin/sbx-preload \
+		build/darwin/sbxctl build/tests/darwin/sbxctl build/tests/net-unit
 	@$(MAKE) --no-print-directory -j3 check-docs check-hooks check-unit check-portable check-integration
 
 check-unit: build/tests/unit-tests build/tests/shim-dyld

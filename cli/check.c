@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "preload/config.h"
+#include "cli/machine.h"
 #include "cli/sbxctl.h"
 #include "preload/preload.h"
 #include "common/wire.h"
@@ -237,6 +238,13 @@ static bool git_guarded(const struct policy *p, const char *path, char *why, siz
 	return false;
 }
 
+/* A part of git's that Linux's runs keep read-only and macOS's do not */
+static void not_guarded(const char *why)
+{
+	printf("  not kept read-only here: %s; Linux's runs guard it, macOS's profile has "
+	       "no rule for it (docs/MACOS.md)\n", why);
+}
+
 static int check_path(const struct check *c, enum wire_op op, const char *arg)
 {
 	struct wire_report w = { .decision = WIRE_DENY, .op = op };
@@ -256,9 +264,10 @@ static int check_path(const struct check *c, enum wire_op op, const char *arg)
 	report_explain(c->p, &w, &as_written);
 	sbx_path_resolve(abs, real, sizeof(real));
 	char gwhy[2 * PATH_MAX];
-	if (op == WIRE_WRITE && as_written.verdict == SBX_ALLOW &&
-	    policy_check_path(c->p, SBX_OP_WRITE, real, NULL) == SBX_ALLOW &&
-	    git_guarded(c->p, real, gwhy, sizeof(gwhy))) {
+	bool guarded = op == WIRE_WRITE && as_written.verdict == SBX_ALLOW &&
+		       policy_check_path(c->p, SBX_OP_WRITE, real, NULL) == SBX_ALLOW &&
+		       git_guarded(c->p, real, gwhy, sizeof(gwhy));
+	if (guarded && machine_guards_git) {
 		if (!c->quiet) {
 			ctl_printable(gwhy, printable, sizeof(printable));
 			printf("%sdeny %s write %s\t%s\tkept read-only by the run (git on the host "
@@ -268,8 +277,14 @@ static int check_path(const struct check *c, enum wire_op op, const char *arg)
 		}
 		return 1;
 	}
+	/* macOS: the policy's answer stands, with what it lacks there */
+	char gprint[PATH_MAX];
+	if (guarded)
+		ctl_printable(gwhy, gprint, sizeof(gprint));
 	if (!strcmp(real, abs) || as_written.verdict == SBX_DENY) {
 		say(c, &w, &as_written, "");
+		if (guarded && !c->quiet)
+			not_guarded(gprint);
 		return as_written.verdict == SBX_DENY;
 	}
 	/* allowed as written: where it leads decides (a link in the
@@ -283,6 +298,8 @@ static int check_path(const struct check *c, enum wire_op op, const char *arg)
 	snprintf(via, sizeof(via), "leads to %s", printable);
 	snprintf(resolved.shown, sizeof(resolved.shown), "%s", as_written.shown);
 	say(c, &w, &resolved, via);
+	if (guarded && !c->quiet)
+		not_guarded(gprint);
 	return resolved.verdict == SBX_DENY;
 }
 

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 
 #include "preload/config.h"
 #include "common/hostfs.h"
+#include "cli/machine.h"
 #include "cli/sbxctl.h"
 #include "preload/preload.h"
 
@@ -92,20 +94,11 @@ int ctl_policy_profile(const char *config, const char *workspace, const char *cw
 	}
 	/* a strict policy names a session directory; a run makes a fresh one */
 	snprintf(session, sizeof(session), "%s/sessions/RUN", sdir);
-	/* sbx's own programs, never writable inside (as sbx-preload says) */
-	char preload[PATH_MAX], init[PATH_MAX], lib[PATH_MAX], bwrap[PATH_MAX];
-	bool have_preload = !config_find_helper("sbx-preload", "SBX_PRELOAD", X_OK, preload,
-						sizeof(preload));
-	bool have_init = !config_find_helper("sbx-init", "SBX_INIT", X_OK, init, sizeof(init));
-	bool have_lib = !config_find_helper("libsbx-preload.so", "SBX_SHIM_LIB", R_OK, lib,
-					    sizeof(lib));
-	bool have_bwrap = !find_bwrap(bwrap, sizeof(bwrap));
+	/* sbx's own programs, never writable inside (as a run names them) */
+	char own[SBX_OWN_FILES][PATH_MAX];
 	struct policy_ctx ctx = { .home = home, .cwd = cwd, .session_dir = session,
-				  .state_dir = sdir, .config_dir = cdir,
-				  .own_files = { have_preload ? preload : NULL,
-						 have_init ? init : NULL,
-						 have_lib ? lib : NULL,
-						 have_bwrap ? bwrap : NULL } };
+				  .state_dir = sdir, .config_dir = cdir };
+	machine_own_files(own, ctx.own_files);
 	if (b) {
 		rc = config_builder(&o, &ctx, false, user_file, ufsz, b, &err);
 	} else {
@@ -292,3 +285,31 @@ out:
 	return rc;
 }
 
+
+int ctl_blob_read(int fd, struct ctl_blob *b)
+{
+	struct stat st;
+	size_t need, len = 0;
+
+	*b = (struct ctl_blob){ 0 };
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+	    st.st_size > (64 << 20) || !(b->blob = malloc((size_t)st.st_size)))
+		return -EINVAL;
+	for (ssize_t n; len < (size_t)st.st_size; len += (size_t)n)
+		if ((n = pread(fd, b->blob + len, (size_t)st.st_size - len, (off_t)len)) <= 0)
+			break;
+	if (len != (size_t)st.st_size || policy_blob_attach_size(b->blob, len, &need) ||
+	    !(b->mem = aligned_alloc(_Alignof(max_align_t), (need + 15) & ~(size_t)15)) ||
+	    policy_blob_attach(b->blob, len, b->mem, need, &b->p)) {
+		ctl_blob_free(b);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+void ctl_blob_free(struct ctl_blob *b)
+{
+	free(b->mem);
+	free(b->blob);
+	*b = (struct ctl_blob){ 0 };
+}

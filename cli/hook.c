@@ -19,11 +19,11 @@
 #include <string.h>
 #include <fcntl.h>
 #include <stddef.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "preload/config.h"
+#include "cli/machine.h"
 #include "cli/sbxctl.h"
 #include "preload/preload.h"
 
@@ -48,49 +48,26 @@ static const char hook_usage[] =
 #define HOOK_INPUT_MAX (4 << 20) /* a Write's content can be large */
 
 /* Inside a run (the claude profile loads this hook with --settings), the
- * run's own compiled policy: the one the shim maps, through the holder's
- * descriptor named in SBX_SHIM (shim/core.c), so the hook judges with the
- * profile, the flags and the project file exactly as the sandbox does.
- * Anything in the sandbox can set SBX_SHIM: a forged policy can only
- * silence the hook's refusals, which the boundary makes all the same. A
- * view over the mapping: never policy_free()d. NULL outside a run. */
+ * run's own compiled policy: the blob the shim reads, named in SBX_SHIM
+ * (machine.h: the holder's descriptor on Linux, the hand-over's file on
+ * macOS), so the hook judges with the profile, the flags and the project
+ * file exactly as the sandbox does. Anything in the sandbox can set
+ * SBX_SHIM: a forged policy can only silence the hook's refusals, which
+ * the boundary makes all the same. Read into memory (ctl_blob_read),
+ * never freed. NULL outside a run. */
 static const struct policy *run_policy(void)
 {
 	const char *spec = getenv("SBX_SHIM");
-	char path[64];
-	unsigned long fd = 0, holder = 0;
-	struct stat st;
-	size_t need;
-	const struct policy *p = NULL;
+	struct ctl_blob b;
 
 	if (!spec || strncmp(spec, "1;", 2))
 		return NULL;
-	for (const char *f = spec; f && *f; f = strchr(f, ';') ? strchr(f, ';') + 1 : NULL) {
-		if (!strncmp(f, "policy=", 7))
-			fd = strtoul(f + 7, NULL, 10);
-		else if (!strncmp(f, "holder=", 7))
-			holder = strtoul(f + 7, NULL, 10);
-	}
-	if (!fd || !holder || fd > 65535 || holder > 4194304)
+	int fd = machine_run_policy_fd(spec);
+	if (fd < 0)
 		return NULL;
-	snprintf(path, sizeof(path), "/proc/%lu/fd/%lu", holder, fd);
-	int pfd = open(path, O_RDONLY | O_CLOEXEC);
-	if (pfd < 0)
-		return NULL;
-	void *blob = MAP_FAILED, *mem = NULL;
-	if (fstat(pfd, &st) == 0 && st.st_size > 0 && st.st_size <= (64 << 20))
-		blob = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, pfd, 0);
-	close(pfd);
-	if (blob == MAP_FAILED)
-		return NULL;
-	if (policy_blob_attach_size(blob, (size_t)st.st_size, &need) ||
-	    !(mem = aligned_alloc(_Alignof(max_align_t), (need + 15) & ~(size_t)15)) ||
-	    policy_blob_attach(blob, (size_t)st.st_size, mem, need, &p)) {
-		free(mem);
-		munmap(blob, (size_t)st.st_size);
-		return NULL;
-	}
-	return p; /* kept mapped until the hook exits */
+	int rc = ctl_blob_read(fd, &b);
+	close(fd);
+	return rc ? NULL : b.p; /* kept until the hook exits */
 }
 
 static void deny(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -65,6 +65,18 @@ int ctl_write_config(const char *path, const char *text);
  * *missing set when there is none. -errno with the error printed. */
 int ctl_read_config(const char *path, char **text, bool *missing);
 
+/* A compiled policy's blob read from fd (a regular file of at most 64
+ * MiB, read into memory, never mapped: a file shrunk under a mapping
+ * would fault) and a view over it (policy/blob.c checks every offset).
+ * p is NULL when the blob does not attach. */
+struct ctl_blob {
+	char *blob;
+	void *mem;
+	const struct policy *p;
+};
+int ctl_blob_read(int fd, struct ctl_blob *b);
+void ctl_blob_free(struct ctl_blob *b);
+
 /* A string for the terminal: controls escaped (report_printable). */
 void ctl_printable(const char *s, char *out, size_t outsz);
 

@@ -13,6 +13,7 @@
 #include <jansson.h>
 
 #include "preload/config.h"
+#include "cli/machine.h"
 #include "cli/sbxctl.h"
 #include "preload/preload.h"
 
@@ -20,8 +21,9 @@ static const char status_usage[] =
 "Usage: sbxctl status [-c FILE] [-w DIR] [--profile NAME] [--no-machine]\n"
 "The policy sbx-preload would run a command with from here: every value with\n"
 "where it came from (file:line, default, environment, mandatory), whether\n"
-"sandboxing is enabled, and what this machine offers (bubblewrap, user\n"
-"namespaces, seccomp and its user notification, Landlock). Under [report], the\n"
+"sandboxing is enabled, and what this machine offers (Linux: bubblewrap, user\n"
+"namespaces, seccomp and its user notification, Landlock; macOS: sandbox-exec,\n"
+"log, the shim, SIP, and the runs going on). Under [report], the\n"
 "quiet rules (ignore_paths, ignore_domains) and what they kept off the terminal\n"
 "in the last run that had any (from the audit log).\n"
 "  -c, --config FILE   the policy file (as sbx-preload: default $SBX_CONFIG, else\n"
@@ -94,8 +96,6 @@ static void rules_rows(bool c, const struct policy *p, enum sbx_rule_kind kind,
 		row(c, i ? "" : key, v, src);
 	}
 }
-
-void ctl_machine(bool color); /* doctor.c */
 
 static void print_scalars(bool c, const struct policy *p, struct scalar_seen *seen,
 			  const char *section)
@@ -209,9 +209,14 @@ int cmd_status(int argc, char **argv)
 	rules_rows(c, p, SBX_RULE_DENY_ENV, NULL);
 	rules_rows(c, p, SBX_RULE_KEEP_ENV, NULL);
 	withheld_rows(c, p);
+	const char *home = config_home_dir();
+	char sdir[PATH_MAX];
+	if (home && !config_own_dir(home, "XDG_STATE_HOME", ".local/state/sbx", sdir,
+				    sizeof(sdir)))
+		machine_runs(c, sdir);
 	if (machine) {
 		printf("\nmachine\n");
-		ctl_machine(c);
+		machine_status(c);
 	}
 	rc = CTL_OK;
 out:

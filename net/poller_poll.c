@@ -5,7 +5,10 @@
  * the hole. Each wait is one poll() over the whole array, O(watched): the
  * portable fallback, not the fast path. When more are ready than the
  * caller takes, the next wait starts the scan where this one stopped, so
- * no descriptor waits behind others for good.
+ * no descriptor waits behind others for good. POLLHUP is asked for
+ * explicitly: XNU's poll() watches nothing for an empty mask, so a hang-up
+ * would never come unasked there; and it is HUP only as epoll means it
+ * (poller_hup.h).
  */
 #include <errno.h>
 #include <limits.h>
@@ -14,6 +17,7 @@
 #include <string.h>
 
 #include "net/poller.h"
+#include "net/poller_hup.h"
 
 _Static_assert(POLLER_IN == POLLIN && POLLER_OUT == POLLOUT && POLLER_ERR == POLLERR &&
 		       POLLER_HUP == POLLHUP,
@@ -90,7 +94,7 @@ int poller_add(struct poller *p, int fd, uint32_t events, void *ptr)
 		p->ptr = ptrs;
 		p->cap = cap;
 	}
-	p->pf[p->n] = (struct pollfd){ .fd = fd, .events = (short)events };
+	p->pf[p->n] = (struct pollfd){ .fd = fd, .events = (short)(events | POLLHUP) };
 	p->ptr[p->n] = ptr;
 	p->at[fd] = (int)p->n++;
 	return 0;
@@ -102,7 +106,7 @@ int poller_mod(struct poller *p, int fd, uint32_t events, void *ptr)
 
 	if (i < 0)
 		return -ENOENT;
-	p->pf[i].events = (short)events;
+	p->pf[i].events = (short)(events | POLLHUP);
 	p->ptr[i] = ptr;
 	return 0;
 }
@@ -133,6 +137,9 @@ int poller_wait(struct poller *p, struct poller_event *evs, int max, int timeout
 	for (size_t k = 0; k < p->n && got < max && got < ready; k++) {
 		size_t i = (start + k) % p->n;
 		short r = p->pf[i].revents;
+		if ((r & POLLHUP) && !(r & POLLERR) && !poller_write_shut(p->pf[i].fd))
+			r &= (short)~POLLHUP; /* a half-close (poller_hup.h) */
+		r &= (short)(p->pf[i].events | POLLERR | POLLHUP | POLLNVAL); /* asked, or unasked ones */
 		if (!r || (r & POLLNVAL))
 			continue;
 		evs[got++] = (struct poller_event){ (uint16_t)r, p->ptr[i] };

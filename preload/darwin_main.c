@@ -9,9 +9,9 @@
  * The macOS build (build/darwin/sbx-preload) runs /usr/bin/sandbox-exec
  * and /usr/bin/log only, never from PATH, never from the environment
  * (built on Linux too, where it fails closed for want of them). Its test
- * build (build/tests/darwin/sbx-preload, Makefile) is compiled with
- * SBX_DARWIN_STANDINS, a directory beside the program that holds
- * stand-ins for the two (tests/integration/darwin.sh). */
+ * build (build/tests/darwin/sbx-preload, Makefile) links darwin_programs.c
+ * compiled with SBX_DARWIN_STANDINS, a directory beside the program that
+ * holds stand-ins for the two (tests/integration/darwin.sh). */
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
@@ -28,6 +28,7 @@
 #include "common/hostfs.h"
 #include "net/net.h"
 #include "preload/config.h"
+#include "preload/darwin_programs.h"
 #include "preload/mode.h"
 #include "preload/preload.h"
 #include "preload/profile.h"
@@ -67,53 +68,21 @@ struct drun {
 	int rc;
 };
 
-/* sandbox-exec and log: Apple's, by absolute path. The Linux test build
- * takes the stand-ins in SBX_DARWIN_STANDINS beside the program instead
- * (a choice made at build time: no variable of the caller's moves them). */
+/* sandbox-exec and log: Apple's, by absolute path (the test build's
+ * stand-ins instead: darwin_programs.h). */
 static int find_programs(struct drun *r)
 {
-#ifdef SBX_DARWIN_STANDINS
-	char dir[PATH_MAX];
-	snprintf(dir, sizeof(dir), "%s", r->self);
-	char *slash = strrchr(dir, '/');
-	if (!slash)
-		return -ENOENT;
-	*slash = '\0';
-	if (sbx_path_fmt(r->sandbox_exec, sizeof(r->sandbox_exec), "%s/%s/sandbox-exec", dir,
-			 SBX_DARWIN_STANDINS) ||
-	    sbx_path_fmt(r->log, sizeof(r->log), "%s/%s/log", dir, SBX_DARWIN_STANDINS))
-		return -ENAMETOOLONG;
-#else
-	snprintf(r->sandbox_exec, sizeof(r->sandbox_exec), "%s", DARWIN_SANDBOX_EXEC);
-	snprintf(r->log, sizeof(r->log), "%s", DARWIN_LOG);
-#endif
-	return 0;
+	return darwin_program(r->self, "sandbox-exec", r->sandbox_exec, sizeof(r->sandbox_exec)) ?:
+	       darwin_program(r->self, "log", r->log, sizeof(r->log));
 }
 
-/* The shim, libsbx-preload.dylib: beside sbx-preload or in ../lib/sbx/
- * ($SBX_SHIM_DYLIB names another), as main.c finds Linux's; the test
- * build's stand-in file in SBX_DARWIN_STANDINS (Linux never loads it:
- * what is tested is the hand-over). None: no shim, which the start-up
- * line's layers say. */
+/* The shim, libsbx-preload.dylib (darwin_programs.h: where sbxctl doctor
+ * looks too). None: no shim, which the start-up line's layers say. */
 static const char *find_shim(struct drun *r)
 {
 	if (r->o.no_shim)
 		return NULL;
-#ifdef SBX_DARWIN_STANDINS
-	char dir[PATH_MAX];
-	snprintf(dir, sizeof(dir), "%s", r->self);
-	char *slash = strrchr(dir, '/');
-	if (!slash)
-		return NULL;
-	*slash = '\0';
-	if (sbx_path_fmt(r->shim_lib, sizeof(r->shim_lib), "%s/%s/libsbx-preload.dylib", dir,
-			 SBX_DARWIN_STANDINS) || access(r->shim_lib, R_OK))
-		return NULL;
-	return r->shim_lib;
-#else
-	return config_find_helper("libsbx-preload.dylib", "SBX_SHIM_DYLIB", R_OK, r->shim_lib,
-				  sizeof(r->shim_lib)) ? NULL : r->shim_lib;
-#endif
+	return darwin_find_shim(r->self, r->shim_lib, sizeof(r->shim_lib)) ? NULL : r->shim_lib;
 }
 
 /* Options, HOME, the current directory, the run's stamp and sbx's

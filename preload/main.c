@@ -24,6 +24,7 @@
 #include "preload/mode.h"
 #include "backend/linux/mountids.h"
 #include "backend/linux/nested.h"
+#include "backend/linux/process.h"
 #include "preload/standin.h"
 #include "common/elfcheck.h"
 #include "preload/profile.h"

@@ -14,7 +14,6 @@
 #include "common/strv.h"
 #include "policy/policy.h"
 #include "common/wire.h"
-#include "backend/linux/process.h"
 #include "backend/relay.h"
 
 /* ---- util.c */

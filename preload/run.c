@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "backend/linux/process.h"
 #include "common/control.h"
 #include "common/forwarded.h"
 #include "net/net.h"

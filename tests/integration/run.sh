@@ -50,6 +50,10 @@ if [ -f "$top/build/tests/darwin/sbx-preload" ] && [ -f "$top/build/darwin/sbx-p
 	cp "$top/build/darwin/sbx-preload" "$bin/darwin/mac/"
 	cp -r "$top/tests/darwin/stand-ins" "$bin/darwin/stand-ins"
 fi
+# macOS's sbxctl, both builds likewise (tests/integration/darwinctl.sh)
+for f in tests/darwin/sbxctl:test darwin/sbxctl:mac; do
+	[ -f "$top/build/${f%:*}" ] && [ -d "$bin/darwin/${f#*:}" ] && cp "$top/build/${f%:*}" "$bin/darwin/${f#*:}/"
+done
 # its man pages and shell completion, checked there too
 mkdir -p "$bin/share" && cp -r "$top/docs/man" "$bin/share/man"
 [ -d "$top/share/completion" ] && cp -r "$top/share/completion" "$bin/share/completion"

@@ -1,7 +1,9 @@
 /* tests/unit/net_poller.c: the proxy's readiness seam (net/poller.h), on
  * real socket pairs, for whichever implementation the build chose (epoll;
- * poll() with `make SBX_POLLER=poll`): the same answers from both. */
+ * poll() with `make SBX_POLLER=poll`; kqueue on a Mac, build/tests/net-unit):
+ * the same answers from each. */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdbool.h>
 #include <string.h>
@@ -14,7 +16,9 @@
 
 static void pair(int sv[2])
 {
-	cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, sv), 0);
+	cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	for (int i = 0; i < 2; i++) /* fcntl: no SOCK_NONBLOCK on a Mac */
+		cr_assert(!fcntl(sv[i], F_SETFL, O_NONBLOCK) && !fcntl(sv[i], F_SETFD, FD_CLOEXEC));
 }
 
 /* a poller and a socket pair to watch with it */
@@ -117,6 +121,27 @@ Test(net_poller, a_hang_up_is_reported_unasked)
 	cr_assert_eq(poller_add(p, sv[0], 0, &tag), 0);
 	close(sv[1]);
 	cr_assert(events_of(p, &tag) & POLLER_HUP, "HUP with an empty mask");
+	poller_free(p);
+	close(sv[0]);
+}
+
+/* A half-close (the peer's FIN: it sends no more, still reads) is no
+ * hang-up: epoll says nothing for it unasked, and the loop must not end a
+ * client that shut its side after its request (XNU's poll() and kqueue
+ * say it like one: poller_hup.h). Asked for reads, it is readable. */
+Test(net_poller, a_half_close_is_not_a_hang_up)
+{
+	struct poller *p;
+	int sv[2], tag;
+
+	p = poller_pair(sv);
+	cr_assert_eq(poller_add(p, sv[0], 0, &tag), 0);
+	cr_assert_eq(shutdown(sv[1], SHUT_WR), 0);
+	cr_assert_eq(events_of(p, &tag), 0, "a half-close with an empty mask");
+	cr_assert_eq(poller_mod(p, sv[0], POLLER_IN, &tag), 0);
+	cr_assert_eq(events_of(p, &tag), POLLER_IN, "readable: the end of its stream");
+	close(sv[1]);
+	cr_assert(events_of(p, &tag) & POLLER_HUP, "then its close is");
 	poller_free(p);
 	close(sv[0]);
 }
