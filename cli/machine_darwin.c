@@ -148,16 +148,19 @@ void machine_status(bool c)
 	       "unknown (csrutil status says)");
 }
 
-/* "shim-YYYYMMDD-HHMMSS-PID" (start.c's run id), its parts; false for
- * any other name */
+/* "shim-YYYYMMDD-HHMMSS-PID" (start.c's run id), or with "-N" after it
+ * (darwin.c's next name when its first is held), its parts; false for any
+ * other name */
 static bool run_name(const char *name, char *when, size_t whensz, long *pid)
 {
 	const char *id = name + 5;
-	size_t n = strlen(name);
+	size_t n = strlen(name), digits = n > 5 + 16 ? strspn(id + 16, "0123456789") : 0;
+	const char *tail = id + 16 + digits;
 
-	if (strncmp(name, "shim-", 5) || n < 5 + 17 || n > 5 + 25 || id[8] != '-' ||
+	if (strncmp(name, "shim-", 5) || n < 5 + 17 || n > 5 + 28 || id[8] != '-' ||
 	    id[15] != '-' || strspn(id, "0123456789") != 8 || strspn(id + 9, "0123456789") != 6 ||
-	    strspn(id + 16, "0123456789") != strlen(id + 16))
+	    !digits || (*tail && (tail[0] != '-' || strspn(tail + 1, "0123456789") != strlen(tail + 1) ||
+				  !tail[1])))
 		return false;
 	*pid = strtol(id + 16, NULL, 10);
 	snprintf(when, whensz, "%.4s-%.2s-%.2s %.2s:%.2s:%.2s", id, id + 4, id + 6, id + 9,
@@ -248,7 +251,8 @@ void machine_runs(bool c, const char *sdir)
 			going++;
 		} else {
 			printf("  %-24s its sbx-preload ended (killed?) without removing %s/%s: "
-			       "rm -r it\n", name + 5, sdir, name);
+			       "the next start or `sbx-preload --cleanup` removes it\n", name + 5, sdir,
+			       name);
 			left++;
 		}
 	}

@@ -17,6 +17,8 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -117,3 +119,16 @@ const char *const net_http_proxy_vars[] = {
 	"npm_config_proxy", "npm_config_https_proxy",
 	"YARN_HTTP_PROXY", "YARN_HTTPS_PROXY", "PIP_PROXY", "CARGO_HTTP_PROXY", NULL,
 };
+
+char *net_java_tool_options(const char *theirs, unsigned http_port)
+{
+	char *v;
+	bool t = theirs && *theirs;
+
+	if (asprintf(&v, "%s%s-Dhttp.proxyHost=127.0.0.1 -Dhttp.proxyPort=%u "
+		     "-Dhttps.proxyHost=127.0.0.1 -Dhttps.proxyPort=%u "
+		     "-Dhttp.nonProxyHosts=localhost|127.*|[::1]", t ? theirs : "", t ? " " : "",
+		     http_port, http_port) < 0)
+		return NULL;
+	return v;
+}

@@ -416,6 +416,14 @@ struct net_loop;
  * darwin backend (backend/darwin/launch.c). */
 extern const char *const net_http_proxy_vars[];
 
+/* JAVA_TOOL_OPTIONS for COMMAND (the JVM reads no proxy variable): the
+ * caller's options `theirs` (may be NULL), then the proxy's system
+ * properties for http and https on localhost's http_port, with
+ * http.nonProxyHosts as NO_PROXY's equivalent (https reads it too); after
+ * theirs, since a later -D wins. malloc'd, NULL when out of memory.
+ * Linux's plan and the darwin backend set the same value. */
+char *net_java_tool_options(const char *theirs, unsigned http_port);
+
 /* The loop borrows `p` (it must outlive the loop) and copies cfg. */
 int net_loop_new(const struct policy *p, const struct net_cfg *cfg,
 		 struct net_loop **out);

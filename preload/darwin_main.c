@@ -85,6 +85,41 @@ static const char *find_shim(struct drun *r)
 	return darwin_find_shim(r->self, r->shim_lib, sizeof(r->shim_lib)) ? NULL : r->shim_lib;
 }
 
+static void said_swept(void *ctx, const char *name, int rc)
+{
+	const char *dir = ctx;
+
+	if (rc > 0)
+		msg("removed %s/%s (the shim's hand-over of a run that was killed)", dir, name);
+	else
+		msg("cleanup: left %s/%s: %s", dir, name, rc == -ENOTEMPTY ?
+		    "it holds files sbx did not make" : strerror(-rc));
+}
+
+/* --cleanup: what killed runs left (the shim's hand-over directories:
+ * macOS makes no stand-ins), removed; a live run's never. */
+static int cleanup_only(const char *home)
+{
+	char dir[PATH_MAX];
+	int fd, n;
+
+	if (config_own_dir(home, "XDG_STATE_HOME", ".local/state/sbx", dir, sizeof(dir))) {
+		msg("cleanup: cannot tell sbx's state directory");
+		return SBX_EXIT_SETUP;
+	}
+	fd = start_state_open(dir, 0);
+	n = fd < 0 ? fd : darwin_shim_sweep(fd, dir, said_swept, dir);
+	if (fd >= 0)
+		close(fd);
+	if (n < 0 && n != -ENOENT) {
+		msg("cleanup: cannot read sbx's state directory %s: %s", dir, strerror(-n));
+		return SBX_EXIT_SETUP;
+	}
+	if (n <= 0)
+		info("cleanup: nothing left by a killed run");
+	return 0;
+}
+
 /* Options, HOME, the current directory, the run's stamp and sbx's
  * directories; what this build cannot do refused before anything runs. */
 static int phase_prepare(struct drun *r)
@@ -99,10 +134,8 @@ static int phase_prepare(struct drun *r)
 		msg("cannot tell your home directory: set HOME");
 		return SBX_EXIT_SETUP;
 	}
-	if (o->cleanup) {
-		info("cleanup: sbx on macOS leaves no stand-ins behind; nothing to remove");
-		return 0;
-	}
+	if (o->cleanup)
+		return cleanup_only(r->home);
 	if (o->print_profile)
 		return profile_print(o->print_profile, r->home);
 	/* the shim (--learn's and --trace's only witness) has no macOS build

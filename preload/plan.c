@@ -2140,13 +2140,23 @@ static const char *caller_env(const struct plan_in *in, const char *name)
 	return NULL;
 }
 
+/* The caller's value of NAME as COMMAND may see it: NULL when absent or
+ * withheld (deny_env, a secret-looking value: plan_environment unsets
+ * it, and a value of sbx's built on it must not bring it back). */
+static const char *caller_kept(const struct plan_in *in, const char *name)
+{
+	const char *v = caller_env(in, name);
+
+	return v && !policy_env_var_denied(in->policy, name, v) ? v : NULL;
+}
+
 /* COMMAND's clients pointed at the proxy's listeners on the sandbox's
  * loopback (docs/NETWORK.md has the table: which program reads which).
  * They replace the caller's: a proxy of the host's is not reachable from
  * the sandbox, and one that was would bypass the policy. */
 static int proxy_environment(const struct plan_in *in, struct plan *pl)
 {
-	char http[64], socks[64], java[4096], pc[PATH_MAX * 4 + 64], ssh[PATH_MAX * 6 + 4096];
+	char http[64], socks[64], pc[PATH_MAX * 4 + 64], ssh[PATH_MAX * 6 + 4096];
 	const char *const *http_vars = net_http_proxy_vars;
 	const char *no_proxy = "localhost,127.0.0.1,::1";
 	unsigned hport = in->http_port ? in->http_port : SBX_PROXY_HTTP_PORT;
@@ -2163,17 +2173,15 @@ static int proxy_environment(const struct plan_in *in, struct plan *pl)
 	/* Node 22.21+/24+: fetch() and http(s) follow HTTP(S)_PROXY */
 	TRY(add3(pl, "--setenv", "NODE_USE_ENV_PROXY", "1"));
 	/* the JVM: after the caller's options (a later -D wins) */
-	const char *jt = caller_env(in, "JAVA_TOOL_OPTIONS");
-	snprintf(java, sizeof(java), "%s%s-Dhttp.proxyHost=127.0.0.1 -Dhttp.proxyPort=%u "
-		 "-Dhttps.proxyHost=127.0.0.1 -Dhttps.proxyPort=%u "
-		 "-Dhttp.nonProxyHosts=localhost|127.*|[::1]", jt && *jt ? jt : "",
-		 jt && *jt ? " " : "", hport, hport);
-	TRY(add3(pl, "--setenv", "JAVA_TOOL_OPTIONS", java));
+	char *java = net_java_tool_options(caller_kept(in, "JAVA_TOOL_OPTIONS"), hport);
+	int jrc = java ? add3(pl, "--setenv", "JAVA_TOOL_OPTIONS", java) : -ENOMEM;
+	free(java);
+	TRY(jrc);
 	/* ssh follows no variable: git over ssh gets a ProxyCommand, sbx-init's
 	 * SOCKS5 client (ssh runs it with sh -c, git runs GIT_SSH_COMMAND so
 	 * too: quoted twice). The caller's command stays in front, so their
 	 * options, and a ProxyCommand of theirs, come first. */
-	const char *gs = caller_env(in, "GIT_SSH_COMMAND");
+	const char *gs = caller_kept(in, "GIT_SSH_COMMAND");
 	snprintf(pc, sizeof(pc), "ProxyCommand=");
 	shell_quote(in->init, pc, sizeof(pc));
 	snprintf(pc + strlen(pc), sizeof(pc) - strlen(pc), " --socks-connect=%u %%h %%p",

@@ -2,8 +2,10 @@
 # Install the Debian packages sbx needs, and only those that are missing.
 # `deps.sh --test` adds what the test suite drives: tmux (a real terminal),
 # script (a PTY), node (unless one is already on PATH), curl, setfacl and
-# setfattr (acl, attr: extended attributes from inside), and go (a static Go
-# client for notify.sh; that test is skipped without it).
+# setfattr (acl, attr: extended attributes from inside), netcat-openbsd
+# (BSD netcat, the one macOS ships: darwin.sh runs git over ssh through
+# the ProxyCommand macOS's sbx-preload sets), and go (a static Go client
+# for notify.sh; that test is skipped without it).
 # `deps.sh --fuzz` adds clang for `make fuzz`; `deps.sh --container` podman,
 # runc and debootstrap for `make check-container` and its recipe.
 # As root: runs apt-get. Otherwise: prints the exact apt-get line and fails,
@@ -14,7 +16,7 @@ set -eu
 PKGS="build-essential pkg-config bubblewrap libinih-dev uthash-dev libseccomp-dev \
 libjansson-dev libcriterion-dev musl-tools python3 git util-linux procps"
 if [ "${1:-}" = --test ]; then
-	PKGS="$PKGS tmux bsdutils curl acl attr"
+	PKGS="$PKGS tmux bsdutils curl acl attr netcat-openbsd"
 	command -v go >/dev/null 2>&1 || PKGS="$PKGS golang-go"
 	command -v node >/dev/null 2>&1 || PKGS="$PKGS nodejs"
 fi

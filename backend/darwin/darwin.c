@@ -9,6 +9,7 @@
  * own (backend/relay.c, as on Linux), relayed in the wait's loop. Nothing
  * here needs more than POSIX: the same code runs on Linux in the unit
  * tests, with stand-ins for the two programs. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -18,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -328,13 +330,32 @@ static int terminal_begin(void)
 	return 0;
 }
 
+/* The names shim_make makes in a hand-over directory, with their kind:
+ * the only ones a run's end or a sweep removes. */
+static const struct {
+	const char *name;
+	mode_t type;
+} shim_files[] = { { "policy", S_IFREG }, { "reports", S_IFIFO }, { "dropped", S_IFREG } };
+#define SHIM_NFILES (sizeof(shim_files) / sizeof(shim_files[0]))
+
+/* Is `name` in the directory parent still the directory held as fd? */
+static bool still_named(int parent, const char *name, int fd)
+{
+	struct stat a, b;
+
+	return !fstatat(parent, name, &a, AT_SYMLINK_NOFOLLOW) && !fstat(fd, &b) &&
+	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
 /* The shim's hand-over (darwin.h, struct darwin_shim; docs/MACOS.md):
  * gone with its files, the descriptors closed, SBX_SHIM's value freed.
- * Every way out of a run comes here (release). */
+ * Every way out of a run comes here (release); the directory is removed
+ * while its lock is still held (a sweep never meets it half gone), and
+ * the lock goes with the descriptor. A run killed with SIGKILL never
+ * comes here: the next start sweeps (darwin_shim_sweep). */
 static void shim_remove(struct darwin *d)
 {
 	struct darwin_shim *s = &d->shim;
-	static const char *const files[] = { "policy", "reports", "dropped" };
 	int *fds[] = { &s->rd, &s->wr, &s->cfd };
 
 	for (size_t i = 0; i < 3; i++) {
@@ -343,18 +364,131 @@ static void shim_remove(struct darwin *d)
 		*fds[i] = -1;
 	}
 	if (s->dirfd >= 0) {
-		for (size_t i = 0; i < 3; i++)
-			if (unlinkat(s->dirfd, files[i], 0) && errno != ENOENT)
-				msg("cannot remove %s/%s: %s", s->dir, files[i], strerror(errno));
-		close(s->dirfd);
-		s->dirfd = -1;
+		for (size_t i = 0; i < SHIM_NFILES; i++)
+			if (unlinkat(s->dirfd, shim_files[i].name, 0) && errno != ENOENT)
+				msg("cannot remove %s/%s: %s", s->dir, shim_files[i].name,
+				    strerror(errno));
 	}
 	if (s->made && d->state_fd >= 0 && unlinkat(d->state_fd, s->name, AT_REMOVEDIR) &&
 	    errno != ENOENT)
 		msg("cannot remove the shim's hand-over directory %s: %s", s->dir, strerror(errno));
+	if (s->dirfd >= 0)
+		close(s->dirfd);
+	s->dirfd = -1;
 	s->made = false;
 	free(d->shim_spec);
 	d->shim_spec = NULL;
+}
+
+/* Does the directory fd hold nothing but what shim_make makes there, each
+ * of its kind and the user's? (A directory with anything else in it is
+ * not a hand-over sbx knows: left whole.) */
+static bool only_ours(int fd)
+{
+	int fd2 = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *dir = fd2 >= 0 ? fdopendir(fd2) : NULL;
+	struct dirent *de;
+	bool ok = dir != NULL;
+
+	if (!dir && fd2 >= 0)
+		close(fd2);
+	while (ok && (de = readdir(dir))) {
+		struct stat f;
+		size_t i = 0;
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		while (i < SHIM_NFILES && strcmp(de->d_name, shim_files[i].name))
+			i++;
+		ok = i < SHIM_NFILES && !fstatat(fd, de->d_name, &f, AT_SYMLINK_NOFOLLOW) &&
+		     (f.st_mode & S_IFMT) == shim_files[i].type && f.st_uid == geteuid();
+	}
+	if (dir)
+		closedir(dir);
+	return ok;
+}
+
+/* One `shim-*` entry of the state directory, judged for a sweep: 1
+ * removed (its run is gone), 0 left alone, -errno when it could not be
+ * removed. What is left alone: anything but a directory of the user's
+ * (a link is never followed: looked at, then opened O_NOFOLLOW, and the
+ * two must be one directory), a directory whose lock a run holds (the
+ * kernel drops a flock with the last descriptor of the run that took
+ * it, SIGKILL too, so a lock that can be taken is a run that is gone),
+ * and a directory holding anything sbx did not make there (only_ours:
+ * -ENOTEMPTY, nothing in it removed). Two starts sweeping at once: one
+ * takes the lock, the other finds it taken and leaves it to the first;
+ * one that takes it after the first removed the directory finds the name
+ * gone (still_named) and removes nothing. */
+static int sweep_one(int state_fd, const char *shown, const char *name)
+{
+	struct stat ln, st;
+	int fd, rc = 1;
+
+	if (fstatat(state_fd, name, &ln, AT_SYMLINK_NOFOLLOW) || !S_ISDIR(ln.st_mode) ||
+	    ln.st_uid != geteuid())
+		return 0;
+	fd = hostfs_dir_openat(state_fd, shown, name, HOSTFS_MINE, NULL);
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &st) || st.st_dev != ln.st_dev || st.st_ino != ln.st_ino ||
+	    flock(fd, LOCK_EX | LOCK_NB)) {
+		close(fd);
+		return 0;
+	}
+	if (!still_named(state_fd, name, fd)) {
+		close(fd);
+		return 0;
+	}
+	if (!only_ours(fd)) {
+		close(fd);
+		return -ENOTEMPTY;
+	}
+	for (size_t i = 0; i < SHIM_NFILES; i++)
+		if (unlinkat(fd, shim_files[i].name, 0) && errno != ENOENT)
+			rc = -errno;
+	if (rc > 0 && unlinkat(state_fd, name, AT_REMOVEDIR))
+		rc = errno == ENOENT ? 0 : errno == EEXIST ? -ENOTEMPTY : -errno;
+	close(fd);
+	return rc;
+}
+
+int darwin_shim_sweep(int state_fd, const char *shown,
+		      void (*say)(void *ctx, const char *name, int rc), void *ctx)
+{
+	/* a descriptor of its own: a dup() would share (and leave at the
+	 * end) the held directory's read position */
+	int fd2 = openat(state_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), removed = 0;
+	DIR *dir = fd2 >= 0 ? fdopendir(fd2) : NULL;
+	struct dirent *de;
+
+	if (!dir) {
+		int e = -errno;
+		if (fd2 >= 0)
+			close(fd2);
+		return e;
+	}
+	while ((de = readdir(dir))) {
+		if (strncmp(de->d_name, "shim-", 5) || !de->d_name[5])
+			continue;
+		int rc = sweep_one(state_fd, shown, de->d_name);
+		removed += rc > 0;
+		if (rc && say)
+			say(ctx, de->d_name, rc);
+	}
+	closedir(dir);
+	return removed;
+}
+
+/* At a start: what killed runs left, said with -v. */
+static void swept(void *ctx, const char *name, int rc)
+{
+	const char *shown = ctx;
+
+	if (rc > 0)
+		vmsg("removed %s/%s, the shim's hand-over a killed run left", shown, name);
+	else
+		vmsg("left %s/%s, a killed run's hand-over: %s", shown, name,
+		     rc == -ENOTEMPTY ? "it holds files sbx did not make" : strerror(-rc));
 }
 
 unsigned long darwin_shim_dropped(const struct darwin *d)
@@ -365,10 +499,30 @@ unsigned long darwin_shim_dropped(const struct darwin *d)
 		       (unsigned long)st.st_size : 0;
 }
 
+/* The hand-over's names for the try'th directory made for it:
+ * `shim-RUNID`, then `shim-RUNID-1`... (shim_make). 0, -ENAMETOOLONG. */
+static int shim_names(struct darwin *d, int tries)
+{
+	struct darwin_shim *s = &d->shim;
+	char n[16] = "";
+
+	if (tries)
+		snprintf(n, sizeof(n), "-%d", tries);
+	if ((size_t)snprintf(s->name, sizeof(s->name), "shim-%s%s", d->run_id, n) >=
+		    sizeof(s->name) ||
+	    sbx_path_fmt(s->dir, sizeof(s->dir), "%s/%s", d->state_dir, s->name) ||
+	    sbx_path_fmt(s->policy, sizeof(s->policy), "%s/policy", s->dir) ||
+	    sbx_path_fmt(s->report, sizeof(s->report), "%s/reports", s->dir) ||
+	    sbx_path_fmt(s->counters, sizeof(s->counters), "%s/dropped", s->dir))
+		return -ENAMETOOLONG;
+	return 0;
+}
+
 /* The hand-over made, for the profile's rules and SBX_SHIM: a fresh
  * directory `shim-RUNID` in the held state directory (no process of the
- * run can write there), made and then opened without following a link;
- * in it the policy blob (policy/blob.c: the bytes Linux seals in its
+ * run can write there), made and then opened without following a link,
+ * its flock taken for the run's life (darwin_shim_sweep: the lock is the
+ * run's liveness); in it the policy blob (policy/blob.c: the bytes Linux seals in its
  * memfd), made O_EXCL and left 0400; the report FIFO, held for reading
  * and writing (a reader for the shim's non-blocking opens, and no end
  * read while COMMAND lives); the counters file. Any failure fails the
@@ -386,26 +540,48 @@ static int shim_make(struct darwin *d, const struct policy *p, char *why, size_t
 		snprintf(why, whysz, "the shim's hand-over has no state directory to go in");
 		return -EINVAL;
 	}
-	snprintf(s->name, sizeof(s->name), "shim-%s", d->run_id);
-	if (sbx_path_fmt(s->dir, sizeof(s->dir), "%s/%s", d->state_dir, s->name) ||
-	    sbx_path_fmt(s->policy, sizeof(s->policy), "%s/policy", s->dir) ||
-	    sbx_path_fmt(s->report, sizeof(s->report), "%s/reports", s->dir) ||
-	    sbx_path_fmt(s->counters, sizeof(s->counters), "%s/dropped", s->dir)) {
-		snprintf(why, whysz, "the shim's hand-over directory in %s: path too long",
-			 d->state_dir);
-		return -ENAMETOOLONG;
-	}
-	if (mkdirat(d->state_fd, s->name, 0700)) {
-		rc = -errno;
-		snprintf(why, whysz, "cannot make the shim's hand-over directory %s", s->dir);
-		return rc;
-	}
-	s->made = true;
-	s->dirfd = hostfs_dir_openat(d->state_fd, d->state_dir, s->name, HOSTFS_MINE, &he);
-	if (s->dirfd < 0 || fchmod(s->dirfd, 0700)) {
-		rc = s->dirfd < 0 ? s->dirfd : -errno;
-		snprintf(why, whysz, "%s", he.msg[0] ? he.msg : s->dir);
-		return rc;
+	for (int tries = 0;; tries++) {
+		if (tries == 3) {
+			snprintf(why, whysz, "the shim's hand-over directory in %s: another process "
+				 "took the lock of each of three made for it", d->state_dir);
+			return -EAGAIN;
+		}
+		if ((rc = shim_names(d, tries))) {
+			snprintf(why, whysz, "the shim's hand-over directory in %s: path too long",
+				 d->state_dir);
+			return rc;
+		}
+		if (mkdirat(d->state_fd, s->name, 0700)) {
+			rc = -errno;
+			snprintf(why, whysz, "cannot make the shim's hand-over directory %s", s->dir);
+			return rc;
+		}
+		s->made = true;
+		s->dirfd = hostfs_dir_openat(d->state_fd, d->state_dir, s->name, HOSTFS_MINE, &he);
+		if (s->dirfd < 0 || fchmod(s->dirfd, 0700)) {
+			rc = s->dirfd < 0 ? s->dirfd : -errno;
+			snprintf(why, whysz, "%s", he.msg[0] ? he.msg : s->dir);
+			return rc;
+		}
+		int lk = flock(s->dirfd, LOCK_EX | LOCK_NB) ? errno : 0;
+		if (!lk && still_named(d->state_fd, s->name, s->dirfd))
+			break;
+		if (lk && lk != EWOULDBLOCK && lk != EINTR) {
+			/* no flock on this file system: never swept (a
+			 * directory no one can lock is left), so only a
+			 * killed run's stays behind */
+			dmsg("the shim's hand-over directory %s cannot be locked (%s): a killed "
+			     "run's would be left behind", s->dir, strerror(lk));
+			break;
+		}
+		/* its lock was taken between its making and ours: by another
+		 * start's sweep, which took it, empty, for a dead run's and
+		 * removes it, or by a program of the user's (any may open it),
+		 * which could hold it as long as it likes. Not this run's to
+		 * use, nor to remove: another name, at once */
+		close(s->dirfd);
+		s->dirfd = -1;
+		s->made = false;
 	}
 	if ((rc = policy_to_blob(p, &blob, &len))) {
 		snprintf(why, whysz, "cannot make the shim's policy for %s", s->policy);
@@ -536,7 +712,12 @@ static int darwin_start(struct backend *b, const struct plan *pl, char *why, siz
 					 strerror(-rc));
 				return rc;
 			}
-	/* the shim's hand-over, before the profile that guards it */
+	/* what killed runs left (their locks gone with them), then this
+	 * run's hand-over, before the profile that guards it */
+	if (d->state_fd >= 0) {
+		const char *shown = d->state_dir ? d->state_dir : ".";
+		darwin_shim_sweep(d->state_fd, shown, swept, (void *)shown);
+	}
 	if (d->shim_lib && (rc = shim_make(d, b->policy, why, whysz)))
 		return rc;
 	/* a relayed terminal the profile cannot name would stay open to

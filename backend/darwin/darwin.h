@@ -30,7 +30,9 @@ struct net_loop;
 /* The shim's hand-over directory `shim-RUNID` in the state directory:
  * the policy blob (0400), the report FIFO (held open for reading, and a
  * write end held so it never reads its end while COMMAND lives) and the
- * counters file (a dropped report appends a byte). */
+ * counters file (a dropped report appends a byte). dirfd holds the
+ * directory's flock for the run's life: a directory whose lock can be
+ * taken is a killed run's (darwin_shim_sweep). */
 struct darwin_shim {
 	char name[NAME_MAX + 1];
 	char dir[PATH_MAX], policy[PATH_MAX], report[PATH_MAX], counters[PATH_MAX];
@@ -122,6 +124,16 @@ int darwin_wait(struct backend *b, struct darwin_io *io, bool *ready);
 /* The reports the shim dropped (the counters file's size), 0 without a
  * shim. */
 unsigned long darwin_shim_dropped(const struct darwin *d);
+
+/* The hand-over directories killed runs left in the held state directory
+ * (`shim-*`; `shown` names it in messages): each whose lock no run holds
+ * loses the files sbx made there and then goes, never through a link;
+ * one holding anything else stays. `say` (may be NULL) hears of each
+ * removed (rc 1) and each that could not be (-errno, -ENOTEMPTY for
+ * files sbx did not make). start() sweeps; `--cleanup` too. The number
+ * removed, or -errno when the directory cannot be read. */
+int darwin_shim_sweep(int state_fd, const char *shown,
+		      void (*say)(void *ctx, const char *name, int rc), void *ctx);
 
 /* The tag for a run: `sbx-RUNID-` and 16 random hex digits (a guessed
  * tag would let another run's refusals pass for ours). 0, -EINVAL. */

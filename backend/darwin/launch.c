@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "backend/darwin/launch.h"
+#include "common/msg.h"
 #include "common/wire.h"
 #include "net/net.h"
 
@@ -81,6 +82,49 @@ static int env_put(struct strv *v, const char *name, const char *value)
 	return value ? strv_addf(v, "%s=%s", name, value) : 0;
 }
 
+/* v's value of `name`, or NULL (borrowed: an env_put of the name frees it). */
+static const char *env_get(const struct strv *v, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (size_t i = 0; i < v->n; i++)
+		if (!strncmp(v->v[i], name, len) && v->v[i][len] == '=')
+			return v->v[i] + len + 1;
+	return NULL;
+}
+
+/* The clients that read no proxy variable, pointed at sbx's proxy: the
+ * profile lets nothing but its two ports out, so without this they just
+ * fail. The JVM: the proxy's properties after the caller's options
+ * (net_java_tool_options, the value Linux's plan sets). git over ssh: the
+ * caller's GIT_SSH_COMMAND (else ssh) and a ProxyCommand through the
+ * SOCKS listener, macOS's own BSD netcat (`-X 5`: SOCKS5; `-x`: the
+ * proxy; a name is sent to the proxy unresolved, as socks5h), by its
+ * absolute path (one of the sandbox's in PATH would see every byte).
+ * ssh takes an option's first value, so a ProxyCommand of the caller's
+ * wins; the caller's command is kept in front, as on Linux, and said. */
+static int proxy_clients(struct strv *envp, unsigned http_port, unsigned socks_port)
+{
+	char *java = net_java_tool_options(env_get(envp, "JAVA_TOOL_OPTIONS"), http_port);
+	int rc = java ? env_put(envp, "JAVA_TOOL_OPTIONS", java) : -ENOMEM;
+
+	free(java);
+	if (rc)
+		return rc;
+	const char *gs = env_get(envp, "GIT_SSH_COMMAND");
+	bool theirs = gs && *gs;
+	char *ssh;
+	if (asprintf(&ssh, "%s -o 'ProxyCommand=%s -X 5 -x 127.0.0.1:%u %%h %%p'",
+		     theirs ? gs : "ssh", DARWIN_NC, socks_port) < 0)
+		return -ENOMEM;
+	if (theirs)
+		vmsg("GIT_SSH_COMMAND: yours, then sbx's ProxyCommand through the proxy (a "
+		     "ProxyCommand of yours comes first and wins)");
+	rc = env_put(envp, "GIT_SSH_COMMAND", ssh);
+	free(ssh);
+	return rc;
+}
+
 /* A variable that sends a client through a proxy of the caller's (as
  * plan.c: `*_proxy` in any case, git's GIT_PROXY_COMMAND). */
 static bool proxy_setting(const char *name)
@@ -141,6 +185,7 @@ int darwin_launch_env(const struct darwin_launch_in *in, struct strv *envp,
 		TRY(env_put(envp, "NO_PROXY", "localhost,127.0.0.1,::1"));
 		TRY(env_put(envp, "no_proxy", "localhost,127.0.0.1,::1"));
 		TRY(env_put(envp, "NODE_USE_ENV_PROXY", "1"));
+		TRY(proxy_clients(envp, in->http_port, in->socks_port));
 	}
 	for (size_t i = 0; i < nset; i++) {
 		char name[256];

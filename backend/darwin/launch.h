@@ -14,6 +14,9 @@
 #include "common/strv.h"
 #include "policy/policy.h"
 
+/* macOS's netcat (BSD's: SOCKS5 with -X 5), ssh's ProxyCommand for git
+ * over ssh (darwin_launch_env), by absolute path. */
+#define DARWIN_NC "/usr/bin/nc"
 
 struct darwin_launch_in {
 	const struct policy *policy;
@@ -54,7 +57,9 @@ int darwin_launch_argv(const struct darwin_launch_in *in, struct strv *argv);
  * (deny_env, secret-looking names; their names into `withheld`) and the
  * caller's proxy settings where the network is not open (their proxy
  * would bypass the policy, their credentials are not COMMAND's); then
- * sbx's proxy (net_http_proxy_vars, ALL_PROXY, NO_PROXY), `[env] set`,
+ * sbx's proxy (net_http_proxy_vars, ALL_PROXY, NO_PROXY; JAVA_TOOL_OPTIONS
+ * after the caller's, GIT_SSH_COMMAND with a ProxyCommand through the
+ * SOCKS port: docs/MACOS.md), `[env] set` (which may replace any of them),
  * SBX_SANDBOX=1 (the nested-sandbox marker) and the shim, first in
  * DYLD_INSERT_LIBRARIES. Any other DYLD_ variable of the caller's is
  * dropped: it would load or find libraries of its choosing in every

@@ -173,6 +173,120 @@ if [ $RC -eq 0 ] && [ -n "$port" ] && [ -n "$sport" ] && [ "$port" != 3128 ] &&
 	hasf 'denied.invalid' err && records | grep -qx 'proxy .* denied.invalid.*'; then ok
 else bad "rc=$RC port=$port sport=$sport code=$(cat "$B/code" 2>/dev/null) records=[$(records)]"; fi
 
+# ---- clients that read no proxy variable: on a Mac the profile lets
+# only the proxy's two ports out, so the JVM and ssh (git over ssh) are
+# pointed at it by JAVA_TOOL_OPTIONS and GIT_SSH_COMMAND (docs/MACOS.md)
+
+# sshd.py DIR: a loopback server that speaks first as an ssh server does,
+# keeps the first line its client sends (DIR/got) and which program's
+# socket it came from (DIR/from: the proxy's is sbx-preload's; ssh's
+# own, or nc's, would be a direct connection), then sends a packet no
+# ssh takes (ssh ends, saying so: the way back works too) and hangs up
+# once its client has
+cat >"$TOOLS_DW/sshd.py" <<'PY'
+import os, socket, sys
+d = sys.argv[1]
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+s.listen(4)
+port = s.getsockname()[1]
+open(d + "/port.tmp", "w").write(str(port))
+os.rename(d + "/port.tmp", d + "/port")
+c, peer = s.accept()
+c.sendall(b"SSH-2.0-sbxfake\r\n")
+got = b""
+while b"\n" not in got:
+    b = c.recv(4096)
+    if not b: break
+    got += b
+open(d + "/got", "wb").write(got.split(b"\n")[0] + b"\n")
+inode = None
+for line in open("/proc/net/tcp").readlines()[1:]:
+    f = line.split()
+    if int(f[1].split(":")[1], 16) == peer[1] and int(f[2].split(":")[1], 16) == port:
+        inode = f[9]
+who = "?"
+for pid in filter(str.isdigit, os.listdir("/proc")):
+    try:
+        for fd in os.listdir("/proc/%s/fd" % pid):
+            if os.readlink("/proc/%s/fd/%s" % (pid, fd)) == "socket:[%s]" % inode:
+                who = open("/proc/%s/comm" % pid).read().strip()
+    except OSError:
+        pass
+open(d + "/from", "w").write(who + "\n")
+c.sendall(b"\xff" * 16)
+while c.recv(4096):
+    pass
+c.close()
+PY
+chmod 644 "$TOOLS_DW/sshd.py"
+
+dt the_jvm_and_git_over_ssh_are_given_the_runs_proxy_ports
+sx --allow-domain example.com -- sh -c 'env > "$0/env"' "$B"
+hp=$(sed -n 's/^HTTP_PROXY_PORT=//p' "$S/params")
+sp=$(sed -n 's/^SOCKS_PROXY_PORT=//p' "$S/params")
+JAVA_TOOL_OPTIONS=-Xmx64m GIT_SSH_COMMAND='ssh -i key' sx -v --allow-domain example.com -- sh -c 'env > "$0/env2"' "$B"
+hp2=$(sed -n 's/^HTTP_PROXY_PORT=//p' "$S/params")
+sp2=$(sed -n 's/^SOCKS_PROXY_PORT=//p' "$S/params")
+if [ $RC -eq 0 ] && [ -n "$hp" ] && [ -n "$sp" ] && [ -n "$hp2" ] && [ -n "$sp2" ] &&
+	grep -qxF "JAVA_TOOL_OPTIONS=-Dhttp.proxyHost=127.0.0.1 -Dhttp.proxyPort=$hp -Dhttps.proxyHost=127.0.0.1 -Dhttps.proxyPort=$hp -Dhttp.nonProxyHosts=localhost|127.*|[::1]" "$B/env" &&
+	grep -qxF "GIT_SSH_COMMAND=ssh -o 'ProxyCommand=/usr/bin/nc -X 5 -x 127.0.0.1:$sp %h %p'" "$B/env" &&
+	grep -qxF "JAVA_TOOL_OPTIONS=-Xmx64m -Dhttp.proxyHost=127.0.0.1 -Dhttp.proxyPort=$hp2 -Dhttps.proxyHost=127.0.0.1 -Dhttps.proxyPort=$hp2 -Dhttp.nonProxyHosts=localhost|127.*|[::1]" "$B/env2" &&
+	grep -qxF "GIT_SSH_COMMAND=ssh -i key -o 'ProxyCommand=/usr/bin/nc -X 5 -x 127.0.0.1:$sp2 %h %p'" "$B/env2" &&
+	hasf "GIT_SSH_COMMAND: yours, then sbx's ProxyCommand" err; then ok
+else bad "rc=$RC hp=$hp sp=$sp $(grep -e ^JAVA -e ^GIT_SSH "$B/env" "$B/env2" 2>/dev/null | tr '\n' ' ')"; fi
+
+
+dt git_over_ssh_goes_through_the_socks_port_by_bsd_netcat
+# the real thing on Linux: git runs GIT_SSH_COMMAND, Debian's ssh runs the
+# ProxyCommand, BSD netcat (netcat-openbsd, the one macOS ships) speaks
+# SOCKS5 to the run's proxy, which dials the allowed loopback server; a
+# name the policy does not allow is refused by the proxy (nc sends it
+# unresolved) and reported
+if [ "$(readlink -f /usr/bin/nc)" != /usr/bin/nc.openbsd ] && [ "$(readlink -f /usr/bin/nc)" != /bin/nc.openbsd ]; then
+	skip "/usr/bin/nc is not BSD netcat (netcat-openbsd: make deps-test)"
+elif ! command -v ssh >/dev/null; then skip "no ssh"
+else
+	mkdir -p "$B/srv"
+	python3 "$TOOLS_DW/sshd.py" "$B/srv" 2>"$B/srv.err" &
+	srv=$!
+	wait_file "$B/srv/port"
+	port=$(cat "$B/srv/port")
+	sx --allow-domain "127.0.0.1:$port" -- sh -c '
+		git clone -q "ssh://git@127.0.0.1:$1/repo.git" "$0/clone" 2>"$0/git1.err"
+		git ls-remote "ssh://git@denied.invalid/repo.git" 2>"$0/git2.err"
+		echo done > "$0/done"' "$B" "$port"
+	kill $srv 2>/dev/null
+	wait $srv 2>/dev/null
+	if [ $RC -eq 0 ] && [ -s "$B/done" ] && grep -q '^SSH-2\.0-OpenSSH' "$B/srv/got" &&
+		[ "$(cat "$B/srv/from")" = sbx-preload ] && grep -q 'Bad packet length' "$B/git1.err" &&
+		hasf "sbx: denied connect to denied.invalid:22 — not in allow_domains (allow it with --allow-domain denied.invalid) — via the proxy" err &&
+		records | grep -qx 'proxy .* denied.invalid:22'; then ok
+	else bad "rc=$RC port=$port srv=[$(cat "$B/srv.err")] got=[$(cat "$B/srv/got" 2>/dev/null)] from=[$(cat "$B/srv/from" 2>/dev/null)] git=[$(cat "$B/git1.err" "$B/git2.err" 2>/dev/null | tr '\n' ' ' | cut -c1-300)] records=[$(records)]"; fi
+fi
+
+dt the_jvm_goes_through_the_proxy
+# a JVM (Debian's OpenJDK) fetching a URL with HttpURLConnection, which
+# reads no proxy variable: the proxy answers (403 for a host the policy
+# does not allow) and reports it; without JAVA_TOOL_OPTIONS it would
+# resolve the name itself and fail
+if ! command -v java >/dev/null; then skip "no java"
+else
+	cat >"$B/Fetch.java" <<'JAVA'
+public class Fetch {
+    public static void main(String[] a) throws Exception {
+        var c = (java.net.HttpURLConnection) new java.net.URL(a[0]).openConnection();
+        System.out.println(c.getResponseCode());
+    }
+}
+JAVA
+	sx --allow-domain example.com -- sh -c 'java "$0/Fetch.java" http://denied.invalid/ > "$0/code"' "$B"
+	if [ $RC -eq 0 ] && [ "$(cat "$B/code")" = 403 ] && hasf 'Picked up JAVA_TOOL_OPTIONS' err &&
+		hasf "sbx: denied connect to denied.invalid:80 — not in allow_domains" err &&
+		records | grep -qx 'proxy .* denied.invalid:80'; then ok
+	else bad "rc=$RC code=[$(cat "$B/code" 2>/dev/null)] records=[$(records)]"; fi
+fi
+
 dt log_and_report_file_options_and_strict_isolation_as_on_linux
 kernel cat file-read-data "$HOME/.ssh/id_ed25519"
 printf '[sandbox]\nisolation = strict\n' >"$B/strict.ini"
@@ -298,6 +412,104 @@ sx -- sh -c 'echo ran > "$0/ran"' "$B"
 if [ $RC -eq 125 ] && [ ! -e "$B/ran" ] && [ -s "$S/during" ] && [ -z "$(shimdirs)" ] &&
 	hasf 'nothing was run' err; then ok
 else bad "rc=$RC during=[$(cat "$S/during" 2>/dev/null)] left=[$(shimdirs)]"; fi
+
+# ---- a killed run's hand-over: each run holds its directory's lock
+# (flock) for its life, the kernel drops it when the run dies however it
+# dies, and a start sweeps the `shim-*` directories whose lock it can take
+
+STATE=.local/state/sbx
+# handover DIR: the three files a run hands over, as it makes them
+handover() { mkdir -m 700 "$1" && : >"$1/policy" && chmod 400 "$1/policy" && mkfifo -m 600 "$1/reports" && : >"$1/dropped"; }
+# contents DIR: its entries, "name kind" sorted (f file, p FIFO, d, l link)
+contents() { (cd "$1" 2>/dev/null && for f in * .[!.]*; do [ -e "$f" ] || [ -L "$f" ] || continue
+	if [ -L "$f" ]; then k=l; elif [ -p "$f" ]; then k=p; elif [ -d "$f" ]; then k=d; else k=f; fi
+	echo "$f $k"; done | sort | tr '\n' ' '); }
+# another N: a second test build with stand-ins of its own in $B/binN (two
+# runs at once must not share the stand-in log's FIFO: one would read the
+# other's sentinel); its sbx-preload's path printed
+another() {
+	mkdir -p "$B/bin$1" && cp "$DW/test/sbx-preload" "$B/bin$1/" &&
+		cp -r "$DW/stand-ins" "$B/bin$1/stand-ins" && mkfifo "$B/bin$1/stand-ins/log.fifo" &&
+		echo "$B/bin$1/sbx-preload"
+}
+# leftovers: the processes a killed sbx left reading the stand-in log's FIFO
+leftovers() { for p in /proc/[0-9]*; do ls -l "$p/fd" 2>/dev/null | grep -qF -- "-> $S/log.fifo" && echo "${p#/proc/}"; done; }
+
+dt a_run_killed_with_sigkill_leaves_its_handover_which_the_next_start_removes
+"$SBX" -- sh -c 'echo $$ > "$0/pid"; exec sleep 600' "$B" >"$B/out1" 2>"$B/err1" &
+sbx=$!
+wait_file "$B/pid"
+dir=$(shimdirs)
+kill -KILL $sbx
+wait $sbx 2>/dev/null
+kill -KILL "$(cat "$B/pid")" $(leftovers) 2>/dev/null
+left=$(contents "$dir")
+sx -v -- sh -c 'ls -d "$HOME"/.local/state/sbx/shim-* > "$0/during"' "$B"
+if [ -n "$dir" ] && [ "$left" = "dropped f policy f reports p " ] && [ $RC -eq 0 ] &&
+	[ "$(wc -l <"$B/during")" = 1 ] && ! grep -qxF "$dir" "$B/during" && [ ! -e "$dir" ] &&
+	hasf "sbx: removed $dir, the shim's hand-over a killed run left" err &&
+	[ -z "$(shimdirs)" ]; then ok
+else bad "rc=$RC dir=$dir left=[$left] during=[$(cat "$B/during" 2>/dev/null)] now=[$(shimdirs)]"; fi
+
+dt the_sweep_keeps_a_live_runs_handover_and_what_sbx_did_not_make
+# a killed run's (no process holds its lock), beside a live run's and
+# hostile entries: a link named like a hand-over to a directory holding
+# the three names, a hand-over directory with a file sbx never makes, a
+# plain file (the dead one made once the live run has started: its own
+# start sweeps too)
+mkdir -p "$HOME/$STATE" "$B/outside"
+handover "$B/outside/target"
+ln -s "$B/outside/target" "$HOME/$STATE/shim-link"
+handover "$HOME/$STATE/shim-foreign"
+echo notes >"$HOME/$STATE/shim-foreign/notes"
+echo plain >"$HOME/$STATE/shim-file"
+"$(another 1)" -- sh -c 'echo $$ > "$0/pid"; while [ ! -e "$0/go" ]; do sleep 0.05; done' "$B" >"$B/out1" 2>"$B/err1" &
+live=$!
+wait_file "$B/pid"
+ldir=$(shimdirs | grep -v -e shim-link -e shim-foreign -e shim-file)
+handover "$HOME/$STATE/shim-dead"
+sx -v -- true
+kept=$(contents "$ldir")
+touch "$B/go"
+wait $live
+LRC=$?
+if [ $RC -eq 0 ] && [ $LRC -eq 0 ] && [ -n "$ldir" ] && [ ! -e "$HOME/$STATE/shim-dead" ] &&
+	hasf "removed $HOME/$STATE/shim-dead, the shim's hand-over a killed run left" err &&
+	[ "$kept" = "dropped f policy f reports p " ] &&
+	[ -L "$HOME/$STATE/shim-link" ] && [ "$(contents "$B/outside/target")" = "dropped f policy f reports p " ] &&
+	[ "$(contents "$HOME/$STATE/shim-foreign")" = "dropped f notes f policy f reports p " ] &&
+	hasf "left $HOME/$STATE/shim-foreign, a killed run's hand-over: it holds files sbx did not make" err &&
+	[ "$(cat "$HOME/$STATE/shim-file")" = plain ] && [ ! -e "$ldir" ] &&
+	[ "$(shimdirs | tr '\n' ' ')" = "$HOME/$STATE/shim-file $HOME/$STATE/shim-foreign $HOME/$STATE/shim-link " ]
+then ok
+else bad "rc=$RC/$LRC live=$ldir kept=[$kept] now=[$(shimdirs | tr '\n' ' ')]"; fi
+
+dt starts_at_once_sweep_the_same_killed_runs_harmlessly
+# four starts at once over the same killed runs' directories: each dead
+# one goes once, no start fails or says it could not remove one, and
+# each run's own is kept while it runs (it makes the FIFO's report)
+mkdir -p "$HOME/$STATE"
+for i in 1 2 3 4 5 6; do handover "$HOME/$STATE/shim-dead$i"; done
+for i in 1 2 3 4; do mkdir -p "$B/r$i" && bins[i]=$(another "$i"); done
+for i in 1 2 3 4; do
+	"${bins[i]}" -v -- python3 "$TOOLS_DW/shim.py" "$B/r$i" >"$B/out$i" 2>"$B/err$i" &
+	pids[i]=$!
+done
+rcs=
+for i in 1 2 3 4; do wait "${pids[i]}"; rcs="$rcs$? "; done
+removed=$(cat "$B"/err[1-4] | grep -c "the shim's hand-over a killed run left")
+if [ "$rcs" = "0 0 0 0 " ] && [ "$removed" = 6 ] && [ -z "$(shimdirs)" ] &&
+	[ "$(cat "$B"/r[1-4]/shim | grep -c '^WROTE$')" = 4 ] &&
+	! grep -q -e 'cannot remove' -e 'left .*hand-over' -e 'lock' "$B"/err[1-4]; then ok
+else bad "rcs=$rcs removed=$removed now=[$(shimdirs)] $(cat "$B"/err[1-4] | grep -v 'sbx: sandbox on' | head -3)"; fi
+
+dt cleanup_removes_a_killed_runs_handover
+mkdir -p "$HOME/$STATE"
+handover "$HOME/$STATE/shim-dead"
+sx --cleanup
+if [ $RC -eq 0 ] && [ ! -e "$HOME/$STATE/shim-dead" ] &&
+	hasf "sbx: removed $HOME/$STATE/shim-dead (the shim's hand-over of a run that was killed)" err
+then ok; else bad "rc=$RC now=[$(shimdirs)]"; fi
 
 # ---- signals and exit status
 

@@ -621,6 +621,17 @@ if [ $PXRC -eq 0 ] && grep -q "network: 4 domains via proxy (any port unless a r
    grep -qF "GIT_SSH_COMMAND=ssh -o 'ProxyCommand=$SBX_BIN/sbx-init --socks-connect=1080 %h %p'" "$D/px.out"
 then ok; else bad "rc=$PXRC $(tr '\n' ' ' < "$D/px.out" | head -c 300)"; pxerr; fi
 
+t a_withheld_java_tool_options_or_git_ssh_command_is_not_wrapped_back_in
+# sbx's JAVA_TOOL_OPTIONS and GIT_SSH_COMMAND keep the caller's value in
+# front, but never one the policy withholds (deny_env here)
+printf '[env]\ndeny_env = JAVA_TOOL_OPTIONS\ndeny_env = GIT_SSH_COMMAND\n' >"$D/denyenv.ini"
+JAVA_TOOL_OPTIONS=-Dcaller.secret=hunter2 GIT_SSH_COMMAND='ssh -i /caller/key' \
+	px "${ALLOW[@]}" --config "$D/denyenv.ini" -- sh -c 'echo "JAVA=$JAVA_TOOL_OPTIONS"; echo "GIT=$GIT_SSH_COMMAND"'
+if [ $PXRC -eq 0 ] && grep -qx "JAVA=-Dhttp.proxyHost=127.0.0.1 -Dhttp.proxyPort=3128 -Dhttps.proxyHost=127.0.0.1 -Dhttps.proxyPort=3128 -Dhttp.nonProxyHosts=localhost|127.\*|\[::1\]" "$D/px.out" &&
+   grep -qxF "GIT=ssh -o 'ProxyCommand=$SBX_BIN/sbx-init --socks-connect=1080 %h %p'" "$D/px.out" &&
+   ! grep -q -e hunter2 -e /caller/key "$D/px.out"
+then ok; else bad "rc=$PXRC $(tr '\n' ' ' < "$D/px.out" | head -c 400)"; pxerr; fi
+
 t installed_sbx_preload_ignores_the_test_hooks
 # sbx-preload as `make install` installs it has no test hook: the name only
 # the test hosts file maps stays unknown to its proxy, and nothing says the

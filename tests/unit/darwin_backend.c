@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -322,7 +323,8 @@ Test(darwin_backend, the_shims_handover_is_made_named_and_removed)
 	cr_assert_eq(lstat(dir, &st), -1, "the hand-over was left behind");
 	cr_assert_null(d.shim_spec);
 
-	/* a name in the way: the start fails, naming it; it stays */
+	/* a name in the way, a live run's (its lock held): the start fails,
+	 * naming it; it stays */
 	d = DARWIN_NONE;
 	d.run_id = "20260101-000000-10";
 	d.shim_lib = "/opt/sbx/lib/libsbx-preload.dylib";
@@ -334,13 +336,118 @@ Test(darwin_backend, the_shims_handover_is_made_named_and_removed)
 	d.environ = caller;
 	snprintf(dir, sizeof(dir), "%s/shim-20260101-000000-10", f.dir);
 	cr_assert_eq(mkdir(dir, 0700), 0);
+	int held = open(dir, O_RDONLY | O_DIRECTORY);
+	cr_assert(held >= 0 && flock(held, LOCK_EX | LOCK_NB) == 0);
 	cr_assert_eq(b.ops->start(&b, NULL, why, sizeof(why)), -EEXIST, "%s", why);
 	cr_assert(strstr(why, "cannot make the shim's hand-over directory") &&
 		  strstr(why, dir), "%s", why);
 	cr_assert_eq(access(f.fifo, F_OK), 0);
 	b.ops->release(&b);
 	cr_assert_eq(lstat(dir, &st), 0, "a directory not of this run's making was removed");
+	close(held);
 	close(sfd);
 	policy_free(p);
 	fake_free(&f);
+}
+
+/* handover DIR: the three files a run hands over, as shim_make makes them */
+static void handover(const char *dir)
+{
+	char p[PATH_MAX];
+	int fd;
+
+	cr_assert_eq(mkdir(dir, 0700), 0, "%s", dir);
+	snprintf(p, sizeof(p), "%s/policy", dir);
+	cr_assert((fd = open(p, O_CREAT | O_EXCL | O_WRONLY, 0400)) >= 0);
+	close(fd);
+	snprintf(p, sizeof(p), "%s/reports", dir);
+	cr_assert_eq(mkfifo(p, 0600), 0);
+	snprintf(p, sizeof(p), "%s/dropped", dir);
+	cr_assert((fd = open(p, O_CREAT | O_EXCL | O_WRONLY, 0600)) >= 0);
+	close(fd);
+}
+
+static void said(void *ctx, const char *name, int rc)
+{
+	char *log = ctx;
+
+	snprintf(log + strlen(log), 4096 - strlen(log), "%s=%d ", name, rc);
+}
+
+Test(darwin_backend, a_sweep_removes_only_the_handovers_of_runs_that_are_gone)
+{
+	char *sd = make_tmpdir(), *out = make_tmpdir(), p[PATH_MAX], q[PATH_MAX], log[4096] = "";
+	struct stat st;
+	int sfd = open(sd, O_RDONLY | O_DIRECTORY), fd;
+
+	cr_assert(sfd >= 0);
+	/* gone: removed, with its three files */
+	snprintf(p, sizeof(p), "%s/shim-dead", sd);
+	handover(p);
+	/* alive: its lock held (flock conflicts between two opens in one
+	 * process as between two processes) */
+	snprintf(p, sizeof(p), "%s/shim-live", sd);
+	handover(p);
+	int held = open(p, O_RDONLY | O_DIRECTORY);
+	cr_assert(held >= 0 && flock(held, LOCK_EX | LOCK_NB) == 0);
+	/* a link to a directory holding the three names: never followed */
+	snprintf(q, sizeof(q), "%s/target", out);
+	handover(q);
+	snprintf(p, sizeof(p), "%s/shim-link", sd);
+	cr_assert_eq(symlink(q, p), 0);
+	/* what sbx does not make there: another name; one of its names of
+	 * another kind (reports a regular file, policy a directory) */
+	snprintf(p, sizeof(p), "%s/shim-foreign", sd);
+	handover(p);
+	snprintf(q, sizeof(q), "%s/notes", p);
+	cr_assert((fd = open(q, O_CREAT | O_WRONLY, 0600)) >= 0);
+	close(fd);
+	snprintf(p, sizeof(p), "%s/shim-kind", sd);
+	cr_assert_eq(mkdir(p, 0700), 0);
+	snprintf(q, sizeof(q), "%s/reports", p);
+	cr_assert((fd = open(q, O_CREAT | O_WRONLY, 0600)) >= 0);
+	close(fd);
+	snprintf(p, sizeof(p), "%s/shim-dir", sd);
+	cr_assert_eq(mkdir(p, 0700), 0);
+	snprintf(q, sizeof(q), "%s/policy", p);
+	cr_assert_eq(mkdir(q, 0700), 0);
+	/* not a hand-over's name at all */
+	snprintf(p, sizeof(p), "%s/audit-shim-x", sd);
+	handover(p);
+
+	cr_assert_eq(darwin_shim_sweep(sfd, sd, said, log), 1, "%s", log);
+	snprintf(p, sizeof(p), "%s/shim-dead", sd);
+	cr_assert_eq(lstat(p, &st), -1);
+	char f1[64], f2[64], f3[64];
+	snprintf(f1, sizeof(f1), "shim-foreign=%d ", -ENOTEMPTY);
+	snprintf(f2, sizeof(f2), "shim-kind=%d ", -ENOTEMPTY);
+	snprintf(f3, sizeof(f3), "shim-dir=%d ", -ENOTEMPTY);
+	cr_assert(strstr(log, "shim-dead=1 ") && strstr(log, f1) && strstr(log, f2) &&
+		  strstr(log, f3) &&
+		  !strstr(log, "shim-live") && !strstr(log, "shim-link") && !strstr(log, "audit"),
+		  "%s", log);
+	const char *kept[] = { "shim-live/policy", "shim-live/reports", "shim-live/dropped",
+			       "shim-foreign/notes", "shim-foreign/policy", "shim-kind/reports",
+			       "shim-dir/policy", "audit-shim-x/policy" };
+	for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++) {
+		snprintf(p, sizeof(p), "%s/%s", sd, kept[i]);
+		cr_assert_eq(lstat(p, &st), 0, "%s was removed", kept[i]);
+	}
+	snprintf(p, sizeof(p), "%s/shim-link", sd);
+	cr_assert(lstat(p, &st) == 0 && S_ISLNK(st.st_mode));
+	snprintf(q, sizeof(q), "%s/target/reports", out);
+	cr_assert(lstat(q, &st) == 0 && S_ISFIFO(st.st_mode), "the link was followed");
+
+	/* the live run ends without its own removal (SIGKILL): the next
+	 * sweep takes it */
+	close(held);
+	log[0] = '\0';
+	cr_assert_eq(darwin_shim_sweep(sfd, sd, said, log), 1, "%s", log);
+	snprintf(p, sizeof(p), "%s/shim-live", sd);
+	cr_assert_eq(lstat(p, &st), -1);
+	close(sfd);
+	remove_tree(sd);
+	remove_tree(out);
+	free(sd);
+	free(out);
 }

@@ -126,6 +126,75 @@ Test(darwin_launch, environment_withholds_points_at_the_proxy_and_marks_the_sand
 	policy_free(p);
 }
 
+Test(darwin_launch, the_jvm_and_git_over_ssh_are_pointed_at_the_proxy)
+{
+	struct policy *p = compile_ini("[network]\nallow_domains = example.com\n");
+	char *bare[] = { "PATH=/usr/bin:/bin", NULL };
+	char *theirs[] = { "JAVA_TOOL_OPTIONS=-Xmx1g -Dhttp.proxyHost=corp", "PATH=/usr/bin",
+			   "GIT_SSH_COMMAND=ssh -i ~/.ssh/deploy -o ProxyCommand='corp-nc %h %p'",
+			   NULL };
+	char *cmd[] = { "true", NULL };
+	struct strv env = { 0 };
+	struct darwin_launch_in in = { .policy = p, .command = cmd, .environ = bare,
+				       .http_port = 41000, .socks_port = 41001 };
+
+	/* none of the caller's: sbx's alone, with the run's ports */
+	cr_assert_eq(darwin_launch_env(&in, &env, NULL), 0);
+	cr_assert_str_eq(env_get(&env, "JAVA_TOOL_OPTIONS"),
+			 "-Dhttp.proxyHost=127.0.0.1 -Dhttp.proxyPort=41000 "
+			 "-Dhttps.proxyHost=127.0.0.1 -Dhttps.proxyPort=41000 "
+			 "-Dhttp.nonProxyHosts=localhost|127.*|[::1]");
+	cr_assert_str_eq(env_get(&env, "GIT_SSH_COMMAND"),
+			 "ssh -o 'ProxyCommand=/usr/bin/nc -X 5 -x 127.0.0.1:41001 %h %p'");
+	strv_free(&env);
+	/* the caller's: kept in front (a later -D wins; ssh's first value
+	 * wins, so their ProxyCommand stays theirs) */
+	in.environ = theirs;
+	cr_assert_eq(darwin_launch_env(&in, &env, NULL), 0);
+	cr_assert_str_eq(env_get(&env, "JAVA_TOOL_OPTIONS"),
+			 "-Xmx1g -Dhttp.proxyHost=corp -Dhttp.proxyHost=127.0.0.1 "
+			 "-Dhttp.proxyPort=41000 -Dhttps.proxyHost=127.0.0.1 -Dhttps.proxyPort=41000 "
+			 "-Dhttp.nonProxyHosts=localhost|127.*|[::1]");
+	cr_assert_str_eq(env_get(&env, "GIT_SSH_COMMAND"),
+			 "ssh -i ~/.ssh/deploy -o ProxyCommand='corp-nc %h %p' "
+			 "-o 'ProxyCommand=/usr/bin/nc -X 5 -x 127.0.0.1:41001 %h %p'");
+	strv_free(&env);
+	/* no proxy (the network off or open): the caller's as they came */
+	in.http_port = in.socks_port = 0;
+	cr_assert_eq(darwin_launch_env(&in, &env, NULL), 0);
+	cr_assert_str_eq(env_get(&env, "JAVA_TOOL_OPTIONS"), "-Xmx1g -Dhttp.proxyHost=corp");
+	cr_assert_str_eq(env_get(&env, "GIT_SSH_COMMAND"),
+			 "ssh -i ~/.ssh/deploy -o ProxyCommand='corp-nc %h %p'");
+	strv_free(&env);
+	policy_free(p);
+	/* [env] set replaces them: the way to turn either off */
+	p = compile_ini("[network]\nallow_domains = example.com\n"
+			"[env]\nset = GIT_SSH_COMMAND=ssh\nset = JAVA_TOOL_OPTIONS=-Xmx2g\n");
+	in.policy = p;
+	in.environ = bare;
+	in.http_port = 41000;
+	in.socks_port = 41001;
+	cr_assert_eq(darwin_launch_env(&in, &env, NULL), 0);
+	cr_assert_str_eq(env_get(&env, "GIT_SSH_COMMAND"), "ssh");
+	cr_assert_str_eq(env_get(&env, "JAVA_TOOL_OPTIONS"), "-Xmx2g");
+	strv_free(&env);
+	policy_free(p);
+	/* a caller's value the policy withholds is not put back in front */
+	p = compile_ini("[network]\nallow_domains = example.com\n"
+			"[env]\ndeny_env = JAVA_TOOL_OPTIONS\ndeny_env = GIT_SSH_COMMAND\n");
+	in.policy = p;
+	in.environ = theirs;
+	cr_assert_eq(darwin_launch_env(&in, &env, NULL), 0);
+	cr_assert_str_eq(env_get(&env, "JAVA_TOOL_OPTIONS"),
+			 "-Dhttp.proxyHost=127.0.0.1 -Dhttp.proxyPort=41000 "
+			 "-Dhttps.proxyHost=127.0.0.1 -Dhttps.proxyPort=41000 "
+			 "-Dhttp.nonProxyHosts=localhost|127.*|[::1]");
+	cr_assert_str_eq(env_get(&env, "GIT_SSH_COMMAND"),
+			 "ssh -o 'ProxyCommand=/usr/bin/nc -X 5 -x 127.0.0.1:41001 %h %p'");
+	strv_free(&env);
+	policy_free(p);
+}
+
 Test(darwin_launch, the_shim_spec_names_the_handed_over_files_by_safe_paths)
 {
 	struct darwin_shim_handover h = { .lib = "/opt/sbx/lib/libsbx-preload.dylib",
