@@ -49,9 +49,9 @@ int look_walk(const char *path, const struct look_ops *ops)
 			found = errno == ENOENT || errno == ENOTDIR ? 0 : -1;
 			break;
 		}
-		ops->close(fd);
+		ops->close_fd(fd);
 		fd = next;
 	}
-	ops->close(fd);
+	ops->close_fd(fd);
 	return found;
 }

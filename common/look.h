@@ -16,7 +16,7 @@ struct look_ops {
 	/* the directory `name` in dirfd, entered: no link followed, nothing
 	 * but a directory opened, and an open that never waits */
 	int (*open_dir)(int dirfd, const char *name);
-	void (*close)(int fd);
+	void (*close_fd)(int fd);
 };
 
 /* What is at the absolute `path`: 1 something that is no link, 0 nothing
