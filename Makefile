@@ -50,7 +50,7 @@ SUPERVISOR_SRCS := preload/main.c preload/options.c preload/config.c common/prob
 	preload/standin.c common/hostfs.c preload/runlimits.c preload/profile.c preload/gitprov.c \
 	preload/notify/notify.c preload/notify/call.c preload/notify/paths.c \
 	preload/notify/net.c preload/notify/deny.c preload/notify/gitcfg.c $(NET_SRCS) \
-	common/wire.c common/elfcheck.c
+	common/wire.c common/wire_join.c common/elfcheck.c
 # a login shell's PATH under HOME, read from its start-up files (HOME's allow-list)
 SUPERVISOR_SRCS += preload/loginpath.c
 # every mount of sbx-init's lands on what the supervisor saw (pathwalk.h)
@@ -385,7 +385,8 @@ build/tests/darwin-unit: $(DARWIN_UNIT_SRCS:%.c=build/%.o) $(DARWIN_CHECK_SRCS:%
 DARWIN_PRELOAD_SRCS := preload/start.c preload/options.c preload/config.c preload/profile.c \
 	preload/reports.c preload/print.c preload/util.c preload/loginpath.c preload/mode.c \
 	backend/relay.c common/hostfs.c common/pathwalk.c common/openat2.c common/msg.c \
-	common/guard.c common/io.c common/look.c common/strv.c common/wire.c $(DARWIN_SRCS) $(NET_SRCS) $(POLICY_SRCS)
+	common/guard.c common/io.c common/look.c common/strv.c common/wire.c common/wire_join.c \
+	$(DARWIN_SRCS) $(NET_SRCS) $(POLICY_SRCS)
 build/darwin/sbx-preload: build/preload/darwin_main.o build/preload/darwin_programs.o \
 		$(DARWIN_PRELOAD_SRCS:%.c=build/%.o)
 	@mkdir -p $(@D)
@@ -422,16 +423,30 @@ build/tests/darwin/sbxctl: $(DARWIN_CTL_SRCS:%.c=build/%.o) \
 # the way launch.c's darwin_shim_spec says.
 SHIM_DYLD_SRCS := shim/darwin.c shim/core.c shim/check.c shim/decided.c shim/dirfds.c \
 	shim/resolve.c shim/tell.c shim/netjudge.c common/look.c
+# Its report writes as a Mac's: WIRE_ATOMIC is macOS's PIPE_BUF (512: a
+# longer line goes as pieces, common/wire.h), and the FIFO takes a longer
+# write in 512-byte parts (tests/darwin/fifo512.c, every write of the
+# runner's own objects through it).
 SHIM_DYLD_OBJS := $(patsubst %.c,build/shim-dyld/%.o,$(SHIM_DYLD_SRCS))
+MAC_WIRE := -DWIRE_ATOMIC=512
+MAC_FIFO := build/tests/darwin/fifo512.o -Wl,--wrap=write
 build/shim-dyld/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) -DSBX_PORTABLE $(SHIM_CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) -DSBX_PORTABLE $(MAC_WIRE) $(SHIM_CFLAGS) -c -o $@ $<
 build/shim-dyld/shim/darwin.o: build/gen/dyld-rows.h
+build/tests/unit/shim_dyld.o: SBX_CPPFLAGS += $(MAC_WIRE)
 build/tests/shim-dyld: build/tests/unit/shim_dyld.o build/tests/unit/helpers.o $(SHIM_DYLD_OBJS) \
-		build/gen/interpose.o build/lib/libdarwin.a build/lib/libnet.a \
-		build/lib/libcommon.a build/lib/libpolicy.a
-	$(CC) $(SBX_LDFLAGS) -no-pie -o $@ $(filter %.o,$^) $(call group,$(filter %.a,$^)) \
-		$(SBX_LDLIBS) -lcriterion
+		build/gen/interpose.o build/tests/darwin/fifo512.o build/lib/libdarwin.a \
+		build/lib/libnet.a build/lib/libcommon.a build/lib/libpolicy.a
+	$(CC) $(SBX_LDFLAGS) -no-pie -o $@ $(filter-out build/tests/darwin/fifo512.o,$(filter %.o,$^)) \
+		$(MAC_FIFO) $(call group,$(filter %.a,$^)) $(SBX_LDLIBS) -lcriterion
+# A program the darwin suite runs under the darwin test build, playing the
+# shim with its real core as the runner builds it (tests/darwin/shimwriter.c)
+build/tests/darwin/shim-writer: build/tests/darwin/shimwriter.o $(SHIM_DYLD_OBJS) \
+		build/gen/interpose.o build/tests/darwin/fifo512.o build/lib/libdarwin.a \
+		build/lib/libnet.a build/lib/libcommon.a build/lib/libpolicy.a
+	$(CC) $(SBX_LDFLAGS) -o $@ $(filter-out build/tests/darwin/fifo512.o,$(filter %.o,$^)) \
+		$(MAC_FIFO) $(call group,$(filter %.a,$^)) $(SBX_LDLIBS) -lpthread
 # On a Mac (.github/workflows/macos.yml): the same wrappers and the table
 # linked into a dylib by the SDK's clang, the core's names (shim_*) left to
 # dynamic lookup: a link check (every replacee in libSystem, every
@@ -452,7 +467,7 @@ build/darwin/libsbx-preload.dylib: build/gen/interpose.c build/gen/dyld-rows.h $
 # on Linux also macOS's sbx-preload and sbxctl in their test builds, run
 # by darwin.sh and darwinctl.sh
 DARWIN_CHECK_HERE := $(if $(filter Linux,$(shell uname -s)),build/tests/shim-dyld \
-	build/tests/darwin/sbx-preload build/tests/darwin/sbxctl)
+	build/tests/darwin/sbx-preload build/tests/darwin/sbxctl build/tests/darwin/shim-writer)
 darwin-check: build/tests/darwin-unit build/tests/darwin-smoke build/darwin/sbx-preload \
 		build/darwin/sbxctl build/tests/net-unit $(DARWIN_CHECK_HERE)
 	build/tests/darwin-unit --jobs 2
@@ -520,7 +535,7 @@ NPROC := $(shell nproc 2>/dev/null || echo 2)
 check: deps-test
 	@$(MAKE) --no-print-directory -j$(NPROC) all build/tests/unit-tests build/tests/unit-tests-portable \
 		$(TEST_HOOK_BINS) test-progs build/darwin/sbx-preload build/tests/darwin/sbx-preload \
-		build/darwin/sbxctl build/tests/darwin/sbxctl build/tests/net-unit
+		build/darwin/sbxctl build/tests/darwin/sbxctl build/tests/net-unit build/tests/darwin/shim-writer
 	@$(MAKE) --no-print-directory -j3 check-docs check-hooks check-unit check-portable check-integration
 
 check-unit: build/tests/unit-tests build/tests/shim-dyld
@@ -628,7 +643,7 @@ bench-match: build/bench/match-micro
 # `make check`.
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
-FUZZ_TARGETS := http socks host dns addr matcher gitconfig seatbelt_log
+FUZZ_TARGETS := http socks host dns addr matcher gitconfig seatbelt_log wire_join
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-D_GNU_SOURCE -I. -Ibuild
 build/fuzz/gitconfig: tests/fuzz/gitconfig.c policy/gitconfig.c policy/path.c
@@ -640,6 +655,10 @@ build/fuzz/%: tests/fuzz/%.c net/host.c net/http.c net/socks.c \
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^
 # Seatbelt's refusals as log stream prints them (backend/darwin/logstream.c)
 build/fuzz/seatbelt_log: tests/fuzz/seatbelt_log.c backend/darwin/logstream.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^
+# the pieces of long report lines joined (common/wire_join.c)
+build/fuzz/wire_join: tests/fuzz/wire_join.c common/wire_join.c common/wire.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^
 # the compiled path matcher against trying every rule (tests/unit/matcher_ref.h)

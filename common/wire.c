@@ -196,3 +196,77 @@ int wire_decode(const char *line, size_t len, struct wire_report *r)
 	}
 	return 0;
 }
+
+/* ---- pieces (wire.h): a line longer than one atomic write */
+
+size_t wire_piece(char *buf, int pid, unsigned long long id, unsigned k, unsigned n,
+		  const char *data, size_t len)
+{
+	size_t o = 0;
+
+	put_str(buf, &o, "SBXP ");
+	put_int(buf, &o, pid);
+	buf[o++] = ' ';
+	for (int i = 15; i >= 0; i--)
+		buf[o++] = "0123456789abcdef"[(id >> (4 * i)) & 15];
+	buf[o++] = ' ';
+	o += wire_utoa(k, buf + o);
+	buf[o++] = ' ';
+	o += wire_utoa(n, buf + o);
+	buf[o++] = ' ';
+	memcpy(buf + o, data, len);
+	o += len;
+	buf[o++] = '\n';
+	return o;
+}
+
+/* A decimal number of 1 to `digits` digits, no leading zero, then a
+ * space; -1 if not. */
+static long piece_num(const char **p, const char *end, int digits)
+{
+	long v = 0;
+	int d = 0;
+
+	if (*p >= end || **p == '0')
+		return -1;
+	while (*p < end && **p >= '0' && **p <= '9' && d < digits) {
+		v = v * 10 + (**p - '0');
+		(*p)++;
+		d++;
+	}
+	if (!d || *p >= end || **p != ' ')
+		return -1;
+	(*p)++;
+	return v;
+}
+
+int wire_piece_decode(const char *line, size_t len, struct wire_piece *out)
+{
+	const char *p = line, *end = line + len;
+	long pid, k, n;
+
+	memset(out, 0, sizeof(*out));
+	if (len < 5 || memcmp(p, "SBXP ", 5))
+		return -1;
+	p += 5;
+	if ((pid = piece_num(&p, end, 10)) < 1 || pid > 0x7fffffffL)
+		return -1;
+	if (end - p < 17 || p[16] != ' ')
+		return -1;
+	for (int i = 0; i < 16; i++, p++) {
+		int h = unhex(*p);
+		if (h < 0 || (*p >= 'A' && *p <= 'F'))
+			return -1;
+		out->id = out->id << 4 | (unsigned)h;
+	}
+	p++;
+	if ((k = piece_num(&p, end, 2)) < 1 || (n = piece_num(&p, end, 2)) < 2 ||
+	    n > WIRE_PIECES_MAX || k > n || p >= end)
+		return -1;
+	out->pid = (int)pid;
+	out->k = (unsigned)k;
+	out->n = (unsigned)n;
+	out->data = p;
+	out->len = (size_t)(end - p);
+	return 0;
+}

@@ -331,7 +331,9 @@ void reports_flush(struct reports *r);
 /* The output when held lines wait for room on it (a full non-blocking
  * pipe): poll it for POLLOUT, then reports_flush(). -1 otherwise. */
 int reports_room_fd(const struct reports *r);
-/* The run is over: repeats, then the one-line summary. */
+/* The run is over: repeats, then the one-line summary. dropped: the
+ * shim's count; the long lines begun as pieces and never finished are
+ * added to it (common/wire_join.h). */
 void reports_finish(struct reports *r, unsigned long dropped);
 void reports_free(struct reports *r);
 /* One event of any layer's (common/event.h): the shim's parsed line

@@ -32,6 +32,7 @@
 #include "common/event.h"
 #include "net/net.h"
 #include "common/hostfs.h"
+#include "common/wire_join.h"
 #include "preload/preload.h"
 
 /* The defaults of struct reports_limits. A genuine run stays far below
@@ -106,6 +107,7 @@ struct reports {
 	struct seen *proxy_seen; /* events said once (take_net, take_call, notes), repeats counted */
 	struct echo *echoes;     /* shim lines still to come as echoes (struct echo) */
 	size_t nechoes, echo_bytes;
+	struct wire_join join;   /* long lines' pieces (common/wire_join.h) */
 };
 
 static unsigned long long mono_ms(void)
@@ -228,6 +230,7 @@ void reports_free(struct reports *r)
 	if (r->own_tail)
 		close(r->tail_fd);
 	free(r->held);
+	wire_join_free(&r->join);
 	free(r);
 }
 
@@ -1363,12 +1366,15 @@ static void take_note(struct reports *r, const struct event *ev)
 }
 
 /* One line from the pipe: parsed strictly, then an event like every
- * other layer's, decided again below (take_access). */
-static void handle(struct reports *r, const char *line, size_t len)
+ * other layer's, decided again below (take_access). pid: the one its
+ * pieces carried (a joined line), which its own must be; 0: a line
+ * written whole. */
+static void handle(struct reports *r, const char *line, size_t len, int pid)
 {
 	struct wire_report w;
 
-	if (report_parse(line, len, &w) || !claim_expected(r->cfg.mode, w.decision)) {
+	if (report_parse(line, len, &w) || !claim_expected(r->cfg.mode, w.decision) ||
+	    (pid && w.pid != pid)) {
 		malformed(r);
 		return;
 	}
@@ -1634,13 +1640,37 @@ void reports_flush(struct reports *r)
 		r->held_busy = true;
 }
 
+/* A line, or a piece of one (wire.h: a line longer than the channel
+ * takes whole), joined first (common/wire_join.h). */
+static void line_in(struct reports *r, const char *line, size_t len)
+{
+	const char *whole;
+	size_t wlen;
+	int pid;
+
+	if (len < 5 || memcmp(line, "SBXP ", 5)) {
+		handle(r, line, len, 0);
+		return;
+	}
+	switch (wire_join_take(&r->join, line, len, &whole, &wlen, &pid)) {
+	case WIRE_JOIN_WHOLE:
+		handle(r, whole, wlen, pid);
+		break;
+	case WIRE_JOIN_MALFORMED:
+		malformed(r);
+		break;
+	case WIRE_JOIN_HELD:
+		break;
+	}
+}
+
 void reports_feed(struct reports *r, const char *data, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		char c = data[i];
 		if (c == '\n') {
 			if (!r->skipping)
-				handle(r, r->buf, r->len);
+				line_in(r, r->buf, r->len);
 			r->len = 0;
 			r->skipping = false;
 			continue;
@@ -1714,8 +1744,10 @@ void reports_finish(struct reports *r, unsigned long dropped)
 	};
 
 	if (r->len && !r->skipping)
-		handle(r, r->buf, r->len); /* a last line without its newline */
+		line_in(r, r->buf, r->len); /* a last line without its newline */
 	r->len = 0;
+	/* long lines begun and never finished: dropped reports too */
+	dropped += wire_join_end(&r->join);
 	if (r->cfg.tty == SBX_REPORT_OFF) {
 		finish_log_only(r, dropped);
 		return;

@@ -53,6 +53,9 @@
 #include <dlfcn.h>
 
 #include "shim/core.h"
+#if WIRE_ATOMIC < WIRE_MAX
+#include <sys/random.h> /* getentropy: glibc's and macOS's */
+#endif
 
 enum { ST_NEW, ST_STARTING, ST_READY, ST_OFF };
 
@@ -694,9 +697,9 @@ static long ms_between(const struct timespec *a, const struct timespec *b)
 }
 
 /* All of s[0..n) into fd, past EINTR; where fd is non-blocking and full,
- * waiting up to wait_ms for room (0: not at all). A report (at most
- * PIPE_BUF bytes) goes into a pipe whole or not at all; a longer line may
- * go in parts. */
+ * waiting up to wait_ms for room (0: not at all). A report or a piece of
+ * one (at most WIRE_ATOMIC bytes: PIPE_BUF) goes into a pipe whole or
+ * not at all; a longer line may go in parts. */
 bool shim_put(int fd, const char *s, size_t n, long wait_ms)
 {
 	struct timespec start = { 0, 0 }, now;
@@ -784,12 +787,70 @@ static int open_reports(void)
 }
 #endif
 
+#if WIRE_ATOMIC < WIRE_MAX
+/* A line longer than the channel takes whole (macOS's FIFO: PIPE_BUF,
+ * 512 bytes) as pieces (wire.h), each one write of at most WIRE_ATOMIC
+ * bytes, which another writer's bytes cannot cut. Each line's id is
+ * random (getentropy: a system call, safe in a signal handler), so no
+ * other process can name it and break it (common/wire_join.h). *begun: a
+ * piece went in; the supervisor then holds the line, and counts it
+ * dropped if it never comes whole, so the shim must not count it too.
+ * (Its own frame: the piece is not on the stack of every report.) */
+static unsigned long long piece_id(void)
+{
+	static atomic_ulong count;
+	unsigned long long id = 0;
+	struct timespec ts = { 0, 0 };
+
+	if (!getentropy(&id, sizeof(id)) && id)
+		return id;
+	/* no entropy: distinct still, if guessable */
+	shim_sys_monotonic(&ts);
+	id = ((unsigned long long)shim_sys_getpid() << 40) ^ (unsigned long long)ts.tv_nsec ^
+	     ((unsigned long long)ts.tv_sec << 20) ^ atomic_fetch_add(&count, 1);
+	return id ? id : 1;
+}
+
+static __attribute__((noinline)) bool put_pieces(int fd, const char *line, size_t len,
+						 long wait_ms, bool *begun)
+{
+	char piece[WIRE_ATOMIC];
+	size_t room = WIRE_ATOMIC - WIRE_PIECE_HEAD_MAX, off = 0;
+	unsigned n = (unsigned)((len + room - 1) / room);
+	unsigned long long id = piece_id();
+	int pid = (int)getpid();
+
+	for (unsigned k = 1; k <= n; k++) {
+		size_t m = len - off < room ? len - off : room;
+		if (!shim_put(fd, piece, wire_piece(piece, pid, id, k, n, line + off, m), wait_ms))
+			return false;
+		*begun = true;
+		off += m;
+	}
+	return true;
+}
+#endif
+
+/* The line into the channel: whole when it fits one atomic write, as
+ * pieces when not. */
+static bool put_line(int fd, const char *line, size_t n, long wait_ms, bool *begun)
+{
+#if WIRE_ATOMIC < WIRE_MAX
+	if (n > WIRE_ATOMIC)
+		return put_pieces(fd, line, n - 1 /* the newline: the last piece's */, wait_ms,
+				  begun);
+#endif
+	(void)begun;
+	return shim_put(fd, line, n, wait_ms);
+}
+
 void shim_report(char decision, enum wire_op op, const char *target, int err)
 {
 	char line[WIRE_MAX], comm[17] = "";
 	int saved = errno, fd;
 	size_t n;
 	long wait_ms = 0;
+	bool begun = false;
 
 	if (!S.report[0])
 		return;
@@ -803,12 +864,13 @@ void shim_report(char decision, enum wire_op op, const char *target, int err)
 	if (S.mode == SHIM_LEARN && !atomic_load_explicit(&learn_gave_up, memory_order_relaxed))
 		wait_ms = LEARN_WAIT_MS;
 	fd = open_reports();
-	if (fd >= 0 && shim_put(fd, line, n, wait_ms)) {
+	if (fd >= 0 && put_line(fd, line, n, wait_ms, &begun)) {
 		atomic_store_explicit(&learn_gave_up, 0, memory_order_relaxed);
 	} else {
 		if (wait_ms)
 			atomic_store_explicit(&learn_gave_up, 1, memory_order_relaxed);
-		count_drop();
+		if (!begun)
+			count_drop();
 	}
 	if (fd >= 0)
 		sys_close(fd);

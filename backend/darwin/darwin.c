@@ -382,8 +382,8 @@ static void shim_remove(struct darwin *d)
 
 /* Does the directory fd hold nothing but what shim_make makes there, each
  * of its kind and the user's? (A directory with anything else in it is
- * not a hand-over sbx knows: left whole.) */
-static bool only_ours(int fd)
+ * not a hand-over sbx knows: left whole.) *empty: nothing at all. */
+static bool only_ours(int fd, bool *empty)
 {
 	int fd2 = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	DIR *dir = fd2 >= 0 ? fdopendir(fd2) : NULL;
@@ -397,6 +397,7 @@ static bool only_ours(int fd)
 		size_t i = 0;
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
+		*empty = false;
 		while (i < SHIM_NFILES && strcmp(de->d_name, shim_files[i].name))
 			i++;
 		ok = i < SHIM_NFILES && !fstatat(fd, de->d_name, &f, AT_SYMLINK_NOFOLLOW) &&
@@ -418,10 +419,15 @@ static bool only_ours(int fd)
  * -ENOTEMPTY, nothing in it removed). Two starts sweeping at once: one
  * takes the lock, the other finds it taken and leaves it to the first;
  * one that takes it after the first removed the directory finds the name
- * gone (still_named) and removes nothing. */
+ * gone (still_named) and removes nothing. And a directory with nothing in
+ * it, changed less than SWEEP_GRACE_S ago: a start's, between its mkdir
+ * and its flock (shim_make), not yet locked; removed, it would fail that
+ * start. A run killed in that moment leaves it for a later sweep. */
+#define SWEEP_GRACE_S 60
 static int sweep_one(int state_fd, const char *shown, const char *name)
 {
 	struct stat ln, st;
+	bool empty = true;
 	int fd, rc = 1;
 
 	if (fstatat(state_fd, name, &ln, AT_SYMLINK_NOFOLLOW) || !S_ISDIR(ln.st_mode) ||
@@ -439,9 +445,13 @@ static int sweep_one(int state_fd, const char *shown, const char *name)
 		close(fd);
 		return 0;
 	}
-	if (!only_ours(fd)) {
+	if (!only_ours(fd, &empty)) {
 		close(fd);
 		return -ENOTEMPTY;
+	}
+	if (empty && (fstat(fd, &st) || time(NULL) - st.st_ctime < SWEEP_GRACE_S)) {
+		close(fd);
+		return 0;
 	}
 	for (size_t i = 0; i < SHIM_NFILES; i++)
 		if (unlinkat(fd, shim_files[i].name, 0) && errno != ENOENT)
@@ -918,11 +928,17 @@ static bool job_signal(struct darwin *d, int sig)
 
 /* The shim's report pipe into the reports, as Linux's wait reads its
  * own (preload/run.c): 16 KiB a read, until it is empty or for at most
- * REPORT_SLICE_MS (a program that writes without pause cannot starve
- * the loop, or hold the run's end). false: closed or failed, no more to
- * read. */
+ * ms (a program that writes without pause cannot starve the loop, or
+ * hold the run's end). false: closed or failed, no more to read.
+ * REPORT_SLICE_MS a turn of the wait; at the end, when Linux reads its
+ * pipe to the end (its pid namespace is gone, and every writer with it),
+ * until it is empty but for REPORT_END_MS at most (a program COMMAND
+ * left behind may write on): one turn would leave what the FIFO still
+ * held when COMMAND ended unread, reported by nobody, whenever saying
+ * it takes longer than 10 ms. */
 #define REPORT_SLICE_MS 10
-static bool read_reports(struct darwin_io *io)
+#define REPORT_END_MS 1000
+static bool read_reports(struct darwin_io *io, long ms)
 {
 	char buf[16384];
 	struct timespec t0, t;
@@ -935,7 +951,7 @@ static bool read_reports(struct darwin_io *io)
 				io->feed(io->ctx, buf, (size_t)n);
 			clock_gettime(CLOCK_MONOTONIC, &t);
 			if ((t.tv_sec - t0.tv_sec) * 1000 +
-			    (t.tv_nsec - t0.tv_nsec) / 1000000 >= REPORT_SLICE_MS)
+			    (t.tv_nsec - t0.tv_nsec) / 1000000 >= ms)
 				return true;
 			continue;
 		}
@@ -1017,7 +1033,7 @@ int darwin_wait(struct backend *b, struct darwin_io *io, bool *ready)
 			net |= pf[i].revents != 0;
 		if (net)
 			net_loop_run_once(io->net, 0);
-		if ((pf[2].revents & (POLLIN | POLLHUP)) && !read_reports(io))
+		if ((pf[2].revents & (POLLIN | POLLHUP)) && !read_reports(io, REPORT_SLICE_MS))
 			io->report_fd = -1;
 	}
 	free(pf);
@@ -1035,10 +1051,11 @@ int darwin_wait(struct backend *b, struct darwin_io *io, bool *ready)
 			    "last moments may be missing from the reports",
 			    d->watch.wait_ms > 0 ? d->watch.wait_ms : 10000);
 	}
-	/* the shim's last reports: one slice more (a program left behind
-	 * may write on without end: no pid namespace ends it here) */
+	/* the shim's last reports: until the FIFO is empty, REPORT_END_MS
+	 * at most (a program left behind may write on without end: no pid
+	 * namespace ends it here) */
 	if (io->report_fd >= 0)
-		read_reports(io);
+		read_reports(io, REPORT_END_MS);
 	if (io->flush)
 		io->flush(io->ctx);
 	darwin_watch_stop(&d->watch);

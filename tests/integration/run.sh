@@ -49,6 +49,8 @@ if [ -f "$top/build/tests/darwin/sbx-preload" ] && [ -f "$top/build/darwin/sbx-p
 	cp "$top/build/tests/darwin/sbx-preload" "$bin/darwin/test/"
 	cp "$top/build/darwin/sbx-preload" "$bin/darwin/mac/"
 	cp -r "$top/tests/darwin/stand-ins" "$bin/darwin/stand-ins"
+	# the shim's real core playing the dylib (tests/darwin/shimwriter.c)
+	[ -f "$top/build/tests/darwin/shim-writer" ] && cp "$top/build/tests/darwin/shim-writer" "$bin/darwin/"
 fi
 # macOS's sbxctl, both builds likewise (tests/integration/darwinctl.sh)
 for f in tests/darwin/sbxctl:test darwin/sbxctl:mac; do

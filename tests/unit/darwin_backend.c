@@ -414,6 +414,10 @@ Test(darwin_backend, a_sweep_removes_only_the_handovers_of_runs_that_are_gone)
 	/* not a hand-over's name at all */
 	snprintf(p, sizeof(p), "%s/audit-shim-x", sd);
 	handover(p);
+	/* a start's, made a moment ago, not yet locked (shim_make between
+	 * its mkdir and its flock): empty and fresh, kept */
+	snprintf(p, sizeof(p), "%s/shim-fresh", sd);
+	cr_assert_eq(mkdir(p, 0700), 0);
 
 	cr_assert_eq(darwin_shim_sweep(sfd, sd, said, log), 1, "%s", log);
 	snprintf(p, sizeof(p), "%s/shim-dead", sd);
@@ -424,8 +428,11 @@ Test(darwin_backend, a_sweep_removes_only_the_handovers_of_runs_that_are_gone)
 	snprintf(f3, sizeof(f3), "shim-dir=%d ", -ENOTEMPTY);
 	cr_assert(strstr(log, "shim-dead=1 ") && strstr(log, f1) && strstr(log, f2) &&
 		  strstr(log, f3) &&
-		  !strstr(log, "shim-live") && !strstr(log, "shim-link") && !strstr(log, "audit"),
+		  !strstr(log, "shim-live") && !strstr(log, "shim-link") && !strstr(log, "audit") &&
+		  !strstr(log, "shim-fresh"),
 		  "%s", log);
+	snprintf(p, sizeof(p), "%s/shim-fresh", sd);
+	cr_assert(lstat(p, &st) == 0 && S_ISDIR(st.st_mode), "a start's fresh directory swept");
 	const char *kept[] = { "shim-live/policy", "shim-live/reports", "shim-live/dropped",
 			       "shim-foreign/notes", "shim-foreign/policy", "shim-kind/reports",
 			       "shim-dir/policy", "audit-shim-x/policy" };

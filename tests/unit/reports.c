@@ -998,6 +998,58 @@ Test(reports_stream, last_line_without_newline_is_still_taken)
 	stream_close(&s);
 }
 
+/* A line longer than macOS's FIFO takes whole comes as pieces (wire.h),
+ * mixed with other lines, fed in any cut: joined, it is a report like
+ * any; a joined line whose own pid is not its pieces' is malformed; a
+ * line begun and never finished is a dropped report in the summary. */
+Test(reports_stream, a_long_line_in_pieces_is_joined_and_an_unfinished_one_counted)
+{
+	struct stream s;
+	static char target[1700], line[WIRE_MAX], all[8192];
+	size_t n, o = 0, room = 512 - WIRE_PIECE_HEAD_MAX, off = 0;
+
+	memcpy(target, "/home/u/.ssh/", 13);
+	memset(target + 13, 'k', 1600);
+	for (size_t i = 100; i < 1613; i += 100)
+		target[i] = '/';
+	target[1613] = '\0';
+	n = wire_encode(line, WIRE_DENY, WIRE_READ, 9, "cat", target, 13) - 1;
+	cr_assert_gt(n, 1024);
+	unsigned np = (unsigned)((n + room - 1) / room);
+	for (unsigned k = 1; k <= np; k++) {
+		size_t m = n - off < room ? n - off : room;
+		o += wire_piece(all + o, 9, 0xabcdef0123456789ULL, k, np, line + off, m);
+		off += m;
+		if (k == 1) /* another's whole line between two pieces */
+			o += (size_t)sprintf(all + o, "SBX1 D write 3 sh /etc/between 30\n");
+	}
+	stream_open(&s, NULL, REPORTS_ENFORCE);
+	for (size_t i = 0; i < o; i += 7)
+		reports_feed(s.r, all + i, o - i < 7 ? o - i : 7);
+	/* pieces of pid 4 that join into a line of pid 5's */
+	feed(&s, "SBXP 4 0000000000000001 1 2 SBX1 D read 5 cat /home/u/.ssh/\n"
+		 "SBXP 4 0000000000000001 2 2 liar 13\n");
+	/* a line begun, never finished */
+	feed(&s, "SBXP 6 0000000000000002 1 3 SBX1 D read 6 cat /home/u/.ssh/\n");
+	reports_finish(s.r, 0);
+
+	char *out = slurp(s.out_path), *log = slurp(s.log_path);
+	char shown[128];
+	snprintf(shown, sizeof(shown), "sbx: denied read of ~/.ssh/%.40s", target + 13);
+	assert_contains(out, shown);
+	assert_contains(out, "sbx: denied write of /etc/between");
+	cr_assert_null(strstr(out, "liar"), "a line whose pid lies was taken: %s", out);
+	assert_contains(out, "1 report dropped");
+	assert_contains(out, "1 malformed report line");
+	/* the log has the whole target */
+	char *rec = strstr(log, "\"target\":\"/home/u/.ssh/kkk");
+	cr_assert_not_null(rec, "%s", log);
+	cr_assert_not_null(strstr(rec, target + 1500), "the target cut: %.200s", rec);
+	free(out);
+	free(log);
+	stream_close(&s);
+}
+
 Test(reports_stream, garbage_never_crashes_and_is_counted_as_malformed)
 {
 	struct stream s;

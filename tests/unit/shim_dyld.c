@@ -6,7 +6,7 @@
  * launch.c's darwin_shim_spec, naming the policy blob in a file, the
  * report FIFO this process reads, and the counters file, in a directory
  * the policy does not let the sandbox write. What a refusal said is read
- * back from the FIFO, as the supervisor reads it (wire_decode).
+ * back from the FIFO, as the supervisor reads it (wire_join, wire_decode).
  *
  * Built as a runner of its own (Makefile, build/tests/shim-dyld): it
  * links the shim's core, and the interpose table, so a name in the table
@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <netdb.h>
+#include <pthread.h>
 #include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -33,6 +34,7 @@
 #include "backend/darwin/interpose.h"
 #include "backend/darwin/launch.h"
 #include "common/wire.h"
+#include "common/wire_join.h"
 #include "shim/core.h"
 #include "tests/unit/helpers.h"
 
@@ -146,21 +148,46 @@ static void teardown(void)
 
 TestSuite(shim_dyld, .init = setup, .fini = teardown);
 
+/* One line read from the FIFO into out (a piece joined first, as the
+ * supervisor joins it: common/wire_join.h); 1 if it made a report, 0 if
+ * a piece was held. Every line must have been one write a Mac's FIFO
+ * takes whole (WIRE_ATOMIC, macOS's PIPE_BUF here: the Makefile). */
+static int take_line(struct wire_join *j, const char *line, size_t len, struct wire_report *out)
+{
+	const char *whole = line;
+	size_t wlen = len;
+	int pid = 0;
+
+	cr_assert_leq(len + 1, WIRE_ATOMIC, "a write of %zu bytes into the FIFO, more than "
+		      "macOS's takes whole: %.60s...", len + 1, line);
+	if (len >= 5 && !memcmp(line, "SBXP ", 5)) {
+		enum wire_join_rc rc = wire_join_take(j, line, len, &whole, &wlen, &pid);
+		cr_assert_neq(rc, WIRE_JOIN_MALFORMED, "a malformed piece: %.*s", (int)len, line);
+		if (rc == WIRE_JOIN_HELD)
+			return 0;
+	}
+	cr_assert_eq(wire_decode(whole, wlen, out), 0, "a malformed report: %.*s", (int)wlen,
+		     whole);
+	cr_assert(!pid || out->pid == pid, "pieces of pid %d joined into a line of pid %d", pid,
+		  out->pid);
+	return 1;
+}
+
 /* Every report written so far, decoded; how many. */
 static size_t drain(struct wire_report *out, size_t max)
 {
-	static char buf[65536];
+	static char buf[1 << 20]; /* a FIFO's most (F_SETPIPE_SZ) */
+	struct wire_join j = { 0 };
 	size_t have = 0, n = 0;
 	ssize_t r;
 
 	while ((r = read(reports, buf + have, sizeof(buf) - 1 - have)) > 0)
 		have += (size_t)r;
 	buf[have] = '\0';
-	for (char *line = buf, *nl; n < max && (nl = strchr(line, '\n')); line = nl + 1) {
-		cr_assert_eq(wire_decode(line, (size_t)(nl - line), &out[n]), 0,
-			     "a malformed report: %.*s", (int)(nl - line), line);
-		n++;
-	}
+	for (char *line = buf, *nl; n < max && (nl = strchr(line, '\n')); line = nl + 1)
+		n += (size_t)take_line(&j, line, (size_t)(nl - line), &out[n]);
+	cr_assert_eq(wire_join_end(&j), 0, "a line begun as pieces was never finished");
+	wire_join_free(&j);
 	return n;
 }
 
@@ -718,6 +745,124 @@ Test(shim_dyld, closing_every_inherited_descriptor_loses_no_report)
 	cr_assert_eq(drain(r, 4), 1);
 	cr_assert_str_eq(r[0].target, key);
 	cr_assert_eq(r[0].pid, pid);
+}
+
+/* ---- long lines: macOS's FIFO takes a write whole only up to 512 bytes
+ *
+ * Processes and threads refused at once on paths of 600 to 3000 bytes (a
+ * read under deny_read; a rename of one long path to another outside the
+ * writable roots), each writing its report into the FIFO while the
+ * others do, through a FIFO that takes a longer write in 512-byte parts
+ * (tests/darwin/fifo512.c): every report comes whole, by its own pid,
+ * none twice, none dropped. Before the pieces (common/wire.h) a line of
+ * more than 512 bytes went as one write: take_line() refused it, and cut
+ * by another's parts it was malformed. */
+#define LONG_PROCS 4
+#define LONG_THREADS 3
+#define LONG_EACH 4
+
+/* A path of `len` bytes under dir naming (p, t, i, kind): long names
+ * of 200 bytes, then one to make up the length. */
+static void long_path(char *out, size_t len, const char *dir, int p, int t, int i, char kind)
+{
+	size_t o = (size_t)snprintf(out, len + 1, "%s/%c-%d-%d-%d", dir, kind, p, t, i);
+
+	while (o < len) {
+		size_t n = len - o - 1 < 200 ? len - o - 1 : 200;
+		out[o++] = '/';
+		memset(out + o, (char)('a' + (o / 201) % 26), n);
+		o += n;
+	}
+	out[len] = '\0';
+}
+
+static size_t long_len(int p, int t, int i)
+{
+	return 600 + (size_t)((p * 131 + t * 977 + i * 613) % 2401); /* 600..3000 */
+}
+
+struct long_arg {
+	int p, t, failed;
+};
+
+static void *long_thread(void *a)
+{
+	struct long_arg *la = a;
+	char path[3100], to[3100], from[3100];
+
+	for (int i = 0; i < LONG_EACH; i++) {
+		long_path(path, long_len(la->p, la->t, i), at(root, "secret"), la->p, la->t, i, 'r');
+		if (sbx_dyld_open(path, O_RDONLY) != -1 || errno != EACCES)
+			la->failed++;
+		long_path(from, long_len(la->t, la->p, i), root, la->p, la->t, i, 'f');
+		long_path(to, long_len(la->p + 7, la->t, i), other, la->p, la->t, i, 'w');
+		if (sbx_dyld_rename(from, to) != -1 || errno != EROFS)
+			la->failed++;
+	}
+	return NULL;
+}
+
+Test(shim_dyld, long_report_lines_from_many_writers_at_once_all_come_whole)
+{
+	enum { N = LONG_PROCS * LONG_THREADS * LONG_EACH * 2 };
+	static struct wire_report got[N + 8];
+	pid_t pids[LONG_PROCS];
+	char want[3100];
+	struct stat st;
+
+	/* room for all of them: a drop would be a full FIFO, not this */
+	cr_assert_geq(fcntl(reports, F_SETPIPE_SZ, 1 << 20), 1 << 19);
+	/* the shim started before any thread (a first call starts it: a
+	 * thread racing that start is let through unjudged, shim/core.c's
+	 * ST_STARTING, which is not what this checks) */
+	int fd = sbx_dyld_open(at(root, "ok.txt"), O_RDONLY);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	for (int p = 0; p < LONG_PROCS; p++) {
+		pids[p] = fork();
+		cr_assert_geq(pids[p], 0);
+		if (pids[p] == 0) {
+			pthread_t th[LONG_THREADS];
+			struct long_arg la[LONG_THREADS];
+			int failed = 0;
+			for (int t = 0; t < LONG_THREADS; t++) {
+				la[t] = (struct long_arg){ .p = p, .t = t };
+				pthread_create(&th[t], NULL, long_thread, &la[t]);
+			}
+			for (int t = 0; t < LONG_THREADS; t++) {
+				pthread_join(th[t], NULL);
+				failed += la[t].failed;
+			}
+			_exit(failed ? 1 : 0);
+		}
+	}
+	for (int p = 0; p < LONG_PROCS; p++) {
+		int status;
+		cr_assert_eq(waitpid(pids[p], &status, 0), pids[p]);
+		cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "a call not refused");
+	}
+	cr_assert_eq(stat(at(run, "dropped"), &st), 0);
+	cr_assert_eq(st.st_size, 0, "%lld reports dropped", (long long)st.st_size);
+	size_t n = drain(got, N + 8);
+	cr_assert_eq(n, N, "%zu reports of %d", n, N);
+	/* each one, whole, once, from its own process */
+	for (int p = 0; p < LONG_PROCS; p++)
+		for (int t = 0; t < LONG_THREADS; t++)
+			for (int i = 0; i < LONG_EACH; i++)
+				for (int k = 0; k < 2; k++) {
+					size_t len = k ? long_len(p + 7, t, i) : long_len(p, t, i);
+					long_path(want, len, k ? other : at(root, "secret"), p, t, i,
+						  k ? 'w' : 'r');
+					int found = 0;
+					for (size_t j = 0; j < n; j++)
+						if (!strcmp(got[j].target, want)) {
+							found++;
+							cr_assert_eq(got[j].pid, pids[p]);
+							cr_assert_eq(got[j].op, k ? WIRE_WRITE : WIRE_READ);
+							cr_assert(!got[j].truncated);
+						}
+					cr_assert_eq(found, 1, "%s (%zu bytes) came %d times", k ? "a rename's" : "a read's", len, found);
+				}
 }
 
 /* ---- the interpose table (build/gen/interpose.c, linked here: a name it
