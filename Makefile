@@ -367,8 +367,8 @@ build/tests/unit-tests: $(UNIT_OBJS) $(UNIT_SHIM_OBJS) $(UNIT_ARCHIVES:%=build/l
 # only on a Mac).
 DARWIN_CHECK_SRCS := $(POLICY_SRCS) common/strv.c backend/darwin/seatbelt.c \
 	backend/darwin/logstream.c backend/darwin/watch.c
-DARWIN_UNIT_SRCS := tests/unit/seatbelt.c tests/unit/darwin_log.c tests/unit/policy_preset.c \
-	tests/unit/helpers.c
+DARWIN_UNIT_SRCS := tests/unit/seatbelt.c tests/unit/sbpl.c tests/unit/darwin_log.c \
+	tests/unit/policy_preset.c tests/unit/helpers.c
 build/tests/darwin-smoke: tests/darwin/smoke.c $(DARWIN_CHECK_SRCS:%.c=build/%.o)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) $(SBX_CFLAGS) $(SBX_LDFLAGS) -o $@ $^ $(SBX_LDLIBS)
@@ -384,6 +384,7 @@ build/tests/darwin-unit: $(DARWIN_UNIT_SRCS:%.c=build/%.o) $(DARWIN_CHECK_SRCS:%
 # tests/integration/darwin.sh puts them there).
 DARWIN_PRELOAD_SRCS := preload/start.c preload/options.c preload/config.c preload/profile.c \
 	preload/reports.c preload/print.c preload/util.c preload/loginpath.c preload/mode.c \
+	preload/plan.c preload/standin.c preload/walkrec.c \
 	backend/relay.c common/hostfs.c common/pathwalk.c common/openat2.c common/msg.c \
 	common/guard.c common/io.c common/look.c common/strv.c common/wire.c common/wire_join.c \
 	$(DARWIN_SRCS) $(NET_SRCS) $(POLICY_SRCS)

@@ -57,7 +57,11 @@ struct plan {
 	struct covered *covered;  /* plan.c's own, between the two phases */
 	struct strv guarded;      /* every path made read-only (for reports) */
 	struct strv gitdirs;      /* git directories in the writable roots (gitprov.h) */
+	/* plan_guards() (macOS): the directories on the way to what guarded
+	 * lists, never renamed or removed (Linux pins them: --pin=) */
+	struct strv pinned;
 	struct mount_ids *mount_ids; /* what each mount lands on (mountids.h) */
+	void (*mount_ids_free)(struct plan *pl); /* set with it: plan_free() calls it */
 };
 
 /* What became of a placeholder; sbx-init gets them in its "go" message

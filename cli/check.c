@@ -238,13 +238,6 @@ static bool git_guarded(const struct policy *p, const char *path, char *why, siz
 	return false;
 }
 
-/* A part of git's that Linux's runs keep read-only and macOS's do not */
-static void not_guarded(const char *why)
-{
-	printf("  not kept read-only here: %s; Linux's runs guard it, macOS's profile has "
-	       "no rule for it (docs/MACOS.md)\n", why);
-}
-
 static int check_path(const struct check *c, enum wire_op op, const char *arg)
 {
 	struct wire_report w = { .decision = WIRE_DENY, .op = op };
@@ -267,7 +260,8 @@ static int check_path(const struct check *c, enum wire_op op, const char *arg)
 	bool guarded = op == WIRE_WRITE && as_written.verdict == SBX_ALLOW &&
 		       policy_check_path(c->p, SBX_OP_WRITE, real, NULL) == SBX_ALLOW &&
 		       git_guarded(c->p, real, gwhy, sizeof(gwhy));
-	if (guarded && machine_guards_git) {
+	/* both systems' runs keep it (plan.c: Linux's mounts, macOS's profile) */
+	if (guarded) {
 		if (!c->quiet) {
 			ctl_printable(gwhy, printable, sizeof(printable));
 			printf("%sdeny %s write %s\t%s\tkept read-only by the run (git on the host "
@@ -277,14 +271,8 @@ static int check_path(const struct check *c, enum wire_op op, const char *arg)
 		}
 		return 1;
 	}
-	/* macOS: the policy's answer stands, with what it lacks there */
-	char gprint[PATH_MAX];
-	if (guarded)
-		ctl_printable(gwhy, gprint, sizeof(gprint));
 	if (!strcmp(real, abs) || as_written.verdict == SBX_DENY) {
 		say(c, &w, &as_written, "");
-		if (guarded && !c->quiet)
-			not_guarded(gprint);
 		return as_written.verdict == SBX_DENY;
 	}
 	/* allowed as written: where it leads decides (a link in the
@@ -298,8 +286,6 @@ static int check_path(const struct check *c, enum wire_op op, const char *arg)
 	snprintf(via, sizeof(via), "leads to %s", printable);
 	snprintf(resolved.shown, sizeof(resolved.shown), "%s", as_written.shown);
 	say(c, &w, &resolved, via);
-	if (guarded && !c->quiet)
-		not_guarded(gprint);
 	return resolved.verdict == SBX_DENY;
 }
 

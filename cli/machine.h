@@ -45,10 +45,6 @@ void machine_doctor_end(struct doctor *d);
 void machine_own_files(char bufs[SBX_OWN_FILES][PATH_MAX],
 		       const char *out[SBX_OWN_FILES]);
 
-/* Does a run keep read-only what its plan finds on the disk though no
- * rule names it (check.c: git directories' parts, hooks directories)? */
-extern const bool machine_guards_git;
-
 /* Inside a run: the run's policy blob as SBX_SHIM names it (Linux: a
  * descriptor of the holder's; macOS: the hand-over's file), opened
  * read-only, or -1. Anything in the sandbox can set SBX_SHIM: what it

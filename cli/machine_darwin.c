@@ -348,9 +348,6 @@ void machine_own_files(char bufs[SBX_OWN_FILES][PATH_MAX], const char *out[SBX_O
 		out[0] = bufs[0];
 }
 
-/* Seatbelt's profile is the policy's rules only: nothing of plan.c's */
-const bool machine_guards_git = false;
-
 /* SBX_SHIM's `policy=/DIR/policy` (backend/darwin/launch.c): an absolute,
  * normal path, its last name never followed, a FIFO never waited on (the
  * shim opens it so). */

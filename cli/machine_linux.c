@@ -229,10 +229,6 @@ void machine_own_files(char bufs[SBX_OWN_FILES][PATH_MAX],
 	out[3] = find_bwrap(bufs[3], PATH_MAX) ? NULL : bufs[3];
 }
 
-/* plan.c looks at the disk for git's directories (bubblewrap mounts them
- * read-only) */
-const bool machine_guards_git = true;
-
 /* SBX_SHIM's `policy=FD;holder=PID`: the holder's sealed memfd, by
  * /proc (shim/core.c opens it so). */
 int machine_run_policy_fd(const char *spec)

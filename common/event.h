@@ -80,6 +80,10 @@ struct event {
 	const char *fix;              /* EVENT_NET: "--allow-domain x", or "" */
 	const char *on;               /* EVENT_CALL: what it was made on, or NULL */
 	int pid;                      /* the calling process; 0: not known */
+	/* the same process as it knows itself, where that differs (the
+	 * notify layer's: getpid() in the sandbox's pid namespace, the
+	 * number its shim's lines carry); 0: pid is that */
+	int self_pid;
 	const char *comm;             /* its name, or NULL */
 	int err;                      /* the errno the caller got, or 0 */
 	/* EVENT_NET */

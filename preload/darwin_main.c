@@ -56,6 +56,7 @@ struct drun {
 	const char *insert[SBX_INSERT_ARGS_MAX + 1];
 	char hook_json[PATH_MAX + 256];
 	struct strv command;
+	struct plan pl; /* what the disk says stays unwritten (plan_guards) */
 	/* start */
 	char log_path[PATH_MAX];
 	struct reports *reports;
@@ -281,6 +282,15 @@ static int phase_plan(struct drun *r)
 		msg("out of memory");
 		return SBX_EXIT_SETUP;
 	}
+	/* the same look at the disk as Linux's plan, for the profile */
+	struct plan_in in = { .policy = r->p, .command = r->command.v, .environ = environ,
+			      .cwd = r->cwd, .ctl_fd = -1, .make_placeholders = true,
+			      .notify = true, .state_dir = r->sdir };
+	if ((e = plan_guards(&in, &r->pl))) {
+		msg("sandbox set-up failed: looking for what must stay read-only: %s; nothing "
+		    "was run", strerror(-e));
+		return SBX_EXIT_SETUP;
+	}
 	return RUN_ON;
 }
 
@@ -323,11 +333,12 @@ static int phase_start(struct drun *r)
 		return SBX_EXIT_SETUP;
 	struct reports_cfg rcfg = { .policy = r->p, .log_path = r->log_path,
 				    .run_id = r->run_id, .mode = REPORTS_ENFORCE,
-				    .out_fd = r->report_out, .hold = true,
+				    .out_fd = r->report_out, .hold = true, .log_after = true,
 				    .tty = policy_report_stderr(r->p),
 				    /* a relayed terminal is raw by us: the
 				     * program's own terminal says (relay.c) */
-				    .tty_busy = relay_tty_busy };
+				    .tty_busy = relay_tty_busy,
+				    .guarded = r->pl.guarded.v, .nguarded = r->pl.guarded.n };
 	if (reports_new(&rcfg, &r->reports)) {
 		msg("out of memory");
 		return SBX_EXIT_SETUP;
@@ -347,7 +358,7 @@ static int phase_start(struct drun *r)
 	d->watch.tmpdir = r->sdir;
 	r->be = (struct backend){ .ops = &backend_darwin, .policy = r->p,
 				  .command = r->command.v, .darwin = d };
-	int e = r->be.ops->start(&r->be, NULL, why, sizeof(why));
+	int e = r->be.ops->start(&r->be, &r->pl, why, sizeof(why));
 	if (e && d->stopped_by)
 		return stopped(d->stopped_by);
 	if (e) {
@@ -357,7 +368,7 @@ static int phase_start(struct drun *r)
 	struct start_counts c = {
 		.read_denied = guarded_now(r->p, SBX_RULE_DENY_READ),
 		.write_protected = guarded_now(r->p, SBX_RULE_DENY_WRITE) +
-				   guarded_now(r->p, SBX_RULE_MANDATORY),
+				   guarded_now(r->p, SBX_RULE_MANDATORY) + r->pl.write_protects,
 		.withheld = r->withheld.n,
 	};
 	start_line(r->p, &c, r->be.ops->layers(&r->be, layers, sizeof(layers)));
@@ -412,6 +423,7 @@ static void run_release(struct drun *r)
 		close(r->state_fd);
 	net_loop_free(r->net);
 	reports_free(r->reports);
+	plan_free(&r->pl);
 	strv_free(&r->withheld);
 	strv_free(&r->command);
 	policy_free(r->p);

@@ -21,7 +21,6 @@
 #include <unistd.h>
 
 #include "common/hostfs.h"
-#include "backend/linux/mountids.h"
 #include "net/net.h"
 #include "common/pathwalk.h"
 #include "preload/standin.h"
@@ -200,6 +199,9 @@ struct covered {
 	struct strv gitdirs; /* git directories guarded (guard_repo) */
 	unsigned walked;     /* directories read looking for them */
 	bool host_tmp;       /* the nested mode: /tmp is the host's, writable */
+	/* plan_guards() (macOS): what the disk says, found as for a mount,
+	 * and nothing mounted, counted against a mount's limits or made */
+	bool discover;
 	unsigned nguarded;   /* git directories whose parts were guarded */
 	bool guard_cut;      /* ... and more were found than GIT_GUARD_MAX */
 	char walk_cut_at[PATH_MAX]; /* the first directory left unread, or "" */
@@ -488,6 +490,10 @@ static int mask_path(const struct plan_in *in, struct plan *pl,
 	 * nested mode /tmp is the host's: writable_here) */
 	if (sbx_path_under(path, "/tmp") && !writable_here(cv, path))
 		return 0;
+	/* plan_guards(): the profile's deny_read rule holds it, a mask only
+	 * says nothing below it needs a write-protect */
+	if (cv->discover)
+		return strv_add(&cv->masks, path);
 	/* Each is a mount (and a linear look-up here): a pattern matching
 	 * thousands of files (`deny_read = *.log` in a tree of logs) stops
 	 * the run with its name rather than sbx-init's "too many options",
@@ -585,7 +591,7 @@ static int guard_way(struct covered *cv, const char *path)
 			c++;
 		if (!*c)
 			break;
-		char *end = strchrnul(c, '/');
+		char *end = c + strcspn(c, "/");
 		bool last = !end[strspn(end, "/")];
 		if (snprintf(cand, sizeof(cand), "%s/%.*s", done, (int)(end - c), c) >=
 		    (int)sizeof(done) || lstat(cand, &st))
@@ -1893,7 +1899,7 @@ static int bind_roots(const struct plan_in *in, struct plan *pl,
 		/* A directory written with its trailing / is made when it is
 		 * missing (as `--learn` writes them): only an existing path can
 		 * be bound. Not for --print, which touches nothing. */
-		if (w[i]->is_dir && in->make_placeholders && !tmp_part &&
+		if (w[i]->is_dir && in->make_placeholders && !tmp_part && !cv->discover &&
 		    access(w[i]->pattern, F_OK) && !sbx_path_under(w[i]->pattern, "/tmp") &&
 		    policy_check_path(in->policy, SBX_OP_WRITE, w[i]->pattern, NULL) == SBX_ALLOW) {
 			/* never through a link a program left on the way */
@@ -2474,8 +2480,65 @@ out:
 	if (rc < 0)
 		plan_free(pl);
 	return rc;
-#undef STEP
 }
+
+int plan_guards(const struct plan_in *in, struct plan *pl)
+{
+	struct covered *cv;
+	int rc;
+
+	memset(pl, 0, sizeof(*pl));
+	cv = pl->covered = calloc(1, sizeof(*cv));
+	if (!cv)
+		return -ENOMEM;
+	cv->memo = sbx_path_memo_new(16);
+	cv->discover = true;
+	/* the host's /tmp, where the policy lets the sandbox write (as the
+	 * nested mode's): what is protected there is said too */
+	cv->host_tmp = true;
+	STEP(bind_roots(in, pl, cv, false));
+	STEP(bind_roots(in, pl, cv, true));
+	STEP(mask_rules(in, pl, cv));
+	STEP(protect_rules(in, pl, cv));
+	/* Each path and where it leads (a profile names a file by its real
+	 * path, a mount by the one it follows); the protected names missing
+	 * with no stand-in too (a profile refuses making them, the shim
+	 * alone does on Linux); and the links on the way, by their own
+	 * names (one repointed takes the name git follows elsewhere). */
+	/* Only what no rule denies: the profile holds the rules' own (the
+	 * semantic check shows it says what policy_check_path() says). */
+	for (size_t k = 0; k < 3; k++) {
+		const struct strv *from = k == 2 ? &cv->links : k ? &pl->unguarded : &cv->protect;
+		for (size_t i = 0; i < from->n; i++) {
+			char real[PATH_MAX];
+			if (policy_check_path(in->policy, SBX_OP_WRITE, from->v[i], NULL) == SBX_ALLOW)
+				STEP(strv_add(&pl->guarded, from->v[i]));
+			if (k == 2)
+				continue;
+			sbx_path_resolve_memo(from->v[i], real, sizeof(real), cv->memo);
+			if (real[0] == '/' && strcmp(real, from->v[i]) &&
+			    policy_check_path(in->policy, SBX_OP_WRITE, real, NULL) == SBX_ALLOW)
+				STEP(strv_add(&pl->guarded, real));
+		}
+	}
+	/* the directories on the way, as plan_init() pins them: a rule by
+	 * name leaves a renamed parent's copy writable, and renamed back it
+	 * is the name git follows */
+	for (size_t i = 0; i < cv->pins.n; i++)
+		if (!hidden(cv, cv->pins.v[i]) && !pathset_under(&cv->protect_set, cv->pins.v[i]) &&
+		    policy_check_path(in->policy, SBX_OP_WRITE, cv->pins.v[i], NULL) == SBX_ALLOW)
+			STEP(strv_add(&pl->pinned, cv->pins.v[i]));
+	for (size_t i = 0; i < cv->gitdirs.n; i++)
+		STEP(strv_add(&pl->gitdirs, cv->gitdirs.v[i]));
+	rc = 0;
+out:
+	covered_free(pl);
+	if (rc < 0)
+		plan_free(pl);
+	return rc;
+}
+
+#undef STEP
 
 int plan_build(const struct plan_in *in, struct plan *pl)
 {
@@ -2534,7 +2597,8 @@ static void covered_free(struct plan *pl)
 void plan_free(struct plan *pl)
 {
 	covered_free(pl);
-	mount_ids_free(pl);
+	if (pl->mount_ids_free) /* Linux's (backend/linux/mountids.h) */
+		pl->mount_ids_free(pl);
 	strv_free(&pl->argv);
 	strv_free(&pl->init_ops);
 	strv_free(&pl->placeholders_pending);
@@ -2543,6 +2607,7 @@ void plan_free(struct plan *pl)
 	strv_free(&pl->withheld);
 	strv_free(&pl->guarded);
 	strv_free(&pl->gitdirs);
+	strv_free(&pl->pinned);
 	free(pl->placeholder_state);
 	pl->placeholder_state = NULL;
 

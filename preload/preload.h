@@ -198,6 +198,18 @@ void print_plan_json(const struct plan *pl, const char *cwd);
  * sandbox-exec command on stdout. 0, or SBX_EXIT_SETUP with a message. */
 int print_seatbelt(const struct policy *p, const char *run_id, char *const *command);
 int plan_bwrap(const struct plan_in *in, struct plan *out);
+/* macOS's plan (preload/darwin_main.c): no bubblewrap, the same look at
+ * the disk plan_init() makes and the same decisions (what a later program
+ * runs that no rule names: a repository's hooks, config and the
+ * core.hooksPath it names, a bare one's, a linked worktree's entry, a
+ * `.git` file, an included config, a link to nothing), nothing mounted,
+ * made or counted against a mount's limits. out->guarded: each such path,
+ * where it leads when that differs, and the links on the way to them; the
+ * Seatbelt profile denies writing them (seatbelt_opts.kept); out->pinned:
+ * the directories on the way, never renamed or removed (.pinned). in: policy,
+ * environ, state_dir; make_placeholders and notify true (a missing one
+ * is listed, never made); walkrec NULL. On failure the plan is freed. */
+int plan_guards(const struct plan_in *in, struct plan *out);
 int plan_init(const struct plan_in *in, struct plan *pl);
 /* What the walk's record depends on besides the policy, as text for its
  * key (walkrec.h). */
@@ -272,6 +284,9 @@ struct reports_cfg {
 	char *const *guarded;
 	size_t nguarded;
 	bool nested;                 /* the nested mode (its seccomp rows explained) */
+	/* The boundary's refusals come from the system log, after the shim's
+	 * line for the same refusal (macOS: Seatbelt's). */
+	bool log_after;
 	struct reports_limits limits;
 	/* Milliseconds on a monotonic clock, for the rate limits; NULL: the
 	 * real one (the unit tests bring their own). */

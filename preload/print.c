@@ -55,15 +55,32 @@ void print_plan_json(const struct plan *pl, const char *cwd)
 }
 
 /* The ports are the proxy's own defaults: a Mac user running the command
- * by hand starts the proxy there (the darwin backend will pass its own). */
+ * by hand starts the proxy there (the darwin backend will pass its own).
+ * What the disk says stays unwritten is in it as a run's (plan_guards():
+ * it only looks), as it is now. */
 int print_seatbelt(const struct policy *p, const char *run_id, char *const *command)
 {
 	struct seatbelt_opts so = { .run_id = run_id, .http_port = SBX_PROXY_HTTP_PORT,
 				    .socks_port = SBX_PROXY_SOCKS_PORT };
 	struct seatbelt_profile sp;
+	struct plan pl;
 	char err[512];
+	extern char **environ;
+	struct plan_in in = { .policy = p, .environ = environ, .ctl_fd = -1,
+			      .make_placeholders = true, .notify = true };
 
-	int rc = seatbelt_compile(p, &so, &sp, err, sizeof(err));
+	int rc = plan_guards(&in, &pl);
+	if (rc) {
+		msg("--print=seatbelt: looking for what must stay read-only: %s; nothing was "
+		    "printed", strerror(-rc));
+		return SBX_EXIT_SETUP;
+	}
+	so.kept = pl.guarded.v;
+	so.nkept = pl.guarded.n;
+	so.pinned = pl.pinned.v;
+	so.npinned = pl.pinned.n;
+	rc = seatbelt_compile(p, &so, &sp, err, sizeof(err));
+	plan_free(&pl);
 	if (rc) {
 		msg("--print=seatbelt: %s; nothing was printed", err);
 		return SBX_EXIT_SETUP;

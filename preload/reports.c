@@ -61,14 +61,20 @@ struct seen {
 	UT_hash_handle hh;
 };
 
-/* The notify layer's refusals of a deferred name (deferred_name()) whose
- * shim line has not come yet, by their key: that line is their echo. Kept
- * apart from the table of lines said, so a refusal a quiet rule keeps off
- * the terminal (never in that table) and one past its bounds still has
- * one record; an entry goes when its last echo came. */
+/* One refusal of a deferred name (deferred_name()) said by one layer
+ * whose word from the other layer is still to come: that word is its
+ * echo, not a second refusal (take_report). By the side that said it, the
+ * process as it knows itself and the report's key; at most `until` (a
+ * process's own refusal comes within it, and a number reused after it
+ * matches nothing). Kept apart from the table of lines said, so a refusal
+ * a quiet rule keeps off the terminal (never in that table) and one past
+ * its bounds still has one record; in the order last awaited, so the
+ * oldest goes first; an entry goes when its last echo came. */
 struct echo {
 	char *key;
+	size_t klen;
 	unsigned long n;
+	unsigned long long until; /* now_ms() */
 	UT_hash_handle hh;
 };
 
@@ -82,6 +88,7 @@ struct reports {
 	struct reports_limits lim;
 	int log_fd;
 	int tail_fd;       /* out_fd's file, to read (open_tail()) */
+	bool out_chr;      /* out_fd may be a terminal (a character device) */
 	bool own_tail;
 	bool log_failed, log_capped;
 	unsigned long long log_bytes; /* what this run added to the log */
@@ -198,6 +205,10 @@ int reports_new(const struct reports_cfg *cfg, struct reports **out)
 	r->log_b = (struct bucket){ now_ms(r), r->lim.log_burst * 1000ULL };
 	r->log_fd = -1;
 	r->tail_fd = open_tail(cfg->out_fd, &r->own_tail);
+	/* what an open file is stays so: a file, a pipe or a socket is
+	 * never asked again whether it is a terminal in raw mode */
+	struct stat st;
+	r->out_chr = fstat(cfg->out_fd, &st) || S_ISCHR(st.st_mode);
 	*out = r;
 	return 0;
 }
@@ -957,6 +968,8 @@ static bool terminal_busy(const struct reports *r)
 {
 	struct termios t;
 
+	if (!r->out_chr)
+		return false;
 	if (r->cfg.tty_busy)
 		return r->cfg.tty_busy(r->cfg.out_fd);
 	return tcgetattr(r->cfg.out_fd, &t) == 0 && !(t.c_lflag & ICANON);
@@ -1162,7 +1175,7 @@ static struct seen *remember(struct reports *r, const char *key, size_t klen,
 }
 
 static void take_report(struct reports *r, const struct wire_report *wr, enum event_layer layer,
-			const struct sbx_rule *why);
+			const struct sbx_rule *why, int pid);
 
 static bool proxy_seen_add(struct reports *r, const char *key, struct seen **out);
 
@@ -1407,9 +1420,12 @@ static void boundary_explain(const struct policy *p, const struct wire_report *w
 
 /* A write refused by a name rule at any depth (`.bashrc`, a
  * `deny_write = *.lock`): the shim lets the kernel answer those and then
- * names the refusal itself (shim/check.c, deferred()). Where the notify
- * layer was the one to refuse (a name not there at start), it said it
- * first, in the same call; the shim's line after it is its echo. */
+ * names the refusal itself (shim/check.c, deferred()), so where the
+ * boundary refused, both layers say it. On Linux the notify layer
+ * refuses inside the call and says it first; the shim's line after it is
+ * its echo. On macOS the shim's line comes first and Seatbelt's record
+ * from the system log a moment later (or, the log being quick, before
+ * the shim's line is read): the second is the echo. */
 static bool deferred_name(const struct reports *r, const struct wire_report *w)
 {
 	const struct sbx_rule *why;
@@ -1420,55 +1436,134 @@ static bool deferred_name(const struct reports *r, const struct wire_report *w)
 	       (why->kind == SBX_RULE_MANDATORY || why->kind == SBX_RULE_DENY_WRITE);
 }
 
-/* The notify layer refused a deferred name: its shim line is to come.
- * Within the table's bounds (those of the lines said): past them, the
- * echo is counted as a refusal of its own, as before there was a table. */
-static void echo_expect(struct reports *r, const char *key, size_t klen)
-{
-	struct echo *e;
-	size_t cost = sizeof(*e) + klen + 1 + 2 * sizeof(void *);
+/* How long an echo is awaited: the shim's line follows the boundary's
+ * refusal as the call returns; Seatbelt's record follows the shim's line
+ * as late as the system log delivers (the end sentinel's wait, 10 s:
+ * docs/MACOS.md). */
+#define ECHO_CALL_MS 3000
+#define ECHO_LOG_MS 10000
 
-	HASH_FIND(hh, r->echoes, key, klen, e);
-	if (!e) {
-		if (r->nechoes >= r->lim.seen_max || r->echo_bytes + cost > r->lim.seen_bytes ||
+static size_t echo_cost(size_t klen)
+{
+	return sizeof(struct echo) + klen + 1 + 2 * sizeof(void *);
+}
+
+static void echo_drop(struct reports *r, struct echo *e)
+{
+	HASH_DEL(r->echoes, e);
+	r->nechoes--;
+	r->echo_bytes -= echo_cost(e->klen);
+	free(e->key);
+	free(e);
+}
+
+/* The echoes no longer awaited go, oldest first (the table is in the
+ * order last awaited; one awaited longer further on goes when looked up). */
+static void echo_expire(struct reports *r, unsigned long long now)
+{
+	while (r->echoes && r->echoes->until <= now)
+		echo_drop(r, r->echoes);
+}
+
+/* The echo's key: the side that said the refusal ('b' the boundary, 's'
+ * the shim), the process as it knows itself, the report's key. */
+static size_t echo_key(char *out, size_t outsz, char side, int pid, const char *key)
+{
+	int n = snprintf(out, outsz, "%c%d %s", side, pid, key);
+
+	return n < 0 || (size_t)n >= outsz ? 0 : (size_t)n;
+}
+
+/* `side` said a refusal of a deferred name: the other side's word for it
+ * is awaited until now + ms. Within the table's bounds (those of the
+ * lines said): past them, the echo is counted as a refusal of its own. */
+static void echo_expect(struct reports *r, char side, int pid, const char *key,
+			unsigned long long ms)
+{
+	char ek[WIRE_TARGET_MAX + 32];
+	size_t klen = echo_key(ek, sizeof(ek), side, pid, key);
+	unsigned long long now = now_ms(r);
+	struct echo *e;
+
+	echo_expire(r, now);
+	if (!klen || pid <= 0)
+		return;
+	HASH_FIND(hh, r->echoes, ek, klen, e);
+	if (e) {
+		HASH_DEL(r->echoes, e); /* to the end: the order last awaited */
+	} else {
+		if (r->nechoes >= r->lim.seen_max ||
+		    r->echo_bytes + echo_cost(klen) > r->lim.seen_bytes ||
 		    !(e = calloc(1, sizeof(*e))))
 			return;
 		if (!(e->key = malloc(klen + 1))) {
 			free(e);
 			return;
 		}
-		memcpy(e->key, key, klen + 1);
-		HASH_ADD_KEYPTR(hh, r->echoes, e->key, klen, e);
+		memcpy(e->key, ek, klen + 1);
+		e->klen = klen;
 		r->nechoes++;
-		r->echo_bytes += cost;
+		r->echo_bytes += echo_cost(klen);
 	}
+	HASH_ADD_KEYPTR(hh, r->echoes, e->key, klen, e);
 	e->n++;
+	e->until = now + ms;
 }
 
-/* Is this shim line the echo of a refusal the notify layer said? Taken
- * if so. */
-static bool echo_take(struct reports *r, const char *key, size_t klen)
+/* Is this the echo of a refusal `side` said, for the same process, still
+ * awaited? Taken if so. */
+static bool echo_take(struct reports *r, char side, int pid, const char *key)
 {
+	char ek[WIRE_TARGET_MAX + 32];
+	size_t klen = echo_key(ek, sizeof(ek), side, pid, key);
+	unsigned long long now = now_ms(r);
 	struct echo *e;
 
-	HASH_FIND(hh, r->echoes, key, klen, e);
+	echo_expire(r, now);
+	if (!klen || pid <= 0)
+		return false;
+	HASH_FIND(hh, r->echoes, ek, klen, e);
 	if (!e)
 		return false;
-	if (--e->n == 0) {
-		HASH_DEL(r->echoes, e);
-		r->nechoes--;
-		r->echo_bytes -= sizeof(*e) + klen + 1 + 2 * sizeof(void *);
-		free(e->key);
-		free(e);
+	if (e->until <= now) {
+		echo_drop(r, e);
+		return false;
 	}
+	if (--e->n == 0)
+		echo_drop(r, e);
 	return true;
+}
+
+/* One refusal, one record: is this one's word the echo of what the other
+ * layer said of it already (then taken, and nothing more is said)? Else
+ * its echo is awaited. The first word is kept: the notify layer's on
+ * Linux (inside the call), on macOS the shim's or Seatbelt's, whichever
+ * came first. Matched for the same process only: a static binary's
+ * refusal, which no shim line follows, never takes another process's
+ * refusal of the same name for its echo. */
+static bool echo_of_said(struct reports *r, enum event_layer layer, int pid, const char *key)
+{
+	if (layer == EVENT_SHIM) {
+		if (echo_take(r, 'b', pid, key))
+			return true;
+		if (r->cfg.log_after)
+			echo_expect(r, 's', pid, key, ECHO_LOG_MS);
+		return false;
+	}
+	if (layer != EVENT_NOTIFY && layer != EVENT_SEATBELT)
+		return false;
+	if (layer == EVENT_SEATBELT && echo_take(r, 's', pid, key))
+		return true;
+	echo_expect(r, 'b', pid, key, ECHO_CALL_MS);
+	return false;
 }
 
 /* A report decided: explained, logged, folded, said. A layer other than
  * the shim's is the boundary's own decision (the notify layer's, or
- * Seatbelt's from the system log), not a claim from the pipe. */
+ * Seatbelt's from the system log), not a claim from the pipe. `pid`: the
+ * process as it knows itself (its shim's number). */
 static void take_report(struct reports *r, const struct wire_report *wr, enum event_layer layer,
-			const struct sbx_rule *why)
+			const struct sbx_rule *why, int pid)
 {
 	struct wire_report w = *wr;
 	struct report_expl e;
@@ -1530,13 +1625,9 @@ static void take_report(struct reports *r, const struct wire_report *wr, enum ev
 			}
 	int klen = snprintf(key, sizeof(key), "%c%c%c%s", e.decision, 'a' + (int)w.op,
 			    w.truncated ? '+' : '=', w.target);
-	/* one refusal, one record: the notify layer's said it */
-	if (e.decision == WIRE_DENY && deferred_name(r, &w)) {
-		if (boundary)
-			echo_expect(r, key, (size_t)klen);
-		else if (echo_take(r, key, (size_t)klen))
-			return;
-	}
+	/* one refusal, one record: the other layer's said it */
+	if (e.decision == WIRE_DENY && deferred_name(r, &w) && echo_of_said(r, layer, pid, key))
+		return;
 	if (e.claimed)
 		r->contradicted++;
 	quiet = policy_report_quiet(r->cfg.policy, file_op(w.op), w.target);
@@ -1601,7 +1692,8 @@ static void take_access(struct reports *r, const struct event *ev)
 		w.target[tl - 1] = '\0'; /* a directory being made (mkdir) */
 		w.dir = 1;
 	}
-	take_report(r, &w, ev->layer, boundary ? ev->rule : NULL);
+	take_report(r, &w, ev->layer, boundary ? ev->rule : NULL,
+		    ev->self_pid > 0 ? ev->self_pid : ev->pid);
 }
 
 bool reports_pending(const struct reports *r)

@@ -350,6 +350,8 @@ struct waiting {
 	struct timespec held_since; /* report lines held since */
 	off_t line_size;            /* the shared file's size, last seen */
 	struct timespec line_moved; /* ... and when it last changed */
+	int look_ms;                /* may_flush(): when to look again */
+	bool looked;                /* ... it looked on this wake-up */
 };
 
 /* The one way a run we cannot go on with ends: why said, bubblewrap
@@ -402,21 +404,37 @@ static bool holding(const struct waiting *w)
  * program is still writing; and right after a refusal, with its last
  * line just ended, it is about to write the next. A file standing still
  * is not: a program that keeps the loop busy (a refusal after another)
- * and writes nothing gets its lines then, not after the 2 s cap. */
+ * and writes nothing gets its lines then, not after the 2 s cap.
+ * Asked once a wake-up (a look is an fstat and a pread); w->look_ms says
+ * when to look again: REPORT_QUIET_MS, to hear the quiet and a growing
+ * line's end, but once an open line stood still a whole look, at its
+ * REPORT_HOLD_MS mark (a paused program: anything it does wakes the
+ * loop before). */
 static bool may_flush(struct waiting *w, bool quiet)
 {
 	off_t size;
 	bool open = reports_midline(w->ri->reports, &size);
 
+	w->looked = true;
+	w->look_ms = REPORT_QUIET_MS;
 	if (size < 0)
 		return quiet || ms_since(&w->held_since) >= REPORT_HOLD_MS;
-	if (ms_since(&w->held_since) >= REPORT_OPEN_LINE_MAX_MS)
+	long held = ms_since(&w->held_since);
+	if (held >= REPORT_OPEN_LINE_MAX_MS)
 		return true;
-	if (size != w->line_size) {
+	bool moved = size != w->line_size;
+	if (moved) {
 		w->line_size = size;
 		clock_gettime(CLOCK_MONOTONIC, &w->line_moved);
 	}
-	return (quiet && !open) || ms_since(&w->line_moved) >= REPORT_HOLD_MS;
+	long still = ms_since(&w->line_moved);
+	if ((quiet && !open) || still >= REPORT_HOLD_MS)
+		return true;
+	if (quiet && !moved) {
+		long to_mark = REPORT_HOLD_MS - still, to_cap = REPORT_OPEN_LINE_MAX_MS - held;
+		w->look_ms = (int)(to_mark < to_cap ? to_mark : to_cap);
+	}
+	return false;
 }
 
 /* poll()'s timeout: the soonest of the held lines', the proxy's timers'
@@ -426,13 +444,15 @@ static int wait_timeout(struct waiting *w)
 	struct run_in *ri = w->ri;
 	int timeout = -1;
 
-	/* held report lines: written when may_flush() says */
+	/* held report lines: written when may_flush() says (asked on a
+	 * quiet wake-up already: its answer holds) */
 	if (holding(w)) {
-		if (may_flush(w, false))
+		if (!w->looked && may_flush(w, false))
 			reports_flush(ri->reports);
 		else
-			timeout = REPORT_QUIET_MS;
+			timeout = w->look_ms;
 	}
+	w->looked = false;
 	/* the proxy's own timers (handshake, connect, idle) */
 	if (ri->net && (timeout < 0 || net_loop_timeout(ri->net) < timeout))
 		timeout = net_loop_timeout(ri->net);

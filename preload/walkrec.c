@@ -17,12 +17,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#ifdef __linux__
 #include <sys/statfs.h>
+#endif
 #include <sys/uio.h>
 #include <unistd.h>
 
 #include "common/hostfs.h"
 #include "common/io.h"
+
+#ifdef __APPLE__
+#define st_ctim st_ctimespec /* (POSIX's name; Darwin's struct stat) */
+#endif
 #include "policy/policy.h"
 #include "preload/preload.h"
 #include "preload/walkrec.h"
@@ -407,15 +413,22 @@ static bool ctime_kept(struct walkrec *r, const char *path, uint64_t dev)
 		0x2FC12FC1, /* zfs */
 		0xCA451A4E, /* bcachefs */
 	};
-	struct statfs sf;
 	bool ok = false;
 
 	for (unsigned i = 0; i < r->nfs; i++)
 		if (r->fs[i].dev == dev)
 			return r->fs[i].ok;
+#ifdef __linux__
+	struct statfs sf;
 	if (statfs(path, &sf) == 0)
 		for (size_t i = 0; i < sizeof(kept) / sizeof(*kept); i++)
 			ok |= (unsigned long)sf.f_type == kept[i];
+#else
+	/* (no Linux magic numbers: no directory's ctime is trusted, every
+	 * one read anew; macOS's run keeps no record, darwin_main.c) */
+	(void)path;
+	(void)kept;
+#endif
 	if (r->nfs < sizeof(r->fs) / sizeof(*r->fs)) {
 		r->fs[r->nfs].dev = dev;
 		r->fs[r->nfs++].ok = ok;

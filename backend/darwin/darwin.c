@@ -738,7 +738,11 @@ static int darwin_start(struct backend *b, const struct plan *pl, char *why, siz
 		return -ENOTTY;
 	}
 	struct seatbelt_opts so = { .run_id = id, .http_port = d->ports[0],
-				    .socks_port = d->ports[1], .host_tty = relay_host_tty_path() };
+				    .socks_port = d->ports[1], .host_tty = relay_host_tty_path(),
+				    /* what the disk says (plan_guards) */
+				    .kept = pl ? pl->guarded.v : NULL, .nkept = pl ? pl->guarded.n : 0,
+				    .pinned = pl ? pl->pinned.v : NULL,
+				    .npinned = pl ? pl->pinned.n : 0 };
 	if (d->shim_spec) {
 		so.shim_dir = d->shim.dir;
 		so.shim_policy = d->shim.policy;

@@ -18,6 +18,11 @@ const struct darwin_limit darwin_limits[] = {
 	  "the profile opens mDNSResponder only when the network is open (allow_domains "
 	  "= *); otherwise names resolve through sbx's proxy (HTTPS_PROXY, ALL_PROXY "
 	  "socks5h), and a program that resolves them itself gets no answer" },
+	{ "repositories made inside",
+	  "what the disk says stays unwritten (a repository's hooks, its core.hooksPath, a "
+	  "bare one's) is found at start: a repository the run makes gets only the rules' "
+	  "names (.git/hooks, .git/config), and its config is not vetted as Linux's notify "
+	  "layer does; read it before running git there on the host" },
 	{ "reports",
 	  "Seatbelt's refusals are read from the system log, which delivers them a "
 	  "moment late: the run waits (at most 10 s) for a last refusal of its own to "

@@ -602,6 +602,72 @@ static void shim_rules(struct out *o, const struct seatbelt_opts *so, char *err,
 	with_tag(o);
 }
 
+/* What the disk says (seatbelt.h, kept): each path as a deny_write path
+ * (literal, subpath, the case-blind regex). The session directory stays
+ * writable below one (Linux binds it back in: plan.c, bind_roots()). */
+static void kept_rules(struct out *o, const struct policy *p, const struct seatbelt_opts *so,
+		       char *err, size_t errsz)
+{
+	const char *sess = policy_session_dir(p);
+	bool session = false;
+
+	if (!so->nkept && !so->npinned)
+		return;
+	for (size_t i = 0; i < so->npinned; i++)
+		if (!so->pinned[i] || so->pinned[i][0] != '/' || !strcmp(so->pinned[i], "/")) {
+			snprintf(err, errsz, "a directory kept in place must be absolute, not /");
+			o->err = -EINVAL;
+			return;
+		}
+	for (size_t i = 0; i < so->nkept; i++) {
+		if (!so->kept[i] || so->kept[i][0] != '/') {
+			snprintf(err, errsz, "a path kept read-only must be absolute");
+			o->err = -EINVAL;
+			return;
+		}
+		session = session || (sess && strlen(sess) > 1 && sbx_path_under(sess, so->kept[i]));
+	}
+	put(o, "; What the disk says stays unwritten, which no rule names: a repository's\n"
+	       "; hooks and config, its core.hooksPath, a bare one's, a linked worktree's\n"
+	       "; entry, a .git file, an included config (found at start).\n"
+	       "(deny file-write*");
+	if (session)
+		put(o, " (require-all (require-any");
+	for (size_t i = 0; i < so->nkept; i++) {
+		struct sbx_rule r = { .pat = SBX_PAT_PREFIX, .pattern = so->kept[i] };
+		filter(o, &r, true);
+	}
+	if (session) {
+		char canon[4096 + 16];
+		if (seatbelt_canonical(sess, canon, sizeof(canon)))
+			o->err = o->err ? o->err : -ENAMETOOLONG;
+		put(o, ") (require-not (subpath (param \"%s\"))))", param(o, canon));
+	}
+	with_tag(o);
+	if (!so->npinned)
+		return;
+	/* the directory alone: its literal, and the case-blind regex of
+	 * exactly it (APFS folds case) */
+	put(o, "; ... and the directories on the way to them stay where they are.\n"
+	       "(deny file-write*");
+	for (size_t i = 0; i < so->npinned; i++) {
+		char canon[4096 + 16], re[REGEX_MAX];
+		size_t l = 0;
+		int rc = seatbelt_canonical(so->pinned[i], canon, sizeof(canon));
+		rc = rc ? rc : re_str(re, sizeof(re), &l, "^");
+		for (const char *c = canon; !rc && *c; c++)
+			rc = re_byte(re, sizeof(re), &l, *c, true);
+		rc = rc ? rc : re_str(re, sizeof(re), &l, "$");
+		if (rc) {
+			o->err = o->err ? o->err : -ENAMETOOLONG;
+			return;
+		}
+		put(o, " (literal (param \"%s\")) (regex (param \"%s\"))", param(o, canon),
+		    param(o, re));
+	}
+	with_tag(o);
+}
+
 int seatbelt_compile(const struct policy *p, const struct seatbelt_opts *so,
 		     struct seatbelt_profile *sp, char *err, size_t errsz)
 {
@@ -689,6 +755,7 @@ int seatbelt_compile(const struct policy *p, const struct seatbelt_opts *so,
 			filter(&o, rs[i], true);
 		with_tag(&o);
 	}
+	kept_rules(&o, p, so, err, errsz);
 	shim_rules(&o, so, err, errsz);
 	/* last: no allow_write (of /dev, say) opens it again */
 	if (so->host_tty && so->host_tty[0]) {

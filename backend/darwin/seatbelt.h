@@ -37,6 +37,19 @@ struct seatbelt_opts {
 	 * (backend/relay.c): denied by name (HOST_TTY), after every allow.
 	 * NULL or "": none. */
 	const char *host_tty;
+	/* What the disk says stays unwritten, which no rule names
+	 * (preload/plan.c, plan_guards(): a repository's hooks and config,
+	 * the directory its core.hooksPath names, a bare one's, a linked
+	 * worktree's entry, a `.git` file, an included config, the links on
+	 * the way), absolute: denied writing and making, as a deny_write
+	 * path is, after the writable roots (they win); nkept 0: none. */
+	char *const *kept;
+	size_t nkept;
+	/* The directories on the way to them (plan_guards()'s pinned): the
+	 * directory itself never renamed, removed or changed, what is in it
+	 * as the rest of the profile says. */
+	char *const *pinned;
+	size_t npinned;
 };
 
 struct seatbelt_param {

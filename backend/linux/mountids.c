@@ -85,8 +85,10 @@ static int record(const char *path, bool link_last, struct mount_id *id)
 
 static struct mount_ids *ids_of(struct plan *pl)
 {
-	if (!pl->mount_ids)
+	if (!pl->mount_ids) {
 		pl->mount_ids = calloc(1, sizeof(*pl->mount_ids));
+		pl->mount_ids_free = mount_ids_free; /* plan_free() calls it */
+	}
 	return pl->mount_ids;
 }
 

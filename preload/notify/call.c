@@ -237,6 +237,36 @@ mode_t notify_prog_umask(const struct call *c)
 	return m;
 }
 
+/* The caller's process as it knows itself: its thread group in its own
+ * pid namespace (the last of NStgid, /proc/TID/status, Linux 4.1), the
+ * number its shim's report lines carry; 0 when not known. */
+static pid_t self_pid(const struct call *c)
+{
+	char buf[2048];
+	ssize_t r = -1;
+
+	for (int fresh = 0; fresh < 2 && r <= 0; fresh++) {
+		int fd = status_fd(c->n, c->pid, fresh);
+		if (fd < 0)
+			return 0;
+		r = pread(fd, buf, sizeof(buf) - 1, 0);
+	}
+	if (r <= 0)
+		return 0;
+	buf[r] = '\0';
+	char *t = strstr(buf, "\nNStgid:\t");
+	if (!t)
+		return 0;
+	long last = 0;
+	for (char *p = t + 9, *end; *p && *p != '\n'; p = end) {
+		last = strtol(p, &end, 10);
+		if (end == p)
+			return 0;
+		end += strspn(end, "\t ");
+	}
+	return last > 0 && last <= INT_MAX ? (pid_t)last : 0;
+}
+
 /* The thread group a thread belongs to (/proc/TID/status), or -1. */
 static pid_t tgid_of(pid_t tid)
 {
@@ -310,6 +340,10 @@ void notify_report(const struct call *c, struct event *ev)
 		return;
 	ev->layer = EVENT_NOTIFY;
 	ev->pid = c->pid;
+	/* a refusal's shim line, if one follows, is matched by this
+	 * (reports.c, the echo) */
+	if (ev->what == EVENT_ACCESS && ev->decision == WIRE_DENY)
+		ev->self_pid = self_pid(c);
 	if (!ev->comm) {
 		notify_comm_of(c->pid, comm, sizeof(comm));
 		ev->comm = comm;

@@ -393,6 +393,84 @@ if [ $RC -eq 0 ] && [ "$with" = 1 ] && grep -qx NOSHIM "$B/shim" && grep -qx 'DY
 	hasf 'sbx: sandbox on' err; then ok
 else bad "rc=$RC with=$with shim=[$(tr '\n' ' ' <"$B/shim" 2>/dev/null)] left=[$(shimdirs)]"; fi
 
+# ---- one refusal, one line and one record (docs/REPORTS.md)
+# echo.py S ORDER PATH OTHER FORGED plays a program with the shim in it
+# refused a deferred name (a name rule at any depth: the shim lets
+# Seatbelt answer, then names the refusal) and plays the kernel's log
+# for it. ORDER shim: the shim's line, then, once the audit log has it,
+# the kernel's record (as on a Mac: the log comes a moment later); then
+# a line forged for FORGED with another process's number, and three
+# records of the kernel's: PATH by another process, OTHER and FORGED by
+# this one. ORDER log: the other way round; then the kernel's record of
+# OTHER for another process (one the shim is not in), and this one's
+# shim line for OTHER, a refusal of its own.
+cat >"$TOOLS_DW/echo.py" <<'PY'
+import json, os, re, sys, time
+s, order, path, other, forged = sys.argv[1:6]
+kv = dict(x.split("=", 1) for x in os.environ["SBX_SHIM"].split(";")[1:])
+tag = re.search(r'\(with message "([^"]*)"\)', open(s + "/profile.sb").read()).group(1)
+audit = os.environ["HOME"] + "/.local/state/sbx/audit.jsonl"
+me = os.getpid()
+def shim(pid, p):
+    fd = os.open(kv["report"], os.O_WRONLY | os.O_NONBLOCK)
+    os.write(fd, b"SBX1 D write %d python3 %s 1\n" % (pid, p.encode()))
+    os.close(fd)
+def kernel(pid, p):
+    msg = "Sandbox: python3(%d) deny(1) file-write-create %s\n%s" % (pid, p, tag)
+    rec = {"processImagePath": "/kernel",
+           "senderImagePath": "/System/Library/Extensions/Sandbox.kext/Contents/MacOS/Sandbox",
+           "eventMessage": msg, "processID": 0}
+    fd = os.open(s + "/log.fifo", os.O_RDWR)
+    os.write(fd, (json.dumps(rec).replace("/", "\\/") + "\n").encode())
+    os.close(fd)
+def recorded(layer, p):
+    for _ in range(500):
+        try:
+            if any(json.loads(l).get("layer") == layer and json.loads(l).get("target") == p
+                   for l in open(audit)):
+                return
+        except FileNotFoundError:
+            pass
+        time.sleep(0.02)
+    sys.exit("never recorded: %s %s" % (layer, p))
+if order == "shim":
+    shim(me, path); recorded("shim", path); kernel(me, path)
+    shim(me + 100000, forged); recorded("shim", forged)
+    kernel(os.getppid(), path); kernel(me, other); kernel(me, forged)
+else:
+    kernel(me, path); recorded("seatbelt", path); shim(me, path)
+    kernel(os.getppid(), other); recorded("seatbelt", other); shim(me, other)
+PY
+chmod 644 "$TOOLS_DW/echo.py"
+
+dt a_refusal_the_shim_said_is_not_said_again_by_the_log
+# Before: the kernel's record was a second line, record and count of the
+# refusal the shim had said (docs/MACOS.md's "A refusal said twice").
+sx -- python3 "$TOOLS_DW/echo.py" "$S" shim "$W/.bashrc" "$W/.zshrc" "$W/.profile"
+rec=$(records | sort | tr '\n' '|')
+want="seatbelt write $W/.bashrc|seatbelt write $W/.profile|seatbelt write $W/.zshrc|shim write $W/.bashrc|shim write $W/.profile|"
+if [ $RC -eq 0 ] && [ "$rec" = "$want" ] &&
+	[ "$(grep -cF "sbx: denied write of $W/.bashrc by \`deny_write = .bashrc\` (built in; no setting lifts it) — pid " "$B/err")" = 1 ] &&
+	[ "$(grep -c "^sbx: denied write of $W/.bashrc .*(x1 more)$" "$B/err")" = 1 ] &&
+	[ "$(grep -c "^sbx: denied write of $W/.zshrc .* python3 (Seatbelt)$" "$B/err")" = 1 ] &&
+	grep -q '^sbx: 5 denied writes — see ' "$B/err"; then ok
+else bad "rc=$RC records=[$rec] err=$(grep '^sbx: ' "$B/err" | tail -n +2 | tr '\n' '|')"; fi
+
+dt a_refusal_the_log_said_first_is_not_said_again_by_the_shim
+# (and a process without the shim, refused a name, leaves no echo
+# awaited for another's: before, the shim's own refusal of .zshrc was
+# taken for the echo of the other process's, and not said)
+sx -- python3 "$TOOLS_DW/echo.py" "$S" log "$W/.bashrc" "$W/.zshrc" -
+rec=$(records | sort | tr '\n' '|')
+want="seatbelt write $W/.bashrc|seatbelt write $W/.zshrc|shim write $W/.zshrc|"
+if [ $RC -eq 0 ] && [ "$rec" = "$want" ] &&
+	[ "$(grep -c "^sbx: denied write of $W/.bashrc .* python3 (Seatbelt)$" "$B/err")" = 1 ] &&
+	[ "$(grep -c "^sbx: denied write of $W/.bashrc " "$B/err")" = 1 ] &&
+	[ "$(grep -c "^sbx: denied write of $W/.zshrc .* python3 (Seatbelt)$" "$B/err")" = 1 ] &&
+	[ "$(grep -c "^sbx: denied write of $W/.zshrc .*(x1 more)$" "$B/err")" = 1 ] &&
+	grep -q '^sbx: 3 denied writes — see ' "$B/err"; then ok
+else bad "rc=$RC records=[$rec] err=$(grep '^sbx: ' "$B/err" | tail -n +2 | tr '\n' '|')"; fi
+
 dt sigterm_to_sbx_removes_the_shims_directory
 "$SBX" -- sh -c 'python3 "$1" "$0"; echo $$ > "$0/pid"; exec sleep 600' "$B" "$TOOLS_DW/shim.py" >"$B/out" 2>"$B/err" &
 sbx=$!
@@ -945,6 +1023,45 @@ sx -- sh -c 'while [ ! -e "$0/log.gone" ]; do sleep 0.05; done; exit 4' "$S"
 if [ $RC -eq 4 ] && hasf 'sbx: sandbox on' err &&
 	hasf "stream\` ended while COMMAND ran: the sandbox held, but its refusals from then on were not reported" err; then ok
 else bad "rc=$RC"; fi
+
+dt the_profile_denies_what_linuxs_plan_keeps_read_only_by_looking_at_the_disk
+# a repository whose core.hooksPath is in its work tree, a bare one, a
+# linked worktree: no rule names their hooks, config or entries, the
+# disk does (preload/plan.c); the profile sandbox-exec is given denies
+# writing each (the stand-in does not enforce: its profile is read)
+mkrepo "$W/app" && git -C "$W/app" config core.hooksPath .githooks && mkdir "$W/app/.githooks" &&
+	git init -q --bare "$W/bare.git" && git -C "$W/app" worktree add -q "$W/wt" -b wtb
+wtid=$(basename "$(sed -n 's/^gitdir: //p' "$W/wt/.git")")
+sx -- true
+# kept PATH: PATH is a parameter of the disk's deny, as literal and
+# subpath; pinned PATH: of the directories' deny, as literal alone
+kept() {
+	python3 - "$S/profile.sb" "$S/params" "$1" "${2:-; What the disk says stays unwritten}" <<'PY'
+import sys
+prof, params, want, head = open(sys.argv[1]).read(), open(sys.argv[2]).read(), *sys.argv[3:]
+names = [l.split("=", 1)[0] for l in params.splitlines()
+         if l.split("=", 1)[1].removeprefix("/private") == want]
+block = prof.split(head, 1)
+rule = block[1].split("\n(", 1)[1].split("\n", 1)[0] if len(block) == 2 else ""
+sub = "; ..." not in head
+sys.exit(not (rule.startswith("deny file-write*") and any(
+    '(literal (param "%s"))' % n in rule and
+    ('(subpath (param "%s"))' % n in rule) == sub for n in names)))
+PY
+}
+pinned() { kept "$1" '; ... and the directories on the way to them stay where they are.'; }
+rc1=$RC started=$(hasf 'sbx: sandbox on' err && echo yes)
+# and the command --print=seatbelt gives a person, the same
+sx --print=seatbelt -- true
+if [ $rc1 -eq 0 ] && [ $RC -eq 0 ] && hasf '; What the disk says stays unwritten' out &&
+	hasf "=/private$W/app/.githooks'" out && hasf "=/private$W/bare.git/hooks'" out &&
+	kept "$W/app/.githooks" && kept "$W/bare.git/hooks" &&
+	kept "$W/bare.git/config" && kept "$W/wt/.git" &&
+	kept "$W/app/.git/worktrees/$wtid/gitdir" && kept "$W/app/.git/worktrees/$wtid/config" &&
+	! kept "$W/app/a" && ! kept "$W/app" && ! kept "$W/bare.git" &&
+	pinned "$W/app" && pinned "$W/bare.git" && pinned "$W/app/.git/worktrees/$wtid" &&
+	! pinned "$W/app/a" && ! pinned "$W" && [ "$started" = yes ]; then ok
+else bad "rc=$rc1/$RC wt=$wtid params=[$(grep -c . "$S/params" 2>/dev/null)]"; fi
 
 dt a_command_with_no_terminal_stream_cannot_open_the_persons_terminal
 # sbx-preload with a controlling terminal (script's pty) but every stream

@@ -23,6 +23,7 @@ for p in readfile execfresh children threads closeall relpaths; do
 		echo "# cannot build tests/progs/$p.c: $(head -3 "$PROGS/$p.log")"
 done
 built readfile.static "$PROGS/readfile-static" 2>/dev/null
+built writefile.static "$PROGS/writefile-static" 2>/dev/null
 # prog NAME: true when tests/progs/NAME was built (else the test is skipped)
 prog() { [ -x "$PROGS/$1" ] || { skip "tests/progs/$1 not built (no cc?)"; return 1; }; }
 
@@ -334,6 +335,21 @@ if [ ! -e locked1 ] && has "PermissionError\|Read-only" err && ! has 'denied wri
    has '^sbx: 1 expected refusal not shown ' err &&
    [ "$(logq "[(r['layer'], r['ignored']) for r in L if r['target'] == W + '/locked1']")" = "[('notify', True)]" ]
 then ok; else bad "$(cat "$B/err") log=$(logq L | head -c 400)"; fi
+
+ts a_static_binary_s_seccomp_refusal_does_not_hide_a_later_shim_refusal
+# A static binary makes ./.bashrc: the notify layer refuses and says so,
+# and no shim line follows (no shim in it). Then python3 makes the same
+# name: its shim refuses it itself (a protected name at the top of the
+# workspace: docs/POLICY.md, "Stand-ins") and says so, a refusal of its
+# own. Before, the first one's echo was still awaited and the second was
+# taken for it: one record, "1 denied write" for two refusals.
+if [ -x "$PROGS/writefile-static" ]; then
+	sxl -- sh -c '"$1" x .bashrc; python3 -c "open(\".bashrc\", \"w\")"' sh "$PROGS/writefile-static"
+	if [ ! -e .bashrc ] && has 'ERR .bashrc: EROFS' out && has "PermissionError\|Read-only" err &&
+	   [ "$(summary 'denied writes?')" = 2 ] &&
+	   [ "$(logq "[(r['layer'], r['comm']) for r in deny('write', W + '/.bashrc')]")" = "[('notify', 'writefile-stati'), ('shim', 'python3')]" ]
+	then ok; else bad "$(cat "$B/out" "$B/err") log=$(logq "[(r['layer'], r['comm'], r['pid']) for r in L]" | head -c 400)"; fi
+else skip "no static libc (cc -static)"; fi
 
 ts mkdir_p_of_existing_dirs_outside_workspace_not_reported_but_new_one_is
 mkdir -p "$HOME/proj/existing/deeper"

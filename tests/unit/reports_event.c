@@ -361,10 +361,12 @@ Test(reports_event, the_shim_s_echo_of_a_notify_refusal_is_not_a_second_refusal)
 	cr_assert_eq(policy_check_path(s.p, SBX_OP_WRITE, "/w/locked1", &why), SBX_DENY);
 	struct event notify = { .what = EVENT_ACCESS, .layer = EVENT_NOTIFY,
 				.decision = WIRE_DENY, .op = WIRE_WRITE, .target = "/w/locked1",
-				.pid = 4242, .comm = "python3", .err = EROFS, .rule = why };
+				.pid = 4242, .self_pid = 2, .comm = "python3", .err = EROFS,
+				.rule = why };
 	struct event shim = notify;
 	shim.layer = EVENT_SHIM;
 	shim.pid = 2;
+	shim.self_pid = 0;
 	shim.rule = NULL;
 	reports_event(s.r, &notify);
 	reports_event(s.r, &shim);
@@ -412,10 +414,12 @@ Test(reports_event, the_shim_s_echo_of_a_quiet_or_unkept_refusal_is_not_a_second
 	cr_assert_eq(policy_check_path(s.p, SBX_OP_WRITE, "/w/locked1", &why), SBX_DENY);
 	struct event notify = { .what = EVENT_ACCESS, .layer = EVENT_NOTIFY,
 				.decision = WIRE_DENY, .op = WIRE_WRITE, .target = "/w/locked1",
-				.pid = 4242, .comm = "python3", .err = EROFS, .rule = why };
+				.pid = 4242, .self_pid = 2, .comm = "python3", .err = EROFS,
+				.rule = why };
 	struct event shim = notify;
 	shim.layer = EVENT_SHIM;
 	shim.pid = 2;
+	shim.self_pid = 0;
 	shim.rule = NULL;
 	reports_event(s.r, &notify);
 	reports_event(s.r, &shim);
@@ -451,6 +455,159 @@ Test(reports_event, the_shim_s_echo_of_a_quiet_or_unkept_refusal_is_not_a_second
 	log = slurp(s.log_path);
 	assert_contains(out, "sbx: 2 denied writes");
 	cr_assert_eq(str_count(log, "\"target\":\"/w/locked1\""), 1, "%s", log);
+	free(out);
+	free(log);
+	close_stream(&s);
+}
+
+/* A clock the echo tests move (the time an echo is awaited). */
+static unsigned long long echo_now = 1000000;
+static unsigned long long echo_clock(void)
+{
+	return echo_now;
+}
+
+static void open_stream_clock(struct pstream *s, const char *ini, bool log_after)
+{
+	struct reports_cfg cfg;
+
+	open_stream(s, ini, REPORTS_ENFORCE);
+	reports_free(s->r);
+	cfg = (struct reports_cfg){ .policy = s->p, .log_path = s->log_path, .run_id = "run-1",
+				    .mode = REPORTS_ENFORCE, .out_fd = s->out_fd,
+				    .clock_ms = echo_clock, .log_after = log_after };
+	cr_assert_eq(reports_new(&cfg, &s->r), 0);
+}
+
+/* The echo awaited is the same process's, and not for long. A static
+ * binary's refusal of a deferred name (the notify layer's, no shim line
+ * after it) left its echo awaited for the rest of the run: a shim's own
+ * later refusal of the same name by another process (a protected name
+ * at the top of the workspace, which the shim refuses itself) was taken
+ * for it, and dropped: one record, "1 denied write" for two. Now: by
+ * the process as it knows itself, and within ECHO_CALL_MS. */
+Test(reports_event, a_static_binary_s_refusal_does_not_take_another_s_for_its_echo)
+{
+	struct pstream s;
+	const struct sbx_rule *why = NULL;
+	const char *ini = "[filesystem]\nallow_write = /w\ndeny_write = locked*\n";
+
+	open_stream_clock(&s, ini, false);
+	cr_assert_eq(policy_check_path(s.p, SBX_OP_WRITE, "/w/locked1", &why), SBX_DENY);
+	struct event notify = { .what = EVENT_ACCESS, .layer = EVENT_NOTIFY,
+				.decision = WIRE_DENY, .op = WIRE_WRITE, .target = "/w/locked1",
+				.pid = 4247, .self_pid = 4, .comm = "writefile", .err = EROFS,
+				.rule = why };
+	struct event shim = { .what = EVENT_ACCESS, .layer = EVENT_SHIM, .decision = WIRE_DENY,
+			      .op = WIRE_WRITE, .target = "/w/locked1", .pid = 6,
+			      .comm = "python3", .err = EROFS };
+	reports_event(s.r, &notify);
+	reports_event(s.r, &shim); /* pid 6's own: not the static binary's echo */
+	reports_finish(s.r, 0);
+	char *out = slurp(s.out_path), *log = slurp(s.log_path);
+	assert_contains(out, "sbx: 2 denied writes ");
+	cr_assert_eq(str_count(log, "\"target\":\"/w/locked1\""), 2, "%s", log);
+	assert_contains(log, "\"layer\":\"notify\"");
+	assert_contains(log, "\"layer\":\"shim\",\"op\":\"write\"");
+	free(out);
+	free(log);
+	close_stream(&s);
+
+	/* the same process, once the echo is no longer awaited: its own */
+	open_stream_clock(&s, ini, false);
+	cr_assert_eq(policy_check_path(s.p, SBX_OP_WRITE, "/w/locked1", &why), SBX_DENY);
+	notify.rule = why;
+	shim.pid = 4;
+	reports_event(s.r, &notify);
+	echo_now += 3000;
+	reports_event(s.r, &shim);
+	/* and within it: the echo */
+	reports_event(s.r, &notify);
+	echo_now += 2999;
+	reports_event(s.r, &shim);
+	reports_finish(s.r, 0);
+	out = slurp(s.out_path);
+	log = slurp(s.log_path);
+	assert_contains(out, "sbx: 3 denied writes ");
+	cr_assert_eq(str_count(log, "\"target\":\"/w/locked1\""), 3, "%s", log);
+	free(out);
+	free(log);
+	close_stream(&s);
+}
+
+/* macOS: the shim's line for a deferred name comes first, Seatbelt's
+ * record from the system log a moment later (seconds, at most the end
+ * sentinel's 10 s); or, the log being quick, before the shim's line is
+ * read. Either way one refusal is one line, one record (the first
+ * word's) and one in the sum; before, two of each. Only the same
+ * process's record for the same operation and path is the echo: a
+ * forged shim line for one path hides no refusal of another path, of
+ * another process, or one that comes after ECHO_LOG_MS. */
+Test(reports_event, on_macos_seatbelt_s_record_of_a_refusal_the_shim_said_is_its_echo)
+{
+	struct pstream s;
+	const struct sbx_rule *why = NULL;
+	const char *ini = "[filesystem]\nallow_write = /w\ndeny_write = locked*\n";
+
+	open_stream_clock(&s, ini, true);
+	cr_assert_eq(policy_check_path(s.p, SBX_OP_WRITE, "/w/locked1", &why), SBX_DENY);
+	struct event shim = { .what = EVENT_ACCESS, .layer = EVENT_SHIM, .decision = WIRE_DENY,
+			      .op = WIRE_WRITE, .target = "/w/locked1", .pid = 501,
+			      .comm = "python3", .err = EPERM };
+	struct event sb = shim;
+	sb.layer = EVENT_SEATBELT;
+	sb.comm = "python3.12";
+	reports_event(s.r, &shim);
+	echo_now += 9999;
+	reports_event(s.r, &sb);
+	reports_finish(s.r, 0);
+	char *out = slurp(s.out_path), *log = slurp(s.log_path);
+	cr_assert_eq(str_count(out, "denied write of /w/locked1"), 1, "%s", out);
+	assert_contains(out, "sbx: 1 denied write ");
+	cr_assert_eq(str_count(log, "\"target\":\"/w/locked1\""), 1, "%s", log);
+	assert_contains(log, "\"layer\":\"shim\"");
+	free(out);
+	free(log);
+	close_stream(&s);
+
+	/* the log first: Seatbelt's kept, the shim's line its echo */
+	open_stream_clock(&s, ini, true);
+	reports_event(s.r, &sb);
+	reports_event(s.r, &shim);
+	reports_finish(s.r, 0);
+	out = slurp(s.out_path);
+	log = slurp(s.log_path);
+	cr_assert_eq(str_count(out, "denied write of /w/locked1"), 1, "%s", out);
+	assert_contains(out, "sbx: 1 denied write ");
+	cr_assert_eq(str_count(log, "\"target\":\"/w/locked1\""), 1, "%s", log);
+	assert_contains(log, "\"layer\":\"seatbelt\"");
+	free(out);
+	free(log);
+	close_stream(&s);
+
+	/* a claim for /w/locked1 by pid 501 hides no refusal of /w/locked2,
+	 * none of pid 502, none past the bound; Seatbelt's own twice for
+	 * one claim: the second is a refusal of its own (and the shim's
+	 * line after it, its echo) */
+	open_stream_clock(&s, ini, true);
+	struct event other_path = sb, other_pid = sb;
+	other_path.target = "/w/locked2";
+	other_pid.pid = 502;
+	reports_event(s.r, &shim);       /* 1 */
+	reports_event(s.r, &other_path); /* 2 */
+	reports_event(s.r, &other_pid);  /* 3 */
+	reports_event(s.r, &sb);         /* the echo of 1 */
+	reports_event(s.r, &sb);         /* 4 */
+	reports_event(s.r, &shim);       /* the echo of 4 */
+	reports_event(s.r, &shim);       /* 5 */
+	echo_now += 10000;
+	reports_event(s.r, &sb);         /* 6: 5's echo is no longer awaited */
+	reports_finish(s.r, 0);
+	out = slurp(s.out_path);
+	log = slurp(s.log_path);
+	assert_contains(out, "sbx: 6 denied writes ");
+	cr_assert_eq(str_count(log, "\"target\":\"/w/locked1\""), 5, "%s", log);
+	cr_assert_eq(str_count(log, "\"target\":\"/w/locked2\""), 1, "%s", log);
 	free(out);
 	free(log);
 	close_stream(&s);
