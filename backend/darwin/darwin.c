@@ -535,8 +535,9 @@ static int shim_names(struct darwin *d, int tries)
  * run's liveness); in it the policy blob (policy/blob.c: the bytes Linux seals in its
  * memfd), made O_EXCL and left 0400; the report FIFO, held for reading
  * and writing (a reader for the shim's non-blocking opens, and no end
- * read while COMMAND lives); the counters file. Any failure fails the
- * run: why names what and where. */
+ * read while COMMAND lives), then made write-only (0200); the counters
+ * file, write-only too. Any failure fails the run: why names what and
+ * where. */
 static int shim_make(struct darwin *d, const struct policy *p, char *why, size_t whysz)
 {
 	struct darwin_shim *s = &d->shim;
@@ -630,7 +631,17 @@ static int shim_make(struct darwin *d, const struct policy *p, char *why, size_t
 		snprintf(why, whysz, "cannot open the shim's report FIFO %s", s->report);
 		return rc;
 	}
-	if ((s->cfd = hostfs_create(s->dirfd, s->dir, "dropped", 0600, &he)) < 0) {
+	/* then written only: the state directory is readable from inside
+	 * every run, and the profile keeps only a run's own FIFO from it, so
+	 * a program in another run (of the user's, not root) could open this
+	 * one for reading and take its reports */
+	if (fchmod(s->rd, 0200)) {
+		rc = -errno;
+		snprintf(why, whysz, "cannot make the shim's report FIFO %s write-only",
+			 s->report);
+		return rc;
+	}
+	if ((s->cfd = hostfs_create(s->dirfd, s->dir, "dropped", 0200, &he)) < 0) {
 		snprintf(why, whysz, "%s", he.msg[0] ? he.msg : s->counters);
 		return s->cfd;
 	}

@@ -373,8 +373,8 @@ if [ $RC -eq 0 ] && grep -qx WROTE "$B/shim" &&
 	grep -qx "version=1 mode=enforce lib=$S/libsbx-preload.dylib" "$B/shim" &&
 	[[ $dir == "$HOME/.local/state/sbx/shim-"* ]] && grep -qx "dir=$dir 700 True" "$B/shim" &&
 	grep -qx 'policy=True -r-------- True' "$B/shim" &&
-	grep -qx 'report=True prw------- True' "$B/shim" &&
-	grep -qx 'counters=True -rw------- True' "$B/shim" && grep -qx 'blob=True True' "$B/shim" &&
+	grep -qx 'report=True p-w------- True' "$B/shim" &&
+	grep -qx 'counters=True --w------- True' "$B/shim" && grep -qx 'blob=True True' "$B/shim" &&
 	cut -d= -f2- "$S/params" | sed 's,^/private/,/,' | grep -qxF "$dir" &&
 	cut -d= -f2- "$S/params" | sed 's,^/private/,/,' | grep -qxF "$dir/policy" && grep -q "The shim's hand-over" "$S/profile.sb" &&
 	hasf 'sbx: denied read of ~/.ssh/id_ed25519 by `deny_read = ~/.ssh` (built-in default)' err &&
@@ -651,6 +651,35 @@ if [ $RC -eq 0 ] && [ $LRC -eq 0 ] && [ -n "$ldir" ] && [ ! -e "$HOME/$STATE/shi
 	[ "$(shimdirs | tr '\n' ' ')" = "$HOME/$STATE/shim-file $HOME/$STATE/shim-foreign $HOME/$STATE/shim-link " ]
 then ok
 else bad "rc=$RC/$LRC live=$ldir kept=[$kept] now=[$(shimdirs | tr '\n' ' ')]"; fi
+
+dt another_runs_report_fifo_and_counters_cannot_be_read_from_inside_a_run
+# sbx's state directory is readable from inside every run, and a run's
+# profile keeps only its own FIFO from being read: the hand-over's
+# written-only files are write-only by their modes too, so a program in
+# another run of the user's cannot take a live run's reports (root
+# passes the modes by: there only the modes are asserted)
+"$(another 1)" -- sh -c 'echo $$ > "$0/pid"; while [ ! -e "$0/go" ]; do sleep 0.05; done' "$B" >"$B/out1" 2>"$B/err1" &
+live=$!
+wait_file "$B/pid"
+ldir=$(shimdirs)
+sx -- python3 -c '
+import os, stat, sys
+for f in ("reports", "dropped"):
+    p = os.path.join(sys.argv[1], f)
+    try:
+        os.close(os.open(p, os.O_RDONLY | os.O_NONBLOCK)); r = "opened"
+    except OSError as e:
+        r = os.strerror(e.errno)
+    print(f, stat.filemode(os.lstat(p).st_mode), r, file=open(sys.argv[2], "a"))' "$ldir" "$B/tried"
+touch "$B/go"
+wait $live
+LRC=$?
+if [ "$(id -u)" = 0 ]; then want='reports p-w------- opened dropped --w------- opened'
+else want='reports p-w------- Permission denied dropped --w------- Permission denied'; fi
+got=$(tr '\n' ' ' <"$B/tried")
+if [ $RC -eq 0 ] && [ $LRC -eq 0 ] && [ -n "$ldir" ] && [ "$got" = "$want " ] &&
+	[ -z "$(shimdirs)" ]; then ok
+else bad "rc=$RC/$LRC dir=$ldir got=[$got]"; fi
 
 dt starts_at_once_sweep_the_same_killed_runs_harmlessly
 # four starts at once over the same killed runs' directories: each dead
