@@ -34,6 +34,7 @@
 #include "common/event.h"
 #include "common/forwarded.h"
 #include "common/hostfs.h"
+#include "common/io.h"
 #include "common/msg.h"
 #include "common/wire.h"
 #include "net/net.h"
@@ -508,20 +509,6 @@ unsigned long darwin_shim_dropped(const struct darwin *d)
 		       (unsigned long)st.st_size : 0;
 }
 
-/* The blob, whole, into fd. 0 or -errno. */
-static int write_all(int fd, const void *buf, size_t len)
-{
-	for (size_t off = 0; off < len;) {
-		ssize_t n = write(fd, (const char *)buf + off, len - off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		off += (size_t)n;
-	}
-	return 0;
-}
-
 /* The hand-over's names for the try'th directory made for it:
  * `shim-RUNID`, then `shim-RUNID-1`... (shim_make). 0, -ENAMETOOLONG. */
 static int shim_names(struct darwin *d, int tries)
@@ -612,7 +599,7 @@ static int shim_make(struct darwin *d, const struct policy *p, char *why, size_t
 		return rc < 0 ? rc : -ENOMEM;
 	}
 	fd = hostfs_create(s->dirfd, s->dir, "policy", 0600, &he);
-	rc = fd < 0 ? fd : write_all(fd, blob, len);
+	rc = fd < 0 ? fd : io_write_all(fd, blob, len);
 	if (!rc && fchmod(fd, 0400))
 		rc = -errno;
 	if (fd >= 0 && close(fd) && !rc)

@@ -746,6 +746,22 @@ if hasf 'RESULT=EXIT=6' out && hasf 'denied read of ~/.ssh/id_ed25519' out && ha
 	! hasf 'ended while COMMAND ran' out && [ "$(cat "$B/int" 2>/dev/null)" = int ]; then ok
 else bad "$(tr '\r\n' '  ' <"$B/out" | tail -c 400) $(cat "$B/py")"; fi
 
+dt no_sandbox_gives_command_the_callers_signal_dispositions
+# what sbx-preload ignores for itself (SIGPIPE, SIGXFSZ, SIGTTOU, SIGTTIN:
+# common/guard.c) is COMMAND's as the caller left it when it runs without
+# a sandbox: SigIgn as the caller's own, from a caller that ignores none
+# and from one that ignores SIGPIPE and SIGXFSZ (bits 12 and 24); neither
+# sandbox-exec nor log is started
+timeout 60 grep SigIgn /proc/self/status > "$B/direct"
+sx --no-sandbox -- grep SigIgn /proc/self/status; r1=$RC; cp "$B/out" "$B/boxless"
+(trap '' PIPE XFSZ; timeout 60 grep SigIgn /proc/self/status > "$B/direct-ign")
+(trap '' PIPE XFSZ; sx --no-sandbox -- grep SigIgn /proc/self/status); r2=$RC
+ign=$(awk '{ print $2 }' "$B/direct-ign")
+if [ $r1 -eq 0 ] && [ $r2 -eq 0 ] && [ -s "$B/direct" ] && cmp -s "$B/direct" "$B/boxless" &&
+	cmp -s "$B/direct-ign" "$B/out" && [ $((0x$ign & 0x1001000)) -eq $((0x1001000)) ] &&
+	hasf 'WITHOUT a sandbox' err && [ ! -e "$S/log.args" ] && [ ! -e "$S/profile.sb" ]; then ok
+else bad "rc=$r1/$r2 caller: $(cat "$B/direct") $(cat "$B/direct-ign"); COMMAND: $(cat "$B/boxless") $(cat "$B/out")"; fi
+
 dt command_not_found_is_127_and_nothing_starts
 # as a shell says it, before sandbox-exec or log is started (whose own
 # status for a COMMAND it cannot run is not a shell's)
