@@ -462,13 +462,23 @@ build/darwin/dyld-link.dylib: build/gen/interpose.c build/gen/dyld-rows.h shim/d
 build/darwin/libsbx-preload.dylib: build/gen/interpose.c build/gen/dyld-rows.h $(SHIM_DYLD_SRCS) \
 		common/wire.c $(SHIM_POLICY_SRCS) $(SHIM_POLICY_COLD_SRCS)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) -DSBX_PORTABLE -std=gnu11 -Wall -Wextra \
+	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) -DSBX_PORTABLE -DSBX_DYLIB -std=gnu11 -Wall -Wextra \
 		-Wno-unused-parameter -fPIC -fvisibility=hidden $(CFLAGS) -dynamiclib -o $@ \
 		$(filter %.c,$^)
+# The same sources and flags as a Linux shared object: its start-up
+# (shim/darwin.c's constructor, SBX_DYLIB) runs when the loader loads it
+# (darwin.sh); its wrappers' names (sbx_dyld_*) interpose nothing here.
+build/tests/darwin/dylib-start.so: build/gen/interpose.c build/gen/dyld-rows.h $(SHIM_DYLD_SRCS) \
+		common/wire.c $(SHIM_POLICY_SRCS) $(SHIM_POLICY_COLD_SRCS)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) -DSBX_PORTABLE -DSBX_DYLIB -std=gnu11 -Wall -Wextra \
+		-Wno-unused-parameter -fPIC -fvisibility=hidden $(CFLAGS) -shared -o $@ \
+		$(filter-out build/gen/%,$(filter %.c,$^))
 # on Linux also macOS's sbx-preload and sbxctl in their test builds, run
 # by darwin.sh and darwinctl.sh
 DARWIN_CHECK_HERE := $(if $(filter Linux,$(shell uname -s)),build/tests/shim-dyld \
-	build/tests/darwin/sbx-preload build/tests/darwin/sbxctl build/tests/darwin/shim-writer)
+	build/tests/darwin/sbx-preload build/tests/darwin/sbxctl build/tests/darwin/shim-writer \
+	build/tests/darwin/dylib-start.so)
 darwin-check: build/tests/darwin-unit build/tests/darwin-smoke build/darwin/sbx-preload \
 		build/darwin/sbxctl build/tests/net-unit $(DARWIN_CHECK_HERE)
 	build/tests/darwin-unit --jobs 2
@@ -536,7 +546,8 @@ NPROC := $(shell nproc 2>/dev/null || echo 2)
 check: deps-test
 	@$(MAKE) --no-print-directory -j$(NPROC) all build/tests/unit-tests build/tests/unit-tests-portable \
 		$(TEST_HOOK_BINS) test-progs build/darwin/sbx-preload build/tests/darwin/sbx-preload \
-		build/darwin/sbxctl build/tests/darwin/sbxctl build/tests/net-unit build/tests/darwin/shim-writer
+		build/darwin/sbxctl build/tests/darwin/sbxctl build/tests/net-unit build/tests/darwin/shim-writer \
+		build/tests/darwin/dylib-start.so
 	@$(MAKE) --no-print-directory -j3 check-docs check-hooks check-unit check-portable check-integration
 
 check-unit: build/tests/unit-tests build/tests/shim-dyld

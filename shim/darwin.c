@@ -420,3 +420,18 @@ SHIM_EXPORT struct hostent *sbx_dyld_gethostbyname2(const char *name, int af)
 	errno = saved;
 	return gethostbyname2(name, af);
 }
+
+/* The dylib's start-up, as shim.c's constructor is the .so's: dyld runs it
+ * when it loads the library, before the program's main and any thread of
+ * its, so no thread's first call races another's start of the shim (a
+ * call while it starts passes unjudged: the profile holds it, no line
+ * says it). One from another image's initializer, earlier still, starts
+ * it itself (core.c, state_now). Only in the dylib (SBX_DYLIB): the
+ * shim-dyld runner starts the core per test, with the hand-over each
+ * test makes. */
+#ifdef SBX_DYLIB
+__attribute__((constructor)) static void sbx_dyld_start(void)
+{
+	shim_start();
+}
+#endif

@@ -483,6 +483,22 @@ if [ $RC -eq 143 ] && grep -qx WROTE "$B/shim" && [ -n "$during" ] && [ -z "$(sh
 	hasf 'denied read of ~/.ssh/id_ed25519' err; then ok
 else bad "rc=$RC during=[$during] left=[$(shimdirs)]"; fi
 
+# ---- the dylib starts its shim when it is loaded (shim/darwin.c's
+# constructor), before the program's main and its threads: a process
+# whose threads make their first calls at once has none pass while
+# another starts it. Its sources as a Linux shared object (the wrappers'
+# names interpose nothing here), loaded into /bin/true, which calls none
+# of them: a hand-over it cannot use is said at once, at the load.
+dt the_dylib_starts_its_shim_when_loaded_before_any_call
+cp "$DW/dylib-start.so" "$B/"
+SBX_SHIM='1;mode=enforce;policy=rel/policy;report=/nowhere/reports;counters=/nowhere/dropped' \
+	LD_PRELOAD="$B/dylib-start.so" /bin/true 2>"$B/load.err"
+rc=$?
+LD_PRELOAD="$B/dylib-start.so" /bin/true 2>"$B/quiet.err"
+if [ $rc -eq 0 ] && grep -q '^sbx: preload shim off in this process: .*SBX_SHIM policy=' "$B/load.err" &&
+	[ ! -s "$B/quiet.err" ]; then ok
+else bad "rc=$rc load=[$(cat "$B/load.err")] quiet=[$(cat "$B/quiet.err")]"; fi
+
 # ---- long report lines (docs/MACOS.md, "The shim's hand-over"): a
 # Mac's FIFO takes a write whole only up to 512 bytes, so the shim writes
 # a longer line as pieces and the supervisor joins them
