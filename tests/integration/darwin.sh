@@ -878,9 +878,12 @@ for a in sys.argv[3:]:
     elif k == "size":
         r, c = v.split(":")
         fcntl.ioctl(m, termios.TIOCSWINSZ, struct.pack("HHHH", int(r), int(c), 0, 0))
-    elif k == "kill":
+    elif k == "kill":  # the pid once it is in the file, not only the file
         sig, f = v.split(":")
-        os.kill(int(open(b + "/" + f).read()), getattr(signal, sig))
+        for _ in ticks(30):
+            p = open(b + "/" + f).read().strip()
+            if p: break
+        os.kill(int(p), getattr(signal, sig))
     elif k == "type": os.write(m, v.encode().decode("unicode_escape").encode())
 st = None
 for _ in ticks(30):
