@@ -68,12 +68,18 @@ SUPERVISOR_SRCS += common/control.c
 SUPERVISOR_SRCS += common/reap.c
 # the supervisor's lines for the person (msg.h), below preload/ and backend/
 SUPERVISOR_SRCS += common/msg.c
+# the signals the supervisor ignores for itself, COMMAND's back (guard.h)
+SUPERVISOR_SRCS += common/guard.c
+# a buffer written whole (io.h), in both programs
+SUPERVISOR_SRCS += common/io.c
+# what is at a path, walked without following links (look.h; the shim's too)
+SUPERVISOR_SRCS += common/look.c
 # macOS: the policy as a Seatbelt profile, portable C (--print=seatbelt)
 DARWIN_SRCS := backend/darwin/seatbelt.c backend/darwin/logstream.c backend/darwin/launch.c \
 	backend/darwin/report.c backend/darwin/watch.c backend/darwin/darwin.c backend/darwin/limits.c
 SUPERVISOR_SRCS += $(DARWIN_SRCS)
 INIT_SRCS := init/sbx-init.c init/mounts.c init/connect.c \
-	init/notify.c common/pathwalk.c common/control.c common/reap.c
+	init/notify.c common/pathwalk.c common/control.c common/reap.c common/io.c
 # The order is the link order, and so the order of the code: what every
 # process runs (start-up) and a fork child runs before its exec (the exec
 # check, the policy's query) first, where one fault maps it all (a fault
@@ -83,7 +89,7 @@ INIT_SRCS := init/sbx-init.c init/mounts.c init/connect.c \
 # the page start-up writes anyway.
 SHIM_SRCS := shim/shim.c shim/core.c shim/exec.c shim/check.c shim/decided.c shim/dirfds.c \
 	shim/resolve.c shim/namemap.c shim/string.c common/elfcheck.c
-SHIM_COLD_SRCS := shim/wrappers.c shim/syscall.c shim/net.c shim/netjudge.c shim/tell.c common/wire.c
+SHIM_COLD_SRCS := shim/wrappers.c shim/syscall.c shim/net.c shim/netjudge.c shim/tell.c common/wire.c common/look.c
 # The policy queries the shim links in (no INI parsing, no compiler).
 SHIM_POLICY_SRCS := policy/query.c policy/match.c policy/glob.c policy/path.c policy/blob.c policy/home.c
 SHIM_POLICY_COLD_SRCS := policy/hint.c
@@ -380,7 +386,8 @@ DARWIN_PRELOAD_SRCS := preload/start.c preload/options.c preload/config.c preloa
 	preload/reports.c preload/print.c preload/util.c preload/loginpath.c preload/mode.c \
 	preload/plan.c preload/standin.c preload/walkrec.c \
 	backend/relay.c common/hostfs.c common/pathwalk.c common/openat2.c common/msg.c \
-	common/strv.c common/wire.c common/wire_join.c $(DARWIN_SRCS) $(NET_SRCS) $(POLICY_SRCS)
+	common/guard.c common/io.c common/look.c common/strv.c common/wire.c common/wire_join.c \
+	$(DARWIN_SRCS) $(NET_SRCS) $(POLICY_SRCS)
 build/darwin/sbx-preload: build/preload/darwin_main.o build/preload/darwin_programs.o \
 		$(DARWIN_PRELOAD_SRCS:%.c=build/%.o)
 	@mkdir -p $(@D)
@@ -416,7 +423,7 @@ build/tests/darwin/sbxctl: $(DARWIN_CTL_SRCS:%.c=build/%.o) \
 # libc's calls, the hand-over by paths; shim/port.h), handed its policy
 # the way launch.c's darwin_shim_spec says.
 SHIM_DYLD_SRCS := shim/darwin.c shim/core.c shim/check.c shim/decided.c shim/dirfds.c \
-	shim/resolve.c shim/tell.c shim/netjudge.c
+	shim/resolve.c shim/tell.c shim/netjudge.c common/look.c
 # Its report writes as a Mac's: WIRE_ATOMIC is macOS's PIPE_BUF (512: a
 # longer line goes as pieces, common/wire.h), and the FIFO takes a longer
 # write in 512-byte parts (tests/darwin/fifo512.c, every write of the
@@ -455,13 +462,23 @@ build/darwin/dyld-link.dylib: build/gen/interpose.c build/gen/dyld-rows.h shim/d
 build/darwin/libsbx-preload.dylib: build/gen/interpose.c build/gen/dyld-rows.h $(SHIM_DYLD_SRCS) \
 		common/wire.c $(SHIM_POLICY_SRCS) $(SHIM_POLICY_COLD_SRCS)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) -DSBX_PORTABLE -std=gnu11 -Wall -Wextra \
+	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) -DSBX_PORTABLE -DSBX_DYLIB -std=gnu11 -Wall -Wextra \
 		-Wno-unused-parameter -fPIC -fvisibility=hidden $(CFLAGS) -dynamiclib -o $@ \
 		$(filter %.c,$^)
+# The same sources and flags as a Linux shared object: its start-up
+# (shim/darwin.c's constructor, SBX_DYLIB) runs when the loader loads it
+# (darwin.sh); its wrappers' names (sbx_dyld_*) interpose nothing here.
+build/tests/darwin/dylib-start.so: build/gen/interpose.c build/gen/dyld-rows.h $(SHIM_DYLD_SRCS) \
+		common/wire.c $(SHIM_POLICY_SRCS) $(SHIM_POLICY_COLD_SRCS)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(SBX_CPPFLAGS) -DSBX_PORTABLE -DSBX_DYLIB -std=gnu11 -Wall -Wextra \
+		-Wno-unused-parameter -fPIC -fvisibility=hidden $(CFLAGS) -shared -o $@ \
+		$(filter-out build/gen/%,$(filter %.c,$^))
 # on Linux also macOS's sbx-preload and sbxctl in their test builds, run
 # by darwin.sh and darwinctl.sh
 DARWIN_CHECK_HERE := $(if $(filter Linux,$(shell uname -s)),build/tests/shim-dyld \
-	build/tests/darwin/sbx-preload build/tests/darwin/sbxctl build/tests/darwin/shim-writer)
+	build/tests/darwin/sbx-preload build/tests/darwin/sbxctl build/tests/darwin/shim-writer \
+	build/tests/darwin/dylib-start.so)
 darwin-check: build/tests/darwin-unit build/tests/darwin-smoke build/darwin/sbx-preload \
 		build/darwin/sbxctl build/tests/net-unit $(DARWIN_CHECK_HERE)
 	build/tests/darwin-unit --jobs 2
@@ -529,7 +546,8 @@ NPROC := $(shell nproc 2>/dev/null || echo 2)
 check: deps-test
 	@$(MAKE) --no-print-directory -j$(NPROC) all build/tests/unit-tests build/tests/unit-tests-portable \
 		$(TEST_HOOK_BINS) test-progs build/darwin/sbx-preload build/tests/darwin/sbx-preload \
-		build/darwin/sbxctl build/tests/darwin/sbxctl build/tests/net-unit build/tests/darwin/shim-writer
+		build/darwin/sbxctl build/tests/darwin/sbxctl build/tests/net-unit build/tests/darwin/shim-writer \
+		build/tests/darwin/dylib-start.so
 	@$(MAKE) --no-print-directory -j3 check-docs check-hooks check-unit check-portable check-integration
 
 check-unit: build/tests/unit-tests build/tests/shim-dyld

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "common/hostfs.h"
+#include "common/look.h"
 #include "common/pathwalk.h"
 #include "policy/policy.h"
 #include "common/fscompat.h"
@@ -257,52 +258,37 @@ int hostfs_append(int dirfd, const char *shown, const char *name, mode_t mode,
 #define LOOK_DIR FS_O_DIRSEARCH
 #endif
 
+static int look_root(void)
+{
+	return open("/", LOOK_DIR | O_DIRECTORY | O_CLOEXEC);
+}
+
+static int look_stat(int dirfd, const char *name, struct stat *st)
+{
+	return fstatat(dirfd, name, st, AT_SYMLINK_NOFOLLOW);
+}
+
+static int look_dir(int dirfd, const char *name)
+{
+#if FS_HAVE_O_PATH
+	return openat(dirfd, name, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+#else
+	return pathwalk_dirat(dirfd, name, LOOK_DIR);
+#endif
+}
+
+static void look_close(int fd)
+{
+	close(fd);
+}
+
 int hostfs_look(const char *path)
 {
-	char comp[NAME_MAX + 1];
-	struct stat st;
-	int found = -1, fd;
+	/* on the stack: the shim's copy of this walk (shim/tell.c) must not
+	 * cost a relocation at every process start, and this one need not */
+	const struct look_ops ops = { look_root, look_stat, look_dir, look_close };
 
-	if (path[0] != '/' || (fd = open("/", LOOK_DIR | O_DIRECTORY | O_CLOEXEC)) < 0)
-		return -1;
-	if (path[strspn(path, "/")] == '\0')
-		found = 1; /* `/` itself */
-	for (const char *p = path; *p;) {
-		size_t n = strcspn(p, "/");
-		if (n == 0) {
-			p++;
-			continue;
-		}
-		if (n > NAME_MAX || (n == 1 && p[0] == '.') || (n == 2 && !strncmp(p, "..", 2)))
-			break;
-		memcpy(comp, p, n);
-		comp[n] = '\0';
-		p += n;
-		p += strspn(p, "/");
-		if (fstatat(fd, comp, &st, AT_SYMLINK_NOFOLLOW)) {
-			found = errno == ENOENT ? 0 : -1;
-			break;
-		}
-		if (S_ISLNK(st.st_mode))
-			break; /* a link, on the way or at the end: not looked through */
-		if (!*p) {
-			found = 1;
-			break;
-		}
-#if FS_HAVE_O_PATH
-		int next = openat(fd, comp, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
-#else
-		int next = pathwalk_dirat(fd, comp, LOOK_DIR);
-#endif
-		if (next < 0) {
-			found = errno == ENOENT || errno == ENOTDIR ? 0 : -1;
-			break;
-		}
-		close(fd);
-		fd = next;
-	}
-	close(fd);
-	return found;
+	return look_walk(path, &ops);
 }
 
 int hostfs_split(const char *path, char *dir, size_t dirsz, const char **name)

@@ -29,6 +29,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "common/io.h"
 #include "init/connect.h"
 
 /* ---- the listeners (pid 1) */
@@ -190,22 +191,6 @@ static int parse_port(const char *s)
 	return errno || *end || v < 1 || v > 65535 ? -1 : (int)v;
 }
 
-static int write_all(int fd, const void *buf, size_t n)
-{
-	const char *p = buf;
-
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 static int read_exact(int fd, void *buf, size_t n)
 {
 	char *p = buf;
@@ -256,7 +241,7 @@ static int relay(int s)
 			if (n <= 0) {
 				shutdown(s, SHUT_WR);
 				pf[0].fd = -1;
-			} else if (write_all(s, buf, (size_t)n)) {
+			} else if (io_write_all(s, buf, (size_t)n)) {
 				return 1;
 			}
 		}
@@ -266,7 +251,7 @@ static int relay(int s)
 				continue;
 			if (n <= 0)
 				return n < 0;
-			if (write_all(STDOUT_FILENO, buf, (size_t)n))
+			if (io_write_all(STDOUT_FILENO, buf, (size_t)n))
 				return 1;
 		}
 	}
@@ -296,7 +281,7 @@ int init_socks_connect(const char *proxy_port, const char *host, const char *por
 	/* no authentication; then CONNECT by name: the supervisor resolves
 	 * and decides (an address literal is a name it recognises) */
 	req[0] = 5, req[1] = 1, req[2] = 0;
-	if (write_all(s, req, 3) || read_exact(s, rep, 2) || rep[0] != 5 || rep[1] != 0) {
+	if (io_write_all(s, req, 3) || read_exact(s, rep, 2) || rep[0] != 5 || rep[1] != 0) {
 		say(host, port, "the proxy did not accept the SOCKS5 greeting");
 		return 1;
 	}
@@ -304,7 +289,7 @@ int init_socks_connect(const char *proxy_port, const char *host, const char *por
 	memcpy(req + 5, host, hl);
 	req[5 + hl] = (unsigned char)(dp >> 8);
 	req[6 + hl] = (unsigned char)dp;
-	if (write_all(s, req, 7 + hl) || read_exact(s, rep, 4) || rep[0] != 5) {
+	if (io_write_all(s, req, 7 + hl) || read_exact(s, rep, 4) || rep[0] != 5) {
 		say(host, port, "the proxy closed the connection");
 		return 1;
 	}

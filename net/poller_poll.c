@@ -8,7 +8,12 @@
  * no descriptor waits behind others for good. POLLHUP is asked for
  * explicitly: XNU's poll() watches nothing for an empty mask, so a hang-up
  * would never come unasked there; and it is HUP only as epoll means it
- * (poller_hup.h).
+ * (poller_hup.h). Once a descriptor's half-close is seen (never on Linux,
+ * whose POLLHUP is both ways shut), POLLHUP is no longer asked for it:
+ * XNU would say it again at every poll(). Its hang-up then comes with
+ * reads or writes asked only (XNU's write filter says it); with nothing
+ * asked, a peer that half-closed and then reset is found at the next
+ * read or write.
  */
 #include <errno.h>
 #include <limits.h>
@@ -106,7 +111,8 @@ int poller_mod(struct poller *p, int fd, uint32_t events, void *ptr)
 
 	if (i < 0)
 		return -ENOENT;
-	p->pf[i].events = (short)(events | POLLHUP);
+	/* POLLHUP stays off for a descriptor whose half-close was seen */
+	p->pf[i].events = (short)(events | (p->pf[i].events & POLLHUP));
 	p->ptr[i] = ptr;
 	return 0;
 }
@@ -137,8 +143,14 @@ int poller_wait(struct poller *p, struct poller_event *evs, int max, int timeout
 	for (size_t k = 0; k < p->n && got < max && got < ready; k++) {
 		size_t i = (start + k) % p->n;
 		short r = p->pf[i].revents;
-		if ((r & POLLHUP) && !(r & POLLERR) && !poller_write_shut(p->pf[i].fd))
-			r &= (short)~POLLHUP; /* a half-close (poller_hup.h) */
+		if ((r & POLLHUP) && !(r & POLLERR) && !poller_write_shut(p->pf[i].fd)) {
+			/* a half-close (poller_hup.h), which XNU's read
+			 * filter says at every poll() from now on: asked
+			 * again, a descriptor with nothing else asked would
+			 * wake every wait at once, and the loop would spin */
+			r &= (short)~POLLHUP;
+			p->pf[i].events &= (short)~POLLHUP;
+		}
 		r &= (short)(p->pf[i].events | POLLERR | POLLHUP | POLLNVAL); /* asked, or unasked ones */
 		if (!r || (r & POLLNVAL))
 			continue;

@@ -24,6 +24,7 @@
 
 #include "backend/darwin/darwin.h"
 #include "common/event.h"
+#include "common/guard.h"
 #include "common/hostfs.h"
 #include "net/net.h"
 #include "preload/config.h"
@@ -83,48 +84,6 @@ static const char *find_shim(struct drun *r)
 	if (r->o.no_shim)
 		return NULL;
 	return darwin_find_shim(r->self, r->shim_lib, sizeof(r->shim_lib)) ? NULL : r->shim_lib;
-}
-
-/* The signals a run must not be ended or stopped by before its duties
- * are done (COMMAND's status, the last reports): a closed stderr
- * (`sbx-preload ... 2>&1 | head -1`), an audit log past the file size
- * limit, and a report line written to the terminal while a program
- * inside holds its foreground with TOSTOP (a shell there does), which
- * would stop us, and the log and the proxy with us; and a read of the
- * terminal by the relay (relay.c) just as something outside took its
- * foreground. Writes then fail with EPIPE, EFBIG or go through (POSIX),
- * that read with EIO (as Linux's run_guard_signals). Ignored here; those
- * the caller did not ignore go back to their default for COMMAND
- * (sigdefault). */
-static const int guarded[] = { SIGPIPE, SIGXFSZ, SIGTTOU, SIGTTIN };
-
-static void guard_signals(sigset_t *def)
-{
-	struct sigaction sa;
-
-	sigemptyset(def);
-	for (size_t i = 0; i < sizeof(guarded) / sizeof(guarded[0]); i++)
-		if (sigaction(guarded[i], NULL, &sa) == 0 && sa.sa_handler != SIG_IGN) {
-			signal(guarded[i], SIG_IGN);
-			sigaddset(def, guarded[i]);
-		}
-}
-
-/* COMMAND as it is, after the WARNING (--no-sandbox, enabled = false),
- * with the signals as the caller left them. */
-static int unsandboxed(struct drun *r, const char *why)
-{
-	const struct options *o = &r->o;
-
-	msg("WARNING: running %s WITHOUT a sandbox (%s): it can read, write and "
-	    "reach everything you can", o->command[0], why);
-	for (size_t i = 0; i < sizeof(guarded) / sizeof(guarded[0]); i++)
-		if (sigismember(&r->d.sigdefault, guarded[i]))
-			signal(guarded[i], SIG_DFL);
-	execvp(o->command[0], o->command);
-	int e = errno;
-	msg("%s: %s", o->command[0], e == ENOENT ? "command not found" : strerror(e));
-	return e == ENOENT ? SBX_EXIT_NOTFOUND : SBX_EXIT_NOEXEC;
 }
 
 static void said_swept(void *ctx, const char *name, int rc)
@@ -198,6 +157,8 @@ static int phase_prepare(struct drun *r)
 		msg("cannot tell the current directory: %s", strerror(errno));
 		return SBX_EXIT_SETUP;
 	}
+	/* the signals that must not end or stop us (common/guard.c); those
+	 * the caller did not ignore go back to their default for COMMAND */
 	guard_signals(&r->d.sigdefault);
 	/* its own files are never writable inside */
 	if (self_path(r->self, sizeof(r->self)))
@@ -252,7 +213,7 @@ static int phase_mode(struct drun *r)
 
 	mode_text(mc, &f, &w, text, sizeof(text));
 	if (mc.mode == RUN_PLAIN)
-		return unsandboxed(r, text);
+		return start_unsandboxed(r->o.command, text);
 	if (mc.mode != RUN_BWRAP) {
 		msg("%s", text);
 		return SBX_EXIT_SETUP;

@@ -19,6 +19,7 @@
 #include "net/net.h"
 #include "preload/notify/notify.h"
 #include "preload/gitprov.h"
+#include "common/guard.h"
 #include "common/hostfs.h"
 #include "preload/mode.h"
 #include "backend/linux/mountids.h"
@@ -53,10 +54,7 @@ static int unsandboxed(const struct options *o, struct sandbox *sb, const char *
 	if (sb && sb->sfd >= 0)
 		sandbox_abort(sb);
 	held_back_undo();
-	start_restore_nofile();
-	msg("WARNING: running %s WITHOUT a sandbox (%s): it can read, write and "
-	    "reach everything you can", o->command[0], why);
-	return run_unsandboxed(o->command);
+	return start_unsandboxed(o->command, why);
 }
 
 /* A path for a message: HOME as `~`, every control byte and invalid UTF-8
@@ -445,7 +443,7 @@ static void restart_nested(const struct options *o, char **argv)
 	if (o->report_fd > STDERR_FILENO)
 		fcntl(o->report_fd, F_SETFD, 0);
 	setenv("SBX_NESTED", "auto", 1);
-	run_restore_signals(); /* or the next one takes them for the caller's */
+	guard_restore(); /* or the next one takes them for the caller's */
 	execv("/proc/self/exe", argv);
 	msg("cannot start sbx-preload again: %s", strerror(errno));
 }
@@ -599,7 +597,7 @@ static int phase_prepare(struct run *r)
 
 	if (orc)
 		return orc > 0 ? 0 : SBX_EXIT_SETUP;
-	run_guard_signals();
+	guard_signals(NULL);
 	r->mode = o->learn ? REPORTS_LEARN : o->trace ? REPORTS_TRACE : REPORTS_ENFORCE;
 	r->home = config_home_dir();
 	if (!r->home) {

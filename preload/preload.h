@@ -111,6 +111,12 @@ int start_proxy_served(struct backend *be, const struct policy *p, struct report
 		       struct net_loop **out);
 /* The caller's RLIMIT_NOFILE back, for a COMMAND run without a sandbox. */
 void start_restore_nofile(void);
+/* COMMAND exec'd as it is, after the WARNING that says `why`
+ * (--no-sandbox, `enabled = false`, fallback = warn), with the caller's
+ * RLIMIT_NOFILE and signal dispositions (common/guard.h): returns only
+ * when the exec failed, SBX_EXIT_NOTFOUND or SBX_EXIT_NOEXEC after a
+ * shell's message. */
+int start_unsandboxed(char *const *command, const char *why);
 /* The network as the start-up line and --print say it. */
 void start_network_text(const struct policy *p, char *out, size_t outsz);
 /* The start-up line's counts: what the boundary guards now. */
@@ -470,6 +476,4 @@ struct run_in {
  * once: bubblewrap and the namespaces finish going away on their own, as
  * with bare bubblewrap. */
 int sandbox_wait(struct sandbox *sb, struct plan *pl, struct run_in *ri, bool *ready);
-/* exec COMMAND without a sandbox (--no-sandbox, fallback = warn). */
-int run_unsandboxed(char *const *command);
 #endif

@@ -25,15 +25,6 @@
 #include "preload/notify/notify.h"
 #include "preload/preload.h"
 
-int run_unsandboxed(char *const *command)
-{
-	run_restore_signals();
-	execvp(command[0], command);
-	int e = errno;
-	msg("%s: %s", command[0], e == ENOENT ? "command not found" : strerror(e));
-	return e == ENOENT ? SBX_EXIT_NOTFOUND : SBX_EXIT_NOEXEC;
-}
-
 /* The proxy's listeners from sbx-init's CTL_LISTENERS message, at most
  * this many (control.h) */
 #define LISTEN_MAX CTL_LISTEN_MAX

@@ -2,8 +2,8 @@
  * mains share (preload/main.c, Linux's; preload/darwin-main.c, macOS's):
  * where report lines and the audit log go, sbx's state and session
  * directories, the profile's arguments for COMMAND, the filtering proxy,
- * and the start-up line. Portable: nothing here asks for more than POSIX
- * and the policy (preload.h, "start.c"). */
+ * the start-up line, and COMMAND run without a sandbox. Portable: nothing
+ * here asks for more than POSIX and the policy (preload.h, "start.c"). */
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/guard.h"
 #include "common/hostfs.h"
 #include "net/net.h"
 #include "preload/config.h"
@@ -43,6 +44,18 @@ void start_restore_nofile(void)
 	if (nofile_raised)
 		setrlimit(RLIMIT_NOFILE, &caller_nofile);
 	nofile_raised = false;
+}
+
+int start_unsandboxed(char *const *command, const char *why)
+{
+	start_restore_nofile();
+	msg("WARNING: running %s WITHOUT a sandbox (%s): it can read, write and "
+	    "reach everything you can", command[0], why);
+	guard_restore();
+	execvp(command[0], command);
+	int e = errno;
+	msg("%s: %s", command[0], e == ENOENT ? "command not found" : strerror(e));
+	return e == ENOENT ? SBX_EXIT_NOTFOUND : SBX_EXIT_NOEXEC;
 }
 
 /* The network as the start-up line and --print say it: off, open, or

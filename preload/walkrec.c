@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "common/hostfs.h"
+#include "common/io.h"
 
 #ifdef __APPLE__
 #define st_ctim st_ctimespec /* (POSIX's name; Darwin's struct stat) */
@@ -609,22 +610,6 @@ void walkrec_counts(const struct walkrec *r, size_t *kept, size_t *read)
 	*read = r ? r->read : 0;
 }
 
-static int write_all(int fd, const void *p, size_t n)
-{
-	const char *c = p;
-
-	while (n) {
-		ssize_t w = write(fd, c, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return w < 0 ? -errno : -EIO;
-		c += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 int walkrec_save(struct walkrec *r, int state_fd, const char *state_dir, char *why,
 		 size_t whysz)
 {
@@ -678,9 +663,9 @@ int walkrec_save(struct walkrec *r, int state_fd, const char *state_dir, char *w
 	/* no fsync: at the end of a run, on the way out (a record lost in a
 	 * crash costs one full walk) */
 	rep.nosync = 1;
-	if (!rc && ((rc = write_all(rep.fd, hdr, HDR_LEN)) ||
-		    (rc = write_all(rep.fd, r->key, r->keylen)) ||
-		    (rc = write_all(rep.fd, body, blen)))) {
+	if (!rc && ((rc = io_write_all(rep.fd, hdr, HDR_LEN)) ||
+		    (rc = io_write_all(rep.fd, r->key, r->keylen)) ||
+		    (rc = io_write_all(rep.fd, body, blen)))) {
 		snprintf(err.msg, sizeof(err.msg), "writing %s: %s", r->path, strerror(-rc));
 		hostfs_replace_abort(&rep);
 	} else if (!rc) {

@@ -115,49 +115,21 @@ SHIM_EXPORT int sbx_dyld_removexattr(const char *p, const char *n, int o)
 		  P(AT_FDCWD, p, SBX_OP_WRITE, xattr_how(o)))
 }
 
-/* ---- open and openat: variadic, the mode read only where open reads one
- * (O_CREAT), as the int it was promoted to (Darwin's mode_t is 16-bit) */
-
-#define READ_MODE(last)                                                       \
-	int mode = 0;                                                         \
-	if (shim_open_has_mode(flags)) {                                      \
-		va_list ap;                                                   \
-		va_start(ap, last);                                           \
-		mode = va_arg(ap, int);                                       \
-		va_end(ap);                                                   \
-	}
-
-/* As wrappers.c's OPEN_WRAP: a directory opened is kept by descriptor
- * (dirfds.c), any other descriptor at that number forgotten. */
-static int opened(int dirfd, const char *path, int flags, int mode, bool at)
-{
-	char dir[SHIM_DIRFD_PATH];
-	struct pending pd;
-	int r, e = shim_check_open(&pd, dirfd, path, shim_open_op(flags), shim_open_how(flags),
-				   dir, (flags & O_DIRECTORY) ? sizeof(dir) : 0);
-
-	if (e) {
-		errno = e;
-		return -1;
-	}
-	r = at ? openat(dirfd, path, flags, mode) : open(path, flags, mode);
-	if (r >= 0)
-		shim_dirfd_remember(r, (flags & O_DIRECTORY) ? dir : NULL);
-	if (SHIM_AFTER_NEEDED(&pd, 1, r == -1))
-		shim_after(&pd, 1, r == -1);
-	return r;
-}
+/* ---- open and openat: variadic (wrap.h reads the mode as libSystem's
+ * open does) */
 
 SHIM_EXPORT int sbx_dyld_open(const char *path, int flags, ...)
 {
-	READ_MODE(flags)
-	return opened(AT_FDCWD, path, flags, mode, false);
+	__typeof__(&open) real_ = open;
+	WRAP_OPEN_MODE(flags)
+	WRAP_OPEN_BODY(real_, AT_FDCWD, (path, flags, mode))
 }
 
 SHIM_EXPORT int sbx_dyld_openat(int dirfd, const char *path, int flags, ...)
 {
-	READ_MODE(flags)
-	return opened(dirfd, path, flags, mode, true);
+	__typeof__(&openat) real_ = openat;
+	WRAP_OPEN_MODE(flags)
+	WRAP_OPEN_BODY(real_, dirfd, (dirfd, path, flags, mode))
 }
 
 /* ---- descriptors going away or copied: dirfds.c keeps up */
@@ -214,28 +186,12 @@ SHIM_EXPORT int sbx_dyld_fcntl(int fd, int cmd, ...)
 
 SHIM_EXPORT int sbx_dyld_chdir(const char *path)
 {
-	struct pending pd;
-	int e = shim_check(&pd, AT_FDCWD, path, SBX_OP_READ, HOW_FOLLOW), r;
-
-	if (e) {
-		errno = e;
-		return -1;
-	}
-	r = chdir(path);
-	if (r == 0)
-		shim_cwd_changed();
-	if (SHIM_AFTER_NEEDED(&pd, 1, r != 0))
-		shim_after(&pd, 1, r != 0);
-	return r;
+	WRAP_CHDIR_BODY(chdir(path))
 }
 
 SHIM_EXPORT int sbx_dyld_fchdir(int fd)
 {
-	int r = fchdir(fd);
-
-	if (r == 0)
-		shim_cwd_changed();
-	return r;
+	WRAP_FCHDIR_BODY(fchdir(fd))
 }
 
 /* ---- syscall(): Darwin's is deprecated and its numbers are not Linux's
@@ -264,22 +220,9 @@ SHIM_EXPORT int sbx_dyld_syscall(int number, ...)
  * own, so it carries too; the exec forms without an environment pass
  * through execve. */
 
-static bool has_slash(const char *p)
-{
-	return strchr(p, '/') != NULL;
-}
-
 static int exec_check(const char *path)
 {
-	struct pending pd;
-	int e;
-
-	if (!path || !has_slash(path))
-		return 0;
-	e = shim_check(&pd, AT_FDCWD, path, SBX_OP_EXEC, HOW_FOLLOW);
-	if (pd.learn) /* an exec that works does not come back: said now */
-		shim_after(&pd, 1, false);
-	return e;
+	return path && wrap_has_slash(path) ? wrap_exec_check(AT_FDCWD, path, HOW_FOLLOW) : 0;
 }
 
 SHIM_EXPORT int sbx_dyld_execve(const char *path, char *const argv[], char *const envp[])
@@ -367,12 +310,8 @@ SHIM_EXPORT pid_t sbx_dyld_fork(void)
 {
 	pid_t pid = fork();
 
-	if (pid == 0) {
-		int saved = errno;
-		shim_forked_pid = getpid();
-		shim_checks_made = 0;
-		errno = saved;
-	}
+	if (pid == 0)
+		wrap_forked();
 	return pid;
 }
 
@@ -481,3 +420,18 @@ SHIM_EXPORT struct hostent *sbx_dyld_gethostbyname2(const char *name, int af)
 	errno = saved;
 	return gethostbyname2(name, af);
 }
+
+/* The dylib's start-up, as shim.c's constructor is the .so's: dyld runs it
+ * when it loads the library, before the program's main and any thread of
+ * its, so no thread's first call races another's start of the shim (a
+ * call while it starts passes unjudged: the profile holds it, no line
+ * says it). One from another image's initializer, earlier still, starts
+ * it itself (core.c, state_now). Only in the dylib (SBX_DYLIB): the
+ * shim-dyld runner starts the core per test, with the hand-over each
+ * test makes. */
+#ifdef SBX_DYLIB
+__attribute__((constructor)) static void sbx_dyld_start(void)
+{
+	shim_start();
+}
+#endif

@@ -20,6 +20,7 @@
 #include "common/elfcheck.h"
 #include "shim/carry.h"
 #include "shim/exec.h"
+#include "shim/wrap.h"
 
 extern char **environ;
 
@@ -55,15 +56,6 @@ void shim_exec_before_fork(void)
 	(void)NEXT(fexecve);
 }
 
-/* Does the path name a directory (a `/` in it)? */
-static bool has_slash(const char *p)
-{
-	for (; *p; p++)
-		if (*p == '/')
-			return true;
-	return false;
-}
-
 /* The report of a static binary (rare: its buffer only then). */
 static __attribute__((noinline)) void report_static(int dirfd, const char *path)
 {
@@ -96,7 +88,7 @@ static void note_static(int dirfd, const char *path)
 	/* under the guard: nothing the look does is judged */
 	if (!shim_enter())
 		return;
-	if (dirfd == AT_FDCWD && !has_slash(path)) {
+	if (dirfd == AT_FDCWD && !wrap_has_slash(path)) {
 		note_static_in_path(path);
 	} else {
 		const char *base = path;
@@ -113,18 +105,15 @@ static void note_static(int dirfd, const char *path)
 
 static int exec_check(int dirfd, const char *path, int how)
 {
-	struct pending pd;
 	int e;
 
 	if (!path)
 		return 0;
-	if (dirfd == AT_FDCWD && !has_slash(path)) {
+	if (dirfd == AT_FDCWD && !wrap_has_slash(path)) {
 		note_static(dirfd, path);
 		return 0;
 	}
-	e = shim_check(&pd, dirfd, path, SBX_OP_EXEC, how);
-	if (pd.learn) /* an exec that works does not come back: say it now */
-		shim_after(&pd, 1, false);
+	e = wrap_exec_check(dirfd, path, how);
 	if (!e)
 		note_static(dirfd, path);
 	return e;

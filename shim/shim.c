@@ -26,6 +26,7 @@
 
 #include "shim/core.h"
 #include "shim/exec.h"
+#include "shim/wrap.h"
 
 /* Start-up (core.c) when the library is loaded. */
 __attribute__((constructor)) static void shim_constructor(void)
@@ -56,9 +57,7 @@ SHIM_EXPORT pid_t fork(void)
 		(void)shim_errno();
 	}
 	pid = next();
-	if (pid == 0) {
-		shim_forked_pid = (pid_t)sys_call(SYS_getpid);
-		shim_checks_made = 0; /* the TLS page the line above wrote */
-	}
+	if (pid == 0)
+		wrap_forked();
 	return pid;
 }

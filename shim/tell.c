@@ -22,6 +22,7 @@
 #include <unistd.h>
 #include <fcntl.h>
 
+#include "common/look.h"
 #include "shim/core.h"
 #include "shim/tell.h"
 
@@ -146,56 +147,40 @@ static void put(struct buf *b, const char *s)
 	b->s[b->n] = '\0';
 }
 
-/* What is at a path inside the sandbox, for the hint: the same answer as
- * the supervisor's look on the host (hostfs_look): component by
- * component, a link met is "not to be told". port.h's calls only. */
+/* What is at a path inside the sandbox, for the hint: the same walk as
+ * the supervisor's look on the host (hostfs_look; common/look.c):
+ * component by component, a link met is "not to be told", nothing but a
+ * directory opened. port.h's calls only. */
+static int walk_root(void)
+{
+	return shim_sys_openat(AT_FDCWD, "/", SHIM_O_WALK | O_DIRECTORY);
+}
+
+static int walk_stat(int dirfd, const char *name, struct stat *st)
+{
+	return shim_sys_fstatat(dirfd, name, st, AT_SYMLINK_NOFOLLOW);
+}
+
+/* off Linux (no O_PATH) an open of what was swapped in since the look:
+ * O_DIRECTORY refuses it, and a FIFO's open does not wait */
+static int walk_dir(int dirfd, const char *name)
+{
+	return shim_sys_openat(dirfd, name, SHIM_O_WALK | O_NOFOLLOW | O_DIRECTORY | O_NONBLOCK);
+}
+
+static void walk_close(int fd)
+{
+	shim_sys_close(fd);
+}
+
 static int sandbox_look(void *ctx, const char *path)
 {
-	char comp[NAME_MAX + 1];
-	struct stat st;
-	int found = -1;
-	int fd = shim_sys_openat(AT_FDCWD, "/", SHIM_O_WALK | O_DIRECTORY);
+	/* on the stack: a table of addresses in the library's data would be
+	 * a relocation the loader writes at every process start */
+	const struct look_ops ops = { walk_root, walk_stat, walk_dir, walk_close };
 
 	(void)ctx;
-	if (path[0] != '/' || fd < 0) {
-		if (fd >= 0)
-			shim_sys_close(fd);
-		return -1;
-	}
-	if (path[strspn(path, "/")] == '\0')
-		found = 1;
-	for (const char *p = path; *p;) {
-		size_t n = strcspn(p, "/");
-		if (n == 0) {
-			p++;
-			continue;
-		}
-		if (n > NAME_MAX || (n == 1 && p[0] == '.') || (n == 2 && !strncmp(p, "..", 2)))
-			break;
-		memcpy(comp, p, n);
-		comp[n] = '\0';
-		p += n;
-		p += strspn(p, "/");
-		if (shim_sys_fstatat(fd, comp, &st, AT_SYMLINK_NOFOLLOW)) {
-			found = errno == ENOENT ? 0 : -1;
-			break;
-		}
-		if (S_ISLNK(st.st_mode))
-			break;
-		if (!*p) {
-			found = 1;
-			break;
-		}
-		int next = shim_sys_openat(fd, comp, SHIM_O_WALK | O_NOFOLLOW | O_DIRECTORY);
-		if (next < 0) {
-			found = errno == ENOENT || errno == ENOTDIR ? 0 : -1;
-			break;
-		}
-		shim_sys_close(fd);
-		fd = next;
-	}
-	shim_sys_close(fd);
-	return found;
+	return look_walk(path, &ops);
 }
 
 static const char *op_words(enum sbx_op op)

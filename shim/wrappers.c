@@ -67,65 +67,34 @@ int __openat64_2(int dirfd, const char *path, int flags);
 #undef COMPAT
 #undef HAND
 
-/* ---- open: variadic, the mode is there only with O_CREAT or O_TMPFILE */
+/* ---- open: variadic, the mode is there only with O_CREAT or O_TMPFILE
+ * (the bodies: shim/wrap.h) */
 
-
-#define OPEN_MODE(last)                                                       \
-	mode_t mode = 0;                                                      \
-	if (shim_open_has_mode(flags)) {                                      \
-		va_list ap;                                                   \
-		va_start(ap, last);                                           \
-		mode = (mode_t)va_arg(ap, int); /* promoted, as glibc reads it */ \
-		va_end(ap);                                                   \
-	}
-
-/* An open of a directory (O_DIRECTORY: fts, opendir's own) is kept by
- * descriptor (dirfds.c), so the walk's descriptor-relative calls need no
- * readlink; any other descriptor at that number is forgotten. */
-#define OPEN_WRAP(NAME, DIRFD, CALL)                                          \
+#define OPEN_WRAP(NAME, DIRFD, ARGS)                                          \
 	__typeof__(&NAME) next_ = REAL(NAME);                                 \
-	char dir_[SHIM_DIRFD_PATH];                                           \
-	struct pending pd_[1];                                                \
-	int n_ = 1, r_;                                                       \
-	int e_ = shim_check_open(&pd_[0], (DIRFD), path, shim_open_op(flags), \
-				 shim_open_how(flags), dir_,                  \
-				 (flags & O_DIRECTORY) ? sizeof(dir_) : 0);   \
-	if (e_) {                                                             \
-		errno = e_;                                                   \
-		return -1;                                                    \
-	}                                                                     \
-	if (!next_) {                                                         \
-		errno = ENOSYS;                                               \
-		return -1;                                                    \
-	}                                                                     \
-	r_ = next_ CALL;                                                      \
-	if (r_ >= 0)                                                          \
-		shim_dirfd_remember(r_, (flags & O_DIRECTORY) ? dir_ : NULL); \
-	if (SHIM_AFTER_NEEDED(pd_, n_, r_ == -1))                             \
-		shim_after(pd_, n_, r_ == -1);                                \
-	return r_;
+	WRAP_OPEN_BODY(next_, DIRFD, ARGS)
 
 SHIM_EXPORT int open(const char *path, int flags, ...)
 {
-	OPEN_MODE(flags)
+	WRAP_OPEN_MODE(flags)
 	OPEN_WRAP(open, AT_FDCWD, (path, flags, mode))
 }
 
 SHIM_EXPORT int open64(const char *path, int flags, ...)
 {
-	OPEN_MODE(flags)
+	WRAP_OPEN_MODE(flags)
 	OPEN_WRAP(open64, AT_FDCWD, (path, flags, mode))
 }
 
 SHIM_EXPORT int openat(int dirfd, const char *path, int flags, ...)
 {
-	OPEN_MODE(flags)
+	WRAP_OPEN_MODE(flags)
 	OPEN_WRAP(openat, dirfd, (dirfd, path, flags, mode))
 }
 
 SHIM_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
 {
-	OPEN_MODE(flags)
+	WRAP_OPEN_MODE(flags)
 	OPEN_WRAP(openat64, dirfd, (dirfd, path, flags, mode))
 }
 
@@ -256,26 +225,10 @@ SHIM_EXPORT int dup3(int oldfd, int newfd, int flags)
 
 SHIM_EXPORT int chdir(const char *path)
 {
-	struct pending pd;
-	int e = shim_check(&pd, AT_FDCWD, path, SBX_OP_READ, HOW_FOLLOW), r;
-
-	if (e) {
-		errno = e;
-		return -1;
-	}
-	r = REAL(chdir)(path);
-	if (r == 0)
-		shim_cwd_changed();
-	if (SHIM_AFTER_NEEDED(&pd, 1, r != 0))
-		shim_after(&pd, 1, r != 0);
-	return r;
+	WRAP_CHDIR_BODY(REAL(chdir)(path))
 }
 
 SHIM_EXPORT int fchdir(int fd)
 {
-	int r = REAL(fchdir)(fd);
-
-	if (r == 0)
-		shim_cwd_changed();
-	return r;
+	WRAP_FCHDIR_BODY(REAL(fchdir)(fd))
 }

@@ -34,6 +34,7 @@
 #include "common/event.h"
 #include "common/forwarded.h"
 #include "common/hostfs.h"
+#include "common/io.h"
 #include "common/msg.h"
 #include "common/wire.h"
 #include "net/net.h"
@@ -508,20 +509,6 @@ unsigned long darwin_shim_dropped(const struct darwin *d)
 		       (unsigned long)st.st_size : 0;
 }
 
-/* The blob, whole, into fd. 0 or -errno. */
-static int write_all(int fd, const void *buf, size_t len)
-{
-	for (size_t off = 0; off < len;) {
-		ssize_t n = write(fd, (const char *)buf + off, len - off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		off += (size_t)n;
-	}
-	return 0;
-}
-
 /* The hand-over's names for the try'th directory made for it:
  * `shim-RUNID`, then `shim-RUNID-1`... (shim_make). 0, -ENAMETOOLONG. */
 static int shim_names(struct darwin *d, int tries)
@@ -548,8 +535,9 @@ static int shim_names(struct darwin *d, int tries)
  * run's liveness); in it the policy blob (policy/blob.c: the bytes Linux seals in its
  * memfd), made O_EXCL and left 0400; the report FIFO, held for reading
  * and writing (a reader for the shim's non-blocking opens, and no end
- * read while COMMAND lives); the counters file. Any failure fails the
- * run: why names what and where. */
+ * read while COMMAND lives), then made write-only (0200); the counters
+ * file, write-only too. Any failure fails the run: why names what and
+ * where. */
 static int shim_make(struct darwin *d, const struct policy *p, char *why, size_t whysz)
 {
 	struct darwin_shim *s = &d->shim;
@@ -611,7 +599,7 @@ static int shim_make(struct darwin *d, const struct policy *p, char *why, size_t
 		return rc < 0 ? rc : -ENOMEM;
 	}
 	fd = hostfs_create(s->dirfd, s->dir, "policy", 0600, &he);
-	rc = fd < 0 ? fd : write_all(fd, blob, len);
+	rc = fd < 0 ? fd : io_write_all(fd, blob, len);
 	if (!rc && fchmod(fd, 0400))
 		rc = -errno;
 	if (fd >= 0 && close(fd) && !rc)
@@ -643,7 +631,17 @@ static int shim_make(struct darwin *d, const struct policy *p, char *why, size_t
 		snprintf(why, whysz, "cannot open the shim's report FIFO %s", s->report);
 		return rc;
 	}
-	if ((s->cfd = hostfs_create(s->dirfd, s->dir, "dropped", 0600, &he)) < 0) {
+	/* then written only: the state directory is readable from inside
+	 * every run, and the profile keeps only a run's own FIFO from it, so
+	 * a program in another run (of the user's, not root) could open this
+	 * one for reading and take its reports */
+	if (fchmod(s->rd, 0200)) {
+		rc = -errno;
+		snprintf(why, whysz, "cannot make the shim's report FIFO %s write-only",
+			 s->report);
+		return rc;
+	}
+	if ((s->cfd = hostfs_create(s->dirfd, s->dir, "dropped", 0200, &he)) < 0) {
 		snprintf(why, whysz, "%s", he.msg[0] ? he.msg : s->counters);
 		return s->cfd;
 	}
@@ -782,6 +780,7 @@ static int darwin_start(struct backend *b, const struct plan *pl, char *why, siz
 				    .kept = pl ? pl->guarded.v : NULL, .nkept = pl ? pl->guarded.n : 0,
 				    .pinned = pl ? pl->pinned.v : NULL,
 				    .npinned = pl ? pl->pinned.n : 0 };
+	so.shim_others = d->state_dir; /* every run's hand-over, with a shim or not */
 	if (d->shim_spec) {
 		so.shim_dir = d->shim.dir;
 		so.shim_policy = d->shim.policy;

@@ -602,6 +602,36 @@ static void shim_rules(struct out *o, const struct seatbelt_opts *so, char *err,
 	with_tag(o);
 }
 
+/* Every run's hand-over, this one's too, not read from inside (seatbelt.h,
+ * shim_others): `DIR/shim-*` as a glob, DIR's own glob characters
+ * escaped. Before shim_rules, whose allow of this run's policy wins. */
+static void others_rules(struct out *o, const struct seatbelt_opts *so, char *err, size_t errsz)
+{
+	char glob[2 * 4096 + 16];
+	size_t l = 0;
+
+	if (!so->shim_others)
+		return;
+	if (so->shim_others[0] != '/' || 2 * strlen(so->shim_others) + 8 > sizeof(glob)) {
+		snprintf(err, errsz, "the hand-overs' directory must be absolute, and shorter");
+		o->err = -EINVAL;
+		return;
+	}
+	for (const char *s = so->shim_others; *s; s++) {
+		if (strchr("*?[]\\", *s))
+			glob[l++] = '\\';
+		glob[l++] = *s;
+	}
+	if (l > 1 && glob[l - 1] == '/')
+		l--;
+	memcpy(glob + l, "/shim-*", sizeof("/shim-*"));
+	struct sbx_rule r = { .pat = SBX_PAT_GLOB, .pattern = glob };
+	put(o, "; Every run's shim hand-over: not another's to read, nor to hold.\n"
+	       "(deny file-read*");
+	filter(o, &r, true);
+	with_tag(o);
+}
+
 /* What the disk says (seatbelt.h, kept): each path as a deny_write path
  * (literal, subpath, the case-blind regex). The session directory stays
  * writable below one (Linux binds it back in: plan.c, bind_roots()). */
@@ -756,6 +786,7 @@ int seatbelt_compile(const struct policy *p, const struct seatbelt_opts *so,
 		with_tag(&o);
 	}
 	kept_rules(&o, p, so, err, errsz);
+	others_rules(&o, so, err, errsz);
 	shim_rules(&o, so, err, errsz);
 	/* last: no allow_write (of /dev, say) opens it again */
 	if (so->host_tty && so->host_tty[0]) {

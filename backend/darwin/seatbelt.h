@@ -33,6 +33,12 @@ struct seatbelt_opts {
 	 * only written (a drop appends a byte); last in the profile, so
 	 * they win. */
 	const char *shim_dir, *shim_policy, *shim_report, *shim_counters;
+	/* The directory every run's hand-over is made in (sbx's state
+	 * directory), absolute: its `shim-*` entries are never read from
+	 * inside (another run's policy, reports, counters; a directory
+	 * opened could be flocked, holding off a start), but for this run's
+	 * policy, allowed after. NULL: no such rule. */
+	const char *shim_others;
 	/* The person's terminal, when COMMAND has one of its own
 	 * (backend/relay.c): denied by name (HOST_TTY), after every allow.
 	 * NULL or "": none. */

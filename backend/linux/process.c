@@ -20,6 +20,7 @@
 
 #include "common/control.h"
 #include "common/forwarded.h"
+#include "common/guard.h"
 #include "common/msg.h"
 #include "backend/linux/landlock.h"
 #include "backend/linux/mountids.h"
@@ -40,55 +41,6 @@ unsigned run_ignored_signals(void)
 	return mask;
 }
 
-/* SIGPIPE, SIGXFSZ, SIGTTOU and SIGTTIN as our caller left them, for what
- * we exec. */
-static bool pipe_ignored, xfsz_ignored, ttou_ignored, ttin_ignored;
-
-void run_guard_signals(void)
-{
-	struct sigaction sa;
-
-	/* A closed stderr (`sbx-preload ... 2>&1 | head -1`) or a log past
-	 * the file size limit must not kill us before our duties are done:
-	 * the stand-ins removed, COMMAND's status returned. Writes then fail
-	 * with EPIPE/EFBIG, which the callers take. */
-	pipe_ignored = sigaction(SIGPIPE, NULL, &sa) == 0 && sa.sa_handler == SIG_IGN;
-	xfsz_ignored = sigaction(SIGXFSZ, NULL, &sa) == 0 && sa.sa_handler == SIG_IGN;
-	signal(SIGPIPE, SIG_IGN);
-	signal(SIGXFSZ, SIG_IGN);
-	/* The terminal is COMMAND's too: a program inside can make its own
-	 * group the foreground one and set TOSTOP, and our next report line
-	 * there stopped us (SIGTTOU), and every notified call and the proxy
-	 * with us, while the shell took the terminal back with the sandbox
-	 * still running. Ignored, a background write goes through (POSIX). */
-	ttou_ignored = sigaction(SIGTTOU, NULL, &sa) == 0 && sa.sa_handler == SIG_IGN;
-	signal(SIGTTOU, SIG_IGN);
-	/* The relay (relay.c) reads the terminal only in the foreground; if
-	 * something outside takes the foreground meanwhile, its read gives
-	 * EIO instead of stopping us with the sandbox's duties. */
-	ttin_ignored = sigaction(SIGTTIN, NULL, &sa) == 0 && sa.sa_handler == SIG_IGN;
-	signal(SIGTTIN, SIG_IGN);
-}
-
-/* Before an exec: give COMMAND its caller's dispositions back (an ignored
- * signal stays ignored across exec). Async-signal-safe (vfork child). */
-static void restore_guarded(void)
-{
-	if (!pipe_ignored)
-		signal(SIGPIPE, SIG_DFL);
-	if (!xfsz_ignored)
-		signal(SIGXFSZ, SIG_DFL);
-	if (!ttou_ignored)
-		signal(SIGTTOU, SIG_DFL);
-	if (!ttin_ignored)
-		signal(SIGTTIN, SIG_DFL);
-}
-
-void run_restore_signals(void)
-{
-	restore_guarded();
-}
-
 /* In the vfork()ed child: nothing allocated, nothing of the parent's
  * memory changed (signal dispositions and descriptors are the child's own). */
 static void child_exec(const struct sandbox *sb, char *const *argv, int args_child,
@@ -101,7 +53,7 @@ static void child_exec(const struct sandbox *sb, char *const *argv, int args_chi
 	for (size_t i = 0; i < SBX_NFORWARDED; i++)
 		if (sbx_terminating(sbx_forwarded[i]))
 			signal(sbx_forwarded[i], SIG_IGN);
-	restore_guarded();
+	guard_restore();
 	sigprocmask(SIG_SETMASK, &sb->orig, NULL);
 	/* If we die, bwrap dies, and with it the sandbox. */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)

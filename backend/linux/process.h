@@ -34,11 +34,6 @@ int sandbox_go(struct sandbox *sb, const struct plan *pl, const int *fds, size_t
  * found after the spawn); restores the signal mask. */
 void sandbox_abort(struct sandbox *sb);
 
-/* Ignore SIGPIPE and SIGXFSZ in sbx-preload (what it execs gets the
- * caller's dispositions back). */
-void run_guard_signals(void);
-/* SIGPIPE and SIGXFSZ as our caller left them (before an exec of ours). */
-void run_restore_signals(void);
 /* The signals we forward; bit mask of those our caller had ignored. */
 unsigned run_ignored_signals(void);
 /* Stop bubblewrap (or sbx-init), kill its children, then it: the end of

@@ -373,8 +373,8 @@ if [ $RC -eq 0 ] && grep -qx WROTE "$B/shim" &&
 	grep -qx "version=1 mode=enforce lib=$S/libsbx-preload.dylib" "$B/shim" &&
 	[[ $dir == "$HOME/.local/state/sbx/shim-"* ]] && grep -qx "dir=$dir 700 True" "$B/shim" &&
 	grep -qx 'policy=True -r-------- True' "$B/shim" &&
-	grep -qx 'report=True prw------- True' "$B/shim" &&
-	grep -qx 'counters=True -rw------- True' "$B/shim" && grep -qx 'blob=True True' "$B/shim" &&
+	grep -qx 'report=True p-w------- True' "$B/shim" &&
+	grep -qx 'counters=True --w------- True' "$B/shim" && grep -qx 'blob=True True' "$B/shim" &&
 	cut -d= -f2- "$S/params" | sed 's,^/private/,/,' | grep -qxF "$dir" &&
 	cut -d= -f2- "$S/params" | sed 's,^/private/,/,' | grep -qxF "$dir/policy" && grep -q "The shim's hand-over" "$S/profile.sb" &&
 	hasf 'sbx: denied read of ~/.ssh/id_ed25519 by `deny_read = ~/.ssh` (built-in default)' err &&
@@ -482,6 +482,22 @@ RC=$?
 if [ $RC -eq 143 ] && grep -qx WROTE "$B/shim" && [ -n "$during" ] && [ -z "$(shimdirs)" ] &&
 	hasf 'denied read of ~/.ssh/id_ed25519' err; then ok
 else bad "rc=$RC during=[$during] left=[$(shimdirs)]"; fi
+
+# ---- the dylib starts its shim when it is loaded (shim/darwin.c's
+# constructor), before the program's main and its threads: a process
+# whose threads make their first calls at once has none pass while
+# another starts it. Its sources as a Linux shared object (the wrappers'
+# names interpose nothing here), loaded into /bin/true, which calls none
+# of them: a hand-over it cannot use is said at once, at the load.
+dt the_dylib_starts_its_shim_when_loaded_before_any_call
+cp "$DW/dylib-start.so" "$B/"
+SBX_SHIM='1;mode=enforce;policy=rel/policy;report=/nowhere/reports;counters=/nowhere/dropped' \
+	LD_PRELOAD="$B/dylib-start.so" /bin/true 2>"$B/load.err"
+rc=$?
+LD_PRELOAD="$B/dylib-start.so" /bin/true 2>"$B/quiet.err"
+if [ $rc -eq 0 ] && grep -q '^sbx: preload shim off in this process: .*SBX_SHIM policy=' "$B/load.err" &&
+	[ ! -s "$B/quiet.err" ]; then ok
+else bad "rc=$rc load=[$(cat "$B/load.err")] quiet=[$(cat "$B/quiet.err")]"; fi
 
 # ---- long report lines (docs/MACOS.md, "The shim's hand-over"): a
 # Mac's FIFO takes a write whole only up to 512 bytes, so the shim writes
@@ -652,6 +668,35 @@ if [ $RC -eq 0 ] && [ $LRC -eq 0 ] && [ -n "$ldir" ] && [ ! -e "$HOME/$STATE/shi
 then ok
 else bad "rc=$RC/$LRC live=$ldir kept=[$kept] now=[$(shimdirs | tr '\n' ' ')]"; fi
 
+dt another_runs_report_fifo_and_counters_cannot_be_read_from_inside_a_run
+# sbx's state directory is readable from inside every run, and a run's
+# profile keeps only its own FIFO from being read: the hand-over's
+# written-only files are write-only by their modes too, so a program in
+# another run of the user's cannot take a live run's reports (root
+# passes the modes by: there only the modes are asserted)
+"$(another 1)" -- sh -c 'echo $$ > "$0/pid"; while [ ! -e "$0/go" ]; do sleep 0.05; done' "$B" >"$B/out1" 2>"$B/err1" &
+live=$!
+wait_file "$B/pid"
+ldir=$(shimdirs)
+sx -- python3 -c '
+import os, stat, sys
+for f in ("reports", "dropped"):
+    p = os.path.join(sys.argv[1], f)
+    try:
+        os.close(os.open(p, os.O_RDONLY | os.O_NONBLOCK)); r = "opened"
+    except OSError as e:
+        r = os.strerror(e.errno)
+    print(f, stat.filemode(os.lstat(p).st_mode), r, file=open(sys.argv[2], "a"))' "$ldir" "$B/tried"
+touch "$B/go"
+wait $live
+LRC=$?
+if [ "$(id -u)" = 0 ]; then want='reports p-w------- opened dropped --w------- opened'
+else want='reports p-w------- Permission denied dropped --w------- Permission denied'; fi
+got=$(tr '\n' ' ' <"$B/tried")
+if [ $RC -eq 0 ] && [ $LRC -eq 0 ] && [ -n "$ldir" ] && [ "$got" = "$want " ] &&
+	[ -z "$(shimdirs)" ]; then ok
+else bad "rc=$RC/$LRC dir=$ldir got=[$got]"; fi
+
 dt starts_at_once_sweep_the_same_killed_runs_harmlessly
 # four starts at once over the same killed runs' directories: each dead
 # one goes once, no start fails or says it could not remove one, and
@@ -716,6 +761,22 @@ python3 "$TERMINAL" fg "$SBX" "$B" "$S" pid int -- sh -c \
 if hasf 'RESULT=EXIT=6' out && hasf 'denied read of ~/.ssh/id_ed25519' out && hasf '(Seatbelt)' out &&
 	! hasf 'ended while COMMAND ran' out && [ "$(cat "$B/int" 2>/dev/null)" = int ]; then ok
 else bad "$(tr '\r\n' '  ' <"$B/out" | tail -c 400) $(cat "$B/py")"; fi
+
+dt no_sandbox_gives_command_the_callers_signal_dispositions
+# what sbx-preload ignores for itself (SIGPIPE, SIGXFSZ, SIGTTOU, SIGTTIN:
+# common/guard.c) is COMMAND's as the caller left it when it runs without
+# a sandbox: SigIgn as the caller's own, from a caller that ignores none
+# and from one that ignores SIGPIPE and SIGXFSZ (bits 12 and 24); neither
+# sandbox-exec nor log is started
+timeout 60 grep SigIgn /proc/self/status > "$B/direct"
+sx --no-sandbox -- grep SigIgn /proc/self/status; r1=$RC; cp "$B/out" "$B/boxless"
+(trap '' PIPE XFSZ; timeout 60 grep SigIgn /proc/self/status > "$B/direct-ign")
+(trap '' PIPE XFSZ; sx --no-sandbox -- grep SigIgn /proc/self/status); r2=$RC
+ign=$(awk '{ print $2 }' "$B/direct-ign")
+if [ $r1 -eq 0 ] && [ $r2 -eq 0 ] && [ -s "$B/direct" ] && cmp -s "$B/direct" "$B/boxless" &&
+	cmp -s "$B/direct-ign" "$B/out" && [ $((0x$ign & 0x1001000)) -eq $((0x1001000)) ] &&
+	hasf 'WITHOUT a sandbox' err && [ ! -e "$S/log.args" ] && [ ! -e "$S/profile.sb" ]; then ok
+else bad "rc=$r1/$r2 caller: $(cat "$B/direct") $(cat "$B/direct-ign"); COMMAND: $(cat "$B/boxless") $(cat "$B/out")"; fi
 
 dt command_not_found_is_127_and_nothing_starts
 # as a shell says it, before sandbox-exec or log is started (whose own
@@ -817,9 +878,12 @@ for a in sys.argv[3:]:
     elif k == "size":
         r, c = v.split(":")
         fcntl.ioctl(m, termios.TIOCSWINSZ, struct.pack("HHHH", int(r), int(c), 0, 0))
-    elif k == "kill":
+    elif k == "kill":  # the pid once it is in the file, not only the file
         sig, f = v.split(":")
-        os.kill(int(open(b + "/" + f).read()), getattr(signal, sig))
+        for _ in ticks(30):
+            p = open(b + "/" + f).read().strip()
+            if p: break
+        os.kill(int(p), getattr(signal, sig))
     elif k == "type": os.write(m, v.encode().decode("unicode_escape").encode())
 st = None
 for _ in ticks(30):

@@ -51,6 +51,9 @@ if [ -f "$top/build/tests/darwin/sbx-preload" ] && [ -f "$top/build/darwin/sbx-p
 	cp -r "$top/tests/darwin/stand-ins" "$bin/darwin/stand-ins"
 	# the shim's real core playing the dylib (tests/darwin/shimwriter.c)
 	[ -f "$top/build/tests/darwin/shim-writer" ] && cp "$top/build/tests/darwin/shim-writer" "$bin/darwin/"
+	# the dylib's sources as a Linux shared object (its start-up)
+	[ -f "$top/build/tests/darwin/dylib-start.so" ] &&
+		cp "$top/build/tests/darwin/dylib-start.so" "$bin/darwin/"
 fi
 # macOS's sbxctl, both builds likewise (tests/integration/darwinctl.sh)
 for f in tests/darwin/sbxctl:test darwin/sbxctl:mac; do

@@ -893,6 +893,21 @@ if [ ! -e ran-by-print ] && [ $r1 -eq 125 ] && [ $r2 -eq 125 ] &&
    has "turns the sandbox off; nothing was run" err && ! has WITHOUT err; then ok
 else bad "r1=$r1 r2=$r2 ran=$([ -e ran-by-print ] && echo yes) err=$(cat "$B/err")"; fi
 
+t no_sandbox_gives_command_the_callers_signal_dispositions
+# sbx-preload ignores SIGPIPE, SIGXFSZ, SIGTTOU and SIGTTIN for itself
+# (common/guard.c); COMMAND run without a sandbox gets them as its caller
+# left them: SigIgn as the caller's own, from a caller that ignores none
+# and from one that ignores SIGPIPE and SIGXFSZ (bits 12 and 24).
+timeout 60 grep SigIgn /proc/self/status > "$B/direct"
+sx --no-sandbox -- grep SigIgn /proc/self/status; r1=$RC; cp "$B/out" "$B/boxless"
+(trap '' PIPE XFSZ; timeout 60 grep SigIgn /proc/self/status > "$B/direct-ign")
+(trap '' PIPE XFSZ; sx --no-sandbox -- grep SigIgn /proc/self/status); r2=$RC
+ign=$(awk '{ print $2 }' "$B/direct-ign")
+if [ $r1 -eq 0 ] && [ $r2 -eq 0 ] && [ -s "$B/direct" ] && cmp -s "$B/direct" "$B/boxless" &&
+   cmp -s "$B/direct-ign" "$B/out" && [ $((0x$ign & 0x1001000)) -eq $((0x1001000)) ] &&
+   has 'WITHOUT a sandbox' err; then ok
+else bad "rc=$r1/$r2 caller: $(cat "$B/direct") $(cat "$B/direct-ign"); COMMAND: $(cat "$B/boxless") $(cat "$B/out")"; fi
+
 t startup_line_shown_and_quiet_hides_it
 sx -- true; loud=$(cat "$B/err")
 sx -q -- true; quiet=$(cat "$B/err")

@@ -339,7 +339,14 @@ Test(darwin_backend, the_shims_handover_is_made_named_and_removed)
 	free(got);
 	free(blob);
 	snprintf(path, sizeof(path), "%s/reports", dir);
-	cr_assert(lstat(path, &st) == 0 && S_ISFIFO(st.st_mode) && (st.st_mode & 07777) == 0600);
+	/* written only, by their modes too: the state directory is readable
+	 * from every run, and a run's profile guards its own FIFO only */
+	cr_assert(lstat(path, &st) == 0 && S_ISFIFO(st.st_mode) && (st.st_mode & 07777) == 0200,
+		  "the report FIFO is %o", st.st_mode & 07777);
+	snprintf(path, sizeof(path), "%s/dropped", dir);
+	cr_assert(lstat(path, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 07777) == 0200,
+		  "the counters file is %o", st.st_mode & 07777);
+	snprintf(path, sizeof(path), "%s/reports", dir);
 	/* named: SBX_SHIM ours (the caller's dropped), the lib first in
 	 * DYLD_INSERT_LIBRARIES, the directory in the profile */
 	char want[2 * PATH_MAX];

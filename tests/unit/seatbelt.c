@@ -707,6 +707,71 @@ Test(seatbelt, presets_keep_container_daemons_out_of_reach)
 	}
 }
 
+/* Every run's hand-over in sbx's state directory, another run's and this
+ * one's, is not read from inside: not another's reports, policy or drop
+ * count, and no directory of theirs opened to be flocked (a start waits
+ * for no lock of a program's); this run's policy, still read. A state
+ * directory with glob and regex characters matches as written. */
+Test(seatbelt, no_runs_hand_over_is_read_from_inside_but_this_ones_policy)
+{
+	struct policy *p = compile_ini("[filesystem]\nallow_write = /tmp/w\n");
+	static const char *const states[] = { "/tmp/st", "/tmp/s[t]*?.x" };
+
+	for (size_t k = 0; k < 2; k++) {
+		struct seatbelt_opts so = opts;
+		struct seatbelt_profile sp;
+		struct prof pr;
+		char err[256] = "", dir[128], pol[128], rep[128], cnt[128], q[256];
+		const char *st = states[k];
+
+		snprintf(dir, sizeof(dir), "%s/shim-a", st);
+		snprintf(pol, sizeof(pol), "%s/shim-a/policy", st);
+		snprintf(rep, sizeof(rep), "%s/shim-a/reports", st);
+		snprintf(cnt, sizeof(cnt), "%s/shim-a/dropped", st);
+		so.shim_others = st;
+		so.shim_dir = dir;
+		so.shim_policy = pol;
+		so.shim_report = rep;
+		so.shim_counters = cnt;
+		cr_assert_eq(seatbelt_compile(p, &so, &sp, err, sizeof(err)), 0, "%s", err);
+		prof_load(&pr, &sp);
+		static const struct {
+			const char *op, *name;
+			bool allow;
+		} want[] = {
+			{ "file-read-data", "shim-a/policy", true },
+			{ "file-write-data", "shim-a/reports", true },
+			{ "file-write-data", "shim-a/dropped", true },
+			{ "file-read-data", "shim-a/reports", false },
+			{ "file-read-data", "shim-a/dropped", false },
+			{ "file-read-data", "shim-b/policy", false },
+			{ "file-read-data", "shim-b/reports", false },
+			{ "file-read-metadata", "shim-b/dropped", false },
+			{ "file-read-data", "shim-b", false },
+			{ "file-read-data", "SHIM-B/policy", false },
+			{ "file-read-data", "shim-b-1/policy", false },
+			{ "file-read-data", "walk-record", true },
+			{ "file-read-data", "xshim-b/policy", true },
+		};
+		for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+			snprintf(q, sizeof(q), "/private%s/%s", st, want[i].name);
+			sbpl_path_gen++;
+			cr_assert_eq(prof_allows(&pr, want[i].op, q), want[i].allow, "%s %s",
+				     want[i].op, q);
+		}
+		prof_free(&pr);
+		seatbelt_profile_free(&sp);
+	}
+	/* relative: refused, said */
+	struct seatbelt_opts so = opts;
+	struct seatbelt_profile sp;
+	char err[256] = "";
+	so.shim_others = "st";
+	cr_assert_eq(seatbelt_compile(p, &so, &sp, err, sizeof(err)), -EINVAL);
+	cr_assert_str_eq(err, "the hand-overs' directory must be absolute, and shorter");
+	policy_free(p);
+}
+
 /* The shim's hand-over (docs/MACOS.md): a directory of the supervisor's,
  * here inside a writable root (the hard case), never changed from inside;
  * the policy read, the report FIFO written and never read (in any case's

@@ -35,6 +35,7 @@
 #include "backend/darwin/launch.h"
 #include "common/wire.h"
 #include "common/wire_join.h"
+#include "shim/core.h"
 #include "tests/unit/helpers.h"
 
 /* shim/darwin.c's, as libSystem's prototypes (they are not in a header:
@@ -46,6 +47,8 @@ int sbx_dyld_stat(const char *p, struct stat *b);
 int sbx_dyld_mkdir(const char *p, mode_t m);
 int sbx_dyld_rename(const char *a, const char *b);
 int sbx_dyld_chdir(const char *p);
+int sbx_dyld_fchdir(int fd);
+pid_t sbx_dyld_fork(void);
 int sbx_dyld_setxattr(const char *p, const char *n, const void *v, size_t s, uint32_t pos,
 		      int o);
 FILE *sbx_dyld_fopen(const char *p, const char *m);
@@ -375,6 +378,80 @@ Test(shim_dyld, chdir_into_a_read_denied_directory_is_refused)
 	cr_assert_eq(sbx_dyld_open("secret/key", O_RDONLY), -1);
 	cr_assert_eq(errno, EACCES);
 	expect_one_report(WIRE_DENY, WIRE_READ, at(root, "secret/key"), EACCES);
+}
+
+/* fchdir moves the directory relative paths are judged from: the cache
+ * of the old one (filled by a relative stat) is dropped (wrap.h, shared
+ * with Linux's fchdir) */
+Test(shim_dyld, a_relative_path_after_fchdir_is_judged_from_the_new_directory)
+{
+	int dfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct stat st;
+
+	cr_assert_geq(dfd, 0);
+	cr_assert_eq(chdir(other), 0); /* libc's own: nothing cached yet */
+	cr_assert_eq(sbx_dyld_stat("ro.txt", &st), 0);
+	expect_no_report();
+	cr_assert_eq(sbx_dyld_fchdir(dfd), 0);
+	cr_assert_eq(sbx_dyld_open("secret/key", O_RDONLY), -1);
+	cr_assert_eq(errno, EACCES);
+	expect_one_report(WIRE_DENY, WIRE_READ, at(root, "secret/key"), EACCES);
+	close(dfd);
+}
+
+/* fork's child (wrap.h, shared with Linux's fork): its own pid, so the
+ * cwd cache is its own to fill, and its count of checks from 0 */
+Test(shim_dyld, a_fork_child_owns_its_cwd_cache_and_counts_its_checks_from_zero)
+{
+	struct stat st;
+	int status;
+	pid_t pid;
+
+	cr_assert_eq(sbx_dyld_stat(at(root, "ok.txt"), &st), 0);
+	cr_assert_gt(shim_checks_made, 0);
+	pid = sbx_dyld_fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0)
+		_exit(shim_forked_pid == getpid() && shim_checks_made == 0 ? 0 : 3);
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %#x", status);
+}
+
+/* A refusal told to the program's stderr ([report] tell_program) looks at
+ * the paths its hint would name (tell.c, sandbox_look), component by
+ * component; a FIFO the program planted on the way is looked at, never
+ * opened: the refused call returns, its line offers the directory that
+ * exists. (.timeout: a hang fails.) */
+Test(shim_dyld, a_fifo_planted_on_a_hints_path_does_not_hold_the_refused_call, .timeout = 20)
+{
+	struct darwin_shim_handover h = { .lib = "/opt/sbx/lib/libsbx-preload.dylib",
+					  .policy = at(run, "policy"),
+					  .report = at(run, "reports"),
+					  .counters = at(run, "dropped"), .tell = true };
+	char outside[] = "/var/tmp/sbx-unit-XXXXXX", *spec, line[4096], *want;
+	int out = open(at(run, "told"), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	ssize_t n;
+
+	cr_assert_geq(out, 0);
+	/* outside every writable root, and no rule names it: a hint is looked for */
+	cr_assert_not_null(mkdtemp(outside));
+	cr_assert_eq(mkfifo(at(outside, "fifo"), 0600), 0);
+	cr_assert_eq(darwin_shim_spec(&h, &spec), 0);
+	cr_assert_eq(setenv("SBX_SHIM", spec, 1), 0);
+	free(spec);
+	cr_assert_eq(dup2(out, 2), 2); /* the program's stderr: a file */
+	int r = sbx_dyld_open(at(outside, "fifo/x"), O_WRONLY | O_CREAT, 0600), e = errno;
+	n = pread(out, line, sizeof(line) - 1, 0);
+	remove_tree(outside);
+	cr_assert_eq(r, -1);
+	cr_assert_eq(e, EROFS, "errno %d", e);
+	cr_assert_gt(n, 0, "nothing told");
+	line[n] = '\0';
+	cr_assert_gt(asprintf(&want, "--allow-write %s", outside), 0);
+	cr_assert(strstr(line, "/fifo/x refused by policy (outside the writable paths)") &&
+		  strstr(line, want), "told: %s", line);
+	free(want);
+	close(out);
 }
 
 Test(shim_dyld, a_connection_and_a_lookup_the_policy_refuses)
