@@ -53,21 +53,21 @@ static const char hook_usage[] =
  * macOS), so the hook judges with the profile, the flags and the project
  * file exactly as the sandbox does. Anything in the sandbox can set
  * SBX_SHIM: a forged policy can only silence the hook's refusals, which
- * the boundary makes all the same. Read into memory (ctl_blob_read),
- * never freed. NULL outside a run. */
-static const struct policy *run_policy(void)
+ * the boundary makes all the same. Read into memory (ctl_blob_read) at
+ * *b, for the caller to free (ctl_blob_free) once the hook has judged.
+ * NULL outside a run. */
+static const struct policy *run_policy(struct ctl_blob *b)
 {
 	const char *spec = getenv("SBX_SHIM");
-	struct ctl_blob b;
 
 	if (!spec || strncmp(spec, "1;", 2))
 		return NULL;
 	int fd = machine_run_policy_fd(spec);
 	if (fd < 0)
 		return NULL;
-	int rc = ctl_blob_read(fd, &b);
+	int rc = ctl_blob_read(fd, b);
 	close(fd);
-	return rc ? NULL : b.p; /* kept until the hook exits */
+	return rc ? NULL : b->p;
 }
 
 static void deny(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -422,6 +422,7 @@ int cmd_hook(int argc, char **argv)
 {
 	const char *config = NULL;
 	struct policy *p = NULL;
+	struct ctl_blob blob = { 0 }; /* a run's policy (run_policy) */
 	json_error_t jerr;
 	json_t *root = NULL;
 	char user_file[PATH_MAX], *input;
@@ -485,7 +486,7 @@ int cmd_hook(int argc, char **argv)
 	/* inside a run, the run's own policy; else the policy sbx-preload
 	 * would build in that directory (a missing directory is its own
 	 * error: the workspace must exist) */
-	const struct policy *run = config ? NULL : run_policy();
+	const struct policy *run = config ? NULL : run_policy(&blob);
 	if (!run && ctl_policy(config, NULL, cwdn, &p, NULL, user_file, sizeof(user_file))) {
 		deny("sbx: the sandbox policy does not load (run `sbxctl doctor` in %s); "
 		     "refusing until it does", cwdn);
@@ -498,5 +499,7 @@ int cmd_hook(int argc, char **argv)
 out:
 	json_decref(root);
 	policy_free(p);
+	if (blob.p)
+		ctl_blob_free(&blob);
 	return CTL_OK;
 }
