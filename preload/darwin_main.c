@@ -190,7 +190,7 @@ static int phase_policy(struct drun *r)
 	if (brc)
 		return SBX_EXIT_SETUP;
 	if (r->o.print_seatbelt) /* printed, nothing run */
-		return print_seatbelt(r->p, r->run_id, r->o.command);
+		return print_seatbelt(r->p, r->run_id, r->sdir, r->o.command);
 	return RUN_ON;
 }
 

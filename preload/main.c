@@ -697,7 +697,7 @@ static int phase_policy(struct run *r)
 	if (brc)
 		return SBX_EXIT_SETUP;
 	if (r->o.print_seatbelt) /* macOS's profile: printed, nothing run */
-		return print_seatbelt(r->p, r->run_id, r->o.command);
+		return print_seatbelt(r->p, r->run_id, r->sdir, r->o.command);
 	r->confine = r->box ? r->box : r->p;
 	r->be.policy = r->confine;
 	return RUN_ON;

@@ -196,7 +196,8 @@ int plan_build(const struct plan_in *in, struct plan *out);
 void print_plan_json(const struct plan *pl, const char *cwd);
 /* --print=seatbelt (print.c): the policy as a macOS Seatbelt profile, as a
  * sandbox-exec command on stdout. 0, or SBX_EXIT_SETUP with a message. */
-int print_seatbelt(const struct policy *p, const char *run_id, char *const *command);
+int print_seatbelt(const struct policy *p, const char *run_id, const char *state_dir,
+		   char *const *command);
 int plan_bwrap(const struct plan_in *in, struct plan *out);
 /* macOS's plan (preload/darwin_main.c): no bubblewrap, the same look at
  * the disk plan_init() makes and the same decisions (what a later program

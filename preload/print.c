@@ -57,11 +57,14 @@ void print_plan_json(const struct plan *pl, const char *cwd)
 /* The ports are the proxy's own defaults: a Mac user running the command
  * by hand starts the proxy there (the darwin backend will pass its own).
  * What the disk says stays unwritten is in it as a run's (plan_guards():
- * it only looks), as it is now. */
-int print_seatbelt(const struct policy *p, const char *run_id, char *const *command)
+ * it only looks), as it is now; and, as in a run's, no run's shim
+ * hand-over in state_dir is read from inside (seatbelt.h, shim_others). */
+int print_seatbelt(const struct policy *p, const char *run_id, const char *state_dir,
+		   char *const *command)
 {
 	struct seatbelt_opts so = { .run_id = run_id, .http_port = SBX_PROXY_HTTP_PORT,
-				    .socks_port = SBX_PROXY_SOCKS_PORT };
+				    .socks_port = SBX_PROXY_SOCKS_PORT,
+				    .shim_others = state_dir && state_dir[0] ? state_dir : NULL };
 	struct seatbelt_profile sp;
 	struct plan pl;
 	char err[512];

@@ -824,6 +824,7 @@ if [ $RC -eq 0 ] && head -1 "$B/out" | grep -qx '/usr/bin/sandbox-exec \\' &&
    grep -qxF -- "-D" "$B/argl" && grep -qxF "=/private$odd" <(sed 's/^P[0-9]*//' "$B/argl") &&
    grep -qxF "=/private$W/out dir" <(sed 's/^P[0-9]*//' "$B/argl") &&
    printf '%s' "$prof" | grep -q '^(version 1)' && printf '%s' "$prof" | grep -qF '(deny default' &&
+   printf '%s' "$prof" | grep -qxF "; Every run's shim hand-over: not another's to read, nor to hold." &&
    ! printf '%s' "$prof" | grep -qF "it's" && ! printf '%s' "$prof" | grep -qF "out dir" &&
    [ "$(tail -n1 "$B/argl")" = /bin/zsh ] && [ ! -s "$B/evalerr" ]; then ok
 else bad "rc=$RC $(head -3 "$B/out") $(grep -E '^P' "$B/argl" | tail -3) $(cat "$B/evalerr" "$B/err")"; fi
