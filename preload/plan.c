@@ -490,28 +490,30 @@ static int mask_path(const struct plan_in *in, struct plan *pl,
 	 * nested mode /tmp is the host's: writable_here) */
 	if (sbx_path_under(path, "/tmp") && !writable_here(cv, path))
 		return 0;
-	/* plan_guards(): the profile's deny_read rule holds it, a mask only
-	 * says nothing below it needs a write-protect */
-	if (cv->discover)
-		return strv_add(&cv->masks, path);
+	/* plan_guards() (discover): the profile's deny_read rule holds it,
+	 * so no mount and no count; the rest is as for a mount: its way
+	 * pinned, its writable re-allowed children known (what is kept below
+	 * them is looked for, hidden() says) */
 	/* Each is a mount (and a linear look-up here): a pattern matching
 	 * thousands of files (`deny_read = *.log` in a tree of logs) stops
 	 * the run with its name rather than sbx-init's "too many options",
 	 * and never leaves one readable. */
-	if (pl->read_masks >= PLAN_MASKS_MAX) {
+	if (!cv->discover && pl->read_masks >= PLAN_MASKS_MAX) {
 		snprintf(pl->masks_cut, sizeof(pl->masks_cut), "%s", path);
 		return -E2BIG;
 	}
 	TRY(strv_add(&cv->masks, path));
-	pl->read_masks++;
+	pl->read_masks += !cv->discover;
 	/* its way pinned, as a protected path's: a directory on the way
 	 * renamed (`mv config cfg`) takes the file away from its name, the
 	 * mount going along, and the next run reads `cfg/credentials.json`,
 	 * which no rule names (a glob's match by name alone stays) */
 	TRY(guard_way(cv, path));
-	if (S_ISDIR(st.st_mode))
+	if (cv->discover && !S_ISDIR(st.st_mode))
+		return 0;
+	if (!cv->discover && S_ISDIR(st.st_mode))
 		remember_shared_in(cv, path);
-	else
+	else if (!cv->discover)
 		remember_shared(cv, path, &st);
 	if (!S_ISDIR(st.st_mode))
 		/* reads give nothing, writes fail */
@@ -524,7 +526,8 @@ static int mask_path(const struct plan_in *in, struct plan *pl,
 		if (allow[i]->pat == SBX_PAT_PREFIX && sbx_path_under(allow[i]->pattern, path) &&
 		    strcmp(allow[i]->pattern, path) && look_there(cv, allow[i]->pattern))
 			children = true;
-	TRY(init_op(pl, children ? "--mask-dir-x=" : "--mask-dir=", path));
+	if (!cv->discover)
+		TRY(init_op(pl, children ? "--mask-dir-x=" : "--mask-dir=", path));
 	for (size_t i = 0; children && i < nallow; i++) {
 		const char *c = allow[i]->pattern;
 		if (allow[i]->pat != SBX_PAT_PREFIX || !sbx_path_under(c, path) ||
@@ -532,7 +535,8 @@ static int mask_path(const struct plan_in *in, struct plan *pl,
 			continue;
 		bool w = writable_here(cv, c) &&
 			 policy_check_path(in->policy, SBX_OP_WRITE, c, NULL) == SBX_ALLOW;
-		TRY(init_op(pl, w ? "--unmask-rw=" : "--unmask=", c));
+		if (!cv->discover)
+			TRY(init_op(pl, w ? "--unmask-rw=" : "--unmask=", c));
 		if (w)
 			TRY(strv_add(&cv->unmasked, c));
 	}

@@ -222,3 +222,67 @@ Test(seatbelt_disk, the_profile_denies_what_the_disk_says_and_nothing_else)
 	policy_free(p);
 	remove_tree(root);
 }
+
+/* What a deny_read takes is looked after as Linux's mounts look after it
+ * (plan.c, mask_path): its way pinned (`mv config cfg` would take
+ * config/creds.json from its name, and the profile's rule with it), and
+ * below a child it re-allows for writing, what the disk says is kept as
+ * anywhere else (a repository's hooks path there). */
+Test(seatbelt_disk, a_read_deny_keeps_its_way_and_its_writable_childrens_repositories)
+{
+	char home[PATH_MAX + 8], v[3][PATH_MAX * 2];
+	char *t = make_tmpdir();
+
+	snprintf(root, sizeof(root), "%s", t);
+	free(t);
+	snprintf(ws, sizeof(ws), "%s/ws", root);
+	snprintf(home, sizeof(home), "%s/home", root);
+	make_dirs(root, "ws");
+	make_dirs(root, "home");
+	put_file("config/creds.json", "{}\n");
+	put_file("secret/key", "k\n");
+	gitdir("secret/pub/r/.git", "[core]\n\thooksPath = .githooks\n");
+	put_file("secret/pub/r/.githooks/pre-commit", "#!/bin/sh\n");
+
+	struct policy_ctx ctx = { .home = home, .cwd = ws };
+	struct policy_builder *b = NULL;
+	struct policy *p = NULL;
+	struct sbx_err err = { .msg = "" };
+	cr_assert_eq(policy_builder_new(&ctx, &b), 0);
+	snprintf(v[0], sizeof(v[0]), "%s/config/creds.json,%s/secret", ws, ws);
+	snprintf(v[1], sizeof(v[1]), "%s/secret/pub", ws);
+	cr_assert_eq(policy_builder_set(b, "filesystem", "deny_read", v[0], SBX_ORIGIN_FLAG,
+					"--deny-read", &err), 0, "%s", err.msg);
+	cr_assert_eq(policy_builder_set(b, "filesystem", "allow_read", v[1], SBX_ORIGIN_FLAG,
+					"--allow-read", &err), 0, "%s", err.msg);
+	cr_assert_eq(policy_builder_set(b, "filesystem", "allow_write", v[1], SBX_ORIGIN_FLAG,
+					"--allow-write", &err), 0, "%s", err.msg);
+	cr_assert_eq(policy_compile(b, &p, &err), 0, "%s", err.msg);
+
+	struct plan pl;
+	char *env[] = { NULL };
+	struct plan_in in = { .policy = p, .environ = env, .cwd = ws, .ctl_fd = -1,
+			      .make_placeholders = true, .notify = true };
+	struct seatbelt_profile with, without;
+	struct prof pw, po;
+	cr_assert_eq(plan_guards(&in, &pl), 0);
+	profile(p, &pl, &with);
+	profile(p, NULL, &without);
+	prof_load(&pw, &with);
+	prof_load(&po, &without);
+	static const char *const taken[] = { "config", "secret/pub/r/.githooks",
+					     "secret/pub/r/.githooks/pre-commit" };
+	for (size_t i = 0; i < sizeof(taken) / sizeof(*taken); i++) {
+		cr_expect(writes(&po, taken[i]), "%s: a rule names it already", taken[i]);
+		cr_expect(!writes(&pw, taken[i]), "%s is writable under the profile", taken[i]);
+	}
+	cr_expect(writes(&pw, "config/new.json"), "the way's directory itself only is kept");
+	cr_expect(writes(&pw, "secret/pub/r/src.c"), "the repository's files stay writable");
+	prof_free(&pw);
+	prof_free(&po);
+	seatbelt_profile_free(&with);
+	seatbelt_profile_free(&without);
+	plan_free(&pl);
+	policy_free(p);
+	remove_tree(root);
+}
