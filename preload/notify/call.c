@@ -242,7 +242,7 @@ mode_t notify_prog_umask(const struct call *c)
  * number its shim's report lines carry; 0 when not known. */
 static pid_t self_pid(const struct call *c)
 {
-	char buf[2048];
+	char buf[8192]; /* NStgid comes after Groups:, which a user in many groups makes long */
 	ssize_t r = -1;
 
 	for (int fresh = 0; fresh < 2 && r <= 0; fresh++) {
