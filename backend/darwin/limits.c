@@ -23,6 +23,11 @@ const struct darwin_limit darwin_limits[] = {
 	  "bare one's) is found at start: a repository the run makes gets only the rules' "
 	  "names (.git/hooks, .git/config), and its config is not vetted as Linux's notify "
 	  "layer does; read it before running git there on the host" },
+	{ "a writable root inside another",
+	  "with allow_write above the workspace (~, say), the workspace itself can be "
+	  "renamed away and back, taking what the disk says stays unwritten from the names "
+	  "the profile denies; keep the roots above the workspace read-only, as the "
+	  "defaults do" },
 	{ "reports",
 	  "Seatbelt's refusals are read from the system log, which delivers them a "
 	  "moment late: the run waits (at most 10 s) for a last refusal of its own to "
